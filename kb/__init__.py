@@ -1,0 +1,1 @@
+"""Knowledge base data (YAML) shipped with traindx."""

@@ -1,0 +1,1 @@
+"""JSON Schemas for the knowledge base, answers files and reports."""
