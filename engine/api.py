@@ -1,0 +1,54 @@
+"""The Python API for embedding traindx in other tools — no terminal, no torch.
+
+    from traindx.engine.api import load_kb, Session
+    kb = load_kb()                       # core knowledge base (+ packs: load_kb(["my_pack/"]))
+    s = Session(kb)
+    s.add_complaint("loss went to NaN at step 200")
+    s.add("grads_have_nan", True, source="probe:grad_norms")
+    q = s.next_question()                # dict with id/text/hint, or None when decided
+    s.answer(q["id"], "no")
+    report = s.report()                  # dict (schemas/report.schema.json)
+    print(s.markdown())
+
+Findings from probes and readers go in with ``s.add_findings([...])``.
+"""
+
+from __future__ import annotations
+
+from .evidence import Finding
+from .inference import Session as _Session
+from .loader import KnowledgeBase, load_kb
+from .markdown import render_markdown
+from .report import build_report
+
+__all__ = ["load_kb", "Session", "Finding", "KnowledgeBase", "diagnose"]
+
+
+class Session(_Session):
+    """A diagnosis session (see :class:`traindx.engine.inference.Session`) with report helpers."""
+
+    def report(self) -> dict:
+        """The report as a dict matching ``schemas/report.schema.json``."""
+        return build_report(self)
+
+    def markdown(self) -> str:
+        """The report as Markdown (the seed's Output Format)."""
+        return render_markdown(self.report())
+
+    def why(self, qid: str) -> str:
+        from .explain import why
+        return why(self, qid)
+
+    def how(self, cause: str | None = None) -> str:
+        from .explain import how
+        return how(self, cause)
+
+
+def diagnose(facts: dict | None = None, *, complaint: str | None = None, findings=(), kb: KnowledgeBase | None = None) -> dict:
+    """One-shot, non-interactive diagnosis: facts (name -> value), complaint, findings -> report dict."""
+    s = Session(kb or load_kb())
+    if complaint:
+        s.add_complaint(complaint)
+    s.add_answers(facts or {})
+    s.add_findings(findings)
+    return s.report()

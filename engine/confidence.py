@@ -1,0 +1,108 @@
+"""All confidence arithmetic in one place (as EMYCIN keeps its certainty factors in one module).
+
+The calculus is Bayesian over a closed set of hypotheses: every root cause in the knowledge base
+plus :data:`OTHER` ("none of these", which also covers "nothing is wrong"). Each symptom gives
+prior probabilities for the causes the seed says it "usually" comes from; what remains is shared
+between :data:`OTHER` and the remaining causes. Each fired rule contributes a likelihood ratio per
+cause (> 1 supports, < 1 argues against); the posterior is the normalised product, computed in
+log space. Everything here is plain arithmetic on dicts: no torch, no knowledge of rules.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable, Mapping
+
+OTHER = "_other"
+#: share of the prior mass left after a symptom's listed causes that goes to OTHER
+OTHER_SHARE = 0.5
+#: prior of OTHER when no symptom is known
+OTHER_PRIOR_NO_SYMPTOM = 0.1
+#: a leading cause at or above this posterior is "decided": stop asking
+DECIDED = 0.85
+#: the report calls a cause diagnosed at or above this posterior
+DIAGNOSED = 0.5
+#: a healthy run is reported healthy unless a cause reaches this posterior
+HEALTHY_OVERRIDE = 0.7
+#: never claim more certainty than this
+MAX_CONFIDENCE = 0.99
+#: causes below this are left out of the report's ranking
+REPORT_FLOOR = 0.02
+
+
+def priors(causes: Iterable[str], symptom_priors: Mapping[str, float] | None) -> dict[str, float]:
+    """Prior distribution over ``causes`` + OTHER, from a symptom's listed priors (or uniform)."""
+    causes = list(causes)
+    if not symptom_priors:
+        rest = (1.0 - OTHER_PRIOR_NO_SYMPTOM) / max(len(causes), 1)
+        out = {c: rest for c in causes}
+        out[OTHER] = OTHER_PRIOR_NO_SYMPTOM
+        return out
+    listed = {c: float(p) for c, p in symptom_priors.items() if c in causes}
+    remainder = max(0.0, 1.0 - sum(listed.values()))
+    unlisted = [c for c in causes if c not in listed]
+    other = remainder * OTHER_SHARE if unlisted else remainder
+    each = (remainder - other) / len(unlisted) if unlisted else 0.0
+    out = {c: listed.get(c, each) for c in causes}
+    out[OTHER] = max(other, 1e-6)
+    return _normalise(out)
+
+
+def _normalise(dist: Mapping[str, float]) -> dict[str, float]:
+    total = sum(dist.values())
+    return {k: v / total for k, v in dist.items()} if total > 0 else dict(dist)
+
+
+def posterior(prior: Mapping[str, float], evidence: Iterable[tuple[str, float]]) -> dict[str, float]:
+    """Combine a prior with likelihood ratios ``(cause, lr)``; return the normalised posterior."""
+    logp = {h: math.log(p) if p > 0 else -math.inf for h, p in prior.items()}
+    for cause, lr in evidence:
+        if cause in logp and lr > 0:
+            logp[cause] += math.log(lr)
+    top = max(logp.values())
+    if top == -math.inf:
+        return dict(prior)
+    exp = {h: math.exp(v - top) for h, v in logp.items()}
+    return _normalise(exp)
+
+
+def entropy(dist: Mapping[str, float]) -> float:
+    """Shannon entropy in bits."""
+    return -sum(p * math.log2(p) for p in dist.values() if p > 0)
+
+
+def ranked(dist: Mapping[str, float], include_other: bool = False) -> list[tuple[str, float]]:
+    """Hypotheses best first."""
+    items = [(h, p) for h, p in dist.items() if include_other or h != OTHER]
+    return sorted(items, key=lambda kv: (-kv[1], kv[0]))
+
+
+def shown(p: float) -> float:
+    """The confidence as reported: capped, rounded to 2 decimals."""
+    return round(min(p, MAX_CONFIDENCE), 2)
+
+
+def expected_entropy(dist: Mapping[str, float], worlds: Mapping[str, list[tuple[str, float]]],
+                     null_world: list[tuple[str, float]] | None = None) -> float:
+    """Expected posterior entropy if we learn an answer.
+
+    ``worlds[h]`` is the evidence the answer would add if ``h`` were the truth; hypotheses without
+    a world of their own (and OTHER) share ``null_world`` (usually: nothing fires).
+    """
+    total = 0.0
+    covered = 0.0
+    for h, ev in worlds.items():
+        w = dist.get(h, 0.0)
+        if w <= 0:
+            continue
+        total += w * entropy(posterior(dist, ev))
+        covered += w
+    rest = max(0.0, 1.0 - covered)
+    if rest > 0:
+        total += rest * entropy(posterior(dist, null_world or []))
+    return total
+
+
+def contribution_text(lr: float) -> str:
+    """How a likelihood ratio reads in a report: ×8.0 supports, ×0.10 argues against."""
+    return f"×{lr:.2g}"

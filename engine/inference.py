@@ -1,0 +1,469 @@
+"""The inference engine: working memory, agenda, forward chaining, question selection.
+
+One :class:`Session` is one diagnosis. Facts enter working memory from any source (the user, a
+probe, the code/config/log readers) as :class:`~traindx.engine.evidence.Finding`\\ s. Forward
+chaining (:meth:`Session.run`) matches every rule against working memory, keeps the activations on
+an agenda ordered by one explicit key — salience, then specificity, then file order — fires the
+best one, and repeats until quiescent or the step cap. Firing a rule derives facts and adds
+likelihood ratios for root causes; :mod:`confidence` turns those into probabilities.
+
+Working memory is rebuilt from the base facts on every run, so a changed answer (``back``)
+retracts everything that depended on it. Each rule fires at most once per run (refraction).
+"""
+
+from __future__ import annotations
+
+import heapq
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from . import confidence as cf
+from .errors import InputError
+from .evidence import Finding
+from .loader import KnowledgeBase, Rule
+from .values import SKIP_WORDS, ValueProblem, coerce, fmt
+
+log = logging.getLogger("traindx.engine")
+
+#: which source wins when two disagree about a base fact (higher wins; equal: latest)
+SOURCE_PRIORITY = {"user": 5, "probe": 4, "log": 3, "config": 2, "code": 2, "rule": 1}
+MAX_STEPS = 100_000
+DEFAULT_MAX_QUESTIONS = 8
+MIN_GAIN_BITS = 0.03
+WORLD_HYPOTHESES = 8
+
+
+@dataclass
+class Fact:
+    name: str
+    value: Any
+    source: str
+    detail: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.source.split(":", 1)[0]
+
+
+@dataclass
+class Firing:
+    rule: Rule
+    facts: dict              # fact -> Fact read by the rule (known ones)
+    derived: dict            # fact -> value set
+
+
+@dataclass
+class RunResult:
+    wm: dict
+    firings: list
+    evidence: list           # (cause, lr, Firing)
+    steps: int
+    capped: bool = False
+
+
+@dataclass
+class Candidate:
+    question: dict
+    gain: float
+    cost: float
+    worlds: dict = field(default_factory=dict)
+
+    @property
+    def score(self) -> float:
+        return self.gain / max(self.cost, 1e-9)
+
+
+class Session:
+    """One diagnosis: add facts, run the rules, ask the next best question, build a report."""
+
+    def __init__(self, kb: KnowledgeBase, *, max_questions: int = DEFAULT_MAX_QUESTIONS,
+                 max_steps: int = MAX_STEPS, available_sources: Iterable[str] = ()):
+        self.kb = kb
+        self.base: dict[str, Fact] = {}
+        self.history: list[tuple[str, dict]] = []      # (question id, previous facts) for back
+        self.asked: list[str] = []                      # question ids asked of the user, in order
+        self.skipped: list[str] = []
+        self.conflicts: list[str] = []
+        self.notes: list[str] = []
+        self.max_questions = max_questions
+        self.max_steps = max_steps
+        self.available_sources = set(available_sources)
+        self._result: RunResult | None = None
+
+    # ------------------------------------------------------------------ facts in
+    def add(self, name: str, value, source: str = "user", detail: str | None = None, *, from_text: bool = False) -> Fact:
+        """Put one fact in working memory (validated and coerced to its declared type)."""
+        if name in self.kb.questions and name not in self.kb.facts:
+            q = self.kb.questions[name]
+            vals = value if isinstance(value, (list, tuple)) and len(q["facts"]) > 1 else [value]
+            last = None
+            for fname, v in zip(q["facts"], vals):
+                last = self.add(fname, v, source, detail, from_text=from_text)
+            return last
+        fact = self.kb.facts.get(name)
+        if fact is None:
+            raise InputError(f"unknown fact {name!r}", hint="see 'traindx explain' or kb/facts.yaml for the vocabulary")
+        try:
+            v = coerce(fact, value, from_text=from_text)
+        except ValueProblem as exc:
+            raise InputError(str(exc)) from None
+        kind = source.split(":", 1)[0]
+        old = self.base.get(name)
+        if old is not None and old.value != v and name != "complaint":
+            msg = f"{name}: {fmt(old.value)} ({old.source}) vs {fmt(v)} ({source})"
+            if SOURCE_PRIORITY.get(kind, 0) < SOURCE_PRIORITY.get(old.kind, 0):
+                self.conflicts.append(msg + f" — kept {fmt(old.value)}")
+                return old
+            if old.kind != kind:
+                self.conflicts.append(msg + f" — kept {fmt(v)}")
+        new = Fact(name, v, source, detail)
+        self.base[name] = new
+        self._result = None
+        return new
+
+    def add_finding(self, finding: Finding) -> Fact | None:
+        """Add a probe/reader finding. Facts outside the vocabulary are noted and ignored."""
+        if finding.fact not in self.kb.facts:
+            self.notes.append(f"ignored unknown fact {finding.fact!r} from {finding.source}")
+            return None
+        try:
+            return self.add(finding.fact, finding.value, finding.source, finding.detail)
+        except InputError as exc:
+            self.notes.append(f"ignored {finding.fact} from {finding.source}: {exc.message}")
+            return None
+
+    def add_findings(self, findings: Iterable[Finding]) -> None:
+        for f in findings:
+            self.add_finding(f)
+
+    def add_complaint(self, text: str) -> None:
+        """The user's own words: stored, and any facts they state ("lr 1e-7") extracted."""
+        self.add("complaint", text, "user")
+        for fname, regexes in self.kb.extractors.items():
+            if fname in self.base:
+                continue
+            for rx in regexes:
+                m = rx.search(text)
+                if m and m.group("value"):
+                    try:
+                        self.add(fname, m.group("value"), "user", f"from your words: “{m.group(0).strip()}”",
+                                 from_text=True)
+                    except InputError:
+                        pass
+                    break
+
+    def add_answers(self, answers: dict, source: str = "user", marks=None, path: str | None = None) -> None:
+        """An answers file: fact names or question ids -> values."""
+        for key, value in answers.items():
+            try:
+                if key == "complaint":
+                    self.add_complaint(str(value))
+                    continue
+                if key not in self.kb.facts and key not in self.kb.questions:
+                    raise InputError(f"unknown fact or question {key!r}",
+                                     hint="fact names are listed by 'traindx explain facts'")
+                self.add(key, value, source, from_text=isinstance(value, str))
+                if key in self.kb.questions:
+                    self.asked.append(key)
+            except InputError as exc:
+                pos = marks.at((key,)) if marks is not None else None
+                raise InputError(exc.message, path, *(pos or (None, None)), hint=exc.hint) from None
+
+    def retract(self, name: str) -> None:
+        self.base.pop(name, None)
+        self._result = None
+
+    # ------------------------------------------------------------------ chaining
+    def run(self) -> RunResult:
+        """Forward-chain from the base facts to quiescence (cached until a fact changes)."""
+        if self._result is not None:
+            return self._result
+        kb = self.kb
+        wm: dict[str, Fact] = dict(self.base)
+        values = {k: f.value for k, f in wm.items()}
+        fired: set[str] = set()
+        firings: list[Firing] = []
+        evidence: list = []
+        agenda: list = []
+
+        def key(rule: Rule):
+            return (-rule.salience, -rule.specificity, rule.order, rule.id)
+
+        def consider(rule: Rule):
+            if rule.id not in fired and rule.test(values) is True:
+                heapq.heappush(agenda, (key(rule), rule.id))
+
+        for rule in kb.rules.values():
+            consider(rule)
+        steps = 0
+        capped = False
+        queued = {rid for _, rid in agenda}
+        while agenda:
+            _, rid = heapq.heappop(agenda)
+            rule = kb.rules[rid]
+            if rid in fired or rule.test(values) is not True:
+                continue
+            if steps >= self.max_steps:
+                capped = True
+                log.warning("step cap %d reached; stopping", self.max_steps)
+                break
+            steps += 1
+            fired.add(rid)
+            read = {f: wm[f] for f in sorted(rule.reads | rule.set_reads) if f in wm}
+            derived = {}
+            for fname, fn in rule.sets.items():
+                if fname in wm:        # base facts and earlier (higher-priority) derivations win
+                    continue
+                v = fn(values)
+                if v is None:
+                    continue
+                try:
+                    v = coerce(kb.facts[fname], v)
+                except ValueProblem:
+                    continue
+                wm[fname] = Fact(fname, v, f"rule:{rid}", _render(rule.explain, values) if rule.explain else rule.description)
+                values[fname] = v
+                derived[fname] = v
+            firing = Firing(rule, read, derived)
+            firings.append(firing)
+            for cause, lr in rule.evidence:
+                evidence.append((cause, lr, firing))
+            log.debug("FIRE %s: %s%s", rid, ", ".join(f"{k}={fmt(v.value)}" for k, v in read.items()),
+                      f" -> {derived}" if derived else "")
+            for fname in derived:
+                for dep in kb.rules_by_fact.get(fname, ()):
+                    if dep.id not in fired:
+                        consider(dep)
+        del queued
+        self._result = RunResult(wm, firings, evidence, steps, capped)
+        return self._result
+
+    @property
+    def facts(self) -> dict[str, Fact]:
+        return self.run().wm
+
+    def value(self, name: str):
+        f = self.facts.get(name)
+        return None if f is None else f.value
+
+    # ------------------------------------------------------------------ beliefs
+    def symptom(self) -> str | None:
+        return self.value("symptom")
+
+    def deferral(self) -> dict | None:
+        values = {k: f.value for k, f in self.facts.items()}
+        for did, (test, _deps) in self.kb.compiled_deferrals.items():
+            if test(values) is True:
+                d = self.kb.deferrals[did]
+                found = d["to"] in self.kb.provides()
+                return {"id": did, "to": d["to"], "found": found,
+                        "message": d["found_message"] if found else d["not_found_message"], "title": d["title"]}
+        return None
+
+    def _matched(self, table: dict) -> list[dict]:
+        text = self.value("complaint")
+        if not text:
+            return []
+        out = []
+        for entry in table.values():
+            if any(re.search(p, text, re.IGNORECASE) for p in entry["patterns"]):
+                out.append(entry)
+        return out
+
+    def misdiagnosis(self) -> dict | None:
+        m = self._matched(self.kb.misdiagnoses)
+        return m[0] if m else None
+
+    def pressure(self) -> dict | None:
+        m = self._matched(self.kb.pressure)
+        return m[0] if m else None
+
+    def prior(self) -> dict[str, float]:
+        symptom = self.symptom()
+        s = self.kb.symptoms.get(symptom) if symptom else None
+        pri = dict(s.get("priors", {})) if s else {}
+        mis = self.misdiagnosis()
+        if mis and mis.get("suspects") and not pri:
+            share = 0.5 / len(mis["suspects"])
+            pri = {c: share for c in mis["suspects"]}
+        return cf.priors(self.kb.root_causes, pri)
+
+    def posterior(self) -> dict[str, float]:
+        return cf.posterior(self.prior(), [(c, lr) for c, lr, _ in self.run().evidence])
+
+    def leading(self, n: int = 3) -> list[tuple[str, float]]:
+        return cf.ranked(self.posterior())[:n]
+
+    def decided(self) -> bool:
+        lead = self.leading(1)
+        return bool(lead) and lead[0][1] >= cf.DECIDED
+
+    # ------------------------------------------------------------------ questions
+    def _closure(self, question: dict) -> list[Rule]:
+        """Rules that an answer to ``question`` can reach, through derived facts too (static)."""
+        cache = getattr(self.kb, "_closure_cache", None)
+        if cache is None:
+            cache = self.kb._closure_cache = {}
+        qid = question["id"]
+        if qid not in cache:
+            seen_facts = set(question["facts"])
+            frontier = list(seen_facts)
+            rules: dict[str, Rule] = {}
+            while frontier:
+                fact = frontier.pop()
+                for rule in self.kb.rules_by_fact.get(fact, ()):
+                    if rule.id in rules:
+                        continue
+                    rules[rule.id] = rule
+                    for out in rule.sets:
+                        if out not in seen_facts:
+                            seen_facts.add(out)
+                            frontier.append(out)
+            cache[qid] = list(rules.values())
+        return cache[qid]
+
+    def candidates(self) -> list[Candidate]:
+        """Every question worth asking now, scored by expected information gain per unit cost."""
+        kb = self.kb
+        res = self.run()
+        known = res.wm
+        if self.deferral() is not None:
+            return []
+        symptom = self.symptom()
+        if symptom is None:
+            q = kb.questions.get("loss_behavior")
+            if q and "loss_behavior" not in self.skipped:
+                return [Candidate(q, gain=1.0, cost=1.0)]
+        if symptom == "healthy":
+            return []
+        dist = self.posterior()
+        h_now = cf.entropy(dist)
+        values = {k: f.value for k, f in known.items()}
+        top = [h for h, _ in cf.ranked(dist)[:WORLD_HYPOTHESES]]
+        fired = {f.rule.id for f in res.firings}
+        seed_qs = set(kb.symptoms.get(symptom, {}).get("questions", [])) if symptom else set()
+        out = []
+        for qid, q in kb.questions.items():
+            if qid in self.asked or qid in self.skipped or qid == "loss_behavior":
+                continue
+            if all(f in known for f in q["facts"]):
+                continue
+            rules = [r for r in self._closure(q) if r.id not in fired and r.test(values) is not False]
+            worlds = {}
+            for h in top:
+                ev = [(c, lr) for r in rules if any(c2 == h and lr2 > 1 for c2, lr2 in r.evidence) for c, lr in r.evidence]
+                if ev:
+                    worlds[h] = ev
+            if not worlds:
+                continue
+            gain = h_now - cf.expected_entropy(dist, worlds)
+            if qid in seed_qs:
+                gain *= 1.1   # the seed's own questions break ties
+            cost = self._cost(q)
+            out.append(Candidate(q, gain, cost, worlds))
+        out.sort(key=lambda c: (-c.score, c.question["id"]))
+        return out
+
+    def _cost(self, q: dict) -> float:
+        costs = [self.kb.sources[s].get("cost", 1.0) for s in q.get("answered_by", []) if s in self.available_sources]
+        return min(costs + [q.get("cost", 10.0)]) if costs else q.get("cost", 10.0)
+
+    def next_question(self) -> dict | None:
+        """The question that best separates the leading hypotheses, or None when done."""
+        if self.symptom() is not None and (self.decided() or len(self.asked) >= self.max_questions):
+            return None
+        cands = self.candidates()
+        if not cands:
+            return None
+        best = cands[0]
+        if best.question["id"] != "loss_behavior" and best.gain < MIN_GAIN_BITS:
+            return None
+        return best.question
+
+    def answer(self, qid: str, text) -> list[Fact]:
+        """Answer question ``qid`` with what the user typed; raise InputError with a re-ask hint."""
+        q = self.kb.questions[qid]
+        if isinstance(text, str) and text.strip().lower() in SKIP_WORDS:
+            self.skip(qid)
+            return []
+        facts = q["facts"]
+        if len(facts) == 1:
+            parts = [text]
+        elif isinstance(text, (list, tuple)):
+            parts = list(text)
+        else:
+            parts = [p for p in re.split(r"\s*(?:,|;|\band\b|\s)\s*", str(text).strip()) if p]
+        if len(parts) > len(facts):
+            raise InputError(f"expected at most {len(facts)} value(s): {', '.join(facts)}")
+        previous = {f: self.base.get(f) for f in facts}
+        added = []
+        coerced = []
+        for fname, part in zip(facts, parts):
+            if isinstance(part, str) and part.strip().lower() in SKIP_WORDS:
+                continue
+            fact = self.kb.facts[fname]
+            try:
+                coerced.append((fname, coerce(fact, part, from_text=isinstance(part, str), choices=q.get("choices"))))
+            except ValueProblem as exc:
+                raise InputError(str(exc), hint=q.get("hint")) from None
+        for fname, v in coerced:
+            added.append(self.add(fname, v, "user"))
+        self.history.append((qid, previous))
+        if qid not in self.asked:
+            self.asked.append(qid)
+        return added
+
+    def skip(self, qid: str) -> None:
+        if qid not in self.skipped:
+            self.skipped.append(qid)
+        self.history.append((qid, {}))
+
+    def back(self) -> str | None:
+        """Undo the last answer; return the question id to ask again."""
+        if not self.history:
+            return None
+        qid, previous = self.history.pop()
+        if qid in self.skipped:
+            self.skipped.remove(qid)
+        if qid in self.asked:
+            self.asked.remove(qid)
+        for fname, old in previous.items():
+            if old is None:
+                self.base.pop(fname, None)
+            else:
+                self.base[fname] = old
+        self._result = None
+        return qid
+
+    # ------------------------------------------------------------------ state
+    def to_state(self) -> dict:
+        """Everything needed to resume (JSON-safe)."""
+        from .values import json_safe
+        return {"facts": [{"name": f.name, "value": json_safe(f.value), "source": f.source, "detail": f.detail}
+                          for f in self.base.values()],
+                "asked": self.asked, "skipped": self.skipped, "conflicts": self.conflicts}
+
+    @classmethod
+    def from_state(cls, kb: KnowledgeBase, state: dict, **kw) -> "Session":
+        s = cls(kb, **kw)
+        for f in state.get("facts", []):
+            if f["name"] in kb.facts:
+                s.base[f["name"]] = Fact(f["name"], coerce(kb.facts[f["name"]], f["value"]), f["source"], f.get("detail"))
+        s.asked = list(state.get("asked", []))
+        s.skipped = list(state.get("skipped", []))
+        s.conflicts = list(state.get("conflicts", []))
+        return s
+
+
+_PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\}")
+
+
+def _render(template: str, values: dict) -> str:
+    """Replace {fact} with its value — plain substitution, no attribute access, no code."""
+    return _PLACEHOLDER.sub(lambda m: fmt(values[m.group(1)]) if m.group(1) in values else m.group(0), template)
+
+
+def render(template: str | None, values: dict) -> str | None:
+    return _render(template, values) if template else template

@@ -1,0 +1,535 @@
+"""Loading the knowledge base: YAML files -> validated, compiled :class:`KnowledgeBase`.
+
+Two layers, as in semgrep: each file is validated against the JSON Schema of its ``kind`` (shape),
+then the whole base is checked for meaning — duplicate or dangling ids, unknown facts in
+conditions, root causes nothing reaches, rules that can never fire, rule cycles. Every problem is
+one line ``file:line:col: message (hint: ...)``.
+
+The core base ships in ``traindx.kb``; packs add folders (``--kb DIR``) or installed packages
+(entry-point group ``traindx.kb_packs``). A pack's id that clashes with the core is an error,
+never a silent override.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable
+
+import jsonschema
+
+from .conditions import compile_condition, compile_value
+from .errors import KBError
+from .yamlio import Marks, load_yaml, read_text
+
+log = logging.getLogger("traindx.loader")
+
+#: file kind -> (list key, schema file)
+KINDS = {
+    "facts": "facts", "sources": "sources", "symptoms": "symptoms", "questions": "questions",
+    "rules": "rules", "root_causes": "root_causes", "fixes": "fixes", "misdiagnoses": "misdiagnoses",
+    "pressure": "pressure", "scope": "deferrals", "cases": "cases",
+}
+ENTRY_POINT_GROUP = "traindx.kb_packs"
+DEFAULT_RTOL = 0.1
+
+
+@dataclass
+class Origin:
+    path: str
+    line: int | None = None
+    col: int | None = None
+
+    def __str__(self) -> str:
+        return ":".join(str(x) for x in (self.path, self.line, self.col) if x is not None)
+
+
+@dataclass
+class Rule:
+    id: str
+    description: str
+    when: dict
+    then: dict
+    cases: list
+    salience: int = 0
+    explain: str | None = None
+    origin: Origin | None = None
+    test: Any = None              # compiled condition
+    reads: frozenset = frozenset()  # facts the condition reads
+    sets: dict = field(default_factory=dict)   # fact -> compiled value fn
+    set_reads: frozenset = frozenset()
+    evidence: list = field(default_factory=list)  # [(cause, lr)]
+    order: int = 0
+
+    @property
+    def specificity(self) -> int:
+        return len(self.reads)
+
+
+@dataclass
+class KnowledgeBase:
+    facts: dict = field(default_factory=dict)
+    sources: dict = field(default_factory=dict)
+    symptoms: dict = field(default_factory=dict)
+    questions: dict = field(default_factory=dict)
+    rules: dict = field(default_factory=dict)
+    root_causes: dict = field(default_factory=dict)
+    fixes: dict = field(default_factory=dict)
+    misdiagnoses: dict = field(default_factory=dict)
+    pressure: dict = field(default_factory=dict)
+    deferrals: dict = field(default_factory=dict)
+    cases: list = field(default_factory=list)
+    references: dict = field(default_factory=dict)   # name -> path
+    packs: list = field(default_factory=list)        # manifests of loaded packs
+    origins: dict = field(default_factory=dict)      # (kind, id) -> Origin
+    aliases: dict = field(default_factory=dict)      # old id -> id
+    warnings: list = field(default_factory=list)
+    # indexes built after loading
+    rules_by_fact: dict = field(default_factory=dict)
+    questions_by_fact: dict = field(default_factory=dict)
+    extractors: dict = field(default_factory=dict)   # fact -> [compiled regex]
+    compiled_deferrals: dict = field(default_factory=dict)
+
+    def provides(self) -> set:
+        out = set()
+        for p in self.packs:
+            out |= set(p.get("provides", []))
+        return out
+
+    def lookup(self, ident: str):
+        """Find any entity by id (aliases and ``kind:id`` prefixes accepted): (kind, entity) or None."""
+        kind_hint = None
+        if ":" in ident and not ident.startswith(("probe:", "code:", "config:", "log:")):
+            kind_hint, ident = ident.split(":", 1)
+        ident = self.aliases.get(ident, ident)
+        tables = [("root_cause", self.root_causes), ("symptom", self.symptoms), ("question", self.questions),
+                  ("rule", self.rules), ("fix", self.fixes), ("fact", self.facts), ("misdiagnosis", self.misdiagnoses),
+                  ("pressure", self.pressure), ("deferral", self.deferrals), ("source", self.sources)]
+        for kind, table in tables:
+            if kind_hint and kind != kind_hint:
+                continue
+            if ident in table:
+                return kind, table[ident]
+        return None
+
+
+_SCHEMAS: dict = {}
+
+
+def schema_for(name: str) -> dict:
+    """The JSON Schema ``schemas/<name>.schema.json`` (cached)."""
+    if name not in _SCHEMAS:
+        text = resources.files("traindx.schemas").joinpath(f"{name}.schema.json").read_text("utf-8")
+        _SCHEMAS[name] = json.loads(text)
+    return _SCHEMAS[name]
+
+
+def _best_error(errors):
+    """Pick the most useful of several schema errors (deepest path, then most specific)."""
+    return max(errors, key=lambda e: (len(e.absolute_path), -len(e.context or [])))
+
+
+def _plain(error) -> str:
+    """semgrep-style plain messages for the common schema failures."""
+    v = error.validator
+    if v == "required":
+        missing = [r for r in error.validator_value if r not in (error.instance or {})]
+        return f"missing required field(s): {', '.join(missing)}"
+    if v == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        extra = sorted(set(error.instance) - set(allowed)) if isinstance(error.instance, dict) else []
+        return f"unknown field(s) {', '.join(map(repr, extra))}; allowed: {', '.join(allowed)}"
+    if v in ("enum", "const"):
+        return f"{error.instance!r} is not one of {error.validator_value if v == 'enum' else [error.validator_value]}"
+    if v == "oneOf" and isinstance(error.instance, dict):
+        keys = set(error.instance)
+        if keys & {"all", "any", "not"} and len(keys) > 1:
+            return f"a condition has exactly one of all/any/not, got {sorted(keys)}"
+        if "fact" in keys:
+            sub = [e for e in (error.context or []) if e.validator == "additionalProperties"]
+            if sub:
+                return _plain(sub[-1])
+        return "not a valid condition: expected {all: [...]}, {any: [...]}, {not: ...} or {fact: NAME, OP: VALUE}"
+    return error.message
+
+
+def validate_shape(data, marks: Marks, schema_name: str, path: str) -> None:
+    validator = jsonschema.Draft202012Validator(schema_for(schema_name))
+    errors = list(validator.iter_errors(data))
+    if not errors:
+        return
+    err = _best_error(errors)
+    if err.validator in ("oneOf", "anyOf") and err.context:
+        deeper = [e for e in err.context if len(e.absolute_path) > len(err.absolute_path)]
+        if deeper:
+            err = _best_error(deeper)
+    pos = marks.at(err.absolute_path)
+    where = "/".join(str(p) for p in err.absolute_path) or "(top)"
+    line, col = pos if pos else (None, None)
+    raise KBError(f"{_plain(err)} (at {where})", path, line, col)
+
+
+class _Builder:
+    """Accumulates entities from many files, checking ids as they come."""
+
+    def __init__(self):
+        self.kb = KnowledgeBase()
+        self.entity_marks: dict = {}   # (kind, id) -> (path, marks, json path prefix)
+        self.pack_of: dict = {}        # (kind, id) -> pack name or "core"
+
+    def add_file(self, path: str, pack: str) -> None:
+        text = read_text(path, "knowledge-base file")
+        data, marks = load_yaml(text, path)
+        if not isinstance(data, dict) or "kind" not in data:
+            raise KBError("not a knowledge-base file: expected a mapping with 'kind'", path, 1, 1,
+                          hint=f"kind is one of {', '.join(sorted(KINDS))} or pack")
+        kind = data["kind"]
+        if kind == "pack":
+            validate_shape(data, marks, "kb-pack", path)
+            self.kb.packs.append({**data, "path": os.path.dirname(path)})
+            return
+        if kind not in KINDS:
+            line, col = marks.at(("kind",)) or (1, 1)
+            raise KBError(f"unknown kind {kind!r}", path, line, col, hint=f"one of {', '.join(sorted(KINDS))}")
+        validate_shape(data, marks, f"kb-{kind}", path)
+        key = KINDS[kind]
+        items = data[key]
+        if kind == "cases":
+            for i, case in enumerate(items):
+                line, col = marks.at((key, i)) or (None, None)
+                self.kb.cases.append({**case, "_origin": Origin(path, line, col)})
+            return
+        table = getattr(self.kb, key)
+        single = {"root_causes": "root_cause", "symptoms": "symptom", "questions": "question", "rules": "rule",
+                  "fixes": "fix", "facts": "fact", "misdiagnoses": "misdiagnosis", "pressure": "pressure",
+                  "deferrals": "deferral", "sources": "source"}[key]
+        for i, item in enumerate(items):
+            ident = item["id"]
+            line, col = marks.at((key, i)) or (None, None)
+            origin = Origin(path, line, col)
+            if ident in table:
+                prev = self.kb.origins[(single, ident)]
+                prev_pack = self.pack_of[(single, ident)]
+                what = "clashes with the core knowledge base" if prev_pack == "core" and pack != "core" else "is defined twice"
+                raise KBError(f"{single} id {ident!r} {what} (first at {prev})", path, line, col,
+                              hint="pick a new id; packs cannot override core entries")
+            if kind == "rules":
+                item = Rule(id=ident, description=item["description"], when=item["when"], then=item["then"],
+                            cases=item["cases"], salience=item.get("salience", 0), explain=item.get("explain"),
+                            origin=origin, order=len(table))
+            table[ident] = item
+            self.kb.origins[(single, ident)] = origin
+            self.pack_of[(single, ident)] = pack
+            self.entity_marks[(single, ident)] = (path, marks, (key, i))
+            for alias in (item.get("aliases", []) if isinstance(item, dict) else []):
+                self.kb.aliases[alias] = ident
+
+    def add_dir(self, directory: str, pack: str) -> None:
+        names = sorted(os.listdir(directory))
+        for name in names:
+            full = os.path.join(directory, name)
+            if name.endswith((".yaml", ".yml")) and os.path.isfile(full):
+                self.add_file(full, pack)
+        for sub in ("cases", "rules"):
+            subdir = os.path.join(directory, sub)
+            if os.path.isdir(subdir):
+                for name in sorted(os.listdir(subdir)):
+                    if name.endswith((".yaml", ".yml")):
+                        self.add_file(os.path.join(subdir, name), pack)
+        refdir = os.path.join(directory, "references")
+        if os.path.isdir(refdir):
+            for name in sorted(os.listdir(refdir)):
+                if name.endswith(".md"):
+                    ref = name[:-3]
+                    if ref in self.kb.references and pack != "core":
+                        raise KBError(f"reference sheet {ref!r} clashes with an existing one", os.path.join(refdir, name))
+                    self.kb.references[ref] = os.path.join(refdir, name)
+
+    def where(self, kind: str, ident: str, *subpath) -> tuple:
+        path, marks, prefix = self.entity_marks[(kind, ident)]
+        pos = marks.at(prefix + tuple(subpath)) or (None, None)
+        return path, pos[0], pos[1]
+
+    def fail(self, kind, ident, subpath, message, hint=None):
+        path, line, col = self.where(kind, ident, *subpath)
+        raise KBError(message, path, line, col, hint=hint)
+
+
+def core_dir() -> str:
+    return str(resources.files("traindx.kb"))
+
+
+def discover_packs() -> list[str]:
+    """Folders of installed knowledge packs (entry-point group ``traindx.kb_packs``).
+
+    Each entry point names a module or package; its folder is loaded like a ``--kb DIR``. An entry
+    point may also resolve to a callable returning a folder path.
+    """
+    from importlib.metadata import entry_points
+    out = []
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            obj = ep.load()
+        except Exception as exc:  # a broken third-party pack must not take traindx down
+            log.warning("knowledge pack %s failed to load: %s", ep.name, exc)
+            continue
+        folder = obj() if callable(obj) else os.path.dirname(getattr(obj, "__file__", "") or "")
+        if folder and os.path.isdir(folder):
+            out.append(folder)
+    return out
+
+
+def load_kb(extra_dirs: Iterable[str] = (), *, entry_point_packs: bool = True, core: bool = True) -> KnowledgeBase:
+    """Load and validate the core knowledge base plus packs; raise :class:`KBError` on any problem."""
+    b = _Builder()
+    if core:
+        b.add_dir(core_dir(), "core")
+    dirs = list(extra_dirs) + (discover_packs() if entry_point_packs else [])
+    for d in dirs:
+        if not os.path.isdir(d):
+            raise KBError("knowledge pack folder not found", str(d))
+        before = len(b.kb.packs)
+        b.add_dir(d, os.path.basename(os.path.abspath(d)))
+        if len(b.kb.packs) == before:  # a folder without pack.yaml is still a pack, named after the folder
+            b.kb.packs.append({"kind": "pack", "name": os.path.basename(os.path.abspath(d)), "provides": [], "path": d})
+    _compile(b)
+    _check(b)
+    _index(b.kb)
+    return b.kb
+
+
+def _compile(b: _Builder) -> None:
+    kb = b.kb
+    for rid, rule in kb.rules.items():
+        where = str(rule.origin)
+        rule.test, reads = compile_condition(rule.when, where)
+        rule.reads = frozenset(reads)
+        sets, set_reads = {}, set()
+        for fact, expr in rule.then.get("set", {}).items():
+            fn, deps = compile_value(expr, where)
+            sets[fact] = fn
+            set_reads |= deps
+        rule.sets = sets
+        rule.set_reads = frozenset(set_reads)
+        rule.evidence = [(e["cause"], float(e["lr"])) for e in rule.then.get("evidence", [])]
+    for did, d in kb.deferrals.items():
+        conds = []
+        if d.get("when"):
+            conds.append(d["when"])
+        if d.get("patterns"):
+            conds.append({"any": [{"fact": "complaint", "matches": p} for p in d["patterns"]]})
+        if not conds:
+            b.fail("deferral", did, (), "a deferral needs patterns or when")
+        spec = conds[0] if len(conds) == 1 else {"any": conds}
+        kb.compiled_deferrals[did] = compile_condition(spec, str(kb.origins[("deferral", did)]))
+    for table, kind in ((kb.misdiagnoses, "misdiagnosis"), (kb.pressure, "pressure")):
+        for mid, m in table.items():
+            compile_condition({"any": [{"fact": "complaint", "matches": p} for p in m["patterns"]]},
+                              str(kb.origins[(kind, mid)]))  # validates every regex now
+
+
+def _check(b: _Builder) -> None:
+    kb = b.kb
+    facts = kb.facts
+    if "complaint" not in facts or "symptom" not in facts:
+        raise KBError("the fact vocabulary must define 'complaint' and 'symptom'", core_dir())
+
+    def need_fact(kind, ident, subpath, name):
+        if name not in facts:
+            close = _closest(name, facts)
+            b.fail(kind, ident, subpath, f"unknown fact {name!r}", hint=f"did you mean {close!r}?" if close else
+                   "declare it in a facts file")
+
+    def need(kind, ident, subpath, table, name, what, hint=None):
+        if name not in table:
+            close = _closest(name, table)
+            b.fail(kind, ident, subpath, f"unknown {what} {name!r}",
+                   hint=(f"did you mean {close!r}?" if close else hint))
+
+    for fid, f in facts.items():
+        if f["type"] == "enum" and not f.get("values"):
+            b.fail("fact", fid, (), f"enum fact {fid!r} has no values")
+    for sid, src in kb.sources.items():
+        for i, fname in enumerate(src["facts"]):
+            need_fact("source", sid, ("facts", i), fname)
+    for qid, q in kb.questions.items():
+        for i, fname in enumerate(q["facts"]):
+            need_fact("question", qid, ("facts", i), fname)
+        for i, s in enumerate(q.get("answered_by", [])):
+            need("question", qid, ("answered_by", i), kb.sources, s, "evidence source", "declare it in sources.yaml")
+    for sid, s in kb.symptoms.items():
+        for cause in s.get("priors", {}):
+            need("symptom", sid, ("priors", cause), kb.root_causes, cause, "root cause")
+        if sum(s.get("priors", {}).values()) > 1.0 + 1e-9:
+            b.fail("symptom", sid, ("priors",), "priors add up to more than 1")
+        for i, qid in enumerate(s.get("questions", [])):
+            need("symptom", sid, ("questions", i), kb.questions, qid, "question")
+        if s.get("reference"):
+            need("symptom", sid, ("reference",), kb.references, s["reference"], "reference sheet")
+    for cid, c in kb.root_causes.items():
+        need("root_cause", cid, ("fix",), kb.fixes, c["fix"], "fix")
+        need("root_cause", cid, ("reference",), kb.references, c["reference"], "reference sheet")
+    for fid, f in kb.fixes.items():
+        need("fix", fid, ("reference",), kb.references, f["reference"], "reference sheet")
+    for mid, m in kb.misdiagnoses.items():
+        for i, fname in enumerate(m.get("decided_by", [])):
+            need_fact("misdiagnosis", mid, ("decided_by", i), fname)
+        for i, cause in enumerate(m.get("suspects", [])):
+            need("misdiagnosis", mid, ("suspects", i), kb.root_causes, cause, "root cause")
+    for did, d in kb.deferrals.items():
+        _check_condition_facts(b, "deferral", did, ("when",), d.get("when"), need_fact)
+
+    produced = set()
+    for src in kb.sources.values():
+        produced |= set(src["facts"])
+    for q in kb.questions.values():
+        produced |= set(q["facts"])
+    for fid, f in facts.items():
+        if f.get("extract"):
+            produced.add(fid)
+    produced |= {"complaint", "symptom"}
+    for rid, rule in kb.rules.items():
+        _check_condition_facts(b, "rule", rid, ("when",), rule.when, need_fact)
+        for fact in rule.set_reads:
+            need_fact("rule", rid, ("then", "set"), fact)
+        for fact, expr in rule.then.get("set", {}).items():
+            need_fact("rule", rid, ("then", "set", fact), fact)
+            if fact in ("complaint",):
+                b.fail("rule", rid, ("then", "set", fact), "rules may not set the user's complaint")
+            _check_literal(b, rid, fact, expr)
+        for i, (cause, lr) in enumerate(rule.evidence):
+            need("rule", rid, ("then", "evidence", i, "cause"), kb.root_causes, cause, "root cause")
+        if not rule.evidence and not rule.sets:
+            b.fail("rule", rid, ("then",), "the rule does nothing: give it evidence or set")
+        produced |= set(rule.sets)
+        for i, case in enumerate(rule.cases):
+            for fname in case["given"]:
+                if fname not in facts and fname not in kb.questions:
+                    b.fail("rule", rid, ("cases", i, "given", fname), f"unknown fact {fname!r} in test case")
+    for rid, rule in kb.rules.items():
+        missing = sorted(f for f in rule.reads if f not in produced and not _only_negated(rule.when, f))
+        if missing:
+            b.fail("rule", rid, ("when",), f"the rule can never fire: nothing produces {', '.join(missing)}",
+                   hint="add a question or an evidence source for it")
+    for i, case in enumerate(kb.cases):
+        for fname in case["given"]:
+            if fname not in facts and fname not in kb.questions:
+                o = case["_origin"]
+                raise KBError(f"unknown fact {fname!r} in case {case['name']!r}", o.path, o.line, o.col)
+    _check_cycles(b)
+    reach = set()
+    for s in kb.symptoms.values():
+        reach |= set(s.get("priors", {}))
+    for rule in kb.rules.values():
+        reach |= {c for c, lr in rule.evidence if lr > 1}
+    for cid in kb.root_causes:
+        if cid not in reach:
+            b.fail("root_cause", cid, (), f"root cause {cid!r} is unreachable: no symptom prior and no rule supports it",
+                   hint="add it to a symptom's priors or write a rule with evidence lr > 1")
+
+
+def _only_negated(cond, fact) -> bool:
+    """A fact read only under ``known: false`` needs no producer."""
+    if "all" in cond or "any" in cond:
+        return all(_only_negated(c, fact) for c in cond.get("all", cond.get("any")) if fact in _facts_in(c))
+    if "not" in cond:
+        return _only_negated(cond["not"], fact)
+    return cond.get("fact") != fact or cond.get("known") is False
+
+
+def _facts_in(cond) -> set:
+    if "all" in cond or "any" in cond:
+        return set().union(*(_facts_in(c) for c in cond.get("all", cond.get("any"))))
+    if "not" in cond:
+        return _facts_in(cond["not"])
+    return {cond["fact"]} | (compile_value(next((v for k, v in cond.items() if k in ("lt", "le", "gt", "ge", "near")), 0))[1])
+
+
+def _check_condition_facts(b, kind, ident, subpath, cond, need_fact):
+    if cond is None:
+        return
+    if "all" in cond or "any" in cond:
+        key = "all" if "all" in cond else "any"
+        for i, c in enumerate(cond[key]):
+            _check_condition_facts(b, kind, ident, subpath + (key, i), c, need_fact)
+        return
+    if "not" in cond:
+        _check_condition_facts(b, kind, ident, subpath + ("not",), cond["not"], need_fact)
+        return
+    need_fact(kind, ident, subpath + ("fact",), cond["fact"])
+    f = b.kb.facts[cond["fact"]]
+    for op in ("eq", "ne", "in", "not_in"):
+        if op in cond and f["type"] == "enum":
+            vals = cond[op] if isinstance(cond[op], list) else [cond[op]]
+            for v in vals:
+                if v not in f["values"]:
+                    b.fail(kind, ident, subpath + (op,), f"{v!r} is not a value of {cond['fact']} ({', '.join(f['values'])})")
+    for op in ("lt", "le", "gt", "ge", "near"):
+        if op in cond:
+            if f["type"] not in ("number", "integer"):
+                b.fail(kind, ident, subpath + (op,), f"{op} needs a numeric fact; {cond['fact']} is {f['type']}")
+            for dep in compile_value(cond[op])[1]:
+                need_fact(kind, ident, subpath + (op,), dep)
+    if "matches" in cond and f["type"] not in ("string", "enum"):
+        b.fail(kind, ident, subpath + ("matches",), f"matches needs a string fact; {cond['fact']} is {f['type']}")
+
+
+def _check_literal(b, rid, fact, expr):
+    f = b.kb.facts[fact]
+    if isinstance(expr, dict):
+        return
+    if f["type"] == "enum" and expr not in f["values"]:
+        b.fail("rule", rid, ("then", "set", fact), f"{expr!r} is not a value of {fact} ({', '.join(f['values'])})")
+    if f["type"] == "boolean" and not isinstance(expr, bool):
+        b.fail("rule", rid, ("then", "set", fact), f"{fact} is boolean; got {expr!r}")
+
+
+def _check_cycles(b: _Builder) -> None:
+    import networkx as nx
+    g = nx.DiGraph()
+    kb = b.kb
+    for rid, rule in kb.rules.items():
+        for fact in rule.sets:
+            g.add_edge(("rule", rid), ("fact", fact))
+        for fact in rule.reads | rule.set_reads:
+            g.add_edge(("fact", fact), ("rule", rid))
+    try:
+        cycle = nx.find_cycle(g)
+    except nx.NetworkXNoCycle:
+        return
+    rules = [n[1] for edge in cycle for n in edge if n[0] == "rule"]
+    chain = " -> ".join(dict.fromkeys(rules))
+    first = rules[0]
+    b.fail("rule", first, ("then", "set"), f"rule cycle: {chain}",
+           hint="a rule may not (indirectly) set a fact it reads")
+
+
+def _closest(name: str, table) -> str | None:
+    import difflib
+    m = difflib.get_close_matches(name, list(table), n=1, cutoff=0.75)
+    return m[0] if m else None
+
+
+def _index(kb: KnowledgeBase) -> None:
+    import re
+    by_fact: dict = {}
+    for rule in kb.rules.values():
+        for fact in rule.reads | rule.set_reads:
+            by_fact.setdefault(fact, []).append(rule)
+    kb.rules_by_fact = by_fact
+    qb: dict = {}
+    for q in kb.questions.values():
+        for fact in q["facts"]:
+            qb.setdefault(fact, []).append(q)
+    kb.questions_by_fact = qb
+    kb.extractors = {fid: [re.compile(p, re.IGNORECASE) for p in f.get("extract", [])]
+                     for fid, f in kb.facts.items() if f.get("extract")}
+
+
+def finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)

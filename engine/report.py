@@ -1,0 +1,273 @@
+"""The diagnosis report: one dict (CONTRACT.md section 6, ``schemas/report.schema.json``).
+
+Built from a :class:`~traindx.engine.inference.Session` only — every claim carries the source of
+its evidence, every number comes from :mod:`confidence`. :mod:`markdown` renders the same dict.
+"""
+
+from __future__ import annotations
+
+from . import confidence as cf
+from .inference import Session, render
+from .values import fmt, json_safe
+
+SCHEMA_VERSION = "1"
+MAX_CAUSES = 5
+
+
+def _evidence_item(fact) -> dict:
+    item = {"fact": fact.name, "value": json_safe(fact.value), "source": fact.source}
+    if fact.detail:
+        item["detail"] = fact.detail
+    return item
+
+
+def _base_sources(session: Session, fact) -> list:
+    """The base facts behind a (possibly derived) fact: what the user/probe/reader actually said."""
+    if fact.kind != "rule":
+        return [fact]
+    rid = fact.source.split(":", 1)[1]
+    out = []
+    for firing in session.run().firings:
+        if firing.rule.id == rid:
+            for f in firing.facts.values():
+                out.extend(_base_sources(session, f))
+    return out or [fact]
+
+
+def cause_entries(session: Session, dist: dict) -> list[dict]:
+    kb = session.kb
+    res = session.run()
+    prior = session.prior()
+    by_cause: dict = {}
+    for cause, lr, firing in res.evidence:
+        by_cause.setdefault(cause, []).append((lr, firing))
+    out = []
+    for cid, p in cf.ranked(dist):
+        if len(out) >= MAX_CAUSES or (out and p < cf.REPORT_FLOOR):
+            break
+        rc = kb.root_causes[cid]
+        contributions = [{"rule": firing.rule.id, "factor": lr,
+                          "effect": "supports" if lr > 1 else "argues against",
+                          "because": render(firing.rule.explain, {k: f.value for k, f in res.wm.items()})
+                          or firing.rule.description}
+                         for lr, firing in sorted(by_cause.get(cid, []), key=lambda t: -abs(_log(t[0])))]
+        evidence, seen = [], set()
+        for lr, firing in sorted(by_cause.get(cid, []), key=lambda t: -t[0]):
+            for f in firing.facts.values():
+                for base in _base_sources(session, f):
+                    key = (base.name, base.source)
+                    if key not in seen:
+                        seen.add(key)
+                        item = _evidence_item(base)
+                        item["effect"] = "supports" if lr > 1 else "argues against"
+                        evidence.append(item)
+        supporting = [c for c in contributions if c["factor"] > 1]
+        specific = supporting[0]["because"] if supporting else rc["description"].strip()
+        out.append({"id": cid, "name": rc["name"], "category": rc["category"], "confidence": cf.shown(p),
+                    "specific_issue": specific, "prior": round(prior.get(cid, 0.0), 3),
+                    "contributions": contributions, "evidence": evidence})
+    return out
+
+
+def _log(x: float) -> float:
+    import math
+    return math.log(x) if x > 0 else 0.0
+
+
+def _questions(session: Session) -> list[dict]:
+    kb = session.kb
+    facts = session.facts
+    symptom = session.symptom()
+    order = list(session.asked)
+    seed = kb.symptoms.get(symptom, {}).get("questions", []) if symptom else []
+    for qid in seed:
+        if qid not in order:
+            order.append(qid)
+    out = []
+    for qid in order:
+        q = kb.questions.get(qid)
+        if q is None:
+            continue
+        known = [facts[f] for f in q["facts"] if f in facts]
+        if not known:
+            continue
+        kinds = {f.kind for f in known}
+        kind = "user" if "user" in kinds else sorted(kinds)[0]
+        if kind == "rule":
+            kind = {b.kind for f in known for b in _base_sources(session, f)}.pop()
+        answer = ", ".join(f"{fmt(f.value)}" for f in known)
+        where = "; ".join(sorted({f.source for f in known}))
+        out.append({"id": qid, "text": q["text"], "answer": answer, "source": kind if kind in
+                    ("user", "probe", "code", "config", "log") else "user", "where": where,
+                    "detail": "; ".join(f.detail for f in known if f.detail) or None})
+    return out
+
+
+def _gaps(session: Session, dist: dict, top: str | None) -> list[dict]:
+    """What was not measured or answered that could still change the ranking, and how to close it."""
+    kb = session.kb
+    facts = session.facts
+    gaps = []
+    seen = set()
+    cands = {c.question["id"]: c for c in session.candidates()} if session.deferral() is None else {}
+    symptom = session.symptom()
+    wanted = []
+    if symptom is None:
+        wanted.append("loss_behavior")
+    wanted += [q for q in kb.symptoms.get(symptom, {}).get("questions", [])] if symptom else []
+    wanted += [qid for qid in sorted(cands, key=lambda q: -cands[q].score)[:4]]
+    wanted += session.skipped
+    for qid in wanted:
+        if qid in seen or qid not in kb.questions:
+            continue
+        seen.add(qid)
+        q = kb.questions[qid]
+        missing = [f for f in q["facts"] if f not in facts]
+        if not missing:
+            continue
+        srcs = [s for s in q.get("answered_by", [])]
+        how = []
+        probes = [s for s in srcs if s.startswith("probe:")]
+        if probes:
+            how.append("run with --script train.py (or watch()) to measure it")
+        if any(s.startswith("code:") for s in srcs):
+            how.append("pass --code train.py")
+        if any(s.startswith("config:") for s in srcs):
+            how.append("pass --config FILE")
+        if any(s.startswith("log:") for s in srcs):
+            how.append("pass --log metrics.csv")
+        how.append(f"or answer: {q['text']}")
+        c = cands.get(qid)
+        gaps.append({"question": qid, "facts": missing, "text": q["text"],
+                     "skipped": qid in session.skipped,
+                     "could_change_ranking": bool(c and c.gain >= 0.03),
+                     "how_to_close": "; ".join(how)})
+    return gaps
+
+
+def build_report(session: Session) -> dict:
+    kb = session.kb
+    facts = session.facts
+    deferral = session.deferral()
+    mis = session.misdiagnosis()
+    pressure = session.pressure()
+    symptom = "out_of_scope" if deferral else session.symptom()
+    dist = session.posterior()
+    ranking = cf.ranked(dist)
+    causes = [] if deferral else cause_entries(session, dist)
+    top = causes[0] if causes and causes[0]["confidence"] >= cf.DIAGNOSED else None
+
+    if deferral:
+        status = "out_of_scope"
+    elif symptom == "healthy" and not (causes and causes[0]["confidence"] >= cf.HEALTHY_OVERRIDE):
+        status = "healthy"
+        top = None
+    elif top:
+        status = "diagnosed"
+    else:
+        status = "insufficient_evidence"
+
+    sym = kb.symptoms.get(symptom) if symptom else None
+    sym_fact = facts.get("symptom")
+    symptom_block = None
+    if sym:
+        ev = []
+        if deferral:
+            ev = [{"fact": "complaint", "value": session.value("complaint"), "source": "user"}] if session.value("complaint") else []
+            if "error_kind" in facts:
+                ev.append(_evidence_item(facts["error_kind"]))
+        elif sym_fact:
+            ev = [_evidence_item(b) for b in _base_sources(session, sym_fact)]
+        symptom_block = {"id": symptom, "name": sym["name"], "category": sym["category"], "evidence": ev,
+                         "how": (sym_fact.detail if sym_fact and sym_fact.detail else None)}
+
+    fix = None
+    what_not = []
+    reference = None
+    if top:
+        rc = kb.root_causes[top["id"]]
+        fx = kb.fixes[rc["fix"]]
+        fix = {"id": fx["id"], "summary": fx["summary"], "steps": fx.get("steps", []), "code": fx["code"],
+               "verify": fx.get("verify"), "reference": fx["reference"]}
+        what_not += rc.get("what_not_to_do", [])
+        reference = rc["reference"]
+    if mis:
+        what_not.insert(0, mis.get("what_not_to_do") or f"Assume: {mis['user_thinks']}")
+    if sym and not deferral:
+        what_not += [w for w in sym.get("what_not_to_do", []) if w not in what_not]
+        reference = reference or sym.get("reference")
+
+    gaps = [] if deferral else _gaps(session, dist, top["id"] if top else None)
+    conf_text = _confidence_text(status, top, causes, gaps, ranking)
+    risk = (kb.root_causes[top["id"]]["risk"].strip() if top else
+            "No fix is proposed without a diagnosis, so there is nothing to break yet.")
+    caveats = _caveats(session, status, causes)
+
+    report = {
+        "schema_version": SCHEMA_VERSION,
+        "status": status,
+        "symptom": symptom_block,
+        "root_causes": causes,
+        "questions": _questions(session),
+        "fix": fix,
+        "what_not_to_do": what_not,
+        "reference": reference,
+        "confidence_assessment": conf_text,
+        "risk_assessment": risk,
+        "information_gaps": [g["text"] + " — " + g["how_to_close"] for g in gaps],
+        "information_gaps_detail": gaps,
+        "caveats": caveats,
+        "deferral": ({k: deferral[k] for k in ("to", "found", "message")} | {"id": deferral["id"]}) if deferral else None,
+        "misdiagnosis": ({"id": mis["id"], "user_thinks": mis["user_thinks"], "usually_actually": mis["usually_actually"],
+                          "message": " ".join(mis["message"].split()), "stop": bool(mis.get("stop")),
+                          "decided_by": mis.get("decided_by", [])} if mis else None),
+        "pressure": ({"id": pressure["id"], "response": pressure["correct_response"],
+                      "instead_of": pressure["wrong_response"]} if pressure else None),
+        "facts": [dict(_evidence_item(f)) for f in sorted(facts.values(), key=lambda f: f.name)],
+        "trace": [{"rule": fr.rule.id, "facts": {k: json_safe(v.value) for k, v in fr.facts.items()},
+                   "derived": {k: json_safe(v) for k, v in fr.derived.items()}} for fr in session.run().firings],
+    }
+    return report
+
+
+def _confidence_text(status, top, causes, gaps, ranking) -> str:
+    if status == "out_of_scope":
+        return "Not assessed: the problem is outside training-dynamics diagnosis and was handed on."
+    if status == "healthy":
+        lead = f" The strongest remaining suspicion is {causes[0]['id']} at {causes[0]['confidence']:.2f}." if causes else ""
+        return "No training-dynamics problem found: the evidence matches a healthy run." + lead
+    if not causes:
+        return "No evidence yet."
+    lead = causes[0]
+    second = causes[1] if len(causes) > 1 else None
+    text = f"{lead['id']} at {lead['confidence']:.2f}"
+    if second:
+        text += f" (next: {second['id']} at {second['confidence']:.2f})"
+    text += "."
+    if status != "diagnosed":
+        text = "Undecided: " + text + " Not enough evidence to name a root cause."
+    changing = [g for g in gaps if g["could_change_ranking"]]
+    if changing:
+        text += " Would change it: " + "; ".join(g["text"] for g in changing[:3])
+    elif status == "diagnosed":
+        text += " No remaining question or measurement would change the ranking."
+    return text
+
+
+def _caveats(session: Session, status: str, causes: list) -> list[str]:
+    out = []
+    out += [f"Sources disagree — {c}" for c in session.conflicts]
+    facts = session.facts
+    kinds = {f.kind for f in facts.values()}
+    if status in ("diagnosed", "insufficient_evidence") and not kinds & {"probe", "log"}:
+        out.append("Nothing was measured: the evidence is what you said or what the code/config shows. "
+                   "A run with --script (or a --log) would measure it.")
+    for f in facts.values():
+        if f.detail and f.detail.startswith("from your words"):
+            out.append(f"{f.name} = {fmt(f.value)} was read from your description; correct it if that is wrong.")
+    if causes and len(causes) > 1 and causes[0]["confidence"] - causes[1]["confidence"] < 0.15 and status == "diagnosed":
+        out.append(f"{causes[1]['id']} is close behind; the fix for {causes[0]['id']} may not be the whole story.")
+    out += session.notes
+    out.append("Confidences are Bayesian estimates from the knowledge base's priors and likelihood ratios; "
+               "they assume the pieces of evidence are independent.")
+    return out

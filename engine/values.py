@@ -1,0 +1,157 @@
+"""Typed fact values: parsing what a user types, coercing what a file or probe says, formatting.
+
+Each fact in the vocabulary has a type (number, integer, boolean, string, enum, list) and optional
+bounds. Everything entering working memory goes through :func:`coerce`, so rules never see a
+string where they compare numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from .errors import InputError
+
+_TRUE = {"yes", "y", "true", "t", "1", "on", "yeah", "yep", "sure", "correct", "it does", "it is"}
+_FALSE = {"no", "n", "false", "f", "0", "off", "nope", "not", "none", "never", "it doesn't", "it isn't"}
+SKIP_WORDS = {"skip", "s", "unknown", "?", "idk", "don't know", "dont know", "not sure", "n/a", "na", "-", "pass", ""}
+
+
+class ValueProblem(ValueError):
+    """An answer that does not fit the fact's type; the message says what would."""
+
+
+def coerce(fact: dict, value, *, from_text: bool = False, choices: dict | None = None):
+    """Return ``value`` as the fact's type, or raise :class:`ValueProblem` saying why not."""
+    ftype = fact["type"]
+    name = fact["id"]
+    if isinstance(value, str) and from_text:
+        value = value.strip()
+    if ftype in ("number", "integer"):
+        v = _number(value, name)
+        lo, hi = fact.get("min"), fact.get("max")
+        if hi == 1 and lo == 0 and v > 1 and v <= 100 and _looks_percent(value, v):
+            v = v / 100.0
+        if ftype == "integer":
+            if not float(v).is_integer():
+                raise ValueProblem(f"{name} must be a whole number, got {value!r}")
+            v = int(v)
+        if lo is not None and v < lo:
+            raise ValueProblem(f"{name} must be ≥ {lo}, got {v}")
+        if hi is not None and v > hi:
+            raise ValueProblem(f"{name} must be ≤ {hi}, got {v}")
+        return v
+    if ftype == "boolean":
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, (int, float)) and value in (0, 1):
+            return bool(value)
+        text = str(value).strip().lower()
+        for v, words in (choices or {}).items():
+            if text in [w.lower() for w in words]:
+                return v in ("true", "yes", True)
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+        raise ValueProblem(f"{name} is yes or no, got {value!r}")
+    if ftype == "enum":
+        text = str(value).strip().lower().replace(" ", "_").replace("-", "_")
+        values = fact["values"]
+        if text in values:
+            return text
+        for v, words in (choices or {}).items():
+            if str(value).strip().lower() in [w.lower() for w in words] or text in [w.lower() for w in words]:
+                return v
+        if text.isdigit() and 1 <= int(text) <= len(values):
+            return values[int(text) - 1]
+        prefix = [v for v in values if v.startswith(text)] if text else []
+        if len(prefix) == 1:
+            return prefix[0]
+        raise ValueProblem(f"{name} is one of: {', '.join(values)}")
+    if ftype == "list":
+        if isinstance(value, (list, tuple, set)):
+            return [str(x) for x in value]
+        text = str(value).strip()
+        if text.lower() in ("none", "nothing", "no", "[]", ""):
+            return []
+        return [p.strip() for p in re.split(r"[,;]|\band\b", text) if p.strip()]
+    if ftype == "string":
+        if isinstance(value, (dict, list)):
+            raise ValueProblem(f"{name} is text, got {type(value).__name__}")
+        return str(value).strip() if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+    raise ValueProblem(f"unknown type {ftype!r} for {name}")
+
+
+def _looks_percent(raw, v) -> bool:
+    return (isinstance(raw, str) and raw.strip().endswith("%")) or v > 1
+
+
+def _number(value, name):
+    if isinstance(value, bool):
+        raise ValueProblem(f"{name} is a number, got {value!r}")
+    if isinstance(value, (int, float)):
+        v = float(value) if isinstance(value, float) else value
+    else:
+        text = str(value).strip().lower().replace("_", "").replace(",", "")
+        text = text.rstrip("%").strip()
+        if text in ("nan", "inf", "+inf", "-inf", "infinity"):
+            v = float(text.replace("infinity", "inf"))
+        else:
+            m = re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?", text)
+            if not m:
+                raise ValueProblem(f"{name} is a number (e.g. 0.01, 1e-6), got {value!r}")
+            v = float(text)
+            if v.is_integer() and "e" not in text and "." not in text:
+                v = int(v)
+    if isinstance(v, float) and math.isnan(v):
+        return v
+    return v
+
+
+def fmt(value) -> str:
+    """A value as a person reads it."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return str(value)
+        if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e5):
+            return f"{value:.2g}"
+        return f"{value:.4g}"
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "none"
+        shown = ", ".join(str(v) for v in value[:6])
+        return shown + (f" (+{len(value) - 6} more)" if len(value) > 6 else "")
+    return str(value)
+
+
+def json_safe(value):
+    """A value that survives JSON (NaN/Inf become strings)."""
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def parse_answer_file(path):
+    """Read an answers file (YAML or JSON): mapping fact-or-question id -> value."""
+    import json
+
+    from .yamlio import load_yaml, read_text
+    text = read_text(path, "answers file")
+    if str(path).endswith(".json"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON: {exc.msg}", str(path), exc.lineno, exc.colno) from None
+        marks = None
+    else:
+        data, marks = load_yaml(text, str(path))
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise InputError("an answers file is a mapping of fact or question ids to values", str(path), 1, 1)
+    return data, marks

@@ -1,0 +1,100 @@
+"""Reading YAML safely while remembering where every value came from.
+
+PyYAML's safe loader composes a node tree whose nodes carry ``start_mark`` (line, column). We
+build plain Python data from that tree ourselves, recording the mark of every mapping value and
+sequence item under its JSON path, so schema and semantic errors can point at ``file:line:col``.
+Only the safe constructor resolves scalars: no tags, no Python objects, nothing evaluated.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from .errors import InputError
+
+Path = tuple
+
+
+class Marks(dict):
+    """JSON path (tuple of keys/indexes) -> (line, col), both 1-based."""
+
+    def at(self, path) -> tuple[int, int] | None:
+        """The mark of ``path``, or of its nearest ancestor that has one."""
+        path = tuple(path)
+        while True:
+            if path in self:
+                return self[path]
+            if not path:
+                return None
+            path = path[:-1]
+
+
+def _mark(node) -> tuple[int, int]:
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def _build(node, path: Path, marks: Marks, constructor, source: str) -> Any:
+    marks[path] = _mark(node)
+    if isinstance(node, yaml.MappingNode):
+        out: dict = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                line, col = _mark(key_node)
+                raise InputError("mapping keys must be plain scalars", source, line, col)
+            key = constructor.construct_object(key_node)
+            if key == "<<":
+                line, col = _mark(key_node)
+                raise InputError("YAML merge keys (<<) are not supported", source, line, col,
+                                 hint="write the keys out")
+            if key in out:
+                line, col = _mark(key_node)
+                raise InputError(f"duplicate key {key!r}", source, line, col)
+            out[key] = _build(value_node, path + (key,), marks, constructor, source)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        return [_build(item, path + (i,), marks, constructor, source) for i, item in enumerate(node.value)]
+    return constructor.construct_object(node)
+
+
+def load_yaml(text: str, source: str) -> tuple[Any, Marks]:
+    """Parse one YAML document with the safe loader; return (data, marks).
+
+    Raises :class:`InputError` naming ``source`` and the line for any syntax problem.
+    """
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        marks = Marks()
+        if node is None:
+            return None, marks
+        data = _build(node, (), marks, loader, source)
+        return data, marks
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
+        msg = exc.problem or exc.context or "invalid YAML"
+        raise InputError(f"invalid YAML: {msg}", source, line, col) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"invalid YAML: {exc}", source) from None
+    finally:
+        loader.dispose()
+
+
+def read_text(path, what: str = "file") -> str:
+    """Read a UTF-8 text file or raise a one-line InputError naming it."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except FileNotFoundError:
+        raise InputError(f"{what} not found", str(path)) from None
+    except IsADirectoryError:
+        raise InputError(f"expected a {what}, got a directory", str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read {what}: {exc.strerror}", str(path)) from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError("not UTF-8 text", str(path), line, hint="save the file as UTF-8") from None
