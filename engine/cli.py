@@ -1,0 +1,557 @@
+"""The ``traindx`` command line (CONTRACT.md section 5).
+
+``traindx diagnose`` gathers evidence (``--code``, ``--config``, ``--log``, ``--script``, ``--setup``),
+then asks only the questions that still separate the leading hypotheses — interactively on a
+terminal, or not at all with ``--non-interactive`` — and writes the report. Exit status: 0 for a
+finished diagnosis whatever its outcome, 2 for a usage error or bad input (one line naming the file
+and line), anything else only for a fault of traindx itself.
+
+Nothing here imports torch; the probes that need it are imported only for ``--script``/``--setup``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+
+import click
+
+from . import __version__
+from .errors import InputError
+
+SESSION_FILE = ".traindx-session.json"
+DEFAULT_REPORT = "traindx-report.md"
+
+
+class Styler:
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+
+    def __call__(self, text, **kw):
+        return click.style(text, **kw) if self.enabled else text
+
+
+def _color_default() -> bool:
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def _fail(err: InputError):
+    click.echo(f"traindx: {err}", err=True)
+    sys.exit(2)
+
+
+def _load(kb_dirs):
+    from .loader import load_kb
+    return load_kb(list(kb_dirs))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="traindx")
+@click.option("--debug", is_flag=True, help="Log every rule firing (FIRE rule-id: facts) to stderr.")
+def main(debug):
+    """traindx — diagnose neural-network training problems from evidence.
+
+    Symptom first; then evidence from your answers, your code, configs, loss curves and live
+    torch probes; then a root cause with a calibrated confidence, and the fix.
+    """
+    if debug:
+        logging.basicConfig(level=logging.DEBUG, format="%(name)s %(message)s", stream=sys.stderr)
+
+
+# ---------------------------------------------------------------------------------- diagnose
+@main.command(context_settings={"ignore_unknown_options": False})
+@click.option("--script", "script", type=click.Path(), help="Run this training script under instrumentation (and read its code).")
+@click.option("--log", "logs", multiple=True, type=click.Path(), help="A metrics log: CSV, JSON lines, or a TensorBoard event file/folder.")
+@click.option("--code", "codes", multiple=True, type=click.Path(), help="Training code to read (never executed).")
+@click.option("--config", "configs", multiple=True, type=click.Path(), help="A config file (YAML, JSON, TOML).")
+@click.option("--setup", "setup", help="MODULE:FUNCTION returning model, optimizer, loss and loaders.")
+@click.option("--complaint", help="What is wrong, in your own words.")
+@click.option("--answers", type=click.Path(), help="YAML/JSON file: fact names or question ids -> values.")
+@click.option("--non-interactive", is_flag=True, help="Never prompt: unanswered questions become Information Gaps.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
+@click.option("--output", "-o", type=click.Path(), help="Write the report here (default: stdout; interactive: traindx-report.md).")
+@click.option("--max-steps", type=int, default=None, help="Stop the script after this many optimizer steps.")
+@click.option("--timeout", type=float, default=None, help="Stop the script after this many seconds.")
+@click.option("--kb", "kb_dirs", multiple=True, type=click.Path(), help="Add a folder of YAML knowledge (repeatable).")
+@click.option("--column-map", help="Log columns to recognise, e.g. 'loss=my_loss,val_loss=vloss'.")
+@click.option("--plot", type=click.Path(), help="Write a PNG of the loss curves with the symptom region marked.")
+@click.option("--resume", is_flag=True, help=f"Continue the session saved in {SESSION_FILE}.")
+@click.option("--color/--no-color", default=None, help="Colour the terminal output (default: on a terminal without NO_COLOR).")
+@click.argument("script_args", nargs=-1, type=click.UNPROCESSED)
+def diagnose(script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt, output, max_steps,
+             timeout, kb_dirs, column_map, plot, resume, color, script_args):
+    """Diagnose a training problem. Arguments after `--` go to the --script."""
+    try:
+        _diagnose(script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt, output, max_steps,
+                  timeout, kb_dirs, column_map, plot, resume, color, script_args)
+    except InputError as err:
+        _fail(err)
+
+
+def _diagnose(script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt, output, max_steps,
+              timeout, kb_dirs, column_map, plot, resume, color, script_args):
+    from .api import Session
+    kb = _load(kb_dirs)
+    interactive = not non_interactive and sys.stdin.isatty()
+    st = Styler(_color_default() if color is None else color)
+    if script_args and not script:
+        raise InputError("arguments after -- are for --script, but no --script was given")
+    available = set()
+    if script or setup:
+        available |= {s for s in kb.sources if s.startswith("probe:")}
+    session = None
+    if resume:
+        try:
+            with open(SESSION_FILE, encoding="utf-8") as fh:
+                state = json.load(fh)
+        except FileNotFoundError:
+            raise InputError("no saved session to resume", SESSION_FILE) from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise InputError(f"saved session is damaged: {exc}", SESSION_FILE) from None
+        session = Session.from_state(kb, state, available_sources=available)
+    else:
+        session = Session(kb, available_sources=available)
+    if complaint:
+        session.add_complaint(complaint)
+    if answers:
+        from .values import parse_answer_file
+        data, marks = parse_answer_file(answers)
+        session.add_answers(data, marks=marks, path=answers)
+
+    gather = Gatherer(session, st, quiet=not interactive)
+    for path in configs:
+        gather.config(path)
+    for path in codes:
+        gather.code(path)
+    analysis = None
+    for path in logs:
+        analysis = gather.log(path, column_map) or analysis
+    if script:
+        gather.code(script, for_script=True)
+    if setup:
+        gather.setup(setup, max_steps=max_steps, timeout=timeout)
+    if script:
+        gather.script(script, script_args, max_steps=max_steps, timeout=timeout)
+
+    if interactive:
+        try:
+            Interview(session, st, gather).run()
+        except (KeyboardInterrupt, EOFError):
+            with open(SESSION_FILE, "w", encoding="utf-8") as fh:
+                json.dump(session.to_state(), fh, indent=1)
+            click.echo("")
+            click.echo(f"Stopped. Your answers are saved in {SESSION_FILE}; continue with: traindx diagnose --resume")
+            sys.exit(0)
+
+    report = session.report()
+    if plot and analysis is not None:
+        try:
+            from traindx.probes.plot import plot_curves
+            plot_curves(analysis, plot)
+            report["plot"] = plot
+        except ImportError:
+            raise InputError("--plot needs matplotlib", hint="pip install 'traindx[plot]'") from None
+    elif plot:
+        report["caveats"].append("--plot was given but no --log was read, so there is no curve to draw.")
+    text = json.dumps(report, indent=2, default=str) if fmt == "json" else _md(report)
+    if interactive:
+        Interview.summary(session, report, st)
+        target = output or DEFAULT_REPORT
+        _write(target, text)
+        click.echo(f"\nReport written to {target}" + ("" if fmt == "json" else " (also: --format json)"))
+        if os.path.exists(SESSION_FILE) and resume:
+            os.remove(SESSION_FILE)
+    elif output:
+        _write(output, text)
+    else:
+        click.echo(text)
+
+
+def _md(report):
+    from .markdown import render_markdown
+    return render_markdown(report)
+
+
+def _write(path, text):
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text if text.endswith("\n") else text + "\n")
+    except OSError as exc:
+        raise InputError(f"cannot write the report: {exc.strerror}", path) from None
+
+
+class Gatherer:
+    """Runs the evidence sources and feeds their findings to the session."""
+
+    def __init__(self, session, st, quiet=True):
+        self.session = session
+        self.st = st
+        self.quiet = quiet
+        self.ran_script = False
+
+    def say(self, text):
+        if not self.quiet:
+            click.echo(self.st(f"  {text}", fg="cyan"))
+
+    def _need_file(self, path, what):
+        if not os.path.exists(path):
+            raise InputError(f"{what} not found", path)
+
+    def code(self, path, for_script=False):
+        self._need_file(path, "script" if for_script else "code file")
+        from traindx.probes.code import analyze_code
+        rep = analyze_code(path)
+        self.session.add_findings(rep.findings)
+        for u in getattr(rep, "unresolved", []) or []:
+            self.session.notes.append(f"code reader could not resolve: {u}")
+        for cfg in getattr(rep, "config_paths", []) or []:
+            full = cfg if os.path.isabs(cfg) else os.path.join(os.path.dirname(os.path.abspath(path)), cfg)
+            if os.path.exists(full):
+                try:
+                    self.config(full)
+                except InputError as exc:
+                    self.session.notes.append(f"config named by the script was not readable: {exc}")
+        if for_script:
+            try:
+                from traindx.probes.config import argparse_defaults
+                self.session.add_findings(argparse_defaults(path))
+            except (ImportError, AttributeError):
+                pass
+        self.say(f"Read {path}: {len(rep.findings)} finding(s).")
+
+    def config(self, path):
+        self._need_file(path, "config file")
+        from traindx.probes.config import analyze_config
+        findings = analyze_config(path)
+        self.session.add_findings(findings)
+        self.say(f"Read {path}: {len(findings)} setting(s).")
+
+    def log(self, path, column_map=None):
+        self._need_file(path, "log")
+        from traindx.probes.logs import analyze_log
+        num_classes = self.session.value("num_classes")
+        findings, analysis = analyze_log(path, num_classes=num_classes, column_map=column_map)
+        self.session.add_findings(findings)
+        self.say(f"Read {path}: {len(findings)} curve fact(s).")
+        return analysis
+
+    def _decider(self):
+        kb = self.session.kb
+        base = self.session
+
+        def decide(findings) -> bool:
+            from .api import Session
+            trial = Session(kb)
+            trial.base = dict(base.base)
+            trial.add_findings(findings)
+            return trial.symptom() is not None and trial.decided()
+        return decide
+
+    def script(self, path, args, max_steps=None, timeout=None):
+        self._need_file(path, "script")
+        try:
+            from traindx.probes.runner import run_script
+        except ImportError as exc:
+            raise InputError(f"--script needs PyTorch installed ({exc.name} missing)", path,
+                             hint="pip install 'traindx[torch]'") from None
+        self.say(f"Running {path} under instrumentation…")
+        result = run_script(path, list(args), max_steps=max_steps, timeout=timeout, decide=self._decider())
+        self.session.add_findings(result.findings)
+        self.ran_script = True
+        self.session.notes.append(
+            f"Ran {os.path.basename(path)}: {result.steps} optimizer step(s) in {result.wall_s:.1f} s, "
+            f"stopped: {result.stopped_reason}.")
+        if result.crash and not any(f.fact == "error_kind" for f in result.findings):
+            self.session.notes.append(f"The script crashed: {result.crash.get('message')}")
+        self.say(f"Ran {result.steps} steps ({result.wall_s:.1f} s), {result.stopped_reason}.")
+
+    def setup(self, spec, max_steps=None, timeout=None):
+        try:
+            from traindx.probes.setup import run_setup
+        except ImportError as exc:
+            raise InputError(f"--setup needs PyTorch installed ({exc.name} missing)",
+                             hint="pip install 'traindx[torch]'") from None
+        result = run_setup(spec, max_steps=max_steps or 200, timeout=timeout)
+        self.session.add_findings(result.findings)
+        self.ran_script = True
+        self.session.notes.append(f"Trained copies from {spec} for {result.steps} step(s).")
+
+
+class Interview:
+    """The interactive Q&A on a terminal."""
+
+    HELP = "Answer the question, or: why · how · skip · back · quit"
+
+    def __init__(self, session, st, gather):
+        self.s = session
+        self.st = st
+        self.gather = gather
+        self.offered_script = gather.ran_script
+
+    def ask(self, prompt):
+        return click.prompt(self.st(prompt, bold=True), default="", show_default=False, prompt_suffix="\n> ")
+
+    def run(self):
+        s, st = self.s, self.st
+        if s.value("complaint") is None and s.symptom() is None:
+            text = ""
+            while not text.strip():
+                text = self.ask("What is going wrong with your training?")
+            s.add_complaint(text)
+        self.preamble()
+        if s.deferral():
+            return
+        n = 0
+        while True:
+            q = s.next_question()
+            if q is None:
+                break
+            if not self.offered_script and self._probe_could_answer(q):
+                self.offered_script = True
+                if self.offer_script(q):
+                    continue
+            n += 1
+            total = n + max(0, min(len(s.candidates()) - 1, s.max_questions - len(s.asked) - 1))
+            hint = f"   ({q['hint']})" if q.get("hint") else ""
+            while True:
+                ans = self.ask(f"\n{n}/{max(total, n)}  {q['text']}{st(hint, dim=True)}").strip()
+                cmd = ans.lower()
+                if cmd in ("why", "w"):
+                    click.echo(_indent(s.why(q["id"])))
+                    continue
+                if cmd in ("how", "h"):
+                    click.echo(_indent(s.how()))
+                    continue
+                if cmd in ("help", "?"):
+                    click.echo(_indent(self.HELP))
+                    continue
+                if cmd in ("quit", "q", "exit"):
+                    raise KeyboardInterrupt
+                if cmd == "back":
+                    prev = s.back()
+                    click.echo(_indent(f"Undid the answer to: {s.kb.questions[prev]['text']}" if prev else "Nothing to undo."))
+                    n = max(0, n - 2)
+                    break
+                try:
+                    added = s.answer(q["id"], ans)
+                except InputError as err:
+                    click.echo(st(f"  {err.message}" + (f" — {err.hint}" if err.hint else ""), fg="yellow"))
+                    continue
+                self.feedback(added)
+                break
+            if s.symptom() is None and "loss_behavior" in s.skipped:
+                break
+
+    def _probe_could_answer(self, q):
+        return any(src.startswith("probe:") for src in q.get("answered_by", []))
+
+    def offer_script(self, q) -> bool:
+        ans = self.ask("\nCan traindx run your training script for a few steps to measure this instead? [path/skip]").strip()
+        if not ans or ans.lower() in ("skip", "s", "no", "n"):
+            return False
+        path, *args = ans.split()
+        try:
+            self.gather.quiet = False
+            self.gather.code(path, for_script=True)
+            self.gather.script(path, args, max_steps=200, timeout=120)
+        except InputError as err:
+            click.echo(self.st(f"  {err}", fg="yellow"))
+            return False
+        return True
+
+    def preamble(self):
+        s, st = self.s, self.st
+        p = s.pressure()
+        if p:
+            click.echo("\n" + st(p["correct_response"], fg="magenta"))
+        m = s.misdiagnosis()
+        if m:
+            click.echo("\n" + " ".join(m["message"].split()))
+        d = s.deferral()
+        if d:
+            click.echo("\n" + st(d["message"], fg="yellow"))
+            return
+        sym = s.symptom()
+        if sym:
+            f = s.facts["symptom"]
+            src = "from your description" if f.kind in ("user", "rule") and "complaint" in s.facts else f.source
+            click.echo("\n" + st(f"Symptom: {s.kb.symptoms[sym]['name']} ({s.kb.symptoms[sym]['category']})", bold=True)
+                       + st(f"   [{src}]", dim=True))
+
+    def feedback(self, added):
+        s = self.s
+        names = {f.name for f in added}
+        if names & {"current_loss", "num_classes"} and s.value("loss_at_chance") is True:
+            import math
+            c = s.value("num_classes")
+            click.echo(_indent(f"ln({c}) = {math.log(c):.3f}: the model is at random-chance loss — it has learned nothing."))
+        if "symptom" in names:
+            sym = s.symptom()
+            click.echo(_indent(f"Symptom: {s.kb.symptoms[sym]['name']}"))
+
+    @staticmethod
+    def summary(session, report, st):
+        click.echo("")
+        status = report["status"]
+        if status == "out_of_scope":
+            click.echo(st("Out of scope: ", bold=True) + report["deferral"]["message"])
+            return
+        if status == "healthy":
+            click.echo(st("Training looks healthy — no root cause to fix.", bold=True, fg="green"))
+            return
+        if status != "diagnosed":
+            click.echo(st("Not enough evidence to name a root cause yet.", bold=True, fg="yellow"))
+            click.echo(report["confidence_assessment"])
+            for g in report["information_gaps"][:4]:
+                click.echo(f"  - {g}")
+            return
+        top = report["root_causes"][0]
+        click.echo(st(f"Root cause: {top['id']} — confidence {top['confidence']:.2f}", bold=True, fg="green"))
+        click.echo(_indent(top["specific_issue"]))
+        how = [f"{e['fact']} = {_fmt(e['value'])} ({_src(e['source'])})" for e in top["evidence"] if e.get("effect") == "supports"]
+        against = [f"{e['fact']} ({_src(e['source'])})" for e in top["evidence"] if e.get("effect") != "supports"]
+        if how:
+            click.echo(_indent("how: " + " · ".join(how[:5])))
+        rivals = [c for c in report["root_causes"][1:3]]
+        if rivals:
+            click.echo(_indent("next: " + ", ".join(f"{c['id']} ({c['confidence']:.2f})" for c in rivals)))
+        if against:
+            click.echo(_indent("also checked: " + " · ".join(against[:4])))
+        fix = report["fix"]
+        click.echo("\n" + st("Fix: ", bold=True) + fix["summary"] + f"  Reference: traindx reference {fix['reference']}")
+        if report["what_not_to_do"]:
+            click.echo(st("What NOT to do: ", bold=True) + report["what_not_to_do"][0])
+
+
+def _fmt(v):
+    from .values import fmt
+    return fmt(v)
+
+
+def _src(source):
+    from .markdown import where
+    return where(source)
+
+
+def _indent(text):
+    return "\n".join("  " + line for line in str(text).splitlines())
+
+
+# ---------------------------------------------------------------------------------- explain / reference
+@main.command()
+@click.argument("ident")
+@click.option("--kb", "kb_dirs", multiple=True, type=click.Path(), help="Add a folder of YAML knowledge.")
+def explain(ident, kb_dirs):
+    """Explain any root cause, symptom, question, rule, fix, fact or source by id."""
+    from .explain import explain as _explain
+    try:
+        kb = _load(kb_dirs)
+    except InputError as err:
+        _fail(err)
+    if ident in ("facts", "root-causes", "root_causes", "symptoms", "questions", "rules", "fixes"):
+        table = {"facts": kb.facts, "root-causes": kb.root_causes, "root_causes": kb.root_causes, "symptoms": kb.symptoms,
+                 "questions": kb.questions, "rules": kb.rules, "fixes": kb.fixes}[ident]
+        for k, v in table.items():
+            desc = v.description if hasattr(v, "description") else v.get("name") or v.get("description") or v.get("text") or v.get("summary")
+            click.echo(f"{k:32s} {' '.join(str(desc).split())[:90]}")
+        return
+    text = _explain(kb, ident)
+    if text is None:
+        import difflib
+        names = list(kb.root_causes) + list(kb.symptoms) + list(kb.questions) + list(kb.rules) + list(kb.fixes) + list(kb.facts)
+        close = difflib.get_close_matches(ident, names, n=3)
+        _fail(InputError(f"no root cause, symptom, question, rule, fix or fact called {ident!r}",
+                         hint=("did you mean " + ", ".join(close) + "?") if close else "try 'traindx explain root-causes'"))
+    click.echo(text)
+
+
+@main.command()
+@click.argument("name", required=False)
+@click.option("--kb", "kb_dirs", multiple=True, type=click.Path(), help="Add a folder of YAML knowledge.")
+def reference(name, kb_dirs):
+    """Show a reference sheet (without NAME: list them)."""
+    try:
+        kb = _load(kb_dirs)
+    except InputError as err:
+        _fail(err)
+    if not name:
+        for ref in sorted(kb.references):
+            click.echo(ref)
+        return
+    name = name[:-3] if name.endswith(".md") else name
+    if name not in kb.references:
+        _fail(InputError(f"no reference sheet {name!r}", hint="one of " + ", ".join(sorted(kb.references))))
+    with open(kb.references[name], encoding="utf-8") as fh:
+        click.echo(fh.read())
+
+
+# ---------------------------------------------------------------------------------- kb
+@main.group()
+def kb():
+    """Check, test and export the knowledge base."""
+
+
+@kb.command("check")
+@click.option("--kb", "kb_dirs", multiple=True, type=click.Path(), help="Add a folder of YAML knowledge.")
+@click.option("--strict", is_flag=True, help="Treat graph warnings as errors.")
+def kb_check(kb_dirs, strict):
+    """Validate shape (JSON Schema) and meaning (ids, facts, reachability, cycles)."""
+    from .graph import build_graph, check_graph
+    try:
+        k = _load(kb_dirs)
+    except InputError as err:
+        _fail(err)
+    g = build_graph(k)
+    warnings = check_graph(k, g)
+    for w in warnings:
+        click.echo(f"warning: {w}")
+    click.echo(f"ok: {len(k.symptoms)} symptoms, {len(k.questions)} questions, {len(k.rules)} rules, "
+               f"{len(k.root_causes)} root causes, {len(k.fixes)} fixes, {len(k.references)} reference sheets; "
+               f"graph {g.number_of_nodes()} nodes / {g.number_of_edges()} edges")
+    if strict and warnings:
+        sys.exit(1)
+
+
+@kb.command("test")
+@click.option("--kb", "kb_dirs", multiple=True, type=click.Path(), help="Add a folder of YAML knowledge.")
+@click.option("-v", "--verbose", is_flag=True, help="List every case.")
+def kb_test(kb_dirs, verbose):
+    """Run every rule's test cases and the end-to-end cases."""
+    from .kbtest import run_cases
+    try:
+        k = _load(kb_dirs)
+    except InputError as err:
+        _fail(err)
+    results = run_cases(k)
+    failed = [r for r in results if not r.ok]
+    for r in results:
+        if verbose or not r.ok:
+            click.echo(f"{'PASS' if r.ok else 'FAIL'} {r.where} {r.name}" + (f": {r.message}" if r.message else ""))
+    click.echo(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    if failed:
+        sys.exit(1)
+
+
+@kb.command("graph")
+@click.option("--symptom", help="Only what one symptom reaches.")
+@click.option("--format", "fmt", type=click.Choice(["dot", "mermaid", "json"]), default="dot", show_default=True)
+@click.option("--kb", "kb_dirs", multiple=True, type=click.Path(), help="Add a folder of YAML knowledge.")
+def kb_graph(symptom, fmt, kb_dirs):
+    """Export the decision graph (symptoms → questions → facts → rules → root causes → fixes)."""
+    from .graph import build_graph, export, subgraph_for_symptom
+    try:
+        k = _load(kb_dirs)
+    except InputError as err:
+        _fail(err)
+    g = build_graph(k)
+    if symptom:
+        if symptom not in k.symptoms:
+            _fail(InputError(f"unknown symptom {symptom!r}", hint="one of " + ", ".join(k.symptoms)))
+        g = subgraph_for_symptom(g, symptom)
+    click.echo(export(g, fmt), nl=False)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
