@@ -1,0 +1,906 @@
+"""The child half of ``traindx diagnose --script``: run the user's script under instrumentation.
+
+Started by :mod:`traindx.probes.runner`, never by hand::
+
+    python -m traindx.probes._child --events FD_OR_PATH [--control FD] [--max-steps N]
+        [--every N] [--level cheap] [--monitor MODULE:CLASS] -- script.py ARGS...
+    python -m traindx.probes._child --events FD_OR_PATH [...] --setup MODULE:FUNCTION
+
+The script runs as ``__main__`` (``runpy.run_path``) with ``sys.argv = [script, *ARGS]``, its own
+folder first on ``sys.path``, the current directory unchanged. Its stdout/stderr are its own.
+
+Instrumentation is installed when the script's ``import torch`` completes (not before: a script
+may set ``OMP_NUM_THREADS`` and the like before importing torch), and is kept cheap:
+
+* global optimizer step pre/post hooks: find the optimizer (the first one that steps), count its
+  steps, stop at ``--max-steps`` or when the parent asks (raising :class:`StopRun` at the step
+  boundary), bind the model on the first step;
+* model discovery: a global module forward *pre*-hook during the first iteration only records which
+  modules run; at the first optimizer step the root module with the most parameters in that
+  optimizer (or, if none, the largest root module that ran -- the "wrong model instance" case) is
+  bound to the monitor and the global hook removed;
+* ``torch.Tensor.backward``: the loss being back-propagated -> ``monitor.on_loss(phase="train")``;
+* loss modules (``nn.modules.loss._Loss.__call__``, a class-level wrapper rather than a global
+  forward hook, which would push every module call onto torch's slow path for the whole run) and
+  ``F.cross_entropy/nll_loss/mse_loss/l1_loss/binary_cross_entropy(_with_logits)``: the loss with
+  its outputs, targets and name; under ``no_grad`` (validation) it is reported at once with
+  ``phase="val"``, otherwise it waits for ``backward`` to confirm it is a training loss;
+* ``torch.amp.GradScaler.scale``: so a scaled loss is reported unscaled;
+* DataLoader iterators' ``__next__``: time blocked -> ``monitor.on_data_wait``, the batch ->
+  ``monitor.on_batch`` (phase from ``torch.is_grad_enabled()``).
+
+Nothing here draws random numbers or writes ``.grad``; every wrapper calls the original with the
+same arguments and returns its result untouched; a fault in the instrumentation is reported as a
+``probe_error`` event and never reaches the script.
+
+Events (JSON lines on ``--events``, a pipe fd or a file to append to)::
+
+    {"type": "start", "pid": N}
+    {"type": "findings", "step": K, "findings": [Finding.to_dict(), ...]}   # every N steps, at exit
+    {"type": "probe_error", "message": "..."}
+    {"type": "crash", "error_kind": ..., "message": ..., "traceback": ..., "exc_type": ...,
+     "file": ..., "line": ..., "syntax": {...} | null}
+    {"type": "input_error", "message": ..., "path": ..., "line": ...}        # --setup only
+    {"type": "exit", "reason": "finished|max_steps|decided|terminated|crashed|parent_gone",
+     "code": N, "steps": K, "summary": {...}}
+
+Control (``--control``, a pipe fd the parent writes): a line ``stop ...`` asks the child to stop at
+its next optimizer step (or DataLoader batch). SIGTERM stops it wherever it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib
+import importlib.abc
+import json
+import os
+import runpy
+import signal
+import sys
+import threading
+import time
+import traceback
+import weakref
+
+from traindx.probes.runner import DEFAULT_MONITOR, classify_crash
+
+_PROBES_DIR = os.path.dirname(os.path.abspath(__file__))
+#: Functional losses wrapped in ``torch.nn.functional``.
+FUNCTIONAL_LOSSES = ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
+                     "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div")
+MIN_EMIT_INTERVAL_S = 0.5
+MAX_EMIT_INTERVAL_S = 5.0
+#: Distinct modules / module calls recorded before model discovery gives up on the forward hook.
+DISCOVERY_MAX_MODULES = 50_000
+DISCOVERY_MAX_CALLS = 2_000_000
+
+
+class StopRun(BaseException):
+    """Raised inside the script to end it early (max_steps, decided, SIGTERM).
+
+    A BaseException, so the script's ``except Exception`` does not swallow it."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+# ============================================================================================
+# state and events
+
+class _State:
+    def __init__(self):
+        self.pid = os.getpid()
+        self.events = None
+        self.control_fd = None
+        self.max_steps = None
+        self.every = 10
+        self.level = "cheap"
+        self.monitor_spec = DEFAULT_MONITOR
+        self.monitor = None
+        self.optimizer = None
+        self.model = None
+        self.bound = False
+        self.bind_attempts = 0
+        self.steps = 0
+        self.stop_reason = None
+        self.emit_t = time.monotonic()
+        self.emit_steps = 0
+        self.activity = False
+        self.tls = threading.local()
+        self.pending = []          # training-loss candidates awaiting backward
+        self.scaled = None         # (weakref(scaled loss), unscaled loss) from GradScaler.scale
+        self.seen = {}             # id -> module, for model discovery (first iteration only)
+        self.seen_calls = 0
+        self.discovery_handle = None
+        self.installed = False
+        self.restore = []          # (obj, attr, original) to undo the wrappers
+        self.handles = []
+        self.probe_errors = set()
+        self.split_batch = None     # (inputs, targets) from a batch; set below
+
+
+_S = _State()
+
+
+class _Events:
+    """JSON lines to the parent. A broken pipe means the parent is gone: the run stops."""
+
+    def __init__(self, target: str):
+        if target.isdigit():
+            fd = int(target)
+            os.set_inheritable(fd, False)
+            self._f = os.fdopen(fd, "w", encoding="utf-8", buffering=1)
+        else:
+            self._f = open(target, "a", encoding="utf-8", buffering=1)
+
+    def send(self, obj: dict) -> None:
+        if self._f is None:
+            return
+        try:
+            self._f.write(json.dumps(obj, default=_jsonable) + "\n")
+            self._f.flush()
+        except (OSError, ValueError):
+            self._f = None
+            if _S.stop_reason is None:
+                _S.stop_reason = "parent_gone"
+
+    def close(self) -> None:
+        if self._f is not None:
+            try:
+                self._f.close()
+            except OSError:
+                pass
+            self._f = None
+
+
+def _jsonable(o):
+    try:
+        import torch
+        if isinstance(o, torch.Tensor):
+            return o.item() if o.numel() == 1 else o.detach().cpu().tolist()[:1000]
+    except Exception:
+        pass
+    if hasattr(o, "item") and callable(o.item):
+        try:
+            return o.item()
+        except Exception:
+            pass
+    if hasattr(o, "tolist"):
+        try:
+            return o.tolist()
+        except Exception:
+            pass
+    if isinstance(o, (set, frozenset, tuple)):
+        return list(o)
+    if hasattr(o, "to_dict"):
+        try:
+            return o.to_dict()
+        except Exception:
+            pass
+    return repr(o)
+
+
+def _send(obj: dict) -> None:
+    if _S.events is not None:
+        _S.events.send(obj)
+
+
+def _probe_error(where: str, exc: BaseException) -> None:
+    msg = f"{where}: {type(exc).__name__}: {exc}"
+    if msg in _S.probe_errors or len(_S.probe_errors) >= 20:
+        return
+    _S.probe_errors.add(msg)
+    _send({"type": "probe_error", "message": msg})
+
+
+def _mine() -> bool:
+    """True in the script's own process (not in a forked DataLoader worker)."""
+    return os.getpid() == _S.pid
+
+
+def _call_monitor(name: str, *args, **kwargs):
+    mon = _S.monitor
+    if mon is None:
+        return None
+    try:
+        return getattr(mon, name)(*args, **kwargs)
+    except Exception as e:  # the monitor's faults never reach the script
+        _probe_error(f"monitor.{name}", e)
+        return None
+
+
+def _findings_payload() -> list:
+    found = _call_monitor("findings") or []
+    out = []
+    for f in found:
+        try:
+            out.append(f.to_dict() if hasattr(f, "to_dict") else dict(f))
+        except Exception as e:
+            _probe_error("finding", e)
+    return out
+
+
+def _emit(force: bool = False) -> None:
+    now = time.monotonic()
+    new_steps = _S.steps - _S.emit_steps
+    due = (new_steps >= _S.every and now - _S.emit_t >= MIN_EMIT_INTERVAL_S) or (
+        now - _S.emit_t >= MAX_EMIT_INTERVAL_S and (new_steps > 0 or _S.activity))
+    if not (force or due) or _S.monitor is None:
+        return
+    _S.emit_t, _S.emit_steps, _S.activity = now, _S.steps, False
+    _send({"type": "findings", "step": _S.steps, "findings": _findings_payload()})
+
+
+def _check_control() -> None:
+    fd = _S.control_fd
+    if fd is None:
+        return
+    try:
+        data = os.read(fd, 4096)
+    except BlockingIOError:
+        return
+    except OSError:
+        data = b""
+    if not data:  # EOF: the parent closed its end (it is gone)
+        _S.control_fd = None
+        if _S.stop_reason is None:
+            _S.stop_reason = "parent_gone"
+    elif b"stop" in data and _S.stop_reason is None:
+        _S.stop_reason = "decided"
+
+
+def _maybe_stop() -> None:
+    _check_control()
+    if _S.stop_reason is not None:
+        raise StopRun(_S.stop_reason)
+
+
+def _on_sigterm(signum, frame):
+    if not _mine():  # a forked worker inherited this handler: die the default way
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    if _S.stop_reason is None:
+        _S.stop_reason = "terminated"
+    raise StopRun(_S.stop_reason)
+
+
+# ============================================================================================
+# batches
+
+def _split_batch(batch):
+    if isinstance(batch, (tuple, list)):
+        if len(batch) >= 2:
+            return batch[0], batch[1]
+        return (batch[0] if batch else None), None
+    if isinstance(batch, dict):
+        x = next((batch[k] for k in ("input", "inputs", "x", "image", "images", "pixel_values",
+                                      "input_ids", "features", "data") if k in batch), None)
+        y = next((batch[k] for k in ("label", "labels", "target", "targets", "y") if k in batch),
+                 None)
+        return x, y
+    return batch, None
+
+
+_S.split_batch = _split_batch
+
+
+# ============================================================================================
+# instrumentation (installed when the script's `import torch` completes)
+
+class _TorchImportWatcher(importlib.abc.MetaPathFinder):
+    """Calls ``on_import`` right after ``torch`` has been imported (by anyone), then leaves."""
+
+    def __init__(self, on_import):
+        self.on_import = on_import
+        self.busy = False
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "torch" or self.busy:
+            return None
+        self.busy = True
+        try:
+            spec = None
+            for finder in sys.meta_path:
+                if finder is self or not hasattr(finder, "find_spec"):
+                    continue
+                spec = finder.find_spec(fullname, path, target)
+                if spec is not None:
+                    break
+        finally:
+            self.busy = False
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        spec.loader = _LoaderProxy(spec.loader, self)
+        return spec
+
+    def loaded(self, module) -> None:
+        try:
+            sys.meta_path.remove(self)
+        except ValueError:
+            pass
+        self.on_import()
+
+
+class _LoaderProxy:
+    def __init__(self, loader, watcher):
+        self._loader = loader
+        self._watcher = watcher
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        # leave no trace: the module sees its real loader
+        module.__loader__ = self._loader
+        if getattr(module, "__spec__", None) is not None:
+            module.__spec__.loader = self._loader
+        self._loader.exec_module(module)
+        self._watcher.loaded(module)
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+
+def _compiling() -> bool:
+    try:
+        import torch
+        return torch.compiler.is_compiling()
+    except Exception:
+        return False
+
+
+def _depth() -> int:
+    return getattr(_S.tls, "depth", 0)
+
+
+def install() -> None:
+    """Install every wrapper and global hook, and create the monitor. Idempotent."""
+    if _S.installed:
+        return
+    _S.installed = True
+    try:
+        _install()
+    except Exception as e:
+        _probe_error("install", e)
+
+
+def _patch(obj, attr, new):
+    _S.restore.append((obj, attr, obj.__dict__[attr] if attr in obj.__dict__ else None))
+    setattr(obj, attr, new)
+
+
+def _install() -> None:
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.modules import module as module_mod
+    from torch.nn.modules.loss import _Loss
+    from torch.optim import optimizer as optim_mod
+    from torch.utils.data import dataloader as dl_mod
+
+    try:
+        from traindx.probes.timing import split_batch
+        _S.split_batch = split_batch
+    except Exception:
+        pass
+    _S.monitor = _make_monitor()
+
+    _S.handles.append(optim_mod.register_optimizer_step_pre_hook(_pre_step))
+    _S.handles.append(optim_mod.register_optimizer_step_post_hook(_post_step))
+    _S.discovery_handle = module_mod.register_module_forward_pre_hook(_seen_module)
+
+    # -- Tensor.backward -----------------------------------------------------------------
+    orig_backward = torch.Tensor.backward
+
+    @functools.wraps(orig_backward)
+    def backward(self, *args, **kwargs):
+        if _mine() and not _compiling():
+            try:
+                _on_backward(self)
+            except Exception as e:
+                _probe_error("backward", e)
+        return orig_backward(self, *args, **kwargs)
+
+    _patch(torch.Tensor, "backward", backward)
+
+    # -- loss modules ----------------------------------------------------------------------
+    orig_call = torch.nn.Module.__call__
+
+    def loss_call(self, *args, **kwargs):
+        if _depth() or not _mine() or _compiling():
+            return orig_call(self, *args, **kwargs)
+        _S.tls.depth = _depth() + 1
+        try:
+            result = orig_call(self, *args, **kwargs)
+        finally:
+            _S.tls.depth -= 1
+        _record_loss(result, args, kwargs, type(self).__name__)
+        return result
+
+    loss_call.__name__ = loss_call.__qualname__ = "__call__"
+    _patch(_Loss, "__call__", loss_call)
+
+    # -- functional losses -----------------------------------------------------------------
+    for name in FUNCTIONAL_LOSSES:
+        orig = getattr(F, name, None)
+        if orig is not None:
+            _patch(F, name, _functional_wrapper(name, orig))
+
+    # -- GradScaler ------------------------------------------------------------------------
+    try:
+        from torch.amp.grad_scaler import GradScaler
+        orig_scale = GradScaler.scale
+
+        @functools.wraps(orig_scale)
+        def scale(self, outputs):
+            out = orig_scale(self, outputs)
+            if _mine() and isinstance(outputs, torch.Tensor) and isinstance(out, torch.Tensor) \
+                    and out is not outputs:
+                _S.scaled = (weakref.ref(out), outputs)
+            return out
+
+        _patch(GradScaler, "scale", scale)
+    except Exception as e:
+        _probe_error("GradScaler", e)
+
+    # -- DataLoader ------------------------------------------------------------------------
+    base_iter = dl_mod._BaseDataLoaderIter
+    orig_next = base_iter.__next__
+
+    @functools.wraps(orig_next)
+    def __next__(self):
+        if not _mine():
+            return orig_next(self)
+        _flush_pending()
+        _maybe_stop()
+        t0 = time.perf_counter()
+        batch = orig_next(self)
+        waited = time.perf_counter() - t0
+        try:
+            _S.activity = True
+            _call_monitor("on_data_wait", waited)
+            x, y = _S.split_batch(batch)
+            _call_monitor("on_batch", x, y, phase="train" if torch.is_grad_enabled() else "val")
+            _emit()
+        except Exception as e:
+            _probe_error("dataloader", e)
+        return batch
+
+    _patch(base_iter, "__next__", __next__)
+
+
+def uninstall() -> None:
+    """Undo every wrapper and hook (used after the script ends and by tests)."""
+    for h in _S.handles:
+        h.remove()
+    _S.handles.clear()
+    _drop_discovery()
+    for obj, attr, original in reversed(_S.restore):
+        if original is None:
+            try:
+                delattr(obj, attr)
+            except AttributeError:
+                pass
+        else:
+            setattr(obj, attr, original)
+    _S.restore.clear()
+    _S.installed = False
+
+
+def _make_monitor(**kwargs):
+    spec = _S.monitor_spec
+    modname, _, clsname = spec.partition(":")
+    try:
+        cls = getattr(importlib.import_module(modname), clsname or "Monitor")
+        return cls(level=_S.level, **kwargs)
+    except Exception as e:
+        _probe_error(f"monitor {spec}", e)
+        return None
+
+
+def _functional_wrapper(name, orig):
+    @functools.wraps(orig)
+    def wrapper(*args, **kwargs):
+        if _depth() or not _mine() or _compiling():
+            return orig(*args, **kwargs)
+        _S.tls.depth = _depth() + 1
+        try:
+            result = orig(*args, **kwargs)
+        finally:
+            _S.tls.depth -= 1
+        _record_loss(result, args, kwargs, name)
+        return result
+
+    # TorchScript compiles the original, as it does for torch's own _script_if_tracing wrappers
+    setattr(wrapper, "__script_if_tracing_wrapper", True)
+    setattr(wrapper, "__original_fn", orig)
+    return wrapper
+
+
+# -- losses -------------------------------------------------------------------------------
+
+class _Pending:
+    __slots__ = ("ref", "value", "outputs", "targets", "name", "training")
+
+    def __init__(self, loss, outputs, targets, name, training):
+        self.ref = weakref.ref(loss)
+        self.value = loss.detach()
+        self.outputs = outputs
+        self.targets = targets
+        self.name = name
+        self.training = training
+
+
+def _loss_args(args, kwargs):
+    import torch
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    outputs = args[0] if args else kwargs.get("input")
+    targets = args[1] if len(args) > 1 else kwargs.get("target")
+    if len(tensors) > 2 or not isinstance(outputs, torch.Tensor):
+        return None, None          # (x1, x2, y), CTC, ...: not an (outputs, targets) loss
+    if not isinstance(targets, torch.Tensor):
+        targets = None
+    return outputs.detach(), (targets.detach() if targets is not None else None)
+
+
+def _record_loss(result, args, kwargs, name) -> None:
+    try:
+        import torch
+        if not isinstance(result, torch.Tensor) or result.numel() == 0:
+            return
+        outputs, targets = _loss_args(args, kwargs)
+        if torch.is_grad_enabled():
+            model = _S.model
+            training = getattr(model, "training", None) if model is not None else None
+            if result.numel() == 1:
+                _S.pending.append(_Pending(result, outputs, targets, name, training))
+                del _S.pending[:-8]
+            return
+        value = result.detach()
+        if value.numel() != 1:
+            value = value.float().mean()
+        _S.activity = True
+        _call_monitor("on_loss", value, phase="val", outputs=outputs, targets=targets,
+                      loss_name=name)
+    except Exception as e:
+        _probe_error("loss", e)
+
+
+def _flush_pending() -> None:
+    """Losses computed with grad enabled that were never back-propagated: in eval mode they are
+    validation losses (a validation loop without no_grad); otherwise they are dropped."""
+    if not _S.pending:
+        return
+    pending, _S.pending = _S.pending, []
+    for p in pending:
+        if p.training is False:
+            _call_monitor("on_loss", p.value, phase="val", outputs=p.outputs, targets=p.targets,
+                          loss_name=p.name)
+
+
+def _on_backward(t) -> None:
+    if t.numel() != 1:
+        return
+    base = t
+    if _S.scaled is not None:
+        ref, unscaled = _S.scaled
+        if ref() is t:
+            base = unscaled
+        _S.scaled = None
+    pending, _S.pending = _S.pending, []
+    match = next((p for p in pending if p.ref() is base), None)
+    _S.activity = True
+    if match is not None:
+        # the others were not part of this loss: in eval mode they were validation losses
+        _S.pending = [p for p in pending if p is not match]
+        _flush_pending()
+        _call_monitor("on_loss", match.value, phase="train", outputs=match.outputs,
+                      targets=match.targets, loss_name=match.name)
+    elif pending:  # a composite loss (criterion + penalty, several criteria): report the total
+        first = pending[0]
+        _call_monitor("on_loss", base.detach(), phase="train", outputs=first.outputs,
+                      targets=first.targets, loss_name=first.name)
+    else:          # a hand-written loss: no stock criterion ran
+        _call_monitor("on_loss", base.detach(), phase="train", loss_name="custom")
+    _emit()
+
+
+# -- optimizer steps and model discovery -----------------------------------------------------
+
+def _seen_module(module, args):
+    if not _mine():
+        return None
+    _S.seen_calls += 1
+    if id(module) not in _S.seen:
+        _S.seen[id(module)] = module
+    if len(_S.seen) > DISCOVERY_MAX_MODULES or _S.seen_calls > DISCOVERY_MAX_CALLS:
+        _drop_discovery(keep_seen=True)
+    return None
+
+
+def _drop_discovery(keep_seen: bool = False) -> None:
+    if _S.discovery_handle is not None:
+        _S.discovery_handle.remove()
+        _S.discovery_handle = None
+    if not keep_seen:
+        _S.seen = {}
+
+
+def _pre_step(optimizer, args, kwargs):
+    if not _mine():
+        return None
+    if _S.optimizer is None:
+        _S.optimizer = optimizer
+    if optimizer is not _S.optimizer:
+        return None
+    _flush_pending()
+    _maybe_stop()
+    if _S.max_steps is not None and _S.steps >= _S.max_steps:
+        _S.stop_reason = "max_steps"
+        raise StopRun("max_steps")
+    if not _S.bound:
+        try:
+            _bind()
+        except Exception as e:
+            _probe_error("discovery", e)
+            _S.bound = True
+            _drop_discovery()
+    return None
+
+
+def _post_step(optimizer, args, kwargs):
+    if not _mine() or optimizer is not _S.optimizer:
+        return None
+    _S.steps += 1
+    try:
+        _emit()
+    except Exception as e:
+        _probe_error("emit", e)
+    return None
+
+
+def _bind() -> None:
+    """Find the model trained with the first optimizer and hand both to the monitor."""
+    from torch.nn.modules.loss import _Loss
+
+    opt = _S.optimizer
+    in_opt = {id(p) for g in opt.param_groups for p in g["params"]}
+    _S.bind_attempts += 1
+    modules = [m for m in _S.seen.values() if not isinstance(m, _Loss)]
+    if not modules and _S.discovery_handle is not None and _S.bind_attempts < 3:
+        return  # nothing ran through a module yet; try again at the next step
+    inner = set()
+    for m in modules:
+        for sub in m.modules():
+            if sub is not m:
+                inner.add(id(sub))
+    roots = [m for m in modules if id(m) not in inner]
+    model = None
+    if roots:
+        def key(m):
+            params = list(m.parameters())
+            return (sum(p.numel() for p in params if id(p) in in_opt),
+                    sum(p.numel() for p in params))
+        model = max(roots, key=key)
+    if model is None:
+        model = _module_holding(in_opt)
+    _drop_discovery()
+    _S.model = model
+    _S.bound = True
+    _call_monitor("bind", model, opt)
+    _call_monitor("attach")
+
+
+def _module_holding(param_ids):
+    """Fallback when no module was seen running: the root module that holds the optimizer's
+    parameters, found among live objects."""
+    import gc
+
+    import torch
+
+    holders = [o for o in gc.get_objects() if isinstance(o, torch.nn.Module)
+               and any(id(p) in param_ids for p in o.parameters(recurse=False))]
+    if not holders:
+        return None
+    candidates = [o for o in gc.get_objects() if isinstance(o, torch.nn.Module)
+                  and any(id(p) in param_ids for p in o.parameters())]
+    inner = {id(s) for c in candidates for s in c.modules() if s is not c}
+    roots = [c for c in candidates if id(c) not in inner]
+    return max(roots, key=lambda m: sum(p.numel() for p in m.parameters()), default=None)
+
+
+# ============================================================================================
+# main
+
+def _crash_event(exc: BaseException) -> tuple[dict, str]:
+    """The crash event for the parent and the traceback text (the script's own frames only)."""
+    te = traceback.TracebackException.from_exception(exc)
+    _strip_own_frames(te)
+    text = "".join(te.format())
+    only = "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()
+    message = only[-1].strip() if only else type(exc).__name__
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)]
+    files = [f.filename for f in frames]
+    user = [f for f in frames if not _own_file(f.filename) and not _library_file(f.filename)]
+    innermost = user[-1] if user else (frames[-1] if frames else None)
+    names = [c.__name__ for c in type(exc).__mro__]
+    event = {"type": "crash", "exc_type": type(exc).__name__,
+             "error_kind": classify_crash(names, str(exc), files), "message": message,
+             "traceback": text[-20000:],
+             "file": innermost.filename if innermost else None,
+             "line": innermost.lineno if innermost else None, "syntax": None}
+    if isinstance(exc, SyntaxError):
+        event["syntax"] = {"msg": exc.msg, "file": exc.filename, "line": exc.lineno,
+                           "col": exc.offset}
+        event["file"], event["line"] = exc.filename, exc.lineno
+    return event, text
+
+
+def _own_file(filename: str) -> bool:
+    f = os.path.abspath(filename) if filename and not filename.startswith("<") else filename or ""
+    return f.startswith(_PROBES_DIR + os.sep) or os.path.basename(f) == "runpy.py" \
+        or f.startswith("<frozen runpy")
+
+
+_LIBRARY_DIRS = tuple({os.path.join(p, "lib") + os.sep for p in (sys.prefix, sys.base_prefix,
+                                                                    sys.exec_prefix)})
+
+
+def _library_file(filename: str) -> bool:
+    """Installed code (torch, the stdlib), as opposed to the user's own files."""
+    f = filename or ""
+    return f.startswith("<") or "site-packages" in f or "dist-packages" in f \
+        or f.startswith(_LIBRARY_DIRS)
+
+
+def _strip_own_frames(te) -> None:
+    seen = set()
+    while te is not None and id(te) not in seen:
+        seen.add(id(te))
+        stack = list(te.stack)
+        i = 0
+        while i < len(stack) and _own_file(stack[i].filename):
+            i += 1
+        if 0 < i < len(stack):
+            te.stack = traceback.StackSummary.from_list(stack[i:])
+        te = te.__cause__ or te.__context__
+
+
+def _stop_in_chain(exc: BaseException):
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, StopRun):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def _parse(argv):
+    if "--" in argv:
+        i = argv.index("--")
+        own, rest = argv[:i], argv[i + 1:]
+    else:
+        own, rest = argv, []
+    p = argparse.ArgumentParser(prog="python -m traindx.probes._child")
+    p.add_argument("--events", required=True)
+    p.add_argument("--control", type=int)
+    p.add_argument("--max-steps", type=int)
+    p.add_argument("--every", type=int, default=10)
+    p.add_argument("--level", default="cheap")
+    p.add_argument("--monitor", default=DEFAULT_MONITOR)
+    p.add_argument("--setup")
+    opts = p.parse_args(own)
+    if not opts.setup and not rest:
+        p.error("a script is required after --")
+    return opts, rest
+
+
+def _run_script(path: str, args) -> None:
+    sys.argv = [path, *args]
+    script_dir = os.path.dirname(os.path.abspath(path))
+    if sys.path and sys.path[0] in ("", os.getcwd()):
+        sys.path[0] = script_dir
+    else:
+        sys.path.insert(0, script_dir)
+    if "torch" in sys.modules:
+        install()
+    else:
+        sys.meta_path.insert(0, _TorchImportWatcher(install))
+    runpy.run_path(path, run_name="__main__")
+
+
+def _run_setup(spec: str) -> None:
+    from traindx.engine.errors import InputError
+    from traindx.probes import setup as setup_mod
+
+    def on_step(step: int) -> None:
+        _S.steps = step
+        _emit()
+        _maybe_stop()
+
+    try:
+        training = setup_mod.load_setup(spec)
+        _S.monitor = _make_monitor(num_classes=training.num_classes)
+        setup_mod.instrumented_training(training, _S.monitor, max_steps=_S.max_steps or 200,
+                                        call=_call_monitor, on_step=on_step,
+                                        check_stop=_maybe_stop)
+    except InputError as e:
+        _send({"type": "input_error", "message": e.message, "path": e.path, "line": e.line,
+               "col": e.col, "hint": e.hint})
+        raise SystemExit(2)
+
+
+def main(argv=None) -> int:
+    opts, rest = _parse(sys.argv[1:] if argv is None else argv)
+    _S.events = _Events(opts.events)
+    if opts.control is not None:
+        os.set_inheritable(opts.control, False)
+        os.set_blocking(opts.control, False)
+        _S.control_fd = opts.control
+    _S.max_steps = opts.max_steps
+    _S.every = max(1, opts.every)
+    _S.level = opts.level
+    _S.monitor_spec = opts.monitor
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    _send({"type": "start", "pid": os.getpid()})
+
+    code, reason = 0, "finished"
+    try:
+        if opts.setup:
+            _run_setup(opts.setup)
+        else:
+            _run_script(rest[0], rest[1:])
+    except SystemExit as e:
+        stop = _stop_in_chain(e)
+        if stop is not None:
+            reason = stop.reason
+        elif e.code is None or isinstance(e.code, int):
+            code = e.code or 0
+        else:
+            print(e.code, file=sys.stderr)
+            code = 1
+    except BaseException as e:  # noqa: BLE001 - the script's crash is the evidence
+        stop = _stop_in_chain(e)
+        if stop is not None:
+            reason = stop.reason
+        else:
+            event, text = _crash_event(e)
+            sys.stderr.write(text)
+            _send(event)
+            code, reason = 1, "crashed"
+    finally:
+        try:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        except ValueError:
+            pass
+    _finish(code, reason)
+    return code
+
+
+def _finish(code: int, reason: str) -> None:
+    try:
+        _flush_pending()
+        if _S.monitor is not None:
+            _send({"type": "findings", "step": _S.steps, "findings": _findings_payload()})
+        summary = _call_monitor("summary")
+        _call_monitor("detach")
+    except BaseException as e:  # noqa: BLE001
+        _probe_error("finish", e)
+        summary = None
+    _send({"type": "exit", "reason": reason, "code": code, "steps": _S.steps,
+           "summary": summary if isinstance(summary, dict) else None})
+    if _S.events is not None:
+        _S.events.close()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,594 @@
+"""Run a user's training script (or a ``--setup`` factory) in a child process under instrumentation.
+
+This is the *parent* half of ``traindx diagnose --script train.py -- ARGS``. The child half is
+:mod:`traindx.probes._child`; the two talk over a pipe of JSON lines (see that module for the
+protocol). Nothing here imports torch: the parent stays light and a crash, a hang or an OOM in the
+user's run can never take traindx down with it.
+
+What the parent does:
+
+* checks the script first (exists, is a Python file, compiles) -- a bad path or a ``SyntaxError``
+  is an :class:`~traindx.engine.errors.InputError` naming the file (and line), before anything runs;
+* starts ``python -m traindx.probes._child`` in a new session (its own process group), with the
+  script's stdout/stderr captured (their last lines end up in :class:`RunResult`) and stdin closed;
+* reads findings batches as they arrive and, after each, asks ``decide(findings)`` whether the
+  evidence already decides -- if so it asks the child to stop at its next optimizer step;
+* enforces ``timeout``: SIGTERM to the whole process tree, SIGKILL after a grace period; after the
+  child exits, whatever it left behind (DataLoader workers, subprocesses) is terminated too;
+* turns a crash into evidence: facts ``error_kind`` and ``error_message`` from source
+  ``probe:crash`` (see :func:`classify_crash`).
+
+POSIX only (process groups, ``pass_fds``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from traindx.engine.errors import InputError
+from traindx.engine.evidence import Finding
+
+__all__ = ["RunResult", "run_script", "classify_crash", "crash_findings", "STOP_REASONS",
+           "ERROR_KINDS"]
+
+#: Why a run ended, as :attr:`RunResult.stopped_reason` says it.
+STOP_REASONS = ("finished", "decided", "max_steps", "timeout", "crashed")
+#: The values of the ``error_kind`` fact (``kb/facts.yaml``).
+ERROR_KINDS = ("cuda_oom", "cuda_error", "dataloader_error", "shape_error", "dtype_error",
+               "import_error", "other_error")
+#: The evidence source of crash findings (``kb/sources.yaml``).
+CRASH_SOURCE = "probe:crash"
+
+#: Seconds between SIGTERM and SIGKILL, and between a "stop" request and SIGTERM.
+DEFAULT_GRACE_S = 3.0
+#: Lines of the script's stdout/stderr kept for the report.
+DEFAULT_TAIL_LINES = 40
+#: Default monitor class the child instantiates.
+DEFAULT_MONITOR = "traindx.probes.monitor:Monitor"
+
+
+@dataclass
+class RunResult:
+    """What one instrumented run produced.
+
+    ``findings`` holds the latest finding per fact (a fact reported again replaces the earlier
+    value), crash findings included. ``steps`` counts optimizer steps of the first optimizer that
+    stepped. ``stopped_reason`` is one of :data:`STOP_REASONS`. ``crash`` is ``None`` or a dict with
+    ``error_kind``, ``message`` (the last traceback line), ``traceback``, ``exc_type``, ``file``,
+    ``line``. ``stdout_tail``/``stderr_tail`` are the script's last output lines. ``summary`` is the
+    monitor's ``summary()`` at the end (``None`` if the child never got that far).
+    ``probe_errors`` are faults of the instrumentation itself that the run survived.
+    """
+
+    findings: list[Finding]
+    steps: int
+    wall_s: float
+    exit_code: int | None
+    stopped_reason: str
+    stdout_tail: str = ""
+    stderr_tail: str = ""
+    crash: dict | None = None
+    summary: dict | None = None
+    probe_errors: list[str] = field(default_factory=list)
+
+    def finding(self, fact: str) -> Finding | None:
+        """The finding for ``fact``, or ``None``."""
+        for f in self.findings:
+            if f.fact == fact:
+                return f
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# crash classification (probe:crash)
+
+_OOM = re.compile(
+    r"(CUDA|HIP|MPS|XPU|GPU)\b[^\n]*out of memory|out of memory[^\n]*(GPU|CUDA|device)"
+    r"|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_ALLOC_FAILED|cudaErrorMemoryAllocation", re.I)
+_CUDA = re.compile(
+    r"CUDA error|CUDA driver|CUDA kernel errors|cuDNN error|CUDNN_STATUS|CUBLAS_STATUS|"
+    r"device-side assert|NCCL error|no CUDA GPUs are available|Torch not compiled with CUDA|"
+    r"Found no NVIDIA driver|CUDA-capable device|cudaError|CUDA initialization", re.I)
+_DATALOADER = re.compile(r"DataLoader worker|default_collate|collate_fn|DataLoader timed out", re.I)
+_DTYPE = re.compile(
+    r"dtype|scalar type|\bFound dtype\b|not implemented for '\w+'|can't be cast to the desired"
+    r"|(Float|Double|Long|Half|BFloat16|Int|Byte|Bool|Char|Short)Tensor\b"
+    r"|expected (both )?[\w ]*(Float|Double|Long|Half|BFloat16)\b[^\n]*but (got|found)", re.I)
+_SHAPE = re.compile(
+    r"shape|size mismatch|sizes? of tensors? must match|must match the size|cannot be multiplied"
+    r"|Expected input batch_size|to have \d+ channels|Expected \d+D|-dimensional|dimension out of range"
+    r"|invalid for input of size|Target size|non-singleton dimension|size of tensor"
+    r"|same number of dimensions|Expected (hidden|input) size|input\.size\(-1\)|mat1 and mat2"
+    r"|number of dimensions|Expected size \d+|size \[[\d, ]*\]", re.I)
+_CPU_ALLOC = re.compile(r"DefaultCPUAllocator|CPU memory|can't allocate memory", re.I)
+
+
+def classify_crash(exc_types: Sequence[str], message: str,
+                   frame_files: Iterable[str] = ()) -> str:
+    """The ``error_kind`` of a crash, one of :data:`ERROR_KINDS`.
+
+    ``exc_types`` are the names of the exception's class and its bases (``["OutOfMemoryError",
+    "RuntimeError", ...]``), ``message`` is ``str(exc)`` (all its lines), ``frame_files`` the file
+    names in its traceback. Only the message and file names are read, never the source lines, so
+    words in the user's code cannot sway it. Order matters: an OOM inside a DataLoader worker is an
+    OOM; a size error raised while collating a batch is a DataLoader error.
+    """
+    names = set(exc_types)
+    files = [str(f).replace("\\", "/") for f in frame_files]
+    if ("OutOfMemoryError" in names and not _CPU_ALLOC.search(message)) or _OOM.search(message):
+        return "cuda_oom"
+    if _DATALOADER.search(message) or any("torch/utils/data/" in f for f in files):
+        return "dataloader_error"
+    if "AcceleratorError" in names or "CudaError" in names or _CUDA.search(message):
+        return "cuda_error"
+    if "ImportError" in names or "ModuleNotFoundError" in names:
+        return "import_error"
+    if _DTYPE.search(message):
+        return "dtype_error"
+    if _SHAPE.search(message):
+        return "shape_error"
+    return "other_error"
+
+
+def crash_findings(crash: dict) -> list[Finding]:
+    """The crash as evidence: ``error_kind`` and ``error_message`` from ``probe:crash``."""
+    kind = crash.get("error_kind") or "other_error"
+    message = crash.get("message") or ""
+    where = ""
+    if crash.get("file"):
+        where = f" at {crash['file']}" + (f":{crash['line']}" if crash.get("line") else "")
+    exc = crash.get("exc_type") or "the run"
+    extra = {k: crash[k] for k in ("file", "line", "exc_type") if crash.get(k) is not None}
+    return [
+        Finding("error_kind", kind, CRASH_SOURCE, detail=f"{exc} raised{where} instead of training"),
+        Finding("error_message", message, CRASH_SOURCE, detail="the last line of the traceback",
+                extra=extra),
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# input checks
+
+def check_script(path: str | os.PathLike) -> Path:
+    """The script's resolved path, or :class:`InputError` if it is missing, not Python, or does
+    not compile (``file:line:col: syntax error: ...``). Compiling only parses; nothing runs."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError("no such file", path=str(path),
+                         hint="pass the training script, e.g. --script train.py")
+    if p.is_dir():
+        raise InputError("is a directory, not a Python script", path=str(path))
+    try:
+        source = p.read_bytes()
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror or e}", path=str(path)) from None
+    first = source.split(b"\n", 1)[0]
+    if p.suffix not in (".py", ".pyw") and not (first.startswith(b"#!") and b"python" in first):
+        raise InputError("not a Python file (expected a .py script)", path=str(path))
+    if b"\0" in source:
+        raise InputError("not a Python file (binary content)", path=str(path))
+    try:
+        compile(source, str(path), "exec", dont_inherit=True)
+    except SyntaxError as e:
+        raise _syntax_input_error(e.msg, e.filename or str(path), e.lineno, e.offset) from None
+    except (ValueError, UnicodeDecodeError) as e:
+        raise InputError(f"not a Python file ({e})", path=str(path)) from None
+    return p.resolve()
+
+
+def _syntax_input_error(msg, filename, lineno, offset) -> InputError:
+    return InputError(f"syntax error: {msg}", path=filename, line=lineno, col=offset)
+
+
+# --------------------------------------------------------------------------------------------
+# running
+
+def run_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: int | None = None,
+               timeout: float | None = None, decide: Callable[[list[Finding]], bool] | None = None,
+               env: dict | None = None, every: int = 10, grace: float = DEFAULT_GRACE_S,
+               level: str = "cheap", monitor: str = DEFAULT_MONITOR,
+               tail_lines: int = DEFAULT_TAIL_LINES) -> RunResult:
+    """Run ``python path args...`` unmodified, under instrumentation, and return its evidence.
+
+    The script runs as ``__main__`` with ``sys.argv = [path, *args]``, its own folder first on
+    ``sys.path`` and the current directory unchanged -- as ``python path args...`` would.
+
+    ``max_steps``: the child stops itself before optimizer step ``max_steps + 1`` (exactly
+    ``max_steps`` steps run). ``timeout``: seconds of wall time, then the process tree is
+    terminated (SIGTERM, SIGKILL after ``grace`` seconds). ``decide(findings) -> bool`` is called
+    with all findings so far (latest per fact) after every batch the child sends (about every
+    ``every`` optimizer steps); ``True`` stops the run at its next optimizer step.
+    ``env``: extra environment variables for the script (added to ``os.environ``).
+    ``level``: the monitor's cost level; ``monitor``: ``"module:Class"`` of the monitor the child
+    instantiates (an extension point; tests pass a fake).
+
+    Raises :class:`InputError` for a missing/non-Python path or a script (or a module it imports)
+    with a syntax error. A script that crashes is *not* an error: the crash is in the result
+    (``stopped_reason == "crashed"``, ``crash``, and the ``error_kind``/``error_message`` findings).
+    """
+    script = check_script(path)
+    if max_steps is not None and max_steps < 0:
+        raise InputError(f"--max-steps must be >= 0, got {max_steps}")
+    child_args = ["--every", str(int(every)), "--level", level, "--monitor", monitor]
+    if max_steps is not None:
+        child_args += ["--max-steps", str(int(max_steps))]
+    child_args += ["--", str(script), *[str(a) for a in args]]
+    return run_child(child_args, timeout=timeout, decide=decide, env=env, grace=grace,
+                     tail_lines=tail_lines)
+
+
+def run_child(child_args: Sequence[str], *, timeout: float | None = None,
+              decide: Callable[[list[Finding]], bool] | None = None, env: dict | None = None,
+              grace: float = DEFAULT_GRACE_S, tail_lines: int = DEFAULT_TAIL_LINES) -> RunResult:
+    """Start ``python -m traindx.probes._child CHILD_ARGS`` and supervise it (see
+    :func:`run_script`). Shared by :func:`run_script` and :func:`traindx.probes.setup.run_setup`."""
+    session = _ChildSession(child_args, timeout=timeout, decide=decide, env=env, grace=grace,
+                            tail_lines=tail_lines)
+    return session.run()
+
+
+class _ChildSession:
+    POLL_S = 0.1
+    SNAPSHOT_EVERY_S = 1.0
+
+    def __init__(self, child_args, *, timeout, decide, env, grace, tail_lines):
+        self.child_args = list(child_args)
+        self.timeout = timeout
+        self.decide = decide
+        self.env = env
+        self.grace = grace
+        self.tails = {"out": deque(maxlen=tail_lines), "err": deque(maxlen=tail_lines)}
+        self.partial = {"out": b"", "err": b"", "ev": b""}
+        self.findings: dict[str, Finding] = {}
+        self.steps = 0
+        self.crash: dict | None = None
+        self.exit_event: dict | None = None
+        self.input_error: dict | None = None
+        self.summary: dict | None = None
+        self.probe_errors: list[str] = []
+        self.reason: str | None = None          # set when *we* stop the run: decided | timeout
+        self.next_escalation: tuple[float, int] | None = None
+        self.tree: dict[int, int] = {}          # pid -> start time, every descendant seen
+        self.proc: subprocess.Popen | None = None
+        self.started = False                    # the child reached the user's code
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def run(self) -> RunResult:
+        ev_r, ev_w = os.pipe()
+        ctl_r, ctl_w = os.pipe()
+        cmd = [sys.executable, "-m", "traindx.probes._child", "--events", str(ev_w),
+               "--control", str(ctl_r), *self.child_args]
+        child_env = dict(os.environ)
+        if self.env:
+            child_env.update({str(k): str(v) for k, v in self.env.items()})
+        self.start = time.monotonic()
+        try:
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, pass_fds=(ev_w, ctl_r),
+                                         start_new_session=True, env=child_env)
+        except BaseException:
+            for fd in (ev_r, ctl_w):
+                os.close(fd)
+            raise
+        finally:
+            os.close(ev_w)
+            os.close(ctl_r)
+        self.ctl_w = ctl_w
+        self.ev_r = ev_r
+        self.end = None
+        try:
+            self._supervise()
+        finally:
+            self._cleanup()
+        return self._result()
+
+    def _supervise(self) -> None:
+        proc = self.proc
+        sel = selectors.DefaultSelector()
+        sel.register(proc.stdout, selectors.EVENT_READ, "out")
+        sel.register(proc.stderr, selectors.EVENT_READ, "err")
+        sel.register(self.ev_r, selectors.EVENT_READ, "ev")
+        self.sel = sel
+        last_snapshot = 0.0
+        while True:
+            now = time.monotonic()
+            if self._child_exited():
+                self.end = now
+                break
+            if now - last_snapshot >= self.SNAPSHOT_EVERY_S:
+                self._remember_tree()
+                last_snapshot = now
+            if self.timeout is not None and self.reason is None and now - self.start >= self.timeout:
+                self.reason = "timeout"
+                self._signal_tree(signal.SIGTERM)
+                self.next_escalation = (now + self.grace, signal.SIGKILL)
+            if self.next_escalation and now >= self.next_escalation[0]:
+                sig = self.next_escalation[1]
+                self._signal_tree(sig)
+                self.next_escalation = ((now + self.grace, signal.SIGKILL)
+                                        if sig == signal.SIGTERM else None)
+            wait = self.POLL_S
+            if self.timeout is not None and self.reason is None:
+                wait = max(0.0, min(wait, self.start + self.timeout - now))
+            self._pump(wait)
+        # The child is gone (not yet reaped): collect what is still in the pipes.
+        deadline = time.monotonic() + 1.0
+        while self.sel.get_map() and time.monotonic() < deadline:
+            if not self._pump(0.05):
+                break
+
+    def _pump(self, wait: float) -> bool:
+        """Read whatever is ready within ``wait`` seconds; False if nothing was."""
+        if not self.sel.get_map():
+            time.sleep(wait)
+            return False
+        ready = self.sel.select(wait)
+        for key, _ in ready:
+            try:
+                data = os.read(key.fd, 65536)
+            except OSError:
+                data = b""
+            if not data:
+                self.sel.unregister(key.fileobj)
+                self._feed(key.data, b"", eof=True)
+            else:
+                self._feed(key.data, data)
+        return bool(ready)
+
+    def _child_exited(self) -> bool:
+        # WNOWAIT: see the exit without reaping, so the process-group id stays reserved until
+        # the stragglers are dealt with in _cleanup.
+        if hasattr(os, "waitid"):
+            try:
+                return os.waitid(os.P_PID, self.proc.pid,
+                                 os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+            except ChildProcessError:
+                return True
+        return self.proc.poll() is not None
+
+    def _cleanup(self) -> None:
+        proc = self.proc
+        if proc is None:
+            return
+        try:
+            if not self._child_exited():
+                # We are leaving early (decide raised, KeyboardInterrupt, ...): take it all down.
+                self._remember_tree()
+                self._signal_tree(signal.SIGTERM)
+                if not _wait_exit(self, self.grace):
+                    self._signal_tree(signal.SIGKILL)
+            if self.end is None:
+                self.end = time.monotonic()
+            # Whatever the script left running in its group or below it.
+            self._remember_tree()
+            if self._survivors():
+                self._signal_tree(signal.SIGTERM)
+                deadline = time.monotonic() + min(self.grace, 1.0)
+                while self._survivors() and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                if self._survivors():
+                    self._signal_tree(signal.SIGKILL)
+        finally:
+            try:
+                proc.wait(timeout=max(self.grace, 1.0))
+            except subprocess.TimeoutExpired:  # pragma: no cover - leader ignored SIGKILL?
+                proc.kill()
+                proc.wait()
+            for f in (proc.stdout, proc.stderr):
+                if f is not None:
+                    f.close()
+            for fd in (self.ev_r, self.ctl_w):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            if hasattr(self, "sel"):
+                self.sel.close()
+
+    # -- process tree ------------------------------------------------------------------------
+    def _remember_tree(self) -> None:
+        table = _proc_table()
+        if not table:
+            return
+        pgid = self.proc.pid
+        children: dict[int, list[int]] = {}
+        for pid, (ppid, pg, start, state) in table.items():
+            children.setdefault(ppid, []).append(pid)
+            if pg == pgid and pid != pgid:
+                self.tree.setdefault(pid, start)
+        stack = [self.proc.pid]
+        while stack:
+            for c in children.get(stack.pop(), ()):
+                if c not in self.tree:
+                    self.tree[c] = table[c][2]
+                    stack.append(c)
+
+    def _survivors(self) -> list[int]:
+        table = _proc_table()
+        if not table:
+            return []
+        alive = [pid for pid, start in self.tree.items()
+                 if pid in table and table[pid][2] == start and table[pid][3] not in "ZX"]
+        alive += [pid for pid, (_, pg, _, state) in table.items()
+                  if pg == self.proc.pid and pid != self.proc.pid and state not in "ZX"
+                  and pid not in alive]
+        return alive
+
+    def _signal_tree(self, sig: int) -> None:
+        """``sig`` to the child's process group and to every descendant seen (some may have left
+        the group with setsid)."""
+        try:
+            os.killpg(self.proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+        table = _proc_table()
+        for pid, start in list(self.tree.items()):
+            if pid in table and table[pid][2] == start:
+                try:
+                    os.kill(pid, sig)
+                except (ProcessLookupError, PermissionError):
+                    pass
+
+    def _stop_request(self) -> None:
+        try:
+            os.write(self.ctl_w, b"stop decided\n")
+        except OSError:
+            pass
+        # If it does not reach another optimizer step in time: SIGTERM, then SIGKILL.
+        self.next_escalation = (time.monotonic() + self.grace, signal.SIGTERM)
+
+    # -- events and output -------------------------------------------------------------------
+    def _feed(self, tag: str, data: bytes, eof: bool = False) -> None:
+        buf = self.partial[tag] + data
+        if tag == "ev":
+            lines = buf.split(b"\n")
+            self.partial[tag] = b"" if eof else lines.pop()
+            for line in lines:
+                if line.strip():
+                    self._event(line)
+            return
+        lines = re.split(rb"\r\n|\n|\r", buf)
+        rest = b"" if eof else lines.pop()
+        if len(rest) > 65536:  # a line without end: keep its tail
+            rest = rest[-65536:]
+        self.partial[tag] = rest
+        for line in lines:
+            if line.strip():
+                self.tails[tag].append(line.decode("utf-8", "replace"))
+
+    def _event(self, line: bytes) -> None:
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            self.probe_errors.append(f"unreadable event from the child: {line[:200]!r}")
+            return
+        kind = ev.get("type")
+        if kind == "findings":
+            for d in ev.get("findings", ()):
+                try:
+                    f = Finding(fact=d["fact"], value=d.get("value"), source=d.get("source", "probe"),
+                                detail=d.get("detail"), extra=d.get("extra") or {})
+                except (KeyError, TypeError):
+                    continue
+                self.findings.pop(f.fact, None)
+                self.findings[f.fact] = f
+            self.steps = max(self.steps, int(ev.get("step") or 0))
+            if self.decide is not None and self.reason is None:
+                if self.decide(list(self.findings.values())):
+                    self.reason = "decided"
+                    self._stop_request()
+        elif kind == "crash":
+            self.crash = {k: v for k, v in ev.items() if k != "type"}
+        elif kind == "exit":
+            self.exit_event = ev
+            self.steps = max(self.steps, int(ev.get("steps") or 0))
+            if isinstance(ev.get("summary"), dict):
+                self.summary = ev["summary"]
+        elif kind == "probe_error":
+            self.probe_errors.append(str(ev.get("message")))
+        elif kind == "input_error":
+            self.input_error = ev
+        elif kind == "start":
+            self.started = True
+
+    # -- result ------------------------------------------------------------------------------
+    def _result(self) -> RunResult:
+        for tag in ("out", "err"):
+            if self.partial[tag].strip():
+                self.tails[tag].append(self.partial[tag].decode("utf-8", "replace"))
+                self.partial[tag] = b""
+        if not self.started and self.proc.returncode != 0 and self.reason is None:
+            # The child failed before it ran any user code: a fault of traindx, not evidence.
+            raise RuntimeError("traindx's child process failed before the script started "
+                               f"(exit {self.proc.returncode}):\n" + "\n".join(self.tails["err"]))
+        if self.input_error is not None:
+            ie = self.input_error
+            raise InputError(ie.get("message") or "bad input", path=ie.get("path"),
+                             line=ie.get("line"), col=ie.get("col"), hint=ie.get("hint"))
+        if self.crash and self.crash.get("syntax") and self.reason is None:
+            s = self.crash["syntax"]
+            raise _syntax_input_error(s.get("msg"), s.get("file"), s.get("line"), s.get("col"))
+        code = self.proc.returncode
+        crash = self.crash
+        child_reason = (self.exit_event or {}).get("reason")
+        if self.reason is not None:
+            reason = self.reason
+            crash = None if self.reason == "timeout" and child_reason != "crashed" else crash
+        elif child_reason == "max_steps":
+            reason = "max_steps"
+        elif crash is not None:
+            reason = "crashed"
+        elif code not in (0, None):
+            reason = "crashed"
+            crash = self._crash_without_traceback(code)
+        else:
+            reason = "finished"
+        findings = list(self.findings.values())
+        if crash is not None:
+            crash.setdefault("error_kind", "other_error")
+            facts = crash_findings(crash)
+            findings = [f for f in findings if f.fact not in {c.fact for c in facts}] + facts
+        return RunResult(findings=findings, steps=self.steps,
+                         wall_s=round((self.end or time.monotonic()) - self.start, 3),
+                         exit_code=code, stopped_reason=reason,
+                         stdout_tail="\n".join(self.tails["out"]),
+                         stderr_tail="\n".join(self.tails["err"]), crash=crash,
+                         summary=self.summary, probe_errors=self.probe_errors)
+
+    def _crash_without_traceback(self, code: int) -> dict:
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            message = f"the script was killed by {name}"
+            if -code == signal.SIGKILL:
+                message += " (possibly out of host memory)"
+        else:
+            last = self.tails["err"][-1].strip() if self.tails["err"] else ""
+            message = last or f"the script exited with status {code}"
+        return {"error_kind": classify_crash((), message), "message": message,
+                "traceback": None, "exc_type": None, "exit_code": code}
+
+
+def _wait_exit(session: _ChildSession, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if session._child_exited():
+            return True
+        time.sleep(0.02)
+    return session._child_exited()
+
+
+def _proc_table() -> dict[int, tuple[int, int, int, str]]:
+    """pid -> (ppid, pgid, start time, state) from /proc; {} where there is no /proc."""
+    table = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return table
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        rest = stat[stat.rfind(b")") + 2:].split()
+        try:
+            table[int(name)] = (int(rest[1]), int(rest[2]), int(rest[19]), rest[0].decode())
+        except (IndexError, ValueError):
+            continue
+    return table
