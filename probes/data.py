@@ -1,0 +1,299 @@
+"""Data quantities: dataset sizes, input statistics, label composition, val/train overlap.
+
+Sources (kb/sources.yaml): ``probe:dataset_size``, ``probe:input_stats``, ``probe:labels``,
+``probe:leakage``. Public functions return plain data. Reading dataset items (the leakage probe)
+runs the user's ``__getitem__``, which may draw random numbers for augmentation: the torch, numpy
+and ``random`` generator states are saved before and restored after.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import math
+import random as _random
+import time
+from statistics import mean
+from typing import Sequence
+
+
+# --------------------------------------------------------------------------- sizes
+def dataset_size(loader) -> int | None:
+    """``len(loader.dataset)`` (or ``len(obj)`` for a dataset), None when it has no length."""
+    ds = getattr(loader, "dataset", loader)
+    try:
+        return int(len(ds))
+    except Exception:
+        return None
+
+
+def loader_shuffles(loader) -> bool | None:
+    """Whether a DataLoader draws a random order: True for a RandomSampler (or a random batch
+    sampler), False for a SequentialSampler, None when unknown."""
+    try:
+        from torch.utils.data import RandomSampler, SequentialSampler, SubsetRandomSampler
+    except Exception:
+        return None
+    sampler = getattr(loader, "sampler", None)
+    bs = getattr(loader, "batch_sampler", None)
+    inner = getattr(bs, "sampler", None)
+    for s in (sampler, inner):
+        if isinstance(s, (RandomSampler, SubsetRandomSampler)):
+            return True
+    for s in (sampler, inner):
+        if isinstance(s, SequentialSampler):
+            return False
+    return None
+
+
+# --------------------------------------------------------------------------- inputs
+def tensors_in(obj, _depth: int = 0):
+    """The tensors inside a batch structure (tensor, list/tuple, dict), depth-first."""
+    import torch
+
+    if torch.is_tensor(obj):
+        yield obj
+    elif _depth < 4 and isinstance(obj, (list, tuple)):
+        for o in obj:
+            yield from tensors_in(o, _depth + 1)
+    elif _depth < 4 and isinstance(obj, dict):
+        for o in obj.values():
+            yield from tensors_in(o, _depth + 1)
+
+
+def inputs_have_nan(batch) -> bool:
+    """Whether any floating tensor in the batch holds NaN or Inf."""
+    import torch
+
+    with torch.no_grad():
+        for t in tensors_in(batch):
+            if t.is_floating_point() or t.is_complex():
+                if not bool(torch.isfinite(t).all()):
+                    return True
+    return False
+
+
+def _feature_moments(x):
+    """(sum, sum of squares, count) per feature of a float batch: dim 1 of (N, F) or the channels of
+    (N, C, ...). Private: returns tensors, so the caller can accumulate without a host sync."""
+    import torch
+
+    if not torch.is_tensor(x) or not x.is_floating_point() or x.dim() < 2 or x.shape[0] == 0:
+        return None
+    with torch.no_grad():
+        xf = x.detach().float()
+        if xf.dim() > 2:
+            xf = xf.transpose(0, 1).reshape(xf.shape[1], -1).t()
+        return xf.sum(0), (xf * xf).sum(0), xf.shape[0]
+
+
+def feature_stats(sums: Sequence[float], sumsq: Sequence[float], count: int) -> tuple[list[float], list[float]]:
+    """Per-feature means and standard deviations from accumulated moments."""
+    if count <= 0:
+        return [], []
+    means = [s / count for s in sums]
+    stds = [math.sqrt(max(0.0, q / count - m * m)) for q, m in zip(sumsq, means)]
+    return means, stds
+
+
+def input_scale(means: Sequence[float], stds: Sequence[float]) -> float | None:
+    """Largest absolute feature mean or std across input features (about 1 for normalised data)."""
+    vals = [abs(v) for v in list(means) + list(stds) if math.isfinite(v)]
+    return float(max(vals)) if vals else None
+
+
+def input_scale_spread(stds: Sequence[float]) -> float | None:
+    """Largest / smallest feature std across input features, robustly: the 95th over the 5th
+    percentile, over features that vary at all (constant features, such as image borders, are left
+    out). 1 means every feature has the same scale."""
+    s = sorted(v for v in stds if math.isfinite(v))
+    if not s:
+        return None
+    top = s[-1]
+    s = [v for v in s if v > 1e-6 * max(top, 1e-30)]
+    if len(s) < 2:
+        return 1.0 if s else None
+    lo = s[int(0.05 * (len(s) - 1))]
+    hi = s[int(round(0.95 * (len(s) - 1)))]
+    return float(hi / lo) if lo > 0 else None
+
+
+# --------------------------------------------------------------------------- labels
+def _label_counts(targets):
+    """Per-batch class counts for 1-D integer labels (negative labels, i.e. ignore_index, left out),
+    or None. Private: returns a tensor."""
+    import torch
+
+    if not torch.is_tensor(targets) or targets.is_floating_point() or targets.dtype == torch.bool:
+        return None
+    if targets.dim() != 1 or targets.numel() == 0:
+        return None
+    with torch.no_grad():
+        t = targets[targets >= 0]
+        if t.numel() == 0 or int(t.max()) > 100_000:
+            return None
+        return torch.bincount(t)
+
+
+def batch_purity(counts: Sequence[int]) -> float | None:
+    """Share of the majority label within one batch."""
+    n = sum(counts)
+    return float(max(counts) / n) if n else None
+
+
+def labels_constant(global_counts: dict[int, int], batches: int) -> bool | None:
+    """Every observed training label is the same value (over at least 2 batches)."""
+    if batches < 2 or not global_counts:
+        return None
+    return sum(1 for c in global_counts.values() if c > 0) == 1
+
+
+def batch_label_purity(purities: Sequence[float]) -> float | None:
+    """Average share of the majority label within a training batch."""
+    s = [p for p in purities if p is not None]
+    return float(mean(s)) if s else None
+
+
+def expected_purity(global_counts: dict[int, int], batch_size: int) -> float | None:
+    """Roughly the purity a shuffled loader would give: the majority class share, corrected upward
+    for small batches (the expected maximum of a multinomial, approximated)."""
+    n = sum(global_counts.values())
+    if not n or batch_size <= 0:
+        return None
+    p = max(global_counts.values()) / n
+    k = sum(1 for c in global_counts.values() if c > 0)
+    # the majority share of a random batch exceeds p by about sqrt(2 p (1-p) ln k / B)
+    return min(1.0, p + math.sqrt(max(0.0, 2 * p * (1 - p) * math.log(max(k, 2)) / batch_size)))
+
+
+def shuffle_inferred(purities: Sequence[float], global_counts: dict[int, int], batch_size: int,
+                     same_as_previous: Sequence[bool]) -> bool | None:
+    """False when batches are far purer than shuffling would give and consecutive batches share
+    their majority class (data ordered by label); None when the labels cannot tell."""
+    pur = batch_label_purity(purities)
+    exp = expected_purity(global_counts, batch_size)
+    classes = sum(1 for c in global_counts.values() if c > 0)
+    if pur is None or exp is None or classes < 2 or len(purities) < 4:
+        return None
+    runs = sum(1 for s in same_as_previous if s) / max(1, len(same_as_previous))
+    if pur >= max(0.9, exp + 0.2) and runs >= 0.5:
+        return False
+    if pur <= exp + 0.1:
+        return True
+    return None
+
+
+# --------------------------------------------------------------------------- leakage
+@contextlib.contextmanager
+def preserved_rng():
+    """Save and restore the torch (CPU and CUDA), numpy and ``random`` generator states."""
+    import torch
+
+    py = _random.getstate()
+    try:
+        import numpy as np
+
+        npst = np.random.get_state()
+    except Exception:  # pragma: no cover - numpy is optional
+        np, npst = None, None
+    devices = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
+    with torch.random.fork_rng(devices=devices):
+        try:
+            yield
+        finally:
+            _random.setstate(py)
+            if np is not None:
+                np.random.set_state(npst)
+
+
+def example_hash(sample) -> str | None:
+    """A content hash of one dataset example's input (the first element of a tuple, or the input
+    keys of a dict): the bytes of its tensors/arrays, or its repr for other values."""
+    from .timing import split_batch
+
+    x, _ = split_batch(sample) if isinstance(sample, (tuple, list, dict)) else (sample, None)
+    if x is None:
+        return None
+    h = hashlib.blake2b(digest_size=16)
+    _feed(h, x)
+    return h.hexdigest()
+
+
+def _feed(h, x, depth: int = 0):
+    import torch
+
+    if torch.is_tensor(x):
+        t = x.detach().cpu().contiguous()
+        h.update(str(tuple(t.shape)).encode())
+        h.update(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+        return
+    try:
+        import numpy as np
+
+        if isinstance(x, np.ndarray):
+            h.update(str(x.shape).encode())
+            h.update(np.ascontiguousarray(x).tobytes())
+            return
+    except Exception:  # pragma: no cover
+        pass
+    if depth < 3 and isinstance(x, (list, tuple)):
+        for o in x:
+            _feed(h, o, depth + 1)
+        return
+    if depth < 3 and isinstance(x, dict):
+        for k in sorted(x, key=str):
+            h.update(str(k).encode())
+            _feed(h, x[k], depth + 1)
+        return
+    h.update(repr(x).encode())
+
+
+def val_train_overlap(train, val, *, max_val: int = 256, max_train: int = 20000,
+                      time_budget_s: float = 3.0, seed: int = 0) -> dict | None:
+    """Fraction of (a sample of) validation examples whose input also appears in the training set.
+
+    ``train``/``val`` are datasets or loaders (their ``.dataset`` is read by index; the loaders are
+    not iterated). Hashes up to ``max_train`` training examples and ``max_val`` validation examples
+    within ``time_budget_s``; when only part of the training set was hashed the found fraction is
+    scaled by the share covered. Returns ``{"overlap", "val_checked", "train_hashed", "train_size"}``
+    or None when the datasets cannot be indexed. RNG states are preserved.
+    """
+    tr = getattr(train, "dataset", train)
+    va = getattr(val, "dataset", val)
+    try:
+        n_tr, n_va = len(tr), len(va)
+    except Exception:
+        return None
+    if n_tr == 0 or n_va == 0:
+        return None
+    rnd = _random.Random(seed)
+    t_end = time.perf_counter() + time_budget_s
+    with preserved_rng():
+        tr_idx = list(range(n_tr)) if n_tr <= max_train else rnd.sample(range(n_tr), max_train)
+        va_idx = list(range(n_va)) if n_va <= max_val else rnd.sample(range(n_va), max_val)
+        vh = []
+        for i in va_idx:
+            try:
+                vh.append(example_hash(va[i]))
+            except Exception:
+                return None
+            if time.perf_counter() > t_end and len(vh) >= 16:
+                break
+        t_end = max(t_end, time.perf_counter() + time_budget_s / 2)
+        seen = set()
+        hashed = 0
+        for i in tr_idx:
+            try:
+                seen.add(example_hash(tr[i]))
+            except Exception:
+                return None
+            hashed += 1
+            if time.perf_counter() > t_end and hashed >= 64:
+                break
+    vh = [v for v in vh if v is not None]
+    if not vh or not hashed:
+        return None
+    found = sum(1 for v in vh if v in seen) / len(vh)
+    coverage = hashed / n_tr
+    overlap = min(1.0, found / coverage) if coverage < 1 else found
+    return {"overlap": float(overlap), "val_checked": len(vh), "train_hashed": hashed, "train_size": n_tr}

@@ -1,0 +1,161 @@
+"""Gradient quantities: flow (which parameters get a gradient), norms over steps, accumulation.
+
+Sources (kb/sources.yaml): ``probe:grad_flow``, ``probe:grad_norms``, ``probe:grad_accumulation``.
+Public functions return plain data. Norms are computed with one batched reduction
+(``torch._foreach_norm`` then one ``.tolist()``), never one ``.item()`` per parameter. Nothing here
+writes ``.grad``.
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import median
+from typing import Iterable, Sequence
+
+from .losses import finite, trend
+
+
+def param_names(model=None, optimizer=None) -> dict[int, str]:
+    """``id(param) -> name``: the model's names, then ``group{g}.param{i}`` for optimizer-only params."""
+    names: dict[int, str] = {}
+    if model is not None:
+        for n, p in model.named_parameters():
+            names.setdefault(id(p), n)
+    if optimizer is not None:
+        for g, group in enumerate(optimizer.param_groups):
+            for i, p in enumerate(group["params"]):
+                names.setdefault(id(p), f"optimizer.group{g}.param{i}")
+    return names
+
+
+def frozen_params(model) -> list[str]:
+    """Names of the model's parameters with ``requires_grad=False``."""
+    if model is None:
+        return []
+    return [n for n, p in model.named_parameters() if not p.requires_grad]
+
+
+def norms_of(tensors: Sequence) -> list[float]:
+    """The L2 norm of each tensor, as floats, with one reduction per device and one host sync."""
+    import torch
+
+    if not tensors:
+        return []
+    by_dev: dict = {}
+    for i, t in enumerate(tensors):
+        by_dev.setdefault(t.device, []).append(i)
+    out = [0.0] * len(tensors)
+    with torch.no_grad():
+        for dev, idx in by_dev.items():
+            ts = [tensors[i] for i in idx]
+            try:
+                ns = torch._foreach_norm(ts, 2, dtype=torch.float32)
+            except (TypeError, RuntimeError):
+                ns = [torch.linalg.vector_norm(t, dtype=torch.float32) for t in ts]
+            for i, v in zip(idx, torch.stack(ns).tolist()):
+                out[i] = v
+    return out
+
+
+def grad_norms(named_params: Iterable[tuple[str, object]]) -> dict[str, float | None]:
+    """Per-parameter gradient norm after backward; None for a parameter whose ``.grad`` is None."""
+    items = list(named_params)
+    with_grad = [(n, p.grad) for n, p in items if p.grad is not None]
+    vals = norms_of([g for _, g in with_grad])
+    out: dict[str, float | None] = {n: None for n, _ in items}
+    out.update({n: v for (n, _), v in zip(with_grad, vals)})
+    return out
+
+
+def total_norm(norms: Iterable[float | None]) -> float:
+    """sqrt(sum of squares) of per-parameter norms (the norm ``clip_grad_norm_`` computes)."""
+    return math.sqrt(sum(v * v for v in norms if v is not None))
+
+
+def params_without_grad(trainable: Iterable[str], ever_had_grad: set[str]) -> list[str]:
+    """Trainable parameters that never had a ``.grad`` at any observed step."""
+    return [n for n in trainable if n not in ever_had_grad]
+
+
+def grads_all_zero(recent_totals: Sequence[float]) -> bool | None:
+    """Every gradient numerically zero at each of the latest observed steps (None: nothing seen)."""
+    s = [v for v in recent_totals if v is not None and math.isfinite(v)]
+    if not s:
+        return None
+    return all(v < 1e-30 for v in s)
+
+
+def nan_grad_params(norms: dict[str, float | None]) -> list[str]:
+    """Parameters whose gradient norm is NaN/Inf, i.e. whose gradient contains NaN/Inf."""
+    return [n for n, v in norms.items() if v is not None and not math.isfinite(v)]
+
+
+def grad_norm_max(series: Sequence[float]) -> float | None:
+    """Largest finite total gradient norm seen."""
+    s = finite(series)
+    return float(max(s)) if s else None
+
+
+def grad_norm_median(series: Sequence[float]) -> float | None:
+    """Median finite total gradient norm."""
+    s = finite(series)
+    return float(median(s)) if s else None
+
+
+def grad_norm_trend(series: Sequence[float]) -> str | None:
+    """growing / steady / shrinking: last third vs first third of the total-norm series (3x either way)."""
+    return trend(series, ratio=3.0)
+
+
+def grad_depth_ratio(norms: dict[str, float | None], layer_order: Sequence[str]) -> float | None:
+    """Gradient norm of the first (input-side) layer's weight / that of the last layer's weight.
+
+    ``layer_order`` lists weight names from input to output (forward execution order).
+    """
+    vals = [norms.get(n) for n in layer_order]
+    vals = [v for v in vals if v is not None and math.isfinite(v)]
+    if len(vals) < 2 or vals[-1] <= 0:
+        return None
+    return float(vals[0] / vals[-1])
+
+
+def pick_sentinel(norms: dict[str, float | None], numel: dict[str, int]) -> str | None:
+    """The parameter used to watch ``.grad`` across steps: the smallest one with a non-zero gradient."""
+    cands = [(numel[n], n) for n, v in norms.items() if v and math.isfinite(v) and n in numel]
+    return min(cands)[1] if cands else None
+
+
+def _grad_carried(grad):
+    """At the first backward of a step: a 0-d bool tensor, True if ``grad`` still holds a non-zero
+    gradient from the previous step (was not cleared); None when ``grad`` is None (cleared).
+    Private: returns a tensor so the caller can defer the host sync."""
+    import torch
+
+    if grad is None:
+        return None
+    with torch.no_grad():
+        return (grad != 0).any()
+
+
+def grad_accumulates(carried: Sequence[bool]) -> bool | None:
+    """True when, at most observed steps, ``.grad`` still held the previous step's gradient at the
+    first backward of the next step (nothing cleared it)."""
+    if not carried:
+        return None
+    return sum(bool(c) for c in carried) * 2 > len(carried)
+
+
+def zero_grad_called(carried: Sequence[bool]) -> bool | None:
+    """True when gradients were cleared (None or all zero) before the first backward of most steps."""
+    acc = grad_accumulates(carried)
+    return None if acc is None else not acc
+
+
+def growing_without_reset(series: Sequence[float]) -> bool | None:
+    """Fallback accumulation signal when no loss is observed: the total norm rises at almost every
+    step over at least 6 steps and ends 3x above its start (a gradient sum that is never reset)."""
+    s = finite(series)
+    if len(s) < 6:
+        return None
+    ups = sum(1 for a, b in zip(s, s[1:]) if b > a)
+    return ups >= 0.8 * (len(s) - 1) and s[-1] > 3 * s[0]

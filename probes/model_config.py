@@ -1,0 +1,161 @@
+"""Configuration read from the live model and optimizer: regularization, optimizer coverage,
+train/eval mode, initial weights.
+
+Sources (kb/sources.yaml): ``probe:regularization``, ``probe:optimizer_coverage``, ``probe:mode``,
+``probe:init``. Everything here only reads attributes and weights; it returns plain data.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+
+def _dropout_types():
+    import torch.nn as nn
+
+    return tuple(t for t in (nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d, nn.AlphaDropout,
+                             nn.FeatureAlphaDropout) if isinstance(t, type))
+
+
+def _bn_types():
+    import torch.nn as nn
+
+    return (nn.modules.batchnorm._BatchNorm, nn.SyncBatchNorm)
+
+
+def dropout_p(model) -> float | None:
+    """Largest dropout probability among the model's Dropout modules (0.0 if none)."""
+    if model is None:
+        return None
+    ps = [float(m.p) for m in model.modules() if isinstance(m, _dropout_types())]
+    # attention dropout and similar attributes named "dropout" as a float
+    for m in model.modules():
+        v = getattr(m, "dropout", None)
+        if isinstance(v, float) and 0 <= v <= 1:
+            ps.append(v)
+    return max(ps) if ps else 0.0
+
+
+def has_batchnorm(model) -> bool:
+    """The model contains a BatchNorm layer."""
+    return model is not None and any(isinstance(m, _bn_types()) for m in model.modules())
+
+
+def model_has_dropout_or_bn(model) -> bool | None:
+    """The model has Dropout (p > 0) or BatchNorm layers, whose behaviour depends on train/eval."""
+    if model is None:
+        return None
+    return bool((dropout_p(model) or 0) > 0 or has_batchnorm(model))
+
+
+def weight_decay(optimizer) -> float | None:
+    """Largest weight decay over the optimizer's param groups (0.0 if none)."""
+    if optimizer is None:
+        return None
+    vals = [float(g.get("weight_decay", 0.0) or 0.0) for g in optimizer.param_groups]
+    return max(vals) if vals else 0.0
+
+
+def regularization(model, optimizer, *, label_smoothing: float | None = None) -> list[str]:
+    """Regularization in use, read from the objects: dropout, batchnorm, weight_decay, label_smoothing."""
+    out = []
+    if model is not None and (dropout_p(model) or 0) > 0:
+        out.append("dropout")
+    if has_batchnorm(model):
+        out.append("batchnorm")
+    if optimizer is not None and (weight_decay(optimizer) or 0) > 0:
+        out.append("weight_decay")
+    if label_smoothing:
+        out.append("label_smoothing")
+    return out
+
+
+def params_not_in_optimizer(model, optimizer) -> list[str]:
+    """Names of trainable model parameters that are in no optimizer param group."""
+    if model is None or optimizer is None:
+        return []
+    held = {id(p) for g in optimizer.param_groups for p in g["params"]}
+    return [n for n, p in model.named_parameters() if p.requires_grad and id(p) not in held]
+
+
+def optimizer_name(optimizer) -> str | None:
+    """The optimizer class, lower-case: sgd, adam, adamw, ..."""
+    return None if optimizer is None else type(optimizer).__name__.lower()
+
+
+def learning_rate(optimizer) -> float | None:
+    """The first param group's initial learning rate (``initial_lr`` once a scheduler set it)."""
+    if optimizer is None or not optimizer.param_groups:
+        return None
+    g = optimizer.param_groups[0]
+    v = g.get("initial_lr", g.get("lr"))
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def majority_mode(trainings: Sequence[bool]) -> str | None:
+    """``train`` or ``eval``: the mode the model was in at most of the given forwards."""
+    if not trainings:
+        return None
+    return "train" if sum(1 for t in trainings if t) * 2 >= len(trainings) else "eval"
+
+
+# --------------------------------------------------------------------------- initialisation
+def _init_layers(model):
+    import torch.nn as nn
+
+    for name, m in model.named_modules():
+        if isinstance(m, (nn.Linear, nn.Bilinear, nn.modules.conv._ConvNd)):
+            w = getattr(m, "weight", None)
+            if w is not None and w.dim() >= 2 and w.numel() >= 4:
+                yield (f"{name}.weight" if name else "weight"), w
+
+
+def init_constant(model) -> list[str]:
+    """Linear/conv weights that are all zero or one constant (every unit identical: symmetry)."""
+    import torch
+
+    if model is None:
+        return []
+    out = []
+    with torch.no_grad():
+        for n, w in _init_layers(model):
+            flat = w.detach().reshape(-1)
+            if bool((flat == flat[0]).all()):
+                out.append(n)
+    return out
+
+
+def kaiming_uniform_std(fan_in: int) -> float:
+    """Std of PyTorch's default Linear/Conv init (kaiming_uniform_ with a=sqrt(5)): 1/sqrt(3 fan_in)."""
+    return 1.0 / math.sqrt(3.0 * max(1, fan_in))
+
+
+def init_scale_ratios(model) -> dict[str, float]:
+    """Per linear/conv weight: its std / the default PyTorch std for its fan-in."""
+    import torch
+
+    out = {}
+    if model is None:
+        return out
+    with torch.no_grad():
+        for n, w in _init_layers(model):
+            fan_in = w.shape[1] * (w[0][0].numel() if w.dim() > 2 else 1)
+            std = float(w.detach().float().std())
+            out[n] = std / kaiming_uniform_std(fan_in)
+    return out
+
+
+def init_scale_ratio(ratios: dict[str, float]) -> tuple[float, str] | None:
+    """The ratio furthest from 1 (in log scale) and its layer: one badly scaled layer is enough."""
+    items = [(n, r) for n, r in ratios.items() if r > 0 and math.isfinite(r)]
+    zero = [n for n, r in ratios.items() if r == 0]
+    if zero:
+        return 0.0, zero[0]
+    if not items:
+        return None
+    n, r = max(items, key=lambda nr: abs(math.log(nr[1])))
+    return float(r), n

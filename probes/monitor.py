@@ -1,0 +1,1380 @@
+"""The in-process monitor: evidence from the running model, on a stated schedule.
+
+:class:`Monitor` watches one model and one optimizer while attached. It is fed from outside
+(``on_batch``, ``on_loss``, ``on_data_wait`` — by :func:`traindx.probes.watch` or by the
+``--script`` runner) and by the hooks it registers itself; it turns what it sees into
+:class:`~traindx.engine.evidence.Finding` objects with the sources of ``kb/sources.yaml``.
+The quantities live in the probe modules (gradients, losses, nan_trace, timing, data,
+model_config, updates, activations, amp, overfit); this module only schedules them.
+
+What it registers while attached (all removed by :meth:`Monitor.detach`, on errors too):
+
+* optimizer step pre/post hooks (``register_step_pre_hook`` / ``register_step_post_hook``);
+* one forward pre-hook and one forward hook on the root model (inputs, train/eval mode, autocast);
+* a pre-hook on the ``grad_fn`` of each observed training loss (did backward run; was ``.grad``
+  cleared before it), removed at the next optimizer step;
+* wrappers around ``torch.nn.utils.clip_grad_norm_`` and ``torch.amp.GradScaler.step/update``;
+* only while armed: forward hooks on activation and Linear/Conv modules.
+
+It never writes ``.grad``, parameters, buffers or optimizer state, and draws no random numbers in the
+user's generators (costly probes run on copies with the RNG state saved and restored).
+
+Schedule (``step`` = optimizer steps so far; "first N, every k" = steps < N, then every k-th):
+
+==========================  ===================================  ==============================
+quantity                    cheap (always)                       armed (costly)
+==========================  ===================================  ==============================
+loss value, phase, mode     every loss                           every loss
+lr, step time, data wait    every step / every batch             same
+per-parameter grad norms    first 10, every 10                   every step
+.grad cleared before bwd    steps 1-5, every 20                  same
+update ratio |dw|/|w|       first 4, every 25                    every 5
+outputs (range, squash)     first 10 train losses, every 10      every loss
+inputs / labels             first 20 / 50 batches, every 20/10   every batch
+activations                 never                                every step (hooks)
+first non-finite module     once, at the first NaN/Inf loss      —
+overfit one batch           never                                once (flat loss, or arm())
+==========================  ===================================  ==============================
+
+Arming: a non-finite loss, a loss spike above 5x the running median, a loss still within 5% of its
+start after 50 steps, or a validation/train gap widening over 3 evaluations arm the monitor for
+the next 20 steps (``arm(reason)`` does the same by hand). On CUDA the loss values are read in one
+batch every 8 steps (no per-step host sync); on CPU every step.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import weakref
+from array import array
+from collections import Counter
+from dataclasses import dataclass
+from statistics import median
+
+from traindx.engine.evidence import Finding
+
+from . import activations as A
+from . import amp as AMP
+from . import data as D
+from . import gradients as G
+from . import losses as L
+from . import model_config as MC
+from . import nan_trace as NT
+from . import overfit as OF
+from . import timing as T
+from . import updates as U
+
+__all__ = ["Monitor", "Schedule", "SCHEDULE", "ARM_STEPS"]
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Run at step/count ``i`` when ``i < first`` or ``i % every == 0`` (Cockpit's linear schedule)."""
+
+    first: int
+    every: int
+
+    def __call__(self, i: int) -> bool:
+        return i < self.first or (self.every > 0 and i % self.every == 0)
+
+
+#: The cheap schedule of each sampled quantity (see the module docstring).
+SCHEDULE = {
+    "grads": Schedule(10, 10),
+    "grad_clear": Schedule(6, 20),
+    "update": Schedule(4, 25),
+    "outputs": Schedule(10, 10),
+    "inputs": Schedule(20, 20),
+    "labels": Schedule(50, 10),
+    "amp": Schedule(10, 50),
+    "gpu_util": Schedule(1, 50),
+}
+#: While armed.
+ARMED_SCHEDULE = {"grads": Schedule(0, 1), "update": Schedule(0, 5), "outputs": Schedule(0, 1),
+                  "inputs": Schedule(0, 1), "labels": Schedule(0, 1)}
+#: Steps a symptom keeps the costly probes on.
+ARM_STEPS = 20
+#: Steps after which a loss still near its start counts as flat.
+FLAT_AFTER = 50
+#: A loss above this multiple of the running median is a spike.
+SPIKE_FACTOR = 5.0
+
+
+class _LossRec:
+    __slots__ = ("step", "phase", "value", "training", "backward", "outputs_info", "acc", "nan_info", "handle")
+
+    def __init__(self, step, phase, training):
+        self.step = step
+        self.phase = phase            # "train", "val" or "tentative"
+        self.value = None
+        self.training = training
+        self.backward = False
+        self.outputs_info = None
+        self.acc = None               # (correct, counted) as floats once resolved
+        self.nan_info = None
+        self.handle = None
+
+
+class Monitor:
+    """Evidence from the running model. See the module docstring for what it hooks and when.
+
+    ``level``: ``"cheap"`` (default: cheap probes always, costly ones when a symptom arms them) or
+    ``"full"`` (armed for the whole run).
+    """
+
+    def __init__(self, model=None, optimizer=None, *, num_classes=None, level="cheap", loss_fn=None):
+        if level not in ("cheap", "full"):
+            raise ValueError(f"level must be 'cheap' or 'full', not {level!r}")
+        import torch
+
+        self._torch = torch
+        self.level = level
+        self.model = None
+        self.optimizer = None
+        self.num_classes_given = num_classes
+        self.steps = 0
+        self._attached = False
+        self._busy = False
+        self._loss_fn = loss_fn
+        self._loss_name = None
+        self._label_smoothing = None
+        # hooks
+        self._opt_handles = []
+        self._model_handles = []
+        self._act: A.ActivationHooks | None = None
+        self._listening = False
+        # params
+        self._tracked: list = []
+        self._numel: dict[str, int] = {}
+        self._names: dict[int, str] = {}
+        self._ever_grad: set[str] = set()
+        self._grad_samples = 0
+        self._last_norms: dict[str, float | None] = {}
+        self._nan_grad: dict[str, int] = {}
+        self._grad_series = array("d")
+        self._grad_series_steps = array("l")
+        self._grad_depth: list[float] = []
+        self._sentinel: str | None = None
+        self._sentinel_param = None
+        self._carried: list[bool] = []
+        self._check_clear = False
+        self._fallback_checks: list[tuple[bool, int]] = []
+        self._fallback_ref = None
+        # updates, lr, clipping
+        self._snapshot = None
+        self._update_steps: list[float] = []
+        self._lr_changes: list[tuple[int, float]] = []
+        self._initial_lr = None
+        self._clip_max = None
+        self._clip_calls = 0
+        self._clip_pending = None
+        self._clip_shrinks: list[float] = []
+        # losses
+        self._queue: list[_LossRec] = []
+        self._tentative: list[_LossRec] = []
+        self._train_steps = array("l")
+        self._train_vals = array("d")
+        self._nan_first = None
+        self._nan_info = None
+        self._val_run = None
+        self._val_epochs: list[dict] = []
+        self._train_acc: list[tuple[float, float]] = []
+        self._mode = {"train": [0, 0], "val": [0, 0]}   # [training, eval] counts
+        self._fwd_mode = Counter()
+        self._outputs = {"activation": [], "target_kind": [], "shape_mismatch": [], "range": 0.0,
+                         "num_classes": None, "loss_names": Counter()}
+        self._max_label = None
+        self._loss_count = 0
+        self._train_loss_count = 0
+        self._flat_checked = False
+        self._spikes = 0
+        # data
+        self._batch_count = 0
+        self._train_batch_count = 0
+        self._last_inputs = None
+        self._last_targets = None
+        self._input_moments = None
+        self._inputs_nan = None
+        self._label_counts: Counter = Counter()
+        self._label_batches = 0
+        self._purities: list[float] = []
+        self._same_major: list[bool] = []
+        self._last_major = None
+        self._batch_size = None
+        self._loaders: dict[str, object] = {}
+        self._overlap = None
+        # timing
+        self._waits: list[float] = []
+        self._synced_waits: list[float] = []
+        self._intervals: list[float] = []
+        self._last_wait_t = None
+        self._val_since_wait = False
+        self._step_times = array("d")
+        self._last_step_t = None
+        self._val_since_step = False
+        self._gpu_util: list[float] = []
+        self.on_cuda = False
+        # forwards
+        self._fwd_count = 0
+        self._last_args = None
+        self._last_kwargs = None
+        self._last_out_shape = None
+        self._last_output = None
+        self._autocast_seen = False
+        self._autocast_dtypes: set[str] = set()
+        self._fwd_autocast = None
+        self._device_type = "cpu"
+        # amp
+        self._scaler_used = False
+        self._scaler_steps = 0
+        self._scaler_skipped = 0
+        self._scale = None
+        # arming
+        self._armed_until = -1
+        self._arm_events: list[tuple[int, str]] = []
+        self._overfit_pending = False
+        self._overfit_done = False
+        self._overfit = None
+        self._act_layers: dict[str, dict[str, float]] = {}
+        self._act_lin_order: list[str] = []
+        self._act_order: list[str] = []
+        # init
+        self._init = None
+        self._deferred: list = []
+        self._flush_every = 1
+        self.bind(model, optimizer)
+
+    # ------------------------------------------------------------------ binding and hooks
+    def bind(self, model=None, optimizer=None):
+        """Bind (or late-bind) the model and/or optimizer. Re-binding the same objects is a no-op;
+        binding a different one moves the hooks to it."""
+        if self._busy:
+            return
+        changed = False
+        if model is not None and model is not self.model:
+            self._unhook_model()
+            self.model = model
+            changed = True
+            if self._attached:
+                self._hook_model()
+            if self._init is None and self.steps == 0 and not self._optimizer_has_state():
+                self._read_init()
+        if optimizer is not None and optimizer is not self.optimizer:
+            self._unhook_optimizer()
+            self.optimizer = optimizer
+            changed = True
+            if self._initial_lr is None:
+                self._initial_lr = MC.learning_rate(optimizer)
+            if self._attached:
+                self._hook_optimizer()
+        if changed:
+            self._refresh_params()
+
+    def _optimizer_has_state(self):
+        return self.optimizer is not None and len(self.optimizer.state) > 0
+
+    def _refresh_params(self):
+        self._names = G.param_names(self.model, self.optimizer)
+        seen = set()
+        tracked = []
+        src = []
+        if self.model is not None:
+            src.extend(self.model.parameters())
+        if self.optimizer is not None:
+            src.extend(p for g in self.optimizer.param_groups for p in g["params"])
+        for p in src:
+            if id(p) in seen:
+                continue
+            seen.add(id(p))
+            tracked.append((self._names[id(p)], p))
+        self._tracked = tracked
+        self._numel = {n: p.numel() for n, p in tracked}
+        dev = next((p.device for _, p in tracked), None)
+        if dev is not None:
+            self._device_type = dev.type
+            self.on_cuda = dev.type == "cuda"
+            self._flush_every = 8 if self.on_cuda else 1
+
+    def _read_init(self):
+        try:
+            self._init = {"constant": MC.init_constant(self.model), "ratios": MC.init_scale_ratios(self.model)}
+        except Exception:
+            self._init = None
+
+    def attach(self):
+        """Register every hook and wrapper. Idempotent."""
+        if self._attached:
+            return self
+        self._attached = True
+        self._hook_model()
+        self._hook_optimizer()
+        U.install_clip_listener(self._on_clip)
+        AMP.install_scaler_listener(self)
+        self._listening = True
+        if self.level == "full":
+            self.arm("level=full")
+        return self
+
+    def detach(self):
+        """Remove every hook and wrapper (idempotent); the evidence gathered so far is kept."""
+        try:
+            self._flush()
+        except Exception:
+            pass
+        self._unhook_model()
+        self._unhook_optimizer()
+        self._drop_activation_hooks(collect=False)
+        for rec in self._tentative:
+            if rec.handle is not None:
+                rec.handle.remove()
+                rec.handle = None
+        if self._listening:
+            U.uninstall_clip_listener(self._on_clip)
+            AMP.uninstall_scaler_listener(self)
+            self._listening = False
+        self._attached = False
+        self._snapshot = None
+        self._last_output = None
+
+    def __enter__(self):
+        return self.attach()
+
+    def __exit__(self, *exc):
+        self.detach()
+        return False
+
+    def _hook_model(self):
+        if self.model is None or self._model_handles:
+            return
+        self._model_handles = [
+            self.model.register_forward_pre_hook(self._pre_forward, with_kwargs=True),
+            self.model.register_forward_hook(self._post_forward),
+        ]
+        if self.armed and self._act is None:
+            self._act = A.ActivationHooks(self.model)
+
+    def _unhook_model(self):
+        for h in self._model_handles:
+            h.remove()
+        self._model_handles = []
+        self._drop_activation_hooks(collect=True)
+
+    def _hook_optimizer(self):
+        if self.optimizer is None or self._opt_handles:
+            return
+        self._opt_handles = [self.optimizer.register_step_pre_hook(self._pre_step),
+                             self.optimizer.register_step_post_hook(self._post_step)]
+
+    def _unhook_optimizer(self):
+        for h in self._opt_handles:
+            h.remove()
+        self._opt_handles = []
+
+    # ------------------------------------------------------------------ arming
+    @property
+    def armed(self) -> bool:
+        """Whether the costly probes are on."""
+        return self.level == "full" or self.steps < self._armed_until
+
+    def arm(self, reason: str):
+        """Switch the costly probes on for the next :data:`ARM_STEPS` steps (activation hooks every
+        step, full gradient norms, and the overfit-one-batch probe once)."""
+        if self._busy:
+            return
+        self._arm_events.append((self.steps, str(reason)))
+        self._armed_until = max(self._armed_until, self.steps + ARM_STEPS)
+        if not self._overfit_done and not str(reason).startswith(("nonfinite", "spike", "gap")):
+            self._overfit_pending = True
+        if self._attached and self.model is not None and self._act is None:
+            self._act = A.ActivationHooks(self.model)
+
+    def _drop_activation_hooks(self, collect=True):
+        if self._act is None:
+            return
+        if collect:
+            try:
+                self._collect_activations()
+            except Exception:
+                pass
+        self._act.remove()
+        self._act = None
+
+    def _collect_activations(self):
+        if self._act is None:
+            return
+        layers = self._act.collect()
+        for name, q in layers.items():
+            cur = self._act_layers.setdefault(name, {})
+            for k, v in q.items():
+                cur[k] = v if k not in cur else (min(cur[k], v) if k == "in_min" else 0.5 * (cur[k] + v))
+        if self._act.lin_order:
+            self._act_lin_order = list(self._act.lin_order)
+        if self._act.order:
+            self._act_order = list(self._act.order)
+
+    def _sched(self, name, i):
+        if self.armed and name in ARMED_SCHEDULE:
+            return ARMED_SCHEDULE[name](i)
+        return SCHEDULE[name](i)
+
+    # ------------------------------------------------------------------ deferred host reads
+    def _defer(self, cb, t):
+        if t.device.type == "cpu":
+            cb(float(t))
+        else:
+            self._deferred.append((cb, t))
+
+    def _flush(self):
+        """Resolve deferred device reductions (one host sync per device) and process the loss queue."""
+        torch = self._torch
+        if self._deferred:
+            items, self._deferred = self._deferred, []
+            by_dev: dict = {}
+            for i, (_, t) in enumerate(items):
+                by_dev.setdefault(t.device, []).append(i)
+            for _, idx in by_dev.items():
+                vals = torch.stack([items[i][1].detach().float().reshape(()) for i in idx]).tolist()
+                for i, v in zip(idx, vals):
+                    items[i][0](v)
+        self._process_queue()
+
+    # ------------------------------------------------------------------ feeds from outside
+    def on_batch(self, inputs, targets=None, *, phase=None):
+        """A batch as it comes out of the loader. ``phase`` None infers it from grad mode."""
+        if self._busy:
+            return
+        try:
+            if phase is None:
+                phase = "train" if self._torch.is_grad_enabled() else "val"
+            self._batch_count += 1
+            if phase != "train":
+                self._val_since_wait = True
+                return
+            i = self._train_batch_count
+            self._train_batch_count += 1
+            self._last_inputs = inputs
+            self._last_targets = targets
+            if self._sched("inputs", i):
+                self._observe_inputs(inputs)
+            if targets is not None and self._sched("labels", i):
+                self._observe_labels(targets)
+        except Exception:  # a probe never breaks the user's run
+            pass
+
+    def on_data_wait(self, seconds: float, *, synced=None, phase=None):
+        """Seconds blocked in the loader's ``__next__`` for one batch (``synced``: timed after a
+        ``torch.cuda.synchronize()``; ``phase`` None infers it from grad mode)."""
+        if self._busy:
+            return
+        now = time.perf_counter()
+        if phase is None:
+            phase = "train" if self._torch.is_grad_enabled() else "val"
+        if phase != "train":
+            self._val_since_wait = True
+            self._last_wait_t = None
+            return
+        if self._last_wait_t is not None and not self._val_since_wait:
+            self._intervals.append(now - self._last_wait_t)
+            self._waits.append(float(seconds))
+            if synced:
+                self._synced_waits.append(float(seconds))
+        self._last_wait_t = now
+        self._val_since_wait = False
+
+    def on_loss(self, loss, *, phase=None, outputs=None, targets=None, loss_name=None, loss_fn=None):
+        """The loss before backward.
+
+        ``phase``: ``"train"``, ``"val"`` or None (infer: a loss computed without grad, or one that
+        no backward passes through before the next optimizer step, is validation). An explicit
+        ``"train"`` on a loss that cannot be backpropagated is taken as validation too.
+        ``outputs``/``targets``: what the loss compared; ``loss_name``: ``cross_entropy``, ``nll``,
+        ``bce``, ``bce_with_logits``, ``mse``, ... or ``custom`` for a hand-written loss (None: the
+        monitor identifies a stock loss from outputs/targets when it can, else counts it custom;
+        ``"unknown"``: say nothing about the loss function). ``loss_fn``: the criterion itself,
+        used to re-run the loss on a model copy (overfit probe).
+        """
+        torch = self._torch
+        if self._busy or not torch.is_tensor(loss):
+            return
+        try:
+            self._on_loss(loss, phase, outputs, targets, loss_name, loss_fn)
+        except Exception:  # a probe never breaks the user's run
+            pass
+
+    def _on_loss(self, loss, phase, outputs, targets, loss_name, loss_fn):
+        torch = self._torch
+        grad_path = torch.is_grad_enabled() and loss.requires_grad and loss.grad_fn is not None
+        if phase in (None, "auto"):
+            phase = "tentative" if grad_path else "val"
+        elif phase == "train" and not grad_path:
+            phase = "val"
+        elif phase not in ("train", "val"):
+            phase = "val" if phase in ("eval", "validation", "test") else "train"
+        training = None if self.model is None else bool(self.model.training)
+        rec = _LossRec(self.steps, phase, training)
+        self._loss_count += 1
+        if loss_fn is not None and self._loss_fn is None:
+            self._loss_fn = loss_fn
+            ls = getattr(loss_fn, "label_smoothing", None)
+            if isinstance(ls, float) and ls > 0:
+                self._label_smoothing = ls
+        if loss.device.type == "cuda":
+            self.on_cuda = True
+            self._flush_every = 8
+        # the value
+        lv = loss.detach()
+        if lv.numel() != 1:
+            lv = lv.float().mean()
+        if lv.device.type == "cpu":
+            rec.value = float(lv)
+        else:
+            self._deferred.append((lambda v, r=rec: setattr(r, "value", v), lv))
+        # loss identification on the first few losses that come with outputs and targets
+        if loss_name != "unknown":
+            if loss_name is None and outputs is not None and targets is not None and sum(self._outputs["loss_names"].values()) < 3:
+                loss_name = L.infer_loss_name(loss, outputs, targets)
+            if loss_name is not None:
+                fn = L.loss_function(loss_name)
+                self._outputs["loss_names"][fn] += 1
+                if self._loss_name is None or self._loss_name == "custom":
+                    self._loss_name = fn
+            elif self._loss_name is None and outputs is None:
+                self._outputs["loss_names"]["custom"] += 1
+        if phase != "val":
+            i = self._train_loss_count
+            self._train_loss_count += 1
+            if outputs is None and self._last_output is not None:
+                outputs_for_stats = self._last_output
+            else:
+                outputs_for_stats = outputs
+            if self._sched("outputs", i):
+                self._observe_outputs(rec, outputs_for_stats, targets, loss_name or self._loss_name, sample_squash=i < 30 or self.armed)
+            if targets is not None:
+                self._last_targets = targets
+                if self._train_batch_count == 0 and self._sched("labels", i):
+                    self._observe_labels(targets)
+            if outputs is not None and torch.is_tensor(outputs):
+                self._last_out_shape = tuple(outputs.shape)
+            if rec.value is not None and not math.isfinite(rec.value) and self._nan_first is None:
+                rec.nan_info = self._trace_nan(outputs_for_stats, targets)
+            if grad_path:
+                # did a backward run through this loss (train) or not (validation)? and was .grad
+                # cleared before the first backward of this step? The handle goes at the next step.
+                rec.handle = loss.grad_fn.register_prehook(self._backward_hook(rec))
+                self._tentative.append(rec)
+        else:
+            self._val_since_wait = True
+            self._val_since_step = True
+            if outputs is not None and targets is not None:
+                name = L.loss_function(loss_name) if loss_name not in (None, "unknown") else self._loss_name
+                cc = L._correct_count(outputs, targets, name)
+                if cc is not None:
+                    self._defer(lambda v, r=rec, c=cc[1]: setattr(r, "acc", (v, float(c))), cc[0])
+        self._queue.append(rec)
+        if phase != "tentative" and not self.on_cuda:
+            self._process_queue()
+
+    def on_data_loader(self, loader, phase="train"):
+        """Declare a loader (for dataset sizes, its sampler, and the val/train overlap probe)."""
+        if loader is not None:
+            self._loaders[phase] = loader
+
+    add_loader = on_data_loader
+
+    # ------------------------------------------------------------------ hooks
+    def _backward_hook(self, rec):
+        def hook(grad_outputs):
+            rec.backward = True
+            if self._check_clear and self._sentinel_param is not None:
+                self._check_clear = False
+                t = G._grad_carried(self._sentinel_param.grad)
+                if t is None:
+                    self._carried.append(False)
+                else:
+                    self._defer(lambda v: self._carried.append(bool(v)), t)
+            return None
+
+        return hook
+
+    def _pre_forward(self, module, args, kwargs):
+        if self._busy:
+            return None
+        torch = self._torch
+        ge = torch.is_grad_enabled()
+        self._fwd_mode[(ge, bool(module.training))] += 1
+        self._last_args = args
+        self._last_kwargs = kwargs
+        i = self._fwd_count
+        self._fwd_count += 1
+        if SCHEDULE["amp"](i) or self.armed:
+            on, dt = AMP.autocast_state(self._device_type)
+            if on:
+                self._autocast_seen = True
+                self._autocast_dtypes.add(dt)
+                self._fwd_autocast = (self._device_type, dt)
+            else:
+                self._fwd_autocast = None
+        if ge and self._train_batch_count == 0 and args and SCHEDULE["inputs"](i):
+            try:
+                self._observe_inputs(args[0])
+            except Exception:
+                pass
+        return None
+
+    def _post_forward(self, module, args, output):
+        if self._busy:
+            return None
+        if self._torch.is_tensor(output):
+            self._last_out_shape = tuple(output.shape)
+            self._last_output = output.detach() if self._torch.is_grad_enabled() else None
+        return None
+
+    def _pre_step(self, optimizer, args, kwargs):
+        if self._busy:
+            return None
+        try:
+            self._on_pre_step(optimizer)
+        except Exception:
+            pass
+        return None
+
+    def _on_pre_step(self, optimizer):
+        now = time.perf_counter()
+        step = self.steps
+        if self._last_step_t is not None and not self._val_since_step:
+            self._step_times.append(now - self._last_step_t)
+        self._last_step_t = now
+        self._val_since_step = False
+        lr = U.current_lr(optimizer)
+        if lr is not None and (not self._lr_changes or self._lr_changes[-1][1] != lr):
+            self._lr_changes.append((step, lr))
+        # losses seen since the last step: backward ran through them -> train, else validation
+        if self._tentative:
+            for rec in self._tentative:
+                if rec.phase == "tentative":
+                    rec.phase = "train" if rec.backward else "val"
+                if rec.handle is not None:
+                    rec.handle.remove()
+                    rec.handle = None
+            self._tentative = []
+        # the fallback check of .grad identity (no loss observed)
+        if self._fallback_ref is not None and self._sentinel_param is not None:
+            ref, ver = self._fallback_ref
+            g = self._sentinel_param.grad
+            self._fallback_checks.append((ref() is g and g is not None, (g._version - ver) if g is not None else -1))
+            self._fallback_ref = None
+        if step % self._flush_every == 0:
+            self._flush()
+        else:
+            self._process_queue()
+        force = self._nan_first is not None and len(self._nan_grad) == 0
+        if self._sched("grads", step) or force:
+            self._sample_grads(step)
+        elif self._clip_pending is not None:
+            self._clip_pending = None
+        if self._sched("update", step) and step > 0:
+            params = [p for _, p in self._tracked if p.grad is not None and p.requires_grad]
+            if params:
+                self._snapshot = (params, U.snapshot(params))
+        if self.on_cuda and SCHEDULE["gpu_util"](step):
+            v = T.gpu_utilization_sample()
+            if v is not None:
+                self._gpu_util.append(v)
+
+    def _sample_grads(self, step):
+        names, grads = [], []
+        for n, p in self._tracked:
+            g = p.grad
+            if g is not None:
+                names.append(n)
+                grads.append(g)
+        self._grad_samples += 1
+        self._ever_grad.update(names)
+        vals = G.norms_of(grads)
+        norms = dict(zip(names, vals))
+        self._last_norms = norms
+        for n in G.nan_grad_params(norms):
+            self._nan_grad.setdefault(n, step)
+        total = G.total_norm(vals)
+        if self._clip_pending is not None:
+            t, mx = self._clip_pending
+            self._clip_pending = None
+            try:
+                total_pre = float(t)
+                total = total_pre
+                s = U.clip_shrink(total_pre, float(mx))
+                if s is not None:
+                    self._clip_shrinks.append(s)
+            except Exception:
+                pass
+        self._grad_series.append(total)
+        self._grad_series_steps.append(step)
+        if self._sentinel is None:
+            self._sentinel = G.pick_sentinel(norms, self._numel)
+            if self._sentinel is not None:
+                self._sentinel_param = next(p for n, p in self._tracked if n == self._sentinel)
+        if self.armed and self._act_lin_order:
+            order = [f"{n}.weight" if n else "weight" for n in self._act_lin_order]
+            r = G.grad_depth_ratio(norms, order)
+            if r is not None:
+                self._grad_depth.append(r)
+
+    def _post_step(self, optimizer, args, kwargs):
+        if self._busy:
+            return None
+        try:
+            self._on_post_step()
+        except Exception:
+            pass
+        return None
+
+    def _on_post_step(self):
+        if self._snapshot is not None:
+            params, before = self._snapshot
+            self._snapshot = None
+            r = U.step_update_ratio(U.update_ratios(params, before))
+            if r is not None:
+                self._update_steps.append(r)
+        self.steps += 1
+        if self._sentinel_param is not None:
+            if self._sched("grad_clear", self.steps):
+                self._check_clear = True
+            g = self._sentinel_param.grad
+            if g is not None and self.steps <= 12:
+                self._fallback_ref = (weakref.ref(g), g._version)
+        if self._scaler_token is not None:
+            self._scaler_token[1] += 1
+        self._last_output = None
+        if self._act is not None:
+            self._collect_activations()
+            if not self.armed:
+                self._drop_activation_hooks(collect=False)
+        if self._overfit_pending and not self._overfit_done:
+            self._run_overfit()
+
+    _scaler_token = None
+
+    # ------------------------------------------------------------------ listeners (clip, GradScaler)
+    def _on_clip(self, total, max_norm):
+        if self._busy:
+            return
+        try:
+            self._clip_max = float(max_norm)
+        except (TypeError, ValueError):
+            return
+        self._clip_calls += 1
+        if self._sched("grads", self.steps) and self._torch.is_tensor(total):
+            self._clip_pending = (total.detach(), self._clip_max)
+
+    def scaler_step_begin(self, scaler, optimizer):
+        if self._busy or (self.optimizer is not None and optimizer is not self.optimizer):
+            return None
+        self._scaler_used = True
+        tok = [optimizer, 0]
+        self._scaler_token = tok
+        return tok
+
+    def scaler_step_end(self, scaler, optimizer, tok):
+        if tok is None:
+            return
+        self._scaler_token = None
+        self._scaler_steps += 1
+        if tok[1] == 0:
+            self._scaler_skipped += 1
+
+    def scaler_update(self, scaler):
+        if self._busy:
+            return
+        self._scaler_used = True
+        if self._sched("grads", self.steps):
+            try:
+                s = scaler._scale if getattr(scaler, "_scale", None) is not None else None
+                if s is not None:
+                    self._defer(lambda v: setattr(self, "_scale", v), s.detach().reshape(()))
+            except Exception:
+                pass
+
+    # ------------------------------------------------------------------ observations
+    def _observe_inputs(self, inputs):
+        torch = self._torch
+        x = inputs
+        if not torch.is_tensor(x):
+            ts = [t for t in D.tensors_in(inputs) if t.is_floating_point()]
+            if not ts:
+                return
+            x = ts[0]
+        if not x.is_floating_point():
+            return
+        if x.dim() >= 1:
+            self._batch_size = int(x.shape[0])
+        mom = D._feature_moments(x)
+        if mom is None:
+            if not bool(torch.isfinite(x).all()):
+                self._inputs_nan = True
+            elif self._inputs_nan is None:
+                self._inputs_nan = False
+            return
+        s, q, n = mom
+        if self._input_moments is None or self._input_moments[0].shape != s.shape:
+            self._input_moments = [s, q, n]
+        else:
+            self._input_moments[0] = self._input_moments[0] + s
+            self._input_moments[1] = self._input_moments[1] + q
+            self._input_moments[2] += n
+        fin = torch.isfinite(s).all() & torch.isfinite(q).all()
+        self._defer(lambda v: setattr(self, "_inputs_nan", bool(self._inputs_nan) or not v), fin)
+
+    def _observe_labels(self, targets):
+        counts = D._label_counts(targets)
+        if counts is None:
+            return
+        cl = counts.tolist()
+        self._label_batches += 1
+        for c, k in enumerate(cl):
+            if k:
+                self._label_counts[c] += k
+        if self._batch_size is None:
+            self._batch_size = int(sum(cl))
+        pur = D.batch_purity(cl)
+        if pur is not None:
+            self._purities.append(pur)
+        major = max(range(len(cl)), key=cl.__getitem__)
+        if self._last_major is not None:
+            self._same_major.append(major == self._last_major)
+        self._last_major = major
+        ml = len(cl) - 1
+        self._max_label = ml if self._max_label is None else max(self._max_label, ml)
+
+    def _observe_outputs(self, rec, outputs, targets, loss_name, sample_squash=True):
+        torch = self._torch
+        if outputs is None or not torch.is_tensor(outputs):
+            return
+        o = self._outputs
+        name = L.loss_function(loss_name) if loss_name not in (None, "unknown") else None
+        m = NT._absmax(outputs)
+        if m is not None:
+            self._defer(lambda v: o.__setitem__("range", max(o["range"], v)), m)
+        if sample_squash:
+            act = L.output_activation(outputs)
+            if act is not None:
+                o["activation"].append(act)
+            if targets is not None and torch.is_tensor(targets):
+                tk = L.target_kind(outputs, targets)
+                if tk is not None:
+                    o["target_kind"].append(tk)
+                mm = L.loss_shape_mismatch(tuple(outputs.shape), tuple(targets.shape), name)
+                if mm is not None:
+                    o["shape_mismatch"].append(mm)
+        if o["num_classes"] is None and name is not None:
+            o["num_classes"] = L.infer_num_classes(tuple(outputs.shape), name)
+        if targets is not None and name is not None:
+            cc = L._correct_count(outputs, targets, name)
+            if cc is not None:
+                self._defer(lambda v, c=cc[1]: self._train_acc.append((v, float(c))), cc[0])
+
+    def _trace_nan(self, outputs, targets):
+        """At the first non-finite training loss (read immediately on CPU): inputs, labels, outputs,
+        and the first non-finite module from a replay on a model copy."""
+        info = {"step": self.steps}
+        self._busy = True
+        try:
+            inputs = self._last_inputs if self._last_inputs is not None else self._last_args
+            if inputs is not None:
+                info["inputs_have_nan"] = D.inputs_have_nan(inputs)
+                if info["inputs_have_nan"]:
+                    self._inputs_nan = True
+            if targets is not None:
+                info["label_range"] = NT.label_range(targets)
+            if outputs is not None:
+                info["outputs_nonfinite"] = NT.nonfinite(outputs)
+                info["output_range_max"] = NT.output_range_max(outputs)
+            if self.model is not None and self._last_args is not None:
+                if info.get("outputs_nonfinite") is False:
+                    info["module"] = "loss"
+                elif NT.params_finite(self.model):
+                    mod = NT.first_nonfinite_module(self.model, self._last_args, self._last_kwargs,
+                                                    autocast=self._fwd_autocast)
+                    if mod is not None:
+                        info["module"] = mod or type(self.model).__name__
+                else:
+                    info["params_nonfinite"] = True
+        except Exception as e:
+            info["error"] = f"{type(e).__name__}: {e}"[:200]
+        finally:
+            self._busy = False
+        return info
+
+    # ------------------------------------------------------------------ the loss queue
+    def _process_queue(self):
+        q = self._queue
+        i = 0
+        while i < len(q):
+            rec = q[i]
+            if rec.phase == "tentative" or rec.value is None:
+                break
+            if rec.phase == "train":
+                self._train_loss(rec)
+            else:
+                self._val_loss(rec)
+            i += 1
+        if i:
+            del q[:i]
+
+    def _train_loss(self, rec):
+        if self._val_run is not None:
+            self._close_val_epoch()
+        v = rec.value
+        if rec.training is not None:
+            self._mode["train"][0 if rec.training else 1] += 1
+        self._train_steps.append(rec.step)
+        self._train_vals.append(v)
+        n = len(self._train_vals)
+        if not math.isfinite(v):
+            if self._nan_first is None:
+                self._nan_first = rec.step
+                self._nan_info = rec.nan_info or {"step": rec.step}
+                if rec.nan_info is None and self.model is not None and self._last_args is not None:
+                    # read late (CUDA): trace only if the model is still finite
+                    self._nan_info = self._trace_nan(self._last_output, self._last_targets)
+                self.arm(f"nonfinite loss at step {rec.step}")
+            return
+        if n >= 10:
+            recent = [x for x in self._train_vals[-50:-1] if math.isfinite(x)]
+            if recent:
+                med = median(recent)
+                if med > 0 and v > SPIKE_FACTOR * med:
+                    self._spikes += 1
+                    if not self.armed:
+                        self.arm(f"spike: loss {v:.4g} > {SPIKE_FACTOR:g}x running median {med:.4g}")
+        if not self._flat_checked and rec.step >= FLAT_AFTER and n >= 20:
+            self._flat_checked = True
+            frac = L.loss_decrease_fraction(list(self._train_vals))
+            if frac is not None and frac < 0.05:
+                self.arm(f"loss flat: within {max(frac, 0) * 100:.1f}% of its start after {rec.step} steps")
+
+    def _val_loss(self, rec):
+        if rec.training is not None:
+            self._mode["val"][0 if rec.training else 1] += 1
+        run = self._val_run
+        if run is None:
+            run = self._val_run = {"step": self.steps, "sum": 0.0, "n": 0, "correct": 0.0, "counted": 0.0}
+        if math.isfinite(rec.value):
+            run["sum"] += rec.value
+            run["n"] += 1
+        if rec.acc is not None:
+            run["correct"] += rec.acc[0]
+            run["counted"] += rec.acc[1]
+
+    def _close_val_epoch(self):
+        run, self._val_run = self._val_run, None
+        if run is None or run["n"] == 0:
+            return
+        ep = {"step": run["step"], "loss": run["sum"] / run["n"], "batches": run["n"],
+              "accuracy": L.accuracy(run["correct"], run["counted"]), "train_loss": self._recent_train_loss()}
+        self._val_epochs.append(ep)
+        eps = self._val_epochs
+        if len(eps) >= 3:
+            gaps = [e["loss"] - e["train_loss"] for e in eps[-3:] if e["train_loss"] is not None]
+            if len(gaps) == 3 and gaps[0] < gaps[1] < gaps[2] and eps[-1]["loss"] > eps[-2]["loss"] and not self.armed:
+                self.arm("gap: validation/train loss gap widening over 3 evaluations")
+
+    def _recent_train_loss(self):
+        s = L.finite(self._train_vals[-50:])
+        return float(sum(s) / len(s)) if s else None
+
+    # ------------------------------------------------------------------ overfit
+    def run_overfit(self):
+        """Run the overfit-one-batch probe now on the latest training batch (at most once)."""
+        self._overfit_pending = True
+        self._run_overfit()
+        return self._overfit
+
+    def _run_overfit(self):
+        self._overfit_pending = False
+        if self._overfit_done or self.model is None or self.optimizer is None:
+            return
+        args, kwargs, targets = self._last_args, self._last_kwargs, self._last_targets
+        fn = self._loss_fn or L.loss_callable(self._loss_name)
+        if args is None or targets is None or fn is None:
+            self._overfit = {"skipped": "needs a training batch, its targets and a stock or given loss function"}
+            return
+        self._overfit_done = True
+        self._busy = True
+        torch = self._torch
+        try:
+            with torch.enable_grad():
+                self._overfit = OF.overfit_one_batch(self.model, self.optimizer, args, kwargs, targets, fn,
+                                                     out_shape=self._last_out_shape, autocast=self._fwd_autocast)
+        except Exception as e:
+            self._overfit = {"error": f"{type(e).__name__}: {e}"[:200]}
+        finally:
+            self._busy = False
+
+    # ------------------------------------------------------------------ results
+    def findings(self) -> list[Finding]:
+        """The facts so far, each with source ``probe:<id>`` and a one-line detail."""
+        self._flush()
+        for rec in self._tentative:       # no step followed: backward decides
+            if rec.backward:
+                rec.phase = "train"
+        self._process_queue_final()
+        if self._val_run is not None:
+            self._close_val_epoch()
+        out: list[Finding] = []
+
+        def add(src, fact, value, detail, **extra):
+            if value is None:
+                return
+            out.append(Finding(fact, value, f"probe:{src}", detail, extra))
+
+        self._findings_grads(add)
+        self._findings_losses(add)
+        self._findings_nan(add)
+        self._findings_timing(add)
+        self._findings_metrics(add)
+        self._findings_data(add)
+        self._findings_config(add)
+        self._findings_updates(add)
+        self._findings_activations(add)
+        self._findings_amp(add)
+        self._findings_overfit(add)
+        return out
+
+    def _process_queue_final(self):
+        for rec in self._queue:
+            if rec.phase == "tentative":
+                rec.phase = "train" if rec.backward else "val"
+        self._process_queue()
+
+    def _findings_grads(self, add):
+        if self.model is not None:
+            fr = G.frozen_params(self.model)
+            add("grad_flow", "frozen_params", fr,
+                f"{len(fr)} parameter(s) with requires_grad=False" + (f": {', '.join(fr[:5])}" if fr else ""))
+        if self._grad_samples:
+            trainable = [n for n, p in self._tracked if p.requires_grad]
+            nog = G.params_without_grad(trainable, self._ever_grad)
+            add("grad_flow", "params_without_grad", nog,
+                (f"{len(nog)} trainable parameter(s) never received a gradient in {self._grad_samples} sampled steps: "
+                 + ", ".join(nog[:5])) if nog else
+                f"every trainable parameter received a gradient ({self._grad_samples} sampled steps)")
+            tail = list(self._grad_series[-5:])
+            z = G.grads_all_zero(tail)
+            add("grad_flow", "grads_all_zero", z,
+                "every gradient was zero at the latest sampled steps" if z else "gradients are non-zero")
+            series = list(self._grad_series)
+            med, mx = G.grad_norm_median(series), G.grad_norm_max(series)
+            add("grad_norms", "grad_norm_median", med, f"median total gradient norm {med:.4g} over {len(series)} sampled steps"
+                if med is not None else "")
+            add("grad_norms", "grad_norm_max", mx, f"largest total gradient norm {mx:.4g}" if mx is not None else "")
+            tr = G.grad_norm_trend(series)
+            add("grad_norms", "grad_norm_trend", tr, f"total gradient norm {tr} (last third vs first third)")
+            nan = sorted(self._nan_grad, key=self._nan_grad.get)
+            add("grad_norms", "grads_have_nan", bool(nan),
+                f"NaN/Inf gradients from step {min(self._nan_grad.values())} in {len(nan)} parameter(s)" if nan
+                else f"no NaN/Inf in gradients ({self._grad_samples} sampled steps)")
+            add("grad_norms", "nan_grad_params", nan,
+                ("NaN/Inf gradient in " + ", ".join(nan[:5])) if nan else "no parameter had a NaN/Inf gradient")
+        acc = G.grad_accumulates(self._carried)
+        if acc is not None:
+            n = len(self._carried)
+            k = sum(self._carried)
+            add("grad_accumulation", "grad_accumulates", acc,
+                f".grad still held the previous step's gradient at the first backward of {k}/{n} checked steps")
+            add("grad_accumulation", "zero_grad_called", not acc,
+                f"gradients were cleared before the first backward of {n - k}/{n} checked steps")
+        elif self._fallback_checks and self._sentinel is not None:
+            same = [s and d == 1 for s, d in self._fallback_checks]
+            growth = G.growing_without_reset(list(self._grad_series[:12]))
+            if sum(same) * 5 >= 4 * len(same) and growth:
+                add("grad_accumulation", "grad_accumulates", True,
+                    "the same .grad tensor was only added to between steps and the gradient norm keeps growing")
+                add("grad_accumulation", "zero_grad_called", False, "no zero_grad between steps (no loss observed; from .grad identity)")
+            elif not any(same):
+                add("grad_accumulation", "grad_accumulates", False, ".grad was replaced or zeroed between steps")
+                add("grad_accumulation", "zero_grad_called", True, ".grad was replaced or zeroed between steps")
+
+    def _train_series(self):
+        return list(self._train_vals)
+
+    def _num_classes(self):
+        if self.num_classes_given:
+            return int(self.num_classes_given), "given"
+        nc = self._outputs["num_classes"]
+        if nc:
+            return nc, "output width"
+        if self._loss_name in (None, "cross_entropy", "nll", "custom") and self._max_label is not None:
+            nc = L.infer_num_classes(None, self._loss_name, self._max_label)
+            if nc:
+                return nc, "largest label + 1"
+        return None, None
+
+    def _findings_losses(self, add):
+        s = self._train_series()
+        if not s:
+            return
+        nc, how = self._num_classes()
+        chance = L.chance_loss(nc) if self._loss_name in (None, "cross_entropy", "nll") else None
+        ch = f" (chance ln({nc}) = {chance:.4f})" if chance else ""
+        init, cur = L.initial_loss(s), L.current_loss(s)
+        add("loss_vs_chance", "initial_loss", init, f"training loss at the first steps {init:.4g}{ch}" if init is not None else "")
+        add("loss_vs_chance", "current_loss", cur, f"training loss now {cur:.4g}{ch} after {self.steps} steps"
+            if cur is not None else "")
+        if nc:
+            add("loss_vs_chance", "num_classes", nc, f"{nc} classes ({how})")
+        tr = L.loss_trend(s)
+        add("loss_vs_chance", "loss_trend", tr, f"training loss {tr} over {len(s)} losses")
+        f = L.loss_decrease_fraction(s)
+        add("loss_vs_chance", "loss_decrease_fraction", f, f"loss fell by {f * 100:.1f}% of its start" if f is not None else "")
+        nf = L.loss_has_nonfinite(s)
+        add("loss_vs_chance", "loss_has_nonfinite", nf,
+            f"loss became NaN/Inf at step {self._nan_first}" if nf else "every training loss was finite")
+        neg = L.loss_negative(s)
+        add("loss_vs_chance", "loss_negative", neg, "the loss went below zero" if neg else "the loss stayed >= 0")
+
+    def _findings_nan(self, add):
+        info = self._nan_info or {}
+        if self._nan_first is not None:
+            add("nan_trace", "nan_first_step", int(self._nan_first),
+                f"first NaN/Inf training loss at step {self._nan_first}"
+                + (f"; labels in {info['label_range']}" if info.get("label_range") else ""),
+                **{k: v for k, v in info.items() if k in ("label_range", "outputs_nonfinite", "params_nonfinite")})
+            if "inputs_have_nan" in info:
+                add("nan_trace", "inputs_have_nan", bool(info["inputs_have_nan"]),
+                    "the inputs of that batch contain NaN/Inf" if info["inputs_have_nan"] else
+                    "the inputs of that batch are finite")
+            mod = info.get("module")
+            if mod:
+                add("nan_trace", "nonfinite_first_module", mod,
+                    "the model outputs were finite: the loss computation produced the NaN/Inf" if mod == "loss"
+                    else f"replaying that forward, '{mod}' is the first module whose output is NaN/Inf")
+        if self._outputs["range"] > 0 or self._outputs["activation"]:
+            r = self._outputs["range"]
+            add("nan_trace", "output_range_max", float(r), f"largest |output| seen {r:.4g}")
+        if "inputs_have_nan" not in info and self._inputs_nan is not None:
+            add("input_stats", "inputs_have_nan", bool(self._inputs_nan),
+                "NaN/Inf in sampled input batches" if self._inputs_nan else "sampled input batches are finite")
+
+    def _findings_timing(self, add):
+        waits = self._synced_waits if (self.on_cuda and self._synced_waits) else self._waits
+        f = T.data_time_fraction(waits, self._intervals)
+        if f is not None:
+            add("data_timing", "data_time_fraction", f,
+                f"{f * 100:.1f}% of each step is spent waiting for the data loader "
+                f"(mean wait {sum(waits) / len(waits) * 1e3:.2f} ms, step {sum(self._intervals) / len(self._intervals) * 1e3:.2f} ms)")
+        u = T.gpu_utilization(self._gpu_util)
+        add("data_timing", "gpu_utilization", u, f"average GPU utilisation {u * 100:.0f}%" if u is not None else "")
+        tr = T.step_time_trend(list(self._step_times))
+        add("data_timing", "step_time_trend", tr, f"time per step {tr}")
+
+    def _findings_metrics(self, add):
+        s = L.finite(self._train_vals)
+        if s:
+            tl = self._recent_train_loss()
+            add("train_val_gap", "train_loss", tl, f"mean of the latest {min(50, len(s))} training losses")
+        if self._train_acc:
+            recent = self._train_acc[-10:]
+            acc = L.accuracy(sum(c for c, _ in recent), sum(n for _, n in recent))
+            add("train_val_gap", "train_accuracy", acc, f"training accuracy {acc * 100:.1f}% on the latest sampled batches"
+                if acc is not None else "")
+        if self._val_epochs:
+            last = self._val_epochs[-1]
+            add("train_val_gap", "val_loss", last["loss"], f"validation loss {last['loss']:.4g} at step {last['step']} "
+                f"({len(self._val_epochs)} evaluation(s))")
+            if last["accuracy"] is not None:
+                add("train_val_gap", "val_accuracy", last["accuracy"], f"validation accuracy {last['accuracy'] * 100:.1f}%")
+            vl = [e["loss"] for e in self._val_epochs]
+            add("train_val_gap", "val_loss_trend", L.val_loss_trend(vl), f"validation loss over {len(vl)} evaluations")
+            b = L.best_val_fraction([(e["step"], e["loss"]) for e in self._val_epochs], self.steps)
+            add("train_val_gap", "best_val_fraction", b, f"best validation loss at {b * 100:.0f}% of the run" if b is not None else "")
+        for phase, fact in (("train", "model_mode_in_training"), ("val", "model_mode_in_validation")):
+            t, e = self._mode[phase]
+            if t + e == 0:
+                # no losses seen: forwards with / without grad
+                t = sum(c for (ge, tr), c in self._fwd_mode.items() if ge == (phase == "train") and tr)
+                e = sum(c for (ge, tr), c in self._fwd_mode.items() if ge == (phase == "train") and not tr)
+            if t + e:
+                mode = MC.majority_mode([True] * t + [False] * e)
+                add("mode", fact, mode, f"model.training was {mode == 'train'} at {max(t, e)}/{t + e} {phase} forwards")
+
+    def _findings_data(self, add):
+        for phase, fact in (("train", "train_size"), ("val", "val_size")):
+            if phase in self._loaders:
+                n = D.dataset_size(self._loaders[phase])
+                add("dataset_size", fact, n, f"len({phase} dataset) = {n}" if n is not None else "")
+        if self._input_moments is not None:
+            s, q, n = self._input_moments
+            means, stds = D.feature_stats(s.tolist(), q.tolist(), n)
+            sc, sp = D.input_scale(means, stds), D.input_scale_spread(stds)
+            add("input_stats", "input_scale", sc, f"largest |feature mean| or std {sc:.4g} over {len(means)} features"
+                if sc is not None else "")
+            add("input_stats", "input_scale_spread", sp, f"feature stds span {sp:.3g}x (95th/5th percentile)"
+                if sp is not None else "")
+        if self._label_batches:
+            lc = D.labels_constant(dict(self._label_counts), self._label_batches)
+            add("labels", "labels_constant", lc, f"every label is {next(iter(self._label_counts))}" if lc else
+                f"{len(self._label_counts)} distinct labels in {self._label_batches} sampled batches")
+            pur = D.batch_label_purity(self._purities)
+            add("labels", "batch_label_purity", pur, f"the majority label fills {pur * 100:.0f}% of a batch on average"
+                if pur is not None else "")
+        shuffle = None
+        if "train" in self._loaders:
+            shuffle = D.loader_shuffles(self._loaders["train"])
+            how = "the train DataLoader's sampler"
+        if shuffle is None and self._label_batches:
+            shuffle = D.shuffle_inferred(self._purities, dict(self._label_counts), self._batch_size or 0, self._same_major)
+            how = "inferred from label composition of consecutive batches"
+        if shuffle is not None:
+            add("labels", "shuffle", shuffle, f"{'shuffled' if shuffle else 'not shuffled'} ({how})")
+        if "train" in self._loaders and "val" in self._loaders:
+            if self._overlap is None:
+                self._overlap = D.val_train_overlap(self._loaders["train"], self._loaders["val"]) or {}
+            ov = self._overlap.get("overlap") if self._overlap else None
+            add("leakage", "val_train_overlap", ov,
+                f"{ov * 100:.1f}% of {self._overlap['val_checked']} validation examples also appear in the training set"
+                if ov is not None else "")
+
+    def _findings_config(self, add):
+        m, o = self.model, self.optimizer
+        if m is not None or o is not None:
+            reg = MC.regularization(m, o, label_smoothing=self._label_smoothing)
+            add("regularization", "regularization", reg, "in use: " + (", ".join(reg) if reg else "none"))
+        if o is not None:
+            wd = MC.weight_decay(o)
+            add("regularization", "weight_decay", wd, f"largest weight_decay over param groups {wd:g}")
+        if m is not None:
+            dp = MC.dropout_p(m)
+            add("regularization", "dropout_p", dp, f"largest dropout p {dp:g}")
+            hb = MC.model_has_dropout_or_bn(m)
+            add("regularization", "model_has_dropout_or_bn", hb,
+                "the model has Dropout/BatchNorm layers" if hb else "no Dropout/BatchNorm layers")
+        if m is not None and o is not None:
+            missing = MC.params_not_in_optimizer(m, o)
+            add("optimizer_coverage", "params_not_in_optimizer", missing,
+                (f"{len(missing)} trainable parameter(s) in no param group: " + ", ".join(missing[:5])) if missing
+                else "every trainable parameter is in the optimizer")
+        if o is not None:
+            add("optimizer_coverage", "optimizer", MC.optimizer_name(o), f"{type(o).__name__}")
+            lr = self._initial_lr if self._initial_lr is not None else MC.learning_rate(o)
+            add("optimizer_coverage", "learning_rate", lr, f"initial learning rate {lr:g}" if lr is not None else "")
+        if self._init is not None:
+            const = self._init["constant"]
+            add("init", "init_constant", bool(const),
+                ("constant weights at bind time: " + ", ".join(const[:5])) if const else "no constant weight matrix at bind time")
+            r = MC.init_scale_ratio(self._init["ratios"])
+            if r is not None:
+                add("init", "init_scale_ratio", r[0], f"weight std of '{r[1]}' is {r[0]:.3g}x PyTorch's default for its fan-in")
+        o_ = self._outputs
+        if o_["loss_names"]:
+            name = self._loss_name or o_["loss_names"].most_common(1)[0][0]
+            add("output_squash", "loss_function", name, f"the loss is {name}")
+            cl = L.custom_loss(name)
+            add("output_squash", "custom_loss", cl, "a hand-written loss" if cl else "a stock torch loss")
+        if o_["activation"]:
+            acts = Counter(o_["activation"])
+            top, k = acts.most_common(1)[0]
+            if top != "none" and k < len(o_["activation"]):
+                top = "none"   # a squash must hold at every sampled batch
+            add("output_squash", "output_activation", top,
+                {"softmax": "outputs are non-negative and rows sum to 1: softmax already applied",
+                 "log_softmax": "outputs are <= 0 with logsumexp 0: log_softmax already applied",
+                 "sigmoid": "every output lies in [0, 1]: sigmoid already applied",
+                 "none": "outputs are raw (not squashed)"}[top] + f" ({len(o_['activation'])} sampled batches)")
+        if o_["target_kind"]:
+            tk = Counter(o_["target_kind"]).most_common(1)[0][0]
+            add("output_squash", "target_kind", tk, f"targets look like {tk.replace('_', ' ')}")
+        if o_["shape_mismatch"]:
+            mm = any(o_["shape_mismatch"])
+            add("output_squash", "loss_shape_mismatch", mm,
+                f"outputs {self._last_out_shape} and targets differ in shape and broadcast" if mm
+                else "outputs and targets have matching shapes")
+
+    def _findings_updates(self, add):
+        r = U.update_ratio(self._update_steps)
+        add("update_ratio", "update_ratio", r, f"median |update|/|weight| per step {r:.3g} over layers "
+            f"({len(self._update_steps)} sampled steps; healthy ~1e-3)" if r is not None else "")
+        if self.optimizer is not None and self.steps:
+            ch = self._lr_changes
+            add("lr_trace", "lr_final_ratio", U.lr_final_ratio(ch),
+                f"lr {ch[-1][1]:.3g} now vs {ch[0][1]:.3g} at the start" if ch else "")
+            cf = U.lr_collapse_fraction(ch, self.steps)
+            add("lr_trace", "lr_collapse_fraction", cf,
+                "the lr never fell below 1% of its peak" if cf == 1.0 else
+                f"the lr fell below 1% of its peak after {cf * 100:.0f}% of the run" if cf is not None else "")
+            pb = U.scheduler_step_per_batch(ch, self.steps)
+            add("lr_trace", "scheduler_step_per_batch", pb,
+                f"the lr changed at {len(ch) - 1} of {self.steps} steps")
+        if self._clip_calls:
+            add("clipping", "clip_max_norm", self._clip_max, f"clip_grad_norm_(max_norm={self._clip_max:g})")
+            sr = U.clip_shrink_ratio(self._clip_shrinks)
+            add("clipping", "clip_shrink_ratio", sr, f"clipping scales gradients to {sr * 100:.1f}% of their norm (median)"
+                if sr is not None else "")
+
+    def _findings_activations(self, add):
+        if self._act is not None:
+            self._collect_activations()
+        layers = self._act_layers
+        if not layers:
+            return
+        d = A.dead_relu_fraction(layers, self._act_lin_order)
+        add("activations", "dead_relu_fraction", d, f"up to {d * 100:.0f}% of a layer's ReLU units are 0 for a whole batch"
+            if d is not None else "")
+        s = A.saturated_fraction(layers)
+        add("activations", "saturated_fraction", s, f"up to {s * 100:.0f}% of a layer's tanh/sigmoid outputs saturated"
+            if s is not None else "")
+        r = A.activation_depth_ratio(layers, self._act_order, self._act_lin_order)
+        add("activations", "activation_depth_ratio", r, f"activation RMS at the last hidden layer is {r:.3g}x the first"
+            if r is not None else "")
+        if self._grad_depth:
+            g = float(median(self._grad_depth))
+            add("activations", "grad_depth_ratio", g, f"first layer's gradient norm is {g:.3g}x the last layer's")
+
+    def _findings_amp(self, add):
+        if self.model is None and not self._scaler_used:
+            return
+        md = AMP.param_dtype(self.model)
+        add("amp", "uses_amp", AMP.uses_amp(self._autocast_seen, md, self._scaler_used),
+            f"autocast {'seen' if self._autocast_seen else 'not seen'} at forwards; weights {md}")
+        add("amp", "amp_dtype", AMP.amp_dtype(sorted(self._autocast_dtypes), md), "low-precision dtype in use")
+        add("amp", "grad_scaler_used", bool(self._scaler_used),
+            "GradScaler.step wraps the optimizer step" if self._scaler_used else "no GradScaler")
+        if self._scaler_used:
+            add("amp", "grad_scale", self._scale, f"latest GradScaler scale {self._scale:g}" if self._scale is not None else "")
+            sf = AMP.skipped_step_fraction(self._scaler_steps, self._scaler_skipped)
+            add("amp", "skipped_step_fraction", sf, f"{self._scaler_skipped}/{self._scaler_steps} scaler steps skipped")
+
+    def _findings_overfit(self, add):
+        r = self._overfit
+        if not r or r.get("fits") is None and r.get("labels_match_inputs") is None:
+            return
+        extra = {k: r[k] for k in ("initial", "final", "steps", "optimizer", "lr", "examples") if k in r}
+        if r.get("fits") is not None:
+            add("overfit_batch", "overfit_one_batch", bool(r["fits"]),
+                f"a copy ({r['optimizer']}, lr {r['lr']:g}) took one batch of {r['examples']} from loss "
+                f"{r['initial']:.4g} to {r['final']:.4g} in {r['steps']} steps", **extra)
+        if r.get("labels_match_inputs") is not None:
+            add("overfit_batch", "labels_match_inputs", bool(r["labels_match_inputs"]),
+                f"true labels fitted to {r.get('initial', 0):.3g}->... vs shuffled labels {r['shuffled_final']:.4g}",
+                **extra)
+
+    def summary(self) -> dict:
+        """Plain data for the report and plots: series, arming events, schedules."""
+        self._flush()
+        return {
+            "steps": self.steps,
+            "train_loss": {"step": list(self._train_steps), "value": list(self._train_vals)},
+            "val": [dict(e) for e in self._val_epochs],
+            "grad_norm": {"step": list(self._grad_series_steps), "value": list(self._grad_series)},
+            "grad_norm_per_param": dict(self._last_norms),
+            "update_ratio": list(self._update_steps),
+            "lr": [list(x) for x in self._lr_changes],
+            "step_time": list(self._step_times),
+            "data_wait": list(self._waits),
+            "clip_shrink": list(self._clip_shrinks),
+            "activations": {k: dict(v) for k, v in self._act_layers.items()},
+            "armed": [list(x) for x in self._arm_events],
+            "overfit": dict(self._overfit) if self._overfit else None,
+            "nan": dict(self._nan_info) if self._nan_info else None,
+            "schedule": {k: [v.first, v.every] for k, v in SCHEDULE.items()},
+        }

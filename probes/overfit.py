@@ -1,0 +1,213 @@
+"""Overfit one batch (costly: at most once per run, while armed): can a copy of the model and its
+optimizer drive one batch's loss toward 0, and does it fit the true labels faster than shuffled ones?
+
+Source (kb/sources.yaml): ``probe:overfit_batch``.
+
+Nothing of the user's run changes: the model is deep-copied with every hook stripped from the copy,
+the optimizer is rebuilt over the copy's parameters with the same class and hyper-parameters and a
+deep copy of its state, the torch/numpy/random RNG states are saved and restored, and the label
+shuffle uses a private ``torch.Generator``. The copy trains in the model's current mode (so dropout
+stays on when the user's model has it on) and under the same autocast dtype.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy as _copy
+import math
+
+from .data import preserved_rng
+
+_HOOK_DICTS = ("_forward_hooks", "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+               "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_backward_hooks",
+               "_backward_pre_hooks")
+
+
+def clean_copy(model):
+    """A deep copy of ``model`` with no module hooks (None if the model cannot be copied)."""
+    import torch
+
+    # the memo maps every hook dict of the original to a fresh empty one, so hooks (and whatever
+    # they reference, a monitor included) are never copied and the original is not touched
+    memo = {}
+    for m in model.modules():
+        for attr in _HOOK_DICTS:
+            d = m.__dict__.get(attr)
+            if d is not None:
+                memo[id(d)] = type(d)()
+    try:
+        with torch.no_grad():
+            c = _copy.deepcopy(model, memo)
+    except Exception:
+        return None
+    for m in c.modules():
+        if "_is_full_backward_hook" in m.__dict__:
+            m._is_full_backward_hook = None
+    return c
+
+
+def copy_optimizer(optimizer, model, model_copy):
+    """A new optimizer of the same class over ``model_copy``'s parameters, with the same param-group
+    hyper-parameters and a deep copy of the state (momentum buffers etc.). None if not possible."""
+    import torch
+
+    mapping = {id(p): q for p, q in zip(model.parameters(), model_copy.parameters())}
+    groups = []
+    for g in optimizer.param_groups:
+        ps = [mapping.get(id(p)) for p in g["params"]]
+        ps = [q for q in ps if q is not None]
+        if not ps:
+            continue
+        groups.append({**{k: v for k, v in g.items() if k != "params"}, "params": ps})
+    if not groups:
+        return None
+    try:
+        new = type(optimizer)(groups)
+    except TypeError:
+        try:
+            new = type(optimizer)(groups, **{k: v for k, v in optimizer.defaults.items()})
+        except Exception:
+            return None
+    except Exception:
+        return None
+    # carry the state over for the parameters that were mapped, deep-copied
+    try:
+        with torch.no_grad():
+            for p in model.parameters():
+                q = mapping.get(id(p))
+                if q is not None and p in optimizer.state and q in {x for g in new.param_groups for x in g["params"]}:
+                    new.state[q] = _copy.deepcopy(optimizer.state[p])
+    except Exception:
+        pass
+    return new
+
+
+def _slice(obj, n: int, size: int):
+    import torch
+
+    if torch.is_tensor(obj):
+        return obj[:n] if obj.dim() >= 1 and obj.shape[0] == size else obj
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_slice(o, n, size) for o in obj)
+    if isinstance(obj, dict):
+        return {k: _slice(v, n, size) for k, v in obj.items()}
+    return obj
+
+
+def _batch_size(args, kwargs):
+    from .data import tensors_in
+
+    for t in tensors_in([list(args), kwargs or {}]):
+        if t.dim() >= 1:
+            return int(t.shape[0])
+    return None
+
+
+def _fit(model, optimizer, loss_fn, args, kwargs, targets, steps, out_shape, autocast):
+    import torch
+
+    losses = []
+    ctx = (lambda: torch.autocast(device_type=autocast[0], dtype=getattr(torch, autocast[1]))) if autocast \
+        else contextlib.nullcontext
+    for _ in range(steps):
+        optimizer.zero_grad(set_to_none=True)
+        with ctx():
+            out = model(*args, **kwargs)
+            if out_shape is not None and torch.is_tensor(out) and tuple(out.shape) != tuple(out_shape) \
+                    and out.numel() == math.prod(out_shape):
+                out = out.reshape(out_shape)
+            loss = loss_fn(out, targets)
+        if loss.dim() > 0:
+            loss = loss.mean()
+        v = float(loss.detach().float())
+        losses.append(v)
+        if not math.isfinite(v):
+            break
+        if v < 1e-4:
+            break
+        loss.backward()
+        optimizer.step()
+    return losses
+
+
+def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps: int = 100,
+                      max_examples: int = 16, out_shape=None, autocast: tuple | None = None,
+                      shuffled: bool = True, seed: int = 0) -> dict | None:
+    """Train copies of ``model``/``optimizer`` on one batch (its first ``max_examples`` examples).
+
+    ``args``/``kwargs``: the model's forward arguments for that batch; ``targets``: what the loss
+    compares against; ``loss_fn(outputs, targets)``. Returns plain data::
+
+        {"fits": bool | None, "initial": float, "final": float, "steps": int,
+         "labels_match_inputs": bool | None, "shuffled_final": float | None,
+         "optimizer": str, "lr": float, "examples": int}
+
+    ``fits`` is True when the loss fell below 10% of its start (or below 1e-3), False when it stayed
+    above 50%, None in between. ``labels_match_inputs`` compares, after ``steps // 2`` steps, the
+    loss on the true targets with the loss on the targets shuffled across the batch: True when the
+    true ones are fitted clearly faster (< 0.5x), False when not at all (>= 0.8x); None when neither
+    fit made progress or the batch's targets are all equal. None when the copy cannot be made.
+    """
+    import torch
+
+    kwargs = dict(kwargs or {})
+    n_all = _batch_size(args, kwargs)
+    if n_all is None or not torch.is_tensor(targets) or targets.dim() == 0 or targets.shape[0] != n_all:
+        return None
+    n = min(n_all, max_examples)
+    a, kw, t = _slice(tuple(args), n, n_all), _slice(kwargs, n, n_all), targets[:n]
+    if out_shape is not None and len(out_shape) >= 1 and out_shape[0] == n_all:
+        out_shape = (n,) + tuple(out_shape[1:])
+    else:
+        out_shape = None
+    result = {"optimizer": type(optimizer).__name__.lower(), "examples": n,
+              "lr": float(optimizer.param_groups[0].get("lr", float("nan")))}
+    with preserved_rng():
+        m1 = clean_copy(model)
+        o1 = copy_optimizer(optimizer, model, m1) if m1 is not None else None
+        if o1 is None:
+            return None
+        try:
+            true_losses = _fit(m1, o1, loss_fn, a, kw, t, steps, out_shape, autocast)
+        except Exception as e:  # the copy could not be trained (custom loss signature, OOM, ...)
+            return {**result, "fits": None, "error": f"{type(e).__name__}: {e}"[:200]}
+        finally:
+            del o1, m1
+        if not true_losses:
+            return None
+        first, last = true_losses[0], true_losses[-1]
+        fits = None
+        if math.isfinite(first) and math.isfinite(last):
+            if last < 0.1 * first or last < 1e-3:
+                fits = True
+            elif last > 0.5 * first:
+                fits = False
+        elif math.isfinite(first):
+            fits = False
+        result.update({"fits": fits, "initial": first, "final": last, "steps": len(true_losses),
+                       "labels_match_inputs": None, "shuffled_final": None})
+        if not shuffled:
+            return result
+        g = torch.Generator(device="cpu").manual_seed(seed)
+        perm = torch.randperm(n, generator=g).to(t.device)
+        ts = t[perm]
+        if bool((ts == t).all()):
+            return result
+        half = max(2, steps // 2)
+        m2 = clean_copy(model)
+        o2 = copy_optimizer(optimizer, model, m2)
+        try:
+            shuf = _fit(m2, o2, loss_fn, a, kw, ts, half, out_shape, autocast)
+        except Exception:
+            shuf = []
+        finally:
+            del o2, m2
+    if not shuf:
+        return result
+    true_at = true_losses[min(half, len(true_losses)) - 1]
+    result["shuffled_final"] = shuf[-1]
+    progress = (first - min(true_at, shuf[-1])) / abs(first) if first else 0.0
+    if math.isfinite(true_at) and math.isfinite(shuf[-1]) and progress > 0.2 and shuf[-1] > 0:
+        r = true_at / shuf[-1]
+        result["labels_match_inputs"] = True if r < 0.5 else (False if r >= 0.8 else None)
+    return result

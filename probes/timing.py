@@ -1,0 +1,123 @@
+"""Timing quantities: share of the step spent blocked on the data loader, GPU utilisation, step time.
+
+Source (kb/sources.yaml): ``probe:data_timing``.
+
+How ``data_time_fraction`` is measured: the wait is the time blocked inside the loader iterator's
+``__next__`` for one batch; the rest of the step is everything until the next ``__next__`` call.
+fraction = sum(wait) / sum(wait + rest), over iterations 2.. (the first one includes starting the
+workers). On CUDA the tap calls ``torch.cuda.synchronize()`` before timing a sampled ``__next__``, so
+queued GPU work is counted as compute, not as data wait; only the synchronised samples then give the
+wait, and the mean iteration time gives the denominator.
+"""
+
+from __future__ import annotations
+
+import time
+from statistics import median
+from typing import Sequence
+
+from .losses import trend
+
+
+def data_time_fraction(waits: Sequence[float], intervals: Sequence[float]) -> float | None:
+    """mean(wait) / mean(iteration time), clipped to [0, 1]; None with fewer than 3 iterations."""
+    if len(intervals) < 3 or not waits:
+        return None
+    w = sum(waits) / len(waits)
+    t = sum(intervals) / len(intervals)
+    if t <= 0:
+        return None
+    return float(min(1.0, max(0.0, w / t)))
+
+
+def step_time_trend(step_times: Sequence[float]) -> str | None:
+    """increasing / steady / decreasing time per step (last third vs first third, 1.5x either way),
+    ignoring the first 3 steps (warm-up)."""
+    s = list(step_times)[3:]
+    if len(s) < 9:
+        return None
+    return trend(s, ratio=1.5, labels=("increasing", "steady", "decreasing"))
+
+
+def gpu_utilization_sample() -> float | None:
+    """One reading of ``torch.cuda.utilization()`` as a fraction, or None (no CUDA / no NVML)."""
+    try:
+        import torch
+
+        if not torch.cuda.is_available():
+            return None
+        return float(torch.cuda.utilization()) / 100.0
+    except Exception:
+        return None
+
+
+def gpu_utilization(samples: Sequence[float]) -> float | None:
+    """Average of the utilisation samples taken while training."""
+    s = [v for v in samples if v is not None]
+    return float(sum(s) / len(s)) if s else None
+
+
+def median_step_time(step_times: Sequence[float]) -> float | None:
+    """Median seconds per optimizer step."""
+    return float(median(step_times)) if step_times else None
+
+
+def split_batch(batch):
+    """(inputs, targets) from what a loader yields: ``(x, y)``, ``[x, y, ...]``, a dict with the usual
+    keys, or a bare tensor (targets None)."""
+    if isinstance(batch, (tuple, list)) and len(batch) >= 2:
+        return batch[0], batch[1]
+    if isinstance(batch, dict):
+        x = next((batch[k] for k in ("input", "inputs", "x", "image", "images", "pixel_values",
+                                      "input_ids", "features", "data") if k in batch), None)
+        y = next((batch[k] for k in ("label", "labels", "target", "targets", "y") if k in batch), None)
+        return x, y
+    return batch, None
+
+
+class LoaderTap:
+    """Wrap an iterable (a DataLoader) so that every ``__next__`` is timed and every batch is seen.
+
+    Iterating a tap iterates the wrapped loader exactly as the user would (one ``iter()`` per
+    pass, the same batches, the same RNG draws); it only adds ``monitor.on_data_wait(seconds)`` and
+    ``monitor.on_batch(inputs, targets, phase=...)`` around each batch. ``phase`` None infers it
+    from ``torch.is_grad_enabled()`` at each ``__next__`` (validation loops run under no_grad).
+    On CUDA every ``sync_every``-th wait is timed after ``torch.cuda.synchronize()``.
+    """
+
+    def __init__(self, loader, monitor, *, phase: str | None = None, sync_every: int = 10):
+        self.loader = loader
+        self.monitor = monitor
+        self.phase = phase
+        self.sync_every = sync_every
+
+    def __len__(self):
+        return len(self.loader)
+
+    def __getattr__(self, name):
+        return getattr(self.loader, name)
+
+    def __iter__(self):
+        import torch
+
+        it = iter(self.loader)
+        mon = self.monitor
+        cuda = torch.cuda.is_available() and getattr(mon, "on_cuda", False)
+        i = 0
+        while True:
+            synced = False
+            if cuda and i % self.sync_every == 0:
+                torch.cuda.synchronize()
+                synced = True
+            t0 = time.perf_counter()
+            try:
+                batch = next(it)
+            except StopIteration:
+                return
+            dt = time.perf_counter() - t0
+            phase = self.phase or ("train" if torch.is_grad_enabled() else "val")
+            mon.on_data_wait(dt, synced=synced if cuda else None, phase=phase)
+            x, y = split_batch(batch)
+            mon.on_batch(x, y, phase=phase)
+            i += 1
+            yield batch

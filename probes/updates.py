@@ -1,0 +1,176 @@
+"""Update quantities: |update| / |weight| per step, the learning-rate trace, gradient clipping.
+
+Sources (kb/sources.yaml): ``probe:update_ratio``, ``probe:lr_trace``, ``probe:clipping``.
+
+Clipping is observed by wrapping ``torch.nn.utils.clip_grad_norm_`` (and its home
+``torch.nn.utils.clip_grad.clip_grad_norm_``) while at least one monitor is attached: the wrapper
+calls the original with the same arguments and returns its result unchanged. The original is put
+back when the last monitor detaches. Code that bound the function to a local name before the
+monitor attached (``from torch.nn.utils import clip_grad_norm_``) is not seen.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import threading
+from statistics import median
+from typing import Sequence
+
+
+# --------------------------------------------------------------------------- update ratio
+def snapshot(params: Sequence):
+    """Copies of the given parameters (taken in the step pre-hook on sampled steps). Private use:
+    returns tensors; the caller drops them after :func:`update_ratios`."""
+    import torch
+
+    with torch.no_grad():
+        try:
+            return torch._foreach_mul(list(params), 1.0)
+        except (TypeError, RuntimeError):
+            return [p.detach().clone() for p in params]
+
+
+def update_ratios(params: Sequence, before: Sequence) -> list[float]:
+    """|w_after - w_before| / |w_before| per parameter (NaN where |w_before| is 0)."""
+    import torch
+
+    from .gradients import norms_of
+
+    if not params:
+        return []
+    with torch.no_grad():
+        try:
+            deltas = torch._foreach_sub(list(params), list(before))
+        except (TypeError, RuntimeError):
+            deltas = [p.detach() - b for p, b in zip(params, before)]
+        vals = norms_of(list(deltas) + list(before))
+    k = len(params)
+    return [d / w if w > 0 else math.nan for d, w in zip(vals[:k], vals[k:])]
+
+
+def step_update_ratio(ratios: Sequence[float]) -> float | None:
+    """Median over layers of one step's |update| / |weight| (layers with zero weight left out)."""
+    s = [r for r in ratios if math.isfinite(r)]
+    return float(median(s)) if s else None
+
+
+def update_ratio(per_step: Sequence[float]) -> float | None:
+    """Median of the latest sampled steps' update ratios (healthy is about 1e-3)."""
+    s = [r for r in per_step if r is not None and math.isfinite(r)]
+    return float(median(s[-10:])) if s else None
+
+
+# --------------------------------------------------------------------------- learning-rate trace
+def current_lr(optimizer) -> float | None:
+    """The first param group's learning rate now (a float even when it is a tensor)."""
+    try:
+        return float(optimizer.param_groups[0]["lr"])
+    except Exception:
+        return None
+
+
+def lr_final_ratio(lr_changes: Sequence[tuple[int, float]]) -> float | None:
+    """Learning rate at the latest step / the initial one. ``lr_changes``: (step, lr) at each change."""
+    if not lr_changes or lr_changes[0][1] <= 0:
+        return None
+    return float(lr_changes[-1][1] / lr_changes[0][1])
+
+
+def lr_collapse_fraction(lr_changes: Sequence[tuple[int, float]], total_steps: int) -> float | None:
+    """Fraction of the observed run after which the LR stays below 1% of its peak so far
+    (1.0 when it never does). The peak is the initial LR unless a warm-up raised it."""
+    if not lr_changes or total_steps <= 0:
+        return None
+    peak = 0.0
+    collapse = None
+    for step, lr in lr_changes:
+        if lr > peak:
+            peak = lr
+            collapse = None
+        elif peak > 0 and lr < 0.01 * peak and collapse is None:
+            collapse = step
+    if collapse is None:
+        return 1.0
+    return float(min(1.0, max(0.0, collapse / total_steps)))
+
+
+def scheduler_step_per_batch(lr_changes: Sequence[tuple[int, float]], total_steps: int) -> bool | None:
+    """The LR changes at most optimizer steps (a scheduler stepped every batch). Needs 8 steps."""
+    if total_steps < 8 or not lr_changes:
+        return None
+    changes = len(lr_changes) - 1
+    return changes >= 4 and changes >= 0.5 * (total_steps - 1)
+
+
+# --------------------------------------------------------------------------- clipping
+def clip_shrink(total_norm: float, max_norm: float) -> float | None:
+    """How much ``clip_grad_norm_`` scaled the gradients: min(1, max_norm / (total + 1e-6))."""
+    if not (math.isfinite(total_norm) and math.isfinite(max_norm)) or total_norm < 0:
+        return None
+    return float(min(1.0, max_norm / (total_norm + 1e-6)))
+
+
+def clip_shrink_ratio(shrinks: Sequence[float]) -> float | None:
+    """Median clipped / unclipped norm over observed clipping calls (1 = clipping inactive)."""
+    s = [v for v in shrinks if v is not None]
+    return float(median(s)) if s else None
+
+
+_LOCK = threading.Lock()
+_CLIP_LISTENERS: list = []
+_CLIP_SAVED: dict = {}
+
+
+def _max_norm_arg(args, kwargs):
+    if len(args) > 1:
+        return args[1]
+    return kwargs.get("max_norm")
+
+
+def _make_clip_wrapper(original):
+    @functools.wraps(original)
+    def clip_grad_norm_(*args, **kwargs):
+        total = original(*args, **kwargs)
+        if _CLIP_LISTENERS:
+            mx = _max_norm_arg(args, kwargs)
+            for fn in list(_CLIP_LISTENERS):
+                try:
+                    fn(total, mx)
+                except Exception:  # a probe never breaks the user's step
+                    pass
+        return total
+
+    clip_grad_norm_.__traindx_wrapper__ = True
+    return clip_grad_norm_
+
+
+def install_clip_listener(fn) -> None:
+    """Call ``fn(total_norm_tensor, max_norm)`` after every ``clip_grad_norm_`` while installed."""
+    import torch.nn.utils as U
+    import torch.nn.utils.clip_grad as C
+
+    with _LOCK:
+        if not _CLIP_LISTENERS:
+            orig = C.clip_grad_norm_
+            wrapper = _make_clip_wrapper(orig)
+            for mod in (C, U):
+                _CLIP_SAVED[mod] = getattr(mod, "clip_grad_norm_")
+                mod.clip_grad_norm_ = wrapper
+            _CLIP_SAVED["wrapper"] = wrapper
+        _CLIP_LISTENERS.append(fn)
+
+
+def uninstall_clip_listener(fn) -> None:
+    """Remove ``fn``; the last removal puts the original ``clip_grad_norm_`` back (unless someone
+    wrapped it again on top of ours: then ours stays as a pass-through)."""
+    with _LOCK:
+        if fn in _CLIP_LISTENERS:
+            _CLIP_LISTENERS.remove(fn)
+        if _CLIP_LISTENERS or "wrapper" not in _CLIP_SAVED:
+            return
+        wrapper = _CLIP_SAVED.pop("wrapper")
+        for mod in list(_CLIP_SAVED):
+            orig = _CLIP_SAVED.pop(mod)
+            if getattr(mod, "clip_grad_norm_", None) is wrapper:
+                mod.clip_grad_norm_ = orig

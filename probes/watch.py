@@ -1,0 +1,115 @@
+"""``traindx.probes.watch``: diagnose a training loop from inside it.
+
+::
+
+    with traindx.probes.watch(model, optimizer, train_loader=train_loader, val_loader=val_loader) as w:
+        for x, y in w.loader(train_loader):      # optional: times data waits and sees batches
+            out = model(x); loss = crit(out, y)
+            w.observe(loss, outputs=out, targets=y)   # optional; the phase is inferred
+            loss.backward(); opt.step(); opt.zero_grad()
+    report = w.report()      # the diagnosis (needs traindx.engine.api)
+    facts = w.findings()     # the evidence, as Finding objects
+
+Every hook and wrapper is removed when the ``with`` block ends, also when it raises.
+"""
+
+from __future__ import annotations
+
+from .monitor import Monitor
+from .timing import LoaderTap
+
+
+class Watch:
+    """A :class:`~traindx.probes.monitor.Monitor` bound to one model/optimizer, with helpers."""
+
+    def __init__(self, model, optimizer=None, num_classes=None, train_loader=None, val_loader=None, *,
+                 criterion=None, level="cheap"):
+        self.monitor = Monitor(model, optimizer, num_classes=num_classes, level=level, loss_fn=criterion)
+        self.train_loader = train_loader
+        self.val_loader = val_loader
+        self.monitor.add_loader(train_loader, "train")
+        self.monitor.add_loader(val_loader, "val")
+
+    def __enter__(self):
+        self.monitor.attach()
+        return self
+
+    def __exit__(self, *exc):
+        self.monitor.detach()
+        return False
+
+    def attach(self):
+        self.monitor.attach()
+        return self
+
+    def detach(self):
+        self.monitor.detach()
+
+    def loader(self, loader, phase=None):
+        """Iterate ``loader`` as usual, timing each wait for a batch and showing each batch to the
+        monitor. ``phase`` defaults to ``val`` for the ``val_loader`` given to :func:`watch`,
+        ``train`` for the ``train_loader``, else it is inferred from grad mode."""
+        if phase is None:
+            if loader is self.val_loader and loader is not None:
+                phase = "val"
+            elif loader is self.train_loader and loader is not None:
+                phase = "train"
+        elif phase in ("train", "val") and phase not in self.monitor._loaders:
+            self.monitor.add_loader(loader, phase)
+        return LoaderTap(loader, self.monitor, phase=phase)
+
+    def observe(self, loss, outputs=None, targets=None, *, phase=None, loss_name=None):
+        """Show the monitor a loss (before backward), with what it compared when known.
+        ``phase`` None: inferred (no grad, or no backward before the next step: validation)."""
+        if loss_name is None and (outputs is None or targets is None):
+            loss_name = "unknown"
+        self.monitor.on_loss(loss, phase=phase, outputs=outputs, targets=targets, loss_name=loss_name)
+
+    def arm(self, reason: str = "requested"):
+        """Switch the costly probes on for the next steps."""
+        self.monitor.arm(reason)
+
+    def overfit_one_batch(self):
+        """Run the overfit-one-batch probe now on the latest training batch; returns its plain result."""
+        return self.monitor.run_overfit()
+
+    @property
+    def armed(self) -> bool:
+        return self.monitor.armed
+
+    def findings(self):
+        """The evidence so far: a list of :class:`~traindx.engine.evidence.Finding`."""
+        return self.monitor.findings()
+
+    def summary(self) -> dict:
+        """Plain-data series for plots."""
+        return self.monitor.summary()
+
+    def report(self) -> dict:
+        """The diagnosis dict from the engine (``traindx.engine.api``)."""
+        try:
+            from traindx.engine.api import Session, load_kb
+        except ImportError as e:
+            raise RuntimeError(
+                "traindx.engine.api is not available in this installation, so no report can be built; "
+                "use w.findings() for the evidence") from e
+        s = Session(load_kb())
+        s.add_findings(self.monitor.findings())
+        return s.report()
+
+
+def watch(model, optimizer=None, num_classes=None, train_loader=None, val_loader=None, *, criterion=None,
+          level="cheap") -> Watch:
+    """Watch a training loop: use as ``with watch(model, optimizer) as w: ...``."""
+    return Watch(model, optimizer, num_classes, train_loader, val_loader, criterion=criterion, level=level)
+
+
+class _CallableModule(__import__("types").ModuleType):
+    """``traindx.probes.watch`` is both this module and the function: once the submodule is imported
+    the package attribute names the module, so the module itself must be callable."""
+
+    def __call__(self, *args, **kwargs):
+        return watch(*args, **kwargs)
+
+
+__import__("sys").modules[__name__].__class__ = _CallableModule
