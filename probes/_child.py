@@ -54,6 +54,7 @@ import argparse
 import functools
 import importlib
 import importlib.abc
+import inspect
 import json
 import os
 import runpy
@@ -119,6 +120,11 @@ class _State:
         self.restore = []          # (obj, attr, original) to undo the wrappers
         self.handles = []
         self.probe_errors = set()
+        self.pass_loss_fn = False  # the monitor's on_loss takes loss_fn= (the criterion)
+        self.pass_synced = False   # its on_data_wait takes synced= (timed after a CUDA sync)
+        self.iter_loaders = weakref.WeakKeyDictionary()  # DataLoader iterator -> its loader
+        self.declared = set()      # ids of loaders handed to monitor.on_data_loader
+        self.next_calls = 0
         self.split_batch = None     # (inputs, targets) from a batch; set below
 
 
@@ -417,7 +423,7 @@ def _install() -> None:
             result = orig_call(self, *args, **kwargs)
         finally:
             _S.tls.depth -= 1
-        _record_loss(result, args, kwargs, type(self).__name__)
+        _record_loss(result, args, kwargs, type(self).__name__, self)
         return result
 
     loss_call.__name__ = loss_call.__qualname__ = "__call__"
@@ -447,8 +453,24 @@ def _install() -> None:
         _probe_error("GradScaler", e)
 
     # -- DataLoader ------------------------------------------------------------------------
+    loader_cls = dl_mod.DataLoader
+    orig_iter = loader_cls.__iter__
+
+    @functools.wraps(orig_iter)
+    def __iter__(self):
+        it = orig_iter(self)
+        if _mine():
+            try:
+                _S.iter_loaders[it] = weakref.ref(self)
+            except TypeError:
+                pass
+        return it
+
+    _patch(loader_cls, "__iter__", __iter__)
+
     base_iter = dl_mod._BaseDataLoaderIter
     orig_next = base_iter.__next__
+    cuda_ok = torch.cuda.is_available()
 
     @functools.wraps(orig_next)
     def __next__(self):
@@ -456,20 +478,43 @@ def _install() -> None:
             return orig_next(self)
         _flush_pending()
         _maybe_stop()
+        synced = None
+        if cuda_ok and _S.pass_synced and getattr(_S.monitor, "on_cuda", False):
+            synced = _S.next_calls % 10 == 0
+            if synced:
+                torch.cuda.synchronize()
+        _S.next_calls += 1
         t0 = time.perf_counter()
         batch = orig_next(self)
         waited = time.perf_counter() - t0
         try:
             _S.activity = True
-            _call_monitor("on_data_wait", waited)
+            phase = "train" if torch.is_grad_enabled() else "val"
+            _declare_loader(self, phase)
+            if synced is None:
+                _call_monitor("on_data_wait", waited)
+            else:
+                _call_monitor("on_data_wait", waited, synced=synced)
             x, y = _S.split_batch(batch)
-            _call_monitor("on_batch", x, y, phase="train" if torch.is_grad_enabled() else "val")
+            _call_monitor("on_batch", x, y, phase=phase)
             _emit()
         except Exception as e:
             _probe_error("dataloader", e)
         return batch
 
     _patch(base_iter, "__next__", __next__)
+
+
+def _declare_loader(it, phase: str) -> None:
+    """Hand a loader to ``monitor.on_data_loader`` once, with the phase of its first batch
+    (dataset sizes, shuffling, the train/val overlap probe)."""
+    ref = _S.iter_loaders.pop(it, None)
+    loader = ref() if ref is not None else None
+    if loader is None or id(loader) in _S.declared or _S.monitor is None \
+            or not hasattr(_S.monitor, "on_data_loader"):
+        return
+    _S.declared.add(id(loader))
+    _call_monitor("on_data_loader", loader, phase)
 
 
 def uninstall() -> None:
@@ -495,10 +540,22 @@ def _make_monitor(**kwargs):
     modname, _, clsname = spec.partition(":")
     try:
         cls = getattr(importlib.import_module(modname), clsname or "Monitor")
-        return cls(level=_S.level, **kwargs)
+        monitor = cls(level=_S.level, **kwargs)
     except Exception as e:
         _probe_error(f"monitor {spec}", e)
         return None
+    # optional extensions of the Monitor API, used when the monitor has them
+    _S.pass_loss_fn = _accepts(getattr(monitor, "on_loss", None), "loss_fn")
+    _S.pass_synced = _accepts(getattr(monitor, "on_data_wait", None), "synced")
+    return monitor
+
+
+def _accepts(fn, name: str) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params
 
 
 def _functional_wrapper(name, orig):
@@ -511,7 +568,7 @@ def _functional_wrapper(name, orig):
             result = orig(*args, **kwargs)
         finally:
             _S.tls.depth -= 1
-        _record_loss(result, args, kwargs, name)
+        _record_loss(result, args, kwargs, name, orig)
         return result
 
     # TorchScript compiles the original, as it does for torch's own _script_if_tracing wrappers
@@ -523,15 +580,22 @@ def _functional_wrapper(name, orig):
 # -- losses -------------------------------------------------------------------------------
 
 class _Pending:
-    __slots__ = ("ref", "value", "outputs", "targets", "name", "training")
+    """A loss computed with grad enabled, waiting for backward to show it is a training loss."""
 
-    def __init__(self, loss, outputs, targets, name, training):
+    __slots__ = ("ref", "value", "outputs", "targets", "name", "training", "fn")
+
+    def __init__(self, loss, outputs, targets, name, training, fn):
         self.ref = weakref.ref(loss)
         self.value = loss.detach()
         self.outputs = outputs
         self.targets = targets
         self.name = name
         self.training = training
+        self.fn = fn
+
+
+def _loss_kwargs(fn) -> dict:
+    return {"loss_fn": fn} if (_S.pass_loss_fn and fn is not None) else {}
 
 
 def _loss_args(args, kwargs):
@@ -546,7 +610,7 @@ def _loss_args(args, kwargs):
     return outputs.detach(), (targets.detach() if targets is not None else None)
 
 
-def _record_loss(result, args, kwargs, name) -> None:
+def _record_loss(result, args, kwargs, name, fn=None) -> None:
     try:
         import torch
         if not isinstance(result, torch.Tensor) or result.numel() == 0:
@@ -556,7 +620,7 @@ def _record_loss(result, args, kwargs, name) -> None:
             model = _S.model
             training = getattr(model, "training", None) if model is not None else None
             if result.numel() == 1:
-                _S.pending.append(_Pending(result, outputs, targets, name, training))
+                _S.pending.append(_Pending(result, outputs, targets, name, training, fn))
                 del _S.pending[:-8]
             return
         value = result.detach()
@@ -564,7 +628,7 @@ def _record_loss(result, args, kwargs, name) -> None:
             value = value.float().mean()
         _S.activity = True
         _call_monitor("on_loss", value, phase="val", outputs=outputs, targets=targets,
-                      loss_name=name)
+                      loss_name=name, **_loss_kwargs(fn))
     except Exception as e:
         _probe_error("loss", e)
 
@@ -578,10 +642,13 @@ def _flush_pending() -> None:
     for p in pending:
         if p.training is False:
             _call_monitor("on_loss", p.value, phase="val", outputs=p.outputs, targets=p.targets,
-                          loss_name=p.name)
+                          loss_name=p.name, **_loss_kwargs(p.fn))
 
 
 def _on_backward(t) -> None:
+    """``t.backward()`` is about to run: ``t`` (or, for a GradScaler-scaled loss, the loss before
+    scaling) is the training loss. It goes to the monitor with its graph, before backward, so the
+    monitor can hook its ``grad_fn``."""
     if t.numel() != 1:
         return
     base = t
@@ -597,14 +664,14 @@ def _on_backward(t) -> None:
         # the others were not part of this loss: in eval mode they were validation losses
         _S.pending = [p for p in pending if p is not match]
         _flush_pending()
-        _call_monitor("on_loss", match.value, phase="train", outputs=match.outputs,
-                      targets=match.targets, loss_name=match.name)
+        _call_monitor("on_loss", base, phase="train", outputs=match.outputs,
+                      targets=match.targets, loss_name=match.name, **_loss_kwargs(match.fn))
     elif pending:  # a composite loss (criterion + penalty, several criteria): report the total
         first = pending[0]
-        _call_monitor("on_loss", base.detach(), phase="train", outputs=first.outputs,
+        _call_monitor("on_loss", base, phase="train", outputs=first.outputs,
                       targets=first.targets, loss_name=first.name)
     else:          # a hand-written loss: no stock criterion ran
-        _call_monitor("on_loss", base.detach(), phase="train", loss_name="custom")
+        _call_monitor("on_loss", base, phase="train", loss_name="custom")
     _emit()
 
 

@@ -220,6 +220,15 @@ def _loss_name(loss_fn) -> str:
     return "custom"
 
 
+def _accepts(fn, name: str) -> bool:
+    import inspect
+
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 def _to(obj, device):
     import torch
 
@@ -296,6 +305,8 @@ def instrumented_training(setup: TrainingSetup, monitor=None, *, max_steps: int 
         first = next(iter(model.parameters()), None)
         device = first.device if first is not None else "cpu"
     loss_name = _loss_name(loss_fn)
+    # optional extensions of the Monitor API, used when the monitor has them
+    loss_kw = {"loss_fn": loss_fn} if _accepts(getattr(monitor, "on_loss", None), "loss_fn") else {}
     val_every = val_every or max(1, max_steps // 4)
     state = {"steps": 0, "epochs": 0, "val_passes": 0}
     last_val: list[float] = []
@@ -326,7 +337,7 @@ def instrumented_training(setup: TrainingSetup, monitor=None, *, max_steps: int 
                 outputs, loss = compute_loss(inputs, targets)
                 losses.append(float(loss.detach().float().mean()))
                 call("on_loss", loss.detach(), phase="val", outputs=_detached(outputs),
-                     targets=_detached(targets), loss_name=loss_name)
+                     targets=_detached(targets), loss_name=loss_name, **loss_kw)
         model.train(was_training)
         state["val_passes"] += 1
         if losses:
@@ -346,6 +357,10 @@ def instrumented_training(setup: TrainingSetup, monitor=None, *, max_steps: int 
 
     with _rng_preserved():
         call("bind", model, optimizer)
+        if hasattr(monitor, "on_data_loader"):
+            call("on_data_loader", setup.train_loader, "train")
+            if setup.val_loader is not None:
+                call("on_data_loader", setup.val_loader, "val")
         call("attach")
         try:
             model.train()
@@ -366,8 +381,9 @@ def instrumented_training(setup: TrainingSetup, monitor=None, *, max_steps: int 
                     inputs, targets = prepare(batch, "train")
                     optimizer.zero_grad(set_to_none=True)
                     outputs, loss = compute_loss(inputs, targets)
-                    call("on_loss", loss.detach(), phase="train", outputs=_detached(outputs),
-                         targets=_detached(targets), loss_name=loss_name)
+                    # the loss with its graph, before backward (the monitor may hook its grad_fn)
+                    call("on_loss", loss, phase="train", outputs=_detached(outputs),
+                         targets=_detached(targets), loss_name=loss_name, **loss_kw)
                     loss.backward()
                     optimizer.step()
                     train_loss = float(loss.detach().float())

@@ -49,7 +49,7 @@ class FakeMonitor:
     def on_loss(self, loss, *, phase="train", outputs=None, targets=None, loss_name=None):
         shape = list(outputs.shape) if outputs is not None else None
         tshape = list(targets.shape) if targets is not None else None
-        self.losses.append((phase, float(loss), loss_name, shape, tshape))
+        self.losses.append((phase, float(loss.detach()), loss_name, shape, tshape))
         if phase == "train":
             self.steps += 1
 
