@@ -138,7 +138,7 @@ def _diagnose(script, logs, codes, configs, setup, complaint, answers, non_inter
     if interactive:
         try:
             Interview(session, st, gather).run()
-        except (KeyboardInterrupt, EOFError):
+        except (KeyboardInterrupt, EOFError, click.exceptions.Abort):
             with open(SESSION_FILE, "w", encoding="utf-8") as fh:
                 json.dump(session.to_state(), fh, indent=1)
             click.echo("")
@@ -313,7 +313,8 @@ class Interview:
                 if self.offer_script(q):
                     continue
             n += 1
-            total = n + max(0, min(len(s.candidates()) - 1, s.max_questions - len(s.asked) - 1))
+            useful = [c for c in s.candidates() if c.gain >= 0.03]
+            total = n + max(0, min(len(useful) - 1, s.max_questions - len(s.asked) - 1))
             hint = f"   ({q['hint']})" if q.get("hint") else ""
             while True:
                 ans = self.ask(f"\n{n}/{max(total, n)}  {q['text']}{st(hint, dim=True)}").strip()
@@ -348,18 +349,29 @@ class Interview:
         return any(src.startswith("probe:") for src in q.get("answered_by", []))
 
     def offer_script(self, q) -> bool:
-        ans = self.ask("\nCan traindx run your training script for a few steps to measure this instead? [path/skip]").strip()
-        if not ans or ans.lower() in ("skip", "s", "no", "n"):
-            return False
-        path, *args = ans.split()
-        try:
-            self.gather.quiet = False
-            self.gather.code(path, for_script=True)
-            self.gather.script(path, args, max_steps=200, timeout=120)
-        except InputError as err:
-            click.echo(self.st(f"  {err}", fg="yellow"))
-            return False
-        return True
+        while True:
+            ans = self.ask("\nCan traindx run your training script for a few steps to measure this instead? [path/skip]").strip()
+            cmd = ans.lower()
+            if not ans or cmd in ("skip", "s", "no", "n"):
+                return False
+            if cmd in ("why", "w"):
+                click.echo(_indent("A measurement answers several questions at once and beats a guess: "
+                                   "gradients, update sizes and the loss against chance, in seconds."))
+                continue
+            if cmd in ("quit", "q", "exit"):
+                raise KeyboardInterrupt
+            path, *args = ans.split()
+            if not os.path.isfile(path):
+                click.echo(self.st(f"  {path}: no such file — give the path to your training script, or skip", fg="yellow"))
+                continue
+            try:
+                self.gather.quiet = False
+                self.gather.code(path, for_script=True)
+                self.gather.script(path, args, max_steps=200, timeout=120)
+            except InputError as err:
+                click.echo(self.st(f"  {err}", fg="yellow"))
+                return False
+            return True
 
     def preamble(self):
         s, st = self.s, self.st

@@ -24,7 +24,7 @@ from typing import Any, Iterable
 import jsonschema
 
 from .conditions import compile_condition, compile_value
-from .errors import KBError
+from .errors import InputError, KBError
 from .yamlio import Marks, load_yaml, read_text
 
 log = logging.getLogger("traindx.loader")
@@ -158,8 +158,13 @@ def _plain(error) -> str:
     return error.message
 
 
+_VALIDATORS: dict = {}
+
+
 def validate_shape(data, marks: Marks, schema_name: str, path: str) -> None:
-    validator = jsonschema.Draft202012Validator(schema_for(schema_name))
+    validator = _VALIDATORS.get(schema_name)
+    if validator is None:
+        validator = _VALIDATORS[schema_name] = jsonschema.Draft202012Validator(schema_for(schema_name))
     errors = list(validator.iter_errors(data))
     if not errors:
         return
@@ -183,8 +188,13 @@ class _Builder:
         self.pack_of: dict = {}        # (kind, id) -> pack name or "core"
 
     def add_file(self, path: str, pack: str) -> None:
-        text = read_text(path, "knowledge-base file")
-        data, marks = load_yaml(text, path)
+        try:
+            text = read_text(path, "knowledge-base file")
+            data, marks = load_yaml(text, path)
+        except KBError:
+            raise
+        except InputError as exc:
+            raise KBError(exc.message, exc.path, exc.line, exc.col, exc.hint) from None
         if not isinstance(data, dict) or "kind" not in data:
             raise KBError("not a knowledge-base file: expected a mapping with 'kind'", path, 1, 1,
                           hint=f"kind is one of {', '.join(sorted(KINDS))} or pack")

@@ -1,0 +1,28 @@
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(scope="session")
+def kb():
+    from traindx.engine.loader import load_kb
+    return load_kb()
+
+
+@pytest.fixture
+def session(kb):
+    from traindx.engine.api import Session
+    return Session(kb)
+
+
+def run_cli(*args, input=None, cwd=None, env=None):
+    """Run the real `traindx` console command in a subprocess."""
+    import subprocess
+    e = dict(os.environ)
+    e.pop("NO_COLOR", None)
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", "traindx.engine", *args], input=input, capture_output=True,
+                          text=True, cwd=cwd, env=e, timeout=120)
