@@ -1,0 +1,1328 @@
+"""Read the metrics log a user already has: CSV, JSON lines, JSON documents, TensorBoard events.
+
+Entry points
+------------
+``read_log(path, column_map=None) -> LogData``
+    Stream the file once and reduce it to bounded per-metric summaries (see *Streaming*).
+``analyze_log(path, num_classes=None, column_map=None) -> (list[Finding], CurveAnalysis)``
+    ``read_log`` followed by :func:`traindx.probes.curves.analyze`; the findings are facts of the
+    ``log:curves`` evidence source (``kb/sources.yaml``).
+
+Formats
+-------
+- **CSV** (also tab- or semicolon-separated): one header row, then one row per logged step. Empty
+  cells, ``NA``, ``null``, ``None`` are missing values; ``nan``/``inf`` are real non-finite values.
+  Lines starting with ``#`` and a repeated header row (a run appended to the same file) are skipped.
+  Cells written as ``str(tensor)`` (``tensor(0.51, grad_fn=...)``) are read as the number.
+- **JSON lines** (``.jsonl``): one object per line; nested objects are flattened with ``/``
+  (``{"train": {"loss": 1}}`` is the column ``train/loss``). Keys may differ between lines
+  (Hugging Face ``Trainer`` writes ``loss`` lines and ``eval_loss`` lines).
+- **JSON document**: a list of such objects, Hugging Face ``trainer_state.json``
+  (``log_history``), or a Keras ``History.history`` dict of equal-length lists.
+- **TensorBoard**: an ``events.out.tfevents.*`` file or a folder searched recursively, read with
+  the ``tensorboard`` package's own ``EventFileLoader`` (``pip install traindx[tensorboard]``;
+  imported only for this format). Scalar tags play the role of columns; a sub-folder written by
+  ``SummaryWriter.add_scalars("Loss", {"val": ...})`` reads as ``Loss_val/Loss``. Wall times of
+  the loss events give the time per step. A record cut off at the end of a file still being
+  written is ignored, as TensorBoard itself does.
+
+Column names
+------------
+Each column (or tag) is given a *role*: ``loss`` (training loss), ``val_loss``, ``accuracy``
+(training), ``val_accuracy``, ``lr``, ``grad_norm``, ``step_time``, ``time`` and the x axis
+``step`` or ``epoch`` (``step`` wins when both exist; without either the row number is the step).
+Names are compared lower-cased with every run of non-alphanumerics turned into ``_`` (so
+``train/loss``, ``Loss/train`` and ``train-loss`` all work). :data:`ALIASES` lists the known
+spellings, best first; in addition any name made only of ``loss``/``acc``/``accuracy``, a split
+word (``train``, ``val``, ``valid``, ``validation``, ``eval``, ``test``, ``dev``) and filler words
+(``avg``, ``mean``, ``epoch``, ``step``, ...) is recognised, so ``avg_val_loss`` is ``val_loss``
+but ``loss_scale`` and ``kd_loss`` are left alone. Accuracies logged as percentages are converted
+to fractions: a series whose largest value is above 1 (a fraction cannot be) is divided by 100 —
+so 1.02 % at chance on 100 classes is caught, not only values above 1.5.
+
+Other names are mapped with ``column_map`` — a dict ``{role: column}`` or the command-line string
+form ``"loss=my_loss,val_loss=vloss,step=it"`` (see :func:`parse_column_map`). A mapped column
+that is not in the log is an error.
+
+Streaming
+---------
+Nothing keeps all rows. CSV is read in ~64 KiB blocks and each needed column is converted with
+C-level ``map(float, ...)``; each metric feeds a :class:`Series`, which keeps
+
+- running statistics over every row: count, non-finite count and the steps of the first 100
+  non-finite values, min/max, the last value and the length of a trailing non-finite run;
+- the first :data:`HEAD_ROWS` raw values (the true start of the curve);
+- a downsampled curve of at most :data:`MAX_POINTS` buckets of equal row count: each bucket holds
+  step range, count, sum, sum of squares, min and max. When the buckets fill up, neighbours are
+  merged pairwise and the bucket size doubles, so memory is O(MAX_POINTS) whatever the length,
+  and a log shorter than MAX_POINTS rows is kept exactly (one row per bucket).
+
+Restarts (the step goes back, as when a job resumes from a checkpoint) truncate the curve to the
+steps before the new start and go on from there; the all-rows statistics still include the
+discarded rows, and the restart is listed in ``LogData.restarts``. Rows at unequal step intervals
+are fine: the analysis works in steps, not in row numbers.
+
+Errors
+------
+Everything wrong with the file — missing, empty, binary, not UTF-8, malformed, a cut-off last
+line, no recognised column, a non-number in a metric column — raises
+:class:`~traindx.engine.errors.InputError` naming the file and, where it applies, the line.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import re
+from collections import namedtuple
+from dataclasses import dataclass, field
+from operator import itemgetter, le, mul, sub, truediv
+from typing import Any, Iterable
+
+from traindx.engine.errors import InputError
+
+#: The evidence source (``kb/sources.yaml``) this module implements.
+SOURCE_ID = "log:curves"
+
+#: Facts this reader can produce (the ``log:curves`` entry of ``kb/sources.yaml``).
+FACTS = (
+    "loss_trend", "initial_loss", "current_loss", "loss_decrease_fraction", "loss_has_nonfinite",
+    "nan_first_step", "loss_spikes", "loss_noise", "oscillation_trend", "train_accuracy",
+    "val_accuracy", "train_loss", "val_loss", "val_loss_trend", "best_val_fraction",
+    "step_time_trend", "lr_final_ratio", "lr_collapse_fraction", "grad_norm_max",
+    "grad_norm_trend", "loss_negative", "run_length_steps", "loss_at_chance",
+)
+
+#: At most this many buckets per metric (the downsampled curve).
+MAX_POINTS = 2048
+#: Raw values kept from the start of each metric.
+HEAD_ROWS = 64
+#: Steps of non-finite values remembered per metric (the count is always exact).
+MAX_NONFINITE_STEPS = 100
+
+_CSV_BLOCK = 1 << 16  # bytes per CSV read: small blocks keep the parser's lists in cache
+
+#: Metric and axis roles, and the names the user may use for them in ``column_map``.
+ROLES = ("loss", "val_loss", "accuracy", "val_accuracy", "lr", "grad_norm", "step_time", "time",
+         "step", "epoch")
+_ROLE_ALIASES = {
+    "train_loss": "loss", "training_loss": "loss",
+    "acc": "accuracy", "train_acc": "accuracy", "train_accuracy": "accuracy",
+    "val_acc": "val_accuracy",
+    "learning_rate": "lr",
+    "global_step": "step", "iteration": "step", "iter": "step",
+    "gradient_norm": "grad_norm",
+}
+_X_ROLES = ("step", "epoch")
+_METRIC_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy", "lr", "grad_norm", "step_time",
+                 "time")
+_PERCENT_ROLES = ("accuracy", "val_accuracy")
+#: An accuracy series whose largest value exceeds this is in percent (a fraction cannot pass 1).
+_PERCENT_THRESHOLD = 1.001
+
+#: Known spellings per role, best first, in normalised form (see :func:`normalize_name`).
+ALIASES: dict[str, tuple[str, ...]] = {
+    "step": ("step", "global_step", "globalstep", "iteration", "iter", "it", "steps", "train_step",
+             "trainer_global_step", "n_iter", "num_steps", "batch", "batch_idx", "update"),
+    "epoch": ("epoch", "epochs", "ep"),
+    "loss": ("loss", "train_loss", "training_loss", "loss_train", "train_loss_step", "loss_step",
+             "train_batch_loss", "batch_loss", "trn_loss", "tr_loss", "running_loss",
+             "train_loss_epoch", "loss_epoch", "avg_loss", "train_avg_loss", "mean_loss",
+             "total_loss", "train_total_loss", "objective"),
+    "val_loss": ("val_loss", "valid_loss", "validation_loss", "eval_loss", "evaluation_loss",
+                 "loss_val", "loss_valid", "loss_validation", "loss_eval", "val_loss_epoch",
+                 "val_loss_step", "avg_val_loss", "val_avg_loss", "mean_val_loss",
+                 "val_total_loss", "dev_loss", "loss_dev", "test_loss", "loss_test"),
+    "accuracy": ("accuracy", "acc", "train_acc", "train_accuracy", "training_accuracy",
+                 "training_acc", "acc_train", "accuracy_train", "train_acc_step",
+                 "train_accuracy_step", "train_acc_epoch", "train_accuracy_epoch", "acc_step",
+                 "acc_epoch", "sparse_categorical_accuracy", "categorical_accuracy",
+                 "binary_accuracy", "top1", "acc1", "train_top1", "train_acc1", "trn_acc",
+                 "tr_acc"),
+    "val_accuracy": ("val_accuracy", "val_acc", "valid_acc", "valid_accuracy",
+                     "validation_accuracy", "validation_acc", "eval_accuracy", "eval_acc",
+                     "acc_val", "accuracy_val", "acc_valid", "accuracy_valid",
+                     "accuracy_validation", "acc_eval", "accuracy_eval", "val_acc_epoch",
+                     "val_accuracy_epoch", "val_sparse_categorical_accuracy",
+                     "val_categorical_accuracy", "val_binary_accuracy", "val_top1", "val_acc1",
+                     "eval_top1", "dev_acc", "dev_accuracy", "test_accuracy", "test_acc",
+                     "acc_test", "accuracy_test", "test_top1"),
+    "lr": ("lr", "learning_rate", "learningrate", "train_lr", "lr_0", "lr_group_0",
+           "learning_rate_0", "current_lr", "optimizer_lr", "lr_step"),
+    "grad_norm": ("grad_norm", "gradient_norm", "grad_norm_total", "total_grad_norm", "gradnorm",
+                  "train_grad_norm", "grad_l2_norm", "grad_2_0_norm_total", "global_grad_norm",
+                  "grad_global_norm", "gnorm", "total_norm"),
+    "step_time": ("step_time", "time_per_step", "iter_time", "iteration_time", "batch_time",
+                  "time_per_iter", "time_per_batch", "sec_per_step", "s_per_step",
+                  "seconds_per_step", "sec_per_iter", "s_per_iter", "train_step_time",
+                  "step_duration"),
+    "time": ("time", "wall_time", "walltime", "wallclock", "wall_clock", "timestamp", "elapsed",
+             "elapsed_time", "time_elapsed", "elapsed_s", "elapsed_sec", "time_s", "runtime",
+             "relative_time"),
+}
+_ALIAS_RANK = {name: (role, i) for role, names in ALIASES.items() for i, name in enumerate(names)}
+_SPLIT_TRAIN = {"train", "training", "trn", "tr"}
+_SPLIT_VAL = {"val", "valid", "validation", "eval", "evaluation", "test", "dev"}
+_FILLER = {"avg", "mean", "total", "epoch", "step", "batch", "running", "smoothed", "ema", "overall",
+           "on", "per", "set", "data", "top1"}
+_MISSING = {"", "na", "n/a", "null", "none", "nil", "-", "--", "?", "missing"}
+_TENSOR_RE = re.compile(r"^\s*tensor\(\s*\[?\s*([-+]?(?:[0-9.]+(?:[eE][-+]?[0-9]+)?|nan|inf))",
+                        re.IGNORECASE)
+
+Point = namedtuple("Point", "x0 x1 x n nonfinite mean lo hi sd")
+Point.__doc__ = """One bucket of the downsampled curve: rows at steps ``x0..x1`` (``x`` = middle),
+``n`` finite values with ``mean``/``lo``/``hi``/``sd`` (``sd`` = within-bucket standard deviation,
+0 for a one-row bucket) and ``nonfinite`` NaN/Inf values. ``mean`` is None when ``n == 0``."""
+
+
+def normalize_name(name: str) -> str:
+    """``"Loss/train"`` -> ``"loss_train"``: lower-case, non-alphanumeric runs become ``_``."""
+    return re.sub(r"[^0-9a-z]+", "_", str(name).lower()).strip("_")
+
+
+def match_role(name: str) -> tuple[str, int] | None:
+    """The role a column name plays and its rank (lower is better), or None.
+
+    Known spellings (:data:`ALIASES`) rank by their position; other names made only of a metric
+    word, a split word and filler words rank after every known spelling.
+    """
+    norm = normalize_name(name)
+    if norm in _ALIAS_RANK:
+        role, rank = _ALIAS_RANK[norm]
+        return role, rank
+    if norm.startswith("lr_") and norm.count("_") <= 2:  # Lightning's LearningRateMonitor: lr-Adam
+        return "lr", 50
+    tokens = set(norm.split("_"))
+    allowed = _FILLER | _SPLIT_TRAIN | _SPLIT_VAL
+    if "loss" in tokens and tokens - {"loss"} <= allowed:
+        return ("val_loss" if tokens & _SPLIT_VAL else "loss"), 100
+    metric = tokens & {"acc", "accuracy"}
+    if metric and "loss" not in tokens and tokens - metric <= allowed:
+        return ("val_accuracy" if tokens & _SPLIT_VAL else "accuracy"), 100
+    return None
+
+
+def parse_column_map(spec: str | dict | None) -> dict[str, str]:
+    """Normalise a column map: ``{"loss": "my_loss"}`` or the CLI string ``"loss=my_loss,step=it"``.
+
+    Keys are roles (:data:`ROLES`; ``train_loss``, ``acc``, ``val_acc``, ``learning_rate``,
+    ``global_step`` ... are accepted for them); values are column or tag names exactly as in the
+    log. Raises InputError for an unknown role or a malformed string.
+    """
+    if spec is None:
+        return {}
+    if isinstance(spec, str):
+        pairs = {}
+        for part in spec.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            if "=" not in part:
+                raise InputError(f"column map entry {part!r} is not ROLE=COLUMN",
+                                 hint="write it like loss=my_loss,val_loss=vloss")
+            role, col = (s.strip() for s in part.split("=", 1))
+            if not role or not col:
+                raise InputError(f"column map entry {part!r} is not ROLE=COLUMN",
+                                 hint="write it like loss=my_loss,val_loss=vloss")
+            pairs[role] = col
+        spec = pairs
+    if not isinstance(spec, dict):
+        raise InputError(f"column map must be a dict or a ROLE=COLUMN,... string, not {type(spec).__name__}")
+    out: dict[str, str] = {}
+    for role, col in spec.items():
+        key = normalize_name(role)
+        key = _ROLE_ALIASES.get(key, key)
+        if key not in ROLES:
+            raise InputError(f"unknown role {role!r} in column map",
+                             hint="roles: " + ", ".join(ROLES))
+        out[key] = str(col)
+    return out
+
+
+def _fmt_x(x: float | int | None) -> str:
+    if x is None:
+        return "?"
+    if isinstance(x, float) and x.is_integer():
+        return str(int(x))
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+class _BadValue(ValueError):
+    pass
+
+
+def _to_float(s: Any) -> float | None:
+    """A cell or JSON value as float; None when missing; _BadValue when it is not a number."""
+    if type(s) is not str:
+        if isinstance(s, float):
+            return s
+        if s is None:
+            return None
+        if isinstance(s, int) and not isinstance(s, bool):
+            return float(s)
+        raise _BadValue(s)
+    try:
+        return float(s)
+    except ValueError:
+        t = s.strip().lower()
+        if t in _MISSING:
+            return None
+        m = _TENSOR_RE.match(s)
+        if m:
+            return float(m.group(1))
+        raise _BadValue(s) from None
+
+
+# --------------------------------------------------------------------------------------------
+# The bounded per-metric summary
+# --------------------------------------------------------------------------------------------
+
+class Series:
+    """One metric of a log, reduced as it streams by (see the module docstring, *Streaming*).
+
+    Read it with :attr:`points` (the downsampled curve), :attr:`head` (first raw values) and the
+    running statistics: ``rows``, ``finite``, ``nonfinite``, ``nonfinite_steps`` (first 100),
+    ``min``/``max`` (finite values of every row), ``last_value``/``last_x``, ``first_x``,
+    ``trailing_nonfinite`` (length of the non-finite run the series ends with) and
+    ``trailing_nonfinite_x`` (its first step), ``rows_per_point``, ``restarts`` ([(from, to)]).
+    """
+
+    def __init__(self, role: str, column: str, want_sq: bool = True):
+        self.role = role
+        self.column = column
+        self._want_sq = want_sq
+        self.rows = 0
+        self.finite = 0
+        self.nonfinite = 0
+        self.nonfinite_steps: list = []
+        self.min = math.inf
+        self.max = -math.inf
+        self.first_x = None
+        self.last_x = None
+        self.last_value = None
+        self.trailing_nonfinite = 0
+        self.trailing_nonfinite_x = None
+        self.head: list[tuple] = []
+        self.restarts: list[tuple] = []
+        self.scale_factor = 1.0
+        self.rows_per_point = 1
+        # closed buckets, as parallel lists
+        self._x0: list = []
+        self._x1: list = []
+        self._n: list = []
+        self._nf: list = []
+        self._sum: list = []
+        self._sq: list = []
+        self._lo: list = []
+        self._hi: list = []
+        self._open_reset()
+        self._points = None
+
+    # -- feeding ---------------------------------------------------------------------------
+    def _open_reset(self):
+        self._ox0 = None
+        self._ox1 = None
+        self._orows = 0
+        self._on = 0
+        self._onf = 0
+        self._osum = 0.0
+        self._osq = 0.0
+        self._olo = math.inf
+        self._ohi = -math.inf
+
+    def extend(self, xs: list, ys: list, monotonic: bool = False) -> None:
+        """Add values ``ys`` at steps ``xs`` (same length). A step going back is a restart.
+        ``monotonic=True`` promises that ``xs`` never goes back (skips the check)."""
+        if not ys:
+            return
+        self._points = None
+        start = 0
+        if (self.last_x is not None and xs[0] < self.last_x) or (
+                not monotonic and not all(map(le, xs, xs[1:]))):
+            prev = self.last_x
+            for i, x in enumerate(xs):
+                if prev is not None and x < prev:
+                    if i > start:
+                        self._extend_mono(xs[start:i], ys[start:i])
+                    self._restart(x)
+                    start = i
+                prev = x
+        if start:
+            xs, ys = xs[start:], ys[start:]
+        self._extend_mono(xs, ys)
+
+    def _restart(self, x) -> None:
+        self.restarts.append((self.last_x, x))
+        while self._x0 and self._x0[-1] >= x:
+            for lst in (self._x0, self._x1, self._n, self._nf, self._sum, self._sq, self._lo,
+                        self._hi):
+                lst.pop()
+        if self._ox0 is not None and self._ox0 >= x:
+            self._open_reset()
+        self.head = [(hx, hy) for hx, hy in self.head if hx < x]
+        self.trailing_nonfinite = 0
+        self.trailing_nonfinite_x = None
+        self.last_x = None
+
+    def _extend_mono(self, xs: list, ys: list) -> None:
+        n = len(ys)
+        if self.first_x is None:
+            self.first_x = xs[0]
+        if len(self.head) < HEAD_ROWS:
+            k = HEAD_ROWS - len(self.head)
+            self.head.extend(zip(xs[:k], ys[:k]))
+        self.rows += n
+        isfinite = math.isfinite
+        i = 0
+        while i < n:
+            take = min(self.rows_per_point - self._orows, n - i)
+            sl = ys[i:i + take]
+            if self._ox0 is None:
+                self._ox0 = xs[i]
+            self._ox1 = xs[i + take - 1]
+            s = sum(sl)
+            if isfinite(s):
+                fin = sl
+            else:
+                fin = [v for v in sl if isfinite(v)]
+                bad = take - len(fin)
+                self._onf += bad
+                self.nonfinite += bad
+                room = MAX_NONFINITE_STEPS - len(self.nonfinite_steps)
+                if room > 0:
+                    self.nonfinite_steps.extend(
+                        [xs[i + k] for k, v in enumerate(sl) if not isfinite(v)][:room])
+                s = sum(fin)
+            if fin:
+                self._on += len(fin)
+                self.finite += len(fin)
+                self._osum += s
+                if self._want_sq:
+                    self._osq += sum(map(mul, fin, fin))
+                lo, hi = min(fin), max(fin)
+                if lo < self._olo:
+                    self._olo = lo
+                    if lo < self.min:
+                        self.min = lo
+                if hi > self._ohi:
+                    self._ohi = hi
+                    if hi > self.max:
+                        self.max = hi
+            self._orows += take
+            i += take
+            if self._orows >= self.rows_per_point:
+                self._close()
+        # trailing non-finite run
+        last = ys[-1]
+        if isfinite(last):
+            self.trailing_nonfinite = 0
+            self.trailing_nonfinite_x = None
+        else:
+            k = n - 1
+            while k > 0 and not isfinite(ys[k - 1]):
+                k -= 1
+            run = n - k
+            if k == 0 and self.trailing_nonfinite:
+                self.trailing_nonfinite += run
+            else:
+                self.trailing_nonfinite = run
+                self.trailing_nonfinite_x = xs[k]
+        self.last_value = last
+        self.last_x = xs[-1]
+
+    def _close(self) -> None:
+        self._x0.append(self._ox0)
+        self._x1.append(self._ox1)
+        self._n.append(self._on)
+        self._nf.append(self._onf)
+        self._sum.append(self._osum)
+        self._sq.append(self._osq)
+        self._lo.append(self._olo)
+        self._hi.append(self._ohi)
+        self._open_reset()
+        if len(self._x0) >= MAX_POINTS:
+            self._merge_pairs()
+
+    def _merge_pairs(self) -> None:
+        def pair(lst, f):
+            out = [f(lst[k], lst[k + 1]) for k in range(0, len(lst) - 1, 2)]
+            if len(lst) % 2:
+                out.append(lst[-1])
+            return out
+        add = float.__add__
+        self._x0 = self._x0[::2]
+        self._x1 = self._x1[1::2] + ([self._x1[-1]] if len(self._x1) % 2 else [])
+        self._n = pair(self._n, int.__add__)
+        self._nf = pair(self._nf, int.__add__)
+        self._sum = pair(self._sum, add)
+        self._sq = pair(self._sq, add)
+        self._lo = pair(self._lo, min)
+        self._hi = pair(self._hi, max)
+        self.rows_per_point *= 2
+
+    def scale(self, factor: float) -> None:
+        """Multiply every stored value by ``factor`` (percent -> fraction)."""
+        self._points = None
+        self.scale_factor *= factor
+        f2 = factor * factor
+        self._sum = [v * factor for v in self._sum]
+        self._sq = [v * f2 for v in self._sq]
+        lo = [v * factor for v in self._lo]
+        hi = [v * factor for v in self._hi]
+        self._lo, self._hi = (lo, hi) if factor > 0 else (hi, lo)
+        self._osum *= factor
+        self._osq *= f2
+        self._olo, self._ohi = self._olo * factor, self._ohi * factor
+        if factor < 0:
+            self._olo, self._ohi = self._ohi, self._olo
+        self.min, self.max = self.min * factor, self.max * factor
+        if factor < 0:
+            self.min, self.max = self.max, self.min
+        self.head = [(x, y * factor) for x, y in self.head]
+        if self.last_value is not None:
+            self.last_value *= factor
+
+    # -- reading -----------------------------------------------------------------------------
+    @property
+    def points(self) -> list[Point]:
+        """The downsampled curve: at most :data:`MAX_POINTS` :class:`Point` s in step order."""
+        if self._points is None:
+            x0, x1, n, nf = list(self._x0), list(self._x1), list(self._n), list(self._nf)
+            sm, sq, lo, hi = list(self._sum), list(self._sq), list(self._lo), list(self._hi)
+            if self._orows:
+                x0.append(self._ox0)
+                x1.append(self._ox1)
+                n.append(self._on)
+                nf.append(self._onf)
+                sm.append(self._osum)
+                sq.append(self._osq)
+                lo.append(self._olo)
+                hi.append(self._ohi)
+            pts = []
+            for a, b, c, d, s, q, l, h in zip(x0, x1, n, nf, sm, sq, lo, hi):
+                if c:
+                    mean = s / c
+                    var = q / c - mean * mean if c > 1 and self._want_sq else 0.0
+                    sd = math.sqrt(var) if var > 0 else 0.0
+                    pts.append(Point(a, b, (a + b) / 2 if a != b else a, c, d, mean, l, h, sd))
+                else:
+                    pts.append(Point(a, b, (a + b) / 2 if a != b else a, 0, d, None, None, None,
+                                     None))
+            self._points = pts
+        return self._points
+
+    def finite_points(self) -> list[Point]:
+        return [p for p in self.points if p.n]
+
+    def __repr__(self) -> str:
+        return (f"Series({self.role!r} from {self.column!r}: {self.rows} rows, "
+                f"{self.nonfinite} non-finite, {len(self.points)} points)")
+
+
+class _StepTimer:
+    """Time stamps (cumulative) -> time per step, as a Series of ``dt / dstep``."""
+
+    def __init__(self, column: str):
+        self.column = column
+        self.prev: tuple | None = None
+        self.pairs = 0
+        self.decreases = 0
+        self.series = Series("step_time", f"{column} (differences)", want_sq=False)
+
+    def feed(self, xs: list, ts: list) -> None:
+        if not ts:
+            return
+        if self.prev is not None:
+            xs = [self.prev[0]] + list(xs)
+            ts = [self.prev[1]] + list(ts)
+        dts = list(map(sub, ts[1:], ts[:-1]))
+        dxs = list(map(sub, xs[1:], xs[:-1]))
+        if dts and min(dts) > 0 and min(dxs) > 0 and math.isfinite(sum(dts)):
+            ox, oy = xs[1:], list(map(truediv, dts, dxs))
+        else:
+            ox, oy = [], []
+            for x1, dx, dt in zip(xs[1:], dxs, dts):
+                if dt < 0:
+                    self.decreases += 1
+                if dx > 0 and dt > 0 and math.isfinite(dt):
+                    ox.append(x1)
+                    oy.append(dt / dx)
+        self.pairs += len(xs) - 1
+        self.series.extend(ox, oy)
+        self.prev = (xs[-1], ts[-1])
+
+    @property
+    def looks_cumulative(self) -> bool:
+        """Time stamps only go back at restarts; per-step durations go up and down."""
+        return self.series.rows > 0 and self.decreases <= 0.05 * self.pairs
+
+
+# --------------------------------------------------------------------------------------------
+# LogData
+# --------------------------------------------------------------------------------------------
+
+@dataclass
+class LogData:
+    """What :func:`read_log` returns: the file's metrics, reduced.
+
+    ``series[role]`` is a :class:`Series` for each role found (``loss``, ``val_loss``,
+    ``accuracy``, ``val_accuracy``, ``lr``, ``grad_norm``, ``step_time``); ``columns[role]`` is the
+    column or tag it came from; ``x_label`` is ``"step"``, ``"epoch"`` or ``"row"``; ``rows`` is
+    the number of data rows (scalar events for TensorBoard); ``notes`` are one-line remarks for
+    the user (percent accuracies converted, restarts); ``restarts`` lists ``(from, to)`` steps.
+    A ``time`` column of time stamps becomes ``step_time`` (differences per step); one that goes
+    up and down is taken as a duration per row (``time_kind`` says which).
+    """
+
+    path: str
+    format: str
+    x_label: str = "row"
+    x_column: str | None = None
+    rows: int = 0
+    series: dict = field(default_factory=dict)
+    columns: dict = field(default_factory=dict)
+    ignored_columns: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    restarts: list = field(default_factory=list)
+    time_kind: str | None = None
+    _timer: Any = field(default=None, repr=False)
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(os.path.normpath(self.path))
+
+    @property
+    def roles(self) -> list[str]:
+        return list(self.series)
+
+    def __contains__(self, role: str) -> bool:
+        return role in self.series
+
+    def __getitem__(self, role: str) -> Series:
+        return self.series[role]
+
+    def get(self, role: str) -> Series | None:
+        return self.series.get(role)
+
+    # -- building (readers) ------------------------------------------------------------------
+    def _series(self, role: str, column: str) -> Series:
+        s = self.series.get(role)
+        if s is None:
+            s = self.series[role] = Series(role, column, want_sq=role in ("loss", "val_loss"))
+            self.columns[role] = column
+        return s
+
+    def _feed_time(self, xs: list, ts: list) -> None:
+        if self._timer is None:
+            self._timer = _StepTimer(self.columns.get("time", "time"))
+        self._timer.feed(xs, ts)
+
+    def _finish(self) -> None:
+        for role in _PERCENT_ROLES:
+            s = self.series.get(role)
+            if s is not None and _PERCENT_THRESHOLD < s.max <= 100.0:
+                s.scale(0.01)
+                self.notes.append(f"{role} ({s.column}) looks like percent; read as fractions")
+        t = self.series.pop("time", None)
+        self.columns.pop("time", None)
+        if "step_time" not in self.series:
+            timer = self._timer
+            if timer is not None and timer.looks_cumulative:
+                self.series["step_time"] = timer.series
+                self.columns["step_time"] = timer.series.column
+                self.time_kind = "cumulative"
+            elif t is not None:
+                t.role = "step_time"
+                self.series["step_time"] = t
+                self.columns["step_time"] = t.column
+                self.time_kind = "duration"
+        seen = set()  # one restart per step it went back from (metrics share the x column)
+        for role, s in self.series.items():
+            if role == "step_time" and self.time_kind == "cumulative":
+                continue  # derived from another column: its restarts are that column's
+            for a, b in s.restarts:
+                if a not in seen:
+                    seen.add(a)
+                    self.restarts.append((a, b))
+        self.restarts.sort(key=lambda r: r[0] if r[0] is not None else -math.inf)
+        for a, b in self.restarts:
+            self.notes.append(f"{self.x_label} goes back from {_fmt_x(a)} to {_fmt_x(b)} "
+                              f"(a restart): the curve continues from the new start")
+        for role in [r for r, s in self.series.items() if s.rows == 0]:
+            del self.series[role]
+            self.columns.pop(role, None)
+
+
+# --------------------------------------------------------------------------------------------
+# Column binding shared by the readers
+# --------------------------------------------------------------------------------------------
+
+def _bind_columns(names: Iterable[str], column_map: dict[str, str], path: str,
+                  line: int | None = None, strict_map: bool = True) -> tuple[dict, list]:
+    """{role: column} for the best column of each role, and the unused names."""
+    names = list(names)
+    best: dict[str, tuple] = {}
+    for role, col in column_map.items():
+        if col in names:
+            best[role] = (-1, col)
+        elif strict_map:
+            raise InputError(f"mapped column {col!r} (for {role}) is not in the log; it has: "
+                             + ", ".join(repr(n) for n in names[:30]), path, line)
+    mapped_cols = {c for _, c in best.values()}
+    for name in names:
+        if name in mapped_cols:
+            continue
+        m = match_role(name)
+        if m is None:
+            continue
+        role, rank = m
+        if role not in best or rank < best[role][0]:
+            best[role] = (rank, name)
+    bound = {role: col for role, (_, col) in best.items()}
+    used = set(bound.values())
+    return bound, [n for n in names if n not in used]
+
+
+def _x_role(bound: dict) -> str | None:
+    for r in _X_ROLES:
+        if r in bound:
+            return r
+    return None
+
+
+def _no_metric_error(names, path, line=None) -> InputError:
+    shown = ", ".join(repr(n) for n in list(names)[:20])
+    return InputError(f"no loss, accuracy or other known metric among the columns ({shown})",
+                      path, line,
+                      hint="name yours with a column map, e.g. loss=my_loss,val_loss=my_val")
+
+
+# --------------------------------------------------------------------------------------------
+# Format detection and text checks
+# --------------------------------------------------------------------------------------------
+
+def _first_bad_utf8_line(path: str) -> tuple[int, str]:
+    with open(path, "rb") as f:
+        for i, raw in enumerate(f, 1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                return i, f"byte 0x{raw[e.start]:02x}"
+    return 0, "?"
+
+
+def _not_utf8(path: str) -> InputError:
+    line, what = _first_bad_utf8_line(path)
+    return InputError(f"not UTF-8 text ({what}); a metrics log must be UTF-8", path, line or None,
+                      hint="re-save the file as UTF-8")
+
+
+def _sniff(path: str) -> str:
+    """'csv', 'jsonl', 'json' or 'tensorboard'; InputError for empty/binary/non-UTF-8 files."""
+    if os.path.isdir(path):
+        return "tensorboard"
+    base = os.path.basename(path)
+    if "tfevents" in base:
+        return "tensorboard"
+    with open(path, "rb") as f:
+        sample = f.read(1 << 16)
+    if not sample.strip():
+        raise InputError("empty log file (no header, no rows)", path)
+    if b"\x00" in sample:
+        raise InputError("binary data, not a CSV, JSON-lines or TensorBoard log", path,
+                         hint="pass a TensorBoard log as its events.out.tfevents.* file or folder")
+    cut = sample if len(sample) < (1 << 16) else sample[: sample.rfind(b"\n") + 1] or sample
+    try:
+        text = cut.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _not_utf8(path) from None
+    text = text.lstrip("\ufeff")
+    bad = sum(1 for ch in text if ord(ch) < 32 and ch not in "\t\r\n\f")
+    if bad > max(2, len(text) // 100):
+        raise InputError("binary data (control characters), not a CSV or JSON-lines log", path)
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        return "json"
+    if stripped.startswith("{"):
+        first = stripped.split("\n", 1)[0].strip()
+        try:
+            if isinstance(json.loads(first), dict):
+                return "jsonl"
+        except ValueError:
+            pass
+        return "json" if not base.endswith((".jsonl", ".ndjson")) else "jsonl"
+    return "csv"
+
+
+# --------------------------------------------------------------------------------------------
+# CSV
+# --------------------------------------------------------------------------------------------
+
+def _read_csv(path: str, column_map: dict) -> LogData:
+    log = LogData(path=path, format="csv")
+    try:
+        f = open(path, "r", encoding="utf-8-sig", newline="")
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror}", path) from None
+    with f:
+        try:
+            _read_csv_stream(f, path, column_map, log)
+        except UnicodeDecodeError:
+            raise _not_utf8(path) from None
+    return log
+
+
+def _read_csv_stream(f, path: str, column_map: dict, log: LogData) -> None:
+    line_no = 0
+    header_line = ""
+    while True:
+        header_line = f.readline()
+        if not header_line:
+            raise InputError("empty log file (no header, no rows)", path)
+        line_no += 1
+        if header_line.strip() and not header_line.lstrip().startswith("#"):
+            break
+    counts = {d: header_line.count(d) for d in (",", "\t", ";")}
+    delim = max(counts, key=counts.get) if any(counts.values()) else ","
+    try:
+        header = [h.strip() for h in next(csv.reader([header_line], delimiter=delim))]
+    except (csv.Error, StopIteration) as e:
+        raise InputError(f"unreadable CSV header: {e}", path, line_no) from None
+    if all(_is_number(h) for h in header if h):
+        raise InputError("no header row: the first line is numbers", path, line_no,
+                         hint="add a header naming the columns, e.g. step,loss,val_loss")
+    header = [h or f"column{i + 1}" for i, h in enumerate(header)]
+    ncols = len(header)
+    bound, unused = _bind_columns(header, column_map, path, line_no)
+    xrole = _x_role(bound)
+    metrics = {r: c for r, c in bound.items() if r in _METRIC_ROLES}
+    if not any(r in metrics for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
+        raise _no_metric_error(header, path, line_no)
+    log.ignored_columns = unused
+    if xrole:
+        log.x_label, log.x_column = xrole, bound[xrole]
+        xidx = header.index(bound[xrole])
+    else:
+        xidx = None
+    cols = {r: header.index(c) for r, c in metrics.items()}
+    series = {r: log._series(r, c) for r, c in metrics.items()}
+    header_key = [h.strip() for h in header]
+    rows_total = 0
+    last_x = None
+    last_before = None
+
+    while True:
+        lines = f.readlines(_CSV_BLOCK)
+        if not lines:
+            break
+        start = line_no + 1
+        line_no += len(lines)
+        cut = not lines[-1].endswith(("\n", "\r"))
+        reader = csv.reader(lines, delimiter=delim)
+        try:
+            rows = list(reader)
+        except csv.Error as e:
+            raise InputError(f"malformed CSV: {e}", path, start + reader.line_num - 1) from None
+        row_lines = None
+        if len(rows) != len(lines) or set(map(len, rows)) != {ncols}:
+            rows, row_lines = _clean_rows(rows, lines, start, ncols, header_key, cut, path)
+            if not rows:
+                continue
+        while True:
+            try:
+                xs, colvals = _convert_block(rows, xidx, cols, rows_total, last_x)
+                break
+            except _BadCell as bad:
+                i = bad.row
+                ln = row_lines[i] if row_lines else start + i
+                if [c.strip() for c in rows[i]] == header_key:  # a run appended: header again
+                    del rows[i]
+                    if row_lines:
+                        del row_lines[i]
+                    else:
+                        row_lines = [start + k for k in range(len(rows) + 1)]
+                        del row_lines[i]
+                    continue
+                name = header[bad.col]
+                msg = f"column {name!r} has {bad.value!r}, not a number"
+                if cut and i == len(rows) - 1:
+                    msg += " (the last line is cut off; was the file still being written?)"
+                raise InputError(msg, path, ln) from None
+        rows_total += len(rows)
+        if xs:
+            last_x = xs[-1]
+        mono = (last_before is None or xs[0] >= last_before) and all(map(le, xs, xs[1:]))
+        last_before = xs[-1]
+        for role, (present, vals) in colvals.items():
+            rx = xs if present is None else list(map(xs.__getitem__, present))
+            if role == "time":
+                log._feed_time(rx, vals)
+            series[role].extend(rx, vals, monotonic=mono)
+    if rows_total == 0:
+        raise InputError("the log has a header but no data rows", path, line_no)
+    log.rows = rows_total
+
+
+class _BadCell(Exception):
+    def __init__(self, row: int, col: int, value: Any):
+        super().__init__(value)
+        self.row, self.col, self.value = row, col, value
+
+
+def _is_number(s: str) -> bool:
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False
+
+
+def _clean_rows(rows, lines, start, ncols, header_key, cut, path):
+    """Drop blank/comment rows, trim empty trailing cells, reject rows of the wrong width."""
+    aligned = len(rows) == len(lines)
+    out, out_lines = [], []
+    for i, r in enumerate(rows):
+        ln = start + i if aligned else None
+        if not r or (len(r) == 1 and not r[0].strip()):
+            continue
+        if r[0].lstrip().startswith("#"):
+            continue
+        if len(r) != ncols:
+            if len(r) > ncols and not any(c.strip() for c in r[ncols:]):
+                r = r[:ncols]
+            elif [c.strip() for c in r] == header_key:
+                continue
+            else:
+                last = i == len(rows) - 1
+                if last and cut and len(r) < ncols:
+                    raise InputError(f"the last line is cut off: {len(r)} of {ncols} fields "
+                                     "(was the file still being written?)", path, ln,
+                                     hint="wait for the run to flush, or delete the partial line")
+                raise InputError(f"{len(r)} fields where the header has {ncols}", path, ln)
+        out.append(r)
+        out_lines.append(ln)
+    return out, out_lines
+
+
+def _convert_column(strs: list) -> tuple[list | None, list]:
+    """Cells -> ``(present, floats)``: ``present`` is None when every cell has a value, else the
+    indices of the cells that do. _BadValue for garbage. Fast paths first: a full column, then
+    one whose only gaps are empty cells (a sparse validation column)."""
+    try:
+        return None, list(map(float, strs))
+    except ValueError:
+        pass
+    try:
+        idx = [i for i, v in enumerate(strs) if v]
+        return idx, list(map(float, map(strs.__getitem__, idx)))
+    except ValueError:
+        vals = list(map(_to_float, strs))
+        idx = [i for i, v in enumerate(vals) if v is not None]
+        return idx, [vals[i] for i in idx]
+
+
+def _convert_block(rows, xidx, cols, rows_before, last_x):
+    """Convert the needed columns of a block: ``(xs, {role: (present, floats)})``; _BadCell on
+    garbage. Rows without a step take the previous row's step."""
+    colvals = {}
+    for role, j in cols.items():
+        strs = list(map(itemgetter(j), rows))
+        try:
+            colvals[role] = _convert_column(strs)
+        except _BadValue:
+            for i, s in enumerate(strs):
+                try:
+                    _to_float(s)
+                except _BadValue:
+                    raise _BadCell(i, j, s) from None
+    if xidx is None:
+        xs = list(range(rows_before, rows_before + len(rows)))
+    else:
+        strs = list(map(itemgetter(xidx), rows))
+        try:
+            present, xs = _convert_column(strs)
+        except _BadValue:
+            for i, s in enumerate(strs):
+                try:
+                    _to_float(s)
+                except _BadValue:
+                    raise _BadCell(i, xidx, s) from None
+        if present is not None:
+            full = [None] * len(strs)
+            for i, x in zip(present, xs):
+                full[i] = x
+            xs = full
+        if present is not None or not math.isfinite(sum(xs)):
+            xs = _carry_forward(xs, last_x)
+    return xs, colvals
+
+
+def _carry_forward(xs: list, last) -> list:
+    out = []
+    for x in xs:
+        if x is None or not math.isfinite(x):
+            x = last if last is not None else 0.0
+        out.append(x)
+        last = x
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# JSON lines and JSON documents
+# --------------------------------------------------------------------------------------------
+
+def _flatten(rec: dict, prefix: str = "") -> dict:
+    out = {}
+    for k, v in rec.items():
+        key = f"{prefix}/{k}" if prefix else str(k)
+        if isinstance(v, dict):
+            out.update(_flatten(v, key))
+        else:
+            out[key] = v
+    return out
+
+
+class _RecordSink:
+    """Feeds dict records (JSON lines / documents) into a LogData, binding keys as they appear."""
+
+    def __init__(self, log: LogData, path: str, column_map: dict):
+        self.log = log
+        self.path = path
+        self.column_map = column_map
+        self.seen: set = set()
+        self.bound: dict = {}  # role -> key
+        self.xkey = None
+        self.rows = 0
+        self.last_x = None
+        self.buf: dict = {}
+
+    def _bind(self, keys: list, line) -> None:
+        new = [k for k in keys if k not in self.seen]
+        self.seen.update(new)
+        cmap = {r: c for r, c in self.column_map.items() if c in new}
+        bound, _ = _bind_columns(new, cmap, self.path, line, strict_map=False)
+        for role, key in bound.items():
+            if role in self.bound:
+                if role in cmap:  # a mapped key always wins
+                    self.bound[role] = key
+                continue
+            if role in _X_ROLES:
+                if self.xkey is None or (role == "step" and self.log.x_label == "epoch"
+                                         and self.rows == 0):
+                    self.xkey = key
+                    self.log.x_label, self.log.x_column = role, key
+                self.bound[role] = key
+                continue
+            self.bound[role] = key
+            self.log._series(role, key)
+            self.buf[role] = ([], [])
+
+    def add(self, rec: Any, line) -> None:
+        if not isinstance(rec, dict):
+            raise InputError(f"expected a JSON object per line, got {type(rec).__name__}",
+                             self.path, line)
+        if any(isinstance(v, dict) for v in rec.values()):
+            rec = _flatten(rec)
+        if not self.seen.issuperset(rec):
+            self._bind(list(rec), line)
+        x = None
+        if self.xkey is not None:
+            try:
+                x = _to_float(rec.get(self.xkey))
+            except _BadValue:
+                raise InputError(f"{self.xkey!r} is {rec.get(self.xkey)!r}, not a number",
+                                 self.path, line) from None
+            if x is not None and not math.isfinite(x):
+                x = None
+        if x is None:
+            x = self.last_x if self.xkey is not None and self.last_x is not None else (
+                float(self.rows) if self.xkey is None else 0.0)
+        self.last_x = x
+        self.rows += 1
+        for role, (bx, by) in self.buf.items():
+            v = rec.get(self.bound[role])
+            if v is None:
+                continue
+            try:
+                v = _to_float(v)
+            except _BadValue:
+                raise InputError(f"{self.bound[role]!r} is {v!r}, not a number", self.path,
+                                 line) from None
+            if v is None:
+                continue
+            bx.append(x)
+            by.append(v)
+
+    def flush(self) -> None:
+        for role, (bx, by) in self.buf.items():
+            if by:
+                if role == "time":
+                    self.log._feed_time(bx, by)
+                self.log.series[role].extend(bx, by)
+                bx.clear()
+                by.clear()
+
+    def finish(self, line=None) -> None:
+        self.flush()
+        for role, col in self.column_map.items():
+            if col not in self.seen:
+                raise InputError(f"mapped column {col!r} (for {role}) is not in the log; it has: "
+                                 + ", ".join(repr(k) for k in sorted(self.seen)[:30]), self.path)
+        if self.rows == 0:
+            raise InputError("no records in the log", self.path)
+        if not any(r in self.log.series for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
+            raise _no_metric_error(sorted(self.seen), self.path)
+        self.log.rows = self.rows
+        self.log.ignored_columns = sorted(self.seen - set(self.bound.values()))
+
+
+def _read_jsonl(path: str, column_map: dict) -> LogData:
+    log = LogData(path=path, format="jsonl")
+    sink = _RecordSink(log, path, column_map)
+    line_no = 0
+    try:
+        f = open(path, "r", encoding="utf-8-sig", newline=None)
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror}", path) from None
+    with f:
+        try:
+            while True:
+                lines = f.readlines(1 << 18)
+                if not lines:
+                    break
+                start = line_no + 1
+                line_no += len(lines)
+                body = [(start + i, s) for i, s in enumerate(lines) if s.strip()]
+                try:
+                    recs = json.loads("[" + ",".join(s for _, s in body) + "]")
+                    if len(recs) != len(body):
+                        raise ValueError("record count")
+                except ValueError:
+                    recs = []
+                    for ln, s in body:
+                        try:
+                            recs.append(json.loads(s))
+                        except ValueError as e:
+                            msg = f"not valid JSON: {getattr(e, 'msg', e)}"
+                            if ln == line_no and not s.endswith("\n"):
+                                msg += " (the last line is cut off; was the file still being written?)"
+                            raise InputError(msg, path, ln, getattr(e, "colno", None)) from None
+                for (ln, _), rec in zip(body, recs):
+                    sink.add(rec, ln)
+                sink.flush()
+        except UnicodeDecodeError:
+            raise _not_utf8(path) from None
+    sink.finish()
+    return log
+
+
+def _read_json_doc(path: str, column_map: dict) -> LogData:
+    log = LogData(path=path, format="json")
+    try:
+        with open(path, "r", encoding="utf-8-sig") as f:
+            doc = json.load(f)
+    except UnicodeDecodeError:
+        raise _not_utf8(path) from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"not valid JSON: {e.msg}", path, e.lineno, e.colno) from None
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror}", path) from None
+    records = None
+    if isinstance(doc, list):
+        records = doc
+    elif isinstance(doc, dict):
+        for key in ("log_history", "history", "logs", "records", "metrics", "log"):
+            if isinstance(doc.get(key), list):
+                records = doc[key]
+                break
+        else:
+            lists = {k: v for k, v in doc.items() if isinstance(v, list) and v}
+            if lists and len({len(v) for v in lists.values()}) == 1:  # Keras History.history
+                n = len(next(iter(lists.values())))
+                records = [{k: v[i] for k, v in lists.items()} for i in range(n)]
+                if not any(match_role(k) and match_role(k)[0] in _X_ROLES for k in lists):
+                    records = [dict(r, epoch=i + 1) for i, r in enumerate(records)]
+    if records is None:
+        raise InputError("JSON document holds no list of per-step records", path,
+                         hint="expected JSON lines, a list of objects, a trainer_state.json or "
+                              "a Keras history dict")
+    sink = _RecordSink(log, path, column_map)
+    for rec in records:
+        sink.add(rec, None)
+    sink.finish()
+    return log
+
+
+# --------------------------------------------------------------------------------------------
+# TensorBoard
+# --------------------------------------------------------------------------------------------
+
+def _event_files(path: str) -> list[str]:
+    if os.path.isfile(path):
+        return [path]
+    found = []
+    for root, dirs, files in os.walk(path):
+        dirs.sort()
+        for fn in sorted(files):
+            if "tfevents" in fn:
+                found.append(os.path.join(root, fn))
+    return found
+
+
+def _read_tensorboard(path: str, column_map: dict) -> LogData:
+    try:
+        from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+        from tensorboard.util import tensor_util
+    except ImportError:
+        raise InputError("reading TensorBoard logs needs the tensorboard package", path,
+                         hint="pip install traindx[tensorboard]") from None
+    files = _event_files(path)
+    if not files:
+        raise InputError("no TensorBoard event files (events.out.tfevents.*) here", path)
+    log = LogData(path=path, format="tensorboard", x_label="step", x_column="step")
+    top = path if os.path.isdir(path) else os.path.dirname(path)
+    mapped = {c: r for r, c in column_map.items()}
+    # One pass. A tag is a candidate when its name (qualified by its sub-folder, as
+    # add_scalars writes them) matches a role; each candidate streams into its own bounded
+    # Series, and the best candidate per role is chosen at the end.
+    cands: dict[tuple, dict] = {}  # (subdir, tag) -> {role, rank, name, series, timer, bufs}
+    skipped: dict[tuple, None] = {}
+    events = 0
+    scalars = 0
+
+    def flush(c):
+        bx, by, bt = c["bufs"]
+        c["series"].extend(bx, by)
+        c["timer"].feed(bx, bt)
+        bx.clear()
+        by.clear()
+        bt.clear()
+
+    for fname in files:
+        sub = os.path.relpath(os.path.dirname(fname), top)
+        sub = "" if sub == "." else sub.replace(os.sep, "/")
+        is_scalar: dict[str, bool] = {}
+        try:
+            for ev in EventFileLoader(fname).Load():
+                events += 1
+                for v in ev.summary.value:
+                    plugin = v.metadata.plugin_data.plugin_name
+                    if plugin:
+                        is_scalar[v.tag] = plugin == "scalars"
+                    if not is_scalar.get(v.tag, False):
+                        continue
+                    key = (sub, v.tag)
+                    c = cands.get(key)
+                    if c is None:
+                        if key in skipped:
+                            continue
+                        name = f"{sub}/{v.tag}" if sub else v.tag
+                        if name in mapped or v.tag in mapped:
+                            role, rank = mapped.get(name) or mapped[v.tag], -1
+                        else:
+                            m = (match_role(f"{os.path.basename(sub)}/{v.tag}") if sub else None) \
+                                or match_role(v.tag)
+                            if m is None or m[0] in _X_ROLES:
+                                skipped[key] = None
+                                continue
+                            role, rank = m
+                        c = cands[key] = {"role": role, "rank": rank, "name": name,
+                                          "series": Series(role, name, role in ("loss", "val_loss")),
+                                          "timer": _StepTimer("wall_time"), "bufs": ([], [], [])}
+                    if v.HasField("tensor"):
+                        arr = tensor_util.make_ndarray(v.tensor)
+                        if arr.size != 1:
+                            continue
+                        val = float(arr.reshape(-1)[0])
+                    else:
+                        val = float(v.simple_value)
+                    scalars += 1
+                    bx, by, bt = c["bufs"]
+                    bx.append(ev.step)
+                    by.append(val)
+                    bt.append(ev.wall_time)
+                    if len(by) >= 4096:
+                        flush(c)
+        except InputError:
+            raise
+        except Exception as e:  # a corrupt record or protobuf: the file's fault, not ours
+            raise InputError(f"unreadable TensorBoard event file ({type(e).__name__}: {e})",
+                             fname) from None
+    if events == 0:
+        raise InputError("no events could be read: not a TensorBoard event file, or corrupt",
+                         path)
+    names = [c["name"] for c in cands.values()] + [f"{s}/{t}" if s else t for s, t in skipped]
+    for role, col in column_map.items():
+        if col not in names and not any(n.endswith("/" + col) for n in names):
+            raise InputError(f"mapped tag {col!r} (for {role}) is not in the log; it has: "
+                             + ", ".join(repr(n) for n in names[:30]), path)
+    if not names:
+        raise InputError("no scalar summaries (add_scalar) in the TensorBoard log", path)
+    best: dict[str, dict] = {}
+    for c in cands.values():
+        flush(c)
+        if c["role"] not in best or c["rank"] < best[c["role"]]["rank"]:
+            best[c["role"]] = c
+    if not any(r in best for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
+        raise _no_metric_error(names, path)
+    for role, c in best.items():
+        log.series[role] = c["series"]
+        log.columns[role] = c["name"]
+    timed = best.get("loss") or next(iter(best.values()))
+    log._timer = timed["timer"]
+    log.rows = scalars
+    log.ignored_columns = [n for n in names if n not in set(log.columns.values())]
+    return log
+
+
+# --------------------------------------------------------------------------------------------
+# Public API
+# --------------------------------------------------------------------------------------------
+
+def read_log(path: str | os.PathLike, column_map: dict | str | None = None) -> LogData:
+    """Read a metrics log (CSV, JSON lines, JSON, TensorBoard file/folder) into a :class:`LogData`.
+
+    ``column_map`` maps roles to column names the reader would not recognise: a dict
+    ``{"loss": "my_loss"}`` or the string ``"loss=my_loss,val_loss=vloss"``. Raises
+    :class:`InputError` (file, line, reason) for anything wrong with the file.
+    """
+    path = os.fspath(path)
+    cmap = parse_column_map(column_map)
+    if not os.path.exists(path):
+        raise InputError("no such file or folder", path)
+    try:
+        kind = _sniff(path)
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror}", path) from None
+    if kind == "tensorboard":
+        log = _read_tensorboard(path, cmap)
+    elif kind == "jsonl":
+        log = _read_jsonl(path, cmap)
+    elif kind == "json":
+        log = _read_json_doc(path, cmap)
+    else:
+        log = _read_csv(path, cmap)
+    log._finish()
+    if not any(r in log.series for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
+        raise InputError("no metric values in the log (every loss/accuracy cell is empty)", path)
+    return log
+
+
+def analyze_log(path: str | os.PathLike, num_classes: int | None = None,
+                column_map: dict | str | None = None):
+    """Read a log and analyse its curves: ``(findings, analysis)``.
+
+    ``findings`` are :class:`~traindx.engine.evidence.Finding` objects for the ``log:curves``
+    facts; ``analysis`` is a :class:`~traindx.probes.curves.CurveAnalysis` (smoothed curves,
+    symptom region, events) for :func:`traindx.probes.plot.plot_curves`.
+    """
+    from traindx.probes.curves import analyze
+
+    log = read_log(path, column_map=column_map)
+    return analyze(log, num_classes=num_classes)
+
+
+__all__ = ["read_log", "analyze_log", "parse_column_map", "match_role", "normalize_name",
+           "LogData", "Series", "Point", "ALIASES", "ROLES", "FACTS", "SOURCE_ID"]
