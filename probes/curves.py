@@ -258,7 +258,6 @@ def _analyze_loss(log, out: _Out, num_classes) -> str | None:
     pts = s.points
     x_start, x_end = pts[0].x0, pts[-1].x1
     span = (x_end - x_start) or 1.0
-    name = log.columns.get("loss", "loss")
 
     out.add("loss_has_nonfinite", s.nonfinite > 0, s.first_x, s.last_x,
             f"{s.nonfinite} of {s.rows} training-loss values are NaN/Inf"
