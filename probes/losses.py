@@ -37,12 +37,21 @@ def finite(series: Iterable[float]) -> list[float]:
 
 
 def smooth(series: Sequence[float], window: int | None = None) -> list[float]:
-    """Running median over ``window`` points (default: about 5% of the series, at least 1)."""
+    """Centred running median over +-``window`` points (default ``max(2, N // 40)``)."""
     n = len(series)
     if n == 0:
         return []
-    w = window or max(1, min(25, n // 20))
-    return [median(series[max(0, i - w + 1): i + 1]) for i in range(n)]
+    w = window if window is not None else max(2, n // 40)
+    return [median(series[max(0, i - w): i + w + 1]) for i in range(n)]
+
+
+def noise_band(series: Sequence[float], smoothed: Sequence[float] | None = None, tail: float = 0.3) -> float:
+    """Robust noise scale of the last ``tail`` of a series: 1.4826 * median |residual| from the
+    running median (the MAD, equal to the std for Gaussian noise)."""
+    sm = smoothed if smoothed is not None else smooth(series)
+    k = max(3, int(len(series) * tail))
+    res = [abs(a - b) for a, b in zip(series[-k:], sm[-k:])]
+    return 1.4826 * median(res) if res else 0.0
 
 
 def trend(series: Sequence[float], *, ratio: float = 2.0, labels=("growing", "steady", "shrinking")) -> str | None:
@@ -90,19 +99,24 @@ def infer_num_classes(output_shape: Sequence[int] | None, loss_name: str | None,
     return None
 
 
+def _k_head(n: int) -> int:
+    return min(25, max(1, n // 50))
+
+
+def _k_tail(n: int) -> int:
+    return max(3, n // 20)
+
+
 def initial_loss(series: Sequence[float]) -> float | None:
-    """Median of the first three finite training losses."""
+    """Median of the first ``clamp(N // 50, 1, 25)`` finite training losses."""
     s = finite(series)
-    return float(median(s[:3])) if s else None
+    return float(median(s[:_k_head(len(s))])) if s else None
 
 
 def current_loss(series: Sequence[float]) -> float | None:
-    """Median of the latest finite training losses (the last 5% of the run, 1 to 20 points)."""
+    """Median of the last ``max(3, N // 20)`` finite training losses (the last ~5% of the run)."""
     s = finite(series)
-    if not s:
-        return None
-    w = max(1, min(20, len(s) // 20))
-    return float(median(s[-w:]))
+    return float(median(s[-_k_tail(len(s)):])) if s else None
 
 
 def loss_decrease_fraction(series: Sequence[float]) -> float | None:
@@ -123,67 +137,58 @@ def loss_negative(series: Iterable[float]) -> bool:
     return any(v < -1e-6 for v in finite(series))
 
 
-def relative_noise(series: Sequence[float]) -> float | None:
-    """Std of the step-to-step differences over the latest window, relative to the loss level."""
-    s = finite(series)[-100:]
-    if len(s) < 8:
-        return None
-    d = [b - a for a, b in zip(s, s[1:])]
-    m = sum(d) / len(d)
-    sd = math.sqrt(sum((x - m) ** 2 for x in d) / len(d)) / math.sqrt(2)
-    level = abs(median(s)) or 1.0
-    return sd / level
-
-
 def loss_trend(series: Sequence[float]) -> str | None:
-    """Shape of the training-loss curve: flat, decreasing, plateaued, oscillating, diverging or nonfinite.
+    """Shape of the training-loss curve, with the method and thresholds of the log reader
+    (``traindx.probes.curves``), so a live run and its log give the same answer. In order:
 
-    Needs at least 8 points. ``flat``: the smoothed loss moved less than 5% from its start.
-    ``diverging``: it ended 50% above its start (or above its minimum by 2x). ``decreasing``: it fell
-    and the last third still falls by more than 5% of the drop. ``plateaued``: it fell, then stopped.
-    ``oscillating``: no clear direction and step-to-step noise above 30% of the level.
+    ``nonfinite`` the loss ends in NaN/Inf or half of it is; ``diverging`` the current level is
+    >20% above the initial one (and 2 noise bands), tenfold in magnitude, or climbed back half-way
+    from its best towards its start; ``oscillating`` the recent noise is >= 25% of the level and
+    >= a quarter of the progress; ``flat`` it fell by < 10%; ``plateaued`` it fell, but over the
+    last 30% the smoothed curve moved < 5% of the total decrease and < 2% of its level;
+    ``decreasing`` otherwise. None for fewer than 8 finite points.
     """
-    if loss_has_nonfinite(series):
+    vals = list(series)
+    if vals and (not math.isfinite(vals[-1]) or sum(1 for v in vals if not math.isfinite(v)) * 2 >= len(vals)):
         return "nonfinite"
-    s = finite(series)
+    s = finite(vals)
     if len(s) < 8:
         return None
     sm = smooth(s)
-    start, end, low = sm[0], sm[-1], min(sm)
-    scale = abs(start) or 1.0
-    noise = relative_noise(s) or 0.0
-    if end > start + 0.5 * scale or (low > 0 and end > 2 * low and end > start):
+    init, cur = initial_loss(s), current_loss(s)
+    noise = noise_band(s, sm)
+    best = min(sm)
+    scale = abs(init) or 1.0
+    if (cur > init + 0.2 * scale and cur - init > 2 * noise) or abs(cur) > 10 * scale \
+            or (init - best > 0.1 * scale and cur - best >= 0.5 * (init - best) and cur - best > 2 * noise):
         return "diverging"
-    drop = (start - end) / scale
-    if abs(drop) < 0.05:
-        return "oscillating" if noise > 0.3 else "flat"
-    if drop < 0:
-        return "oscillating" if noise > 0.3 else "flat"
-    k = max(2, len(sm) // 3)
-    late = sm[-k:]
-    late_drop = (late[0] - late[-1])
-    if late_drop > 0.05 * (start - end):
-        return "decreasing"
-    if noise > 0.3:
+    progress = init - cur
+    if noise >= 0.25 * (abs(cur) or 1.0) and noise >= 0.25 * max(progress, 0.0):
         return "oscillating"
-    return "plateaued"
+    if progress < 0.1 * scale:
+        return "flat"
+    k = max(2, int(len(sm) * 0.3))
+    late = sm[-k:]
+    moved = max(late) - min(late)
+    if moved < 0.05 * progress and moved < 0.02 * (abs(late[-1]) or 1.0):
+        return "plateaued"
+    return "decreasing"
 
 
 # --------------------------------------------------------------------------- train / val
 def val_loss_trend(val_losses: Sequence[float]) -> str | None:
-    """Validation loss over the latter part of training: decreasing, flat or increasing.
-
-    Compares the best value of the latter half with its last value; needs 3 evaluations.
-    """
+    """Validation loss over the latter part of training (the log reader's method): smoothed with a
+    running median of +-max(1, N // 40); ``increasing`` when the latest value is > 10% above the best
+    smoothed value, ``decreasing`` when it is still > 5% below the value at mid-run, else ``flat``.
+    Needs 3 evaluations."""
     s = finite(val_losses)
     if len(s) < 3:
         return None
-    half = s[len(s) // 2 - (1 if len(s) % 2 == 0 else 0):]
-    first, last, best = half[0], half[-1], min(s)
-    scale = abs(first) or 1.0
-    if last > best * 1.05 and last > first + 0.02 * scale:
+    sm = smooth(s, max(1, len(s) // 40))
+    cur, best, mid = sm[-1], min(sm), sm[len(sm) // 2]
+    if cur > best + 0.1 * abs(best):
         return "increasing"
-    if last < first - 0.02 * scale:
+    if cur < mid - 0.05 * abs(mid):
         return "decreasing"
     return "flat"
 

@@ -1,0 +1,270 @@
+"""The bar for the torch probes: watching a run changes nothing in it.
+
+The same model is trained from the same seed bare and under ``traindx.probes.watch`` (armed, so the
+costly probes run; or cheap with the overfit-one-batch probe fired mid-training), and everything
+the user could observe is compared bit for bit: parameters, gradients, buffers, optimizer
+``state_dict``, scheduler state and the torch / numpy / ``random`` RNG states. Afterwards no hook,
+handle or wrapper may be left behind, also when the training loop raises inside the ``with``.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+torch = pytest.importorskip("torch")
+np = pytest.importorskip("numpy")
+nn = torch.nn
+
+import traindx.probes as tp  # noqa: E402
+
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    """Tiny models: one intra-op thread is faster and immune to a busy machine's oversubscription."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+ORIG_CLIP = torch.nn.utils.clip_grad_norm_
+ORIG_CLIP_MOD = torch.nn.utils.clip_grad.clip_grad_norm_
+GradScaler = torch.amp.GradScaler
+ORIG_SCALER_STEP = GradScaler.__dict__["step"]
+ORIG_SCALER_UPDATE = GradScaler.__dict__["update"]
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(12, 32), nn.ReLU(), nn.Dropout(0.2), nn.Linear(32, 32), nn.Tanh(),
+                                 nn.Linear(32, 4))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class CNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(1, 6, 3, padding=1), nn.BatchNorm2d(6), nn.ReLU(), nn.MaxPool2d(2),
+                                      nn.Conv2d(6, 8, 3, padding=1), nn.ReLU())
+        self.drop = nn.Dropout(0.25)
+        self.head = nn.Linear(8 * 4 * 4, 4)
+
+    def forward(self, x):
+        return self.head(self.drop(self.features(x).flatten(1)))
+
+
+def _data(kind):
+    g = torch.Generator().manual_seed(123)
+    n = 96
+    x = torch.randn(n, 12, generator=g) if kind == "mlp" else torch.randn(n, 1, 8, 8, generator=g)
+    y = torch.randint(0, 4, (n,), generator=g)
+    return torch.utils.data.TensorDataset(x[:64], y[:64]), torch.utils.data.TensorDataset(x[64:], y[64:])
+
+
+def _seed(s=0):
+    torch.manual_seed(s)
+    np.random.seed(s)
+    random.seed(s)
+
+
+def _state(model, opt, sched, scaler=None):
+    return {
+        "params": {n: p.detach().clone() for n, p in model.named_parameters()},
+        "grads": {n: (None if p.grad is None else p.grad.clone()) for n, p in model.named_parameters()},
+        "buffers": {n: b.clone() for n, b in model.named_buffers()},
+        "opt": opt.state_dict(),
+        "sched": sched.state_dict(),
+        "scaler": scaler.state_dict() if scaler is not None else None,
+        "torch_rng": torch.get_rng_state(),
+        "np_rng": np.random.get_state(),
+        "py_rng": random.getstate(),
+        "training": model.training,
+    }
+
+
+def _equal(a, b, path="state"):
+    if torch.is_tensor(a) or torch.is_tensor(b):
+        assert torch.is_tensor(a) and torch.is_tensor(b), path
+        assert a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b), f"{path} differs"
+    elif isinstance(a, dict):
+        assert isinstance(b, dict) and set(a) == set(b), f"{path}: keys {set(a) ^ set(b)}"
+        for k in a:
+            _equal(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, (list, tuple)):
+        assert isinstance(b, (list, tuple)) and len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b)):
+            _equal(x, y, f"{path}[{i}]")
+    elif isinstance(a, np.ndarray):
+        assert np.array_equal(a, b), path
+    else:
+        assert a == b, f"{path}: {a!r} != {b!r}"
+
+
+def train(kind, optim, mode=None, *, amp=False, raise_at=None, epochs=2, holder=None):
+    """Train from seed 0. mode: None (bare), "armed", "overfit" (cheap + overfit-one-batch mid-run)."""
+    _seed(0)
+    train_ds, val_ds = _data(kind)
+    model = MLP() if kind == "mlp" else CNN()
+    if optim == "sgd":
+        opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4)
+    else:
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=3, gamma=0.5)
+    crit = nn.CrossEntropyLoss()
+    tl = torch.utils.data.DataLoader(train_ds, batch_size=16, shuffle=True)
+    vl = torch.utils.data.DataLoader(val_ds, batch_size=16)
+    scaler = GradScaler("cpu") if amp else None
+    if holder is not None:
+        holder.update(model=model, opt=opt)
+    w = None
+    if mode is not None:
+        w = tp.watch(model, opt, train_loader=tl, val_loader=vl, level="full" if mode == "armed" else "cheap")
+        w.attach()
+    step = 0
+    try:
+        for _ in range(epochs):
+            model.train()
+            it = w.loader(tl) if w is not None else tl
+            for x, y in it:
+                noise = np.random.rand() + random.random()   # the user's own RNG draws
+                x = x + 0.01 * noise
+                if amp:
+                    with torch.autocast("cpu", dtype=torch.bfloat16):
+                        out = model(x)
+                        loss = crit(out.float(), y)
+                else:
+                    out = model(x)
+                    loss = crit(out, y)
+                if w is not None:
+                    w.observe(loss, outputs=out, targets=y)
+                if amp:
+                    scaler.scale(loss).backward()
+                    scaler.unscale_(opt)
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                    scaler.step(opt)
+                    scaler.update()
+                else:
+                    loss.backward()
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                    opt.step()
+                step += 1
+                if raise_at is not None and step == raise_at:
+                    raise RuntimeError("user code failed")
+                if mode == "overfit" and step == 3:
+                    w.overfit_one_batch()
+                opt.zero_grad()
+            sched.step()
+            model.eval()
+            with torch.no_grad():
+                for x, y in (w.loader(vl) if w is not None else vl):
+                    out = model(x)
+                    if w is not None:
+                        w.observe(crit(out, y), outputs=out, targets=y)
+        # leave gradients in place to compare them too
+        model.train()
+        x, y = next(iter(tl))
+        crit(model(x), y).backward()
+    finally:
+        if w is not None:
+            w.detach()
+    return _state(model, opt, sched, scaler), model, opt, w
+
+
+def assert_clean(model, opt):
+    for name, m in model.named_modules():
+        for attr in ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
+                     "_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs"):
+            d = getattr(m, attr, None)
+            assert not d, f"{name or 'model'}.{attr} left behind: {d}"
+    assert not opt._optimizer_step_pre_hooks, "optimizer step pre-hook left behind"
+    assert not opt._optimizer_step_post_hooks, "optimizer step post-hook left behind"
+    assert torch.nn.utils.clip_grad_norm_ is ORIG_CLIP
+    assert torch.nn.utils.clip_grad.clip_grad_norm_ is ORIG_CLIP_MOD
+    assert GradScaler.__dict__["step"] is ORIG_SCALER_STEP
+    assert GradScaler.__dict__["update"] is ORIG_SCALER_UPDATE
+    assert not torch.nn.modules.module._global_forward_hooks
+    assert not torch.nn.modules.module._global_forward_pre_hooks
+
+
+@pytest.mark.parametrize("kind,optim", [("mlp", "sgd"), ("mlp", "adam"), ("cnn", "sgd"), ("cnn", "adam")])
+def test_armed_watch_changes_nothing(kind, optim):
+    bare, *_ = train(kind, optim)
+    watched, model, opt, w = train(kind, optim, "armed")
+    _equal(bare, watched)
+    assert_clean(model, opt)
+    facts = {f.fact for f in w.findings()}
+    # the costly probes really ran
+    assert {"dead_relu_fraction", "update_ratio", "grad_norm_median", "clip_shrink_ratio"} <= facts
+
+
+@pytest.mark.parametrize("kind,optim", [("mlp", "sgd"), ("cnn", "adam")])
+def test_overfit_probe_mid_training_changes_nothing(kind, optim):
+    bare, *_ = train(kind, optim)
+    watched, model, opt, w = train(kind, optim, "overfit")
+    _equal(bare, watched)
+    assert_clean(model, opt)
+    w.findings()
+    assert w.summary()["overfit"]["steps"] > 1   # the probe really trained a copy
+
+
+def test_amp_with_grad_scaler_changes_nothing():
+    bare, *_ = train("mlp", "sgd", amp=True)
+    watched, model, opt, w = train("mlp", "sgd", "armed", amp=True)
+    _equal(bare, watched)
+    assert_clean(model, opt)
+    facts = {f.fact: f.value for f in w.findings()}
+    assert facts["grad_scaler_used"] is True and facts["uses_amp"] is True and facts["amp_dtype"] == "bfloat16"
+
+
+@pytest.mark.parametrize("mode", ["armed", "overfit"])
+def test_hooks_removed_when_the_loop_raises(mode):
+    holder = {}
+    with pytest.raises(RuntimeError, match="user code failed"):
+        train("cnn", "sgd", mode, raise_at=5, holder=holder)
+    assert_clean(holder["model"], holder["opt"])
+
+
+def test_with_block_removes_hooks_on_exception():
+    _seed(0)
+    model, opt = MLP(), None
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(ValueError):
+        with tp.watch(model, opt, level="full") as w:
+            assert opt._optimizer_step_pre_hooks and model._forward_pre_hooks
+            assert torch.nn.utils.clip_grad_norm_ is not ORIG_CLIP
+            x, y = torch.randn(8, 12), torch.randint(0, 4, (8,))
+            loss = nn.functional.cross_entropy(model(x), y)
+            w.observe(loss, outputs=model(x), targets=y)
+            loss.backward()
+            opt.step()
+            raise ValueError("boom")
+    assert_clean(model, opt)
+    assert w.findings()   # evidence survives the exception
+    w.detach()            # idempotent
+    assert_clean(model, opt)
+
+
+def test_nested_monitors_restore_wrappers_in_any_order():
+    model = MLP()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    a = tp.Monitor(model, opt).attach()
+    b = tp.Monitor(model, opt).attach()
+    a.detach()
+    assert torch.nn.utils.clip_grad_norm_ is not ORIG_CLIP   # b still listens
+    b.detach()
+    assert_clean(model, opt)
+
+
+def test_import_does_not_import_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys, traindx.probes as p; assert 'torch' not in sys.modules, 'torch imported'; "
+            "assert callable(p.watch)")
+    subprocess.run([sys.executable, "-c", code], check=True)
