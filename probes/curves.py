@@ -10,8 +10,9 @@ Everything works on *windows and medians*, never on single points, because per-s
 noisy and epoch logs are short.
 
 1. **Smoothing.** The training loss is smoothed with a running *median* over ``±w`` points,
-   ``w = max(2, N // 40)`` (a window of ~5 % of the run, at least 5 points). A median follows a
-   falling curve without being dragged by the outliers that a mean would smear out.
+   ``w = max(3, N // 40)`` (a window of ~5 % of the run, at least 7 points, so that even a short
+   epoch log with three wild epochs out of ten keeps a sane level). A median follows a falling
+   curve without being dragged by the outliers that a mean would smear out.
 2. **Noise band.** The residual of each point from that running median gives a local robust
    scale ``1.4826 * median|residual|`` over ``±max(3, 2w)`` points (the MAD, which equals the
    standard deviation for Gaussian noise); for bucketed logs the within-bucket standard deviation
@@ -212,6 +213,12 @@ class _Out:
         self.a = analysis
         self.unit = {"step": "steps", "epoch": "epochs"}.get(log.x_label, "rows")
 
+    @property
+    def run_range(self) -> tuple:
+        """First and last step of any metric in the log."""
+        pts = [s.points for s in self.log.series.values() if s.points]
+        return min(p[0].x0 for p in pts), max(p[-1].x1 for p in pts)
+
     def rng(self, a, b) -> str:
         return f"{self.unit} {_fx(a)}-{_fx(b)}"
 
@@ -288,7 +295,7 @@ def _analyze_loss(log, out: _Out, num_classes) -> str | None:
     xs = [p.x for p in fin]
     means = [p.mean for p in fin]
     n = len(fin)
-    w = max(2, n // 40)
+    w = max(3, n // 40)
     level = _rolling_median(means, w)
     resid = [m - l for m, l in zip(means, level)]
     sig = [1.4826 * v for v in _rolling_median([abs(r) for r in resid], max(3, 2 * w))]
@@ -504,12 +511,13 @@ def _analyze_val(log, out: _Out) -> None:
         out.a.curves["val_loss"].smooth = sm
     x0, x1 = fin[0].x0, fin[-1].x1
     span = (x1 - x0) or 1.0
-    best_i = min(range(n), key=lambda i: sm[i])
+    best_i = min(range(n), key=lambda i: (sm[i], ms[i]))  # ties: the lowest raw value
     best = sm[best_i]
-    bf = min(1.0, max(0.0, (xs[best_i] - x0) / span))
+    r0, r1 = out.run_range
+    bf = min(1.0, max(0.0, (xs[best_i] - r0) / ((r1 - r0) or 1.0)))
     out.add("best_val_fraction", bf, x0, x1,
             f"the best (smoothed) validation loss, {_fmt(best)}, comes at {log.x_label} "
-            f"{_fx(xs[best_i])}, {bf:.0%} of the way through")
+            f"{_fx(xs[best_i])}, {bf:.0%} of the way through the run")
     tail = [i for i, x in enumerate(xs) if x >= x1 - TAIL_FRACTION * span] or [n - 1]
     sig = 1.4826 * median(abs(ms[i] - sm[i]) for i in tail)
     mid_x = x0 + 0.5 * span
@@ -615,11 +623,9 @@ def _analyze_step_time(log, out: _Out) -> None:
 
 
 def _run_length(log, out: _Out) -> None:
-    firsts = [s.points[0].x0 for s in log.series.values() if s.points]
-    lasts = [s.points[-1].x1 for s in log.series.values() if s.points]
-    if not firsts:
+    if not any(s.points for s in log.series.values()):
         return
-    a, b = min(firsts), max(lasts)
+    a, b = out.run_range
     if float(a).is_integer() and float(b).is_integer():
         length = int(b - a) + 1
     else:
