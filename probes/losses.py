@@ -100,7 +100,8 @@ def infer_num_classes(output_shape: Sequence[int] | None, loss_name: str | None,
 
 
 def _k_head(n: int) -> int:
-    return min(25, max(1, n // 50))
+    # per-step losses are noisy: at least 5 of them (the log reader, on epoch averages, takes 1)
+    return min(25, max(5, n // 50))
 
 
 def _k_tail(n: int) -> int:
@@ -108,7 +109,7 @@ def _k_tail(n: int) -> int:
 
 
 def initial_loss(series: Sequence[float]) -> float | None:
-    """Median of the first ``clamp(N // 50, 1, 25)`` finite training losses."""
+    """Median of the first ``clamp(N // 50, 5, 25)`` finite training losses."""
     s = finite(series)
     return float(median(s[:_k_head(len(s))])) if s else None
 
@@ -139,7 +140,9 @@ def loss_negative(series: Iterable[float]) -> bool:
 
 def loss_trend(series: Sequence[float]) -> str | None:
     """Shape of the training-loss curve, with the method and thresholds of the log reader
-    (``traindx.probes.curves``), so a live run and its log give the same answer. In order:
+    (``traindx.probes.curves``), so a live run and its log give the same answer; per-step losses
+    are noisier than epoch logs, so the head is at least 5 losses and the running median spans
+    +-max(3, N // 20). In order:
 
     ``nonfinite`` the loss ends in NaN/Inf or half of it is; ``diverging`` the current level is
     >20% above the initial one (and 2 noise bands), tenfold in magnitude, or climbed back half-way
@@ -154,7 +157,7 @@ def loss_trend(series: Sequence[float]) -> str | None:
     s = finite(vals)
     if len(s) < 8:
         return None
-    sm = smooth(s)
+    sm = smooth(s, max(3, len(s) // 20))   # per-step losses: a wider window than for epoch logs
     init, cur = initial_loss(s), current_loss(s)
     noise = noise_band(s, sm)
     best = min(sm)
@@ -334,7 +337,8 @@ def loss_shape_mismatch(output_shape: Sequence[int] | None, target_shape: Sequen
 
 
 def infer_loss_name(loss, outputs, targets) -> str | None:
-    """Which stock loss reproduces ``loss`` from ``outputs`` and ``targets`` (value match), or None.
+    """Which stock loss reproduces ``loss`` from ``outputs`` and ``targets`` (value match): its name,
+    ``custom`` when none does, None when several do or it cannot be checked.
 
     Used once, when a caller hands the loss without naming it. Runs under no_grad; draws no RNG.
     """
@@ -354,6 +358,7 @@ def infer_loss_name(loss, outputs, targets) -> str | None:
         candidates = [("mse", F.mse_loss), ("l1", F.l1_loss), ("smooth_l1", F.smooth_l1_loss),
                       ("bce_with_logits", F.binary_cross_entropy_with_logits),
                       ("bce", F.binary_cross_entropy), ("cross_entropy", F.cross_entropy)]
+    matches = []
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         want = float(loss.detach().float())
@@ -365,8 +370,12 @@ def infer_loss_name(loss, outputs, targets) -> str | None:
             except Exception:
                 continue
             if math.isfinite(got) and abs(got - want) <= 1e-4 * max(1.0, abs(want)):
-                return name
-    return "custom"
+                matches.append(name)
+    if len(matches) == 1:
+        return matches[0]
+    # several stock losses give the same value (cross-entropy and NLL of log_softmax outputs):
+    # the value cannot tell them apart, and guessing would decide a double-softmax diagnosis
+    return None if matches else "custom"
 
 
 def loss_callable(loss_name: str | None):

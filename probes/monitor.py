@@ -1355,8 +1355,9 @@ class Monitor:
                 f"{r['initial']:.4g} to {r['final']:.4g} in {r['steps']} steps", **extra)
         if r.get("labels_match_inputs") is not None:
             add("overfit_batch", "labels_match_inputs", bool(r["labels_match_inputs"]),
-                f"true labels fitted to {r.get('initial', 0):.3g}->... vs shuffled labels {r['shuffled_final']:.4g}",
-                **extra)
+                f"mean loss while fitting the true labels is {r['auc_ratio']:.2f}x that with the labels shuffled"
+                + (" (the labels are learnable from the inputs)" if r["labels_match_inputs"] else
+                   " (the labels carry nothing learnable)"), **extra)
 
     def summary(self) -> dict:
         """Plain data for the report and plots: series, arming events, schedules."""

@@ -143,10 +143,13 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
          "optimizer": str, "lr": float, "examples": int}
 
     ``fits`` is True when the loss fell below 10% of its start (or below 1e-3), False when it stayed
-    above 50%, None in between. ``labels_match_inputs`` compares, after ``steps // 2`` steps, the
-    loss on the true targets with the loss on the targets shuffled across the batch: True when the
-    true ones are fitted clearly faster (< 0.5x), False when not at all (>= 0.8x); None when neither
-    fit made progress or the batch's targets are all equal. None when the copy cannot be made.
+    above 50%, None in between. ``labels_match_inputs`` compares how fast a second copy fits the
+    same batch with its targets shuffled across examples: the mean loss over the first
+    ``steps // 2`` steps (a fit that stopped early counts its last loss for the remaining steps),
+    true over shuffled. True when the true targets are fitted clearly faster (< 0.5x), False when
+    not (>= 0.7x: the labels carry nothing a model can read from the inputs); None in between, when
+    neither fit made progress, or when the batch's targets are all equal. None when the copy cannot
+    be made.
     """
     import torch
 
@@ -204,10 +207,16 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
             del o2, m2
     if not shuf:
         return result
-    true_at = true_losses[min(half, len(true_losses)) - 1]
     result["shuffled_final"] = shuf[-1]
-    progress = (first - min(true_at, shuf[-1])) / abs(first) if first else 0.0
-    if math.isfinite(true_at) and math.isfinite(shuf[-1]) and progress > 0.2 and shuf[-1] > 0:
-        r = true_at / shuf[-1]
-        result["labels_match_inputs"] = True if r < 0.5 else (False if r >= 0.8 else None)
+
+    def auc(xs):
+        xs = list(xs[:half]) + [xs[-1]] * max(0, half - len(xs))
+        return sum(xs) / len(xs)
+
+    a_true, a_shuf = auc(true_losses), auc(shuf)
+    progress = (first - min(true_losses[min(half, len(true_losses)) - 1], shuf[-1])) / abs(first) if first else 0.0
+    if math.isfinite(a_true) and math.isfinite(a_shuf) and progress > 0.2 and a_shuf > 0:
+        r = a_true / a_shuf
+        result["auc_ratio"] = r
+        result["labels_match_inputs"] = True if r < 0.5 else (False if r >= 0.7 else None)
     return result

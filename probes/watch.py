@@ -27,6 +27,7 @@ class Watch:
         self.monitor = Monitor(model, optimizer, num_classes=num_classes, level=level, loss_fn=criterion)
         self.train_loader = train_loader
         self.val_loader = val_loader
+        self.criterion = criterion
         self.monitor.add_loader(train_loader, "train")
         self.monitor.add_loader(val_loader, "val")
 
@@ -61,6 +62,8 @@ class Watch:
     def observe(self, loss, outputs=None, targets=None, *, phase=None, loss_name=None):
         """Show the monitor a loss (before backward), with what it compared when known.
         ``phase`` None: inferred (no grad, or no backward before the next step: validation)."""
+        if loss_name is None and self.criterion is not None:
+            loss_name = _criterion_name(self.criterion)
         if loss_name is None and (outputs is None or targets is None):
             loss_name = "unknown"
         self.monitor.on_loss(loss, phase=phase, outputs=outputs, targets=targets, loss_name=loss_name)
@@ -96,6 +99,21 @@ class Watch:
         s = Session(load_kb())
         s.add_findings(self.monitor.findings())
         return s.report()
+
+
+def _criterion_name(criterion) -> str:
+    """A loss name for a criterion: the class of a torch loss module, a torch functional's name,
+    else ``custom``."""
+    try:
+        from torch.nn.modules.loss import _Loss
+    except Exception:  # pragma: no cover
+        _Loss = ()
+    if isinstance(criterion, _Loss):
+        return type(criterion).__name__
+    mod = getattr(criterion, "__module__", "") or ""
+    if mod.startswith("torch.nn"):
+        return getattr(criterion, "__name__", "custom")
+    return "custom"
 
 
 def watch(model, optimizer=None, num_classes=None, train_loader=None, val_loader=None, *, criterion=None,

@@ -1,0 +1,739 @@
+"""Each torch probe on a small real model with its fault planted: the fact the engine reads is there.
+
+Every finding is also checked against the vocabulary: its fact is in kb/facts.yaml with a value of
+the declared type, and its source is a ``probe:*`` entry of kb/sources.yaml that declares the fact.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+F = torch.nn.functional
+
+import traindx.probes as tp  # noqa: E402
+from traindx.probes import monitor as monitor_mod  # noqa: E402
+
+KB = Path(__file__).resolve().parents[1] / "kb"
+FACTS = {f["id"]: f for f in yaml.safe_load((KB / "facts.yaml").read_text())["facts"]}
+SOURCES = {s["id"]: s for s in yaml.safe_load((KB / "sources.yaml").read_text())["sources"]}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+# --------------------------------------------------------------------------- helpers
+def check_vocabulary(findings):
+    """Every finding: a known fact, a value of its type, from a probe source that declares it."""
+    for f in findings:
+        spec = FACTS.get(f.fact)
+        assert spec is not None, f"unknown fact {f.fact}"
+        src = SOURCES.get(f.source)
+        assert src is not None and f.fact in src["facts"], f"{f.source} does not declare {f.fact}"
+        v, t = f.value, spec["type"]
+        if t == "boolean":
+            assert isinstance(v, bool), (f.fact, v)
+        elif t == "integer":
+            assert isinstance(v, int) and not isinstance(v, bool), (f.fact, v)
+        elif t == "number":
+            assert isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v), (f.fact, v)
+        elif t == "list":
+            assert isinstance(v, list) and all(isinstance(x, str) for x in v), (f.fact, v)
+        elif t == "enum":
+            assert v in spec["values"], (f.fact, v)
+        elif t == "string":
+            assert isinstance(v, str), (f.fact, v)
+        if t in ("number", "integer"):
+            if "min" in spec:
+                assert v >= spec["min"], (f.fact, v)
+            if "max" in spec:
+                assert v <= spec["max"], (f.fact, v)
+        assert f.detail, f"{f.fact} has no detail"
+    facts = [f.fact for f in findings]
+    assert len(facts) == len(set(facts)), "a fact reported twice"
+
+
+def mlp(i=8, h=32, o=4, act=nn.ReLU, depth=2):
+    layers, d = [], i
+    for _ in range(depth):
+        layers += [nn.Linear(d, h), act()]
+        d = h
+    return nn.Sequential(*layers, nn.Linear(d, o))
+
+
+def blobs(n=128, d=8, c=4, seed=0, noise=0.3):
+    """A learnable classification set: class c sits at a random centre."""
+    g = torch.Generator().manual_seed(seed)
+    centres = torch.randn(c, d, generator=g) * 2
+    y = torch.randint(0, c, (n,), generator=g)
+    x = centres[y] + noise * torch.randn(n, d, generator=g)
+    return torch.utils.data.TensorDataset(x, y)
+
+
+def fit(model, opt, ds, *, epochs=1, batch=16, crit=None, zero_grad=True, shuffle=True, val=None,
+        level="cheap", observe=True, sched=None, sched_per_batch=False, clip=None, give_loaders=True,
+        eval_in_val=True, val_no_grad=True, forward=None, loss_fn=None, num_classes=None, arm_at=None,
+        steps=None, watch_kwargs=None, before_findings=None):
+    """Train under watch() and return ({fact: value}, findings, watch)."""
+    torch.manual_seed(0)
+    crit = crit or nn.CrossEntropyLoss()
+    tl = torch.utils.data.DataLoader(ds, batch_size=batch, shuffle=shuffle)
+    vl = torch.utils.data.DataLoader(val, batch_size=batch) if val is not None else None
+    kw = dict(train_loader=tl if give_loaders else None, val_loader=vl if give_loaders else None,
+              level=level, num_classes=num_classes, **(watch_kwargs or {}))
+    n = 0
+    with tp.watch(model, opt, **kw) as w:
+        for _ in range(epochs):
+            model.train()
+            for x, y in w.loader(tl, phase="train"):
+                out = forward(model, x) if forward else model(x)
+                loss = loss_fn(out, y) if loss_fn else crit(out, y)
+                if observe:
+                    w.observe(loss, outputs=out, targets=y)
+                loss.backward()
+                if clip is not None:
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+                opt.step()
+                if zero_grad:
+                    opt.zero_grad()
+                if sched is not None and sched_per_batch:
+                    sched.step()
+                n += 1
+                if arm_at is not None and n == arm_at:
+                    w.arm("test")
+                if steps is not None and n >= steps:
+                    break
+            if sched is not None and not sched_per_batch:
+                sched.step()
+            if vl is not None:
+                if eval_in_val:
+                    model.eval()
+                ctx = torch.no_grad() if val_no_grad else torch.enable_grad()
+                with ctx:
+                    for x, y in w.loader(vl, phase=None):
+                        out = forward(model, x) if forward else model(x)
+                        w.observe(loss_fn(out, y) if loss_fn else crit(out, y), outputs=out, targets=y)
+            if steps is not None and n >= steps:
+                break
+        if before_findings:
+            before_findings(w)
+    findings = w.findings()
+    check_vocabulary(findings)
+    return {f.fact: f.value for f in findings}, findings, w
+
+
+def sgd(model, lr=0.05, **kw):
+    return torch.optim.SGD(model.parameters(), lr=lr, **kw)
+
+
+# --------------------------------------------------------------------------- gradients
+def test_frozen_layer_is_reported():
+    torch.manual_seed(0)
+    m = mlp()
+    for p in m[0].parameters():
+        p.requires_grad_(False)
+    facts, *_ = fit(m, sgd(m), blobs())
+    assert facts["frozen_params"] == ["0.weight", "0.bias"]
+    assert facts["params_without_grad"] == []
+
+
+class Detached(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(8, 32)
+        self.head = nn.Linear(32, 4)
+
+    def forward(self, x):
+        return self.head(torch.relu(self.body(x)).detach())   # the graph is cut here
+
+
+def test_detach_in_forward_leaves_params_without_grad():
+    torch.manual_seed(0)
+    m = Detached()
+    facts, *_ = fit(m, sgd(m), blobs())
+    assert facts["params_without_grad"] == ["body.weight", "body.bias"]
+    assert facts["frozen_params"] == []
+
+
+def test_params_not_in_optimizer():
+    torch.manual_seed(0)
+    m = mlp()
+    opt = torch.optim.SGD(m[4].parameters(), lr=0.05)      # only the head
+    facts, *_ = fit(m, opt, blobs())
+    assert facts["params_not_in_optimizer"] == ["0.weight", "0.bias", "2.weight", "2.bias"]
+    assert facts["optimizer"] == "sgd" and facts["learning_rate"] == 0.05
+
+
+@pytest.mark.parametrize("observe", [True, False])
+def test_missing_zero_grad_accumulates(observe):
+    torch.manual_seed(0)
+    m = mlp()
+    facts, *_ = fit(m, sgd(m, lr=1e-3), blobs(), zero_grad=False, observe=observe)
+    assert facts["grad_accumulates"] is True
+    assert facts["zero_grad_called"] is False
+
+
+@pytest.mark.parametrize("set_to_none", [True, False])
+def test_zero_grad_is_seen(set_to_none):
+    torch.manual_seed(0)
+    m = mlp()
+    opt = sgd(m)
+    opt.zero_grad = (lambda f: (lambda set_to_none=set_to_none: f(set_to_none=set_to_none)))(opt.zero_grad)
+    facts, *_ = fit(m, opt, blobs())
+    assert facts["grad_accumulates"] is False
+    assert facts["zero_grad_called"] is True
+
+
+def test_grad_norms_and_nan_gradients_when_lr_explodes():
+    torch.manual_seed(0)
+    m = mlp(act=nn.ReLU)
+    ds = blobs(n=256)
+    facts, findings, w = fit(m, sgd(m, lr=50.0), ds, epochs=2)
+    assert facts["loss_has_nonfinite"] is True
+    assert facts["loss_trend"] == "nonfinite"
+    assert facts["grads_have_nan"] is True
+    assert facts["nan_grad_params"]
+    assert facts["grad_norm_max"] > 10 * facts["grad_norm_median"] or facts["grad_norm_trend"] == "growing"
+    assert any(r.startswith("nonfinite") for _, r in w.summary()["armed"])
+
+
+# --------------------------------------------------------------------------- loss, lr, updates
+def test_lr_too_low_tiny_updates_and_loss_at_chance():
+    torch.manual_seed(0)
+    m = mlp()
+    facts, findings, w = fit(m, sgd(m, lr=1e-7), blobs(n=512), epochs=2, batch=16)   # 64 steps
+    assert facts["update_ratio"] < 1e-5
+    assert facts["num_classes"] == 4
+    assert abs(facts["current_loss"] - math.log(4)) < 0.15 * math.log(4)
+    assert facts["loss_trend"] == "flat"
+    assert abs(facts["loss_decrease_fraction"]) < 0.05
+    assert facts["learning_rate"] == 1e-7
+    # flat after 50 steps armed the monitor, which ran the costly probes
+    assert any(r.startswith("loss flat") for _, r in w.summary()["armed"])
+    assert facts["overfit_one_batch"] is False     # that lr cannot fit even one batch
+    assert "dead_relu_fraction" in facts
+
+
+def test_healthy_update_ratio_and_metrics():
+    torch.manual_seed(0)
+    m = mlp()
+    facts, *_ = fit(m, sgd(m, lr=0.05, momentum=0.9), blobs(n=256), val=blobs(n=64, seed=1), epochs=3)
+    assert 1e-4 < facts["update_ratio"] < 0.2
+    assert facts["loss_trend"] in ("decreasing", "plateaued")
+    assert facts["loss_decrease_fraction"] > 0.5
+    assert facts["train_accuracy"] > 0.8
+    assert 0 <= facts["val_accuracy"] <= 1 and facts["val_loss"] > 0
+    assert facts["val_loss_trend"] in ("decreasing", "flat", "increasing")
+    assert 0 <= facts["best_val_fraction"] <= 1
+    assert facts["train_size"] == 256 and facts["val_size"] == 64
+    assert facts["model_mode_in_training"] == "train" and facts["model_mode_in_validation"] == "eval"
+    assert facts["loss_has_nonfinite"] is False and facts["loss_negative"] is False
+    assert facts["grads_all_zero"] is False
+
+
+def test_validation_without_eval_or_no_grad_is_still_validation():
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Dropout(0.3), nn.Linear(32, 4))
+    facts, findings, w = fit(m, sgd(m), blobs(n=64), val=blobs(n=32, seed=1), epochs=2,
+                             eval_in_val=False, val_no_grad=False)
+    assert facts["model_mode_in_validation"] == "train"     # model.eval() forgotten
+    assert facts["model_has_dropout_or_bn"] is True
+    # the grad-enabled validation losses (no backward, no step) did not enter the training series
+    s = w.summary()
+    assert len(s["train_loss"]["value"]) == s["steps"] == 8
+    assert len(s["val"]) == 2
+
+
+def test_training_in_eval_mode():
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(8, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Linear(32, 4))
+    m.eval()
+    facts, *_ = fit(m, sgd(m), blobs(n=64), forward=lambda mod, x: mod.eval()(x))
+    assert facts["model_mode_in_training"] == "eval"
+    assert "batchnorm" in facts["regularization"]
+
+
+def test_scheduler_stepped_per_batch_collapses_lr():
+    torch.manual_seed(0)
+    m = mlp()
+    opt = sgd(m, lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.7)
+    facts, *_ = fit(m, opt, blobs(n=256), sched=sched, sched_per_batch=True)
+    assert facts["scheduler_step_per_batch"] is True
+    assert facts["lr_final_ratio"] < 1e-2
+    assert facts["lr_collapse_fraction"] < 0.9
+    assert facts["learning_rate"] == 0.1
+
+
+def test_scheduler_per_epoch_is_not_per_batch():
+    torch.manual_seed(0)
+    m = mlp()
+    opt = sgd(m, lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
+    facts, *_ = fit(m, opt, blobs(n=128), sched=sched, epochs=3)
+    assert facts["scheduler_step_per_batch"] is False
+    assert facts["lr_final_ratio"] == pytest.approx(0.25)
+    assert facts["lr_collapse_fraction"] == 1.0
+
+
+@pytest.mark.parametrize("max_norm,tight", [(1e-4, True), (1e4, False)])
+def test_clipping_shrink(max_norm, tight):
+    torch.manual_seed(0)
+    m = mlp()
+    facts, *_ = fit(m, sgd(m), blobs(), clip=max_norm)
+    assert facts["clip_max_norm"] == max_norm
+    assert (facts["clip_shrink_ratio"] < 0.01) if tight else (facts["clip_shrink_ratio"] == 1.0)
+
+
+# --------------------------------------------------------------------------- what the loss receives
+class Squash(nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.net, self.fn = mlp(), fn
+
+    def forward(self, x):
+        return self.fn(self.net(x))
+
+
+@pytest.mark.parametrize("fn,crit,act,name", [
+    (lambda z: F.softmax(z, 1), nn.CrossEntropyLoss(), "softmax", "cross_entropy"),
+    (lambda z: F.log_softmax(z, 1), nn.NLLLoss(), "log_softmax", "nll"),
+    (lambda z: z, nn.CrossEntropyLoss(), "none", "cross_entropy"),
+])
+def test_output_squash(fn, crit, act, name):
+    torch.manual_seed(0)
+    m = Squash(fn)
+    facts, *_ = fit(m, sgd(m), blobs(), crit=crit, watch_kwargs={"criterion": crit})
+    assert facts["output_activation"] == act
+    assert facts["loss_function"] == name
+    assert facts["target_kind"] == "class_indices"
+    assert facts["custom_loss"] is False
+    assert facts["loss_shape_mismatch"] is False
+
+
+def test_loss_identified_from_values_only_when_unambiguous():
+    torch.manual_seed(0)
+    m = Squash(lambda z: F.softmax(z, 1))
+    facts, *_ = fit(m, sgd(m), blobs(), crit=nn.CrossEntropyLoss())   # no criterion given to watch
+    assert facts["loss_function"] == "cross_entropy" and facts["output_activation"] == "softmax"
+    m = Squash(lambda z: F.log_softmax(z, 1))
+    facts, *_ = fit(m, sgd(m), blobs(), crit=nn.NLLLoss())
+    assert "loss_function" not in facts          # CE and NLL of log_softmax outputs are equal
+    assert facts["output_activation"] == "log_softmax"
+
+
+def test_sigmoid_before_bce():
+    torch.manual_seed(0)
+    ds = blobs(c=2)
+    ds = torch.utils.data.TensorDataset(ds.tensors[0], ds.tensors[1].float())
+    m = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1), nn.Sigmoid(), nn.Flatten(0))
+    facts, *_ = fit(m, sgd(m), ds, crit=nn.BCELoss())
+    assert facts["output_activation"] == "sigmoid"
+    assert facts["loss_function"] == "bce"
+    assert facts["target_kind"] == "probabilities"
+
+
+def test_mse_broadcast_shape_mismatch():
+    torch.manual_seed(0)
+    x = torch.randn(64, 8)
+    ds = torch.utils.data.TensorDataset(x, x.sum(1))           # targets (N,)
+    m = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))   # outputs (N, 1)
+    with pytest.warns(UserWarning):
+        facts, *_ = fit(m, sgd(m, lr=0.01), ds, crit=nn.MSELoss())
+    assert facts["loss_shape_mismatch"] is True
+    assert facts["loss_function"] == "mse"
+    assert facts["target_kind"] == "continuous"
+    assert "num_classes" not in facts
+
+
+def test_custom_loss_is_recognised():
+    torch.manual_seed(0)
+    m = mlp()
+
+    def my_loss(out, y):
+        return (out.softmax(1) - F.one_hot(y, 4)).abs().pow(3).mean()
+
+    facts, *_ = fit(m, sgd(m), blobs(), loss_fn=my_loss)
+    assert facts["custom_loss"] is True and facts["loss_function"] == "custom"
+
+
+# --------------------------------------------------------------------------- NaN tracing
+class NaNAt(torch.utils.data.Dataset):
+    def __init__(self, base, bad):
+        self.base, self.bad = base, bad
+
+    def __len__(self):
+        return len(self.base)
+
+    def __getitem__(self, i):
+        x, y = self.base[i]
+        if i == self.bad:
+            x = x.clone()
+            x[0] = float("nan")
+        return x, y
+
+
+def test_nan_in_inputs():
+    torch.manual_seed(0)
+    m = mlp()
+    facts, findings, w = fit(m, sgd(m), NaNAt(blobs(), bad=16 * 3 + 5), shuffle=False)
+    assert facts["nan_first_step"] == 3
+    assert facts["inputs_have_nan"] is True
+    src = {f.fact: f.source for f in findings}
+    assert src["inputs_have_nan"] == "probe:nan_trace"
+    assert facts["nonfinite_first_module"] == "0"          # the first Linear already outputs NaN
+    assert facts["loss_has_nonfinite"] is True
+
+
+class LogLayer(nn.Module):
+    def forward(self, x):
+        return torch.log(x)          # log of a negative number: NaN
+
+
+def test_first_nonfinite_module_is_found():
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), LogLayer(), nn.Linear(16, 4))
+    facts, *_ = fit(m, sgd(m), blobs())
+    assert facts["nan_first_step"] == 0
+    assert facts["inputs_have_nan"] is False
+    assert facts["nonfinite_first_module"] == "2"
+
+
+def test_nan_made_by_the_loss():
+    torch.manual_seed(0)
+    m = mlp()
+
+    def bad_loss(out, y):   # log(0) for the softmax of a hard zero
+        p = out.softmax(1) * (torch.arange(4) != 0)
+        return -torch.log(p.gather(1, y[:, None])).mean()
+
+    ds = blobs()
+    facts, *_ = fit(m, sgd(m), ds, loss_fn=bad_loss)
+    assert facts["nonfinite_first_module"] == "loss"
+    assert facts["inputs_have_nan"] is False
+
+
+def test_output_range():
+    torch.manual_seed(0)
+    m = mlp()
+    with torch.no_grad():
+        m[4].weight.mul_(1000)
+    facts, *_ = fit(m, sgd(m, lr=1e-6), blobs())
+    assert facts["output_range_max"] > 100
+
+
+# --------------------------------------------------------------------------- activations (armed)
+def test_dead_relu():
+    torch.manual_seed(0)
+    m = mlp()
+    with torch.no_grad():
+        m[0].bias.fill_(-100.0)
+    facts, *_ = fit(m, sgd(m), blobs(), level="full")
+    assert facts["dead_relu_fraction"] > 0.95
+
+
+class FunctionalReLU(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b, self.c = nn.Linear(8, 32), nn.Linear(32, 32), nn.Linear(32, 4)
+
+    def forward(self, x):
+        return self.c(F.relu(self.b(F.relu(self.a(x)))))
+
+
+def test_dead_relu_with_functional_relu():
+    torch.manual_seed(0)
+    m = FunctionalReLU()
+    with torch.no_grad():
+        m.a.bias.fill_(-100.0)
+    facts, *_ = fit(m, sgd(m), blobs(), level="full")
+    assert facts["dead_relu_fraction"] > 0.95
+
+
+def test_saturated_tanh():
+    torch.manual_seed(0)
+    m = mlp(act=nn.Tanh)
+    with torch.no_grad():
+        m[0].weight.mul_(50)
+    facts, *_ = fit(m, sgd(m, lr=1e-4), blobs(), level="full")
+    assert facts["saturated_fraction"] > 0.5
+
+
+def test_vanishing_gradient_through_depth():
+    torch.manual_seed(0)
+    m = mlp(act=nn.Sigmoid, depth=10, h=32)
+    facts, *_ = fit(m, sgd(m, lr=1e-3), blobs(), level="full")
+    assert facts["grad_depth_ratio"] < 0.01
+    shallow = mlp(act=nn.ReLU, depth=2)
+    facts2, *_ = fit(shallow, sgd(shallow, lr=1e-3), blobs(), level="full")
+    assert facts2["grad_depth_ratio"] > 0.05
+
+
+def test_activation_scale_shrinks_through_depth():
+    torch.manual_seed(0)
+    m = mlp(act=nn.Tanh, depth=8)
+    with torch.no_grad():
+        for layer in m:
+            if isinstance(layer, nn.Linear):
+                layer.weight.mul_(0.3)
+                layer.bias.zero_()
+    facts, *_ = fit(m, sgd(m, lr=1e-4), blobs(), level="full")
+    assert facts["activation_depth_ratio"] < 0.05
+
+
+# --------------------------------------------------------------------------- timing and data
+class Slow(torch.utils.data.Dataset):
+    def __init__(self, base, delay):
+        self.base, self.delay = base, delay
+
+    def __len__(self):
+        return len(self.base)
+
+    def __getitem__(self, i):
+        time.sleep(self.delay)
+        return self.base[i]
+
+
+def test_slow_getitem_is_a_data_bottleneck():
+    torch.manual_seed(0)
+    m = mlp()
+    facts, *_ = fit(m, sgd(m), Slow(blobs(n=96), 0.003), batch=8)
+    assert facts["data_time_fraction"] > 0.5
+
+
+def test_fast_loader_is_not_a_bottleneck():
+    torch.manual_seed(0)
+    m = mlp(i=8, h=256, depth=3)
+    facts, *_ = fit(m, sgd(m), blobs(n=256), batch=64)
+    assert facts["data_time_fraction"] < 0.5
+
+
+def test_constant_labels():
+    torch.manual_seed(0)
+    ds = blobs()
+    ds = torch.utils.data.TensorDataset(ds.tensors[0], torch.full_like(ds.tensors[1], 2))
+    m = mlp()
+    facts, *_ = fit(m, sgd(m), ds)
+    assert facts["labels_constant"] is True
+    assert facts["batch_label_purity"] == 1.0
+
+
+@pytest.mark.parametrize("give_loaders", [True, False])
+def test_unshuffled_sorted_data(give_loaders):
+    torch.manual_seed(0)
+    ds = blobs(n=256)
+    order = torch.argsort(ds.tensors[1], stable=True)
+    ds = torch.utils.data.TensorDataset(ds.tensors[0][order], ds.tensors[1][order])
+    m = mlp()
+    facts, *_ = fit(m, sgd(m), ds, shuffle=False, give_loaders=give_loaders)
+    assert facts["shuffle"] is False
+    assert facts["batch_label_purity"] > 0.9
+    assert facts["labels_constant"] is False
+
+
+def test_shuffled_data():
+    torch.manual_seed(0)
+    m = mlp()
+    facts, *_ = fit(m, sgd(m), blobs(n=256), give_loaders=False)
+    assert facts["shuffle"] is True
+    assert facts["batch_label_purity"] < 0.7
+
+
+def test_input_scale():
+    torch.manual_seed(0)
+    ds = blobs()
+    x = ds.tensors[0].clone()
+    x[:, 0] *= 1000.0
+    m = mlp()
+    facts, *_ = fit(m, sgd(m, lr=1e-6), torch.utils.data.TensorDataset(x, ds.tensors[1]))
+    assert facts["input_scale"] > 500
+    assert facts["input_scale_spread"] > 100
+    facts2, *_ = fit(mlp(), sgd(mlp()), blobs())
+    assert facts2["input_scale_spread"] < 10
+    assert facts2["inputs_have_nan"] is False
+
+
+class Augmenting(torch.utils.data.Dataset):
+    """Draws from the global RNG in __getitem__, like a random augmentation."""
+
+    def __init__(self, base):
+        self.base = base
+
+    def __len__(self):
+        return len(self.base)
+
+    def __getitem__(self, i):
+        torch.rand(1)
+        return self.base[i]
+
+
+@pytest.mark.parametrize("overlap", [True, False])
+def test_val_train_overlap(overlap):
+    torch.manual_seed(0)
+    train = blobs(n=128)
+    val = torch.utils.data.Subset(train, list(range(0, 128, 4))) if overlap else blobs(n=32, seed=7)
+    m = mlp()
+    state = {}
+    facts, *_ = fit(m, sgd(m), Augmenting(train), val=val,
+                    before_findings=lambda w: state.update(rng=torch.get_rng_state()))
+    assert facts["val_train_overlap"] == (1.0 if overlap else 0.0)
+    assert facts["train_size"] == 128 and facts["val_size"] == 32
+    assert torch.equal(torch.get_rng_state(), state["rng"])   # hashing examples drew no random numbers
+
+
+# --------------------------------------------------------------------------- configuration
+def test_regularization():
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Dropout(0.5), nn.Linear(32, 4))
+    facts, *_ = fit(m, torch.optim.AdamW(m.parameters(), lr=1e-3, weight_decay=0.1), blobs())
+    assert facts["regularization"] == ["dropout", "weight_decay"]
+    assert facts["dropout_p"] == 0.5 and facts["weight_decay"] == 0.1
+    assert facts["model_has_dropout_or_bn"] is True
+    assert facts["optimizer"] == "adamw"
+    plain = mlp()
+    facts2, *_ = fit(plain, sgd(plain), blobs())
+    assert facts2["regularization"] == [] and facts2["dropout_p"] == 0.0
+    assert facts2["model_has_dropout_or_bn"] is False
+
+
+def test_init_checks():
+    torch.manual_seed(0)
+    zero = mlp()
+    nn.init.zeros_(zero[2].weight)
+    facts, *_ = fit(zero, sgd(zero), blobs())
+    assert facts["init_constant"] is True
+    big = mlp()
+    with torch.no_grad():
+        big[2].weight.mul_(100)
+    facts, *_ = fit(big, sgd(big, lr=1e-5), blobs())
+    assert 50 < facts["init_scale_ratio"] < 200
+    ok = mlp()
+    facts, *_ = fit(ok, sgd(ok), blobs())
+    assert facts["init_constant"] is False and 0.5 < facts["init_scale_ratio"] < 2
+
+
+# --------------------------------------------------------------------------- overfit one batch
+def test_overfit_one_batch_learnable():
+    torch.manual_seed(0)
+    m = mlp(h=64)
+    facts, *_ = fit(m, torch.optim.Adam(m.parameters(), lr=1e-2), blobs(noise=1.5), arm_at=2)
+    assert facts["overfit_one_batch"] is True
+    assert facts["labels_match_inputs"] is True
+
+
+def test_overfit_one_batch_random_labels_do_not_match_inputs():
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(3)
+    ds = torch.utils.data.TensorDataset(torch.randn(128, 8, generator=g), torch.randint(0, 4, (128,), generator=g))
+    m = mlp(h=64)
+    facts, *_ = fit(m, torch.optim.Adam(m.parameters(), lr=1e-2), ds, arm_at=2)
+    assert facts["labels_match_inputs"] is False
+
+
+# --------------------------------------------------------------------------- mixed precision
+def test_grad_scaler_skipped_steps():
+    torch.manual_seed(0)
+    m = mlp()
+    opt = sgd(m)
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 16)
+    ds = blobs(n=128)
+    with tp.watch(m, opt) as w:
+        for i, (x, y) in enumerate(w.loader(torch.utils.data.DataLoader(ds, batch_size=16))):
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                out = m(x)
+            loss = F.cross_entropy(out.float(), y)
+            if i % 2 == 0:
+                loss = loss * float("inf")         # overflow: the scaler must skip this step
+            w.observe(loss, outputs=out, targets=y)
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+            opt.zero_grad()
+    findings = w.findings()
+    check_vocabulary(findings)
+    facts = {f.fact: f.value for f in findings}
+    assert facts["grad_scaler_used"] is True and facts["uses_amp"] is True
+    assert facts["amp_dtype"] == "bfloat16"
+    assert facts["skipped_step_fraction"] == 0.5
+    assert facts["grad_scale"] < 2.0 ** 16
+    assert w.monitor.steps == 4
+
+
+# --------------------------------------------------------------------------- monitor API (runner-style use)
+def test_monitor_late_binding_and_explicit_feeds():
+    torch.manual_seed(0)
+    m = mlp()
+    opt = sgd(m)
+    mon = tp.Monitor(num_classes=4)
+    ds = blobs()
+    with mon:
+        for i, (x, y) in enumerate(torch.utils.data.DataLoader(ds, batch_size=16)):
+            mon.on_data_wait(0.0)
+            mon.on_batch(x, y, phase="train")
+            out = m(x)
+            loss = F.cross_entropy(out, y)
+            mon.on_loss(loss, phase="train", outputs=out, targets=y, loss_name="cross_entropy")
+            loss.backward()
+            if i == 0:
+                mon.bind(m, opt)       # the runner finds them at the first step
+                mon.bind(m, opt)       # re-binding the same objects is a no-op
+                assert len(opt._optimizer_step_pre_hooks) == 1
+            opt.step()
+            opt.zero_grad()
+    assert not opt._optimizer_step_pre_hooks and not m._forward_pre_hooks
+    assert mon.steps == 8        # bound before the first step: every step seen
+    facts = {f.fact: f.value for f in mon.findings()}
+    check_vocabulary(mon.findings())
+    assert facts["num_classes"] == 4 and facts["loss_function"] == "cross_entropy"
+    s = mon.summary()
+    assert all(isinstance(v, (int, float)) for v in s["train_loss"]["value"])
+    assert not mon.armed
+    mon.arm("asked")
+    assert mon.armed
+
+
+def test_arming_on_a_loss_spike():
+    torch.manual_seed(0)
+    m = mlp()
+    opt = sgd(m, lr=0.01)
+    ds = blobs(n=512)
+    with tp.watch(m, opt) as w:
+        for i, (x, y) in enumerate(torch.utils.data.DataLoader(ds, batch_size=16)):
+            out = m(x)
+            loss = F.cross_entropy(out, y) * (50.0 if i == 20 else 1.0)
+            w.observe(loss)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            if i == 20:
+                assert w.armed
+    reasons = [r for _, r in w.summary()["armed"]]
+    assert any(r.startswith("spike") for r in reasons)
+
+
+def test_report_goes_through_the_engine():
+    pytest.importorskip("traindx.engine.api")
+    torch.manual_seed(0)
+    m = mlp()
+    for p in m[0].parameters():
+        p.requires_grad_(False)
+    facts, findings, w = fit(m, sgd(m, lr=1e-7), blobs(n=256), epochs=1)
+    r = w.report()
+    assert r["schema_version"] == "1" and r["status"] in ("diagnosed", "healthy", "insufficient_evidence")
+
+
+def test_schedule_is_stated():
+    assert monitor_mod.SCHEDULE["grads"](0) and monitor_mod.SCHEDULE["grads"](20)
+    assert not monitor_mod.SCHEDULE["grads"](21)
+    assert monitor_mod.ARM_STEPS > 0
