@@ -247,6 +247,8 @@ class ModuleVal(Val):
 
     def describe(self) -> str:
         name = self.var or self.path or self.qual
+        if not self.line:
+            return name
         return f"{name} ({self.qual}, line {self.line})"
 
 
@@ -615,6 +617,7 @@ class _Reader:
         self.placeholders: dict[str, Val] = {}
         self.globals = Env()
         self.out_of_budget = False
+        self.uninstantiated_lists: list = []
 
     # ---- bookkeeping ---------------------------------------------------------------------
 
@@ -661,6 +664,7 @@ class _Reader:
                 fv = self.globals.lookup(fn.name)
                 if isinstance(fv, FuncVal):
                     self.call_function(fv, None, {}, fn, placeholder_args=True)
+            self.probe_uninstantiated()
         except _Budget:
             self.out_of_budget = True
             self.unres("the script is too large to follow completely: some facts may be "
@@ -971,8 +975,9 @@ class _Reader:
         elif isinstance(base, ModuleVal):
             module, whole = base, True
         cond = f" (if {self.cond[-1]})" if self.cond else ""
-        self.rec["frozen"].append((getattr(stmt, "lineno", 0), text + cond, module,
-                                   whole and not cond))
+        rec = (getattr(stmt, "lineno", 0), text + cond, module, whole and not cond)
+        if not any(r[:2] == rec[:2] for r in self.rec["frozen"]):
+            self.rec["frozen"].append(rec)
 
     def unpack(self, v: Val, n: int) -> list:
         if isinstance(v, ListVal) and not v.comp and len(v.items) == n:
@@ -1241,9 +1246,8 @@ class _Reader:
         lb = b.losses if _is_tensor(b) else ()
         mod = (a.loss_mod if _is_tensor(a) else False) or (b.loss_mod if _is_tensor(b) else False)
         if isinstance(op, (ast.Mult, ast.Div, ast.Pow)) and (la or lb) and _is_tensor(a) \
-                and _is_tensor(b) and (bool(la) != bool(lb)) \
-                and (_tainted(a if not la else b) or (a if not la else b).data):
-            mod = True
+                and _is_tensor(b):
+            mod = True   # a loss weighted by a tensor (focal loss, per-sample weights)
         t = replace(t, loss_mod=mod)
         # act: keep the squashing of the tensor operand
         act_of = a if _is_tensor(a) and a.act else (b if _is_tensor(b) else None)
@@ -1500,9 +1504,10 @@ class _Reader:
             return t
         return replace(t, unsafe=t.unsafe + (rec,))
 
-    def squash(self, x: Val, act: str, node: ast.AST, text: str | None = None) -> Val:
+    def squash(self, x: Val, act: str, node: ast.AST, text: str | None = None,
+               at_line: int | None = None) -> Val:
         t = x if isinstance(x, TensorVal) else TensorVal()
-        line = getattr(node, "lineno", 0)
+        line = at_line or getattr(node, "lineno", 0)
         text = text or f"{_short(node, 50)} (line {line})"
         return self.mk(replace(t, act=act, act_src=(line, text), safe=False, exp=False), node)
 
@@ -1525,7 +1530,12 @@ class _Reader:
                 line, f"{_short(node, 50)} (line {line})"), safe=False, exp=False), node)
         if name in ("exp",):
             t = x if isinstance(x, TensorVal) else self.tjoin(tens)
-            if isinstance(x, TensorVal) and _tainted(x) and not x.safe:
+            argnode = (node.func.value if qual.startswith("tensor.") and isinstance(
+                node.func, ast.Attribute) else (node.args[0] if node.args else None))
+            # exp(-loss) (focal loss pt) is bounded by 1
+            neg_loss = isinstance(argnode, ast.UnaryOp) and isinstance(argnode.op, ast.USub) \
+                and isinstance(x, TensorVal) and bool(x.losses)
+            if isinstance(x, TensorVal) and _tainted(x) and not x.safe and not neg_loss:
                 t = self.unsafe(t, "exp_overflow", line,
                                 f"{_short(node, 50)}: exp of an unbounded value overflows")
             return self.mk(replace(t, exp=True, safe=False), node)
@@ -1575,6 +1585,12 @@ class _Reader:
         if not tens:
             return Unknown(_short(node))
         t = self.tjoin(tens)
+        keeps_loss = {"mean", "sum", "view", "reshape", "squeeze", "unsqueeze", "flatten",
+                      "float", "double", "half", "to", "cuda", "cpu", "clone", "contiguous",
+                      "type", "type_as", "requires_grad_", "retain_grad", "nan_to_num", "add",
+                      "sub", "stack", "cat", "view_as", "reshape_as"}
+        if t.losses and name not in keeps_loss:
+            t = replace(t, loss_mod=True)   # exp(-ce), log(loss)...: a hand-made loss
         shape_ops = {"view", "reshape", "squeeze", "unsqueeze", "flatten", "permute",
                      "transpose", "contiguous", "float", "double", "half", "bfloat16", "to",
                      "cuda", "cpu", "clone", "mean", "sum", "stack", "cat", "expand",
@@ -1904,7 +1920,7 @@ class _Reader:
             if isinstance(fm, FuncVal) and name not in ("parameters", "named_parameters"):
                 return self.call_function(replace(fm, bound=m), args, kwargs, node)
         if name in ("parameters", "named_parameters"):
-            return ParamsVal([Part(m, f"{_short(node.func.value, 50)}.parameters()")],
+            return ParamsVal([Part(m, f"{_short(node.func.value, 50)}.{name}()")],
                              named=name == "named_parameters")
         if name in ("modules", "children", "named_modules", "named_children"):
             anym = ModuleVal(kind="any", qual=f"{m.qual} submodule", line=m.line, parent=m,
@@ -2110,7 +2126,8 @@ class _Reader:
             x = ins[0] if ins else TensorVal()
             if m.act:
                 return self.squash(x, m.act, node, text=f"{m.text or m.qual} (line {m.line}, "
-                                                        f"applied at line {line})")
+                                                        f"applied at line {line})",
+                                   at_line=m.line)
             last = m.qual.rsplit(".", 1)[-1]
             if last in _DROPOUT_LAYERS or last in ("Identity", "Flatten", "Unflatten"):
                 return x
@@ -2743,13 +2760,16 @@ class _Reader:
     def add(self, fact: str, value: Any, line: int, detail: str, **extra: Any) -> None:
         if any(f.fact == fact for f in self.F):
             return
+        line = line or getattr(self, "default_line", 1) or 1
         self.F.append(Finding(fact=fact, value=value, source=f"code:{self.basename}:{line}",
                               detail=detail, extra=extra))
 
     def _config_paths(self) -> list[str]:
         out: list[str] = []
-        for n in ast.walk(self.tree):
-            if isinstance(n, ast.Constant) and isinstance(n.value, str) \
+        consts = [n for n in ast.walk(self.tree) if isinstance(n, ast.Constant)]
+        consts.sort(key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
+        for n in consts:
+            if isinstance(n.value, str) \
                     and n.value.lower().endswith(CONFIG_SUFFIXES) and "\n" not in n.value \
                     and len(n.value) < 300 and n.value not in out:
                 out.append(n.value)
@@ -2827,17 +2847,22 @@ class _Reader:
             self.unres(f"line {backs[0].line}: could not trace what `{backs[0].text}` "
                        f"backpropagates")
         loss_t: TensorVal | None = primary_back.obj if primary_back else None
-        train_calls = set()
+        all_calls: set = set()
+        reached: set = set()
         for e in backs:
             if isinstance(e.obj, TensorVal):
-                train_calls |= set(e.obj.calls)
-                for c in e.obj.cuts:
-                    pass
+                all_calls |= set(e.obj.calls)
+                reached |= set(e.obj.srcs)
+        # the models a backward trains: their output reaches it with the graph intact (a
+        # teacher under no_grad does not); if every path is cut, all of them
+        train_calls = {i for i in all_calls if isinstance(self.events[i].obj, ModuleVal)
+                       and self.events[i].obj.id in reached} or all_calls
         trained_models: list[ModuleVal] = []
         for idx in sorted(train_calls):
             m = self.events[idx].obj
             if isinstance(m, ModuleVal) and m not in trained_models:
                 trained_models.append(m)
+        self.default_line = (backs[0].line if backs else steps[0].line if steps else 1)
         # the loop that runs one optimizer step per iteration
         ref_ev = steps[0] if steps else (backs[0] if backs else None)
         step_loop = ref_ev.loops[-1][0] if ref_ev and ref_ev.loops else None
@@ -2887,28 +2912,15 @@ class _Reader:
         # 1. layers kept in plain Python lists/dicts inside an nn.Module
         seen_cls: set = set()
         for m in self._all_modules():
-            if m.kind != "local" or m.cls is None:
-                continue
-            registered = set()
-            for v in m.attrs.values():
-                if isinstance(v, ModuleVal):
-                    registered.add(v.id)
-                    registered |= {x.id for x in v.layers if isinstance(x, ModuleVal)}
-            for attr, v in m.attrs.items():
-                if not isinstance(v, ListVal) or attr.startswith("__child__"):
-                    continue
-                layers = [x for x in v.items if isinstance(x, ModuleVal)
-                          and self.module_has_params(x)]
-                if not layers or all(x.id in registered for x in layers):
-                    continue
-                key = (m.cls.name, attr)
-                if key in seen_cls:
-                    continue
+            for key, msg, line in self._plain_lists(m):
+                if key not in seen_cls:
+                    seen_cls.add(key)
+                    missing.append(msg)
+                    lines.append(line)
+        for key, msg, line in self.uninstantiated_lists:
+            if key not in seen_cls:
                 seen_cls.add(key)
-                kind = "dict" if v.kind == "dict" else "list"
-                line = self._attr_line(m.cls, attr) or m.line
-                missing.append(f"layers kept in a plain {kind}: self.{attr} in {m.cls.name} "
-                               f"(line {line}); use nn.Module{'Dict' if kind == 'dict' else 'List'}")
+                missing.append(msg + " (class not instantiated in this file)")
                 lines.append(line)
         # 2. trained model instances against the optimizers' parameters
         if self.optimizers and trained:
@@ -2966,6 +2978,11 @@ class _Reader:
                                f"holds {what}{olabel}, another instance")
                 lines.append(o0.line)
         if missing:
+            uniq: list[str] = []
+            for msg in missing:
+                if msg not in uniq:
+                    uniq.append(msg)
+            missing = uniq
             self.add("params_not_in_optimizer", missing, lines[0],
                      "; ".join(missing), lines=lines)
         elif self.optimizers and trained and opt is not None and not any(
@@ -2973,6 +2990,59 @@ class _Reader:
             names = ", ".join(m.var or m.qual for m in trained)
             self.add("params_not_in_optimizer", [], opt.line,
                      f"the optimizer at line {opt.line} holds all parameters of {names}")
+
+    def _plain_lists(self, m: ModuleVal) -> list[tuple]:
+        """Layers with parameters kept in a plain list/dict attribute of a module of this
+        file (not nn.ModuleList/ModuleDict, nor registered some other way)."""
+        if m.kind != "local" or m.cls is None:
+            return []
+        out = []
+        registered = set()
+        for v in m.attrs.values():
+            if isinstance(v, ModuleVal):
+                registered.add(v.id)
+                registered |= {x.id for x in v.layers if isinstance(x, ModuleVal)}
+        for attr, v in m.attrs.items():
+            if not isinstance(v, ListVal) or attr.startswith("__child__"):
+                continue
+            layers = [x for x in v.items if isinstance(x, ModuleVal)
+                      and self.module_has_params(x)]
+            if not layers or all(x.id in registered for x in layers):
+                continue
+            kind = "dict" if v.kind == "dict" else "list"
+            line = self._attr_line(m.cls, attr) or m.line
+            out.append(((m.cls.name, attr),
+                        f"layers kept in a plain {kind}: self.{attr} in {m.cls.name} (line "
+                        f"{line}); use nn.Module{'Dict' if kind == 'dict' else 'List'}", line))
+        return out
+
+    def probe_uninstantiated(self) -> None:
+        """Module classes the script defines but never instantiates (a model file read on
+        its own): run their __init__ with unknown arguments, only to find plain-list layers;
+        nothing else they record is kept."""
+        self.uninstantiated_lists = []
+        made = {m.cls.node for m in self.modules if m.cls is not None}
+        classes = [v for v in self.globals.vars.values()
+                   if isinstance(v, ClassVal) and v.is_module and v.node not in made]
+        if not classes:
+            return
+        saved = (self.events, self.rec, self.modules, self.optimizers, self.schedulers,
+                 self.loaders, self.scalers, list(self.unresolved), list(self.notes))
+        for cv in classes:
+            self.events, self.modules = [], []
+            self.rec = {k: [] for k in saved[1]}
+            self.optimizers, self.schedulers, self.loaders, self.scalers = [], [], [], []
+            try:
+                init = self.class_attr(cv, "__init__")
+                obj = ModuleVal(kind="local", qual=cv.name, line=cv.node.lineno, cls=cv)
+                if isinstance(init, FuncVal):
+                    self.call_function(replace(init, bound=obj), None, {}, cv.node,
+                                       placeholder_args=False)
+                self.uninstantiated_lists.extend(self._plain_lists(obj))
+            except (_Budget, RecursionError):
+                break
+        (self.events, self.rec, self.modules, self.optimizers, self.schedulers, self.loaders,
+         self.scalers, self.unresolved, self.notes) = saved
 
     def _attr_line(self, cls: ClassVal, attr: str) -> int | None:
         for n in ast.walk(cls.node):
