@@ -126,7 +126,13 @@ def _kind_of(value: Any) -> str:
 
 
 def _load_yaml(path: str, text: str) -> ConfigFile:
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.YAMLError as err:  # the reader rejects control characters up front
+        pos = getattr(err, "position", None)
+        line = text[:pos].count("\n") + 1 if isinstance(pos, int) else None
+        reason = getattr(err, "reason", None) or "malformed YAML"
+        raise InputError(f"malformed YAML: {reason}", path=path, line=line) from None
     try:
         try:
             node = loader.get_single_node()
@@ -456,6 +462,7 @@ def _where_mapping_name(entry: _Entry, data: Any) -> _Entry:
         for k, v in entry.raw.items():
             if _norm(k) in _CLASS_KEYS and isinstance(v, str):
                 entry.where = f"{entry.where}.{k}"
+                entry.raw = v
                 break
     return entry
 
@@ -500,8 +507,8 @@ def _choose(entries: list[_Entry], basename: str, kind_word: str,
             a = max(accum, key=lambda e: e.score)
             if a.value > 1:
                 value = best.value * a.value
-                detail += (f"; x {a.where}={a.value} gradient accumulation = effective batch "
-                           f"{value}")
+                detail += (f", times {a.where}={a.value} (gradient accumulation) = effective "
+                           f"batch {value}")
                 extra["per_step_batch_size"] = best.value
                 extra["accumulation_steps"] = a.value
         others = sorted({_fmt(e.value) for e in cands if e.value != best.value})
