@@ -26,7 +26,8 @@ noisy and epoch logs are short.
    (``k_head = clamp(N // 50, 1, 25)``: an epoch log's first epoch is already an average, a
    per-step log needs a few values); a long log uses its first raw rows, which are kept
    verbatim. ``current_loss`` is the median of the last ``k_tail = max(3, N // 20)`` points
-   (the last ~5 % of the run). ``loss_decrease_fraction = (initial - current) / |initial|``.
+   (the last ~5 % of the run; the last value for a log of under 5 points, where noise,
+   oscillation and plateau are not judged at all). ``loss_decrease_fraction = (initial - current) / |initial|``.
 5. **Recent noise.** ``loss_noise`` is the robust residual scale over the last 30 % of the run
    divided by ``|current|``.
 6. **Trend**, decided in this order (the first that holds wins):
@@ -347,7 +348,7 @@ def _analyze_loss(log, out: _Out, num_classes) -> str | None:
         initial = median(y for _, y in head)
         ia, ib = head[0][0], head[-1][0]
         k_head = len(head)
-    k_tail = max(min(3, nc), nc // 20)
+    k_tail = _tail_k(nc)
     current = median(cm[-k_tail:])
     ta, tb = cx[-k_tail], cx[-1]
     if abs(initial) > 1e-12:
@@ -393,7 +394,7 @@ def _analyze_loss(log, out: _Out, num_classes) -> str | None:
         else:
             why = (f"the training loss rose {_fmt(initial)} -> {_fmt(current)} over "
                    f"{out.rng(x_start, x_end)}")
-    elif ((noise >= OSC_NOISE and sig_tail >= 0.25 * max(initial - current, 0.0))
+    elif ((n >= 5 and noise >= OSC_NOISE and sig_tail >= 0.25 * max(initial - current, 0.0))
           or len(spikes) >= 3 or (len(spikes) >= 2 and spike_points >= 0.15 * n)):
         trend = "oscillating"
         if spikes:
@@ -423,7 +424,7 @@ def _analyze_loss(log, out: _Out, num_classes) -> str | None:
         rel = drop / max(abs(current), 1e-12)
         # standard error of the difference of two window medians (1.25: a median's efficiency)
         se = 1.25 * 1.4826 * median(res_tail) * math.sqrt(1 / k_tail + 1 / len(idx))
-        if (share < PLATEAU_SHARE and rel < PLATEAU_REL) or drop < 2 * se:
+        if nc >= 5 and ((share < PLATEAU_SHARE and rel < PLATEAU_REL) or drop < 2 * se):
             trend = "plateaued"
             flat_level = median(cm[i] for i in tail_idx)
             delta = max(2 * sig_tail, 0.05 * abs(flat_level))
@@ -456,9 +457,10 @@ def _analyze_loss(log, out: _Out, num_classes) -> str | None:
     out.add("loss_decrease_fraction", frac, x_start, x_end,
             f"the training loss went {_fmt(initial)} -> {_fmt(current)}: "
             f"{'a fall' if frac >= 0 else 'a rise'} of {abs(frac):.0%}")
-    out.add("loss_noise", noise, cx[tail_idx[0]], x_end,
-            f"step-to-step noise over the last {TAIL_FRACTION:.0%} is about {_fmt(sig_tail)} "
-            f"on a level of {_fmt(current)} ({noise:.0%})")
+    if n >= 5:  # fewer points say nothing about noise
+        out.add("loss_noise", noise, cx[tail_idx[0]], x_end,
+                f"step-to-step noise over the last {TAIL_FRACTION:.0%} is about {_fmt(sig_tail)} "
+                f"on a level of {_fmt(current)} ({noise:.0%})")
 
     # oscillation trend
     if (trend in ("oscillating", "diverging") or spikes or noise >= NOISY) and n >= 6:
@@ -484,7 +486,8 @@ def _analyze_loss(log, out: _Out, num_classes) -> str | None:
 
 
 def _tail_k(n: int) -> int:
-    return max(min(3, n), n // 20)
+    """How many of the last points give "now": the last ~5 %, at least 3 (1 for tiny logs)."""
+    return 1 if n < 5 else max(3, n // 20)
 
 
 def _analyze_val(log, out: _Out) -> None:

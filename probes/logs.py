@@ -748,8 +748,10 @@ def _sniff(path: str) -> str:
     if stripped.startswith("{"):
         first = stripped.split("\n", 1)[0].strip()
         try:
-            if isinstance(json.loads(first), dict):
-                return "jsonl"
+            rec = json.loads(first)
+            if isinstance(rec, dict):
+                columnar = rec and all(isinstance(v, list) for v in rec.values())
+                return "json" if columnar or "log_history" in rec else "jsonl"
         except ValueError:
             pass
         return "json" if not base.endswith((".jsonl", ".ndjson")) else "jsonl"
@@ -835,6 +837,12 @@ def _read_csv_stream(f, path: str, column_map: dict, log: LogData) -> None:
                 xs, colvals = _convert_block(rows, xidx, cols, rows_total, last_x)
                 break
             except _BadCell as bad:
+                if bad.row < 0:  # a time column that is neither numbers nor ISO dates: skip it
+                    cols = {r: j for r, j in cols.items() if j != bad.col}
+                    log.series.pop("time", None)
+                    log.columns.pop("time", None)
+                    log.notes.append(f"column {header[bad.col]!r} is not a time stamp; ignored")
+                    continue
                 i = bad.row
                 ln = row_lines[i] if row_lines else start + i
                 if [c.strip() for c in rows[i]] == header_key:  # a run appended: header again
@@ -932,6 +940,15 @@ def _convert_block(rows, xidx, cols, rows_before, last_x):
         try:
             colvals[role] = _convert_column(strs)
         except _BadValue:
+            if role == "time":  # wall-clock stamps written as dates
+                try:
+                    vals = [_to_float(s) if _is_number(s) or not s.strip() else _iso_seconds(s)
+                            for s in strs]
+                except ValueError:
+                    raise _BadCell(-1, j, None) from None
+                idx = [i for i, v in enumerate(vals) if v is not None]
+                colvals[role] = (idx, [vals[i] for i in idx])
+                continue
             for i, s in enumerate(strs):
                 try:
                     _to_float(s)
@@ -957,6 +974,13 @@ def _convert_block(rows, xidx, cols, rows_before, last_x):
         if present is not None or not math.isfinite(sum(xs)):
             xs = _carry_forward(xs, last_x)
     return xs, colvals
+
+
+def _iso_seconds(s: str) -> float:
+    """``2024-05-01 12:00:03.5`` (ISO 8601) -> POSIX seconds; ValueError otherwise."""
+    from datetime import datetime
+
+    return datetime.fromisoformat(s.strip().replace("Z", "+00:00")).timestamp()
 
 
 def _carry_forward(xs: list, last) -> list:
@@ -1048,8 +1072,13 @@ class _RecordSink:
             try:
                 v = _to_float(v)
             except _BadValue:
-                raise InputError(f"{self.bound[role]!r} is {v!r}, not a number", self.path,
-                                 line) from None
+                if role != "time":
+                    raise InputError(f"{self.bound[role]!r} is {v!r}, not a number", self.path,
+                                     line) from None
+                try:
+                    v = _iso_seconds(str(v))
+                except ValueError:
+                    v = None
             if v is None:
                 continue
             bx.append(x)

@@ -496,3 +496,35 @@ def test_reading_and_analysing_logs_never_imports_torch(tmp_path):
             "assert 'tensorboard' not in sys.modules; assert 'matplotlib' not in sys.modules")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
+
+
+def test_json_documents_trainer_state_and_keras_history(tmp_path):
+    state = {"global_step": 30, "log_history": [
+        {"loss": 2.0 - 0.05 * i, "learning_rate": 1e-4, "epoch": i / 10, "step": i}
+        for i in range(1, 31)] + [{"eval_loss": 1.5, "epoch": 3.0, "step": 30}]}
+    (tmp_path / "trainer_state.json").write_text(json.dumps(state, indent=2))
+    facts = check_findings(analyze_log(tmp_path / "trainer_state.json")[0])
+    assert facts["loss_trend"] == "decreasing" and facts["val_loss"] == 1.5
+    history = {"loss": [1.0 / (e + 1) for e in range(12)], "accuracy": [0.5 + e / 30 for e in range(12)],
+               "val_loss": [1.2 / (e + 1) + 0.01 * e for e in range(12)]}
+    (tmp_path / "history.json").write_text(json.dumps(history))
+    findings, an = analyze_log(tmp_path / "history.json")
+    facts = check_findings(findings)
+    assert an.log.x_label == "epoch" and facts["run_length_steps"] == 12
+    assert facts["train_accuracy"] == pytest.approx(0.5 + 10 / 30, abs=0.01)
+
+
+def test_tiny_logs_and_date_time_stamps(tmp_path):
+    (tmp_path / "one.csv").write_text("step,loss\n0,2.3\n")
+    facts = check_findings(analyze_log(tmp_path / "one.csv")[0])
+    assert facts["loss_trend"] == "flat" and facts["run_length_steps"] == 1
+    (tmp_path / "two.csv").write_text("step,loss\n0,2.3\n1,1.1\n")
+    assert check_findings(analyze_log(tmp_path / "two.csv")[0])["loss_trend"] == "decreasing"
+    lines = ["timestamp,epoch,loss"]
+    for e in range(20):  # each epoch takes longer: 60 s, 70 s, ...
+        t = 1_700_000_000 + sum(60 + 10 * k for k in range(e + 1))
+        stamp = __import__("datetime").datetime.fromtimestamp(t).isoformat(sep=" ")
+        lines.append(f"{stamp},{e},{1.0 / (e + 1):.4f}")
+    (tmp_path / "dated.csv").write_text("\n".join(lines) + "\n")
+    facts = check_findings(analyze_log(tmp_path / "dated.csv")[0])
+    assert facts["step_time_trend"] == "increasing"
