@@ -153,6 +153,7 @@ class Const(Val):
     value: Any
     origin: str | None = None   # "argparse default --lr (line 12)", "config cfg.yaml: optim.lr"
     soft: bool = False          # a default the command line may override
+    cond: str | None = None     # set only under an unresolved condition (`if use_cuda:`)
 
 
 @dataclass(eq=False)
@@ -310,6 +311,7 @@ class LoaderVal(Val):
     shuffle: Any = None
     num_workers: Any = None
     var: str | None = None
+    why: dict = field(default_factory=dict)   # argument -> why it is unresolved
 
 
 @dataclass(eq=False)
@@ -537,6 +539,9 @@ _SCHED_WORDS = re.compile(r"(sched|lr_s)", re.I)
 _LOADER_WORDS = re.compile(r"(loader|\bdl\b|_dl\b|dataloader|batches|\biterator)", re.I)
 _LOSS_WORDS = re.compile(r"(criterion|loss_fn|loss_func|lossfn|\bcrit\b|loss_function)", re.I)
 _EVAL_FUNC = re.compile(r"(eval|valid|test|predict|infer)", re.I)
+_RELEVANT = re.compile(r"(autocast|GradScaler|\.half\(|zero_grad|\.step\(|backward|DataLoader|"
+                       r"optim|sched|\.eval\(|\.train\(|clip_grad|Dropout|requires_grad|"
+                       r"init\.|Softmax|softmax|sigmoid|Loss|loss|lr)")
 _EPS_WORDS = re.compile(r"(eps|epsilon|tiny|smooth|1e-|delta|stab)", re.I)
 
 
@@ -784,8 +789,11 @@ class _Reader:
                 truth = bool(test.value)
             except Exception:  # pragma: no cover
                 truth = True
-            self.unres(f"line {s.lineno}: `if {_short(s.test, 50)}:` depends on a command-line "
-                       f"option ({test.origin}); read the branch its default takes")
+            skipped = s.orelse if truth else s.body
+            if skipped and _RELEVANT.search(" ".join(ast.unparse(x) for x in skipped)):
+                self.unres(f"line {s.lineno}: `if {_short(s.test, 50)}:` depends on a "
+                           f"command-line option ({test.origin}); read the branch its default "
+                           f"takes")
             return self.exec_block(s.body if truth else s.orelse, env)
         self.cond.append(_short(s.test, 60))
         try:
@@ -1249,8 +1257,11 @@ class _Reader:
                 and _is_tensor(b):
             mod = True   # a loss weighted by a tensor (focal loss, per-sample weights)
         t = replace(t, loss_mod=mod)
-        # act: keep the squashing of the tensor operand
+        # act: keep the squashing of the tensor operand; probs * mask stays probabilities,
+        # but softmax(weights) * logits (two trained tensors, one squashed) is no longer one
         act_of = a if _is_tensor(a) and a.act else (b if _is_tensor(b) else None)
+        if _is_tensor(a) and _is_tensor(b) and a.act != b.act and _tainted(a) and _tainted(b):
+            act_of = None
         t = replace(t, act=act_of.act if act_of else None,
                     act_src=act_of.act_src if act_of else None)
         safe = False
@@ -1515,7 +1526,14 @@ class _Reader:
         """torch.<name>(...) / F.<name>(...) / tensor.<name>(...) on abstract tensors."""
         line = node.lineno
         x = args[0] if args else next(iter(kwargs.values()), Unknown("?"))
-        tens = [v for v in list(args) + list(kwargs.values()) if isinstance(v, TensorVal)]
+        tens = []
+        for v in list(args) + list(kwargs.values()):
+            if isinstance(v, TensorVal):
+                tens.append(v)
+            elif isinstance(v, ListVal):   # torch.stack([...]), torch.cat(list_of_tensors)
+                tens.extend(x_ for x_ in v.items if isinstance(x_, TensorVal))
+        if isinstance(x, ListVal) and name in ("stack", "cat", "concat", "concatenate"):
+            x = self.tjoin(tens) if tens else x
         if name in ("softmax", "log_softmax", "sigmoid"):
             return self.squash(x, name, node)
         if name in ("log", "log2", "log10"):
@@ -1908,6 +1926,18 @@ class _Reader:
         elif name in ("copy",):
             return ListVal(list(base.items), kind=base.kind,
                            keys=list(base.keys) if base.keys is not None else None)
+        elif name == "update" and base.kind == "dict" and base.keys is not None:
+            src = args[0] if args else ListVal(list(kwargs.values()), kind="dict",
+                                               keys=list(kwargs.keys()))
+            if isinstance(src, ListVal) and src.kind == "dict" and src.keys is not None:
+                for k, v in zip(src.keys, src.items):
+                    if self.cond and isinstance(v, Const):
+                        v = replace(v, cond=f"`if {self.cond[-1]}:` (line {node.lineno})")
+                    if k in base.keys:
+                        base.items[base.keys.index(k)] = v
+                    else:
+                        base.keys.append(k)
+                        base.items.append(v)
         elif name == "to":
             return base
         return Const(None)
@@ -2309,12 +2339,20 @@ class _Reader:
             n = next((kw.value for kw in node.keywords if kw.arg == k), None)
             if n is None and k in names and names.index(k) < len(node.args):
                 n = node.args[names.index(k)]
+            if n is None:
+                star = next((kw.value for kw in node.keywords if kw.arg is None), None)
+                if star is not None:
+                    return f"{_short(star, 30)}[{k!r}]"
             return _short(n, 30) if n is not None else "?"
 
         def val(k: str, default: Any, what: str) -> Any:
             if k not in bound:
                 return (default, f"{what} not given: DataLoader's default {_fmt(default)}")
             v = bound[k]
+            if isinstance(v, Const) and v.cond:
+                ld.why[k] = (f"line {node.lineno}: {k}={_fmt(v.value)} of `{_short(node, 50)}` "
+                             f"is set only under {v.cond}")
+                return None
             if isinstance(v, Const) and not isinstance(v.value, (list, dict)):
                 src = f" ({v.origin})" if v.origin else ""
                 return (v.value, f"{k}={kwtext(k)}{' = ' + _fmt(v.value) if v.origin else ''}"
@@ -3384,16 +3422,19 @@ class _Reader:
         if ld.shuffle is not None:
             self.add("shuffle", ld.shuffle[0], ld.line, f"{ld.shuffle[1]} in {label}")
         else:
-            self.unres(f"line {ld.line}: shuffling of `{ld.text}` is decided at run time")
+            self.unres(ld.why.get("shuffle") or ld.why.get("sampler") or
+                       f"line {ld.line}: shuffling of `{ld.text}` is decided at run time")
         if ld.batch_size is not None:
             self.add("batch_size", ld.batch_size[0], ld.line, f"{ld.batch_size[1]} in {label}")
         else:
-            self.unres(f"line {ld.line}: batch size of `{ld.text}` is computed at run time")
+            self.unres(ld.why.get("batch_size") or
+                       f"line {ld.line}: batch size of `{ld.text}` is computed at run time")
         if ld.num_workers is not None:
             self.add("num_workers", ld.num_workers[0], ld.line,
                      f"{ld.num_workers[1]} in {label}")
         else:
-            self.unres(f"line {ld.line}: num_workers of `{ld.text}` is computed at run time")
+            self.unres(ld.why.get("num_workers") or
+                       f"line {ld.line}: num_workers of `{ld.text}` is computed at run time")
 
     @staticmethod
     def _slices_by(loop: ast.AST) -> bool:

@@ -1281,6 +1281,192 @@ def test_half_model_is_mixed_precision(tmp_path):
     assert fact(rep, "grad_scaler_used").value is False
 
 
+# the shape of the official PyTorch MNIST example (train()/test() helpers, kwargs dicts for the
+# loaders, argparse defaults, StepLR stepped per epoch); needs torchvision, so read only
+MNIST_EXAMPLE = """
+import argparse
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.optim as optim
+from torchvision import datasets, transforms
+from torch.optim.lr_scheduler import StepLR
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super(Net, self).__init__()
+        self.conv1 = nn.Conv2d(1, 32, 3, 1)
+        self.conv2 = nn.Conv2d(32, 64, 3, 1)
+        self.dropout1 = nn.Dropout(0.25)
+        self.dropout2 = nn.Dropout(0.5)
+        self.fc1 = nn.Linear(9216, 128)
+        self.fc2 = nn.Linear(128, 10)
+
+    def forward(self, x):
+        x = self.conv1(x)
+        x = F.relu(x)
+        x = self.conv2(x)
+        x = F.relu(x)
+        x = F.max_pool2d(x, 2)
+        x = self.dropout1(x)
+        x = torch.flatten(x, 1)
+        x = self.fc1(x)
+        x = F.relu(x)
+        x = self.dropout2(x)
+        x = self.fc2(x)
+        output = F.log_softmax(x, dim=1)
+        return output
+
+
+def train(args, model, device, train_loader, optimizer, epoch):
+    model.train()
+    for batch_idx, (data, target) in enumerate(train_loader):
+        data, target = data.to(device), target.to(device)
+        optimizer.zero_grad()
+        output = model(data)
+        loss = F.nll_loss(output, target)
+        loss.backward()
+        optimizer.step()
+        if batch_idx % args.log_interval == 0:
+            print('Train Epoch: {} [{}/{} ({:.0f}%)]\tLoss: {:.6f}'.format(
+                epoch, batch_idx * len(data), len(train_loader.dataset),
+                100. * batch_idx / len(train_loader), loss.item()))
+            if args.dry_run:
+                break
+
+
+def test(model, device, test_loader):
+    model.eval()
+    test_loss = 0
+    correct = 0
+    with torch.no_grad():
+        for data, target in test_loader:
+            data, target = data.to(device), target.to(device)
+            output = model(data)
+            test_loss += F.nll_loss(output, target, reduction='sum').item()
+            pred = output.argmax(dim=1, keepdim=True)
+            correct += pred.eq(target.view_as(pred)).sum().item()
+    test_loss /= len(test_loader.dataset)
+
+
+def main():
+    parser = argparse.ArgumentParser(description='PyTorch MNIST Example')
+    parser.add_argument('--batch-size', type=int, default=64, metavar='N')
+    parser.add_argument('--test-batch-size', type=int, default=1000, metavar='N')
+    parser.add_argument('--epochs', type=int, default=14, metavar='N')
+    parser.add_argument('--lr', type=float, default=1.0, metavar='LR')
+    parser.add_argument('--gamma', type=float, default=0.7, metavar='M')
+    parser.add_argument('--no-cuda', action='store_true', default=False)
+    parser.add_argument('--dry-run', action='store_true', default=False)
+    parser.add_argument('--seed', type=int, default=1, metavar='S')
+    parser.add_argument('--log-interval', type=int, default=10, metavar='N')
+    parser.add_argument('--save-model', action='store_true', default=False)
+    args = parser.parse_args()
+    use_cuda = not args.no_cuda and torch.cuda.is_available()
+    torch.manual_seed(args.seed)
+    device = torch.device("cuda" if use_cuda else "cpu")
+    train_kwargs = {'batch_size': args.batch_size}
+    test_kwargs = {'batch_size': args.test_batch_size}
+    if use_cuda:
+        cuda_kwargs = {'num_workers': 1, 'pin_memory': True, 'shuffle': True}
+        train_kwargs.update(cuda_kwargs)
+        test_kwargs.update(cuda_kwargs)
+    transform = transforms.Compose([transforms.ToTensor(), transforms.Normalize((0.1307,), (0.3081,))])
+    dataset1 = datasets.MNIST('../data', train=True, download=True, transform=transform)
+    dataset2 = datasets.MNIST('../data', train=False, transform=transform)
+    train_loader = torch.utils.data.DataLoader(dataset1, **train_kwargs)
+    test_loader = torch.utils.data.DataLoader(dataset2, **test_kwargs)
+    model = Net().to(device)
+    optimizer = optim.Adadelta(model.parameters(), lr=args.lr)
+    scheduler = StepLR(optimizer, step_size=1, gamma=args.gamma)
+    for epoch in range(1, args.epochs + 1):
+        train(args, model, device, train_loader, optimizer, epoch)
+        test(model, device, test_loader)
+        scheduler.step()
+    if args.save_model:
+        torch.save(model.state_dict(), "mnist_cnn.pt")
+
+
+if __name__ == '__main__':
+    main()
+"""
+
+
+def test_mnist_example(tmp_path):
+    src = MNIST_EXAMPLE
+    rep = read(tmp_path, src, "main.py")
+    assert at(rep, "optimizer", src, "optim.Adadelta").value == "adadelta"
+    assert fact(rep, "learning_rate").value == 1.0
+    assert at(rep, "output_activation", src, "F.log_softmax").value == "log_softmax"
+    assert at(rep, "loss_function", src, "loss = F.nll_loss").value == "nll"
+    assert fact(rep, "scheduler").value == "steplr"
+    assert at(rep, "scheduler_step_per_batch", src, "scheduler.step()").value is False
+    assert fact(rep, "scheduler_designed_per_batch").value is False
+    assert at(rep, "model_mode_in_validation", src, "output = model(data)", 2).value == "eval"
+    assert at(rep, "model_mode_in_training", src, "output = model(data)", 1).value == "train"
+    assert at(rep, "batch_size", src, "train_loader = torch.utils.data.DataLoader").value == 64
+    assert fact(rep, "dropout_p").value == 0.5
+    assert fact(rep, "zero_grad_called").value is True
+    # shuffle=True is only added to the loader's kwargs under `if use_cuda:`: not guessed
+    assert rep.get("shuffle") is None
+    assert any("shuffle=True" in u and "use_cuda" in u for u in rep.unresolved)
+
+
+def test_softmax_mixing_weights_are_not_an_output_activation(tmp_path):
+    rep = read(tmp_path, """
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+
+    class Mixture(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.members = nn.ModuleList([nn.Linear(4, 3) for _ in range(3)])
+            self.mix = nn.Parameter(torch.zeros(3))
+
+        def forward(self, x):
+            w = torch.softmax(self.mix, dim=0)
+            return (w[:, None, None] * torch.stack([m(x) for m in self.members])).sum(0)
+
+
+    model = Mixture()
+    opt = torch.optim.Adam(model.parameters())
+    x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+    for _ in range(2):
+        opt.zero_grad()
+        F.cross_entropy(model(x), y).backward()
+        opt.step()
+    """)
+    assert fact(rep, "output_activation").value == "none"
+    assert fact(rep, "params_not_in_optimizer").value == []
+
+
+def test_policy_gradient_loss_is_traced_through_a_list(tmp_path):
+    rep = read(tmp_path, """
+    import torch
+    import torch.nn as nn
+
+    policy = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 2))
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-2)
+    for episode in range(3):
+        log_probs, rewards = [], []
+        for t in range(5):
+            dist = torch.distributions.Categorical(logits=policy(torch.randn(4)))
+            action = dist.sample()
+            log_probs.append(dist.log_prob(action))
+            rewards.append(float(action.item()))
+        returns = torch.tensor(rewards)
+        loss = -(torch.stack(log_probs) * returns).sum()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    """)
+    assert fact(rep, "custom_loss").value is True
+    assert fact(rep, "graph_cut").value is False
+
+
 # ---------------------------------------------------------------------------------------------
 # what is not resolved, and bad input
 # ---------------------------------------------------------------------------------------------
