@@ -78,7 +78,7 @@ import os
 import re
 from collections import namedtuple
 from dataclasses import dataclass, field
-from operator import itemgetter, le, mul, sub, truediv
+from operator import add, itemgetter, le, mul, sub, truediv
 from typing import Any, Iterable
 
 from traindx.engine.errors import InputError
@@ -451,11 +451,10 @@ class Series:
             if len(lst) % 2:
                 out.append(lst[-1])
             return out
-        add = float.__add__
         self._x0 = self._x0[::2]
         self._x1 = self._x1[1::2] + ([self._x1[-1]] if len(self._x1) % 2 else [])
-        self._n = pair(self._n, int.__add__)
-        self._nf = pair(self._nf, int.__add__)
+        self._n = pair(self._n, add)
+        self._nf = pair(self._nf, add)
         self._sum = pair(self._sum, add)
         self._sq = pair(self._sq, add)
         self._lo = pair(self._lo, min)
@@ -858,9 +857,10 @@ def _read_csv_stream(f, path: str, column_map: dict, log: LogData) -> None:
                 if cut and i == len(rows) - 1:
                     msg += " (the last line is cut off; was the file still being written?)"
                 raise InputError(msg, path, ln) from None
+        if not rows:  # the block held only repeated headers
+            continue
         rows_total += len(rows)
-        if xs:
-            last_x = xs[-1]
+        last_x = xs[-1]
         mono = (last_before is None or xs[0] >= last_before) and all(map(le, xs, xs[1:]))
         last_before = xs[-1]
         for role, (present, vals) in colvals.items():
