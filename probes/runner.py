@@ -557,8 +557,10 @@ class _ChildSession:
                 message += " (possibly out of host memory)"
         else:
             last = self.tails["err"][-1].strip() if self.tails["err"] else ""
-            message = last or f"the script exited with status {code}"
-        return {"error_kind": classify_crash((), message), "message": message,
+            message = f"the script exited with status {code}" + (f" ({last[:300]})" if last else "")
+        # no traceback to read: the last stderr line may be anything (a usage message, a
+        # progress bar), so it is quoted but not classified
+        return {"error_kind": "other_error", "message": message,
                 "traceback": None, "exc_type": None, "exit_code": code}
 
 
