@@ -1297,6 +1297,12 @@ def _read_tensorboard(path: str, column_map: dict) -> LogData:
     if not any(r in best for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
         raise _no_metric_error(names, path)
     for role, c in best.items():
+        ties = [o["name"] for o in cands.values()
+                if o["role"] == role and o is not c and o["rank"] == c["rank"]]
+        if ties:  # e.g. several runs (version_0/, version_1/) under one folder
+            log.notes.append(f"{role}: read {c['name']!r}; also found "
+                             + ", ".join(repr(t) for t in ties[:5])
+                             + " (pass one run's folder, or a column map, to choose)")
         log.series[role] = c["series"]
         log.columns[role] = c["name"]
     timed = best.get("loss") or next(iter(best.values()))
