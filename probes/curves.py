@@ -382,16 +382,18 @@ def _analyze_loss(log, out: _Out, num_classes) -> str | None:
           or (best < initial and current - best >= 0.5 * (initial - best)
               and current - best > max(0.25 * abs(best), 2 * sig_tail))):
         trend = "diverging"
-        region = (cx[min(range(nc), key=lambda i: cm[i])] if best < initial else cx[0], x_end)
+        low = min(range(nc), key=lambda i: cm[i])
         if abs(current) > 10 * abs(initial) and current < 0:
-            why = (f"the training loss runs away from {_fmt(initial)} to {_fmt(current)} over "
-                   f"{out.rng(x_start, x_end)}")
+            region = (x_start, x_end)
+            why = (f"the training loss runs away below zero, {_fmt(initial)} -> {_fmt(current)}, "
+                   f"over {out.rng(x_start, x_end)}")
         elif best < initial and current > best:
-            low = min(range(nc), key=lambda i: cm[i])
+            region = (cx[low], x_end)
             why = (f"the training loss went {_fmt(initial)} -> {_fmt(current)} over "
                    f"{out.rng(x_start, x_end)}, climbing from a low of {_fmt(cm[low])} at "
                    f"{log.x_label} {_fx(cx[low])}")
         else:
+            region = (x_start, x_end)
             why = (f"the training loss rose {_fmt(initial)} -> {_fmt(current)} over "
                    f"{out.rng(x_start, x_end)}")
     elif ((n >= 5 and noise >= OSC_NOISE and sig_tail >= 0.25 * max(initial - current, 0.0))

@@ -286,8 +286,11 @@ def test_real_overfitting_run_shows_val_loss_rising_after_an_early_best():
 
 @needs_real
 def test_real_run_that_collapses_to_chance_is_diverging():
-    facts = _real("log01.csv", num_classes=10)
+    findings, an = analyze_log(os.path.join(REAL, "log01.csv"), num_classes=10)
+    facts = check_findings(findings)
     assert facts["loss_trend"] == "diverging"  # 0.84 at epoch 2, 2.33 = ln(10) by epoch 10
+    assert (an.region.start, an.region.end) == (2, 10)  # shaded from the low point on
+    assert "0.839 at epoch 2" in an.finding("loss_trend").detail
 
 
 # --------------------------------------------------------------------------------------------
