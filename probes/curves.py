@@ -17,9 +17,11 @@ noisy and epoch logs are short.
    scale ``1.4826 * median|residual|`` over ``±max(3, 2w)`` points (the MAD, which equals the
    standard deviation for Gaussian noise); for bucketed logs the within-bucket standard deviation
    is added in quadrature.
-3. **Spikes.** A point is a spike when its maximum exceeds the running median by more than
-   ``6`` noise bands *and* by more than 50 % of the level: far outside the noise, and large
-   enough to matter even on a near-noiseless curve. Adjacent spike points make one spike event.
+3. **Spikes.** A point is a spike when its maximum exceeds both the running median and the
+   last non-spike value before it by more than ``6`` noise bands *and* by more than 50 % of the
+   level: far outside the noise, a jump *up* (the high first epoch of a fast-falling curve is
+   not a spike; the first point never is), and large enough to matter even on a near-noiseless
+   curve. Adjacent spike points make one spike event.
    Spikes are then left out of the level statistics below (and the curve is re-smoothed), so a
    single 60 000 in a loss of 2 does not move "initial" or "current".
 4. **Initial and current loss.** ``initial_loss`` is the median of the first ``k_head`` values
@@ -27,7 +29,8 @@ noisy and epoch logs are short.
    per-step log needs a few values); a long log uses its first raw rows, which are kept
    verbatim. ``current_loss`` is the median of the last ``k_tail = max(3, N // 20)`` points
    (the last ~5 % of the run; the last value for a log of under 5 points, where noise,
-   oscillation and plateau are not judged at all). ``loss_decrease_fraction = (initial - current) / |initial|``.
+   oscillation and plateau are not judged at all).
+   ``loss_decrease_fraction = (initial - current) / |initial|``.
 5. **Recent noise.** ``loss_noise`` is the robust residual scale over the last 30 % of the run
    divided by ``|current|``.
 6. **Trend**, decided in this order (the first that holds wins):
@@ -39,8 +42,11 @@ noisy and epoch logs are short.
    - ``oscillating``: the recent noise is at least 25 % of the level and at least a quarter of
      all progress made, or the run keeps spiking (3+ spike events, or 2+ covering 15 % of it);
    - ``flat``: the loss fell by less than 10 %;
-   - ``plateaued``: it fell, but over the last 30 % the smoothed curve moved by less than 5 % of
-     the total decrease *and* less than 2 % of its own level;
+   - ``plateaued``: it fell, but over the last 30 % it no longer does: the median around the
+     70 % mark exceeds ``current`` by less than 5 % of the total decrease *and* less than 2 % of
+     the level, or by less than two standard errors of that difference (noise, not progress).
+     The plateau starts where the running median last entered the band ``flat level +
+     max(2 noise, 5 %)``;
    - ``decreasing``: otherwise.
 
    The thresholds are deliberately coarse: they separate the seed's symptoms (not learning,
@@ -51,7 +57,8 @@ noisy and epoch logs are short.
 8. **Validation loss.** Smoothed with a running median of ``±max(1, N // 40)``. ``increasing``
    when the current value is >10 % (and 2 noise bands) above the best smoothed value;
    ``decreasing`` when it is still >5 % below the value at mid-run; else ``flat``.
-   ``best_val_fraction`` is where the smoothed minimum lies (0 = start, 1 = end).
+   ``best_val_fraction`` is where the smoothed minimum lies in the whole run (0 = first logged
+   step of any metric, 1 = last).
 9. **Other curves.** Accuracies: median of the last ``k_tail`` values. LR: the last value over
    the initial one (the peak, when a warm-up raises it); the collapse point is where it stays
    below 1 % of that reference. Gradient norm and step time: the median of the last third over
