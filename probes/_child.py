@@ -582,10 +582,14 @@ def _functional_wrapper(name, orig):
 class _Pending:
     """A loss computed with grad enabled, waiting for backward to show it is a training loss."""
 
-    __slots__ = ("ref", "value", "outputs", "targets", "name", "training", "fn")
+    __slots__ = ("ref", "strong", "value", "outputs", "targets", "name", "training", "fn")
 
     def __init__(self, loss, outputs, targets, name, training, fn):
         self.ref = weakref.ref(loss)
+        # In train mode the loss's graph lives until backward anyway; holding the tensor lets a
+        # composite loss be matched to its parts. In eval mode (a validation pass without
+        # no_grad) nothing is held that would keep its graph alive.
+        self.strong = loss if training is not False else None
         self.value = loss.detach()
         self.outputs = outputs
         self.targets = targets
@@ -666,13 +670,45 @@ def _on_backward(t) -> None:
         _flush_pending()
         _call_monitor("on_loss", base, phase="train", outputs=match.outputs,
                       targets=match.targets, loss_name=match.name, **_loss_kwargs(match.fn))
-    elif pending:  # a composite loss (criterion + penalty, several criteria): report the total
-        first = pending[0]
+        _emit()
+        return
+    parts = _parts_of(base, pending)
+    _S.pending = [p for p in pending if p not in parts]
+    _flush_pending()
+    if parts:      # a composite loss (criterion + penalty, several criteria): report the total
+        first = parts[0]
         _call_monitor("on_loss", base, phase="train", outputs=first.outputs,
                       targets=first.targets, loss_name=first.name)
-    else:          # a hand-written loss: no stock criterion ran
+    else:          # a hand-written loss: no stock criterion went into it
         _call_monitor("on_loss", base, phase="train", loss_name="custom")
     _emit()
+
+
+#: autograd nodes visited looking for the criteria a composite loss is made of
+PARTS_MAX_NODES = 256
+
+
+def _parts_of(loss, pending) -> list:
+    """The pending criteria whose outputs feed ``loss`` within a few autograd nodes, in order."""
+    wanted = {}
+    for p in pending:
+        t = p.strong if p.strong is not None else p.ref()
+        fn = getattr(t, "grad_fn", None)
+        if fn is not None:
+            wanted[id(fn)] = (p, fn)          # fn held here, so its identity is stable
+    found = set()
+    queue, seen = [loss.grad_fn], set()
+    while queue and len(seen) < PARTS_MAX_NODES and len(found) < len(wanted):
+        fn = queue.pop(0)
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        if id(fn) in wanted:
+            found.add(id(fn))
+            continue
+        queue.extend(nxt for nxt, _ in fn.next_functions)
+    return [p for p in pending if id(getattr(p.strong if p.strong is not None else p.ref(),
+                                                  "grad_fn", None)) in found]
 
 
 # -- optimizer steps and model discovery -----------------------------------------------------

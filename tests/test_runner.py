@@ -66,12 +66,14 @@ def run_fake(path, args=(), **kw) -> RunResult:
 
 TRAIN = """\
     import os, sys
+    os.environ["OMP_NUM_THREADS"] = "1"            # read when torch is imported
     import torch, torch.nn as nn, torch.nn.functional as F
     from torch.utils.data import DataLoader, TensorDataset
     import helper                                  # lives next to the script
 
     print("argv", sys.argv[1:])
     print("cwd", os.getcwd())
+    print("threads", torch.get_num_threads())
     torch.manual_seed(0)
     X = torch.randn(256, 8); y = (X[:, 0] > 0).long()
     train = DataLoader(TensorDataset(X, y), batch_size=32, shuffle=True)
@@ -134,6 +136,7 @@ def test_script_runs_as_python_would_run_it(normal_run):
     assert "argv ['3', '--flag']" in out             # the arguments after --
     assert f"cwd {elsewhere}" in out                  # the working directory is unchanged
     assert out[-1] == "done 42"                       # its own folder is on sys.path
+    assert "threads 1" in out                         # traindx imported torch no earlier than it
     assert r.stderr_tail == ""
 
 
@@ -466,3 +469,133 @@ def test_setup_training_leaves_the_users_objects_and_rng_untouched(tmp_path, mon
     assert len(setup.optimizer.state) == 0
     assert torch.equal(torch.get_rng_state(), rng)
     assert not any(torch.equal(a, b) for a, b in zip(before, mon.model.parameters()))
+
+
+# --------------------------------------------------------------------------------------------
+# the instrumentation itself, installed in this process around a recording monitor
+
+@pytest.fixture
+def instrumented(monkeypatch):
+    pytest.importorskip("torch")
+    from traindx.probes import _child
+
+    monkeypatch.syspath_prepend(str(FIXTURES))
+    state = _child._State()
+    state.split_batch = _child._split_batch
+    state.monitor_spec = FAKE
+    monkeypatch.setattr(_child, "_S", state)
+    _child.install()
+    try:
+        yield state
+    finally:
+        _child.uninstall()
+
+
+def _step(model, opt, loss):
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+
+def test_each_kind_of_loss_reaches_the_monitor_with_its_phase(instrumented):
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    crit = nn.CrossEntropyLoss()
+    x, y = torch.randn(16, 4), torch.randint(0, 3, (16,))
+
+    _step(model, opt, crit(model(x), y))                                   # 1 module loss
+    with torch.no_grad():
+        crit(model(x), y)                                                  # 2 validation
+    model.eval()
+    crit(model(x), y)                                                      # 3 eval mode, no backward
+    model.train()
+    _step(model, opt, F.cross_entropy(model(x), y) + 0.01 * model[0].weight.pow(2).sum())  # 4
+    _step(model, opt, model(x).pow(2).mean())                              # 5 hand-written
+    scaler = torch.amp.GradScaler("cpu", init_scale=1024.0)
+    loss = crit(model(x), y)                                               # 6 scaled by GradScaler
+    opt.zero_grad()
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+
+    mon = instrumented.monitor
+    got = [(phase, name) for phase, _, name, _, _ in mon.losses]
+    assert got == [("train", "CrossEntropyLoss"), ("val", "CrossEntropyLoss"),
+                   ("val", "CrossEntropyLoss"), ("train", "cross_entropy"), ("train", "custom"),
+                   ("train", "CrossEntropyLoss")]
+    assert mon.losses[5][1] == pytest.approx(float(loss))                 # unscaled
+    assert mon.losses[0][3] == [16, 3] and mon.losses[0][4] == [16]
+    assert instrumented.steps == 4 and mon.model is model and mon.optimizer is opt
+
+
+def test_the_model_bound_is_the_root_module_that_ran(instrumented):
+    import torch
+    import torch.nn as nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+            self.head = nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.head(self.body(x))
+
+    trained, other = Net(), Net()
+    # the classic bug: the optimizer holds another instance's parameters
+    opt = torch.optim.SGD(other.parameters(), lr=0.1)
+    _step(trained, opt, trained(torch.randn(8, 4)).sum())
+    assert instrumented.monitor.model is trained
+
+
+def test_uninstall_leaves_torch_as_it_was():
+    torch = pytest.importorskip("torch")
+    import torch.nn.functional as F
+    from torch.nn.modules import module as module_mod
+    from torch.nn.modules.loss import _Loss
+    from torch.optim import optimizer as optim_mod
+    from torch.utils.data import dataloader as dl_mod
+
+    from traindx.probes import _child
+
+    def snapshot():
+        return (torch.Tensor.backward, F.cross_entropy, F.mse_loss, "__call__" in _Loss.__dict__,
+                dl_mod.DataLoader.__iter__, dl_mod._BaseDataLoaderIter.__next__,
+                torch.amp.GradScaler.scale, len(optim_mod._global_optimizer_pre_hooks),
+                len(optim_mod._global_optimizer_post_hooks), len(module_mod._global_forward_pre_hooks))
+
+    before = snapshot()
+    saved = _child._S
+    _child._S = _child._State()
+    _child._S.monitor_spec = "no_such_module:Monitor"   # instrumentation must survive this
+    try:
+        _child.install()
+        assert snapshot() != before
+    finally:
+        _child.uninstall()
+        _child._S = saved
+    assert snapshot() == before
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated")
+def test_torchscript_still_compiles_functional_losses(instrumented, tmp_path, monkeypatch):
+    import torch
+
+    write(tmp_path / "scripted_loss.py", """\
+        import torch
+        import torch.nn.functional as F
+
+        @torch.jit.script
+        def loss(o: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+            return F.cross_entropy(o, t)
+    """)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from scripted_loss import loss
+
+    o, t = torch.randn(5, 3), torch.tensor([0, 1, 2, 1, 0])
+    assert torch.equal(loss(o, t), torch.nn.functional.cross_entropy(o, t))
