@@ -623,6 +623,7 @@ class _Reader:
         self.globals = Env()
         self.out_of_budget = False
         self.uninstantiated_lists: list = []
+        self.cov_opts: list = []
 
     # ---- bookkeeping ---------------------------------------------------------------------
 
@@ -2432,6 +2433,11 @@ class _Reader:
             return self.builtin_call(last, args, kwargs, node, env)
         if last == "tqdm" or q.endswith(".tqdm") or q.endswith(".track"):
             return IterVal("wrap", [args[0]]) if args else Unknown("tqdm")
+        if q in ("itertools.chain",) and args:
+            parts: list[Part] = []
+            for a in args:
+                parts.extend(self.param_parts(a, node))
+            return ParamsVal(parts)
         if q in ("copy.deepcopy", "copy.copy") and args:
             return self.clone(args[0]) if isinstance(args[0], ModuleVal) else args[0]
         if q in ("argparse.ArgumentParser",) or q.endswith("ArgumentParser"):
@@ -2825,10 +2831,10 @@ class _Reader:
 
     def covered(self, m: ModuleVal) -> bool | None:
         """True if some optimizer holds all of ``m``'s parameters (through m or an ancestor)."""
-        if not self.optimizers:
+        if not self.cov_opts:
             return None
         anc = {a.id for a in self.ancestors(m)}
-        for o in self.optimizers:
+        for o in self.cov_opts:
             for p in o.parts:
                 if p.module is not None and p.whole and p.module.id in anc:
                     return True
@@ -2837,12 +2843,12 @@ class _Reader:
     def trained(self, mid: int) -> bool:
         """Is the module with id ``mid`` something an optimizer updates (or unknown: True)?"""
         m = next((x for x in self._all_modules() if x.id == mid), None)
-        if m is None or not self.optimizers:
+        if m is None or not self.cov_opts:
             return True
         if self.covered(m):
             return True
         # partly covered (a child in the optimizer) counts too
-        for o in self.optimizers:
+        for o in self.cov_opts:
             for p in o.parts:
                 if p.module is not None and m in self.ancestors(p.module):
                     return True
@@ -2904,6 +2910,9 @@ class _Reader:
         # the loop that runs one optimizer step per iteration
         ref_ev = steps[0] if steps else (backs[0] if backs else None)
         step_loop = ref_ev.loops[-1][0] if ref_ev and ref_ev.loops else None
+        # the optimizers that really step (an optimizer built and never stepped updates nothing)
+        stepped = [e.obj for e in steps if isinstance(e.obj, OptVal) and e.obj.kind]
+        self.cov_opts = [o for o in self.optimizers if o in stepped] or self.optimizers
         opt = self._primary_optimizer(steps)
         self._optimizer_facts(opt)
         self._coverage_facts(trained_models, opt)
@@ -2961,12 +2970,12 @@ class _Reader:
                 missing.append(msg + " (class not instantiated in this file)")
                 lines.append(line)
         # 2. trained model instances against the optimizers' parameters
-        if self.optimizers and trained:
+        if self.cov_opts and trained:
             for m in trained:
                 if not self.module_has_params(m):
                     continue
                 anc = {a.id for a in self.ancestors(m)}
-                parts = [(o, p) for o in self.optimizers for p in o.parts]
+                parts = [(o, p) for o in self.cov_opts for p in o.parts]
                 if any(p.module is None for _, p in parts):
                     unres = [p.text for _, p in parts if p.module is None]
                     self.unres(f"optimizer parameters `{unres[0]}` could not be resolved")
@@ -3007,13 +3016,19 @@ class _Reader:
                 others = [p for _, p in parts if p.module is not None]
                 what = others[0].text if others else "other parameters"
                 om = others[0].module if others else None
-                olabel = ""
+                olabel, same = "", False
                 if om is not None:
                     root = self.ancestors(om)[-1]
                     olabel = f" of {root.describe()}"
-                o0 = self.optimizers[0]
-                missing.append(f"{m.describe()} is trained but the optimizer (line {o0.line}) "
-                               f"holds {what}{olabel}, another instance")
+                    same = root.qual == m.qual and root is not m
+                o0 = self.cov_opts[0]
+                if same:
+                    missing.append(f"{m.describe()} is trained but the optimizer (line "
+                                   f"{o0.line}) holds {what}{olabel}, another instance")
+                else:
+                    missing.append(f"{m.describe()} is trained but no optimizer that steps "
+                                   f"holds its parameters (the one at line {o0.line} holds "
+                                   f"{what}{olabel})")
                 lines.append(o0.line)
         if missing:
             uniq: list[str] = []
@@ -3023,7 +3038,7 @@ class _Reader:
             missing = uniq
             self.add("params_not_in_optimizer", missing, lines[0],
                      "; ".join(missing), lines=lines)
-        elif self.optimizers and trained and opt is not None and not any(
+        elif self.cov_opts and trained and opt is not None and not any(
                 "could not be resolved" in u for u in self.unresolved):
             names = ", ".join(m.var or m.qual for m in trained)
             self.add("params_not_in_optimizer", [], opt.line,

@@ -629,6 +629,43 @@ def test_head_replaced_after_the_optimizer_was_built(tmp_path):
     assert "replaced at line" in f.value[0]
 
 
+def test_param_groups_cover_the_model_but_an_optimizer_never_stepped_covers_nothing(tmp_path):
+    src = """
+    import itertools
+    import torch
+    import torch.nn as nn
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.base = nn.Sequential(nn.Linear(4, 8), nn.ReLU())
+            self.classifier = nn.Linear(8, 2)
+
+        def forward(self, x):
+            return self.classifier(self.base(x))
+
+
+    model = Net()
+    extra = nn.Linear(2, 2)
+    opt = torch.optim.SGD([{"params": model.base.parameters()},
+                           {"params": model.classifier.parameters(), "lr": 1e-3}],
+                          lr=1e-2, momentum=0.9)
+    unused = torch.optim.Adam(itertools.chain(model.parameters(), extra.parameters()))
+    for _ in range(2):
+        opt.zero_grad()
+        loss = nn.functional.mse_loss(extra(model(torch.randn(3, 4))), torch.zeros(3, 2))
+        loss.backward()
+        opt.step()
+    """
+    rep = read(tmp_path, src)
+    assert fact(rep, "learning_rate").value == 1e-2
+    assert any("parameter groups" in n for n in rep.notes)
+    f = fact(rep, "params_not_in_optimizer")
+    assert len(f.value) == 1 and f.value[0].startswith("extra")
+    assert "no optimizer that steps" in f.value[0]
+
+
 # ---------------------------------------------------------------------------------------------
 # loss and what feeds it
 # ---------------------------------------------------------------------------------------------
