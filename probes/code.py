@@ -18,6 +18,26 @@ consumed them, and where the autograd graph was cut (``.detach()``, ``.item()``,
 Public API: :func:`analyze_code` ``(path) -> CodeReport``. Every finding's source is
 ``code:<basename>:<line>`` and its detail one short sentence quoting what was seen. What could
 not be resolved goes to ``CodeReport.unresolved`` instead of being guessed.
+
+Facts produced (names from kb/facts.yaml), each only when the script shows it:
+
+- optimizer: ``optimizer``, ``learning_rate`` (keyword, positional, argparse default, a value
+  from a config file next to the script, or the class default), ``weight_decay``,
+  ``params_not_in_optimizer`` (another instance trained, a subset while the whole model trains,
+  a layer replaced after the optimizer was built, layers in a plain list/dict);
+- loss: ``loss_function``, ``output_activation`` (what squashing reaches the loss),
+  ``custom_loss``, ``label_smoothing``, ``unsafe_math`` (log/exp/sqrt/division without a guard
+  on the path to the loss);
+- loop: ``zero_grad_called``, ``grads_all_zero`` (gradients cleared between backward and step),
+  ``clip_max_norm``, ``scheduler``, ``scheduler_step_per_batch``,
+  ``scheduler_designed_per_batch``, ``warmup``, ``graph_cut``, ``model_mode_in_validation``,
+  ``model_mode_in_training``;
+- data: ``shuffle``, ``batch_size``, ``num_workers`` of the loader the training loop iterates;
+- model: ``dropout_p``, ``regularization``, ``model_has_dropout_or_bn``, ``init_constant``,
+  ``frozen_params``, ``uses_amp``, ``amp_dtype``, ``grad_scaler_used``.
+
+Negative facts ("no Dropout", "frozen_params == []") are claimed only when the model is fully
+visible in the file; for a model imported from elsewhere the reader says so in ``unresolved``.
 """
 
 from __future__ import annotations
@@ -1767,8 +1787,6 @@ class _Reader:
         init = self.class_attr(cv, "__init__")
         if isinstance(init, FuncVal):
             self.call_function(replace(init, bound=obj), args, kwargs, node)
-        elif cv.is_module and self._is_loss_subclass(cv):
-            pass
         return obj
 
     @staticmethod
@@ -2934,13 +2952,11 @@ class _Reader:
             opt = real[-1]
         else:
             return None
-        kinds = {o.kind for o in (stepped or real)}
         if len(stepped) > 1 or (not stepped and len(real) > 1):
             others = ", ".join(f"{o.kind} (line {o.line})" for o in (stepped or real)
                                if o is not opt)
             self.note(f"several optimizers: reported {opt.kind} (line {opt.line}); also "
                       f"{others}")
-        del kinds
         return opt
 
     def _optimizer_facts(self, opt: OptVal | None) -> None:
@@ -3155,7 +3171,7 @@ class _Reader:
                      f"hand-written loss: {where}{wrapped}")
         else:
             # the stock loss on the model output's path; several: the first, named in detail
-            primary = next((r for r in stock if r.act != "?" or True), stock[0])
+            primary = stock[0]
             others = [r for r in stock if r is not primary]
             extra = f"; also {', '.join(r.text for r in others)}" if others else ""
             self.add("loss_function", primary.kind, primary.line,
