@@ -1,0 +1,145 @@
+"""The scenario runner's scoring functions, on hand-made reports (fast; runs no training and no traindx)."""
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("run_scenarios", ROOT / "benchmarks" / "run_scenarios.py")
+rs = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(rs)
+
+FAULT = {"file": "s01.py", "symptom": "not_learning", "root_cause": "lr_too_low",
+         "also_acceptable": ["frozen_parameters"], "gpu_only": False, "num_classes": 5}
+HEALTHY = {"file": "s02.py", "symptom": "healthy", "root_cause": None, "also_acceptable": [],
+           "gpu_only": False, "num_classes": 4}
+OOS = {"file": "s16.py", "symptom": "out_of_scope", "root_cause": None, "also_acceptable": [],
+       "gpu_only": False, "num_classes": 10}
+
+
+def report(status="diagnosed", symptom=None, causes=()):
+    return {"schema_version": "1", "status": status,
+            "symptom": {"id": symptom, "name": symptom} if symptom else None,
+            "root_causes": [{"id": i, "confidence": c} for i, c in causes]}
+
+
+def test_fault_top1_and_top3():
+    r = report(symptom="not_learning", causes=[("lr_too_low", 0.8), ("bad_initialization", 0.1)])
+    s = rs.score_case(FAULT, r)
+    assert s["symptom_ok"] and s["top1_ok"] and s["top3_ok"]
+    assert s["top1_correct"] is True and s["top1_confidence"] == 0.8
+    assert s["outcome_ok"] is None and s["false_alarm"] is None
+
+
+def test_also_acceptable_counts_for_top1():
+    s = rs.score_case(FAULT, report(symptom="plateau", causes=[("frozen_parameters", 0.6)]))
+    assert s["top1_ok"] and not s["symptom_ok"]
+
+
+def test_top3_only():
+    causes = [("bad_initialization", 0.5), ("dead_relu", 0.3), ("lr_too_low", 0.2), ("x", 0.1)]
+    s = rs.score_case(FAULT, report(symptom="not_learning", causes=causes))
+    assert s["top1_ok"] is False and s["top3_ok"] is True and s["top1_correct"] is False
+    causes = [("a", 0.5), ("b", 0.3), ("c", 0.2), ("lr_too_low", 0.1)]
+    assert rs.score_case(FAULT, report(causes=causes))["top3_ok"] is False
+
+
+def test_error_is_a_miss_not_a_crash():
+    s = rs.score_case(FAULT, None, "traindx exit 1: boom")
+    assert s["top1_ok"] is False and s["top3_ok"] is False and s["symptom_ok"] is False
+    assert s["top1_correct"] is None and s["error"].startswith("traindx exit 1")
+    # a report that came back together with an error is not trusted either
+    s = rs.score_case(FAULT, report(symptom="not_learning", causes=[("lr_too_low", 0.9)]), "late error")
+    assert s["top1_ok"] is False
+
+
+def test_healthy_false_alarm_rules():
+    ok = rs.score_case(HEALTHY, report(status="healthy", symptom="healthy"))
+    assert ok["outcome_ok"] and ok["symptom_ok"] and ok["false_alarm"] is False
+    # healthy status without a symptom object still counts as the healthy symptom
+    assert rs.score_case(HEALTHY, {"status": "healthy", "root_causes": []})["symptom_ok"]
+    weak = rs.score_case(HEALTHY, report(status="healthy", symptom="healthy", causes=[("missing_lr_decay", 0.3)]))
+    assert weak["false_alarm"] is False and weak["top1_correct"] is False
+    strong = rs.score_case(HEALTHY, report(status="healthy", symptom="healthy", causes=[("missing_lr_decay", 0.5)]))
+    assert strong["false_alarm"] is True
+    wrong_status = rs.score_case(HEALTHY, report(status="insufficient_evidence"))
+    assert wrong_status["false_alarm"] is True and wrong_status["outcome_ok"] is False
+    failed = rs.score_case(HEALTHY, None, "timeout")
+    assert failed["false_alarm"] is None and failed["outcome_ok"] is False
+
+
+def test_out_of_scope_outcome():
+    s = rs.score_case(OOS, {"status": "out_of_scope", "symptom": {"id": "out_of_scope"}, "root_causes": [],
+                            "deferral": {"to": "pytorch-engineering", "found": False}})
+    assert s["outcome_ok"] and s["symptom_ok"] and s["false_alarm"] is None
+    assert rs.score_case(OOS, report(symptom="explosion", causes=[("lr_too_high", 0.7)]))["outcome_ok"] is False
+
+
+def test_bad_confidences_are_ignored():
+    r = {"status": "diagnosed", "symptom": {"id": "not_learning"},
+         "root_causes": [{"id": "lr_too_low", "confidence": "high"}, {"confidence": 0.2}, "junk"]}
+    s = rs.score_case(FAULT, r)
+    assert s["top1_ok"] and s["top1_confidence"] is None and s["top1_correct"] is None
+    assert [c["id"] for c in s["root_causes"]] == ["lr_too_low"]
+
+
+def test_ece():
+    assert rs.expected_calibration_error([]) is None
+    assert rs.expected_calibration_error([(1.0, True), (1.0, True)]) == pytest.approx(0.0)
+    assert rs.expected_calibration_error([(0.9, False)]) == pytest.approx(0.9)
+    # two bins: {0.95: right, 0.95: wrong} -> |0.5-0.95|; {0.25: wrong} -> 0.25; weights 2/3, 1/3
+    pairs = [(0.95, True), (0.95, False), (0.25, False)]
+    assert rs.expected_calibration_error(pairs) == pytest.approx(2 / 3 * 0.45 + 1 / 3 * 0.25)
+    # confidence exactly 1.0 falls in the last bin; out-of-range values are clamped
+    assert rs.expected_calibration_error([(1.0, False), (1.7, False)]) == pytest.approx(1.0)
+
+
+def test_summarize():
+    cases = [
+        rs.score_case(FAULT, report(symptom="not_learning", causes=[("lr_too_low", 0.9)])),
+        rs.score_case(FAULT, report(symptom="plateau", causes=[("dead_relu", 0.6), ("lr_too_low", 0.3)])),
+        rs.score_case(FAULT, None, "traindx exit 3: crash"),
+        rs.score_case(HEALTHY, report(status="healthy", symptom="healthy")),
+        rs.score_case(HEALTHY, report(symptom="plateau", causes=[("missing_lr_decay", 0.7)])),
+        rs.score_case(OOS, {"status": "out_of_scope", "symptom": {"id": "out_of_scope"}, "root_causes": []}),
+    ]
+    for c, (d, p) in zip(cases, [(2, 1), (4, 1), (None, 1), (3, 2), (6, 2), (1, 0.5)]):
+        c["diag_seconds"], c["plain_seconds"] = d, p
+    s = rs.summarize(cases)
+    assert (s["cases"], s["faults"], s["healthy"], s["out_of_scope"], s["errors"]) == (6, 3, 2, 1, 1)
+    assert s["symptom_accuracy"] == pytest.approx(3 / 6)
+    assert s["top1_accuracy"] == pytest.approx(1 / 3)
+    assert s["top3_accuracy"] == pytest.approx(2 / 3)
+    assert s["healthy_accuracy"] == pytest.approx(1 / 2)
+    assert s["out_of_scope_accuracy"] == 1.0
+    assert s["false_alarms"] == 1 and s["false_alarm_rate"] == pytest.approx(0.5)
+    # calibration pairs: (0.9, right), (0.6, wrong), (0.7, wrong on a healthy run)
+    assert s["ece"] == pytest.approx((0.1 + 0.6 + 0.7) / 3)
+    assert s["median_time_ratio"] == pytest.approx(2.0)  # ratios 2, 4, 1.5, 3, 2
+    assert s["median_diag_seconds"] == pytest.approx(3)
+
+
+def test_parse_report_text():
+    assert rs.parse_report_text("") is None
+    assert rs.parse_report_text('{"status": "healthy"}') == {"status": "healthy"}
+    mixed = 'epoch 0 loss 1.2\n{"not": "a report"}\n{"status": "diagnosed", "root_causes": [{"id": "x"}]}\n'
+    assert rs.parse_report_text(mixed)["status"] == "diagnosed"
+    assert rs.parse_report_text("no json at all {") is None
+
+
+def test_manifest_is_consistent():
+    entries = rs.load_manifest(rs.DEFAULT_MANIFEST)
+    scen = rs.DEFAULT_MANIFEST.parent
+    assert len(entries) >= 45
+    files = [e["file"] for e in entries]
+    assert len(set(files)) == len(files)
+    symptoms = {"not_learning", "plateau", "instability", "explosion", "overfitting", "slow_training",
+                "healthy", "out_of_scope"}
+    for e in entries:
+        assert (scen / e["file"]).exists(), e["file"]
+        assert e["symptom"] in symptoms, e
+        assert (e["root_cause"] is None) == (e["symptom"] in ("healthy", "out_of_scope")), e
+        assert isinstance(e["gpu_only"], bool) and e["summary"]
+        assert e["root_cause"] not in e["also_acceptable"]
+    assert sum(e["symptom"] == "healthy" for e in entries) >= 6
+    assert sum(e["symptom"] == "out_of_scope" for e in entries) >= 2
