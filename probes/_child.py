@@ -123,7 +123,7 @@ class _State:
         self.pass_loss_fn = False  # the monitor's on_loss takes loss_fn= (the criterion)
         self.pass_synced = False   # its on_data_wait takes synced= (timed after a CUDA sync)
         self.iter_loaders = weakref.WeakKeyDictionary()  # DataLoader iterator -> its loader
-        self.declared = set()      # ids of loaders handed to monitor.on_data_loader
+        self.declared = weakref.WeakSet()  # loaders handed to monitor.on_data_loader
         self.next_calls = 0
         self.split_batch = None     # (inputs, targets) from a batch; set below
 
@@ -510,10 +510,10 @@ def _declare_loader(it, phase: str) -> None:
     (dataset sizes, shuffling, the train/val overlap probe)."""
     ref = _S.iter_loaders.pop(it, None)
     loader = ref() if ref is not None else None
-    if loader is None or id(loader) in _S.declared or _S.monitor is None \
+    if loader is None or loader in _S.declared or _S.monitor is None \
             or not hasattr(_S.monitor, "on_data_loader"):
         return
-    _S.declared.add(id(loader))
+    _S.declared.add(loader)
     _call_monitor("on_data_loader", loader, phase)
 
 

@@ -528,7 +528,7 @@ def test_each_kind_of_loss_reaches_the_monitor_with_its_phase(instrumented):
     assert got == [("train", "CrossEntropyLoss"), ("val", "CrossEntropyLoss"),
                    ("val", "CrossEntropyLoss"), ("train", "cross_entropy"), ("train", "custom"),
                    ("train", "CrossEntropyLoss")]
-    assert mon.losses[5][1] == pytest.approx(float(loss))                 # unscaled
+    assert mon.losses[5][1] == pytest.approx(float(loss.detach()))        # unscaled
     assert mon.losses[0][3] == [16, 3] and mon.losses[0][4] == [16]
     assert instrumented.steps == 4 and mon.model is model and mon.optimizer is opt
 
