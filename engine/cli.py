@@ -251,11 +251,8 @@ class Gatherer:
 
     def script(self, path, args, max_steps=None, timeout=None):
         self._need_file(path, "script")
-        try:
-            from traindx.probes.runner import run_script
-        except ImportError as exc:
-            raise InputError(f"--script needs PyTorch installed ({exc.name} missing)", path,
-                             hint="pip install 'traindx[torch]'") from None
+        _need_torch("--script")
+        from traindx.probes.runner import run_script
         self.say(f"Running {path} under instrumentation…")
         result = run_script(path, list(args), max_steps=max_steps, timeout=timeout, decide=self._decider())
         self.session.add_findings(result.findings)
@@ -263,20 +260,24 @@ class Gatherer:
         self.session.notes.append(
             f"Ran {os.path.basename(path)}: {result.steps} optimizer step(s) in {result.wall_s:.1f} s, "
             f"stopped: {result.stopped_reason}.")
-        if result.crash and not any(f.fact == "error_kind" for f in result.findings):
-            self.session.notes.append(f"The script crashed: {result.crash.get('message')}")
+        if result.crash:
+            tail = " | ".join(line for line in (result.stderr_tail or "").strip().splitlines()[-3:])
+            self.session.notes.append(f"The script crashed: {result.crash.get('message')}" + (f" — stderr: {tail}" if tail else ""))
         self.say(f"Ran {result.steps} steps ({result.wall_s:.1f} s), {result.stopped_reason}.")
 
     def setup(self, spec, max_steps=None, timeout=None):
-        try:
-            from traindx.probes.setup import run_setup
-        except ImportError as exc:
-            raise InputError(f"--setup needs PyTorch installed ({exc.name} missing)",
-                             hint="pip install 'traindx[torch]'") from None
-        result = run_setup(spec, max_steps=max_steps or 200, timeout=timeout)
+        _need_torch("--setup")
+        from traindx.probes.setup import run_setup
+        result = run_setup(spec, max_steps=max_steps or 200, timeout=timeout, decide=self._decider())
         self.session.add_findings(result.findings)
         self.ran_script = True
         self.session.notes.append(f"Trained copies from {spec} for {result.steps} step(s).")
+
+
+def _need_torch(flag):
+    import importlib.util
+    if importlib.util.find_spec("torch") is None:
+        raise InputError(f"{flag} needs PyTorch installed", hint="pip install 'traindx[torch]'")
 
 
 class Interview:
