@@ -195,6 +195,7 @@ class Session:
             if rule.id not in fired and rule.test(values) is True:
                 heapq.heappush(agenda, (key(rule), rule.id))
 
+        debug = log.isEnabledFor(logging.DEBUG)
         for rule in kb.rules.values():
             consider(rule)
         steps = 0
@@ -230,8 +231,9 @@ class Session:
             firings.append(firing)
             for cause, lr in rule.evidence:
                 evidence.append((cause, lr, firing))
-            log.debug("FIRE %s: %s%s", rid, ", ".join(f"{k}={fmt(v.value)}" for k, v in read.items()),
-                      f" -> {derived}" if derived else "")
+            if debug:
+                log.debug("FIRE %s: %s%s", rid, ", ".join(f"{k}={fmt(v.value)}" for k, v in read.items()),
+                          f" -> {derived}" if derived else "")
             for fname in derived:
                 for dep in kb.rules_by_fact.get(fname, ()):
                     if dep.id not in fired:
@@ -301,31 +303,31 @@ class Session:
         return bool(lead) and lead[0][1] >= cf.DECIDED
 
     # ------------------------------------------------------------------ questions
-    def _closure(self, question: dict) -> list[Rule]:
-        """Rules that an answer to ``question`` can reach, through derived facts too (static)."""
-        cache = getattr(self.kb, "_closure_cache", None)
-        if cache is None:
-            cache = self.kb._closure_cache = {}
-        qid = question["id"]
-        if qid not in cache:
-            seen_facts = set(question["facts"])
-            frontier = list(seen_facts)
-            rules: dict[str, Rule] = {}
-            while frontier:
-                fact = frontier.pop()
-                for rule in self.kb.rules_by_fact.get(fact, ()):
-                    if rule.id in rules:
-                        continue
-                    rules[rule.id] = rule
-                    for out in rule.sets:
-                        if out not in seen_facts:
-                            seen_facts.add(out)
-                            frontier.append(out)
-            cache[qid] = list(rules.values())
-        return cache[qid]
+    def _reachable(self, question: dict, known: dict, fired: set, test) -> list[Rule]:
+        """Rules an answer to ``question`` could still fire: those reading its facts, and through the
+        facts they derive, those reading those — but never through a fact already known (a known
+        fact is not derived again), and never a rule whose condition is already false."""
+        seen_facts = set(question["facts"])
+        frontier = list(seen_facts)
+        rules: dict[str, Rule] = {}
+        while frontier:
+            fact = frontier.pop()
+            for rule in self.kb.rules_by_fact.get(fact, ()):
+                if rule.id in rules or rule.id in fired or test(rule) is False:
+                    continue
+                rules[rule.id] = rule
+                for out in rule.sets:
+                    if out not in seen_facts and out not in known:
+                        seen_facts.add(out)
+                        frontier.append(out)
+        return list(rules.values())
 
     def candidates(self) -> list[Candidate]:
-        """Every question worth asking now, scored by expected information gain per unit cost."""
+        """Every question worth asking now, scored by expected information gain per unit cost.
+
+        For each leading hypothesis h, the "world" of h is the evidence the answer would add if h
+        were true: every reachable rule that supports h fires. The gain is the drop in expected
+        entropy over those worlds (the rest of the mass sees nothing fire)."""
         kb = self.kb
         res = self.run()
         known = res.wm
@@ -341,21 +343,26 @@ class Session:
         dist = self.posterior()
         h_now = cf.entropy(dist)
         values = {k: f.value for k, f in known.items()}
-        top = [h for h, _ in cf.ranked(dist)[:WORLD_HYPOTHESES]]
+        top = set(h for h, _ in cf.ranked(dist)[:WORLD_HYPOTHESES])
         fired = {f.rule.id for f in res.firings}
         seed_qs = set(kb.symptoms.get(symptom, {}).get("questions", [])) if symptom else set()
+        memo: dict[str, "bool | None"] = {}
+
+        def test(rule: Rule):
+            if rule.id not in memo:
+                memo[rule.id] = rule.test(values)
+            return memo[rule.id]
+
         out = []
         for qid, q in kb.questions.items():
             if qid in self.asked or qid in self.skipped or qid == "loss_behavior":
                 continue
             if all(f in known for f in q["facts"]):
                 continue
-            rules = [r for r in self._closure(q) if r.id not in fired and r.test(values) is not False]
-            worlds = {}
-            for h in top:
-                ev = [(c, lr) for r in rules if any(c2 == h and lr2 > 1 for c2, lr2 in r.evidence) for c, lr in r.evidence]
-                if ev:
-                    worlds[h] = ev
+            worlds: dict[str, list] = {}
+            for r in self._reachable(q, known, fired, test):
+                for h in {c for c, lr in r.evidence if lr > 1 and c in top}:
+                    worlds.setdefault(h, []).extend(r.evidence)
             if not worlds:
                 continue
             gain = h_now - cf.expected_entropy(dist, worlds)

@@ -500,23 +500,37 @@ def _check_literal(b, rid, fact, expr):
 
 
 def _check_cycles(b: _Builder) -> None:
-    import networkx as nx
-    g = nx.DiGraph()
+    """A rule may not (indirectly) set a fact it reads: depth-first search over rule -> rule edges."""
     kb = b.kb
+    readers: dict = {}
     for rid, rule in kb.rules.items():
-        for fact in rule.sets:
-            g.add_edge(("rule", rid), ("fact", fact))
         for fact in rule.reads | rule.set_reads:
-            g.add_edge(("fact", fact), ("rule", rid))
-    try:
-        cycle = nx.find_cycle(g)
-    except nx.NetworkXNoCycle:
-        return
-    rules = [n[1] for edge in cycle for n in edge if n[0] == "rule"]
-    chain = " -> ".join(dict.fromkeys(rules))
-    first = rules[0]
-    b.fail("rule", first, ("then", "set"), f"rule cycle: {chain}",
-           hint="a rule may not (indirectly) set a fact it reads")
+            readers.setdefault(fact, []).append(rid)
+    succ = {rid: sorted({r for fact in rule.sets for r in readers.get(fact, ())}) for rid, rule in kb.rules.items()}
+    WHITE, GREY, BLACK = 0, 1, 2
+    color = dict.fromkeys(succ, WHITE)
+    for root in succ:
+        if color[root] != WHITE:
+            continue
+        stack = [(root, iter(succ[root]))]
+        path = [root]
+        color[root] = GREY
+        while stack:
+            node, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                color[node] = BLACK
+                stack.pop()
+                path.pop()
+                continue
+            if color[nxt] == GREY:
+                cycle = path[path.index(nxt):] + [nxt]
+                b.fail("rule", cycle[0], ("then", "set"), f"rule cycle: {' -> '.join(cycle)}",
+                       hint="a rule may not (indirectly) set a fact it reads")
+            if color[nxt] == WHITE:
+                color[nxt] = GREY
+                stack.append((nxt, iter(succ[nxt])))
+                path.append(nxt)
 
 
 def _closest(name: str, table) -> str | None:

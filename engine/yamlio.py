@@ -15,6 +15,8 @@ import yaml
 from .errors import InputError
 
 Path = tuple
+#: libyaml's composer when available (same safe constructor, same marks, ~8x faster)
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class Marks(dict):
@@ -63,7 +65,7 @@ def load_yaml(text: str, source: str) -> tuple[Any, Marks]:
 
     Raises :class:`InputError` naming ``source`` and the line for any syntax problem.
     """
-    loader = yaml.SafeLoader(text)
+    loader = _LOADER(text)
     try:
         node = loader.get_single_node()
         marks = Marks()
