@@ -121,18 +121,16 @@ def input_scale_spread(stds: Sequence[float]) -> float | None:
 # --------------------------------------------------------------------------- labels
 def _label_counts(targets):
     """Per-batch class counts for 1-D integer labels (negative labels, i.e. ignore_index, left out),
-    or None. Private: returns a tensor."""
+    or None. Private: returns a tensor (index c: how many labels c)."""
     import torch
 
-    if not torch.is_tensor(targets) or targets.is_floating_point() or targets.dtype == torch.bool:
+    if not torch.is_tensor(targets) or targets.dim() != 1 or targets.numel() == 0:
         return None
-    if targets.dim() != 1 or targets.numel() == 0:
+    if targets.is_floating_point() or targets.is_complex() or targets.dtype == torch.bool:
         return None
     with torch.no_grad():
-        t = targets[targets >= 0]
-        if t.numel() == 0 or int(t.max()) > 100_000:
-            return None
-        return torch.bincount(t)
+        # shift by one so that every negative label lands in bin 0, which is dropped
+        return torch.bincount(targets.clamp(min=-1) + 1)[1:]
 
 
 def batch_purity(counts: Sequence[int]) -> float | None:

@@ -211,7 +211,8 @@ def accuracy(correct: float, total: float) -> float | None:
 
 
 def _correct_count(outputs, targets, loss_name: str | None):
-    """(correct, counted) as 0-d tensors for a classification loss, or None. Private: returns tensors."""
+    """``[correct, counted]`` as one float tensor of 2 on the outputs' device for a classification
+    loss, or None. Private: returns a tensor, so the caller can defer the host sync."""
     import torch
 
     if not (torch.is_tensor(outputs) and torch.is_tensor(targets)) or outputs.numel() == 0:
@@ -220,13 +221,13 @@ def _correct_count(outputs, targets, loss_name: str | None):
         if loss_name in ("cross_entropy", "nll"):
             if outputs.dim() < 2:
                 return None
-            if targets.dtype in (torch.long, torch.int, torch.int16, torch.int8, torch.uint8) and \
-                    targets.dim() == outputs.dim() - 1:
-                pred = outputs.argmax(1)
+            if not targets.is_floating_point() and targets.dim() == outputs.dim() - 1:
                 valid = targets >= 0
-                return ((pred == targets) & valid).sum(), valid.sum()
+                hit = (outputs.argmax(1) == targets) & valid
+                return torch.stack([hit.sum(), valid.sum()]).float()
             if targets.shape == outputs.shape and targets.is_floating_point():
-                return (outputs.argmax(1) == targets.argmax(1)).sum(), torch.tensor(targets.numel() // targets.shape[1])
+                hit = (outputs.argmax(1) == targets.argmax(1)).sum().float()
+                return torch.stack([hit, torch.full_like(hit, targets.numel() // targets.shape[1])])
             return None
         if loss_name in ("bce", "bce_with_logits"):
             if outputs.shape != targets.shape:
@@ -234,8 +235,8 @@ def _correct_count(outputs, targets, loss_name: str | None):
                     return None
                 targets = targets.reshape(outputs.shape)
             thr = 0.0 if loss_name == "bce_with_logits" else 0.5
-            pred = outputs > thr
-            return (pred == (targets > 0.5)).sum(), torch.tensor(outputs.numel())
+            hit = ((outputs > thr) == (targets > 0.5)).sum().float()
+            return torch.stack([hit, torch.full_like(hit, outputs.numel())])
     return None
 
 

@@ -11,8 +11,8 @@ What it registers while attached (all removed by :meth:`Monitor.detach`, on erro
 
 * optimizer step pre/post hooks (``register_step_pre_hook`` / ``register_step_post_hook``);
 * one forward pre-hook and one forward hook on the root model (inputs, train/eval mode, autocast);
-* a pre-hook on the ``grad_fn`` of each observed training loss (did backward run; was ``.grad``
-  cleared before it), removed at the next optimizer step;
+* one tensor hook on one small parameter (it counts backward passes and sees whether ``.grad``
+  was cleared before the first backward of a step);
 * wrappers around ``torch.nn.utils.clip_grad_norm_`` and ``torch.amp.GradScaler.step/update``;
 * only while armed: forward hooks on activation and Linear/Conv modules.
 
@@ -26,11 +26,13 @@ quantity                    cheap (always)                       armed (costly)
 ==========================  ===================================  ==============================
 loss value, phase, mode     every loss                           every loss
 lr, step time, data wait    every step / every batch             same
-per-parameter grad norms    first 10, every 10                   every step
-.grad cleared before bwd    steps 1-5, every 20                  same
-update ratio |dw|/|w|       first 4, every 25                    every 5
-outputs (range, squash)     first 10 train losses, every 10      every loss
-inputs / labels             first 20 / 50 batches, every 20/10   every batch
+per-parameter grad norms    first 10, every 25                   every step
+.grad cleared before bwd    steps 1-5, every 50 (one tensor hook)  same
+update ratio |dw|/|w|       first 4, every 50                    every 5
+output range                first 10 train losses, every 50      every loss
+training accuracy           first 10 train losses, every 10      every loss
+output squash, target kind  first 10 sampled, every 250-th       every loss
+inputs / labels             first 10 / 30 batches, every 50      every batch
 activations                 never                                every step (hooks)
 first non-finite module     once, at the first NaN/Inf loss      —
 overfit one batch           never                                once (flat loss, or arm())
@@ -38,15 +40,16 @@ overfit one batch           never                                once (flat loss
 
 Arming: a non-finite loss, a loss spike above 5x the running median, a loss still within 5% of its
 start after 50 steps, or a validation/train gap widening over 3 evaluations arm the monitor for
-the next 20 steps (``arm(reason)`` does the same by hand). On CUDA the loss values are read in one
-batch every 8 steps (no per-step host sync); on CPU every step.
+the next 20 steps (``arm(reason)`` does the same by hand). A non-finite loss is seen at once on CPU
+(its value is read each step: no sync to avoid); on CUDA the loss values are read in one batch every
+8 steps (no per-step host sync). The loss series is processed (trend checks, arming) every 16 steps
+on CPU, every step while armed.
 """
 
 from __future__ import annotations
 
 import math
 import time
-import weakref
 from array import array
 from collections import Counter
 from dataclasses import dataclass
@@ -81,18 +84,29 @@ class Schedule:
 
 #: The cheap schedule of each sampled quantity (see the module docstring).
 SCHEDULE = {
-    "grads": Schedule(10, 10),
-    "grad_clear": Schedule(6, 20),
-    "update": Schedule(4, 25),
-    "outputs": Schedule(10, 10),
-    "inputs": Schedule(20, 20),
-    "labels": Schedule(50, 10),
+    "grads": Schedule(10, 25),
+    "grad_clear": Schedule(6, 50),
+    "update": Schedule(4, 50),
+    "outputs": Schedule(10, 50),
+    "accuracy": Schedule(10, 10),
+    "squash": Schedule(10, 250),
+    "inputs": Schedule(10, 50),
+    "labels": Schedule(30, 50),
     "amp": Schedule(10, 50),
     "gpu_util": Schedule(1, 50),
 }
 #: While armed.
 ARMED_SCHEDULE = {"grads": Schedule(0, 1), "update": Schedule(0, 5), "outputs": Schedule(0, 1),
                   "inputs": Schedule(0, 1), "labels": Schedule(0, 1)}
+_GRADS, _UPDATE, _UPDATE_ARMED = SCHEDULE["grads"], SCHEDULE["update"], ARMED_SCHEDULE["update"]
+_OUTPUTS, _ACC, _INPUTS, _LABELS = SCHEDULE["outputs"], SCHEDULE["accuracy"], SCHEDULE["inputs"], SCHEDULE["labels"]
+
+
+def _due(s: Schedule, i: int) -> bool:
+    """``s(i)`` without a method call (the hot path runs it several times per step)."""
+    return i < s.first or i % s.every == 0
+
+
 #: Steps a symptom keeps the costly probes on.
 ARM_STEPS = 20
 #: Steps after which a loss still near its start counts as flat.
@@ -102,18 +116,16 @@ SPIKE_FACTOR = 5.0
 
 
 class _LossRec:
-    __slots__ = ("step", "phase", "value", "training", "backward", "outputs_info", "acc", "nan_info", "handle")
+    __slots__ = ("step", "phase", "value", "training", "bwd", "acc", "nan_info")
 
-    def __init__(self, step, phase, training):
+    def __init__(self, step, phase, training, bwd):
         self.step = step
         self.phase = phase            # "train", "val" or "tentative"
         self.value = None
         self.training = training
-        self.backward = False
-        self.outputs_info = None
+        self.bwd = bwd                # backward passes counted when the loss arrived
         self.acc = None               # (correct, counted) as floats once resolved
         self.nan_info = None
-        self.handle = None
 
 
 class Monitor:
@@ -159,14 +171,16 @@ class Monitor:
         self._sentinel_param = None
         self._carried: list[bool] = []
         self._check_clear = False
-        self._fallback_checks: list[tuple[bool, int]] = []
-        self._fallback_ref = None
+        self._bwd_count = 0
+        self._bwd_since_step = 0
+        self._grad_hook = None
         # updates, lr, clipping
         self._snapshot = None
         self._update_steps: list[float] = []
         self._lr_changes: list[tuple[int, float]] = []
         self._initial_lr = None
         self._clip_max = None
+        self._clip_max_raw = None
         self._clip_calls = 0
         self._clip_pending = None
         self._clip_shrinks: list[float] = []
@@ -181,14 +195,16 @@ class Monitor:
         self._val_epochs: list[dict] = []
         self._train_acc: list[tuple[float, float]] = []
         self._mode = {"train": [0, 0], "val": [0, 0]}   # [training, eval] counts
-        self._fwd_mode = Counter()
+        self._fwd_mode = [0, 0, 0, 0]       # forwards by (grad enabled, model.training)
         self._outputs = {"activation": [], "target_kind": [], "shape_mismatch": [], "range": 0.0,
                          "num_classes": None, "loss_names": Counter()}
         self._max_label = None
         self._loss_count = 0
+        self._name_checks = 0
         self._train_loss_count = 0
         self._flat_checked = False
         self._spikes = 0
+        self._spike_ref = None
         # data
         self._batch_count = 0
         self._train_batch_count = 0
@@ -220,7 +236,6 @@ class Monitor:
         self._last_args = None
         self._last_kwargs = None
         self._last_out_shape = None
-        self._last_output = None
         self._autocast_seen = False
         self._autocast_dtypes: set[str] = set()
         self._fwd_autocast = None
@@ -242,7 +257,8 @@ class Monitor:
         # init
         self._init = None
         self._deferred: list = []
-        self._flush_every = 1
+        self._flush_every = 16
+        self._device_known = False
         self.bind(model, optimizer)
 
     # ------------------------------------------------------------------ binding and hooks
@@ -290,11 +306,21 @@ class Monitor:
             tracked.append((self._names[id(p)], p))
         self._tracked = tracked
         self._numel = {n: p.numel() for n, p in tracked}
+        if self._sentinel_param is not None and all(p is not self._sentinel_param for _, p in tracked):
+            if self._grad_hook is not None:
+                self._grad_hook.remove()
+                self._grad_hook = None
+            self._sentinel, self._sentinel_param = None, None
         dev = next((p.device for _, p in tracked), None)
         if dev is not None:
-            self._device_type = dev.type
-            self.on_cuda = dev.type == "cuda"
-            self._flush_every = 8 if self.on_cuda else 1
+            self._set_device(dev.type)
+
+    def _set_device(self, kind):
+        self._device_type = kind
+        self._device_known = True
+        self.on_cuda = kind == "cuda"
+        # off the CPU loss values are read in one batch (one host sync) every 8 steps
+        self._flush_every = 16 if kind == "cpu" else 8
 
     def _read_init(self):
         try:
@@ -309,6 +335,8 @@ class Monitor:
         self._attached = True
         self._hook_model()
         self._hook_optimizer()
+        if self._sentinel_param is not None and self._grad_hook is None:
+            self._grad_hook = self._sentinel_param.register_hook(self._sentinel_grad_hook)
         U.install_clip_listener(self._on_clip)
         AMP.install_scaler_listener(self)
         self._listening = True
@@ -325,17 +353,15 @@ class Monitor:
         self._unhook_model()
         self._unhook_optimizer()
         self._drop_activation_hooks(collect=False)
-        for rec in self._tentative:
-            if rec.handle is not None:
-                rec.handle.remove()
-                rec.handle = None
+        if self._grad_hook is not None:
+            self._grad_hook.remove()
+            self._grad_hook = None
         if self._listening:
             U.uninstall_clip_listener(self._on_clip)
             AMP.uninstall_scaler_listener(self)
             self._listening = False
         self._attached = False
         self._snapshot = None
-        self._last_output = None
 
     def __enter__(self):
         return self.attach()
@@ -347,10 +373,7 @@ class Monitor:
     def _hook_model(self):
         if self.model is None or self._model_handles:
             return
-        self._model_handles = [
-            self.model.register_forward_pre_hook(self._pre_forward, with_kwargs=True),
-            self.model.register_forward_hook(self._post_forward),
-        ]
+        self._model_handles = [self.model.register_forward_pre_hook(self._pre_forward, with_kwargs=True)]
         if self.armed and self._act is None:
             self._act = A.ActivationHooks(self.model)
 
@@ -420,8 +443,10 @@ class Monitor:
 
     # ------------------------------------------------------------------ deferred host reads
     def _defer(self, cb, t):
+        """Call ``cb(value)`` with the tensor's value: now on CPU, at the next flush on a device (one
+        host sync for everything deferred). A tensor of several elements gives a list."""
         if t.device.type == "cpu":
-            cb(float(t))
+            cb(float(t) if t.numel() == 1 else t.detach().float().reshape(-1).tolist())
         else:
             self._deferred.append((cb, t))
 
@@ -434,9 +459,13 @@ class Monitor:
             for i, (_, t) in enumerate(items):
                 by_dev.setdefault(t.device, []).append(i)
             for _, idx in by_dev.items():
-                vals = torch.stack([items[i][1].detach().float().reshape(()) for i in idx]).tolist()
-                for i, v in zip(idx, vals):
-                    items[i][0](v)
+                ts = [items[i][1].detach().float().reshape(-1) for i in idx]
+                vals = torch.cat(ts).tolist()
+                k = 0
+                for i, t in zip(idx, ts):
+                    n = t.numel()
+                    items[i][0](vals[k] if n == 1 else vals[k:k + n])
+                    k += n
         self._process_queue()
 
     # ------------------------------------------------------------------ feeds from outside
@@ -455,10 +484,11 @@ class Monitor:
             self._train_batch_count += 1
             self._last_inputs = inputs
             self._last_targets = targets
-            if self._sched("inputs", i):
-                self._observe_inputs(inputs)
-            if targets is not None and self._sched("labels", i):
-                self._observe_labels(targets)
+            if _due(_INPUTS, i) or _due(_LABELS, i) or self.steps < self._armed_until or self.level == "full":
+                if self._sched("inputs", i):
+                    self._observe_inputs(inputs)
+                if targets is not None and self._sched("labels", i):
+                    self._observe_labels(targets)
         except Exception:  # a probe never breaks the user's run
             pass
 
@@ -504,35 +534,39 @@ class Monitor:
 
     def _on_loss(self, loss, phase, outputs, targets, loss_name, loss_fn):
         torch = self._torch
-        grad_path = torch.is_grad_enabled() and loss.requires_grad and loss.grad_fn is not None
+        grad_path = loss.requires_grad and torch.is_grad_enabled()
         if phase in (None, "auto"):
             phase = "tentative" if grad_path else "val"
         elif phase == "train" and not grad_path:
             phase = "val"
         elif phase not in ("train", "val"):
             phase = "val" if phase in ("eval", "validation", "test") else "train"
-        training = None if self.model is None else bool(self.model.training)
-        rec = _LossRec(self.steps, phase, training)
+        training = None if self.model is None else self.model.training
+        rec = _LossRec(self.steps, phase, training, self._bwd_count)
         self._loss_count += 1
         if loss_fn is not None and self._loss_fn is None:
             self._loss_fn = loss_fn
             ls = getattr(loss_fn, "label_smoothing", None)
             if isinstance(ls, float) and ls > 0:
                 self._label_smoothing = ls
-        if loss.device.type == "cuda":
-            self.on_cuda = True
-            self._flush_every = 8
-        # the value
-        lv = loss.detach()
-        if lv.numel() != 1:
-            lv = lv.float().mean()
-        if lv.device.type == "cpu":
-            rec.value = float(lv)
+        # the value: read now on CPU (no sync to avoid), deferred to the next flush on a device
+        if not self._device_known:
+            self._set_device(loss.device.type)
+        if self._device_type == "cpu":
+            try:
+                rec.value = loss.item()
+            except (RuntimeError, ValueError):     # not a scalar
+                rec.value = loss.detach().float().mean().item()
         else:
+            lv = loss.detach()
+            if lv.numel() != 1:
+                lv = lv.float().mean()
             self._deferred.append((lambda v, r=rec: setattr(r, "value", v), lv))
-        # loss identification on the first few losses that come with outputs and targets
-        if loss_name != "unknown":
-            if loss_name is None and outputs is not None and targets is not None and sum(self._outputs["loss_names"].values()) < 3:
+        # loss identification: a given name, else a value match on the first few losses that come
+        # with outputs and targets (names are tallied on the first 100 losses only)
+        if loss_name != "unknown" and self._loss_count <= 100:
+            if loss_name is None and outputs is not None and targets is not None and self._name_checks < 3:
+                self._name_checks += 1
                 loss_name = L.infer_loss_name(loss, outputs, targets)
             if loss_name is not None:
                 fn = L.loss_function(loss_name)
@@ -541,27 +575,29 @@ class Monitor:
                     self._loss_name = fn
             elif self._loss_name is None and outputs is None:
                 self._outputs["loss_names"]["custom"] += 1
+        elif loss_name not in (None, "unknown") and self._loss_name is None:
+            self._loss_name = L.loss_function(loss_name)
         if phase != "val":
             i = self._train_loss_count
             self._train_loss_count += 1
-            if outputs is None and self._last_output is not None:
-                outputs_for_stats = self._last_output
-            else:
-                outputs_for_stats = outputs
-            if self._sched("outputs", i):
-                self._observe_outputs(rec, outputs_for_stats, targets, loss_name or self._loss_name, sample_squash=i < 30 or self.armed)
+            outputs_for_stats = outputs
+            if _due(_ACC, i) or _due(_OUTPUTS, i) or self.steps < self._armed_until or self.level == "full":
+                if self._sched("outputs", i):
+                    self._observe_outputs(rec, outputs_for_stats, targets, loss_name or self._loss_name,
+                                          sample_squash=self.armed or SCHEDULE["squash"](i))
+                elif targets is not None and self._sched("accuracy", i):
+                    self._observe_accuracy(outputs_for_stats, targets, loss_name or self._loss_name)
             if targets is not None:
                 self._last_targets = targets
                 if self._train_batch_count == 0 and self._sched("labels", i):
                     self._observe_labels(targets)
             if outputs is not None and torch.is_tensor(outputs):
-                self._last_out_shape = tuple(outputs.shape)
-            if rec.value is not None and not math.isfinite(rec.value) and self._nan_first is None:
+                self._last_out_shape = outputs.shape
+            if rec.value is not None and self._nan_first is None and not math.isfinite(rec.value):
                 rec.nan_info = self._trace_nan(outputs_for_stats, targets)
-            if grad_path:
-                # did a backward run through this loss (train) or not (validation)? and was .grad
-                # cleared before the first backward of this step? The handle goes at the next step.
-                rec.handle = loss.grad_fn.register_prehook(self._backward_hook(rec))
+                if not self.armed:
+                    self.arm(f"nonfinite loss at step {self.steps}")
+            if rec.phase == "tentative":
                 self._tentative.append(rec)
         else:
             self._val_since_wait = True
@@ -570,10 +606,10 @@ class Monitor:
                 name = L.loss_function(loss_name) if loss_name not in (None, "unknown") else self._loss_name
                 cc = L._correct_count(outputs, targets, name)
                 if cc is not None:
-                    self._defer(lambda v, r=rec, c=cc[1]: setattr(r, "acc", (v, float(c))), cc[0])
+                    self._defer(lambda v, r=rec: setattr(r, "acc", (v[0], v[1])), cc)
         self._queue.append(rec)
-        if phase != "tentative" and not self.on_cuda:
-            self._process_queue()
+        if phase == "val" and len(self._queue) > 64:
+            self._flush()
 
     def on_data_loader(self, loader, phase="train"):
         """Declare a loader (for dataset sizes, its sampler, and the val/train overlap probe)."""
@@ -583,26 +619,48 @@ class Monitor:
     add_loader = on_data_loader
 
     # ------------------------------------------------------------------ hooks
-    def _backward_hook(self, rec):
-        def hook(grad_outputs):
-            rec.backward = True
-            if self._check_clear and self._sentinel_param is not None:
-                self._check_clear = False
+    def _sentinel_grad_hook(self, grad):
+        """Tensor hook on one small parameter: runs at every backward that reaches it, before the
+        new gradient is accumulated into ``.grad`` -- so ``.grad`` still shows whether the previous
+        step's gradient was cleared. Counts backward passes (a loss followed by one is a training
+        loss). Returns None: the gradient is untouched."""
+        if self._busy:
+            return None
+        self._bwd_count += 1
+        self._bwd_since_step += 1
+        if self._check_clear and self._bwd_since_step == 1:
+            self._check_clear = False
+            try:
                 t = G._grad_carried(self._sentinel_param.grad)
                 if t is None:
                     self._carried.append(False)
                 else:
                     self._defer(lambda v: self._carried.append(bool(v)), t)
-            return None
+            except Exception:
+                pass
+        return None
 
-        return hook
+    def _resolve_tentative(self):
+        """Losses computed with grad since the last step: one followed by a backward pass (before
+        the next loss) trained; one that no backward followed was validation."""
+        recs, self._tentative = self._tentative, []
+        if not recs:
+            return
+        for i, rec in enumerate(recs):
+            if rec.phase != "tentative":
+                continue
+            nxt = recs[i + 1].bwd if i + 1 < len(recs) else self._bwd_count
+            if self._sentinel_param is None:   # no backward counter yet (first step): the last trains
+                rec.phase = "train" if i == len(recs) - 1 or rec.training is not False else "val"
+            else:
+                rec.phase = "train" if nxt > rec.bwd else "val"
 
     def _pre_forward(self, module, args, kwargs):
         if self._busy:
             return None
         torch = self._torch
         ge = torch.is_grad_enabled()
-        self._fwd_mode[(ge, bool(module.training))] += 1
+        self._fwd_mode[2 * ge + module.training] += 1
         self._last_args = args
         self._last_kwargs = kwargs
         i = self._fwd_count
@@ -620,14 +678,6 @@ class Monitor:
                 self._observe_inputs(args[0])
             except Exception:
                 pass
-        return None
-
-    def _post_forward(self, module, args, output):
-        if self._busy:
-            return None
-        if self._torch.is_tensor(output):
-            self._last_out_shape = tuple(output.shape)
-            self._last_output = output.detach() if self._torch.is_grad_enabled() else None
         return None
 
     def _pre_step(self, optimizer, args, kwargs):
@@ -651,29 +701,15 @@ class Monitor:
             self._lr_changes.append((step, lr))
         # losses seen since the last step: backward ran through them -> train, else validation
         if self._tentative:
-            for rec in self._tentative:
-                if rec.phase == "tentative":
-                    rec.phase = "train" if rec.backward else "val"
-                if rec.handle is not None:
-                    rec.handle.remove()
-                    rec.handle = None
-            self._tentative = []
-        # the fallback check of .grad identity (no loss observed)
-        if self._fallback_ref is not None and self._sentinel_param is not None:
-            ref, ver = self._fallback_ref
-            g = self._sentinel_param.grad
-            self._fallback_checks.append((ref() is g and g is not None, (g._version - ver) if g is not None else -1))
-            self._fallback_ref = None
-        if step % self._flush_every == 0:
+            self._resolve_tentative()
+        if step % self._flush_every == 0 or self.steps < self._armed_until:
             self._flush()
-        else:
-            self._process_queue()
-        force = self._nan_first is not None and len(self._nan_grad) == 0
-        if self._sched("grads", step) or force:
+        armed = step < self._armed_until or self.level == "full"
+        if _due(_GRADS, step) or armed or (self._nan_first is not None and not self._nan_grad):
             self._sample_grads(step)
         elif self._clip_pending is not None:
             self._clip_pending = None
-        if self._sched("update", step) and step > 0:
+        if step > 0 and (_due(_UPDATE, step) or (armed and _due(_UPDATE_ARMED, step))):
             params = [p for _, p in self._tracked if p.grad is not None and p.requires_grad]
             if params:
                 self._snapshot = (params, U.snapshot(params))
@@ -714,6 +750,8 @@ class Monitor:
             self._sentinel = G.pick_sentinel(norms, self._numel)
             if self._sentinel is not None:
                 self._sentinel_param = next(p for n, p in self._tracked if n == self._sentinel)
+                if self._attached and self._grad_hook is None:
+                    self._grad_hook = self._sentinel_param.register_hook(self._sentinel_grad_hook)
         if self.armed and self._act_lin_order:
             order = [f"{n}.weight" if n else "weight" for n in self._act_lin_order]
             r = G.grad_depth_ratio(norms, order)
@@ -737,15 +775,11 @@ class Monitor:
             if r is not None:
                 self._update_steps.append(r)
         self.steps += 1
-        if self._sentinel_param is not None:
-            if self._sched("grad_clear", self.steps):
-                self._check_clear = True
-            g = self._sentinel_param.grad
-            if g is not None and self.steps <= 12:
-                self._fallback_ref = (weakref.ref(g), g._version)
+        self._bwd_since_step = 0
+        if self._grad_hook is not None and SCHEDULE["grad_clear"](self.steps):
+            self._check_clear = True
         if self._scaler_token is not None:
             self._scaler_token[1] += 1
-        self._last_output = None
         if self._act is not None:
             self._collect_activations()
             if not self.armed:
@@ -759,13 +793,16 @@ class Monitor:
     def _on_clip(self, total, max_norm):
         if self._busy:
             return
-        try:
-            self._clip_max = float(max_norm)
-        except (TypeError, ValueError):
-            return
         self._clip_calls += 1
-        if self._sched("grads", self.steps) and self._torch.is_tensor(total):
-            self._clip_pending = (total.detach(), self._clip_max)
+        if max_norm is not self._clip_max_raw:
+            self._clip_max_raw = max_norm
+            try:
+                self._clip_max = float(max_norm)
+            except (TypeError, ValueError):
+                self._clip_max = None
+        st = self.steps
+        if self._clip_max is not None and (_due(_GRADS, st) or st < self._armed_until or self.level == "full"):
+            self._clip_pending = (total, self._clip_max)     # computed under no_grad: no graph
 
     def scaler_step_begin(self, scaler, optimizer):
         if self._busy or (self.optimizer is not None and optimizer is not self.optimizer):
@@ -868,10 +905,15 @@ class Monitor:
                     o["shape_mismatch"].append(mm)
         if o["num_classes"] is None and name is not None:
             o["num_classes"] = L.infer_num_classes(tuple(outputs.shape), name)
-        if targets is not None and name is not None:
-            cc = L._correct_count(outputs, targets, name)
-            if cc is not None:
-                self._defer(lambda v, c=cc[1]: self._train_acc.append((v, float(c))), cc[0])
+        if targets is not None:
+            self._observe_accuracy(outputs, targets, loss_name)
+
+    def _observe_accuracy(self, outputs, targets, loss_name):
+        if outputs is None or loss_name in (None, "unknown"):
+            return
+        cc = L._correct_count(outputs, targets, L.loss_function(loss_name))
+        if cc is not None:
+            self._defer(lambda v, st=self.steps: self._train_acc.append((st, v[0], v[1])), cc)
 
     def _trace_nan(self, outputs, targets):
         """At the first non-finite training loss (read immediately on CPU): inputs, labels, outputs,
@@ -936,14 +978,16 @@ class Monitor:
                 self._nan_info = rec.nan_info or {"step": rec.step}
                 if rec.nan_info is None and self.model is not None and self._last_args is not None:
                     # read late (CUDA): trace only if the model is still finite
-                    self._nan_info = self._trace_nan(self._last_output, self._last_targets)
-                self.arm(f"nonfinite loss at step {rec.step}")
+                    self._nan_info = self._trace_nan(None, self._last_targets)
+                if not self.armed:
+                    self.arm(f"nonfinite loss at step {rec.step}")
             return
         if n >= 10:
-            recent = [x for x in self._train_vals[-50:-1] if math.isfinite(x)]
-            if recent:
-                med = median(recent)
-                if med > 0 and v > SPIKE_FACTOR * med:
+            if n % 16 == 10 or self._spike_ref is None:   # the running median, refreshed every 16 losses
+                recent = L.finite(self._train_vals[-50:])
+                self._spike_ref = median(recent) if recent else None
+            med = self._spike_ref
+            if med is not None and med > 0 and v > SPIKE_FACTOR * med:
                     self._spikes += 1
                     if not self.armed:
                         self.arm(f"spike: loss {v:.4g} > {SPIKE_FACTOR:g}x running median {med:.4g}")
@@ -1015,10 +1059,10 @@ class Monitor:
     def findings(self) -> list[Finding]:
         """The facts so far, each with source ``probe:<id>`` and a one-line detail."""
         self._flush()
-        for rec in self._tentative:       # no step followed: backward decides
-            if rec.backward:
-                rec.phase = "train"
+        self._resolve_tentative()          # no step followed: the backward passes decide
         self._process_queue_final()
+        if self._overfit_pending and not self._overfit_done:
+            self._run_overfit()            # armed too late in the run for a step to run it
         if self._val_run is not None:
             self._close_val_epoch()
         out: list[Finding] = []
@@ -1044,7 +1088,7 @@ class Monitor:
     def _process_queue_final(self):
         for rec in self._queue:
             if rec.phase == "tentative":
-                rec.phase = "train" if rec.backward else "val"
+                rec.phase = "val"
         self._process_queue()
 
     def _findings_grads(self, add):
@@ -1084,16 +1128,6 @@ class Monitor:
                 f".grad still held the previous step's gradient at the first backward of {k}/{n} checked steps")
             add("grad_accumulation", "zero_grad_called", not acc,
                 f"gradients were cleared before the first backward of {n - k}/{n} checked steps")
-        elif self._fallback_checks and self._sentinel is not None:
-            same = [s and d == 1 for s, d in self._fallback_checks]
-            growth = G.growing_without_reset(list(self._grad_series[:12]))
-            if sum(same) * 5 >= 4 * len(same) and growth:
-                add("grad_accumulation", "grad_accumulates", True,
-                    "the same .grad tensor was only added to between steps and the gradient norm keeps growing")
-                add("grad_accumulation", "zero_grad_called", False, "no zero_grad between steps (no loss observed; from .grad identity)")
-            elif not any(same):
-                add("grad_accumulation", "grad_accumulates", False, ".grad was replaced or zeroed between steps")
-                add("grad_accumulation", "zero_grad_called", True, ".grad was replaced or zeroed between steps")
 
     def _train_series(self):
         return list(self._train_vals)
@@ -1174,9 +1208,14 @@ class Monitor:
             tl = self._recent_train_loss()
             add("train_val_gap", "train_loss", tl, f"mean of the latest {min(50, len(s))} training losses")
         if self._train_acc:
-            recent = self._train_acc[-10:]
-            acc = L.accuracy(sum(c for c, _ in recent), sum(n for _, n in recent))
-            add("train_val_gap", "train_accuracy", acc, f"training accuracy {acc * 100:.1f}% on the latest sampled batches"
+            # the sampled batches of the last 20% of the run (at least the last 3)
+            cut = 0.8 * self.steps
+            recent = [a for a in self._train_acc if a[0] >= cut] or []
+            if len(recent) < 3:
+                recent = self._train_acc[-3:]
+            acc = L.accuracy(sum(c for _, c, _ in recent), sum(n for _, _, n in recent))
+            add("train_val_gap", "train_accuracy", acc,
+                f"training accuracy {acc * 100:.1f}% over {len(recent)} sampled batches from step {recent[0][0]}"
                 if acc is not None else "")
         if self._val_epochs:
             last = self._val_epochs[-1]
@@ -1191,9 +1230,9 @@ class Monitor:
         for phase, fact in (("train", "model_mode_in_training"), ("val", "model_mode_in_validation")):
             t, e = self._mode[phase]
             if t + e == 0:
-                # no losses seen: forwards with / without grad
-                t = sum(c for (ge, tr), c in self._fwd_mode.items() if ge == (phase == "train") and tr)
-                e = sum(c for (ge, tr), c in self._fwd_mode.items() if ge == (phase == "train") and not tr)
+                # no losses seen: forwards with grad (train) / without (validation)
+                base = 2 if phase == "train" else 0
+                t, e = self._fwd_mode[base + 1], self._fwd_mode[base]
             if t + e:
                 mode = MC.majority_mode([True] * t + [False] * e)
                 add("mode", fact, mode, f"model.training was {mode == 'train'} at {max(t, e)}/{t + e} {phase} forwards")
@@ -1305,7 +1344,7 @@ class Monitor:
             pb = U.scheduler_step_per_batch(ch, self.steps)
             add("lr_trace", "scheduler_step_per_batch", pb,
                 f"the lr changed at {len(ch) - 1} of {self.steps} steps")
-        if self._clip_calls:
+        if self._clip_calls and self._clip_max is not None:
             add("clipping", "clip_max_norm", self._clip_max, f"clip_grad_norm_(max_norm={self._clip_max:g})")
             sr = U.clip_shrink_ratio(self._clip_shrinks)
             add("clipping", "clip_shrink_ratio", sr, f"clipping scales gradients to {sr * 100:.1f}% of their norm (median)"

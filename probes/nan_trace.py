@@ -43,10 +43,9 @@ def _absmax(outputs):
     with torch.no_grad():
         ms = []
         for t in ts:
-            a = t.detach().abs()
-            a = torch.where(torch.isfinite(a), a, torch.zeros((), dtype=a.dtype, device=a.device))
+            a = torch.nan_to_num(t.detach().abs(), nan=0.0, posinf=0.0)   # finite values only
             ms.append(a.max().float())
-        return torch.stack([m.to(ms[0].device) for m in ms]).max()
+        return ms[0] if len(ms) == 1 else torch.stack([m.to(ms[0].device) for m in ms]).max()
 
 
 def output_range_max(outputs) -> float | None:

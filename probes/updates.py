@@ -19,20 +19,32 @@ from typing import Sequence
 
 
 # --------------------------------------------------------------------------- update ratio
+#: At most this many elements of each parameter are kept for the update ratio: a fixed strided
+#: subsample (the ratio of two norms over the same uniform subsample estimates the full ratio).
+SNAPSHOT_ELEMENTS = 4096
+
+
+def _sample_view(p):
+    flat = p.detach().reshape(-1)
+    n = flat.numel()
+    if n <= SNAPSHOT_ELEMENTS:
+        return flat
+    return flat[:: -(-n // SNAPSHOT_ELEMENTS)]
+
+
 def snapshot(params: Sequence):
-    """Copies of the given parameters (taken in the step pre-hook on sampled steps). Private use:
-    returns tensors; the caller drops them after :func:`update_ratios`."""
+    """Copies of (a strided subsample of at most :data:`SNAPSHOT_ELEMENTS` elements of) each
+    parameter, taken in the step pre-hook on sampled steps. Private use: returns tensors; the
+    caller drops them after :func:`update_ratios`."""
     import torch
 
     with torch.no_grad():
-        try:
-            return torch._foreach_mul(list(params), 1.0)
-        except (TypeError, RuntimeError):
-            return [p.detach().clone() for p in params]
+        return [_sample_view(p).clone() for p in params]
 
 
 def update_ratios(params: Sequence, before: Sequence) -> list[float]:
-    """|w_after - w_before| / |w_before| per parameter (NaN where |w_before| is 0)."""
+    """|w_after - w_before| / |w_before| per parameter (over the snapshot's elements; NaN where
+    |w_before| is 0)."""
     import torch
 
     from .gradients import norms_of
@@ -40,10 +52,11 @@ def update_ratios(params: Sequence, before: Sequence) -> list[float]:
     if not params:
         return []
     with torch.no_grad():
+        after = [_sample_view(p) for p in params]
         try:
-            deltas = torch._foreach_sub(list(params), list(before))
+            deltas = torch._foreach_sub(after, list(before))
         except (TypeError, RuntimeError):
-            deltas = [p.detach() - b for p, b in zip(params, before)]
+            deltas = [a - b for a, b in zip(after, before)]
         vals = norms_of(list(deltas) + list(before))
     k = len(params)
     return [d / w if w > 0 else math.nan for d, w in zip(vals[:k], vals[k:])]

@@ -182,6 +182,9 @@ def assert_clean(model, opt):
                      "_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs"):
             d = getattr(m, attr, None)
             assert not d, f"{name or 'model'}.{attr} left behind: {d}"
+    for name, p in model.named_parameters():
+        assert not p._backward_hooks, f"tensor hook left on parameter {name}"
+        assert not getattr(p, "_post_accumulate_grad_hooks", None), f"post-accumulate hook left on {name}"
     assert not opt._optimizer_step_pre_hooks, "optimizer step pre-hook left behind"
     assert not opt._optimizer_step_post_hooks, "optimizer step post-hook left behind"
     assert torch.nn.utils.clip_grad_norm_ is ORIG_CLIP

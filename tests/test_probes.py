@@ -212,7 +212,7 @@ def test_grad_norms_and_nan_gradients_when_lr_explodes():
 def test_lr_too_low_tiny_updates_and_loss_at_chance():
     torch.manual_seed(0)
     m = mlp()
-    facts, findings, w = fit(m, sgd(m, lr=1e-7), blobs(n=512), epochs=2, batch=16)   # 64 steps
+    facts, findings, w = fit(m, sgd(m, lr=1e-7), blobs(n=512), epochs=3, batch=16)   # 96 steps
     assert facts["update_ratio"] < 1e-5
     assert facts["num_classes"] == 4
     assert abs(facts["current_loss"] - math.log(4)) < 0.15 * math.log(4)
@@ -716,10 +716,8 @@ def test_arming_on_a_loss_spike():
             loss.backward()
             opt.step()
             opt.zero_grad()
-            if i == 20:
-                assert w.armed
-    reasons = [r for _, r in w.summary()["armed"]]
-    assert any(r.startswith("spike") for r in reasons)
+    events = [(s, r) for s, r in w.summary()["armed"] if r.startswith("spike")]
+    assert events and 20 <= events[0][0] <= 20 + 16     # the loss series is checked every 16 steps
 
 
 def test_report_goes_through_the_engine():
@@ -734,6 +732,6 @@ def test_report_goes_through_the_engine():
 
 
 def test_schedule_is_stated():
-    assert monitor_mod.SCHEDULE["grads"](0) and monitor_mod.SCHEDULE["grads"](20)
-    assert not monitor_mod.SCHEDULE["grads"](21)
+    g = monitor_mod.SCHEDULE["grads"]
+    assert g(0) and g(g.first - 1) and g(g.every * 4) and not g(g.every * 4 + 1)
     assert monitor_mod.ARM_STEPS > 0
