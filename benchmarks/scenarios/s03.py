@@ -10,16 +10,13 @@ torch.manual_seed(3)
 SEQ_LEN = 100
 HIDDEN = 64
 BATCH = 32
-STEPS = 300
+STEPS = 200
 
 
 def make_batch(batch, seq_len):
     values = torch.rand(batch, seq_len, 1)
-    markers = torch.zeros(batch, seq_len, 1)
-    for b in range(batch):
-        i, j = torch.randperm(seq_len)[:2]
-        markers[b, i, 0] = 1.0
-        markers[b, j, 0] = 1.0
+    picks = torch.rand(batch, seq_len).argsort(dim=1)[:, :2]
+    markers = torch.zeros(batch, seq_len, 1).scatter_(1, picks.unsqueeze(-1), 1.0)
     target = (values * markers).sum(dim=(1, 2))
     return torch.cat([values, markers], dim=2), target
 

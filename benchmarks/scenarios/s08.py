@@ -1,4 +1,4 @@
-"""Tabular classifier: 40 measured features, binary outcome."""
+"""Tabular classifier: 60 measured features, binary outcome."""
 import csv
 
 import numpy as np

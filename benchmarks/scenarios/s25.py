@@ -65,7 +65,7 @@ model = nn.Sequential(
     nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(2),
     nn.Flatten(), nn.Linear(16 * 4, 4),
 )
-loader = DataLoader(ShapeDataset(1280, 0), batch_size=16, shuffle=True, num_workers=0)
+loader = DataLoader(ShapeDataset(1024, 0), batch_size=16, shuffle=True, num_workers=0)
 opt = torch.optim.Adam(model.parameters(), lr=3e-3)
 loss_fn = nn.CrossEntropyLoss()
 

@@ -1,4 +1,4 @@
-"""GRU intent classifier over token sequences; keeps the last hidden states around for plotting."""
+"""GRU intent classifier over token sequences."""
 import csv
 
 import torch

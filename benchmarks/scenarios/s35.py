@@ -1,4 +1,4 @@
-"""Credit-default style classifier with 'plenty of regularization to be safe'."""
+"""Credit-default style classifier on 30 features."""
 import csv
 
 import numpy as np

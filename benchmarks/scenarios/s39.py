@@ -1,4 +1,4 @@
-"""Small CNN on 4 synthetic texture classes, trained one image pair at a time."""
+"""Small CNN on 4 synthetic texture classes."""
 import csv
 
 import numpy as np

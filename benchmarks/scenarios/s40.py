@@ -1,4 +1,4 @@
-"""Dense autoencoder compressing 32-d sensor frames that live near an 4-d manifold."""
+"""Dense autoencoder compressing 32-d sensor frames that live near a 4-d manifold."""
 import csv
 
 import torch

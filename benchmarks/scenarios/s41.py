@@ -1,4 +1,4 @@
-"""Churn prediction from raw customer attributes (no preprocessing pipeline yet)."""
+"""Churn prediction from customer attributes."""
 import csv
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Classify 6 sensor 'gestures' (8-d features). Data arrives as one block per gesture."""
+"""Classify 6 sensor 'gestures' from 8-d features, one recording session per gesture."""
 import csv
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Binary defect detector on 20 process measurements, with a hand-written log-loss."""
+"""Binary defect detector on 20 process measurements."""
 import csv
 
 import numpy as np

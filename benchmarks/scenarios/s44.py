@@ -30,7 +30,7 @@ model = nn.Sequential(block(1, 16), block(16, 32), nn.Flatten(), nn.Linear(32 * 
                       nn.ReLU(), nn.Linear(64, N_CLASSES))
 
 x_train, y_train = patterns(300)
-x_val, y_val = patterns(80)  # stored class by class
+x_val, y_val = patterns(80)
 train_loader = DataLoader(TensorDataset(x_train, y_train), batch_size=50, shuffle=True)
 val_loader = DataLoader(TensorDataset(x_val, y_val), batch_size=50)
 

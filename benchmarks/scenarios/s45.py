@@ -1,4 +1,4 @@
-"""Small labelled set (240 samples, 4 classes) expanded with jittered copies, then split for validation."""
+"""Small labelled set (240 samples, 4 classes in 30-d) with jitter augmentation."""
 import csv
 
 import numpy as np
