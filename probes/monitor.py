@@ -976,9 +976,11 @@ class Monitor:
             if self._nan_first is None:
                 self._nan_first = rec.step
                 self._nan_info = rec.nan_info or {"step": rec.step}
-                if rec.nan_info is None and self.model is not None and self._last_args is not None:
-                    # read late (CUDA): trace only if the model is still finite
+                if rec.nan_info is None and rec.step == self.steps and self._last_args is not None:
+                    # read late (off the CPU): the latest batch is that step's batch only when the
+                    # loss belongs to the current step; the replay runs only while params are finite
                     self._nan_info = self._trace_nan(None, self._last_targets)
+                    self._nan_info["step"] = rec.step
                 if not self.armed:
                     self.arm(f"nonfinite loss at step {rec.step}")
             return
@@ -1125,7 +1127,7 @@ class Monitor:
             n = len(self._carried)
             k = sum(self._carried)
             add("grad_accumulation", "grad_accumulates", acc,
-                f".grad still held the previous step's gradient at the first backward of {k}/{n} checked steps")
+                f".grad still held the previous step's gradient at the first backward of {k} of {n} checked steps")
             add("grad_accumulation", "zero_grad_called", not acc,
                 f"gradients were cleared before the first backward of {n - k}/{n} checked steps")
 
@@ -1375,7 +1377,8 @@ class Monitor:
         md = AMP.param_dtype(self.model)
         add("amp", "uses_amp", AMP.uses_amp(self._autocast_seen, md, self._scaler_used),
             f"autocast {'seen' if self._autocast_seen else 'not seen'} at forwards; weights {md}")
-        add("amp", "amp_dtype", AMP.amp_dtype(sorted(self._autocast_dtypes), md), "low-precision dtype in use")
+        dt = AMP.amp_dtype(sorted(self._autocast_dtypes), md)
+        add("amp", "amp_dtype", dt, "no low-precision dtype in use" if dt == "float32" else f"{dt} in use")
         add("amp", "grad_scaler_used", bool(self._scaler_used),
             "GradScaler.step wraps the optimizer step" if self._scaler_used else "no GradScaler")
         if self._scaler_used:

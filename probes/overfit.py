@@ -148,7 +148,7 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
     ``steps // 2`` steps (a fit that stopped early counts its last loss for the remaining steps),
     true over shuffled. True when the true targets are fitted clearly faster (< 0.5x), False when
     not (>= 0.7x: the labels carry nothing a model can read from the inputs); None in between, when
-    neither fit made progress, or when the batch's targets are all equal. None when the copy cannot
+    the true labels could not be fitted (``fits`` not True), or when the batch's targets are all equal. None when the copy cannot
     be made.
     """
     import torch
@@ -215,7 +215,9 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
 
     a_true, a_shuf = auc(true_losses), auc(shuf)
     progress = (first - min(true_losses[min(half, len(true_losses)) - 1], shuf[-1])) / abs(first) if first else 0.0
-    if math.isfinite(a_true) and math.isfinite(a_shuf) and progress > 0.2 and a_shuf > 0:
+    # only a copy that can fit the true labels says anything about them: when it cannot (lr too
+    # low, double softmax, ...) both fits crawl and their ratio means nothing
+    if fits and math.isfinite(a_true) and math.isfinite(a_shuf) and progress > 0.2 and a_shuf > 0:
         r = a_true / a_shuf
         result["auc_ratio"] = r
         result["labels_match_inputs"] = True if r < 0.5 else (False if r >= 0.7 else None)

@@ -19,6 +19,7 @@ F = torch.nn.functional
 
 import traindx.probes as tp  # noqa: E402
 from traindx.probes import monitor as monitor_mod  # noqa: E402
+from traindx.probes.timing import LoaderTap  # noqa: E402
 
 KB = Path(__file__).resolve().parents[1] / "kb"
 FACTS = {f["id"]: f for f in yaml.safe_load((KB / "facts.yaml").read_text())["facts"]}
@@ -735,3 +736,62 @@ def test_schedule_is_stated():
     g = monitor_mod.SCHEDULE["grads"]
     assert g(0) and g(g.first - 1) and g(g.every * 4) and not g(g.every * 4 + 1)
     assert monitor_mod.ARM_STEPS > 0
+
+
+# --------------------------------------------------------------------------- the device (CUDA) read path
+class DeferringMonitor(monitor_mod.Monitor):
+    """Reads every value the way it does on CUDA -- deferred, one batch per flush -- on CPU tensors."""
+
+    def _defer(self, cb, t):
+        self._deferred.append((cb, t))
+
+
+def test_deferred_reads_give_the_same_facts():
+    torch.manual_seed(0)
+    ds = blobs(n=256)
+
+    def run(cls):
+        torch.manual_seed(0)
+        m = mlp()
+        opt = sgd(m)
+        mon = cls(m, opt, level="cheap")
+        if cls is DeferringMonitor:
+            mon._set_device("xpu")        # not the CPU: loss values are deferred too
+        with mon:
+            for x, y in LoaderTap(torch.utils.data.DataLoader(ds, batch_size=16), mon, phase="train"):
+                out = m(x)
+                loss = F.cross_entropy(out, y)
+                mon.on_loss(loss, outputs=out, targets=y, loss_name="cross_entropy")
+                loss.backward()
+                opt.step()
+                opt.zero_grad()
+        assert not mon._deferred or cls is DeferringMonitor
+        return {f.fact: f.value for f in mon.findings()}, mon
+
+    direct, _ = run(monitor_mod.Monitor)
+    deferred, mon = run(DeferringMonitor)
+    assert not mon._deferred                       # findings() resolved everything
+    for fact in ("initial_loss", "current_loss", "loss_trend", "train_accuracy", "grad_accumulates",
+                 "output_range_max", "num_classes", "update_ratio"):
+        assert deferred[fact] == direct[fact], fact
+    check_vocabulary(mon.findings())
+
+
+def test_deferred_reads_find_the_first_nan_step():
+    torch.manual_seed(0)
+    m = mlp()
+    opt = sgd(m)
+    mon = DeferringMonitor(m, opt)
+    mon._set_device("xpu")
+    with mon:
+        for i, (x, y) in enumerate(torch.utils.data.DataLoader(NaNAt(blobs(), bad=16 * 3 + 2), batch_size=16)):
+            mon.on_batch(x, y, phase="train")
+            out = m(x)
+            loss = F.cross_entropy(out, y)
+            mon.on_loss(loss, outputs=out, targets=y, loss_name="cross_entropy")
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+    facts = {f.fact: f.value for f in mon.findings()}
+    assert facts["nan_first_step"] == 3
+    assert facts["loss_has_nonfinite"] is True and facts["grads_have_nan"] is True
