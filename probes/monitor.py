@@ -640,20 +640,29 @@ class Monitor:
                 pass
         return None
 
-    def _resolve_tentative(self):
+    def _resolve_tentative(self, final=True):
         """Losses computed with grad since the last step: one followed by a backward pass (before
-        the next loss) trained; one that no backward followed was validation."""
+        the next loss) trained; one that no backward followed was validation. ``final=False`` (a
+        look mid-run) leaves the latest loss pending while no backward has followed it yet."""
         recs, self._tentative = self._tentative, []
         if not recs:
             return
         for i, rec in enumerate(recs):
             if rec.phase != "tentative":
                 continue
-            nxt = recs[i + 1].bwd if i + 1 < len(recs) else self._bwd_count
+            last = i + 1 == len(recs)
+            nxt = self._bwd_count if last else recs[i + 1].bwd
             if self._sentinel_param is None:   # no backward counter yet (first step): the last trains
-                rec.phase = "train" if i == len(recs) - 1 or rec.training is not False else "val"
+                if not final and last:
+                    self._tentative.append(rec)
+                    continue
+                rec.phase = "train" if last or rec.training is not False else "val"
+            elif nxt > rec.bwd:
+                rec.phase = "train"
+            elif not final and last:
+                self._tentative.append(rec)    # its backward may still come
             else:
-                rec.phase = "train" if nxt > rec.bwd else "val"
+                rec.phase = "val"
 
     def _pre_forward(self, module, args, kwargs):
         if self._busy:
@@ -1060,13 +1069,18 @@ class Monitor:
     # ------------------------------------------------------------------ results
     def findings(self) -> list[Finding]:
         """The facts so far, each with source ``probe:<id>`` and a one-line detail."""
+        # while attached this is a look mid-run: nothing is closed that the run may still extend
+        final = not self._attached
         self._flush()
-        self._resolve_tentative()          # no step followed: the backward passes decide
-        self._process_queue_final()
+        self._resolve_tentative(final)     # no step followed: the backward passes decide
+        if final:
+            self._process_queue_final()
+            if self._val_run is not None:
+                self._close_val_epoch()
+        else:
+            self._process_queue()
         if self._overfit_pending and not self._overfit_done:
             self._run_overfit()            # armed too late in the run for a step to run it
-        if self._val_run is not None:
-            self._close_val_epoch()
         out: list[Finding] = []
 
         def add(src, fact, value, detail, **extra):
@@ -1219,15 +1233,20 @@ class Monitor:
             add("train_val_gap", "train_accuracy", acc,
                 f"training accuracy {acc * 100:.1f}% over {len(recent)} sampled batches from step {recent[0][0]}"
                 if acc is not None else "")
-        if self._val_epochs:
-            last = self._val_epochs[-1]
+        epochs = list(self._val_epochs)
+        if self._val_run is not None and self._val_run["n"]:
+            run = self._val_run                # an evaluation still open (a look mid-run): as far as seen
+            epochs.append({"step": run["step"], "loss": run["sum"] / run["n"], "batches": run["n"],
+                           "accuracy": L.accuracy(run["correct"], run["counted"]), "train_loss": None})
+        if epochs:
+            last = epochs[-1]
             add("train_val_gap", "val_loss", last["loss"], f"validation loss {last['loss']:.4g} at step {last['step']} "
-                f"({len(self._val_epochs)} evaluation(s))")
+                f"({len(epochs)} evaluation(s))")
             if last["accuracy"] is not None:
                 add("train_val_gap", "val_accuracy", last["accuracy"], f"validation accuracy {last['accuracy'] * 100:.1f}%")
-            vl = [e["loss"] for e in self._val_epochs]
+            vl = [e["loss"] for e in epochs]
             add("train_val_gap", "val_loss_trend", L.val_loss_trend(vl), f"validation loss over {len(vl)} evaluations")
-            b = L.best_val_fraction([(e["step"], e["loss"]) for e in self._val_epochs], self.steps)
+            b = L.best_val_fraction([(e["step"], e["loss"]) for e in epochs], self.steps)
             add("train_val_gap", "best_val_fraction", b, f"best validation loss at {b * 100:.0f}% of the run" if b is not None else "")
         for phase, fact in (("train", "model_mode_in_training"), ("val", "model_mode_in_validation")):
             t, e = self._mode[phase]

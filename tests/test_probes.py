@@ -795,3 +795,46 @@ def test_deferred_reads_find_the_first_nan_step():
     facts = {f.fact: f.value for f in mon.findings()}
     assert facts["nan_first_step"] == 3
     assert facts["loss_has_nonfinite"] is True and facts["grads_have_nan"] is True
+
+
+def test_findings_mid_run_do_not_disturb_the_run():
+    """The runner asks for findings while attached, even between a loss and its backward."""
+    torch.manual_seed(0)
+    m = mlp()
+    opt = sgd(m)
+    ds = blobs(n=128)
+    with tp.watch(m, opt, val_loader=None) as w:
+        for epoch in range(2):
+            for x, y in torch.utils.data.DataLoader(ds, batch_size=16):
+                out = m(x)
+                loss = F.cross_entropy(out, y)
+                w.observe(loss, outputs=out, targets=y)
+                w.findings()                       # before backward: the loss must stay a training loss
+                loss.backward()
+                opt.step()
+                opt.zero_grad()
+            with torch.no_grad():
+                for i, (x, y) in enumerate(torch.utils.data.DataLoader(ds, batch_size=64)):
+                    w.observe(F.cross_entropy(m(x), y), outputs=m(x), targets=y)
+                    if i == 0:
+                        mid = {f.fact: f.value for f in w.findings()}   # mid-evaluation: provisional
+                        assert "val_loss" in mid
+    s = w.summary()
+    assert len(s["train_loss"]["value"]) == s["steps"] == 16
+    facts = {f.fact: f.value for f in w.findings()}
+    assert len(w.summary()["val"]) == 2                   # two whole evaluations, not split
+    assert "val_loss" in facts
+
+
+def test_widening_train_val_gap_arms():
+    mon = tp.Monitor(num_classes=4)
+    w = torch.ones((), requires_grad=True)
+    train, val = 1.0, 1.0
+    for epoch in range(6):
+        for _ in range(10):
+            train *= 0.9
+            mon.on_loss(w * train, phase="train")
+        val += 0.1 * epoch
+        mon.on_loss(torch.tensor(val), phase="val")
+    mon.findings()
+    assert any(r.startswith("gap") for _, r in mon.summary()["armed"])
