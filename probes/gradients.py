@@ -149,13 +149,3 @@ def zero_grad_called(carried: Sequence[bool]) -> bool | None:
     """True when gradients were cleared (None or all zero) before the first backward of most steps."""
     acc = grad_accumulates(carried)
     return None if acc is None else not acc
-
-
-def growing_without_reset(series: Sequence[float]) -> bool | None:
-    """Fallback accumulation signal when no loss is observed: the total norm rises at almost every
-    step over at least 6 steps and ends 3x above its start (a gradient sum that is never reset)."""
-    s = finite(series)
-    if len(s) < 6:
-        return None
-    ups = sum(1 for a, b in zip(s, s[1:]) if b > a)
-    return ups >= 0.8 * (len(s) - 1) and s[-1] > 3 * s[0]

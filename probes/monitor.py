@@ -268,14 +268,6 @@ class Monitor:
         if self._busy:
             return
         changed = False
-        if model is not None and model is not self.model:
-            self._unhook_model()
-            self.model = model
-            changed = True
-            if self._attached:
-                self._hook_model()
-            if self._init is None and self.steps == 0 and not self._optimizer_has_state():
-                self._read_init()
         if optimizer is not None and optimizer is not self.optimizer:
             self._unhook_optimizer()
             self.optimizer = optimizer
@@ -284,6 +276,15 @@ class Monitor:
                 self._initial_lr = MC.learning_rate(optimizer)
             if self._attached:
                 self._hook_optimizer()
+        if model is not None and model is not self.model:
+            self._unhook_model()
+            self.model = model
+            changed = True
+            if self._attached:
+                self._hook_model()
+            # initial weights: only while no optimizer step has touched them
+            if self._init is None and self.steps == 0 and not self._optimizer_has_state():
+                self._read_init()
         if changed:
             self._refresh_params()
 
@@ -340,8 +341,10 @@ class Monitor:
         U.install_clip_listener(self._on_clip)
         AMP.install_scaler_listener(self)
         self._listening = True
-        if self.level == "full":
+        if self.level == "full" and not self._arm_events:
             self.arm("level=full")
+        elif self.armed and self.model is not None and self._act is None:
+            self._act = A.ActivationHooks(self.model)
         return self
 
     def detach(self):

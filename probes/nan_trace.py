@@ -14,7 +14,10 @@ from __future__ import annotations
 import contextlib
 import math
 
-from .data import inputs_have_nan, preserved_rng, tensors_in  # noqa: F401 - re-exported quantity
+from .data import inputs_have_nan, preserved_rng, tensors_in
+
+__all__ = ["nonfinite", "inputs_have_nan", "output_range_max", "label_range", "params_finite",
+           "first_nonfinite_module"]
 
 
 def nonfinite(t) -> bool:

@@ -13,7 +13,6 @@ wait, and the mean iteration time gives the denominator.
 from __future__ import annotations
 
 import time
-from statistics import median
 from typing import Sequence
 
 from .losses import trend
@@ -55,11 +54,6 @@ def gpu_utilization(samples: Sequence[float]) -> float | None:
     """Average of the utilisation samples taken while training."""
     s = [v for v in samples if v is not None]
     return float(sum(s) / len(s)) if s else None
-
-
-def median_step_time(step_times: Sequence[float]) -> float | None:
-    """Median seconds per optimizer step."""
-    return float(median(step_times)) if step_times else None
 
 
 def split_batch(batch):
