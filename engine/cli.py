@@ -566,5 +566,14 @@ def kb_graph(symptom, fmt, kb_dirs):
     click.echo(export(g, fmt), nl=False)
 
 
+# ---------------------------------------------------------------------------------- mcp
+@main.command()
+@click.option("--kb", "kb_dirs", multiple=True, type=click.Path(), help="Add a folder of YAML knowledge (repeatable).")
+def mcp(kb_dirs):
+    """Serve the engine to coding agents over MCP (stdio)."""
+    from .mcp_server import serve
+    serve(list(kb_dirs))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
