@@ -256,6 +256,7 @@ class Monitor:
         self._act_order: list[str] = []
         # init
         self._init = None
+        self._errors: list[str] = []
         self._deferred: list = []
         self._flush_every = 16
         self._device_known = False
@@ -273,7 +274,10 @@ class Monitor:
             self.optimizer = optimizer
             changed = True
             if self._initial_lr is None:
-                self._initial_lr = MC.learning_rate(optimizer)
+                try:
+                    self._initial_lr = MC.learning_rate(optimizer)
+                except Exception:
+                    pass
             if self._attached:
                 self._hook_optimizer()
         if model is not None and model is not self.model:
@@ -292,6 +296,12 @@ class Monitor:
         return self.optimizer is not None and len(self.optimizer.state) > 0
 
     def _refresh_params(self):
+        try:
+            self._refresh_params_()
+        except Exception:      # an optimizer without param_groups, a model without parameters()
+            pass
+
+    def _refresh_params_(self):
         self._names = G.param_names(self.model, self.optimizer)
         seen = set()
         tracked = []
@@ -374,7 +384,7 @@ class Monitor:
         return False
 
     def _hook_model(self):
-        if self.model is None or self._model_handles:
+        if self.model is None or self._model_handles or not hasattr(self.model, "register_forward_pre_hook"):
             return
         self._model_handles = [self.model.register_forward_pre_hook(self._pre_forward, with_kwargs=True)]
         if self.armed and self._act is None:
@@ -387,8 +397,8 @@ class Monitor:
         self._drop_activation_hooks(collect=True)
 
     def _hook_optimizer(self):
-        if self.optimizer is None or self._opt_handles:
-            return
+        if self.optimizer is None or self._opt_handles or not hasattr(self.optimizer, "register_step_pre_hook"):
+            return      # not a torch.optim.Optimizer: no step hooks (no steps counted)
         self._opt_handles = [self.optimizer.register_step_pre_hook(self._pre_step),
                              self.optimizer.register_step_post_hook(self._post_step)]
 
@@ -396,6 +406,12 @@ class Monitor:
         for h in self._opt_handles:
             h.remove()
         self._opt_handles = []
+
+    def _note(self, where, e):
+        """Remember a probe's own fault (shown in ``summary()["errors"]``), at most 20 of them."""
+        msg = f"{where}: {type(e).__name__}: {e}"[:200]
+        if msg not in self._errors and len(self._errors) < 20:
+            self._errors.append(msg)
 
     # ------------------------------------------------------------------ arming
     @property
@@ -492,8 +508,8 @@ class Monitor:
                     self._observe_inputs(inputs)
                 if targets is not None and self._sched("labels", i):
                     self._observe_labels(targets)
-        except Exception:  # a probe never breaks the user's run
-            pass
+        except Exception as e:  # a probe never breaks the user's run
+            self._note("on_batch", e)
 
     def on_data_wait(self, seconds: float, *, synced=None, phase=None):
         """Seconds blocked in the loader's ``__next__`` for one batch (``synced``: timed after a
@@ -532,8 +548,8 @@ class Monitor:
             return
         try:
             self._on_loss(loss, phase, outputs, targets, loss_name, loss_fn)
-        except Exception:  # a probe never breaks the user's run
-            pass
+        except Exception as e:  # a probe never breaks the user's run
+            self._note("on_loss", e)
 
     def _on_loss(self, loss, phase, outputs, targets, loss_name, loss_fn):
         torch = self._torch
@@ -697,8 +713,8 @@ class Monitor:
             return None
         try:
             self._on_pre_step(optimizer)
-        except Exception:
-            pass
+        except Exception as e:
+            self._note("step pre-hook", e)
         return None
 
     def _on_pre_step(self, optimizer):
@@ -775,8 +791,8 @@ class Monitor:
             return None
         try:
             self._on_post_step()
-        except Exception:
-            pass
+        except Exception as e:
+            self._note("step post-hook", e)
         return None
 
     def _on_post_step(self):
@@ -1091,17 +1107,14 @@ class Monitor:
                 return
             out.append(Finding(fact, value, f"probe:{src}", detail, extra))
 
-        self._findings_grads(add)
-        self._findings_losses(add)
-        self._findings_nan(add)
-        self._findings_timing(add)
-        self._findings_metrics(add)
-        self._findings_data(add)
-        self._findings_config(add)
-        self._findings_updates(add)
-        self._findings_activations(add)
-        self._findings_amp(add)
-        self._findings_overfit(add)
+        for section in (self._findings_grads, self._findings_losses, self._findings_nan, self._findings_timing,
+                        self._findings_metrics, self._findings_data, self._findings_config,
+                        self._findings_updates, self._findings_activations, self._findings_amp,
+                        self._findings_overfit):
+            try:
+                section(add)
+            except Exception as e:   # one probe's fault never costs the others' evidence
+                self._note(section.__name__, e)
         return out
 
     def _process_queue_final(self):
@@ -1442,4 +1455,5 @@ class Monitor:
             "overfit": dict(self._overfit) if self._overfit else None,
             "nan": dict(self._nan_info) if self._nan_info else None,
             "schedule": {k: [v.first, v.every] for k, v in SCHEDULE.items()},
+            "errors": list(self._errors),
         }

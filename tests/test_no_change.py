@@ -202,6 +202,7 @@ def test_armed_watch_changes_nothing(kind, optim):
     _equal(bare, watched)
     assert_clean(model, opt)
     facts = {f.fact for f in w.findings()}
+    assert not w.summary()["errors"], w.summary()["errors"]
     # the costly probes really ran
     assert {"dead_relu_fraction", "update_ratio", "grad_norm_median", "clip_shrink_ratio"} <= facts
 

@@ -131,6 +131,7 @@ def fit(model, opt, ds, *, epochs=1, batch=16, crit=None, zero_grad=True, shuffl
             before_findings(w)
     findings = w.findings()
     check_vocabulary(findings)
+    assert not w.summary()["errors"], w.summary()["errors"]
     return {f.fact: f.value for f in findings}, findings, w
 
 
