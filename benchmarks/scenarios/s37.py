@@ -41,8 +41,8 @@ class Forecaster(nn.Module):
 
 
 def main():
-    train_dl = DataLoader(SineWindows(3000, seed=0), batch_size=64, shuffle=True)
-    val_ds = SineWindows(500, seed=1)
+    train_dl = DataLoader(SineWindows(2000, seed=0), batch_size=64, shuffle=True)
+    val_ds = SineWindows(300, seed=1)
     model = Forecaster()
     optimizer = torch.optim.RMSprop(model.parameters(), lr=0.1)
     loss_fn = nn.MSELoss()

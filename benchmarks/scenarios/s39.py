@@ -36,7 +36,7 @@ class Net(nn.Module):
 
 
 x_tr, y_tr = textures(600)
-x_va, y_va = textures(400)
+x_va, y_va = textures(200)
 loader = DataLoader(TensorDataset(x_tr, y_tr), batch_size=2, shuffle=True)
 model = Net()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)

@@ -35,7 +35,7 @@ criterion = nn.CrossEntropyLoss()
 with open("metrics.csv", "w", newline="") as f:
     w = csv.writer(f)
     w.writerow(["epoch", "train_loss", "val_loss", "accuracy", "val_accuracy"])
-    for epoch in range(20):
+    for epoch in range(15):
         model.train()
         tot, hit, n = 0.0, 0, 0
         for xb, yb in train_loader:
