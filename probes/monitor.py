@@ -179,6 +179,7 @@ class Monitor:
         self._update_steps: list[float] = []
         self._lr_changes: list[tuple[int, float]] = []
         self._initial_lr = None
+        self._sched_steps = 0
         self._clip_max = None
         self._clip_max_raw = None
         self._clip_calls = 0
@@ -349,6 +350,7 @@ class Monitor:
         if self._sentinel_param is not None and self._grad_hook is None:
             self._grad_hook = self._sentinel_param.register_hook(self._sentinel_grad_hook)
         U.install_clip_listener(self._on_clip)
+        U.install_scheduler_listener(self._on_scheduler_step)
         AMP.install_scaler_listener(self)
         self._listening = True
         if self.level == "full" and not self._arm_events:
@@ -371,6 +373,7 @@ class Monitor:
             self._grad_hook = None
         if self._listening:
             U.uninstall_clip_listener(self._on_clip)
+            U.uninstall_scheduler_listener(self._on_scheduler_step)
             AMP.uninstall_scaler_listener(self)
             self._listening = False
         self._attached = False
@@ -746,6 +749,15 @@ class Monitor:
             if v is not None:
                 self._gpu_util.append(v)
 
+    def _opt_param_names(self):
+        if self.optimizer is None:
+            return None
+        try:
+            ids = {id(p) for g in self.optimizer.param_groups for p in g["params"]}
+        except Exception:
+            return None
+        return {n for n, p in self._tracked if id(p) in ids}
+
     def _sample_grads(self, step):
         names, grads = [], []
         for n, p in self._tracked:
@@ -775,7 +787,10 @@ class Monitor:
         self._grad_series.append(total)
         self._grad_series_steps.append(step)
         if self._sentinel is None:
-            self._sentinel = G.pick_sentinel(norms, self._numel)
+            # the watched .grad belongs to a parameter the optimizer steps (and so zero_grad clears)
+            held = self._opt_param_names()
+            cand = {n: v for n, v in norms.items() if held is None or n in held}
+            self._sentinel = G.pick_sentinel(cand, self._numel)
             if self._sentinel is not None:
                 self._sentinel_param = next(p for n, p in self._tracked if n == self._sentinel)
                 if self._attached and self._grad_hook is None:
@@ -831,6 +846,13 @@ class Monitor:
         st = self.steps
         if self._clip_max is not None and (_due(_GRADS, st) or st < self._armed_until or self.level == "full"):
             self._clip_pending = (total, self._clip_max)     # computed under no_grad: no graph
+
+    def _on_scheduler_step(self, scheduler):
+        if self._busy:
+            return
+        opt = getattr(scheduler, "optimizer", None)
+        if self.optimizer is None or opt is self.optimizer:
+            self._sched_steps += 1
 
     def scaler_step_begin(self, scaler, optimizer):
         if self._busy or (self.optimizer is not None and optimizer is not self.optimizer):
@@ -1129,7 +1151,10 @@ class Monitor:
             add("grad_flow", "frozen_params", fr,
                 f"{len(fr)} parameter(s) with requires_grad=False" + (f": {', '.join(fr[:5])}" if fr else ""))
         if self._grad_samples:
-            trainable = [n for n, p in self._tracked if p.requires_grad]
+            # the model's parameters (an optimizer-only parameter without a gradient is the
+            # wrong-instance case, which params_not_in_optimizer reports)
+            model_ids = {id(p) for p in self.model.parameters()} if self.model is not None else None
+            trainable = [n for n, p in self._tracked if p.requires_grad and (model_ids is None or id(p) in model_ids)]
             nog = G.params_without_grad(trainable, self._ever_grad)
             add("grad_flow", "params_without_grad", nog,
                 (f"{len(nog)} trainable parameter(s) never received a gradient in {self._grad_samples} sampled steps: "
@@ -1378,9 +1403,14 @@ class Monitor:
             add("lr_trace", "lr_collapse_fraction", cf,
                 "the lr never fell below 1% of its peak" if cf == 1.0 else
                 f"the lr fell below 1% of its peak after {cf * 100:.0f}% of the run" if cf is not None else "")
-            pb = U.scheduler_step_per_batch(ch, self.steps)
-            add("lr_trace", "scheduler_step_per_batch", pb,
-                f"the lr changed at {len(ch) - 1} of {self.steps} steps")
+            pb = U.scheduler_steps_per_batch(self._sched_steps, self.steps)
+            if pb is not None:
+                add("lr_trace", "scheduler_step_per_batch", pb,
+                    f"scheduler.step() ran {self._sched_steps} times in {self.steps} optimizer steps")
+            elif not self._sched_steps:
+                pb = U.scheduler_step_per_batch(ch, self.steps)
+                add("lr_trace", "scheduler_step_per_batch", pb,
+                    f"no scheduler seen; the lr changed at {len(ch) - 1} of {self.steps} steps")
         if self._clip_calls and self._clip_max is not None:
             add("clipping", "clip_max_norm", self._clip_max, f"clip_grad_norm_(max_norm={self._clip_max:g})")
             sr = U.clip_shrink_ratio(self._clip_shrinks)

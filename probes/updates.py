@@ -187,3 +187,81 @@ def uninstall_clip_listener(fn) -> None:
             orig = _CLIP_SAVED.pop(mod)
             if getattr(mod, "clip_grad_norm_", None) is wrapper:
                 mod.clip_grad_norm_ = orig
+
+
+# --------------------------------------------------------------------------- scheduler steps
+_SCHED_LISTENERS: list = []
+_SCHED_SAVED: dict = {}
+_TLS = threading.local()
+
+
+def _scheduler_classes():
+    from torch.optim import lr_scheduler as S
+
+    base = S.LRScheduler
+    out = []
+    for name in dir(S):
+        c = getattr(S, name)
+        if isinstance(c, type) and issubclass(c, base) and "step" in c.__dict__:
+            out.append(c)
+    return out
+
+
+def _wrap_sched_step(original):
+    @functools.wraps(original)
+    def step(self, *args, **kwargs):
+        depth = getattr(_TLS, "depth", 0)
+        _TLS.depth = depth + 1
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            _TLS.depth = depth
+            if depth == 0:          # SequentialLR / ChainedScheduler stepping their children: once
+                for fn in list(_SCHED_LISTENERS):
+                    try:
+                        fn(self)
+                    except Exception:
+                        pass
+
+    step.__traindx_wrapper__ = True
+    return step
+
+
+def install_scheduler_listener(fn) -> None:
+    """Call ``fn(scheduler)`` after every (outermost) ``LRScheduler.step()`` while installed: the
+    ``step`` of every scheduler class that defines one is wrapped; the originals come back when the
+    last listener is removed."""
+    with _LOCK:
+        if not _SCHED_LISTENERS:
+            for cls in _scheduler_classes():
+                orig = cls.__dict__["step"]
+                wrapper = _wrap_sched_step(orig)
+                _SCHED_SAVED[cls] = (orig, wrapper)
+                cls.step = wrapper
+        _SCHED_LISTENERS.append(fn)
+
+
+def uninstall_scheduler_listener(fn) -> None:
+    """Remove ``fn``; the last removal restores every scheduler class's ``step``."""
+    with _LOCK:
+        if fn in _SCHED_LISTENERS:
+            _SCHED_LISTENERS.remove(fn)
+        if _SCHED_LISTENERS:
+            return
+        for cls, (orig, wrapper) in list(_SCHED_SAVED.items()):
+            if cls.__dict__.get("step") is wrapper:
+                cls.step = orig
+        _SCHED_SAVED.clear()
+
+
+def scheduler_steps_per_batch(scheduler_steps: int, optimizer_steps: int) -> bool | None:
+    """``scheduler.step()`` runs about once per optimizer step (True) or far less often (False);
+    None before 8 optimizer steps or with no scheduler call seen."""
+    if optimizer_steps < 8 or scheduler_steps <= 0:
+        return None
+    r = scheduler_steps / optimizer_steps
+    if r >= 0.5:
+        return True
+    if r <= 0.25:
+        return False
+    return None

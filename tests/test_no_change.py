@@ -35,6 +35,8 @@ ORIG_CLIP_MOD = torch.nn.utils.clip_grad.clip_grad_norm_
 GradScaler = torch.amp.GradScaler
 ORIG_SCALER_STEP = GradScaler.__dict__["step"]
 ORIG_SCALER_UPDATE = GradScaler.__dict__["update"]
+ORIG_SCHED_STEPS = {c: c.__dict__["step"] for c in vars(torch.optim.lr_scheduler).values()
+                    if isinstance(c, type) and issubclass(c, torch.optim.lr_scheduler.LRScheduler) and "step" in c.__dict__}
 
 
 class MLP(nn.Module):
@@ -191,6 +193,8 @@ def assert_clean(model, opt):
     assert torch.nn.utils.clip_grad.clip_grad_norm_ is ORIG_CLIP_MOD
     assert GradScaler.__dict__["step"] is ORIG_SCALER_STEP
     assert GradScaler.__dict__["update"] is ORIG_SCALER_UPDATE
+    for cls, step in ORIG_SCHED_STEPS.items():
+        assert cls.__dict__["step"] is step, f"{cls.__name__}.step left wrapped"
     assert not torch.nn.modules.module._global_forward_hooks
     assert not torch.nn.modules.module._global_forward_pre_hooks
 

@@ -278,6 +278,28 @@ def test_scheduler_stepped_per_batch_collapses_lr():
     assert facts["learning_rate"] == 0.1
 
 
+def test_step_lr_stepped_per_batch_is_seen_even_when_the_lr_rarely_changes():
+    torch.manual_seed(0)
+    m = mlp()
+    opt = sgd(m, lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=5, gamma=0.1)   # meant per epoch
+    facts, *_ = fit(m, opt, blobs(n=512), sched=sched, sched_per_batch=True)
+    assert facts["scheduler_step_per_batch"] is True
+    assert facts["lr_collapse_fraction"] < 0.5
+
+
+def test_wrong_model_instance_in_optimizer():
+    """The optimizer holds an older model's parameters: evidence points there, not at zero_grad."""
+    torch.manual_seed(0)
+    old, m = mlp(), mlp()
+    opt = sgd(old)
+    facts, *_ = fit(m, opt, blobs())
+    assert facts["params_not_in_optimizer"] == [n for n, _ in m.named_parameters()]
+    assert facts["params_without_grad"] == []          # the model's own parameters do get gradients
+    assert "zero_grad_called" not in facts             # no optimizer parameter ever had a gradient
+    assert facts["update_ratio"] == 0.0                # the model never moves
+
+
 def test_scheduler_per_epoch_is_not_per_batch():
     torch.manual_seed(0)
     m = mlp()
