@@ -20,7 +20,7 @@ val_x, val_y = torch.from_numpy(X[2400:]), torch.from_numpy(Y[2400:])
 loader = DataLoader(train_ds, batch_size=48, shuffle=True)
 
 model = nn.Sequential(nn.Linear(D, 96), nn.ReLU(), nn.Linear(96, 96), nn.ReLU(), nn.Linear(96, C))
-optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.02, momentum=0.9, weight_decay=1e-4)
 scheduler = StepLR(optimizer, step_size=30, gamma=0.1)
 criterion = nn.CrossEntropyLoss()
 
