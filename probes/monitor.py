@@ -177,6 +177,7 @@ class Monitor:
         # updates, lr, clipping
         self._snapshot = None
         self._update_steps: list[float] = []
+        self._update_max: list[float] = []
         self._lr_changes: list[tuple[int, float]] = []
         self._initial_lr = None
         self._sched_steps = 0
@@ -814,9 +815,12 @@ class Monitor:
         if self._snapshot is not None:
             params, before = self._snapshot
             self._snapshot = None
-            r = U.step_update_ratio(U.update_ratios(params, before))
+            ratios = U.update_ratios(params, before)
+            r = U.step_update_ratio(ratios)
             if r is not None:
                 self._update_steps.append(r)
+                fin = [x for x in ratios if math.isfinite(x)]
+                self._update_max.append(max(fin))
         self.steps += 1
         self._bwd_since_step = 0
         if self._grad_hook is not None and SCHEDULE["grad_clear"](self.steps):
@@ -1393,8 +1397,11 @@ class Monitor:
 
     def _findings_updates(self, add):
         r = U.update_ratio(self._update_steps)
-        add("update_ratio", "update_ratio", r, f"median |update|/|weight| per step {r:.3g} over layers "
-            f"({len(self._update_steps)} sampled steps; healthy ~1e-3)" if r is not None else "")
+        if r is not None:
+            top = U.update_ratio(self._update_max)
+            add("update_ratio", "update_ratio", r, f"median |update|/|weight| per step {r:.3g} over layers, "
+                f"{top:.3g} for the layer that moves most ({len(self._update_steps)} sampled steps; healthy ~1e-3)",
+                largest_layer=top)
         if self.optimizer is not None and self.steps:
             ch = self._lr_changes
             add("lr_trace", "lr_final_ratio", U.lr_final_ratio(ch),
