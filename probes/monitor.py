@@ -10,10 +10,12 @@ model_config, updates, activations, amp, overfit); this module only schedules th
 What it registers while attached (all removed by :meth:`Monitor.detach`, on errors too):
 
 * optimizer step pre/post hooks (``register_step_pre_hook`` / ``register_step_post_hook``);
-* one forward pre-hook and one forward hook on the root model (inputs, train/eval mode, autocast);
-* one tensor hook on one small parameter (it counts backward passes and sees whether ``.grad``
-  was cleared before the first backward of a step);
-* wrappers around ``torch.nn.utils.clip_grad_norm_`` and ``torch.amp.GradScaler.step/update``;
+* one forward pre-hook on the root model (its inputs, train/eval mode, autocast state);
+* one tensor hook on one small parameter the optimizer steps (it counts backward passes and sees
+  whether ``.grad`` was cleared before the first backward of a step);
+* wrappers around ``torch.nn.utils.clip_grad_norm_``, ``torch.amp.GradScaler.step/update`` and the
+  ``step`` of the ``torch.optim.lr_scheduler`` classes (process-wide, shared by all attached
+  monitors, the originals put back when the last one detaches);
 * only while armed: forward hooks on activation and Linear/Conv modules.
 
 It never writes ``.grad``, parameters, buffers or optimizer state, and draws no random numbers in the
@@ -26,8 +28,9 @@ quantity                    cheap (always)                       armed (costly)
 ==========================  ===================================  ==============================
 loss value, phase, mode     every loss                           every loss
 lr, step time, data wait    every step / every batch             same
+clip, scheduler, scaler     every call (norms read with grads)   same
 per-parameter grad norms    first 10, every 25                   every step
-.grad cleared before bwd    steps 1-5, every 50 (one tensor hook)  same
+.grad cleared before bwd    steps 1-5, every 50                  same
 update ratio |dw|/|w|       first 4, every 50                    every 5
 output range                first 10 train losses, every 50      every loss
 training accuracy           first 10 train losses, every 10      every loss
@@ -178,7 +181,8 @@ class Monitor:
         self._snapshot = None
         self._update_steps: list[float] = []
         self._update_max: list[float] = []
-        self._lr_changes: list[tuple[int, float]] = []
+        self._lr_changes: list[tuple[int, float]] = []   # (step, lr) at each change, thinned past 20k
+        self._lr_n_changes = 0
         self._initial_lr = None
         self._sched_steps = 0
         self._clip_max = None
@@ -223,9 +227,9 @@ class Monitor:
         self._loaders: dict[str, object] = {}
         self._overlap = None
         # timing
-        self._waits: list[float] = []
-        self._synced_waits: list[float] = []
-        self._intervals: list[float] = []
+        self._waits = array("d")
+        self._synced_waits = array("d")
+        self._intervals = array("d")
         self._last_wait_t = None
         self._val_since_wait = False
         self._step_times = array("d")
@@ -731,6 +735,10 @@ class Monitor:
         lr = U.current_lr(optimizer)
         if lr is not None and (not self._lr_changes or self._lr_changes[-1][1] != lr):
             self._lr_changes.append((step, lr))
+            self._lr_n_changes += 1
+            if len(self._lr_changes) > 20000:   # a per-step schedule on a long run: keep its shape
+                ch = self._lr_changes
+                self._lr_changes = ch[:1] + ch[1:-1:2] + ch[-1:]
         # losses seen since the last step: backward ran through them -> train, else validation
         if self._tentative:
             self._resolve_tentative()
@@ -1415,9 +1423,10 @@ class Monitor:
                 add("lr_trace", "scheduler_step_per_batch", pb,
                     f"scheduler.step() ran {self._sched_steps} times in {self.steps} optimizer steps")
             elif not self._sched_steps:
-                pb = U.scheduler_step_per_batch(ch, self.steps)
+                n = self._lr_n_changes - 1
+                pb = None if self.steps < 8 or not ch else (n >= 4 and n >= 0.5 * (self.steps - 1))
                 add("lr_trace", "scheduler_step_per_batch", pb,
-                    f"no scheduler seen; the lr changed at {len(ch) - 1} of {self.steps} steps")
+                    f"no scheduler seen; the lr changed at {n} of {self.steps} steps")
         if self._clip_calls and self._clip_max is not None:
             add("clipping", "clip_max_norm", self._clip_max, f"clip_grad_norm_(max_norm={self._clip_max:g})")
             sr = U.clip_shrink_ratio(self._clip_shrinks)

@@ -108,14 +108,6 @@ def lr_collapse_fraction(lr_changes: Sequence[tuple[int, float]], total_steps: i
     return float(min(1.0, max(0.0, collapse / total_steps)))
 
 
-def scheduler_step_per_batch(lr_changes: Sequence[tuple[int, float]], total_steps: int) -> bool | None:
-    """The LR changes at most optimizer steps (a scheduler stepped every batch). Needs 8 steps."""
-    if total_steps < 8 or not lr_changes:
-        return None
-    changes = len(lr_changes) - 1
-    return changes >= 4 and changes >= 0.5 * (total_steps - 1)
-
-
 # --------------------------------------------------------------------------- clipping
 def clip_shrink(total_norm: float, max_norm: float) -> float | None:
     """How much ``clip_grad_norm_`` scaled the gradients: min(1, max_norm / (total + 1e-6))."""
