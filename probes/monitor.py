@@ -51,6 +51,7 @@ on CPU, every step while armed.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from array import array
@@ -116,6 +117,27 @@ ARM_STEPS = 20
 FLAT_AFTER = 50
 #: A loss above this multiple of the running median is a spike.
 SPIKE_FACTOR = 5.0
+
+
+def _own_time(fn):
+    """Time spent in the monitor's own one-off work (overfit probe, NaN replay, findings) is taken
+    out of the step and data-wait intervals it falls into, so it never reads as the user's time."""
+
+    @functools.wraps(fn)
+    def wrapper(self, *args, **kwargs):
+        if self._own_depth:
+            return fn(self, *args, **kwargs)
+        self._own_depth = 1
+        t0 = time.perf_counter()
+        try:
+            return fn(self, *args, **kwargs)
+        finally:
+            dt = time.perf_counter() - t0
+            self._own_wait += dt
+            self._own_step += dt
+            self._own_depth = 0
+
+    return wrapper
 
 
 class _LossRec:
@@ -236,6 +258,9 @@ class Monitor:
         self._last_step_t = None
         self._val_since_step = False
         self._gpu_util: list[float] = []
+        self._own_wait = 0.0
+        self._own_step = 0.0
+        self._own_depth = 0
         self.on_cuda = False
         # forwards
         self._fwd_count = 0
@@ -532,12 +557,13 @@ class Monitor:
             self._last_wait_t = None
             return
         if self._last_wait_t is not None and not self._val_since_wait:
-            self._intervals.append(now - self._last_wait_t)
+            self._intervals.append(max(now - self._last_wait_t - self._own_wait, float(seconds)))
             self._waits.append(float(seconds))
             if synced:
                 self._synced_waits.append(float(seconds))
         self._last_wait_t = now
         self._val_since_wait = False
+        self._own_wait = 0.0
 
     def on_loss(self, loss, *, phase=None, outputs=None, targets=None, loss_name=None, loss_fn=None):
         """The loss before backward.
@@ -729,8 +755,9 @@ class Monitor:
         now = time.perf_counter()
         step = self.steps
         if self._last_step_t is not None and not self._val_since_step:
-            self._step_times.append(now - self._last_step_t)
+            self._step_times.append(max(0.0, now - self._last_step_t - self._own_step))
         self._last_step_t = now
+        self._own_step = 0.0
         self._val_since_step = False
         lr = U.current_lr(optimizer)
         if lr is not None and (not self._lr_changes or self._lr_changes[-1][1] != lr):
@@ -977,6 +1004,7 @@ class Monitor:
         if cc is not None:
             self._defer(lambda v, st=self.steps: self._train_acc.append((st, v[0], v[1])), cc)
 
+    @_own_time
     def _trace_nan(self, outputs, targets):
         """At the first non-finite training loss (read immediately on CPU): inputs, labels, outputs,
         and the first non-finite module from a replay on a model copy."""
@@ -1098,6 +1126,7 @@ class Monitor:
         self._run_overfit()
         return self._overfit
 
+    @_own_time
     def _run_overfit(self):
         self._overfit_pending = False
         if self._overfit_done or self.model is None or self.optimizer is None:
@@ -1120,6 +1149,7 @@ class Monitor:
             self._busy = False
 
     # ------------------------------------------------------------------ results
+    @_own_time
     def findings(self) -> list[Finding]:
         """The facts so far, each with source ``probe:<id>`` and a one-line detail."""
         # while attached this is a look mid-run: nothing is closed that the run may still extend
@@ -1479,9 +1509,9 @@ class Monitor:
         if r.get("labels_match_inputs") is not None:
             add("overfit_batch", "labels_match_inputs", bool(r["labels_match_inputs"]),
                 f"mean loss while fitting the true labels is {r['auc_ratio']:.2f}x that with the labels shuffled"
-                + (" (the labels are learnable from the inputs)" if r["labels_match_inputs"] else
-                   " (the labels carry nothing learnable)"), **extra)
+                + " (the labels are learnable from the inputs)", **extra)
 
+    @_own_time
     def summary(self) -> dict:
         """Plain data for the report and plots: series, arming events, schedules."""
         self._flush()
