@@ -1301,6 +1301,17 @@ class Monitor:
         tr = T.step_time_trend(list(self._step_times))
         add("data_timing", "step_time_trend", tr, f"time per step {tr}")
 
+    def _val_batches_expected(self):
+        loader = self._loaders.get("val")
+        try:
+            if loader is not None:
+                return max(1, len(loader))
+        except TypeError:
+            pass
+        if self._val_epochs:
+            return self._val_epochs[-1]["batches"]
+        return float("inf")
+
     def _findings_metrics(self, add):
         s = L.finite(self._train_vals)
         if s:
@@ -1317,8 +1328,10 @@ class Monitor:
                 f"training accuracy {acc * 100:.1f}% over {len(recent)} sampled batches from step {recent[0][0]}"
                 if acc is not None else "")
         epochs = list(self._val_epochs)
-        if self._val_run is not None and self._val_run["n"]:
-            run = self._val_run                # an evaluation still open (a look mid-run): as far as seen
+        run = self._val_run
+        if run is not None and run["n"] and run["n"] >= self._val_batches_expected():
+            # an evaluation still open at a look mid-run, counted once it has as many batches as
+            # the validation loader (or as the previous evaluation): a partial one would mislead
             epochs.append({"step": run["step"], "loss": run["sum"] / run["n"], "batches": run["n"],
                            "accuracy": L.accuracy(run["correct"], run["counted"]), "train_loss": None})
         if epochs:
