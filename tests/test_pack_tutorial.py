@@ -209,14 +209,28 @@ def replay(tmp_path_factory):
             for argv, expected in commands(body):
                 runs.append(Run(where, snap, argv, expected, None, env))
 
+    # beyond the text: the core alone; the installed packages' files without their distributions;
+    # the installed packs' cases and a diagnosis by the installed pack alone
+    core = base / "core"
+    core.mkdir()
+    installed = next(r for r in runs if r.env)
+    complaint = next(r.argv for r in runs if "answers.yaml" in r.argv and "json" in r.argv)
+    extras = {
+        "core": Run("core", core, ["kb", "check"], [], 0),
+        "bare": Run("bare", installed.cwd, ["kb", "check"], [], 0),
+        "installed test": Run("installed", installed.cwd, ["kb", "test"], [], 0, installed.env),
+        "installed diagnose": Run("installed", installed.cwd, [a for a in complaint if a not in ("--kb", PACK)],
+                                  [], 0, installed.env),
+    }
+
     def execute(r: Run) -> Run:
         p = cli(r.argv, r.cwd, r.env)
         r.rc, r.out = p.returncode, p.stdout + p.stderr
         return r
 
     with ThreadPoolExecutor(max_workers=max(2, min(8, (os.cpu_count() or 2) * 2))) as pool:
-        list(pool.map(execute, runs))
-    return {"ws": ws, "runs": runs, "base": base}
+        list(pool.map(execute, runs + list(extras.values())))
+    return {"ws": ws, "runs": runs, "base": base, "extras": extras}
 
 
 def _find(replay, *words, installed=None) -> Run:
@@ -268,10 +282,10 @@ def _counts(out: str) -> tuple:
 
 
 @pytest.fixture(scope="module")
-def core_counts(tmp_path_factory):
-    p = cli(["kb", "check"], tmp_path_factory.mktemp("core"))
-    assert p.returncode == 0, p.stderr
-    return _counts(p.stdout)
+def core_counts(replay):
+    r = replay["extras"]["core"]
+    assert r.rc == 0, r.out
+    return _counts(r.out)
 
 
 # symptoms, questions, rules, root causes, fixes, reference sheets
@@ -343,21 +357,17 @@ def test_installed_pack_is_found_through_its_entry_point(replay, core_counts):
     explained = _find(replay, "explain", CAUSE, installed=True)
     assert f"{os.sep}lm_padding_pkg{os.sep}root_causes.yaml:3:5" in explained.out
     # the same files without the fake distribution: nothing is found
-    bare = cli(["kb", "check"], r.cwd)
-    assert _counts(bare.stdout) == core_counts
+    bare = replay["extras"]["bare"]
+    assert bare.rc == 0 and _counts(bare.out) == core_counts, bare.out
 
 
-def test_installed_pack_cases_pass_and_its_cause_is_diagnosed(replay, tmp_path):
-    site = Path(_find(replay, "check", installed=True).env["PYTHONPATH"])
-    env = {"PYTHONPATH": str(site)}
-    t = cli(["kb", "test"], tmp_path, env)
-    assert t.returncode == 0 and " 0 failed" in t.stdout, t.stdout + t.stderr
-    (tmp_path / "answers.yaml").write_text((replay["ws"] / "answers.yaml").read_text())
-    complaint = "fine-tuning GPT-2: the loss dropped fast, then plateaued around 1.1; about 55% of the tokens are padding"
-    d = cli(["diagnose", "--complaint", complaint, "--answers", "answers.yaml", "--non-interactive", "--format", "json"],
-            tmp_path, env)
-    assert d.returncode == 0, d.stderr
-    assert json.loads(d.stdout)["root_causes"][0]["id"] == CAUSE
+def test_installed_pack_cases_pass_and_its_cause_is_diagnosed(replay):
+    t = replay["extras"]["installed test"]
+    assert t.rc == 0 and re.search(r"^\d+ passed, 0 failed$", t.out, re.M), t.out
+    d = replay["extras"]["installed diagnose"]
+    assert "--kb" not in d.argv and "--format" in d.argv
+    assert d.rc == 0, d.out
+    assert json.loads(d.out)["root_causes"][0]["id"] == CAUSE
 
 
 # --------------------------------------------------------------------------- the example
