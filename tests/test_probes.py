@@ -6,6 +6,7 @@ the declared type, and its source is a ``probe:*`` entry of kb/sources.yaml that
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from pathlib import Path
@@ -131,7 +132,10 @@ def fit(model, opt, ds, *, epochs=1, batch=16, crit=None, zero_grad=True, shuffl
             before_findings(w)
     findings = w.findings()
     check_vocabulary(findings)
-    assert not w.summary()["errors"], w.summary()["errors"]
+    summary = w.summary()
+    assert not summary["errors"], summary["errors"]
+    json.dumps(summary)                      # plain data all the way down
+    json.dumps([f.to_dict() for f in findings])
     return {f.fact: f.value for f in findings}, findings, w
 
 
