@@ -71,12 +71,54 @@ def regularization(model, optimizer, *, label_smoothing: float | None = None) ->
     return out
 
 
+def hidden_params(model) -> list[tuple[str, object]]:
+    """Trainable tensors the model holds but ``model.parameters()`` does not list: modules or
+    parameters kept in a plain Python list/tuple/dict attribute (instead of ``nn.ModuleList`` /
+    ``ParameterList``), and leaf tensors with ``requires_grad`` kept as plain attributes. Tensors
+    that are also registered elsewhere in the model are left out."""
+    import torch
+    import torch.nn as nn
+
+    if model is None:
+        return []
+    registered = {id(p) for p in model.parameters()}
+    seen = set(registered)
+    out = []
+
+    def take(name, t):
+        if id(t) not in seen and torch.is_tensor(t) and t.requires_grad and t.is_leaf:
+            seen.add(id(t))
+            out.append((name, t))
+
+    for path, m in model.named_modules():
+        prefix = f"{path}." if path else ""
+        for attr, v in vars(m).items():
+            if attr.startswith("_") or isinstance(v, (nn.ModuleList, nn.ModuleDict, nn.ParameterList,
+                                                      nn.ParameterDict)):
+                continue
+            if isinstance(v, (list, tuple)):
+                items = [(f"{attr}[{i}]", x) for i, x in enumerate(v)]
+            elif isinstance(v, dict):
+                items = [(f"{attr}[{k!r}]", x) for k, x in v.items()]
+            else:
+                items = [(attr, v)]
+            for key, x in items:
+                if isinstance(x, nn.Module):
+                    for n, p in x.named_parameters():
+                        take(f"{prefix}{key}.{n}", p)
+                elif torch.is_tensor(x):
+                    take(f"{prefix}{key}", x)
+    return out
+
+
 def params_not_in_optimizer(model, optimizer) -> list[str]:
-    """Names of trainable model parameters that are in no optimizer param group."""
+    """Names of trainable model parameters that are in no optimizer param group -- including
+    trainable tensors hidden from ``model.parameters()`` (see :func:`hidden_params`)."""
     if model is None or optimizer is None:
         return []
     held = {id(p) for g in optimizer.param_groups for p in g["params"]}
-    return [n for n, p in model.named_parameters() if p.requires_grad and id(p) not in held]
+    out = [n for n, p in model.named_parameters() if p.requires_grad and id(p) not in held]
+    return out + [n for n, p in hidden_params(model) if id(p) not in held]
 
 
 def optimizer_name(optimizer) -> str | None:

@@ -1407,8 +1407,11 @@ class Monitor:
                 "the model has Dropout/BatchNorm layers" if hb else "no Dropout/BatchNorm layers")
         if m is not None and o is not None:
             missing = MC.params_not_in_optimizer(m, o)
+            hidden = {n for n, _ in MC.hidden_params(m)} & set(missing)
             add("optimizer_coverage", "params_not_in_optimizer", missing,
-                (f"{len(missing)} trainable parameter(s) in no param group: " + ", ".join(missing[:5])) if missing
+                (f"{len(missing)} trainable parameter(s) in no param group: " + ", ".join(missing[:5])
+                 + (f" ({len(hidden)} of them kept in plain Python lists/attributes, invisible to "
+                    "model.parameters())" if hidden else "")) if missing
                 else "every trainable parameter is in the optimizer")
         if o is not None:
             add("optimizer_coverage", "optimizer", MC.optimizer_name(o), f"{type(o).__name__}")

@@ -870,3 +870,26 @@ def test_widening_train_val_gap_arms():
         mon.on_loss(torch.tensor(val), phase="val")
     mon.findings()
     assert any(r.startswith("gap") for _, r in mon.summary()["armed"])
+
+
+class PlainListEnsemble(nn.Module):
+    """Members in a plain list: model.parameters() holds only the mixing weights."""
+
+    def __init__(self):
+        super().__init__()
+        self.members = [mlp() for _ in range(2)]
+        self.mix = nn.Parameter(torch.zeros(2))
+        self.helper = [self.mix]                     # a registered parameter listed again: not hidden
+
+    def forward(self, x):
+        w = self.mix.softmax(0)
+        return sum(wi * m(x) for wi, m in zip(w, self.members))
+
+
+def test_layers_in_a_plain_list_are_not_in_the_optimizer():
+    torch.manual_seed(0)
+    m = PlainListEnsemble()
+    facts, *_ = fit(m, sgd(m), blobs())
+    missing = facts["params_not_in_optimizer"]
+    assert "members[0].0.weight" in missing and "members[1].4.bias" in missing
+    assert len(missing) == 12 and "mix" not in missing
