@@ -247,13 +247,15 @@ def _feed(h, x, depth: int = 0):
 
 
 def val_train_overlap(train, val, *, max_val: int = 256, max_train: int = 20000,
-                      time_budget_s: float = 3.0, seed: int = 0) -> dict | None:
+                      time_budget_s: float = 2.0, seed: int = 0) -> dict | None:
     """Fraction of (a sample of) validation examples whose input also appears in the training set.
 
     ``train``/``val`` are datasets or loaders (their ``.dataset`` is read by index; the loaders are
-    not iterated). Hashes up to ``max_train`` training examples and ``max_val`` validation examples
-    within ``time_budget_s``; when only part of the training set was hashed the found fraction is
-    scaled by the share covered. Returns ``{"overlap", "val_checked", "train_hashed", "train_size"}``
+    not iterated). Hashes up to ``max_val`` validation examples (at most a third of the time budget)
+    and up to ``max_train`` training examples, both in a random order from a private generator,
+    within ``time_budget_s`` in all; when only part of the training set was hashed the found
+    fraction is divided by the share covered (a uniform sample finds each duplicate with that
+    probability). Returns ``{"overlap", "val_checked", "train_hashed", "train_size"}``
     or None when the datasets cannot be indexed. RNG states are preserved.
     """
     tr = getattr(train, "dataset", train)
@@ -265,10 +267,11 @@ def val_train_overlap(train, val, *, max_val: int = 256, max_train: int = 20000,
     if n_tr == 0 or n_va == 0:
         return None
     rnd = _random.Random(seed)
-    t_end = time.perf_counter() + time_budget_s
+    t0 = time.perf_counter()
+    t_end = t0 + time_budget_s / 3
     with preserved_rng():
-        tr_idx = list(range(n_tr)) if n_tr <= max_train else rnd.sample(range(n_tr), max_train)
-        va_idx = list(range(n_va)) if n_va <= max_val else rnd.sample(range(n_va), max_val)
+        tr_idx = rnd.sample(range(n_tr), min(n_tr, max_train))
+        va_idx = rnd.sample(range(n_va), min(n_va, max_val))
         vh = []
         for i in va_idx:
             try:
@@ -277,7 +280,7 @@ def val_train_overlap(train, val, *, max_val: int = 256, max_train: int = 20000,
                 return None
             if time.perf_counter() > t_end and len(vh) >= 16:
                 break
-        t_end = max(t_end, time.perf_counter() + time_budget_s / 2)
+        t_end = max(t0 + time_budget_s, time.perf_counter() + time_budget_s / 3)
         seen = set()
         hashed = 0
         for i in tr_idx:

@@ -893,3 +893,14 @@ def test_layers_in_a_plain_list_are_not_in_the_optimizer():
     missing = facts["params_not_in_optimizer"]
     assert "members[0].0.weight" in missing and "members[1].4.bias" in missing
     assert len(missing) == 12 and "mix" not in missing
+
+
+def test_overlap_estimate_when_only_part_of_train_is_hashed():
+    from traindx.probes import data as D
+
+    g = torch.Generator().manual_seed(0)
+    train = torch.utils.data.TensorDataset(torch.randn(4000, 4, generator=g), torch.zeros(4000))
+    val = torch.utils.data.Subset(train, list(range(3900, 4000)))     # the end of the training set
+    r = D.val_train_overlap(train, val, max_train=2000)
+    assert r["train_hashed"] == 2000
+    assert 0.6 < r["overlap"] <= 1.0
