@@ -286,6 +286,13 @@ class Session:
         symptom = self.symptom()
         s = self.kb.symptoms.get(symptom) if symptom else None
         pri = dict(s.get("priors", {})) if s else {}
+        if symptom:
+            for cid, rc in self.kb.root_causes.items():   # a pack's cause may declare its own prior
+                if cid not in pri and symptom in rc.get("priors", {}):
+                    pri[cid] = rc["priors"][symptom]
+            total = sum(pri.values())
+            if total > 0.97:                                   # keep room for "none of these"
+                pri = {c: p * 0.97 / total for c, p in pri.items()}
         mis = self.misdiagnosis()
         if mis and mis.get("suspects") and not pri:
             share = 0.5 / len(mis["suspects"])

@@ -36,6 +36,8 @@ KINDS = {
     "pressure": "pressure", "scope": "deferrals", "cases": "cases",
 }
 ENTRY_POINT_GROUP = "traindx.kb_packs"
+#: the core's pack label: not a name a pack folder can have (a pack folder called ``core`` is a pack)
+CORE = "<core>"
 DEFAULT_RTOL = 0.1
 
 
@@ -225,7 +227,7 @@ class _Builder:
             if ident in table:
                 prev = self.kb.origins[(single, ident)]
                 prev_pack = self.pack_of[(single, ident)]
-                what = "clashes with the core knowledge base" if prev_pack == "core" and pack != "core" else "is defined twice"
+                what = "clashes with the core knowledge base" if prev_pack == CORE and pack != CORE else "is defined twice"
                 raise KBError(f"{single} id {ident!r} {what} (first at {prev})", path, line, col,
                               hint="pick a new id; packs cannot override core entries")
             if kind == "rules":
@@ -256,7 +258,7 @@ class _Builder:
             for name in sorted(os.listdir(refdir)):
                 if name.endswith(".md"):
                     ref = name[:-3]
-                    if ref in self.kb.references and pack != "core":
+                    if ref in self.kb.references and pack != CORE:
                         raise KBError(f"reference sheet {ref!r} clashes with an existing one", os.path.join(refdir, name))
                     self.kb.references[ref] = os.path.join(refdir, name)
 
@@ -285,24 +287,59 @@ def discover_packs() -> list[str]:
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         try:
             obj = ep.load()
+            if callable(obj):
+                folder = obj()
+            elif getattr(obj, "__file__", None):
+                folder = os.path.dirname(obj.__file__)
+            else:  # a namespace package (no __init__.py): its one folder, if it has exactly one
+                paths = list(getattr(obj, "__path__", []))
+                folder = paths[0] if len(paths) == 1 else None
         except Exception as exc:  # a broken third-party pack must not take traindx down
-            log.warning("knowledge pack %s failed to load: %s", ep.name, exc)
+            log.warning("knowledge pack %s (%s) failed to load: %s", ep.name, ep.value, exc)
             continue
-        folder = obj() if callable(obj) else os.path.dirname(getattr(obj, "__file__", "") or "")
-        if folder and os.path.isdir(folder):
-            out.append(folder)
+        if not isinstance(folder, (str, os.PathLike)) or not os.path.isdir(folder):
+            log.warning("knowledge pack %s (%s) names no folder (got %r); skipped", ep.name, ep.value, folder)
+            continue
+        out.append(os.fspath(folder))
     return out
+
+
+def _pack_name(folder: str) -> str:
+    """The ``name`` in a folder's pack.yaml, else the folder's name."""
+    import yaml
+    path = os.path.join(folder, "pack.yaml")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+        if isinstance(data, dict) and isinstance(data.get("name"), str):
+            return data["name"]
+    except (OSError, yaml.YAMLError):
+        pass  # the real load reports a broken pack.yaml with its line
+    return os.path.basename(os.path.abspath(folder))
 
 
 def load_kb(extra_dirs: Iterable[str] = (), *, entry_point_packs: bool = True, core: bool = True) -> KnowledgeBase:
     """Load and validate the core knowledge base plus packs; raise :class:`KBError` on any problem."""
     b = _Builder()
+    seen = set()
     if core:
-        b.add_dir(core_dir(), "core")
-    dirs = list(extra_dirs) + (discover_packs() if entry_point_packs else [])
+        b.add_dir(core_dir(), CORE)
+        seen.add(os.path.realpath(core_dir()))
+    dirs = [os.fspath(d) for d in extra_dirs]
     for d in dirs:
         if not os.path.isdir(d):
             raise KBError("knowledge pack folder not found", str(d))
+    explicit = {_pack_name(d) for d in dirs}
+    for d in (discover_packs() if entry_point_packs else []):
+        if _pack_name(d) in explicit:   # --kb wins: the folder being edited shadows its installed copy
+            log.info("installed knowledge pack %s is shadowed by a --kb folder of the same name", d)
+            continue
+        dirs.append(d)
+    for d in dirs:
+        real = os.path.realpath(d)
+        if real in seen:   # the same folder twice: --kb of an installed pack's own folder, or --kb twice
+            continue
+        seen.add(real)
         before = len(b.kb.packs)
         b.add_dir(d, os.path.basename(os.path.abspath(d)))
         if len(b.kb.packs) == before:  # a folder without pack.yaml is still a pack, named after the folder
@@ -372,6 +409,9 @@ def _check(b: _Builder) -> None:
             need_fact("question", qid, ("facts", i), fname)
         for i, s in enumerate(q.get("answered_by", [])):
             need("question", qid, ("answered_by", i), kb.sources, s, "evidence source", "declare it in sources.yaml")
+    for cid, c in kb.root_causes.items():
+        for sym in c.get("priors", {}):
+            need("root_cause", cid, ("priors", sym), kb.symptoms, sym, "symptom")
     for sid, s in kb.symptoms.items():
         for cause in s.get("priors", {}):
             need("symptom", sid, ("priors", cause), kb.root_causes, cause, "root cause")
@@ -435,6 +475,7 @@ def _check(b: _Builder) -> None:
     reach = set()
     for s in kb.symptoms.values():
         reach |= set(s.get("priors", {}))
+    reach |= {cid for cid, c in kb.root_causes.items() if c.get("priors")}
     for rule in kb.rules.values():
         reach |= {c for c, lr in rule.evidence if lr > 1}
     for cid in kb.root_causes:

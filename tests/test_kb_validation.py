@@ -164,3 +164,42 @@ def test_yaml_tags_are_refused(tmp_path):
     with pytest.raises(Exception) as e:
         load_kb([pack(tmp_path, "evil.yaml", msg_text)])
     assert "evil.yaml:2" in str(e.value)
+
+
+def test_pack_cause_can_declare_its_prior(tmp_path):
+    from traindx.engine.api import Session
+    d = tmp_path / "pack"
+    d.mkdir()
+    (d / "rc.yaml").write_text(textwrap.dedent("""\
+        kind: root_causes
+        root_causes:
+          - id: exotic_cause
+            name: Exotic
+            category: Data
+            description: A cause only this pack knows.
+            fix: raise_lr
+            what_not_to_do: [nothing]
+            risk: none
+            reference: learning-rate-scheduling
+            priors: {plateau: 0.2}
+        """))
+    kb = load_kb([str(d)])
+    s = Session(kb)
+    s.add("symptom", "plateau")
+    assert 0.15 < s.prior()["exotic_cause"] < 0.21
+
+
+def test_every_kb_file_ships_in_the_wheel():
+    """pyproject's package-data must cover every knowledge file, or a normal install loses it."""
+    import fnmatch
+    import os
+    import tomllib
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "pyproject.toml"), "rb") as fh:
+        globs = tomllib.load(fh)["tool"]["setuptools"]["package-data"]["traindx.kb"]
+    kbdir = os.path.join(root, "kb")
+    for dirpath, _, files in os.walk(kbdir):
+        for name in files:
+            rel = os.path.relpath(os.path.join(dirpath, name), kbdir).replace(os.sep, "/")
+            if name.endswith((".yaml", ".md")) and "packs_pending" not in rel:
+                assert any(fnmatch.fnmatch(rel, g) and rel.count("/") == g.count("/") for g in globs), rel
