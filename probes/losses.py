@@ -181,15 +181,16 @@ def loss_trend(series: Sequence[float]) -> str | None:
 # --------------------------------------------------------------------------- train / val
 def val_loss_trend(val_losses: Sequence[float]) -> str | None:
     """Validation loss over the latter part of training (the log reader's method): smoothed with a
-    running median of +-max(1, N // 40); ``increasing`` when the latest value is > 10% above the best
-    smoothed value, ``decreasing`` when it is still > 5% below the value at mid-run, else ``flat``.
-    Needs 3 evaluations."""
+    running median of +-max(1, N // 40); ``increasing`` when the latest value is > 10% and 2 noise
+    bands above the best smoothed value (a noisy floor is not a rise), ``decreasing`` when it is
+    still > 5% below the value at mid-run, else ``flat``. Needs 3 evaluations."""
     s = finite(val_losses)
     if len(s) < 3:
         return None
     sm = smooth(s, max(1, len(s) // 40))
     cur, best, mid = sm[-1], min(sm), sm[len(sm) // 2]
-    if cur > best + 0.1 * abs(best):
+    noise = 1.4826 * median(abs(a - b) for a, b in zip(s, sm)) if len(s) >= 5 else 0.0
+    if cur > best + 0.1 * abs(best) and cur - best > 2 * noise:
         return "increasing"
     if cur < mid - 0.05 * abs(mid):
         return "decreasing"
@@ -197,12 +198,14 @@ def val_loss_trend(val_losses: Sequence[float]) -> str | None:
 
 
 def best_val_fraction(val_points: Sequence[tuple[int, float]], total_steps: int) -> float | None:
-    """Where in the run (by optimizer step, 0 = start, 1 = end) the lowest validation loss occurred."""
+    """Where in the run (by optimizer step, 0 = start, 1 = end) the lowest smoothed validation loss
+    occurred (running median of +-max(1, N // 40) evaluations, as the log reader does)."""
     pts = [(s, v) for s, v in val_points if math.isfinite(v)]
     if len(pts) < 2 or total_steps <= 0:
         return None
-    s_best = min(pts, key=lambda sv: sv[1])[0]
-    return float(min(1.0, max(0.0, s_best / total_steps)))
+    sm = smooth([v for _, v in pts], max(1, len(pts) // 40))
+    i_best = min(range(len(sm)), key=sm.__getitem__)
+    return float(min(1.0, max(0.0, pts[i_best][0] / total_steps)))
 
 
 def accuracy(correct: float, total: float) -> float | None:

@@ -33,7 +33,7 @@ per-parameter grad norms    first 10, every 25                   every step
 .grad cleared before bwd    steps 1-5, every 50                  same
 update ratio |dw|/|w|       first 4, every 50                    every 5
 output range                first 10 train losses, every 50      every loss
-training accuracy           first 10 train losses, every 10      every loss
+training accuracy           first 10 train losses, every 5       every loss
 output squash, target kind  first 10 sampled, every 250-th       every loss
 inputs / labels             first 10 / 30 batches, every 50      every batch
 activations                 never                                every step (hooks)
@@ -92,7 +92,7 @@ SCHEDULE = {
     "grad_clear": Schedule(6, 50),
     "update": Schedule(4, 50),
     "outputs": Schedule(10, 50),
-    "accuracy": Schedule(10, 10),
+    "accuracy": Schedule(10, 5),
     "squash": Schedule(10, 250),
     "inputs": Schedule(10, 50),
     "labels": Schedule(30, 50),
@@ -115,6 +115,9 @@ def _due(s: Schedule, i: int) -> bool:
 ARM_STEPS = 20
 #: Steps after which a loss still near its start counts as flat.
 FLAT_AFTER = 50
+#: Training/validation metrics (accuracy, loss) are reported only from this many optimizer steps
+#: on: a gap after a handful of steps says nothing about overfitting.
+MIN_METRIC_STEPS = 20
 #: A loss above this multiple of the running median is a spike.
 SPIKE_FACTOR = 5.0
 
@@ -1313,23 +1316,27 @@ class Monitor:
         return float("inf")
 
     def _findings_metrics(self, add):
+        self._findings_mode(add)
+        if self.steps < MIN_METRIC_STEPS:
+            return
         s = L.finite(self._train_vals)
         if s:
             tl = self._recent_train_loss()
             add("train_val_gap", "train_loss", tl, f"mean of the latest {min(50, len(s))} training losses")
         if self._train_acc:
-            # the sampled batches of the last 20% of the run (at least the last 3)
+            # the sampled batches of the last 20% of the run (at least the last 5)
             cut = 0.8 * self.steps
             recent = [a for a in self._train_acc if a[0] >= cut] or []
-            if len(recent) < 3:
-                recent = self._train_acc[-3:]
+            if len(recent) < 5:
+                recent = self._train_acc[-5:]
             acc = L.accuracy(sum(c for _, c, _ in recent), sum(n for _, _, n in recent))
             add("train_val_gap", "train_accuracy", acc,
                 f"training accuracy {acc * 100:.1f}% over {len(recent)} sampled batches from step {recent[0][0]}"
                 if acc is not None else "")
-        epochs = list(self._val_epochs)
+        epochs = [e for e in self._val_epochs if e["step"] >= MIN_METRIC_STEPS]
         run = self._val_run
-        if run is not None and run["n"] and run["n"] >= self._val_batches_expected():
+        if run is not None and run["n"] and run["n"] >= self._val_batches_expected() and \
+                run["step"] >= MIN_METRIC_STEPS:
             # an evaluation still open at a look mid-run, counted once it has as many batches as
             # the validation loader (or as the previous evaluation): a partial one would mislead
             epochs.append({"step": run["step"], "loss": run["sum"] / run["n"], "batches": run["n"],
@@ -1344,6 +1351,8 @@ class Monitor:
             add("train_val_gap", "val_loss_trend", L.val_loss_trend(vl), f"validation loss over {len(vl)} evaluations")
             b = L.best_val_fraction([(e["step"], e["loss"]) for e in epochs], self.steps)
             add("train_val_gap", "best_val_fraction", b, f"best validation loss at {b * 100:.0f}% of the run" if b is not None else "")
+
+    def _findings_mode(self, add):
         for phase, fact in (("train", "model_mode_in_training"), ("val", "model_mode_in_validation")):
             t, e = self._mode[phase]
             if t + e == 0:

@@ -234,7 +234,7 @@ def test_lr_too_low_tiny_updates_and_loss_at_chance():
 def test_healthy_update_ratio_and_metrics():
     torch.manual_seed(0)
     m = mlp()
-    facts, *_ = fit(m, sgd(m, lr=0.05, momentum=0.9), blobs(n=256), val=blobs(n=64, seed=1), epochs=3)
+    facts, *_ = fit(m, sgd(m, lr=0.05, momentum=0.9), blobs(n=256), val=blobs(n=64, seed=1), epochs=4)
     assert 1e-4 < facts["update_ratio"] < 0.2
     assert facts["loss_trend"] in ("decreasing", "plateaued")
     assert facts["loss_decrease_fraction"] > 0.5
@@ -780,7 +780,7 @@ class DeferringMonitor(monitor_mod.Monitor):
 
 def test_deferred_reads_give_the_same_facts():
     torch.manual_seed(0)
-    ds = blobs(n=256)
+    ds = blobs(n=512)
 
     def run(cls):
         torch.manual_seed(0)
@@ -834,9 +834,9 @@ def test_findings_mid_run_do_not_disturb_the_run():
     torch.manual_seed(0)
     m = mlp()
     opt = sgd(m)
-    ds = blobs(n=128)
+    ds = blobs(n=256)
     with tp.watch(m, opt, val_loader=None) as w:
-        for epoch in range(2):
+        for epoch in range(3):
             for x, y in torch.utils.data.DataLoader(ds, batch_size=16):
                 out = m(x)
                 loss = F.cross_entropy(out, y)
@@ -850,11 +850,12 @@ def test_findings_mid_run_do_not_disturb_the_run():
                     w.observe(F.cross_entropy(m(x), y), outputs=m(x), targets=y)
                     if i == 0:
                         mid = {f.fact: f.value for f in w.findings()}   # mid-evaluation: not yet counted
-                        assert ("val_loss" in mid) == (epoch == 1)     # (the first one, complete, is)
+                        # (a complete one is, from step 20 on: the one at step 32)
+                        assert ("val_loss" in mid) == (epoch == 2)
     s = w.summary()
-    assert len(s["train_loss"]["value"]) == s["steps"] == 16
+    assert len(s["train_loss"]["value"]) == s["steps"] == 48
     facts = {f.fact: f.value for f in w.findings()}
-    assert len(w.summary()["val"]) == 2                   # two whole evaluations, not split
+    assert len(w.summary()["val"]) == 3                   # three whole evaluations, not split
     assert "val_loss" in facts
 
 
@@ -904,3 +905,21 @@ def test_overlap_estimate_when_only_part_of_train_is_hashed():
     r = D.val_train_overlap(train, val, max_train=2000)
     assert r["train_hashed"] == 2000
     assert 0.6 < r["overlap"] <= 1.0
+
+
+def test_no_train_val_metrics_after_a_handful_of_steps():
+    torch.manual_seed(0)
+    m = mlp()
+    facts, *_ = fit(m, sgd(m), blobs(n=64), val=blobs(n=32, seed=1), epochs=2)     # 8 steps
+    assert not {"train_accuracy", "val_accuracy", "train_loss", "val_loss"} & set(facts)
+    assert facts["model_mode_in_validation"] == "eval"
+
+
+def test_noisy_validation_floor_is_not_a_rise():
+    from traindx.probes import losses as L
+
+    floor = [1.0, 0.6, 0.4, 0.3] + [0.12, 0.17, 0.13, 0.19, 0.12, 0.16, 0.14, 0.18, 0.12, 0.15] * 2 + [0.16]
+    assert L.val_loss_trend(floor) == "flat"
+    rising = [1.0, 0.6, 0.4, 0.3, 0.25, 0.26, 0.3, 0.35, 0.42, 0.5, 0.6]
+    assert L.val_loss_trend(rising) == "increasing"
+    assert L.best_val_fraction([(i * 10, v) for i, v in enumerate(rising)], 100) == pytest.approx(0.4)
