@@ -182,15 +182,17 @@ def loss_trend(series: Sequence[float]) -> str | None:
 def val_loss_trend(val_losses: Sequence[float]) -> str | None:
     """Validation loss over the latter part of training (the log reader's method): smoothed with a
     running median of +-max(1, N // 40); ``increasing`` when the latest value is > 10% and 2 noise
-    bands above the best smoothed value (a noisy floor is not a rise), ``decreasing`` when it is
-    still > 5% below the value at mid-run, else ``flat``. Needs 3 evaluations."""
+    bands above the best smoothed value (a noisy floor is not a rise) and at least a quarter of the
+    evaluations came after the best (one bad last evaluation is not a trend), ``decreasing`` when it
+    is still > 5% below the value at mid-run, else ``flat``. Needs 3 evaluations."""
     s = finite(val_losses)
     if len(s) < 3:
         return None
     sm = smooth(s, max(1, len(s) // 40))
     cur, best, mid = sm[-1], min(sm), sm[len(sm) // 2]
+    i_best = sm.index(best)
     noise = 1.4826 * median(abs(a - b) for a, b in zip(s, sm)) if len(s) >= 5 else 0.0
-    if cur > best + 0.1 * abs(best) and cur - best > 2 * noise:
+    if cur > best + 0.1 * abs(best) and cur - best > 2 * noise and len(s) - 1 - i_best >= max(1, len(s) // 4):
         return "increasing"
     if cur < mid - 0.05 * abs(mid):
         return "decreasing"

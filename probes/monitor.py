@@ -1323,16 +1323,6 @@ class Monitor:
         if s:
             tl = self._recent_train_loss()
             add("train_val_gap", "train_loss", tl, f"mean of the latest {min(50, len(s))} training losses")
-        if self._train_acc:
-            # the sampled batches of the last 20% of the run (at least the last 5)
-            cut = 0.8 * self.steps
-            recent = [a for a in self._train_acc if a[0] >= cut] or []
-            if len(recent) < 5:
-                recent = self._train_acc[-5:]
-            acc = L.accuracy(sum(c for _, c, _ in recent), sum(n for _, _, n in recent))
-            add("train_val_gap", "train_accuracy", acc,
-                f"training accuracy {acc * 100:.1f}% over {len(recent)} sampled batches from step {recent[0][0]}"
-                if acc is not None else "")
         epochs = [e for e in self._val_epochs if e["step"] >= MIN_METRIC_STEPS]
         run = self._val_run
         if run is not None and run["n"] and run["n"] >= self._val_batches_expected() and \
@@ -1341,6 +1331,19 @@ class Monitor:
             # the validation loader (or as the previous evaluation): a partial one would mislead
             epochs.append({"step": run["step"], "loss": run["sum"] / run["n"], "batches": run["n"],
                            "accuracy": L.accuracy(run["correct"], run["counted"]), "train_loss": None})
+        if self._train_acc:
+            # the sampled batches of the last 20% of the run up to the latest evaluation (so that
+            # the two accuracies are measured at the same point of training), at least 5 of them
+            end = epochs[-1]["step"] if epochs else self.steps
+            pool = [a for a in self._train_acc if a[0] <= end] or self._train_acc
+            recent = [a for a in pool if a[0] >= 0.8 * end]
+            if len(recent) < 5:
+                recent = pool[-5:]
+            acc = L.accuracy(sum(c for _, c, _ in recent), sum(n for _, _, n in recent))
+            add("train_val_gap", "train_accuracy", acc,
+                f"training accuracy {acc * 100:.1f}% over {len(recent)} sampled batches, steps "
+                f"{recent[0][0]}-{recent[-1][0]}" + (" (up to the latest evaluation)" if epochs else "")
+                if acc is not None else "")
         if epochs:
             last = epochs[-1]
             add("train_val_gap", "val_loss", last["loss"], f"validation loss {last['loss']:.4g} at step {last['step']} "

@@ -923,3 +923,9 @@ def test_noisy_validation_floor_is_not_a_rise():
     rising = [1.0, 0.6, 0.4, 0.3, 0.25, 0.26, 0.3, 0.35, 0.42, 0.5, 0.6]
     assert L.val_loss_trend(rising) == "increasing"
     assert L.best_val_fraction([(i * 10, v) for i, v in enumerate(rising)], 100) == pytest.approx(0.4)
+
+
+def test_one_bad_last_evaluation_is_not_a_rising_validation_loss():
+    from traindx.probes import losses as L
+
+    assert L.val_loss_trend([1.0, 0.8, 0.7, 0.6, 0.55, 0.5, 0.45, 0.42, 0.4, 0.52]) != "increasing"
