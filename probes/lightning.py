@@ -27,6 +27,8 @@ What it does, hook by hook
   backward passes through is a training loss). Lightning hands this hook the loss already divided
   by ``accumulate_grad_batches`` and, under 16-bit AMP, multiplied by the GradScaler's scale; both
   are undone on a scalar copy, so the monitor sees the loss ``training_step`` returned.
+  With manual optimization over several optimizers (a GAN) the losses are not shown to the monitor
+  (no telling whose loss a backward belongs to); the logged metrics still are read.
 * ``on_train_batch_end``: end-of-batch time stamp; the NaN check (below).
 * ``on_validation_batch_end``: a validation loss returned by ``validation_step`` (a tensor, or a
   dict with ``loss`` / ``val_loss``) goes to the monitor. ``on_validation_end``: the logged
@@ -644,6 +646,8 @@ def _build_class():
                 torch = p.monitor._torch
                 if not torch.is_tensor(loss) or not torch.is_grad_enabled():
                     return
+                if not pl_module.automatic_optimization and len(trainer.optimizers) > 1:
+                    return    # several optimizers stepped by hand (a GAN): whose loss is this? no telling
                 value = loss
                 acc = int(getattr(trainer, "accumulate_grad_batches", 1) or 1)
                 if acc > 1 and pl_module.automatic_optimization:

@@ -245,3 +245,27 @@ def test_importing_does_not_import_the_framework():
             "assert not bad, bad")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
+
+
+def test_pytorch_lightning_trainer():
+    """The standalone ``pytorch_lightning`` package's Trainer drives the same callback."""
+    ptl = pytest.importorskip("pytorch_lightning")
+
+    class Tiny(ptl.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Linear(16, 4)
+
+        def training_step(self, batch, batch_idx):
+            x, y = batch
+            return nn.functional.cross_entropy(self.net(x), y)
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=0.1)
+
+    model, cb = Tiny(), TrainDxCallback(verbose=False)
+    trainer = ptl.Trainer(max_epochs=1, accelerator="cpu", logger=False, enable_progress_bar=False,
+                          enable_checkpointing=False, enable_model_summary=False, callbacks=[cb])
+    trainer.fit(model, torch.utils.data.DataLoader(_data(256, 0), batch_size=32))
+    assert cb.monitor.steps == 8 and cb.report()["schema_version"] == "1"
+    assert_clean(model, trainer.optimizers[0])
