@@ -1,6 +1,7 @@
 """Framework-callback overhead: a Lightning / transformers run with and without traindx's callback.
 
     python benchmarks/bench_callbacks.py [--reps 7] [--steps 150] [--skip 30] [--threads 1] [--frameworks lightning,hf]
+    python benchmarks/bench_callbacks.py --breakdown --steps 500     # CPU us per step in each hook
 
 For each framework the same Trainer configuration runs in three variants:
 
@@ -143,6 +144,52 @@ def hf_run(variant, steps, seed=0, out="/tmp/traindx-bench-callbacks"):
 
 
 RUNNERS = {"lightning": lightning_run, "hf": hf_run}
+
+#: What --breakdown times: the callback's hooks (the monitor feeds they call included) and the
+#: monitor's own hooks, per framework.
+BREAKDOWN = {
+    "lightning": ("on_train_batch_start", "on_before_backward", "on_train_batch_end"),
+    "hf": ("on_step_begin", "on_step_end", "on_log", "_on_forward"),
+}
+MONITOR_HOOKS = ("_pre_step", "_post_step", "_pre_forward", "on_loss", "on_batch", "on_data_wait")
+
+
+def breakdown(framework, steps):
+    """CPU microseconds per optimizer step spent in each hook of a ``cheap`` run."""
+    import traindx.probes.monitor as MM
+
+    if framework == "lightning":
+        from traindx.probes.lightning import TrainDxCallback
+    else:
+        from traindx.probes.hf import TrainDxCallback
+    acc = {}
+    saved = []
+
+    def wrap(cls, name, key):
+        f = cls.__dict__[name]
+        saved.append((cls, name, f))
+
+        def timed(*a, **k):
+            t = time.thread_time_ns()
+            try:
+                return f(*a, **k)
+            finally:
+                acc[key] = acc.get(key, 0) + time.thread_time_ns() - t
+        setattr(cls, name, timed)
+
+    for h in BREAKDOWN[framework]:
+        wrap(TrainDxCallback, h, f"callback.{h}")
+    for h in MONITOR_HOOKS:
+        wrap(MM.Monitor, h, f"Monitor.{h}")
+    try:
+        RUNNERS[framework]("cheap", 30)
+        acc.clear()
+        _, _, cb = RUNNERS[framework]("cheap", steps)
+    finally:
+        for cls, name, f in saved:
+            setattr(cls, name, f)
+    n = max(1, cb.monitor.steps)
+    return {k: v / n / 1e3 for k, v in sorted(acc.items())}
 VARIANTS = ["bare", "cheap", "full"]
 
 
@@ -180,6 +227,8 @@ def main(argv=None):
     ap.add_argument("--skip", type=int, default=SETTINGS["skip"], help="steps left out of the per-step mean")
     ap.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1: stable timings)")
     ap.add_argument("--frameworks", default="lightning,hf")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="instead: CPU us per step in each hook of one cheap run of --steps steps")
     args = ap.parse_args(argv)
     SETTINGS["skip"] = args.skip
     warnings.filterwarnings("ignore")
@@ -192,6 +241,13 @@ def main(argv=None):
     for mod in ("lightning", "transformers"):
         with contextlib.suppress(ImportError):
             versions.append(f"{mod} {__import__(mod).__version__}")
+    if args.breakdown:
+        print(", ".join(versions) + f"; {args.threads} thread(s); CPU us per optimizer step in each hook "
+              f"(a hook's time includes the monitor feeds it calls) over one cheap {args.steps}-step run")
+        for fw in args.frameworks.split(","):
+            for k, v in breakdown(fw, args.steps).items():
+                print(f"{fw:10} {k:32} {v:8.1f}")
+        return 0
     print(", ".join(versions) + f"; {args.threads} thread(s); {args.reps} interleaved repetitions of "
           f"{args.steps}-step runs; ms/step: median over repetitions of the mean step after the first {args.skip}; "
           "ratio: median of paired per-repetition ratios to bare")

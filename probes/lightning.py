@@ -525,6 +525,7 @@ def _build_class():
             self.verbose = verbose
             self._out = None
             self._val_fed_before = 0
+            self._acc, self._scaler, self._skip_losses = 1, None, False
 
         # -------------------------------------------------------------- results
         @property
@@ -565,6 +566,14 @@ def _build_class():
                 self.probe.attach(pl_module, opt, train_loader=_unwrap_loader(trainer.train_dataloader))
                 self.probe.add_hook(pl_module.register_forward_hook(self._capture_output))
                 self._config(trainer, pl_module)
+                # fixed for the fit: read once, not at every backward
+                auto = bool(pl_module.automatic_optimization)
+                acc = int(getattr(trainer, "accumulate_grad_batches", 1) or 1)
+                self._acc = acc if auto else 1
+                scaler = getattr(getattr(trainer, "precision_plugin", None), "scaler", None)
+                self._scaler = scaler if hasattr(scaler, "is_enabled") else None
+                # several optimizers stepped by hand (a GAN): whose loss is a backward's? no telling
+                self._skip_losses = not auto and len(trainer.optimizers) > 1
             except Exception as e:  # pragma: no cover - a traindx fault
                 self.probe.fail("on_train_start", e)
 
@@ -640,20 +649,17 @@ def _build_class():
 
         def on_before_backward(self, trainer, pl_module, loss):
             p = self.probe
-            if not p.active:
+            if not p.active or self._skip_losses:
                 return
             try:
                 torch = p.monitor._torch
                 if not torch.is_tensor(loss) or not torch.is_grad_enabled():
                     return
-                if not pl_module.automatic_optimization and len(trainer.optimizers) > 1:
-                    return    # several optimizers stepped by hand (a GAN): whose loss is this? no telling
                 value = loss
-                acc = int(getattr(trainer, "accumulate_grad_batches", 1) or 1)
-                if acc > 1 and pl_module.automatic_optimization:
-                    value = value * acc
-                scaler = getattr(getattr(trainer, "precision_plugin", None), "scaler", None)
-                if scaler is not None and getattr(scaler, "is_enabled", lambda: False)():
+                if self._acc > 1:
+                    value = value * self._acc
+                scaler = self._scaler
+                if scaler is not None and scaler.is_enabled():
                     scale = getattr(scaler, "_scale", None)
                     if scale is None:
                         return
