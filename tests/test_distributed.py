@@ -23,7 +23,6 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-PENDING_MD = os.path.join(ROOT, "kb", "packs_pending", "distributed_facts.md")
 HARD_TIMEOUT = 45          # seconds for a whole 2-process run; a hang fails the test
 
 
@@ -373,23 +372,12 @@ def test_data_loading_straggler_rank(tmp_path):
     assert any("straggler" in c for c in r0["report"]["caveats"])
 
 
-# =========================================================================== the pending KB pack
-def _pending_pack(tmp_path):
-    """Write the YAML blocks of kb/packs_pending/distributed_facts.md into a pack folder."""
-    text = open(PENDING_MD, encoding="utf-8").read()
-    blocks = re.findall(r"```yaml\n(.*?)```", text, re.S)
-    assert len(blocks) >= 4
-    pack = tmp_path / "pending_pack"
-    pack.mkdir(exist_ok=True)
-    for i, b in enumerate(blocks):
-        (pack / f"{i:02d}.yaml").write_text(b, encoding="utf-8")
-    return str(pack)
-
-
+# =========================================================================== the distributed knowledge
 def _report_with_pending_pack(tmp_path, r0):
+    """Rank 0's merged findings diagnosed by the core KB, which declares the distributed facts."""
     from traindx.engine.api import Finding, Session, load_kb
 
-    kb = load_kb([_pending_pack(tmp_path)], entry_point_packs=False)
+    kb = load_kb(entry_point_packs=False)
     s = Session(kb)
     s.add_findings(Finding(f["fact"], f["value"], f["source"], f.get("detail")) for f in r0["findings"])
     for k, v in r0["dist"]["facts"].items():
@@ -398,20 +386,14 @@ def _report_with_pending_pack(tmp_path, r0):
     return s.report()
 
 
-def test_pending_pack_loads_and_its_cases_pass(tmp_path):
-    from traindx.engine.kbtest import run_cases
+def test_core_kb_knows_the_distributed_facts():
+    from traindx.engine.api import Session
     from traindx.engine.loader import load_kb
-
-    kb = load_kb([_pending_pack(tmp_path)], entry_point_packs=False)
     from traindx.probes.distributed import PENDING_FACTS
+
+    kb = load_kb(entry_point_packs=False)
     assert set(PENDING_FACTS) <= set(kb.facts)
     assert "ddp_desync" in kb.root_causes and kb.root_causes["ddp_desync"]["category"] == "Training loop"
-    failed = [r for r in run_cases(kb) if not r.ok]
-    assert not failed, failed
-    # the recommended prior (the md's prose): desync under an instability symptom is then diagnosed
-    from traindx.engine.api import Session
-
-    kb.symptoms["instability"]["priors"]["ddp_desync"] = 0.02
     s = Session(kb)
     s.add_answers({"params_out_of_sync": True, "symptom": "instability"})
     rep = s.report()
