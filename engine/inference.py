@@ -282,22 +282,30 @@ class Session:
         m = self._matched(self.kb.pressure)
         return m[0] if m else None
 
-    def prior(self) -> dict[str, float]:
-        symptom = self.symptom()
-        s = self.kb.symptoms.get(symptom) if symptom else None
+    def _symptom_priors(self, symptom: str) -> dict[str, float]:
+        s = self.kb.symptoms.get(symptom)
         pri = dict(s.get("priors", {})) if s else {}
+        for cid, rc in self.kb.root_causes.items():   # a pack's cause may declare its own prior
+            if cid not in pri and symptom in rc.get("priors", {}):
+                pri[cid] = rc["priors"][symptom]
+        total = sum(pri.values())
+        if total > 0.97:                                   # keep room for "none of these"
+            pri = {c: p * 0.97 / total for c, p in pri.items()}
+        return pri
+
+    def prior(self) -> dict[str, float]:
+        """P(cause) before evidence: the symptom's priors; with no symptom known, uniform (evidence
+        such as the code alone carries the diagnosis — no symptom's base rates should), leaning to
+        the causes a named misdiagnosis usually hides."""
+        symptom = self.symptom()
+        causes = self.kb.root_causes
         if symptom:
-            for cid, rc in self.kb.root_causes.items():   # a pack's cause may declare its own prior
-                if cid not in pri and symptom in rc.get("priors", {}):
-                    pri[cid] = rc["priors"][symptom]
-            total = sum(pri.values())
-            if total > 0.97:                                   # keep room for "none of these"
-                pri = {c: p * 0.97 / total for c, p in pri.items()}
+            return cf.priors(causes, self._symptom_priors(symptom))
         mis = self.misdiagnosis()
-        if mis and mis.get("suspects") and not pri:
+        if mis and mis.get("suspects"):
             share = 0.5 / len(mis["suspects"])
-            pri = {c: share for c in mis["suspects"]}
-        return cf.priors(self.kb.root_causes, pri)
+            return cf.priors(causes, {c: share for c in mis["suspects"]})
+        return cf.priors(causes, None)
 
     def posterior(self) -> dict[str, float]:
         return cf.posterior(self.prior(), [(c, lr) for c, lr, _ in self.run().evidence])
