@@ -73,15 +73,20 @@ def inputs_have_nan(batch) -> bool:
     return False
 
 
+#: Input statistics read at most this many examples of a sampled batch.
+MOMENT_ROWS = 64
+
+
 def _feature_moments(x):
-    """(sum, sum of squares, count) per feature of a float batch: dim 1 of (N, F) or the channels of
-    (N, C, ...). Private: returns tensors, so the caller can accumulate without a host sync."""
+    """(sum, sum of squares, count) per feature of (the first :data:`MOMENT_ROWS` examples of) a
+    float batch: dim 1 of (N, F) or the channels of (N, C, ...). Private: returns tensors, so the
+    caller can accumulate without a host sync."""
     import torch
 
     if not torch.is_tensor(x) or not x.is_floating_point() or x.dim() < 2 or x.shape[0] == 0:
         return None
     with torch.no_grad():
-        xf = x.detach().float()
+        xf = x.detach()[:MOMENT_ROWS].float()
         if xf.dim() > 2:
             xf = xf.transpose(0, 1).reshape(xf.shape[1], -1).t()
         return xf.sum(0), (xf * xf).sum(0), xf.shape[0]

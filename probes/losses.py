@@ -216,8 +216,10 @@ def accuracy(correct: float, total: float) -> float | None:
 
 
 def _correct_count(outputs, targets, loss_name: str | None):
-    """``[correct, counted]`` as one float tensor of 2 on the outputs' device for a classification
-    loss, or None. Private: returns a tensor, so the caller can defer the host sync."""
+    """``(correct, counted)`` for a classification loss, or None: ``correct`` a 0-d tensor on the
+    outputs' device (so the caller can defer the host sync), ``counted`` an int or a 0-d tensor.
+    Class-index targets of more than one dimension (sequences) leave out negative labels
+    (``ignore_index``); 1-D class targets are taken as all valid (one op fewer on the hot path)."""
     import torch
 
     if not (torch.is_tensor(outputs) and torch.is_tensor(targets)) or outputs.numel() == 0:
@@ -227,12 +229,13 @@ def _correct_count(outputs, targets, loss_name: str | None):
             if outputs.dim() < 2:
                 return None
             if not targets.is_floating_point() and targets.dim() == outputs.dim() - 1:
+                hit = outputs.argmax(1) == targets
+                if targets.dim() == 1:
+                    return hit.sum(), targets.numel()
                 valid = targets >= 0
-                hit = (outputs.argmax(1) == targets) & valid
-                return torch.stack([hit.sum(), valid.sum()]).float()
+                return (hit & valid).sum(), valid.sum()
             if targets.shape == outputs.shape and targets.is_floating_point():
-                hit = (outputs.argmax(1) == targets.argmax(1)).sum().float()
-                return torch.stack([hit, torch.full_like(hit, targets.numel() // targets.shape[1])])
+                return (outputs.argmax(1) == targets.argmax(1)).sum(), targets.numel() // targets.shape[1]
             return None
         if loss_name in ("bce", "bce_with_logits"):
             if outputs.shape != targets.shape:
@@ -240,8 +243,7 @@ def _correct_count(outputs, targets, loss_name: str | None):
                     return None
                 targets = targets.reshape(outputs.shape)
             thr = 0.0 if loss_name == "bce_with_logits" else 0.5
-            hit = ((outputs > thr) == (targets > 0.5)).sum().float()
-            return torch.stack([hit, torch.full_like(hit, outputs.numel())])
+            return ((outputs > thr) == (targets > 0.5)).sum(), outputs.numel()
     return None
 
 

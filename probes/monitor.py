@@ -9,7 +9,8 @@ model_config, updates, activations, amp, overfit); this module only schedules th
 
 What it registers while attached (all removed by :meth:`Monitor.detach`, on errors too):
 
-* optimizer step pre/post hooks (``register_step_pre_hook`` / ``register_step_post_hook``);
+* an optimizer step pre-hook (``register_step_pre_hook``; on the steps that sample the update
+  ratio also a post-hook for that step only);
 * one forward pre-hook on the root model (its inputs, train/eval mode, autocast state);
 * one tensor hook on one small parameter the optimizer steps (it counts backward passes and sees
   whether ``.grad`` was cleared before the first backward of a step);
@@ -29,13 +30,13 @@ quantity                    cheap (always)                       armed (costly)
 loss value, phase, mode     every loss                           every loss
 lr, step time, data wait    every step / every batch             same
 clip, scheduler, scaler     every call (norms read with grads)   same
-per-parameter grad norms    first 10, every 25                   every step
-.grad cleared before bwd    steps 1-5, every 50                  same
-update ratio |dw|/|w|       first 4, every 50                    every 5
-output range                first 10 train losses, every 50      every loss
-training accuracy           first 10 train losses, every 5       every loss
-output squash, target kind  first 10 sampled, every 250-th       every loss
-inputs / labels             first 10 / 30 batches, every 50      every batch
+per-parameter grad norms    first 10, every 50                   every step
+.grad cleared before bwd    steps 1-5, every 100                 same
+update ratio |dw|/|w|       first 4, every 100                   every 5
+output range                first 10 train losses, every 100     every loss
+training accuracy           first 10 train losses, every 20      every loss
+output squash, target kind  first 10 train losses, every 500     every loss
+inputs / labels             first 10 / 30 batches, every 100     every batch
 activations                 never                                every step (hooks)
 first non-finite module     once, at the first NaN/Inf loss      —
 overfit one batch           never                                once (flat loss, or arm())
@@ -88,14 +89,14 @@ class Schedule:
 
 #: The cheap schedule of each sampled quantity (see the module docstring).
 SCHEDULE = {
-    "grads": Schedule(10, 25),
-    "grad_clear": Schedule(6, 50),
-    "update": Schedule(4, 50),
-    "outputs": Schedule(10, 50),
-    "accuracy": Schedule(10, 5),
-    "squash": Schedule(10, 250),
-    "inputs": Schedule(10, 50),
-    "labels": Schedule(30, 50),
+    "grads": Schedule(10, 50),
+    "grad_clear": Schedule(6, 100),
+    "update": Schedule(4, 100),
+    "outputs": Schedule(10, 100),
+    "accuracy": Schedule(10, 20),
+    "squash": Schedule(10, 500),
+    "inputs": Schedule(10, 100),
+    "labels": Schedule(30, 100),
     "amp": Schedule(10, 50),
     "gpu_util": Schedule(1, 50),
 }
@@ -104,6 +105,7 @@ ARMED_SCHEDULE = {"grads": Schedule(0, 1), "update": Schedule(0, 5), "outputs": 
                   "inputs": Schedule(0, 1), "labels": Schedule(0, 1)}
 _GRADS, _UPDATE, _UPDATE_ARMED = SCHEDULE["grads"], SCHEDULE["update"], ARMED_SCHEDULE["update"]
 _OUTPUTS, _ACC, _INPUTS, _LABELS = SCHEDULE["outputs"], SCHEDULE["accuracy"], SCHEDULE["inputs"], SCHEDULE["labels"]
+_AMP, _CLEAR = SCHEDULE["amp"], SCHEDULE["grad_clear"]
 
 
 def _due(s: Schedule, i: int) -> bool:
@@ -181,6 +183,7 @@ class Monitor:
         self._label_smoothing = None
         # hooks
         self._opt_handles = []
+        self._post_handle = None
         self._model_handles = []
         self._act: A.ActivationHooks | None = None
         self._listening = False
@@ -435,13 +438,16 @@ class Monitor:
     def _hook_optimizer(self):
         if self.optimizer is None or self._opt_handles or not hasattr(self.optimizer, "register_step_pre_hook"):
             return      # not a torch.optim.Optimizer: no step hooks (no steps counted)
-        self._opt_handles = [self.optimizer.register_step_pre_hook(self._pre_step),
-                             self.optimizer.register_step_post_hook(self._post_step)]
+        self._opt_handles = [self.optimizer.register_step_pre_hook(self._pre_step)]
 
     def _unhook_optimizer(self):
         for h in self._opt_handles:
             h.remove()
         self._opt_handles = []
+        if self._post_handle is not None:
+            self._post_handle.remove()
+            self._post_handle = None
+        self._snapshot = None
 
     def _note(self, where, e):
         """Remember a probe's own fault (shown in ``summary()["errors"]``), at most 20 of them."""
@@ -662,7 +668,7 @@ class Monitor:
                 name = L.loss_function(loss_name) if loss_name not in (None, "unknown") else self._loss_name
                 cc = L._correct_count(outputs, targets, name)
                 if cc is not None:
-                    self._defer(lambda v, r=rec: setattr(r, "acc", (v[0], v[1])), cc)
+                    self._defer_count(cc, lambda hit, n, r=rec: setattr(r, "acc", (hit, n)))
         self._queue.append(rec)
         if phase == "val" and len(self._queue) > 64:
             self._flush()
@@ -730,7 +736,7 @@ class Monitor:
         self._last_kwargs = kwargs
         i = self._fwd_count
         self._fwd_count += 1
-        if SCHEDULE["amp"](i) or self.armed:
+        if _due(_AMP, i) or self.steps < self._armed_until or self.level == "full":
             on, dt = AMP.autocast_state(self._device_type)
             if on:
                 self._autocast_seen = True
@@ -738,7 +744,7 @@ class Monitor:
                 self._fwd_autocast = (self._device_type, dt)
             else:
                 self._fwd_autocast = None
-        if ge and self._train_batch_count == 0 and args and SCHEDULE["inputs"](i):
+        if ge and self._train_batch_count == 0 and args and _due(_INPUTS, i):
             try:
                 self._observe_inputs(args[0])
             except Exception:
@@ -757,12 +763,18 @@ class Monitor:
     def _on_pre_step(self, optimizer):
         now = time.perf_counter()
         step = self.steps
+        if self._post_handle is not None:     # the one-shot post-hook of the last sampled step
+            self._post_handle.remove()
+            self._post_handle = None
         if self._last_step_t is not None and not self._val_since_step:
             self._step_times.append(max(0.0, now - self._last_step_t - self._own_step))
         self._last_step_t = now
         self._own_step = 0.0
         self._val_since_step = False
-        lr = U.current_lr(optimizer)
+        try:
+            lr = float(optimizer.param_groups[0]["lr"])
+        except Exception:
+            lr = None
         if lr is not None and (not self._lr_changes or self._lr_changes[-1][1] != lr):
             self._lr_changes.append((step, lr))
             self._lr_n_changes += 1
@@ -782,11 +794,27 @@ class Monitor:
         if step > 0 and (_due(_UPDATE, step) or (armed and _due(_UPDATE_ARMED, step))):
             params = [p for _, p in self._tracked if p.grad is not None and p.requires_grad]
             if params:
+                # weights before the update; a post-hook registered for this step only reads them
+                # after it (removed at the next pre-hook: not while the optimizer iterates its hooks)
                 self._snapshot = (params, U.snapshot(params))
+                self._post_handle = optimizer.register_step_post_hook(self._post_step)
         if self.on_cuda and SCHEDULE["gpu_util"](step):
             v = T.gpu_utilization_sample()
             if v is not None:
                 self._gpu_util.append(v)
+        # this step is counted now (one hook per step, not two): what follows belongs to the next
+        self.steps = step + 1
+        self._bwd_since_step = 0
+        if self._grad_hook is not None and _due(_CLEAR, self.steps):
+            self._check_clear = True
+        if self._scaler_token is not None:
+            self._scaler_token[1] += 1
+        if self._act is not None:
+            self._collect_activations()
+            if not self.armed:
+                self._drop_activation_hooks(collect=False)
+        if self._overfit_pending and not self._overfit_done:
+            self._run_overfit()
 
     def _opt_param_names(self):
         if self.optimizer is None:
@@ -859,18 +887,6 @@ class Monitor:
                 self._update_steps.append(r)
                 fin = [x for x in ratios if math.isfinite(x)]
                 self._update_max.append(max(fin))
-        self.steps += 1
-        self._bwd_since_step = 0
-        if self._grad_hook is not None and SCHEDULE["grad_clear"](self.steps):
-            self._check_clear = True
-        if self._scaler_token is not None:
-            self._scaler_token[1] += 1
-        if self._act is not None:
-            self._collect_activations()
-            if not self.armed:
-                self._drop_activation_hooks(collect=False)
-        if self._overfit_pending and not self._overfit_done:
-            self._run_overfit()
 
     _scaler_token = None
 
@@ -1005,7 +1021,15 @@ class Monitor:
             return
         cc = L._correct_count(outputs, targets, L.loss_function(loss_name))
         if cc is not None:
-            self._defer(lambda v, st=self.steps: self._train_acc.append((st, v[0], v[1])), cc)
+            self._defer_count(cc, lambda hit, n, st=self.steps: self._train_acc.append((st, hit, n)))
+
+    def _defer_count(self, cc, cb):
+        """``cb(correct, counted)`` from :func:`losses._correct_count`'s pair, read now on CPU."""
+        hit, n = cc
+        if not self._torch.is_tensor(n):
+            self._defer(lambda v: cb(v, float(n)), hit)
+        else:
+            self._defer(lambda v: cb(v[0], v[1]), self._torch.stack([hit.float(), n.float()]))
 
     @_own_time
     def _trace_nan(self, outputs, targets):

@@ -96,22 +96,29 @@ class LoaderTap:
 
         it = iter(self.loader)
         mon = self.monitor
+        on_wait, on_batch = mon.on_data_wait, mon.on_batch
         cuda = torch.cuda.is_available() and getattr(mon, "on_cuda", False)
+        fixed = self.phase
+        grad_enabled = torch.is_grad_enabled
+        clock = time.perf_counter
         i = 0
         while True:
-            synced = False
+            synced = None
             if cuda and i % self.sync_every == 0:
                 torch.cuda.synchronize()
                 synced = True
-            t0 = time.perf_counter()
+            t0 = clock()
             try:
                 batch = next(it)
             except StopIteration:
                 return
-            dt = time.perf_counter() - t0
-            phase = self.phase or ("train" if torch.is_grad_enabled() else "val")
-            mon.on_data_wait(dt, synced=synced if cuda else None, phase=phase)
-            x, y = split_batch(batch)
-            mon.on_batch(x, y, phase=phase)
+            dt = clock() - t0
+            phase = fixed or ("train" if grad_enabled() else "val")
+            on_wait(dt, synced=synced, phase=phase)
+            if type(batch) is tuple or type(batch) is list:
+                x, y = (batch[0], batch[1]) if len(batch) >= 2 else (batch, None)
+            else:
+                x, y = split_batch(batch)
+            on_batch(x, y, phase=phase)
             i += 1
             yield batch
