@@ -32,6 +32,8 @@ def render_markdown(report: dict) -> str:
     sym = report.get("symptom")
     if sym:
         out.append(f"**{sym['name']}** — {sym['category']} (`{sym['id']}`)")
+        if sym.get("predicted"):
+            out.append(f"*Predicted, not observed* — {sym['how']}.")
         for e in sym.get("evidence", []):
             out.append(f"- {e['fact']} = {fmt(e['value'])} ({where(e['source'])})")
     else:

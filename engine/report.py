@@ -167,10 +167,21 @@ def build_report(session: Session) -> dict:
     else:
         status = "insufficient_evidence"
 
+    predicted = False
+    if status == "diagnosed" and symptom in (None, "healthy"):
+        symptom, predicted = _predicted_symptom(session, top["id"]), True
     sym = kb.symptoms.get(symptom) if symptom else None
     sym_fact = facts.get("symptom")
     symptom_block = None
-    if sym:
+    if sym and predicted:
+        rc = kb.root_causes[top["id"]]
+        ev = [_evidence_item(facts[f]) for f in ("loss_trend", "loss_decrease_fraction") if f in facts]
+        symptom_block = {"id": symptom, "name": sym["name"], "category": sym["category"], "evidence": ev,
+                         "predicted": True,
+                         "how": f"predicted from the diagnosis: {rc['name'].lower()} usually shows as "
+                                f"“{sym['name'].lower()}”" + (f"; the observed curve looked {fmt(facts['symptom'].value)}"
+                                                               if "symptom" in facts else "; no curve was observed")}
+    elif sym:
         ev = []
         if deferral:
             ev = [{"fact": "complaint", "value": session.value("complaint"), "source": "user"}] if session.value("complaint") else []
@@ -228,6 +239,32 @@ def build_report(session: Session) -> dict:
                    "derived": {k: json_safe(v) for k, v in fr.derived.items()}} for fr in session.run().firings],
     }
     return report
+
+
+#: which symptom a loss-curve shape is compatible with, best first
+_CURVE_SYMPTOMS = {
+    "flat": ["not_learning", "plateau"],
+    "decreasing": ["plateau", "overfitting", "instability", "not_learning"],
+    "plateaued": ["plateau", "overfitting", "not_learning", "instability"],
+    "oscillating": ["instability", "explosion", "plateau"],
+    "diverging": ["explosion", "instability"],
+    "nonfinite": ["explosion", "instability"],
+}
+
+
+def _predicted_symptom(session: Session, cause: str) -> str:
+    """The symptom a diagnosed cause will show (or is showing, when the curve was cut short):
+    among the cause's typical symptoms, the one the observed curve fits best; else its first."""
+    kb = session.kb
+    typical = [s for s in kb.root_causes[cause].get("symptoms", []) if s in kb.symptoms] or ["not_learning"]
+    trend = session.value("loss_trend")
+    if session.value("data_time_fraction") is not None and "slow_training" in typical and \
+            session.value("data_time_fraction") >= 0.3:
+        return "slow_training"
+    for s in _CURVE_SYMPTOMS.get(trend, []):
+        if s in typical:
+            return s
+    return typical[0]
 
 
 def _confidence_text(status, top, causes, gaps, ranking) -> str:
