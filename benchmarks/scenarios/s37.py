@@ -30,7 +30,7 @@ class SineWindows(Dataset):
 
 
 class Forecaster(nn.Module):
-    def __init__(self, hidden=48):
+    def __init__(self, hidden=32):
         super().__init__()
         self.lstm = nn.LSTM(1, hidden, batch_first=True)
         self.head = nn.Linear(hidden, 1)
@@ -50,7 +50,7 @@ def main():
         w = csv.writer(f)
         w.writerow(["step", "epoch", "loss", "val_loss", "lr"])
         step = 0
-        for epoch in range(5):
+        for epoch in range(4):
             for xb, yb in train_dl:
                 optimizer.zero_grad()
                 loss = loss_fn(model(xb), yb)
