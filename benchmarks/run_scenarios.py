@@ -121,8 +121,12 @@ def expected_status(entry):
     return HEALTHY
 
 
-def score_case(entry, report, error=None):
+def score_case(entry, report, error=None, mode="script"):
     """Score one report against one manifest entry.
+
+    In code mode a healthy run cannot be *seen* to be healthy (no curve is observed): it counts as
+    recognised when the code reveals no bug (no status "diagnosed", no cause at >= 0.5), and only a
+    cause claimed at >= 0.5 is a false alarm.
 
     Returns a dict with: kind ("fault" | "healthy" | "out_of_scope"), symptom_ok, top1_ok, top3_ok
     (None unless kind == "fault"), outcome_ok (None unless healthy/out_of_scope), false_alarm (None unless
@@ -166,7 +170,12 @@ def score_case(entry, report, error=None):
             res["false_alarm"] = None  # no answer is a miss, not an alarm
         else:
             confident = any(c is not None and c >= FALSE_ALARM_CONFIDENCE for _, c in causes)
-            res["false_alarm"] = bool(status != HEALTHY or confident)
+            if mode == "code":
+                res["false_alarm"] = bool(confident or status == "diagnosed")
+                res["outcome_ok"] = not res["false_alarm"]
+                res["symptom_ok"] = res["outcome_ok"]
+            else:
+                res["false_alarm"] = bool(status != HEALTHY or confident)
     if top1_id is not None and top1_conf is not None:
         res["top1_correct"] = bool(top1_id in accepted)  # any cause on a healthy/oos run is wrong
     return res
@@ -338,7 +347,7 @@ def run_case(entry, scen_dir, modes, cmd_base, args, env):
                 per_mode[mode] = {"skipped": "the plain run wrote no metrics file"}
                 continue
             report, err, secs, argv = diagnose(cmd_base, mode, script, root / mode, plain["metrics"], args.timeout, env)
-            s = score_case(entry, report, err)
+            s = score_case(entry, report, err, mode)
             s["diag_seconds"] = secs
             s["plain_seconds"] = plain["seconds"]
             s["command"] = " ".join(shlex.quote(a) for a in argv) if argv else None

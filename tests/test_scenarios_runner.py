@@ -143,3 +143,13 @@ def test_manifest_is_consistent():
         assert e["root_cause"] not in e["also_acceptable"]
     assert sum(e["symptom"] == "healthy" for e in entries) >= 6
     assert sum(e["symptom"] == "out_of_scope" for e in entries) >= 2
+
+
+def test_code_mode_healthy_is_no_bug_found():
+    # code alone cannot show a healthy curve: "no bug found" is the right answer there
+    quiet = report(status="insufficient_evidence", symptom=None, causes=[("lr_too_low", 0.2)])
+    s = rs.score_case(HEALTHY, quiet, mode="code")
+    assert s["outcome_ok"] is True and s["false_alarm"] is False
+    loud = report(status="diagnosed", symptom="not_learning", causes=[("lr_too_low", 0.8)])
+    assert rs.score_case(HEALTHY, loud, mode="code")["false_alarm"] is True
+    assert rs.score_case(HEALTHY, quiet, mode="script")["false_alarm"] is True
