@@ -10,7 +10,8 @@ model_config, updates, activations, amp, overfit); this module only schedules th
 What it registers while attached (all removed by :meth:`Monitor.detach`, on errors too):
 
 * an optimizer step pre-hook (``register_step_pre_hook``; on the steps that sample the update
-  ratio also a post-hook for that step only);
+  ratio also a post-hook for that step only; for ``step(closure)`` optimizers, whose forward and
+  backward run inside the step, a post-hook that reads the step once they have run);
 * one forward pre-hook on the root model (its inputs, train/eval mode, autocast state);
 * one tensor hook on one small parameter the optimizer steps (it counts backward passes and sees
   whether ``.grad`` was cleared before the first backward of a step);
@@ -184,6 +185,7 @@ class Monitor:
         # hooks
         self._opt_handles = []
         self._post_handle = None
+        self._closure_post = None
         self._model_handles = []
         self._act: A.ActivationHooks | None = None
         self._listening = False
@@ -447,6 +449,9 @@ class Monitor:
         if self._post_handle is not None:
             self._post_handle.remove()
             self._post_handle = None
+        if self._closure_post is not None:
+            self._closure_post.remove()
+            self._closure_post = None
         self._snapshot = None
 
     def _note(self, where, e):
@@ -755,12 +760,33 @@ class Monitor:
         if self._busy:
             return None
         try:
-            self._on_pre_step(optimizer)
+            closure = kwargs.get("closure", args[0] if args else None) if (args or kwargs) else None
+            if closure is None:
+                self._on_pre_step(optimizer)
+            else:
+                # step(closure) (LBFGS, Lightning): forward and backward run inside the step, after
+                # this hook -- so the step's evidence is read in a post-hook, once they have run
+                if self._closure_post is None:
+                    self._closure_post = optimizer.register_step_post_hook(self._closure_post_step)
+                if self.steps > 0 and (_due(_UPDATE, self.steps) or self.armed):
+                    params = [p for _, p in self._tracked if p.requires_grad]
+                    if params:
+                        self._snapshot = (params, U.snapshot(params))
         except Exception as e:
             self._note("step pre-hook", e)
         return None
 
-    def _on_pre_step(self, optimizer):
+    def _closure_post_step(self, optimizer, args, kwargs):
+        if self._busy:
+            return None
+        try:
+            self._on_post_step()               # the update ratio of a snapshot taken before
+            self._on_pre_step(optimizer, closure=True)
+        except Exception as e:
+            self._note("step post-hook", e)
+        return None
+
+    def _on_pre_step(self, optimizer, closure=False):
         now = time.perf_counter()
         step = self.steps
         if self._post_handle is not None:     # the one-shot post-hook of the last sampled step
@@ -791,7 +817,7 @@ class Monitor:
             self._sample_grads(step)
         elif self._clip_pending is not None:
             self._clip_pending = None
-        if step > 0 and (_due(_UPDATE, step) or (armed and _due(_UPDATE_ARMED, step))):
+        if not closure and step > 0 and (_due(_UPDATE, step) or (armed and _due(_UPDATE_ARMED, step))):
             params = [p for _, p in self._tracked if p.grad is not None and p.requires_grad]
             if params:
                 # weights before the update; a post-hook registered for this step only reads them

@@ -929,3 +929,30 @@ def test_one_bad_last_evaluation_is_not_a_rising_validation_loss():
     from traindx.probes import losses as L
 
     assert L.val_loss_trend([1.0, 0.8, 0.7, 0.6, 0.55, 0.5, 0.45, 0.42, 0.4, 0.52]) != "increasing"
+
+
+def test_closure_optimizer_steps_are_read_after_the_closure():
+    """LBFGS-style step(closure): forward and backward run inside the step."""
+    torch.manual_seed(0)
+    m = mlp()
+    opt = torch.optim.SGD(m.parameters(), lr=0.05)
+    ds = blobs(n=128)
+    with tp.watch(m, opt) as w:
+        for i, (x, y) in enumerate(torch.utils.data.DataLoader(ds, batch_size=16)):
+            def closure():
+                opt.zero_grad()
+                out = m(x)
+                loss = F.cross_entropy(out, y)
+                w.observe(loss, outputs=out, targets=y)
+                loss.backward()
+                return loss
+            opt.step(closure)
+            if i == 4:
+                with pytest.raises(RuntimeError):
+                    opt.step(lambda: (_ for _ in ()).throw(RuntimeError("closure failed")))
+    assert w.monitor.steps == 8          # the failed step is not counted
+    facts = {f.fact: f.value for f in w.findings()}
+    assert facts["params_without_grad"] == [] and facts["grads_all_zero"] is False
+    assert facts["zero_grad_called"] is True
+    assert len(w.summary()["train_loss"]["value"]) == 8
+    assert not opt._optimizer_step_post_hooks and not opt._optimizer_step_pre_hooks
