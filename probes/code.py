@@ -145,7 +145,45 @@ def analyze_code(path: str | os.PathLike) -> CodeReport:
     tree = parse_source(p)
     reader = _Reader(p, tree)
     reader.run()
-    return reader.report()
+    report = reader.report()
+    rl = _rl_markers(tree)
+    if rl is not None and report.get("rl_training") is None:
+        line, what = rl
+        report.findings.append(Finding("rl_training", True, f"code:{os.path.basename(p)}:{line}",
+                                       f"reinforcement learning: {what}"))
+    return report
+
+
+#: names whose presence together marks a reinforcement-learning loop (rewards from an environment)
+_RL_IMPORTS = {"gym", "gymnasium", "stable_baselines3", "pettingzoo", "dm_control"}
+_RL_CALLS = {"step", "reset"}            # env.step(action), env.reset()
+_RL_NAMES = {"reward", "rewards", "returns", "episode", "episodes", "policy", "action", "actions", "advantage",
+             "advantages", "discount", "gamma"}
+
+
+def _rl_markers(tree: ast.AST):
+    """(line, description) when the script is an RL loop: an RL library import, or an environment
+    stepped with actions and rewards collected — several independent markers, not one word."""
+    names: dict[str, int] = {}
+    env_step = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            for m in mods:
+                if m.split(".")[0] in _RL_IMPORTS:
+                    return node.lineno, f"imports {m}"
+        elif isinstance(node, ast.Name) and node.id.lower() in _RL_NAMES:
+            names.setdefault(node.id.lower(), node.lineno)
+        elif isinstance(node, ast.Attribute) and node.attr in _RL_CALLS and isinstance(node.value, ast.Name) \
+                and "env" in node.value.id.lower():
+            env_step = env_step or (node.lineno, f"{node.value.id}.{node.attr}()")
+    reward_like = {"reward", "rewards", "returns", "advantage", "advantages"} & set(names)
+    if env_step and reward_like:
+        return env_step[0], f"{env_step[1]} with {', '.join(sorted(reward_like))}"
+    if len(reward_like) >= 1 and len({"episode", "episodes", "policy", "action", "actions", "discount", "gamma"} & set(names)) >= 2:
+        first = min(names[n] for n in reward_like)
+        return first, f"{', '.join(sorted(reward_like))} with {', '.join(sorted(set(names) - reward_like)[:3])}"
+    return None
 
 
 # --------------------------------------------------------------------------------------------
