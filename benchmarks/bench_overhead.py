@@ -1,6 +1,6 @@
 """Probe overhead: what watching a training step costs, side by side in one run.
 
-    python benchmarks/bench_overhead.py [--reps 15] [--steps 20] [--threads 1] [--models mlp,cnn]
+    python benchmarks/bench_overhead.py [--reps 40] [--steps 10] [--threads 1] [--models mlp,cnn]
 
 Four variants of the same training step (forward, cross-entropy, backward, clip_grad_norm_,
 optimizer step, zero_grad) on a CPU MLP and a small CNN:
@@ -115,8 +115,8 @@ def run(kind, reps, steps, torch, tp):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--reps", type=int, default=15)
-    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--reps", type=int, default=40)
+    ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1: stable timings)")
     ap.add_argument("--models", default="mlp,cnn")
     args = ap.parse_args(argv)

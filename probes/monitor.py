@@ -47,8 +47,9 @@ Arming: a non-finite loss, a loss spike above 5x the running median, a loss stil
 start after 50 steps, or a validation/train gap widening over 3 evaluations arm the monitor for
 the next 20 steps (``arm(reason)`` does the same by hand). A non-finite loss is seen at once on CPU
 (its value is read each step: no sync to avoid); on CUDA the loss values are read in one batch every
-8 steps (no per-step host sync). The loss series is processed (trend checks, arming) every 16 steps
-on CPU, every step while armed.
+10 steps (no per-step host sync). The loss series is processed (trend checks, arming) every 25 steps
+on CPU, every step while armed. All sampled step work falls on multiples of one gate period (the gcd
+of the periods), so the steps in between only record the time, the learning rate and the loss.
 """
 
 from __future__ import annotations
@@ -99,14 +100,20 @@ SCHEDULE = {
     "inputs": Schedule(10, 100),
     "labels": Schedule(30, 100),
     "amp": Schedule(10, 50),
-    "gpu_util": Schedule(1, 50),
+    "gpu_util": Schedule(1, 50),     # (off the CPU only)
 }
 #: While armed.
 ARMED_SCHEDULE = {"grads": Schedule(0, 1), "update": Schedule(0, 5), "outputs": Schedule(0, 1),
                   "inputs": Schedule(0, 1), "labels": Schedule(0, 1)}
 _GRADS, _UPDATE, _UPDATE_ARMED = SCHEDULE["grads"], SCHEDULE["update"], ARMED_SCHEDULE["update"]
 _OUTPUTS, _ACC, _INPUTS, _LABELS = SCHEDULE["outputs"], SCHEDULE["accuracy"], SCHEDULE["inputs"], SCHEDULE["labels"]
-_AMP, _CLEAR = SCHEDULE["amp"], SCHEDULE["grad_clear"]
+_AMP, _CLEAR, _GPU = SCHEDULE["amp"], SCHEDULE["grad_clear"], SCHEDULE["gpu_util"]
+#: Loss values are processed (and, off the CPU, read) every this many steps.
+FLUSH_EVERY = {"cpu": 25, "device": 10}
+#: The sampled step work runs on the first _FIRST steps and on multiples of _GATE: the largest
+#: period that divides every schedule's period and the flush periods.
+_FIRST = max(s.first for s in (_GRADS, _UPDATE, _CLEAR, _GPU))
+_GATE = math.gcd(_GRADS.every, _UPDATE.every, _CLEAR.every, _GPU.every, *FLUSH_EVERY.values())
 
 
 def _due(s: Schedule, i: int) -> bool:
@@ -297,7 +304,7 @@ class Monitor:
         self._init = None
         self._errors: list[str] = []
         self._deferred: list = []
-        self._flush_every = 16
+        self._flush_every = FLUSH_EVERY["cpu"]
         self._device_known = False
         self.bind(model, optimizer)
 
@@ -369,8 +376,8 @@ class Monitor:
         self._device_type = kind
         self._device_known = True
         self.on_cuda = kind == "cuda"
-        # off the CPU loss values are read in one batch (one host sync) every 8 steps
-        self._flush_every = 16 if kind == "cpu" else 8
+        # off the CPU loss values are read in one batch (one host sync) every 10 steps
+        self._flush_every = FLUSH_EVERY["cpu"] if kind == "cpu" else FLUSH_EVERY["device"]
 
     def _read_init(self):
         try:
@@ -789,9 +796,6 @@ class Monitor:
     def _on_pre_step(self, optimizer, closure=False):
         now = time.perf_counter()
         step = self.steps
-        if self._post_handle is not None:     # the one-shot post-hook of the last sampled step
-            self._post_handle.remove()
-            self._post_handle = None
         if self._last_step_t is not None and not self._val_since_step:
             self._step_times.append(max(0.0, now - self._last_step_t - self._own_step))
         self._last_step_t = now
@@ -810,9 +814,27 @@ class Monitor:
         # losses seen since the last step: backward ran through them -> train, else validation
         if self._tentative:
             self._resolve_tentative()
-        if step % self._flush_every == 0 or self.steps < self._armed_until:
-            self._flush()
+        # the sampled work (and the flush) falls on multiples of _GATE only, after the first steps:
+        # every other step ends here
+        if step < _FIRST or step % _GATE == 0 or step < self._armed_until or self._slow:
+            self._pre_step_sampled(optimizer, step, closure)
+        self.steps = step + 1
+        self._bwd_since_step = 0
+        if self._scaler_token is not None:
+            self._scaler_token[1] += 1
+
+    @property
+    def _slow(self):
+        return (self.level == "full" or self._post_handle is not None or self._act is not None
+                or self._overfit_pending or (self._nan_first is not None and not self._nan_grad))
+
+    def _pre_step_sampled(self, optimizer, step, closure):
+        if self._post_handle is not None:     # the one-shot post-hook of the last sampled step
+            self._post_handle.remove()
+            self._post_handle = None
         armed = step < self._armed_until or self.level == "full"
+        if step % self._flush_every == 0 or armed:
+            self._flush()
         if _due(_GRADS, step) or armed or (self._nan_first is not None and not self._nan_grad):
             self._sample_grads(step)
         elif self._clip_pending is not None:
@@ -824,20 +846,15 @@ class Monitor:
                 # after it (removed at the next pre-hook: not while the optimizer iterates its hooks)
                 self._snapshot = (params, U.snapshot(params))
                 self._post_handle = optimizer.register_step_post_hook(self._post_step)
-        if self.on_cuda and SCHEDULE["gpu_util"](step):
+        if self.on_cuda and _due(_GPU, step):
             v = T.gpu_utilization_sample()
             if v is not None:
                 self._gpu_util.append(v)
-        # this step is counted now (one hook per step, not two): what follows belongs to the next
-        self.steps = step + 1
-        self._bwd_since_step = 0
-        if self._grad_hook is not None and _due(_CLEAR, self.steps):
-            self._check_clear = True
-        if self._scaler_token is not None:
-            self._scaler_token[1] += 1
+        if self._grad_hook is not None and _due(_CLEAR, step):
+            self._check_clear = True          # look at .grad at the next step's first backward
         if self._act is not None:
             self._collect_activations()
-            if not self.armed:
+            if not (step + 1 < self._armed_until or self.level == "full"):
                 self._drop_activation_hooks(collect=False)
         if self._overfit_pending and not self._overfit_done:
             self._run_overfit()

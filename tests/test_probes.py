@@ -750,7 +750,7 @@ def test_arming_on_a_loss_spike():
             opt.step()
             opt.zero_grad()
     events = [(s, r) for s, r in w.summary()["armed"] if r.startswith("spike")]
-    assert events and 20 <= events[0][0] <= 20 + 16     # the loss series is checked every 16 steps
+    assert events and 20 <= events[0][0] <= 20 + monitor_mod.FLUSH_EVERY["cpu"]   # checked once per flush
 
 
 def test_report_goes_through_the_engine():
