@@ -32,7 +32,6 @@ SOURCE_PRIORITY = {"user": 5, "probe": 4, "log": 3, "config": 2, "code": 2, "rul
 MAX_STEPS = 100_000
 DEFAULT_MAX_QUESTIONS = 8
 MIN_GAIN_BITS = 0.03
-WORLD_HYPOTHESES = 8
 
 
 @dataclass
@@ -358,7 +357,9 @@ class Session:
         dist = self.posterior()
         h_now = cf.entropy(dist)
         values = {k: f.value for k, f in known.items()}
-        top = set(h for h, _ in cf.ranked(dist)[:WORLD_HYPOTHESES])
+        # every hypothesis still in play gets its world — a cause with a small prior but decisive
+        # evidence to come (a pack's new cause, a rare bug) must be able to win a question
+        top = {h for h, p in dist.items() if p >= 1e-3}
         fired = {f.rule.id for f in res.firings}
         seed_qs = set(kb.symptoms.get(symptom, {}).get("questions", [])) if symptom else set()
         memo: dict[str, "bool | None"] = {}

