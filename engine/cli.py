@@ -257,6 +257,7 @@ class Gatherer:
         result = run_script(path, list(args), max_steps=max_steps, timeout=timeout, decide=self._decider())
         self.session.add_findings(result.findings)
         self.ran_script = True
+        self.session.run_info = {"steps": result.steps, "stopped": result.stopped_reason, "seconds": result.wall_s}
         self.session.notes.append(
             f"Ran {os.path.basename(path)}: {result.steps} optimizer step(s) in {result.wall_s:.1f} s, "
             f"stopped: {result.stopped_reason}.")

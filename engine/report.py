@@ -296,7 +296,14 @@ def _caveats(session: Session, status: str, causes: list) -> list[str]:
     out += [f"Sources disagree — {c}" for c in session.conflicts]
     facts = session.facts
     kinds = {f.kind for f in facts.values()}
-    if status in ("diagnosed", "insufficient_evidence") and not kinds & {"probe", "log"}:
+    run = getattr(session, "run_info", None)
+    if run is not None and not run.get("steps"):
+        why = {"timeout": "was stopped at --timeout", "crashed": "crashed", "finished": "finished",
+               "max_steps": "reached --max-steps"}.get(run.get("stopped"), "stopped")
+        out.insert(0, f"The script ran but reached no optimizer step before it {why} "
+                      f"({run.get('seconds', 0):.1f} s): nothing about training could be measured — check that it "
+                      "trains (and does not hang or wait for input) within --timeout.")
+    elif status in ("diagnosed", "insufficient_evidence") and not kinds & {"probe", "log"}:
         out.append("Nothing was measured: the evidence is what you said or what the code/config shows. "
                    "A run with --script (or a --log) would measure it.")
     for f in facts.values():

@@ -125,3 +125,13 @@ def test_qa_path_does_not_import_torch(tmp_path):
     import subprocess
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert "NO_TORCH_OK" in r.stdout, r.stderr
+
+
+def test_hanging_script_is_stopped_and_said_plainly(tmp_path):
+    (tmp_path / "hang.py").write_text("import time\nwhile True:\n    time.sleep(1)\n")
+    r = run_cli("diagnose", "--script", "hang.py", "--timeout", "3", "--non-interactive", "--format", "json",
+                cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["caveats"][0].startswith("The script ran but reached no optimizer step before it was stopped at --timeout")
+    assert report["status"] == "insufficient_evidence"
