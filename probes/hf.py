@@ -73,7 +73,7 @@ from statistics import median
 
 from transformers import TrainerCallback
 
-from .lightning import RunProbe
+from .lightning import ProbeAccess, RunProbe
 
 __all__ = ["TrainDxCallback"]
 
@@ -112,7 +112,7 @@ def _task(model):
     return None, None
 
 
-class TrainDxCallback(TrainerCallback):
+class TrainDxCallback(TrainerCallback, ProbeAccess):
     """Diagnose the transformers ``Trainer`` run this callback watches (see :mod:`traindx.probes.hf`).
 
     Arguments: ``num_classes`` (chance level; default: ``config.num_labels`` for sequence
@@ -135,32 +135,6 @@ class TrainDxCallback(TrainerCallback):
         self._lm = False
 
     # ------------------------------------------------------------------ results
-    @property
-    def monitor(self):
-        return self.probe.monitor
-
-    @property
-    def nan_report(self):
-        return self.probe.nan_report
-
-    def report(self) -> dict:
-        """The diagnosis dict: the final one after training, else built from the evidence so far."""
-        if self.probe.final_report is not None:
-            return self.probe.final_report
-        return self.probe.report()
-
-    def markdown(self) -> str:
-        return self.probe.markdown(self.report())
-
-    def findings(self):
-        return self.probe.findings()
-
-    def summary(self) -> dict:
-        return self.probe.monitor.summary() if self.probe.monitor is not None else {}
-
-    def detach(self):
-        """Remove every hook now (done at ``on_train_end``; call it when ``train()`` raised)."""
-        self.probe.detach()
 
     def __enter__(self):
         return self

@@ -80,7 +80,7 @@ from dataclasses import replace
 
 from traindx.engine.evidence import Finding
 
-__all__ = ["TrainDxCallback", "RunProbe"]
+__all__ = ["TrainDxCallback", "RunProbe", "ProbeAccess"]
 
 _log = logging.getLogger("traindx.probes.callbacks")
 
@@ -462,6 +462,39 @@ class RunProbe:
         return head
 
 
+class ProbeAccess:
+    """What a framework callback offers once it holds a :class:`RunProbe` as ``self.probe``
+    (shared by the Lightning and Hugging Face callbacks)."""
+
+    @property
+    def monitor(self):
+        """The :class:`~traindx.probes.monitor.Monitor` of the latest run (None before)."""
+        return self.probe.monitor
+
+    @property
+    def nan_report(self):
+        return self.probe.nan_report
+
+    def report(self) -> dict:
+        """The diagnosis dict: the final one after the run, else built from the evidence so far."""
+        if self.probe.final_report is not None:
+            return self.probe.final_report
+        return self.probe.report()
+
+    def markdown(self) -> str:
+        return self.probe.markdown(self.report())
+
+    def findings(self):
+        return self.probe.findings()
+
+    def summary(self) -> dict:
+        return self.probe.monitor.summary() if self.probe.monitor is not None else {}
+
+    def detach(self):
+        """Remove every hook now (done at the end of the run and on exceptions where the framework says so)."""
+        self.probe.detach()
+
+
 def _unwrap_loader(loader):
     """A single DataLoader from what Lightning exposes (a loader, or a one-element list/dict)."""
     if isinstance(loader, (list, tuple)) and len(loader) == 1:
@@ -500,7 +533,7 @@ def _callback_base():
 def _build_class():
     Callback = _callback_base()
 
-    class TrainDxCallback(Callback):
+    class TrainDxCallback(Callback, ProbeAccess):
         """Diagnose the Lightning run this callback watches (see :mod:`traindx.probes.lightning`).
 
         Arguments: ``num_classes`` (for the chance-level loss; inferred from the output width or
@@ -528,33 +561,6 @@ def _build_class():
             self._acc, self._scaler, self._skip_losses = 1, None, False
 
         # -------------------------------------------------------------- results
-        @property
-        def monitor(self):
-            """The :class:`~traindx.probes.monitor.Monitor` of the latest fit (None before)."""
-            return self.probe.monitor
-
-        @property
-        def nan_report(self):
-            return self.probe.nan_report
-
-        def report(self) -> dict:
-            """The diagnosis dict: the final one after fit, else built from the evidence so far."""
-            if self.probe.final_report is not None:
-                return self.probe.final_report
-            return self.probe.report()
-
-        def markdown(self) -> str:
-            return self.probe.markdown(self.report())
-
-        def findings(self):
-            return self.probe.findings()
-
-        def summary(self) -> dict:
-            return self.probe.monitor.summary() if self.probe.monitor is not None else {}
-
-        def detach(self):
-            """Remove every hook now (the callback does this itself at fit end and on exceptions)."""
-            self.probe.detach()
 
         # -------------------------------------------------------------- lifecycle
         def on_fit_start(self, trainer, pl_module):
