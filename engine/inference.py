@@ -96,7 +96,12 @@ class Session:
         """Put one fact in working memory (validated and coerced to its declared type)."""
         if name in self.kb.questions and name not in self.kb.facts:
             q = self.kb.questions[name]
-            vals = value if isinstance(value, (list, tuple)) and len(q["facts"]) > 1 else [value]
+            if isinstance(value, (list, tuple)) and len(q["facts"]) > 1:
+                vals = list(value)
+            elif isinstance(value, str) and len(q["facts"]) > 1:
+                vals = split_answer(value)
+            else:
+                vals = [value]
             last = None
             for fname, v in zip(q["facts"], vals):
                 last = self.add(fname, v, source, detail, from_text=from_text)
@@ -417,7 +422,7 @@ class Session:
         elif isinstance(text, (list, tuple)):
             parts = list(text)
         else:
-            parts = [p for p in re.split(r"\s*(?:,|;|\band\b|\s)\s*", str(text).strip()) if p]
+            parts = split_answer(str(text))
         if len(parts) > len(facts):
             raise InputError(f"expected at most {len(facts)} value(s): {', '.join(facts)}")
         previous = {f: self.base.get(f) for f in facts}
@@ -478,6 +483,11 @@ class Session:
         s.skipped = list(state.get("skipped", []))
         s.conflicts = list(state.get("conflicts", []))
         return s
+
+
+def split_answer(text: str) -> list[str]:
+    """One typed answer to a multi-fact question: "2.302, 10" / "2.302 and 10" -> parts in fact order."""
+    return [p for p in re.split(r"\s*(?:,|;|\band\b|\s)\s*", text.strip()) if p]
 
 
 _PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\}")

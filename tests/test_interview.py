@@ -110,3 +110,9 @@ def test_unknown_fact_from_a_probe_is_noted_not_fatal(kb):
     s = Session(kb)
     s.add_finding(Finding("no_such_fact", 1, "probe:x"))
     assert any("no_such_fact" in n for n in s.notes)
+
+
+def test_multi_fact_answer_in_an_answers_file_is_split_like_a_typed_one(kb):
+    s = Session(kb)
+    s.add_answers({"loss_value": "2.302, 10"})
+    assert s.value("current_loss") == pytest.approx(2.302) and s.value("num_classes") == 10
