@@ -146,3 +146,12 @@ def test_markdown_sections_in_seed_order(kb):
     positions = [text.index(h) for h in order]
     assert positions == sorted(positions)
     assert "```python" in text
+
+
+@pytest.mark.parametrize("words,step", [("my loss went to NaN after about 300 steps", 300),
+                                        ("loss became inf around iteration 50", 50),
+                                        ("nan in loss after 3 epochs", None)])
+def test_first_nan_step_read_from_words(kb, words, step):
+    s = Session(kb)
+    s.add_complaint(words)
+    assert s.value("nan_first_step") == step
