@@ -37,8 +37,16 @@ def _mark(node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
+_PLAIN_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:str", "tag:yaml.org,2002:int",
+               "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null",
+               "tag:yaml.org,2002:timestamp"}
+
+
 def _build(node, path: Path, marks: Marks, constructor, source: str) -> Any:
     marks[path] = _mark(node)
+    if node.tag not in _PLAIN_TAGS:
+        line, col = _mark(node)
+        raise InputError(f"YAML tag {node.tag!r} is not allowed: knowledge is plain data", source, line, col)
     if isinstance(node, yaml.MappingNode):
         out: dict = {}
         for key_node, value_node in node.value:

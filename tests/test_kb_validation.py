@@ -161,9 +161,9 @@ def test_non_utf8_kb_file(tmp_path):
 
 def test_yaml_tags_are_refused(tmp_path):
     msg_text = "kind: rules\nrules: !!python/object/apply:os.system ['echo hi']\n"
-    with pytest.raises(Exception) as e:
+    with pytest.raises(KBError) as e:
         load_kb([pack(tmp_path, "evil.yaml", msg_text)])
-    assert "evil.yaml:2" in str(e.value)
+    assert "evil.yaml:2:" in str(e.value) and "is not allowed" in str(e.value)
 
 
 def test_pack_cause_can_declare_its_prior(tmp_path):
