@@ -204,7 +204,6 @@ class Session:
             consider(rule)
         steps = 0
         capped = False
-        queued = {rid for _, rid in agenda}
         while agenda:
             _, rid = heapq.heappop(agenda)
             rule = kb.rules[rid]
@@ -242,7 +241,6 @@ class Session:
                 for dep in kb.rules_by_fact.get(fname, ()):
                     if dep.id not in fired:
                         consider(dep)
-        del queued
         self._result = RunResult(wm, firings, evidence, steps, capped)
         return self._result
 

@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import os
 from dataclasses import dataclass, field
 from importlib import resources
-from pathlib import Path
 from typing import Any, Iterable
 
 import jsonschema
@@ -595,6 +593,3 @@ def _index(kb: KnowledgeBase) -> None:
     kb.extractors = {fid: [re.compile(p, re.IGNORECASE) for p in f.get("extract", [])]
                      for fid, f in kb.facts.items() if f.get("extract")}
 
-
-def finite(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)

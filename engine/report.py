@@ -103,7 +103,7 @@ def _questions(session: Session) -> list[dict]:
     return out
 
 
-def _gaps(session: Session, dist: dict, top: str | None) -> list[dict]:
+def _gaps(session: Session) -> list[dict]:
     """What was not measured or answered that could still change the ranking, and how to close it."""
     kb = session.kb
     facts = session.facts
@@ -153,7 +153,6 @@ def build_report(session: Session) -> dict:
     pressure = session.pressure()
     symptom = "out_of_scope" if deferral else session.symptom()
     dist = session.posterior()
-    ranking = cf.ranked(dist)
     causes = [] if deferral else cause_entries(session, dist)
     top = causes[0] if causes and causes[0]["confidence"] >= cf.DIAGNOSED else None
 
@@ -208,8 +207,8 @@ def build_report(session: Session) -> dict:
         what_not += [w for w in sym.get("what_not_to_do", []) if w not in what_not]
         reference = reference or sym.get("reference")
 
-    gaps = [] if deferral else _gaps(session, dist, top["id"] if top else None)
-    conf_text = _confidence_text(status, top, causes, gaps, ranking)
+    gaps = [] if deferral else _gaps(session)
+    conf_text = _confidence_text(status, top, causes, gaps)
     risk = (kb.root_causes[top["id"]]["risk"].strip() if top else
             "No fix is proposed without a diagnosis, so there is nothing to break yet.")
     caveats = _caveats(session, status, causes)
@@ -267,7 +266,7 @@ def _predicted_symptom(session: Session, cause: str) -> str:
     return typical[0]
 
 
-def _confidence_text(status, top, causes, gaps, ranking) -> str:
+def _confidence_text(status, top, causes, gaps) -> str:
     if status == "out_of_scope":
         return "Not assessed: the problem is outside training-dynamics diagnosis and was handed on."
     if status == "healthy":

@@ -1,7 +1,6 @@
 """The `traindx` command as a user runs it: exit codes, one-line errors, JSON, explain, kb tools."""
 
 import json
-import os
 import sys
 
 import jsonschema

@@ -12,7 +12,6 @@ the runner, not the probes; the bit-for-bit test runs the real Monitor.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import signal
 import subprocess

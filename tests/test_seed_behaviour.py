@@ -1,6 +1,5 @@
 """The seed's behaviours, end to end through the public API (issue 2, section 7)."""
 
-import json
 import math
 
 import jsonschema
