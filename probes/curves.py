@@ -40,7 +40,10 @@ noisy and epoch logs are short.
      or its magnitude grew tenfold (a loss running off to -1e7 too), or the curve climbed back
      at least half-way from its best level towards where it started;
    - ``oscillating``: the recent noise is at least 25 % of the level and at least a quarter of
-     all progress made, or the run keeps spiking (3+ spike events, or 2+ covering 15 % of it);
+     all progress made, or the run keeps spiking (3+ spike events, or 2+ covering 15 % of it),
+     or it wanders: over the last 70 % the running median climbs back from a low by at least the
+     current level (the smoothed loss doubles) while the net progress over that stretch is under
+     a quarter of its range (slow swings the step-to-step noise measure does not see);
    - ``flat``: the loss fell by less than 10 %;
    - ``plateaued``: it fell, but over the last 30 % it no longer does: the median around the
      70 % mark exceeds ``current`` by less than 5 % of the total decrease *and* less than 2 % of
@@ -55,7 +58,10 @@ noisy and epoch logs are short.
    the run over that in the first third: >= 1.5 ``growing``, <= 1/1.5 ``shrinking``, else
    ``steady``. Reported when the loss oscillates, diverges, spikes or is noisy (>= 10 %).
 8. **Validation loss.** Smoothed with a running median of ``±max(1, N // 40)``. ``increasing``
-   when the current value is >10 % (and 2 noise bands) above the best smoothed value;
+   when the level of the last tenth of the evaluations (their median, at least ``k_tail`` of
+   them, all after the best) is >10 % and 2 noise bands above the best smoothed value, the noise
+   band being the scatter since the best where there are 5+ evaluations after it, and (with 6+
+   evaluations after the best) the last third of those sits at or above their first third;
    ``decreasing`` when it is still >5 % below the value at mid-run; else ``flat``.
    ``best_val_fraction`` is where the smoothed minimum lies in the whole run (0 = first logged
    step of any metric, 1 = last).
@@ -92,6 +98,8 @@ PLATEAU_REL = 0.02
 TAIL_FRACTION = 0.30
 CHANCE_TOLERANCE = 0.10
 NOISY = 0.10
+WANDER_TAIL = 0.70
+WANDER_REBOUND = 1.0
 
 
 @dataclass
@@ -239,10 +247,12 @@ class _Out:
                                        detail=detail, extra=extra))
 
 
-def analyze(log, num_classes: int | None = None) -> tuple[list[Finding], CurveAnalysis]:
+def analyze(log, num_classes: int | None = None, *, min_head: int = 1) -> tuple[list[Finding], CurveAnalysis]:
     """Analyse a :class:`~traindx.probes.logs.LogData`: ``(findings, CurveAnalysis)``.
 
-    ``num_classes`` (C >= 2) adds ``loss_at_chance``. See the module docstring for the method.
+    ``num_classes`` (C >= 2) adds ``loss_at_chance``. ``min_head`` is the fewest values the initial
+    loss is the median of (a live run's per-step losses are noisier than an epoch log's rows: the
+    probes pass 5). See the module docstring for the method.
     """
     an = CurveAnalysis(path=log.path, name=log.name, x_label=log.x_label, log=log,
                        notes=list(log.notes))
@@ -253,7 +263,7 @@ def analyze(log, num_classes: int | None = None) -> tuple[list[Finding], CurveAn
                                 [p.lo for p in pts], [p.hi for p in pts])
     for a, b in log.restarts:
         an.events.append(Event("restart", b, b, f"restart: {log.x_label} {_fx(a)} -> {_fx(b)}"))
-    loss = _analyze_loss(log, out, num_classes)
+    loss = _analyze_loss(log, out, num_classes, min_head)
     _analyze_val(log, out)
     _analyze_accuracy(log, out)
     _analyze_lr(log, out)
@@ -264,7 +274,7 @@ def analyze(log, num_classes: int | None = None) -> tuple[list[Finding], CurveAn
     return an.findings, an
 
 
-def _analyze_loss(log, out: _Out, num_classes) -> str | None:
+def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
     s = log.get("loss")
     an = out.a
     if s is None:
@@ -347,7 +357,7 @@ def _analyze_loss(log, out: _Out, num_classes) -> str | None:
 
     # initial and current
     if s.rows_per_point == 1 or not s.head:
-        k_head = max(1, min(25, nc // 50))
+        k_head = min(nc, max(min_head, min(25, nc // 50)))
         initial = median(cm[:k_head])
         ia, ib = cx[0], cx[k_head - 1]
     else:
@@ -373,6 +383,16 @@ def _analyze_loss(log, out: _Out, num_classes) -> str | None:
     noise = sig_tail / denom
     best_i = min(range(nc), key=lambda i: sm[i])
     best = sm[best_i]
+    # wandering: over the last 70 % the smoothed loss climbs back from a low to at least twice
+    # that low's distance above zero... measured against the current level, with no net progress
+    late = [v for x, v in zip(cx, sm) if x >= x_start + (1 - WANDER_TAIL) * span]
+    rebound, low = 0.0, math.inf
+    for v in late:
+        low = min(low, v)
+        rebound = max(rebound, v - low)
+    late_range = (max(late) - min(late)) if late else 0.0
+    wander = (len(late) >= 10 and current > 0 and rebound >= WANDER_REBOUND * current
+              and (late[0] - current) < 0.25 * late_range)
 
     # trend
     region = None
@@ -404,9 +424,14 @@ def _analyze_loss(log, out: _Out, num_classes) -> str | None:
             why = (f"the training loss rose {_fmt(initial)} -> {_fmt(current)} over "
                    f"{out.rng(x_start, x_end)}")
     elif ((n >= 5 and noise >= OSC_NOISE and sig_tail >= 0.25 * max(initial - current, 0.0))
-          or len(spikes) >= 3 or (len(spikes) >= 2 and spike_points >= 0.15 * n)):
+          or len(spikes) >= 3 or (len(spikes) >= 2 and spike_points >= 0.15 * n) or wander):
         trend = "oscillating"
-        if spikes:
+        if wander and not (len(spikes) >= 2):
+            region = (late and cx[-len(late)], x_end)
+            why = (f"the training loss wanders between {_fmt(min(late))} and {_fmt(max(late))} "
+                   f"(smoothed) over the last {WANDER_TAIL:.0%} of the run without net progress: "
+                   f"it climbed back {_fmt(rebound)} from a low, against a level of {_fmt(current)}")
+        elif spikes:
             region = (fin[spikes[0][0]].x0, fin[spikes[-1][1]].x1)
             why = (f"the training loss keeps jumping: {len(spikes)} spikes up to "
                    f"{_fmt(max(p.hi for p, f in zip(fin, spike) if f))} around a level of "
@@ -536,10 +561,27 @@ def _analyze_val(log, out: _Out) -> None:
     idx = _window(xs, mid_x - 0.1 * span, mid_x + 0.1 * span) or \
         [min(range(n), key=lambda i: abs(xs[i] - mid_x))]
     mid = median(sm[i] for i in idx)
-    if cur - best > max(0.1 * abs(best), 2 * sig) and best_i < n - 1:
+    # a rise is a sustained level (the median of the last tenth, at least k_tail values) above the
+    # best by more than 10 % and more than twice the scatter of the evaluations since the best (a
+    # noisy floor with one or two bad evaluations at the end is not a rise)
+    k_rise = max(k, n // 10)
+    level = median(ms[-k_rise:])
+    after = ms[best_i + 1:]
+    drifting = True
+    if len(after) >= 5:   # scatter around a wider running median (it follows a real rise, not the noise)
+        wide = _rolling_median(after, max(2, len(after) // 6))
+        sig_after = 1.4826 * median(abs(a - b) for a, b in zip(after, wide))
+    else:
+        sig_after = sig
+    if len(after) >= 6:
+        # a rise keeps rising (or holds): the last third of the evaluations since the best sits
+        # above the first third; a noisy floor with a bump after its minimum does not
+        third = len(after) // 3
+        drifting = median(after[-third:]) >= median(after[:third])
+    if level - best > max(0.1 * abs(best), 2 * max(sig, sig_after)) and n - 1 - best_i >= k_rise and drifting:
         vt = "increasing"
         why = (f"validation loss bottomed at {_fmt(best)} ({log.x_label} {_fx(xs[best_i])}) and "
-               f"has risen to {_fmt(cur)}")
+               f"has risen to {_fmt(level)}")
         a = xs[best_i]
     elif mid - cur > max(0.05 * abs(mid), sig):
         vt = "decreasing"

@@ -263,8 +263,7 @@ def val_train_overlap(train, val, *, max_val: int = 256, max_train: int = 20000,
     probability). Returns ``{"overlap", "val_checked", "train_hashed", "train_size"}``
     or None when the datasets cannot be indexed. RNG states are preserved.
     """
-    tr = getattr(train, "dataset", train)
-    va = getattr(val, "dataset", val)
+    tr, va = _dataset_of(train), _dataset_of(val)
     try:
         n_tr, n_va = len(tr), len(va)
     except Exception:
@@ -303,3 +302,178 @@ def val_train_overlap(train, val, *, max_val: int = 256, max_train: int = 20000,
     coverage = hashed / n_tr
     overlap = min(1.0, found / coverage) if coverage < 1 else found
     return {"overlap": float(overlap), "val_checked": len(vh), "train_hashed": hashed, "train_size": n_tr}
+
+
+# --------------------------------------------------------------------------- labels vs inputs
+def _dataset_of(obj):
+    """The dataset behind a DataLoader (anything with ``batch_size`` and ``dataset``), else ``obj``
+    itself (a Subset's ``.dataset`` is the whole set it was cut from, not the subset)."""
+    if hasattr(obj, "batch_size") and hasattr(obj, "dataset"):
+        return obj.dataset
+    return obj
+
+
+def label_neighbour_agreement(train, *, max_items: int = 1024, max_features: int = 65536,
+                              time_budget_s: float = 1.0, seed: int = 0) -> dict | None:
+    """Whether the training labels relate to the inputs at all: leave-one-out nearest-neighbour
+    label agreement on a sample of the training set, against what unrelated labels would give.
+
+    Up to ``max_items`` examples are read by index from ``train`` (a dataset or a loader's
+    ``.dataset``; the loader is not iterated) in a random order from a private generator, within
+    ``time_budget_s``; RNG states are preserved. Inputs must be floating-point tensors/arrays of at
+    most ``max_features`` values and labels integer class ids (one per example). Each feature is
+    standardised over the sample (so one large-scale feature does not decide the distances), and
+    each example's label is compared with that of its nearest other example (Euclidean).
+
+    With labels independent of the inputs the agreement is the chance that two examples share a
+    class, ``sum_c n_c (n_c - 1) / (m (m - 1))``; any real labelling of data a network can learn
+    puts near neighbours in the same class more often than that. Returns ``{"agreement",
+    "chance", "z", "items", "classes"}`` (``z`` in binomial standard errors above chance), or None
+    when the data do not fit (non-float inputs such as token ids, non-class targets, fewer than
+    64 examples read, one class).
+    """
+    import torch
+
+    ds = _dataset_of(train)
+    try:
+        n = len(ds)
+    except Exception:
+        return None
+    if n < 64:
+        return None
+    from .timing import split_batch
+
+    rnd = _random.Random(seed)
+    idx = rnd.sample(range(n), min(n, max_items))
+    xs, ys = [], []
+    t_end = time.perf_counter() + time_budget_s
+    with preserved_rng():
+        for i in idx:
+            try:
+                item = ds[i]
+            except Exception:
+                return None
+            x, y = split_batch(item) if isinstance(item, (tuple, list, dict)) else (None, None)
+            if x is None or y is None:
+                return None
+            x = torch.as_tensor(x) if not torch.is_tensor(x) else x
+            y = torch.as_tensor(y) if not torch.is_tensor(y) else y
+            if not x.is_floating_point() or x.numel() > max_features or y.numel() != 1 \
+                    or y.is_floating_point() and float(y) != round(float(y)):
+                return None
+            xs.append(x.detach().reshape(-1).to("cpu", torch.float64))
+            ys.append(int(y))
+            if time.perf_counter() > t_end and len(xs) >= 64:
+                break
+    m = len(xs)
+    if m < 64 or len({x.numel() for x in xs}) != 1:
+        return None
+    X = torch.stack(xs)
+    X = (X - X.mean(0)) / X.std(0).clamp_min(1e-12)
+    Y = torch.tensor(ys)
+    counts = torch.bincount(Y - Y.min())
+    counts = counts[counts > 0]
+    if len(counts) < 2:
+        return None
+    chance = float((counts * (counts - 1)).sum()) / (m * (m - 1))
+    d = torch.cdist(X, X)
+    d.fill_diagonal_(math.inf)
+    agree = float((Y[d.argmin(1)] == Y).double().mean())
+    se = math.sqrt(max(chance * (1 - chance), 1e-12) / m)
+    return {"agreement": agree, "chance": chance, "z": (agree - chance) / se, "items": m,
+            "classes": int(len(counts))}
+
+
+def labels_related(result: dict | None) -> bool | None:
+    """The fact ``labels_match_inputs`` from :func:`label_neighbour_agreement`: True when near
+    neighbours share a label clearly more often than chance (z >= 4 and 5 points above), False
+    when not significantly more often (z < 2.5, less than 5 points above, 200+ examples), else
+    None."""
+    if not result:
+        return None
+    lift = result["agreement"] - result["chance"]
+    if result["z"] >= 4 and lift >= 0.05:
+        return True
+    if result["z"] < 2.5 and lift < 0.05 and result["items"] >= 200:
+        return False
+    return None
+
+
+def _float_rows(ds, idx, max_features, t_end, min_rows):
+    """Flattened float64 inputs of ``ds[i]`` for ``i`` in ``idx`` (until ``t_end`` once
+    ``min_rows`` are read), or None when an item is not a float tensor/array of one fixed size."""
+    import torch
+
+    from .timing import split_batch
+
+    rows = []
+    for i in idx:
+        try:
+            item = ds[i]
+        except Exception:
+            return None
+        x = split_batch(item)[0] if isinstance(item, (tuple, list, dict)) else item
+        if x is None:
+            return None
+        try:
+            x = x if torch.is_tensor(x) else torch.as_tensor(x)
+        except Exception:
+            return None
+        if not x.is_floating_point() or x.numel() > max_features:
+            return None
+        rows.append(x.detach().reshape(-1).to("cpu", torch.float64))
+        if time.perf_counter() > t_end and len(rows) >= min_rows:
+            break
+    if not rows or len({r.numel() for r in rows}) != 1:
+        return None
+    return torch.stack(rows)
+
+
+def near_duplicate_fraction(train, val, *, max_val: int = 256, max_train: int = 4096,
+                            max_features: int = 65536, k: int = 20, jump: float = 5.0,
+                            time_budget_s: float = 1.5, seed: int = 0) -> dict | None:
+    """Fraction of (a sample of) validation examples that are near-copies of training examples
+    (jittered or augmented copies made before the split, overlapping windows), which exact hashing
+    misses.
+
+    Inputs are standardised with the training sample's statistics. For each validation example
+    the distances to its ``k`` nearest training examples are sorted; it counts as a near-copy when,
+    among its ``k // 2`` nearest, one is ``jump`` times (or more) closer than the next: a tight
+    group of copies set apart from the rest of its neighbourhood (an exact copy, distance 0,
+    always counts). For independent examples in ``d`` dimensions the chance of such a gap is about
+    ``jump ** -d`` (4% in 2-D at the default, nil beyond); copies jittered by a few percent of a
+    feature's spread sit tens of times closer than anything else. Only float inputs with 2+
+    varying features and training sets of at least ``4 k`` examples are read; None otherwise.
+    Returns ``{"fraction", "val_checked", "train_read"}``. RNG states are preserved.
+    """
+    import torch
+
+    tr, va = _dataset_of(train), _dataset_of(val)
+    try:
+        n_tr, n_va = len(tr), len(va)
+    except Exception:
+        return None
+    if n_tr < 4 * k or n_va == 0:
+        return None
+    rnd = _random.Random(seed)
+    t0 = time.perf_counter()
+    with preserved_rng():
+        V = _float_rows(va, rnd.sample(range(n_va), min(n_va, max_val)), max_features,
+                        t0 + time_budget_s / 3, 16)
+        if V is None:
+            return None
+        T = _float_rows(tr, rnd.sample(range(n_tr), min(n_tr, max_train)), max_features,
+                        max(t0 + time_budget_s, time.perf_counter() + time_budget_s / 3), 4 * k)
+    if T is None or T.shape[1] != V.shape[1] or len(T) < 4 * k:
+        return None
+    mu, sd = T.mean(0), T.std(0)
+    keep = sd > 1e-12 * (1 + mu.abs())
+    if int(keep.sum()) < 2:
+        return None
+    T = ((T - mu) / sd)[:, keep].float()
+    V = ((V - mu) / sd)[:, keep].float()
+    near = torch.cdist(V, T).topk(k, dim=1, largest=False).values       # ascending
+    head = near[:, : k // 2 + 1]
+    gap = head[:, 1:] >= jump * head[:, :-1]
+    copy = gap.any(1) | (near[:, 0] <= 1e-9 * (1 + near[:, -1]))
+    return {"fraction": float(copy.double().mean()), "val_checked": len(V), "train_read": len(T)}

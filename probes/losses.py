@@ -178,6 +178,31 @@ def loss_trend(series: Sequence[float]) -> str | None:
     return "decreasing"
 
 
+# --------------------------------------------------------------------------- the curve, as the log reader reads it
+def curve_analysis(steps: Sequence[int], losses: Sequence[float], val_points: Sequence[tuple] = (),
+                   num_classes: int | None = None):
+    """The log reader's curve analysis (:mod:`traindx.probes.curves`) of a live run's losses:
+    ``steps``/``losses`` the training loss at each optimizer step, ``val_points`` ``(step,
+    validation loss)`` per evaluation. Returns the :class:`~traindx.probes.curves.CurveAnalysis`
+    (its ``facts``: ``loss_trend``, ``loss_spikes``, ``loss_noise``, ``oscillation_trend``,
+    ``val_loss_trend``, ``best_val_fraction``, ... and a ``findings`` detail for each), so that a
+    live run and its log are read by one method; the initial loss is the median of at least 5
+    per-step losses. Fewer than 8 losses are left out (no loss trend); None when that leaves nothing."""
+    from .curves import analyze
+    from .logs import LogData
+
+    if len(losses) < 8 and not val_points:
+        return None
+    log = LogData(path="training run", format="live", x_label="step")
+    if len(losses) >= 8:
+        log._series("loss", "loss").extend([int(x) for x in steps], [float(v) for v in losses])
+    if val_points:
+        log._series("val_loss", "val_loss").extend([int(x) for x, _ in val_points], [float(v) for _, v in val_points])
+    log.rows = len(losses)
+    log._finish()
+    return analyze(log, num_classes, min_head=5)[1]
+
+
 # --------------------------------------------------------------------------- train / val
 def val_loss_trend(val_losses: Sequence[float]) -> str | None:
     """Validation loss over the latter part of training (the log reader's method): smoothed with a

@@ -125,6 +125,9 @@ def _due(s: Schedule, i: int) -> bool:
 ARM_STEPS = 20
 #: Steps after which a loss still near its start counts as flat.
 FLAT_AFTER = 50
+#: near-copies count as overlap from this fraction of validation examples (independent 2-D data
+#: shows a few percent by chance; see data.near_duplicate_fraction)
+NEAR_COPY_FRACTION = 0.2
 #: Training/validation metrics (accuracy, loss) are reported only from this many optimizer steps
 #: on: a gap after a handful of steps says nothing about overfitting.
 MIN_METRIC_STEPS = 20
@@ -263,6 +266,7 @@ class Monitor:
         self._batch_size = None
         self._loaders: dict[str, object] = {}
         self._overlap = None
+        self._label_nn = None
         # timing
         self._waits = array("d")
         self._synced_waits = array("d")
@@ -1326,8 +1330,16 @@ class Monitor:
             if cur is not None else "")
         if nc:
             add("loss_vs_chance", "num_classes", nc, f"{nc} classes ({how})")
-        tr = L.loss_trend(s)
-        add("loss_vs_chance", "loss_trend", tr, f"training loss {tr} over {len(s)} losses")
+        an = L.curve_analysis(self._train_steps, s, (), nc)
+        if an is not None:
+            # the log reader's method, so that a live run and its log read alike
+            for fact in ("loss_trend", "loss_spikes", "loss_noise", "oscillation_trend"):
+                f = an.finding(fact)
+                if f is not None:
+                    add("loss_vs_chance", fact, f.value, f.detail)
+        else:
+            tr = L.loss_trend(s)
+            add("loss_vs_chance", "loss_trend", tr, f"training loss {tr} over {len(s)} losses")
         f = L.loss_decrease_fraction(s)
         add("loss_vs_chance", "loss_decrease_fraction", f, f"loss fell by {f * 100:.1f}% of its start" if f is not None else "")
         nf = L.loss_has_nonfinite(s)
@@ -1418,7 +1430,12 @@ class Monitor:
             if last["accuracy"] is not None:
                 add("train_val_gap", "val_accuracy", last["accuracy"], f"validation accuracy {last['accuracy'] * 100:.1f}%")
             vl = [e["loss"] for e in epochs]
-            add("train_val_gap", "val_loss_trend", L.val_loss_trend(vl), f"validation loss over {len(vl)} evaluations")
+            van = L.curve_analysis((), (), [(e["step"], e["loss"]) for e in epochs]) if len(vl) >= 3 else None
+            vf = van.finding("val_loss_trend") if van is not None else None
+            if vf is not None:
+                add("train_val_gap", "val_loss_trend", vf.value, f"{vf.detail} ({len(vl)} evaluations)")
+            else:
+                add("train_val_gap", "val_loss_trend", L.val_loss_trend(vl), f"validation loss over {len(vl)} evaluations")
             b = L.best_val_fraction([(e["step"], e["loss"]) for e in epochs], self.steps)
             add("train_val_gap", "best_val_fraction", b, f"best validation loss at {b * 100:.0f}% of the run" if b is not None else "")
 
@@ -1432,6 +1449,15 @@ class Monitor:
             if t + e:
                 mode = MC.majority_mode([True] * t + [False] * e)
                 add("mode", fact, mode, f"model.training was {mode == 'train'} at {max(t, e)}/{t + e} {phase} forwards")
+
+    def _at_chance(self) -> bool:
+        """The training loss, after 50+ steps, is within 10% of ln(num_classes) (cross-entropy)."""
+        if self.steps < FLAT_AFTER or self._loss_name not in (None, "cross_entropy", "nll"):
+            return False
+        nc, _ = self._num_classes()
+        cur = L.current_loss(self._train_vals)
+        chance = L.chance_loss(nc)
+        return bool(chance and cur is not None and abs(cur - chance) <= 0.1 * chance)
 
     def _findings_data(self, add):
         for phase, fact in (("train", "train_size"), ("val", "val_size")):
@@ -1462,13 +1488,34 @@ class Monitor:
             how = "inferred from label composition of consecutive batches"
         if shuffle is not None:
             add("labels", "shuffle", shuffle, f"{'shuffled' if shuffle else 'not shuffled'} ({how})")
+        if "train" in self._loaders and (self.armed or self._label_nn is not None or self._at_chance()):
+            # costly (reads up to 1024 examples): only once a symptom armed the probes or the
+            # loss sits at chance level
+            if self._label_nn is None:
+                self._label_nn = D.label_neighbour_agreement(self._loaders["train"]) or {}
+            r = self._label_nn
+            rel = D.labels_related(r)
+            add("labels", "labels_match_inputs", rel,
+                f"an example's nearest neighbour (standardised inputs, {r.get('items')} training examples) has "
+                f"its label {r.get('agreement', 0) * 100:.0f}% of the time; labels unrelated to the inputs "
+                f"would give {r.get('chance', 0) * 100:.0f}%" if rel is not None else "")
         if "train" in self._loaders and "val" in self._loaders:
             if self._overlap is None:
                 self._overlap = D.val_train_overlap(self._loaders["train"], self._loaders["val"]) or {}
+                near = D.near_duplicate_fraction(self._loaders["train"], self._loaders["val"])
+                if near and near["fraction"] >= NEAR_COPY_FRACTION and near["fraction"] > self._overlap.get("overlap", 0):
+                    self._overlap["near"] = near
             ov = self._overlap.get("overlap") if self._overlap else None
-            add("leakage", "val_train_overlap", ov,
-                f"{ov * 100:.1f}% of {self._overlap['val_checked']} validation examples also appear in the training set"
-                if ov is not None else "")
+            near = self._overlap.get("near") if self._overlap else None
+            if near:
+                add("leakage", "val_train_overlap", near["fraction"],
+                    f"{near['fraction'] * 100:.0f}% of {near['val_checked']} validation examples are near-copies of "
+                    f"training examples (a few training examples far closer than any other; exact copies: "
+                    f"{(ov or 0) * 100:.0f}%) — copies made before the split")
+            else:
+                add("leakage", "val_train_overlap", ov,
+                    f"{ov * 100:.1f}% of {self._overlap['val_checked']} validation examples also appear in the training set"
+                    if ov is not None else "")
 
     def _findings_config(self, add):
         m, o = self.model, self.optimizer
@@ -1601,7 +1648,7 @@ class Monitor:
             add("overfit_batch", "overfit_one_batch", bool(r["fits"]),
                 f"a copy ({r['optimizer']}, lr {r['lr']:g}) took one batch of {r['examples']} from loss "
                 f"{r['initial']:.4g} to {r['final']:.4g} in {r['steps']} steps", **extra)
-        if r.get("labels_match_inputs") is not None:
+        if r.get("labels_match_inputs") is not None and D.labels_related(self._label_nn) is None:
             add("overfit_batch", "labels_match_inputs", bool(r["labels_match_inputs"]),
                 f"mean loss while fitting the true labels is {r['auc_ratio']:.2f}x that with the labels shuffled"
                 + " (the labels are learnable from the inputs)", **extra)

@@ -1,0 +1,138 @@
+"""How a live run's curves are read: the symptom a user would name from the plot.
+
+The live probes read per-step losses with the log reader's method (traindx.probes.curves), so a
+plateau hidden under step-to-step noise, a loss that wanders with no net progress, and a noisy
+validation floor read as a user reading the plot would. Also: the labels-vs-inputs probe, and the
+script runner's rule that a curve needs enough steps before its shape may stop the run.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from traindx.probes import losses as L
+
+
+def noisy(values, rel=0.25, seed=0):
+    """Per-step losses: the curve times (1 + rel * uniform noise), as minibatch losses scatter."""
+    rnd = random.Random(seed)
+    return [v * (1 + rel * (2 * rnd.random() - 1)) for v in values]
+
+
+def read(values, val=()):
+    an = L.curve_analysis(range(len(values)), values, val)
+    return an.facts
+
+
+def test_a_plateau_under_step_noise_reads_as_a_plateau():
+    # falls from 0.7 to 0.58 in 60 steps, then sits at 0.58 for 540 noisy steps
+    curve = [0.58 + 0.12 * math.exp(-i / 15) for i in range(600)]
+    facts = read(noisy(curve, 0.08))
+    assert facts["loss_trend"] == "plateaued"
+
+
+def test_a_healthy_noisy_decay_keeps_reading_as_decreasing():
+    curve = [1.4 * math.exp(-i / 120) + 0.01 for i in range(500)]
+    assert read(noisy(curve, 0.4))["loss_trend"] == "decreasing"
+
+
+def test_a_loss_that_wanders_without_progress_is_oscillating():
+    # a blow-up at the start, then slow swings between ~1 and ~3 that the step-to-step noise
+    # measure (a running median's residuals) does not see
+    rnd = random.Random(1)
+    curve = [1.2, 120.0, 26.0, 44.0, 17.0, 8.0, 4.0, 2.2]
+    for i in range(120):
+        curve.append(1.0 + (1.8 if (i // 15) % 3 == 1 else 0.2) + 0.1 * rnd.random())
+    curve += [1.05] * 6
+    facts = read(curve)
+    assert facts["loss_trend"] == "oscillating"
+
+
+def test_noisy_validation_floor_with_a_late_bump_is_not_a_rise():
+    floor = [0.97, 0.66, 0.52, 0.57, 0.29, 0.33, 0.18, 0.22, 0.18, 0.25, 0.22, 0.19, 0.13, 0.16, 0.14,
+             0.13, 0.15, 0.15, 0.14, 0.25, 0.13, 0.12, 0.17, 0.12, 0.11, 0.11, 0.10, 0.11, 0.13, 0.12,
+             0.15, 0.16, 0.15, 0.23, 0.28, 0.19, 0.16, 0.23, 0.21, 0.16, 0.15, 0.14, 0.11, 0.12, 0.12,
+             0.11, 0.13, 0.12, 0.14, 0.11, 0.11, 0.12, 0.12, 0.12, 0.12, 0.13, 0.11, 0.12, 0.20, 0.17]
+    pts = [(10 * (i + 1), v) for i, v in enumerate(floor)]
+    assert L.curve_analysis((), (), pts).facts["val_loss_trend"] == "flat"
+
+
+def test_a_validation_loss_that_keeps_rising_is_increasing():
+    rising = [0.9, 0.6, 0.45, 0.36, 0.34] + [0.34 + 0.02 * i for i in range(1, 16)]
+    pts = [(10 * (i + 1), v) for i, v in enumerate(noisy(rising, 0.03))]
+    facts = L.curve_analysis((), (), pts).facts
+    assert facts["val_loss_trend"] == "increasing"
+
+
+# --------------------------------------------------------------------------- labels vs inputs
+torch = pytest.importorskip("torch")
+
+
+def rings(n=1500, seed=0, permute=False):
+    g = torch.Generator().manual_seed(seed)
+    y = torch.randint(0, 4, (n,), generator=g)
+    r = 1.0 + y + 0.25 * torch.randn(n, generator=g)
+    th = 6.283 * torch.rand(n, generator=g)
+    x = torch.cat([torch.stack([r * torch.cos(th), r * torch.sin(th)], 1), torch.randn(n, 6, generator=g)], 1)
+    if permute:                  # the features are shuffled, the labels are not
+        x = x[torch.randperm(n, generator=g)]
+    return torch.utils.data.TensorDataset(x, y)
+
+
+def test_labels_that_follow_the_inputs_are_related_even_with_nuisance_features():
+    from traindx.probes.data import label_neighbour_agreement, labels_related
+
+    r = label_neighbour_agreement(rings())
+    assert r["z"] > 4 and labels_related(r) is True
+
+
+def test_labels_shuffled_apart_from_their_inputs_are_unrelated():
+    from traindx.probes.data import label_neighbour_agreement, labels_related
+
+    r = label_neighbour_agreement(rings(permute=True))
+    assert abs(r["agreement"] - r["chance"]) < 0.06 and labels_related(r) is False
+
+
+def test_label_probe_leaves_token_ids_and_rng_alone():
+    from traindx.probes.data import label_neighbour_agreement
+
+    tokens = torch.utils.data.TensorDataset(torch.randint(0, 100, (300, 12)), torch.randint(0, 3, (300,)))
+    assert label_neighbour_agreement(tokens) is None        # a distance between token ids means nothing
+    torch.manual_seed(5)
+    random.seed(5)
+    before = (torch.random.get_rng_state(), random.getstate())
+    label_neighbour_agreement(rings())
+    assert torch.equal(before[0], torch.random.get_rng_state()) and before[1] == random.getstate()
+
+
+# --------------------------------------------------------------------------- stopping a run early
+def test_a_curve_needs_enough_steps_before_it_may_stop_the_run():
+    from traindx.engine.api import Session
+    from traindx.engine.cli import MIN_CURVE_STEPS, Gatherer
+    from traindx.engine.evidence import Finding
+    from traindx.engine.loader import load_kb
+
+    kb = load_kb()
+    decide = Gatherer(Session(kb), st=None)._decider()
+    flat = [Finding("loss_trend", "flat", "probe:loss_vs_chance", "flat"),
+            Finding("learning_rate", 1e-6, "probe:optimizer_coverage", "lr"),
+            Finding("optimizer", "sgd", "probe:optimizer_coverage", "sgd"),
+            Finding("loss_at_chance", True, "probe:loss_vs_chance", "at chance"),
+            Finding("update_ratio", 1e-7, "probe:update_ratio", "tiny updates"),
+            Finding("grads_have_nan", False, "probe:grad_norms", "finite")]
+    assert not decide(flat, 10) and not decide(flat, 20)          # decided, but only 20 steps in
+    assert decide(flat, MIN_CURVE_STEPS)                           # enough steps, the same symptom again
+    oscillating = [f if f.fact != "loss_trend" else Finding("loss_trend", "oscillating", f.source, "swings")
+                   for f in flat]
+    again = Gatherer(Session(kb), st=None)._decider()
+    assert not again(flat, MIN_CURVE_STEPS + 10)                   # a first look never stops it ...
+    assert not again(oscillating, MIN_CURVE_STEPS + 20)            # ... nor a look whose symptom changed
+    nan = [Finding("loss_has_nonfinite", True, "probe:loss_vs_chance", "NaN"),
+           Finding("nan_first_step", 3, "probe:nan_trace", "step 3"),
+           Finding("inputs_have_nan", True, "probe:nan_trace", "NaN in the batch"),
+           Finding("optimizer", "sgd", "probe:optimizer_coverage", "sgd")]
+    fresh = Gatherer(Session(kb), st=None)._decider()
+    assert fresh(nan, 4)                                  # a decided NaN stops it at once
