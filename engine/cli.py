@@ -182,6 +182,10 @@ def _write(path, text):
         raise InputError(f"cannot write the report: {exc.strerror}", path) from None
 
 
+#: optimizer steps a training curve needs before its shape may stop a --script/--setup run early
+MIN_CURVE_STEPS = 100
+
+
 class Gatherer:
     """Runs the evidence sources and feeds their findings to the session."""
 
@@ -238,15 +242,28 @@ class Gatherer:
         return analysis
 
     def _decider(self):
+        """``decide(findings, steps)`` for the script runner: True once the evidence names a
+        symptom and decides the diagnosis, and the symptom reads the same at two looks in a row
+        (a curve's shape changes as it grows). A curve's shape (flat, plateau, oscillating, ...)
+        needs ``MIN_CURVE_STEPS`` optimizer steps before it can stop the run; a NaN/Inf loss
+        (Explosion) decides at once, since nothing after it is informative."""
         kb = self.session.kb
         base = self.session
+        last = [None]
 
-        def decide(findings) -> bool:
+        def decide(findings, steps) -> bool:
             from .api import Session
             trial = Session(kb)
             trial.base = dict(base.base)
             trial.add_findings(findings)
-            return trial.symptom() is not None and trial.decided()
+            symptom = trial.symptom()
+            if symptom is None or not trial.decided():
+                last[0] = None
+                return False
+            if symptom == "explosion" and trial.value("loss_has_nonfinite") is True:
+                return True
+            stable, last[0] = last[0] == symptom, symptom
+            return stable and steps >= MIN_CURVE_STEPS
         return decide
 
     def script(self, path, args, max_steps=None, timeout=None):

@@ -11,8 +11,8 @@ What the parent does:
   is an :class:`~traindx.engine.errors.InputError` naming the file (and line), before anything runs;
 * starts ``python -m traindx.probes._child`` in a new session (its own process group), with the
   script's stdout/stderr captured (their last lines end up in :class:`RunResult`) and stdin closed;
-* reads findings batches as they arrive and, after each, asks ``decide(findings)`` whether the
-  evidence already decides -- if so it asks the child to stop at its next optimizer step;
+* reads findings batches as they arrive and, after each, asks ``decide(findings, steps)`` whether
+  the evidence already decides -- if so it asks the child to stop at its next optimizer step;
 * enforces ``timeout``: SIGTERM to the whole process tree, SIGKILL after a grace period; after the
   child exits, whatever it left behind (DataLoader workers, subprocesses) is terminated too;
 * turns a crash into evidence: facts ``error_kind`` and ``error_message`` from source
@@ -195,7 +195,7 @@ def _syntax_input_error(msg, filename, lineno, offset) -> InputError:
 # running
 
 def run_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: int | None = None,
-               timeout: float | None = None, decide: Callable[[list[Finding]], bool] | None = None,
+               timeout: float | None = None, decide: Callable[[list[Finding], int], bool] | None = None,
                env: dict | None = None, every: int = 10, grace: float = DEFAULT_GRACE_S,
                level: str = "cheap", monitor: str = DEFAULT_MONITOR,
                tail_lines: int = DEFAULT_TAIL_LINES) -> RunResult:
@@ -206,9 +206,10 @@ def run_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: 
 
     ``max_steps``: the child stops itself before optimizer step ``max_steps + 1`` (exactly
     ``max_steps`` steps run). ``timeout``: seconds of wall time, then the process tree is
-    terminated (SIGTERM, SIGKILL after ``grace`` seconds). ``decide(findings) -> bool`` is called
-    with all findings so far (latest per fact) after every batch the child sends (about every
-    ``every`` optimizer steps); ``True`` stops the run at its next optimizer step.
+    terminated (SIGTERM, SIGKILL after ``grace`` seconds). ``decide(findings, steps) -> bool`` is
+    called with all findings so far (latest per fact) and the optimizer steps run so far after
+    every batch the child sends (about every ``every`` optimizer steps); ``True`` stops the run at
+    its next optimizer step.
     ``env``: extra environment variables for the script (added to ``os.environ``).
     ``level``: the monitor's cost level; ``monitor``: ``"module:Class"`` of the monitor the child
     instantiates (an extension point; tests pass a fake).
@@ -229,7 +230,7 @@ def run_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: 
 
 
 def run_child(child_args: Sequence[str], *, timeout: float | None = None,
-              decide: Callable[[list[Finding]], bool] | None = None, env: dict | None = None,
+              decide: Callable[[list[Finding], int], bool] | None = None, env: dict | None = None,
               grace: float = DEFAULT_GRACE_S, tail_lines: int = DEFAULT_TAIL_LINES) -> RunResult:
     """Start ``python -m traindx.probes._child CHILD_ARGS`` and supervise it (see
     :func:`run_script`). Shared by :func:`run_script` and :func:`traindx.probes.setup.run_setup`."""
@@ -485,7 +486,7 @@ class _ChildSession:
                 self.findings[f.fact] = f
             self.steps = max(self.steps, int(ev.get("step") or 0))
             if self.decide is not None and self.reason is None:
-                if self.decide(list(self.findings.values())):
+                if self.decide(list(self.findings.values()), self.steps):
                     self.reason = "decided"
                     self._stop_request()
         elif kind == "crash":

@@ -175,7 +175,8 @@ def test_max_steps_stops_at_exactly_that_step(train_script):
 def test_decide_stops_the_run_when_evidence_decides(train_script):
     seen = []
 
-    def decide(findings):
+    def decide(findings, steps):
+        assert steps >= 0
         seen.append({f.fact for f in findings})
         return len(seen) >= 2
 
