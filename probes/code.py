@@ -673,7 +673,7 @@ class _Reader:
         self.scalers: list[ScalerVal] = []
         self.rec: dict[str, list] = {k: [] for k in (
             "dropout", "bn", "init", "frozen", "aug", "amp", "clip", "early", "ls",
-            "loss_entry", "half")}
+            "loss_entry", "half", "module_rg")}
         self.unresolved: list[str] = []
         self.notes: list[str] = []
         self.inlined: set = set()
@@ -1020,6 +1020,10 @@ class _Reader:
     def set_attr(self, base: Val, attr: str, v: Val, target: ast.AST, stmt: ast.AST) -> None:
         line = getattr(stmt, "lineno", 0)
         if isinstance(base, ModuleVal):
+            if attr == "requires_grad" and not (isinstance(v, Const) and v.value is False):
+                # `module.requires_grad = True` (an unfreeze) only sets a Python attribute: no
+                # parameter changes, so whatever was frozen stays frozen
+                self.rec["module_rg"].append((line, _short(stmt, 60)))
             base.attrs[attr] = v
             self.seq += 1
             base.attr_events.append((self.seq, line, attr, v))
@@ -3611,6 +3615,12 @@ class _Reader:
         elif pretrained_ok:
             self.add("frozen_params", [], first_line,
                      f"no requires_grad=False in {self.basename}")
+        mrg = self.rec["module_rg"]
+        if mrg:
+            self.add("requires_grad_attr_on_module", True, mrg[0][0],
+                     f"`{mrg[0][1]}` (line {mrg[0][0]}) sets a plain attribute on a Module: its parameters' "
+                     "requires_grad does not change, nothing is unfrozen (use .requires_grad_(True) or loop "
+                     "over .parameters())")
         # mixed precision
         amp = self.rec["amp"]
         if amp:

@@ -1658,3 +1658,41 @@ def test_scripts_really_train(tmp_path):
     assert fact(rep, "output_activation").value == "softmax"
     rep = analyze_code(tmp_path / "trainer_graph_cut.py")
     assert fact(rep, "graph_cut").value is True
+
+
+def test_unfreezing_a_module_by_attribute_is_a_no_op(tmp_path):
+    src = """
+    import torch
+    import torch.nn as nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = nn.Sequential(nn.Linear(8, 16), nn.ReLU())
+            self.head = nn.Linear(16, 3)
+
+        def forward(self, x):
+            return self.head(self.encoder(x))
+
+    model = Net()
+    for p in model.encoder.parameters():
+        p.requires_grad = False
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    for epoch in range(10):
+        if epoch == 3:
+            model.encoder.requires_grad = True
+        x, y = torch.randn(4, 8), torch.randint(0, 3, (4,))
+        optimizer.zero_grad()
+        nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+    """
+    rep = read(tmp_path, src)
+    f = at(rep, "requires_grad_attr_on_module", src, "model.encoder.requires_grad = True")
+    assert f.value is True and "requires_grad_(True)" in f.detail
+    fixed = read(tmp_path, src.replace("model.encoder.requires_grad = True", "model.encoder.requires_grad_(True)"),
+                 name="fixed.py")
+    assert fixed.get("requires_grad_attr_on_module") is None
+    # a freeze written the same way is not reported as an unfreeze
+    frozen = read(tmp_path, src.replace("model.encoder.requires_grad = True", "model.head.requires_grad = False"),
+                  name="freeze.py")
+    assert frozen.get("requires_grad_attr_on_module") is None
