@@ -92,6 +92,25 @@ def diagnose(script, logs, codes, configs, setup, complaint, answers, non_intera
 
 def _diagnose(script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt, output, max_steps,
               timeout, kb_dirs, column_map, plot, resume, color, script_args):
+    started = None
+    if script:
+        # start the script now: its interpreter and torch imports overlap with loading the
+        # knowledge base and reading the code; it is supervised (and may be stopped) later
+        if not os.path.exists(script):
+            raise InputError("script not found", script)
+        _need_torch("--script")
+        from traindx.probes.runner import start_script
+        started = start_script(script, list(script_args), max_steps=max_steps, timeout=timeout)
+    try:
+        _diagnose_with(started, script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt,
+                       output, max_steps, timeout, kb_dirs, column_map, plot, resume, color, script_args)
+    finally:
+        if started is not None:
+            started.abort()          # a no-op once it was supervised to its end
+
+
+def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt,
+                   output, max_steps, timeout, kb_dirs, column_map, plot, resume, color, script_args):
     from .api import Session
     kb = _load(kb_dirs)
     interactive = not non_interactive and sys.stdin.isatty()
@@ -133,7 +152,7 @@ def _diagnose(script, logs, codes, configs, setup, complaint, answers, non_inter
     if setup:
         gather.setup(setup, max_steps=max_steps, timeout=timeout)
     if script:
-        gather.script(script, script_args, max_steps=max_steps, timeout=timeout)
+        gather.script(script, script_args, max_steps=max_steps, timeout=timeout, started=started)
 
     if interactive:
         try:
@@ -266,12 +285,17 @@ class Gatherer:
             return stable and steps >= MIN_CURVE_STEPS
         return decide
 
-    def script(self, path, args, max_steps=None, timeout=None):
+    def script(self, path, args, max_steps=None, timeout=None, started=None):
+        """Run (or, ``started`` by :func:`traindx.probes.runner.start_script`, supervise) the
+        script under instrumentation and add what it measured."""
         self._need_file(path, "script")
         _need_torch("--script")
         from traindx.probes.runner import run_script
         self.say(f"Running {path} under instrumentation…")
-        result = run_script(path, list(args), max_steps=max_steps, timeout=timeout, decide=self._decider())
+        if started is not None:
+            result = started.finish(self._decider())
+        else:
+            result = run_script(path, list(args), max_steps=max_steps, timeout=timeout, decide=self._decider())
         self.session.add_findings(result.findings)
         self.ran_script = True
         self.session.run_info = {"steps": result.steps, "stopped": result.stopped_reason, "seconds": result.wall_s}

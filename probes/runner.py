@@ -39,8 +39,8 @@ from typing import Callable, Iterable, Sequence
 from traindx.engine.errors import InputError
 from traindx.engine.evidence import Finding
 
-__all__ = ["RunResult", "run_script", "classify_crash", "crash_findings", "STOP_REASONS",
-           "ERROR_KINDS"]
+__all__ = ["RunResult", "run_script", "start_script", "StartedRun", "classify_crash", "crash_findings",
+           "STOP_REASONS", "ERROR_KINDS"]
 
 #: Why a run ended, as :attr:`RunResult.stopped_reason` says it.
 STOP_REASONS = ("finished", "decided", "max_steps", "timeout", "crashed")
@@ -229,6 +229,45 @@ def run_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: 
                      tail_lines=tail_lines)
 
 
+class StartedRun:
+    """A script already running under instrumentation (:func:`start_script`): call
+    :meth:`finish` to supervise it to its end, or :meth:`abort` to take it down."""
+
+    def __init__(self, session: "_ChildSession"):
+        self._session = session
+        self._done = False
+
+    def finish(self, decide: Callable[[list[Finding], int], bool] | None = None) -> RunResult:
+        self._done = True
+        return self._session.supervise(decide)
+
+    def abort(self) -> None:
+        if not self._done:
+            self._done = True
+            self._session.abort()
+
+
+def start_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: int | None = None,
+                 timeout: float | None = None, env: dict | None = None, every: int = 10,
+                 grace: float = DEFAULT_GRACE_S, level: str = "cheap", monitor: str = DEFAULT_MONITOR,
+                 tail_lines: int = DEFAULT_TAIL_LINES) -> StartedRun:
+    """:func:`run_script` in two halves: the script is checked and started now (its interpreter
+    and torch imports overlap with whatever the caller does next -- loading the knowledge base,
+    reading the code), and supervised by :meth:`StartedRun.finish`. ``timeout`` counts from now.
+    The caller must call ``finish`` or ``abort``."""
+    script = check_script(path)
+    if max_steps is not None and max_steps < 0:
+        raise InputError(f"--max-steps must be >= 0, got {max_steps}")
+    child_args = ["--every", str(int(every)), "--level", level, "--monitor", monitor]
+    if max_steps is not None:
+        child_args += ["--max-steps", str(int(max_steps))]
+    child_args += ["--", str(script), *[str(a) for a in args]]
+    session = _ChildSession(child_args, timeout=timeout, decide=None, env=env, grace=grace,
+                            tail_lines=tail_lines)
+    session.spawn()
+    return StartedRun(session)
+
+
 def run_child(child_args: Sequence[str], *, timeout: float | None = None,
               decide: Callable[[list[Finding], int], bool] | None = None, env: dict | None = None,
               grace: float = DEFAULT_GRACE_S, tail_lines: int = DEFAULT_TAIL_LINES) -> RunResult:
@@ -266,6 +305,11 @@ class _ChildSession:
 
     # -- lifecycle ---------------------------------------------------------------------------
     def run(self) -> RunResult:
+        self.spawn()
+        return self.supervise()
+
+    def spawn(self) -> None:
+        """Start the child (its imports begin at once); :meth:`supervise` reads it."""
         ev_r, ev_w = os.pipe()
         ctl_r, ctl_w = os.pipe()
         cmd = [sys.executable, "-m", "traindx.probes._child", "--events", str(ev_w),
@@ -288,11 +332,24 @@ class _ChildSession:
         self.ctl_w = ctl_w
         self.ev_r = ev_r
         self.end = None
+
+    def supervise(self, decide=None) -> RunResult:
+        """Read the child to its end (stopping it when ``decide`` says so, at the timeout, or on
+        any exception here, KeyboardInterrupt included), clean up its process tree, and return the
+        result. ``decide`` replaces the one given at construction when not None."""
+        if decide is not None:
+            self.decide = decide
         try:
             self._supervise()
         finally:
             self._cleanup()
         return self._result()
+
+    def abort(self) -> None:
+        """Stop a spawned child that will not be supervised: its whole process tree goes."""
+        if self.proc is not None and self.end is None:
+            self.reason = self.reason or "aborted"
+            self._cleanup()
 
     def _supervise(self) -> None:
         proc = self.proc
