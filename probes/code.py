@@ -628,6 +628,35 @@ def _canon(qual: str) -> str:
     return qual
 
 
+_CLASS_PICKS = {"round", "argmax"}
+
+
+def _class_scoring(tree: ast.AST) -> tuple[int, str] | None:
+    """The first ``==`` comparison with a rounded or arg-maxed value on one side and a
+    non-constant on the other (``(pred.round() == y)``, ``out.argmax(1) == target``), as
+    ``(line, text)``: the script scores its predictions as classes."""
+    def picks(e: ast.AST) -> bool:
+        for n in ast.walk(e):
+            if isinstance(n, ast.Call):
+                f = n.func
+                name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+                if name in _CLASS_PICKS:
+                    return True
+        return False
+
+    found = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):
+            a, b = node.left, node.comparators[0]
+            if isinstance(a, ast.Constant) or isinstance(b, ast.Constant):
+                continue
+            if picks(a) != picks(b):
+                line = getattr(node, "lineno", 0)
+                if found is None or line < found[0]:
+                    found = (line, _short(node, 60))
+    return found
+
+
 def _short(node: ast.AST, limit: int = 80) -> str:
     try:
         s = ast.unparse(node)
@@ -3615,6 +3644,11 @@ class _Reader:
         elif pretrained_ok:
             self.add("frozen_params", [], first_line,
                      f"no requires_grad=False in {self.basename}")
+        scored = _class_scoring(self.tree)
+        if scored is not None:
+            self.add("task_type", "classification", scored[0],
+                     f"`{scored[1]}` (line {scored[0]}) scores predictions as classes (rounded or "
+                     "arg-maxed, compared with the targets): a classification task")
         mrg = self.rec["module_rg"]
         if mrg:
             self.add("requires_grad_attr_on_module", True, mrg[0][0],

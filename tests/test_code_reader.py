@@ -1696,3 +1696,29 @@ def test_unfreezing_a_module_by_attribute_is_a_no_op(tmp_path):
     frozen = read(tmp_path, src.replace("model.encoder.requires_grad = True", "model.head.requires_grad = False"),
                   name="freeze.py")
     assert frozen.get("requires_grad_attr_on_module") is None
+
+
+def test_predictions_scored_as_classes_make_it_a_classification_task(tmp_path):
+    src = """
+    import torch
+    import torch.nn as nn
+
+    model = nn.Sequential(nn.Linear(2, 32), nn.ReLU(), nn.Linear(32, 1))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    criterion = nn.MSELoss()
+    x, y = torch.randn(64, 2), torch.randint(0, 7, (64,)).float()
+    for step in range(100):
+        optimizer.zero_grad()
+        pred = model(x).squeeze(1)
+        loss = criterion(pred, y)
+        loss.backward()
+        optimizer.step()
+        acc = (pred.round() == y).float().mean()
+    """
+    rep = read(tmp_path, src)
+    f = at(rep, "task_type", src, "(pred.round() == y)")
+    assert f.value == "classification"
+    # a regression scored by its error is not a classification
+    reg = read(tmp_path, src.replace("acc = (pred.round() == y).float().mean()", "mae = (pred - y).abs().mean()"),
+               name="reg.py")
+    assert reg.get("task_type") is None
