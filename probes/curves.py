@@ -383,8 +383,8 @@ def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
     noise = sig_tail / denom
     best_i = min(range(nc), key=lambda i: sm[i])
     best = sm[best_i]
-    # wandering: over the last 70 % the smoothed loss climbs back from a low to at least twice
-    # that low's distance above zero... measured against the current level, with no net progress
+    # wandering: over the last 70 % the smoothed loss climbs back from a low by at least the
+    # current level (it doubles) while it makes no net progress over that stretch
     late = [v for x, v in zip(cx, sm) if x >= x_start + (1 - WANDER_TAIL) * span]
     rebound, low = 0.0, math.inf
     for v in late:
@@ -427,7 +427,7 @@ def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
           or len(spikes) >= 3 or (len(spikes) >= 2 and spike_points >= 0.15 * n) or wander):
         trend = "oscillating"
         if wander and not (len(spikes) >= 2):
-            region = (late and cx[-len(late)], x_end)
+            region = (cx[-len(late)], x_end)
             why = (f"the training loss wanders between {_fmt(min(late))} and {_fmt(max(late))} "
                    f"(smoothed) over the last {WANDER_TAIL:.0%} of the run without net progress: "
                    f"it climbed back {_fmt(rebound)} from a low, against a level of {_fmt(current)}")
