@@ -302,6 +302,11 @@ class Gatherer:
         self.session.notes.append(
             f"Ran {os.path.basename(path)}: {result.steps} optimizer step(s) in {result.wall_s:.1f} s, "
             f"stopped: {result.stopped_reason}.")
+        if result.phases:
+            last = result.phases[-1]
+            self.session.notes.append(
+                f"The script trained in {last['phase']} phases (a new optimizer took over at step {last['step']}, "
+                f"after {last['previous_steps']} step(s) of the previous one): the evidence is from the last phase.")
         if result.crash:
             tail = " | ".join(line for line in (result.stderr_tail or "").strip().splitlines()[-3:])
             self.session.notes.append(f"The script crashed: {result.crash.get('message')}" + (f" — stderr: {tail}" if tail else ""))

@@ -14,7 +14,10 @@ may set ``OMP_NUM_THREADS`` and the like before importing torch), and is kept ch
 
 * global optimizer step pre/post hooks: find the optimizer (the first one that steps), count its
   steps, stop at ``--max-steps`` or when the parent asks (raising :class:`StopRun` at the step
-  boundary), bind the model on the first step;
+  boundary), bind the model on the first step; when another optimizer then steps 20 times in a
+  row on its own (fine-tuning after pretraining), the run is read from there as a new phase with a
+  fresh monitor (``{"type": "phase"}`` event), while two optimizers stepping in turn (a GAN) stay
+  one phase;
 * model discovery: a global module forward *pre*-hook during the first iteration only records which
   modules run; at the first optimizer step the root module with the most parameters in that
   optimizer (or, if none, the largest root module that ran -- the "wrong model instance" case) is
@@ -72,6 +75,8 @@ _PROBES_DIR = os.path.dirname(os.path.abspath(__file__))
 FUNCTIONAL_LOSSES = ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
                      "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div")
 MIN_EMIT_INTERVAL_S = 0.5
+#: steps in a row by another optimizer (the first one idle) that start a new training phase
+PHASE_STEPS = 20
 MAX_EMIT_INTERVAL_S = 5.0
 #: Distinct modules / module calls recorded before model discovery gives up on the forward hook.
 DISCOVERY_MAX_MODULES = 50_000
@@ -126,6 +131,10 @@ class _State:
         self.declared = weakref.WeakSet()  # loaders handed to monitor.on_data_loader
         self.next_calls = 0
         self.split_batch = None     # (inputs, targets) from a batch; set below
+        self.other_opt = None       # weakref to another optimizer stepping on its own ...
+        self.other_steps = 0        # ... and how many steps in a row it took
+        self.phase = 1              # training phases seen (pretraining, then fine-tuning, ...)
+        self.phase_start = 0        # optimizer steps before the current phase
 
 
 _S = _State()
@@ -738,7 +747,20 @@ def _pre_step(optimizer, args, kwargs):
     if _S.optimizer is None:
         _S.optimizer = optimizer
     if optimizer is not _S.optimizer:
-        return None
+        if getattr(_S.monitor, "busy", False):
+            return None    # the monitor's own copies training (the overfit-one-batch probe)
+        # another optimizer: a second model trained alongside (a GAN's discriminator steps in
+        # turn with the generator) or a new phase (fine-tuning after pretraining): the latter
+        # steps on its own, PHASE_STEPS times in a row, and the run is then read from it
+        other = _S.other_opt() if _S.other_opt is not None else None
+        if other is optimizer:
+            _S.other_steps += 1
+        else:
+            _S.other_opt, _S.other_steps = weakref.ref(optimizer), 1
+        if _S.other_steps < PHASE_STEPS:
+            return None
+        _new_phase(optimizer)
+    _S.other_steps = 0
     _flush_pending()
     _maybe_stop()
     if _S.max_steps is not None and _S.steps >= _S.max_steps:
@@ -763,6 +785,25 @@ def _post_step(optimizer, args, kwargs):
     except Exception as e:
         _probe_error("emit", e)
     return None
+
+
+def _new_phase(optimizer) -> None:
+    """Read the run from here on as a new training phase: a fresh monitor bound to the model this
+    optimizer trains (found as on the first step); what the earlier phase measured is dropped."""
+    from torch.nn.modules import module as module_mod
+
+    _call_monitor("detach")
+    _S.monitor = _make_monitor()
+    _S.optimizer, _S.model, _S.bound, _S.bind_attempts = optimizer, None, False, 0
+    _S.other_opt, _S.other_steps = None, 0
+    _S.pending = []
+    _S.declared = weakref.WeakSet()
+    _S.seen, _S.seen_calls = {}, 0
+    if _S.discovery_handle is None:
+        _S.discovery_handle = module_mod.register_module_forward_pre_hook(_seen_module)
+    _S.phase += 1
+    previous, _S.phase_start = _S.steps - _S.phase_start, _S.steps
+    _send({"type": "phase", "phase": _S.phase, "step": _S.steps, "previous_steps": previous})
 
 
 def _bind() -> None:

@@ -471,6 +471,12 @@ class Monitor:
         if msg not in self._errors and len(self._errors) < 20:
             self._errors.append(msg)
 
+    @property
+    def busy(self) -> bool:
+        """True while the monitor's own work runs (copies trained by the overfit probe, a NaN
+        replay, findings): optimizer steps and losses then are not the user's."""
+        return bool(self._busy or self._own_depth)
+
     # ------------------------------------------------------------------ arming
     @property
     def armed(self) -> bool:

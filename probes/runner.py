@@ -81,6 +81,7 @@ class RunResult:
     crash: dict | None = None
     summary: dict | None = None
     probe_errors: list[str] = field(default_factory=list)
+    phases: list[dict] = field(default_factory=list)
 
     def finding(self, fact: str) -> Finding | None:
         """The finding for ``fact``, or ``None``."""
@@ -297,6 +298,7 @@ class _ChildSession:
         self.input_error: dict | None = None
         self.summary: dict | None = None
         self.probe_errors: list[str] = []
+        self.phases: list[dict] = []            # training phases after the first (see _child)
         self.reason: str | None = None          # set when *we* stop the run: decided | timeout
         self.next_escalation: tuple[float, int] | None = None
         self.tree: dict[int, int] = {}          # pid -> start time, every descendant seen
@@ -559,6 +561,11 @@ class _ChildSession:
             self.input_error = ev
         elif kind == "start":
             self.started = True
+        elif kind == "phase":
+            # a new training phase: what the earlier one measured no longer describes the run
+            self.findings = {}
+            self.phases.append({"phase": int(ev.get("phase") or 0), "step": int(ev.get("step") or 0),
+                                "previous_steps": int(ev.get("previous_steps") or 0)})
 
     # -- result ------------------------------------------------------------------------------
     def _result(self) -> RunResult:
@@ -602,7 +609,7 @@ class _ChildSession:
                          exit_code=code, stopped_reason=reason,
                          stdout_tail="\n".join(self.tails["out"]),
                          stderr_tail="\n".join(self.tails["err"]), crash=crash,
-                         summary=self.summary, probe_errors=self.probe_errors)
+                         summary=self.summary, probe_errors=self.probe_errors, phases=self.phases)
 
     def _crash_without_traceback(self, code: int) -> dict:
         if code < 0:

@@ -599,3 +599,47 @@ def test_torchscript_still_compiles_functional_losses(instrumented, tmp_path, mo
 
     o, t = torch.randn(5, 3), torch.tensor([0, 1, 2, 1, 0])
     assert torch.equal(loss(o, t), torch.nn.functional.cross_entropy(o, t))
+
+
+PHASES = """
+import sys
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+x, y = torch.randn(256, 8), torch.randint(0, 4, (256,))
+model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 4))
+mode = sys.argv[1]
+if mode == "phases":
+    pre = torch.optim.SGD(model.parameters(), lr=0.05)
+    for i in range(40):                                   # pretraining
+        pre.zero_grad(); nn.functional.cross_entropy(model(x[i % 8::8]), y[i % 8::8]).backward(); pre.step()
+    head = nn.Linear(32, 3)
+    net = nn.Sequential(model[0], model[1], head)
+    fine = torch.optim.Adam(net.parameters(), lr=1e-7)     # fine-tuning, far too low an LR
+    for i in range(60):
+        fine.zero_grad(); nn.functional.cross_entropy(net(x[i % 8::8]), y[i % 8::8] % 3).backward(); fine.step()
+else:                                                     # two optimizers in turn (GAN-like)
+    a = torch.optim.SGD(model[0].parameters(), lr=0.05)
+    b = torch.optim.Adam(model[2].parameters(), lr=1e-3)
+    for i in range(60):
+        for opt in (a, b):
+            opt.zero_grad(); nn.functional.cross_entropy(model(x[i % 8::8]), y[i % 8::8]).backward(); opt.step()
+"""
+
+
+def test_a_second_training_phase_is_read_on_its_own(tmp_path):
+    script = write(tmp_path / "phases.py", PHASES)
+    r = run_script(script, ["phases"], timeout=60)
+    assert r.exit_code == 0 and r.stopped_reason == "finished"
+    assert [p["phase"] for p in r.phases] == [2] and r.phases[0]["previous_steps"] == 40
+    facts = {f.fact: f.value for f in r.findings}
+    assert facts["learning_rate"] == pytest.approx(1e-7)      # the fine-tuning optimizer's
+    assert facts["optimizer"] == "adam" and facts["num_classes"] == 3
+
+
+def test_optimizers_stepping_in_turn_stay_one_phase(tmp_path):
+    script = write(tmp_path / "turns.py", PHASES)
+    r = run_script(script, ["turns"], timeout=60)
+    assert r.exit_code == 0 and r.phases == []
+    assert {f.fact: f.value for f in r.findings}["optimizer"] == "sgd"      # the first one that stepped
