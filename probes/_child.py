@@ -78,6 +78,8 @@ MIN_EMIT_INTERVAL_S = 0.5
 #: steps in a row by another optimizer (the first one idle) that start a new training phase
 PHASE_STEPS = 20
 MAX_EMIT_INTERVAL_S = 5.0
+#: a look (findings) waits at least this many times as long as the previous look took
+EMIT_COST_FACTOR = 20
 #: Distinct modules / module calls recorded before model discovery gives up on the forward hook.
 DISCOVERY_MAX_MODULES = 50_000
 DISCOVERY_MAX_CALLS = 2_000_000
@@ -114,6 +116,7 @@ class _State:
         self.stop_reason = None
         self.emit_t = time.monotonic()
         self.emit_steps = 0
+        self.emit_cost = 0.0        # seconds the latest findings took
         self.activity = False
         self.tls = threading.local()
         self.pending = []          # training-loss candidates awaiting backward
@@ -241,12 +244,18 @@ def _findings_payload() -> list:
 def _emit(force: bool = False) -> None:
     now = time.monotonic()
     new_steps = _S.steps - _S.emit_steps
-    due = (new_steps >= _S.every and now - _S.emit_t >= MIN_EMIT_INTERVAL_S) or (
-        now - _S.emit_t >= MAX_EMIT_INTERVAL_S and (new_steps > 0 or _S.activity))
+    gap = max(MIN_EMIT_INTERVAL_S, EMIT_COST_FACTOR * _S.emit_cost)
+    due = (new_steps >= _S.every and now - _S.emit_t >= gap) or (
+        now - _S.emit_t >= max(MAX_EMIT_INTERVAL_S, gap) and (new_steps > 0 or _S.activity))
     if not (force or due) or _S.monitor is None:
         return
-    _S.emit_t, _S.emit_steps, _S.activity = now, _S.steps, False
-    _send({"type": "findings", "step": _S.steps, "findings": _findings_payload()})
+    payload = _findings_payload()
+    done = time.monotonic()
+    # a long run's findings cost more (its curve is longer): look less often, so that looking
+    # never takes more than 1/EMIT_COST_FACTOR of the run
+    _S.emit_cost = done - now
+    _S.emit_t, _S.emit_steps, _S.activity = done, _S.steps, False
+    _send({"type": "findings", "step": _S.steps, "findings": payload})
 
 
 def _check_control() -> None:
