@@ -195,6 +195,17 @@ def _syntax_input_error(msg, filename, lineno, offset) -> InputError:
 # --------------------------------------------------------------------------------------------
 # running
 
+def _script_child_args(path, args, max_steps, every, level, monitor) -> list[str]:
+    """The child's command line for a script (checked first: see :func:`check_script`)."""
+    script = check_script(path)
+    if max_steps is not None and max_steps < 0:
+        raise InputError(f"--max-steps must be >= 0, got {max_steps}")
+    child_args = ["--every", str(int(every)), "--level", level, "--monitor", monitor]
+    if max_steps is not None:
+        child_args += ["--max-steps", str(int(max_steps))]
+    return child_args + ["--", str(script), *[str(a) for a in args]]
+
+
 def run_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: int | None = None,
                timeout: float | None = None, decide: Callable[[list[Finding], int], bool] | None = None,
                env: dict | None = None, every: int = 10, grace: float = DEFAULT_GRACE_S,
@@ -219,13 +230,7 @@ def run_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: 
     with a syntax error. A script that crashes is *not* an error: the crash is in the result
     (``stopped_reason == "crashed"``, ``crash``, and the ``error_kind``/``error_message`` findings).
     """
-    script = check_script(path)
-    if max_steps is not None and max_steps < 0:
-        raise InputError(f"--max-steps must be >= 0, got {max_steps}")
-    child_args = ["--every", str(int(every)), "--level", level, "--monitor", monitor]
-    if max_steps is not None:
-        child_args += ["--max-steps", str(int(max_steps))]
-    child_args += ["--", str(script), *[str(a) for a in args]]
+    child_args = _script_child_args(path, args, max_steps, every, level, monitor)
     return run_child(child_args, timeout=timeout, decide=decide, env=env, grace=grace,
                      tail_lines=tail_lines)
 
@@ -256,13 +261,7 @@ def start_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps
     and torch imports overlap with whatever the caller does next -- loading the knowledge base,
     reading the code), and supervised by :meth:`StartedRun.finish`. ``timeout`` counts from now.
     The caller must call ``finish`` or ``abort``."""
-    script = check_script(path)
-    if max_steps is not None and max_steps < 0:
-        raise InputError(f"--max-steps must be >= 0, got {max_steps}")
-    child_args = ["--every", str(int(every)), "--level", level, "--monitor", monitor]
-    if max_steps is not None:
-        child_args += ["--max-steps", str(int(max_steps))]
-    child_args += ["--", str(script), *[str(a) for a in args]]
+    child_args = _script_child_args(path, args, max_steps, every, level, monitor)
     session = _ChildSession(child_args, timeout=timeout, decide=None, env=env, grace=grace,
                             tail_lines=tail_lines)
     session.spawn()
