@@ -356,8 +356,11 @@ def label_neighbour_agreement(train, *, max_items: int = 1024, max_features: int
             x, y = split_batch(item) if isinstance(item, (tuple, list, dict)) else (None, None)
             if x is None or y is None:
                 return None
-            x = torch.as_tensor(x) if not torch.is_tensor(x) else x
-            y = torch.as_tensor(y) if not torch.is_tensor(y) else y
+            try:
+                x = torch.as_tensor(x) if not torch.is_tensor(x) else x
+                y = torch.as_tensor(y) if not torch.is_tensor(y) else y
+            except Exception:      # strings, PIL images, ...: not this probe's kind of data
+                return None
             if not x.is_floating_point() or x.numel() > max_features or y.numel() != 1 \
                     or y.is_floating_point() and float(y) != round(float(y)):
                 return None

@@ -136,3 +136,32 @@ def test_a_curve_needs_enough_steps_before_it_may_stop_the_run():
            Finding("optimizer", "sgd", "probe:optimizer_coverage", "sgd")]
     fresh = Gatherer(Session(kb), st=None)._decider()
     assert fresh(nan, 4)                                  # a decided NaN stops it at once
+
+
+def test_data_probes_pass_over_data_they_cannot_read():
+    from traindx.probes.data import label_neighbour_agreement, near_duplicate_fraction
+
+    class Text(torch.utils.data.Dataset):
+        def __len__(self):
+            return 300
+
+        def __getitem__(self, i):
+            return (["a", "review"], "positive") if i % 2 else {"text": "a review", "label": i % 3}
+
+    assert label_neighbour_agreement(Text()) is None
+    assert near_duplicate_fraction(Text(), Text()) is None
+
+
+def test_near_copies_made_before_the_split_are_found_and_independent_data_is_not():
+    from traindx.probes.data import near_duplicate_fraction
+
+    g = torch.Generator().manual_seed(0)
+    orig = torch.randn(240, 30, generator=g)
+    copies = torch.cat([orig + 0.05 * torch.randn(240, 30, generator=g) for _ in range(5)])
+    y = torch.randint(0, 4, (1200,), generator=g)
+    split = torch.Generator().manual_seed(1)
+    tr, va = torch.utils.data.random_split(torch.utils.data.TensorDataset(copies, y), [960, 240], generator=split)
+    assert near_duplicate_fraction(tr, va)["fraction"] > 0.8
+    tr, va = torch.utils.data.random_split(torch.utils.data.TensorDataset(torch.randn(1200, 30, generator=g), y),
+                                           [960, 240], generator=split)
+    assert near_duplicate_fraction(tr, va)["fraction"] < 0.05
