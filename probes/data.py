@@ -480,3 +480,81 @@ def near_duplicate_fraction(train, val, *, max_val: int = 256, max_train: int = 
     gap = head[:, 1:] >= jump * head[:, :-1]
     copy = gap.any(1) | (near[:, 0] <= 1e-9 * (1 + near[:, -1]))
     return {"fraction": float(copy.double().mean()), "val_checked": len(V), "train_read": len(T)}
+
+
+def _labelled_rows(ds, idx, max_features, t_end, min_rows):
+    """``(inputs, labels)`` as in :func:`label_neighbour_agreement` for ``ds[i]``, ``i`` in ``idx``
+    (until ``t_end`` once ``min_rows`` are read), or None when the items are not float inputs with
+    one integer class label each."""
+    import torch
+
+    from .timing import split_batch
+
+    xs, ys = [], []
+    for i in idx:
+        try:
+            item = ds[i]
+            x, y = split_batch(item) if isinstance(item, (tuple, list, dict)) else (None, None)
+            if x is None or y is None:
+                return None
+            x = x if torch.is_tensor(x) else torch.as_tensor(x)
+            y = y if torch.is_tensor(y) else torch.as_tensor(y)
+        except Exception:
+            return None
+        if not x.is_floating_point() or x.numel() > max_features or y.numel() != 1 \
+                or y.is_floating_point() and float(y) != round(float(y)):
+            return None
+        xs.append(x.detach().reshape(-1).to("cpu", torch.float64))
+        ys.append(int(y))
+        if time.perf_counter() > t_end and len(xs) >= min_rows:
+            break
+    if not xs or len({x.numel() for x in xs}) != 1:
+        return None
+    return torch.stack(xs), torch.tensor(ys)
+
+
+def train_label_disagreement(train, val, *, max_val: int = 512, max_train: int = 2048,
+                             max_features: int = 65536, time_budget_s: float = 1.0,
+                             seed: int = 0) -> dict | None:
+    """Whether the training labels disagree with the validation labels about the same kind of
+    input: for a sample of validation examples, how often the nearest *training* example has the
+    same label, against how often the nearest other *validation* example does (standardised
+    inputs, Euclidean). Training examples are the denser set, so with both label sets equally
+    clean the training neighbour agrees at least as often; training labels that are misaligned
+    or noisy (while validation's are not) make it agree clearly less often.
+
+    Returns ``{"drop", "val_val", "val_train", "z", "val_checked"}`` (``drop = val_val -
+    val_train``; ``z`` its binomial standard errors), or None when the data do not fit (see
+    :func:`label_neighbour_agreement`) or fewer than 64 validation examples are read. RNG states
+    are preserved."""
+    import torch
+
+    tr, va = _dataset_of(train), _dataset_of(val)
+    try:
+        n_tr, n_va = len(tr), len(va)
+    except Exception:
+        return None
+    if n_tr < 64 or n_va < 64:
+        return None
+    rnd = _random.Random(seed)
+    t0 = time.perf_counter()
+    with preserved_rng():
+        V = _labelled_rows(va, rnd.sample(range(n_va), min(n_va, max_val)), max_features,
+                           t0 + time_budget_s / 3, 64)
+        if V is None:
+            return None
+        T = _labelled_rows(tr, rnd.sample(range(n_tr), min(n_tr, max_train)), max_features,
+                           max(t0 + time_budget_s, time.perf_counter() + time_budget_s / 3), 64)
+    if T is None or T[0].shape[1] != V[0].shape[1]:
+        return None
+    (Xt, yt), (Xv, yv) = T, V
+    mu, sd = Xt.mean(0), Xt.std(0).clamp_min(1e-12)
+    Xt, Xv = ((Xt - mu) / sd).float(), ((Xv - mu) / sd).float()
+    dvv = torch.cdist(Xv, Xv)
+    dvv.fill_diagonal_(math.inf)
+    vv = float((yv[dvv.argmin(1)] == yv).double().mean())
+    vt = float((yt[torch.cdist(Xv, Xt).argmin(1)] == yv).double().mean())
+    m = len(yv)
+    p = (vv + vt) / 2
+    se = math.sqrt(max(2 * p * (1 - p) / m, 1e-12))
+    return {"drop": vv - vt, "val_val": vv, "val_train": vt, "z": (vv - vt) / se, "val_checked": m}

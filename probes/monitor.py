@@ -267,6 +267,7 @@ class Monitor:
         self._loaders: dict[str, object] = {}
         self._overlap = None
         self._label_nn = None
+        self._label_tv = None
         # timing
         self._waits = array("d")
         self._synced_waits = array("d")
@@ -1505,6 +1506,15 @@ class Monitor:
                 f"an example's nearest neighbour (standardised inputs, {r.get('items')} training examples) has "
                 f"its label {r.get('agreement', 0) * 100:.0f}% of the time; labels unrelated to the inputs "
                 f"would give {r.get('chance', 0) * 100:.0f}%" if rel is not None else "")
+        if "train" in self._loaders and "val" in self._loaders and (self.armed or self._label_tv is not None):
+            # costly (reads up to 2560 examples): once a symptom (a widening gap, ...) armed the probes
+            if self._label_tv is None:
+                self._label_tv = D.train_label_disagreement(self._loaders["train"], self._loaders["val"]) or {}
+            r = self._label_tv
+            add("labels", "train_label_disagreement", r.get("drop"),
+                f"a validation example's nearest training example shares its label {r.get('val_train', 0) * 100:.0f}% "
+                f"of the time, its nearest other validation example {r.get('val_val', 0) * 100:.0f}% "
+                f"({r.get('val_checked')} validation examples)" if r else "")
         if "train" in self._loaders and "val" in self._loaders:
             if self._overlap is None:
                 self._overlap = D.val_train_overlap(self._loaders["train"], self._loaders["val"]) or {}
