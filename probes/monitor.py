@@ -257,6 +257,8 @@ class Monitor:
         self._last_inputs = None
         self._last_targets = None
         self._input_moments = None
+        self._input_src = None           # "loader" until the model's own input is seen, then "model"
+        self._train_fwd_count = 0
         self._inputs_nan = None
         self._label_counts: Counter = Counter()
         self._label_batches = 0
@@ -569,7 +571,8 @@ class Monitor:
             self._last_inputs = inputs
             self._last_targets = targets
             if _due(_INPUTS, i) or _due(_LABELS, i) or self.steps < self._armed_until or self.level == "full":
-                if self._sched("inputs", i):
+                if self._input_src != "model" and self._sched("inputs", i):
+                    self._input_src = "loader"
                     self._observe_inputs(inputs)
                 if targets is not None and self._sched("labels", i):
                     self._observe_labels(targets)
@@ -767,11 +770,18 @@ class Monitor:
                 self._fwd_autocast = (self._device_type, dt)
             else:
                 self._fwd_autocast = None
-        if ge and self._train_batch_count == 0 and args and _due(_INPUTS, i):
-            try:
-                self._observe_inputs(args[0])
-            except Exception:
-                pass
+        if ge and module.training and (args or kwargs):
+            # inputs are measured where the model receives them: a script may normalise (or
+            # corrupt) its batches between the loader and the model
+            j = self._train_fwd_count
+            self._train_fwd_count += 1
+            if _due(_INPUTS, j) or self.steps < self._armed_until or self.level == "full":
+                try:
+                    if self._input_src != "model":
+                        self._input_src, self._input_moments = "model", None
+                    self._observe_inputs(args[0] if args else kwargs)
+                except Exception:
+                    pass
         return None
 
     def _pre_step(self, optimizer, args, kwargs):

@@ -596,6 +596,23 @@ def test_input_scale():
     assert facts2["inputs_have_nan"] is False
 
 
+def test_inputs_are_measured_where_the_model_receives_them():
+    """A script that standardises its batches in the loop, after the loader, feeds the model
+    well-scaled inputs: the raw loader scale must not read as unnormalised inputs."""
+    torch.manual_seed(0)
+    ds = blobs(n=256)
+    x = ds.tensors[0].clone()
+    x[:, 0] = x[:, 0] * 1000.0 + 5000.0
+    mu, sd = x.mean(0), x.std(0)
+    m = mlp()
+    facts, *_ = fit(m, sgd(m), torch.utils.data.TensorDataset(x, ds.tensors[1]),
+                    forward=lambda model, xb: model((xb - mu) / sd))
+    assert facts["input_scale"] < 10 and facts["input_scale_spread"] < 10
+    raw = mlp()
+    facts2, *_ = fit(raw, sgd(raw, lr=1e-6), torch.utils.data.TensorDataset(x, ds.tensors[1]))
+    assert facts2["input_scale"] > 500                  # fed raw, it is reported
+
+
 class Augmenting(torch.utils.data.Dataset):
     """Draws from the global RNG in __getitem__, like a random augmentation."""
 
