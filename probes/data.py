@@ -313,6 +313,42 @@ def _dataset_of(obj):
     return obj
 
 
+def _read_rows(ds, idx, max_features, t_end, min_rows, labels):
+    """Flattened float64 inputs of ``ds[i]`` for ``i`` in ``idx`` (until ``t_end`` once
+    ``min_rows`` are read) and, with ``labels``, their integer class labels: ``(X, Y)`` (``Y`` None
+    without labels), or None when an item is not a float tensor/array of one fixed size of at most
+    ``max_features`` values (token ids, text, PIL images) or, with ``labels``, has no single
+    integer label. Runs the dataset's ``__getitem__``: call it inside :func:`preserved_rng`."""
+    import torch
+
+    from .timing import split_batch
+
+    xs, ys = [], []
+    for i in idx:
+        try:
+            item = ds[i]
+            x, y = split_batch(item) if isinstance(item, (tuple, list, dict)) else (item, None)
+            if x is None or (labels and y is None):
+                return None
+            x = x if torch.is_tensor(x) else torch.as_tensor(x)
+            if labels:
+                y = y if torch.is_tensor(y) else torch.as_tensor(y)
+        except Exception:      # strings, PIL images, ...: not these probes' kind of data
+            return None
+        if not x.is_floating_point() or x.numel() > max_features:
+            return None
+        if labels:
+            if y.numel() != 1 or y.is_floating_point() and float(y) != round(float(y)):
+                return None
+            ys.append(int(y))
+        xs.append(x.detach().reshape(-1).to("cpu", torch.float64))
+        if time.perf_counter() > t_end and len(xs) >= min_rows:
+            break
+    if not xs or len({x.numel() for x in xs}) != 1:
+        return None
+    return torch.stack(xs), (torch.tensor(ys) if labels else None)
+
+
 def label_neighbour_agreement(train, *, max_items: int = 1024, max_features: int = 65536,
                               time_budget_s: float = 1.0, seed: int = 0) -> dict | None:
     """Whether the training labels relate to the inputs at all: leave-one-out nearest-neighbour
@@ -341,39 +377,15 @@ def label_neighbour_agreement(train, *, max_items: int = 1024, max_features: int
         return None
     if n < 64:
         return None
-    from .timing import split_batch
-
     rnd = _random.Random(seed)
-    idx = rnd.sample(range(n), min(n, max_items))
-    xs, ys = [], []
-    t_end = time.perf_counter() + time_budget_s
     with preserved_rng():
-        for i in idx:
-            try:
-                item = ds[i]
-            except Exception:
-                return None
-            x, y = split_batch(item) if isinstance(item, (tuple, list, dict)) else (None, None)
-            if x is None or y is None:
-                return None
-            try:
-                x = torch.as_tensor(x) if not torch.is_tensor(x) else x
-                y = torch.as_tensor(y) if not torch.is_tensor(y) else y
-            except Exception:      # strings, PIL images, ...: not this probe's kind of data
-                return None
-            if not x.is_floating_point() or x.numel() > max_features or y.numel() != 1 \
-                    or y.is_floating_point() and float(y) != round(float(y)):
-                return None
-            xs.append(x.detach().reshape(-1).to("cpu", torch.float64))
-            ys.append(int(y))
-            if time.perf_counter() > t_end and len(xs) >= 64:
-                break
-    m = len(xs)
-    if m < 64 or len({x.numel() for x in xs}) != 1:
+        rows = _read_rows(ds, rnd.sample(range(n), min(n, max_items)), max_features,
+                          time.perf_counter() + time_budget_s, 64, labels=True)
+    if rows is None or len(rows[0]) < 64:
         return None
-    X = torch.stack(xs)
+    X, Y = rows
+    m = len(Y)
     X = (X - X.mean(0)) / X.std(0).clamp_min(1e-12)
-    Y = torch.tensor(ys)
     counts = torch.bincount(Y - Y.min())
     counts = counts[counts > 0]
     if len(counts) < 2:
@@ -400,36 +412,6 @@ def labels_related(result: dict | None) -> bool | None:
     if result["z"] < 2.5 and lift < 0.05 and result["items"] >= 200:
         return False
     return None
-
-
-def _float_rows(ds, idx, max_features, t_end, min_rows):
-    """Flattened float64 inputs of ``ds[i]`` for ``i`` in ``idx`` (until ``t_end`` once
-    ``min_rows`` are read), or None when an item is not a float tensor/array of one fixed size."""
-    import torch
-
-    from .timing import split_batch
-
-    rows = []
-    for i in idx:
-        try:
-            item = ds[i]
-        except Exception:
-            return None
-        x = split_batch(item)[0] if isinstance(item, (tuple, list, dict)) else item
-        if x is None:
-            return None
-        try:
-            x = x if torch.is_tensor(x) else torch.as_tensor(x)
-        except Exception:
-            return None
-        if not x.is_floating_point() or x.numel() > max_features:
-            return None
-        rows.append(x.detach().reshape(-1).to("cpu", torch.float64))
-        if time.perf_counter() > t_end and len(rows) >= min_rows:
-            break
-    if not rows or len({r.numel() for r in rows}) != 1:
-        return None
-    return torch.stack(rows)
 
 
 def near_duplicate_fraction(train, val, *, max_val: int = 256, max_train: int = 4096,
@@ -461,14 +443,14 @@ def near_duplicate_fraction(train, val, *, max_val: int = 256, max_train: int = 
     rnd = _random.Random(seed)
     t0 = time.perf_counter()
     with preserved_rng():
-        V = _float_rows(va, rnd.sample(range(n_va), min(n_va, max_val)), max_features,
-                        t0 + time_budget_s / 3, 16)
-        if V is None:
-            return None
-        T = _float_rows(tr, rnd.sample(range(n_tr), min(n_tr, max_train)), max_features,
-                        max(t0 + time_budget_s, time.perf_counter() + time_budget_s / 3), 4 * k)
-    if T is None or T.shape[1] != V.shape[1] or len(T) < 4 * k:
+        V = _read_rows(va, rnd.sample(range(n_va), min(n_va, max_val)), max_features,
+                       t0 + time_budget_s / 3, 16, labels=False)
+        T = V and _read_rows(tr, rnd.sample(range(n_tr), min(n_tr, max_train)), max_features,
+                             max(t0 + time_budget_s, time.perf_counter() + time_budget_s / 3), 4 * k,
+                             labels=False)
+    if not T or T[0].shape[1] != V[0].shape[1] or len(T[0]) < 4 * k:
         return None
+    T, V = T[0], V[0]
     mu, sd = T.mean(0), T.std(0)
     keep = sd > 1e-12 * (1 + mu.abs())
     if int(keep.sum()) < 2:
@@ -480,37 +462,6 @@ def near_duplicate_fraction(train, val, *, max_val: int = 256, max_train: int = 
     gap = head[:, 1:] >= jump * head[:, :-1]
     copy = gap.any(1) | (near[:, 0] <= 1e-9 * (1 + near[:, -1]))
     return {"fraction": float(copy.double().mean()), "val_checked": len(V), "train_read": len(T)}
-
-
-def _labelled_rows(ds, idx, max_features, t_end, min_rows):
-    """``(inputs, labels)`` as in :func:`label_neighbour_agreement` for ``ds[i]``, ``i`` in ``idx``
-    (until ``t_end`` once ``min_rows`` are read), or None when the items are not float inputs with
-    one integer class label each."""
-    import torch
-
-    from .timing import split_batch
-
-    xs, ys = [], []
-    for i in idx:
-        try:
-            item = ds[i]
-            x, y = split_batch(item) if isinstance(item, (tuple, list, dict)) else (None, None)
-            if x is None or y is None:
-                return None
-            x = x if torch.is_tensor(x) else torch.as_tensor(x)
-            y = y if torch.is_tensor(y) else torch.as_tensor(y)
-        except Exception:
-            return None
-        if not x.is_floating_point() or x.numel() > max_features or y.numel() != 1 \
-                or y.is_floating_point() and float(y) != round(float(y)):
-            return None
-        xs.append(x.detach().reshape(-1).to("cpu", torch.float64))
-        ys.append(int(y))
-        if time.perf_counter() > t_end and len(xs) >= min_rows:
-            break
-    if not xs or len({x.numel() for x in xs}) != 1:
-        return None
-    return torch.stack(xs), torch.tensor(ys)
 
 
 def train_label_disagreement(train, val, *, max_val: int = 512, max_train: int = 2048,
@@ -539,13 +490,12 @@ def train_label_disagreement(train, val, *, max_val: int = 512, max_train: int =
     rnd = _random.Random(seed)
     t0 = time.perf_counter()
     with preserved_rng():
-        V = _labelled_rows(va, rnd.sample(range(n_va), min(n_va, max_val)), max_features,
-                           t0 + time_budget_s / 3, 64)
-        if V is None:
-            return None
-        T = _labelled_rows(tr, rnd.sample(range(n_tr), min(n_tr, max_train)), max_features,
-                           max(t0 + time_budget_s, time.perf_counter() + time_budget_s / 3), 64)
-    if T is None or T[0].shape[1] != V[0].shape[1]:
+        V = _read_rows(va, rnd.sample(range(n_va), min(n_va, max_val)), max_features,
+                       t0 + time_budget_s / 3, 64, labels=True)
+        T = V and _read_rows(tr, rnd.sample(range(n_tr), min(n_tr, max_train)), max_features,
+                             max(t0 + time_budget_s, time.perf_counter() + time_budget_s / 3), 64,
+                             labels=True)
+    if not T or T[0].shape[1] != V[0].shape[1]:
         return None
     (Xt, yt), (Xv, yv) = T, V
     mu, sd = Xt.mean(0), Xt.std(0).clamp_min(1e-12)
