@@ -2,7 +2,8 @@
 
 Sources (kb/sources.yaml): ``probe:loss_vs_chance``, ``probe:train_val_gap``, ``probe:output_squash``.
 Every public function takes plain data or tensors and returns plain data (numbers, strings, lists),
-never tensors. The series helpers (:func:`trend`, :func:`smooth`) are shared by the other probes.
+never tensors. The series helpers (:func:`trend`, :func:`smooth`) are shared by the other probes; curve shapes
+(trend, spikes, noise, validation rise) are read by :func:`curve_analysis`, the log reader's method.
 """
 
 from __future__ import annotations
@@ -43,15 +44,6 @@ def smooth(series: Sequence[float], window: int | None = None) -> list[float]:
         return []
     w = window if window is not None else max(2, n // 40)
     return [median(series[max(0, i - w): i + w + 1]) for i in range(n)]
-
-
-def noise_band(series: Sequence[float], smoothed: Sequence[float] | None = None, tail: float = 0.3) -> float:
-    """Robust noise scale of the last ``tail`` of a series: 1.4826 * median |residual| from the
-    running median (the MAD, equal to the std for Gaussian noise)."""
-    sm = smoothed if smoothed is not None else smooth(series)
-    k = max(3, int(len(series) * tail))
-    res = [abs(a - b) for a, b in zip(series[-k:], sm[-k:])]
-    return 1.4826 * median(res) if res else 0.0
 
 
 def trend(series: Sequence[float], *, ratio: float = 2.0, labels=("growing", "steady", "shrinking")) -> str | None:
@@ -138,44 +130,13 @@ def loss_negative(series: Iterable[float]) -> bool:
     return any(v < -1e-6 for v in finite(series))
 
 
-def loss_trend(series: Sequence[float]) -> str | None:
-    """Shape of the training-loss curve, with the method and thresholds of the log reader
-    (``traindx.probes.curves``), so a live run and its log give the same answer; per-step losses
-    are noisier than epoch logs, so the head is at least 5 losses and the running median spans
-    +-max(3, N // 20). In order:
-
-    ``nonfinite`` the loss ends in NaN/Inf or half of it is; ``diverging`` the current level is
-    >20% above the initial one (and 2 noise bands), tenfold in magnitude, or climbed back half-way
-    from its best towards its start; ``oscillating`` the recent noise is >= 25% of the level and
-    >= a quarter of the progress; ``flat`` it fell by < 10%; ``plateaued`` it fell, but over the
-    last 30% the smoothed curve moved < 5% of the total decrease and < 2% of its level;
-    ``decreasing`` otherwise. None for fewer than 8 finite points.
-    """
+def short_run_trend(series: Sequence[float]) -> str | None:
+    """The only shape a run too short for :func:`curve_analysis` (under 8 losses) can show:
+    ``nonfinite`` when the loss ends in NaN/Inf or half of it is; else None."""
     vals = list(series)
     if vals and (not math.isfinite(vals[-1]) or sum(1 for v in vals if not math.isfinite(v)) * 2 >= len(vals)):
         return "nonfinite"
-    s = finite(vals)
-    if len(s) < 8:
-        return None
-    sm = smooth(s, max(3, len(s) // 20))   # per-step losses: a wider window than for epoch logs
-    init, cur = initial_loss(s), current_loss(s)
-    noise = noise_band(s, sm)
-    best = min(sm)
-    scale = abs(init) or 1.0
-    if (cur > init + 0.2 * scale and cur - init > 2 * noise) or abs(cur) > 10 * scale \
-            or (init - best > 0.1 * scale and cur - best >= 0.5 * (init - best) and cur - best > 2 * noise):
-        return "diverging"
-    progress = init - cur
-    if noise >= 0.25 * (abs(cur) or 1.0) and noise >= 0.25 * max(progress, 0.0):
-        return "oscillating"
-    if progress < 0.1 * scale:
-        return "flat"
-    k = max(2, int(len(sm) * 0.3))
-    late = sm[-k:]
-    moved = max(late) - min(late)
-    if moved < 0.05 * progress and moved < 0.02 * (abs(late[-1]) or 1.0):
-        return "plateaued"
-    return "decreasing"
+    return None
 
 
 # --------------------------------------------------------------------------- the curve, as the log reader reads it
@@ -204,26 +165,6 @@ def curve_analysis(steps: Sequence[int], losses: Sequence[float], val_points: Se
 
 
 # --------------------------------------------------------------------------- train / val
-def val_loss_trend(val_losses: Sequence[float]) -> str | None:
-    """Validation loss over the latter part of training (the log reader's method): smoothed with a
-    running median of +-max(1, N // 40); ``increasing`` when the latest value is > 10% and 2 noise
-    bands above the best smoothed value (a noisy floor is not a rise) and at least a quarter of the
-    evaluations came after the best (one bad last evaluation is not a trend), ``decreasing`` when it
-    is still > 5% below the value at mid-run, else ``flat``. Needs 3 evaluations."""
-    s = finite(val_losses)
-    if len(s) < 3:
-        return None
-    sm = smooth(s, max(1, len(s) // 40))
-    cur, best, mid = sm[-1], min(sm), sm[len(sm) // 2]
-    i_best = sm.index(best)
-    noise = 1.4826 * median(abs(a - b) for a, b in zip(s, sm)) if len(s) >= 5 else 0.0
-    if cur > best + 0.1 * abs(best) and cur - best > 2 * noise and len(s) - 1 - i_best >= max(1, len(s) // 4):
-        return "increasing"
-    if cur < mid - 0.05 * abs(mid):
-        return "decreasing"
-    return "flat"
-
-
 def best_val_fraction(val_points: Sequence[tuple[int, float]], total_steps: int) -> float | None:
     """Where in the run (by optimizer step, 0 = start, 1 = end) the lowest smoothed validation loss
     occurred (running median of +-max(1, N // 40) evaluations, as the log reader does)."""

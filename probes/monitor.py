@@ -1355,8 +1355,8 @@ class Monitor:
                 if f is not None:
                     add("loss_vs_chance", fact, f.value, f.detail)
         else:
-            tr = L.loss_trend(s)
-            add("loss_vs_chance", "loss_trend", tr, f"training loss {tr} over {len(s)} losses")
+            tr = L.short_run_trend(s)
+            add("loss_vs_chance", "loss_trend", tr, f"the training loss ends NaN/Inf after {len(s)} losses")
         f = L.loss_decrease_fraction(s)
         add("loss_vs_chance", "loss_decrease_fraction", f, f"loss fell by {f * 100:.1f}% of its start" if f is not None else "")
         nf = L.loss_has_nonfinite(s)
@@ -1447,12 +1447,10 @@ class Monitor:
             if last["accuracy"] is not None:
                 add("train_val_gap", "val_accuracy", last["accuracy"], f"validation accuracy {last['accuracy'] * 100:.1f}%")
             vl = [e["loss"] for e in epochs]
-            van = L.curve_analysis((), (), [(e["step"], e["loss"]) for e in epochs]) if len(vl) >= 3 else None
+            van = L.curve_analysis((), (), [(e["step"], e["loss"]) for e in epochs])
             vf = van.finding("val_loss_trend") if van is not None else None
             if vf is not None:
                 add("train_val_gap", "val_loss_trend", vf.value, f"{vf.detail} ({len(vl)} evaluations)")
-            else:
-                add("train_val_gap", "val_loss_trend", L.val_loss_trend(vl), f"validation loss over {len(vl)} evaluations")
             b = L.best_val_fraction([(e["step"], e["loss"]) for e in epochs], self.steps)
             add("train_val_gap", "best_val_fraction", b, f"best validation loss at {b * 100:.0f}% of the run" if b is not None else "")
 

@@ -935,17 +935,21 @@ def test_no_train_val_metrics_after_a_handful_of_steps():
 def test_noisy_validation_floor_is_not_a_rise():
     from traindx.probes import losses as L
 
+    def val_trend(vals):
+        return L.curve_analysis((), (), [(10 * (i + 1), v) for i, v in enumerate(vals)]).facts["val_loss_trend"]
+
     floor = [1.0, 0.6, 0.4, 0.3] + [0.12, 0.17, 0.13, 0.19, 0.12, 0.16, 0.14, 0.18, 0.12, 0.15] * 2 + [0.16]
-    assert L.val_loss_trend(floor) == "flat"
+    assert val_trend(floor) == "flat"
     rising = [1.0, 0.6, 0.4, 0.3, 0.25, 0.26, 0.3, 0.35, 0.42, 0.5, 0.6]
-    assert L.val_loss_trend(rising) == "increasing"
+    assert val_trend(rising) == "increasing"
     assert L.best_val_fraction([(i * 10, v) for i, v in enumerate(rising)], 100) == pytest.approx(0.4)
 
 
 def test_one_bad_last_evaluation_is_not_a_rising_validation_loss():
     from traindx.probes import losses as L
 
-    assert L.val_loss_trend([1.0, 0.8, 0.7, 0.6, 0.55, 0.5, 0.45, 0.42, 0.4, 0.52]) != "increasing"
+    pts = [(10 * (i + 1), v) for i, v in enumerate([1.0, 0.8, 0.7, 0.6, 0.55, 0.5, 0.45, 0.42, 0.4, 0.52])]
+    assert L.curve_analysis((), (), pts).facts["val_loss_trend"] != "increasing"
 
 
 def test_closure_optimizer_steps_are_read_after_the_closure():
