@@ -101,10 +101,21 @@ def test_label_probe_leaves_token_ids_and_rng_alone():
 
     tokens = torch.utils.data.TensorDataset(torch.randint(0, 100, (300, 12)), torch.randint(0, 3, (300,)))
     assert label_neighbour_agreement(tokens) is None        # a distance between token ids means nothing
+    class Augmenting(torch.utils.data.Dataset):      # draws random numbers per item, as augmentation does
+        def __init__(self, base):
+            self.base = base
+
+        def __len__(self):
+            return len(self.base)
+
+        def __getitem__(self, i):
+            x, y = self.base[i]
+            return x + 0.01 * torch.randn(x.shape) + 0.0 * random.random(), y
+
     torch.manual_seed(5)
     random.seed(5)
     before = (torch.random.get_rng_state(), random.getstate())
-    label_neighbour_agreement(rings())
+    assert label_neighbour_agreement(Augmenting(rings())) is not None    # it did read the items
     assert torch.equal(before[0], torch.random.get_rng_state()) and before[1] == random.getstate()
 
 
