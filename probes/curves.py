@@ -40,7 +40,10 @@ noisy and epoch logs are short.
      or its magnitude grew tenfold (a loss running off to -1e7 too), or the curve climbed back
      at least half-way from its best level towards where it started;
    - ``oscillating``: the recent noise is at least 25 % of the level and at least a quarter of
-     all progress made, or the run keeps spiking (3+ spike events, or 2+ covering 15 % of it),
+     all progress made, or the run keeps spiking (3+ spike events, or 2+ covering 15 % of it,
+     unless the loss is still clearly falling -- it fell by half or more and the last 30 % still
+     takes >= 10 % of the level off, by 3+ standard errors -- and the spikes are single points:
+     then they are the heavy upper tail of per-batch losses, hard batches, not instability),
      or it wanders: over the last 70 % the running median climbs back from a low by at least the
      current level (the smoothed loss doubles) while the net progress over that stretch is under
      a quarter of its range (slow swings the step-to-step noise measure does not see);
@@ -100,6 +103,9 @@ CHANCE_TOLERANCE = 0.10
 NOISY = 0.10
 WANDER_TAIL = 0.70
 WANDER_REBOUND = 1.0
+STILL_FALLING_TOTAL = 0.5
+STILL_FALLING_REL = 0.10
+BLIP_POINTS = 1.25
 
 
 @dataclass
@@ -394,10 +400,26 @@ def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
     wander = (len(late) >= 10 and current > 0 and rebound >= WANDER_REBOUND * current
               and (late[0] - current) < 0.25 * late_range)
 
+    # still falling: the median around the 70 % mark against the current level (also the plateau
+    # test's reference), with the standard error of that difference of two window medians
+    # (1.25: a median's efficiency)
+    x70 = x_end - TAIL_FRACTION * span
+    idx70 = _window(cx, x70 - 0.05 * span, x70 + 0.05 * span) or \
+        [min(range(nc), key=lambda i: abs(cx[i] - x70))]
+    tail_ref = median(cm[i] for i in idx70)
+    drop = tail_ref - current
+    se = 1.25 * 1.4826 * median(res_tail) * math.sqrt(1 / k_tail + 1 / len(idx70))
+    still_falling = (frac >= STILL_FALLING_TOTAL and drop >= STILL_FALLING_REL * abs(current)
+                     and drop >= 3 * se)
+    # hard batches, not instability: while the loss is still clearly falling, "spikes" that are
+    # single points (the loss is back in its band at the next point) are the heavy upper tail of
+    # per-batch losses (a few badly fitted examples in a batch), not a run being knocked off course
+    blips = bool(spikes) and still_falling and spike_points <= BLIP_POINTS * len(spikes)
+    spiky = (len(spikes) >= 3 or (len(spikes) >= 2 and spike_points >= 0.15 * n)) and not blips
+
     # trend
     region = None
     rise = current - initial
-    tail_ref = None
     if ends_nonfinite:
         trend = "nonfinite"
         start = s.trailing_nonfinite_x if s.trailing_nonfinite else s.nonfinite_steps[0]
@@ -424,9 +446,9 @@ def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
             why = (f"the training loss rose {_fmt(initial)} -> {_fmt(current)} over "
                    f"{out.rng(x_start, x_end)}")
     elif ((n >= 5 and noise >= OSC_NOISE and sig_tail >= 0.25 * max(initial - current, 0.0))
-          or len(spikes) >= 3 or (len(spikes) >= 2 and spike_points >= 0.15 * n) or wander):
+          or spiky or wander):
         trend = "oscillating"
-        if wander and not (len(spikes) >= 2):
+        if wander and not spiky:
             region = (cx[-len(late)], x_end)
             why = (f"the training loss wanders between {_fmt(min(late))} and {_fmt(max(late))} "
                    f"(smoothed) over the last {WANDER_TAIL:.0%} of the run without net progress: "
@@ -449,15 +471,8 @@ def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
         why = (f"the training loss stays flat: {_fmt(initial)} -> {_fmt(current)} "
                f"(a change of {-frac:+.1%}) over {out.rng(x_start, x_end)}")
     else:
-        x70 = x_end - TAIL_FRACTION * span
-        idx = _window(cx, x70 - 0.05 * span, x70 + 0.05 * span) or \
-            [min(range(nc), key=lambda i: abs(cx[i] - x70))]
-        tail_ref = median(cm[i] for i in idx)
-        drop = tail_ref - current
         share = drop / (initial - current)
         rel = drop / max(abs(current), 1e-12)
-        # standard error of the difference of two window medians (1.25: a median's efficiency)
-        se = 1.25 * 1.4826 * median(res_tail) * math.sqrt(1 / k_tail + 1 / len(idx))
         if nc >= 5 and ((share < PLATEAU_SHARE and rel < PLATEAU_REL) or drop < 2 * se):
             trend = "plateaued"
             flat_level = median(cm[i] for i in tail_idx)
@@ -474,6 +489,9 @@ def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
             trend = "decreasing"
             why = (f"the training loss fell {_fmt(initial)} -> {_fmt(current)} "
                    f"({frac:.0%}) over {out.rng(x_start, x_end)} and is still going down")
+            if blips and len(spikes) >= 3:
+                why += (f"; its {len(spikes)} one-point spikes fall back at once and do not stop "
+                        f"the fall (hard batches, not instability)")
     out.add("loss_trend", trend, x_start, x_end, why)
     if region is not None:
         an.region = Event("symptom", region[0], region[1], trend)

@@ -51,6 +51,45 @@ def test_a_loss_that_wanders_without_progress_is_oscillating():
     assert facts["loss_trend"] == "oscillating"
 
 
+def heavy_tailed(curve, seed=0, rate=0.04):
+    """Per-batch losses with a heavy upper tail: now and then a batch holds a few badly fitted
+    examples and its loss is 3-20x the level for that one step (MSE on outliers, hard batches)."""
+    rnd = random.Random(seed)
+    out = []
+    for v in curve:
+        m = v * (1 + 0.3 * (2 * rnd.random() - 1))
+        if rnd.random() < rate:
+            m *= rnd.uniform(3, 20)
+        out.append(m)
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_one_step_hard_batches_on_a_falling_loss_are_not_instability(seed):
+    curve = [0.6 * math.exp(-i / 300) + 0.015 for i in range(1500)]
+    facts = read(heavy_tailed(curve, seed))
+    assert facts["loss_spikes"] > 30          # the spikes are still counted and reported
+    assert facts["loss_trend"] == "decreasing"
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_same_spikes_on_a_loss_that_stopped_falling_are_instability(seed):
+    curve = [0.5 + 0.3 * math.exp(-i / 50) for i in range(1500)]
+    assert read(heavy_tailed(curve, seed))["loss_trend"] == "oscillating"
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_spikes_that_knock_a_falling_loss_off_course_for_several_steps_are_instability(seed):
+    rnd = random.Random(seed)
+    losses, kick = [], 0.0
+    for i in range(1500):
+        if rnd.random() < 0.01:
+            kick = 8.0
+        kick *= 0.6            # the loss needs several steps to come back: the weights were hit
+        losses.append((0.6 * math.exp(-i / 300) + 0.015) * (1 + kick) * (1 + 0.1 * (2 * rnd.random() - 1)))
+    assert read(losses)["loss_trend"] == "oscillating"
+
+
 def test_noisy_validation_floor_with_a_late_bump_is_not_a_rise():
     floor = [0.97, 0.66, 0.52, 0.57, 0.29, 0.33, 0.18, 0.22, 0.18, 0.25, 0.22, 0.19, 0.13, 0.16, 0.14,
              0.13, 0.15, 0.15, 0.14, 0.25, 0.13, 0.12, 0.17, 0.12, 0.11, 0.11, 0.10, 0.11, 0.13, 0.12,
