@@ -39,7 +39,8 @@ same arguments and returns its result untouched; a fault in the instrumentation 
 Events (JSON lines on ``--events``, a pipe fd or a file to append to)::
 
     {"type": "start", "pid": N}
-    {"type": "findings", "step": K, "findings": [Finding.to_dict(), ...]}   # every N steps, at exit
+    {"type": "findings", "step": K, "findings": [Finding.to_dict(), ...],
+     "pending": ["lr_decay", ...]}   # every N steps, at exit; pending: costly probes still running
     {"type": "probe_error", "message": "..."}
     {"type": "crash", "error_kind": ..., "message": ..., "traceback": ..., "exc_type": ...,
      "file": ..., "line": ..., "syntax": {...} | null}
@@ -255,7 +256,8 @@ def _emit(force: bool = False) -> None:
     # never takes more than 1/EMIT_COST_FACTOR of the run
     _S.emit_cost = done - now
     _S.emit_t, _S.emit_steps, _S.activity = done, _S.steps, False
-    _send({"type": "findings", "step": _S.steps, "findings": payload})
+    pending = getattr(_S.monitor, "pending_probes", None) or []
+    _send({"type": "findings", "step": _S.steps, "findings": payload, "pending": list(pending)})
 
 
 def _check_control() -> None:

@@ -41,7 +41,13 @@ inputs / labels             first 10 / 30 batches, every 100     every batch
 activations                 never                                every step (hooks)
 first non-finite module     once, at the first NaN/Inf loss      —
 overfit one batch           never                                once (flat loss, or arm())
+LR-decay test               on a plateau under a held LR         same (or start_lr_decay())
 ==========================  ===================================  ==============================
+
+The LR-decay test (probes/lr_decay.py) runs when the loss curve, read every eighth of the run
+and at each look, has plateaued while the LR stays at 90 % or more of its start: the next 64
+training batches are kept (256 MiB at most) and copies continue on them; a runner does not stop the
+run while it is pending. An unclear answer is asked again 50+ steps later, three tests at most.
 
 Arming: a non-finite loss, a loss spike above 5x the running median, a loss still within 5% of its
 start after 50 steps, or a validation/train gap widening over 3 evaluations arm the monitor for
@@ -69,6 +75,7 @@ from . import amp as AMP
 from . import data as D
 from . import gradients as G
 from . import losses as L
+from . import lr_decay as LD
 from . import model_config as MC
 from . import nan_trace as NT
 from . import overfit as OF
@@ -133,6 +140,14 @@ NEAR_COPY_FRACTION = 0.2
 MIN_METRIC_STEPS = 20
 #: A loss above this multiple of the running median is a spike.
 SPIKE_FACTOR = 5.0
+#: LR-decay test (probes/lr_decay.py): batches it collects once the loss plateaus under a held LR
+#: (the last quarter held out), the memory they may hold, and the LR ratio that counts as held
+DECAY_BATCHES = 64
+DECAY_MAX_BYTES = 256 * 2 ** 20
+DECAY_LR_HELD = 0.9
+DECAY_MAX_TESTS = 3
+DECAY_FIRST_CHECK = 256
+DECAY_RETRY_STEPS = 50
 
 
 def _own_time(fn):
@@ -304,6 +319,13 @@ class Monitor:
         self._overfit_pending = False
         self._overfit_done = False
         self._overfit = None
+        # LR-decay test: None -> "collecting" -> "ready" -> None (done; re-armed by a later plateau)
+        self._decay_state = None
+        self._decay_batches: list = []
+        self._decay_bytes = 0
+        self._decay_runs: list[dict] = []
+        self._decay_next_check = DECAY_FIRST_CHECK
+        self._decay_target = DECAY_BATCHES
         self._act_layers: dict[str, dict[str, float]] = {}
         self._act_lin_order: list[str] = []
         self._act_order: list[str] = []
@@ -681,6 +703,8 @@ class Monitor:
                     self._observe_labels(targets)
             if outputs is not None and torch.is_tensor(outputs):
                 self._last_out_shape = outputs.shape
+            if self._decay_state == "collecting":
+                self._collect_decay_batch(targets, outputs)
             if rec.value is not None and self._nan_first is None and not math.isfinite(rec.value):
                 rec.nan_info = self._trace_nan(outputs_for_stats, targets)
                 if not self.armed:
@@ -847,7 +871,7 @@ class Monitor:
     @property
     def _slow(self):
         return (self.level == "full" or self._post_handle is not None or self._act is not None
-                or self._overfit_pending or (self._nan_first is not None and not self._nan_grad))
+                or self._overfit_pending or self._decay_state == "ready" or (self._nan_first is not None and not self._nan_grad))
 
     def _pre_step_sampled(self, optimizer, step, closure):
         if self._post_handle is not None:     # the one-shot post-hook of the last sampled step
@@ -879,6 +903,8 @@ class Monitor:
                 self._drop_activation_hooks(collect=False)
         if self._overfit_pending and not self._overfit_done:
             self._run_overfit()
+        if self._decay_state == "ready":
+            self._run_lr_decay()
 
     def _opt_param_names(self):
         if self.optimizer is None:
@@ -1174,6 +1200,10 @@ class Monitor:
                     self._spikes += 1
                     if not self.armed:
                         self.arm(f"spike: loss {v:.4g} > {SPIKE_FACTOR:g}x running median {med:.4g}")
+        if n >= self._decay_next_check:
+            # every eighth of the run so far: the curve reading costs O(n), so O(1) per step
+            self._decay_next_check = n + max(64, n // 8)
+            self._plateau_check(None)
         if not self._flat_checked and rec.step >= FLAT_AFTER and n >= 20:
             self._flat_checked = True
             frac = L.loss_decrease_fraction(list(self._train_vals))
@@ -1239,6 +1269,121 @@ class Monitor:
         finally:
             self._busy = False
 
+    # ------------------------------------------------------------------ LR-decay test
+    @property
+    def pending_probes(self) -> list[str]:
+        """Costly probes started but not finished: a supervisor should not stop the run on the
+        evidence so far while one is pending (it would never report)."""
+        out = []
+        if self._overfit_pending and not self._overfit_done:
+            out.append("overfit_batch")
+        if self._decay_state is not None:
+            out.append("lr_decay")
+        return out
+
+    def _lr_held(self) -> bool:
+        ch = self._lr_changes
+        if not ch:
+            return False
+        first, last = ch[0][1], ch[-1][1]
+        return bool(first and last is not None and last >= DECAY_LR_HELD * first)
+
+    def _plateau_check(self, an):
+        """Start the LR-decay test when the training loss has levelled off under a held LR (once,
+        and again only after the run has at least doubled since the last test)."""
+        if (self._decay_state is not None or len(self._decay_runs) >= DECAY_MAX_TESTS
+                or self.model is None or self.optimizer is None or self._nan_first is not None):
+            return
+        if self._decay_runs:
+            last = self._decay_runs[-1]
+            # a clear answer stands until the run has doubled; an unclear one is asked again soon
+            wait = last.get("at_step", 0) if last.get("helps") is not None else \
+                max(DECAY_RETRY_STEPS, last.get("at_step", 0) // 4)
+            if self.steps < last.get("at_step", 0) + wait:
+                return
+        if not self._lr_held():
+            return
+        try:
+            if an is None:
+                nc, _ = self._num_classes()
+                an = L.curve_analysis(self._train_steps, self._train_series(), (), nc)
+            if an is None or an.facts.get("loss_trend") != "plateaued":
+                return
+        except Exception as e:
+            self._note("plateau_check", e)
+            return
+        self._decay_state = "collecting"
+        self._decay_target = DECAY_BATCHES
+        self._decay_batches, self._decay_bytes = [], 0
+
+    def _collect_decay_batch(self, targets, outputs):
+        torch = self._torch
+        args, kwargs = self._last_args, self._last_kwargs
+        if args is None or targets is None or not torch.is_tensor(targets):
+            return
+        if self._decay_batches and self._decay_batches[-1][2] is targets:
+            return      # the same loss seen twice (a wrapper and the functional it calls)
+        size = sum(t.numel() * t.element_size() for t in D.tensors_in([list(args), kwargs or {}, targets]))
+        if self._decay_bytes + size > DECAY_MAX_BYTES:
+            self._decay_state = "ready"
+            return
+        out_shape = tuple(outputs.shape) if outputs is not None and torch.is_tensor(outputs) else None
+        self._decay_batches.append((tuple(args), dict(kwargs or {}), targets, out_shape))
+        self._decay_bytes += size
+        if len(self._decay_batches) >= self._decay_target:
+            self._decay_state = "ready"
+
+    @_own_time
+    def _run_lr_decay(self):
+        batches, self._decay_batches, self._decay_bytes = self._decay_batches, [], 0
+        self._decay_state = None
+        fn = self._loss_fn or L.loss_callable(self._loss_name)
+        run = {"at_step": self.steps, "batches": len(batches)}
+        if fn is None:
+            run["skipped"] = "needs a stock or given loss function"
+        elif len(batches) < LD.MIN_TRAIN + LD.MIN_EVAL:
+            run["skipped"] = f"only {len(batches)} batches fit in memory"
+        else:
+            self._busy = True
+            try:
+                r = LD.lr_decay_test(self.model, self.optimizer, batches, fn, autocast=self._fwd_autocast)
+                run.update(r or {"skipped": "the model or optimizer could not be copied"})
+            except Exception as e:
+                run["error"] = f"{type(e).__name__}: {e}"[:200]
+            finally:
+                self._busy = False
+        del batches
+        self._decay_runs.append(run)
+
+    def start_lr_decay(self, batches: int = DECAY_BATCHES):
+        """Start the LR-decay test by hand (it starts by itself on a plateau under a held LR): the
+        next ``batches`` training batches (at least 12) are kept and the test runs at the step
+        after the last of them (or at the end of the run, on those kept by then)."""
+        if self._busy or self._decay_state is not None:
+            return
+        self._decay_state = "collecting"
+        self._decay_target = max(LD.MIN_TRAIN + LD.MIN_EVAL, int(batches))
+        self._decay_batches, self._decay_bytes = [], 0
+
+    def run_lr_decay(self, batches=None):
+        """Run the LR-decay test now: on ``batches`` (``(args, kwargs, targets, out_shape)`` each)
+        when given, else on the batches collected so far. Returns its result."""
+        if batches is not None:
+            self._decay_batches = list(batches)
+        self._run_lr_decay()
+        return self._decay_runs[-1]
+
+    def _findings_lr_decay(self, add):
+        r = next((r for r in reversed(self._decay_runs) if r.get("helps") is not None), None)
+        if r is None:
+            return
+        extra = {k: r[k] for k in ("gain", "loss_same_lr", "loss_lower_lr", "lr", "factor", "steps",
+                                   "held_out", "at_step") if k in r}
+        add("lr_decay", "lr_decay_helps", bool(r["helps"]),
+            f"at step {r['at_step']}, two copies continued {r['steps']} steps on recent batches: held-out "
+            f"loss {r['loss_same_lr']:.4g} at lr {r['lr']:.3g}, {r['loss_lower_lr']:.4g} at "
+            f"{r['factor']:g}x that ({-r['gain']:+.1%})", **extra)
+
     # ------------------------------------------------------------------ results
     @_own_time
     def findings(self) -> list[Finding]:
@@ -1255,6 +1400,8 @@ class Monitor:
             self._process_queue()
         if self._overfit_pending and not self._overfit_done:
             self._run_overfit()            # armed too late in the run for a step to run it
+        if final and self._decay_state is not None:
+            self._run_lr_decay()           # the run ended while the test was collecting batches
         out: list[Finding] = []
 
         def add(src, fact, value, detail, **extra):
@@ -1265,7 +1412,7 @@ class Monitor:
         for section in (self._findings_grads, self._findings_losses, self._findings_nan, self._findings_timing,
                         self._findings_metrics, self._findings_data, self._findings_config,
                         self._findings_updates, self._findings_activations, self._findings_amp,
-                        self._findings_overfit):
+                        self._findings_overfit, self._findings_lr_decay):
             try:
                 section(add)
             except Exception as e:   # one probe's fault never costs the others' evidence
@@ -1348,6 +1495,8 @@ class Monitor:
         if nc:
             add("loss_vs_chance", "num_classes", nc, f"{nc} classes ({how})")
         an = L.curve_analysis(self._train_steps, s, (), nc)
+        if self._attached:
+            self._plateau_check(an)
         if an is not None:
             # the log reader's method, so that a live run and its log read alike
             for fact in ("loss_trend", "loss_spikes", "loss_noise", "oscillation_trend"):
@@ -1694,6 +1843,7 @@ class Monitor:
             "clip_shrink": list(self._clip_shrinks),
             "activations": {k: dict(v) for k, v in self._act_layers.items()},
             "armed": [list(x) for x in self._arm_events],
+            "lr_decay": [dict(r) for r in self._decay_runs],
             "overfit": dict(self._overfit) if self._overfit else None,
             "nan": dict(self._nan_info) if self._nan_info else None,
             "schedule": {k: [v.first, v.every] for k, v in SCHEDULE.items()},

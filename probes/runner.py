@@ -543,7 +543,9 @@ class _ChildSession:
                 self.findings.pop(f.fact, None)
                 self.findings[f.fact] = f
             self.steps = max(self.steps, int(ev.get("step") or 0))
-            if self.decide is not None and self.reason is None:
+            # a costly probe the child has started (LR-decay test, overfit one batch) reports at a
+            # later look: stopping now would lose it (max_steps and the timeout still apply)
+            if self.decide is not None and self.reason is None and not ev.get("pending"):
                 if self.decide(list(self.findings.values()), self.steps):
                     self.reason = "decided"
                     self._stop_request()

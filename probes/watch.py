@@ -72,6 +72,13 @@ class Watch:
         """Switch the costly probes on for the next steps."""
         self.monitor.arm(reason)
 
+    def lr_decay_test(self, batches: int = 64):
+        """Start the LR-decay test now (it starts by itself when the loss plateaus under a held
+        LR): copies continue on the next ``batches`` training batches (the last quarter held out)
+        at the same and at a tenth of the LR.
+        Its answer, ``lr_decay_helps``, is in :meth:`findings` once those batches have been seen."""
+        self.monitor.start_lr_decay(batches)
+
     def overfit_one_batch(self):
         """Run the overfit-one-batch probe now on the latest training batch; returns its plain result."""
         return self.monitor.run_overfit()

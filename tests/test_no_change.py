@@ -109,7 +109,8 @@ def _equal(a, b, path="state"):
 
 
 def train(kind, optim, mode=None, *, amp=False, raise_at=None, epochs=2, holder=None):
-    """Train from seed 0. mode: None (bare), "armed", "overfit" (cheap + overfit-one-batch mid-run)."""
+    """Train from seed 0. mode: None (bare), "armed", "overfit" (cheap + overfit-one-batch mid-run),
+    "lr_decay" (cheap + the LR-decay test on the next 12 batches, run mid-run)."""
     _seed(0)
     train_ds, val_ds = _data(kind)
     model = MLP() if kind == "mlp" else CNN()
@@ -160,6 +161,8 @@ def train(kind, optim, mode=None, *, amp=False, raise_at=None, epochs=2, holder=
                     raise RuntimeError("user code failed")
                 if mode == "overfit" and step == 3:
                     w.overfit_one_batch()
+                if mode == "lr_decay" and step == 1:
+                    w.lr_decay_test(batches=12)
                 opt.zero_grad()
             sched.step()
             model.eval()
@@ -209,6 +212,18 @@ def test_armed_watch_changes_nothing(kind, optim):
     assert not w.summary()["errors"], w.summary()["errors"]
     # the costly probes really ran
     assert {"dead_relu_fraction", "update_ratio", "grad_norm_median", "clip_shrink_ratio"} <= facts
+
+
+@pytest.mark.parametrize("kind,optim", [("mlp", "sgd"), ("cnn", "adam")])
+def test_lr_decay_test_mid_training_changes_nothing(kind, optim):
+    bare, *_ = train(kind, optim, epochs=4)
+    watched, model, opt, w = train(kind, optim, "lr_decay", epochs=4)
+    _equal(bare, watched)
+    assert_clean(model, opt)
+    runs = w.summary()["lr_decay"]
+    # it really trained two copies, mid-run (before the last of the 16 steps)
+    assert len(runs) == 1 and runs[0]["steps"] == 8 and runs[0]["held_out"] == 4, runs
+    assert runs[0]["at_step"] < 16 and runs[0]["gain"] is not None
 
 
 @pytest.mark.parametrize("kind,optim", [("mlp", "sgd"), ("cnn", "adam")])

@@ -1,0 +1,112 @@
+"""The LR-decay test: on a plateau under a held LR, does a tenth of the LR lower the held-out loss?
+
+A plateau held up by SGD's own step noise (small noisy batches, momentum, a constant LR) drops
+when the LR is lowered; a plateau at the data's own floor (label noise the model cannot beat)
+does not. The curve cannot tell these apart; copies continued at both LRs can.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+
+from traindx.probes import lr_decay as LD  # noqa: E402
+from traindx.probes import watch  # noqa: E402
+
+
+def regression(n=4000, noise=0.3, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(n, 8, generator=g)
+    w = torch.randn(8, 1, generator=g)
+    y = x @ w + 0.5 * torch.sin(3 * x[:, :1]) + noise * torch.randn(n, 1, generator=g)
+    return x, y
+
+
+def label_noise_classification(n=6000, flip=0.1, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(n, 6, generator=g)
+    w = torch.tensor([[1.5], [-2.0], [1.0], [0.5], [0.0], [0.8]])
+    y = ((x @ w).squeeze(1) > 0).float()
+    flips = torch.rand(n, generator=g) < flip
+    y = torch.where(flips, 1 - y, y).unsqueeze(1)
+    return x, y
+
+
+def batches_of(x, y, bs, seed):
+    g = torch.Generator().manual_seed(seed)
+    while True:
+        perm = torch.randperm(len(x), generator=g)
+        for i in range(0, len(x) - bs + 1, bs):
+            idx = perm[i:i + bs]
+            yield x[idx], y[idx]
+
+
+def trained(model, opt, loss_fn, data, steps):
+    it = iter(data)
+    for _ in range(steps):
+        xb, yb = next(it)
+        opt.zero_grad()
+        loss_fn(model(xb), yb).backward()
+        opt.step()
+    return it
+
+
+def test_a_plateau_held_up_by_sgd_noise_is_lowered_by_a_decay():
+    torch.manual_seed(0)
+    x, y = regression()
+    model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Linear(32, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    it = trained(model, opt, nn.MSELoss(), batches_of(x, y, 16, 1), 600)
+    batches = [((xb,), {}, yb, None) for xb, yb in (next(it) for _ in range(64))]
+    r = LD.lr_decay_test(model, opt, batches, nn.MSELoss())
+    assert r["helps"] is True, r
+    assert r["loss_lower_lr"] < r["loss_same_lr"] and r["steps"] == 48 and r["held_out"] == 16
+
+
+def test_a_plateau_at_the_datas_label_noise_is_not():
+    torch.manual_seed(0)
+    x, y = label_noise_classification()
+    model = nn.Linear(6, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    it = trained(model, opt, nn.BCEWithLogitsLoss(), batches_of(x, y, 64, 1), 600)
+    batches = [((xb,), {}, yb, None) for xb, yb in (next(it) for _ in range(64))]
+    r = LD.lr_decay_test(model, opt, batches, nn.BCEWithLogitsLoss())
+    assert r["helps"] is False, r
+    assert abs(r["gain"]) < LD.NO_HELP
+
+
+def test_too_few_batches_give_no_answer():
+    model = nn.Linear(6, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    b = ((torch.randn(8, 6),), {}, torch.rand(8, 1), None)
+    assert LD.lr_decay_test(model, opt, [b] * 5, nn.BCEWithLogitsLoss()) is None
+
+
+def test_a_watched_loop_runs_the_test_by_itself_when_the_loss_plateaus():
+    # SGD noise floor: the watch sees the plateau under a constant LR, keeps the next batches,
+    # and answers lr_decay_helps without being asked
+    torch.manual_seed(0)
+    x, y = regression()
+    model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Linear(32, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    crit = nn.MSELoss()
+    data = batches_of(x, y, 16, 1)
+    with watch(model, opt, criterion=crit) as w:
+        for _ in range(1200):
+            xb, yb = next(data)
+            opt.zero_grad()
+            out = model(xb)
+            loss = crit(out, yb)
+            w.observe(loss, outputs=out, targets=yb)
+            loss.backward()
+            opt.step()
+    runs = w.summary()["lr_decay"]
+    assert runs and all(r["at_step"] < 1200 for r in runs), runs
+    facts = {f.fact: f for f in w.findings()}
+    assert facts["lr_decay_helps"].value is True
+    assert facts["lr_decay_helps"].source == "probe:lr_decay"
+    assert math.isfinite(facts["lr_decay_helps"].extra["gain"])
