@@ -44,10 +44,10 @@ overfit one batch           never                                once (flat loss
 LR-decay test               on a plateau under a held LR         same (or start_lr_decay())
 ==========================  ===================================  ==============================
 
-The LR-decay test (probes/lr_decay.py) runs when the loss curve, read every eighth of the run
-and at each look, has plateaued while the LR stays at 90 % or more of its start: the next 64
-training batches are kept (256 MiB at most) and copies continue on them; a runner does not stop the
-run while it is pending. An unclear answer is asked again 50+ steps later, three tests at most.
+The LR-decay test (probes/lr_decay.py) runs when the loss curve (read at each look, and every
+eighth of the run in at most 1 % of its time) has plateaued while the LR stays at 90 % or more of
+its start: the next 64 training batches are kept (256 MiB at most) and copies continue on them; a
+runner does not stop the run while it is pending. An unclear answer is asked again 50+ steps later, three tests at most.
 
 Arming: a non-finite loss, a loss spike above 5x the running median, a loss still within 5% of its
 start after 50 steps, or a validation/train gap widening over 3 evaluations arm the monitor for
@@ -148,6 +148,7 @@ DECAY_LR_HELD = 0.9
 DECAY_MAX_TESTS = 3
 DECAY_FIRST_CHECK = 256
 DECAY_RETRY_STEPS = 50
+DECAY_CHECK_COST_FACTOR = 100
 
 
 def _own_time(fn):
@@ -326,6 +327,8 @@ class Monitor:
         self._decay_runs: list[dict] = []
         self._decay_next_check = DECAY_FIRST_CHECK
         self._decay_target = DECAY_BATCHES
+        self._decay_check_t = 0.0
+        self._decay_check_cost = 0.0
         self._act_layers: dict[str, dict[str, float]] = {}
         self._act_lin_order: list[str] = []
         self._act_order: list[str] = []
@@ -1200,10 +1203,15 @@ class Monitor:
                     self._spikes += 1
                     if not self.armed:
                         self.arm(f"spike: loss {v:.4g} > {SPIKE_FACTOR:g}x running median {med:.4g}")
-        if n >= self._decay_next_check:
-            # every eighth of the run so far: the curve reading costs O(n), so O(1) per step
-            self._decay_next_check = n + max(64, n // 8)
-            self._plateau_check(None)
+        if n >= self._decay_next_check and self._decay_state is None:
+            # every eighth of the run so far, and never more than 1/DECAY_CHECK_COST_FACTOR of the
+            # time: a curve reading costs milliseconds, a small model's step less than one
+            now = time.perf_counter()
+            if now - self._decay_check_t >= DECAY_CHECK_COST_FACTOR * self._decay_check_cost:
+                self._decay_next_check = n + max(64, n // 8)
+                self._plateau_check(None)
+                self._decay_check_t = time.perf_counter()
+                self._decay_check_cost = self._decay_check_t - now
         if not self._flat_checked and rec.step >= FLAT_AFTER and n >= 20:
             self._flat_checked = True
             frac = L.loss_decrease_fraction(list(self._train_vals))
