@@ -329,6 +329,7 @@ class Monitor:
         self._decay_target = DECAY_BATCHES
         self._decay_check_t = 0.0
         self._decay_check_cost = 0.0
+        self._decay_checked = False
         self._act_layers: dict[str, dict[str, float]] = {}
         self._act_lin_order: list[str] = []
         self._act_order: list[str] = []
@@ -1211,7 +1212,9 @@ class Monitor:
                 self._decay_next_check = n + max(64, n // 8)
                 self._plateau_check(None)
                 self._decay_check_t = time.perf_counter()
-                self._decay_check_cost = self._decay_check_t - now
+                # the first reading pays for imports and cold caches: pace by the later ones
+                self._decay_check_cost = (self._decay_check_t - now) if self._decay_checked else 0.0
+                self._decay_checked = True
         if not self._flat_checked and rec.step >= FLAT_AFTER and n >= 20:
             self._flat_checked = True
             frac = L.loss_decrease_fraction(list(self._train_vals))

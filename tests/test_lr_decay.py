@@ -90,13 +90,13 @@ def test_a_watched_loop_runs_the_test_by_itself_when_the_loss_plateaus():
     # SGD noise floor: the watch sees the plateau under a constant LR, keeps the next batches,
     # and answers lr_decay_helps without being asked
     torch.manual_seed(0)
-    x, y = regression()
+    x, y = regression(noise=0.5)
     model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Linear(32, 1))
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     crit = nn.MSELoss()
-    data = batches_of(x, y, 16, 1)
+    data = batches_of(x, y, 32, 1)
     with watch(model, opt, criterion=crit) as w:
-        for _ in range(1200):
+        for _ in range(1500):
             xb, yb = next(data)
             opt.zero_grad()
             out = model(xb)
@@ -105,8 +105,30 @@ def test_a_watched_loop_runs_the_test_by_itself_when_the_loss_plateaus():
             loss.backward()
             opt.step()
     runs = w.summary()["lr_decay"]
-    assert runs and all(r["at_step"] < 1200 for r in runs), runs
+    assert runs and all(r["at_step"] < 1500 for r in runs), runs
     facts = {f.fact: f for f in w.findings()}
     assert facts["lr_decay_helps"].value is True
     assert facts["lr_decay_helps"].source == "probe:lr_decay"
     assert math.isfinite(facts["lr_decay_helps"].extra["gain"])
+
+
+def test_a_loop_whose_lr_decays_is_not_tested():
+    torch.manual_seed(0)
+    x, y = regression(noise=0.5)
+    model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Linear(32, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=100, gamma=0.5)
+    crit = nn.MSELoss()
+    data = batches_of(x, y, 32, 1)
+    with watch(model, opt, criterion=crit) as w:
+        for _ in range(1500):
+            xb, yb = next(data)
+            opt.zero_grad()
+            out = model(xb)
+            loss = crit(out, yb)
+            w.observe(loss, outputs=out, targets=yb)
+            loss.backward()
+            opt.step()
+            sched.step()
+    assert w.summary()["lr_decay"] == []
+    assert "lr_decay_helps" not in {f.fact for f in w.findings()}
