@@ -167,6 +167,9 @@ _SPLIT_TRAIN = {"train", "training", "trn", "tr"}
 _SPLIT_VAL = {"val", "valid", "validation", "eval", "evaluation", "test", "dev"}
 _FILLER = {"avg", "mean", "total", "epoch", "step", "batch", "running", "smoothed", "ema", "overall",
            "on", "per", "set", "data", "top1"}
+#: names of the objective itself: a column named by its loss function (train_mse, val_nll) is the
+#: loss when no column says "loss" (it ranks after every "loss" spelling)
+_LOSS_WORDS = {"mse", "mae", "rmse", "nll", "bce", "xent", "huber", "crossentropy", "ce"}
 _MISSING = {"", "na", "n/a", "null", "none", "nil", "-", "--", "?", "missing"}
 _TENSOR_RE = re.compile(r"^\s*tensor\(\s*\[?\s*([-+]?(?:[0-9.]+(?:[eE][-+]?[0-9]+)?|nan|inf))",
                         re.IGNORECASE)
@@ -198,6 +201,11 @@ def match_role(name: str) -> tuple[str, int] | None:
     allowed = _FILLER | _SPLIT_TRAIN | _SPLIT_VAL
     if "loss" in tokens and tokens - {"loss"} <= allowed:
         return ("val_loss" if tokens & _SPLIT_VAL else "loss"), 100
+    words = tokens - allowed
+    if "cross" in words and "entropy" in words:
+        words = (words - {"cross", "entropy"}) | {"crossentropy"}
+    if len(words) == 1 and words <= _LOSS_WORDS and tokens - {"cross", "entropy"} - _LOSS_WORDS <= allowed:
+        return ("val_loss" if tokens & _SPLIT_VAL else "loss"), 150
     metric = tokens & {"acc", "accuracy"}
     if metric and "loss" not in tokens and tokens - metric <= allowed:
         return ("val_accuracy" if tokens & _SPLIT_VAL else "accuracy"), 100

@@ -370,15 +370,27 @@ def test_missing_tensorboard_package_says_how_to_install(tmp_path, monkeypatch):
     ("learning_rate", "lr"), ("lr-Adam", "lr"), ("grad_norm", "grad_norm"), ("step", "step"),
     ("global_step", "step"), ("iteration", "step"), ("epoch", "epoch"),
     ("step_time", "step_time"), ("time", "time"),
+    # a regression's or LM's log names the objective by its function
+    ("train_mse", "loss"), ("val_mse", "val_loss"), ("test_rmse", "val_loss"), ("mae", "loss"),
+    ("train/nll", "loss"), ("val_cross_entropy", "val_loss"),
 ])
 def test_common_column_names_are_recognised(name, role):
     assert match_role(name)[0] == role
 
 
-@pytest.mark.parametrize("name", ["loss_scale", "kd_loss", "aux_loss", "weight_norm", "batch_size"])
+@pytest.mark.parametrize("name", ["loss_scale", "kd_loss", "aux_loss", "weight_norm", "batch_size",
+                                  "mse_weight", "val_mae_std"])
 def test_lookalike_columns_are_not_taken_for_the_loss(name):
     m = match_role(name)
     assert m is None or m[0] not in ("loss", "val_loss")
+
+
+def test_a_loss_column_outranks_one_named_by_its_function(tmp_path):
+    p = tmp_path / "m.csv"
+    p.write_text("epoch,train_mse,train_loss,val_mse\n" + "".join(
+        f"{e},{1.0 / (e + 1):.4f},{2.0 / (e + 1):.4f},{1.1 / (e + 1):.4f}\n" for e in range(10)))
+    log = read_log(str(p))
+    assert log.columns["loss"] == "train_loss" and log.columns["val_loss"] == "val_mse"
 
 
 def test_column_map_dict_and_string_forms(tmp_path):
