@@ -1293,11 +1293,9 @@ class Monitor:
         return out
 
     def _lr_held(self) -> bool:
-        ch = self._lr_changes
-        if not ch:
-            return False
-        first, last = ch[0][1], ch[-1][1]
-        return bool(first and last is not None and last >= DECAY_LR_HELD * first)
+        # against the peak, not the start: a warm-up then a decay is not a held LR
+        lrs = [lr for _, lr in self._lr_changes if lr is not None]
+        return bool(lrs) and max(lrs) > 0 and lrs[-1] >= DECAY_LR_HELD * max(lrs)
 
     def _plateau_check(self, an):
         """Start the LR-decay test when the training loss has levelled off under a held LR (once,

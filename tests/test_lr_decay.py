@@ -112,12 +112,17 @@ def test_a_watched_loop_runs_the_test_by_itself_when_the_loss_plateaus():
     assert math.isfinite(facts["lr_decay_helps"].extra["gain"])
 
 
-def test_a_loop_whose_lr_decays_is_not_tested():
+@pytest.mark.parametrize("schedule", ["step", "warmup_then_decay"])
+def test_a_loop_whose_lr_decays_is_not_tested(schedule):
     torch.manual_seed(0)
     x, y = regression(noise=0.5)
     model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Linear(32, 1))
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=100, gamma=0.5)
+    if schedule == "step":
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=100, gamma=0.5)
+    else:   # from 1% of the LR up to it over 100 steps, then halved every 200: ends far above its start
+        sched = torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda i: (0.01 + 0.99 * i / 100) if i < 100 else 0.5 ** ((i - 100) // 200))
     crit = nn.MSELoss()
     data = batches_of(x, y, 32, 1)
     with watch(model, opt, criterion=crit) as w:
