@@ -305,6 +305,7 @@ class Monitor:
         self._last_args = None
         self._last_kwargs = None
         self._last_out_shape = None
+        self._last_fwd_training = None
         self._autocast_seen = False
         self._autocast_dtypes: set[str] = set()
         self._fwd_autocast = None
@@ -330,6 +331,7 @@ class Monitor:
         self._decay_check_t = 0.0
         self._decay_check_cost = 0.0
         self._decay_checked = False
+        self._decay_seen = None
         self._act_layers: dict[str, dict[str, float]] = {}
         self._act_lin_order: list[str] = []
         self._act_order: list[str] = []
@@ -655,7 +657,11 @@ class Monitor:
             phase = "val"
         elif phase not in ("train", "val"):
             phase = "val" if phase in ("eval", "validation", "test") else "train"
-        training = None if self.model is None else self.model.training
+        # the mode of the forward that produced this loss, not of the model now: a helper that
+        # switches back with model.train() before computing the validation loss ran that forward
+        # in eval mode
+        training = self._last_fwd_training if self._last_fwd_training is not None else (
+            None if self.model is None else self.model.training)
         rec = _LossRec(self.steps, phase, training, self._bwd_count)
         self._loss_count += 1
         if loss_fn is not None and self._loss_fn is None:
@@ -786,6 +792,7 @@ class Monitor:
         torch = self._torch
         ge = torch.is_grad_enabled()
         self._fwd_mode[2 * ge + module.training] += 1
+        self._last_fwd_training = module.training
         self._last_args = args
         self._last_kwargs = kwargs
         i = self._fwd_count
@@ -1382,8 +1389,36 @@ class Monitor:
         self._run_lr_decay()
         return self._decay_runs[-1]
 
+    def _decay_through_plateau(self, an):
+        """The run's own LR-decay test: the loss plateaued while the LR was still near its peak,
+        then the schedule cut the LR 5x or more and the loss stayed flat. None when not so."""
+        if an is None or an.facts.get("loss_trend") != "plateaued" or an.region is None:
+            return None
+        ch = [(st, lr) for st, lr in self._lr_changes if lr is not None]
+        if not ch:
+            return None
+        start = an.region.start
+        peak = max(lr for _, lr in ch)
+        at_start = next((lr for st, lr in reversed(ch) if st <= start), ch[0][1])
+        now = ch[-1][1]
+        if peak > 0 and at_start >= 0.5 * peak and now <= 0.2 * at_start:
+            return {"start": int(start), "lr_start": at_start, "lr_now": now, "steps": self.steps}
+        return None
+
     def _findings_lr_decay(self, add):
+        # the run's own decay through the plateau is the stronger answer: the real run, over more
+        # steps than the copies train
+        seen = self._decay_seen
+        if seen is not None:
+            add("lr_decay", "lr_decay_helps", False,
+                f"the run's own schedule cut the LR {seen['lr_start']:.3g} -> {seen['lr_now']:.3g} after the "
+                f"loss levelled off at step {seen['start']}, and the loss did not move",
+                lr=seen["lr_start"], lr_now=seen["lr_now"], at_step=seen["start"])
+            return
         r = next((r for r in reversed(self._decay_runs) if r.get("helps") is not None), None)
+        lrs = [lr for _, lr in self._lr_changes if lr is not None]
+        if r is not None and r["helps"] and lrs and r.get("lr") and lrs[-1] <= 0.2 * r["lr"]:
+            r = None        # "a decay would help" -- and the run's schedule has since decayed it
         if r is None:
             return
         extra = {k: r[k] for k in ("gain", "loss_same_lr", "loss_lower_lr", "lr", "factor", "steps",
@@ -1506,6 +1541,7 @@ class Monitor:
         an = L.curve_analysis(self._train_steps, s, (), nc)
         if self._attached:
             self._plateau_check(an)
+        self._decay_seen = self._decay_through_plateau(an)
         if an is not None:
             # the log reader's method, so that a live run and its log read alike
             for fact in ("loss_trend", "loss_spikes", "loss_noise", "oscillation_trend"):

@@ -261,6 +261,34 @@ def test_validation_without_eval_or_no_grad_is_still_validation():
     assert len(s["val"]) == 2
 
 
+def test_a_validation_loss_computed_after_switching_back_to_train_is_an_eval_forward():
+    # a common helper: eval() for the forward, train() again before the loss is computed
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Dropout(0.3), nn.Linear(32, 4))
+    opt = sgd(m)
+    crit = nn.CrossEntropyLoss()
+    xtr, ytr = blobs(n=64).tensors
+    xv, yv = blobs(n=32, seed=1).tensors
+    with tp.watch(m, opt, criterion=crit) as w:
+        for _ in range(3):
+            m.train()
+            for i in range(0, 64, 16):
+                opt.zero_grad()
+                out = m(xtr[i:i + 16])
+                loss = crit(out, ytr[i:i + 16])
+                w.observe(loss, outputs=out, targets=ytr[i:i + 16])
+                loss.backward()
+                opt.step()
+            with torch.no_grad():
+                m.eval()
+                logits = m(xv)
+                m.train()
+                w.observe(crit(logits, yv), outputs=logits, targets=yv)
+    facts = {f.fact: f.value for f in w.findings()}
+    assert facts["model_mode_in_validation"] == "eval"
+    assert facts["model_mode_in_training"] == "train"
+
+
 def test_training_in_eval_mode():
     torch.manual_seed(0)
     m = nn.Sequential(nn.Linear(8, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Linear(32, 4))
