@@ -135,5 +135,33 @@ def test_a_loop_whose_lr_decays_is_not_tested(schedule):
             loss.backward()
             opt.step()
             sched.step()
-    assert w.summary()["lr_decay"] == []
-    assert "lr_decay_helps" not in {f.fact for f in w.findings()}
+    assert w.summary()["lr_decay"] == []      # no copies: the LR was not held
+    f = {f.fact: f for f in w.findings()}.get("lr_decay_helps")
+    assert f is None or "schedule" in f.detail   # only the run's own decay may answer
+
+
+def test_a_schedule_that_decays_through_the_plateau_answers_the_question_itself():
+    # label noise the model cannot beat; a cosine schedule anneals the LR while the loss sits at
+    # that floor: the run itself showed that a lower LR does not lower the loss
+    torch.manual_seed(0)
+    x, y = label_noise_classification(flip=0.15)
+    model = nn.Linear(6, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=1500)
+    crit = nn.BCEWithLogitsLoss()
+    data = batches_of(x, y, 64, 1)
+    with watch(model, opt, criterion=crit) as w:
+        for _ in range(1500):
+            xb, yb = next(data)
+            opt.zero_grad()
+            out = model(xb)
+            loss = crit(out, yb)
+            w.observe(loss, outputs=out, targets=yb)
+            loss.backward()
+            opt.step()
+            sched.step()
+    facts = {f.fact: f for f in w.findings()}
+    assert facts["loss_trend"].value == "plateaued"
+    assert facts["lr_decay_helps"].value is False
+    # the answer is the run's own (the copies, run while the LR was still held, agree)
+    assert "schedule" in facts["lr_decay_helps"].detail
