@@ -42,8 +42,9 @@ noisy and epoch logs are short.
    - ``oscillating``: the recent noise is at least 25 % of the level and at least a quarter of
      all progress made, or the run keeps spiking (3+ spike events, or 2+ covering 15 % of it,
      unless the loss is still clearly falling -- it fell by half or more and the last 30 % still
-     takes >= 10 % of the level off, by 3+ standard errors -- and the spikes are single points:
-     then they are the heavy upper tail of per-batch losses, hard batches, not instability),
+     takes >= 10 % of the level off, by 3+ standard errors -- or they are rare, under one point
+     in 200, and the spikes are single points: then they are the heavy upper tail of per-batch
+     losses, hard batches, not instability),
      or it wanders: over the last 70 % the running median climbs back from a low by at least the
      current level (the smoothed loss doubles) while the net progress over that stretch is under
      a quarter of its range (slow swings the step-to-step noise measure does not see);
@@ -106,6 +107,7 @@ WANDER_REBOUND = 1.0
 STILL_FALLING_TOTAL = 0.5
 STILL_FALLING_REL = 0.10
 BLIP_POINTS = 1.25
+RARE_SPIKES = 0.005
 
 
 @dataclass
@@ -414,7 +416,10 @@ def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
     # hard batches, not instability: while the loss is still clearly falling, "spikes" that are
     # single points (the loss is back in its band at the next point) are the heavy upper tail of
     # per-batch losses (a few badly fitted examples in a batch), not a run being knocked off course
-    blips = bool(spikes) and still_falling and spike_points <= BLIP_POINTS * len(spikes)
+    # -- and so are a few of them in a long run (under one point in 200): a run that "keeps
+    # spiking" does so more often, or takes more than one point to recover
+    blips = (bool(spikes) and spike_points <= BLIP_POINTS * len(spikes)
+             and (still_falling or len(spikes) < RARE_SPIKES * n))
     spiky = (len(spikes) >= 3 or (len(spikes) >= 2 and spike_points >= 0.15 * n)) and not blips
 
     # trend
@@ -492,6 +497,9 @@ def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
             if blips and len(spikes) >= 3:
                 why += (f"; its {len(spikes)} one-point spikes fall back at once and do not stop "
                         f"the fall (hard batches, not instability)")
+    if blips and len(spikes) >= 3 and trend in ("plateaued", "flat"):
+        why += (f"; its {len(spikes)} one-point spikes in {n} points fall back at once "
+                f"(hard batches, not instability)")
     out.add("loss_trend", trend, x_start, x_end, why)
     if region is not None:
         an.region = Event("symptom", region[0], region[1], trend)

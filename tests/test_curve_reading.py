@@ -78,6 +78,17 @@ def test_the_same_spikes_on_a_loss_that_stopped_falling_are_instability(seed):
     assert read(heavy_tailed(curve, seed))["loss_trend"] == "oscillating"
 
 
+def test_a_few_one_step_spikes_in_a_long_flat_run_are_not_instability():
+    # a regression at its noise floor: 3 batches in 3000 with an outlier example
+    rnd = random.Random(3)
+    losses = [4.0 + 90 * math.exp(-i / 40) for i in range(3000)]
+    losses = [v * (1 + 0.15 * (2 * rnd.random() - 1)) for v in losses]
+    for i in (900, 1700, 2600):
+        losses[i] = 150.0
+    facts = read(losses)
+    assert facts["loss_spikes"] == 3 and facts["loss_trend"] == "plateaued"
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_spikes_that_knock_a_falling_loss_off_course_for_several_steps_are_instability(seed):
     rnd = random.Random(seed)
