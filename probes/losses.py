@@ -262,7 +262,8 @@ def output_activation(outputs) -> str | None:
 
 
 def target_kind(outputs, targets) -> str | None:
-    """What the targets look like: class_indices, one_hot, probabilities or continuous."""
+    """What the targets look like: class_indices, one_hot, multi_hot (0/1 with several 1s in some
+    row: a multi-label task), probabilities or continuous."""
     import torch
 
     if not torch.is_tensor(targets) or targets.numel() == 0:
@@ -277,9 +278,11 @@ def target_kind(outputs, targets) -> str | None:
         integral = bool((t == t.round()).all())
         if lo >= 0 and hi <= 1:
             if t.dim() >= 2 and t.shape[-1] >= 2 and torch.is_tensor(outputs) and outputs.shape == t.shape:
-                rows = t.sum(1)
+                rows = t.sum(-1)
                 if bool(((rows - 1).abs() < 1e-4).all()):
                     return "one_hot" if integral else "probabilities"
+                if integral and bool((rows > 1.5).any()):
+                    return "multi_hot"
             return "probabilities"
         if integral and lo >= 0 and hi <= 10000 and hi > 1:
             return "class_indices"

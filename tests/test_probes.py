@@ -1005,3 +1005,14 @@ def test_closure_optimizer_steps_are_read_after_the_closure():
     assert facts["zero_grad_called"] is True
     assert len(w.summary()["train_loss"]["value"]) == 8
     assert not opt._optimizer_step_post_hooks and not opt._optimizer_step_pre_hooks
+
+
+def test_multi_hot_targets_are_told_from_one_hot_and_probabilities():
+    from traindx.probes import losses as L
+    out = torch.zeros(4, 3)
+    one_hot = torch.eye(3)[[0, 1, 2, 0]]
+    multi = torch.tensor([[1., 1., 0.], [0., 1., 0.], [1., 0., 1.], [0., 0., 0.]])
+    soft = torch.tensor([[0.7, 0.2, 0.1]] * 4)
+    assert L.target_kind(out, one_hot) == "one_hot"
+    assert L.target_kind(out, multi) == "multi_hot"
+    assert L.target_kind(out, soft) == "probabilities"
