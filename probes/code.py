@@ -28,7 +28,8 @@ Facts produced (names from kb/facts.yaml), each only when the script shows it:
 - loss: ``loss_function``, ``output_activation`` (what squashing reaches the loss),
   ``custom_loss``, ``label_smoothing``, ``unsafe_math`` (log/exp/sqrt/division without a guard
   on the path to the loss);
-- loop: ``zero_grad_called``, ``grads_all_zero`` (gradients cleared between backward and step),
+- loop: ``zero_grad_called``, ``optimizer_not_zeroed`` (one of several optimizers never zeroed),
+  ``grads_all_zero`` (gradients cleared between backward and step),
   ``clip_max_norm``, ``scheduler``, ``scheduler_step_per_batch``,
   ``scheduler_designed_per_batch``, ``warmup``, ``graph_cut``, ``model_mode_in_validation``,
   ``model_mode_in_training``;
@@ -3321,6 +3322,24 @@ class _Reader:
             lnode = self.loop_nodes.get(step_loop)
             lline = getattr(lnode, "lineno", 0)
             inside = [z for z in zeros if any(l == step_loop for l, _ in z.loops)]
+            # an optimizer stepped in the loop whose own zero_grad never runs there, while another's
+            # does (two optimizers, one forgotten): its gradients add up across iterations
+            zeroed = {id(z.obj) for z in inside if isinstance(z.obj, OptVal)}
+            covers_all = any(not isinstance(z.obj, OptVal) for z in inside)
+            forgotten = [] if covers_all or not zeroed else [
+                st for st in steps if isinstance(st.obj, OptVal) and id(st.obj) not in zeroed
+                and any(l == step_loop for l, _ in st.loops)]
+            if forgotten:
+                st = forgotten[0]
+                z = inside[0]
+                self.add("optimizer_not_zeroed", True, st.line,
+                         f"`{st.text}` (line {st.line}) steps in the training loop (line {lline}) "
+                         f"but its zero_grad() never runs there; only `{z.text}` (line {z.line}) "
+                         f"does: that optimizer's gradients add up across iterations")
+            elif inside:
+                self.add("optimizer_not_zeroed", False, inside[0].line,
+                         "every optimizer stepped in the loop is zeroed there" if not covers_all else
+                         f"`{inside[0].text}` (line {inside[0].line}) clears every gradient")
             if inside:
                 z = inside[0]
                 self.add("zero_grad_called", True, z.line,

@@ -1722,3 +1722,33 @@ def test_predictions_scored_as_classes_make_it_a_classification_task(tmp_path):
     reg = read(tmp_path, src.replace("acc = (pred.round() == y).float().mean()", "mae = (pred - y).abs().mean()"),
                name="reg.py")
     assert reg.get("task_type") is None
+
+
+TWO_OPTIMIZERS = """
+import torch
+import torch.nn as nn
+
+encoder = nn.Sequential(nn.Linear(8, 16), nn.ReLU())
+head = nn.Linear(16, 3)
+enc_opt = torch.optim.AdamW(encoder.parameters(), lr=1e-3)
+head_opt = torch.optim.SGD(head.parameters(), lr=0.05, momentum=0.9)
+crit = nn.CrossEntropyLoss()
+x, y = torch.randn(64, 8), torch.randint(0, 3, (64,))
+for step in range(100):
+    enc_opt.zero_grad()
+    loss = crit(head(encoder(x)), y)
+    loss.backward()
+    enc_opt.step()
+    head_opt.step()
+"""
+
+
+def test_an_optimizer_whose_zero_grad_is_forgotten_among_two_is_found(tmp_path):
+    rep = read(tmp_path, TWO_OPTIMIZERS)
+    f = at(rep, "optimizer_not_zeroed", TWO_OPTIMIZERS, "head_opt.step()")
+    assert f.value is True and "head_opt" in f.detail and "enc_opt.zero_grad()" in f.detail
+    # both zeroed, or the model zeroed as a whole: nothing forgotten
+    both = TWO_OPTIMIZERS.replace("    enc_opt.zero_grad()\n", "    enc_opt.zero_grad()\n    head_opt.zero_grad()\n")
+    assert fact(read(tmp_path, both, "both.py"), "optimizer_not_zeroed").value is False
+    whole = TWO_OPTIMIZERS.replace("    enc_opt.zero_grad()\n", "    encoder.zero_grad()\n    head.zero_grad()\n")
+    assert fact(read(tmp_path, whole, "whole.py"), "optimizer_not_zeroed").value is False
