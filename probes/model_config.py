@@ -157,7 +157,9 @@ def _init_layers(model):
 
 
 def init_constant(model) -> list[str]:
-    """Linear/conv weights that are all zero or one constant (every unit identical: symmetry)."""
+    """Trainable Linear/conv weights that are all zero or one constant (every unit identical:
+    symmetry that training never breaks). A frozen constant weight is left out: it is never
+    updated, so what matters about it is that it is frozen (``frozen_params``), not its init."""
     import torch
 
     if model is None:
@@ -165,6 +167,8 @@ def init_constant(model) -> list[str]:
     out = []
     with torch.no_grad():
         for n, w in _init_layers(model):
+            if not w.requires_grad:
+                continue
             flat = w.detach().reshape(-1)
             if bool((flat == flat[0]).all()):
                 out.append(n)

@@ -1016,3 +1016,12 @@ def test_multi_hot_targets_are_told_from_one_hot_and_probabilities():
     assert L.target_kind(out, one_hot) == "one_hot"
     assert L.target_kind(out, multi) == "multi_hot"
     assert L.target_kind(out, soft) == "probabilities"
+
+
+def test_a_frozen_constant_weight_is_not_a_symmetry_problem():
+    from traindx.probes import model_config as MC
+    m = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+    nn.init.zeros_(m[2].weight)
+    assert MC.init_constant(m) == ["2.weight"]          # trains from identical units: symmetry
+    m[2].weight.requires_grad_(False)
+    assert MC.init_constant(m) == []                    # never updated: the freeze is what matters
