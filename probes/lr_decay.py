@@ -25,11 +25,10 @@ and restored (``data.preserved_rng``), the user's batches only read.
 
 from __future__ import annotations
 
-import contextlib
 import math
 
 from .data import preserved_rng
-from .overfit import clean_copy, copy_optimizer
+from .overfit import batch_loss, clean_copy, copy_optimizer
 
 HELPS = 0.05
 NO_HELP = 0.01
@@ -38,20 +37,8 @@ MIN_EVAL = 4
 
 
 def _loss_of(model, loss_fn, batch, autocast):
-    import torch
-
     args, kwargs, targets, out_shape = batch
-    ctx = (torch.autocast(device_type=autocast[0], dtype=getattr(torch, autocast[1]))
-           if autocast else contextlib.nullcontext())
-    with ctx:
-        out = model(*args, **(kwargs or {}))
-        if out_shape is not None and torch.is_tensor(out) and tuple(out.shape) != tuple(out_shape) \
-                and out.numel() == math.prod(out_shape):
-            out = out.reshape(out_shape)
-        loss = loss_fn(out, targets)
-    if loss.dim() > 0:
-        loss = loss.mean()
-    return loss
+    return batch_loss(model, loss_fn, args, kwargs, targets, out_shape, autocast)
 
 
 def _score(model, loss_fn, batches, autocast) -> float:

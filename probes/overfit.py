@@ -103,22 +103,28 @@ def _batch_size(args, kwargs):
     return None
 
 
-def _fit(model, optimizer, loss_fn, args, kwargs, targets, steps, out_shape, autocast):
+def batch_loss(model, loss_fn, args, kwargs, targets, out_shape=None, autocast=None):
+    """The loss of ``model`` on one batch as the user's loop computes it: the forward under the
+    same autocast state, the outputs reshaped to the shape the loss saw (when only a view differs),
+    a non-scalar loss averaged."""
     import torch
 
+    ctx = (torch.autocast(device_type=autocast[0], dtype=getattr(torch, autocast[1]))
+           if autocast else contextlib.nullcontext())
+    with ctx:
+        out = model(*args, **(kwargs or {}))
+        if out_shape is not None and torch.is_tensor(out) and tuple(out.shape) != tuple(out_shape) \
+                and out.numel() == math.prod(out_shape):
+            out = out.reshape(out_shape)
+        loss = loss_fn(out, targets)
+    return loss.mean() if loss.dim() > 0 else loss
+
+
+def _fit(model, optimizer, loss_fn, args, kwargs, targets, steps, out_shape, autocast):
     losses = []
-    ctx = (lambda: torch.autocast(device_type=autocast[0], dtype=getattr(torch, autocast[1]))) if autocast \
-        else contextlib.nullcontext
     for _ in range(steps):
         optimizer.zero_grad(set_to_none=True)
-        with ctx():
-            out = model(*args, **kwargs)
-            if out_shape is not None and torch.is_tensor(out) and tuple(out.shape) != tuple(out_shape) \
-                    and out.numel() == math.prod(out_shape):
-                out = out.reshape(out_shape)
-            loss = loss_fn(out, targets)
-        if loss.dim() > 0:
-            loss = loss.mean()
+        loss = batch_loss(model, loss_fn, args, kwargs, targets, out_shape, autocast)
         v = float(loss.detach().float())
         losses.append(v)
         if not math.isfinite(v):

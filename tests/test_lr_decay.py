@@ -55,6 +55,22 @@ def trained(model, opt, loss_fn, data, steps):
     return it
 
 
+def watched(model, opt, crit, data, sched=None, steps=1500):
+    """The user's loop under watch(): ``steps`` steps on ``data``, the scheduler stepped per batch."""
+    with watch(model, opt, criterion=crit) as w:
+        for _ in range(steps):
+            xb, yb = next(data)
+            opt.zero_grad()
+            out = model(xb)
+            loss = crit(out, yb)
+            w.observe(loss, outputs=out, targets=yb)
+            loss.backward()
+            opt.step()
+            if sched is not None:
+                sched.step()
+    return w
+
+
 def test_a_plateau_held_up_by_sgd_noise_is_lowered_by_a_decay():
     torch.manual_seed(0)
     x, y = regression()
@@ -95,15 +111,7 @@ def test_a_watched_loop_runs_the_test_by_itself_when_the_loss_plateaus():
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     crit = nn.MSELoss()
     data = batches_of(x, y, 32, 1)
-    with watch(model, opt, criterion=crit) as w:
-        for _ in range(1500):
-            xb, yb = next(data)
-            opt.zero_grad()
-            out = model(xb)
-            loss = crit(out, yb)
-            w.observe(loss, outputs=out, targets=yb)
-            loss.backward()
-            opt.step()
+    w = watched(model, opt, crit, data)
     runs = w.summary()["lr_decay"]
     assert runs and all(r["at_step"] < 1500 for r in runs), runs
     facts = {f.fact: f for f in w.findings()}
@@ -125,16 +133,7 @@ def test_a_loop_whose_lr_decays_is_not_tested(schedule):
             opt, lambda i: (0.01 + 0.99 * i / 100) if i < 100 else 0.5 ** ((i - 100) // 200))
     crit = nn.MSELoss()
     data = batches_of(x, y, 32, 1)
-    with watch(model, opt, criterion=crit) as w:
-        for _ in range(1500):
-            xb, yb = next(data)
-            opt.zero_grad()
-            out = model(xb)
-            loss = crit(out, yb)
-            w.observe(loss, outputs=out, targets=yb)
-            loss.backward()
-            opt.step()
-            sched.step()
+    w = watched(model, opt, crit, data, sched)
     assert w.summary()["lr_decay"] == []      # no copies: the LR was not held
     f = {f.fact: f for f in w.findings()}.get("lr_decay_helps")
     assert f is None or "schedule" in f.detail   # only the run's own decay may answer
@@ -150,16 +149,7 @@ def test_a_schedule_that_decays_through_the_plateau_answers_the_question_itself(
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=1500)
     crit = nn.BCEWithLogitsLoss()
     data = batches_of(x, y, 64, 1)
-    with watch(model, opt, criterion=crit) as w:
-        for _ in range(1500):
-            xb, yb = next(data)
-            opt.zero_grad()
-            out = model(xb)
-            loss = crit(out, yb)
-            w.observe(loss, outputs=out, targets=yb)
-            loss.backward()
-            opt.step()
-            sched.step()
+    w = watched(model, opt, crit, data, sched)
     facts = {f.fact: f for f in w.findings()}
     assert facts["loss_trend"].value == "plateaued"
     assert facts["lr_decay_helps"].value is False
