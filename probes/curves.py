@@ -71,7 +71,9 @@ noisy and epoch logs are short.
    step of any metric, 1 = last).
 9. **Other curves.** Accuracies: median of the last ``k_tail`` values. LR: the last value over
    the initial one (the peak, when a warm-up raises it); the collapse point is where it stays
-   below 1 % of that reference. Gradient norm and step time: the median of the last third over
+   below 1 % of that reference. When the loss plateaued while the LR was at half its peak or more
+   and the LR then fell 5x or more with the loss still flat, ``lr_decay_helps`` is false: the
+   run's own decay did not lower the plateau. Gradient norm and step time: the median of the last third over
    the first third (x2 / x0.5 for the gradient norm, x1.25 / x0.8 for step time).
 10. **Chance level.** With ``num_classes`` = C, ``loss_at_chance`` is true when both the initial
     and the current loss are within 10 % of ln(C), the loss of a uniform guess under
@@ -667,6 +669,16 @@ def _analyze_lr(log, out: _Out) -> None:
     else:
         out.add("lr_collapse_fraction", 1.0, x0, x1,
                 f"the learning rate never stays below 1% of {_fmt(ref)} in this log")
+    # the LR-decay question answered by the run itself: the loss levelled off while the LR was
+    # near its peak, then the schedule cut the LR 5x or more and the loss stayed flat
+    reg = out.a.region
+    if reg is not None and reg.label == "plateaued":
+        before = [p for p in fin if p.x <= reg.start]
+        at_start = before[-1].mean if before else fin[0].mean
+        if peak > 0 and at_start >= 0.5 * peak and last <= 0.2 * at_start:
+            out.add("lr_decay_helps", False, reg.start, x1,
+                    f"the schedule cut the learning rate {_fmt(at_start)} -> {_fmt(last)} after the "
+                    f"loss levelled off at {log.x_label} {_fx(reg.start)}, and the loss did not move")
 
 
 def _analyze_grad_norm(log, out: _Out) -> None:

@@ -92,7 +92,7 @@ FACTS = (
     "nan_first_step", "loss_spikes", "loss_noise", "oscillation_trend", "train_accuracy",
     "val_accuracy", "train_loss", "val_loss", "val_loss_trend", "best_val_fraction",
     "step_time_trend", "lr_final_ratio", "lr_collapse_fraction", "grad_norm_max",
-    "grad_norm_trend", "loss_negative", "run_length_steps", "loss_at_chance",
+    "grad_norm_trend", "loss_negative", "run_length_steps", "loss_at_chance", "lr_decay_helps",
 )
 
 #: At most this many buckets per metric (the downsampled curve).

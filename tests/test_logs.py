@@ -543,3 +543,24 @@ def test_tiny_logs_and_date_time_stamps(tmp_path):
     (tmp_path / "dated.csv").write_text("\n".join(lines) + "\n")
     facts = check_findings(analyze_log(tmp_path / "dated.csv")[0])
     assert facts["step_time_trend"] == "increasing"
+
+
+@pytest.mark.parametrize("schedule,answered", [("cosine", True), ("constant", False), ("collapsed_first", False)])
+def test_a_plateau_that_outlasts_the_schedules_decay_answers_lr_decay_helps(tmp_path, schedule, answered):
+    # the loss levels off at epoch 5; the LR is then annealed to ~0 (cosine), held (constant), or
+    # had already collapsed before the plateau began (a schedule that ends training early)
+    rows = []
+    for e in range(40):
+        loss = 0.7 + 0.9 * math.exp(-e / 1.5) + 0.004 * ((-1) ** e)
+        lr = {"cosine": 0.05 * 0.5 * (1 + math.cos(math.pi * e / 40)),
+              "constant": 0.05,
+              "collapsed_first": 0.05 * 0.3 ** e}[schedule]
+        rows.append(f"{e},{loss:.5f},{lr:.6g}\n")
+    p = tmp_path / f"{schedule}.csv"
+    p.write_text("epoch,train_loss,lr\n" + "".join(rows))
+    facts = {f.fact: f for f in analyze_log(str(p))[0]}
+    assert facts["loss_trend"].value == "plateaued"
+    if answered:
+        assert facts["lr_decay_helps"].value is False and "schedule cut" in facts["lr_decay_helps"].detail
+    else:
+        assert "lr_decay_helps" not in facts
