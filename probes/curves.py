@@ -496,10 +496,7 @@ def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
             trend = "decreasing"
             why = (f"the training loss fell {_fmt(initial)} -> {_fmt(current)} "
                    f"({frac:.0%}) over {out.rng(x_start, x_end)} and is still going down")
-            if blips and len(spikes) >= 3:
-                why += (f"; its {len(spikes)} one-point spikes fall back at once and do not stop "
-                        f"the fall (hard batches, not instability)")
-    if blips and len(spikes) >= 3 and trend in ("plateaued", "flat"):
+    if blips and len(spikes) >= 3 and trend in ("decreasing", "plateaued", "flat"):
         why += (f"; its {len(spikes)} one-point spikes in {n} points fall back at once "
                 f"(hard batches, not instability)")
     out.add("loss_trend", trend, x_start, x_end, why)
@@ -673,12 +670,28 @@ def _analyze_lr(log, out: _Out) -> None:
     # near its peak, then the schedule cut the LR 5x or more and the loss stayed flat
     reg = out.a.region
     if reg is not None and reg.label == "plateaued":
-        before = [p for p in fin if p.x <= reg.start]
-        at_start = before[-1].mean if before else fin[0].mean
-        if peak > 0 and at_start >= 0.5 * peak and last <= 0.2 * at_start:
+        cut = decayed_through_plateau([(p.x, p.mean) for p in fin], reg.start)
+        if cut is not None:
             out.add("lr_decay_helps", False, reg.start, x1,
-                    f"the schedule cut the learning rate {_fmt(at_start)} -> {_fmt(last)} after the "
+                    f"the schedule cut the learning rate {_fmt(cut[0])} -> {_fmt(cut[1])} after the "
                     f"loss levelled off at {log.x_label} {_fx(reg.start)}, and the loss did not move")
+
+
+def decayed_through_plateau(lrs: list, start: float) -> tuple[float, float] | None:
+    """The LR-decay question answered by the run itself. ``lrs``: ``(step, lr)`` in step order
+    (every point, or only the changes); ``start``: where the loss plateau began. Returns ``(lr
+    at the plateau's start, lr now)`` when the plateau began with the LR at half its peak or
+    more and the LR has since fallen 5x or more (the loss stayed flat through a real decay), else
+    None. Shared by the live monitor and the log reader."""
+    pts = [(x, lr) for x, lr in lrs if lr is not None and math.isfinite(lr)]
+    if not pts:
+        return None
+    peak = max(lr for _, lr in pts)
+    at_start = next((lr for x, lr in reversed(pts) if x <= start), pts[0][1])
+    now = pts[-1][1]
+    if peak > 0 and at_start >= 0.5 * peak and now <= 0.2 * at_start:
+        return at_start, now
+    return None
 
 
 def _analyze_grad_norm(log, out: _Out) -> None:

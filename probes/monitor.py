@@ -46,7 +46,7 @@ LR-decay test               on a plateau under a held LR         same (or start_
 
 The LR-decay test (probes/lr_decay.py) runs when the loss curve (read at each look, and every
 eighth of the run in at most 1 % of its time) has plateaued while the LR stays at 90 % or more of
-its start: the next 64 training batches are kept (256 MiB at most) and copies continue on them; a
+its peak: the next 64 training batches are kept (256 MiB at most) and copies continue on them; a
 runner does not stop the run while it is pending. An unclear answer is asked again 50+ steps later, three tests at most.
 
 Arming: a non-finite loss, a loss spike above 5x the running median, a loss still within 5% of its
@@ -1299,14 +1299,18 @@ class Monitor:
             out.append("lr_decay")
         return out
 
+    def _lrs(self) -> list[float]:
+        return [lr for _, lr in self._lr_changes if lr is not None]
+
     def _lr_held(self) -> bool:
         # against the peak, not the start: a warm-up then a decay is not a held LR
-        lrs = [lr for _, lr in self._lr_changes if lr is not None]
+        lrs = self._lrs()
         return bool(lrs) and max(lrs) > 0 and lrs[-1] >= DECAY_LR_HELD * max(lrs)
 
     def _plateau_check(self, an):
-        """Start the LR-decay test when the training loss has levelled off under a held LR (once,
-        and again only after the run has at least doubled since the last test)."""
+        """Start the LR-decay test when the training loss has levelled off under a held LR. A clear
+        answer stands until the run has doubled since it; an unclear one is asked again after
+        DECAY_RETRY_STEPS or a quarter of the run; DECAY_MAX_TESTS at most."""
         if (self._decay_state is not None or len(self._decay_runs) >= DECAY_MAX_TESTS
                 or self.model is None or self.optimizer is None or self._nan_first is not None):
             return
@@ -1381,29 +1385,15 @@ class Monitor:
         self._decay_target = max(LD.MIN_TRAIN + LD.MIN_EVAL, int(batches))
         self._decay_batches, self._decay_bytes = [], 0
 
-    def run_lr_decay(self, batches=None):
-        """Run the LR-decay test now: on ``batches`` (``(args, kwargs, targets, out_shape)`` each)
-        when given, else on the batches collected so far. Returns its result."""
-        if batches is not None:
-            self._decay_batches = list(batches)
-        self._run_lr_decay()
-        return self._decay_runs[-1]
-
     def _decay_through_plateau(self, an):
-        """The run's own LR-decay test: the loss plateaued while the LR was still near its peak,
-        then the schedule cut the LR 5x or more and the loss stayed flat. None when not so."""
+        """The run's own LR-decay test (:func:`~traindx.probes.curves.decayed_through_plateau`,
+        as the log reader reads it), or None."""
         if an is None or an.facts.get("loss_trend") != "plateaued" or an.region is None:
             return None
-        ch = [(st, lr) for st, lr in self._lr_changes if lr is not None]
-        if not ch:
-            return None
-        start = an.region.start
-        peak = max(lr for _, lr in ch)
-        at_start = next((lr for st, lr in reversed(ch) if st <= start), ch[0][1])
-        now = ch[-1][1]
-        if peak > 0 and at_start >= 0.5 * peak and now <= 0.2 * at_start:
-            return {"start": int(start), "lr_start": at_start, "lr_now": now, "steps": self.steps}
-        return None
+        from .curves import decayed_through_plateau
+
+        cut = decayed_through_plateau(self._lr_changes, an.region.start)
+        return None if cut is None else {"start": int(an.region.start), "lr_start": cut[0], "lr_now": cut[1]}
 
     def _findings_lr_decay(self, add):
         # the run's own decay through the plateau is the stronger answer: the real run, over more
@@ -1416,7 +1406,7 @@ class Monitor:
                 lr=seen["lr_start"], lr_now=seen["lr_now"], at_step=seen["start"])
             return
         r = next((r for r in reversed(self._decay_runs) if r.get("helps") is not None), None)
-        lrs = [lr for _, lr in self._lr_changes if lr is not None]
+        lrs = self._lrs()
         if r is not None and r["helps"] and lrs and r.get("lr") and lrs[-1] <= 0.2 * r["lr"]:
             r = None        # "a decay would help" -- and the run's schedule has since decayed it
         if r is None:
