@@ -66,7 +66,7 @@ def lightning_run(variant, steps, seed=0):
     import torch
     import lightning.pytorch as pl
 
-    from traindx.probes.lightning import TrainDxCallback
+    from traindx.probes.integrations.lightning import TrainDxCallback
 
     nn = torch.nn
     clock = Clock()
@@ -113,7 +113,7 @@ def hf_run(variant, steps, seed=0, out="/tmp/traindx-bench-callbacks"):
     import torch
     from transformers import BertConfig, BertForSequenceClassification, Trainer, TrainerCallback, TrainingArguments
 
-    from traindx.probes.hf import TrainDxCallback
+    from traindx.probes.integrations.hf import TrainDxCallback
 
     clock = Clock()
 
@@ -156,12 +156,12 @@ MONITOR_HOOKS = ("_pre_step", "_post_step", "_pre_forward", "on_loss", "on_batch
 
 def breakdown(framework, steps):
     """CPU microseconds per optimizer step spent in each hook of a ``cheap`` run."""
-    import traindx.probes.monitor as MM
+    import traindx.probes.live.monitor as MM
 
     if framework == "lightning":
-        from traindx.probes.lightning import TrainDxCallback
+        from traindx.probes.integrations.lightning import TrainDxCallback
     else:
-        from traindx.probes.hf import TrainDxCallback
+        from traindx.probes.integrations.hf import TrainDxCallback
     acc = {}
     saved = []
 

@@ -58,7 +58,7 @@ def worker_steps(args, out):
     nn = torch.nn
     from torch.nn.parallel import DistributedDataParallel as DDP
 
-    from traindx.probes.distributed import watch_distributed
+    from traindx.probes.integrations.distributed import watch_distributed
 
     rank = dist.get_rank()
     g = torch.Generator().manual_seed(0)
@@ -125,7 +125,7 @@ def worker_steps(args, out):
 def worker_scale(args, out):
     torch, dist = _init()
     nn = torch.nn
-    from traindx.probes.distributed import watch_distributed
+    from traindx.probes.integrations.distributed import watch_distributed
 
     torch.manual_seed(0)
     net = nn.Sequential(*[nn.Linear(64, 64) for _ in range(80)])

@@ -3,7 +3,7 @@
 For each size a CSV like a real per-step training log is generated in a temporary folder
 (``step,loss,val_loss,accuracy,lr``: a noisy falling loss, a validation loss on every 100th row
 and empty elsewhere, accuracy, a decaying learning rate). Then a fresh Python process runs
-``traindx.probes.logs.analyze_log`` on it (reading + curve analysis, all facts) and reports its
+``traindx.probes.readers.logs.analyze_log`` on it (reading + curve analysis, all facts) and reports its
 wall time, CPU time and peak resident memory (``VmHWM`` from ``/proc/self/status``, else
 ``getrusage().ru_maxrss``, which on Linux can carry the parent's peak across exec). A process that
 only imports traindx gives the baseline memory, so "over baseline" is what ingestion itself costs.
@@ -41,7 +41,7 @@ def peak_rss_kb():
         pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
-from traindx.probes.logs import analyze_log
+from traindx.probes.readers.logs import analyze_log
 path = sys.argv[1]
 if path == "-":
     print(json.dumps({"maxrss_kb": peak_rss_kb()}))

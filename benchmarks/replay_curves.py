@@ -1,10 +1,10 @@
 """Replay the scenarios' per-step training losses through the curve reader, with and without the
-"hard batches, not instability" reading of one-point spikes (``probes/curves.py``, step 6).
+"hard batches, not instability" reading of one-point spikes (``probes/readers/curves.py``, step 6).
 
 For every runnable manifest entry (or ``--only``), the script is run plainly in a temporary
 directory with ``torch.Tensor.backward`` wrapped to record each scalar loss it is called on (the
 script itself is not changed). The recorded series is then read by
-:func:`traindx.probes.losses.curve_analysis` at every ``--every``-th step and at its end, once as
+:func:`traindx.probes.live.losses.curve_analysis` at every ``--every``-th step and at its end, once as
 shipped and once with one-point spikes always counted (``curves.BLIP_POINTS = 0``, the reading
 before the change), and every cut where ``loss_trend`` differs is printed.
 
@@ -65,8 +65,8 @@ def record(name: str, timeout: float) -> list[float]:
 
 
 def changes(losses: list[float], every: int) -> list[tuple[int, str, str]]:
-    from traindx.probes import curves as C
-    from traindx.probes import losses as L
+    from traindx.probes.readers import curves as C
+    from traindx.probes.live import losses as L
 
     shipped = C.BLIP_POINTS
     out = []

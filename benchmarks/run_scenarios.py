@@ -295,7 +295,7 @@ def traindx_command(spec):
     if spec:
         return shlex.split(spec)
     exe = shutil.which("traindx")
-    return [exe] if exe else [sys.executable, "-m", "traindx.engine.cli"]
+    return [exe] if exe else [sys.executable, "-m", "traindx.engine.frontends.cli"]
 
 
 def diagnose(cmd_base, mode, script, workdir, metrics, timeout, env):

@@ -1,5 +1,5 @@
 """``python -m traindx.engine`` is the ``traindx`` command."""
 
-from .cli import main
+from .frontends.cli import main
 
 main(prog_name="traindx")

@@ -4,7 +4,7 @@
 ``Monitor`` load it on first use.
 """
 
-_LAZY = {"watch": "watch", "Watch": "watch", "Monitor": "monitor"}
+_LAZY = {"watch": "live.watch", "Watch": "live.watch", "Monitor": "live.monitor"}
 
 __all__ = sorted(_LAZY)
 

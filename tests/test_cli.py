@@ -118,7 +118,7 @@ def test_kb_graph_formats(fmt, needle):
 
 def test_qa_path_does_not_import_torch(tmp_path):
     code = ("import sys, runpy; sys.argv=['traindx','diagnose','--non-interactive','--complaint','loss flat, lr 1e-7'];\n"
-            "from traindx.engine import cli\n"
+            "from traindx.engine.frontends import cli\n"
             "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
             "assert 'torch' not in sys.modules, 'torch was imported'\nprint('NO_TORCH_OK')")
     import subprocess

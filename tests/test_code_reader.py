@@ -1,4 +1,4 @@
-"""The code reader (traindx.probes.code): facts read from a training script without running it.
+"""The code reader (traindx.probes.readers.code): facts read from a training script without running it.
 
 Every script here is a small but complete training program written the way people write them
 (module-level loops, helper functions, model classes, aliases, trainer classes). The runnable
@@ -16,7 +16,7 @@ import textwrap
 import pytest
 
 from traindx.engine.errors import InputError
-from traindx.probes.code import CodeReport, analyze_code
+from traindx.probes.readers.code import CodeReport, analyze_code
 
 
 def write(tmp_path, source: str, name: str = "train.py"):
@@ -1587,7 +1587,7 @@ def test_missing_file_and_directory(tmp_path):
 
 def test_reading_does_not_import_torch():
     code = ("import sys\n"
-            "import traindx.probes.code, traindx.probes.config\n"
+            "import traindx.probes.readers.code, traindx.probes.readers.config\n"
             "assert 'torch' not in sys.modules, 'torch imported'\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr

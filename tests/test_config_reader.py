@@ -1,4 +1,4 @@
-"""The config reader (traindx.probes.config): hyperparameters from YAML/JSON/TOML files and from
+"""The config reader (traindx.probes.readers.config): hyperparameters from YAML/JSON/TOML files and from
 argparse defaults, each finding citing the file and the dotted key (or option) it came from."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from traindx.engine.errors import InputError
-from traindx.probes.config import analyze_config, argparse_defaults, load_config
+from traindx.probes.readers.config import analyze_config, argparse_defaults, load_config
 
 
 def facts(findings) -> dict:
@@ -348,7 +348,7 @@ print("trained", step, "steps, lr", optimizer.param_groups[0]["lr"])
 @pytest.mark.slow
 def test_config_driven_script_trains_and_both_readers_agree(tmp_path):
     pytest.importorskip("torch")
-    from traindx.probes.code import analyze_code
+    from traindx.probes.readers.code import analyze_code
 
     cfg = {"optimizer": {"name": "sgd", "lr": 0.05, "weight_decay": 1e-4},
            "data": {"batch_size": 16}, "model": {"dropout": 0.25}, "training": {"epochs": 2}}

@@ -1,6 +1,6 @@
 """How a live run's curves are read: the symptom a user would name from the plot.
 
-The live probes read per-step losses with the log reader's method (traindx.probes.curves), so a
+The live probes read per-step losses with the log reader's method (traindx.probes.readers.curves), so a
 plateau hidden under step-to-step noise, a loss that wanders with no net progress, and a noisy
 validation floor read as a user reading the plot would. Also: the labels-vs-inputs probe, and the
 script runner's rule that a curve needs enough steps before its shape may stop the run.
@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from traindx.probes import losses as L
+from traindx.probes.live import losses as L
 
 
 def noisy(values, rel=0.25, seed=0):
@@ -133,21 +133,21 @@ def rings(n=1500, seed=0, permute=False):
 
 
 def test_labels_that_follow_the_inputs_are_related_even_with_nuisance_features():
-    from traindx.probes.data import label_neighbour_agreement, labels_related
+    from traindx.probes.live.data import label_neighbour_agreement, labels_related
 
     r = label_neighbour_agreement(rings())
     assert r["z"] > 4 and labels_related(r) is True
 
 
 def test_labels_shuffled_apart_from_their_inputs_are_unrelated():
-    from traindx.probes.data import label_neighbour_agreement, labels_related
+    from traindx.probes.live.data import label_neighbour_agreement, labels_related
 
     r = label_neighbour_agreement(rings(permute=True))
     assert abs(r["agreement"] - r["chance"]) < 0.06 and labels_related(r) is False
 
 
 def test_label_probe_leaves_token_ids_and_rng_alone():
-    from traindx.probes.data import label_neighbour_agreement
+    from traindx.probes.live.data import label_neighbour_agreement
 
     tokens = torch.utils.data.TensorDataset(torch.randint(0, 100, (300, 12)), torch.randint(0, 3, (300,)))
     assert label_neighbour_agreement(tokens) is None        # a distance between token ids means nothing
@@ -172,7 +172,7 @@ def test_label_probe_leaves_token_ids_and_rng_alone():
 # --------------------------------------------------------------------------- stopping a run early
 def test_a_curve_needs_enough_steps_before_it_may_stop_the_run():
     from traindx.engine.api import Session
-    from traindx.engine.cli import MIN_CURVE_STEPS, Gatherer
+    from traindx.engine.frontends.cli import MIN_CURVE_STEPS, Gatherer
     from traindx.engine.evidence import Finding
     from traindx.engine.loader import load_kb
 
@@ -200,7 +200,7 @@ def test_a_curve_needs_enough_steps_before_it_may_stop_the_run():
 
 
 def test_data_probes_pass_over_data_they_cannot_read():
-    from traindx.probes.data import label_neighbour_agreement, near_duplicate_fraction
+    from traindx.probes.live.data import label_neighbour_agreement, near_duplicate_fraction
 
     class Text(torch.utils.data.Dataset):
         def __len__(self):
@@ -214,7 +214,7 @@ def test_data_probes_pass_over_data_they_cannot_read():
 
 
 def test_near_copies_made_before_the_split_are_found_and_independent_data_is_not():
-    from traindx.probes.data import near_duplicate_fraction
+    from traindx.probes.live.data import near_duplicate_fraction
 
     g = torch.Generator().manual_seed(0)
     orig = torch.randn(240, 30, generator=g)

@@ -1,4 +1,4 @@
-"""``traindx.probes.distributed`` on real 2-process runs (gloo backend, CPU).
+"""``traindx.probes.integrations.distributed`` on real 2-process runs (gloo backend, CPU).
 
 Each scenario starts two Python processes running this file as a script (RANK, WORLD_SIZE,
 MASTER_ADDR=127.0.0.1 and a free MASTER_PORT in the environment), each writes what it saw to a JSON
@@ -32,7 +32,7 @@ def _worker(scenario: str, out_dir: str) -> int:
     import torch.nn as nn
     from torch.nn.parallel import DistributedDataParallel as DDP
 
-    from traindx.probes.distributed import watch_distributed
+    from traindx.probes.integrations.distributed import watch_distributed
 
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     torch.set_num_threads(1)
@@ -388,7 +388,7 @@ def _report_with_pending_pack(tmp_path, r0):
 def test_core_kb_knows_the_distributed_facts():
     from traindx.engine.api import Session
     from traindx.engine.loader import load_kb
-    from traindx.probes.distributed import PENDING_FACTS
+    from traindx.probes.integrations.distributed import PENDING_FACTS
 
     kb = load_kb(entry_point_packs=False)
     assert set(PENDING_FACTS) <= set(kb.facts)
@@ -402,7 +402,7 @@ def test_core_kb_knows_the_distributed_facts():
 # =========================================================================== no processes
 def test_merge_findings_policies():
     from traindx.engine.evidence import Finding
-    from traindx.probes.distributed import merge_findings
+    from traindx.probes.integrations.distributed import merge_findings
 
     per = {0: [Finding("learning_rate", 0.1, "probe:optimizer_coverage", "lr"),
                Finding("inputs_have_nan", False, "probe:input_stats", "finite"),
@@ -433,7 +433,7 @@ def test_merge_findings_policies():
 def test_param_checksums_see_one_changed_element():
     import torch
 
-    from traindx.probes.distributed import compare_checksums, param_checksums
+    from traindx.probes.integrations.distributed import compare_checksums, param_checksums
 
     torch.manual_seed(0)
     ps = [torch.randn(10, 10), torch.randn(7), torch.randn(3, 3, 3)]
@@ -455,7 +455,7 @@ def test_without_process_group_it_is_a_plain_watch():
     import torch
     import torch.nn as nn
 
-    from traindx.probes.distributed import watch_distributed
+    from traindx.probes.integrations.distributed import watch_distributed
 
     torch.manual_seed(0)
     m = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
@@ -477,7 +477,7 @@ def test_without_process_group_it_is_a_plain_watch():
 def test_sync_batchnorm_models_skip_single_rank_replays():
     import torch.nn as nn
 
-    from traindx.probes.distributed import _NoReplayMonitor, watch_distributed
+    from traindx.probes.integrations.distributed import _NoReplayMonitor, watch_distributed
 
     m = nn.Sequential(nn.Linear(4, 8), nn.SyncBatchNorm(8), nn.Linear(8, 2))
     w = watch_distributed(m, None)

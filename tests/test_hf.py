@@ -1,4 +1,4 @@
-"""``traindx.probes.hf.TrainDxCallback`` on a real ``transformers.Trainer`` (CPU, nothing mocked).
+"""``traindx.probes.integrations.hf.TrainDxCallback`` on a real ``transformers.Trainer`` (CPU, nothing mocked).
 
 Tiny models built from configs (a 2-layer BERT classifier, a 2-layer GPT-2), synthetic datasets
 (lists of dicts). Checked: the Trainer's own ``loss`` / ``grad_norm`` / ``learning_rate`` logs are
@@ -21,7 +21,7 @@ pytest.importorskip("accelerate")     # the Trainer needs it
 from transformers import (BertConfig, BertForSequenceClassification, GPT2Config, GPT2LMHeadModel,  # noqa: E402
                           Trainer, TrainingArguments)
 
-from traindx.probes.hf import TrainDxCallback  # noqa: E402
+from traindx.probes.integrations.hf import TrainDxCallback  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 

@@ -1,4 +1,4 @@
-"""``traindx.probes.lightning.TrainDxCallback`` on a real ``lightning.Trainer`` (CPU, nothing mocked).
+"""``traindx.probes.integrations.lightning.TrainDxCallback`` on a real ``lightning.Trainer`` (CPU, nothing mocked).
 
 A tiny classifier on synthetic, learnable data: a healthy run, a run with a learning rate far too
 small (flat loss), a run that blows up to NaN (stopped by ``stop_on_nan``), a run whose
@@ -26,7 +26,7 @@ except ImportError:  # the standalone package
 
 nn = torch.nn
 
-from traindx.probes.lightning import TrainDxCallback  # noqa: E402
+from traindx.probes.integrations.lightning import TrainDxCallback  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -240,7 +240,7 @@ def test_the_callback_changes_nothing(runs, tmp_path, name, kw):
 
 
 def test_importing_does_not_import_the_framework():
-    code = ("import sys, traindx.probes, traindx.probes.lightning; "
+    code = ("import sys, traindx.probes, traindx.probes.integrations.lightning; "
             "bad = [m for m in ('torch', 'lightning', 'pytorch_lightning', 'transformers') if m in sys.modules]; "
             "assert not bad, bad")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from traindx.engine.errors import InputError
-from traindx.probes.logs import (HEAD_ROWS, MAX_NONFINITE_STEPS, MAX_POINTS, analyze_log,
+from traindx.probes.readers.logs import (HEAD_ROWS, MAX_NONFINITE_STEPS, MAX_POINTS, analyze_log,
                                  match_role, parse_column_map, read_log)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -491,7 +491,7 @@ def test_long_log_is_reduced_to_bounded_points_with_exact_events(tmp_path):
 @needs_real
 def test_plot_writes_a_png_with_the_findings(tmp_path):
     pytest.importorskip("matplotlib")
-    from traindx.probes.plot import plot_curves
+    from traindx.probes.readers.plot import plot_curves
 
     _, an = analyze_log(os.path.join(REAL, "log13.csv"))
     out = plot_curves(an, tmp_path / "log13.png")
@@ -504,8 +504,8 @@ def test_plot_writes_a_png_with_the_findings(tmp_path):
 def test_reading_and_analysing_logs_never_imports_torch(tmp_path):
     path = tmp_path / "a.csv"
     path.write_text("step,loss\n" + "".join(f"{i},{1.0 / (i + 1)}\n" for i in range(20)))
-    code = ("import sys; from traindx.probes.logs import analyze_log; "
-            "import traindx.probes.plot, traindx.probes.curves; "
+    code = ("import sys; from traindx.probes.readers.logs import analyze_log; "
+            "import traindx.probes.readers.plot, traindx.probes.readers.curves; "
             f"analyze_log({str(path)!r}); "
             "assert 'torch' not in sys.modules, 'torch imported'; "
             "assert 'tensorboard' not in sys.modules; assert 'matplotlib' not in sys.modules")

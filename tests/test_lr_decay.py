@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 nn = torch.nn
 
-from traindx.probes import lr_decay as LD  # noqa: E402
+from traindx.probes.live import lr_decay as LD  # noqa: E402
 from traindx.probes import watch  # noqa: E402
 
 

@@ -19,8 +19,8 @@ nn = torch.nn
 F = torch.nn.functional
 
 import traindx.probes as tp  # noqa: E402
-from traindx.probes import monitor as monitor_mod  # noqa: E402
-from traindx.probes.timing import LoaderTap  # noqa: E402
+from traindx.probes.live import monitor as monitor_mod  # noqa: E402
+from traindx.probes.live.timing import LoaderTap  # noqa: E402
 
 KB = Path(__file__).resolve().parents[1] / "kb"
 FACTS = {f["id"]: f for f in yaml.safe_load((KB / "facts.yaml").read_text())["facts"]}
@@ -942,7 +942,7 @@ def test_layers_in_a_plain_list_are_not_in_the_optimizer():
 
 
 def test_overlap_estimate_when_only_part_of_train_is_hashed():
-    from traindx.probes import data as D
+    from traindx.probes.live import data as D
 
     g = torch.Generator().manual_seed(0)
     train = torch.utils.data.TensorDataset(torch.randn(4000, 4, generator=g), torch.zeros(4000))
@@ -961,7 +961,7 @@ def test_no_train_val_metrics_after_a_handful_of_steps():
 
 
 def test_noisy_validation_floor_is_not_a_rise():
-    from traindx.probes import losses as L
+    from traindx.probes.live import losses as L
 
     def val_trend(vals):
         return L.curve_analysis((), (), [(10 * (i + 1), v) for i, v in enumerate(vals)]).facts["val_loss_trend"]
@@ -974,7 +974,7 @@ def test_noisy_validation_floor_is_not_a_rise():
 
 
 def test_one_bad_last_evaluation_is_not_a_rising_validation_loss():
-    from traindx.probes import losses as L
+    from traindx.probes.live import losses as L
 
     pts = [(10 * (i + 1), v) for i, v in enumerate([1.0, 0.8, 0.7, 0.6, 0.55, 0.5, 0.45, 0.42, 0.4, 0.52])]
     assert L.curve_analysis((), (), pts).facts["val_loss_trend"] != "increasing"
@@ -1008,7 +1008,7 @@ def test_closure_optimizer_steps_are_read_after_the_closure():
 
 
 def test_multi_hot_targets_are_told_from_one_hot_and_probabilities():
-    from traindx.probes import losses as L
+    from traindx.probes.live import losses as L
     out = torch.zeros(4, 3)
     one_hot = torch.eye(3)[[0, 1, 2, 0]]
     multi = torch.tensor([[1., 1., 0.], [0., 1., 0.], [1., 0., 1.], [0., 0., 0.]])
@@ -1019,7 +1019,7 @@ def test_multi_hot_targets_are_told_from_one_hot_and_probabilities():
 
 
 def test_a_frozen_constant_weight_is_not_a_symmetry_problem():
-    from traindx.probes import model_config as MC
+    from traindx.probes.live import model_config as MC
     m = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
     nn.init.zeros_(m[2].weight)
     assert MC.init_constant(m) == ["2.weight"]          # trains from identical units: symmetry

@@ -24,7 +24,7 @@ import pytest
 
 from traindx.engine.errors import InputError
 from traindx.engine.evidence import Finding
-from traindx.probes.runner import RunResult, classify_crash, run_script
+from traindx.probes.runner.supervise import RunResult, classify_crash, run_script
 
 FIXTURES = Path(__file__).parent / "fixtures_runner"
 FAKE = "fake_monitor:FakeMonitor"
@@ -374,7 +374,7 @@ CHECKSUM = """\
 
 @pytest.mark.slow
 def test_results_are_bit_identical_with_and_without_instrumentation(tmp_path):
-    pytest.importorskip("traindx.probes.monitor")
+    pytest.importorskip("traindx.probes.live.monitor")
     script = write(tmp_path / "ck.py", CHECKSUM)
     plain, instrumented = tmp_path / "plain.txt", tmp_path / "instrumented.txt"
     subprocess.run([sys.executable, str(script), str(plain)], check=True, timeout=120)
@@ -392,7 +392,7 @@ FACTORY = """\
     def make():
         import torch, torch.nn as nn
         from torch.utils.data import DataLoader, TensorDataset
-        from traindx.probes.setup import TrainingSetup
+        from traindx.probes.runner.setup_call import TrainingSetup
         torch.manual_seed(0)
         X = torch.randn(128, 6); y = (X[:, 0] > 0).long()
         model = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 2))
@@ -415,7 +415,7 @@ FACTORY = """\
 
 
 def test_setup_factory_runs_a_short_instrumented_training(tmp_path, monkeypatch):
-    from traindx.probes.setup import run_setup
+    from traindx.probes.runner.setup_call import run_setup
 
     write(tmp_path / "mysetup.py", FACTORY)
     monkeypatch.chdir(tmp_path)
@@ -437,7 +437,7 @@ def test_setup_factory_runs_a_short_instrumented_training(tmp_path, monkeypatch)
     ("mysetup:not_a_setup", "returned int; expected a TrainingSetup"),
 ])
 def test_bad_setup_spec_is_input_error(tmp_path, monkeypatch, spec, expect):
-    from traindx.probes.setup import run_setup
+    from traindx.probes.runner.setup_call import run_setup
 
     write(tmp_path / "mysetup.py", FACTORY)
     monkeypatch.chdir(tmp_path)
@@ -449,7 +449,7 @@ def test_bad_setup_spec_is_input_error(tmp_path, monkeypatch, spec, expect):
 def test_setup_training_leaves_the_users_objects_and_rng_untouched(tmp_path, monkeypatch):
     import torch
 
-    from traindx.probes.setup import coerce_setup, instrumented_training
+    from traindx.probes.runner.setup_call import coerce_setup, instrumented_training
 
     monkeypatch.syspath_prepend(str(FIXTURES))
     write(tmp_path / "mysetup_inproc.py", FACTORY)
@@ -477,7 +477,7 @@ def test_setup_training_leaves_the_users_objects_and_rng_untouched(tmp_path, mon
 @pytest.fixture
 def instrumented(monkeypatch):
     pytest.importorskip("torch")
-    from traindx.probes import _child
+    from traindx.probes.runner import child as _child
 
     monkeypatch.syspath_prepend(str(FIXTURES))
     state = _child._State()
@@ -561,7 +561,7 @@ def test_uninstall_leaves_torch_as_it_was():
     from torch.optim import optimizer as optim_mod
     from torch.utils.data import dataloader as dl_mod
 
-    from traindx.probes import _child
+    from traindx.probes.runner import child as _child
 
     def snapshot():
         return (torch.Tensor.backward, F.cross_entropy, F.mse_loss, "__call__" in _Loss.__dict__,

@@ -1,4 +1,4 @@
-"""A stand-in for traindx.probes.monitor.Monitor that records what the instrumentation hands it.
+"""A stand-in for traindx.probes.live.monitor.Monitor that records what the instrumentation hands it.
 
 Used by tests/test_runner.py through the child's ``--monitor`` option (``fake_monitor:FakeMonitor``
 with this folder on PYTHONPATH). It implements the Monitor API and nothing else: no hooks, no torch

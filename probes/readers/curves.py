@@ -1,6 +1,6 @@
 """Curve analysis: turn a reduced metrics log into ``log:curves`` facts, a symptom region and events.
 
-Input is a :class:`~traindx.probes.logs.LogData`; every metric is a list of at most 2048 points
+Input is a :class:`~traindx.probes.readers.logs.LogData`; every metric is a list of at most 2048 points
 (exact rows for shorter logs, equal-row buckets with mean/min/max/sd for longer ones), so each
 step below is cheap whatever the log's length. Output: ``(findings, CurveAnalysis)``.
 
@@ -258,7 +258,7 @@ class _Out:
 
 
 def analyze(log, num_classes: int | None = None, *, min_head: int = 1) -> tuple[list[Finding], CurveAnalysis]:
-    """Analyse a :class:`~traindx.probes.logs.LogData`: ``(findings, CurveAnalysis)``.
+    """Analyse a :class:`~traindx.probes.readers.logs.LogData`: ``(findings, CurveAnalysis)``.
 
     ``num_classes`` (C >= 2) adds ``loss_at_chance``. ``min_head`` is the fewest values the initial
     loss is the median of (a live run's per-step losses are noisier than an epoch log's rows: the

@@ -14,7 +14,7 @@ and ``traindx diagnose --setup mysetup:make`` runs traindx's own short, instrume
 *deep copies* of the model, optimizer, loss and scheduler (the loaders are iterated, not copied),
 with a short validation pass every quarter of the run, and returns the monitor's findings.
 
-The factory is imported and called in a child process (``python -m traindx.probes._child
+The factory is imported and called in a child process (``python -m traindx.probes.runner.child
 --setup SPEC``), so a timeout can stop it and a crash or OOM in it cannot take traindx down; the
 current directory is on ``sys.path`` there, as ``python -c "import mysetup"`` would have it.
 """
@@ -83,7 +83,7 @@ def run_setup(spec: str, *, max_steps: int = 200, timeout: float | None = None,
               monitor: str | None = None, grace: float | None = None):
     """Import ``MODULE:FUNCTION``, call it, train deep copies of what it returns for
     ``max_steps`` optimizer steps (with a short validation pass) under a monitor, and return a
-    :class:`~traindx.probes.runner.RunResult` (``stopped_reason`` ``"finished"`` when the steps
+    :class:`~traindx.probes.runner.supervise.RunResult` (``stopped_reason`` ``"finished"`` when the steps
     ran, ``"timeout"``, ``"decided"`` or ``"crashed"``).
 
     ``MODULE`` is a dotted module name importable from the current directory, or a path to a
@@ -91,7 +91,7 @@ def run_setup(spec: str, *, max_steps: int = 200, timeout: float | None = None,
     is not a training setup) raises :class:`InputError`; an exception raised *by* the user's code
     is a crash, reported as evidence like a crashing script.
     """
-    from traindx.probes import runner
+    from traindx.probes.runner import supervise as runner
 
     parse_spec(spec)
     if max_steps is None or max_steps < 1:
@@ -256,16 +256,16 @@ def _detached(x):
 
 def _split(batch):
     try:
-        from traindx.probes.timing import split_batch
+        from traindx.probes.live.timing import split_batch
     except Exception:  # pragma: no cover - timing.py is part of the package
-        from traindx.probes._child import _split_batch as split_batch
+        from traindx.probes.runner.child import _split_batch as split_batch
     return split_batch(batch)
 
 
 @contextlib.contextmanager
 def _rng_preserved():
     try:
-        from traindx.probes.data import preserved_rng
+        from traindx.probes.live.data import preserved_rng
     except Exception:  # pragma: no cover
         import torch
         ctx = torch.random.fork_rng()
@@ -283,7 +283,7 @@ def instrumented_training(setup: TrainingSetup, monitor=None, *, max_steps: int 
     steps (cycling through ``train_loader``), validating on up to ``val_batches`` batches of
     ``val_loader`` every ``val_every`` steps (default: a quarter of the run) and at the end.
 
-    ``monitor`` (the :class:`~traindx.probes.monitor.Monitor` API) is bound to the copies,
+    ``monitor`` (the :class:`~traindx.probes.live.monitor.Monitor` API) is bound to the copies,
     attached for the run and detached after it; ``call(name, *args, **kwargs)`` replaces direct
     calls to it (the child routes them through its error guard). ``on_step(step)`` runs after
     every optimizer step and ``check_stop()`` before every batch; either may raise to stop.

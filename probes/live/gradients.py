@@ -12,7 +12,7 @@ import math
 from statistics import median
 from typing import Iterable, Sequence
 
-from .losses import finite, trend
+from traindx.probes.live.losses import finite, trend
 
 
 def param_names(model=None, optimizer=None) -> dict[int, str]:

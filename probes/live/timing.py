@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from typing import Sequence
 
-from .losses import trend
+from traindx.probes.live.losses import trend
 
 
 def data_time_fraction(waits: Sequence[float], intervals: Sequence[float]) -> float | None:

@@ -1,7 +1,7 @@
 """Run a user's training script (or a ``--setup`` factory) in a child process under instrumentation.
 
 This is the *parent* half of ``traindx diagnose --script train.py -- ARGS``. The child half is
-:mod:`traindx.probes._child`; the two talk over a pipe of JSON lines (see that module for the
+:mod:`traindx.probes.runner.child`; the two talk over a pipe of JSON lines (see that module for the
 protocol). Nothing here imports torch: the parent stays light and a crash, a hang or an OOM in the
 user's run can never take traindx down with it.
 
@@ -9,7 +9,7 @@ What the parent does:
 
 * checks the script first (exists, is a Python file, compiles) -- a bad path or a ``SyntaxError``
   is an :class:`~traindx.engine.errors.InputError` naming the file (and line), before anything runs;
-* starts ``python -m traindx.probes._child`` in a new session (its own process group), with the
+* starts ``python -m traindx.probes.runner.child`` in a new session (its own process group), with the
   script's stdout/stderr captured (their last lines end up in :class:`RunResult`) and stdin closed;
 * reads findings batches as they arrive and, after each, asks ``decide(findings, steps)`` whether
   the evidence already decides -- if so it asks the child to stop at its next optimizer step;
@@ -55,7 +55,7 @@ DEFAULT_GRACE_S = 3.0
 #: Lines of the script's stdout/stderr kept for the report.
 DEFAULT_TAIL_LINES = 40
 #: Default monitor class the child instantiates.
-DEFAULT_MONITOR = "traindx.probes.monitor:Monitor"
+DEFAULT_MONITOR = "traindx.probes.live.monitor:Monitor"
 
 
 @dataclass
@@ -271,8 +271,8 @@ def start_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps
 def run_child(child_args: Sequence[str], *, timeout: float | None = None,
               decide: Callable[[list[Finding], int], bool] | None = None, env: dict | None = None,
               grace: float = DEFAULT_GRACE_S, tail_lines: int = DEFAULT_TAIL_LINES) -> RunResult:
-    """Start ``python -m traindx.probes._child CHILD_ARGS`` and supervise it (see
-    :func:`run_script`). Shared by :func:`run_script` and :func:`traindx.probes.setup.run_setup`."""
+    """Start ``python -m traindx.probes.runner.child CHILD_ARGS`` and supervise it (see
+    :func:`run_script`). Shared by :func:`run_script` and :func:`traindx.probes.runner.setup_call.run_setup`."""
     session = _ChildSession(child_args, timeout=timeout, decide=decide, env=env, grace=grace,
                             tail_lines=tail_lines)
     return session.run()
@@ -313,7 +313,7 @@ class _ChildSession:
         """Start the child (its imports begin at once); :meth:`supervise` reads it."""
         ev_r, ev_w = os.pipe()
         ctl_r, ctl_w = os.pipe()
-        cmd = [sys.executable, "-m", "traindx.probes._child", "--events", str(ev_w),
+        cmd = [sys.executable, "-m", "traindx.probes.runner.child", "--events", str(ev_w),
                "--control", str(ctl_r), *self.child_args]
         child_env = dict(os.environ)
         if self.env:

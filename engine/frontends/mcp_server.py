@@ -16,7 +16,7 @@ Two layers:
   on stdio. Every tool call runs in a worker thread; a malformed call gets a tool result with
   ``isError: true`` and a one-line message, never a dead server.
 
-``mcp`` is imported only inside :func:`serve`, so ``import traindx.engine.cli`` never needs it.
+``mcp`` is imported only inside :func:`serve`, so ``import traindx.engine.frontends.cli`` never needs it.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .errors import InputError
+from ..errors import InputError
 
 log = logging.getLogger("traindx.mcp")
 
@@ -290,7 +290,7 @@ class Engine:
         raise ToolFailure(f"{spec.name}: {msg}")
 
     def _kb(self, extra=()):
-        from .loader import load_kb
+        from ..loader import load_kb
         key = self.kb_dirs + tuple(os.path.abspath(d) for d in extra or ())
         with self._kb_lock:
             kb = self._kbs.get(key)
@@ -328,7 +328,7 @@ class Engine:
 
     @staticmethod
     def _leading(session, n: int = 3) -> list[dict]:
-        from . import confidence as cf
+        from .. import confidence as cf
         if session.deferral() is not None:
             return []
         return [{"id": c, "confidence": round(cf.shown(p), 3)} for c, p in session.leading(n)]
@@ -341,7 +341,7 @@ class Engine:
         return {"id": sid, "name": s["name"], "category": s["category"]} if s else None
 
     def _progress(self, session) -> dict:
-        from .report import build_report
+        from ..report import build_report
         r = build_report(session)
         return {"symptom": self._symptom(session), "status": r["status"], "leading": self._leading(session),
                 "next_question": self._next(session)}
@@ -389,7 +389,7 @@ class Engine:
 
     # -------------------------------------------------------------- the tools
     def tool_start_diagnosis(self, complaint: str | None = None, facts: dict | None = None, kb_dirs=None) -> dict:
-        from .api import Session
+        from ..api import Session
         kb, key = self._kb(kb_dirs)
         session = Session(kb)
         if complaint:
@@ -401,7 +401,7 @@ class Engine:
             self._sessions[sid] = _Entry(session, key)
             while len(self._sessions) > self.max_sessions:
                 self._sessions.popitem(last=False)
-        from .report import build_report
+        from ..report import build_report
         r = build_report(session)
         return {"session_id": sid, "symptom": self._symptom(session), "next_question": self._next(session),
                 "misdiagnosis": r["misdiagnosis"], "pressure": r["pressure"], "deferral": r["deferral"],
@@ -448,7 +448,7 @@ class Engine:
         return self._with_session(session_id, run)
 
     def tool_explain(self, id: str, session_id: str | None = None) -> dict:
-        from .explain import explain
+        from ..explain import explain
         kb = self._entry(session_id).session.kb if session_id else self._kb()[0]
         if id in LIST_TABLES:
             table = {"facts": kb.facts, "root-causes": kb.root_causes, "root_causes": kb.root_causes,
@@ -525,7 +525,7 @@ class Engine:
         full = self._need_file(path, "code file")
 
         def gather(s):
-            from traindx.probes.code import analyze_code
+            from traindx.probes.readers.code import analyze_code
             rep = analyze_code(full)
             added = self._add_findings(s, rep.findings)
             for u in getattr(rep, "unresolved", []) or []:
@@ -534,7 +534,7 @@ class Engine:
                 cfull = cfg if os.path.isabs(cfg) else os.path.join(os.path.dirname(full), cfg)
                 if os.path.exists(cfull):
                     try:
-                        from traindx.probes.config import analyze_config
+                        from traindx.probes.readers.config import analyze_config
                         added += self._add_findings(s, analyze_config(cfull))
                     except InputError as exc:
                         s.notes.append(f"config named by the script was not readable: {exc}")
@@ -546,7 +546,7 @@ class Engine:
         full = self._need_file(path, "config file")
 
         def gather(s):
-            from traindx.probes.config import analyze_config
+            from traindx.probes.readers.config import analyze_config
             return self._add_findings(s, analyze_config(full))
         return self._read(session_id, gather)
 
@@ -555,7 +555,7 @@ class Engine:
         full = self._need_file(path, "log")
 
         def gather(s):
-            from traindx.probes.logs import analyze_log
+            from traindx.probes.readers.logs import analyze_log
             findings, _analysis = analyze_log(full, num_classes=s.value("num_classes"), column_map=column_map)
             return self._add_findings(s, findings)
         return self._read(session_id, gather)
@@ -572,7 +572,7 @@ def _named(name: str, err: InputError) -> str:
 
 
 def _fact_json(f) -> dict:
-    from .values import json_safe
+    from ..values import json_safe
     out = {"fact": f.name, "value": json_safe(f.value), "source": f.source}
     if f.detail:
         out["detail"] = f.detail
@@ -617,7 +617,7 @@ def build_server(engine: Engine):
     import mcp.types as types
     from mcp.server.lowlevel import Server
 
-    from . import __version__
+    from .. import __version__
 
     tools = [types.Tool(name=t.name, title=t.title, description=t.description, input_schema=t.input_schema,
                         annotations=types.ToolAnnotations(title=t.title, read_only_hint=t.read_only,

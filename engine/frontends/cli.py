@@ -18,8 +18,8 @@ import sys
 
 import click
 
-from . import __version__
-from .errors import InputError
+from .. import __version__
+from ..errors import InputError
 
 SESSION_FILE = ".traindx-session.json"
 DEFAULT_REPORT = "traindx-report.md"
@@ -43,7 +43,7 @@ def _fail(err: InputError):
 
 
 def _load(kb_dirs):
-    from .loader import load_kb
+    from ..loader import load_kb
     return load_kb(list(kb_dirs))
 
 
@@ -99,7 +99,7 @@ def _diagnose(script, logs, codes, configs, setup, complaint, answers, non_inter
         if not os.path.exists(script):
             raise InputError("script not found", script)
         _need_torch("--script")
-        from traindx.probes.runner import start_script
+        from traindx.probes.runner.supervise import start_script
         started = start_script(script, list(script_args), max_steps=max_steps, timeout=timeout)
     try:
         _diagnose_with(started, script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt,
@@ -111,7 +111,7 @@ def _diagnose(script, logs, codes, configs, setup, complaint, answers, non_inter
 
 def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt,
                    output, max_steps, timeout, kb_dirs, column_map, plot, resume, color, script_args):
-    from .api import Session
+    from ..api import Session
     kb = _load(kb_dirs)
     interactive = not non_interactive and sys.stdin.isatty()
     st = Styler(_color_default() if color is None else color)
@@ -135,7 +135,7 @@ def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answ
     if complaint:
         session.add_complaint(complaint)
     if answers:
-        from .values import parse_answer_file
+        from ..values import parse_answer_file
         data, marks = parse_answer_file(answers)
         session.add_answers(data, marks=marks, path=answers)
 
@@ -167,7 +167,7 @@ def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answ
     report = session.report()
     if plot and analysis is not None:
         try:
-            from traindx.probes.plot import plot_curves
+            from traindx.probes.readers.plot import plot_curves
             plot_curves(analysis, plot)
             report["plot"] = plot
         except ImportError:
@@ -189,7 +189,7 @@ def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answ
 
 
 def _md(report):
-    from .markdown import render_markdown
+    from ..markdown import render_markdown
     return render_markdown(report)
 
 
@@ -224,7 +224,7 @@ class Gatherer:
 
     def code(self, path, for_script=False):
         self._need_file(path, "script" if for_script else "code file")
-        from traindx.probes.code import analyze_code
+        from traindx.probes.readers.code import analyze_code
         rep = analyze_code(path)
         self.session.add_findings(rep.findings)
         for u in getattr(rep, "unresolved", []) or []:
@@ -238,7 +238,7 @@ class Gatherer:
                     self.session.notes.append(f"config named by the script was not readable: {exc}")
         if for_script:
             try:
-                from traindx.probes.config import argparse_defaults
+                from traindx.probes.readers.config import argparse_defaults
                 self.session.add_findings(argparse_defaults(path))
             except (ImportError, AttributeError):
                 pass
@@ -246,14 +246,14 @@ class Gatherer:
 
     def config(self, path):
         self._need_file(path, "config file")
-        from traindx.probes.config import analyze_config
+        from traindx.probes.readers.config import analyze_config
         findings = analyze_config(path)
         self.session.add_findings(findings)
         self.say(f"Read {path}: {len(findings)} setting(s).")
 
     def log(self, path, column_map=None):
         self._need_file(path, "log")
-        from traindx.probes.logs import analyze_log
+        from traindx.probes.readers.logs import analyze_log
         num_classes = self.session.value("num_classes")
         findings, analysis = analyze_log(path, num_classes=num_classes, column_map=column_map)
         self.session.add_findings(findings)
@@ -271,7 +271,7 @@ class Gatherer:
         last = [None]
 
         def decide(findings, steps) -> bool:
-            from .api import Session
+            from ..api import Session
             trial = Session(kb)
             trial.base = dict(base.base)
             trial.add_findings(findings)
@@ -286,11 +286,11 @@ class Gatherer:
         return decide
 
     def script(self, path, args, max_steps=None, timeout=None, started=None):
-        """Run (or, ``started`` by :func:`traindx.probes.runner.start_script`, supervise) the
+        """Run (or, ``started`` by :func:`traindx.probes.runner.supervise.start_script`, supervise) the
         script under instrumentation and add what it measured."""
         self._need_file(path, "script")
         _need_torch("--script")
-        from traindx.probes.runner import run_script
+        from traindx.probes.runner.supervise import run_script
         self.say(f"Running {path} under instrumentation…")
         if started is not None:
             result = started.finish(self._decider())
@@ -314,7 +314,7 @@ class Gatherer:
 
     def setup(self, spec, max_steps=None, timeout=None):
         _need_torch("--setup")
-        from traindx.probes.setup import run_setup
+        from traindx.probes.runner.setup_call import run_setup
         result = run_setup(spec, max_steps=max_steps or 200, timeout=timeout, decide=self._decider())
         self.session.add_findings(result.findings)
         self.ran_script = True
@@ -486,12 +486,12 @@ class Interview:
 
 
 def _fmt(v):
-    from .values import fmt
+    from ..values import fmt
     return fmt(v)
 
 
 def _src(source):
-    from .markdown import where
+    from ..markdown import where
     return where(source)
 
 
@@ -505,7 +505,7 @@ def _indent(text):
 @click.option("--kb", "kb_dirs", multiple=True, type=click.Path(), help="Add a folder of YAML knowledge.")
 def explain(ident, kb_dirs):
     """Explain any root cause, symptom, question, rule, fix, fact or source by id."""
-    from .explain import explain as _explain
+    from ..explain import explain as _explain
     try:
         kb = _load(kb_dirs)
     except InputError as err:
@@ -558,7 +558,7 @@ def kb():
 @click.option("--strict", is_flag=True, help="Treat graph warnings as errors.")
 def kb_check(kb_dirs, strict):
     """Validate shape (JSON Schema) and meaning (ids, facts, reachability, cycles)."""
-    from .graph import build_graph, check_graph
+    from ..graph import build_graph, check_graph
     try:
         k = _load(kb_dirs)
     except InputError as err:
@@ -579,7 +579,7 @@ def kb_check(kb_dirs, strict):
 @click.option("-v", "--verbose", is_flag=True, help="List every case.")
 def kb_test(kb_dirs, verbose):
     """Run every rule's test cases and the end-to-end cases."""
-    from .kbtest import run_cases
+    from ..kbtest import run_cases
     try:
         k = _load(kb_dirs)
     except InputError as err:
@@ -600,7 +600,7 @@ def kb_test(kb_dirs, verbose):
 @click.option("--kb", "kb_dirs", multiple=True, type=click.Path(), help="Add a folder of YAML knowledge.")
 def kb_graph(symptom, fmt, kb_dirs):
     """Export the decision graph (symptoms → questions → facts → rules → root causes → fixes)."""
-    from .graph import build_graph, export, subgraph_for_symptom
+    from ..graph import build_graph, export, subgraph_for_symptom
     try:
         k = _load(kb_dirs)
     except InputError as err:

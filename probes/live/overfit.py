@@ -16,7 +16,7 @@ import contextlib
 import copy as _copy
 import math
 
-from .data import preserved_rng
+from traindx.probes.live.data import preserved_rng
 
 _HOOK_DICTS = ("_forward_hooks", "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
                "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_backward_hooks",
@@ -95,7 +95,7 @@ def _slice(obj, n: int, size: int):
 
 
 def _batch_size(args, kwargs):
-    from .data import tensors_in
+    from traindx.probes.live.data import tensors_in
 
     for t in tensors_in([list(args), kwargs or {}]):
         if t.dim() >= 1:

@@ -15,12 +15,12 @@ Every hook and wrapper is removed when the ``with`` block ends, also when it rai
 
 from __future__ import annotations
 
-from .monitor import Monitor
-from .timing import LoaderTap
+from traindx.probes.live.monitor import Monitor
+from traindx.probes.live.timing import LoaderTap
 
 
 class Watch:
-    """A :class:`~traindx.probes.monitor.Monitor` bound to one model/optimizer, with helpers."""
+    """A :class:`~traindx.probes.live.monitor.Monitor` bound to one model/optimizer, with helpers."""
 
     def __init__(self, model, optimizer=None, num_classes=None, train_loader=None, val_loader=None, *,
                  criterion=None, level="cheap"):
@@ -128,13 +128,3 @@ def watch(model, optimizer=None, num_classes=None, train_loader=None, val_loader
     """Watch a training loop: use as ``with watch(model, optimizer) as w: ...``."""
     return Watch(model, optimizer, num_classes, train_loader, val_loader, criterion=criterion, level=level)
 
-
-class _CallableModule(__import__("types").ModuleType):
-    """``traindx.probes.watch`` is both this module and the function: once the submodule is imported
-    the package attribute names the module, so the module itself must be callable."""
-
-    def __call__(self, *args, **kwargs):
-        return watch(*args, **kwargs)
-
-
-__import__("sys").modules[__name__].__class__ = _CallableModule

@@ -1,10 +1,10 @@
 """The child half of ``traindx diagnose --script``: run the user's script under instrumentation.
 
-Started by :mod:`traindx.probes.runner`, never by hand::
+Started by :mod:`traindx.probes.runner.supervise`, never by hand::
 
-    python -m traindx.probes._child --events FD_OR_PATH [--control FD] [--max-steps N]
+    python -m traindx.probes.runner.child --events FD_OR_PATH [--control FD] [--max-steps N]
         [--every N] [--level cheap] [--monitor MODULE:CLASS] -- script.py ARGS...
-    python -m traindx.probes._child --events FD_OR_PATH [...] --setup MODULE:FUNCTION
+    python -m traindx.probes.runner.child --events FD_OR_PATH [...] --setup MODULE:FUNCTION
 
 The script runs as ``__main__`` (``runpy.run_path``) with ``sys.argv = [script, *ARGS]``, its own
 folder first on ``sys.path``, the current directory unchanged. Its stdout/stderr are its own.
@@ -69,9 +69,9 @@ import time
 import traceback
 import weakref
 
-from traindx.probes.runner import DEFAULT_MONITOR, classify_crash
+from traindx.probes.runner.supervise import DEFAULT_MONITOR, classify_crash
 
-_PROBES_DIR = os.path.dirname(os.path.abspath(__file__))
+_PROBES_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # traindx/probes
 #: Functional losses wrapped in ``torch.nn.functional``.
 FUNCTIONAL_LOSSES = ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
                      "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div")
@@ -408,7 +408,7 @@ def _install() -> None:
     from torch.utils.data import dataloader as dl_mod
 
     try:
-        from traindx.probes.timing import split_batch
+        from traindx.probes.live.timing import split_batch
         _S.split_batch = split_batch
     except Exception:
         pass
@@ -940,7 +940,7 @@ def _parse(argv):
         own, rest = argv[:i], argv[i + 1:]
     else:
         own, rest = argv, []
-    p = argparse.ArgumentParser(prog="python -m traindx.probes._child")
+    p = argparse.ArgumentParser(prog="python -m traindx.probes.runner.child")
     p.add_argument("--events", required=True)
     p.add_argument("--control", type=int)
     p.add_argument("--max-steps", type=int)
@@ -970,7 +970,7 @@ def _run_script(path: str, args) -> None:
 
 def _run_setup(spec: str) -> None:
     from traindx.engine.errors import InputError
-    from traindx.probes import setup as setup_mod
+    from traindx.probes.runner import setup_call as setup_mod
 
     def on_step(step: int) -> None:
         _S.steps = step

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import math
 
-from .data import preserved_rng
-from .overfit import batch_loss, clean_copy, copy_optimizer
+from traindx.probes.live.data import preserved_rng
+from traindx.probes.live.overfit import batch_loss, clean_copy, copy_optimizer
 
 HELPS = 0.05
 NO_HELP = 0.01

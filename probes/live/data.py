@@ -212,7 +212,7 @@ def preserved_rng():
 def example_hash(sample) -> str | None:
     """A content hash of one dataset example's input (the first element of a tuple, or the input
     keys of a dict): the bytes of its tensors/arrays, or its repr for other values."""
-    from .timing import split_batch
+    from traindx.probes.live.timing import split_batch
 
     x, _ = split_batch(sample) if isinstance(sample, (tuple, list, dict)) else (sample, None)
     if x is None:
@@ -321,7 +321,7 @@ def _read_rows(ds, idx, max_features, t_end, min_rows, labels):
     integer label. Runs the dataset's ``__getitem__``: call it inside :func:`preserved_rng`."""
     import torch
 
-    from .timing import split_batch
+    from traindx.probes.live.timing import split_batch
 
     xs, ys = [], []
     for i in idx:

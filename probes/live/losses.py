@@ -142,15 +142,15 @@ def short_run_trend(series: Sequence[float]) -> str | None:
 # --------------------------------------------------------------------------- the curve, as the log reader reads it
 def curve_analysis(steps: Sequence[int], losses: Sequence[float], val_points: Sequence[tuple] = (),
                    num_classes: int | None = None):
-    """The log reader's curve analysis (:mod:`traindx.probes.curves`) of a live run's losses:
+    """The log reader's curve analysis (:mod:`traindx.probes.readers.curves`) of a live run's losses:
     ``steps``/``losses`` the training loss at each optimizer step, ``val_points`` ``(step,
-    validation loss)`` per evaluation. Returns the :class:`~traindx.probes.curves.CurveAnalysis`
+    validation loss)`` per evaluation. Returns the :class:`~traindx.probes.readers.curves.CurveAnalysis`
     (its ``facts``: ``loss_trend``, ``loss_spikes``, ``loss_noise``, ``oscillation_trend``,
     ``val_loss_trend``, ``best_val_fraction``, ... and a ``findings`` detail for each), so that a
     live run and its log are read by one method; the initial loss is the median of at least 5
     per-step losses. Fewer than 8 losses are left out (no loss trend); None when that leaves nothing."""
-    from .curves import analyze
-    from .logs import LogData
+    from traindx.probes.readers.curves import analyze
+    from traindx.probes.readers.logs import LogData
 
     if len(losses) < 8 and not val_points:
         return None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import math
 
-from .data import inputs_have_nan, preserved_rng, tensors_in
+from traindx.probes.live.data import inputs_have_nan, preserved_rng, tensors_in
 
 __all__ = ["nonfinite", "inputs_have_nan", "output_range_max", "label_range", "params_finite",
            "first_nonfinite_module"]
@@ -74,7 +74,7 @@ def label_range(targets) -> list[float] | None:
 
 def params_finite(model) -> bool:
     """Whether every parameter of the model is finite (one batched reduction)."""
-    from .gradients import norms_of
+    from traindx.probes.live.gradients import norms_of
 
     ps = [p.detach() for p in model.parameters() if p.is_floating_point()]
     return all(math.isfinite(v) for v in norms_of(ps))
@@ -89,7 +89,7 @@ def first_nonfinite_module(model, args, kwargs=None, *, autocast: tuple | None =
     """
     import torch
 
-    from .overfit import clean_copy
+    from traindx.probes.live.overfit import clean_copy
 
     copy = clean_copy(model)
     if copy is None:

@@ -5,7 +5,7 @@ Entry points
 ``read_log(path, column_map=None) -> LogData``
     Stream the file once and reduce it to bounded per-metric summaries (see *Streaming*).
 ``analyze_log(path, num_classes=None, column_map=None) -> (list[Finding], CurveAnalysis)``
-    ``read_log`` followed by :func:`traindx.probes.curves.analyze`; the findings are facts of the
+    ``read_log`` followed by :func:`traindx.probes.readers.curves.analyze`; the findings are facts of the
     ``log:curves`` evidence source (``kb/sources.yaml``).
 
 Formats
@@ -1358,10 +1358,10 @@ def analyze_log(path: str | os.PathLike, num_classes: int | None = None,
     """Read a log and analyse its curves: ``(findings, analysis)``.
 
     ``findings`` are :class:`~traindx.engine.evidence.Finding` objects for the ``log:curves``
-    facts; ``analysis`` is a :class:`~traindx.probes.curves.CurveAnalysis` (smoothed curves,
-    symptom region, events) for :func:`traindx.probes.plot.plot_curves`.
+    facts; ``analysis`` is a :class:`~traindx.probes.readers.curves.CurveAnalysis` (smoothed curves,
+    symptom region, events) for :func:`traindx.probes.readers.plot.plot_curves`.
     """
-    from traindx.probes.curves import analyze
+    from traindx.probes.readers.curves import analyze
 
     log = read_log(path, column_map=column_map)
     return analyze(log, num_classes=num_classes)

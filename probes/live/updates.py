@@ -47,7 +47,7 @@ def update_ratios(params: Sequence, before: Sequence) -> list[float]:
     |w_before| is 0)."""
     import torch
 
-    from .gradients import norms_of
+    from traindx.probes.live.gradients import norms_of
 
     if not params:
         return []

@@ -53,7 +53,7 @@ from typing import Any, Iterable
 
 from traindx.engine.errors import InputError
 from traindx.engine.evidence import Finding
-from traindx.probes.config import (CONFIG_SUFFIXES, UNRESOLVED, InputError as _CfgError,
+from traindx.probes.readers.config import (CONFIG_SUFFIXES, UNRESOLVED, InputError as _CfgError,
                                    arith, load_config, read_argparse)
 
 __all__ = ["analyze_code", "CodeReport", "parse_source"]
@@ -2584,7 +2584,7 @@ class _Reader:
                          "torch_optimizer.", "timm.optim.")) and re.match(
                 r"(Paged)?(Fused)?(Adam|AdamW|SGD|Lion|LAMB|Lamb|Adafactor|RMSprop|Novograd)",
                 last):
-            from traindx.probes.config import normalize_optimizer
+            from traindx.probes.readers.config import normalize_optimizer
 
             return self.make_optimizer(normalize_optimizer(last), args, kwargs, node)
         # data ------------------------------------------------------------------------------

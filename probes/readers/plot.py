@@ -38,8 +38,8 @@ def plot_curves(analysis_or_logdata, out_png: str | os.PathLike, num_classes: in
                 dpi: int = 110) -> str:
     """Write a PNG of the log's curves and findings; returns the path written.
 
-    Accepts a :class:`~traindx.probes.curves.CurveAnalysis` or a
-    :class:`~traindx.probes.logs.LogData` (analysed here, with ``num_classes`` if given).
+    Accepts a :class:`~traindx.probes.readers.curves.CurveAnalysis` or a
+    :class:`~traindx.probes.readers.logs.LogData` (analysed here, with ``num_classes`` if given).
     """
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -47,7 +47,7 @@ def plot_curves(analysis_or_logdata, out_png: str | os.PathLike, num_classes: in
     except ImportError:
         raise InputError("plotting needs the matplotlib package",
                          hint="pip install traindx[plot]") from None
-    from traindx.probes.curves import CurveAnalysis, analyze
+    from traindx.probes.readers.curves import CurveAnalysis, analyze
 
     an = analysis_or_logdata
     if not isinstance(an, CurveAnalysis):

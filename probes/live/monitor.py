@@ -44,7 +44,7 @@ overfit one batch           never                                once (flat loss
 LR-decay test               on a plateau under a held LR         same (or start_lr_decay())
 ==========================  ===================================  ==============================
 
-The LR-decay test (probes/lr_decay.py) runs when the loss curve (read at each look, and every
+The LR-decay test (probes/live/lr_decay.py) runs when the loss curve (read at each look, and every
 eighth of the run in at most 1 % of its time) has plateaued while the LR stays at 90 % or more of
 its peak: the next 64 training batches are kept (256 MiB at most) and copies continue on them; a
 runner does not stop the run while it is pending. An unclear answer is asked again 50+ steps later, three tests at most.
@@ -70,17 +70,17 @@ from statistics import median
 
 from traindx.engine.evidence import Finding
 
-from . import activations as A
-from . import amp as AMP
-from . import data as D
-from . import gradients as G
-from . import losses as L
-from . import lr_decay as LD
-from . import model_config as MC
-from . import nan_trace as NT
-from . import overfit as OF
-from . import timing as T
-from . import updates as U
+import traindx.probes.live.activations as A
+import traindx.probes.live.amp as AMP
+import traindx.probes.live.data as D
+import traindx.probes.live.gradients as G
+import traindx.probes.live.losses as L
+import traindx.probes.live.lr_decay as LD
+import traindx.probes.live.model_config as MC
+import traindx.probes.live.nan_trace as NT
+import traindx.probes.live.overfit as OF
+import traindx.probes.live.timing as T
+import traindx.probes.live.updates as U
 
 __all__ = ["Monitor", "Schedule", "SCHEDULE", "ARM_STEPS"]
 
@@ -140,7 +140,7 @@ NEAR_COPY_FRACTION = 0.2
 MIN_METRIC_STEPS = 20
 #: A loss above this multiple of the running median is a spike.
 SPIKE_FACTOR = 5.0
-#: LR-decay test (probes/lr_decay.py): batches it collects once the loss plateaus under a held LR
+#: LR-decay test (probes/live/lr_decay.py): batches it collects once the loss plateaus under a held LR
 #: (the last quarter held out), the memory they may hold, and the LR ratio that counts as held
 DECAY_BATCHES = 64
 DECAY_MAX_BYTES = 256 * 2 ** 20
@@ -1386,11 +1386,11 @@ class Monitor:
         self._decay_batches, self._decay_bytes = [], 0
 
     def _decay_through_plateau(self, an):
-        """The run's own LR-decay test (:func:`~traindx.probes.curves.decayed_through_plateau`,
+        """The run's own LR-decay test (:func:`~traindx.probes.readers.curves.decayed_through_plateau`,
         as the log reader reads it), or None."""
         if an is None or an.facts.get("loss_trend") != "plateaued" or an.region is None:
             return None
-        from .curves import decayed_through_plateau
+        from traindx.probes.readers.curves import decayed_through_plateau
 
         cut = decayed_through_plateau(self._lr_changes, an.region.start)
         return None if cut is None else {"start": int(an.region.start), "lr_start": cut[0], "lr_now": cut[1]}
