@@ -159,6 +159,13 @@ def explain(kb, ident: str) -> str | None:
     elif kind == "deferral":
         out += [f"{e['id']}  [scope boundary → {e['to']}]", e["title"], f"Found: {e['found_message']}",
                 f"Not found: {e['not_found_message']}"]
+    elif kind == "parameter":
+        out += [f"{e['id']} = {e['value']!r} {e['unit']}  [parameter]", _wrap(e["description"])]
+        if "min" in e or "max" in e:
+            out.append(f"Range: [{e.get('min', '-inf')}, {e.get('max', 'inf')}]")
+        if "overridden_by" in e:
+            out.append(f"Overridden by: {e['overridden_by']} (default {e['default']!r})")
+        out.append(f"Used by: {', '.join(e['used_by'])}")
     elif kind == "source":
         out += [f"{e['id']}  [evidence source, {e['kind']}]", _wrap(e["description"]), f"Facts: {', '.join(e['facts'])}"]
     if origin:

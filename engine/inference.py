@@ -31,7 +31,6 @@ log = logging.getLogger("traindx.engine")
 SOURCE_PRIORITY = {"user": 5, "probe": 4, "log": 3, "config": 2, "code": 2, "rule": 1}
 MAX_STEPS = 100_000
 DEFAULT_MAX_QUESTIONS = 8
-MIN_GAIN_BITS = 0.03
 
 
 @dataclass
@@ -404,7 +403,7 @@ class Session:
         if not cands:
             return None
         best = cands[0]
-        if best.question["id"] != "loss_behavior" and best.gain < MIN_GAIN_BITS:
+        if best.question["id"] != "loss_behavior" and best.gain < self.kb.param("engine.min_gain_bits"):
             return None
         return best.question
 

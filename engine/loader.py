@@ -31,12 +31,11 @@ log = logging.getLogger("traindx.loader")
 KINDS = {
     "facts": "facts", "sources": "sources", "symptoms": "symptoms", "questions": "questions",
     "rules": "rules", "root_causes": "root_causes", "fixes": "fixes", "misdiagnoses": "misdiagnoses",
-    "pressure": "pressure", "scope": "deferrals", "cases": "cases",
+    "pressure": "pressure", "scope": "deferrals", "cases": "cases", "parameters": "parameters",
 }
 ENTRY_POINT_GROUP = "traindx.kb_packs"
 #: the core's pack label: not a name a pack folder can have (a pack folder called ``core`` is a pack)
 CORE = "<core>"
-DEFAULT_RTOL = 0.1
 
 
 @dataclass
@@ -94,6 +93,15 @@ class KnowledgeBase:
     questions_by_fact: dict = field(default_factory=dict)
     extractors: dict = field(default_factory=dict)   # fact -> [compiled regex]
     compiled_deferrals: dict = field(default_factory=dict)
+    parameters: dict = field(default_factory=dict)   # id -> {id, value, unit, description, used_by, ...}
+
+    def param(self, ident: str):
+        """The value of parameter ``ident`` (a pack's override included); KeyError if there is none."""
+        return self.parameters[ident]["value"]
+
+    def params(self) -> dict:
+        """Every parameter's value: what readers and probes receive."""
+        return {k: v["value"] for k, v in self.parameters.items()}
 
     def provides(self) -> set:
         out = set()
@@ -109,7 +117,8 @@ class KnowledgeBase:
         ident = self.aliases.get(ident, ident)
         tables = [("root_cause", self.root_causes), ("symptom", self.symptoms), ("question", self.questions),
                   ("rule", self.rules), ("fix", self.fixes), ("fact", self.facts), ("misdiagnosis", self.misdiagnoses),
-                  ("pressure", self.pressure), ("deferral", self.deferrals), ("source", self.sources)]
+                  ("pressure", self.pressure), ("deferral", self.deferrals), ("source", self.sources),
+                  ("parameter", self.parameters)]
         for kind, table in tables:
             if kind_hint and kind != kind_hint:
                 continue
@@ -208,7 +217,10 @@ class _Builder:
             raise KBError(f"unknown kind {kind!r}", path, line, col, hint=f"one of {', '.join(sorted(KINDS))}")
         validate_shape(data, marks, f"kb-{kind}", path)
         key = KINDS[kind]
-        items = data[key]
+        items = data.get(key, [])
+        if kind == "parameters":
+            self._add_parameters(data, marks, path, pack)
+            return
         if kind == "cases":
             for i, case in enumerate(items):
                 line, col = marks.at((key, i)) or (None, None)
@@ -239,13 +251,55 @@ class _Builder:
             for alias in (item.get("aliases", []) if isinstance(item, dict) else []):
                 self.kb.aliases[alias] = ident
 
+    def _add_parameters(self, data, marks, path, pack) -> None:
+        table = self.kb.parameters
+        for i, item in enumerate(data.get("parameters", [])):
+            self._add_entity("parameter", item["id"], dict(item), marks, path, pack, ("parameters", i))
+        for ident, value in (data.get("overrides") or {}).items():
+            line, col = marks.at(("overrides", ident)) or (None, None)
+            if pack == CORE:
+                raise KBError(f"the core knowledge base overrides parameter {ident!r}", path, line, col,
+                              hint="change its value where it is defined")
+            if ident not in table:
+                close = _closest(ident, table)
+                raise KBError(f"override of unknown parameter {ident!r}", path, line, col,
+                              hint=f"did you mean {close!r}?" if close else "see `traindx explain` for the ids")
+            entry = table[ident]
+            default = entry["value"]
+            if isinstance(default, bool) != isinstance(value, bool) or (
+                    isinstance(default, (int, float)) and not isinstance(value, (int, float))) or (
+                    isinstance(default, (str, list)) and type(value) is not type(default)):
+                raise KBError(f"override of {ident!r} has the wrong type: {value!r} (the default is {default!r})",
+                              path, line, col)
+            for bound, bad in (("min", lambda v, b: v < b), ("max", lambda v, b: v > b)):
+                if bound in entry and isinstance(value, (int, float)) and bad(value, entry[bound]):
+                    raise KBError(f"override of {ident!r} = {value!r} is outside its range "
+                                  f"[{entry.get('min', '-inf')}, {entry.get('max', 'inf')}]", path, line, col)
+            table[ident] = {**entry, "value": value, "overridden_by": f"{path}:{line}" if line else path,
+                            "default": default}
+
+    def _add_entity(self, single, ident, item, marks, path, pack, json_path) -> None:
+        table = self.kb.parameters
+        line, col = marks.at(json_path) or (None, None)
+        origin = Origin(path, line, col)
+        if ident in table:
+            prev = self.kb.origins[(single, ident)]
+            prev_pack = self.pack_of[(single, ident)]
+            what = "clashes with the core knowledge base" if prev_pack == CORE and pack != CORE else "is defined twice"
+            raise KBError(f"{single} id {ident!r} {what} (first at {prev})", path, line, col,
+                          hint="a pack changes a core parameter with 'overrides: {id: value}'")
+        table[ident] = item
+        self.kb.origins[(single, ident)] = origin
+        self.pack_of[(single, ident)] = pack
+        self.entity_marks[(single, ident)] = (path, marks, json_path)
+
     def add_dir(self, directory: str, pack: str) -> None:
         names = sorted(os.listdir(directory))
         for name in names:
             full = os.path.join(directory, name)
             if name.endswith((".yaml", ".yml")) and os.path.isfile(full):
                 self.add_file(full, pack)
-        for sub in ("cases", "rules"):
+        for sub in ("cases", "rules", "parameters"):
             subdir = os.path.join(directory, sub)
             if os.path.isdir(subdir):
                 for name in sorted(os.listdir(subdir)):

@@ -1,0 +1,1 @@
+"""Parameters: every threshold, as data."""
