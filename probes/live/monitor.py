@@ -253,6 +253,11 @@ class Monitor:
         self._train_vals = array("d")
         self._nan_first = None
         self._nan_info = None
+        # the inputs of the latest optimizer step (references, no copy): a non-finite input can
+        # pass a saturating forward with a finite loss and poison only the gradients, so the NaN
+        # loss comes one step later on finite inputs (see _trace_nan)
+        self._step_inputs = None
+        self._nan_grad_inputs = None      # (step, inputs had NaN/Inf) at the first NaN gradient
         self._val_run = None
         self._val_epochs: list[dict] = []
         self._train_acc: list[tuple[float, float]] = []
@@ -857,6 +862,7 @@ class Monitor:
         self._last_step_t = now
         self._own_step = 0.0
         self._val_since_step = False
+        self._step_inputs = (self._last_inputs, self._last_args)
         try:
             lr = float(optimizer.param_groups[0]["lr"])
         except Exception:
@@ -938,8 +944,12 @@ class Monitor:
         vals = G.norms_of(grads)
         norms = dict(zip(names, vals))
         self._last_norms = norms
+        first_nan_grad = not self._nan_grad
         for n in G.nan_grad_params(norms):
             self._nan_grad.setdefault(n, step)
+        if first_nan_grad and self._nan_grad and self._nan_grad_inputs is None:
+            # this step's batch made the first non-finite gradient seen: were its inputs finite?
+            self._nan_grad_inputs = (step, self._batch_nonfinite(self._step_inputs))
         total = G.total_norm(vals)
         if self._clip_pending is not None:
             t, mx = self._clip_pending
@@ -1132,6 +1142,14 @@ class Monitor:
         else:
             self._defer(lambda v: cb(v[0], v[1]), self._torch.stack([hit.float(), n.float()]))
 
+    @staticmethod
+    def _batch_nonfinite(pair):
+        """Whether either of (loader batch inputs, model forward args) holds NaN/Inf; None when
+        neither is known."""
+        if pair is None or all(x is None for x in pair):
+            return None
+        return any(D.inputs_have_nan(x) for x in pair if x is not None)
+
     @_own_time
     def _trace_nan(self, outputs, targets):
         """At the first non-finite training loss (read immediately on CPU): inputs, labels, outputs,
@@ -1142,8 +1160,22 @@ class Monitor:
             inputs = self._last_inputs if self._last_inputs is not None else self._last_args
             if inputs is not None:
                 info["inputs_have_nan"] = D.inputs_have_nan(inputs)
-                if info["inputs_have_nan"]:
-                    self._inputs_nan = True
+            if not info.get("inputs_have_nan"):
+                # one step earlier: the batch of the first non-finite gradient, and the one before
+                # this loss (a saturating forward turns an Inf input into a finite loss and NaN
+                # gradients; the weights go NaN on that step, the loss on the next, finite, batch)
+                earlier = []
+                if self._nan_grad_inputs is not None:
+                    earlier.append(self._nan_grad_inputs)
+                prev = self._step_inputs
+                if prev is not None and not any(x is inputs for x in prev if x is not None):
+                    earlier.append((self.steps - 1, self._batch_nonfinite(prev)))
+                hit = next((st for st, bad in earlier if bad), None)
+                if hit is not None:
+                    info["inputs_have_nan"] = True
+                    info["inputs_nan_step"] = int(hit)
+            if info.get("inputs_have_nan"):
+                self._inputs_nan = True
             if targets is not None:
                 info["label_range"] = NT.label_range(targets)
             if outputs is not None:
@@ -1557,9 +1589,12 @@ class Monitor:
                 + (f"; labels in {info['label_range']}" if info.get("label_range") else ""),
                 **{k: v for k, v in info.items() if k in ("label_range", "outputs_nonfinite", "params_nonfinite")})
             if "inputs_have_nan" in info:
+                earlier = info.get("inputs_nan_step")
                 add("nan_trace", "inputs_have_nan", bool(info["inputs_have_nan"]),
-                    "the inputs of that batch contain NaN/Inf" if info["inputs_have_nan"] else
-                    "the inputs of that batch are finite")
+                    (f"the inputs of step {earlier}'s batch contain NaN/Inf: they passed the forward "
+                     "with a finite loss and made the gradients, then the weights, non-finite"
+                     if earlier is not None else "the inputs of that batch contain NaN/Inf")
+                    if info["inputs_have_nan"] else "the inputs of that batch are finite")
             mod = info.get("module")
             if mod:
                 add("nan_trace", "nonfinite_first_module", mod,
