@@ -148,7 +148,6 @@ DECAY_LR_HELD = 0.9
 DECAY_MAX_TESTS = 3
 DECAY_FIRST_CHECK = 256
 DECAY_RETRY_STEPS = 50
-DECAY_CHECK_COST_FACTOR = 100
 
 
 def _own_time(fn):
@@ -333,9 +332,6 @@ class Monitor:
         self._decay_runs: list[dict] = []
         self._decay_next_check = DECAY_FIRST_CHECK
         self._decay_target = DECAY_BATCHES
-        self._decay_check_t = 0.0
-        self._decay_check_cost = 0.0
-        self._decay_checked = False
         self._decay_seen = None
         self._act_layers: dict[str, dict[str, float]] = {}
         self._act_lin_order: list[str] = []
@@ -1244,16 +1240,11 @@ class Monitor:
                     if not self.armed:
                         self.arm(f"spike: loss {v:.4g} > {SPIKE_FACTOR:g}x running median {med:.4g}")
         if n >= self._decay_next_check and self._decay_state is None:
-            # every eighth of the run so far, and never more than 1/DECAY_CHECK_COST_FACTOR of the
-            # time: a curve reading costs milliseconds, a small model's step less than one
-            now = time.perf_counter()
-            if now - self._decay_check_t >= DECAY_CHECK_COST_FACTOR * self._decay_check_cost:
-                self._decay_next_check = n + max(64, n // 8)
-                self._plateau_check(None)
-                self._decay_check_t = time.perf_counter()
-                # the first reading pays for imports and cold caches: pace by the later ones
-                self._decay_check_cost = (self._decay_check_t - now) if self._decay_checked else 0.0
-                self._decay_checked = True
+            # every eighth of the run so far: paced by losses, never by the clock, so the same
+            # script reads its plateau at the same step on an idle and on a busy machine (a
+            # reading costs milliseconds; the growing interval keeps their number logarithmic)
+            self._decay_next_check = n + max(64, n // 8)
+            self._plateau_check(None)
         if not self._flat_checked and rec.step >= FLAT_AFTER and n >= 20:
             self._flat_checked = True
             frac = L.loss_decrease_fraction(list(self._train_vals))
@@ -1318,6 +1309,13 @@ class Monitor:
             self._overfit = {"error": f"{type(e).__name__}: {e}"[:200]}
         finally:
             self._busy = False
+
+    def exclude_time(self, seconds: float) -> None:
+        """Seconds spent outside the user's run inside the current step (a supervisor waiting
+        on its own decision): taken out of the step and data-wait intervals, like the monitor's
+        own work."""
+        self._own_wait += seconds
+        self._own_step += seconds
 
     # ------------------------------------------------------------------ LR-decay test
     @property
