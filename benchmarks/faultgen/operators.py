@@ -37,7 +37,7 @@ class Spec:
     sort_by_label: bool = False
     normalize: bool = True
     input_scale: float = 1.0          # multiply the (standardised) inputs' features by a spread of scales
-    freeze: str | None = None         # None | "body" | "all"
+    freeze: str | None = None         # None | "body" | "all_but_bias" (body and the head's weight)
     opt_params: str = "all"           # all | head | body
     detach: bool = False
     squash: str | None = None         # None | "softmax" | "sigmoid"
@@ -81,6 +81,8 @@ class Operator:
             if need == "floats" and base.tokens:
                 return False
             if need == "dropout" and "DROPOUT" not in base.body:
+                return False
+            if need == "sgd" and not base.opt.startswith("sgd"):
                 return False
             if need == "bn_or_dropout" and "DROPOUT" not in base.body and "BatchNorm" not in base.body:
                 return False
@@ -126,8 +128,8 @@ OPERATORS = [
              (("div1000", _lr(1e-3)), ("div1e5", _lr(1e-5))), summary="learning rate divided"),
     # ---------------------------------------------------------------- parameters and gradients
     Operator("freeze", "frozen_parameters", ("not_learning", "plateau"),
-             (("all", {"freeze": "all"}), ("body", {"freeze": "body"})),
-             summary="requires_grad=False on the body (and head)"),
+             (("all_but_bias", {"freeze": "all_but_bias"}), ("body", {"freeze": "body"})),
+             summary="requires_grad=False on the body (and on the head's weight)"),
     Operator("drop_params", "params_not_in_optimizer", ("not_learning", "plateau"),
              (("head_only", {"opt_params": "head"}), ("body_only", {"opt_params": "body"})),
              summary="the optimizer is given only part of the model's parameters"),
@@ -136,7 +138,8 @@ OPERATORS = [
     Operator("no_zero_grad", "missing_zero_grad", ("instability", "explosion", "plateau", "not_learning"),
              (("removed", {"zero_grad": False}),), summary="optimizer.zero_grad() removed"),
     Operator("over_clip", "over_clipping", ("not_learning", "plateau", "slow_training"),
-             (("1e-4", {"clip": 1e-4}), ("1e-6", {"clip": 1e-6})), summary="clip_grad_norm_ to a tiny norm"),
+             (("1e-4", {"clip": 1e-4}), ("1e-6", {"clip": 1e-6})), needs=("sgd",),
+             summary="clip_grad_norm_ to a tiny norm (SGD: Adam's steps do not scale with the gradient norm)"),
     Operator("bad_init", "bad_initialization", ("not_learning", "plateau", "explosion", "instability"),
              (("zeros", {"init": "zeros"}), ("large", {"init": "large"})),
              families=("mlp", "linear", "autoencoder"), also=("vanishing_gradients", "dead_relu"),
@@ -161,7 +164,7 @@ OPERATORS = [
     Operator("shuffle_labels", "corrupted_labels", ("not_learning", "plateau", "overfitting"),
              (("all", {"labels": "shuffle"}), ("80pct", {"labels": "shuffle", "shuffle_frac": 0.8})),
              needs=(), summary="training labels permuted against their inputs"),
-    Operator("constant_labels", "corrupted_labels", ("not_learning", "plateau", "healthy"),
+    Operator("constant_labels", "corrupted_labels", ("overfitting", "not_learning", "plateau", "healthy"),
              (("zero", {"labels": "constant"}),), kinds=CLASS_KINDS,
              summary="every training label is 0"),
     Operator("unnormalized", "unnormalized_inputs", ("not_learning", "instability", "explosion", "plateau"),

@@ -119,9 +119,9 @@ def render(base: Base, spec: Spec, seed: int = 0, title: str = "") -> str:
         sched_def = f"sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma={spec.sched_gamma!r})\n"
         sched_batch = "        sched.step()                     # meant once per epoch\n"
     elif spec.schedule == "warmup":
-        sched_def = ("total = EPOCHS * STEPS_PER_EPOCH\nwarm = max(1, total // 10)\n"
-                     "sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm)"
-                     " * 0.5 * (1 + math.cos(math.pi * min(1.0, s / total))))\n")
+        sched_def = ("SCHED_TOTAL = EPOCHS * STEPS_PER_EPOCH\nWARM = max(1, SCHED_TOTAL // 10)\n"
+                     "sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / WARM)"
+                     " * 0.5 * (1 + math.cos(math.pi * min(1.0, s / SCHED_TOTAL))))\n")
         sched_batch = "        sched.step()\n"
     init = ""
     if spec.init == "zeros":
@@ -132,8 +132,11 @@ def render(base: Base, spec: Spec, seed: int = 0, title: str = "") -> str:
     freeze = ""
     if spec.freeze == "body":
         freeze = "for p in model.body.parameters():\n    p.requires_grad_(False)\n"
-    elif spec.freeze == "all":
-        freeze = "for p in model.parameters():\n    p.requires_grad_(False)\n"
+    elif spec.freeze == "all_but_bias":
+        # all but the output bias (freezing every parameter makes backward() raise)
+        freeze = ("for n_, p in model.named_parameters():\n"
+                  "    if not n_.endswith(\"bias\") or not n_.startswith(\"head\"):\n"
+                  "        p.requires_grad_(False)\n")
     squash = {None: "", "softmax": "        out = out.softmax(-1)\n",
               "sigmoid": "        out = torch.sigmoid(out)\n"}[spec.squash]
     detach = "        h = h.detach()\n" if spec.detach else ""
