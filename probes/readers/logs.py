@@ -761,8 +761,32 @@ def _sniff(path: str) -> str:
                 return "json" if columnar or "log_history" in rec else "jsonl"
         except ValueError:
             pass
-        return "json" if not base.endswith((".jsonl", ".ndjson")) else "jsonl"
-    return "csv"
+        if base.endswith((".jsonl", ".ndjson")):
+            return "jsonl"
+        try:
+            json.loads(text)
+            return "json"
+        except ValueError:
+            return "console"  # printed dicts ({'loss': 1.2, ...}) or a truncated sample
+    return "csv" if _looks_csv(text) else "console"
+
+
+def _looks_csv(text: str) -> bool:
+    """The first content line is a delimited header of names and the next has as many fields."""
+    rows = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")][:2]
+    if not rows:
+        return False
+    head = rows[0]
+    counts = {d: head.count(d) for d in (",", "\t", ";")}
+    delim = max(counts, key=counts.get)
+    if not counts[delim]:
+        return False
+    cells = [c.strip().strip('"') for c in head.split(delim)]
+    if not all(re.fullmatch(r"[^\s=:{}\[\]]+(?: [^\s=:{}\[\]]+){0,3}", c) or not c for c in cells):
+        return False
+    if len(rows) > 1 and rows[1].count(delim) != head.count(delim):
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------------------------
@@ -1341,8 +1365,20 @@ def read_log(path: str | os.PathLike, column_map: dict | str | None = None) -> L
         raise InputError(f"cannot read: {e.strerror}", path) from None
     if kind == "tensorboard":
         log = _read_tensorboard(path, cmap)
+    elif kind == "console":
+        from .console import read_console
+        return read_console(path, column_map=cmap)  # finished there
     elif kind == "jsonl":
-        log = _read_jsonl(path, cmap)
+        try:
+            log = _read_jsonl(path, cmap)
+        except InputError as err:  # JSON lines among printed text: read it as console output
+            if path.endswith((".jsonl", ".ndjson")):
+                raise  # a file that says it is JSON lines must be
+            from .console import read_console
+            try:
+                return read_console(path, column_map=cmap)
+            except InputError:
+                raise err from None
     elif kind == "json":
         log = _read_json_doc(path, cmap)
     else:
@@ -1364,6 +1400,9 @@ def analyze_log(path: str | os.PathLike, num_classes: int | None = None,
     from traindx.probes.readers.curves import analyze
 
     log = read_log(path, column_map=column_map)
+    if hasattr(log, "evidence"):  # console output: its tracebacks and warnings are evidence too
+        from traindx.probes.readers.console import analyze_console
+        return analyze_console(log, num_classes=num_classes)
     return analyze(log, num_classes=num_classes)
 
 
