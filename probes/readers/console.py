@@ -117,6 +117,9 @@ _EXTRA_FILLER = {"average", "avg", "mean", "running", "current", "smoothed", "ba
                  "subset", "net", "output", "on", "the", "of", "model", "overall", "total", "final",
                  "last", "this", "data", "top", "for", "in", "at", "is", "a"}
 _PPL = {"ppl", "perplexity"}
+_SUMMARY_WORDS = {"best", "min", "max", "lowest", "highest", "minimum", "maximum", "worst", "previous",
+                  "prev", "target", "threshold", "patience", "init", "initial", "base", "warmup",
+                  "peak", "start", "end", "final"}
 _KEY_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
 _PROGRESS = re.compile(r"\d+%\|")
 _TRACE_START = re.compile(r"^\s*Traceback \(most recent call last\)")
@@ -183,6 +186,16 @@ class ConsoleLog(LogData):
                                    f"the run raised {last['message'][:160]}"))
                 out.append(Finding("error_message", last["message"][:300], src,
                                    "the last line of the traceback"))
+        gn = self.get("grad_norm")
+        if gn is not None and gn.nonfinite and not any(f.fact == "grads_have_nan" for f in out):
+            p = resolve(None)
+            share = float(p.get("console.grad_nan_share", 0.5))
+            loss = self.get("loss")
+            if gn.trailing_nonfinite or gn.nonfinite >= share * gn.rows or (
+                    loss is not None and loss.nonfinite):
+                out.append(Finding("grads_have_nan", True,
+                                   f"log:{where}:{self.columns.get('grad_norm')}",
+                                   f"{gn.nonfinite} of {gn.rows} gradient norms are NaN/Inf"))
         if self.nan_warnings and not any(f.fact == "loss_has_nonfinite" and f.value is True
                                          for f in out):
             first = self.nan_warning_lines[0] if self.nan_warning_lines else None
@@ -306,6 +319,8 @@ class ConsoleReader:
         if norm in self.cmap:
             return self.cmap[norm], -1, phrase, None
         words = [w for w in norm.split("_") if w]
+        if _SUMMARY_WORDS.intersection(words):
+            return None  # "best val_loss: 0.71" summarises the run; it is not a point of its curve
         own = next((_SPLIT[w] for w in words if w in _SPLIT), None)
         eff = own or split
         # perplexity: a loss in disguise (ln ppl = cross-entropy), ranked after any loss name

@@ -751,7 +751,14 @@ def _sniff(path: str) -> str:
         raise InputError("binary data (control characters), not a CSV or JSON-lines log", path)
     stripped = text.lstrip()
     if stripped.startswith("["):
-        return "json"
+        first = stripped.split("\n", 1)[0].strip()
+        if first == "[" or re.match(r"\[\s*[{\[]", first):
+            return "json"
+        try:
+            json.loads(stripped)
+            return "json"
+        except ValueError:
+            return "console"  # "[2024-05-01 12:00:00 INFO] step 100 ..."
     if stripped.startswith("{"):
         first = stripped.split("\n", 1)[0].strip()
         try:
@@ -781,8 +788,12 @@ def _looks_csv(text: str) -> bool:
     delim = max(counts, key=counts.get)
     if not counts[delim]:
         return False
-    cells = [c.strip().strip('"') for c in head.split(delim)]
-    if not all(re.fullmatch(r"[^\s=:{}\[\]]+(?: [^\s=:{}\[\]]+){0,3}", c) or not c for c in cells):
+    cells = [c.strip() for c in head.split(delim)]
+    if all(_is_number(c) for c in cells if c):
+        return True  # numbers only: the CSV reader says the header is missing
+    cells = [c[1:-1] if len(c) > 1 and c[0] == c[-1] == '"' else c for c in cells]
+    if not all(re.fullmatch(r"[A-Za-z_%#(\[][\w.\-/()%@#\[\]]*(?: [\w.\-/()%@#\[\]]+){0,3}", c)
+               or not c for c in cells):
         return False
     if len(rows) > 1 and rows[1].count(delim) != head.count(delim):
         return False
@@ -1382,7 +1393,16 @@ def read_log(path: str | os.PathLike, column_map: dict | str | None = None) -> L
     elif kind == "json":
         log = _read_json_doc(path, cmap)
     else:
-        log = _read_csv(path, cmap)
+        try:
+            log = _read_csv(path, cmap)
+        except InputError as err:  # delimited lines among printed text, in a file not named .csv
+            if path.lower().endswith((".csv", ".tsv")):
+                raise
+            from .console import read_console
+            try:
+                return read_console(path, column_map=cmap)
+            except InputError:
+                raise err from None
     log._finish()
     if not any(r in log.series for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
         raise InputError("no metric values in the log (every loss/accuracy cell is empty)", path)
