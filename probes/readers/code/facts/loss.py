@@ -44,7 +44,8 @@ class LossFacts:
     """code:loss: the loss, what squashing reaches it, custom losses and unsafe math."""
 
     def loss_facts(self, t: TensorVal | None, back: Event | None,
-                    trained: list[ModuleVal]) -> None:
+                   trained: list[ModuleVal]) -> None:
+        """code:loss facts, from the loss tensor backpropagated first (``t``, at ``back``)."""
         if t is None or back is None:
             return
         line = back.line
@@ -61,6 +62,14 @@ class LossFacts:
             self.add_unresolved(f"line {line}: could not trace where the loss backpropagated at line "
                        f"{line} comes from")
             return
+        custom = self.loss_kind_facts(t, stock, entry, line)
+        rec = stock[0] if stock and not custom else None
+        self.output_activation_facts(t, rec, custom, line)
+        self.label_smoothing_facts(rec)
+        self.unsafe_math_facts(t, line)
+
+    def loss_kind_facts(self, t: TensorVal, stock: list, entry: tuple | None, line: int) -> bool:
+        """loss_function and custom_loss; True when the loss is hand-written."""
         custom = (not stock) or t.loss_mod
         if custom:
             if entry is not None:
@@ -82,8 +91,10 @@ class LossFacts:
                      f"at line {line}{extra}")
             self.add_finding("custom_loss", False, primary.line,
                      f"stock loss `{primary.text}` (line {primary.line})")
-        # what squashing reached the loss
-        rec = stock[0] if stock and not custom else None
+        return custom
+
+    def output_activation_facts(self, t: TensorVal, rec, custom: bool, line: int) -> None:
+        """output_activation: what squashing (softmax/log_softmax/sigmoid) reaches the loss."""
         if rec is not None and rec.act != "?":
             act = rec.act or "none"
             if rec.act_src:
@@ -109,7 +120,9 @@ class LossFacts:
                     self.add_finding("output_activation", "none", line,
                              "raw model outputs (no softmax/log_softmax/sigmoid) reach the "
                              "hand-written loss")
-        # label smoothing
+
+    def label_smoothing_facts(self, rec) -> None:
+        """label_smoothing of a stock cross-entropy loss."""
         if rec is not None and rec.kind == "cross_entropy":
             if rec.label_smoothing not in (None, "?"):
                 self.add_finding("label_smoothing", float(rec.label_smoothing), rec.line,
@@ -118,7 +131,9 @@ class LossFacts:
             elif rec.label_smoothing is None:
                 self.add_finding("label_smoothing", 0.0, rec.line,
                          f"{rec.text} (line {rec.line}) has no label_smoothing")
-        # unsafe math on the loss path
+
+    def unsafe_math_facts(self, t: TensorVal, line: int) -> None:
+        """unsafe_math: log/exp/sqrt/division without a guard on the path to the loss."""
         if t.unsafe:
             kinds = []
             for k, _, _ in t.unsafe:
@@ -131,3 +146,11 @@ class LossFacts:
             self.add_finding("unsafe_math", [], line,
                      f"no log/exp/sqrt/division without a guard on the path to the loss "
                      f"backpropagated at line {line}")
+
+    def task_type_facts(self) -> None:
+        """task_type: predictions scored as classes make it a classification task."""
+        scored = class_scoring(self.tree)
+        if scored is not None:
+            self.add_finding("task_type", "classification", scored[0],
+                     f"`{scored[1]}` (line {scored[0]}) scores predictions as classes (rounded or "
+                     "arg-maxed, compared with the targets): a classification task")

@@ -9,7 +9,6 @@ import re
 
 from ..text import format_number, snippet
 from ..values import ModuleVal
-from .loss import class_scoring
 
 
 #: names whose presence together marks a reinforcement-learning loop (rewards from an environment)
@@ -52,6 +51,7 @@ class ModelFacts:
     """code:model: dropout, regularization, initialisation, frozen parameters, mixed precision."""
 
     def model_facts(self, trained: list[ModuleVal]) -> None:
+        """code:model facts over the trained models (or, with none traced, every top-level model)."""
         models = trained or [m for m in self.modules if m.kind in (
             "local", "sequential", "external", "opaque") and m.parent is None]
         visible = bool(models) and all(m.kind in ("local", "sequential", "layer")
@@ -59,7 +59,15 @@ class ModelFacts:
         pretrained_ok = bool(models) and all(m.kind in ("local", "sequential", "layer",
                                                         "external") for m in models)
         first_line = models[0].line if models else 1
-        # dropout
+        drops, known = self.dropout_facts(models, visible, first_line)
+        self.regularization_facts(models, visible, first_line, drops, known)
+        self.initialisation_facts(pretrained_ok, first_line)
+        self.task_type_facts()
+        self.module_requires_grad_facts()
+        self.mixed_precision_facts(models, first_line)
+
+    def dropout_facts(self, models: list, visible: bool, first_line: int) -> tuple[list, list]:
+        """dropout_p: the largest dropout probability seen; returns (every dropout, those with a known p)."""
         drops = [d for d in self.records["dropout"]]
         known = [d for d in drops if isinstance(d[1], (int, float)) and not isinstance(d[1],
                                                                                         bool)]
@@ -72,7 +80,12 @@ class ModelFacts:
         elif visible:
             self.add_finding("dropout_p", 0.0, first_line,
                      f"no Dropout in {', '.join(m.describe() for m in models)}")
-        # regularization list
+        return drops, known
+
+    def regularization_facts(self, models: list, visible: bool, first_line: int, drops: list,
+                             known: list) -> None:
+        """regularization (dropout, weight decay, label smoothing, augmentation, BatchNorm, early stopping)
+        and model_has_dropout_or_bn."""
         reg: list[tuple[str, int, str]] = []
         if any((d[1] or 0) > 0 for d in known) or (drops and not known):
             d = known[0] if known else drops[0]
@@ -115,7 +128,9 @@ class ModelFacts:
         elif visible:
             self.add_finding("model_has_dropout_or_bn", False, first_line,
                      "no Dropout or BatchNorm layer in the model")
-        # initialisation
+
+    def initialisation_facts(self, pretrained_ok: bool, first_line: int) -> None:
+        """init_constant (weights set to one constant) and frozen_params."""
         inits = [r for r in self.records["init"] if not r[3]]
         const = [r for r in inits if r[2] in ("zeros_", "ones_", "constant_", "zero_", "fill_")]
         if const:
@@ -133,18 +148,18 @@ class ModelFacts:
         elif pretrained_ok:
             self.add_finding("frozen_params", [], first_line,
                      f"no requires_grad=False in {self.basename}")
-        scored = class_scoring(self.tree)
-        if scored is not None:
-            self.add_finding("task_type", "classification", scored[0],
-                     f"`{scored[1]}` (line {scored[0]}) scores predictions as classes (rounded or "
-                     "arg-maxed, compared with the targets): a classification task")
+
+    def module_requires_grad_facts(self) -> None:
+        """requires_grad_attr_on_module: ``module.requires_grad = True`` changes nothing."""
         mrg = self.records["module_rg"]
         if mrg:
             self.add_finding("requires_grad_attr_on_module", True, mrg[0][0],
                      f"`{mrg[0][1]}` (line {mrg[0][0]}) sets a plain attribute on a Module: its parameters' "
                      "requires_grad does not change, nothing is unfrozen (use .requires_grad_(True) or loop "
                      "over .parameters())")
-        # mixed precision
+
+    def mixed_precision_facts(self, models: list, first_line: int) -> None:
+        """uses_amp, amp_dtype and grad_scaler_used."""
         amp = self.records["amp"]
         if amp:
             a = amp[0]

@@ -43,82 +43,15 @@ class OptimizerFacts:
             self.add_finding("weight_decay", opt.wd[0], opt.line, f"{opt.wd[1]} (line {opt.line})")
 
     def coverage_facts(self, trained: list[ModuleVal], opt: OptVal | None) -> None:
-        missing: list[str] = []
-        lines: list[int] = []
-        # 1. layers kept in plain Python lists/dicts inside an nn.Module
-        seen_cls: set = set()
-        for m in self.all_modules():
-            for key, msg, line in self.plain_list_layers(m):
-                if key not in seen_cls:
-                    seen_cls.add(key)
-                    missing.append(msg)
-                    lines.append(line)
-        for key, msg, line in self.uninstantiated_lists:
-            if key not in seen_cls:
-                seen_cls.add(key)
-                missing.append(msg + " (class not instantiated in this file)")
-                lines.append(line)
-        # 2. trained model instances against the optimizers' parameters
+        """params_not_in_optimizer: layers in plain lists/dicts, and trained models whose parameters no
+        stepping optimizer holds (another instance, a subset, a layer replaced after it was built)."""
+        gaps = self.plain_list_gaps()
         if self.covering_optimizers and trained:
             for m in trained:
-                if not self.module_has_params(m):
-                    continue
-                anc = {a.id for a in self.ancestors(m)}
-                parts = [(o, p) for o in self.covering_optimizers for p in o.parts]
-                if any(p.module is None for _, p in parts):
-                    unres = [p.text for _, p in parts if p.module is None]
-                    self.add_unresolved(f"optimizer parameters `{unres[0]}` could not be resolved")
-                    continue
-                whole = [(o, p) for o, p in parts if p.module.id in anc and p.whole]
-                sub = [(o, p) for o, p in parts if m in self.ancestors(p.module)
-                       and p.module is not m]
-                if whole:
-                    # parts replaced after the optimizer took model.parameters()
-                    o0 = min((o for o, _ in whole), key=lambda o: o.seq)
-                    for sm in [m] + [x for x in self.all_modules() if m in self.ancestors(x)]:
-                        for seq, line, attr, val in sm.attr_events:
-                            if seq > o0.seq and isinstance(val, ModuleVal) \
-                                    and self.module_has_params(val):
-                                who = sm.var or sm.path or sm.qual
-                                missing.append(f"{who}.{attr} replaced at line {line}, after the "
-                                               f"optimizer was built at line {o0.line}")
-                                lines.append(line)
-                    continue
-                if sub:
-                    held = ", ".join(p.text for _, p in sub)
-                    rest = self.uncovered_children(m, [p.module for _, p in sub])
-                    if m.kind in ("local", "sequential") and not rest:
-                        continue    # the parts named are all the model has
-                    if (rest and all(self.is_frozen(r) for _, r in rest)) or (
-                            not rest and self.is_frozen(m)):
-                        self.add_note(f"the optimizer holds only part of {m.var or m.qual} "
-                                  f"({held}); the rest is frozen")
-                        continue
-                    what = ", ".join(t for t, _ in rest) if rest else \
-                        f"everything in {m.var or m.qual} outside {held}"
-                    o0 = sub[0][0]
-                    missing.append(f"{what}: the optimizer (line {o0.line}) holds only {held} "
-                                   f"while {m.var or m.qual} trains")
-                    lines.append(o0.line)
-                    continue
-                # a different instance
-                others = [p for _, p in parts if p.module is not None]
-                what = others[0].text if others else "other parameters"
-                om = others[0].module if others else None
-                olabel, same = "", False
-                if om is not None:
-                    root = self.ancestors(om)[-1]
-                    olabel = f" of {root.describe()}"
-                    same = root.qual == m.qual and root is not m
-                o0 = self.covering_optimizers[0]
-                if same:
-                    missing.append(f"{m.describe()} is trained but the optimizer (line "
-                                   f"{o0.line}) holds {what}{olabel}, another instance")
-                else:
-                    missing.append(f"{m.describe()} is trained but no optimizer that steps "
-                                   f"holds its parameters (the one at line {o0.line} holds "
-                                   f"{what}{olabel})")
-                lines.append(o0.line)
+                if self.module_has_params(m):
+                    gaps.extend(self.optimizer_gaps(m))
+        missing = [msg for msg, _ in gaps]
+        lines = [line for _, line in gaps]
         if missing:
             uniq: list[str] = []
             for msg in missing:
@@ -126,12 +59,92 @@ class OptimizerFacts:
                     uniq.append(msg)
             missing = uniq
             self.add_finding("params_not_in_optimizer", missing, lines[0],
-                     "; ".join(missing), lines=lines)
+                             "; ".join(missing), lines=lines)
         elif self.covering_optimizers and trained and opt is not None and not any(
                 "could not be resolved" in u for u in self.unresolved):
             names = ", ".join(m.var or m.qual for m in trained)
             self.add_finding("params_not_in_optimizer", [], opt.line,
-                     f"the optimizer at line {opt.line} holds all parameters of {names}")
+                             f"the optimizer at line {opt.line} holds all parameters of {names}")
+
+    def plain_list_gaps(self) -> list[tuple[str, int]]:
+        """(message, line) for each class that keeps layers in a plain Python list/dict."""
+        gaps: list[tuple[str, int]] = []
+        seen_cls: set = set()
+        for m in self.all_modules():
+            for key, msg, line in self.plain_list_layers(m):
+                if key not in seen_cls:
+                    seen_cls.add(key)
+                    gaps.append((msg, line))
+        for key, msg, line in self.uninstantiated_lists:
+            if key not in seen_cls:
+                seen_cls.add(key)
+                gaps.append((msg + " (class not instantiated in this file)", line))
+        return gaps
+
+    def optimizer_gaps(self, m: ModuleVal) -> list[tuple[str, int]]:
+        """(message, line) for the parameters of trained model ``m`` that no stepping optimizer holds."""
+        anc = {a.id for a in self.ancestors(m)}
+        parts = [(o, p) for o in self.covering_optimizers for p in o.parts]
+        if any(p.module is None for _, p in parts):
+            unres = [p.text for _, p in parts if p.module is None]
+            self.add_unresolved(f"optimizer parameters `{unres[0]}` could not be resolved")
+            return []
+        whole = [(o, p) for o, p in parts if p.module.id in anc and p.whole]
+        sub = [(o, p) for o, p in parts if m in self.ancestors(p.module)
+               and p.module is not m]
+        if whole:
+            return self.replaced_after_optimizer(m, whole)
+        if sub:
+            return self.subset_gap(m, sub)
+        return self.other_instance_gap(m, parts)
+
+    def replaced_after_optimizer(self, m: ModuleVal, whole: list) -> list[tuple[str, int]]:
+        """Parts of ``m`` replaced after the optimizer took ``m.parameters()``."""
+        gaps = []
+        o0 = min((o for o, _ in whole), key=lambda o: o.seq)
+        for sm in [m] + [x for x in self.all_modules() if m in self.ancestors(x)]:
+            for seq, line, attr, val in sm.attr_events:
+                if seq > o0.seq and isinstance(val, ModuleVal) \
+                        and self.module_has_params(val):
+                    who = sm.var or sm.path or sm.qual
+                    gaps.append((f"{who}.{attr} replaced at line {line}, after the "
+                                 f"optimizer was built at line {o0.line}", line))
+        return gaps
+
+    def subset_gap(self, m: ModuleVal, sub: list) -> list[tuple[str, int]]:
+        """The optimizer holds only some children of ``m``: fine if the rest is frozen or empty."""
+        held = ", ".join(p.text for _, p in sub)
+        rest = self.uncovered_children(m, [p.module for _, p in sub])
+        if m.kind in ("local", "sequential") and not rest:
+            return []    # the parts named are all the model has
+        if (rest and all(self.is_frozen(r) for _, r in rest)) or (
+                not rest and self.is_frozen(m)):
+            self.add_note(f"the optimizer holds only part of {m.var or m.qual} "
+                          f"({held}); the rest is frozen")
+            return []
+        what = ", ".join(t for t, _ in rest) if rest else \
+            f"everything in {m.var or m.qual} outside {held}"
+        o0 = sub[0][0]
+        return [(f"{what}: the optimizer (line {o0.line}) holds only {held} "
+                 f"while {m.var or m.qual} trains", o0.line)]
+
+    def other_instance_gap(self, m: ModuleVal, parts: list) -> list[tuple[str, int]]:
+        """The optimizer holds another model (or another instance of the same class)."""
+        others = [p for _, p in parts if p.module is not None]
+        what = others[0].text if others else "other parameters"
+        om = others[0].module if others else None
+        olabel, same = "", False
+        if om is not None:
+            root = self.ancestors(om)[-1]
+            olabel = f" of {root.describe()}"
+            same = root.qual == m.qual and root is not m
+        o0 = self.covering_optimizers[0]
+        if same:
+            return [(f"{m.describe()} is trained but the optimizer (line "
+                     f"{o0.line}) holds {what}{olabel}, another instance", o0.line)]
+        return [(f"{m.describe()} is trained but no optimizer that steps "
+                 f"holds its parameters (the one at line {o0.line} holds "
+                 f"{what}{olabel})", o0.line)]
 
     def plain_list_layers(self, m: ModuleVal) -> list[tuple]:
         """Layers with parameters kept in a plain list/dict attribute of a module of this

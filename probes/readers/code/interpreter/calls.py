@@ -17,6 +17,17 @@ from ..values import (
     Ref, ScalerVal, SchedVal, SuperVal, TensorVal, Unknown, Val, is_tensor)
 
 
+#: the method handler for each kind of value (``base.name(...)``); torch objects' handlers are in torch_api
+METHODS_BY_TYPE: dict[type, str] = {
+    ModuleVal: "call_module_method", ObjVal: "call_object_method", ClassVal: "call_class_method",
+    OptVal: "call_optimizer_method", SchedVal: "call_scheduler_method", ScalerVal: "call_scaler_method",
+    AccelVal: "call_accelerator_method", LossVal: "call_loss_object_method",
+    TensorVal: "call_tensor_method", ListVal: "call_list_method", ConfigVal: "call_config_method",
+    ParserVal: "call_parser_method", LoaderVal: "call_batch_method", BatchVal: "call_batch_method",
+    ParamsVal: "call_opaque_method", Unknown: "call_unknown_method",
+}
+
+
 BUILTINS = {"range", "len", "enumerate", "zip", "list", "tuple", "dict", "iter", "next", "sum",
              "max", "min", "float", "int", "print", "isinstance", "filter", "map", "sorted",
              "open", "super", "getattr", "setattr", "hasattr", "abs", "round", "str", "bool",
@@ -176,8 +187,8 @@ class Calls:
                    for b in cv.bases)
 
     def call_method(self, base: Val, name: str, args: list, kwargs: dict, node: ast.Call,
-               env: Env) -> Val:
-        line = node.lineno
+                    env: Env) -> Val:
+        """``base.name(*args, **kwargs)``: bound to what ``base`` is (:data:`METHODS_BY_TYPE`)."""
         if isinstance(base, Ref):
             return self.call_value(Ref(f"{base.qual}.{name}"), args, kwargs, node, env)
         if isinstance(base, SuperVal):
@@ -189,86 +200,52 @@ class Calls:
             return Const(None)
         if isinstance(base, (ModuleVal, ObjVal)) and name in base.attrs:
             return self.call_value(base.attrs[name], args, kwargs, node, env)
-        if isinstance(base, ModuleVal):
-            return self.call_module_method(base, name, args, kwargs, node, env)
-        if isinstance(base, ObjVal):
-            m = self.class_attribute(base.cls, name)
-            if isinstance(m, FuncVal):
-                return self.call_function(replace(m, bound=base), args, kwargs, node)
-            if m is not MISSING:
-                return self.call_value(m, args, kwargs, node, env)
-            return Unknown(snippet(node))
-        if isinstance(base, ClassVal):
-            m = self.class_attribute(base, name)
-            if isinstance(m, FuncVal):
-                return self.call_function(m, args, kwargs, node)
-            return Unknown(snippet(node))
-        if isinstance(base, OptVal):
-            if name == "step":
-                self.record_event("step", node, text=snippet(node), obj=base)
-            elif name == "zero_grad":
-                self.record_event("zero", node, text=snippet(node), obj=base)
-            elif name == "add_param_group" and args:
-                base.parts.extend(self.parameter_parts(args[0], node))
-            return Const(None)
-        if isinstance(base, SchedVal):
-            if name == "step":
-                self.record_event("sched", node, text=snippet(node), obj=base)
-            return Unknown(snippet(node))
-        if isinstance(base, ScalerVal):
-            if name == "scale":
-                return args[0] if args else Unknown("scaled")
-            if name == "step":
-                opt = args[0] if args else None
-                self.record_event("step", node, text=snippet(node),
-                           obj=opt if isinstance(opt, OptVal) else None)
-            return Const(None)
-        if isinstance(base, AccelVal):
-            if name == "prepare":
-                return args[0] if len(args) == 1 else ListVal(list(args), kind="tuple")
-            if name == "backward" and args:
-                self.record_event("backward", node, text=snippet(node),
-                           obj=args[0] if isinstance(args[0], TensorVal) else None)
-                return Const(None)
-            if name in ("clip_grad_norm_", "clip_grad_value_"):
-                return self.record_clipping(name, args[1:], kwargs, node)
-            if name == "autocast":
-                return CtxVal("autocast", line, snippet(node), None)
-            return Unknown(snippet(node))
-        if isinstance(base, LossVal):
-            if name == "forward":
-                return self.call_value(base, args, kwargs, node, env)
-            return Unknown(snippet(node))
-        if isinstance(base, TensorVal):
-            return self.call_tensor_method(base, name, args, kwargs, node)
-        if isinstance(base, ListVal):
-            return self.call_list_method(base, name, args, kwargs, node)
-        if isinstance(base, ConfigVal):
-            if name == "get" and args:
-                v = self.config_lookup(base, args[0], node) if isinstance(args[0], Const) else \
-                    Unknown("?")
-                if isinstance(v, Unknown) and len(args) > 1:
-                    return args[1]
-                return v
-            return Unknown(snippet(node))
-        if isinstance(base, ParserVal):
-            if name in ("parse_args",):
-                return ArgsVal(self.argdefaults)
-            if name == "parse_known_args":
-                return ListVal([ArgsVal(self.argdefaults), Unknown("rest")], kind="tuple")
-            return Const(None)
-        if isinstance(base, (LoaderVal, BatchVal)):
-            if name in ("to", "cuda", "cpu", "float", "items", "values"):
-                if name == "items":
-                    return IterVal("items", [ListVal([TensorVal(data=True)], kind="dict")])
-                return base if isinstance(base, BatchVal) else Unknown("?")
-            return Unknown(snippet(node))
-        if isinstance(base, ParamsVal):
-            return Unknown(snippet(node))
-        if isinstance(base, Unknown):
-            return self.call_unknown_method(base, name, args, kwargs, node, env)
+        handler = METHODS_BY_TYPE.get(type(base))
+        if handler is not None:
+            return getattr(self, handler)(base, name, args, kwargs, node, env)
         if isinstance(base, Const) and isinstance(base.value, str):
             return Unknown("str")
+        return Unknown(snippet(node))
+
+    def call_object_method(self, base: ObjVal, name: str, args: list, kwargs: dict, node: ast.Call,
+                           env: Env) -> Val:
+        """A method of an instance of a class of this file: run its body."""
+        m = self.class_attribute(base.cls, name)
+        if isinstance(m, FuncVal):
+            return self.call_function(replace(m, bound=base), args, kwargs, node)
+        if m is not MISSING:
+            return self.call_value(m, args, kwargs, node, env)
+        return Unknown(snippet(node))
+
+    def call_class_method(self, base: ClassVal, name: str, args: list, kwargs: dict, node: ast.Call,
+                          env: Env) -> Val:
+        m = self.class_attribute(base, name)
+        if isinstance(m, FuncVal):
+            return self.call_function(m, args, kwargs, node)
+        return Unknown(snippet(node))
+
+    def call_config_method(self, base: ConfigVal, name: str, args: list, kwargs: dict, node: ast.Call,
+                           env: Env) -> Val:
+        """``cfg.get(key, default)`` on a loaded config."""
+        if name == "get" and args:
+            v = self.config_lookup(base, args[0], node) if isinstance(args[0], Const) else \
+                Unknown("?")
+            if isinstance(v, Unknown) and len(args) > 1:
+                return args[1]
+            return v
+        return Unknown(snippet(node))
+
+    def call_parser_method(self, base: ParserVal, name: str, args: list, kwargs: dict, node: ast.Call,
+                           env: Env) -> Val:
+        """``parser.parse_args()``: the argparse defaults."""
+        if name in ("parse_args",):
+            return ArgsVal(self.argdefaults)
+        if name == "parse_known_args":
+            return ListVal([ArgsVal(self.argdefaults), Unknown("rest")], kind="tuple")
+        return Const(None)
+
+    def call_opaque_method(self, base: Val, name: str, args: list, kwargs: dict, node: ast.Call,
+                           env: Env) -> Val:
         return Unknown(snippet(node))
 
     def call_unknown_method(self, base: Unknown, name: str, args: list, kwargs: dict,
@@ -303,7 +280,7 @@ class Calls:
         return Unknown(snippet(node))
 
     def call_list_method(self, base: ListVal, name: str, args: list, kwargs: dict,
-                    node: ast.Call) -> Val:
+                         node: ast.Call, env: Env | None = None) -> Val:
         if name == "append" and args:
             base.items.append(args[0])
             if base.keys is not None:

@@ -11,8 +11,9 @@ from typing import Any
 
 from ..text import format_number, snippet
 from ..values import (
-    Const, CtxVal, FuncVal, IterVal, ListVal, LoaderVal, LossRec, MISSING, ModuleVal, OptVal,
-    ParamsVal, Part, Ref, SamplerVal, SchedVal, TensorVal, Unknown, Val, literal_number)
+    AccelVal, BatchVal, Const, CtxVal, Env, FuncVal, IterVal, ListVal, LoaderVal, LossRec, LossVal,
+    MISSING, ModuleVal, OptVal, ParamsVal, Part, Ref, SamplerVal, ScalerVal, SchedVal, TensorVal,
+    Unknown, Val, literal_number)
 from .names import (
     EPOCH_WORDS, OPT_DEFAULT_LR, OPT_DEFAULT_WD, OPT_NO_WD, SCHED_EPOCHISH, SCHED_PER_BATCH,
     STEPS_WORDS)
@@ -290,3 +291,63 @@ class TrainingObjects:
             self.add_unresolved(f"line {line}: `{snippet(node, 50)}` is switched by a run-time flag")
         self.records["amp"].append((line, dtype, snippet(node, 60), "autocast"))
         return CtxVal("autocast", line, snippet(node), dtype)
+
+    # ---- methods of the objects built ------------------------------------------------------------
+
+    def call_optimizer_method(self, base: OptVal, name: str, args: list, kwargs: dict, node: ast.Call,
+                              env: Env) -> Val:
+        """``opt.step()``, ``opt.zero_grad()``, ``opt.add_param_group(...)``."""
+        if name == "step":
+            self.record_event("step", node, text=snippet(node), obj=base)
+        elif name == "zero_grad":
+            self.record_event("zero", node, text=snippet(node), obj=base)
+        elif name == "add_param_group" and args:
+            base.parts.extend(self.parameter_parts(args[0], node))
+        return Const(None)
+
+    def call_scheduler_method(self, base: SchedVal, name: str, args: list, kwargs: dict, node: ast.Call,
+                              env: Env) -> Val:
+        if name == "step":
+            self.record_event("sched", node, text=snippet(node), obj=base)
+        return Unknown(snippet(node))
+
+    def call_scaler_method(self, base: ScalerVal, name: str, args: list, kwargs: dict, node: ast.Call,
+                           env: Env) -> Val:
+        """``scaler.scale(loss)`` is the loss; ``scaler.step(opt)`` steps ``opt``."""
+        if name == "scale":
+            return args[0] if args else Unknown("scaled")
+        if name == "step":
+            opt = args[0] if args else None
+            self.record_event("step", node, text=snippet(node),
+                              obj=opt if isinstance(opt, OptVal) else None)
+        return Const(None)
+
+    def call_accelerator_method(self, base: AccelVal, name: str, args: list, kwargs: dict,
+                                node: ast.Call, env: Env) -> Val:
+        """accelerate's ``prepare``, ``backward``, clipping and ``autocast``."""
+        if name == "prepare":
+            return args[0] if len(args) == 1 else ListVal(list(args), kind="tuple")
+        if name == "backward" and args:
+            self.record_event("backward", node, text=snippet(node),
+                              obj=args[0] if isinstance(args[0], TensorVal) else None)
+            return Const(None)
+        if name in ("clip_grad_norm_", "clip_grad_value_"):
+            return self.record_clipping(name, args[1:], kwargs, node)
+        if name == "autocast":
+            return CtxVal("autocast", node.lineno, snippet(node), None)
+        return Unknown(snippet(node))
+
+    def call_loss_object_method(self, base: LossVal, name: str, args: list, kwargs: dict,
+                                node: ast.Call, env: Env) -> Val:
+        if name == "forward":
+            return self.call_value(base, args, kwargs, node, env)
+        return Unknown(snippet(node))
+
+    def call_batch_method(self, base: Val, name: str, args: list, kwargs: dict, node: ast.Call,
+                          env: Env) -> Val:
+        """``batch.to(device)``, ``batch.items()`` on a loader's element."""
+        if name in ("to", "cuda", "cpu", "float", "items", "values"):
+            if name == "items":
+                return IterVal("items", [ListVal([TensorVal(data=True)], kind="dict")])
+            return base if isinstance(base, BatchVal) else Unknown("?")
+        return Unknown(snippet(node))

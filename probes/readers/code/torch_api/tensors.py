@@ -10,7 +10,7 @@ from typing import Iterable
 
 from ..naming import EPS_WORDS
 from ..text import snippet
-from ..values import Const, ListVal, TensorVal, Unknown, Val, from_model
+from ..values import Const, Env, ListVal, TensorVal, Unknown, Val, from_model
 
 
 class TensorModel:
@@ -161,7 +161,7 @@ class TensorModel:
         return self.fresh_tensor(replace(t, safe=False, exp=False), node)
 
     def call_tensor_method(self, t: TensorVal, name: str, args: list, kwargs: dict,
-                      node: ast.Call) -> Val:
+                           node: ast.Call, env: Env | None = None) -> Val:
         line = node.lineno
         if name == "backward":
             self.record_event("backward", node, text=snippet(node), obj=t)
