@@ -17,94 +17,157 @@ from .names import (
     PARAM_LAYERS)
 
 
+#: nn.Module method name -> handler (``module_<handler>`` of :class:`ModuleModel`); a handler returning
+#: None leaves the call to the fallback (a model from elsewhere)
+MODULE_METHODS: dict[str, str] = {
+    **dict.fromkeys(("parameters", "named_parameters"), "parameters"),
+    **dict.fromkeys(("modules", "children", "named_modules", "named_children"), "submodules"),
+    **dict.fromkeys(("to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type"), "cast"),
+    **dict.fromkeys(("train", "eval"), "mode"),
+    "zero_grad": "zero_grad",
+    "requires_grad_": "requires_grad",
+    "apply": "apply",
+    **dict.fromkeys(("add_module", "register_module"), "add_module"),
+    "register_parameter": "register_parameter",
+    **dict.fromkeys(("append", "extend", "insert"), "grow_container"),
+    "forward": "forward",
+    "from_pretrained": "itself",
+    **dict.fromkeys(("state_dict", "load_state_dict", "register_buffer", "register_forward_hook",
+                     "register_full_backward_hook", "named_buffers", "buffers", "save_pretrained",
+                     "generate"), "opaque"),
+}
+
+
 class ModuleModel:
     """nn.Module objects: their methods, train/eval mode, forward passes, torch.nn constructors."""
 
     def call_module_method(self, m: ModuleVal, name: str, args: list, kwargs: dict, node: ast.Call,
-                      env: Env) -> Val:
-        line = node.lineno
+                           env: Env) -> Val:
+        """``module.name(...)``: a method the module's own class defines runs its body; nn.Module's
+        methods go through :data:`MODULE_METHODS`; a model from elsewhere maps tensors to a tensor."""
         if m.cls is not None:
             fm = self.class_attribute(m.cls, name)
             if isinstance(fm, FuncVal) and name not in ("parameters", "named_parameters"):
                 return self.call_function(replace(fm, bound=m), args, kwargs, node)
-        if name in ("parameters", "named_parameters"):
-            return ParamsVal([Part(m, f"{snippet(node.func.value, 50)}.{name}()")],
-                             named=name == "named_parameters")
-        if name in ("modules", "children", "named_modules", "named_children"):
-            anym = ModuleVal(kind="any", qual=f"{m.qual} submodule", line=m.line, parent=m,
-                             path="*")
-            anym.params = True
-            el = ListVal([Unknown("name"), anym], kind="tuple") if name.startswith("named") \
-                else anym
-            return IterVal("modules", [el])
-        if name in ("to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type"):
-            dtype = None
-            if name in ("half", "bfloat16"):
-                dtype = "float16" if name == "half" else "bfloat16"
-            for v in list(args) + [kwargs.get("dtype")]:
-                if isinstance(v, Ref) and v.qual.endswith((".float16", ".half")):
-                    dtype = "float16"
-                elif isinstance(v, Ref) and v.qual.endswith(".bfloat16"):
-                    dtype = "bfloat16"
-            if dtype:
-                self.records["amp"].append((line, dtype, snippet(node, 60), "cast"))
-            return m
-        if name in ("train", "eval"):
-            mode = name
-            if name == "train" and args and isinstance(args[0], Const) and args[0].value is False:
-                mode = "eval"
-            if name == "train" and isinstance(kwargs.get("mode"), Const) \
-                    and kwargs["mode"].value is False:
-                mode = "eval"
-            self.set_module_mode(m, mode)
-            self.record_event("mode", node, text=snippet(node), obj=m, mode=mode)
-            return m
-        if name == "zero_grad":
-            self.record_event("zero", node, text=snippet(node), obj=m)
-            return Const(None)
-        if name == "requires_grad_":
-            flag = args[0] if args else kwargs.get("requires_grad", Const(True))
-            if isinstance(flag, Const) and flag.value is False:
-                self.record_frozen(node.func.value, m, node)
-            return m
-        if name == "apply" and args:
-            anym = ModuleVal(kind="any", qual=f"{m.qual} submodule", line=m.line, parent=m,
-                             path="*")
-            anym.params = True
-            self.call_value(args[0], [anym], {}, node, env)
-            return m
-        if name in ("add_module", "register_module") and len(args) >= 2:
-            if isinstance(args[0], Const):
-                m.attrs[str(args[0].value)] = args[1]
-                if isinstance(args[1], ModuleVal) and args[1].parent is None:
-                    args[1].parent, args[1].path = m, str(args[0].value)
-            return Const(None)
-        if name == "register_parameter" and len(args) >= 2 and isinstance(args[0], Const):
-            m.attrs[str(args[0].value)] = TensorVal(param=True)
-            return Const(None)
-        if name in ("append", "extend", "insert") and m.kind in ("container", "sequential"):
-            if name == "extend" and args and isinstance(args[0], ListVal):
-                items = args[0].items
-            else:
-                items = args[-1:] if args else []
-            for it in items:
-                m.layers.append(it)
-                if isinstance(it, ModuleVal) and it.parent is None:
-                    it.parent, it.path = m, f"{m.path}[{len(m.layers) - 1}]"
-            return Const(None) if name != "append" else m
-        if name == "forward":
-            return self.call_module(m, args, kwargs, node)
-        if name in ("from_pretrained",):
-            return m
-        if name in ("state_dict", "load_state_dict", "register_buffer", "register_forward_hook",
-                    "register_full_backward_hook", "named_buffers", "buffers", "save_pretrained",
-                    "generate"):
-            return Unknown(snippet(node))
+        handler = MODULE_METHODS.get(name)
+        if handler is not None:
+            out = getattr(self, "module_" + handler)(m, name, args, kwargs, node, env)
+            if out is not None:
+                return out
         if m.kind in ("external", "opaque", "unknown"):
             tens = [v for v in list(args) + list(kwargs.values()) if isinstance(v, TensorVal)]
             if tens:
                 return self.fresh_tensor(replace(self.join_tensors(tens), act=None, act_src=None,
-                                       srcs=self.join_tensors(tens).srcs | {m.id}), node)
+                                                 srcs=self.join_tensors(tens).srcs | {m.id}), node)
+        return Unknown(snippet(node))
+
+    def module_parameters(self, m: ModuleVal, name: str, args: list, kwargs: dict, node: ast.Call,
+                          env: Env) -> Val:
+        return ParamsVal([Part(m, f"{snippet(node.func.value, 50)}.{name}()")],
+                         named=name == "named_parameters")
+
+    def module_submodules(self, m: ModuleVal, name: str, args: list, kwargs: dict, node: ast.Call,
+                          env: Env) -> Val:
+        anym = ModuleVal(kind="any", qual=f"{m.qual} submodule", line=m.line, parent=m,
+                         path="*")
+        anym.params = True
+        el = ListVal([Unknown("name"), anym], kind="tuple") if name.startswith("named") \
+            else anym
+        return IterVal("modules", [el])
+
+    def module_cast(self, m: ModuleVal, name: str, args: list, kwargs: dict, node: ast.Call,
+                    env: Env) -> Val:
+        """``.to()``/``.half()``/...: half precision is recorded as mixed precision."""
+        dtype = None
+        if name in ("half", "bfloat16"):
+            dtype = "float16" if name == "half" else "bfloat16"
+        for v in list(args) + [kwargs.get("dtype")]:
+            if isinstance(v, Ref) and v.qual.endswith((".float16", ".half")):
+                dtype = "float16"
+            elif isinstance(v, Ref) and v.qual.endswith(".bfloat16"):
+                dtype = "bfloat16"
+        if dtype:
+            self.records["amp"].append((node.lineno, dtype, snippet(node, 60), "cast"))
+        return m
+
+    def module_mode(self, m: ModuleVal, name: str, args: list, kwargs: dict, node: ast.Call,
+                    env: Env) -> Val:
+        """``.train()``/``.eval()`` (``train(False)`` is eval)."""
+        mode = name
+        if name == "train" and args and isinstance(args[0], Const) and args[0].value is False:
+            mode = "eval"
+        if name == "train" and isinstance(kwargs.get("mode"), Const) \
+                and kwargs["mode"].value is False:
+            mode = "eval"
+        self.set_module_mode(m, mode)
+        self.record_event("mode", node, text=snippet(node), obj=m, mode=mode)
+        return m
+
+    def module_zero_grad(self, m: ModuleVal, name: str, args: list, kwargs: dict, node: ast.Call,
+                         env: Env) -> Val:
+        self.record_event("zero", node, text=snippet(node), obj=m)
+        return Const(None)
+
+    def module_requires_grad(self, m: ModuleVal, name: str, args: list, kwargs: dict, node: ast.Call,
+                             env: Env) -> Val:
+        flag = args[0] if args else kwargs.get("requires_grad", Const(True))
+        if isinstance(flag, Const) and flag.value is False:
+            self.record_frozen(node.func.value, m, node)
+        return m
+
+    def module_apply(self, m: ModuleVal, name: str, args: list, kwargs: dict, node: ast.Call,
+                     env: Env) -> Val | None:
+        """``model.apply(init_fn)``: ``init_fn`` runs on "any submodule"."""
+        if not args:
+            return None
+        anym = ModuleVal(kind="any", qual=f"{m.qual} submodule", line=m.line, parent=m,
+                         path="*")
+        anym.params = True
+        self.call_value(args[0], [anym], {}, node, env)
+        return m
+
+    def module_add_module(self, m: ModuleVal, name: str, args: list, kwargs: dict, node: ast.Call,
+                          env: Env) -> Val | None:
+        if len(args) < 2:
+            return None
+        if isinstance(args[0], Const):
+            m.attrs[str(args[0].value)] = args[1]
+            if isinstance(args[1], ModuleVal) and args[1].parent is None:
+                args[1].parent, args[1].path = m, str(args[0].value)
+        return Const(None)
+
+    def module_register_parameter(self, m: ModuleVal, name: str, args: list, kwargs: dict,
+                                  node: ast.Call, env: Env) -> Val | None:
+        if len(args) >= 2 and isinstance(args[0], Const):
+            m.attrs[str(args[0].value)] = TensorVal(param=True)
+            return Const(None)
+        return None
+
+    def module_grow_container(self, m: ModuleVal, name: str, args: list, kwargs: dict, node: ast.Call,
+                              env: Env) -> Val | None:
+        """``layers.append(nn.Linear(...))`` on a ModuleList/Sequential."""
+        if m.kind not in ("container", "sequential"):
+            return None
+        if name == "extend" and args and isinstance(args[0], ListVal):
+            items = args[0].items
+        else:
+            items = args[-1:] if args else []
+        for it in items:
+            m.layers.append(it)
+            if isinstance(it, ModuleVal) and it.parent is None:
+                it.parent, it.path = m, f"{m.path}[{len(m.layers) - 1}]"
+        return Const(None) if name != "append" else m
+
+    def module_forward(self, m: ModuleVal, name: str, args: list, kwargs: dict, node: ast.Call,
+                       env: Env) -> Val:
+        return self.call_module(m, args, kwargs, node)
+
+    def module_itself(self, m: ModuleVal, name: str, args: list, kwargs: dict, node: ast.Call,
+                      env: Env) -> Val:
+        return m
+
+    def module_opaque(self, m: ModuleVal, name: str, args: list, kwargs: dict, node: ast.Call,
+                      env: Env) -> Val:
         return Unknown(snippet(node))
 
     def set_module_mode(self, m: ModuleVal, mode: str) -> None:

@@ -5,12 +5,67 @@ tensor functions and methods.
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 from ..naming import EPS_WORDS
 from ..text import snippet
 from ..values import Const, Env, ListVal, TensorVal, Unknown, Val, from_model
+
+
+@dataclass
+class TensorCall:
+    """One call of a torch tensor function: ``x`` its first argument, ``tens`` the tensors it gets."""
+
+    name: str
+    args: list
+    kwargs: dict
+    node: ast.Call
+    qual: str
+    x: Val
+    tens: list
+
+    @property
+    def line(self) -> int:
+        return self.node.lineno
+
+
+#: torch tensor function name -> handler (``tensor_<handler>`` of :class:`TensorModel`)
+TENSOR_FUNCTIONS: dict[str, str] = {
+    **dict.fromkeys(("softmax", "log_softmax", "sigmoid"), "squash"),
+    **dict.fromkeys(("log", "log2", "log10"), "log"),
+    "exp": "exp",
+    **dict.fromkeys(("sqrt", "rsqrt"), "sqrt"),
+    **dict.fromkeys(("div", "true_divide", "divide"), "divide"),
+    "pow": "power",
+    **dict.fromkeys(("clamp", "clip", "clamp_min", "clamp_", "clamp_min_", "maximum", "softplus",
+                     "logsumexp", "log1p", "log_sigmoid", "logsigmoid", "normalize"), "guard"),
+    **dict.fromkeys(("tensor", "as_tensor", "from_numpy", "Tensor", "FloatTensor", "LongTensor",
+                     "asarray"), "rewrap"),
+    **dict.fromkeys(("argmax", "argmin", "argsort", "round", "floor", "ceil", "sign", "bucketize"),
+                    "discrete"),
+    **dict.fromkeys(("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout"), "dropout"),
+    **dict.fromkeys(("randn", "rand", "zeros", "ones", "randint", "arange", "linspace", "empty", "full",
+                     "zeros_like", "ones_like", "randn_like", "rand_like", "eye", "randperm", "normal",
+                     "one_hot", "bernoulli", "multinomial"), "new_data"),
+}
+
+#: functions after which a loss is still the stock loss (anything else makes it hand-made)
+KEEPS_LOSS = {"mean", "sum", "view", "reshape", "squeeze", "unsqueeze", "flatten",
+              "float", "double", "half", "to", "cuda", "cpu", "clone", "contiguous",
+              "type", "type_as", "requires_grad_", "retain_grad", "nan_to_num", "add",
+              "sub", "stack", "cat", "view_as", "reshape_as"}
+#: functions that keep what squashing the tensor carries (anything else forgets it)
+SHAPE_OPS = {"view", "reshape", "squeeze", "unsqueeze", "flatten", "permute",
+             "transpose", "contiguous", "float", "double", "half", "bfloat16", "to",
+             "cuda", "cpu", "clone", "mean", "sum", "stack", "cat", "expand",
+             "expand_as", "view_as", "reshape_as", "narrow", "select", "index_select",
+             "gather", "chunk", "split", "masked_fill", "where", "t", "type", "type_as",
+             "repeat", "tile", "squeeze_", "unsqueeze_", "nan_to_num", "max", "min",
+             "amax", "amin", "abs", "neg", "mul", "add", "sub", "matmul", "mm", "bmm",
+             "einsum", "norm", "std", "var", "prod", "cumsum", "diag", "tril", "triu",
+             "pad", "interpolate", "roll", "flip", "requires_grad_", "retain_grad",
+             "detach_", "squeeze", "movedim", "swapaxes", "long", "int", "bool"}
 
 
 class TensorModel:
@@ -60,8 +115,8 @@ class TensorModel:
         return self.fresh_tensor(replace(t, act=act, act_src=(line, text), safe=False, exp=False), node)
 
     def call_tensor_function(self, name: str, args: list, kwargs: dict, node: ast.Call, qual: str) -> Val:
-        """torch.<name>(...) / F.<name>(...) / tensor.<name>(...) on abstract tensors."""
-        line = node.lineno
+        """torch.<name>(...) / F.<name>(...) / tensor.<name>(...) on abstract tensors, dispatched by
+        :data:`TENSOR_FUNCTIONS`; what no handler takes keeps its inputs' provenance."""
         x = args[0] if args else next(iter(kwargs.values()), Unknown("?"))
         tens = []
         for v in list(args) + list(kwargs.values()):
@@ -71,94 +126,109 @@ class TensorModel:
                 tens.extend(x_ for x_ in v.items if isinstance(x_, TensorVal))
         if isinstance(x, ListVal) and name in ("stack", "cat", "concat", "concatenate"):
             x = self.join_tensors(tens) if tens else x
-        if name in ("softmax", "log_softmax", "sigmoid"):
-            return self.apply_squashing(x, name, node)
-        if name in ("log", "log2", "log10"):
-            t = x if isinstance(x, TensorVal) else self.join_tensors(tens)
-            if isinstance(x, TensorVal) and not x.safe and from_model(x) and not EPS_WORDS.search(
-                    snippet(node)):
-                what = f"of {x.act} output" if x.act in ("softmax", "sigmoid") else "with no eps"
-                t = self.mark_unsafe(t, "log_without_eps", line,
-                                f"{snippet(node, 50)}: log {what} (log(0) = -inf)")
-            act = {"softmax": "log_softmax"}.get(t.act or "", t.act)
-            return self.fresh_tensor(replace(t, act=act, act_src=t.act_src if act == t.act else (
-                line, f"{snippet(node, 50)} (line {line})"), safe=False, exp=False), node)
-        if name in ("exp",):
-            t = x if isinstance(x, TensorVal) else self.join_tensors(tens)
-            argnode = (node.func.value if qual.startswith("tensor.") and isinstance(
-                node.func, ast.Attribute) else (node.args[0] if node.args else None))
-            # exp(-loss) (focal loss pt) is bounded by 1
-            neg_loss = isinstance(argnode, ast.UnaryOp) and isinstance(argnode.op, ast.USub) \
-                and isinstance(x, TensorVal) and bool(x.losses)
-            if isinstance(x, TensorVal) and from_model(x) and not x.safe and not neg_loss:
-                t = self.mark_unsafe(t, "exp_overflow", line,
-                                f"{snippet(node, 50)}: exp of an unbounded value overflows")
-            return self.fresh_tensor(replace(t, exp=True, safe=False), node)
-        if name in ("sqrt", "rsqrt"):
-            t = x if isinstance(x, TensorVal) else self.join_tensors(tens)
-            if isinstance(x, TensorVal) and from_model(x) and not x.safe:
-                t = self.mark_unsafe(t, "sqrt_of_zero", line,
-                                f"{snippet(node, 50)}: sqrt at 0 has an infinite gradient")
-            return self.fresh_tensor(replace(t, safe=False, exp=False), node)
-        if name in ("div", "true_divide", "divide") and len(args) >= 2 and isinstance(
-                args[1], TensorVal):
-            t = self.join_tensors(tens)
-            if not args[1].safe and not args[1].exp and from_model(t) and len(node.args) > 1 \
-                    and not EPS_WORDS.search(snippet(node.args[1])):
-                t = self.mark_unsafe(t, "division_without_eps", line,
-                                f"{snippet(node, 50)} divides by a tensor that can be 0")
-            return self.fresh_tensor(t, node)
-        if name in ("pow",) and len(args) >= 2 and isinstance(args[1], Const) \
+        call = TensorCall(name, args, kwargs, node, qual, x, tens)
+        handler = TENSOR_FUNCTIONS.get(name)
+        if handler is not None:
+            out = getattr(self, "tensor_" + handler)(call)
+            if out is not None:
+                return out
+        return self.tensor_elementwise(call)
+
+    def tensor_squash(self, c: TensorCall) -> Val:
+        return self.apply_squashing(c.x, c.name, c.node)
+
+    def tensor_log(self, c: TensorCall) -> Val:
+        x, node, line = c.x, c.node, c.line
+        t = x if isinstance(x, TensorVal) else self.join_tensors(c.tens)
+        if isinstance(x, TensorVal) and not x.safe and from_model(x) and not EPS_WORDS.search(
+                snippet(node)):
+            what = f"of {x.act} output" if x.act in ("softmax", "sigmoid") else "with no eps"
+            t = self.mark_unsafe(t, "log_without_eps", line,
+                                 f"{snippet(node, 50)}: log {what} (log(0) = -inf)")
+        act = {"softmax": "log_softmax"}.get(t.act or "", t.act)
+        return self.fresh_tensor(replace(t, act=act, act_src=t.act_src if act == t.act else (
+            line, f"{snippet(node, 50)} (line {line})"), safe=False, exp=False), node)
+
+    def tensor_exp(self, c: TensorCall) -> Val:
+        x, node = c.x, c.node
+        t = x if isinstance(x, TensorVal) else self.join_tensors(c.tens)
+        argnode = (node.func.value if c.qual.startswith("tensor.") and isinstance(
+            node.func, ast.Attribute) else (node.args[0] if node.args else None))
+        # exp(-loss) (focal loss pt) is bounded by 1
+        neg_loss = isinstance(argnode, ast.UnaryOp) and isinstance(argnode.op, ast.USub) \
+            and isinstance(x, TensorVal) and bool(x.losses)
+        if isinstance(x, TensorVal) and from_model(x) and not x.safe and not neg_loss:
+            t = self.mark_unsafe(t, "exp_overflow", c.line,
+                                 f"{snippet(node, 50)}: exp of an unbounded value overflows")
+        return self.fresh_tensor(replace(t, exp=True, safe=False), node)
+
+    def tensor_sqrt(self, c: TensorCall) -> Val:
+        x = c.x
+        t = x if isinstance(x, TensorVal) else self.join_tensors(c.tens)
+        if isinstance(x, TensorVal) and from_model(x) and not x.safe:
+            t = self.mark_unsafe(t, "sqrt_of_zero", c.line,
+                                 f"{snippet(c.node, 50)}: sqrt at 0 has an infinite gradient")
+        return self.fresh_tensor(replace(t, safe=False, exp=False), c.node)
+
+    def tensor_divide(self, c: TensorCall) -> Val | None:
+        args, node = c.args, c.node
+        if not (len(args) >= 2 and isinstance(args[1], TensorVal)):
+            return None
+        t = self.join_tensors(c.tens)
+        if not args[1].safe and not args[1].exp and from_model(t) and len(node.args) > 1 \
+                and not EPS_WORDS.search(snippet(node.args[1])):
+            t = self.mark_unsafe(t, "division_without_eps", c.line,
+                                 f"{snippet(node, 50)} divides by a tensor that can be 0")
+        return self.fresh_tensor(t, node)
+
+    def tensor_power(self, c: TensorCall) -> Val | None:
+        """``x.pow(0.5)``: a square root (the exponent is the square root's, not a threshold)."""
+        args, x = c.args, c.x
+        if len(args) >= 2 and isinstance(args[1], Const) \
                 and args[1].value == 0.5 and isinstance(x, TensorVal) and from_model(x) \
                 and not x.safe:
-            return self.mark_unsafe(self.join_tensors(tens), "sqrt_of_zero", line,
-                               f"{snippet(node, 50)}: sqrt at 0 has an infinite gradient")
-        if name in ("clamp", "clip", "clamp_min", "clamp_", "clamp_min_", "maximum", "softplus",
-                    "logsumexp", "log1p", "log_sigmoid", "logsigmoid", "normalize"):
-            t = self.join_tensors(tens)
-            return self.fresh_tensor(replace(t, safe=name not in ("log1p", "log_sigmoid", "logsigmoid",
-                                                        "logsumexp"), exp=False), node)
-        if name in ("tensor", "as_tensor", "from_numpy", "Tensor", "FloatTensor",
-                    "LongTensor", "asarray"):
-            if tens and (tens[0].srcs or tens[0].calls):
-                return self.cut_graph(self.join_tensors(tens), line, f"{snippet(node, 40)}")
-            return TensorVal(data=True)
-        if name in ("argmax", "argmin", "argsort", "round", "floor", "ceil", "sign",
-                    "bucketize"):
-            if tens:
-                return replace(self.cut_graph(self.join_tensors(tens), line, f"{name}()"), act=None)
-            return TensorVal(data=True)
-        if name in ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout"):
-            p = kwargs.get("p", args[1] if len(args) > 1 else Const(0.5))
-            self.records["dropout"].append((line, p.value if isinstance(p, Const) else None,
-                                        snippet(node, 50)))
-            return x if isinstance(x, TensorVal) else TensorVal()
-        if name in ("randn", "rand", "zeros", "ones", "randint", "arange", "linspace", "empty",
-                    "full", "zeros_like", "ones_like", "randn_like", "rand_like", "eye",
-                    "randperm", "normal", "one_hot", "bernoulli", "multinomial"):
-            return TensorVal(data=True)
-        if not tens:
-            return Unknown(snippet(node))
-        t = self.join_tensors(tens)
-        keeps_loss = {"mean", "sum", "view", "reshape", "squeeze", "unsqueeze", "flatten",
-                      "float", "double", "half", "to", "cuda", "cpu", "clone", "contiguous",
-                      "type", "type_as", "requires_grad_", "retain_grad", "nan_to_num", "add",
-                      "sub", "stack", "cat", "view_as", "reshape_as"}
-        if t.losses and name not in keeps_loss:
+            return self.mark_unsafe(self.join_tensors(c.tens), "sqrt_of_zero", c.line,
+                                    f"{snippet(c.node, 50)}: sqrt at 0 has an infinite gradient")
+        return None
+
+    def tensor_guard(self, c: TensorCall) -> Val:
+        """clamp/softplus/normalize...: the result is safe to log or divide by (log1p & co are not)."""
+        t = self.join_tensors(c.tens)
+        return self.fresh_tensor(replace(t, safe=c.name not in ("log1p", "log_sigmoid", "logsigmoid",
+                                                                "logsumexp"), exp=False), c.node)
+
+    def tensor_rewrap(self, c: TensorCall) -> Val:
+        """torch.tensor(x) and friends: a new leaf, cut off the graph of ``x``."""
+        if c.tens and (c.tens[0].srcs or c.tens[0].calls):
+            return self.cut_graph(self.join_tensors(c.tens), c.line, f"{snippet(c.node, 40)}")
+        return TensorVal(data=True)
+
+    def tensor_discrete(self, c: TensorCall) -> Val:
+        """argmax/round/...: no gradient flows through."""
+        if c.tens:
+            return replace(self.cut_graph(self.join_tensors(c.tens), c.line, f"{c.name}()"), act=None)
+        return TensorVal(data=True)
+
+    def tensor_dropout(self, c: TensorCall) -> Val:
+        p = c.kwargs.get("p", c.args[1] if len(c.args) > 1 else Const(0.5))
+        self.records["dropout"].append((c.line, p.value if isinstance(p, Const) else None,
+                                        snippet(c.node, 50)))
+        return c.x if isinstance(c.x, TensorVal) else TensorVal()
+
+    def tensor_new_data(self, c: TensorCall) -> Val:
+        return TensorVal(data=True)
+
+    def tensor_elementwise(self, c: TensorCall) -> Val:
+        """Any other function: the inputs' provenance carries over; a loss changed by it becomes a
+        hand-made loss, and anything but a shape operation forgets the output's squashing."""
+        if not c.tens:
+            return Unknown(snippet(c.node))
+        t = self.join_tensors(c.tens)
+        if t.losses and c.name not in KEEPS_LOSS:
             t = replace(t, loss_mod=True)   # exp(-ce), log(loss)...: a hand-made loss
-        shape_ops = {"view", "reshape", "squeeze", "unsqueeze", "flatten", "permute",
-                     "transpose", "contiguous", "float", "double", "half", "bfloat16", "to",
-                     "cuda", "cpu", "clone", "mean", "sum", "stack", "cat", "expand",
-                     "expand_as", "view_as", "reshape_as", "narrow", "select", "index_select",
-                     "gather", "chunk", "split", "masked_fill", "where", "t", "type", "type_as",
-                     "repeat", "tile", "squeeze_", "unsqueeze_", "nan_to_num", "max", "min",
-                     "amax", "amin", "abs", "neg", "mul", "add", "sub", "matmul", "mm", "bmm",
-                     "einsum", "norm", "std", "var", "prod", "cumsum", "diag", "tril", "triu",
-                     "pad", "interpolate", "roll", "flip", "requires_grad_", "retain_grad",
-                     "detach_", "squeeze", "movedim", "swapaxes", "long", "int", "bool"}
-        if name not in shape_ops:
+        if c.name not in SHAPE_OPS:
             t = replace(t, act=None, act_src=None)
-        return self.fresh_tensor(replace(t, safe=False, exp=False), node)
+        return self.fresh_tensor(replace(t, safe=False, exp=False), c.node)
 
     def call_tensor_method(self, t: TensorVal, name: str, args: list, kwargs: dict,
                            node: ast.Call, env: Env | None = None) -> Val:
