@@ -225,7 +225,7 @@ class Gatherer:
     def code(self, path, for_script=False):
         self._need_file(path, "script" if for_script else "code file")
         from traindx.probes.readers.code import analyze_code
-        rep = analyze_code(path)
+        rep = analyze_code(path, self.session.kb.params())
         self.session.add_findings(rep.findings)
         for u in getattr(rep, "unresolved", []) or []:
             self.session.notes.append(f"code reader could not resolve: {u}")

@@ -526,7 +526,7 @@ class Engine:
 
         def gather(s):
             from traindx.probes.readers.code import analyze_code
-            rep = analyze_code(full)
+            rep = analyze_code(full, s.kb.params())
             added = self._add_findings(s, rep.findings)
             for u in getattr(rep, "unresolved", []) or []:
                 s.notes.append(f"code reader could not resolve: {u}")

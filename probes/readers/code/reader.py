@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import ast
 import os
+from typing import Mapping
 
 from traindx.engine.evidence import Finding
+from traindx.engine.parameters import resolve
 
 from .facts.common import Conclusions
 from .facts.data import DataFacts
@@ -35,20 +37,23 @@ class CodeReader(ReaderState, Statements, Expressions, Calls, TensorModel, Modul
                  DataFacts, ModelFacts):
     """Runs one parsed script abstractly (:meth:`run`), then concludes (:meth:`build_report`)."""
 
-    def __init__(self, path: str, tree: ast.Module):
-        ReaderState.__init__(self, path, tree)
+    def __init__(self, path: str, tree: ast.Module, params: Mapping):
+        ReaderState.__init__(self, path, tree, params)
 
 
-def analyze_code(path: str | os.PathLike) -> CodeReport:
+def analyze_code(path: str | os.PathLike, params: Mapping | None = None) -> CodeReport:
     """Read a training script statically and return what it shows (see the package doc).
 
+    ``params``: the knowledge base's parameters (``KnowledgeBase.params()``, packs applied; the
+    ``code.*`` ones of kb/parameters/code.yaml are read); None: the shipped ones.
     Raises :class:`InputError` if the file is missing, not UTF-8 or not valid Python."""
+    params = resolve(params)
     p = os.fspath(path)
     tree = parse_source(p)
-    reader = CodeReader(p, tree)
+    reader = CodeReader(p, tree, params)
     reader.run()
     report = reader.build_report()
-    rl = rl_markers(tree)
+    rl = rl_markers(tree, params["code.rl_context_markers"])
     if rl is not None and report.get("rl_training") is None:
         line, what = rl
         report.findings.append(Finding("rl_training", True, f"code:{os.path.basename(p)}:{line}",

@@ -22,9 +22,10 @@ RL_NAMES = {"reward", "rewards", "returns", "episode", "episodes", "policy", "ac
              "advantages", "discount", "gamma"}
 
 
-def rl_markers(tree: ast.AST):
+def rl_markers(tree: ast.AST, min_markers: int):
     """(line, description) when the script is an RL loop: an RL library import, or an environment
-    stepped with actions and rewards collected — several independent markers, not one word."""
+    stepped with actions and rewards collected, or a reward-like name with at least ``min_markers``
+    other RL names (code.rl_context_markers) — several independent markers, not one word."""
     names: dict[str, int] = {}
     env_step = None
     for node in ast.walk(tree):
@@ -41,7 +42,8 @@ def rl_markers(tree: ast.AST):
     reward_like = {"reward", "rewards", "returns", "advantage", "advantages"} & set(names)
     if env_step and reward_like:
         return env_step[0], f"{env_step[1]} with {', '.join(sorted(reward_like))}"
-    if len(reward_like) >= 1 and len({"episode", "episodes", "policy", "action", "actions", "discount", "gamma"} & set(names)) >= 2:
+    context = {"episode", "episodes", "policy", "action", "actions", "discount", "gamma"} & set(names)
+    if len(reward_like) >= 1 and len(context) >= min_markers:
         first = min(names[n] for n in reward_like)
         return first, f"{', '.join(sorted(reward_like))} with {', '.join(sorted(set(names) - reward_like)[:3])}"
     return None

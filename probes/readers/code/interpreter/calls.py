@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from ..limits import MAX_DEPTH
 from ..naming import LOSS_WORDS, MODEL_WORDS
 from ..text import snippet
 from ..torch_api.names import LOSS_CLASSES, canonical
@@ -103,7 +102,7 @@ class Calls:
     def call_function(self, fv: FuncVal, args: list | None, kwargs: dict, node: ast.AST,
                       placeholder_args: bool = False) -> Val:
         fn = fv.node
-        if fn in self.fn_stack or len(self.fn_stack) >= MAX_DEPTH:
+        if fn in self.fn_stack or len(self.fn_stack) >= self.max_inline_depth:
             return Unknown(getattr(fn, "name", "<lambda>"))
         self.inlined.add(fn)
         env = Env(fv.env)

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import ast
 import os
-from typing import Any
+from typing import Any, Mapping
 
 from traindx.probes.readers.config import read_argparse
 
-from ..limits import MAX_OPS
 from ..values import (
     BudgetExceeded, Const, CtxVal, Env, Event, Frame, FuncVal, LoaderVal, ModuleVal, OptVal,
     ScalerVal, SchedVal, Val)
@@ -19,7 +18,10 @@ from ..values import (
 class ReaderState:
     """The reader's state and bookkeeping, and the run over the whole file."""
 
-    def __init__(self, path: str, tree: ast.Module):
+    def __init__(self, path: str, tree: ast.Module, params: Mapping):
+        self.params = params
+        self.max_ops = params["code.max_ops"]
+        self.max_inline_depth = params["code.max_inline_depth"]
         self.path = path
         self.tree = tree
         self.basename = os.path.basename(path)
@@ -56,7 +58,7 @@ class ReaderState:
 
     def spend_budget(self) -> None:
         self.ops += 1
-        if self.ops > MAX_OPS:
+        if self.ops > self.max_ops:
             raise BudgetExceeded()
 
     def add_unresolved(self, msg: str) -> None:

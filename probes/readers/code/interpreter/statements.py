@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 
-from ..limits import LOOP_LITERAL_MAX
 from ..naming import RELEVANT
 from ..text import snippet
 from ..torch_api.names import LOSS_CLASSES, canonical
@@ -137,7 +136,7 @@ class Statements:
     def literal_loop_items(self, it: Val) -> list | None:
         """A loop over a short literal list runs once per item (for phase in ['train', 'val'])."""
         if isinstance(it, ListVal) and not it.comp and it.kind in ("list", "tuple") \
-                and 0 < len(it.items) <= LOOP_LITERAL_MAX:
+                and 0 < len(it.items) <= self.params["code.literal_loop_max"]:
             return list(it.items)
         return None
 

@@ -15,7 +15,7 @@ from ..values import (
     MISSING, ModuleVal, OptVal, ParamsVal, Part, Ref, SamplerVal, ScalerVal, SchedVal, TensorVal,
     Unknown, Val, literal_number)
 from .names import (
-    EPOCH_WORDS, OPT_DEFAULT_LR, OPT_DEFAULT_WD, OPT_NO_WD, SCHED_EPOCHISH, SCHED_PER_BATCH,
+    EPOCH_WORDS, OPT_NO_WD, SCHED_EPOCHISH, SCHED_PER_BATCH,
     STEPS_WORDS)
 
 
@@ -74,8 +74,8 @@ class TrainingObjects:
             if g is not MISSING:
                 lr = g
         if lr is None:
-            if kind in OPT_DEFAULT_LR:
-                d = OPT_DEFAULT_LR[kind]
+            if f"code.default_lr.{kind}" in self.params:
+                d = self.params[f"code.default_lr.{kind}"]
                 why = f"no lr given: {kind}'s default {format_number(d)} in torch"
                 if kind == "sgd":
                     why += " >= 2.2 (older torch requires lr)"
@@ -106,7 +106,7 @@ class TrainingObjects:
             if kind in OPT_NO_WD:
                 opt.wd = None
             else:
-                d = OPT_DEFAULT_WD.get(kind, 0.0)
+                d = self.params.get(f"code.default_weight_decay.{kind}", 0.0)
                 opt.wd = (d, f"no weight_decay given: {kind}'s default {format_number(d)}")
         elif isinstance(wd, Const) and isinstance(wd.value, (int, float)):
             src = f" ({wd.origin})" if wd.origin else ""
@@ -152,7 +152,7 @@ class TrainingObjects:
                 s.per_batch, s.why = True, f"its period `{ptext}` counts batches"
             else:
                 lit = literal_number(period)
-                if lit is not None and lit >= 1000:
+                if lit is not None and lit >= self.params["code.per_batch_period_min"]:
                     self.add_unresolved(f"line {node.lineno}: {kind} period {format_number(lit)} could count "
                                f"batches or epochs")
                 else:

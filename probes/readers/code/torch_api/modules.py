@@ -13,8 +13,8 @@ from ..values import (
     BatchVal, Const, Env, FuncVal, IterVal, ListVal, LossVal, MISSING, ModuleVal, ParamsVal, Part,
     Ref, TensorVal, Unknown, Val, module_ids)
 from .names import (
-    ACT_LAYERS, BN_LAYERS, DROPOUT_KW_DEFAULTS, DROPOUT_LAYERS, LOSS_CLASSES, NOPARAM_LAYERS,
-    PARAM_LAYERS)
+    ACT_LAYERS, BN_LAYERS, DROPOUT_LAYERS, LOSS_CLASSES, NOPARAM_LAYERS, PARAM_LAYERS,
+    TRANSFORMER_LAYERS)
 
 
 #: nn.Module method name -> handler (``module_<handler>`` of :class:`ModuleModel`); a handler returning
@@ -337,13 +337,14 @@ class ModuleModel:
                 m.params = False
         m.act = ACT_LAYERS.get(last)
         if last in DROPOUT_LAYERS:
-            p = kwargs.get("p", args[0] if args else Const(0.5))
+            p = kwargs.get("p", args[0] if args else Const(self.params["code.default_dropout_p"]))
             self.records["dropout"].append((line, p.value if isinstance(p, Const) else None, text))
         elif "dropout" in kwargs:
             p = kwargs["dropout"]
             self.records["dropout"].append((line, p.value if isinstance(p, Const) else None, text))
-        elif last in DROPOUT_KW_DEFAULTS:
-            self.records["dropout"].append((line, DROPOUT_KW_DEFAULTS[last], text + " (default)"))
+        elif last in TRANSFORMER_LAYERS:
+            self.records["dropout"].append((line, self.params["code.transformer_default_dropout"],
+                                            text + " (default)"))
         if last in BN_LAYERS:
             self.records["bn"].append((line, text))
         self.modules.append(m)

@@ -41,8 +41,8 @@ BN_LAYERS = {"BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "Lazy
               "LazyBatchNorm2d", "LazyBatchNorm3d"}
 
 
-DROPOUT_KW_DEFAULTS = {"TransformerEncoderLayer": 0.1, "TransformerDecoderLayer": 0.1,
-                        "Transformer": 0.1}
+#: layers with a dropout argument that defaults to code.transformer_default_dropout
+TRANSFORMER_LAYERS = {"TransformerEncoderLayer", "TransformerDecoderLayer", "Transformer"}
 
 
 LOSS_CLASSES = {"CrossEntropyLoss": "cross_entropy", "NLLLoss": "nll", "BCELoss": "bce",
@@ -56,13 +56,6 @@ LOSS_FUNCS = {"cross_entropy": "cross_entropy", "nll_loss": "nll",
                "l1_loss": "l1", "smooth_l1_loss": "smooth_l1", "huber_loss": "smooth_l1",
                "kl_div": "kl_div"}
 
-
-OPT_DEFAULT_LR = {"sgd": 1e-3, "adam": 1e-3, "adamw": 1e-3, "rmsprop": 1e-2, "adagrad": 1e-2,
-                   "adadelta": 1.0, "adamax": 2e-3, "nadam": 2e-3, "radam": 1e-3, "asgd": 1e-2,
-                   "rprop": 1e-2, "lbfgs": 1.0, "sparseadam": 1e-3, "adafactor": 1e-2}
-
-
-OPT_DEFAULT_WD = {"adamw": 1e-2}
 
 
 OPT_NO_WD = {"rprop", "lbfgs", "sparseadam"}

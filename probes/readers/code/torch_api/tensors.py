@@ -210,7 +210,7 @@ class TensorModel:
         return TensorVal(data=True)
 
     def tensor_dropout(self, c: TensorCall) -> Val:
-        p = c.kwargs.get("p", c.args[1] if len(c.args) > 1 else Const(0.5))
+        p = c.kwargs.get("p", c.args[1] if len(c.args) > 1 else Const(self.params["code.default_dropout_p"]))
         self.records["dropout"].append((c.line, p.value if isinstance(p, Const) else None,
                                         snippet(c.node, 50)))
         return c.x if isinstance(c.x, TensorVal) else TensorVal()
