@@ -8,7 +8,7 @@ import re
 
 
 MODEL_WORDS = re.compile(r"(model|net\b|network|encoder|decoder|classifier|backbone|"
-                          r"generator|discriminator|student|\bnet|critic|actor)", re.I)
+                         r"generator|discriminator|student|\bnet|critic|actor)", re.I)
 
 
 OPT_WORDS = re.compile(r"(^|[._])(opt|optim|optimizer|optimiser)[\w]*$", re.I)
@@ -27,8 +27,8 @@ EVAL_FUNC = re.compile(r"(eval|valid|test|predict|infer)", re.I)
 
 
 RELEVANT = re.compile(r"(autocast|GradScaler|\.half\(|zero_grad|\.step\(|backward|DataLoader|"
-                       r"optim|sched|\.eval\(|\.train\(|clip_grad|Dropout|requires_grad|"
-                       r"init\.|Softmax|softmax|sigmoid|Loss|loss|lr)")
+                      r"optim|sched|\.eval\(|\.train\(|clip_grad|Dropout|requires_grad|"
+                      r"init\.|Softmax|softmax|sigmoid|Loss|loss|lr)")
 
 
 EPS_WORDS = re.compile(r"(eps|epsilon|tiny|smooth|1e-|delta|stab)", re.I)

@@ -34,7 +34,7 @@ class Conclusions:
             return
         line = line or getattr(self, "default_line", 1) or 1
         self.findings.append(Finding(fact=fact, value=value, source=f"code:{self.basename}:{line}",
-                              detail=detail, extra=extra))
+                                     detail=detail, extra=extra))
 
     def config_paths(self) -> list[str]:
         out: list[str] = []
@@ -113,7 +113,7 @@ class Conclusions:
         primary_back = next((e for e in backs if isinstance(e.obj, TensorVal)), None)
         if backs and primary_back is None:
             self.add_unresolved(f"line {backs[0].line}: could not trace what `{backs[0].text}` "
-                       f"backpropagates")
+                                f"backpropagates")
         loss_t: TensorVal | None = primary_back.obj if primary_back else None
         all_calls: set = set()
         reached: set = set()

@@ -26,15 +26,15 @@ class DataFacts:
                 if isinstance(step, Const) and isinstance(step.value, int) \
                         and self.slices_by(lnode):
                     self.add_finding("batch_size", step.value, lnode.lineno,
-                             f"manual batching: `{snippet(lnode.iter, 50)}` (line {lnode.lineno})")
+                                     f"manual batching: `{snippet(lnode.iter, 50)}` (line {lnode.lineno})")
                     perm = self.permutes(lnode)
                     if perm:
                         self.add_finding("shuffle", True, perm, f"the data is permuted (line {perm}) "
                                                         f"before manual batching")
                     else:
                         self.add_finding("shuffle", False, lnode.lineno,
-                                 f"manual batching by slicing at line {lnode.lineno} with no "
-                                 f"permutation of the data")
+                                         f"manual batching by slicing at line {lnode.lineno} with no "
+                                         f"permutation of the data")
                     return
         if ld is None:
             real = [x for x in self.loaders if x.line]
@@ -45,8 +45,8 @@ class DataFacts:
                 ld, how = real[0], "the only DataLoader"
             elif real:
                 self.add_unresolved(f"{len(real)} DataLoaders (lines "
-                           f"{', '.join(str(x.line) for x in real)}): could not tell which one "
-                           f"trains")
+                                    f"{', '.join(str(x.line) for x in real)}): could not tell which one "
+                                    f"trains")
         if ld is None:
             return
         label = f"`{ld.text}` (line {ld.line}, {how})"
@@ -54,18 +54,18 @@ class DataFacts:
             self.add_finding("shuffle", ld.shuffle[0], ld.line, f"{ld.shuffle[1]} in {label}")
         else:
             self.add_unresolved(ld.why.get("shuffle") or ld.why.get("sampler") or
-                       f"line {ld.line}: shuffling of `{ld.text}` is decided at run time")
+                                f"line {ld.line}: shuffling of `{ld.text}` is decided at run time")
         if ld.batch_size is not None:
             self.add_finding("batch_size", ld.batch_size[0], ld.line, f"{ld.batch_size[1]} in {label}")
         else:
             self.add_unresolved(ld.why.get("batch_size") or
-                       f"line {ld.line}: batch size of `{ld.text}` is computed at run time")
+                                f"line {ld.line}: batch size of `{ld.text}` is computed at run time")
         if ld.num_workers is not None:
             self.add_finding("num_workers", ld.num_workers[0], ld.line,
-                     f"{ld.num_workers[1]} in {label}")
+                             f"{ld.num_workers[1]} in {label}")
         else:
             self.add_unresolved(ld.why.get("num_workers") or
-                       f"line {ld.line}: num_workers of `{ld.text}` is computed at run time")
+                                f"line {ld.line}: num_workers of `{ld.text}` is computed at run time")
 
     @staticmethod
     def slices_by(loop: ast.AST) -> bool:

@@ -52,36 +52,36 @@ class LoopFacts:
             st = forgotten[0]
             z = inside[0]
             self.add_finding("optimizer_not_zeroed", True, st.line,
-                     f"`{st.text}` (line {st.line}) steps in the training loop (line {lline}) "
-                     f"but its zero_grad() never runs there; only `{z.text}` (line {z.line}) "
-                     f"does: that optimizer's gradients add up across iterations")
+                             f"`{st.text}` (line {st.line}) steps in the training loop (line {lline}) "
+                             f"but its zero_grad() never runs there; only `{z.text}` (line {z.line}) "
+                             f"does: that optimizer's gradients add up across iterations")
         elif inside:
             self.add_finding("optimizer_not_zeroed", False, inside[0].line,
-                     "every optimizer stepped in the loop is zeroed there" if not covers_all else
-                     f"`{inside[0].text}` (line {inside[0].line}) clears every gradient")
+                             "every optimizer stepped in the loop is zeroed there" if not covers_all else
+                             f"`{inside[0].text}` (line {inside[0].line}) clears every gradient")
         if inside:
             z = inside[0]
             self.add_finding("zero_grad_called", True, z.line,
-                     f"`{z.text}` (line {z.line}) runs inside the training loop (line "
-                     f"{lline})")
+                             f"`{z.text}` (line {z.line}) runs inside the training loop (line "
+                             f"{lline})")
         else:
             bl = backs[0].line if backs else "?"
             sl = steps[0].line if steps else "?"
             if zeros:
                 z = zeros[0]
                 self.add_finding("zero_grad_called", False, lline,
-                         f"`{z.text}` (line {z.line}) is outside the loop at line {lline} "
-                         f"where backward (line {bl}) and step (line {sl}) run: gradients "
-                         f"add up across its iterations")
+                                 f"`{z.text}` (line {z.line}) is outside the loop at line {lline} "
+                                 f"where backward (line {bl}) and step (line {sl}) run: gradients "
+                                 f"add up across its iterations")
             else:
                 self.add_finding("zero_grad_called", False, lline,
-                         f"no zero_grad() or grad = None in the loop at line {lline} where "
-                         f"backward (line {bl}) and step (line {sl}) run")
+                                 f"no zero_grad() or grad = None in the loop at line {lline} where "
+                                 f"backward (line {bl}) and step (line {sl}) run")
 
     def step_order_facts(self, step_loop: int) -> None:
         """grads_all_zero (zeroed between backward and step); notes on steps or clipping before backward."""
         it = [e for e in self.first_iteration(step_loop) if e.kind in ("backward", "zero",
-                                                                  "step", "clip")]
+                                                                       "step", "clip")]
         seqk = [e for e in it if e.kind in ("backward", "zero", "step")]
         for i, e in enumerate(seqk):
             if e.kind != "step":
@@ -94,20 +94,20 @@ class LoopFacts:
                     break
             if prev and prev[0].kind == "zero":
                 self.add_finding("grads_all_zero", True, e.line,
-                         f"`{prev[0].text}` (line {prev[0].line}) clears the gradients "
-                         f"after backward and before `{e.text}` (line {e.line}): every step "
-                         f"sees zero gradients")
+                                 f"`{prev[0].text}` (line {prev[0].line}) clears the gradients "
+                                 f"after backward and before `{e.text}` (line {e.line}): every step "
+                                 f"sees zero gradients")
             elif prev and prev[0].kind == "backward" and prev[1]:
                 self.add_note(f"line {e.line}: `{e.text}` runs before `{prev[0].text}` "
-                          f"(line {prev[0].line}) in the same iteration: each step applies "
-                          f"the previous batch's gradients")
+                              f"(line {prev[0].line}) in the same iteration: each step applies "
+                              f"the previous batch's gradients")
             break
         for i, e in enumerate(it):
             if e.kind == "clip":
                 before = [x for x in it[:i] if x.kind == "backward"]
                 if not before and any(x.kind == "backward" for x in it[i:]):
                     self.add_note(f"line {e.line}: gradient clipping runs before backward in "
-                              f"the iteration: it clips the previous gradients")
+                                  f"the iteration: it clips the previous gradients")
 
     def clipping_facts(self) -> None:
         """clip_max_norm: the first gradient clipping's threshold."""
@@ -118,11 +118,11 @@ class LoopFacts:
             if val is not None:
                 how = "value clipping: clip_value" if "value" in name else "max_norm"
                 self.add_finding("clip_max_norm", val, c.line,
-                         f"`{c.text}` (line {c.line}){src}" + (
+                                 f"`{c.text}` (line {c.line}){src}" + (
                              f" ({how})" if "value" in name else ""))
             else:
                 self.add_unresolved(f"line {c.line}: clipping threshold of `{c.text}` is computed at run "
-                           f"time")
+                                    f"time")
 
     def scheduler_facts(self, step_loop: int | None) -> None:
         """scheduler, scheduler_designed_per_batch, warmup and scheduler_step_per_batch."""
@@ -133,16 +133,16 @@ class LoopFacts:
             sched_obj = self.schedulers[0]
             if not scheds:
                 self.add_note(f"line {sched_obj.line}: the scheduler `{sched_obj.text}` is never "
-                          f"stepped")
+                              f"stepped")
         if sched_obj is not None and sched_obj.kind:
             self.add_finding("scheduler", sched_obj.kind, sched_obj.line,
-                     f"`{sched_obj.text}` (line {sched_obj.line})")
+                             f"`{sched_obj.text}` (line {sched_obj.line})")
             if sched_obj.per_batch is not None:
                 self.add_finding("scheduler_designed_per_batch", sched_obj.per_batch, sched_obj.line,
-                         f"{sched_obj.why} (line {sched_obj.line})")
+                                 f"{sched_obj.why} (line {sched_obj.line})")
             if sched_obj.warmup:
                 self.add_finding("warmup", True, sched_obj.line,
-                         f"`{sched_obj.text}` warms the learning rate up (line {sched_obj.line})")
+                                 f"`{sched_obj.text}` warms the learning rate up (line {sched_obj.line})")
         mine = [e for e in scheds if e.obj is sched_obj or not isinstance(e.obj, SchedVal)
                 or e.obj.kind is None] if sched_obj is not None else scheds
         if mine and step_loop is not None:
@@ -152,12 +152,12 @@ class LoopFacts:
                 e = per_batch[0]
                 cond = " (under a condition)" if e.cond else ""
                 self.add_finding("scheduler_step_per_batch", True, e.line,
-                         f"`{e.text}` (line {e.line}) runs every batch, inside the loop at line "
-                         f"{lline}{cond}")
+                                 f"`{e.text}` (line {e.line}) runs every batch, inside the loop at line "
+                                 f"{lline}{cond}")
             else:
                 e = mine[0]
                 self.add_finding("scheduler_step_per_batch", False, e.line,
-                         f"`{e.text}` (line {e.line}) runs outside the batch loop (line {lline})")
+                                 f"`{e.text}` (line {e.line}) runs outside the batch loop (line {lline})")
 
     def graph_cut_facts(self, loss_t: TensorVal, back: Event, reached: set) -> None:
         """graph_cut: does the loss backpropagated reach the trainable parameters?"""
@@ -169,16 +169,16 @@ class LoopFacts:
         if not loss_t.srcs and (loss_t.calls or loss_t.cuts):
             cut = loss_t.cuts[0] if loss_t.cuts else (back.line, "?")
             self.add_finding("graph_cut", True, cut[0],
-                     f"{cut[1]} (line {cut[0]}) cuts the graph: the loss backpropagated at "
-                     f"line {back.line} reaches no trainable parameter")
+                             f"{cut[1]} (line {cut[0]}) cuts the graph: the loss backpropagated at "
+                             f"line {back.line} reaches no trainable parameter")
         elif lost:
             self.add_finding("graph_cut", True, lost[0][0],
-                     f"{lost[0][1]} (line {lost[0][0]}) cuts the graph between trainable "
-                     f"layers and the loss backpropagated at line {back.line}")
+                             f"{lost[0][1]} (line {lost[0][0]}) cuts the graph between trainable "
+                             f"layers and the loss backpropagated at line {back.line}")
         elif loss_t.srcs:
             self.add_finding("graph_cut", False, back.line,
-                     f"the model output reaches `{back.text}` (line {back.line}) with the "
-                     f"graph intact")
+                             f"the model output reaches `{back.text}` (line {back.line}) with the "
+                             f"graph intact")
 
     def mode_facts(self, train_calls: set, step_loop: int | None) -> None:
         calls = [(i, e) for i, e in enumerate(self.events) if e.kind == "call"]
@@ -203,15 +203,15 @@ class LoopFacts:
             if bad:
                 e = bad[0]
                 self.add_finding("model_mode_in_validation", "train", e.line,
-                         f"`{e.text}` (line {e.line}) runs validation with the model in train "
-                         f"mode: no model.eval() before it")
+                                 f"`{e.text}` (line {e.line}) runs validation with the model in train "
+                                 f"mode: no model.eval() before it")
             else:
                 e = val_calls[0]
                 mode_ev = next((x for x in reversed(self.events[: self.events.index(e)])
                                 if x.kind == "mode" and x.obj is e.obj), None)
                 where = f" after `{mode_ev.text}` (line {mode_ev.line})" if mode_ev else ""
                 self.add_finding("model_mode_in_validation", "eval", e.line,
-                         f"`{e.text}` (line {e.line}) runs validation in eval mode{where}")
+                                 f"`{e.text}` (line {e.line}) runs validation in eval mode{where}")
         if tr_calls:
             bad = [e for e in tr_calls if e.mode == "eval"]
             if bad:
@@ -221,8 +221,8 @@ class LoopFacts:
                 why = f" `{prior[-1].text}` (line {prior[-1].line}) is never undone by " \
                       f"model.train()" if prior else ""
                 self.add_finding("model_mode_in_training", "eval", e.line,
-                         f"`{e.text}` (line {e.line}) trains with the model in eval mode:{why}")
+                                 f"`{e.text}` (line {e.line}) trains with the model in eval mode:{why}")
             else:
                 e = tr_calls[0]
                 self.add_finding("model_mode_in_training", "train", e.line,
-                         f"`{e.text}` (line {e.line}) trains with the model in train mode")
+                                 f"`{e.text}` (line {e.line}) trains with the model in train mode")

@@ -56,11 +56,11 @@ class LossFacts:
                                                       e[1], re.I)), entries[0] if entries else None)
         if inside and not stock:
             self.add_unresolved(f"line {inside[0].line}: the loss is computed inside the model "
-                       f"(`{inside[0].text}`): its kind is not visible here")
+                                f"(`{inside[0].text}`): its kind is not visible here")
             return
         if not t.calls and not t.losses and not t.cuts:
             self.add_unresolved(f"line {line}: could not trace where the loss backpropagated at line "
-                       f"{line} comes from")
+                                f"{line} comes from")
             return
         custom = self.loss_kind_facts(t, stock, entry, line)
         rec = stock[0] if stock and not custom else None
@@ -78,19 +78,19 @@ class LossFacts:
                 where = f"a hand-written expression backpropagated at line {line}"
             wrapped = f", built on {stock[0].text}" if stock else ""
             self.add_finding("loss_function", "custom", entry[0] if entry else line,
-                     f"the loss is {where}{wrapped}")
+                             f"the loss is {where}{wrapped}")
             self.add_finding("custom_loss", True, entry[0] if entry else line,
-                     f"hand-written loss: {where}{wrapped}")
+                             f"hand-written loss: {where}{wrapped}")
         else:
             # the stock loss on the model output's path; several: the first, named in detail
             primary = stock[0]
             others = [r for r in stock if r is not primary]
             extra = f"; also {', '.join(r.text for r in others)}" if others else ""
             self.add_finding("loss_function", primary.kind, primary.line,
-                     f"`{primary.text}` (line {primary.line}) computes the loss backpropagated "
-                     f"at line {line}{extra}")
+                             f"`{primary.text}` (line {primary.line}) computes the loss backpropagated "
+                             f"at line {line}{extra}")
             self.add_finding("custom_loss", False, primary.line,
-                     f"stock loss `{primary.text}` (line {primary.line})")
+                             f"stock loss `{primary.text}` (line {primary.line})")
         return custom
 
     def output_activation_facts(self, t: TensorVal, rec, custom: bool, line: int) -> None:
@@ -102,8 +102,8 @@ class LossFacts:
                 self.add_finding("output_activation", act, rec.act_src[0], detail)
             else:
                 self.add_finding("output_activation", "none", rec.line,
-                         f"raw model outputs (no softmax/log_softmax/sigmoid) fed to "
-                         f"{rec.text} (line {rec.line})")
+                                 f"raw model outputs (no softmax/log_softmax/sigmoid) fed to "
+                                 f"{rec.text} (line {rec.line})")
         elif rec is not None:
             self.add_unresolved(f"line {rec.line}: could not see what feeds {rec.text}")
         elif custom:
@@ -115,22 +115,22 @@ class LossFacts:
                 a = acts[0] or "none"
                 if srcs[0]:
                     self.add_finding("output_activation", a, srcs[0][0],
-                             f"the model output leaves {srcs[0][1]} before the hand-written loss")
+                                     f"the model output leaves {srcs[0][1]} before the hand-written loss")
                 else:
                     self.add_finding("output_activation", "none", line,
-                             "raw model outputs (no softmax/log_softmax/sigmoid) reach the "
-                             "hand-written loss")
+                                     "raw model outputs (no softmax/log_softmax/sigmoid) reach the "
+                                     "hand-written loss")
 
     def label_smoothing_facts(self, rec) -> None:
         """label_smoothing of a stock cross-entropy loss."""
         if rec is not None and rec.kind == "cross_entropy":
             if rec.label_smoothing not in (None, "?"):
                 self.add_finding("label_smoothing", float(rec.label_smoothing), rec.line,
-                         f"label_smoothing={format_number(rec.label_smoothing)} in {rec.text} "
-                         f"(line {rec.line})")
+                                 f"label_smoothing={format_number(rec.label_smoothing)} in {rec.text} "
+                                 f"(line {rec.line})")
             elif rec.label_smoothing is None:
                 self.add_finding("label_smoothing", 0.0, rec.line,
-                         f"{rec.text} (line {rec.line}) has no label_smoothing")
+                                 f"{rec.text} (line {rec.line}) has no label_smoothing")
 
     def unsafe_math_facts(self, t: TensorVal, line: int) -> None:
         """unsafe_math: log/exp/sqrt/division without a guard on the path to the loss."""
@@ -141,16 +141,16 @@ class LossFacts:
                     kinds.append(k)
             first = t.unsafe[0]
             self.add_finding("unsafe_math", kinds, first[1],
-                     "; ".join(f"{txt} (line {ln})" for _, ln, txt in t.unsafe[:4]))
+                             "; ".join(f"{txt} (line {ln})" for _, ln, txt in t.unsafe[:4]))
         else:
             self.add_finding("unsafe_math", [], line,
-                     f"no log/exp/sqrt/division without a guard on the path to the loss "
-                     f"backpropagated at line {line}")
+                             f"no log/exp/sqrt/division without a guard on the path to the loss "
+                             f"backpropagated at line {line}")
 
     def task_type_facts(self) -> None:
         """task_type: predictions scored as classes make it a classification task."""
         scored = class_scoring(self.tree)
         if scored is not None:
             self.add_finding("task_type", "classification", scored[0],
-                     f"`{scored[1]}` (line {scored[0]}) scores predictions as classes (rounded or "
-                     "arg-maxed, compared with the targets): a classification task")
+                             f"`{scored[1]}` (line {scored[0]}) scores predictions as classes (rounded or "
+                             "arg-maxed, compared with the targets): a classification task")

@@ -19,7 +19,7 @@ RL_CALLS = {"step", "reset"}            # env.step(action), env.reset()
 
 
 RL_NAMES = {"reward", "rewards", "returns", "episode", "episodes", "policy", "action", "actions", "advantage",
-             "advantages", "discount", "gamma"}
+            "advantages", "discount", "gamma"}
 
 
 def rl_markers(tree: ast.AST, min_markers: int):
@@ -72,16 +72,16 @@ class ModelFacts:
         """dropout_p: the largest dropout probability seen; returns (every dropout, those with a known p)."""
         drops = [d for d in self.records["dropout"]]
         known = [d for d in drops if isinstance(d[1], (int, float)) and not isinstance(d[1],
-                                                                                        bool)]
+                                                                                       bool)]
         if known:
             best = max(known, key=lambda d: d[1])
             self.add_finding("dropout_p", float(best[1]), best[0], f"`{best[2]}` (line {best[0]})")
         elif drops:
             self.add_unresolved(f"line {drops[0][0]}: dropout probability of `{drops[0][2]}` is computed "
-                       f"at run time")
+                                f"at run time")
         elif visible:
             self.add_finding("dropout_p", 0.0, first_line,
-                     f"no Dropout in {', '.join(m.describe() for m in models)}")
+                             f"no Dropout in {', '.join(m.describe() for m in models)}")
         return drops, known
 
     def regularization_facts(self, models: list, visible: bool, first_line: int, drops: list,
@@ -101,7 +101,7 @@ class ModelFacts:
             reg.append(("label_smoothing", int(ls.source.rsplit(":", 1)[-1]),
                         f"label_smoothing={format_number(ls.value)}"))
         elif self.records["ls"] and any(isinstance(x[1], (int, float)) and x[1] > 0
-                                    for x in self.records["ls"]):
+                                        for x in self.records["ls"]):
             x = self.records["ls"][0]
             reg.append(("label_smoothing", x[0], x[2]))
         if self.records["aug"]:
@@ -115,21 +115,21 @@ class ModelFacts:
             reg.append(("early_stopping", early[0], early[1]))
         if reg:
             self.add_finding("regularization", [r[0] for r in reg], reg[0][1],
-                     "; ".join(f"{r[0]}: {r[2]} (line {r[1]})" for r in reg),
-                     lines={r[0]: r[1] for r in reg})
+                             "; ".join(f"{r[0]}: {r[2]} (line {r[1]})" for r in reg),
+                             lines={r[0]: r[1] for r in reg})
         elif visible:
             self.add_finding("regularization", [], first_line,
-                     f"no dropout, weight decay, label smoothing, augmentation, BatchNorm or "
-                     f"early stopping in {self.basename}")
+                             f"no dropout, weight decay, label smoothing, augmentation, BatchNorm or "
+                             f"early stopping in {self.basename}")
         elif models:
             self.add_unresolved(f"regularization inside {models[0].describe()} is not visible in "
-                       f"{self.basename}")
+                                f"{self.basename}")
         if self.records["dropout"] or self.records["bn"]:
             x = (self.records["bn"] or self.records["dropout"])[0]
             self.add_finding("model_has_dropout_or_bn", True, x[0], f"`{x[-1]}` (line {x[0]})")
         elif visible:
             self.add_finding("model_has_dropout_or_bn", False, first_line,
-                     "no Dropout or BatchNorm layer in the model")
+                             "no Dropout or BatchNorm layer in the model")
 
     def initialisation_facts(self, pretrained_ok: bool, first_line: int) -> None:
         """init_constant (weights set to one constant) and frozen_params."""
@@ -138,27 +138,27 @@ class ModelFacts:
         if const:
             r = const[0]
             self.add_finding("init_constant", True, r[0],
-                     f"`{r[5]}` (line {r[0]}) sets {r[1]} to one constant")
+                             f"`{r[5]}` (line {r[0]}) sets {r[1]} to one constant")
         elif pretrained_ok:
             self.add_finding("init_constant", False, first_line,
-                     f"no constant or zero weight initialisation in {self.basename}")
+                             f"no constant or zero weight initialisation in {self.basename}")
         # frozen parameters
         fr = self.records["frozen"]
         if fr:
             self.add_finding("frozen_params", [t for _, t, _, _ in fr], fr[0][0],
-                     "; ".join(f"requires_grad=False on {t} (line {ln})" for ln, t, _, _ in fr))
+                             "; ".join(f"requires_grad=False on {t} (line {ln})" for ln, t, _, _ in fr))
         elif pretrained_ok:
             self.add_finding("frozen_params", [], first_line,
-                     f"no requires_grad=False in {self.basename}")
+                             f"no requires_grad=False in {self.basename}")
 
     def module_requires_grad_facts(self) -> None:
         """requires_grad_attr_on_module: ``module.requires_grad = True`` changes nothing."""
         mrg = self.records["module_rg"]
         if mrg:
             self.add_finding("requires_grad_attr_on_module", True, mrg[0][0],
-                     f"`{mrg[0][1]}` (line {mrg[0][0]}) sets a plain attribute on a Module: its parameters' "
-                     "requires_grad does not change, nothing is unfrozen (use .requires_grad_(True) or loop "
-                     "over .parameters())")
+                             f"`{mrg[0][1]}` (line {mrg[0][0]}) sets a plain attribute on a Module: its parameters' "
+                             "requires_grad does not change, nothing is unfrozen (use .requires_grad_(True) or loop "
+                             "over .parameters())")
 
     def mixed_precision_facts(self, models: list, first_line: int) -> None:
         """uses_amp, amp_dtype and grad_scaler_used."""
@@ -170,7 +170,7 @@ class ModelFacts:
                 self.add_finding("amp_dtype", a[1], a[0], f"`{a[2]}` runs in {a[1]} (line {a[0]})")
         elif models or self.events:
             self.add_finding("uses_amp", False, first_line,
-                     f"no autocast, GradScaler or half precision in {self.basename}")
+                             f"no autocast, GradScaler or half precision in {self.basename}")
         scalers = self.scalers
         if scalers:
             s = scalers[0]
@@ -178,11 +178,11 @@ class ModelFacts:
                 self.add_finding("grad_scaler_used", True, s.line, f"GradScaler created at line {s.line}")
             else:
                 self.add_finding("grad_scaler_used", False, s.line,
-                         f"GradScaler at line {s.line} is disabled")
+                                 f"GradScaler at line {s.line} is disabled")
         elif amp:
             a = amp[0]
             self.add_finding("grad_scaler_used", False, a[0],
-                     f"mixed precision at line {a[0]} without a GradScaler")
+                             f"mixed precision at line {a[0]} without a GradScaler")
 
     def early_stopping(self) -> tuple[int, str] | None:
         for n in ast.walk(self.tree):

@@ -29,7 +29,7 @@ class OptimizerFacts:
             others = ", ".join(f"{o.kind} (line {o.line})" for o in (stepped or real)
                                if o is not opt)
             self.add_note(f"several optimizers: reported {opt.kind} (line {opt.line}); also "
-                      f"{others}")
+                          f"{others}")
         return opt
 
     def optimizer_facts(self, opt: OptVal | None) -> None:
@@ -38,7 +38,7 @@ class OptimizerFacts:
         self.add_finding("optimizer", opt.kind, opt.line, f"`{opt.text}` (line {opt.line})")
         if opt.lr is not None:
             self.add_finding("learning_rate", opt.lr[0], opt.line,
-                     f"{opt.lr[1]} in `{opt.text}` (line {opt.line})")
+                             f"{opt.lr[1]} in `{opt.text}` (line {opt.line})")
         if opt.wd is not None:
             self.add_finding("weight_decay", opt.wd[0], opt.line, f"{opt.wd[1]} (line {opt.line})")
 

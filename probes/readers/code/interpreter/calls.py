@@ -28,10 +28,10 @@ METHODS_BY_TYPE: dict[type, str] = {
 
 
 BUILTINS = {"range", "len", "enumerate", "zip", "list", "tuple", "dict", "iter", "next", "sum",
-             "max", "min", "float", "int", "print", "isinstance", "filter", "map", "sorted",
-             "open", "super", "getattr", "setattr", "hasattr", "abs", "round", "str", "bool",
-             "type", "any", "all", "reversed", "set", "format", "vars", "id", "repr", "object",
-             "Exception", "ValueError", "RuntimeError", "KeyError", "StopIteration"}
+            "max", "min", "float", "int", "print", "isinstance", "filter", "map", "sorted",
+            "open", "super", "getattr", "setattr", "hasattr", "abs", "round", "str", "bool",
+            "type", "any", "all", "reversed", "set", "format", "vars", "id", "repr", "object",
+            "Exception", "ValueError", "RuntimeError", "KeyError", "StopIteration"}
 
 
 class Calls:
@@ -248,7 +248,7 @@ class Calls:
         return Unknown(snippet(node))
 
     def call_unknown_method(self, base: Unknown, name: str, args: list, kwargs: dict,
-                       node: ast.Call, env: Env) -> Val:
+                            node: ast.Call, env: Env) -> Val:
         """Methods on something we could not bind: keep the loop's bookkeeping from names."""
         text = base.text
         if name == "backward":
@@ -263,7 +263,7 @@ class Calls:
                 self.record_event("sched", node, text=snippet(node), obj=p)
             else:
                 self.record_event("step", node, text=snippet(node),
-                           obj=p if isinstance(p, OptVal) else None)
+                                  obj=p if isinstance(p, OptVal) else None)
             return Const(None)
         if name in ("parse_args", "parse_known_args") and self.argdefaults:
             a = ArgsVal(self.argdefaults)

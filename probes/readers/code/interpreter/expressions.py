@@ -223,7 +223,7 @@ class Expressions:
         return self.eval_binary_op(node.op, a, b, node, node.left, node.right)
 
     def eval_binary_op(self, op: ast.operator, a: Val, b: Val, node: ast.AST, lnode: ast.AST,
-              rnode: ast.AST) -> Val:
+                       rnode: ast.AST) -> Val:
         if isinstance(a, Const) and isinstance(b, Const):
             r = arith(op, a.value, b.value)
             if r is not UNRESOLVED:
@@ -269,7 +269,7 @@ class Expressions:
                 and (from_model(b) or (is_tensor(a) and from_model(a))) and not EPS_WORDS.search(
                     snippet(rnode)):
             t = self.mark_unsafe(t, "division_without_eps", line,
-                            f"{snippet(node, 50)} divides by a tensor that can be 0")
+                                 f"{snippet(node, 50)} divides by a tensor that can be 0")
         if isinstance(op, ast.Pow) and isinstance(b, Const) and b.value in (0.5, 1 / 2) \
                 and is_tensor(a) and not a.safe and from_model(a):
             t = self.mark_unsafe(t, "sqrt_of_zero", line, f"{snippet(node, 50)} at 0 has an infinite "
@@ -373,7 +373,7 @@ class Expressions:
             d = base.defaults.get(attr)
             if d is not None and d.value is not UNRESOLVED:
                 return Const(d.value, f"argparse default {d.option}={format_number(d.value)}, line "
-                                      f"{d.line}", soft=True)
+                             f"{d.line}", soft=True)
             return Unknown(snippet(node))
         if isinstance(base, ConfigVal):
             return self.config_lookup(base, Const(attr), node)
@@ -441,7 +441,7 @@ class Expressions:
                 cur = cur[k]
             else:
                 self.add_unresolved(f"line {getattr(node, 'lineno', 0)}: `{snippet(node, 50)}` is not in "
-                           f"{base.cfg.basename}")
+                                    f"{base.cfg.basename}")
                 return Unknown(snippet(node))
         if isinstance(cur, dict):
             return ConfigVal(base.cfg, path)
@@ -453,7 +453,7 @@ class Expressions:
             arg.value if isinstance(arg, Const) and isinstance(arg.value, str) else None)
         if path is None:
             self.add_unresolved(f"line {node.lineno}: `{snippet(node, 60)}` loads a config whose path is "
-                       f"only known at run time")
+                                f"only known at run time")
             return Unknown(snippet(node))
         for cand in (os.path.join(self.dir, path), path):
             if os.path.isfile(cand):
@@ -463,5 +463,5 @@ class Expressions:
                     self.add_unresolved(f"line {node.lineno}: config {path} could not be read: {err}")
                     return Unknown(snippet(node))
         self.add_unresolved(f"line {node.lineno}: values come from {path}, which is not next to "
-                   f"{self.basename}: pass it with --config")
+                            f"{self.basename}: pass it with --config")
         return Unknown(snippet(node))

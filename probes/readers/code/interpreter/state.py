@@ -93,7 +93,7 @@ class ReaderState:
             # top level (a library-style file): read them with their arguments unknown.
             for fn in self.uncalled_training_functions():
                 self.add_unresolved(f"{fn.name}() (line {fn.lineno}) is never called in "
-                           f"{self.basename}: read with its arguments unknown")
+                                    f"{self.basename}: read with its arguments unknown")
                 fv = self.globals.lookup(fn.name)
                 if isinstance(fv, FuncVal):
                     self.call_function(fv, None, {}, fn, placeholder_args=True)
@@ -101,7 +101,7 @@ class ReaderState:
         except BudgetExceeded:
             self.out_of_budget = True
             self.add_unresolved("the script is too large to follow completely: some facts may be "
-                       "missing")
+                                "missing")
         except RecursionError:  # pragma: no cover - pathological nesting
             self.add_unresolved("the script nests too deeply to follow completely")
 

@@ -118,8 +118,8 @@ class Statements:
             skipped = s.orelse if truth else s.body
             if skipped and RELEVANT.search(" ".join(ast.unparse(x) for x in skipped)):
                 self.add_unresolved(f"line {s.lineno}: `if {snippet(s.test, 50)}:` depends on a "
-                           f"command-line option ({test.origin}); read the branch its default "
-                           f"takes")
+                                    f"command-line option ({test.origin}); read the branch its default "
+                                    f"takes")
             return self.exec_block(s.body if truth else s.orelse, env)
         self.cond.append(snippet(s.test, 60))
         try:
@@ -278,7 +278,7 @@ class Statements:
                 base.items[key.value] = v
             elif isinstance(key, Const) and key.value == "lr":
                 self.add_note(f"line {stmt.lineno}: the learning rate is set by hand "
-                          f"(`{snippet(stmt, 60)}`)")
+                              f"(`{snippet(stmt, 60)}`)")
         elif isinstance(target, ast.Starred):
             self.assign(target.value, v, env, stmt)
 
@@ -325,7 +325,7 @@ class Statements:
         if isinstance(v, TensorVal):
             return [v] * n
         if isinstance(v, ModuleVal) and v.kind == "layer" and v.qual.endswith(("LSTM", "GRU",
-                                                                                "RNN")):
+                                                                               "RNN")):
             return [TensorVal() for _ in range(n)]
         return [Unknown("?") for _ in range(n)]
 

@@ -82,7 +82,7 @@ class TrainingObjects:
                 opt.lr = (d, why)
             else:
                 self.add_unresolved(f"line {line}: learning rate of `{snippet(node, 50)}` not given and "
-                           f"its default is unknown")
+                                    f"its default is unknown")
         elif isinstance(lr, Const) and isinstance(lr.value, (int, float)) \
                 and not isinstance(lr.value, bool):
             src = f" ({lr.origin})" if lr.origin else ""
@@ -92,12 +92,12 @@ class TrainingObjects:
             opt.lr = (float(lr.value), f"lr={written}{shown}{src}")
         else:
             self.add_unresolved(f"line {line}: learning rate `{snippet(lr_node, 40) if lr_node else '?'}` "
-                       f"of {kind} is computed at run time")
+                                f"of {kind} is computed at run time")
         if opt.groups:
             lrs = [g.get("lr") for g in params.items if isinstance(g, ListVal)]
             if any(x is not MISSING for x in lrs):
                 self.add_note(f"line {line}: {kind} has {opt.groups} parameter groups with their own "
-                          f"learning rates")
+                              f"learning rates")
         wd = kwargs.get("weight_decay")
         if wd is None and opt.groups:
             g = params.items[0].get("weight_decay")
@@ -138,7 +138,7 @@ class TrainingObjects:
                 s.per_batch, s.why = True, "its lambda counts steps"
             else:
                 self.add_unresolved(f"line {node.lineno}: cannot tell whether the LambdaLR is meant to "
-                           f"step per batch or per epoch")
+                                    f"step per batch or per epoch")
         elif kind in SCHED_EPOCHISH:
             period = None
             for k in ("T_max", "step_size", "milestones", "total_iters", "T_0", "patience"):
@@ -154,7 +154,7 @@ class TrainingObjects:
                 lit = literal_number(period)
                 if lit is not None and lit >= self.params["code.per_batch_period_min"]:
                     self.add_unresolved(f"line {node.lineno}: {kind} period {format_number(lit)} could count "
-                               f"batches or epochs")
+                                        f"batches or epochs")
                 else:
                     s.per_batch = False
                     s.why = f"{kind} with period `{ptext or 'default'}` is the per-epoch pattern"
@@ -201,7 +201,7 @@ class TrainingObjects:
             if isinstance(v, Const) and not isinstance(v.value, (list, dict)):
                 src = f" ({v.origin})" if v.origin else ""
                 return (v.value, f"{k}={kwtext(k)}{' = ' + format_number(v.value) if v.origin else ''}"
-                                 f"{src}")
+                        f"{src}")
             return None
 
         if "batch_sampler" in bound:
@@ -263,8 +263,8 @@ class TrainingObjects:
             text = f"{text} (each of {target.param_part.text})"
         is_bias = re.search(r"bias\b", snippet(target_node)) is not None
         self.records["init"].append((getattr(node, "lineno", 0), text, fn, is_bias,
-                                 value.value if isinstance(value, Const) else None,
-                                 snippet(node, 60)))
+                                     value.value if isinstance(value, Const) else None,
+                                     snippet(node, 60)))
 
     def make_autocast(self, raw: str, args: list, kwargs: dict, node: ast.Call) -> Val:
         line = node.lineno
@@ -285,7 +285,7 @@ class TrainingObjects:
             return CtxVal("none", line, snippet(node))
         if isinstance(en, Const) and en.soft and not en.value:
             self.add_unresolved(f"line {line}: `{snippet(node, 50)}` follows a command-line option "
-                       f"({en.origin}); off by default")
+                                f"({en.origin}); off by default")
             return CtxVal("none", line, snippet(node))
         if not isinstance(en, Const):
             self.add_unresolved(f"line {line}: `{snippet(node, 50)}` is switched by a run-time flag")

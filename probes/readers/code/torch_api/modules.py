@@ -241,7 +241,7 @@ class ModuleModel:
         return out
 
     def run_forward(self, m: ModuleVal, args: list, kwargs: dict, node: ast.AST,
-                 ins: list) -> Val:
+                    ins: list) -> Val:
         line = getattr(node, "lineno", 0)
         if m.kind == "local":
             fwd = self.class_attribute(m.cls, "forward") if m.cls else MISSING
@@ -267,8 +267,8 @@ class ModuleModel:
             x = ins[0] if ins else TensorVal()
             if m.act:
                 return self.apply_squashing(x, m.act, node, text=f"{m.text or m.qual} (line {m.line}, "
-                                                        f"applied at line {line})",
-                                   at_line=m.line)
+                                            f"applied at line {line})",
+                                            at_line=m.line)
             last = m.qual.rsplit(".", 1)[-1]
             if last in DROPOUT_LAYERS or last in ("Identity", "Flatten", "Unflatten"):
                 return x
@@ -329,7 +329,7 @@ class ModuleModel:
             return m
         m = ModuleVal(kind="layer", qual=f"torch.nn.{last}", line=line, text=text)
         m.params = True if last in PARAM_LAYERS else (False if last in NOPARAM_LAYERS
-                                                       else True)
+                                                      else True)
         if last in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d",
                     "InstanceNorm2d", "InstanceNorm3d", "LayerNorm", "GroupNorm"):
             aff = kwargs.get("affine", kwargs.get("elementwise_affine"))

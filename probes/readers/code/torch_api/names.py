@@ -30,15 +30,15 @@ NOPARAM_LAYERS = {
 
 
 ACT_LAYERS = {"Softmax": "softmax", "Softmax2d": "softmax", "LogSoftmax": "log_softmax",
-               "Sigmoid": "sigmoid"}
+              "Sigmoid": "sigmoid"}
 
 
 DROPOUT_LAYERS = {"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
-                   "FeatureAlphaDropout"}
+                  "FeatureAlphaDropout"}
 
 
 BN_LAYERS = {"BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LazyBatchNorm1d",
-              "LazyBatchNorm2d", "LazyBatchNorm3d"}
+             "LazyBatchNorm2d", "LazyBatchNorm3d"}
 
 
 #: layers with a dropout argument that defaults to code.transformer_default_dropout
@@ -46,15 +46,15 @@ TRANSFORMER_LAYERS = {"TransformerEncoderLayer", "TransformerDecoderLayer", "Tra
 
 
 LOSS_CLASSES = {"CrossEntropyLoss": "cross_entropy", "NLLLoss": "nll", "BCELoss": "bce",
-                 "BCEWithLogitsLoss": "bce_with_logits", "MSELoss": "mse", "L1Loss": "l1",
-                 "SmoothL1Loss": "smooth_l1", "HuberLoss": "smooth_l1", "KLDivLoss": "kl_div"}
+                "BCEWithLogitsLoss": "bce_with_logits", "MSELoss": "mse", "L1Loss": "l1",
+                "SmoothL1Loss": "smooth_l1", "HuberLoss": "smooth_l1", "KLDivLoss": "kl_div"}
 
 
 LOSS_FUNCS = {"cross_entropy": "cross_entropy", "nll_loss": "nll",
-               "binary_cross_entropy": "bce",
-               "binary_cross_entropy_with_logits": "bce_with_logits", "mse_loss": "mse",
-               "l1_loss": "l1", "smooth_l1_loss": "smooth_l1", "huber_loss": "smooth_l1",
-               "kl_div": "kl_div"}
+              "binary_cross_entropy": "bce",
+              "binary_cross_entropy_with_logits": "bce_with_logits", "mse_loss": "mse",
+              "l1_loss": "l1", "smooth_l1_loss": "smooth_l1", "huber_loss": "smooth_l1",
+              "kl_div": "kl_div"}
 
 
 
@@ -65,8 +65,8 @@ SCHED_PER_BATCH = {"onecyclelr", "cycliclr"}
 
 
 SCHED_EPOCHISH = {"steplr", "multisteplr", "exponentiallr", "cosineannealinglr",
-                   "cosineannealingwarmrestarts", "polynomiallr", "linearlr", "constantlr",
-                   "multiplicativelr", "reducelronplateau"}
+                  "cosineannealingwarmrestarts", "polynomiallr", "linearlr", "constantlr",
+                  "multiplicativelr", "reducelronplateau"}
 
 
 STEPS_WORDS = re.compile(r"(len\s*\(|step|iter|batch)", re.I)
@@ -76,17 +76,17 @@ EPOCH_WORDS = re.compile(r"epoch", re.I)
 
 
 AUG_NAMES = {"RandomCrop", "RandomResizedCrop", "RandomHorizontalFlip", "RandomVerticalFlip",
-              "RandomRotation", "RandomAffine", "ColorJitter", "RandomErasing", "RandAugment",
-              "AutoAugment", "TrivialAugmentWide", "AugMix", "RandomPerspective",
-              "RandomGrayscale", "RandomApply", "RandomChoice", "RandomOrder", "MixUp", "CutMix",
-              "ElasticTransform", "RandomInvert", "RandomPosterize", "RandomSolarize",
-              "RandomAdjustSharpness", "RandomAutocontrast", "RandomEqualize",
-              "RandomPhotometricDistort", "RandomZoomOut", "RandomIoUCrop", "GaussianNoise",
-              "RandomResize", "ScaleJitter", "RandomShortestSize"}
+             "RandomRotation", "RandomAffine", "ColorJitter", "RandomErasing", "RandAugment",
+             "AutoAugment", "TrivialAugmentWide", "AugMix", "RandomPerspective",
+             "RandomGrayscale", "RandomApply", "RandomChoice", "RandomOrder", "MixUp", "CutMix",
+             "ElasticTransform", "RandomInvert", "RandomPosterize", "RandomSolarize",
+             "RandomAdjustSharpness", "RandomAutocontrast", "RandomEqualize",
+             "RandomPhotometricDistort", "RandomZoomOut", "RandomIoUCrop", "GaussianNoise",
+             "RandomResize", "ScaleJitter", "RandomShortestSize"}
 
 
 ALBU_NON_AUG = {"Normalize", "Resize", "ToTensorV2", "Compose", "CenterCrop", "PadIfNeeded",
-                 "LongestMaxSize", "SmallestMaxSize", "ToFloat", "FromFloat"}
+                "LongestMaxSize", "SmallestMaxSize", "ToFloat", "FromFloat"}
 
 
 def canonical(qual: str) -> str:

@@ -108,7 +108,7 @@ class TensorModel:
         return replace(t, unsafe=t.unsafe + (rec,))
 
     def apply_squashing(self, x: Val, act: str, node: ast.AST, text: str | None = None,
-               at_line: int | None = None) -> Val:
+                        at_line: int | None = None) -> Val:
         t = x if isinstance(x, TensorVal) else TensorVal()
         line = at_line or getattr(node, "lineno", 0)
         text = text or f"{snippet(node, 50)} (line {line})"
