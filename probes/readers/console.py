@@ -137,7 +137,9 @@ _ERROR_KINDS = (
     ("shape_error", re.compile(r"size mismatch|shape|must match the size|dimension|Expected input "
                                r"batch_size|mat1 and mat2|sizes? of tensors", re.IGNORECASE)),
     ("dtype_error", re.compile(r"expected scalar type|dtype|Expected object of scalar type|"
-                               r"expected .* but found .*(Float|Long|Half|Double)", re.IGNORECASE)),
+                               r"expected .* but found .*(Float|Long|Half|Double)|"
+                               r"can(?:'|no)t be cast|type (?:Float|Long|Half|Double|Int|Bool|Byte)\b",
+                               re.IGNORECASE)),
     ("import_error", re.compile(r"^(ImportError|ModuleNotFoundError)")),
 )
 _NAN_ERROR = re.compile(r"\bnan\b|\binf(?:inite)?\b|FloatingPointError", re.IGNORECASE)
