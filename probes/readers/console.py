@@ -237,6 +237,10 @@ class ConsoleLog(LogData):
                 out.append(Finding("error_message", last["message"][:300], src,
                                    "the last line of the traceback"))
         gn = self.get("grad_norm")
+        if gn is not None and gn.rows and not gn.nonfinite and not any(
+                f.fact == "grads_have_nan" for f in out):
+            out.append(Finding("grads_have_nan", False, f"log:{where}:{self.columns.get('grad_norm')}",
+                               f"all {gn.rows} printed gradient norms are finite"))
         if gn is not None and gn.nonfinite and not any(f.fact == "grads_have_nan" for f in out):
             p = resolve(None)
             share = float(p.get("console.grad_nan_share", 0.5))
