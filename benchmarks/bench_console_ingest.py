@@ -85,17 +85,21 @@ def main(argv=None) -> int:
                 r.update(kind=kind, lines=n, size_mib=mib)
                 rows.append(r)
                 os.remove(path)
+                rss = r["maxrss_kb"] / 1024
+                print(f"  read {kind} {n:,} lines: wall {r['wall_s']:.2f} s, CPU {r['cpu_s']:.2f} s, "
+                      f"{n / r['cpu_s']:,.0f} lines/CPU-s, peak RSS {rss:.1f} MiB "
+                      f"({rss - base:.1f} over baseline), {r['points']} points, {r['loss_trend']}", flush=True)
     finally:
         for fn in os.listdir(folder):
             os.remove(os.path.join(folder, fn))
         os.rmdir(folder)
     print()
-    print("| lines | reader | file MiB | wall s | CPU s | lines/s (wall) | peak RSS MiB | over baseline MiB | points kept | loss_trend |")
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("| lines | reader | file MiB | wall s | CPU s | lines/s (wall) | lines/s (CPU) | peak RSS MiB | over baseline MiB | points kept | loss_trend |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         rss = r["maxrss_kb"] / 1024
         print(f"| {r['lines']:,} | {r['kind']} | {r['size_mib']:.0f} | {r['wall_s']:.2f} | {r['cpu_s']:.2f} "
-              f"| {r['lines'] / r['wall_s']:,.0f} | {rss:.1f} | {rss - base:.1f} | {r['points']} | {r['loss_trend']} |")
+              f"| {r['lines'] / r['wall_s']:,.0f} | {r['lines'] / r['cpu_s']:,.0f} | {rss:.1f} | {rss - base:.1f} | {r['points']} | {r['loss_trend']} |")
     for n in sorted({r["lines"] for r in rows}):
         c = [r for r in rows if r["lines"] == n]
         if len(c) == 2:
