@@ -275,7 +275,7 @@ def describe(log: LogData) -> str:
     roles = [r for r in ("loss", "val_loss", "accuracy", "val_accuracy", "lr", "grad_norm",
                          "step_time") if r in log.series]
     n = len(roles)
-    what = f"{n} metric{'s' if n != 1 else ''} ({', '.join(roles)})"
+    what = f"{n} metric{'s' if n != 1 else ''} ({', '.join(roles)})" if n else "no metrics"
     lines = getattr(log, "lines", 0)
     head = f"Read {log.name}: " + (f"{_fmt_int(lines)} lines, " if lines else
                                     f"{_fmt_int(log.rows)} rows, ")
