@@ -460,6 +460,9 @@ class Interview:
             return
         if status == "healthy":
             click.echo(st("Training looks healthy — no root cause to fix.", bold=True, fg="green"))
+            for b in (report.get("normal") or {}).get("behaviours", []):
+                click.echo(_indent(f"{b['title']} is normal: {b['why']}"))
+                click.echo(_indent("It would be a problem if " + "; or if ".join(b["abnormal_if"]) + "."))
             return
         if status != "diagnosed":
             click.echo(st("Not enough evidence to name a root cause yet.", bold=True, fg="yellow"))
