@@ -441,7 +441,7 @@ class Session:
 
     def next_question(self) -> dict | None:
         """The question that best separates the leading hypotheses, or None when done."""
-        if self.symptom() is not None and (self.decided() or len(self.asked) >= self.max_questions):
+        if len(self.asked) >= self.max_questions or (self.symptom() is not None and self.decided()):
             return None
         cands = self.candidates()
         if not cands:
@@ -476,7 +476,12 @@ class Session:
             try:
                 coerced.append((fname, coerce(fact, part, from_text=isinstance(part, str), choices=q.get("choices"))))
             except ValueProblem as exc:
-                raise InputError(str(exc), hint=q.get("hint")) from None
+                # a symptom described in the user's own words ("it went down, then stopped") is read
+                # by the same understanding as the complaint
+                u = self.understand(part) if fname == "symptom" and isinstance(part, str) else None
+                if u is None or u.symptom is None:
+                    raise InputError(str(exc), hint=q.get("hint")) from None
+                coerced.append((fname, u.symptom))
         for fname, v in coerced:
             added.append(self.add(fname, v, "user"))
         self.history.append((qid, previous))

@@ -230,13 +230,19 @@ def _clause_start(text: str, pos: int) -> int:
     return start
 
 
-def negated_before(lang: Language, text: str, pos: int) -> bool:
-    """A negator in the same clause, within the window before ``pos``."""
+def negation_at(lang: Language, text: str, pos: int) -> int | None:
+    """Where a negator starts, in the same clause within the window before ``pos`` (None: not negated)."""
     if lang.negators is None:
-        return False
+        return None
     window = int(lang.params.get("language.negation_window_chars", 24))
     start = max(_clause_start(text, pos), pos - window)
-    return bool(lang.negators.search(text[start:pos] + " "))
+    m = lang.negators.search(text[start:pos] + " ")
+    return None if m is None else start + m.start() + (1 if not text[start + m.start()].isalnum() else 0)
+
+
+def negated_before(lang: Language, text: str, pos: int) -> bool:
+    """A negator in the same clause, within the window before ``pos``."""
+    return negation_at(lang, text, pos) is not None
 
 
 # ------------------------------------------------------------------------------ the reader
@@ -345,7 +351,9 @@ def _read_facts(text: str, lang: Language) -> list[Reading]:
             if v is None:
                 continue
             span = m.span("num") if "num" in m.groupdict() and m.group("num") is not None else m.span()
-            out.setdefault(ex.fact, []).append((m.start(), v, m.span(), m.group(0), order))
+            neg = negation_at(lang, text, m.start()) if ex.has_negated else None
+            phrase = text[neg:m.end()] if neg is not None else m.group(0)
+            out.setdefault(ex.fact, []).append((m.start(), v, (neg if neg is not None else m.start(), m.end()), phrase, order))
     readings = []
     for fact, found in out.items():
         found = [f for f in found if f[1] is not _SKIP] if picks[fact] not in ("last", "all") else found
@@ -478,7 +486,7 @@ def _read_metrics(text: str, lang: Language) -> list[Reading]:
             if not (re.search(r"\bfrom\s*$", prev) or re.search(r"\bfrom\s*~?\s*[-+\d.e]+%?\s*(?:to|->|→|=>)\s*~?\s*$", prev)):
                 continue
         origin = before[0][0] if after else last[0]
-        series.setdefault(fact, []).append((start, v, (n.start(), n.end()), text[min(origin, start):n.end()]))
+        series.setdefault(fact, []).append((start, v, (min(origin, start), n.end()), text[min(origin, start):n.end()]))
         prev_fact = (fact, n.end(), n.start())
     out = []
     for fact, vals in series.items():
