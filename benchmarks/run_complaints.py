@@ -4,8 +4,10 @@
     python benchmarks/run_complaints.py --split test --json     # the held-out half: report only
     python benchmarks/run_complaints.py --split tune --show-failures   # what went wrong (tune only)
 
-Each entry's text goes in as a complaint through :class:`traindx.engine.api.Session` — the same
-understanding the CLI and MCP use, non-interactively, without torch — and is scored:
+Each entry's text goes in as a complaint through :class:`traindx.engine.api.Session` the way the
+CLI and MCP take one — the words to the understanding (engine/understand.py), a pasted log or
+traceback to the console reader (engine/frontends/gather.py) — non-interactively, without torch,
+and is scored (``--words-only``: the whole text to the understanding):
 
 - symptom accuracy (the deferral of an out-of-scope post counts as ``out_of_scope``) and a
   per-symptom confusion matrix;
@@ -79,11 +81,31 @@ def predicted_symptom(session) -> str:
     return session.symptom() or "none"
 
 
-def score_entry(kb, entry: dict) -> dict:
+def feed(session, text: str, words_only: bool = False) -> None:
+    """The text as the CLI and MCP take a complaint: the user's words go to the understanding; a
+    log excerpt or traceback pasted with them is read like a console log (engine/frontends/gather.py)."""
+    if words_only:
+        session.add_complaint(text)
+        return
+    from traindx.engine.errors import InputError
+    from traindx.engine.frontends import gather
+    prose, pasted = gather.split_paste(text)
+    if prose.strip():
+        session.add_complaint(prose)
+    elif pasted is not None:
+        session.add("complaint", text.strip().splitlines()[0][:200], "user")
+    if pasted is not None:
+        try:
+            gather.absorb(session, gather.read_pasted(pasted, num_classes=session.value("num_classes")))
+        except InputError as err:
+            session.notes.append(f"the pasted log could not be read: {err.message}")
+
+
+def score_entry(kb, entry: dict, words_only: bool = False) -> dict:
     from traindx.engine.api import Session
     t0, c0 = time.perf_counter(), time.process_time()
     s = Session(kb)
-    s.add_complaint(entry["text"])
+    feed(s, entry["text"], words_only)
     facts = s.facts                         # runs the rules: understanding includes them
     t1, c1 = time.perf_counter(), time.process_time()
     report = s.report()
@@ -101,7 +123,7 @@ def score_entry(kb, entry: dict) -> dict:
             read_wrong.append(f"{name}={f.value!r} (stated {value!r})")
     extra_wrong, extra = [], []
     for name, f in s.base.items():
-        if name in INTERNAL or name in stated or f.kind != "user":
+        if name in INTERNAL or name in stated or f.kind not in ("user", "log"):
             continue
         bad = False
         if name in ONLY_FOR and entry["symptom"] not in ONLY_FOR[name]:
@@ -187,6 +209,8 @@ def main(argv=None) -> int:
     ap.add_argument("--show-failures", action="store_true",
                     help="list each misread entry (tune half only: the test half is never inspected)")
     ap.add_argument("--kb", action="append", default=[], help="extra knowledge pack folder(s)")
+    ap.add_argument("--words-only", action="store_true",
+                    help="give the whole text to the understanding (no pasted-log split)")
     args = ap.parse_args(argv)
     if args.show_failures and args.split != "tune":
         ap.error("--show-failures is for the tune half only")
@@ -194,7 +218,7 @@ def main(argv=None) -> int:
     from traindx.engine.api import load_kb
     kb = load_kb(args.kb)
     load_s = time.perf_counter() - t0
-    rows = [score_entry(kb, e) for e in load(args.split)]
+    rows = [score_entry(kb, e, args.words_only) for e in load(args.split)]
     s = summarise(rows)
     s["kb_load_s"] = round(load_s, 3)
     s["torch_imported"] = "torch" in sys.modules
