@@ -202,15 +202,10 @@ def parse_number(text: str):
     """'1e-3' -> 0.001, '2k' -> 2000, '1,000' -> 1000, '~0.693' -> 0.693; None if not a number."""
     t = text.strip().lower().lstrip("~≈").replace(",", "").replace(" ", "")
     mult = 1
-    for word, m in (("million", 1_000_000), ("thousand", 1000)):
-        if t.endswith(word):
-            mult, t = m, t[: -len(word)]
-    if mult > 1:
-        pass
-    elif t.endswith("k"):
-        mult, t = 1000, t[:-1]
-    elif t.endswith("m"):
-        mult, t = 1_000_000, t[:-1]
+    for suffix, m in (("million", 1_000_000), ("thousand", 1000), ("k", 1000), ("m", 1_000_000)):
+        if t.endswith(suffix):
+            mult, t = m, t[: -len(suffix)]
+            break
     t = t.rstrip("%")
     try:
         v = float(t) * mult
@@ -290,9 +285,9 @@ def understand(text: str, lang: Language) -> Understanding:
         _, u.symptom_span, phrase = strongest[u.symptom]
         u.symptom_phrase = " ".join(phrase.split())
     elif lang.model is not None:
-        guess, p, words = lang.model.classify(work)
+        guess, p, _words = lang.model.classify(work)
         if guess and p >= float(lang.params.get("language.min_example_posterior", 0.6)):
-            u.symptom, u.how, u.symptom_phrase = guess, "examples", words
+            u.symptom, u.how = guess, "examples"      # no single phrase: the text as a whole resembles them
     # facts that only belong to some symptoms (an error kind, RL) are dropped when the post is about another
     for fid, only in lang.exclusive.items():
         if fid in best and u.symptom not in only:

@@ -577,7 +577,7 @@ def understood_lines(session, updated=False) -> list[str]:
     first = ""
     if sym is not None:
         phrase = _quoted(sym.detail)
-        first = sym.value + (f" (from {phrase})" if phrase else "")
+        first = sym.value + (f" (from {phrase})" if phrase else " (from your description as a whole)")
     items = [_fact_text(f) for f in sorted(words, key=lambda f: _span_start(session, f))]
     lines = []
     if first:
