@@ -424,6 +424,12 @@ def _experiment_rules(b: _Builder) -> None:
         return
     src = kb.sources.get(EXPERIMENT_SOURCE)
     for eid, e in kb.experiments.items():
+        for outcome in ("confirms", "refutes"):
+            for i, x in enumerate((e.get("evidence") or {}).get(outcome) or []):
+                if x["cause"] not in kb.root_causes:
+                    close = _closest(x["cause"], kb.root_causes)
+                    b.fail("experiment", eid, ("evidence", outcome, i, "cause"), f"unknown root cause {x['cause']!r}",
+                           hint=f"did you mean {close!r}?" if close else None)
         fact = experiment_fact(eid)
         if fact in kb.facts:
             b.fail("experiment", eid, ("id",), f"fact {fact!r} already exists", hint="pick another experiment id")
@@ -445,6 +451,9 @@ def _experiment_rules(b: _Builder) -> None:
                 cases=[{"given": {fact: outcome}, "fires": True},
                        {"given": {fact: "inconclusive"}, "fires": False}],
                 explain=f"experiment {eid} on copies: {outcome}", origin=origin, order=len(kb.rules))
+            b.entity_marks[("rule", rid)] = b.entity_marks[("experiment", eid)]
+            b.pack_of[("rule", rid)] = b.pack_of[("experiment", eid)]
+            kb.origins[("rule", rid)] = origin
 
 
 def _check_experiments(b: _Builder) -> None:
