@@ -205,3 +205,41 @@ def test_no_experiments_flag_runs_none(tmp_path, kb):
     script.write_text(SCRIPT)
     r = run_script(str(script), env={"OMP_NUM_THREADS": "1"}, timeout=300)
     assert not [f for f in r.findings if f.source == "probe:experiment"]
+
+
+def _regression_at(lr, noise, steps=1500):
+    torch.manual_seed(0)
+    X = torch.randn(4096, 16)
+    Y = X @ torch.randn(16, 1) + noise * torch.randn(4096, 1)
+    m = torch.nn.Sequential(torch.nn.Linear(16, 64), torch.nn.ReLU(), torch.nn.Linear(64, 1))
+    o = torch.optim.SGD(m.parameters(), lr=lr)
+    fn = torch.nn.MSELoss()
+    batches = []
+    for i in range(steps):
+        j = (i * 32) % 4096
+        xb, yb = X[j:j + 32], Y[j:j + 32]
+        o.zero_grad()
+        fn(m(xb), yb).backward()
+        o.step()
+        if i >= steps - 64:
+            batches.append(((xb,), {}, yb, (32, 1)))
+    return m, o, batches, fn
+
+
+@pytest.mark.parametrize("lr,noise,expect", [(0.01, 1.0, {"inconclusive", "refutes"}),
+                                             (0.003, 1.0, {"inconclusive", "refutes"}),
+                                             (0.1, 0.0, {"confirms"})])
+def test_a_lower_lr_at_the_data_noise_floor_confirms_nothing(kb, lr, noise, expect):
+    """A regression sitting at its label noise (σ=1) gains a little from a lower LR, inside the
+    batch-to-batch noise: no cause. A noiseless one held up by SGD's own jitter gains clearly."""
+    from traindx.probes.live.experiments import run_experiment
+
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        m, o, batches, fn = _regression_at(lr, noise)
+        r = run_experiment(m, o, batches, fn, differential.spec(kb, "lr_decay_on_plateau"))
+    finally:
+        torch.set_num_threads(n)
+    assert r["outcome"] in expect, r["detail"]
+    assert r["steps"] <= r["trained_on"]          # one pass over the kept batches, never cycled
