@@ -112,8 +112,8 @@ def render_markdown(report: dict) -> str:
         if v:
             word = "yes" if v["on_copy"] else f"no ({v['outcome']})"
             out += ["", f"**Verified on a copy:** {word} — {v['effect']}"]
-        elif report.get("experiments") is not None:
-            out += ["", "**Verified on a copy:** not tried (no experiment applies this fix, or none was needed)."]
+        elif report.get("experiments"):
+            out += ["", "**Verified on a copy:** not tried (none of the experiments run applies this fix)."]
         if report.get("patch"):
             p = report["patch"]
             head = f"**Patch** for `{p['file']}`" + (f" (written to `{p['written_to']}`; apply with `{p['apply']}`)"
