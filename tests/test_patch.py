@@ -158,3 +158,23 @@ def test_unshuffled_loader_and_over_clipping_and_train_mode_templates(tmp_path):
     assert "max_norm=1.0)" in p["diff"]
     p = make_patch(str(script), facts, "train_eval_mode_mismatch", display="train.py")
     assert "+    model.train()" in p["diff"]
+
+
+@pytest.mark.slow
+def test_cli_writes_the_patch_and_never_edits_the_script(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(SCRIPTS["missing_zero_grad"])
+    original = script.read_text()
+    out = subprocess.run([sys.executable, "-m", "traindx.engine", "diagnose", "--script", "train.py",
+                          "--non-interactive", "--patch", "fix.diff", "--format", "json", "--no-experiments"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    import json
+    report = json.loads(out.stdout)
+    assert report["root_causes"][0]["id"] == "missing_zero_grad"
+    assert report["patch"]["written_to"] == "fix.diff" and report["experiments"] == []
+    assert script.read_text() == original
+    assert subprocess.run(["patch", "-p0", "-i", "fix.diff"], cwd=tmp_path).returncode == 0
+    first, last = _run(script, tmp_path)
+    assert last < 0.5 * first
