@@ -89,6 +89,7 @@ class Session:
         self.max_steps = max_steps
         self.available_sources = set(available_sources)
         self.understood = None                          # what the complaint was read as (understand.py)
+        self.measurements: dict[str, dict] = {}         # fact -> a finding's measured numbers (extra)
         self._result: RunResult | None = None
 
     # ------------------------------------------------------------------ facts in
@@ -133,7 +134,10 @@ class Session:
             self.notes.append(f"ignored unknown fact {finding.fact!r} from {finding.source}")
             return None
         try:
-            return self.add(finding.fact, finding.value, finding.source, finding.detail)
+            fact = self.add(finding.fact, finding.value, finding.source, finding.detail)
+            if finding.extra and fact is not None and fact.source == finding.source:
+                self.measurements[finding.fact] = dict(finding.extra)
+            return fact
         except InputError as exc:
             self.notes.append(f"ignored {finding.fact} from {finding.source}: {exc.message}")
             return None

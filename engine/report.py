@@ -207,6 +207,10 @@ def build_report(session: Session) -> dict:
         what_not += [w for w in sym.get("what_not_to_do", []) if w not in what_not]
         reference = reference or sym.get("reference")
 
+    experiments = experiment_entries(session)
+    if fix is not None:
+        fix["verified"] = _verified(kb, experiments, top["id"])
+
     gaps = [] if deferral else _gaps(session)
     conf_text = _confidence_text(status, top, causes, gaps, session)
     risk = (kb.root_causes[top["id"]]["risk"].strip() if top else
@@ -220,6 +224,7 @@ def build_report(session: Session) -> dict:
         "root_causes": causes,
         "questions": _questions(session),
         "fix": fix,
+        "experiments": experiments,
         "what_not_to_do": what_not,
         "reference": reference,
         "confidence_assessment": conf_text,
@@ -256,6 +261,39 @@ def _normal(session: Session) -> dict:
                    "abnormal_if": list(kb.normal[nid]["abnormal_if"])} for nid in matched]
     what = "; ".join(b["title"].lower() for b in behaviours) or "nothing abnormal"
     return {"summary": f"Training looks healthy: {what} is normal.", "behaviours": behaviours}
+
+
+def experiment_entries(session: Session) -> list[dict]:
+    """The experiments run on copies (facts ``exp_<id>``), in the order they were added: what was
+    changed, for how many steps, the outcome, the one-line result and the measured numbers."""
+    from .loader import experiment_fact
+    kb = session.kb
+    facts = session.facts
+    out = []
+    for eid, e in kb.experiments.items():
+        f = facts.get(experiment_fact(eid))
+        if f is None:
+            continue
+        m = session.measurements.get(f.name, {})
+        lrs = (e.get("evidence") or {}).get(f.value) or []
+        out.append({"id": eid, "intervention": dict(e["intervention"]), "steps": int(m.get("steps", e["steps"])),
+                    "outcome": f.value, "result": f.detail or "", "source": f.source,
+                    "metric": e["measure"]["metric"],
+                    "evidence": [{"cause": x["cause"], "lr": float(x["lr"])} for x in lrs],
+                    "verifies": list(e.get("verifies", [])),
+                    "measured": {k: json_safe(v) for k, v in m.items()
+                                 if k not in ("id", "intervention", "steps") and isinstance(v, (int, float, bool))}})
+    return out
+
+
+def _verified(kb, experiments: list[dict], cause: str) -> dict | None:
+    """Whether the top cause's fix was tried on a copy: the experiment that applies it, and what
+    it measured. None when none ran."""
+    for e in experiments:
+        if cause in e["verifies"] and e["outcome"] in ("confirms", "refutes", "inconclusive"):
+            return {"on_copy": e["outcome"] == "confirms", "experiment": e["id"], "outcome": e["outcome"],
+                    "effect": e["result"]}
+    return None
 
 
 #: which symptom a loss-curve shape is compatible with, best first

@@ -61,6 +61,9 @@ def main(debug):
 
 
 # ---------------------------------------------------------------------------------- diagnose
+#: options of the current `diagnose` call that reach deep into gathering and reporting
+OPTIONS = {"experiments": True, "patch": None}
+
 @main.command(context_settings={"ignore_unknown_options": False})
 @click.option("--script", "script", type=click.Path(), help="Run this training script under instrumentation (and read its code).")
 @click.option("--log", "logs", multiple=True, type=click.Path(), help="A metrics log: CSV, JSON lines, or a TensorBoard event file/folder.")
@@ -79,10 +82,13 @@ def main(debug):
 @click.option("--plot", type=click.Path(), help="Write a PNG of the loss curves with the symptom region marked.")
 @click.option("--resume", is_flag=True, help=f"Continue the session saved in {SESSION_FILE}.")
 @click.option("--color/--no-color", default=None, help="Colour the terminal output (default: on a terminal without NO_COLOR).")
+@click.option("--no-experiments", is_flag=True, help="Never run experiments on copies of the model (differential diagnosis).")
+@click.option("--patch", "patch_out", type=click.Path(), help="Write the fix as a unified diff against the script here (your files are never edited).")
 @click.argument("script_args", nargs=-1, type=click.UNPROCESSED)
 def diagnose(script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt, output, max_steps,
-             timeout, kb_dirs, column_map, plot, resume, color, script_args):
+             timeout, kb_dirs, column_map, plot, resume, color, no_experiments, patch_out, script_args):
     """Diagnose a training problem. Arguments after `--` go to the --script."""
+    OPTIONS.update(experiments=not no_experiments, patch=patch_out)
     try:
         _diagnose(script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt, output, max_steps,
                   timeout, kb_dirs, column_map, plot, resume, color, script_args)
@@ -100,7 +106,8 @@ def _diagnose(script, logs, codes, configs, setup, complaint, answers, non_inter
             raise InputError("script not found", script)
         _need_torch("--script")
         from traindx.probes.runner.supervise import start_script
-        started = start_script(script, list(script_args), max_steps=max_steps, timeout=timeout)
+        started = start_script(script, list(script_args), max_steps=max_steps, timeout=timeout,
+                               experiments=OPTIONS["experiments"])
     try:
         _diagnose_with(started, script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt,
                        output, max_steps, timeout, kb_dirs, column_map, plot, resume, color, script_args)
@@ -165,6 +172,7 @@ def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answ
             sys.exit(0)
 
     report = session.report()
+    _add_patch(report, session, [script] if script else list(codes), OPTIONS["patch"])
     if plot and analysis is not None:
         try:
             from traindx.probes.readers.plot import plot_curves
@@ -186,6 +194,29 @@ def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answ
         _write(output, text)
     else:
         click.echo(text)
+
+
+def _add_patch(report, session, scripts, out_path):
+    """The fix as a unified diff against the user's script (``report["patch"]``) where the code
+    reader located the fault; written to ``out_path`` (``--patch``). The user's files are never
+    edited."""
+    report["patch"] = None
+    top = report["root_causes"][0]["id"] if report["status"] == "diagnosed" and report["root_causes"] else None
+    if top is not None:
+        from traindx.probes.readers.patch import make_patch
+        facts = {name: (f.value, f.source) for name, f in session.facts.items()}
+        for path in scripts:
+            p = make_patch(path, facts, top)
+            if p is not None:
+                report["patch"] = {**p, "written_to": None, "apply": f"patch -p0 < {out_path or 'fix.diff'}"}
+                break
+    if out_path:
+        if report["patch"] is None:
+            report["caveats"].append(f"--patch {out_path}: no patch was written — the code reader did not locate "
+                                     "the fault in the script, or no patch template fits the diagnosis.")
+        else:
+            _write(out_path, report["patch"]["diff"])
+            report["patch"]["written_to"] = out_path
 
 
 def _md(report):
@@ -297,6 +328,21 @@ class Gatherer:
             return stable and steps >= MIN_CURVE_STEPS
         return decide
 
+    def _experiment_picker(self):
+        """``experiment(findings, steps, done)`` for the script runner: at the end of the run, the
+        experiment the engine would run next on copies (``traindx.engine.differential``), or None."""
+        kb = self.session.kb
+        base = self.session
+
+        def experiment(findings, steps, done):
+            from ..api import Session
+            from ..differential import next_experiment
+            trial = Session(kb)
+            trial.base = dict(base.base)
+            trial.add_findings(findings)
+            return next_experiment(trial, done)
+        return experiment
+
     def script(self, path, args, max_steps=None, timeout=None, started=None):
         """Run (or, ``started`` by :func:`traindx.probes.runner.supervise.start_script`, supervise) the
         script under instrumentation and add what it measured."""
@@ -304,10 +350,12 @@ class Gatherer:
         _need_torch("--script")
         from traindx.probes.runner.supervise import run_script
         self.say(f"Running {path} under instrumentation…")
+        experiment = self._experiment_picker() if OPTIONS["experiments"] else None
         if started is not None:
-            result = started.finish(self._decider())
+            result = started.finish(self._decider(), experiment)
         else:
-            result = run_script(path, list(args), max_steps=max_steps, timeout=timeout, decide=self._decider())
+            result = run_script(path, list(args), max_steps=max_steps, timeout=timeout, decide=self._decider(),
+                                experiment=experiment)
         self.session.add_findings(result.findings)
         self.ran_script = True
         self.session.run_info = {"steps": result.steps, "stopped": result.stopped_reason, "seconds": result.wall_s}

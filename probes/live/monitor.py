@@ -75,6 +75,7 @@ import traindx.probes.live.amp as AMP
 import traindx.probes.live.data as D
 import traindx.probes.live.gradients as G
 import traindx.probes.live.losses as L
+import traindx.probes.live.experiments as EX
 import traindx.probes.live.lr_decay as LD
 import traindx.probes.live.model_config as MC
 import traindx.probes.live.nan_trace as NT
@@ -191,7 +192,8 @@ class Monitor:
     ``"full"`` (armed for the whole run).
     """
 
-    def __init__(self, model=None, optimizer=None, *, num_classes=None, level="cheap", loss_fn=None):
+    def __init__(self, model=None, optimizer=None, *, num_classes=None, level="cheap", loss_fn=None,
+                 experiments=True):
         if level not in ("cheap", "full"):
             raise ValueError(f"level must be 'cheap' or 'full', not {level!r}")
         import torch
@@ -333,6 +335,8 @@ class Monitor:
         self._decay_next_check = DECAY_FIRST_CHECK
         self._decay_target = DECAY_BATCHES
         self._decay_seen = None
+        # experiments on copies (probes/live/experiments.py): recent batches kept, run when asked
+        self.experiments = EX.Experiments(experiments)
         self._act_layers: dict[str, dict[str, float]] = {}
         self._act_lin_order: list[str] = []
         self._act_order: list[str] = []
@@ -716,6 +720,8 @@ class Monitor:
                 self._last_out_shape = outputs.shape
             if self._decay_state == "collecting":
                 self._collect_decay_batch(targets, outputs)
+            self.experiments.keep(self._last_args, self._last_kwargs, targets,
+                                  outputs.shape if outputs is not None and torch.is_tensor(outputs) else None)
             if rec.value is not None and self._nan_first is None and not math.isfinite(rec.value):
                 rec.nan_info = self._trace_nan(outputs_for_stats, targets)
                 if not self.armed:
@@ -884,7 +890,7 @@ class Monitor:
     @property
     def _slow(self):
         return (self.level == "full" or self._post_handle is not None or self._act is not None
-                or self._overfit_pending or self._decay_state == "ready" or (self._nan_first is not None and not self._nan_grad))
+                or self._overfit_pending or self._decay_state == "ready" or bool(self.experiments.pending) or (self._nan_first is not None and not self._nan_grad))
 
     def _pre_step_sampled(self, optimizer, step, closure):
         if self._post_handle is not None:     # the one-shot post-hook of the last sampled step
@@ -918,6 +924,8 @@ class Monitor:
             self._run_overfit()
         if self._decay_state == "ready":
             self._run_lr_decay()
+        if self.experiments.pending:
+            self.run_experiments()
 
     def _opt_param_names(self):
         if self.optimizer is None:
@@ -1327,6 +1335,8 @@ class Monitor:
             out.append("overfit_batch")
         if self._decay_state is not None:
             out.append("lr_decay")
+        if self.experiments.pending:
+            out.append("experiment")
         return out
 
     def _lrs(self) -> list[float]:
@@ -1448,6 +1458,28 @@ class Monitor:
             f"loss {r['loss_same_lr']:.4g} at lr {r['lr']:.3g}, {r['loss_lower_lr']:.4g} at "
             f"{r['factor']:g}x that ({-r['gain']:+.1%})", **extra)
 
+    # ------------------------------------------------------------------ experiments
+    def request_experiment(self, spec: dict):
+        """Ask for an experiment (a spec from ``traindx.engine.differential.next_experiment``): it
+        runs at the next optimizer step, or at :meth:`run_experiments`."""
+        self.experiments.request(spec)
+
+    @_own_time
+    def run_experiments(self):
+        """Run the experiments asked for now, on the recent batches kept."""
+        if not self.experiments.pending or self._busy:
+            return
+        lrs = self._lrs()
+        context = {"clip_max": self._clip_max, "peak_lr": max(lrs) if lrs else None,
+                   "accumulates": bool(G.grad_accumulates(self._carried)) if self._carried else False,
+                   "training": self._last_fwd_training}
+        self._busy = True
+        try:
+            self.experiments.run_pending(self.model, self.optimizer, self._loss_fn or L.loss_callable(self._loss_name),
+                                         context, self._fwd_autocast)
+        finally:
+            self._busy = False
+
     # ------------------------------------------------------------------ results
     @_own_time
     def findings(self) -> list[Finding]:
@@ -1476,7 +1508,7 @@ class Monitor:
         for section in (self._findings_grads, self._findings_losses, self._findings_nan, self._findings_timing,
                         self._findings_metrics, self._findings_data, self._findings_config,
                         self._findings_updates, self._findings_activations, self._findings_amp,
-                        self._findings_overfit, self._findings_lr_decay):
+                        self._findings_overfit, self._findings_lr_decay, self.experiments.findings):
             try:
                 section(add)
             except Exception as e:   # one probe's fault never costs the others' evidence
@@ -1913,6 +1945,7 @@ class Monitor:
             "armed": [list(x) for x in self._arm_events],
             "lr_decay": [dict(r) for r in self._decay_runs],
             "overfit": dict(self._overfit) if self._overfit else None,
+            "experiments": [dict(r) for r in self.experiments.results],
             "nan": dict(self._nan_info) if self._nan_info else None,
             "schedule": {k: [v.first, v.every] for k, v in SCHEDULE.items()},
             "errors": list(self._errors),

@@ -623,6 +623,8 @@ def _make_monitor(**kwargs):
     modname, _, clsname = spec.partition(":")
     try:
         cls = getattr(importlib.import_module(modname), clsname or "Monitor")
+        if _accepts(cls, "experiments"):
+            kwargs = {**kwargs, "experiments": bool(getattr(_S, "experiments", False))}
         monitor = cls(level=_S.level, **kwargs)
     except Exception as e:
         _probe_error(f"monitor {spec}", e)
@@ -1013,6 +1015,8 @@ def _parse(argv):
     p.add_argument("--level", default="cheap")
     p.add_argument("--monitor", default=DEFAULT_MONITOR)
     p.add_argument("--setup")
+    p.add_argument("--experiments", action="store_true",
+                   help="keep recent batches and, at the end, run the experiments the parent asks for")
     opts = p.parse_args(own)
     if not opts.setup and not rest:
         p.error("a script is required after --")
@@ -1066,6 +1070,7 @@ def main(argv=None) -> int:
     _S.next_look = _S.every
     _S.level = opts.level
     _S.monitor_spec = opts.monitor
+    _S.experiments = bool(opts.experiments)
     signal.signal(signal.SIGTERM, _on_sigterm)
     _send({"type": "start", "pid": os.getpid()})
 
@@ -1102,6 +1107,58 @@ def main(argv=None) -> int:
     return code
 
 
+#: at the end of the run, seconds the child waits for the parent's answer to a look
+AWAIT_S = 30.0
+
+
+def _control_line(deadline: float):
+    """The next line the parent writes on the control pipe (``stop`` lines skipped), or None at EOF
+    or the deadline."""
+    import select
+    buf = getattr(_S, "control_buf", b"")
+    while True:
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            if line.strip() and not line.startswith(b"stop"):
+                _S.control_buf = buf
+                return line.decode("utf-8", "replace")
+        left = deadline - time.monotonic()
+        if left <= 0 or _S.control_fd is None:
+            _S.control_buf = buf
+            return None
+        r, _, _ = select.select([_S.control_fd], [], [], left)
+        if not r:
+            continue
+        try:
+            data = os.read(_S.control_fd, 65536)
+        except BlockingIOError:
+            continue
+        except OSError:
+            data = b""
+        if not data:
+            _S.control_fd = None
+            _S.control_buf = buf
+            return None
+        buf += data
+
+
+def _final_experiments() -> None:
+    """The run is over: while the parent answers ``experiment {spec}`` (the engine's choice,
+    ``traindx.engine.differential``), run it on copies and send the findings again; ``done``, EOF or
+    silence ends it."""
+    while True:
+        line = _control_line(time.monotonic() + AWAIT_S)
+        if line is None or not line.startswith("experiment "):
+            return
+        try:
+            spec = json.loads(line[len("experiment "):])
+        except ValueError:
+            return
+        _call_monitor("request_experiment", spec)
+        _call_monitor("run_experiments")
+        _send({"type": "findings", "step": _S.steps, "findings": _findings_payload(), "await": True})
+
+
 def _finish(code: int, reason: str) -> None:
     # the parent gives a run it asked to stop a short grace to reach a step; from here on the
     # last findings are being made, and cutting them short would change the diagnosis
@@ -1109,7 +1166,11 @@ def _finish(code: int, reason: str) -> None:
     try:
         _flush_pending()
         if _S.monitor is not None:
-            _send({"type": "findings", "step": _S.steps, "findings": _findings_payload()})
+            awaiting = bool(getattr(_S, "experiments", False)) and _S.control_fd is not None \
+                and getattr(_S.monitor, "request_experiment", None) is not None
+            _send({"type": "findings", "step": _S.steps, "findings": _findings_payload(), "await": awaiting})
+            if awaiting:
+                _final_experiments()
         summary = _call_monitor("summary")
         _call_monitor("detach")
     except BaseException as e:  # noqa: BLE001

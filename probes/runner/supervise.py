@@ -197,12 +197,14 @@ def _syntax_input_error(msg, filename, lineno, offset) -> InputError:
 # --------------------------------------------------------------------------------------------
 # running
 
-def _script_child_args(path, args, max_steps, every, level, monitor) -> list[str]:
+def _script_child_args(path, args, max_steps, every, level, monitor, experiments=False) -> list[str]:
     """The child's command line for a script (checked first: see :func:`check_script`)."""
     script = check_script(path)
     if max_steps is not None and max_steps < 0:
         raise InputError(f"--max-steps must be >= 0, got {max_steps}")
     child_args = ["--every", str(int(every)), "--level", level, "--monitor", monitor]
+    if experiments:
+        child_args.append("--experiments")
     if max_steps is not None:
         child_args += ["--max-steps", str(int(max_steps))]
     return child_args + ["--", str(script), *[str(a) for a in args]]
@@ -212,7 +214,7 @@ def run_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: 
                timeout: float | None = None, decide: Callable[[list[Finding], int], bool] | None = None,
                env: dict | None = None, every: int = 10, grace: float = DEFAULT_GRACE_S,
                level: str = "cheap", monitor: str = DEFAULT_MONITOR,
-               tail_lines: int = DEFAULT_TAIL_LINES) -> RunResult:
+               tail_lines: int = DEFAULT_TAIL_LINES, experiment: Callable | None = None) -> RunResult:
     """Run ``python path args...`` unmodified, under instrumentation, and return its evidence.
 
     The script runs as ``__main__`` with ``sys.argv = [path, *args]``, its own folder first on
@@ -227,14 +229,17 @@ def run_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: 
     ``env``: extra environment variables for the script (added to ``os.environ``).
     ``level``: the monitor's cost level; ``monitor``: ``"module:Class"`` of the monitor the child
     instantiates (an extension point; tests pass a fake).
+    ``experiment(findings, steps, done) -> spec | None``: at the end of the run the child keeps
+    recent batches and runs each experiment this returns on copies (``done``: the ids run so far);
+    None ends it. Without it the child keeps no batches.
 
     Raises :class:`InputError` for a missing/non-Python path or a script (or a module it imports)
     with a syntax error. A script that crashes is *not* an error: the crash is in the result
     (``stopped_reason == "crashed"``, ``crash``, and the ``error_kind``/``error_message`` findings).
     """
-    child_args = _script_child_args(path, args, max_steps, every, level, monitor)
+    child_args = _script_child_args(path, args, max_steps, every, level, monitor, experiment is not None)
     return run_child(child_args, timeout=timeout, decide=decide, env=env, grace=grace,
-                     tail_lines=tail_lines)
+                     tail_lines=tail_lines, experiment=experiment)
 
 
 class StartedRun:
@@ -245,9 +250,10 @@ class StartedRun:
         self._session = session
         self._done = False
 
-    def finish(self, decide: Callable[[list[Finding], int], bool] | None = None) -> RunResult:
+    def finish(self, decide: Callable[[list[Finding], int], bool] | None = None,
+               experiment: Callable | None = None) -> RunResult:
         self._done = True
-        return self._session.supervise(decide)
+        return self._session.supervise(decide, experiment)
 
     def abort(self) -> None:
         if not self._done:
@@ -258,12 +264,12 @@ class StartedRun:
 def start_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: int | None = None,
                  timeout: float | None = None, env: dict | None = None, every: int = 10,
                  grace: float = DEFAULT_GRACE_S, level: str = "cheap", monitor: str = DEFAULT_MONITOR,
-                 tail_lines: int = DEFAULT_TAIL_LINES) -> StartedRun:
+                 tail_lines: int = DEFAULT_TAIL_LINES, experiments: bool = False) -> StartedRun:
     """:func:`run_script` in two halves: the script is checked and started now (its interpreter
     and torch imports overlap with whatever the caller does next -- loading the knowledge base,
     reading the code), and supervised by :meth:`StartedRun.finish`. ``timeout`` counts from now.
     The caller must call ``finish`` or ``abort``."""
-    child_args = _script_child_args(path, args, max_steps, every, level, monitor)
+    child_args = _script_child_args(path, args, max_steps, every, level, monitor, experiments)
     session = _ChildSession(child_args, timeout=timeout, decide=None, env=env, grace=grace,
                             tail_lines=tail_lines)
     session.spawn()
@@ -272,11 +278,13 @@ def start_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps
 
 def run_child(child_args: Sequence[str], *, timeout: float | None = None,
               decide: Callable[[list[Finding], int], bool] | None = None, env: dict | None = None,
-              grace: float = DEFAULT_GRACE_S, tail_lines: int = DEFAULT_TAIL_LINES) -> RunResult:
+              grace: float = DEFAULT_GRACE_S, tail_lines: int = DEFAULT_TAIL_LINES,
+              experiment: Callable | None = None) -> RunResult:
     """Start ``python -m traindx.probes.runner.child CHILD_ARGS`` and supervise it (see
     :func:`run_script`). Shared by :func:`run_script` and :func:`traindx.probes.runner.setup_call.run_setup`."""
     session = _ChildSession(child_args, timeout=timeout, decide=decide, env=env, grace=grace,
                             tail_lines=tail_lines)
+    session.experiment = experiment
     return session.run()
 
 
@@ -288,6 +296,8 @@ class _ChildSession:
         self.child_args = list(child_args)
         self.timeout = timeout
         self.decide = decide
+        self.experiment = None      # experiment(findings, steps, done) -> spec | None
+        self.experiments_done: list[str] = []
         self.env = env
         self.grace = grace
         self.tails = {"out": deque(maxlen=tail_lines), "err": deque(maxlen=tail_lines)}
@@ -336,12 +346,14 @@ class _ChildSession:
         self.ev_r = ev_r
         self.end = None
 
-    def supervise(self, decide=None) -> RunResult:
+    def supervise(self, decide=None, experiment=None) -> RunResult:
         """Read the child to its end (stopping it when ``decide`` says so, at the timeout, or on
         any exception here, KeyboardInterrupt included), clean up its process tree, and return the
         result. ``decide`` replaces the one given at construction when not None."""
         if decide is not None:
             self.decide = decide
+        if experiment is not None:
+            self.experiment = experiment
         try:
             self._supervise()
         finally:
@@ -507,6 +519,20 @@ class _ChildSession:
         except OSError:
             pass
 
+    def _answer_await(self) -> None:
+        """The run is over and the child waits: ask for the next experiment on copies, or say done."""
+        spec = None
+        if self.experiment is not None and self.reason is None:
+            try:
+                spec = self.experiment(list(self.findings.values()), self.steps, list(self.experiments_done))
+            except Exception as e:   # noqa: BLE001 - never leave the child waiting
+                self.probe_errors.append(f"experiment choice: {type(e).__name__}: {e}"[:200])
+                spec = None
+        if spec is not None:
+            self.experiments_done.append(spec["id"])
+        line = ("experiment " + json.dumps(spec) if spec is not None else "done") + "\n"
+        self._answer(line.encode("utf-8"))
+
     def _stop_request(self) -> None:
         self._answer(b"stop decided\n")
         # If it does not reach another optimizer step in time: SIGTERM, then SIGKILL.
@@ -561,6 +587,9 @@ class _ChildSession:
                 # the child waits for the answer at each look: the run stops (or goes on) at
                 # the step the look was taken, however busy the machine is
                 self._answer(b"go\n")
+            if ev.get("await"):
+                # the run is over and the child waits: an experiment on copies, or done
+                self._answer_await()
         elif kind == "stopping":
             # the child reached the end of the run and is making its last findings: a stop
             # request's short grace no longer applies (a hang here still ends, later)
