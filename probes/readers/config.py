@@ -692,7 +692,7 @@ def read_argparse(tree: ast.Module) -> dict[str, ArgDefault]:
 def argparse_defaults(path: str | os.PathLike) -> list[Finding]:
     """Hyperparameter facts from the defaults of a script's argparse options (read with ast,
     never run). A script that does not parse raises InputError naming the file and line."""
-    from traindx.probes.readers.code import parse_source  # local: code.py imports this module
+    from traindx.probes.readers.code import parse_source  # local: the code package imports this module
 
     p = os.fspath(path)
     tree = parse_source(p)
