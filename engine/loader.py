@@ -32,6 +32,7 @@ KINDS = {
     "facts": "facts", "sources": "sources", "symptoms": "symptoms", "questions": "questions",
     "rules": "rules", "root_causes": "root_causes", "fixes": "fixes", "misdiagnoses": "misdiagnoses",
     "pressure": "pressure", "scope": "deferrals", "cases": "cases", "parameters": "parameters",
+    "language": "language", "normal": "normal",
     "experiments": "experiments",
 }
 #: the evidence source whose findings carry experiment outcomes (kb/sources.yaml)
@@ -99,6 +100,10 @@ class KnowledgeBase:
     extractors: dict = field(default_factory=dict)   # fact -> [compiled regex]
     compiled_deferrals: dict = field(default_factory=dict)
     parameters: dict = field(default_factory=dict)   # id -> {id, value, unit, description, used_by, ...}
+    language_files: list = field(default_factory=list)   # [(data, path)] of kind: language
+    language: Any = None                              # engine.understand.Language, compiled
+    normal: dict = field(default_factory=dict)        # "is this normal?" entries (kb/normal.yaml)
+    compiled_normal: dict = field(default_factory=dict)
     experiments: dict = field(default_factory=dict)  # id -> experiment (kb/experiments.yaml)
 
     def param(self, ident: str):
@@ -124,7 +129,7 @@ class KnowledgeBase:
         tables = [("root_cause", self.root_causes), ("symptom", self.symptoms), ("question", self.questions),
                   ("rule", self.rules), ("fix", self.fixes), ("fact", self.facts), ("misdiagnosis", self.misdiagnoses),
                   ("pressure", self.pressure), ("deferral", self.deferrals), ("source", self.sources),
-                  ("parameter", self.parameters), ("experiment", self.experiments)]
+                  ("parameter", self.parameters), ("normal", self.normal), ("experiment", self.experiments)]
         for kind, table in tables:
             if kind_hint and kind != kind_hint:
                 continue
@@ -227,13 +232,16 @@ class _Builder:
         if kind == "parameters":
             self._add_parameters(data, marks, path, pack)
             return
+        if kind == "language":
+            self.kb.language_files.append((data, path))
+            return
         if kind == "cases":
             for i, case in enumerate(items):
                 line, col = marks.at((key, i)) or (None, None)
                 self.kb.cases.append({**case, "_origin": Origin(path, line, col)})
             return
         table = getattr(self.kb, key)
-        single = {"root_causes": "root_cause", "symptoms": "symptom", "questions": "question", "rules": "rule",
+        single = {"normal": "normal", "root_causes": "root_cause", "symptoms": "symptom", "questions": "question", "rules": "rule",
                   "fixes": "fix", "facts": "fact", "misdiagnoses": "misdiagnosis", "pressure": "pressure",
                   "deferrals": "deferral", "sources": "source", "experiments": "experiment"}[key]
         for i, item in enumerate(items):
@@ -305,7 +313,7 @@ class _Builder:
             full = os.path.join(directory, name)
             if name.endswith((".yaml", ".yml")) and os.path.isfile(full):
                 self.add_file(full, pack)
-        for sub in ("cases", "rules", "parameters"):
+        for sub in ("cases", "rules", "parameters", "language"):
             subdir = os.path.join(directory, sub)
             if os.path.isdir(subdir):
                 for name in sorted(os.listdir(subdir)):
@@ -407,6 +415,8 @@ def load_kb(extra_dirs: Iterable[str] = (), *, entry_point_packs: bool = True, c
     _check(b)
     _check_experiments(b)
     _index(b.kb)
+    from .understand import compile_language
+    b.kb.language = compile_language(b.kb.language_files, b.kb.facts, b.kb.symptoms, b.kb.params())
     return b.kb
 
 
@@ -516,6 +526,9 @@ def _compile(b: _Builder) -> None:
             b.fail("deferral", did, (), "a deferral needs patterns or when")
         spec = conds[0] if len(conds) == 1 else {"any": conds}
         kb.compiled_deferrals[did] = compile_condition(spec, str(kb.origins[("deferral", did)]))
+    for nid, entry in kb.normal.items():
+        if entry.get("when"):
+            kb.compiled_normal[nid] = compile_condition(entry["when"], str(kb.origins[("normal", nid)]))
     for table, kind in ((kb.misdiagnoses, "misdiagnosis"), (kb.pressure, "pressure")):
         for mid, m in table.items():
             compile_condition({"any": [{"fact": "complaint", "matches": p} for p in m["patterns"]]},
@@ -575,6 +588,8 @@ def _check(b: _Builder) -> None:
             need("misdiagnosis", mid, ("suspects", i), kb.root_causes, cause, "root cause")
     for did, d in kb.deferrals.items():
         _check_condition_facts(b, "deferral", did, ("when",), d.get("when"), need_fact)
+    for nid, entry in kb.normal.items():
+        _check_condition_facts(b, "normal", nid, ("when",), entry.get("when"), need_fact)
 
     produced = set()
     for src in kb.sources.values():
@@ -584,6 +599,10 @@ def _check(b: _Builder) -> None:
     for fid, f in facts.items():
         if f.get("extract"):
             produced.add(fid)
+    for data, _path in kb.language_files:
+        produced |= {f["fact"] for f in data.get("facts", [])} | {m["fact"] for m in data.get("metrics", [])}
+        if data.get("symptoms"):
+            produced.add("complaint_symptom")      # the symptom read from the user's words
     produced |= {"complaint", "symptom"}
     for rid, rule in kb.rules.items():
         _check_condition_facts(b, "rule", rid, ("when",), rule.when, need_fact)

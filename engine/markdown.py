@@ -89,6 +89,12 @@ def render_markdown(report: dict) -> str:
             out.append("Other candidates: " + ", ".join(f"`{c['id']}` {c['confidence']:.2f}" for c in causes[1:]))
     elif status == "healthy":
         out.append("None — training looks healthy.")
+        for b in (report.get("normal") or {}).get("behaviours", []):
+            out.append("")
+            out.append(f"**{b['title']}** is normal: {b['why']}")
+            out.append("")
+            out.append("It would be a problem if:")
+            out += [f"- {x}" for x in b["abnormal_if"]]
     elif status == "out_of_scope":
         out.append("Not diagnosed here (out of scope).")
     else:

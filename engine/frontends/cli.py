@@ -431,6 +431,8 @@ class Interview:
             while not text.strip():
                 text = self.ask("What is going wrong with your training?")
             self.gather.complaint(_drain_paste(text))
+        self.respond_to_pressure()
+        self.confirm_understanding()
         self.preamble()
         if s.deferral():
             return
@@ -473,8 +475,6 @@ class Interview:
                     continue
                 self.feedback(added)
                 break
-            if s.symptom() is None and "loss_behavior" in s.skipped:
-                break
 
     def _probe_could_answer(self, q):
         return any(src.startswith("probe:") for src in q.get("answered_by", []))
@@ -504,7 +504,7 @@ class Interview:
                 return False
             return True
 
-    def preamble(self):
+    def respond_to_pressure(self):
         s, st = self.s, self.st
         p = s.pressure()
         if p:
@@ -512,6 +512,41 @@ class Interview:
         m = s.misdiagnosis()
         if m:
             click.echo("\n" + " ".join(m["message"].split()))
+
+    CONFIRM = ("", "y", "yes", "ok", "okay", "right", "correct", "yep", "yeah", "sure", "fine", "good")
+
+    def confirm_understanding(self):
+        """Read the user's words back before any question — the symptom with the phrase it came
+        from, and each fact — and take one line of corrections at a time ("lr 3e-3", "it's a
+        plateau", "not using AMP"), read by the same understanding, until the user confirms."""
+        s, st = self.s, self.st
+        if s.asked or s.skipped or not understood_lines(s):     # resumed, or nothing read
+            return
+        click.echo("")
+        for line in understood_lines(s):
+            click.echo(line)
+        while True:
+            ans = self.ask('Right? [Enter = yes, or correct it, e.g. "lr 3e-3"]').strip()
+            cmd = ans.lower().rstrip(".!")
+            if cmd in self.CONFIRM:
+                return
+            if cmd in ("quit", "q", "exit"):
+                raise KeyboardInterrupt
+            if cmd in ("help", "?", "why", "how"):
+                click.echo(_indent("Type what is wrong in what I read, in your own words: a number (\"lr 3e-3\", "
+                                   "\"batch 64\"), the symptom (\"it's a plateau\"), or a negation (\"no AMP\")."))
+                continue
+            changed = [f for f in s.correct(ans) if f is not None]
+            if not changed:
+                click.echo(st("  I could not read a fact or a symptom in that — try e.g. \"lr 3e-3\" or "
+                              "\"it's a plateau\", or press Enter.", fg="yellow"))
+                continue
+            click.echo("")
+            for line in understood_lines(s, updated=True):
+                click.echo(line)
+
+    def preamble(self):
+        s, st = self.s, self.st
         d = s.deferral()
         if d:
             click.echo("\n" + st(d["message"], fg="yellow"))
@@ -543,6 +578,9 @@ class Interview:
             return
         if status == "healthy":
             click.echo(st("Training looks healthy — no root cause to fix.", bold=True, fg="green"))
+            for b in (report.get("normal") or {}).get("behaviours", []):
+                click.echo(_indent(f"{b['title']} is normal: {b['why']}"))
+                click.echo(_indent("It would be a problem if " + "; or if ".join(b["abnormal_if"]) + "."))
             return
         if status != "diagnosed":
             click.echo(st("Not enough evidence to name a root cause yet.", bold=True, fg="yellow"))
@@ -571,6 +609,55 @@ class Interview:
 def _fmt(v):
     from ..values import fmt
     return fmt(v)
+
+
+def understood_lines(session, updated=False) -> list[str]:
+    """What the session read from the user's words (and their corrections): the symptom with the
+    phrase it came from, then the facts — ``[]`` when nothing was read."""
+    facts = session.base
+    parts = []
+    sym = facts.get("symptom") if facts.get("symptom") and facts["symptom"].kind == "user" else facts.get("complaint_symptom")
+    words = [f for f in facts.values() if f.kind == "user" and f.detail and f.detail.startswith("from your words")
+             and f.name not in ("symptom", "complaint_symptom")]
+    if sym is None and not words:
+        return []
+    head = "Now I read:" if updated else "I read:"
+    first = ""
+    if sym is not None:
+        phrase = _quoted(sym.detail)
+        first = sym.value + (f" (from {phrase})" if phrase else " (from your description as a whole)")
+    items = [_fact_text(f) for f in sorted(words, key=lambda f: _span_start(session, f))]
+    lines = []
+    if first:
+        lines.append(f"{head}  {first}")
+    rest = " · ".join(items)
+    if rest:
+        lines.append(("" if first else head) .ljust(len(head) + 2) + rest if first else f"{head}  {rest}")
+    return lines
+
+
+def _quoted(detail):
+    if not detail or "“" not in detail:
+        return None
+    return detail[detail.index("“"):]
+
+
+def _span_start(session, fact):
+    u = getattr(session, "understood", None)
+    r = u.fact(fact.name) if u is not None else None
+    return r.span[0] if r is not None else 10**9
+
+
+def _fact_text(f) -> str:
+    v = f.value
+    if isinstance(v, list):
+        shown = ", ".join(v) if v else "none"
+        q = _quoted(f.detail) if not v else None
+        return f"{f.name}: {shown}" + (f" ({q})" if q else "")
+    if isinstance(v, bool):
+        q = _quoted(f.detail)
+        return f"{f.name} {_fmt(v)}" + (f" ({q})" if q and not v else "")
+    return f"{f.name} {_fmt(v)}"
 
 
 def _src(source):
