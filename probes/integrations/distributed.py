@@ -84,6 +84,9 @@ __all__ = ["watch_distributed", "DistributedWatch", "merge_findings", "param_che
 #: Facts this module produces that ``kb/facts.yaml`` does not declare yet (see the pending pack).
 PENDING_FACTS = ("world_size", "rank_nan_ranks", "params_out_of_sync", "desynced_params",
                  "data_wait_straggler_rank", "ranks_not_reporting")
+#: The evidence source (``kb/sources.yaml``) this module implements, and its facts.
+SOURCE_ID = "probe:distributed"
+FACTS = PENDING_FACTS
 #: A rank is a data-loading straggler when its data wait share exceeds this multiple of the median
 #: of the other ranks' ...
 STRAGGLER_RATIO = 2.0
@@ -357,11 +360,11 @@ class _NoReplayMonitor(Monitor):
     """A Monitor for models whose forward is a collective (SyncBatchNorm): a replay on one rank would
     wait for the others forever, so the overfit probe and the first-non-finite-module replay are off."""
 
-    def _run_overfit(self):
-        self._overfit_pending = False
-        if not self._overfit_done:
-            self._overfit_done = True
-            self._overfit = {"skipped": "SyncBatchNorm: a forward on one rank is a collective"}
+    def _run_costly(self, probe):
+        if probe.id == "overfit_batch":
+            probe.skip("SyncBatchNorm: a forward on one rank is a collective")
+        else:
+            super()._run_costly(probe)
 
     def _trace_nan(self, outputs, targets):
         model, self.model = self.model, None

@@ -49,6 +49,11 @@ else:  # pragma: no cover
 __all__ = ["analyze_config", "argparse_defaults", "load_config", "read_argparse", "ConfigFile",
            "ArgDefault", "CONFIG_SUFFIXES", "UNRESOLVED"]
 
+#: The evidence source (``kb/sources.yaml``) this module implements, and its facts.
+SOURCE_ID = "config:hyperparameters"
+FACTS = ("learning_rate", "batch_size", "epochs", "weight_decay", "optimizer", "scheduler", "warmup", "uses_amp",
+         "amp_dtype", "label_smoothing", "dropout_p")
+
 #: File name endings this reader understands.
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
 

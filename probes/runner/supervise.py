@@ -49,6 +49,9 @@ ERROR_KINDS = ("cuda_oom", "cuda_error", "dataloader_error", "shape_error", "dty
                "import_error", "other_error")
 #: The evidence source of crash findings (``kb/sources.yaml``).
 CRASH_SOURCE = "probe:crash"
+#: The evidence source (``kb/sources.yaml``) this module implements, and its facts.
+SOURCE_ID = CRASH_SOURCE
+FACTS = ("error_kind", "error_message")
 
 #: Seconds between SIGTERM and SIGKILL, and between a "stop" request and SIGTERM.
 DEFAULT_GRACE_S = 3.0
