@@ -812,7 +812,7 @@ def test_report_goes_through_the_engine():
 def test_schedule_is_stated():
     g = monitor_mod.SCHEDULE["grads"]
     assert g(0) and g(g.first - 1) and g(g.every * 4) and not g(g.every * 4 + 1)
-    assert monitor_mod.ARM_STEPS > 0
+    assert monitor_mod.Monitor().params["monitor.arm_steps"] > 0
 
 
 # --------------------------------------------------------------------------- the device (CUDA) read path

@@ -93,26 +93,38 @@ def diagnose(script, logs, codes, configs, setup, complaint, answers, non_intera
 def _diagnose(script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt, output, max_steps,
               timeout, kb_dirs, column_map, plot, resume, color, script_args):
     started = None
+    kb = None
     if script:
         # start the script now: its interpreter and torch imports overlap with loading the
-        # knowledge base and reading the code; it is supervised (and may be stopped) later
+        # knowledge base and reading the code; it is supervised (and may be stopped) later --
+        # unless knowledge packs may override parameters the child's probes decide with: then the
+        # knowledge base is loaded first and its parameters go to the child
         if not os.path.exists(script):
             raise InputError("script not found", script)
         _need_torch("--script")
         from traindx.probes.runner.supervise import start_script
-        started = start_script(script, list(script_args), max_steps=max_steps, timeout=timeout)
+        params = None
+        if kb_dirs or _installed_packs():
+            kb = _load(kb_dirs)
+            params = kb.params()
+        started = start_script(script, list(script_args), max_steps=max_steps, timeout=timeout, params=params)
     try:
         _diagnose_with(started, script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt,
-                       output, max_steps, timeout, kb_dirs, column_map, plot, resume, color, script_args)
+                       output, max_steps, timeout, kb_dirs, column_map, plot, resume, color, script_args, kb)
     finally:
         if started is not None:
             started.abort()          # a no-op once it was supervised to its end
 
 
+def _installed_packs() -> bool:
+    from ..loader import discover_packs
+    return bool(discover_packs())
+
+
 def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt,
-                   output, max_steps, timeout, kb_dirs, column_map, plot, resume, color, script_args):
+                   output, max_steps, timeout, kb_dirs, column_map, plot, resume, color, script_args, kb=None):
     from ..api import Session
-    kb = _load(kb_dirs)
+    kb = kb if kb is not None else _load(kb_dirs)
     interactive = not non_interactive and sys.stdin.isatty()
     st = Styler(_color_default() if color is None else color)
     if script_args and not script:
@@ -255,7 +267,8 @@ class Gatherer:
         self._need_file(path, "log")
         from traindx.probes.readers.logs import analyze_log
         num_classes = self.session.value("num_classes")
-        findings, analysis = analyze_log(path, num_classes=num_classes, column_map=column_map)
+        findings, analysis = analyze_log(path, num_classes=num_classes, column_map=column_map,
+                                         params=self.session.kb.params())
         self.session.add_findings(findings)
         self.say(f"Read {path}: {len(findings)} curve fact(s).")
         return analysis
@@ -295,7 +308,8 @@ class Gatherer:
         if started is not None:
             result = started.finish(self._decider())
         else:
-            result = run_script(path, list(args), max_steps=max_steps, timeout=timeout, decide=self._decider())
+            result = run_script(path, list(args), max_steps=max_steps, timeout=timeout, decide=self._decider(),
+                                params=self.session.kb.params())
         self.session.add_findings(result.findings)
         self.ran_script = True
         self.session.run_info = {"steps": result.steps, "stopped": result.stopped_reason, "seconds": result.wall_s}
@@ -315,7 +329,8 @@ class Gatherer:
     def setup(self, spec, max_steps=None, timeout=None):
         _need_torch("--setup")
         from traindx.probes.runner.setup_call import run_setup
-        result = run_setup(spec, max_steps=max_steps or 200, timeout=timeout, decide=self._decider())
+        result = run_setup(spec, max_steps=max_steps or 200, timeout=timeout, decide=self._decider(),
+                           params=self.session.kb.params())
         self.session.add_findings(result.findings)
         self.ran_script = True
         self.session.notes.append(f"Trained copies from {spec} for {result.steps} step(s).")

@@ -556,7 +556,8 @@ class Engine:
 
         def gather(s):
             from traindx.probes.readers.logs import analyze_log
-            findings, _analysis = analyze_log(full, num_classes=s.value("num_classes"), column_map=column_map)
+            findings, _analysis = analyze_log(full, num_classes=s.value("num_classes"), column_map=column_map,
+                                              params=s.kb.params())
             return self._add_findings(s, findings)
         return self._read(session_id, gather)
 

@@ -78,8 +78,7 @@ from traindx.engine.evidence import Finding
 from traindx.probes.live.monitor import Monitor
 from traindx.probes.live.watch import Watch
 
-__all__ = ["watch_distributed", "DistributedWatch", "merge_findings", "param_checksums", "PENDING_FACTS",
-           "STRAGGLER_RATIO", "STRAGGLER_MIN_GAP"]
+__all__ = ["watch_distributed", "DistributedWatch", "merge_findings", "param_checksums", "PENDING_FACTS"]
 
 #: Facts this module produces that ``kb/facts.yaml`` does not declare yet (see the pending pack).
 PENDING_FACTS = ("world_size", "rank_nan_ranks", "params_out_of_sync", "desynced_params",
@@ -87,11 +86,8 @@ PENDING_FACTS = ("world_size", "rank_nan_ranks", "params_out_of_sync", "desynced
 #: The evidence source (``kb/sources.yaml``) this module implements, and its facts.
 SOURCE_ID = "probe:distributed"
 FACTS = PENDING_FACTS
-#: A rank is a data-loading straggler when its data wait share exceeds this multiple of the median
-#: of the other ranks' ...
-STRAGGLER_RATIO = 2.0
-#: ... and exceeds it by at least this much (share of the step).
-STRAGGLER_MIN_GAP = 0.1
+# A rank is a data-loading straggler when its data wait share exceeds distributed.straggler_ratio times
+# the median of the other ranks' and by distributed.straggler_min_gap (kb/parameters/probes.yaml).
 #: Relative tolerance for parameter norms (float64 norms; 1e-4 when only float32 is available).
 NORM_RTOL = {True: 1e-7, False: 1e-4}
 #: Elements sampled per parameter tensor for the checksum (evenly spaced, first and last included).
@@ -758,10 +754,11 @@ class DistributedWatch(Watch):
         if len(dtf) < 2:
             return None, dtf
         best = None
+        ratio, gap = self.monitor.params["distributed.straggler_ratio"], self.monitor.params["distributed.straggler_min_gap"]
         for r, v in dtf.items():
             others = [x for q, x in dtf.items() if q != r]
             med = median(others)
-            if v > STRAGGLER_RATIO * med and v - med >= STRAGGLER_MIN_GAP:
+            if v > ratio * med and v - med >= gap:
                 if best is None or v > dtf[best]:
                     best = r
         return best, dtf

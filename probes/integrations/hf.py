@@ -79,8 +79,7 @@ __all__ = ["TrainDxCallback"]
 
 _log = logging.getLogger("traindx.probes.callbacks")
 
-#: A logged grad_norm above this multiple of the median of the earlier ones arms the monitor.
-GRAD_NORM_SPIKE = 10.0
+# A logged grad_norm above hf.grad_norm_spike times the median of the earlier ones arms the monitor.
 
 
 def _torch_optimizer(opt):
@@ -283,8 +282,9 @@ class TrainDxCallback(TrainerCallback, ProbeAccess):
             if (g is not None and not math.isfinite(g)) or (lv is not None and not math.isfinite(lv)):
                 p.nan_from_log()
             elif g is not None:
-                if len(self._grad_norms) >= 5 and g > GRAD_NORM_SPIKE * median(self._grad_norms) > 0 and not p.monitor.armed:
-                    p.monitor.arm(f"spike: logged grad_norm {g:.4g} > {GRAD_NORM_SPIKE:g}x its median")
+                spike = p.monitor.params["hf.grad_norm_spike"]
+                if len(self._grad_norms) >= 5 and g > spike * median(self._grad_norms) > 0 and not p.monitor.armed:
+                    p.monitor.arm(f"spike: logged grad_norm {g:.4g} > {spike:g}x its median")
                 self._grad_norms.append(g)
             self._check_nan(state, control)
         except Exception as e:  # pragma: no cover - a traindx fault

@@ -66,6 +66,7 @@ from __future__ import annotations
 
 
 from traindx.engine.evidence import Finding
+from traindx.engine.parameters import resolve
 
 import traindx.probes.live.activations as A
 import traindx.probes.live.amp as AMP
@@ -73,23 +74,22 @@ import traindx.probes.live.gradients as G
 import traindx.probes.live.model_config as MC
 import traindx.probes.live.updates as U
 from traindx.probes.live.monitor_batches import BatchFeed
-from traindx.probes.live.monitor_losses import FLAT_AFTER, SPIKE_FACTOR, LossFeed
+from traindx.probes.live.monitor_losses import LossFeed
 from traindx.probes.live.monitor_steps import StepFeed
 from traindx.probes.live.probe import ARMED_SCHEDULE, SCHEDULE, Schedule
 from traindx.probes.live.schedule import FLUSH_EVERY, own_time
 from traindx.probes.live.sources import COSTLY, PROBES
 
-__all__ = ["Monitor", "Schedule", "SCHEDULE", "ARM_STEPS", "FLAT_AFTER", "SPIKE_FACTOR"]
-
-#: Steps a symptom keeps the costly probes on.
-ARM_STEPS = 20
+__all__ = ["Monitor", "Schedule", "SCHEDULE"]
 
 
 class Monitor(StepFeed, LossFeed, BatchFeed):
     """Evidence from the running model. See the module docstring for what it hooks and when.
 
     ``level``: ``"cheap"`` (default: cheap probes always, costly ones when a symptom arms them) or
-    ``"full"`` (armed for the whole run).
+    ``"full"`` (armed for the whole run). ``params``: the knowledge base's parameter values
+    (``KnowledgeBase.params()``, a pack's overrides applied; None: the shipped ones), handed to
+    every probe.
 
     :attr:`PROBES` are the cheap probe classes whose findings it gathers (in that order),
     :attr:`COSTLY` the experiments it arms (:class:`~traindx.probes.live.probe.CostlyProbe`); a
@@ -99,13 +99,20 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
     PROBES = PROBES
     COSTLY = COSTLY
 
-    def __init__(self, model=None, optimizer=None, *, num_classes=None, level="cheap", loss_fn=None):
+    def __init__(self, model=None, optimizer=None, *, num_classes=None, level="cheap", loss_fn=None, params=None):
         if level not in ("cheap", "full"):
             raise ValueError(f"level must be 'cheap' or 'full', not {level!r}")
         import torch
 
         self._torch = torch
         self.level = level
+        self.params = P = resolve(params)
+        # the thresholds the hot path decides with, read once
+        self._arm_steps = int(P["monitor.arm_steps"])
+        self._flat_after = P["monitor.flat_after_steps"]
+        self._flat_fraction = P["monitor.flat_fraction"]
+        self._spike_factor = P["monitor.spike_factor"]
+        self._chance_tolerance = P["curves.chance_tolerance"]
         self.model = None
         self.optimizer = None
         self.num_classes_given = num_classes
@@ -319,14 +326,14 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         return self.level == "full" or self.steps < self._armed_until
 
     def arm(self, reason: str):
-        """Switch the costly probes on for the next :data:`ARM_STEPS` steps (activation hooks every
+        """Switch the costly probes on for the next ``monitor.arm_steps`` steps (activation hooks every
         step, full gradient norms) and tell each costly probe (:meth:`CostlyProbe.arm
         <traindx.probes.live.probe.CostlyProbe.arm>`: the overfit-one-batch probe runs once for any
         reason but a NaN, a spike or a widening gap)."""
         if self._busy:
             return
         self._arm_events.append((self.steps, str(reason)))
-        self._armed_until = max(self._armed_until, self.steps + ARM_STEPS)
+        self._armed_until = max(self._armed_until, self.steps + self._arm_steps)
         for p in self._costly:
             p.arm(self, str(reason))
         if self._attached and self.model is not None and self._act is None:
@@ -448,7 +455,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         for p in self._costly:
             p.finish(self, final)
         out: list[Finding] = []
-        params = None
+        params = self.params
         for probe in self._probes + self._costly:
             src = probe.source
 

@@ -18,12 +18,6 @@ import traindx.probes.live.nan_trace as NT
 from traindx.probes.live.probe import SCHEDULE
 from traindx.probes.live.schedule import ACC, OUTPUTS, due, own_time
 
-#: Steps after which a loss still near its start counts as flat.
-FLAT_AFTER = 50
-#: A loss above this multiple of the running median is a spike.
-SPIKE_FACTOR = 5.0
-
-
 class _LossRec:
     __slots__ = ("step", "phase", "value", "training", "bwd", "acc", "nan_info")
 
@@ -308,16 +302,16 @@ class LossFeed:
                 recent = L.finite(self._train_vals[-50:])
                 self._spike_ref = median(recent) if recent else None
             med = self._spike_ref
-            if med is not None and med > 0 and v > SPIKE_FACTOR * med:
-                    self._spikes += 1
-                    if not self.armed:
-                        self.arm(f"spike: loss {v:.4g} > {SPIKE_FACTOR:g}x running median {med:.4g}")
+            if med is not None and med > 0 and v > self._spike_factor * med:
+                self._spikes += 1
+                if not self.armed:
+                    self.arm(f"spike: loss {v:.4g} > {self._spike_factor:g}x running median {med:.4g}")
         for p in self._costly:            # costly probes that arm on the curve's shape (lr_decay)
             p.on_train_value(self, n)
-        if not self._flat_checked and rec.step >= FLAT_AFTER and n >= 20:
+        if not self._flat_checked and rec.step >= self._flat_after and n >= 20:
             self._flat_checked = True
             frac = L.loss_decrease_fraction(list(self._train_vals))
-            if frac is not None and frac < 0.05:
+            if frac is not None and frac < self._flat_fraction:
                 self.arm(f"loss flat: within {max(frac, 0) * 100:.1f}% of its start after {rec.step} steps")
 
     def _val_loss(self, rec):
@@ -386,11 +380,12 @@ class LossFeed:
         return float("inf")
 
     def _at_chance(self) -> bool:
-        """The training loss, after 50+ steps, is within 10% of ln(num_classes) (cross-entropy)."""
-        if self.steps < FLAT_AFTER or self._loss_name not in (None, "cross_entropy", "nll"):
+        """The training loss, after ``monitor.flat_after_steps``, is within ``curves.chance_tolerance``
+        of ln(num_classes) (cross-entropy)."""
+        if self.steps < self._flat_after or self._loss_name not in (None, "cross_entropy", "nll"):
             return False
         nc, _ = self._num_classes()
         cur = L.current_loss(self._train_vals)
         chance = L.chance_loss(nc)
-        return bool(chance and cur is not None and abs(cur - chance) <= 0.1 * chance)
+        return bool(chance and cur is not None and abs(cur - chance) <= self._chance_tolerance * chance)
 

@@ -1354,17 +1354,18 @@ def read_log(path: str | os.PathLike, column_map: dict | str | None = None) -> L
 
 
 def analyze_log(path: str | os.PathLike, num_classes: int | None = None,
-                column_map: dict | str | None = None):
+                column_map: dict | str | None = None, params=None):
     """Read a log and analyse its curves: ``(findings, analysis)``.
 
     ``findings`` are :class:`~traindx.engine.evidence.Finding` objects for the ``log:curves``
     facts; ``analysis`` is a :class:`~traindx.probes.readers.curves.CurveAnalysis` (smoothed curves,
-    symptom region, events) for :func:`traindx.probes.readers.plot.plot_curves`.
+    symptom region, events) for :func:`traindx.probes.readers.plot.plot_curves`. ``params``: the
+    knowledge base's parameter values (None: the shipped ones).
     """
     from traindx.probes.readers.curves import analyze
 
     log = read_log(path, column_map=column_map)
-    return analyze(log, num_classes=num_classes)
+    return analyze(log, num_classes=num_classes, params=params)
 
 
 __all__ = ["read_log", "analyze_log", "parse_column_map", "match_role", "normalize_name",

@@ -108,6 +108,7 @@ class _State:
         self.every = 10
         self.level = "cheap"
         self.monitor_spec = DEFAULT_MONITOR
+        self.params = None          # a knowledge pack's parameter overrides (--params)
         self.monitor = None
         self.optimizer = None
         self.model = None
@@ -560,6 +561,9 @@ def _make_monitor(**kwargs):
     modname, _, clsname = spec.partition(":")
     try:
         cls = getattr(importlib.import_module(modname), clsname or "Monitor")
+        if _S.params and _accepts(cls, "params"):
+            from traindx.engine.parameters import shipped
+            kwargs["params"] = {**shipped(), **_S.params}
         monitor = cls(level=_S.level, **kwargs)
     except Exception as e:
         _probe_error(f"monitor {spec}", e)
@@ -948,6 +952,7 @@ def _parse(argv):
     p.add_argument("--level", default="cheap")
     p.add_argument("--monitor", default=DEFAULT_MONITOR)
     p.add_argument("--setup")
+    p.add_argument("--params", help="JSON: parameter overrides (a knowledge pack's) for the monitor")
     opts = p.parse_args(own)
     if not opts.setup and not rest:
         p.error("a script is required after --")
@@ -1000,6 +1005,7 @@ def main(argv=None) -> int:
     _S.every = max(1, opts.every)
     _S.level = opts.level
     _S.monitor_spec = opts.monitor
+    _S.params = json.loads(opts.params) if opts.params else None
     signal.signal(signal.SIGTERM, _on_sigterm)
     _send({"type": "start", "pid": os.getpid()})
 

@@ -80,7 +80,7 @@ class TrainingSetup:
 
 def run_setup(spec: str, *, max_steps: int = 200, timeout: float | None = None,
               decide=None, env: dict | None = None, every: int = 10, level: str = "cheap",
-              monitor: str | None = None, grace: float | None = None):
+              monitor: str | None = None, grace: float | None = None, params=None):
     """Import ``MODULE:FUNCTION``, call it, train deep copies of what it returns for
     ``max_steps`` optimizer steps (with a short validation pass) under a monitor, and return a
     :class:`~traindx.probes.runner.supervise.RunResult` (``stopped_reason`` ``"finished"`` when the steps
@@ -98,7 +98,7 @@ def run_setup(spec: str, *, max_steps: int = 200, timeout: float | None = None,
         raise InputError(f"--max-steps must be >= 1 for --setup, got {max_steps}")
     child_args = ["--every", str(int(every)), "--level", level,
                   "--monitor", monitor or runner.DEFAULT_MONITOR,
-                  "--max-steps", str(int(max_steps)), "--setup", spec]
+                  "--max-steps", str(int(max_steps)), *runner.params_args(params), "--setup", spec]
     return runner.run_child(child_args, timeout=timeout, decide=decide, env=env,
                             grace=runner.DEFAULT_GRACE_S if grace is None else grace)
 

@@ -198,12 +198,24 @@ def _syntax_input_error(msg, filename, lineno, offset) -> InputError:
 # --------------------------------------------------------------------------------------------
 # running
 
-def _script_child_args(path, args, max_steps, every, level, monitor) -> list[str]:
+def params_args(params) -> list[str]:
+    """``--params JSON`` for the child: the values of ``params`` (a knowledge base's ``params()``)
+    that differ from the shipped ones -- a pack's overrides -- or nothing."""
+    if not params:
+        return []
+    from traindx.engine.parameters import shipped
+
+    base = shipped()
+    changed = {k: v for k, v in params.items() if base.get(k, object()) != v}
+    return ["--params", json.dumps(changed, sort_keys=True)] if changed else []
+
+
+def _script_child_args(path, args, max_steps, every, level, monitor, params=None) -> list[str]:
     """The child's command line for a script (checked first: see :func:`check_script`)."""
     script = check_script(path)
     if max_steps is not None and max_steps < 0:
         raise InputError(f"--max-steps must be >= 0, got {max_steps}")
-    child_args = ["--every", str(int(every)), "--level", level, "--monitor", monitor]
+    child_args = ["--every", str(int(every)), "--level", level, "--monitor", monitor, *params_args(params)]
     if max_steps is not None:
         child_args += ["--max-steps", str(int(max_steps))]
     return child_args + ["--", str(script), *[str(a) for a in args]]
@@ -213,7 +225,7 @@ def run_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: 
                timeout: float | None = None, decide: Callable[[list[Finding], int], bool] | None = None,
                env: dict | None = None, every: int = 10, grace: float = DEFAULT_GRACE_S,
                level: str = "cheap", monitor: str = DEFAULT_MONITOR,
-               tail_lines: int = DEFAULT_TAIL_LINES) -> RunResult:
+               tail_lines: int = DEFAULT_TAIL_LINES, params=None) -> RunResult:
     """Run ``python path args...`` unmodified, under instrumentation, and return its evidence.
 
     The script runs as ``__main__`` with ``sys.argv = [path, *args]``, its own folder first on
@@ -227,13 +239,14 @@ def run_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: 
     its next optimizer step.
     ``env``: extra environment variables for the script (added to ``os.environ``).
     ``level``: the monitor's cost level; ``monitor``: ``"module:Class"`` of the monitor the child
-    instantiates (an extension point; tests pass a fake).
+    instantiates (an extension point; tests pass a fake). ``params``: the knowledge base's
+    parameter values (``KnowledgeBase.params()``); a pack's overrides reach the child's monitor.
 
     Raises :class:`InputError` for a missing/non-Python path or a script (or a module it imports)
     with a syntax error. A script that crashes is *not* an error: the crash is in the result
     (``stopped_reason == "crashed"``, ``crash``, and the ``error_kind``/``error_message`` findings).
     """
-    child_args = _script_child_args(path, args, max_steps, every, level, monitor)
+    child_args = _script_child_args(path, args, max_steps, every, level, monitor, params)
     return run_child(child_args, timeout=timeout, decide=decide, env=env, grace=grace,
                      tail_lines=tail_lines)
 
@@ -259,12 +272,12 @@ class StartedRun:
 def start_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: int | None = None,
                  timeout: float | None = None, env: dict | None = None, every: int = 10,
                  grace: float = DEFAULT_GRACE_S, level: str = "cheap", monitor: str = DEFAULT_MONITOR,
-                 tail_lines: int = DEFAULT_TAIL_LINES) -> StartedRun:
+                 tail_lines: int = DEFAULT_TAIL_LINES, params=None) -> StartedRun:
     """:func:`run_script` in two halves: the script is checked and started now (its interpreter
     and torch imports overlap with whatever the caller does next -- loading the knowledge base,
     reading the code), and supervised by :meth:`StartedRun.finish`. ``timeout`` counts from now.
     The caller must call ``finish`` or ``abort``."""
-    child_args = _script_child_args(path, args, max_steps, every, level, monitor)
+    child_args = _script_child_args(path, args, max_steps, every, level, monitor, params)
     session = _ChildSession(child_args, timeout=timeout, decide=None, env=env, grace=grace,
                             tail_lines=tail_lines)
     session.spawn()

@@ -12,6 +12,7 @@ class Labels(Probe):
     needs = frozenset({"batch", "loader"})
     schedule = ("label counts first 30 batches, every 100; nearest-neighbour checks (reading up to 2560 "
                 "examples) only once armed or with the loss at chance")
+    parameters = ("curves.chance_tolerance", "monitor.flat_after_steps")
 
     def findings(self, m, emit, params):
         if m._label_batches:

@@ -5,16 +5,12 @@ from __future__ import annotations
 import traindx.probes.live.data as D
 from traindx.probes.live.probe import Probe
 
-#: near-copies count as overlap from this fraction of validation examples (independent 2-D data
-#: shows a few percent by chance; see data.near_duplicate_fraction)
-NEAR_COPY_FRACTION = 0.2
-
-
 class Leakage(Probe):
     source = "probe:leakage"
     facts = ("val_train_overlap",)
     needs = frozenset({"loader"})
     schedule = "once, when findings are first gathered with both loaders declared"
+    parameters = ("leakage.near_copy_fraction",)
 
     def findings(self, m, emit, params):
         if "train" not in m._loaders or "val" not in m._loaders:
@@ -22,7 +18,7 @@ class Leakage(Probe):
         if m._overlap is None:
             m._overlap = D.val_train_overlap(m._loaders["train"], m._loaders["val"]) or {}
             near = D.near_duplicate_fraction(m._loaders["train"], m._loaders["val"])
-            if near and near["fraction"] >= NEAR_COPY_FRACTION and near["fraction"] > m._overlap.get("overlap", 0):
+            if near and near["fraction"] >= params["leakage.near_copy_fraction"] and near["fraction"] > m._overlap.get("overlap", 0):
                 m._overlap["near"] = near
         ov = m._overlap.get("overlap") if m._overlap else None
         near = m._overlap.get("near") if m._overlap else None

@@ -13,6 +13,10 @@ class LossVsChance(Probe):
              "run_length_steps")
     needs = frozenset({"loss"})
     schedule = "every training loss (read at each flush: every 25 steps on CPU, 10 off it)"
+    parameters = tuple(f"curves.{n}" for n in (
+        "spike_bands", "spike_rel", "flat_fraction", "diverge_rise", "diverge_magnitude", "osc_noise",
+        "plateau_share", "plateau_rel", "tail_fraction", "noisy", "wander_tail", "wander_rebound",
+        "still_falling_total", "still_falling_rel", "blip_points", "rare_spikes", "oscillation_growth"))
 
     def findings(self, m, emit, params):
         s = m._train_series()
@@ -26,7 +30,7 @@ class LossVsChance(Probe):
         emit("current_loss", cur, f"training loss now {cur:.4g}{ch} after {m.steps} steps" if cur is not None else "")
         if nc:
             emit("num_classes", nc, f"{nc} classes ({how})")
-        an = L.curve_analysis(m._train_steps, s, (), nc)
+        an = L.curve_analysis(m._train_steps, s, (), nc, params=params)
         m._on_curve(an)          # the costly probes that wait for a curve shape (lr_decay)
         if an is not None:
             # the log reader's method, so that a live run and its log read alike

@@ -5,7 +5,7 @@ decayed through the plateau answers the question itself.
 
 State: ``state`` is None -> ``"collecting"`` -> ``"ready"`` -> None (done; re-armed by a later
 plateau). A clear answer stands until the run has doubled since it; an unclear one is asked again
-after :data:`RETRY_STEPS` or a quarter of the run; :data:`MAX_TESTS` at most.
+after ``lr_decay.retry_steps`` or a quarter of the run; ``lr_decay.max_tests`` at most.
 """
 
 from __future__ import annotations
@@ -17,16 +17,12 @@ import traindx.probes.live.losses as L
 import traindx.probes.live.lr_decay as LD
 from traindx.probes.live.probe import CostlyProbe
 
-#: batches collected once the loss plateaus under a held LR (the last quarter held out), the memory
-#: they may hold, and the LR ratio (now / peak) that counts as held
-BATCHES = 64
+#: the memory the kept batches may hold (the number of batches, the LR ratio that counts as held,
+#: the tests per run and the retry wait are knowledge: ``lr_decay.*`` in kb/parameters/probes.yaml)
 MAX_BYTES = 256 * 2 ** 20
-LR_HELD = 0.9
-MAX_TESTS = 3
 #: the first plateau look after this many training losses, then every eighth of the run, never more
-#: than 1/CHECK_COST_FACTOR of the time
+#: than 1/CHECK_COST_FACTOR of the time (pacing, not a threshold of the answer)
 FIRST_CHECK = 256
-RETRY_STEPS = 50
 CHECK_COST_FACTOR = 100
 
 
@@ -36,6 +32,8 @@ class LrDecay(CostlyProbe):
     needs = frozenset({"model", "optimizer", "batch", "loss"})
     schedule = ("a plateau look every eighth of the run (<= 1% of its time); on a plateau under a held LR, "
                 "the next 64 training batches, then copies at the next sampled step; 3 tests at most")
+    parameters = ("lr_decay.batches", "lr_decay.lr_held", "lr_decay.max_tests", "lr_decay.retry_steps",
+                  "lr_decay.helps", "lr_decay.no_help", "curves.decay_held", "curves.decay_cut")
 
     def __init__(self):
         self.state = None
@@ -43,7 +41,7 @@ class LrDecay(CostlyProbe):
         self.bytes = 0
         self.runs: list[dict] = []
         self.next_check = FIRST_CHECK
-        self.target = BATCHES
+        self.target = 64
         self.check_t = 0.0
         self.check_cost = 0.0
         self.checked = False
@@ -61,7 +59,7 @@ class LrDecay(CostlyProbe):
     def collecting(self) -> bool:
         return self.state == "collecting"
 
-    def start(self, batches: int = BATCHES) -> None:
+    def start(self, batches: int = 64) -> None:
         """Start collecting now (``Monitor.start_lr_decay``)."""
         if self.state is not None:
             return
@@ -95,18 +93,19 @@ class LrDecay(CostlyProbe):
     def _lr_held(self, m) -> bool:
         # against the peak, not the start: a warm-up then a decay is not a held LR
         lrs = m._lrs()
-        return bool(lrs) and max(lrs) > 0 and lrs[-1] >= LR_HELD * max(lrs)
+        return bool(lrs) and max(lrs) > 0 and lrs[-1] >= m.params["lr_decay.lr_held"] * max(lrs)
 
     def plateau_check(self, m, an) -> None:
         """Start the test when the training loss has levelled off under a held LR."""
-        if (self.state is not None or len(self.runs) >= MAX_TESTS
+        p = m.params
+        if (self.state is not None or len(self.runs) >= p["lr_decay.max_tests"]
                 or m.model is None or m.optimizer is None or m._nan_first is not None):
             return
         if self.runs:
             last = self.runs[-1]
             # a clear answer stands until the run has doubled; an unclear one is asked again soon
             wait = last.get("at_step", 0) if last.get("helps") is not None else \
-                max(RETRY_STEPS, last.get("at_step", 0) // 4)
+                max(p["lr_decay.retry_steps"], last.get("at_step", 0) // 4)
             if m.steps < last.get("at_step", 0) + wait:
                 return
         if not self._lr_held(m):
@@ -114,14 +113,14 @@ class LrDecay(CostlyProbe):
         try:
             if an is None:
                 nc, _ = m._num_classes()
-                an = L.curve_analysis(m._train_steps, m._train_series(), (), nc)
+                an = L.curve_analysis(m._train_steps, m._train_series(), (), nc, params=p)
             if an is None or an.facts.get("loss_trend") != "plateaued":
                 return
         except Exception as e:
             m._note("plateau_check", e)
             return
         self.state = "collecting"
-        self.target = BATCHES
+        self.target = int(p["lr_decay.batches"])
         self.batches, self.bytes = [], 0
 
     def on_train_loss(self, m, outputs, targets) -> None:
@@ -153,7 +152,7 @@ class LrDecay(CostlyProbe):
             run["skipped"] = f"only {len(batches)} batches fit in memory"
         else:
             try:
-                r = LD.lr_decay_test(m.model, m.optimizer, batches, fn, autocast=m._fwd_autocast)
+                r = LD.lr_decay_test(m.model, m.optimizer, batches, fn, autocast=m._fwd_autocast, params=m.params)
                 run.update(r or {"skipped": "the model or optimizer could not be copied"})
             except Exception as e:
                 run["error"] = f"{type(e).__name__}: {e}"[:200]
@@ -176,7 +175,7 @@ class LrDecay(CostlyProbe):
             return None
         from traindx.probes.readers.curves import decayed_through_plateau
 
-        cut = decayed_through_plateau(m._lr_changes, an.region.start)
+        cut = decayed_through_plateau(m._lr_changes, an.region.start, m.params)
         return None if cut is None else {"start": int(an.region.start), "lr_start": cut[0], "lr_now": cut[1]}
 
     def findings(self, m, emit, params):
@@ -191,7 +190,7 @@ class LrDecay(CostlyProbe):
             return
         r = next((r for r in reversed(self.runs) if r.get("helps") is not None), None)
         lrs = m._lrs()
-        if r is not None and r["helps"] and lrs and r.get("lr") and lrs[-1] <= 0.2 * r["lr"]:
+        if r is not None and r["helps"] and lrs and r.get("lr") and lrs[-1] <= params["curves.decay_cut"] * r["lr"]:
             r = None        # "a decay would help" -- and the run's schedule has since decayed it
         if r is None:
             return

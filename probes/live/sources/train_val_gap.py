@@ -6,35 +6,32 @@ from __future__ import annotations
 import traindx.probes.live.losses as L
 from traindx.probes.live.probe import Probe
 
-#: Training/validation metrics (accuracy, loss) are reported only from this many optimizer steps
-#: on: a gap after a handful of steps says nothing about overfitting.
-MIN_METRIC_STEPS = 20
-
-
 class TrainValGap(Probe):
     source = "probe:train_val_gap"
     facts = ("train_accuracy", "val_accuracy", "train_loss", "val_loss", "val_loss_trend", "best_val_fraction")
     needs = frozenset({"loss"})
     schedule = "every validation loss; training accuracy first 10 training losses, every 20"
+    parameters = ("train_val_gap.min_metric_steps", "curves.val_rise", "curves.val_fall")
 
     def findings(self, m, emit, params):
-        if m.steps < MIN_METRIC_STEPS:
+        first = params["train_val_gap.min_metric_steps"]
+        if m.steps < first:
             return
         s = L.finite(m._train_vals)
         if s:
             emit("train_loss", m._recent_train_loss(), f"mean of the latest {min(50, len(s))} training losses")
-        epochs = self._evaluations(m)
+        epochs = self._evaluations(m, first)
         if m._train_acc:
             self._train_accuracy(m, emit, epochs)
         if epochs:
-            self._validation(m, emit, epochs)
+            self._validation(m, emit, epochs, params)
 
     @staticmethod
-    def _evaluations(m) -> list[dict]:
-        epochs = [e for e in m._val_epochs if e["step"] >= MIN_METRIC_STEPS]
+    def _evaluations(m, first) -> list[dict]:
+        epochs = [e for e in m._val_epochs if e["step"] >= first]
         run = m._val_run
         if run is not None and run["n"] and run["n"] >= m._val_batches_expected() and \
-                run["step"] >= MIN_METRIC_STEPS:
+                run["step"] >= first:
             # an evaluation still open at a look mid-run, counted once it has as many batches as
             # the validation loader (or as the previous evaluation): a partial one would mislead
             epochs.append({"step": run["step"], "loss": run["sum"] / run["n"], "batches": run["n"],
@@ -57,14 +54,14 @@ class TrainValGap(Probe):
              if acc is not None else "")
 
     @staticmethod
-    def _validation(m, emit, epochs):
+    def _validation(m, emit, epochs, params):
         last = epochs[-1]
         emit("val_loss", last["loss"], f"validation loss {last['loss']:.4g} at step {last['step']} "
              f"({len(epochs)} evaluation(s))")
         if last["accuracy"] is not None:
             emit("val_accuracy", last["accuracy"], f"validation accuracy {last['accuracy'] * 100:.1f}%")
         vl = [e["loss"] for e in epochs]
-        van = L.curve_analysis((), (), [(e["step"], e["loss"]) for e in epochs])
+        van = L.curve_analysis((), (), [(e["step"], e["loss"]) for e in epochs], params=params)
         vf = van.finding("val_loss_trend") if van is not None else None
         if vf is not None:
             emit("val_loss_trend", vf.value, f"{vf.detail} ({len(vl)} evaluations)")
