@@ -11,7 +11,7 @@ log space. Everything here is plain arithmetic on dicts: no torch, no knowledge 
 from __future__ import annotations
 
 import math
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 OTHER = "_other"
 #: share of the prior mass left after a symptom's listed causes that goes to OTHER

@@ -178,12 +178,14 @@ def build_report(session: Session) -> dict:
         symptom_block = {"id": symptom, "name": sym["name"], "category": sym["category"], "evidence": ev,
                          "predicted": True,
                          "how": f"predicted from the diagnosis: {rc['name'].lower()} usually shows as "
-                                f"“{sym['name'].lower()}”" + (f"; the observed curve looked {fmt(facts['symptom'].value)}"
-                                                               if "symptom" in facts else "; no curve was observed")}
+                                f"“{sym['name'].lower()}”"
+                                + (f"; the observed curve looked {fmt(facts['symptom'].value)}"
+                                   if "symptom" in facts else "; no curve was observed")}
     elif sym:
         ev = []
         if deferral:
-            ev = [{"fact": "complaint", "value": session.value("complaint"), "source": "user"}] if session.value("complaint") else []
+            ev = [{"fact": "complaint", "value": session.value("complaint"),
+                   "source": "user"}] if session.value("complaint") else []
             if "error_kind" in facts:
                 ev.append(_evidence_item(facts["error_kind"]))
         elif sym_fact:
@@ -227,8 +229,10 @@ def build_report(session: Session) -> dict:
         "information_gaps": [g["text"] + " — " + g["how_to_close"] for g in gaps],
         "information_gaps_detail": gaps,
         "caveats": caveats,
-        "deferral": ({k: deferral[k] for k in ("to", "found", "message")} | {"id": deferral["id"]}) if deferral else None,
-        "misdiagnosis": ({"id": mis["id"], "user_thinks": mis["user_thinks"], "usually_actually": mis["usually_actually"],
+        "deferral": ({k: deferral[k] for k in ("to", "found",
+                                               "message")} | {"id": deferral["id"]}) if deferral else None,
+        "misdiagnosis": ({"id": mis["id"], "user_thinks": mis["user_thinks"],
+                          "usually_actually": mis["usually_actually"],
                           "message": " ".join(mis["message"].split()), "stop": bool(mis.get("stop")),
                           "decided_by": mis.get("decided_by", [])} if mis else None),
         "pressure": ({"id": pressure["id"], "response": pressure["correct_response"],
@@ -270,7 +274,8 @@ def _confidence_text(status, top, causes, gaps) -> str:
     if status == "out_of_scope":
         return "Not assessed: the problem is outside training-dynamics diagnosis and was handed on."
     if status == "healthy":
-        lead = f" The strongest remaining suspicion is {causes[0]['id']} at {causes[0]['confidence']:.2f}." if causes else ""
+        lead = (f" The strongest remaining suspicion is {causes[0]['id']} at {causes[0]['confidence']:.2f}."
+                if causes else "")
         return "No training-dynamics problem found: the evidence matches a healthy run." + lead
     if not causes:
         return "No evidence yet."
@@ -308,7 +313,8 @@ def _caveats(session: Session, status: str, causes: list) -> list[str]:
     for f in facts.values():
         if f.detail and f.detail.startswith("from your words"):
             out.append(f"{f.name} = {fmt(f.value)} was read from your description; correct it if that is wrong.")
-    if causes and len(causes) > 1 and causes[0]["confidence"] - causes[1]["confidence"] < 0.15 and status == "diagnosed":
+    if (causes and len(causes) > 1 and causes[0]["confidence"] - causes[1]["confidence"] < 0.15
+            and status == "diagnosed"):
         out.append(f"{causes[1]['id']} is close behind; the fix for {causes[0]['id']} may not be the whole story.")
     out += session.notes
     out.append("Confidences are Bayesian estimates from the knowledge base's priors and likelihood ratios; "

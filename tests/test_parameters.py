@@ -40,7 +40,8 @@ def test_pack_override_changes_the_interview(tmp_path):
     ("kind: parameters\noverrides:\n  engine.min_gain_bitz: 1\n", "unknown parameter 'engine.min_gain_bitz'"),
     ("kind: parameters\noverrides:\n  engine.min_gain_bits: fast\n", "wrong type"),
     ("kind: parameters\noverrides:\n  engine.min_gain_bits: -1\n", "outside its range"),
-    ("kind: parameters\nparameters:\n  - {id: engine.min_gain_bits, value: 1, unit: bits, description: x, used_by: [engine:x]}\n",
+    ("kind: parameters\nparameters:\n"
+     "  - {id: engine.min_gain_bits, value: 1, unit: bits, description: x, used_by: [engine:x]}\n",
      "clashes with the core"),
 ])
 def test_bad_override_is_one_line_with_its_line(tmp_path, body, message):
@@ -57,7 +58,8 @@ def _flat_then_level_log(path):
     import random
 
     rng = random.Random(0)
-    rows = ["step,loss"] + [f"{s},{2.30 - 0.35 * (1 - math.exp(-s / 40)) + rng.gauss(0, 0.005):.5f}" for s in range(400)]
+    rows = ["step,loss"] + [f"{s},{2.30 - 0.35 * (1 - math.exp(-s / 40)) + rng.gauss(0, 0.005):.5f}"
+                            for s in range(400)]
     path.write_text("\n".join(rows) + "\n")
     return str(path)
 
@@ -76,7 +78,8 @@ def test_a_pack_overriding_a_curve_threshold_changes_the_diagnosis_end_to_end(tm
     base = json.loads(run_cli("diagnose", "--log", log, "--non-interactive", "--format", "json").stdout)
     moved = json.loads(run_cli("diagnose", "--log", log, "--kb", str(pack), "--non-interactive",
                                "--format", "json").stdout)
-    trend = {r["id"]: [e for e in r["evidence"] if e["fact"] == "loss_trend"] for r in (base["symptom"], moved["symptom"])}
+    trend = {r["id"]: [e for e in r["evidence"] if e["fact"] == "loss_trend"] for r in (base["symptom"],
+                                                                                        moved["symptom"])}
     assert base["symptom"]["id"] == "plateau" and moved["symptom"]["id"] == "not_learning", trend
     assert base["root_causes"][0]["id"] != moved["root_causes"][0]["id"]
 

@@ -178,7 +178,8 @@ class TrainDxCallback(TrainerCallback, ProbeAccess):
         st = getattr(args, "lr_scheduler_type", None)
         if st is not None:
             st = str(getattr(st, "value", st))
-            p.add_config("scheduler", st, f"{w}:lr_scheduler_type", f"lr_scheduler_type={st!r} (stepped per optimizer step)")
+            p.add_config("scheduler", st, f"{w}:lr_scheduler_type",
+                         f"lr_scheduler_type={st!r} (stepped per optimizer step)")
             p.add_config("scheduler_designed_per_batch", True, f"{w}:lr_scheduler_type",
                          "Trainer schedules are defined in optimizer steps")
         ls = getattr(args, "label_smoothing_factor", None)
@@ -191,7 +192,8 @@ class TrainDxCallback(TrainerCallback, ProbeAccess):
         if isinstance(nw, int):
             p.add_config("num_workers", nw, f"{w}:dataloader_num_workers", f"dataloader_num_workers={nw}")
         fp16, bf16 = bool(getattr(args, "fp16", False)), bool(getattr(args, "bf16", False))
-        p.add_config("uses_amp", fp16 or bf16, f"{w}:fp16", "fp16=True" if fp16 else "bf16=True" if bf16 else "fp16/bf16 off")
+        p.add_config("uses_amp", fp16 or bf16, f"{w}:fp16",
+                     "fp16=True" if fp16 else "bf16=True" if bf16 else "fp16/bf16 off")
         if task is not None:
             p.add_config("task_type", task, "model", f"{type(model).__name__}")
 

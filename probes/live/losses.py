@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from statistics import median
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 #: Loss names as the fact ``loss_function`` spells them, keyed by a normalised alias
 #: (lower case, no underscores, no trailing "loss"): "CrossEntropyLoss", "cross_entropy", "F.nll_loss" ...
@@ -148,7 +148,8 @@ def curve_analysis(steps: Sequence[int], losses: Sequence[float], val_points: Se
     (its ``facts``: ``loss_trend``, ``loss_spikes``, ``loss_noise``, ``oscillation_trend``,
     ``val_loss_trend``, ``best_val_fraction``, ... and a ``findings`` detail for each), so that a
     live run and its log are read by one method; the initial loss is the median of at least 5
-    per-step losses; ``params``: the knowledge base's parameter values. Fewer than 8 losses are left out (no loss trend); None when that leaves nothing."""
+    per-step losses; ``params``: the knowledge base's parameter values. Fewer than 8 losses are left out
+    (no loss trend); None when that leaves nothing."""
     from traindx.probes.readers.curves import analyze
     from traindx.probes.readers.logs import LogData
 

@@ -32,7 +32,8 @@ by subclassing it and being listed in :attr:`Monitor.COSTLY`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, ClassVar
+from typing import ClassVar
+from collections.abc import Callable
 
 #: What a probe may need from the run.
 NEEDS = frozenset({"model", "optimizer", "batch", "loader", "loss"})

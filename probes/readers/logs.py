@@ -79,7 +79,8 @@ import re
 from collections import namedtuple
 from dataclasses import dataclass, field
 from operator import add, itemgetter, le, mul, sub, truediv
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from traindx.engine.errors import InputError
 
@@ -772,7 +773,7 @@ def _sniff(path: str) -> str:
 def _read_csv(path: str, column_map: dict) -> LogData:
     log = LogData(path=path, format="csv")
     try:
-        f = open(path, "r", encoding="utf-8-sig", newline="")
+        f = open(path, encoding="utf-8-sig", newline="")
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     with f:
@@ -783,7 +784,8 @@ def _read_csv(path: str, column_map: dict) -> LogData:
     return log
 
 
-def _read_csv_stream(f, path: str, column_map: dict, log: LogData) -> None:
+# (complexity above the cap predates it: to be split, issue 11)
+def _read_csv_stream(f, path: str, column_map: dict, log: LogData) -> None:  # noqa: C901
     line_no = 0
     header_line = ""
     while True:
@@ -1120,7 +1122,7 @@ def _read_jsonl(path: str, column_map: dict) -> LogData:
     sink = _RecordSink(log, path, column_map)
     line_no = 0
     try:
-        f = open(path, "r", encoding="utf-8-sig", newline=None)
+        f = open(path, encoding="utf-8-sig", newline=None)
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     with f:
@@ -1158,7 +1160,7 @@ def _read_jsonl(path: str, column_map: dict) -> LogData:
 def _read_json_doc(path: str, column_map: dict) -> LogData:
     log = LogData(path=path, format="json")
     try:
-        with open(path, "r", encoding="utf-8-sig") as f:
+        with open(path, encoding="utf-8-sig") as f:
             doc = json.load(f)
     except UnicodeDecodeError:
         raise _not_utf8(path) from None
@@ -1208,7 +1210,8 @@ def _event_files(path: str) -> list[str]:
     return found
 
 
-def _read_tensorboard(path: str, column_map: dict) -> LogData:
+# (complexity above the cap predates it: to be split, issue 11)
+def _read_tensorboard(path: str, column_map: dict) -> LogData:  # noqa: C901
     try:
         from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
         from tensorboard.util import tensor_util

@@ -34,7 +34,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from traindx.engine.errors import InputError
 from traindx.engine.evidence import Finding
@@ -255,7 +255,7 @@ class StartedRun:
     """A script already running under instrumentation (:func:`start_script`): call
     :meth:`finish` to supervise it to its end, or :meth:`abort` to take it down."""
 
-    def __init__(self, session: "_ChildSession"):
+    def __init__(self, session: _ChildSession):
         self._session = session
         self._done = False
 
@@ -478,7 +478,7 @@ class _ChildSession:
             return
         pgid = self.proc.pid
         children: dict[int, list[int]] = {}
-        for pid, (ppid, pg, start, state) in table.items():
+        for pid, (ppid, pg, start, _state) in table.items():
             children.setdefault(ppid, []).append(pid)
             if pg == pgid and pid != pgid:
                 self.tree.setdefault(pid, start)

@@ -29,4 +29,5 @@ class GradFlow(Probe):
               + ", ".join(nog[:5])) if nog else
              f"every trainable parameter received a gradient ({m._grad_samples} sampled steps)")
         z = G.grads_all_zero(list(m._grad_series[-5:]))
-        emit("grads_all_zero", z, "every gradient was zero at the latest sampled steps" if z else "gradients are non-zero")
+        emit("grads_all_zero", z,
+             "every gradient was zero at the latest sampled steps" if z else "gradients are non-zero")

@@ -18,7 +18,8 @@ class Leakage(Probe):
         if m._overlap is None:
             m._overlap = D.val_train_overlap(m._loaders["train"], m._loaders["val"]) or {}
             near = D.near_duplicate_fraction(m._loaders["train"], m._loaders["val"])
-            if near and near["fraction"] >= params["leakage.near_copy_fraction"] and near["fraction"] > m._overlap.get("overlap", 0):
+            if (near and near["fraction"] >= params["leakage.near_copy_fraction"]
+                    and near["fraction"] > m._overlap.get("overlap", 0)):
                 m._overlap["near"] = near
         ov = m._overlap.get("overlap") if m._overlap else None
         near = m._overlap.get("near") if m._overlap else None

@@ -44,6 +44,7 @@ class LossVsChance(Probe):
         f = L.loss_decrease_fraction(s)
         emit("loss_decrease_fraction", f, f"loss fell by {f * 100:.1f}% of its start" if f is not None else "")
         nf = L.loss_has_nonfinite(s)
-        emit("loss_has_nonfinite", nf, f"loss became NaN/Inf at step {m._nan_first}" if nf else "every training loss was finite")
+        emit("loss_has_nonfinite", nf,
+             f"loss became NaN/Inf at step {m._nan_first}" if nf else "every training loss was finite")
         neg = L.loss_negative(s)
         emit("loss_negative", neg, "the loss went below zero" if neg else "the loss stayed >= 0")
