@@ -78,8 +78,7 @@ class LossFeed:
             self._note("on_loss", e)
 
     def _on_loss(self, loss, phase, outputs, targets, loss_name, loss_fn):
-        torch = self._torch
-        grad_path = loss.requires_grad and torch.is_grad_enabled()
+        grad_path = loss.requires_grad and self._torch.is_grad_enabled()
         if phase in (None, "auto"):
             phase = "tentative" if grad_path else "val"
         elif phase == "train" and not grad_path:
@@ -98,7 +97,24 @@ class LossFeed:
             ls = getattr(loss_fn, "label_smoothing", None)
             if isinstance(ls, float) and ls > 0:
                 self._label_smoothing = ls
-        # the value: read now on CPU (no sync to avoid), deferred to the next flush on a device
+        self._read_loss_value(rec, loss)
+        loss_name = self._identify_loss(loss, outputs, targets, loss_name)
+        if phase != "val":
+            self._on_train_loss(rec, outputs, targets, loss_name)
+        else:
+            self._val_since_wait = True
+            self._val_since_step = True
+            if outputs is not None and targets is not None:
+                name = L.loss_function(loss_name) if loss_name not in (None, "unknown") else self._loss_name
+                cc = L._correct_count(outputs, targets, name)
+                if cc is not None:
+                    self._defer_count(cc, lambda hit, n, r=rec: setattr(r, "acc", (hit, n)))
+        self._queue.append(rec)
+        if phase == "val" and len(self._queue) > 64:
+            self._flush()
+
+    def _read_loss_value(self, rec, loss):
+        """The value: read now on CPU (no sync to avoid), deferred to the next flush on a device."""
         if not self._device_known:
             self._set_device(loss.device.type)
         if self._device_type == "cpu":
@@ -111,8 +127,11 @@ class LossFeed:
             if lv.numel() != 1:
                 lv = lv.float().mean()
             self._deferred.append((lambda v, r=rec: setattr(r, "value", v), lv))
-        # loss identification: a given name, else a value match on the first few losses that come
-        # with outputs and targets (names are tallied on the first 100 losses only)
+
+    def _identify_loss(self, loss, outputs, targets, loss_name):
+        """Loss identification: a given name, else a value match on the first few losses that come
+        with outputs and targets (names are tallied on the first 100 losses only). Returns the name
+        this loss goes by (None: not known)."""
         if loss_name != "unknown" and self._loss_count <= 100:
             if loss_name is None and outputs is not None and targets is not None and self._name_checks < 3:
                 self._name_checks += 1
@@ -126,42 +145,34 @@ class LossFeed:
                 self._outputs["loss_names"]["custom"] += 1
         elif loss_name not in (None, "unknown") and self._loss_name is None:
             self._loss_name = L.loss_function(loss_name)
-        if phase != "val":
-            i = self._train_loss_count
-            self._train_loss_count += 1
-            outputs_for_stats = outputs
-            if due(ACC, i) or due(OUTPUTS, i) or self.steps < self._armed_until or self.level == "full":
-                if self._sched("outputs", i):
-                    self._observe_outputs(rec, outputs_for_stats, targets, loss_name or self._loss_name,
-                                          sample_squash=self.armed or SCHEDULE["squash"](i))
-                elif targets is not None and self._sched("accuracy", i):
-                    self._observe_accuracy(outputs_for_stats, targets, loss_name or self._loss_name)
-            if targets is not None:
-                self._last_targets = targets
-                if self._train_batch_count == 0 and self._sched("labels", i):
-                    self._observe_labels(targets)
-            if outputs is not None and torch.is_tensor(outputs):
-                self._last_out_shape = outputs.shape
-            for p in self._costly:
-                if p.collecting:
-                    p.on_train_loss(self, outputs, targets)
-            if rec.value is not None and self._nan_first is None and not math.isfinite(rec.value):
-                rec.nan_info = self._trace_nan(outputs_for_stats, targets)
-                if not self.armed:
-                    self.arm(f"nonfinite loss at step {self.steps}")
-            if rec.phase == "tentative":
-                self._tentative.append(rec)
-        else:
-            self._val_since_wait = True
-            self._val_since_step = True
-            if outputs is not None and targets is not None:
-                name = L.loss_function(loss_name) if loss_name not in (None, "unknown") else self._loss_name
-                cc = L._correct_count(outputs, targets, name)
-                if cc is not None:
-                    self._defer_count(cc, lambda hit, n, r=rec: setattr(r, "acc", (hit, n)))
-        self._queue.append(rec)
-        if phase == "val" and len(self._queue) > 64:
-            self._flush()
+        return loss_name
+
+    def _on_train_loss(self, rec, outputs, targets, loss_name):
+        """A training (or not yet decided) loss: the sampled looks at outputs, targets and labels,
+        the costly probes that keep batches, and the NaN trace at the first non-finite value."""
+        i = self._train_loss_count
+        self._train_loss_count += 1
+        if due(ACC, i) or due(OUTPUTS, i) or self.steps < self._armed_until or self.level == "full":
+            if self._sched("outputs", i):
+                self._observe_outputs(rec, outputs, targets, loss_name or self._loss_name,
+                                      sample_squash=self.armed or SCHEDULE["squash"](i))
+            elif targets is not None and self._sched("accuracy", i):
+                self._observe_accuracy(outputs, targets, loss_name or self._loss_name)
+        if targets is not None:
+            self._last_targets = targets
+            if self._train_batch_count == 0 and self._sched("labels", i):
+                self._observe_labels(targets)
+        if outputs is not None and self._torch.is_tensor(outputs):
+            self._last_out_shape = outputs.shape
+        for p in self._costly:
+            if p.collecting:
+                p.on_train_loss(self, outputs, targets)
+        if rec.value is not None and self._nan_first is None and not math.isfinite(rec.value):
+            rec.nan_info = self._trace_nan(outputs, targets)
+            if not self.armed:
+                self.arm(f"nonfinite loss at step {self.steps}")
+        if rec.phase == "tentative":
+            self._tentative.append(rec)
 
     def _resolve_tentative(self, final=True):
         """Losses computed with grad since the last step: one followed by a backward pass (before
