@@ -67,7 +67,7 @@ def how(session, cause: str | None = None) -> str:
     if cause not in kb.root_causes:
         return f"{cause!r} is not a root cause."
     prior = session.prior().get(cause, 0.0)
-    lines = [f"{cause}: {cf.shown(dist.get(cause, 0.0)):.2f} (prior {prior:.2f}"
+    lines = [f"{cause}: {cf.shown(dist.get(cause, 0.0), session.kb.params()):.2f} (prior {prior:.2f}"
              + (f" given symptom {session.symptom()})" if session.symptom() else ")")]
     contributions = [(lr, fr) for c, lr, fr in res.evidence if c == cause]
     if not contributions:

@@ -304,12 +304,12 @@ class Session:
         symptom = self.symptom()
         causes = self.kb.root_causes
         if symptom:
-            return cf.priors(causes, self._symptom_priors(symptom))
+            return cf.priors(causes, self._symptom_priors(symptom), self.kb.params())
         mis = self.misdiagnosis()
         if mis and mis.get("suspects"):
             share = 0.5 / len(mis["suspects"])
-            return cf.priors(causes, {c: share for c in mis["suspects"]})
-        return cf.priors(causes, None)
+            return cf.priors(causes, {c: share for c in mis["suspects"]}, self.kb.params())
+        return cf.priors(causes, None, self.kb.params())
 
     def posterior(self) -> dict[str, float]:
         return cf.posterior(self.prior(), [(c, lr) for c, lr, _ in self.run().evidence])
@@ -319,7 +319,7 @@ class Session:
 
     def decided(self) -> bool:
         lead = self.leading(1)
-        return bool(lead) and lead[0][1] >= cf.DECIDED
+        return bool(lead) and lead[0][1] >= self.kb.param("confidence.decided")
 
     # ------------------------------------------------------------------ questions
     def _reachable(self, question: dict, known: dict, fired: set, test) -> list[Rule]:

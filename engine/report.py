@@ -43,7 +43,7 @@ def cause_entries(session: Session, dist: dict) -> list[dict]:
         by_cause.setdefault(cause, []).append((lr, firing))
     out = []
     for cid, p in cf.ranked(dist):
-        if len(out) >= MAX_CAUSES or (out and p < cf.REPORT_FLOOR):
+        if len(out) >= MAX_CAUSES or (out and p < session.kb.param("confidence.report_floor")):
             break
         rc = kb.root_causes[cid]
         contributions = [{"rule": firing.rule.id, "factor": lr,
@@ -63,7 +63,7 @@ def cause_entries(session: Session, dist: dict) -> list[dict]:
                         evidence.append(item)
         supporting = [c for c in contributions if c["factor"] > 1]
         specific = supporting[0]["because"] if supporting else rc["description"].strip()
-        out.append({"id": cid, "name": rc["name"], "category": rc["category"], "confidence": cf.shown(p),
+        out.append({"id": cid, "name": rc["name"], "category": rc["category"], "confidence": cf.shown(p, kb.params()),
                     "specific_issue": specific, "prior": round(prior.get(cid, 0.0), 3),
                     "contributions": contributions, "evidence": evidence})
     return out
@@ -154,11 +154,12 @@ def build_report(session: Session) -> dict:
     symptom = "out_of_scope" if deferral else session.symptom()
     dist = session.posterior()
     causes = [] if deferral else cause_entries(session, dist)
-    top = causes[0] if causes and causes[0]["confidence"] >= cf.DIAGNOSED else None
+    top = causes[0] if causes and causes[0]["confidence"] >= session.kb.param("confidence.diagnosed") else None
 
     if deferral:
         status = "out_of_scope"
-    elif symptom == "healthy" and not (causes and causes[0]["confidence"] >= cf.HEALTHY_OVERRIDE):
+    elif symptom == "healthy" and not (causes and causes[0]["confidence"]
+                                       >= session.kb.param("confidence.healthy_override")):
         status = "healthy"
         top = None
     elif top:

@@ -339,7 +339,7 @@ class Engine:
         from .. import confidence as cf
         if session.deferral() is not None:
             return []
-        return [{"id": c, "confidence": round(cf.shown(p), 3)} for c, p in session.leading(n)]
+        return [{"id": c, "confidence": round(cf.shown(p, session.kb.params()), 3)} for c, p in session.leading(n)]
 
     @staticmethod
     def _symptom(session) -> dict | None:
