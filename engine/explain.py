@@ -174,6 +174,10 @@ def explain(kb, ident: str) -> str | None:  # noqa: C901
     elif kind == "source":
         out += [f"{e['id']}  [evidence source, {e['kind']}]", _wrap(e["description"]),
                 f"Facts: {', '.join(e['facts'])}"]
+    elif kind == "normal":
+        out += [f"{e['id']}  [normal behaviour]", e["title"],
+                _wrap("Why it is normal: " + " ".join(e["why"].split())),
+                "It would be a problem if:"] + [f"  - {x}" for x in e["abnormal_if"]]
     if origin:
         out.append(f"Defined at: {origin}")
     return "\n".join(out)

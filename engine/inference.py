@@ -89,6 +89,8 @@ class Session:
         self.max_questions = max_questions
         self.max_steps = max_steps
         self.available_sources = set(available_sources)
+        self.understood = None                          # what the complaint was read as (understand.py)
+        self.measurements: dict[str, dict] = {}         # fact -> a finding's measured numbers (extra)
         self._result: RunResult | None = None
 
     # ------------------------------------------------------------------ facts in
@@ -134,7 +136,10 @@ class Session:
             self.notes.append(f"ignored unknown fact {finding.fact!r} from {finding.source}")
             return None
         try:
-            return self.add(finding.fact, finding.value, finding.source, finding.detail)
+            fact = self.add(finding.fact, finding.value, finding.source, finding.detail)
+            if finding.extra and fact is not None and fact.source == finding.source:
+                self.measurements[finding.fact] = dict(finding.extra)
+            return fact
         except InputError as exc:
             self.notes.append(f"ignored {finding.fact} from {finding.source}: {exc.message}")
             return None
@@ -144,9 +149,24 @@ class Session:
             self.add_finding(f)
 
     def add_complaint(self, text: str) -> None:
-        """The user's own words: stored, and any facts they state ("lr 1e-7") extracted."""
+        """The user's own words: stored, and what they say understood (:mod:`understand`): the
+        symptom (as ``complaint_symptom``, which curves and probes outrank) and every fact they state
+        ("lr 1e-7", "train acc 99% val 55%", "not using AMP"), each with the words it came from.
+        Facts already known are kept: an answer or a measurement beats a reading of prose."""
         self.add("complaint", text, "user")
-        for fname, regexes in self.kb.extractors.items():
+        u = self.understand(text)
+        self.understood = u
+        if u is not None:
+            if u.symptom and "complaint_symptom" in self.kb.facts and "complaint_symptom" not in self.base:
+                self.add("complaint_symptom", u.symptom, "user", _from_words(u.symptom_phrase))
+            for r in u.facts:
+                if r.fact in self.base:
+                    continue
+                try:
+                    self.add(r.fact, r.value, "user", _from_words(r.phrase))
+                except InputError:
+                    pass
+        for fname, regexes in self.kb.extractors.items():        # a pack's legacy `extract:` patterns
             if fname in self.base:
                 continue
             for rx in regexes:
@@ -158,6 +178,34 @@ class Session:
                     except InputError:
                         pass
                     break
+
+    def understand(self, text: str):
+        """What ``text`` says, read with this knowledge base's language (None without one)."""
+        if getattr(self.kb, "language", None) is None:
+            return None
+        from .understand import understand
+        return understand(text, self.kb.language)
+
+    def correct(self, text: str) -> list[Fact]:
+        """A one-line correction of what was read ("lr 3e-3", "no, it's a plateau", "not using AMP"):
+        read with the same understanding, and every fact it states replaces the one read before.
+        A symptom named in it becomes the user's stated symptom."""
+        u = self.understand(text)
+        if u is None:
+            return []
+        changed = []
+        named = _named_symptom(text, self.kb.symptoms)
+        sym = named or u.symptom
+        if sym:
+            changed.append(self.add("symptom", sym, "user", _from_words(text.strip())))
+            self.base.pop("complaint_symptom", None)
+        for r in u.facts:
+            try:
+                changed.append(self.add(r.fact, r.value, "user", _from_words(r.phrase)))
+            except InputError:
+                pass
+        self._result = None
+        return changed
 
     def add_answers(self, answers: dict, source: str = "user", marks=None, path: str | None = None) -> None:
         """An answers file: fact names or question ids -> values."""
@@ -400,7 +448,7 @@ class Session:
 
     def next_question(self) -> dict | None:
         """The question that best separates the leading hypotheses, or None when done."""
-        if self.symptom() is not None and (self.decided() or len(self.asked) >= self.max_questions):
+        if len(self.asked) >= self.max_questions or (self.symptom() is not None and self.decided()):
             return None
         cands = self.candidates()
         if not cands:
@@ -435,7 +483,12 @@ class Session:
             try:
                 coerced.append((fname, coerce(fact, part, from_text=isinstance(part, str), choices=q.get("choices"))))
             except ValueProblem as exc:
-                raise InputError(str(exc), hint=q.get("hint")) from None
+                # a symptom described in the user's own words ("it went down, then stopped") is read
+                # by the same understanding as the complaint
+                u = self.understand(part) if fname == "symptom" and isinstance(part, str) else None
+                if u is None or u.symptom is None:
+                    raise InputError(str(exc), hint=q.get("hint")) from None
+                coerced.append((fname, u.symptom))
         for fname, v in coerced:
             added.append(self.add(fname, v, "user"))
         self.history.append((qid, previous))
@@ -484,6 +537,21 @@ class Session:
         s.skipped = list(state.get("skipped", []))
         s.conflicts = list(state.get("conflicts", []))
         return s
+
+
+def _from_words(phrase) -> str | None:
+    return f"from your words: “{phrase}”" if phrase else "from your words"
+
+
+def _named_symptom(text: str, symptoms: dict) -> str | None:
+    """A symptom the text names by id or by the seed's name ("plateau", "not_learning", "Loss NaN/Inf")."""
+    low = " ".join(text.lower().replace("_", " ").split())
+    for sid, s in symptoms.items():
+        names = {sid.replace("_", " "), s.get("name", "").lower(), s.get("category", "").lower()}
+        if any(n and re.search(r"(?<![a-z])" + re.escape(n) + r"(?![a-z])", low) for n in names):
+            if not re.search(r"\b(?:not|no|isn't|n't)\s+(?:an?\s+)?" + re.escape(sid.replace("_", " ")), low):
+                return sid
+    return None
 
 
 def split_answer(text: str) -> list[str]:

@@ -71,6 +71,14 @@ def run_cases(kb: KnowledgeBase) -> list[CaseResult]:
             except Exception as exc:  # a case that cannot even run is a failed case, reported as such
                 problems = [f"error: {exc}"]
             results.append(CaseResult(f"{rule.origin}", name, not problems, "; ".join(problems)))
+    lang = getattr(kb, "language", None)
+    for symptom, text, where in (lang.examples if lang is not None else []):
+        # a language example is a case: the understanding reads it as its symptom, by its phrasings
+        from .understand import understand
+        u = understand(text, lang)
+        ok = u.symptom == symptom
+        msg = "" if ok else f"expected {symptom}, read {u.symptom} ({u.how}; scores {u.scores})"
+        results.append(CaseResult(where, f"language example {text[:50]!r}", ok, msg))
     for case in kb.cases:
         try:
             problems = check_case(kb, case)

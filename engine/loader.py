@@ -33,7 +33,13 @@ KINDS = {
     "facts": "facts", "sources": "sources", "symptoms": "symptoms", "questions": "questions",
     "rules": "rules", "root_causes": "root_causes", "fixes": "fixes", "misdiagnoses": "misdiagnoses",
     "pressure": "pressure", "scope": "deferrals", "cases": "cases", "parameters": "parameters",
+    "language": "language", "normal": "normal",
+    "experiments": "experiments",
 }
+#: the evidence source whose findings carry experiment outcomes (kb/sources.yaml)
+EXPERIMENT_SOURCE = "probe:experiment"
+#: the values of an experiment's outcome fact ``exp_<id>``
+EXPERIMENT_OUTCOMES = ("confirms", "refutes", "inconclusive")
 ENTRY_POINT_GROUP = "traindx.kb_packs"
 #: the core's pack label: not a name a pack folder can have (a pack folder called ``core`` is a pack)
 CORE = "<core>"
@@ -95,6 +101,11 @@ class KnowledgeBase:
     extractors: dict = field(default_factory=dict)   # fact -> [compiled regex]
     compiled_deferrals: dict = field(default_factory=dict)
     parameters: dict = field(default_factory=dict)   # id -> {id, value, unit, description, used_by, ...}
+    language_files: list = field(default_factory=list)   # [(data, path)] of kind: language
+    language: Any = None                              # engine.understand.Language, compiled
+    normal: dict = field(default_factory=dict)        # "is this normal?" entries (kb/normal.yaml)
+    compiled_normal: dict = field(default_factory=dict)
+    experiments: dict = field(default_factory=dict)  # id -> experiment (kb/experiments.yaml)
 
     def param(self, ident: str):
         """The value of parameter ``ident`` (a pack's override included); KeyError if there is none."""
@@ -119,7 +130,7 @@ class KnowledgeBase:
         tables = [("root_cause", self.root_causes), ("symptom", self.symptoms), ("question", self.questions),
                   ("rule", self.rules), ("fix", self.fixes), ("fact", self.facts), ("misdiagnosis", self.misdiagnoses),
                   ("pressure", self.pressure), ("deferral", self.deferrals), ("source", self.sources),
-                  ("parameter", self.parameters)]
+                  ("parameter", self.parameters), ("normal", self.normal), ("experiment", self.experiments)]
         for kind, table in tables:
             if kind_hint and kind != kind_hint:
                 continue
@@ -222,15 +233,19 @@ class _Builder:
         if kind == "parameters":
             self._add_parameters(data, marks, path, pack)
             return
+        if kind == "language":
+            self.kb.language_files.append((data, path))
+            return
         if kind == "cases":
             for i, case in enumerate(items):
                 line, col = marks.at((key, i)) or (None, None)
                 self.kb.cases.append({**case, "_origin": Origin(path, line, col)})
             return
         table = getattr(self.kb, key)
-        single = {"root_causes": "root_cause", "symptoms": "symptom", "questions": "question", "rules": "rule",
-                  "fixes": "fix", "facts": "fact", "misdiagnoses": "misdiagnosis", "pressure": "pressure",
-                  "deferrals": "deferral", "sources": "source"}[key]
+        single = {"normal": "normal", "root_causes": "root_cause", "symptoms": "symptom", "questions": "question",
+                  "rules": "rule", "fixes": "fix", "facts": "fact", "misdiagnoses": "misdiagnosis",
+                  "pressure": "pressure", "deferrals": "deferral", "sources": "source",
+                  "experiments": "experiment"}[key]
         for i, item in enumerate(items):
             ident = item["id"]
             line, col = marks.at((key, i)) or (None, None)
@@ -301,7 +316,7 @@ class _Builder:
             full = os.path.join(directory, name)
             if name.endswith((".yaml", ".yml")) and os.path.isfile(full):
                 self.add_file(full, pack)
-        for sub in ("cases", "rules", "parameters"):
+        for sub in ("cases", "rules", "parameters", "language"):
             subdir = os.path.join(directory, sub)
             if os.path.isdir(subdir):
                 for name in sorted(os.listdir(subdir)):
@@ -399,10 +414,97 @@ def load_kb(extra_dirs: Iterable[str] = (), *, entry_point_packs: bool = True, c
         b.add_dir(d, os.path.basename(os.path.abspath(d)))
         if len(b.kb.packs) == before:  # a folder without pack.yaml is still a pack, named after the folder
             b.kb.packs.append({"kind": "pack", "name": os.path.basename(os.path.abspath(d)), "provides": [], "path": d})
+    _experiment_rules(b)
     _compile(b)
     _check(b)
+    _check_experiments(b)
     _index(b.kb)
+    from .understand import compile_language
+    b.kb.language = compile_language(b.kb.language_files, b.kb.facts, b.kb.symptoms, b.kb.params())
     return b.kb
+
+
+def experiment_fact(eid: str) -> str:
+    """The fact an experiment's outcome is recorded under."""
+    return f"exp_{eid}"
+
+
+def _experiment_rules(b: _Builder) -> None:
+    """Each experiment becomes an outcome fact ``exp_<id>`` produced by ``probe:experiment`` and two
+    rules (``exp-<id>-confirms`` / ``-refutes``) carrying its likelihood ratios, so that its evidence
+    goes through forward chaining, explanations and the report like any other."""
+    kb = b.kb
+    if not kb.experiments:
+        return
+    src = kb.sources.get(EXPERIMENT_SOURCE)
+    for eid, e in kb.experiments.items():
+        for outcome in ("confirms", "refutes"):
+            for i, x in enumerate((e.get("evidence") or {}).get(outcome) or []):
+                if x["cause"] not in kb.root_causes:
+                    close = _closest(x["cause"], kb.root_causes)
+                    b.fail("experiment", eid, ("evidence", outcome, i, "cause"), f"unknown root cause {x['cause']!r}",
+                           hint=f"did you mean {close!r}?" if close else None)
+        fact = experiment_fact(eid)
+        if fact in kb.facts:
+            b.fail("experiment", eid, ("id",), f"fact {fact!r} already exists", hint="pick another experiment id")
+        kb.facts[fact] = {"id": fact, "type": "enum", "values": list(EXPERIMENT_OUTCOMES),
+                          "description": f"Outcome of the experiment {eid!r} on copies: {e['description']}"}
+        if src is not None and fact not in src["facts"]:
+            src["facts"] = list(src["facts"]) + [fact]
+        origin = kb.origins[("experiment", eid)]
+        for outcome in ("confirms", "refutes"):
+            ev = (e.get("evidence") or {}).get(outcome) or []
+            if not ev:
+                continue
+            rid = f"exp-{eid}-{outcome}"
+            if rid in kb.rules:
+                b.fail("experiment", eid, ("id",), f"rule id {rid!r} already exists")
+            kb.rules[rid] = Rule(
+                id=rid, description=f"The experiment {eid!r} on copies {outcome.rstrip('s')}s: {e['description']}",
+                when={"fact": fact, "eq": outcome}, then={"evidence": [dict(x) for x in ev]},
+                cases=[{"given": {fact: outcome}, "fires": True},
+                       {"given": {fact: "inconclusive"}, "fires": False}],
+                explain=f"experiment {eid} on copies: {outcome}", origin=origin, order=len(kb.rules))
+            b.entity_marks[("rule", rid)] = b.entity_marks[("experiment", eid)]
+            b.pack_of[("rule", rid)] = b.pack_of[("experiment", eid)]
+            kb.origins[("rule", rid)] = origin
+
+
+def _check_experiments(b: _Builder) -> None:
+    kb = b.kb
+    if kb.experiments and EXPERIMENT_SOURCE not in kb.sources:
+        raise KBError(f"experiments need the evidence source {EXPERIMENT_SOURCE!r}", core_dir(),
+                      hint="declare it in sources.yaml")
+    for eid, e in kb.experiments.items():
+        for outcome in ("confirms", "refutes"):
+            for i, x in enumerate((e.get("evidence") or {}).get(outcome) or []):
+                if x["cause"] not in kb.root_causes:
+                    close = _closest(x["cause"], kb.root_causes)
+                    b.fail("experiment", eid, ("evidence", outcome, i, "cause"), f"unknown root cause {x['cause']!r}",
+                           hint=f"did you mean {close!r}?" if close else None)
+        for i, c in enumerate(e.get("verifies", [])):
+            if c not in kb.root_causes:
+                b.fail("experiment", eid, ("verifies", i), f"unknown root cause {c!r}")
+        for i, s in enumerate(e.get("symptoms", [])):
+            if s not in kb.symptoms:
+                b.fail("experiment", eid, ("symptoms", i), f"unknown symptom {s!r}")
+        for i, f in enumerate(e.get("unless_known", [])):
+            if f not in kb.facts:
+                b.fail("experiment", eid, ("unless_known", i), f"unknown fact {f!r}")
+        if e.get("when") is not None:
+            try:
+                e["_test"], _ = compile_condition(e["when"], str(kb.origins[("experiment", eid)]))
+            except KBError:
+                raise
+            _check_condition_facts(b, "experiment", eid, ("when",), e["when"],
+                                   lambda kind, ident, sub, name: name in kb.facts or b.fail(
+                                       kind, ident, sub, f"unknown fact {name!r}"))
+        m = e["measure"]
+        if m["metric"] == "heldout_gain" and not ("confirm_gain" in m and "refute_gain" in m):
+            b.fail("experiment", eid, ("measure",), "heldout_gain needs confirm_gain and refute_gain")
+        if m["metric"] in ("oscillation_ratio", "progress_ratio") and not (
+                "confirm_ratio" in m and "refute_ratio" in m):
+            b.fail("experiment", eid, ("measure",), f"{m['metric']} needs confirm_ratio and refute_ratio")
 
 
 def _compile(b: _Builder) -> None:
@@ -429,6 +531,9 @@ def _compile(b: _Builder) -> None:
             b.fail("deferral", did, (), "a deferral needs patterns or when")
         spec = conds[0] if len(conds) == 1 else {"any": conds}
         kb.compiled_deferrals[did] = compile_condition(spec, str(kb.origins[("deferral", did)]))
+    for nid, entry in kb.normal.items():
+        if entry.get("when"):
+            kb.compiled_normal[nid] = compile_condition(entry["when"], str(kb.origins[("normal", nid)]))
     for table, kind in ((kb.misdiagnoses, "misdiagnosis"), (kb.pressure, "pressure")):
         for mid, m in table.items():
             compile_condition({"any": [{"fact": "complaint", "matches": p} for p in m["patterns"]]},
@@ -489,6 +594,8 @@ def _check(b: _Builder) -> None:  # noqa: C901
             need("misdiagnosis", mid, ("suspects", i), kb.root_causes, cause, "root cause")
     for did, d in kb.deferrals.items():
         _check_condition_facts(b, "deferral", did, ("when",), d.get("when"), need_fact)
+    for nid, entry in kb.normal.items():
+        _check_condition_facts(b, "normal", nid, ("when",), entry.get("when"), need_fact)
 
     produced = set()
     for src in kb.sources.values():
@@ -498,6 +605,10 @@ def _check(b: _Builder) -> None:  # noqa: C901
     for fid, f in facts.items():
         if f.get("extract"):
             produced.add(fid)
+    for data, _path in kb.language_files:
+        produced |= {f["fact"] for f in data.get("facts", [])} | {m["fact"] for m in data.get("metrics", [])}
+        if data.get("symptoms"):
+            produced.add("complaint_symptom")      # the symptom read from the user's words
     produced |= {"complaint", "symptom"}
     for rid, rule in kb.rules.items():
         _check_condition_facts(b, "rule", rid, ("when",), rule.when, need_fact)

@@ -18,6 +18,15 @@ def where(source: str) -> str:
     return f"{word}: {rest}" if rest else word
 
 
+def _experiments(out: list, report: dict) -> None:
+    exps = report.get("experiments") or []
+    if not exps:
+        return
+    out += ["", "**Experiments on copies** (the run itself untouched):"]
+    for e in exps:
+        out.append(f"- `{e['id']}`: {e['result']}")
+
+
 # (complexity above the cap predates it: to be split, issue 11)
 def render_markdown(report: dict) -> str:  # noqa: C901
     out = ["## Training Diagnosis", ""]
@@ -75,17 +84,25 @@ def render_markdown(report: dict) -> str:  # noqa: C901
         for e in top["evidence"]:
             out.append(f"- {e['fact']} = {fmt(e['value'])} ({where(e['source'])}) — {e.get('effect', '')}"
                        + (f": {e['detail']}" if e.get("detail") else ""))
+        _experiments(out, report)
         if len(causes) > 1:
             out.append("")
             out.append("Other candidates: " + ", ".join(f"`{c['id']}` {c['confidence']:.2f}" for c in causes[1:]))
     elif status == "healthy":
         out.append("None — training looks healthy.")
+        for b in (report.get("normal") or {}).get("behaviours", []):
+            out.append("")
+            out.append(f"**{b['title']}** is normal: {b['why']}")
+            out.append("")
+            out.append("It would be a problem if:")
+            out += [f"- {x}" for x in b["abnormal_if"]]
     elif status == "out_of_scope":
         out.append("Not diagnosed here (out of scope).")
     else:
         out.append("Not determined — not enough evidence.")
         if causes:
             out.append("Leading hypotheses: " + ", ".join(f"`{c['id']}` {c['confidence']:.2f}" for c in causes[:3]))
+        _experiments(out, report)
     out.append("")
 
     out += ["### Fix", ""]
@@ -98,6 +115,17 @@ def render_markdown(report: dict) -> str:  # noqa: C901
         out += ["", "```python", fix["code"].rstrip(), "```"]
         if fix.get("verify"):
             out += ["", f"Verify: {' '.join(fix['verify'].split())}"]
+        v = fix.get("verified")
+        if v:
+            word = "yes" if v["on_copy"] else f"no ({v['outcome']})"
+            out += ["", f"**Verified on a copy:** {word} — {v['effect']}"]
+        elif report.get("experiments"):
+            out += ["", "**Verified on a copy:** not tried (none of the experiments run applies this fix)."]
+        if report.get("patch"):
+            p = report["patch"]
+            head = f"**Patch** for `{p['file']}`" + (f" (written to `{p['written_to']}`; apply with `{p['apply']}`)"
+                                                    if p.get("written_to") else "")
+            out += ["", head + ":", "", "```diff", p["diff"].rstrip(), "```"]
     else:
         out.append("No fix without a diagnosis — close the information gaps below first.")
     out.append("")

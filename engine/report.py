@@ -210,8 +210,12 @@ def build_report(session: Session) -> dict:
         what_not += [w for w in sym.get("what_not_to_do", []) if w not in what_not]
         reference = reference or sym.get("reference")
 
+    experiments = experiment_entries(session)
+    if fix is not None:
+        fix["verified"] = _verified(kb, experiments, top["id"])
+
     gaps = [] if deferral else _gaps(session)
-    conf_text = _confidence_text(status, top, causes, gaps)
+    conf_text = _confidence_text(status, top, causes, gaps, session)
     risk = (kb.root_causes[top["id"]]["risk"].strip() if top else
             "No fix is proposed without a diagnosis, so there is nothing to break yet.")
     caveats = _caveats(session, status, causes)
@@ -223,6 +227,7 @@ def build_report(session: Session) -> dict:
         "root_causes": causes,
         "questions": _questions(session),
         "fix": fix,
+        "experiments": experiments,
         "what_not_to_do": what_not,
         "reference": reference,
         "confidence_assessment": conf_text,
@@ -240,11 +245,60 @@ def build_report(session: Session) -> dict:
                           "decided_by": mis.get("decided_by", [])} if mis else None),
         "pressure": ({"id": pressure["id"], "response": pressure["correct_response"],
                       "instead_of": pressure["wrong_response"]} if pressure else None),
+        "normal": _normal(session) if status == "healthy" else None,
+        "understood": (session.understood.as_dict() if getattr(session, "understood", None) is not None else None),
         "facts": [dict(_evidence_item(f)) for f in sorted(facts.values(), key=lambda f: f.name)],
         "trace": [{"rule": fr.rule.id, "facts": {k: json_safe(v.value) for k, v in fr.facts.items()},
                    "derived": {k: json_safe(v) for k, v in fr.derived.items()}} for fr in session.run().firings],
     }
     return report
+
+
+def _normal(session: Session) -> dict:
+    """Why a healthy run is healthy: the "is this normal?" entries (kb/normal.yaml) its facts match,
+    else the general one — each with why it is normal and what would make it abnormal."""
+    kb = session.kb
+    values = {k: f.value for k, f in session.facts.items()}
+    matched = [nid for nid, (test, _deps) in kb.compiled_normal.items() if test(values) is True]
+    if not matched:
+        matched = [nid for nid, e in kb.normal.items() if not e.get("when")][:1]
+    behaviours = [{"id": nid, "title": kb.normal[nid]["title"], "why": " ".join(kb.normal[nid]["why"].split()),
+                   "abnormal_if": list(kb.normal[nid]["abnormal_if"])} for nid in matched]
+    what = "; ".join(b["title"].lower() for b in behaviours) or "nothing abnormal"
+    return {"summary": f"Training looks healthy: {what} is normal.", "behaviours": behaviours}
+
+
+def experiment_entries(session: Session) -> list[dict]:
+    """The experiments run on copies (facts ``exp_<id>``), in the order they were added: what was
+    changed, for how many steps, the outcome, the one-line result and the measured numbers."""
+    from .loader import experiment_fact
+    kb = session.kb
+    facts = session.facts
+    out = []
+    for eid, e in kb.experiments.items():
+        f = facts.get(experiment_fact(eid))
+        if f is None:
+            continue
+        m = session.measurements.get(f.name, {})
+        lrs = (e.get("evidence") or {}).get(f.value) or []
+        out.append({"id": eid, "intervention": dict(e["intervention"]), "steps": int(m.get("steps", e["steps"])),
+                    "outcome": f.value, "result": f.detail or "", "source": f.source,
+                    "metric": e["measure"]["metric"],
+                    "evidence": [{"cause": x["cause"], "lr": float(x["lr"])} for x in lrs],
+                    "verifies": list(e.get("verifies", [])),
+                    "measured": {k: json_safe(v) for k, v in m.items()
+                                 if k not in ("id", "intervention", "steps") and isinstance(v, (int, float, bool))}})
+    return out
+
+
+def _verified(kb, experiments: list[dict], cause: str) -> dict | None:
+    """Whether the top cause's fix was tried on a copy: the experiment that applies it, and what
+    it measured. None when none ran."""
+    for e in experiments:
+        if cause in e["verifies"] and e["outcome"] in ("confirms", "refutes", "inconclusive"):
+            return {"on_copy": e["outcome"] == "confirms", "experiment": e["id"], "outcome": e["outcome"],
+                    "effect": e["result"]}
+    return None
 
 
 #: which symptom a loss-curve shape is compatible with, best first
@@ -273,13 +327,15 @@ def _predicted_symptom(session: Session, cause: str) -> str:
     return typical[0]
 
 
-def _confidence_text(status, top, causes, gaps) -> str:
+def _confidence_text(status, top, causes, gaps, session=None) -> str:
     if status == "out_of_scope":
         return "Not assessed: the problem is outside training-dynamics diagnosis and was handed on."
     if status == "healthy":
         lead = (f" The strongest remaining suspicion is {causes[0]['id']} at {causes[0]['confidence']:.2f}."
                 if causes else "")
-        return "No training-dynamics problem found: the evidence matches a healthy run." + lead
+        why = _normal(session)["behaviours"] if session is not None else []
+        because = (" " + " ".join(b["why"] for b in why[:1])) if why else ""
+        return "No training-dynamics problem found: the evidence matches a healthy run." + because + lead
     if not causes:
         return "No evidence yet."
     lead = causes[0]

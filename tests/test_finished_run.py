@@ -86,6 +86,9 @@ def test_pasted_log_in_the_interview(tmp_path):
         for e in range(1, 13))
     c.send(paste + "\n")
     c.expect("Read the pasted log: 12 lines, 4 metrics")
+    c.expect(r"I read:  not_learning")                # the words are read back before any question
+    c.expect(r"Right\?")
+    c.sendline("")
     c.expect(r"Symptom: .*Not Learning")
     c.sendcontrol("c")
     c.expect(pexpect.EOF)

@@ -116,7 +116,10 @@ def test_lists_documented_tools(tmp_path):
 def test_full_diagnosis(tmp_path):
     async def scenario(client):
         start = await call(client, "start_diagnosis", complaint="loss flat from epoch 0")
-        assert set(start) >= {"session_id", "symptom", "next_question", "misdiagnosis", "pressure", "deferral"}
+        assert set(start) >= {"session_id", "understood", "symptom", "next_question", "misdiagnosis", "pressure",
+                              "deferral"}
+        assert start["understood"]["symptom"]["id"] == "not_learning"
+        assert start["understood"]["symptom"]["phrase"] in "loss flat from epoch 0"
         sid = start["session_id"]
         assert start["symptom"]["id"] == "not_learning"
         assert start["deferral"] is None and start["misdiagnosis"] is None and start["pressure"] is None
@@ -259,3 +262,26 @@ def test_facts_and_files_feed_the_session(tmp_path):
         return True
 
     assert _drive(tmp_path, scenario)
+
+
+def test_start_diagnosis_says_what_it_understood_and_takes_a_correction():
+    """The agent sees the symptom with the phrase it came from and each fact with its span, and
+    corrects a misreading with add_facts (engine layer: no mcp package needed)."""
+    from traindx.engine.frontends.mcp_server import Engine
+    e = Engine()
+    text = "my val loss started climbing after epoch 12 while training loss kept falling; bs=64, adamw at 3e-4"
+    start = e.call("start_diagnosis", {"complaint": text})
+    u = start["understood"]
+    assert u["symptom"]["id"] == "overfitting"
+    a, b = u["symptom"]["span"]
+    assert text[a:b] == u["symptom"]["phrase"] and "climbing" in u["symptom"]["phrase"]
+    facts = {f["fact"]: f for f in u["facts"]}
+    assert facts["batch_size"]["value"] == 64 and facts["optimizer"]["value"] == "adamw"
+    assert facts["learning_rate"]["value"] == 3e-4
+    for f in u["facts"]:
+        a, b = f["span"]
+        assert text[a:b] == f["phrase"]
+    fixed = e.call("add_facts", {"session_id": start["session_id"], "facts": {"learning_rate": 3e-3}})
+    assert fixed["added"][0]["value"] == 3e-3
+    report = e.call("get_report", {"session_id": start["session_id"]})
+    assert {"fact": "learning_rate", "value": 3e-3, "source": "user"} in report["facts"]

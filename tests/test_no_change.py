@@ -109,16 +109,22 @@ def _equal(a, b, path="state"):
         assert a == b, f"{path}: {a!r} != {b!r}"
 
 
-def train(kind, optim, mode=None, *, amp=False, raise_at=None, epochs=2, holder=None):
+def train(kind, optim, mode=None, *, amp=False, raise_at=None, epochs=2, holder=None, faulty=False, experiment=None):
     """Train from seed 0. mode: None (bare), "armed", "overfit" (cheap + overfit-one-batch mid-run),
-    "lr_decay" (cheap + the LR-decay test on the next 12 batches, run mid-run)."""
+    "lr_decay" (cheap + the LR-decay test on the next 12 batches, run mid-run), "experiment" (cheap +
+    ``experiment = (spec, context)`` run on copies at step 12). ``faulty``: one frozen bias and one
+    bias the optimizer never sees (so unfreeze / add-missing experiments have something to do)."""
     _seed(0)
     train_ds, val_ds = _data(kind)
     model = MLP() if kind == "mlp" else CNN()
+    params = list(model.parameters())
+    if faulty:
+        params[1].requires_grad_(False)
+        params = params[:-1]
     if optim == "sgd":
-        opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4)
+        opt = torch.optim.SGD(params, lr=0.05, momentum=0.9, weight_decay=1e-4)
     else:
-        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        opt = torch.optim.Adam(params, lr=1e-3)
     sched = torch.optim.lr_scheduler.StepLR(opt, step_size=3, gamma=0.5)
     crit = nn.CrossEntropyLoss()
     tl = torch.utils.data.DataLoader(train_ds, batch_size=16, shuffle=True)
@@ -164,6 +170,14 @@ def train(kind, optim, mode=None, *, amp=False, raise_at=None, epochs=2, holder=
                     w.overfit_one_batch()
                 if mode == "lr_decay" and step == 1:
                     w.lr_decay_test(batches=12)
+                if mode == "experiment_monitor" and step == 12:
+                    for sp in holder["specs"]:
+                        w.monitor.request_experiment(sp)
+                if mode == "experiment" and step == 12:
+                    from traindx.probes.live.experiments import run_experiment
+                    spec, ctx = experiment
+                    holder["result"] = run_experiment(model, opt, w.monitor.experiments.batches, crit, spec,
+                                                      context=ctx, autocast=("cpu", "bfloat16") if amp else None)
                 opt.zero_grad()
             sched.step()
             model.eval()
@@ -292,3 +306,77 @@ def test_import_does_not_import_torch():
     code = ("import sys, traindx.probes as p; assert 'torch' not in sys.modules, 'torch imported'; "
             "assert callable(p.watch)")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _interventions():
+    from traindx.engine.api import load_kb
+    from traindx.engine.differential import spec
+    from traindx.probes.live.experiments import INTERVENTIONS
+
+    kb = load_kb()
+    specs = {}
+    for eid in kb.experiments:
+        sp = spec(kb, eid)
+        specs.setdefault(sp["intervention"]["kind"], sp)
+    for kind in INTERVENTIONS:       # interventions no shipped experiment uses still pass the bar
+        specs.setdefault(kind, {"id": kind, "intervention": {"kind": kind}, "steps": 8,
+                                "measure": {"metric": "heldout_gain", "confirm_gain": 0.1, "refute_gain": 0.0},
+                                "fact": f"exp_{kind}"})
+    return specs
+
+
+INTERVENTION_SPECS = _interventions()
+
+
+@pytest.mark.parametrize("kind", sorted(INTERVENTION_SPECS))
+def test_every_experiment_changes_nothing(kind):
+    """Each intervention really trains two copies mid-run, and the run is bit-identical to a bare one."""
+    spec = dict(INTERVENTION_SPECS[kind], steps=8)
+    amp = kind in ("upcast", "fp32_instead_of_fp16")
+    # what the run "does" that makes each intervention applicable (the control copies it)
+    ctx = {"accumulates": True, "peak_lr": 0.5, "training": False, "clip_max": 1.0}
+    bare, *_ = train("mlp", "sgd", epochs=4, faulty=True, amp=amp)
+    holder = {}
+    watched, model, opt, w = train("mlp", "sgd", "experiment", epochs=4, faulty=True, amp=amp, holder=holder,
+                                   experiment=(spec, ctx))
+    _equal(bare, watched)
+    assert_clean(model, opt)
+    r = holder["result"]
+    assert r.get("outcome") in ("confirms", "refutes", "inconclusive"), r   # it ran, not skipped
+    assert r["trained_on"] >= 6 and r["held_out"] >= 3
+
+
+def test_experiments_through_the_monitor_change_nothing():
+    """The monitor's own path mid-run (requested at step 12, run at the next optimizer step, reported
+    as findings) on the CNN with Adam: bit-identical to the bare run."""
+    from traindx.engine.api import load_kb
+    from traindx.engine.differential import spec
+
+    kb = load_kb()
+    bare, *_ = train("cnn", "adam", epochs=4)
+    holder = {"specs": [spec(kb, "lr_up"), spec(kb, "shuffle")]}
+    watched, model, opt, w = train("cnn", "adam", "experiment_monitor", epochs=4, holder=holder)
+    _equal(bare, watched)
+    assert_clean(model, opt)
+    found = {f.fact: f for f in w.findings() if f.source == "probe:experiment"}
+    assert set(found) == {"exp_lr_up", "exp_shuffle"}, w.summary()["experiments"]
+    assert "on a copy" in found["exp_lr_up"].detail and "unchanged copy" in found["exp_lr_up"].detail
+
+
+def test_no_experiments_keeps_no_batches():
+    _seed(0)
+    model = MLP()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with tp.watch(model, opt, experiments=False) as w:
+        for _ in range(5):
+            x, y = torch.randn(8, 12), torch.randint(0, 4, (8,))
+            out = model(x)
+            loss = nn.functional.cross_entropy(out, y)
+            w.observe(loss, outputs=out, targets=y)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+    assert w.monitor.experiments.batches == []
+    w.monitor.request_experiment({"id": "lr_up", "intervention": {"kind": "lr_scale", "factor": 10}, "steps": 8,
+                                  "measure": {"metric": "heldout_gain", "confirm_gain": 0.1, "refute_gain": 0}})
+    assert not w.monitor.experiments.pending

@@ -9,13 +9,25 @@ from traindx.engine.loader import load_kb
 KB = load_kb(entry_point_packs=False)
 
 
+def _generated(cls):
+    """The facts a probe generates per knowledge-base entry (``fact_prefix``: the experiment probe's
+    ``exp_<id>``, one per experiment of kb/experiments.yaml, as the loader adds them)."""
+    prefix = getattr(cls, "fact_prefix", None)
+    if not prefix:
+        return ()
+    from traindx.engine.loader import experiment_fact
+
+    assert prefix == experiment_fact(""), cls
+    return tuple(experiment_fact(e) for e in KB.experiments)
+
+
 def _declared(module, sid):
     """The facts ``module`` declares for source ``sid`` (None if it declares none)."""
     from traindx.probes.live.probe import Probe
 
     for obj in vars(module).values():
         if isinstance(obj, type) and issubclass(obj, Probe) and obj.source == sid:
-            return tuple(obj.facts)
+            return tuple(obj.facts) + _generated(obj)
     if getattr(module, "SOURCE_ID", None) == sid:
         return tuple(module.FACTS)
     return None
@@ -39,7 +51,7 @@ def test_every_live_probe_is_a_source_and_a_watched_run_emits_only_declared_fact
     import traindx.probes as tp
     from traindx.probes.live.monitor import Monitor
 
-    declared = {cls.source: set(cls.facts) for cls in Monitor.PROBES + Monitor.COSTLY}
+    declared = {cls.source: set(cls.facts) | set(_generated(cls)) for cls in Monitor.PROBES + Monitor.COSTLY}
     assert set(declared) <= set(KB.sources)
     assert len(declared) == len(Monitor.PROBES) + len(Monitor.COSTLY)     # one probe per source
     torch.manual_seed(0)

@@ -20,6 +20,10 @@ def test_interview_why_answers_and_report(tmp_path):
     c.expect("What is going wrong with your training?")
     c.sendline("loss isn't going down, maybe I should try Adam instead of SGD")
     c.expect("optimizer is rarely the cause")
+    c.expect("I read:  not_learning")                 # read back before any question
+    c.expect(r"optimizer sgd")
+    c.expect(r"Right\? \[Enter = yes")
+    c.sendline("")
     c.expect("Symptom: Loss flat from epoch 0")
     c.expect(r"\[path/skip\]")
     c.sendline("skip")
@@ -49,6 +53,8 @@ def test_interview_why_answers_and_report(tmp_path):
 
 def test_back_undoes_an_answer(tmp_path):
     c = spawn("--complaint", "my model isn't learning", cwd=tmp_path)
+    c.expect(r"Right\?")
+    c.sendline("")
     c.expect(r"\[path/skip\]")
     c.sendline("skip")
     c.expect("What is the learning rate?")
@@ -65,6 +71,8 @@ def test_back_undoes_an_answer(tmp_path):
 
 def test_ctrl_c_saves_and_resume_continues(tmp_path):
     c = spawn("--complaint", "my model isn't learning", cwd=tmp_path)
+    c.expect(r"Right\?")
+    c.sendline("")
     c.expect(r"\[path/skip\]")
     c.sendline("skip")
     c.expect("What is the learning rate?")
@@ -85,3 +93,56 @@ def test_ctrl_c_saves_and_resume_continues(tmp_path):
     c2 = spawn("--resume", "--non-interactive", "--format", "json", cwd=tmp_path)
     c2.expect(pexpect.EOF)
     assert '"lr_too_low"' in c2.before
+
+
+def test_echo_reads_back_first_and_one_line_corrects_it(tmp_path):
+    c = spawn("--complaint", "the loss went down for a while and then stopped decreasing, lr of 5e-5 and a batch of 4",
+              cwd=tmp_path)
+    c.expect("I read:  plateau")
+    c.expect("stopped decreasing")                     # where the symptom came from
+    c.expect("learning_rate 5e-05")
+    c.expect("batch_size 4")
+    c.expect(r"Right\? \[Enter = yes, or correct it")
+    c.sendline("no, the lr is 3e-3 and I use bf16")    # one line, read by the same understanding
+    c.expect("Now I read:")
+    c.expect("learning_rate 0.003")
+    c.expect("uses_amp yes")
+    c.expect(r"Right\?")
+    c.sendline("")
+    c.expect("Symptom: Loss decreased then plateaued")
+    i = c.expect([r"What is the learning rate\?", r"\[path/skip\]", PROMPT])
+    assert i != 0                                      # the words already answered it: never asked
+    c.sendline("quit")
+    c.expect("saved in .traindx-session.json")
+    c.expect(pexpect.EOF)
+    import json
+    state = json.loads((tmp_path / ".traindx-session.json").read_text())
+    facts = {f["name"]: f for f in state["facts"]}
+    assert facts["learning_rate"]["value"] == 0.003 and facts["learning_rate"]["source"] == "user"
+    assert facts["batch_size"]["value"] == 4 and facts["amp_dtype"]["value"] == "bfloat16"
+
+
+def test_a_skipped_symptom_question_does_not_end_the_interview(tmp_path):
+    c = spawn("--complaint", "something is off with my model, I train with sgd", cwd=tmp_path)
+    c.expect("I read:  optimizer sgd")
+    c.expect(r"Right\?")
+    c.sendline("")
+    if c.expect([r"\[path/skip\]", "What is the loss doing?"]) == 0:
+        c.sendline("skip")                             # no script to run: ask instead
+        c.expect("What is the loss doing?")
+    c.sendline("skip")
+    c.expect(r"\n2/\d+  ")                             # the interview goes on with the next best question
+    c.sendline("quit")
+    c.expect("saved in")
+    c.expect(pexpect.EOF)
+
+
+def test_symptom_answered_in_own_words(tmp_path):
+    c = spawn("--complaint", "I have a question about my run", cwd=tmp_path)
+    if c.expect([r"\[path/skip\]", "What is the loss doing?"]) == 0:
+        c.sendline("skip")
+        c.expect("What is the loss doing?")
+    c.sendline("it went down nicely and then stopped improving")
+    c.expect("Symptom: Loss decreased then plateaued")
+    c.sendline("quit")
+    c.expect(pexpect.EOF)

@@ -61,6 +61,9 @@ def main(debug):
 
 
 # ---------------------------------------------------------------------------------- diagnose
+#: options of the current `diagnose` call that reach deep into gathering and reporting
+OPTIONS = {"experiments": True, "patch": None}
+
 @main.command(context_settings={"ignore_unknown_options": False})
 @click.option("--script", "script", type=click.Path(),
               help="Run this training script under instrumentation (and read its code).")
@@ -83,10 +86,15 @@ def main(debug):
 @click.option("--resume", is_flag=True, help=f"Continue the session saved in {SESSION_FILE}.")
 @click.option("--color/--no-color", default=None,
               help="Colour the terminal output (default: on a terminal without NO_COLOR).")
+@click.option("--no-experiments", is_flag=True,
+              help="Never run experiments on copies of the model (differential diagnosis).")
+@click.option("--patch", "patch_out", type=click.Path(),
+              help="Write the fix as a unified diff against the script here (your files are never edited).")
 @click.argument("script_args", nargs=-1, type=click.UNPROCESSED)
 def diagnose(script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt, output, max_steps,
-             timeout, kb_dirs, column_map, plot, resume, color, script_args):
+             timeout, kb_dirs, column_map, plot, resume, color, no_experiments, patch_out, script_args):
     """Diagnose a training problem. Arguments after `--` go to the --script."""
+    OPTIONS.update(experiments=not no_experiments, patch=patch_out)
     try:
         _diagnose(script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt, output, max_steps,
                   timeout, kb_dirs, column_map, plot, resume, color, script_args)
@@ -111,7 +119,8 @@ def _diagnose(script, logs, codes, configs, setup, complaint, answers, non_inter
         if kb_dirs or _installed_packs():
             kb = _load(kb_dirs)
             params = kb.params()
-        started = start_script(script, list(script_args), max_steps=max_steps, timeout=timeout, params=params)
+        started = start_script(script, list(script_args), max_steps=max_steps, timeout=timeout, params=params,
+                               experiments=OPTIONS["experiments"])
     try:
         _diagnose_with(started, script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt,
                        output, max_steps, timeout, kb_dirs, column_map, plot, resume, color, script_args, kb)
@@ -182,6 +191,7 @@ def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answ
             sys.exit(0)
 
     report = session.report()
+    _add_patch(report, session, [script] if script else list(codes), OPTIONS["patch"])
     if plot and analysis is not None:
         try:
             from traindx.probes.readers.plot import plot_curves
@@ -203,6 +213,29 @@ def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answ
         _write(output, text)
     else:
         click.echo(text)
+
+
+def _add_patch(report, session, scripts, out_path):
+    """The fix as a unified diff against the user's script (``report["patch"]``) where the code
+    reader located the fault; written to ``out_path`` (``--patch``). The user's files are never
+    edited."""
+    report["patch"] = None
+    top = report["root_causes"][0]["id"] if report["status"] == "diagnosed" and report["root_causes"] else None
+    if top is not None:
+        from traindx.probes.readers.patch import make_patch
+        facts = {name: (f.value, f.source) for name, f in session.facts.items()}
+        for path in scripts:
+            p = make_patch(path, facts, top)
+            if p is not None:
+                report["patch"] = {**p, "written_to": None, "apply": f"patch -p0 < {out_path or 'fix.diff'}"}
+                break
+    if out_path:
+        if report["patch"] is None:
+            report["caveats"].append(f"--patch {out_path}: no patch was written — the code reader did not locate "
+                                     "the fault in the script, or no patch template fits the diagnosis.")
+        else:
+            _write(out_path, report["patch"]["diff"])
+            report["patch"]["written_to"] = out_path
 
 
 def _md(report):
@@ -256,7 +289,7 @@ class Gatherer:
     def code(self, path, for_script=False):
         self._need_file(path, "script" if for_script else "code file")
         from . import gather
-        for read in gather.read_code(path):
+        for read in gather.read_code(path, self.session.kb.params()):
             self._take(read)
 
     def config(self, path):
@@ -316,6 +349,21 @@ class Gatherer:
             return stable and steps >= MIN_CURVE_STEPS
         return decide
 
+    def _experiment_picker(self):
+        """``experiment(findings, steps, done)`` for the script runner: at the end of the run, the
+        experiment the engine would run next on copies (``traindx.engine.differential``), or None."""
+        kb = self.session.kb
+        base = self.session
+
+        def experiment(findings, steps, done):
+            from ..api import Session
+            from ..differential import next_experiment
+            trial = Session(kb)
+            trial.base = dict(base.base)
+            trial.add_findings(findings)
+            return next_experiment(trial, done)
+        return experiment
+
     def script(self, path, args, max_steps=None, timeout=None, started=None):
         """Run (or, ``started`` by :func:`traindx.probes.runner.supervise.start_script`, supervise) the
         script under instrumentation and add what it measured."""
@@ -323,11 +371,12 @@ class Gatherer:
         _need_torch("--script")
         from traindx.probes.runner.supervise import run_script
         self.say(f"Running {path} under instrumentation…")
+        experiment = self._experiment_picker() if OPTIONS["experiments"] else None
         if started is not None:
-            result = started.finish(self._decider())
+            result = started.finish(self._decider(), experiment)
         else:
             result = run_script(path, list(args), max_steps=max_steps, timeout=timeout, decide=self._decider(),
-                                params=self.session.kb.params())
+                                params=self.session.kb.params(), experiment=experiment)
         self.session.add_findings(result.findings)
         self.ran_script = True
         self.session.run_info = {"steps": result.steps, "stopped": result.stopped_reason, "seconds": result.wall_s}
@@ -405,6 +454,8 @@ class Interview:
             while not text.strip():
                 text = self.ask("What is going wrong with your training?")
             self.gather.complaint(_drain_paste(text))
+        self.respond_to_pressure()
+        self.confirm_understanding()
         self.preamble()
         if s.deferral():
             return
@@ -448,8 +499,6 @@ class Interview:
                     continue
                 self.feedback(added)
                 break
-            if s.symptom() is None and "loss_behavior" in s.skipped:
-                break
 
     def _probe_could_answer(self, q):
         return any(src.startswith("probe:") for src in q.get("answered_by", []))
@@ -481,7 +530,7 @@ class Interview:
                 return False
             return True
 
-    def preamble(self):
+    def respond_to_pressure(self):
         s, st = self.s, self.st
         p = s.pressure()
         if p:
@@ -489,6 +538,41 @@ class Interview:
         m = s.misdiagnosis()
         if m:
             click.echo("\n" + " ".join(m["message"].split()))
+
+    CONFIRM = ("", "y", "yes", "ok", "okay", "right", "correct", "yep", "yeah", "sure", "fine", "good")
+
+    def confirm_understanding(self):
+        """Read the user's words back before any question — the symptom with the phrase it came
+        from, and each fact — and take one line of corrections at a time ("lr 3e-3", "it's a
+        plateau", "not using AMP"), read by the same understanding, until the user confirms."""
+        s, st = self.s, self.st
+        if s.asked or s.skipped or not understood_lines(s):     # resumed, or nothing read
+            return
+        click.echo("")
+        for line in understood_lines(s):
+            click.echo(line)
+        while True:
+            ans = self.ask('Right? [Enter = yes, or correct it, e.g. "lr 3e-3"]').strip()
+            cmd = ans.lower().rstrip(".!")
+            if cmd in self.CONFIRM:
+                return
+            if cmd in ("quit", "q", "exit"):
+                raise KeyboardInterrupt
+            if cmd in ("help", "?", "why", "how"):
+                click.echo(_indent("Type what is wrong in what I read, in your own words: a number (\"lr 3e-3\", "
+                                   "\"batch 64\"), the symptom (\"it's a plateau\"), or a negation (\"no AMP\")."))
+                continue
+            changed = [f for f in s.correct(ans) if f is not None]
+            if not changed:
+                click.echo(st("  I could not read a fact or a symptom in that — try e.g. \"lr 3e-3\" or "
+                              "\"it's a plateau\", or press Enter.", fg="yellow"))
+                continue
+            click.echo("")
+            for line in understood_lines(s, updated=True):
+                click.echo(line)
+
+    def preamble(self):
+        s, st = self.s, self.st
         d = s.deferral()
         if d:
             click.echo("\n" + st(d["message"], fg="yellow"))
@@ -521,6 +605,9 @@ class Interview:
             return
         if status == "healthy":
             click.echo(st("Training looks healthy — no root cause to fix.", bold=True, fg="green"))
+            for b in (report.get("normal") or {}).get("behaviours", []):
+                click.echo(_indent(f"{b['title']} is normal: {b['why']}"))
+                click.echo(_indent("It would be a problem if " + "; or if ".join(b["abnormal_if"]) + "."))
             return
         if status != "diagnosed":
             click.echo(st("Not enough evidence to name a root cause yet.", bold=True, fg="yellow"))
@@ -551,6 +638,55 @@ class Interview:
 def _fmt(v):
     from ..values import fmt
     return fmt(v)
+
+
+def understood_lines(session, updated=False) -> list[str]:
+    """What the session read from the user's words (and their corrections): the symptom with the
+    phrase it came from, then the facts — ``[]`` when nothing was read."""
+    facts = session.base
+    sym = (facts.get("symptom") if facts.get("symptom") and facts["symptom"].kind == "user"
+           else facts.get("complaint_symptom"))
+    words = [f for f in facts.values() if f.kind == "user" and f.detail and f.detail.startswith("from your words")
+             and f.name not in ("symptom", "complaint_symptom")]
+    if sym is None and not words:
+        return []
+    head = "Now I read:" if updated else "I read:"
+    first = ""
+    if sym is not None:
+        phrase = _quoted(sym.detail)
+        first = sym.value + (f" (from {phrase})" if phrase else " (from your description as a whole)")
+    items = [_fact_text(f) for f in sorted(words, key=lambda f: _span_start(session, f))]
+    lines = []
+    if first:
+        lines.append(f"{head}  {first}")
+    rest = " · ".join(items)
+    if rest:
+        lines.append(("" if first else head) .ljust(len(head) + 2) + rest if first else f"{head}  {rest}")
+    return lines
+
+
+def _quoted(detail):
+    if not detail or "“" not in detail:
+        return None
+    return detail[detail.index("“"):]
+
+
+def _span_start(session, fact):
+    u = getattr(session, "understood", None)
+    r = u.fact(fact.name) if u is not None else None
+    return r.span[0] if r is not None else 10**9
+
+
+def _fact_text(f) -> str:
+    v = f.value
+    if isinstance(v, list):
+        shown = ", ".join(v) if v else "none"
+        q = _quoted(f.detail) if not v else None
+        return f"{f.name}: {shown}" + (f" ({q})" if q else "")
+    if isinstance(v, bool):
+        q = _quoted(f.detail)
+        return f"{f.name} {_fmt(v)}" + (f" ({q})" if q and not v else "")
+    return f"{f.name} {_fmt(v)}"
 
 
 def _src(source):

@@ -111,8 +111,12 @@ TOOLS: list[ToolSpec] = [
         "epoch 0\", \"loss went to NaN at step 200\"; a console-log excerpt pasted with them is read like a "
         "log file, and `read` says what was found in it) and any facts already known as `facts` (fact "
         "name or question id -> value, e.g. {\"learning_rate\": 1e-7, \"optimizer\": \"adam\"}; "
-        "see explain('facts')). Returns {session_id, symptom, next_question, misdiagnosis, pressure, "
-        "deferral, status, leading}: `symptom` is null until known; `next_question` is the question "
+        "see explain('facts')). Returns {session_id, understood, symptom, next_question, misdiagnosis, "
+        "pressure, deferral, status, leading}: `understood` is what traindx read from the complaint — "
+        "{symptom: {id, phrase, span} or null, facts: [{fact, value, phrase, span}]} (spans are character "
+        "offsets into the complaint) — show it to the user to confirm, and correct it with add_facts "
+        "({\"learning_rate\": 3e-3}, or {\"symptom\": \"plateau\"}); `symptom` is null until known; "
+        "`next_question` is the question "
         "that best separates the leading hypotheses (null when nothing is worth asking); "
         "`misdiagnosis`/`pressure`/`deferral` carry traindx's response to a common misdiagnosis, to "
         "pressure, or to an out-of-scope problem.",
@@ -348,6 +352,26 @@ class Engine:
         s = session.kb.symptoms.get(sid) if sid else None
         return {"id": sid, "name": s["name"], "category": s["category"]} if s else None
 
+    @staticmethod
+    def _understood(session) -> dict | None:
+        """What the complaint was read as: the symptom with the phrase (and character span) it came
+        from, and every fact with the words and span it was read from — for the agent to confirm,
+        or correct with add_facts (a fact, or {"symptom": id})."""
+        u = getattr(session, "understood", None)
+        if u is None:
+            return None
+        sym = None
+        if u.symptom:
+            sym = {"id": u.symptom, "phrase": u.symptom_phrase,
+                   "span": list(u.symptom_span) if u.symptom_span else None, "how": u.how}
+        facts = []
+        for r in u.facts:
+            f = session.base.get(r.fact)
+            facts.append({"fact": r.fact, "value": _jsonable(f.value if f is not None else r.value),
+                          "phrase": r.phrase, "span": list(r.span),
+                          "kept": f is not None and f.detail is not None and f.detail.startswith("from your words")})
+        return {"symptom": sym, "facts": facts}
+
     def _progress(self, session) -> dict:
         from ..report import build_report
         r = build_report(session)
@@ -424,7 +448,8 @@ class Engine:
                 self._sessions.popitem(last=False)
         from ..report import build_report
         r = build_report(session)
-        return {"session_id": sid, "symptom": self._symptom(session), "next_question": self._next(session),
+        return {"session_id": sid, "understood": self._understood(session), "symptom": self._symptom(session),
+                "next_question": self._next(session),
                 "misdiagnosis": r["misdiagnosis"], "pressure": r["pressure"], "deferral": r["deferral"],
                 "status": r["status"], "leading": self._leading(session),
                 **({"read": pasted} if pasted else {})}
@@ -558,7 +583,7 @@ class Engine:
         def run(s):
             from . import gather
             added = []
-            for read in gather.read_code(full):
+            for read in gather.read_code(full, s.kb.params()):
                 added += self._take(s, read)
             return added
         return self._read(session_id, run)

@@ -123,8 +123,10 @@ class TrainDxCallback(TrainerCallback, ProbeAccess):
     ``nan_report``; ``with cb:`` / :meth:`detach` for exception safety.
     """
 
-    def __init__(self, *, num_classes=None, level="cheap", stop_on_nan=False, save_report=True, verbose=True):
-        self.probe = RunProbe("hf", "Trainer.log_history", num_classes=num_classes, level=level)
+    def __init__(self, *, num_classes=None, level="cheap", stop_on_nan=False, save_report=True, verbose=True,
+                 experiments=True):
+        self.probe = RunProbe("hf", "Trainer.log_history", num_classes=num_classes, level=level,
+                              experiments=experiments)
         self.num_classes = num_classes
         self.stop_on_nan = stop_on_nan
         self.save_report = save_report

@@ -136,7 +136,8 @@ class RunProbe:
     (``loss_name="unknown"``). A ``criterion`` given by the user names the loss outright.
     """
 
-    def __init__(self, framework: str, log_label: str, *, num_classes=None, criterion=None, level="cheap"):
+    def __init__(self, framework: str, log_label: str, *, num_classes=None, criterion=None, level="cheap",
+                 experiments=True):
         if level not in ("cheap", "full"):
             raise ValueError(f"level must be 'cheap' or 'full', not {level!r}")
         self.framework = framework
@@ -144,6 +145,7 @@ class RunProbe:
         self.num_classes = num_classes
         self.criterion = criterion
         self.level = level
+        self.experiments = experiments      # False: no experiment on copies (--no-experiments)
         self.monitor = None
         self._reset()
 
@@ -175,7 +177,8 @@ class RunProbe:
 
         self.detach()
         self._reset()
-        mon = Monitor(None, None, num_classes=self.num_classes, level=self.level, loss_fn=self.criterion)
+        mon = Monitor(None, None, num_classes=self.num_classes, level=self.level, loss_fn=self.criterion,
+                      experiments=self.experiments)
         # the optimizer first: a model bound while the optimizer already holds state (a resumed
         # run) is not read as an initialisation
         mon.bind(optimizer=optimizer)
@@ -429,6 +432,9 @@ class RunProbe:
 
         s = Session(_kb())
         s.add_findings(self.findings())
+        if self.monitor is not None:
+            from traindx.probes.live.watch import run_differential
+            run_differential(s, self.monitor)
         return s.report()
 
     def markdown(self, report=None) -> str:
@@ -552,10 +558,10 @@ def _build_class():  # noqa: C901
         """
 
         def __init__(self, *, num_classes=None, criterion=None, level="cheap", stop_on_nan=False,
-                     log_summary=True, verbose=True):
+                     log_summary=True, verbose=True, experiments=True):
             super().__init__()
             self.probe = RunProbe("lightning", "trainer.callback_metrics", num_classes=num_classes,
-                                  criterion=criterion, level=level)
+                                  criterion=criterion, level=level, experiments=experiments)
             self.stop_on_nan = stop_on_nan
             self.log_summary = log_summary
             self.verbose = verbose

@@ -49,8 +49,8 @@ LR-decay test               on a plateau under a held LR         same (or start_
 ==========================  ===================================  ==============================
 
 The LR-decay test (probes/live/lr_decay.py) runs when the loss curve (read at each look, and every
-eighth of the run in at most 1 % of its time) has plateaued while the LR stays at 90 % or more of
-its peak: the next 64 training batches are kept (256 MiB at most) and copies continue on them; a
+eighth of the run: paced by losses, never by the clock) has plateaued while the LR stays at 90 % or
+more of its peak: the next 64 training batches are kept (256 MiB at most) and copies continue on them; a
 runner does not stop the run while it is pending. An unclear answer is asked again 50+ steps later, three tests at most.
 
 Arming: a non-finite loss, a loss spike above 5x the running median, a loss still within 5% of its
@@ -70,6 +70,7 @@ from traindx.engine.parameters import resolve
 
 import traindx.probes.live.activations as A
 import traindx.probes.live.amp as AMP
+import traindx.probes.live.experiments as EX
 import traindx.probes.live.gradients as G
 import traindx.probes.live.model_config as MC
 import traindx.probes.live.updates as U
@@ -89,7 +90,8 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
     ``level``: ``"cheap"`` (default: cheap probes always, costly ones when a symptom arms them) or
     ``"full"`` (armed for the whole run). ``params``: the knowledge base's parameter values
     (``KnowledgeBase.params()``, a pack's overrides applied; None: the shipped ones), handed to
-    every probe.
+    every probe. ``experiments``: False keeps no batch and runs no experiment on copies
+    (``--no-experiments``; the ``probe:experiment`` costly probe).
 
     :attr:`PROBES` are the cheap probe classes whose findings it gathers (in that order),
     :attr:`COSTLY` the experiments it arms (:class:`~traindx.probes.live.probe.CostlyProbe`); a
@@ -99,7 +101,8 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
     PROBES = PROBES
     COSTLY = COSTLY
 
-    def __init__(self, model=None, optimizer=None, *, num_classes=None, level="cheap", loss_fn=None, params=None):
+    def __init__(self, model=None, optimizer=None, *, num_classes=None, level="cheap", loss_fn=None, params=None,
+                 experiments=True):
         if level not in ("cheap", "full"):
             raise ValueError(f"level must be 'cheap' or 'full', not {level!r}")
         import torch
@@ -107,6 +110,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         self._torch = torch
         self.level = level
         self.params = P = resolve(params)
+        self.experiments_enabled = bool(experiments)
         # the thresholds the hot path decides with, read once
         self._arm_steps = int(P["monitor.arm_steps"])
         self._flat_after = P["monitor.flat_after_steps"]
@@ -143,6 +147,8 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         self._probes = tuple(cls() for cls in self.PROBES)
         self._costly = tuple(cls() for cls in self.COSTLY)
         self.costly = {p.id: p for p in self._costly}
+        for p in self._costly:
+            p.setup(self)
         self._act_layers: dict[str, dict[str, float]] = {}
         self._act_lin_order: list[str] = []
         self._act_order: list[str] = []
@@ -438,6 +444,39 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
             return
         self.costly["lr_decay"].start(batches)
 
+    def exclude_time(self, seconds: float) -> None:
+        """Seconds spent outside the user's run inside the current step (a supervisor waiting
+        on its own decision): taken out of the step and data-wait intervals, like the monitor's
+        own work."""
+        self._own_wait += seconds
+        self._own_step += seconds
+
+    # ------------------------------------------------------------------ experiments
+    @property
+    def experiments(self):
+        """The experiments on copies (:class:`~traindx.probes.live.experiments.Experiments`: the
+        batches kept, the experiments pending, their results), held by the ``experiment`` probe."""
+        p = self.costly.get("experiment")
+        if p is None:        # a subclass without it: nothing kept, nothing run
+            if getattr(self, "_no_experiments", None) is None:
+                self._no_experiments = EX.Experiments(False)
+            return self._no_experiments
+        return p.box
+
+    def request_experiment(self, spec: dict):
+        """Ask for an experiment (a spec from ``traindx.engine.differential.next_experiment``): it
+        runs at the next optimizer step, or at :meth:`run_experiments`."""
+        p = self.costly.get("experiment")
+        if p is not None:
+            p.request(spec)
+
+    def run_experiments(self):
+        """Run the experiments asked for now, on the recent batches kept."""
+        p = self.costly.get("experiment")
+        if p is None or not p.pending or self._busy:
+            return
+        self._run_costly(p)
+
     # ------------------------------------------------------------------ results
     @own_time
     def findings(self) -> list[Finding]:
@@ -489,6 +528,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
             "armed": [list(x) for x in self._arm_events],
             "lr_decay": self.costly["lr_decay"].summary(),
             "overfit": self.costly["overfit_batch"].summary(),
+            "experiments": [dict(r) for r in self.experiments.results],
             "nan": dict(self._nan_info) if self._nan_info else None,
             "schedule": {k: [v.first, v.every] for k, v in SCHEDULE.items()},
             "errors": list(self._errors),

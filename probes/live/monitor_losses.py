@@ -238,6 +238,25 @@ class LossFeed:
         else:
             self._defer(lambda v: cb(v[0], v[1]), self._torch.stack([hit.float(), n.float()]))
 
+    @staticmethod
+    def _batch_nonfinite(pair):
+        """Whether either of (loader batch inputs, model forward args) holds NaN/Inf; None when
+        neither is known."""
+        if pair is None or all(x is None for x in pair):
+            return None
+        return any(D.inputs_have_nan(x) for x in pair if x is not None)
+
+    def _earlier_nonfinite_inputs(self, inputs):
+        """The step whose batch had NaN/Inf inputs among the batch of the first non-finite gradient
+        (:meth:`StepFeed._sample_grads`) and the batch of the step before this loss; None if neither."""
+        earlier = []
+        if self._nan_grad_inputs is not None:
+            earlier.append(self._nan_grad_inputs)
+        prev = self._step_inputs
+        if prev is not None and not any(x is inputs for x in prev if x is not None):
+            earlier.append((self.steps - 1, self._batch_nonfinite(prev)))
+        return next((st for st, bad in earlier if bad), None)
+
     @own_time
     def _trace_nan(self, outputs, targets):
         """At the first non-finite training loss (read immediately on CPU): inputs, labels, outputs,
@@ -248,8 +267,16 @@ class LossFeed:
             inputs = self._last_inputs if self._last_inputs is not None else self._last_args
             if inputs is not None:
                 info["inputs_have_nan"] = D.inputs_have_nan(inputs)
-                if info["inputs_have_nan"]:
-                    self._inputs_nan = True
+            if not info.get("inputs_have_nan"):
+                # one step earlier: the batch of the first non-finite gradient, and the one before
+                # this loss (a saturating forward turns an Inf input into a finite loss and NaN
+                # gradients; the weights go NaN on that step, the loss on the next, finite, batch)
+                hit = self._earlier_nonfinite_inputs(inputs)
+                if hit is not None:
+                    info["inputs_have_nan"] = True
+                    info["inputs_nan_step"] = int(hit)
+            if info.get("inputs_have_nan"):
+                self._inputs_nan = True
             if targets is not None:
                 info["label_range"] = NT.label_range(targets)
             if outputs is not None:

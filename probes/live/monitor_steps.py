@@ -32,6 +32,11 @@ class StepFeed:
         self._grad_samples = 0
         self._last_norms: dict[str, float | None] = {}
         self._nan_grad: dict[str, int] = {}
+        # the inputs of the latest optimizer step (references, no copy): a non-finite input can
+        # pass a saturating forward with a finite loss and poison only the gradients, so the NaN
+        # loss comes one step later on finite inputs (see LossFeed._trace_nan)
+        self._step_inputs = None
+        self._nan_grad_inputs = None      # (step, inputs had NaN/Inf) at the first NaN gradient
         self._grad_series = array("d")
         self._grad_series_steps = array("l")
         self._grad_depth: list[float] = []
@@ -167,6 +172,7 @@ class StepFeed:
         self._last_step_t = now
         self._own_step = 0.0
         self._val_since_step = False
+        self._step_inputs = (self._last_inputs, self._last_args)
         try:
             lr = float(optimizer.param_groups[0]["lr"])
         except Exception:
@@ -252,8 +258,12 @@ class StepFeed:
         vals = G.norms_of(grads)
         norms = dict(zip(names, vals))
         self._last_norms = norms
+        first_nan_grad = not self._nan_grad
         for n in G.nan_grad_params(norms):
             self._nan_grad.setdefault(n, step)
+        if first_nan_grad and self._nan_grad and self._nan_grad_inputs is None:
+            # this step's batch made the first non-finite gradient seen: were its inputs finite?
+            self._nan_grad_inputs = (step, self._batch_nonfinite(self._step_inputs))
         total = G.total_norm(vals)
         if self._clip_pending is not None:
             t, mx = self._clip_pending

@@ -24,7 +24,7 @@ recording once in the monitor's hooks keeps the always-on cost at one pass per s
 budget is 3 % of a step). The monitor installs the hooks, dispatches each observation, arms the
 costly probes, and gathers the probes' findings in :attr:`Monitor.PROBES` order.
 
-Costly probes (:class:`CostlyProbe`: overfit_batch, lr_decay) have their own state and a small
+Costly probes (:class:`CostlyProbe`: overfit_batch, lr_decay, experiment) have their own state and a small
 arming interface the monitor drives; see :class:`CostlyProbe`. A new costly experiment plugs in
 by subclassing it and being listed in :attr:`Monitor.COSTLY`.
 """
@@ -97,6 +97,7 @@ class CostlyProbe(Probe):
     The monitor drives it through this interface (all calls on the training thread, between the
     user's steps, never while :attr:`Monitor.busy`):
 
+    * :meth:`setup` ``(m)``: once, when the monitor is built (its ``params`` and options are set);
     * :meth:`arm` ``(m, reason)``: a symptom (or ``Monitor.arm``) switched the costly probes on;
       the probe decides whether this reason calls for it and becomes :attr:`pending`.
     * :meth:`on_train_value` ``(m, n)``: the n-th training loss value was recorded (at each flush;
@@ -104,7 +105,7 @@ class CostlyProbe(Probe):
     * :meth:`on_curve` ``(m, analysis)``: the training-loss curve was read (when findings are
       gathered), a :class:`~traindx.probes.readers.curves.CurveAnalysis` or None;
     * :meth:`on_train_loss` ``(m, outputs, targets)``: every training loss while :attr:`collecting`
-      (to keep the batches it will replay).
+      (to keep the batches it will replay: references, never copies).
     * :attr:`ready`: run it at the next sampled optimizer step; the monitor then calls
       :meth:`run` inside its own-time accounting with ``m.busy`` set (so the copies' steps and
       losses are not taken for the user's).
@@ -122,6 +123,9 @@ class CostlyProbe(Probe):
     def pending(self) -> bool:
         return False
 
+    def setup(self, m) -> None:
+        """Called once by the monitor's constructor, after its ``params`` and options are set."""
+
     def on_train_value(self, m, n: int) -> None:
         """Called for each finite training loss value recorded (the n-th)."""
 
@@ -132,7 +136,7 @@ class CostlyProbe(Probe):
         """Called by :meth:`Monitor.arm`."""
 
     def on_train_loss(self, m, outputs, targets) -> None:
-        """Called for each training loss while :attr:`pending`."""
+        """Called for each training loss while :attr:`collecting`."""
 
     def run(self, m) -> None:
         """Run the experiment now (the monitor has set ``busy`` and times it as its own)."""

@@ -23,9 +23,9 @@ class Watch:
     """A :class:`~traindx.probes.live.monitor.Monitor` bound to one model/optimizer, with helpers."""
 
     def __init__(self, model, optimizer=None, num_classes=None, train_loader=None, val_loader=None, *,
-                 criterion=None, level="cheap", params=None):
+                 criterion=None, level="cheap", params=None, experiments=True):
         self.monitor = Monitor(model, optimizer, num_classes=num_classes, level=level, loss_fn=criterion,
-                               params=params)
+                               params=params, experiments=experiments)
         self.train_loader = train_loader
         self.val_loader = val_loader
         self.criterion = criterion
@@ -106,7 +106,29 @@ class Watch:
                 "use w.findings() for the evidence") from e
         s = Session(load_kb())
         s.add_findings(self.monitor.findings())
+        run_differential(s, self.monitor)
         return s.report()
+
+
+def run_differential(session, monitor) -> list[dict]:
+    """Differential diagnosis in-process: while the engine finds the diagnosis open, run the
+    experiment it picks (``traindx.engine.differential``) on copies, on the batches the monitor
+    kept, and add its outcome to ``session``. Returns the experiments run. Nothing runs when the
+    monitor's experiments are off (``experiments=False``)."""
+    from traindx.engine import differential
+
+    done: list[dict] = []
+    if not monitor.experiments.enabled:
+        return done
+    while True:
+        spec = differential.next_experiment(session, [d["id"] for d in done])
+        if spec is None:
+            break
+        monitor.request_experiment(spec)
+        monitor.run_experiments()
+        done.append(spec)
+        session.add_findings(f for f in monitor.findings() if f.source == "probe:experiment")
+    return done
 
 
 def _criterion_name(criterion) -> str:
@@ -125,7 +147,9 @@ def _criterion_name(criterion) -> str:
 
 
 def watch(model, optimizer=None, num_classes=None, train_loader=None, val_loader=None, *, criterion=None,
-          level="cheap") -> Watch:
-    """Watch a training loop: use as ``with watch(model, optimizer) as w: ...``."""
-    return Watch(model, optimizer, num_classes, train_loader, val_loader, criterion=criterion, level=level)
+          level="cheap", experiments=True) -> Watch:
+    """Watch a training loop: use as ``with watch(model, optimizer) as w: ...``. ``experiments``
+    False: no experiment on copies (no batch kept), as ``--no-experiments``."""
+    return Watch(model, optimizer, num_classes, train_loader, val_loader, criterion=criterion, level=level,
+                 experiments=experiments)
 

@@ -55,6 +55,8 @@ FACTS = ("error_kind", "error_message")
 
 #: Seconds between SIGTERM and SIGKILL, and between a "stop" request and SIGTERM.
 DEFAULT_GRACE_S = 3.0
+#: Seconds a child that is stopping (making its last findings) gets before SIGTERM.
+FINISH_GRACE_S = 60.0
 #: Lines of the script's stdout/stderr kept for the report.
 DEFAULT_TAIL_LINES = 40
 #: Default monitor class the child instantiates.
@@ -210,12 +212,15 @@ def params_args(params) -> list[str]:
     return ["--params", json.dumps(changed, sort_keys=True)] if changed else []
 
 
-def _script_child_args(path, args, max_steps, every, level, monitor, params=None) -> list[str]:
+def _script_child_args(path, args, max_steps, every, level, monitor, params=None,
+                       experiments=False) -> list[str]:
     """The child's command line for a script (checked first: see :func:`check_script`)."""
     script = check_script(path)
     if max_steps is not None and max_steps < 0:
         raise InputError(f"--max-steps must be >= 0, got {max_steps}")
     child_args = ["--every", str(int(every)), "--level", level, "--monitor", monitor, *params_args(params)]
+    if experiments:
+        child_args.append("--experiments")
     if max_steps is not None:
         child_args += ["--max-steps", str(int(max_steps))]
     return child_args + ["--", str(script), *[str(a) for a in args]]
@@ -225,7 +230,8 @@ def run_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: 
                timeout: float | None = None, decide: Callable[[list[Finding], int], bool] | None = None,
                env: dict | None = None, every: int = 10, grace: float = DEFAULT_GRACE_S,
                level: str = "cheap", monitor: str = DEFAULT_MONITOR,
-               tail_lines: int = DEFAULT_TAIL_LINES, params=None) -> RunResult:
+               tail_lines: int = DEFAULT_TAIL_LINES, params=None,
+               experiment: Callable | None = None) -> RunResult:
     """Run ``python path args...`` unmodified, under instrumentation, and return its evidence.
 
     The script runs as ``__main__`` with ``sys.argv = [path, *args]``, its own folder first on
@@ -241,14 +247,17 @@ def run_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: 
     ``level``: the monitor's cost level; ``monitor``: ``"module:Class"`` of the monitor the child
     instantiates (an extension point; tests pass a fake). ``params``: the knowledge base's
     parameter values (``KnowledgeBase.params()``); a pack's overrides reach the child's monitor.
+    ``experiment(findings, steps, done) -> spec | None``: at the end of the run the child keeps
+    recent batches and runs each experiment this returns on copies (``done``: the ids run so far);
+    None ends it. Without it the child keeps no batches.
 
     Raises :class:`InputError` for a missing/non-Python path or a script (or a module it imports)
     with a syntax error. A script that crashes is *not* an error: the crash is in the result
     (``stopped_reason == "crashed"``, ``crash``, and the ``error_kind``/``error_message`` findings).
     """
-    child_args = _script_child_args(path, args, max_steps, every, level, monitor, params)
+    child_args = _script_child_args(path, args, max_steps, every, level, monitor, params, experiment is not None)
     return run_child(child_args, timeout=timeout, decide=decide, env=env, grace=grace,
-                     tail_lines=tail_lines)
+                     tail_lines=tail_lines, experiment=experiment)
 
 
 class StartedRun:
@@ -259,9 +268,10 @@ class StartedRun:
         self._session = session
         self._done = False
 
-    def finish(self, decide: Callable[[list[Finding], int], bool] | None = None) -> RunResult:
+    def finish(self, decide: Callable[[list[Finding], int], bool] | None = None,
+               experiment: Callable | None = None) -> RunResult:
         self._done = True
-        return self._session.supervise(decide)
+        return self._session.supervise(decide, experiment)
 
     def abort(self) -> None:
         if not self._done:
@@ -272,12 +282,12 @@ class StartedRun:
 def start_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: int | None = None,
                  timeout: float | None = None, env: dict | None = None, every: int = 10,
                  grace: float = DEFAULT_GRACE_S, level: str = "cheap", monitor: str = DEFAULT_MONITOR,
-                 tail_lines: int = DEFAULT_TAIL_LINES, params=None) -> StartedRun:
+                 tail_lines: int = DEFAULT_TAIL_LINES, params=None, experiments: bool = False) -> StartedRun:
     """:func:`run_script` in two halves: the script is checked and started now (its interpreter
     and torch imports overlap with whatever the caller does next -- loading the knowledge base,
     reading the code), and supervised by :meth:`StartedRun.finish`. ``timeout`` counts from now.
     The caller must call ``finish`` or ``abort``."""
-    child_args = _script_child_args(path, args, max_steps, every, level, monitor, params)
+    child_args = _script_child_args(path, args, max_steps, every, level, monitor, params, experiments)
     session = _ChildSession(child_args, timeout=timeout, decide=None, env=env, grace=grace,
                             tail_lines=tail_lines)
     session.spawn()
@@ -286,11 +296,13 @@ def start_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps
 
 def run_child(child_args: Sequence[str], *, timeout: float | None = None,
               decide: Callable[[list[Finding], int], bool] | None = None, env: dict | None = None,
-              grace: float = DEFAULT_GRACE_S, tail_lines: int = DEFAULT_TAIL_LINES) -> RunResult:
+              grace: float = DEFAULT_GRACE_S, tail_lines: int = DEFAULT_TAIL_LINES,
+              experiment: Callable | None = None) -> RunResult:
     """Start ``python -m traindx.probes.runner.child CHILD_ARGS`` and supervise it (see
     :func:`run_script`). Shared by :func:`run_script` and :func:`traindx.probes.runner.setup_call.run_setup`."""
     session = _ChildSession(child_args, timeout=timeout, decide=decide, env=env, grace=grace,
                             tail_lines=tail_lines)
+    session.experiment = experiment
     return session.run()
 
 
@@ -302,6 +314,8 @@ class _ChildSession:
         self.child_args = list(child_args)
         self.timeout = timeout
         self.decide = decide
+        self.experiment = None      # experiment(findings, steps, done) -> spec | None
+        self.experiments_done: list[str] = []
         self.env = env
         self.grace = grace
         self.tails = {"out": deque(maxlen=tail_lines), "err": deque(maxlen=tail_lines)}
@@ -350,12 +364,14 @@ class _ChildSession:
         self.ev_r = ev_r
         self.end = None
 
-    def supervise(self, decide=None) -> RunResult:
+    def supervise(self, decide=None, experiment=None) -> RunResult:
         """Read the child to its end (stopping it when ``decide`` says so, at the timeout, or on
         any exception here, KeyboardInterrupt included), clean up its process tree, and return the
         result. ``decide`` replaces the one given at construction when not None."""
         if decide is not None:
             self.decide = decide
+        if experiment is not None:
+            self.experiment = experiment
         try:
             self._supervise()
         finally:
@@ -515,11 +531,28 @@ class _ChildSession:
                 except (ProcessLookupError, PermissionError):
                     pass
 
-    def _stop_request(self) -> None:
+    def _answer(self, line: bytes) -> None:
         try:
-            os.write(self.ctl_w, b"stop decided\n")
+            os.write(self.ctl_w, line)
         except OSError:
             pass
+
+    def _answer_await(self) -> None:
+        """The run is over and the child waits: ask for the next experiment on copies, or say done."""
+        spec = None
+        if self.experiment is not None and self.reason is None:
+            try:
+                spec = self.experiment(list(self.findings.values()), self.steps, list(self.experiments_done))
+            except Exception as e:   # noqa: BLE001 - never leave the child waiting
+                self.probe_errors.append(f"experiment choice: {type(e).__name__}: {e}"[:200])
+                spec = None
+        if spec is not None:
+            self.experiments_done.append(spec["id"])
+        line = ("experiment " + json.dumps(spec) if spec is not None else "done") + "\n"
+        self._answer(line.encode("utf-8"))
+
+    def _stop_request(self) -> None:
+        self._answer(b"stop decided\n")
         # If it does not reach another optimizer step in time: SIGTERM, then SIGKILL.
         self.next_escalation = (time.monotonic() + self.grace, signal.SIGTERM)
 
@@ -561,10 +594,25 @@ class _ChildSession:
             self.steps = max(self.steps, int(ev.get("step") or 0))
             # a costly probe the child has started (LR-decay test, overfit one batch) reports at a
             # later look: stopping now would lose it (max_steps and the timeout still apply)
+            stop = False
             if self.decide is not None and self.reason is None and not ev.get("pending"):
                 if self.decide(list(self.findings.values()), self.steps):
                     self.reason = "decided"
-                    self._stop_request()
+                    stop = True
+            if stop:
+                self._stop_request()
+            elif ev.get("reply"):
+                # the child waits for the answer at each look: the run stops (or goes on) at
+                # the step the look was taken, however busy the machine is
+                self._answer(b"go\n")
+            if ev.get("await"):
+                # the run is over and the child waits: an experiment on copies, or done
+                self._answer_await()
+        elif kind == "stopping":
+            # the child reached the end of the run and is making its last findings: a stop
+            # request's short grace no longer applies (a hang here still ends, later)
+            if self.next_escalation is not None and self.next_escalation[1] == signal.SIGTERM:
+                self.next_escalation = (time.monotonic() + max(self.grace, FINISH_GRACE_S), signal.SIGTERM)
         elif kind == "crash":
             self.crash = {k: v for k, v in ev.items() if k != "type"}
         elif kind == "exit":

@@ -9,6 +9,7 @@ from traindx.probes.live.sources.amp import Amp
 from traindx.probes.live.sources.clipping import Clipping
 from traindx.probes.live.sources.data_timing import DataTiming
 from traindx.probes.live.sources.dataset_size import DatasetSize
+from traindx.probes.live.sources.experiment import Experiment
 from traindx.probes.live.sources.grad_accumulation import GradAccumulation
 from traindx.probes.live.sources.grad_flow import GradFlow
 from traindx.probes.live.sources.grad_norms import GradNorms
@@ -33,6 +34,6 @@ PROBES = (GradFlow, GradNorms, GradAccumulation, LossVsChance, NanTrace, DataTim
           DatasetSize, InputStats, Labels, Leakage, Regularization, OptimizerCoverage, Init, OutputSquash,
           UpdateRatio, LrTrace, Clipping, Activations, Amp)
 #: Costly probes (experiments on copies), gathered after the cheap ones.
-COSTLY = (OverfitBatch, LrDecay)
+COSTLY = (OverfitBatch, LrDecay, Experiment)
 
 __all__ = ["PROBES", "COSTLY"] + [c.__name__ for c in PROBES + COSTLY]

@@ -10,8 +10,6 @@ after ``lr_decay.retry_steps`` or a quarter of the run; ``lr_decay.max_tests`` a
 
 from __future__ import annotations
 
-import time
-
 import traindx.probes.live.data as D
 import traindx.probes.live.losses as L
 import traindx.probes.live.lr_decay as LD
@@ -20,17 +18,16 @@ from traindx.probes.live.probe import CostlyProbe
 #: the memory the kept batches may hold (the number of batches, the LR ratio that counts as held,
 #: the tests per run and the retry wait are knowledge: ``lr_decay.*`` in kb/parameters/probes.yaml)
 MAX_BYTES = 256 * 2 ** 20
-#: the first plateau look after this many training losses, then every eighth of the run, never more
-#: than 1/CHECK_COST_FACTOR of the time (pacing, not a threshold of the answer)
+#: the first plateau look after this many training losses, then every eighth of the run (pacing, not
+#: a threshold of the answer; by losses, never by the clock)
 FIRST_CHECK = 256
-CHECK_COST_FACTOR = 100
 
 
 class LrDecay(CostlyProbe):
     source = "probe:lr_decay"
     facts = ("lr_decay_helps",)
     needs = frozenset({"model", "optimizer", "batch", "loss"})
-    schedule = ("a plateau look every eighth of the run (<= 1% of its time); on a plateau under a held LR, "
+    schedule = ("a plateau look every eighth of the run (paced by losses); on a plateau under a held LR, "
                 "the next 64 training batches, then copies at the next sampled step; 3 tests at most")
     parameters = ("lr_decay.batches", "lr_decay.lr_held", "lr_decay.max_tests", "lr_decay.retry_steps",
                   "lr_decay.helps", "lr_decay.no_help", "curves.decay_held", "curves.decay_cut")
@@ -42,9 +39,6 @@ class LrDecay(CostlyProbe):
         self.runs: list[dict] = []
         self.next_check = FIRST_CHECK
         self.target = 64
-        self.check_t = 0.0
-        self.check_cost = 0.0
-        self.checked = False
         self.seen = None           # the run's own decay through the plateau, when it has one
 
     @property
@@ -70,18 +64,13 @@ class LrDecay(CostlyProbe):
     # ------------------------------------------------------------------ arming
     def on_train_value(self, m, n: int) -> None:
         """The n-th finite training loss was recorded: look for a plateau every eighth of the run so
-        far, and never for more than 1/CHECK_COST_FACTOR of the time (a curve reading costs
-        milliseconds, a small model's step less than one)."""
+        far. Paced by losses, never by the clock, so the same script reads its plateau at the same
+        step on an idle and on a busy machine (a reading costs milliseconds; the growing interval
+        keeps their number logarithmic)."""
         if n < self.next_check or self.state is not None:
             return
-        now = time.perf_counter()
-        if now - self.check_t >= CHECK_COST_FACTOR * self.check_cost:
-            self.next_check = n + max(64, n // 8)
-            self.plateau_check(m, None)
-            self.check_t = time.perf_counter()
-            # the first reading pays for imports and cold caches: pace by the later ones
-            self.check_cost = (self.check_t - now) if self.checked else 0.0
-            self.checked = True
+        self.next_check = n + max(64, n // 8)
+        self.plateau_check(m, None)
 
     def on_curve(self, m, an) -> None:
         """The training-loss curve was read (at findings): a plateau may start the test; the run's

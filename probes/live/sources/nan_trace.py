@@ -20,9 +20,12 @@ class NanTrace(Probe):
                  + (f"; labels in {info['label_range']}" if info.get("label_range") else ""),
                  **{k: v for k, v in info.items() if k in ("label_range", "outputs_nonfinite", "params_nonfinite")})
             if "inputs_have_nan" in info:
+                earlier = info.get("inputs_nan_step")
                 emit("inputs_have_nan", bool(info["inputs_have_nan"]),
-                     "the inputs of that batch contain NaN/Inf" if info["inputs_have_nan"] else
-                     "the inputs of that batch are finite")
+                     (f"the inputs of step {earlier}'s batch contain NaN/Inf: they passed the forward "
+                      "with a finite loss and made the gradients, then the weights, non-finite"
+                      if earlier is not None else "the inputs of that batch contain NaN/Inf")
+                     if info["inputs_have_nan"] else "the inputs of that batch are finite")
             mod = info.get("module")
             if mod:
                 emit("nonfinite_first_module", mod,

@@ -1,0 +1,571 @@
+"""Understanding what people write: a complaint in their own words -> a symptom and the facts it states.
+
+Everything this module knows about language lives in the knowledge base (``kb/language/*.yaml``,
+kind ``language``; a pack adds phrasings, terms and extractors without code):
+
+- ``terms``: named vocabularies (synonyms, abbreviations, common misspellings, other languages),
+  used inside patterns as ``{name}`` — ``{val}`` is "val", "validation", "valid", "dev", "eval", …
+- ``negators``: words that negate what follows in the same clause ("not", "no", "without", "n't").
+- ``symptoms``: per symptom, weighted ``phrases`` (plain) and ``negated`` phrasings (that argue
+  against it), and ``examples`` — whole utterances, which are both test cases and the training
+  set of a small classifier built at load time (the fallback when no phrase speaks).
+- ``facts``: extractors — patterns with a ``{num}``/``{int}``/``{pct}`` slot, a ``(?P<word>…)``
+  capture mapped to a value, or a fixed ``value`` (and ``negated_value`` when a negator precedes).
+- ``metrics``: (split, metric) -> fact, read by one structural reader that attributes a number to
+  the nearest split and metric words before it ("train acc 99% val 55%").
+
+Nothing is downloaded, nothing is evaluated as code, no torch. Thresholds come from
+``kb/parameters/language.yaml``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from .errors import KBError
+
+#: a number as people write it: 1e-3, .001, 3E-4, 1,000, 2k, ~0.693
+NUM = (r"(?<![\d.,])(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
+       r"(?:\s?(?:k|m|million|thousand)(?![a-z]))?)(?!\d|\.\d|e[-+]?\d)")
+INT = (r"(?<![\d.,])(?P<num>\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?\s?(?:k|m|million|thousand)(?![a-z])|\d+)"
+       r"(?!\d|\.\d|,\d{3})")
+PCT = r"(?<![\d.,])(?P<num>\d+\.?\d*|\.\d+)\s?%"
+SLOTS = {"num": NUM, "int": INT, "pct": PCT}
+_MACRO = re.compile(r"\{([a-z_]+)\}")
+#: clause boundaries: negation and attribution never reach across them
+_CLAUSE = re.compile(r"[.;!?\n]|,\s|\bbut\b|\bwhile\b|\bwhereas\b|\bhowever\b|，|。|；")
+_NUMBER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "one": 1, "two": 2, "three": 3,
+                 "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+
+
+@dataclass
+class Reading:
+    """One fact read from the text: its value and the words it came from (``span`` in the text)."""
+    fact: str
+    value: object
+    span: tuple
+    phrase: str
+
+    def as_dict(self) -> dict:
+        return {"fact": self.fact, "value": self.value, "span": list(self.span), "phrase": self.phrase}
+
+
+@dataclass
+class Understanding:
+    text: str
+    symptom: str | None = None
+    symptom_phrase: str | None = None
+    symptom_span: tuple | None = None
+    scores: dict = field(default_factory=dict)
+    how: str = "none"                     # "phrases", "examples" or "none"
+    facts: list = field(default_factory=list)     # [Reading]
+
+    def fact(self, name):
+        for r in self.facts:
+            if r.fact == name:
+                return r
+        return None
+
+    def as_dict(self) -> dict:
+        return {"symptom": self.symptom, "symptom_phrase": self.symptom_phrase,
+                "symptom_span": list(self.symptom_span) if self.symptom_span else None,
+                "how": self.how, "facts": [r.as_dict() for r in self.facts]}
+
+
+# ------------------------------------------------------------------------------ compiling
+@dataclass
+class _Cue:
+    symptom: str
+    rx: re.Pattern
+    weight: float
+    negatable: bool
+    source: str
+    states: dict = field(default_factory=dict)
+
+
+@dataclass
+class _Extractor:
+    fact: str
+    rx: re.Pattern
+    value: object = None
+    has_value: bool = False
+    mapping: dict | None = None
+    negated_value: object = None
+    has_negated: bool = False
+    pick: str = "first"
+    scale: str | None = None          # "fraction": 95 -> 0.95
+    source: str = ""
+
+
+@dataclass
+class Language:
+    """The compiled language knowledge of a knowledge base (core + packs)."""
+    terms: dict = field(default_factory=dict)
+    negators: re.Pattern | None = None
+    cues: list = field(default_factory=list)
+    extractors: list = field(default_factory=list)
+    metrics: dict = field(default_factory=dict)       # (split, metric) -> fact
+    split_rx: dict = field(default_factory=dict)      # split -> regex
+    metric_rx: dict = field(default_factory=dict)     # metric -> regex
+    examples: list = field(default_factory=list)      # (symptom, text, origin)
+    exclusive: dict = field(default_factory=dict)     # fact -> symptoms it belongs to
+    model: _Bayes | None = None
+    params: dict = field(default_factory=dict)
+
+
+def expand(pattern: str, terms: dict, where: str = "") -> str:
+    """Replace ``{name}`` with its term alternation or number slot (recursively, once per level)."""
+    def sub(m):
+        name = m.group(1)
+        if name in SLOTS:
+            return SLOTS[name]
+        if name not in terms:
+            raise KBError(f"unknown term {{{name}}} in pattern {pattern!r}", where or None,
+                          hint="declare it under terms: in a language file")
+        return terms[name]
+    for _ in range(4):
+        new = _MACRO.sub(sub, pattern)
+        if new == pattern:
+            break
+        pattern = new
+    return pattern
+
+
+def _compile(pattern: str, terms: dict, where: str) -> re.Pattern:
+    try:
+        return re.compile(expand(pattern, terms, where), re.IGNORECASE)
+    except re.error as exc:
+        raise KBError(f"bad pattern {pattern!r}: {exc}", where or None) from None
+
+
+def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -> Language:
+    """Compile the ``language`` files' entries (each ``(data, origin)``) into one :class:`Language`."""
+    lang = Language(params=params)
+    raw_terms: dict = {}
+    negators: list = []
+    for data, _where in entries:
+        for t in data.get("terms", []):
+            raw_terms.setdefault(t["id"], []).extend(t["variants"])
+        negators += data.get("negators", [])
+    # a term is a non-capturing alternation of its variants (longest first); variants may use other terms
+    lang.terms = {k: "(?:" + "|".join(sorted(set(v), key=len, reverse=True)) + ")" for k, v in raw_terms.items()}
+    if negators:
+        alternatives = "|".join(sorted(set(negators), key=len, reverse=True))
+        lang.negators = re.compile(r"(?:^|\W)(?:" + alternatives + r")(?:\W|$)", re.IGNORECASE)
+    for data, where in entries:
+        for s in data.get("symptoms", []):
+            sid = s["symptom"]
+            if sid not in symptoms:
+                raise KBError(f"unknown symptom {sid!r} in a language file", str(where))
+            for p in s.get("phrases", []):
+                for fid in p.get("states", {}):
+                    if fid not in facts:
+                        raise KBError(f"unknown fact {fid!r} in a phrase's states", str(where))
+                lang.cues.append(_Cue(sid, _compile(p["pattern"], lang.terms, str(where)), float(p.get("weight", 1.0)),
+                                      bool(p.get("negatable", True)), str(where), dict(p.get("states", {}))))
+            for p in s.get("negated", []):
+                lang.cues.append(_Cue(sid, _compile(p["pattern"], lang.terms, str(where)), -float(p.get("weight", 1.0)),
+                                      False, str(where)))
+            for ex in s.get("examples", []):
+                lang.examples.append((sid, ex, str(where)))
+        for f in data.get("facts", []):
+            fid = f["fact"]
+            if fid not in facts:
+                raise KBError(f"unknown fact {fid!r} in a language file", str(where),
+                              hint="declare it in a facts file")
+            for p in f["patterns"]:
+                lang.extractors.append(_Extractor(
+                    fid, _compile(p, lang.terms, str(where)), value=f.get("value"), has_value="value" in f,
+                    mapping={str(k).lower(): v for k, v in (f.get("map") or {}).items()} or None,
+                    negated_value=f.get("negated_value"), has_negated="negated_value" in f,
+                    pick=f.get("pick", "first"), scale=f.get("scale"), source=str(where)))
+            if f.get("only_for"):
+                lang.exclusive[fid] = set(f["only_for"])
+        for m in data.get("metrics", []):
+            if m["fact"] not in facts:
+                raise KBError(f"unknown fact {m['fact']!r} in a language file", str(where))
+            lang.metrics[(m["split"], m["metric"])] = m["fact"]
+        for sp in data.get("splits", []):
+            lang.split_rx[sp["id"]] = _compile(r"(?<![a-z])(?:" + sp["pattern"] + r")(?![a-z])", lang.terms, str(where))
+        for mt in data.get("metric_words", []):
+            # a metric word stands alone or after a split ("val_loss"), never as a component ("loss_mn", "box_loss")
+            lang.metric_rx[mt["id"]] = _compile(r"(?:(?<![a-z_])|(?<=train_)|(?<=val_)|(?<=valid_)|(?<=test_)|(?<=eval_))(?:"  # noqa: E501
+                                                + mt["pattern"] + r")(?![a-z_])", lang.terms, str(where))
+    lang.model = _Bayes([(s, t) for s, t, _ in lang.examples]) if lang.examples else None
+    return lang
+
+
+# ------------------------------------------------------------------------------ numbers
+def parse_number(text: str):
+    """'1e-3' -> 0.001, '2k' -> 2000, '1,000' -> 1000, '~0.693' -> 0.693; None if not a number."""
+    t = text.strip().lower().lstrip("~≈").replace(",", "").replace(" ", "")
+    mult = 1
+    for suffix, m in (("million", 1_000_000), ("thousand", 1000), ("k", 1000), ("m", 1_000_000)):
+        if t.endswith(suffix):
+            mult, t = m, t[: -len(suffix)]
+            break
+    t = t.rstrip("%")
+    try:
+        v = float(t) * mult
+    except ValueError:
+        return _NUMBER_WORDS.get(t)
+    if math.isfinite(v) and v.is_integer() and "." not in t and "e" not in t:
+        return int(v)
+    if mult > 1 and v.is_integer():
+        return int(v)
+    return v
+
+
+def _clause_start(text: str, pos: int) -> int:
+    start = 0
+    for m in _CLAUSE.finditer(text, 0, pos):
+        start = m.end()
+    return start
+
+
+def negation_at(lang: Language, text: str, pos: int) -> int | None:
+    """Where a negator starts, in the same clause within the window before ``pos`` (None: not negated)."""
+    if lang.negators is None:
+        return None
+    window = int(lang.params.get("language.negation_window_chars", 24))
+    start = max(_clause_start(text, pos), pos - window)
+    m = lang.negators.search(text[start:pos] + " ")
+    return None if m is None else start + m.start() + (1 if not text[start + m.start()].isalnum() else 0)
+
+
+def negated_before(lang: Language, text: str, pos: int) -> bool:
+    """A negator in the same clause, within the window before ``pos``."""
+    return negation_at(lang, text, pos) is not None
+
+
+# ------------------------------------------------------------------------------ the reader
+def understand(text: str, lang: Language) -> Understanding:
+    """Read ``text``: the symptom (and the phrase it came from) and every stated fact with its span."""
+    u = Understanding(text=text)
+    if not text or not text.strip():
+        return u
+    work = text.replace("\u3000", " ").replace("≈", "~")
+    readings = _read_facts(work, lang) + _read_metrics(work, lang)
+    best: dict[str, Reading] = {}
+    for r in readings:
+        if r.fact not in best:
+            best[r.fact] = r
+    # the symptom from the phrases
+    scores: dict[str, float] = {}
+    strongest: dict[str, tuple] = {}
+    # the first sentence (a post's title, a user's opening words) names the problem: its phrasings weigh more
+    first = re.search(r"[.?!\n。？！]", work.strip())
+    title_end = (first.start() + (len(work) - len(work.lstrip()))) if first else len(work)
+    title_weight = float(lang.params.get("language.first_sentence_weight", 1.5))
+    for cue in lang.cues:
+        m = cue.rx.search(work)
+        while m is not None and cue.weight > 0 and cue.negatable and negated_before(lang, work, m.start()):
+            m = cue.rx.search(work, m.end())
+        if m is None:
+            continue
+        weight = cue.weight
+        if weight > 0 and m.start() < title_end:
+            inside = cue.rx.search(work, 0, title_end)
+            if inside is not None and not (cue.negatable and negated_before(lang, work, inside.start())):
+                weight *= title_weight
+                m = inside
+        scores[cue.symptom] = scores.get(cue.symptom, 0.0) + weight
+        for fid, val in cue.states.items():
+            if fid not in best:
+                best[fid] = Reading(fid, val, m.span(), " ".join(m.group(0).split()))
+        if weight > 0 and weight > strongest.get(cue.symptom, (0,))[0]:
+            strongest[cue.symptom] = (weight, m.span(), m.group(0))
+    u.scores = {k: round(v, 3) for k, v in scores.items()}
+    floor = float(lang.params.get("language.min_symptom_score", 1.0))
+    ranked = sorted(((v, k) for k, v in scores.items() if k in strongest), reverse=True)
+    if ranked and ranked[0][0] >= floor:
+        u.symptom, u.how = ranked[0][1], "phrases"
+        _, u.symptom_span, phrase = strongest[u.symptom]
+        u.symptom_phrase = " ".join(phrase.split())
+    elif lang.model is not None:
+        guess, p, _words = lang.model.classify(work)
+        if guess and p >= float(lang.params.get("language.min_example_posterior", 0.6)):
+            u.symptom, u.how = guess, "examples"      # no single phrase: the text as a whole resembles them
+    # facts that only belong to some symptoms (an error kind, RL) are dropped when the post is about another
+    for fid, only in lang.exclusive.items():
+        if fid in best and u.symptom not in only:
+            del best[fid]
+    # a two-class classification is a binary one
+    if best.get("num_classes") and best["num_classes"].value == 2 and best.get("task_type") \
+            and best["task_type"].value == "classification":
+        r = best["task_type"]
+        best["task_type"] = Reading("task_type", "binary", r.span, r.phrase + " · " + best["num_classes"].phrase)
+    u.facts = sorted(best.values(), key=lambda r: r.span[0])
+    return u
+
+
+def _value_of(ex: _Extractor, m: re.Match, lang: Language, text: str):
+    if ex.has_value:
+        v = ex.value
+    elif "num" in m.groupdict() and m.group("num") is not None:
+        v = parse_number(m.group("num"))
+        if v is None:
+            return None
+        if ex.scale == "fraction" and isinstance(v, (int, float)) and (
+                1 < v <= 100 or m.group(0).rstrip().endswith("%")
+                or m.string[m.end("num"):m.end("num") + 2].lstrip().startswith("%")):
+            v = v / 100.0
+    elif "word" in m.groupdict() and m.group("word") is not None:
+        w = " ".join(m.group("word").lower().split())
+        if ex.mapping is not None:
+            if w not in ex.mapping:
+                w2 = re.sub(r"[\s_-]", "", w)
+                if w2 not in {re.sub(r"[\s_-]", "", k) for k in ex.mapping}:
+                    return None
+                w = next(k for k in ex.mapping if re.sub(r"[\s_-]", "", k) == w2)
+            v = ex.mapping[w]
+            if v is None:
+                return _SKIP
+        else:
+            v = w
+    else:
+        return None
+    if ex.has_negated and negated_before(lang, text, m.start()):
+        v = ex.negated_value
+        if v is None:
+            return _SKIP
+    return v
+
+
+_SKIP = object()
+
+
+def _read_facts(text: str, lang: Language) -> list[Reading]:
+    out: dict[str, list] = {}
+    picks: dict[str, str] = {}
+    for order, ex in enumerate(lang.extractors):
+        picks.setdefault(ex.fact, ex.pick)
+        for m in ex.rx.finditer(text):
+            v = _value_of(ex, m, lang, text)
+            if v is None:
+                continue
+            neg = negation_at(lang, text, m.start()) if ex.has_negated else None
+            phrase = text[neg:m.end()] if neg is not None else m.group(0)
+            span = (neg if neg is not None else m.start(), m.end())
+            out.setdefault(ex.fact, []).append((m.start(), v, span, phrase, order))
+    readings = []
+    for fact, found in out.items():
+        found = [f for f in found if f[1] is not _SKIP] if picks[fact] not in ("last", "all") else found
+        if not found:
+            continue
+        pick = picks[fact]
+        found.sort(key=lambda f: f[0])
+        if pick == "last":
+            chosen = found[-1]
+            if chosen[1] is _SKIP:
+                continue
+        elif pick == "max":
+            chosen = max(found, key=lambda f: f[1])
+        elif pick == "min":
+            chosen = min(found, key=lambda f: f[1])
+        elif pick == "all":
+            vals = sorted({f[1] for f in found if f[1] is not None and f[1] is not _SKIP}, key=str)
+            readings.append(Reading(fact, vals, found[0][2], " · ".join(" ".join(f[3].split()) for f in found)))
+            continue
+        elif pick == "priority":
+            chosen = min(found, key=lambda f: (f[4], f[0]))
+        else:
+            chosen = found[0]
+        readings.append(Reading(fact, chosen[1], chosen[2], " ".join(chosen[3].split())))
+    return readings
+
+
+_UNIT_AFTER = re.compile(r"[ \t]*(?:epochs?|steps?|iter\w*|batch\w*|images?|samples?|examples?|classes|class|hours?|hrs?|h\b|"  # noqa: E501
+                         r"min\w*|sec\w*|s\b|ms\b|gb|mb|gib|mib|k\b|x\b|layers?|workers?|gpus?|days?|times|nodes|"
+                         r"params|parameters|[/*]\s*\d)", re.IGNORECASE)
+_COUNTED_BEFORE = re.compile(r"(?:epoch|step|iter\w*|batch|\bbs|size|lr|rate|\bwd|decay)\W{0,3}$", re.IGNORECASE)
+_RANGE_AFTER = re.compile(r"[ \t]*(?:-|–|~|to|and|or)[ \t]*[~]?[\d.]|[ \t]*,\s*[\d.]+\s*[\])]", re.IGNORECASE)
+_RANGE_BEFORE = re.compile(r"(?:\d\s*(?:-|–|~|\band|\bor|to)|\bbetween|\[|\[\s*[\d.]+\s*,)\s*[~]?\s*$", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[A-Za-z0-9)\]\"'])[.!?]\s+(?=[A-Z])|[\n;]|[!?]\s|。|；|！|？")
+_NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])[~]?\s?(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d)",  # noqa: E501
+                     re.IGNORECASE)
+_FROM_TO = re.compile(r"^\s*%?\s*(?:to|->|→|=>|==>)\s*~?\s*$", re.IGNORECASE)
+
+
+# (complexity above the cap came with the merge of main: to be split, issue 11)
+def _read_metrics(text: str, lang: Language) -> list[Reading]:  # noqa: C901
+    """Numbers attributed to (split, metric): the nearest split and metric words before them in the
+    same clause or log line. A metric without a split is the training one; a series (a log) keeps
+    its last value, and for the loss its first value is the initial loss."""
+    if not lang.metrics:
+        return []
+    marks = []
+    for sid, rx in lang.split_rx.items():
+        for m in rx.finditer(text):
+            marks.append((m.start(), m.end(), "split", sid))
+    for mid, rx in lang.metric_rx.items():
+        for m in rx.finditer(text):
+            marks.append((m.start(), m.end(), "metric", mid))
+    marks.sort()
+    reach = int(lang.params.get("language.attribution_window_chars", 40))
+    series: dict[str, list] = {}
+    prev_fact = None            # (fact, end, start) of the last attributed number, for "from X to Y"
+    for n in _NUM_RX.finditer(text):
+        raw = n.group(0).strip()
+        start = n.start()
+        if prev_fact and _FROM_TO.match(text[prev_fact[1]:start]) and \
+                re.search(r"\bfrom\s*~?\s*$", text[max(0, prev_fact[2] - 12):prev_fact[2]]):
+            fact = prev_fact[0]
+            v = parse_number(raw.lower().lstrip("~").strip())
+            if v is not None and fact:
+                if fact.endswith("accuracy"):
+                    v = v / 100.0 if (raw.endswith("%") or v > 1) else v
+                series.setdefault(fact, []).append((start, v, (n.start(), n.end()), text[prev_fact[2]:n.end()]))
+                prev_fact = (fact, n.end(), prev_fact[2])
+                continue
+        if _UNIT_AFTER.match(text, n.end()) or _COUNTED_BEFORE.search(text[max(0, start - 12):start]):
+            continue
+        sentence = 0
+        for m in _SENTENCE.finditer(text, 0, start):
+            sentence = m.end()
+        after = [mk for mk in marks if mk[0] >= n.end() and mk[2] == "metric"
+                 and re.fullmatch(r"\s*", text[n.end():mk[0]])
+                 and not re.match(r"\s*[:=]", text[mk[1]:])]       # "2.5 loss", not a "loss:" label
+        before = [mk for mk in marks if mk[1] <= start and start - mk[1] <= reach and mk[0] >= sentence]
+        if after:                                  # "50% accuracy, 2.5 loss": the metric right after the number
+            mk = after[0]
+            split = next((b[3] for b in reversed(before) if b[2] == "split" and start - b[1] <= 12), None)
+            before = [(mk[0], mk[1], "metric", mk[3])] + ([(0, 0, "split", split)] if split else [])
+            before.sort(key=lambda b: b[2] == "metric")
+            gap = ""
+        if not before and not after and prev_fact and start - prev_fact[1] <= 60 and prev_fact[1] >= sentence \
+                and not re.search(r"[:=]|\b(?:than|vs|per|of)\b", text[prev_fact[1]:start]):
+            # "starts at about 33 but plateaus at about 3.0": the same quantity, later
+            fact = prev_fact[0]
+            v = parse_number(raw.lower().lstrip("~").strip())
+            if v is not None and not (fact.endswith("accuracy")
+                                      and not (0 <= (v / 100.0 if raw.endswith("%") or v > 1 else v) <= 1)):
+                if fact.endswith("accuracy") and (raw.endswith("%") or v > 1):
+                    v = v / 100.0
+                if not _RANGE_BEFORE.search(text[max(0, start - 16):start]) and not _RANGE_AFTER.match(text, n.end()):
+                    series.setdefault(fact, []).append((start, v, (n.start(), n.end()), text[prev_fact[2]:n.end()]))
+                    prev_fact = (fact, n.end(), prev_fact[2])
+            continue
+        if not before:
+            continue
+        if not after:
+            last = before[-1]
+            gap = text[last[1]:start]
+            if re.search(r"\d|\b(?:than|then|vs|versus|per)\b", gap) or \
+                    len(re.findall(r"[a-z\u4e00-\u9fff']+", gap, re.IGNORECASE)) > 8:
+                continue
+            if last[2] == "split" and gap.strip(" \t:=|-") and not any(mk[2] == "metric" for mk in before):
+                continue                           # a split word alone names a value only right before it
+        metric = next((mk[3] for mk in reversed(before) if mk[2] == "metric"), None)
+        split = next((mk[3] for mk in reversed(before) if mk[2] == "split"), None)
+        if metric is None:
+            # "train: 10%, valid 0.23": a split word right before the number: % -> accuracy, else loss
+            metric = "accuracy" if raw.endswith("%") else "loss"
+        if split is None:
+            split = "train"
+        fact = lang.metrics.get((split, metric))
+        if fact is None:
+            continue
+        low = raw.lower().lstrip("~").strip()
+        if low in ("nan", "inf"):
+            continue
+        v = parse_number(low)
+        if v is None:
+            continue
+        if metric == "accuracy":
+            if raw.endswith("%") or v > 1:
+                v = v / 100.0
+            if not 0 <= v <= 1:
+                continue
+        elif raw.endswith("%") and metric != "loss":
+            continue
+        # a range ("between 0.3 and 0.6", "3.5-3.7", "[3.5, 4.5]") states no single value
+        if _RANGE_AFTER.match(text, n.end()) or _RANGE_BEFORE.search(text[max(0, start - 16):start]):
+            prev = text[max(0, start - 32):start]
+            if not (re.search(r"\bfrom\s*$", prev)
+                    or re.search(r"\bfrom\s*~?\s*[-+\d.e]+%?\s*(?:to|->|→|=>)\s*~?\s*$", prev)):
+                continue
+        origin = before[0][0] if after else last[0]
+        series.setdefault(fact, []).append((start, v, (min(origin, start), n.end()), text[min(origin, start):n.end()]))
+        prev_fact = (fact, n.end(), n.start())
+    out = []
+    for fact, vals in series.items():
+        vals.sort()
+        s0, v0, sp0, ph0 = vals[0]
+        s1, v1, sp1, ph1 = vals[-1]
+        if fact.endswith("accuracy") and len(vals) > 1 and not _is_log(text, [v[0] for v in vals]) \
+                and not re.search(r"\bfrom\b", ph1):
+            s1, v1, sp1, ph1 = vals[0]          # prose: the first accuracy stated is the poster's
+        out.append(Reading(fact, v1, sp1, " ".join(ph1.split())))
+        if fact in ("train_loss",) and len(vals) > 1 and v0 != v1:
+            first_fact = lang.metrics.get(("initial", "loss"))
+            if first_fact:
+                out.append(Reading(first_fact, v0, sp0, " ".join(ph0.split())))
+    return out
+
+
+def _is_log(text: str, starts: list) -> bool:
+    """Values on different lines that each carry two numbers or more: a pasted log, read in order."""
+    lines = set()
+    for st in starts:
+        a = text.rfind("\n", 0, st) + 1
+        b = text.find("\n", st)
+        line = text[a:b if b >= 0 else len(text)]
+        if len(re.findall(r"\d+\.?\d*", line)) < 2:
+            return False
+        lines.add(a)
+    return len(lines) > 1
+
+
+# ------------------------------------------------------------------------------ the example classifier
+_TOKEN = re.compile(r"[a-z]+|[\u4e00-\u9fff]")
+
+
+def _features(text: str) -> list[str]:
+    toks = _TOKEN.findall(text.lower())
+    toks = [t[:6] for t in toks if t not in _STOP]         # a crude stem: morphology over spelling
+    return toks + [a + "_" + b for a, b in zip(toks, toks[1:])]
+
+
+_STOP = {"the", "a", "an", "i", "my", "is", "it", "to", "of", "and", "in", "on", "for", "this", "that", "with",
+         "am", "are", "be", "was", "at", "as", "but", "so", "me", "we", "you", "have", "has", "when", "what"}
+
+
+class _Bayes:
+    """Multinomial naive Bayes over stemmed words and word pairs, trained on the KB's example
+    utterances at load time (milliseconds; no weights anywhere but the knowledge base)."""
+
+    def __init__(self, examples: list):
+        self.counts: dict[str, dict] = {}
+        self.totals: dict[str, int] = {}
+        self.docs: dict[str, int] = {}
+        vocab = set()
+        for sym, text in examples:
+            c = self.counts.setdefault(sym, {})
+            for f in _features(text):
+                c[f] = c.get(f, 0) + 1
+                vocab.add(f)
+            self.docs[sym] = self.docs.get(sym, 0) + 1
+        self.totals = {s: sum(c.values()) for s, c in self.counts.items()}
+        self.vocab = vocab
+        self.n = sum(self.docs.values())
+
+    def classify(self, text: str):
+        feats = [f for f in _features(text) if f in self.vocab]
+        if not feats:
+            return None, 0.0, None
+        v = len(self.vocab)
+        logp = {}
+        for s, c in self.counts.items():
+            lp = math.log(self.docs[s] / self.n)
+            for f in feats:
+                lp += math.log((c.get(f, 0) + 1) / (self.totals[s] + v))
+            logp[s] = lp
+        top = max(logp.values())
+        z = sum(math.exp(x - top) for x in logp.values())
+        best = max(logp, key=logp.get)
+        c = self.counts[best]
+        telling = sorted({f for f in feats if "_" not in f}, key=lambda f: -c.get(f, 0))[:3]
+        return best, 1.0 / z, " ".join(telling) or None

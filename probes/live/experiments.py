@@ -1,0 +1,593 @@
+"""Experiments on copies (costly: only when the engine asks, at most a few per run).
+
+Source (kb/sources.yaml): ``probe:experiment``; the experiments are declared in
+``kb/experiments.yaml`` and chosen by ``traindx.engine.differential``.
+
+:func:`run_experiment` makes two copies of the model and its optimizer (``overfit.clean_copy`` /
+``copy_optimizer``: no hooks, optimizer state deep-copied), changes one thing on the *treated* copy
+(one intervention of the closed vocabulary in :data:`INTERVENTIONS`), and trains both for the same
+number of steps on the run's own recent batches, the *control* copy as the user's run trains (its
+gradient clipping, its accumulation of gradients, its autocast). Both are scored on held-out recent
+batches that neither trained on, in eval mode without gradients, before and at the last
+checkpoints. The measurement is declared in the knowledge base:
+
+* ``heldout_gain``: the relative fall of the held-out loss that the treatment bought over the
+  control, paired per held-out batch: ``gain = mean(c_i - t_i) / mean(c_i)`` and ``z = mean(d) /
+  se(d)``. It confirms only when ``gain >= confirm_gain`` *and* ``z >= confirm_z``: a gain inside
+  the batch-to-batch noise is what the data allows, not a cause (a run at its noise floor where a
+  lower LR shaves a little more loss is healthy). ``gain < refute_gain`` refutes.
+* ``finite``: the treated copy stays finite where the control goes NaN/Inf confirms; both finite,
+  or both non-finite, refutes.
+* ``progress_ratio``: how far the treated copy's held-out loss fell from its own start against how
+  far the unchanged copy's fell: ``treated_drop >= confirm_ratio * control_drop`` (and at least
+  ``min_drop``, the paired gain ``confirm_z`` standard errors above noise) confirms; a fall below
+  ``min_drop`` or within ``refute_ratio`` times the control's refutes. A loss held back by a too
+  small LR, frozen weights or parameters the optimizer never sees moves in proportion to the fix.
+* ``oscillation_ratio``: the treated copy's mean absolute step-to-step change of the training loss
+  over the control's; ``<= confirm_ratio`` confirms, ``>= refute_ratio`` refutes.
+
+Nothing of the user's run changes: copies only; the torch/numpy/random RNG states saved and restored
+(``data.preserved_rng``); the user's batches only read (a treated copy that transforms inputs makes
+new tensors); no hook is registered on the user's model.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+from traindx.probes.live.data import preserved_rng, tensors_in
+from traindx.probes.live.overfit import batch_loss, clean_copy, copy_optimizer
+
+#: the closed vocabulary of interventions (kb schema ``kb-experiments``)
+INTERVENTIONS = ("lr_scale", "restore_peak_lr", "unfreeze", "add_missing_params_to_optimizer",
+                 "zero_grad_every_step", "shuffle_batches", "standardize_inputs", "drop_output_squash",
+                 "train_mode", "clip_grad_norm", "remove_clipping", "upcast", "fp32_instead_of_fp16",
+                 "larger_batch_by_accumulation", "remove_regularization", "leaky_relu", "reinit",
+                 "sanitize_inputs")
+MIN_TRAIN = 6
+MIN_EVAL = 3
+#: checkpoints scored over the last part of the continuation
+CHECKPOINTS = 3
+
+
+class NotApplicable(Exception):
+    """The intervention does not apply to this model/run (no frozen parameter to unfreeze, ...)."""
+
+
+class _Plan:
+    """How one copy trains: the model, its optimizer and the knobs of the loop."""
+
+    def __init__(self, model, optimizer, autocast):
+        self.model = model
+        self.optimizer = optimizer
+        self.autocast = autocast
+        self.zero_grad = True
+        self.clip = None            # max_norm
+        self.accumulate = 1         # batches per optimizer step
+        self.training = model.training
+        self.out_fn = None          # outputs -> outputs before the loss
+        self.in_fn = None           # batch -> batch
+        self.train_batches = None   # a different order/mix of the training batches
+        self.held_batches = None
+
+
+# ------------------------------------------------------------------ batches
+def _is_batch_tensor(t, n):
+    import torch
+    return torch.is_tensor(t) and t.dim() >= 1 and t.shape[0] == n
+
+
+def _batch_len(batch):
+    args, kwargs, targets, _ = batch
+    import torch
+    if torch.is_tensor(targets) and targets.dim() >= 1:
+        return int(targets.shape[0])
+    return None
+
+
+def _map_inputs(batch, fn):
+    """The batch with ``fn`` applied to every floating tensor among the model's inputs."""
+    import torch
+    args, kwargs, targets, out_shape = batch
+
+    def m(o):
+        if torch.is_tensor(o):
+            return fn(o) if o.is_floating_point() else o
+        if isinstance(o, (list, tuple)):
+            return type(o)(m(x) for x in o)
+        if isinstance(o, dict):
+            return {k: m(v) for k, v in o.items()}
+        return o
+    return (m(tuple(args)), m(dict(kwargs or {})), targets, out_shape)
+
+
+def _mix(batches, seed):
+    """The examples of ``batches`` shuffled across them (same batch sizes); None when a batch holds
+    something other than per-example tensors."""
+    import torch
+    sizes = [_batch_len(b) for b in batches]
+    if any(s is None for s in sizes) or not batches:
+        return None
+    for (args, kwargs, targets, _), n in zip(batches, sizes):
+        if kwargs or not args or not all(_is_batch_tensor(a, n) for a in args):
+            return None
+        if any(tuple(a.shape[1:]) != tuple(batches[0][0][i].shape[1:]) for i, a in enumerate(args)) \
+                or tuple(targets.shape[1:]) != tuple(batches[0][2].shape[1:]) or len(args) != len(batches[0][0]):
+            return None
+    n_args = len(batches[0][0])
+    cols = [torch.cat([b[0][i] for b in batches]) for i in range(n_args)]
+    tcol = torch.cat([b[2] for b in batches])
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    perm = torch.randperm(tcol.shape[0], generator=g).to(tcol.device)
+    cols = [c[perm.to(c.device)] for c in cols]
+    tcol = tcol[perm]
+    out, start = [], 0
+    for (_args, _kwargs, _targets, out_shape), n in zip(batches, sizes):
+        sl = slice(start, start + n)
+        shape = None
+        if out_shape is not None and len(out_shape) >= 1 and out_shape[0] == n:
+            shape = out_shape
+        out.append((tuple(c[sl] for c in cols), {}, tcol[sl], shape))
+        start += n
+    return out
+
+
+# ------------------------------------------------------------------ interventions
+def _group_defaults(optimizer):
+    g = optimizer.param_groups[0]
+    return {k: v for k, v in g.items() if k != "params"}
+
+
+def _add_params(plan, params):
+    params = [p for p in params]
+    if not params:
+        raise NotApplicable("no parameter to add")
+    plan.optimizer.add_param_group({**_group_defaults(plan.optimizer), "params": params})
+
+
+# (complexity above the cap came with the merge of main: to be split, issue 11)
+def _apply(plan: _Plan, iv: dict, ctx: dict, train, held):  # noqa: C901
+    import torch
+    kind = iv["kind"]
+    model, opt = plan.model, plan.optimizer
+    if kind == "lr_scale":
+        for g in opt.param_groups:
+            if isinstance(g.get("lr"), (int, float)):
+                g["lr"] = g["lr"] * float(iv.get("factor", 10))
+    elif kind == "restore_peak_lr":
+        peak = ctx.get("peak_lr")
+        lr = opt.param_groups[0].get("lr")
+        if not peak or not isinstance(lr, (int, float)) or lr >= 0.5 * peak:
+            raise NotApplicable("the LR has not fallen below half its peak")
+        for g in opt.param_groups:
+            if isinstance(g.get("lr"), (int, float)) and g["lr"] > 0:
+                g["lr"] = g["lr"] * peak / lr
+    elif kind == "unfreeze":
+        frozen = [p for p in model.parameters() if not p.requires_grad and p.is_floating_point()]
+        if not frozen:
+            raise NotApplicable("no frozen parameter")
+        for p in frozen:
+            p.requires_grad_(True)
+        in_opt = {id(p) for g in opt.param_groups for p in g["params"]}
+        rest = [p for p in frozen if id(p) not in in_opt]
+        if rest:
+            _add_params(plan, rest)
+    elif kind == "add_missing_params_to_optimizer":
+        in_opt = {id(p) for g in opt.param_groups for p in g["params"]}
+        _add_params(plan, [p for p in model.parameters() if p.requires_grad and id(p) not in in_opt])
+    elif kind == "zero_grad_every_step":
+        if not ctx.get("accumulates"):
+            raise NotApplicable("the run's gradients do not accumulate")
+        plan.zero_grad = True        # the control accumulates (see _control)
+    elif kind == "shuffle_batches":
+        mixed = _mix(train + held, seed=0)
+        if mixed is None:
+            raise NotApplicable("the batches cannot be split into examples")
+        plan.train_batches = mixed[:len(train)]
+    elif kind == "standardize_inputs":
+        xs = [t for b in train for t in tensors_in([list(b[0])]) if t.is_floating_point() and t.dim() >= 2][:len(train)]
+        if not xs or any(x.shape[1:] != xs[0].shape[1:] for x in xs):
+            raise NotApplicable("no floating inputs with features")
+        with torch.no_grad():
+            allx = torch.cat([x.detach().float() for x in xs])
+            dims = [0] + list(range(2, allx.dim()))     # per feature (per channel for images)
+            mean = allx.mean(dim=dims, keepdim=True)[0:1]
+            std = allx.std(dim=dims, keepdim=True)[0:1].clamp_min(1e-6)
+        shape = xs[0].shape[1:]
+
+        def fn(t, mean=mean, std=std, shape=shape):
+            if t.dim() >= 2 and t.shape[1:] == shape:
+                return ((t.float() - mean.to(t.device)) / std.to(t.device)).to(t.dtype)
+            return t
+        plan.in_fn = fn
+    elif kind == "drop_output_squash":
+        plan.out_fn = _unsquash
+    elif kind == "train_mode":
+        if ctx.get("training", model.training):
+            raise NotApplicable("the run already trains in train mode")
+        plan.training = True
+    elif kind == "clip_grad_norm":
+        plan.clip = float(iv.get("max_norm", 1.0))
+    elif kind == "remove_clipping":
+        if not ctx.get("clip_max"):
+            raise NotApplicable("the run does not clip")
+        plan.clip = None
+    elif kind in ("upcast", "fp32_instead_of_fp16"):
+        half = any(p.dtype in (torch.float16, torch.bfloat16) for p in model.parameters())
+        if not plan.autocast and not half:
+            raise NotApplicable("the run trains in fp32")
+        plan.autocast = None
+        if half:
+            model.float()
+            for st in opt.state.values():
+                for k, v in list(st.items()):
+                    if torch.is_tensor(v) and v.is_floating_point():
+                        st[k] = v.float()
+            plan.in_fn = lambda t: t.float()
+    elif kind == "larger_batch_by_accumulation":
+        plan.accumulate = int(iv.get("batches", 4))
+    elif kind == "remove_regularization":
+        found = False
+        for g in opt.param_groups:
+            if g.get("weight_decay"):
+                g["weight_decay"] = 0.0
+                found = True
+        for m in model.modules():
+            if isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.p > 0:
+                m.p = 0.0
+                found = True
+        if not found:
+            raise NotApplicable("no weight decay or dropout")
+    elif kind == "leaky_relu":
+        n = 0
+        for parent in model.modules():
+            for name, child in list(parent.named_children()):
+                if type(child) is torch.nn.ReLU:
+                    setattr(parent, name, torch.nn.LeakyReLU(0.01))
+                    n += 1
+        if not n:
+            raise NotApplicable("no nn.ReLU module")
+    elif kind == "reinit":
+        n = 0
+        with torch.no_grad():
+            for m in model.modules():
+                if hasattr(m, "reset_parameters") and any(True for _ in m.parameters(recurse=False)):
+                    m.reset_parameters()
+                    n += 1
+        if not n:
+            raise NotApplicable("no layer with reset_parameters")
+        for st in opt.state.values():
+            st.clear()
+    elif kind == "sanitize_inputs":
+        plan.in_fn = lambda t: torch.nan_to_num(t, nan=0.0, posinf=0.0, neginf=0.0)
+    else:
+        raise ValueError(f"unknown intervention {kind!r}")
+
+
+def _unsquash(out):
+    """Undo a softmax/sigmoid already applied to ``out``: log of probabilities that sum to 1, else
+    the logit of values in [0, 1]; anything else passes unchanged."""
+    import torch
+    if not torch.is_tensor(out) or not out.is_floating_point() or out.numel() == 0:
+        return out
+    with torch.no_grad():
+        lo, hi = float(out.min()), float(out.max())
+        sums_to_one = out.dim() >= 2 and bool(((out.sum(dim=-1) - 1).abs() < 1e-3).all())
+    if lo < 0 or hi > 1:
+        return out
+    if sums_to_one:
+        return torch.log(out.clamp_min(1e-12))
+    p = out.clamp(1e-6, 1 - 1e-6)
+    return torch.log(p) - torch.log1p(-p)
+
+
+def _control(plan: _Plan, ctx: dict, iv_kind: str):
+    """The unchanged copy trains as the user's run does."""
+    plan.clip = ctx.get("clip_max")
+    if ctx.get("accumulates") and iv_kind == "zero_grad_every_step":
+        plan.zero_grad = False
+
+
+# ------------------------------------------------------------------ training and scoring
+def _loss(plan, batch):
+    if plan.in_fn is not None:
+        batch = _map_inputs(batch, plan.in_fn)
+    args, kwargs, targets, out_shape = batch
+    fn = plan.loss_fn
+    if plan.out_fn is not None:
+        inner, of = fn, plan.out_fn
+        fn = lambda o, t: inner(of(o), t)  # noqa: E731
+    return batch_loss(plan.model, fn, args, kwargs, targets, out_shape, plan.autocast)
+
+
+def _score(plan, held) -> list[float]:
+    import torch
+    model = plan.model
+    was = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            return [float(_loss(plan, b).detach().float()) for b in held]
+    finally:
+        model.train(was)
+
+
+def _train(plan, train, held, steps, checkpoints):
+    import torch
+    model, opt = plan.model, plan.optimizer
+    model.train(plan.training)
+    losses, scores, finite = [], [], True
+    params = [p for g in opt.param_groups for p in g["params"]]
+    i = 0
+    opt.zero_grad(set_to_none=True)
+    for step in range(steps):
+        if plan.zero_grad:
+            opt.zero_grad(set_to_none=True)
+        for _ in range(plan.accumulate):
+            b = train[i % len(train)]
+            i += 1
+            loss = _loss(plan, b)
+            v = float(loss.detach().float())
+            if not math.isfinite(v):
+                finite = False
+                break
+            (loss / plan.accumulate).backward()
+            losses.append(v)
+        if not finite:
+            break
+        if plan.clip:
+            torch.nn.utils.clip_grad_norm_(params, plan.clip)
+        opt.step()
+        if step + 1 in checkpoints:
+            s = _score(plan, held)
+            if not all(math.isfinite(x) for x in s):
+                finite = False
+                break
+            scores.append(s)
+    return {"losses": losses, "scores": scores, "finite": finite, "steps_done": step + 1 if steps else 0}
+
+
+def _swing(losses):
+    if len(losses) < 3:
+        return math.nan
+    m = statistics.fmean(abs(x) for x in losses) or 1e-12
+    return statistics.fmean(abs(b - a) for a, b in zip(losses, losses[1:])) / m
+
+
+def _mean_per_batch(scores):
+    if not scores:
+        return None
+    return [statistics.fmean(s[j] for s in scores) for j in range(len(scores[0]))]
+
+
+def decide(measure: dict, r: dict) -> str:
+    """The outcome (confirms / refutes / inconclusive) of a measurement ``r`` under ``measure``."""
+    metric = measure["metric"]
+    if metric == "finite":
+        t, c = r["treated_finite"], r["control_finite"]
+        if t and not c:
+            return "confirms"
+        if t == c:
+            return "refutes" if t else "inconclusive"
+        return "refutes"
+    if metric == "oscillation_ratio":
+        ratio = r.get("swing_ratio")
+        if ratio is None or not math.isfinite(ratio):
+            return "inconclusive"
+        if ratio <= measure["confirm_ratio"]:
+            return "confirms"
+        return "refutes" if ratio >= measure["refute_ratio"] else "inconclusive"
+    if not r["treated_finite"] and r["control_finite"]:
+        return "refutes"
+    if metric == "progress_ratio":
+        td, cd, z = r.get("treated_drop"), r.get("control_drop"), r.get("z")
+        if td is None or cd is None:
+            return "confirms" if (r["treated_finite"] and not r["control_finite"]) else "inconclusive"
+        base = max(cd, 0.0)
+        if td < measure.get("min_drop", 0.0) or td <= measure["refute_ratio"] * base:
+            return "refutes"
+        if td >= measure["confirm_ratio"] * base and (z is None or z >= measure.get("confirm_z", 0)):
+            return "confirms"
+        return "inconclusive"
+    # heldout_gain
+    gain, z = r.get("gain"), r.get("z")
+    if gain is None or not math.isfinite(gain):
+        return "confirms" if (r["treated_finite"] and not r["control_finite"]) else "inconclusive"
+    if gain >= measure["confirm_gain"] and (z is None or z >= measure.get("confirm_z", 0)):
+        return "confirms"
+    if gain < measure["refute_gain"]:
+        return "refutes"
+    return "inconclusive"
+
+
+def run_experiment(model, optimizer, batches, loss_fn, spec: dict, *, context: dict | None = None,
+                   autocast: tuple | None = None) -> dict:
+    """Run experiment ``spec`` (``traindx.engine.differential.spec``: id, intervention, steps,
+    measure) on copies of ``model``/``optimizer`` fed ``batches`` (recent training batches, each
+    ``(args, kwargs, targets, out_shape)``, oldest first; the last quarter held out).
+    ``context``: what the run does that the control must copy (``clip_max``, ``accumulates``,
+    ``peak_lr``, ``training``). Returns plain data: ``outcome`` (confirms / refutes / inconclusive),
+    the measured numbers and a one-line ``detail``; or ``{"outcome": None, "skipped": reason}``."""
+    import torch
+
+    ctx = dict(context or {})
+    iv = dict(spec["intervention"])
+    out = {"id": spec["id"], "intervention": iv, "steps": int(spec["steps"]), "outcome": None}
+    batches = list(batches)
+    n_eval = max(MIN_EVAL, len(batches) // 4)
+    train, held = batches[:-n_eval], batches[-n_eval:]
+    if len(train) < MIN_TRAIN:
+        return {**out, "skipped": f"only {len(batches)} recent batches kept"}
+    # one pass over the kept batches, never cycled: repeated passes fit those few batches and reward
+    # the copy that moves least (a lower LR would look better on any run); accumulation uses several
+    # batches a step
+    per_step = int(iv.get("batches", 1)) if iv["kind"] == "larger_batch_by_accumulation" else 1
+    steps = max(1, min(int(spec["steps"]), len(train) // per_step))
+    out["steps"] = steps
+    first = max(1, steps - steps // 3)
+    checkpoints = {first + k * max(1, (steps - first) // (CHECKPOINTS - 1)) for k in range(CHECKPOINTS - 1)} | {steps}
+    with preserved_rng(), torch.enable_grad():
+        copies = []
+        for _ in range(2):
+            m = clean_copy(model)
+            o = copy_optimizer(optimizer, model, m) if m is not None else None
+            if o is None:
+                return {**out, "skipped": "the model or optimizer could not be copied"}
+            copies.append(_Plan(m, o, autocast))
+        control, treated = copies
+        for p in copies:
+            p.loss_fn = loss_fn
+        try:
+            if iv["kind"] == "shuffle_batches":
+                mixed_held = _mix(held, seed=1)
+                if mixed_held is not None:
+                    held = mixed_held
+            _control(control, ctx, iv["kind"])
+            treated.clip = ctx.get("clip_max") if iv["kind"] != "clip_grad_norm" else None
+            treated.zero_grad = True
+            _apply(treated, iv, ctx, train, held)
+            before_c = _score(control, held)
+            before_t = _score(treated, held)
+            rc = _train(control, control.train_batches or train, held, steps, checkpoints)
+            rt = _train(treated, treated.train_batches or train, held, steps, checkpoints)
+        except NotApplicable as e:
+            return {**out, "skipped": f"not applicable: {e}"}
+        except Exception as e:   # a copy that cannot be trained (custom loss signature, OOM, ...)
+            return {**out, "skipped": f"{type(e).__name__}: {e}"[:200]}
+        finally:
+            del copies, control, treated
+    r = {"control_finite": rc["finite"], "treated_finite": rt["finite"]}
+    c_after, t_after = _mean_per_batch(rc["scores"]), _mean_per_batch(rt["scores"])
+    mc0 = statistics.fmean(before_c) if before_c and all(map(math.isfinite, before_c)) else None
+    mt0 = statistics.fmean(before_t) if before_t and all(map(math.isfinite, before_t)) else None
+    if c_after and t_after and rc["finite"] and rt["finite"]:
+        d = [a - b for a, b in zip(c_after, t_after)]
+        mc = statistics.fmean(c_after)
+        r["control_loss"], r["treated_loss"] = mc, statistics.fmean(t_after)
+        r["gain"] = statistics.fmean(d) / mc if mc > 0 else None
+        sd = statistics.stdev(d) if len(d) > 1 else 0.0
+        se = sd / math.sqrt(len(d))
+        r["z"] = (statistics.fmean(d) / se) if se > 0 else (math.inf if statistics.fmean(d) > 0 else 0.0)
+        if mc0:
+            r["control_drop"] = (mc0 - mc) / mc0
+        if mt0:
+            r["treated_drop"] = (mt0 - r["treated_loss"]) / mt0
+    r["control_before"], r["treated_before"] = mc0, mt0
+    r["swing_ratio"] = (_swing(rt["losses"]) / _swing(rc["losses"])) if _swing(rc["losses"]) else None
+    r["held_out"] = len(held)
+    r["trained_on"] = len(train)
+    outcome = decide(spec["measure"], r)
+    r = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()}
+    res = {**out, **r, "outcome": outcome}
+    res["detail"] = describe(res)
+    return res
+
+
+def _what(iv: dict) -> str:
+    k = iv["kind"]
+    if k == "lr_scale":
+        f = float(iv.get("factor", 10))
+        return f"the LR ×{f:g}" if f >= 1 else f"the LR ÷{1 / f:g}"
+    return {"restore_peak_lr": "the schedule's peak LR restored", "unfreeze": "the frozen parameters unfrozen",
+            "add_missing_params_to_optimizer": "the missing parameters added to the optimizer",
+            "zero_grad_every_step": "zero_grad() every step", "shuffle_batches": "the batches shuffled",
+            "standardize_inputs": "the inputs standardised", "drop_output_squash": "the extra softmax/sigmoid removed",
+            "train_mode": "model.train()", "clip_grad_norm": f"gradients clipped at norm {iv.get('max_norm', 1.0):g}",
+            "remove_clipping": "gradient clipping removed", "upcast": "fp32",
+            "fp32_instead_of_fp16": "fp32 instead of fp16",
+            "larger_batch_by_accumulation": f"{iv.get('batches', 4)} batches accumulated per step",
+            "remove_regularization": "weight decay and dropout off", "leaky_relu": "LeakyReLU instead of ReLU",
+            "reinit": "the layers re-initialised", "sanitize_inputs": "non-finite inputs zeroed"}.get(k, k)
+
+
+def _pct_fell(x):
+    if x is None:
+        return "n/a"
+    fmt = ".0%" if abs(x) >= 0.1 else ".1%"
+    return f"fell {x:{fmt}}" if x >= 0 else f"rose {-x:{fmt}}"
+
+
+def describe(r: dict) -> str:
+    """One sentence: what was changed, what each copy did, and the outcome."""
+    what = _what(r["intervention"])
+    steps = r.get("steps")
+    if r.get("outcome") is None:
+        return f"with {what} on a copy: not run ({r.get('skipped')})"
+    if r.get("treated_drop") is not None and r.get("control_drop") is not None:
+        s = (f"with {what} on a copy, the held-out loss {_pct_fell(r['treated_drop'])} in {steps} steps; "
+             f"the unchanged copy {_pct_fell(r['control_drop'])}"
+             f" ({r['treated_loss']:.4g} vs {r['control_loss']:.4g}, gain {r['gain']:+.1%}, "
+             f"{r['z']:.1f} standard errors)")
+    else:
+        s = (f"with {what} on a copy, {steps} steps: the treated copy "
+             f"{'stayed finite' if r['treated_finite'] else 'went NaN/Inf'}, the unchanged copy "
+             f"{'stayed finite' if r['control_finite'] else 'went NaN/Inf'}")
+    return f"{s} — {r['outcome']}"
+
+
+# ------------------------------------------------------------------ the monitor's side
+class Experiments:
+    """What a monitor keeps for experiments: the recent training batches (references, no copies;
+    bounded by count and bytes), the experiments asked for, and their results.
+
+    ``enabled`` False (``--no-experiments``, ``watch(experiments=False)``) keeps nothing and runs
+    nothing."""
+
+    def __init__(self, enabled: bool = True, params=None):
+        from traindx.engine.parameters import resolve
+        p = resolve(params)
+        self.enabled = bool(enabled)
+        self.max_batches = int(p.get("experiments.buffer_batches", 24))
+        self.max_bytes = int(p.get("experiments.buffer_bytes", 128 * 2 ** 20))
+        self.batches: list = []
+        self.sizes: list = []
+        self.pending: list[dict] = []
+        self.results: list[dict] = []
+
+    def keep(self, args, kwargs, targets, out_shape) -> None:
+        """Keep one training batch as the loss saw it (called on every training loss)."""
+        import torch
+        if not self.enabled or args is None or not torch.is_tensor(targets):
+            return
+        if self.batches and self.batches[-1][2] is targets:
+            return
+        size = sum(t.numel() * t.element_size() for t in tensors_in([list(args), kwargs or {}, targets]))
+        shape = tuple(out_shape) if out_shape is not None else None
+        self.batches.append((tuple(args), dict(kwargs or {}), targets, shape))
+        self.sizes.append(size)
+        while self.batches and (len(self.batches) > self.max_batches or sum(self.sizes) > self.max_bytes):
+            self.batches.pop(0)
+            self.sizes.pop(0)
+
+    def request(self, spec: dict) -> None:
+        if self.enabled and isinstance(spec, dict) and spec.get("id") and \
+                all(r.get("id") != spec["id"] for r in self.results + self.pending):
+            self.pending.append(dict(spec))
+
+    def run_pending(self, model, optimizer, loss_fn, context, autocast) -> None:
+        while self.pending:
+            spec = self.pending.pop(0)
+            if model is None or optimizer is None or loss_fn is None:
+                r = {"id": spec["id"], "intervention": spec["intervention"], "steps": spec["steps"],
+                     "outcome": None, "skipped": "needs the model, its optimizer and a stock or given loss"}
+                r["detail"] = describe(r)
+            else:
+                try:
+                    r = run_experiment(model, optimizer, self.batches, loss_fn, spec, context=context,
+                                       autocast=autocast)
+                except Exception as e:   # traindx's own fault: never the user's run
+                    r = {"id": spec["id"], "intervention": spec["intervention"], "steps": spec["steps"],
+                         "outcome": None, "skipped": f"{type(e).__name__}: {e}"[:200]}
+                    r["detail"] = describe(r)
+            r["fact"] = spec.get("fact", f"exp_{spec['id']}")
+            self.results.append(r)
+
+    def findings(self, add) -> None:
+        for r in self.results:
+            if r.get("outcome") is None:
+                continue
+            extra = {k: r[k] for k in ("id", "intervention", "steps", "gain", "z", "treated_drop", "control_drop",
+                                       "treated_loss", "control_loss", "treated_finite", "control_finite",
+                                       "swing_ratio", "held_out", "trained_on") if r.get(k) is not None}
+            add("experiment", r["fact"], r["outcome"], r["detail"], **extra)
