@@ -20,7 +20,8 @@ A step clock callback (first in the callback list) stamps ``on_train_batch_start
 whole step — data, forward, backward, optimizer, every callback hook, logging. Per run: the mean
 over the steps after the first ``--skip`` (default 30: past the monitor's "first 10 steps" probe
 schedule, so this is the steady state of a long run; the mean, so the probes' sampled steps — every
-25th, 50th — count); then the median over repetitions. The ratio is the median over repetitions of the variant's per-step time over the
+25th, 50th — count); then the median over repetitions. The ratio is the median over repetitions of the
+variant's per-step time over the
 ``bare`` run of the same repetition (paired: slow drift in machine load cancels). Repetitions are
 interleaved (bare, cheap, full, then rotated), each run in a fresh Trainer and model from the same
 seed. ``fit total`` is the whole ``fit()``/``train()`` call, one-off costs included (attaching,

@@ -28,9 +28,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_log_ingest import generate, run_child  # noqa: E402
 
 NOISE = [
-    "/usr/lib/python3/site-packages/torch/utils/data/dataloader.py:560: UserWarning: This DataLoader will create 8 worker processes",
+    "/usr/lib/python3/site-packages/torch/utils/data/dataloader.py:560: UserWarning: This DataLoader will create 8 worker processes",  # noqa: E501
     "  warnings.warn(_create_warning_msg(",
-    "Epoch 3:  41%|####      | 210/512 [00:21<00:30,  9.9it/s]\rEpoch 3:  42%|####      | 215/512 [00:21<00:29, 10.1it/s]",
+    "Epoch 3:  41%|####      | 210/512 [00:21<00:30,  9.9it/s]\rEpoch 3:  42%|####      | 215/512 [00:21<00:29, 10.1it/s]",  # noqa: E501
     "Saving checkpoint to runs/exp1/ckpt_last.pt",
     "",
 ]
@@ -57,7 +57,8 @@ def generate_console(path: str, lines: int) -> float:
                 if step % 100 == 0 and k % 10 == 8:
                     out.append(f"{ts} - INFO - Validation: loss {0.45 + 2.0 * math.exp(-5 * frac):.5f} acc {acc:.4f}\n")
                     continue
-                out.append(f"{ts} - INFO - step {step} loss {loss:.5f} acc {acc:.4f} lr {1e-3 * (1 - frac) + 1e-6:.4e}\n")
+                lr = 1e-3 * (1 - frac) + 1e-6
+                out.append(f"{ts} - INFO - step {step} loss {loss:.5f} acc {acc:.4f} lr {lr:.4e}\n")
                 step += 1
             f.write("".join(out))
             written += len(out)
@@ -94,12 +95,13 @@ def main(argv=None) -> int:
             os.remove(os.path.join(folder, fn))
         os.rmdir(folder)
     print()
-    print("| lines | reader | file MiB | wall s | CPU s | lines/s (wall) | lines/s (CPU) | peak RSS MiB | over baseline MiB | points kept | loss_trend |")
+    print("| lines | reader | file MiB | wall s | CPU s | lines/s (wall) | lines/s (CPU) | peak RSS MiB | over baseline MiB | points kept | loss_trend |")  # noqa: E501
     print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         rss = r["maxrss_kb"] / 1024
         print(f"| {r['lines']:,} | {r['kind']} | {r['size_mib']:.0f} | {r['wall_s']:.2f} | {r['cpu_s']:.2f} "
-              f"| {r['lines'] / r['wall_s']:,.0f} | {r['lines'] / r['cpu_s']:,.0f} | {rss:.1f} | {rss - base:.1f} | {r['points']} | {r['loss_trend']} |")
+              f"| {r['lines'] / r['wall_s']:,.0f} | {r['lines'] / r['cpu_s']:,.0f} | {rss:.1f} | {rss - base:.1f} "
+              f"| {r['points']} | {r['loss_trend']} |")
     for n in sorted({r["lines"] for r in rows}):
         c = [r for r in rows if r["lines"] == n]
         if len(c) == 2:

@@ -13,7 +13,8 @@ DDP wrapper and optimizer, run on both ranks in lockstep:
 * ``dx10``    ``every=10``.
 
 After ``--warmup`` steps per variant (past the monitor's flat-loss check at step 50 and the 20 armed
-steps it may trigger here: DDP's averaged first steps move the loss < 5%), segments of ``--steps`` steps are interleaved (the order rotated each repetition) so that machine
+steps it may trigger here: DDP's averaged first steps move the loss < 5%), segments of ``--steps`` steps are
+interleaved (the order rotated each repetition) so that machine
 load drift hits every variant alike; each watch stays attached for the whole run (its exchange
 schedule counts its own optimizer's steps). Time per step = rank 0's segment wall time / steps,
 median over repetitions; the ratio is paired (segment / the ``ddp`` segment of the same
@@ -156,7 +157,8 @@ def launch(mode, world, args, timeout=900):
     out = tempfile.mktemp(suffix=".json")
     env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_port()), WORLD_SIZE=str(world),
                OMP_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
-    cmd = [sys.executable, __file__, "--worker", mode, "--out", out, "--reps", str(args.reps), "--steps", str(args.steps),
+    cmd = [sys.executable, __file__, "--worker", mode, "--out", out, "--reps", str(args.reps),
+           "--steps", str(args.steps),
            "--warmup", str(args.warmup)]
     procs = [subprocess.Popen(cmd, env=dict(env, RANK=str(r))) for r in range(world)]
     try:
@@ -191,7 +193,8 @@ def report_steps(d):
         rows[n] = (w, c, rw, rc)
         print(f"| {n} | {w:.3f} | {c:.3f} | {rw:.3f} | {rc:.3f} |")
     print("\n### Exchanges (rank 0's own records)\n")
-    print("| variant | kind | n | payload ms (median) | store ms | gather ms (median / max) | merge ms | total ms (median / max) | bytes per rank |")
+    print("| variant | kind | n | payload ms (median) | store ms | gather ms (median / max) | merge ms | total ms "
+          "(median / max) | bytes per rank |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for n, ex in d["exchanges"].items():
         for kind in ("periodic", "exit"):
@@ -208,7 +211,8 @@ def report_steps(d):
 
 def report_scale(results):
     print("\n### Exchange only, N ranks (160 parameter tensors; 30 periodic exchanges + exit)\n")
-    print("| ranks | periodic total ms (median / p90) | payload ms | store ms | merge ms at rank 0 | periodic bytes per rank | "
+    print("| ranks | periodic total ms (median / p90) | payload ms | store ms | merge ms at rank 0 | "
+          "periodic bytes per rank | "
           "bytes into rank 0 | exit ms | exit bytes per rank |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for world, d in results.items():

@@ -187,7 +187,8 @@ def print_summary(split: str, s: dict) -> None:
           f"{s['facts_extra_unverified']})")
     print(f"  healthy posts given a cause > 0.5: {s['healthy_given_cause_over_0_5']}/{s['healthy_posts']}")
     print(f"  time per complaint    understanding {s['understand_ms_mean']:.1f} ms mean, "
-          f"{s['understand_ms_p95']:.1f} ms p95 (CPU {s['understand_cpu_ms_mean']:.1f} / {s['understand_cpu_ms_p95']:.1f} ms); with the report {s['complaint_ms_mean']:.1f} ms mean, "
+          f"{s['understand_ms_p95']:.1f} ms p95 (CPU {s['understand_cpu_ms_mean']:.1f} / "
+          f"{s['understand_cpu_ms_p95']:.1f} ms); with the report {s['complaint_ms_mean']:.1f} ms mean, "
           f"{s['complaint_ms_p95']:.1f} ms p95")
     cols = SYMPTOMS + ["none"]
     short = {"not_learning": "not_l", "plateau": "plat", "instability": "inst", "explosion": "expl",

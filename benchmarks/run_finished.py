@@ -30,7 +30,7 @@ import json
 import os
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 
 import yaml
 
@@ -193,7 +193,8 @@ def main(argv=None) -> int:
                   f"({100 * r['symptom'] / max(1, r['logs']):.1f}%), unreadable {r['unread']}")
     else:
         res = run_real(a.root or REAL, a.verbose)
-        print(f"{res['logs']} real logs: " + ", ".join(f"{k} {v}" for k, v in sorted(res["by_symptom"].items(), key=str)))
+        print(f"{res['logs']} real logs: " + ", ".join(f"{k} {v}" for k, v in sorted(res["by_symptom"].items(),
+                                                                                     key=str)))
     if a.json:
         print(json.dumps(res, indent=1, default=str))
     return 0

@@ -134,7 +134,8 @@ def score_case(entry, report, error=None, mode="script"):
     predicted symptom/status/causes and the error, if any.
     """
     kind = "fault" if entry.get("root_cause") else (OUT_OF_SCOPE if entry.get("symptom") == OUT_OF_SCOPE else HEALTHY)
-    accepted = set([entry["root_cause"]] + list(entry.get("also_acceptable") or [])) if entry.get("root_cause") else set()
+    accepted = set([entry["root_cause"]] + list(entry.get("also_acceptable")
+                                                or [])) if entry.get("root_cause") else set()
     ok_report = isinstance(report, dict) and error is None
     causes = ranked_causes(report) if ok_report else []
     status = report.get("status") if ok_report else None
@@ -332,7 +333,8 @@ def diagnose(cmd_base, mode, script, workdir, metrics, timeout, env):
     if p.returncode != 0:
         return None, f"traindx exit {p.returncode}: {_tail(p.stderr or p.stdout, 800)}", seconds, argv
     if report is None:
-        return None, f"no JSON report (stdout: {_tail(p.stdout, 300)!r}; stderr: {_tail(p.stderr, 500)!r})", seconds, argv
+        return (None, f"no JSON report (stdout: {_tail(p.stdout, 300)!r}; stderr: {_tail(p.stderr, 500)!r})",
+                seconds, argv)
     return report, None, seconds, argv
 
 

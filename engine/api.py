@@ -44,7 +44,8 @@ class Session(_Session):
         return how(self, cause)
 
 
-def diagnose(facts: dict | None = None, *, complaint: str | None = None, findings=(), kb: KnowledgeBase | None = None) -> dict:
+def diagnose(facts: dict | None = None, *, complaint: str | None = None, findings=(),
+             kb: KnowledgeBase | None = None) -> dict:
     """One-shot, non-interactive diagnosis: facts (name -> value), complaint, findings -> report dict."""
     s = Session(kb or load_kb())
     if complaint:

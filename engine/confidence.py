@@ -11,37 +11,31 @@ log space. Everything here is plain arithmetic on dicts: no torch, no knowledge 
 from __future__ import annotations
 
 import math
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
+
+from .parameters import resolve
 
 OTHER = "_other"
-#: share of the prior mass left after a symptom's listed causes that goes to OTHER
-OTHER_SHARE = 0.5
-#: prior of OTHER when no symptom is known
-OTHER_PRIOR_NO_SYMPTOM = 0.1
-#: a leading cause at or above this posterior is "decided": stop asking
-DECIDED = 0.85
-#: the report calls a cause diagnosed at or above this posterior
-DIAGNOSED = 0.5
-#: a healthy run is reported healthy unless a cause reaches this posterior
-HEALTHY_OVERRIDE = 0.7
-#: never claim more certainty than this
-MAX_CONFIDENCE = 0.99
-#: causes below this are left out of the report's ranking
-REPORT_FLOOR = 0.02
+# The numbers of the calculus are knowledge (kb/parameters/engine.yaml, ``confidence.*``): the share
+# of the unlisted prior mass that goes to OTHER, OTHER's prior without a symptom, the posterior that
+# decides (stop asking), that diagnoses, that overrides a healthy run, the displayed cap and the
+# report's floor. Callers pass the knowledge base's ``params()``; None reads the shipped values.
 
 
-def priors(causes: Iterable[str], symptom_priors: Mapping[str, float] | None) -> dict[str, float]:
+def priors(causes: Iterable[str], symptom_priors: Mapping[str, float] | None, params=None) -> dict[str, float]:
     """Prior distribution over ``causes`` + OTHER, from a symptom's listed priors (or uniform)."""
     causes = list(causes)
+    p = resolve(params)
     if not symptom_priors:
-        rest = (1.0 - OTHER_PRIOR_NO_SYMPTOM) / max(len(causes), 1)
+        no_symptom = p["confidence.other_prior_no_symptom"]
+        rest = (1.0 - no_symptom) / max(len(causes), 1)
         out = {c: rest for c in causes}
-        out[OTHER] = OTHER_PRIOR_NO_SYMPTOM
+        out[OTHER] = no_symptom
         return out
     listed = {c: float(p) for c, p in symptom_priors.items() if c in causes}
     remainder = max(0.0, 1.0 - sum(listed.values()))
     unlisted = [c for c in causes if c not in listed]
-    other = remainder * OTHER_SHARE if unlisted else remainder
+    other = remainder * p["confidence.other_share"] if unlisted else remainder
     each = (remainder - other) / len(unlisted) if unlisted else 0.0
     out = {c: listed.get(c, each) for c in causes}
     out[OTHER] = max(other, 1e-6)
@@ -77,9 +71,9 @@ def ranked(dist: Mapping[str, float], include_other: bool = False) -> list[tuple
     return sorted(items, key=lambda kv: (-kv[1], kv[0]))
 
 
-def shown(p: float) -> float:
-    """The confidence as reported: capped, rounded to 2 decimals."""
-    return round(min(p, MAX_CONFIDENCE), 2)
+def shown(p: float, params=None) -> float:
+    """The confidence as reported: capped (``confidence.max``), rounded to 2 decimals."""
+    return round(min(p, resolve(params)["confidence.max"]), 2)
 
 
 def expected_entropy(dist: Mapping[str, float], worlds: Mapping[str, list[tuple[str, float]]],

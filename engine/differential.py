@@ -16,7 +16,7 @@ No torch and no probes here: plain arithmetic on the session's posterior.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from . import confidence as cf
 from .loader import experiment_fact
@@ -39,7 +39,7 @@ def undecided(session) -> bool:
     lead = session.leading(2)
     if not lead:
         return False
-    if lead[0][1] < cf.DECIDED:
+    if lead[0][1] < session.kb.param("confidence.decided"):
         return True
     margin = _param(session.kb, "experiments.margin", 0.25)
     return len(lead) > 1 and lead[0][1] - lead[1][1] < margin

@@ -67,15 +67,17 @@ def how(session, cause: str | None = None) -> str:
     if cause not in kb.root_causes:
         return f"{cause!r} is not a root cause."
     prior = session.prior().get(cause, 0.0)
-    lines = [f"{cause}: {cf.shown(dist.get(cause, 0.0)):.2f} (prior {prior:.2f}"
+    lines = [f"{cause}: {cf.shown(dist.get(cause, 0.0), session.kb.params()):.2f} (prior {prior:.2f}"
              + (f" given symptom {session.symptom()})" if session.symptom() else ")")]
     contributions = [(lr, fr) for c, lr, fr in res.evidence if c == cause]
     if not contributions:
         lines.append("  no rule has weighed in on it yet")
     for lr, fr in sorted(contributions, key=lambda t: -abs(t[0] - 1)):
-        lines.append(f"  ×{lr:g} {'supports' if lr > 1 else 'argues against'} — rule {fr.rule.id}: {fr.rule.description}")
+        lines.append(f"  ×{lr:g} {'supports' if lr > 1 else 'argues against'} — rule {fr.rule.id}: "
+                     f"{fr.rule.description}")
         for f in fr.facts.values():
-            lines.append(f"      {f.name} = {fmt(f.value)} ({_where(f.source)})" + (f" — {f.detail}" if f.detail else ""))
+            lines.append(f"      {f.name} = {fmt(f.value)} ({_where(f.source)})" + (f" — {f.detail}" if f.detail
+                                                                                    else ""))
     return "\n".join(lines)
 
 
@@ -83,7 +85,8 @@ def _wrap(text: str, indent: str = "  ") -> str:
     return textwrap.fill(" ".join(str(text).split()), width=96, initial_indent=indent, subsequent_indent=indent)
 
 
-def explain(kb, ident: str) -> str | None:
+# (complexity above the cap predates it: to be split, issue 11)
+def explain(kb, ident: str) -> str | None:  # noqa: C901
     """Fixed fields of any entity (root cause, symptom, question, rule, fix, fact, ...)."""
     found = kb.lookup(ident)
     if found is None:
@@ -105,7 +108,8 @@ def explain(kb, ident: str) -> str | None:
             out += ["Evidence against:"] + [_wrap("- " + s) for s in e["argues_against"]]
         rules = [r for r in kb.rules.values() if any(c == e["id"] for c, _ in r.evidence)]
         if rules:
-            out += ["Rules that weigh it:"] + [f"  ×{lr:g} {r.id}" for r in rules for c, lr in r.evidence if c == e["id"]]
+            out += ["Rules that weigh it:"] + [f"  ×{lr:g} {r.id}" for r in rules for c,
+                                               lr in r.evidence if c == e["id"]]
         out += [f"Fix ({fx['id']}):", _wrap(fx["summary"])]
         out += ["", textwrap.indent(fx["code"].rstrip(), "    "), ""]
         out += ["What NOT to do:"] + [_wrap("- " + w) for w in e.get("what_not_to_do", [])]
@@ -154,7 +158,8 @@ def explain(kb, ident: str) -> str | None:
         out += [f"{e['id']}  [common misdiagnosis]", f"User says: {e['user_says']}", f"User thinks: {e['user_thinks']}",
                 f"Usually actually: {e['usually_actually']}", _wrap(e["message"])]
     elif kind == "pressure":
-        out += [f"{e['id']}  [pressure response]", f"Pressure: {e['pressure']}", f"Wrong response: {e['wrong_response']}",
+        out += [f"{e['id']}  [pressure response]", f"Pressure: {e['pressure']}",
+                f"Wrong response: {e['wrong_response']}",
                 f"Correct response: {e['correct_response']}"]
     elif kind == "deferral":
         out += [f"{e['id']}  [scope boundary → {e['to']}]", e["title"], f"Found: {e['found_message']}",
@@ -167,9 +172,11 @@ def explain(kb, ident: str) -> str | None:
             out.append(f"Overridden by: {e['overridden_by']} (default {e['default']!r})")
         out.append(f"Used by: {', '.join(e['used_by'])}")
     elif kind == "source":
-        out += [f"{e['id']}  [evidence source, {e['kind']}]", _wrap(e["description"]), f"Facts: {', '.join(e['facts'])}"]
+        out += [f"{e['id']}  [evidence source, {e['kind']}]", _wrap(e["description"]),
+                f"Facts: {', '.join(e['facts'])}"]
     elif kind == "normal":
-        out += [f"{e['id']}  [normal behaviour]", e["title"], _wrap("Why it is normal: " + " ".join(e["why"].split())),
+        out += [f"{e['id']}  [normal behaviour]", e["title"],
+                _wrap("Why it is normal: " + " ".join(e["why"].split())),
                 "It would be a problem if:"] + [f"  - {x}" for x in e["abnormal_if"]]
     if origin:
         out.append(f"Defined at: {origin}")

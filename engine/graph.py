@@ -42,7 +42,8 @@ def build_graph(kb) -> nx.DiGraph:
         for f in r.sets:
             g.add_edge(node("rule", rid), node("fact", f), rel="derives")
         for cause, lr in r.evidence:
-            g.add_edge(node("rule", rid), node("root_cause", cause), rel="supports" if lr > 1 else "argues against", weight=lr)
+            g.add_edge(node("rule", rid), node("root_cause", cause), rel="supports" if lr > 1 else "argues against",
+                       weight=lr)
     for cid, c in kb.root_causes.items():
         g.add_node(node("root_cause", cid), kind="root_cause", label=c["name"])
         g.add_edge(node("root_cause", cid), node("fix", c["fix"]), rel="fixed by")
@@ -100,7 +101,8 @@ def export(g: nx.DiGraph, fmt: str) -> str:
         lines = ["flowchart LR"]
         for n, d in g.nodes(data=True):
             label = n.split(":", 1)[1]
-            shape = {"symptom": ("([", "])"), "root_cause": ("[[", "]]"), "rule": ("{{", "}}"), "question": ("[/", "/]")}.get(
+            shape = {"symptom": ("([", "])"), "root_cause": ("[[", "]]"), "rule": ("{{", "}}"),
+                     "question": ("[/", "/]")}.get(
                 d.get("kind", ""), ("[", "]"))
             lines.append(f"  {_mermaid_id(n)}{shape[0]}\"{label}\"{shape[1]}")
         for u, v, d in g.edges(data=True):

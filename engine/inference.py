@@ -17,7 +17,8 @@ import heapq
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from . import confidence as cf
 from .errors import InputError
@@ -93,7 +94,8 @@ class Session:
         self._result: RunResult | None = None
 
     # ------------------------------------------------------------------ facts in
-    def add(self, name: str, value, source: str = "user", detail: str | None = None, *, from_text: bool = False) -> Fact:
+    def add(self, name: str, value, source: str = "user", detail: str | None = None, *,
+            from_text: bool = False) -> Fact:
         """Put one fact in working memory (validated and coerced to its declared type)."""
         if name in self.kb.questions and name not in self.kb.facts:
             q = self.kb.questions[name]
@@ -274,7 +276,8 @@ class Session:
                     v = coerce(kb.facts[fname], v)
                 except ValueProblem:
                     continue
-                wm[fname] = Fact(fname, v, f"rule:{rid}", _render(rule.explain, values) if rule.explain else rule.description)
+                wm[fname] = Fact(fname, v, f"rule:{rid}", _render(rule.explain,
+                                                                  values) if rule.explain else rule.description)
                 values[fname] = v
                 derived[fname] = v
             firing = Firing(rule, read, derived)
@@ -349,12 +352,12 @@ class Session:
         symptom = self.symptom()
         causes = self.kb.root_causes
         if symptom:
-            return cf.priors(causes, self._symptom_priors(symptom))
+            return cf.priors(causes, self._symptom_priors(symptom), self.kb.params())
         mis = self.misdiagnosis()
         if mis and mis.get("suspects"):
             share = 0.5 / len(mis["suspects"])
-            return cf.priors(causes, {c: share for c in mis["suspects"]})
-        return cf.priors(causes, None)
+            return cf.priors(causes, {c: share for c in mis["suspects"]}, self.kb.params())
+        return cf.priors(causes, None, self.kb.params())
 
     def posterior(self) -> dict[str, float]:
         return cf.posterior(self.prior(), [(c, lr) for c, lr, _ in self.run().evidence])
@@ -364,7 +367,7 @@ class Session:
 
     def decided(self) -> bool:
         lead = self.leading(1)
-        return bool(lead) and lead[0][1] >= cf.DECIDED
+        return bool(lead) and lead[0][1] >= self.kb.param("confidence.decided")
 
     # ------------------------------------------------------------------ questions
     def _reachable(self, question: dict, known: dict, fired: set, test) -> list[Rule]:
@@ -412,7 +415,7 @@ class Session:
         top = {h for h, p in dist.items() if p >= 1e-3}
         fired = {f.rule.id for f in res.firings}
         seed_qs = set(kb.symptoms.get(symptom, {}).get("questions", [])) if symptom else set()
-        memo: dict[str, "bool | None"] = {}
+        memo: dict[str, bool | None] = {}
 
         def test(rule: Rule):
             if rule.id not in memo:
@@ -524,11 +527,12 @@ class Session:
                 "asked": self.asked, "skipped": self.skipped, "conflicts": self.conflicts}
 
     @classmethod
-    def from_state(cls, kb: KnowledgeBase, state: dict, **kw) -> "Session":
+    def from_state(cls, kb: KnowledgeBase, state: dict, **kw) -> Session:
         s = cls(kb, **kw)
         for f in state.get("facts", []):
             if f["name"] in kb.facts:
-                s.base[f["name"]] = Fact(f["name"], coerce(kb.facts[f["name"]], f["value"]), f["source"], f.get("detail"))
+                s.base[f["name"]] = Fact(f["name"], coerce(kb.facts[f["name"]], f["value"]), f["source"],
+                                         f.get("detail"))
         s.asked = list(state.get("asked", []))
         s.skipped = list(state.get("skipped", []))
         s.conflicts = list(state.get("conflicts", []))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import os
 from importlib import resources
-from typing import Mapping
+from collections.abc import Mapping
 
 
 @functools.lru_cache(maxsize=1)

@@ -43,7 +43,7 @@ def cause_entries(session: Session, dist: dict) -> list[dict]:
         by_cause.setdefault(cause, []).append((lr, firing))
     out = []
     for cid, p in cf.ranked(dist):
-        if len(out) >= MAX_CAUSES or (out and p < cf.REPORT_FLOOR):
+        if len(out) >= MAX_CAUSES or (out and p < session.kb.param("confidence.report_floor")):
             break
         rc = kb.root_causes[cid]
         contributions = [{"rule": firing.rule.id, "factor": lr,
@@ -63,7 +63,7 @@ def cause_entries(session: Session, dist: dict) -> list[dict]:
                         evidence.append(item)
         supporting = [c for c in contributions if c["factor"] > 1]
         specific = supporting[0]["because"] if supporting else rc["description"].strip()
-        out.append({"id": cid, "name": rc["name"], "category": rc["category"], "confidence": cf.shown(p),
+        out.append({"id": cid, "name": rc["name"], "category": rc["category"], "confidence": cf.shown(p, kb.params()),
                     "specific_issue": specific, "prior": round(prior.get(cid, 0.0), 3),
                     "contributions": contributions, "evidence": evidence})
     return out
@@ -154,11 +154,12 @@ def build_report(session: Session) -> dict:
     symptom = "out_of_scope" if deferral else session.symptom()
     dist = session.posterior()
     causes = [] if deferral else cause_entries(session, dist)
-    top = causes[0] if causes and causes[0]["confidence"] >= cf.DIAGNOSED else None
+    top = causes[0] if causes and causes[0]["confidence"] >= session.kb.param("confidence.diagnosed") else None
 
     if deferral:
         status = "out_of_scope"
-    elif symptom == "healthy" and not (causes and causes[0]["confidence"] >= cf.HEALTHY_OVERRIDE):
+    elif symptom == "healthy" and not (causes and causes[0]["confidence"]
+                                       >= session.kb.param("confidence.healthy_override")):
         status = "healthy"
         top = None
     elif top:
@@ -178,12 +179,14 @@ def build_report(session: Session) -> dict:
         symptom_block = {"id": symptom, "name": sym["name"], "category": sym["category"], "evidence": ev,
                          "predicted": True,
                          "how": f"predicted from the diagnosis: {rc['name'].lower()} usually shows as "
-                                f"“{sym['name'].lower()}”" + (f"; the observed curve looked {fmt(facts['symptom'].value)}"
-                                                               if "symptom" in facts else "; no curve was observed")}
+                                f"“{sym['name'].lower()}”"
+                                + (f"; the observed curve looked {fmt(facts['symptom'].value)}"
+                                   if "symptom" in facts else "; no curve was observed")}
     elif sym:
         ev = []
         if deferral:
-            ev = [{"fact": "complaint", "value": session.value("complaint"), "source": "user"}] if session.value("complaint") else []
+            ev = [{"fact": "complaint", "value": session.value("complaint"),
+                   "source": "user"}] if session.value("complaint") else []
             if "error_kind" in facts:
                 ev.append(_evidence_item(facts["error_kind"]))
         elif sym_fact:
@@ -234,8 +237,10 @@ def build_report(session: Session) -> dict:
         "caveats": caveats,
         "conflicts": _conflicts(session),
         "sources_read": list(getattr(session, "sources_read", [])),
-        "deferral": ({k: deferral[k] for k in ("to", "found", "message")} | {"id": deferral["id"]}) if deferral else None,
-        "misdiagnosis": ({"id": mis["id"], "user_thinks": mis["user_thinks"], "usually_actually": mis["usually_actually"],
+        "deferral": ({k: deferral[k] for k in ("to", "found",
+                                               "message")} | {"id": deferral["id"]}) if deferral else None,
+        "misdiagnosis": ({"id": mis["id"], "user_thinks": mis["user_thinks"],
+                          "usually_actually": mis["usually_actually"],
                           "message": " ".join(mis["message"].split()), "stop": bool(mis.get("stop")),
                           "decided_by": mis.get("decided_by", [])} if mis else None),
         "pressure": ({"id": pressure["id"], "response": pressure["correct_response"],
@@ -326,7 +331,8 @@ def _confidence_text(status, top, causes, gaps, session=None) -> str:
     if status == "out_of_scope":
         return "Not assessed: the problem is outside training-dynamics diagnosis and was handed on."
     if status == "healthy":
-        lead = f" The strongest remaining suspicion is {causes[0]['id']} at {causes[0]['confidence']:.2f}." if causes else ""
+        lead = (f" The strongest remaining suspicion is {causes[0]['id']} at {causes[0]['confidence']:.2f}."
+                if causes else "")
         why = _normal(session)["behaviours"] if session is not None else []
         because = (" " + " ".join(b["why"] for b in why[:1])) if why else ""
         return "No training-dynamics problem found: the evidence matches a healthy run." + because + lead
@@ -378,7 +384,8 @@ def _caveats(session: Session, status: str, causes: list) -> list[str]:
     for f in facts.values():
         if f.detail and f.detail.startswith("from your words"):
             out.append(f"{f.name} = {fmt(f.value)} was read from your description; correct it if that is wrong.")
-    if causes and len(causes) > 1 and causes[0]["confidence"] - causes[1]["confidence"] < 0.15 and status == "diagnosed":
+    if (causes and len(causes) > 1 and causes[0]["confidence"] - causes[1]["confidence"] < 0.15
+            and status == "diagnosed"):
         out.append(f"{causes[1]['id']} is close behind; the fix for {causes[0]['id']} may not be the whole story.")
     out += session.notes
     out.append("Confidences are Bayesian estimates from the knowledge base's priors and likelihood ratios; "

@@ -111,7 +111,7 @@ class Language:
     metric_rx: dict = field(default_factory=dict)     # metric -> regex
     examples: list = field(default_factory=list)      # (symptom, text, origin)
     exclusive: dict = field(default_factory=dict)     # fact -> symptoms it belongs to
-    model: "_Bayes | None" = None
+    model: _Bayes | None = None
     params: dict = field(default_factory=dict)
 
 
@@ -145,15 +145,15 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
     lang = Language(params=params)
     raw_terms: dict = {}
     negators: list = []
-    for data, where in entries:
+    for data, _where in entries:
         for t in data.get("terms", []):
             raw_terms.setdefault(t["id"], []).extend(t["variants"])
         negators += data.get("negators", [])
     # a term is a non-capturing alternation of its variants (longest first); variants may use other terms
     lang.terms = {k: "(?:" + "|".join(sorted(set(v), key=len, reverse=True)) + ")" for k, v in raw_terms.items()}
     if negators:
-        lang.negators = re.compile(r"(?:^|\W)(?:" + "|".join(sorted(set(negators), key=len, reverse=True)) + r")(?:\W|$)",
-                                   re.IGNORECASE)
+        alternatives = "|".join(sorted(set(negators), key=len, reverse=True))
+        lang.negators = re.compile(r"(?:^|\W)(?:" + alternatives + r")(?:\W|$)", re.IGNORECASE)
     for data, where in entries:
         for s in data.get("symptoms", []):
             sid = s["symptom"]
@@ -191,7 +191,7 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
             lang.split_rx[sp["id"]] = _compile(r"(?<![a-z])(?:" + sp["pattern"] + r")(?![a-z])", lang.terms, str(where))
         for mt in data.get("metric_words", []):
             # a metric word stands alone or after a split ("val_loss"), never as a component ("loss_mn", "box_loss")
-            lang.metric_rx[mt["id"]] = _compile(r"(?:(?<![a-z_])|(?<=train_)|(?<=val_)|(?<=valid_)|(?<=test_)|(?<=eval_))(?:"
+            lang.metric_rx[mt["id"]] = _compile(r"(?:(?<![a-z_])|(?<=train_)|(?<=val_)|(?<=valid_)|(?<=test_)|(?<=eval_))(?:"  # noqa: E501
                                                 + mt["pattern"] + r")(?![a-z_])", lang.terms, str(where))
     lang.model = _Bayes([(s, t) for s, t, _ in lang.examples]) if lang.examples else None
     return lang
@@ -309,7 +309,8 @@ def _value_of(ex: _Extractor, m: re.Match, lang: Language, text: str):
         if v is None:
             return None
         if ex.scale == "fraction" and isinstance(v, (int, float)) and (
-                1 < v <= 100 or m.group(0).rstrip().endswith("%") or m.string[m.end("num"):m.end("num") + 2].lstrip().startswith("%")):
+                1 < v <= 100 or m.group(0).rstrip().endswith("%")
+                or m.string[m.end("num"):m.end("num") + 2].lstrip().startswith("%")):
             v = v / 100.0
     elif "word" in m.groupdict() and m.group("word") is not None:
         w = " ".join(m.group("word").lower().split())
@@ -345,10 +346,10 @@ def _read_facts(text: str, lang: Language) -> list[Reading]:
             v = _value_of(ex, m, lang, text)
             if v is None:
                 continue
-            span = m.span("num") if "num" in m.groupdict() and m.group("num") is not None else m.span()
             neg = negation_at(lang, text, m.start()) if ex.has_negated else None
             phrase = text[neg:m.end()] if neg is not None else m.group(0)
-            out.setdefault(ex.fact, []).append((m.start(), v, (neg if neg is not None else m.start(), m.end()), phrase, order))
+            span = (neg if neg is not None else m.start(), m.end())
+            out.setdefault(ex.fact, []).append((m.start(), v, span, phrase, order))
     readings = []
     for fact, found in out.items():
         found = [f for f in found if f[1] is not _SKIP] if picks[fact] not in ("last", "all") else found
@@ -376,19 +377,20 @@ def _read_facts(text: str, lang: Language) -> list[Reading]:
     return readings
 
 
-_UNIT_AFTER = re.compile(r"[ \t]*(?:epochs?|steps?|iter\w*|batch\w*|images?|samples?|examples?|classes|class|hours?|hrs?|h\b|"
+_UNIT_AFTER = re.compile(r"[ \t]*(?:epochs?|steps?|iter\w*|batch\w*|images?|samples?|examples?|classes|class|hours?|hrs?|h\b|"  # noqa: E501
                          r"min\w*|sec\w*|s\b|ms\b|gb|mb|gib|mib|k\b|x\b|layers?|workers?|gpus?|days?|times|nodes|"
                          r"params|parameters|[/*]\s*\d)", re.IGNORECASE)
 _COUNTED_BEFORE = re.compile(r"(?:epoch|step|iter\w*|batch|\bbs|size|lr|rate|\bwd|decay)\W{0,3}$", re.IGNORECASE)
 _RANGE_AFTER = re.compile(r"[ \t]*(?:-|–|~|to|and|or)[ \t]*[~]?[\d.]|[ \t]*,\s*[\d.]+\s*[\])]", re.IGNORECASE)
 _RANGE_BEFORE = re.compile(r"(?:\d\s*(?:-|–|~|\band|\bor|to)|\bbetween|\[|\[\s*[\d.]+\s*,)\s*[~]?\s*$", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[A-Za-z0-9)\]\"'])[.!?]\s+(?=[A-Z])|[\n;]|[!?]\s|。|；|！|？")
-_NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])[~]?\s?(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d)",
+_NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])[~]?\s?(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d)",  # noqa: E501
                      re.IGNORECASE)
 _FROM_TO = re.compile(r"^\s*%?\s*(?:to|->|→|=>|==>)\s*~?\s*$", re.IGNORECASE)
 
 
-def _read_metrics(text: str, lang: Language) -> list[Reading]:
+# (complexity above the cap came with the merge of main: to be split, issue 11)
+def _read_metrics(text: str, lang: Language) -> list[Reading]:  # noqa: C901
     """Numbers attributed to (split, metric): the nearest split and metric words before them in the
     same clause or log line. A metric without a split is the training one; a series (a log) keeps
     its last value, and for the loss its first value is the initial loss."""
@@ -408,7 +410,8 @@ def _read_metrics(text: str, lang: Language) -> list[Reading]:
     for n in _NUM_RX.finditer(text):
         raw = n.group(0).strip()
         start = n.start()
-        if prev_fact and _FROM_TO.match(text[prev_fact[1]:start]) and re.search(r"\bfrom\s*~?\s*$", text[max(0, prev_fact[2] - 12):prev_fact[2]]):
+        if prev_fact and _FROM_TO.match(text[prev_fact[1]:start]) and \
+                re.search(r"\bfrom\s*~?\s*$", text[max(0, prev_fact[2] - 12):prev_fact[2]]):
             fact = prev_fact[0]
             v = parse_number(raw.lower().lstrip("~").strip())
             if v is not None and fact:
@@ -422,7 +425,8 @@ def _read_metrics(text: str, lang: Language) -> list[Reading]:
         sentence = 0
         for m in _SENTENCE.finditer(text, 0, start):
             sentence = m.end()
-        after = [mk for mk in marks if mk[0] >= n.end() and mk[2] == "metric" and re.fullmatch(r"\s*", text[n.end():mk[0]])
+        after = [mk for mk in marks if mk[0] >= n.end() and mk[2] == "metric"
+                 and re.fullmatch(r"\s*", text[n.end():mk[0]])
                  and not re.match(r"\s*[:=]", text[mk[1]:])]       # "2.5 loss", not a "loss:" label
         before = [mk for mk in marks if mk[1] <= start and start - mk[1] <= reach and mk[0] >= sentence]
         if after:                                  # "50% accuracy, 2.5 loss": the metric right after the number
@@ -436,7 +440,8 @@ def _read_metrics(text: str, lang: Language) -> list[Reading]:
             # "starts at about 33 but plateaus at about 3.0": the same quantity, later
             fact = prev_fact[0]
             v = parse_number(raw.lower().lstrip("~").strip())
-            if v is not None and not (fact.endswith("accuracy") and not (0 <= (v / 100.0 if raw.endswith("%") or v > 1 else v) <= 1)):
+            if v is not None and not (fact.endswith("accuracy")
+                                      and not (0 <= (v / 100.0 if raw.endswith("%") or v > 1 else v) <= 1)):
                 if fact.endswith("accuracy") and (raw.endswith("%") or v > 1):
                     v = v / 100.0
                 if not _RANGE_BEFORE.search(text[max(0, start - 16):start]) and not _RANGE_AFTER.match(text, n.end()):
@@ -448,7 +453,8 @@ def _read_metrics(text: str, lang: Language) -> list[Reading]:
         if not after:
             last = before[-1]
             gap = text[last[1]:start]
-            if re.search(r"\d|\b(?:than|then|vs|versus|per)\b", gap) or len(re.findall(r"[a-z\u4e00-\u9fff']+", gap, re.IGNORECASE)) > 8:
+            if re.search(r"\d|\b(?:than|then|vs|versus|per)\b", gap) or \
+                    len(re.findall(r"[a-z\u4e00-\u9fff']+", gap, re.IGNORECASE)) > 8:
                 continue
             if last[2] == "split" and gap.strip(" \t:=|-") and not any(mk[2] == "metric" for mk in before):
                 continue                           # a split word alone names a value only right before it
@@ -478,7 +484,8 @@ def _read_metrics(text: str, lang: Language) -> list[Reading]:
         # a range ("between 0.3 and 0.6", "3.5-3.7", "[3.5, 4.5]") states no single value
         if _RANGE_AFTER.match(text, n.end()) or _RANGE_BEFORE.search(text[max(0, start - 16):start]):
             prev = text[max(0, start - 32):start]
-            if not (re.search(r"\bfrom\s*$", prev) or re.search(r"\bfrom\s*~?\s*[-+\d.e]+%?\s*(?:to|->|→|=>)\s*~?\s*$", prev)):
+            if not (re.search(r"\bfrom\s*$", prev)
+                    or re.search(r"\bfrom\s*~?\s*[-+\d.e]+%?\s*(?:to|->|→|=>)\s*~?\s*$", prev)):
                 continue
         origin = before[0][0] if after else last[0]
         series.setdefault(fact, []).append((start, v, (min(origin, start), n.end()), text[min(origin, start):n.end()]))

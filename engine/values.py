@@ -21,7 +21,8 @@ class ValueProblem(ValueError):
     """An answer that does not fit the fact's type; the message says what would."""
 
 
-def coerce(fact: dict, value, *, from_text: bool = False, choices: dict | None = None):
+# (complexity above the cap predates it: to be split, issue 11)
+def coerce(fact: dict, value, *, from_text: bool = False, choices: dict | None = None):  # noqa: C901
     """Return ``value`` as the fact's type, or raise :class:`ValueProblem` saying why not."""
     ftype = fact["type"]
     name = fact["id"]
@@ -79,7 +80,8 @@ def coerce(fact: dict, value, *, from_text: bool = False, choices: dict | None =
     if ftype == "string":
         if isinstance(value, (dict, list)):
             raise ValueProblem(f"{name} is text, got {type(value).__name__}")
-        return str(value).strip() if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+        return str(value).strip() if isinstance(value, str) else str(value).lower() if isinstance(value,
+                                                                                                  bool) else str(value)
     raise ValueProblem(f"unknown type {ftype!r} for {name}")
 
 

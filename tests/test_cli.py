@@ -82,7 +82,8 @@ def test_explain_root_cause_and_unknown():
 
 
 @pytest.mark.parametrize("ident,needle", [("not_learning", "Priors:"), ("learning_rate", "[question]"),
-                                          ("lr-tiny", "[rule"), ("raise_lr", "[fix]"), ("update_ratio", "[fact, number]"),
+                                          ("lr-tiny", "[rule"), ("raise_lr", "[fix]"), ("update_ratio",
+                                                                                        "[fact, number]"),
                                           ("different_optimizer", "Usually actually")])
 def test_explain_any_entity(ident, needle):
     r = run_cli("explain", ident)
@@ -117,7 +118,8 @@ def test_kb_graph_formats(fmt, needle):
 
 
 def test_qa_path_does_not_import_torch(tmp_path):
-    code = ("import sys, runpy; sys.argv=['traindx','diagnose','--non-interactive','--complaint','loss flat, lr 1e-7'];\n"
+    code = ("import sys, runpy; "
+            "sys.argv=['traindx','diagnose','--non-interactive','--complaint','loss flat, lr 1e-7'];\n"
             "from traindx.engine.frontends import cli\n"
             "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
             "assert 'torch' not in sys.modules, 'torch was imported'\nprint('NO_TORCH_OK')")
@@ -132,5 +134,6 @@ def test_hanging_script_is_stopped_and_said_plainly(tmp_path):
                 cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
-    assert report["caveats"][0].startswith("The script ran but reached no optimizer step before it was stopped at --timeout")
+    assert report["caveats"][0].startswith("The script ran but reached no optimizer step before it was stopped at "
+                                           "--timeout")
     assert report["status"] == "insufficient_evidence"

@@ -5,6 +5,7 @@ import math
 import pytest
 
 from traindx.engine import confidence as cf
+from traindx.engine.parameters import shipped
 
 
 def test_priors_keep_listed_values_and_sum_to_one():
@@ -18,7 +19,7 @@ def test_priors_keep_listed_values_and_sum_to_one():
 
 def test_priors_without_symptom_are_uniform():
     p = cf.priors(["a", "b"], None)
-    assert math.isclose(p["a"], p["b"]) and math.isclose(p[cf.OTHER], cf.OTHER_PRIOR_NO_SYMPTOM)
+    assert math.isclose(p["a"], p["b"]) and math.isclose(p[cf.OTHER], shipped()["confidence.other_prior_no_symptom"])
 
 
 def test_posterior_is_bayes_rule():
@@ -41,7 +42,7 @@ def test_extreme_evidence_stays_finite():
     prior = {"a": 0.5, cf.OTHER: 0.5}
     post = cf.posterior(prior, [("a", 1e300), ("a", 1e300)])
     assert post["a"] == pytest.approx(1.0) and all(math.isfinite(v) for v in post.values())
-    assert cf.shown(post["a"]) == cf.MAX_CONFIDENCE
+    assert cf.shown(post["a"]) == shipped()["confidence.max"]
 
 
 def test_entropy_and_expected_entropy():

@@ -84,7 +84,8 @@ def test_lightning_postfix_carries_val_loss_until_it_changes():
     lines = []
     for e in range(3):
         for i in range(1, 5):
-            lines.append(f"Epoch {e}: {i * 25}%|████| {i}/4 [00:01<00:00, 3.1it/s, v_num=0, train_loss={1 - e / 10 - i / 100:.3f}"
+            lines.append(f"Epoch {e}: {i * 25}%|████| {i}/4 [00:01<00:00, 3.1it/s, v_num=0, "
+                         f"train_loss={1 - e / 10 - i / 100:.3f}"
                          + (f", val_loss={0.9 - e / 10:.3f}]" if e else "]"))
     log = read_console_text("\r".join(lines))
     assert log.get("val_loss").rows == 2  # two validation values, each redrawn 4 times
@@ -92,7 +93,8 @@ def test_lightning_postfix_carries_val_loss_until_it_changes():
 
 
 def test_hf_trainer_dicts_and_the_final_summary():
-    lines = [f"{{'loss': {2 - i * 0.1:.4f}, 'grad_norm': {1.5 - i * 0.05}, 'learning_rate': 5e-05, 'epoch': {i / 4:.2f}}}"
+    lines = [f"{{'loss': {2 - i * 0.1:.4f}, 'grad_norm': {1.5 - i * 0.05}, "
+             f"'learning_rate': 5e-05, 'epoch': {i / 4:.2f}}}"
              for i in range(1, 9)]
     lines.insert(4, "{'eval_loss': 1.70, 'eval_accuracy': 0.61, 'eval_runtime': 0.5, 'epoch': 1.0}")
     lines.append("{'eval_loss': 1.40, 'eval_accuracy': 0.70, 'eval_runtime': 0.5, 'epoch': 2.0}")
@@ -117,11 +119,14 @@ def test_bracket_epoch_step_and_validation_line():
 def test_mmengine_and_fairseq_and_caffe_and_detectron_shapes():
     mm = "\n".join(f"2024/01/01 10:00:0{i} - mmengine - INFO - Epoch(train) [1][{i * 10}/50]  lr: 1.0000e-02  "
                    f"eta: 0:00:0{i}  time: 0.1  loss: {2 - i / 10:.4f}" for i in range(1, 6))
-    log = read_console_text(mm + "\n2024/01/01 10:00:09 - mmengine - INFO - Epoch(val) [1][8/8]  accuracy/top1: 55.0  loss: 1.9")
+    log = read_console_text(mm
+                            + "\n2024/01/01 10:00:09 - mmengine - INFO - Epoch(val) [1][8/8]  "
+                              "accuracy/top1: 55.0  loss: 1.9")
     assert _xs(log, "loss") == [10, 20, 30, 40, 50]
     assert _vals(log, "lr")[0] == pytest.approx(0.01)
     assert "val_loss" in log
-    fs = "\n".join(f"| epoch {e:03d}:  {i} / 3 loss={3 - e / 2 - i / 10:.3f} (3.1), ppl=9.0, lr=0.0005, gnorm=1.{i}, num_updates={(e - 1) * 3 + i}"
+    fs = "\n".join(f"| epoch {e:03d}:  {i} / 3 loss={3 - e / 2 - i / 10:.3f} (3.1), ppl=9.0, lr=0.0005, "
+                   f"gnorm=1.{i}, num_updates={(e - 1) * 3 + i}"
                    for e in (1, 2) for i in (1, 2, 3))
     log = read_console_text(fs + "\n| epoch 002 | valid on 'valid' subset | valid loss 2.1 | valid ppl 4.2")
     assert _xs(log, "loss") == [1, 2, 3, 4, 5, 6]          # num_updates is the global step
@@ -130,14 +135,16 @@ def test_mmengine_and_fairseq_and_caffe_and_detectron_shapes():
                       for i in range(1, 6))
     log = read_console_text(caffe + "\nI0101 10:01:00.000  4242 solver.cpp:404]     Test net output #0: accuracy = 0.3")
     assert _xs(log, "loss") == [100, 200, 300, 400, 500] and _vals(log, "val_accuracy") == [0.3]
-    d2 = "\n".join(f"[01/01 10:00:0{i} d2.utils.events]:  eta: 0:10:00  iter: {i * 20 - 1}  total_loss: {2 - i / 9:.3f}  "
+    d2 = "\n".join(f"[01/01 10:00:0{i} d2.utils.events]:  eta: 0:10:00  iter: {i * 20 - 1}  "
+                   f"total_loss: {2 - i / 9:.3f}  "
                    f"loss_cls: 0.5  time: 0.3  lr: 0.0002  max_mem: 2048M" for i in range(1, 6))
     log = read_console_text(d2)
     assert _xs(log, "loss") == [19, 39, 59, 79, 99] and log.columns["loss"] == "total_loss"
 
 
 def test_python_logging_prefix_and_header_table():
-    text = "\n".join(f"2024-05-01 12:00:{i:02d},123 - INFO - iter {i * 10}: loss {1 - i / 20:.3f}, lr 0.001" for i in range(1, 6))
+    text = "\n".join(f"2024-05-01 12:00:{i:02d},123 - INFO - iter {i * 10}: loss {1 - i / 20:.3f}, lr 0.001"
+                     for i in range(1, 6))
     log = read_console_text(text)
     assert _xs(log, "loss") == [10, 20, 30, 40, 50]        # the time stamp is not a number to read
     table = "some banner line\nepoch,train_loss,val_loss,val_acc\n" + "\n".join(
@@ -151,7 +158,8 @@ def test_python_logging_prefix_and_header_table():
 
 
 def test_number_before_its_name_and_nan_inf():
-    text = "\n".join(f" {i}: {5 - i / 10:.3f}, {5 - i / 20:.3f} avg loss, 0.001000 rate, 2.1 seconds" for i in range(1, 6))
+    text = "\n".join(f" {i}: {5 - i / 10:.3f}, {5 - i / 20:.3f} avg loss, 0.001000 rate, 2.1 seconds"
+                     for i in range(1, 6))
     log = read_console_text(text)
     assert _vals(log, "loss")[0] == pytest.approx(4.95)
     text = "step 1 loss 2.3\nstep 2 loss 5.1e+03\nstep 3 loss inf\nstep 4 loss nan\nstep 5 loss NaN"
@@ -162,8 +170,10 @@ def test_number_before_its_name_and_nan_inf():
 # ---------------------------------------------------------------------------- noise, restarts
 def test_interleaved_noise_is_ignored(tmp_path):
     noise = ["/usr/lib/python3/site-packages/torch/utils/data.py:42: UserWarning: 4 workers is more than 2 cores",
-             "  warnings.warn(", "Downloading data from https://x.org/a.tar.gz (170 MB) 12%", "Saving checkpoint to ckpt_3.pt",
-             "GPU available: True (cuda), used: True", "loaded config: {'lr': 0.1, 'seed': 42, 'batch_size': 64, 'epochs': 9}"]
+             "  warnings.warn(", "Downloading data from https://x.org/a.tar.gz (170 MB) 12%",
+             "Saving checkpoint to ckpt_3.pt",
+             "GPU available: True (cuda), used: True",
+             "loaded config: {'lr': 0.1, 'seed': 42, 'batch_size': 64, 'epochs': 9}"]
     lines = []
     for e in range(1, 10):
         lines.append(noise[e % len(noise)])
@@ -197,7 +207,8 @@ def _facts(findings):
 @pytest.mark.parametrize("last, kind", [
     ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", "cuda_oom"),
     ("RuntimeError: mat1 and mat2 shapes cannot be multiplied (32x800 and 512x64)", "shape_error"),
-    ("RuntimeError: stack expects each tensor to be equal size, but got [3, 32] at entry 0 and [3, 30] at entry 1 in collate", "dataloader_error"),
+    ("RuntimeError: stack expects each tensor to be equal size, but got [3, 32] at entry 0 and [3, 30] at entry 1 in "
+     "collate", "dataloader_error"),
 ])
 def test_traceback_is_evidence_for_scope(tmp_path, last, kind):
     text = ("epoch 1 loss 2.30\nepoch 2 loss 2.10\nTraceback (most recent call last):\n"

@@ -55,7 +55,8 @@ def _worker(scenario: str, out_dir: str) -> int:
         time.sleep(0.015)
         return default_collate(batch)
     straggles = scenario == "straggler" and rank == 1
-    loader = torch.utils.data.DataLoader(ds, batch_size=32, shuffle=False, collate_fn=slow_collate if straggles else None)
+    loader = torch.utils.data.DataLoader(ds, batch_size=32, shuffle=False,
+                                         collate_fn=slow_collate if straggles else None)
 
     torch.manual_seed(0)
     net = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 4))
@@ -181,7 +182,8 @@ def run_ranks(scenario: str, tmp_path, world: int = 2, wait_for=(0, 1), timeout:
                 break
             time.sleep(0.05)
         else:
-            pytest.fail(f"{scenario}: ranks {list(wait_for)} not done within {timeout} s (a hang)\n" + _logs(tmp_path, world))
+            pytest.fail(f"{scenario}: ranks {list(wait_for)} not done within {timeout} s (a hang)\n"
+                        + _logs(tmp_path, world))
         elapsed = time.perf_counter() - t0
     finally:
         for p in procs:

@@ -45,7 +45,8 @@ def test_changed_answer_retracts_what_depended_on_it(kb):
 
 def test_api_embeds_without_torch():
     code = ("import sys\nfrom traindx.engine.api import load_kb, Session\n"
-            "s = Session(load_kb()); s.add_complaint('loss went to NaN'); q = s.next_question(); s.answer(q['id'], 'skip')\n"
+            "s = Session(load_kb()); s.add_complaint('loss went to NaN'); q = s.next_question(); "
+            "s.answer(q['id'], 'skip')\n"
             "r = s.report(); md = s.markdown()\nassert 'torch' not in sys.modules\nprint('OK', r['status'])")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.stdout.startswith("OK "), r.stderr

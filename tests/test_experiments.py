@@ -194,7 +194,8 @@ def test_the_runner_runs_the_engines_experiment_at_the_end_of_the_run(tmp_path, 
     # the script's own result is the same as without traindx (nothing changed the run)
     import subprocess
     import sys
-    plain = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env={"OMP_NUM_THREADS": "1", "PATH": ""})
+    plain = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                           env={"OMP_NUM_THREADS": "1", "PATH": ""})
     assert plain.stdout.strip() in r.stdout_tail
 
 

@@ -99,7 +99,8 @@ def test_pasted_log_in_mcp_start_diagnosis():
     from traindx.engine.frontends.mcp_server import Engine
     eng = Engine()
     text = "training diverged overnight:\n" + "\n".join(
-        f"step {s} loss {2.0 * (1.6 ** (s // 100)):.3e} grad_norm {10.0 * 2 ** (s // 100):.2e}" for s in range(0, 1500, 100)) + \
+        f"step {s} loss {2.0 * (1.6 ** (s // 100)):.3e} grad_norm {10.0 * 2 ** (s // 100):.2e}"
+        for s in range(0, 1500, 100)) + \
         "\nstep 1500 loss nan grad_norm nan\nstep 1600 loss nan grad_norm nan"
     out = eng.call("start_diagnosis", {"complaint": text})
     assert out["read"].startswith("Read the pasted log: 17 lines, 2 metrics (loss, grad_norm) over 1,600 steps.")
@@ -113,8 +114,10 @@ def test_mlflow_run_folder(tmp_path):
     run = tmp_path / "mlruns" / "0" / "abc123"
     (run / "metrics" / "val").mkdir(parents=True)
     (run / "meta.yaml").write_text("run_id: abc123\n")
-    (run / "metrics" / "train_loss").write_text("".join(f"17000000{s:05d} {2.3 - s / 100:.3f} {s}\n" for s in range(50)))
-    (run / "metrics" / "val" / "loss").write_text("".join(f"17000000{s:05d} {2.4 - s / 100:.3f} {s}\n" for s in range(0, 50, 10)))
+    (run / "metrics" / "train_loss").write_text("".join(f"17000000{s:05d} {2.3 - s / 100:.3f} {s}\n"
+                                                        for s in range(50)))
+    (run / "metrics" / "val" / "loss").write_text("".join(f"17000000{s:05d} {2.4 - s / 100:.3f} {s}\n"
+                                                          for s in range(0, 50, 10)))
     r = gather.read_log(str(tmp_path / "mlruns"))
     log = r.analysis.log
     assert log.format == "mlflow" and log["loss"].rows == 50 and log["val_loss"].rows == 5

@@ -206,7 +206,8 @@ def test_no_hook_left_when_train_raises(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name,kw", [("bert", dict(lr=3e-3)), ("bert_tiny_lr", dict(lr=1e-8, steps=60, lr_scheduler_type="constant"))])
+@pytest.mark.parametrize("name,kw", [("bert", dict(lr=3e-3)), ("bert_tiny_lr", dict(lr=1e-8, steps=60,
+                                                                                    lr_scheduler_type="constant"))])
 def test_the_callback_changes_nothing(runs, tmp_path, name, kw):
     model, trainer, _ = runs(name, **kw)
     bare_model, bare_trainer, _ = train(tmp_path, callback=False, **kw)

@@ -46,7 +46,8 @@ def test_core_kb_loads_and_every_contract_root_cause_is_there(kb):
     assert set(contract) <= set(kb.root_causes)
     contract_facts = """complaint symptom learning_rate optimizer batch_size num_classes initial_loss current_loss
     grads_have_nan params_without_grad frozen_params uses_amp custom_loss nan_first_step inputs_have_nan train_size
-    val_size regularization train_accuracy val_accuracy train_loss val_loss data_time_fraction oscillation_trend""".split()
+    val_size regularization train_accuracy val_accuracy train_loss val_loss data_time_fraction
+    oscillation_trend""".split()
     assert set(contract_facts) <= set(kb.facts)
 
 
@@ -132,7 +133,8 @@ def test_rule_cycle(tmp_path):
 
 
 def test_enum_value_checked(tmp_path):
-    msg = error(tmp_path, "r.yaml", RULE.replace("{fact: learning_rate, lt: 1.0e-6}", "{fact: loss_trend, eq: flatish}"))
+    msg = error(tmp_path, "r.yaml", RULE.replace("{fact: learning_rate, lt: 1.0e-6}",
+                                                 "{fact: loss_trend, eq: flatish}"))
     assert "'flatish' is not a value of loss_trend" in msg
 
 

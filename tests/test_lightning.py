@@ -97,7 +97,8 @@ def fit(tmp_path, *, lr=1e-3, opt="adam", epochs=4, callback=True, seed=0, stop_
 def state(model, trainer):
     opt = trainer.optimizers[0].state_dict()
     return {"params": {k: v.clone() for k, v in model.state_dict().items()},
-            "opt": {k: {n: t.clone() if torch.is_tensor(t) else t for n, t in s.items()} for k, s in opt["state"].items()},
+            "opt": {k: {n: t.clone() if torch.is_tensor(t) else t for n, t in s.items()} for k,
+                    s in opt["state"].items()},
             "rng": trainer.rng_after_fit}
 
 

@@ -14,6 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 nn = torch.nn
 
+from traindx.engine.parameters import shipped  # noqa: E402
 from traindx.probes.live import lr_decay as LD  # noqa: E402
 from traindx.probes import watch  # noqa: E402
 
@@ -92,7 +93,7 @@ def test_a_plateau_at_the_datas_label_noise_is_not():
     batches = [((xb,), {}, yb, None) for xb, yb in (next(it) for _ in range(64))]
     r = LD.lr_decay_test(model, opt, batches, nn.BCEWithLogitsLoss())
     assert r["helps"] is False, r
-    assert abs(r["gain"]) < LD.NO_HELP
+    assert abs(r["gain"]) < shipped()["lr_decay.no_help"]
 
 
 def test_too_few_batches_give_no_answer():

@@ -84,7 +84,8 @@ def test_mcp_command_without_the_sdk_is_a_usage_error():
     code = ("import sys; sys.modules['mcp'] = None\n"
             "from traindx.engine.frontends.cli import main\n"
             "main(['mcp'], prog_name='traindx')")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         stdin=subprocess.DEVNULL)
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and "pip install 'traindx[mcp]'" in lines[0], out.stderr
@@ -188,7 +189,8 @@ def test_malformed_requests_are_error_results_and_the_server_keeps_serving(tmp_p
 
         message, _ = await fail(client, "next_question", session_id="no-such-session")
         assert "unknown session" in message and "no-such-session" in message
-        message, _ = await fail(client, "answer", session_id="no-such-session", question_id="learning_rate", answer="1e-3")
+        message, _ = await fail(client, "answer", session_id="no-such-session", question_id="learning_rate",
+                                answer="1e-3")
         assert "unknown session" in message
 
         message, data = await fail(client, "answer", session_id=sid, question_id="learning_rate", answer="fast")

@@ -36,7 +36,8 @@ GradScaler = torch.amp.GradScaler
 ORIG_SCALER_STEP = GradScaler.__dict__["step"]
 ORIG_SCALER_UPDATE = GradScaler.__dict__["update"]
 ORIG_SCHED_STEPS = {c: c.__dict__["step"] for c in vars(torch.optim.lr_scheduler).values()
-                    if isinstance(c, type) and issubclass(c, torch.optim.lr_scheduler.LRScheduler) and "step" in c.__dict__}
+                    if isinstance(c, type) and issubclass(c, torch.optim.lr_scheduler.LRScheduler)
+                    and "step" in c.__dict__}
 
 
 class MLP(nn.Module):

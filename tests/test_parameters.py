@@ -40,7 +40,8 @@ def test_pack_override_changes_the_interview(tmp_path):
     ("kind: parameters\noverrides:\n  engine.min_gain_bitz: 1\n", "unknown parameter 'engine.min_gain_bitz'"),
     ("kind: parameters\noverrides:\n  engine.min_gain_bits: fast\n", "wrong type"),
     ("kind: parameters\noverrides:\n  engine.min_gain_bits: -1\n", "outside its range"),
-    ("kind: parameters\nparameters:\n  - {id: engine.min_gain_bits, value: 1, unit: bits, description: x, used_by: [engine:x]}\n",
+    ("kind: parameters\nparameters:\n"
+     "  - {id: engine.min_gain_bits, value: 1, unit: bits, description: x, used_by: [engine:x]}\n",
      "clashes with the core"),
 ])
 def test_bad_override_is_one_line_with_its_line(tmp_path, body, message):
@@ -48,3 +49,59 @@ def test_bad_override_is_one_line_with_its_line(tmp_path, body, message):
         load_kb([_pack(tmp_path, body)], entry_point_packs=False)
     text = str(exc.value)
     assert message in text and "p.yaml:" in text and "\n" not in text
+
+
+def _flat_then_level_log(path):
+    """A per-step loss that falls 15% (2.30 -> 1.95) and then levels off: a plateau under the shipped
+    curves.flat_fraction (10%), a loss that never got going under 20%."""
+    import math
+    import random
+
+    rng = random.Random(0)
+    rows = ["step,loss"] + [f"{s},{2.30 - 0.35 * (1 - math.exp(-s / 40)) + rng.gauss(0, 0.005):.5f}"
+                            for s in range(400)]
+    path.write_text("\n".join(rows) + "\n")
+    return str(path)
+
+
+def test_a_pack_overriding_a_curve_threshold_changes_the_diagnosis_end_to_end(tmp_path):
+    """The same log, through the CLI: with a pack that raises curves.flat_fraction the curve reader
+    reads the 15% fall as flat, and the diagnosis moves from a plateau to not learning."""
+    import json
+
+    from conftest import run_cli
+
+    log = _flat_then_level_log(tmp_path / "metrics.csv")
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "thresholds.yaml").write_text("kind: parameters\noverrides:\n  curves.flat_fraction: 0.2\n")
+    base = json.loads(run_cli("diagnose", "--log", log, "--non-interactive", "--format", "json").stdout)
+    moved = json.loads(run_cli("diagnose", "--log", log, "--kb", str(pack), "--non-interactive",
+                               "--format", "json").stdout)
+    trend = {r["id"]: [e for e in r["evidence"] if e["fact"] == "loss_trend"] for r in (base["symptom"],
+                                                                                        moved["symptom"])}
+    assert base["symptom"]["id"] == "plateau" and moved["symptom"]["id"] == "not_learning", trend
+    assert base["root_causes"][0]["id"] != moved["root_causes"][0]["id"]
+
+
+def test_the_script_runner_hands_a_packs_overrides_to_the_childs_monitor(tmp_path):
+    """The --script child builds its monitor with the pack's overrides (only the changed values
+    travel, as --params): train_val_gap.min_metric_steps raised past the run's length withholds the
+    training loss that the shipped value reports after 20 steps."""
+    pytest.importorskip("torch")
+    from traindx.engine.parameters import shipped
+    from traindx.probes.runner.supervise import params_args, run_script
+
+    assert params_args(None) == [] and params_args(shipped()) == []
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import torch\ntorch.manual_seed(0)\nm = torch.nn.Linear(4, 3)\n"
+        "opt = torch.optim.SGD(m.parameters(), lr=0.1)\nx, y = torch.randn(64, 4), torch.randint(0, 3, (64,))\n"
+        "for _ in range(40):\n    loss = torch.nn.functional.cross_entropy(m(x), y)\n"
+        "    opt.zero_grad(); loss.backward(); opt.step()\n")
+    facts = {f.fact for f in run_script(str(script), timeout=120).findings}
+    raised = {**shipped(), "train_val_gap.min_metric_steps": 10_000}
+    assert params_args(raised) == ["--params", '{"train_val_gap.min_metric_steps": 10000}']
+    facts_raised = {f.fact for f in run_script(str(script), timeout=120, params=raised).findings}
+    assert "train_loss" in facts and "train_loss" not in facts_raised
+    assert "current_loss" in facts_raised

@@ -812,7 +812,7 @@ def test_report_goes_through_the_engine():
 def test_schedule_is_stated():
     g = monitor_mod.SCHEDULE["grads"]
     assert g(0) and g(g.first - 1) and g(g.every * 4) and not g(g.every * 4 + 1)
-    assert monitor_mod.ARM_STEPS > 0
+    assert monitor_mod.Monitor().params["monitor.arm_steps"] > 0
 
 
 # --------------------------------------------------------------------------- the device (CUDA) read path
@@ -861,7 +861,7 @@ def test_deferred_reads_find_the_first_nan_step():
     mon = DeferringMonitor(m, opt)
     mon._set_device("xpu")
     with mon:
-        for i, (x, y) in enumerate(torch.utils.data.DataLoader(NaNAt(blobs(), bad=16 * 3 + 2), batch_size=16)):
+        for _i, (x, y) in enumerate(torch.utils.data.DataLoader(NaNAt(blobs(), bad=16 * 3 + 2), batch_size=16)):
             mon.on_batch(x, y, phase="train")
             out = m(x)
             loss = F.cross_entropy(out, y)
@@ -990,9 +990,9 @@ def test_closure_optimizer_steps_are_read_after_the_closure():
         for i, (x, y) in enumerate(torch.utils.data.DataLoader(ds, batch_size=16)):
             def closure():
                 opt.zero_grad()
-                out = m(x)
-                loss = F.cross_entropy(out, y)
-                w.observe(loss, outputs=out, targets=y)
+                out = m(x)  # noqa: B023 -- stepped within this iteration
+                loss = F.cross_entropy(out, y)  # noqa: B023 -- stepped within this iteration
+                w.observe(loss, outputs=out, targets=y)  # noqa: B023 -- stepped within this iteration
                 loss.backward()
                 return loss
             opt.step(closure)

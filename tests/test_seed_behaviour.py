@@ -131,7 +131,8 @@ def test_healthy_run_is_reported_healthy(kb):
 
 
 def test_overfitting_gap(kb):
-    r = diagnose({"train_accuracy": 0.99, "val_accuracy": 0.62, "regularization": [], "loss_trend": "decreasing"}, kb=kb)
+    r = diagnose({"train_accuracy": 0.99, "val_accuracy": 0.62, "regularization": [], "loss_trend": "decreasing"},
+                 kb=kb)
     assert r["symptom"]["id"] == "overfitting"
     assert r["root_causes"][0]["id"] == "insufficient_regularization"
     assert r["fix"]["reference"] == "overfitting-prevention"

@@ -85,7 +85,7 @@ def main(argv=None):
     ops = {s for s in args.operators.split(",") if s} or None
     found = cases(bases, ops)
     if args.list:
-        for case_id, base, op, mag in found:
+        for case_id, _base, op, _mag in found:
             print(f"{case_id:<60} {op.cause or 'healthy'}")
     else:
         entries = generate(Path(args.out), bases, ops)

@@ -53,7 +53,7 @@ class Spec:
     shuffle_frac: float = 1.0         # labels.shuffle: fraction of the rows permuted
 
     @staticmethod
-    def of(base: Base) -> "Spec":
+    def of(base: Base) -> Spec:
         return Spec(opt=base.opt, lr=base.lr, epochs=base.epochs, batch=base.batch,
                     weight_decay=0.01 if base.opt == "adamw" else 0.0)
 

@@ -90,7 +90,8 @@ def _scale_code(base: Base, spec: Spec) -> str:
                      "Xtr, Xva = (Xtr - mu) / sd, (Xva - mu) / sd\n")
     if spec.input_scale != 1.0:
         lines.append("F_ = Xtr[0].numel()\n"
-                     f"spread = torch.logspace(0, {__import__('math').log10(spec.input_scale)!r}, F_).reshape(Xtr[0].shape)\n"
+                     f"spread = torch.logspace(0, {__import__('math').log10(spec.input_scale)!r}, F_)"
+                     ".reshape(Xtr[0].shape)\n"
                      "Xtr, Xva = Xtr * spread, Xva * spread\n")
     if spec.nan_rows or spec.inf_rows:
         rows = spec.nan_rows if spec.nan_rows > 0 else 0
@@ -114,7 +115,7 @@ def render(base: Base, spec: Spec, seed: int = 0, title: str = "") -> str:
     else:
         clip = ""
     steps_per_epoch = f"math.ceil(len(Xtr) / {spec.batch})"
-    sched_def, sched_batch, sched_epoch = "", "", ""
+    sched_def, sched_batch = "", ""
     if spec.schedule == "per_batch_collapse":
         sched_def = f"sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma={spec.sched_gamma!r})\n"
         sched_batch = "        sched.step()                     # meant once per epoch\n"

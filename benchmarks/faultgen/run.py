@@ -27,7 +27,6 @@ import concurrent.futures as cf
 import json
 import shlex
 import shutil
-import statistics
 import sys
 import tempfile
 import time

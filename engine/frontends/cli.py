@@ -65,8 +65,10 @@ def main(debug):
 OPTIONS = {"experiments": True, "patch": None}
 
 @main.command(context_settings={"ignore_unknown_options": False})
-@click.option("--script", "script", type=click.Path(), help="Run this training script under instrumentation (and read its code).")
-@click.option("--log", "logs", multiple=True, type=click.Path(), help="A metrics log: CSV, JSON lines, or a TensorBoard event file/folder.")
+@click.option("--script", "script", type=click.Path(),
+              help="Run this training script under instrumentation (and read its code).")
+@click.option("--log", "logs", multiple=True, type=click.Path(),
+              help="A metrics log: CSV, JSON lines, or a TensorBoard event file/folder.")
 @click.option("--code", "codes", multiple=True, type=click.Path(), help="Training code to read (never executed).")
 @click.option("--config", "configs", multiple=True, type=click.Path(), help="A config file (YAML, JSON, TOML).")
 @click.option("--setup", "setup", help="MODULE:FUNCTION returning model, optimizer, loss and loaders.")
@@ -74,16 +76,20 @@ OPTIONS = {"experiments": True, "patch": None}
 @click.option("--answers", type=click.Path(), help="YAML/JSON file: fact names or question ids -> values.")
 @click.option("--non-interactive", is_flag=True, help="Never prompt: unanswered questions become Information Gaps.")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
-@click.option("--output", "-o", type=click.Path(), help="Write the report here (default: stdout; interactive: traindx-report.md).")
+@click.option("--output", "-o", type=click.Path(),
+              help="Write the report here (default: stdout; interactive: traindx-report.md).")
 @click.option("--max-steps", type=int, default=None, help="Stop the script after this many optimizer steps.")
 @click.option("--timeout", type=float, default=None, help="Stop the script after this many seconds.")
 @click.option("--kb", "kb_dirs", multiple=True, type=click.Path(), help="Add a folder of YAML knowledge (repeatable).")
 @click.option("--column-map", help="Log columns to recognise, e.g. 'loss=my_loss,val_loss=vloss'.")
 @click.option("--plot", type=click.Path(), help="Write a PNG of the loss curves with the symptom region marked.")
 @click.option("--resume", is_flag=True, help=f"Continue the session saved in {SESSION_FILE}.")
-@click.option("--color/--no-color", default=None, help="Colour the terminal output (default: on a terminal without NO_COLOR).")
-@click.option("--no-experiments", is_flag=True, help="Never run experiments on copies of the model (differential diagnosis).")
-@click.option("--patch", "patch_out", type=click.Path(), help="Write the fix as a unified diff against the script here (your files are never edited).")
+@click.option("--color/--no-color", default=None,
+              help="Colour the terminal output (default: on a terminal without NO_COLOR).")
+@click.option("--no-experiments", is_flag=True,
+              help="Never run experiments on copies of the model (differential diagnosis).")
+@click.option("--patch", "patch_out", type=click.Path(),
+              help="Write the fix as a unified diff against the script here (your files are never edited).")
 @click.argument("script_args", nargs=-1, type=click.UNPROCESSED)
 def diagnose(script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt, output, max_steps,
              timeout, kb_dirs, column_map, plot, resume, color, no_experiments, patch_out, script_args):
@@ -99,27 +105,40 @@ def diagnose(script, logs, codes, configs, setup, complaint, answers, non_intera
 def _diagnose(script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt, output, max_steps,
               timeout, kb_dirs, column_map, plot, resume, color, script_args):
     started = None
+    kb = None
     if script:
         # start the script now: its interpreter and torch imports overlap with loading the
-        # knowledge base and reading the code; it is supervised (and may be stopped) later
+        # knowledge base and reading the code; it is supervised (and may be stopped) later --
+        # unless knowledge packs may override parameters the child's probes decide with: then the
+        # knowledge base is loaded first and its parameters go to the child
         if not os.path.exists(script):
             raise InputError("script not found", script)
         _need_torch("--script")
         from traindx.probes.runner.supervise import start_script
-        started = start_script(script, list(script_args), max_steps=max_steps, timeout=timeout,
+        params = None
+        if kb_dirs or _installed_packs():
+            kb = _load(kb_dirs)
+            params = kb.params()
+        started = start_script(script, list(script_args), max_steps=max_steps, timeout=timeout, params=params,
                                experiments=OPTIONS["experiments"])
     try:
         _diagnose_with(started, script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt,
-                       output, max_steps, timeout, kb_dirs, column_map, plot, resume, color, script_args)
+                       output, max_steps, timeout, kb_dirs, column_map, plot, resume, color, script_args, kb)
     finally:
         if started is not None:
             started.abort()          # a no-op once it was supervised to its end
 
 
-def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt,
-                   output, max_steps, timeout, kb_dirs, column_map, plot, resume, color, script_args):
+def _installed_packs() -> bool:
+    from ..loader import discover_packs
+    return bool(discover_packs())
+
+
+# (complexity above the cap predates it: to be split, issue 11)
+def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt,  # noqa: C901
+                   output, max_steps, timeout, kb_dirs, column_map, plot, resume, color, script_args, kb=None):
     from ..api import Session
-    kb = _load(kb_dirs)
+    kb = kb if kb is not None else _load(kb_dirs)
     interactive = not non_interactive and sys.stdin.isatty()
     st = Styler(_color_default() if color is None else color)
     if script_args and not script:
@@ -281,7 +300,8 @@ class Gatherer:
     def log(self, path, column_map=None):
         self._need_file(path, "log")
         from . import gather
-        read = gather.read_log(path, column_map=column_map, num_classes=self.session.value("num_classes"))
+        read = gather.read_log(path, column_map=column_map, num_classes=self.session.value("num_classes"),
+                               params=self.session.kb.params())
         self._take(read)
         return read.analysis
 
@@ -295,7 +315,8 @@ class Gatherer:
             self.session.add("complaint", text.strip().splitlines()[0][:200], "user")
         if pasted is not None:
             try:
-                read = gather.read_pasted(pasted, num_classes=self.session.value("num_classes"))
+                read = gather.read_pasted(pasted, num_classes=self.session.value("num_classes"),
+                                          params=self.session.kb.params())
             except InputError as err:
                 self.session.notes.append(f"the pasted log could not be read: {err.message}")
                 return None
@@ -355,7 +376,7 @@ class Gatherer:
             result = started.finish(self._decider(), experiment)
         else:
             result = run_script(path, list(args), max_steps=max_steps, timeout=timeout, decide=self._decider(),
-                                experiment=experiment)
+                                params=self.session.kb.params(), experiment=experiment)
         self.session.add_findings(result.findings)
         self.ran_script = True
         self.session.run_info = {"steps": result.steps, "stopped": result.stopped_reason, "seconds": result.wall_s}
@@ -369,13 +390,15 @@ class Gatherer:
                 f"after {last['previous_steps']} step(s) of the previous one): the evidence is from the last phase.")
         if result.crash:
             tail = " | ".join(line for line in (result.stderr_tail or "").strip().splitlines()[-3:])
-            self.session.notes.append(f"The script crashed: {result.crash.get('message')}" + (f" — stderr: {tail}" if tail else ""))
+            self.session.notes.append(f"The script crashed: {result.crash.get('message')}" + (f" — stderr: {tail}"
+                                                                                              if tail else ""))
         self.say(f"Ran {result.steps} steps ({result.wall_s:.1f} s), {result.stopped_reason}.")
 
     def setup(self, spec, max_steps=None, timeout=None):
         _need_torch("--setup")
         from traindx.probes.runner.setup_call import run_setup
-        result = run_setup(spec, max_steps=max_steps or 200, timeout=timeout, decide=self._decider())
+        result = run_setup(spec, max_steps=max_steps or 200, timeout=timeout, decide=self._decider(),
+                           params=self.session.kb.params())
         self.session.add_findings(result.findings)
         self.ran_script = True
         self.session.notes.append(f"Trained copies from {spec} for {result.steps} step(s).")
@@ -465,7 +488,8 @@ class Interview:
                     raise KeyboardInterrupt
                 if cmd == "back":
                     prev = s.back()
-                    click.echo(_indent(f"Undid the answer to: {s.kb.questions[prev]['text']}" if prev else "Nothing to undo."))
+                    click.echo(_indent(f"Undid the answer to: {s.kb.questions[prev]['text']}" if prev
+                                       else "Nothing to undo."))
                     n = max(0, n - 2)
                     break
                 try:
@@ -481,7 +505,8 @@ class Interview:
 
     def offer_script(self, q) -> bool:
         while True:
-            ans = self.ask("\nCan traindx run your training script for a few steps to measure this instead? [path/skip]").strip()
+            ans = self.ask("\nCan traindx run your training script for a few steps to measure this instead? "
+                           "[path/skip]").strip()
             cmd = ans.lower()
             if not ans or cmd in ("skip", "s", "no", "n"):
                 return False
@@ -493,7 +518,8 @@ class Interview:
                 raise KeyboardInterrupt
             path, *args = ans.split()
             if not os.path.isfile(path):
-                click.echo(self.st(f"  {path}: no such file — give the path to your training script, or skip", fg="yellow"))
+                click.echo(self.st(f"  {path}: no such file — give the path to your training script, or skip",
+                                   fg="yellow"))
                 continue
             try:
                 self.gather.quiet = False
@@ -564,7 +590,8 @@ class Interview:
         if names & {"current_loss", "num_classes"} and s.value("loss_at_chance") is True:
             import math
             c = s.value("num_classes")
-            click.echo(_indent(f"ln({c}) = {math.log(c):.3f}: the model is at random-chance loss — it has learned nothing."))
+            click.echo(_indent(f"ln({c}) = {math.log(c):.3f}: the model is at random-chance loss — "
+                               "it has learned nothing."))
         if "symptom" in names:
             sym = s.symptom()
             click.echo(_indent(f"Symptom: {s.kb.symptoms[sym]['name']}"))
@@ -591,7 +618,8 @@ class Interview:
         top = report["root_causes"][0]
         click.echo(st(f"Root cause: {top['id']} — confidence {top['confidence']:.2f}", bold=True, fg="green"))
         click.echo(_indent(top["specific_issue"]))
-        how = [f"{e['fact']} = {_fmt(e['value'])} ({_src(e['source'])})" for e in top["evidence"] if e.get("effect") == "supports"]
+        how = [f"{e['fact']} = {_fmt(e['value'])} ({_src(e['source'])})" for e in top["evidence"]
+               if e.get("effect") == "supports"]
         against = [f"{e['fact']} ({_src(e['source'])})" for e in top["evidence"] if e.get("effect") != "supports"]
         if how:
             click.echo(_indent("how: " + " · ".join(how[:5])))
@@ -601,7 +629,8 @@ class Interview:
         if against:
             click.echo(_indent("also checked: " + " · ".join(against[:4])))
         fix = report["fix"]
-        click.echo("\n" + st("Fix: ", bold=True) + fix["summary"] + f"  Reference: traindx reference {fix['reference']}")
+        click.echo("\n" + st("Fix: ",
+                             bold=True) + fix["summary"] + f"  Reference: traindx reference {fix['reference']}")
         if report["what_not_to_do"]:
             click.echo(st("What NOT to do: ", bold=True) + report["what_not_to_do"][0])
 
@@ -615,8 +644,8 @@ def understood_lines(session, updated=False) -> list[str]:
     """What the session read from the user's words (and their corrections): the symptom with the
     phrase it came from, then the facts — ``[]`` when nothing was read."""
     facts = session.base
-    parts = []
-    sym = facts.get("symptom") if facts.get("symptom") and facts["symptom"].kind == "user" else facts.get("complaint_symptom")
+    sym = (facts.get("symptom") if facts.get("symptom") and facts["symptom"].kind == "user"
+           else facts.get("complaint_symptom"))
     words = [f for f in facts.values() if f.kind == "user" and f.detail and f.detail.startswith("from your words")
              and f.name not in ("symptom", "complaint_symptom")]
     if sym is None and not words:
@@ -681,19 +710,23 @@ def explain(ident, kb_dirs):
     except InputError as err:
         _fail(err)
     if ident in ("facts", "root-causes", "root_causes", "symptoms", "questions", "rules", "fixes"):
-        table = {"facts": kb.facts, "root-causes": kb.root_causes, "root_causes": kb.root_causes, "symptoms": kb.symptoms,
+        table = {"facts": kb.facts, "root-causes": kb.root_causes, "root_causes": kb.root_causes,
+                 "symptoms": kb.symptoms,
                  "questions": kb.questions, "rules": kb.rules, "fixes": kb.fixes}[ident]
         for k, v in table.items():
-            desc = v.description if hasattr(v, "description") else v.get("name") or v.get("description") or v.get("text") or v.get("summary")
+            desc = (v.description if hasattr(v, "description")
+                    else v.get("name") or v.get("description") or v.get("text") or v.get("summary"))
             click.echo(f"{k:32s} {' '.join(str(desc).split())[:90]}")
         return
     text = _explain(kb, ident)
     if text is None:
         import difflib
-        names = list(kb.root_causes) + list(kb.symptoms) + list(kb.questions) + list(kb.rules) + list(kb.fixes) + list(kb.facts)
+        names = (list(kb.root_causes) + list(kb.symptoms) + list(kb.questions) + list(kb.rules) + list(kb.fixes)
+                 + list(kb.facts))
         close = difflib.get_close_matches(ident, names, n=3)
         _fail(InputError(f"no root cause, symptom, question, rule, fix or fact called {ident!r}",
-                         hint=("did you mean " + ", ".join(close) + "?") if close else "try 'traindx explain root-causes'"))
+                         hint=("did you mean " + ", ".join(close) + "?") if close
+                         else "try 'traindx explain root-causes'"))
     click.echo(text)
 
 

@@ -117,8 +117,9 @@ def _short(v) -> str:
 
 
 # ------------------------------------------------------------------------------ logs
-def read_log(path: str, column_map=None, num_classes=None) -> Read:
-    """A metrics log of any kind the readers know; console output included."""
+def read_log(path: str, column_map=None, num_classes=None, params=None) -> Read:
+    """A metrics log of any kind the readers know; console output included. ``params``: the
+    knowledge base's parameter values (``KnowledgeBase.params()``, a pack's overrides applied)."""
     _need(path, "log")
     from traindx.probes.readers.console import describe
     from traindx.probes.readers.logs import read_log as _read
@@ -127,16 +128,16 @@ def read_log(path: str, column_map=None, num_classes=None) -> Read:
         log = read_run_store(path, column_map=column_map)
     else:
         log = _read(path, column_map=column_map)
-    return _analyze(log, path, num_classes, describe(log))
+    return _analyze(log, path, num_classes, describe(log), params)
 
 
-def _analyze(log, path, num_classes, summary) -> Read:
+def _analyze(log, path, num_classes, summary, params=None) -> Read:
     from traindx.probes.readers.curves import analyze
     if hasattr(log, "evidence"):
         from traindx.probes.readers.console import analyze_console
-        findings, analysis = analyze_console(log, num_classes=num_classes)
+        findings, analysis = analyze_console(log, num_classes=num_classes, params=params)
     else:
-        findings, analysis = analyze(log, num_classes=num_classes)
+        findings, analysis = analyze(log, num_classes=num_classes, params=params)
     r = Read(path, list(findings), list(log.notes), summary, analysis)
     lr = log.get("lr")
     if lr is not None and lr.finite:
@@ -183,12 +184,12 @@ def _axis_only(line: str) -> bool:
                          line, re.IGNORECASE))
 
 
-def read_pasted(text: str, name: str = "pasted log", num_classes=None) -> Read:
+def read_pasted(text: str, name: str = "pasted log", num_classes=None, params=None) -> Read:
     """A pasted excerpt read like a console log file."""
     from traindx.probes.readers.console import read_console_text
     log = read_console_text(text, name=name)
     summary = log.describe().replace(f"Read {name}:", f"Read the {name}:", 1)
-    return _analyze(log, name, num_classes, summary)
+    return _analyze(log, name, num_classes, summary, params)
 
 
 # ------------------------------------------------------------------------------ the session side

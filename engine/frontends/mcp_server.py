@@ -32,7 +32,8 @@ import time
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..errors import InputError
 
@@ -114,12 +115,14 @@ TOOLS: list[ToolSpec] = [
         "pressure, deferral, status, leading}: `understood` is what traindx read from the complaint — "
         "{symptom: {id, phrase, span} or null, facts: [{fact, value, phrase, span}]} (spans are character "
         "offsets into the complaint) — show it to the user to confirm, and correct it with add_facts "
-        "({\"learning_rate\": 3e-3}, or {\"symptom\": \"plateau\"}); `symptom` is null until known; `next_question` is the question "
+        "({\"learning_rate\": 3e-3}, or {\"symptom\": \"plateau\"}); `symptom` is null until known; "
+        "`next_question` is the question "
         "that best separates the leading hypotheses (null when nothing is worth asking); "
         "`misdiagnosis`/`pressure`/`deferral` carry traindx's response to a common misdiagnosis, to "
         "pressure, or to an out-of-scope problem.",
         _schema({"complaint": {"type": ["string", "null"], "description": "What is wrong, in the user's words."},
-                 "facts": {"type": ["object", "null"], "description": "Known facts: fact name or question id -> value."},
+                 "facts": {"type": ["object", "null"],
+                           "description": "Known facts: fact name or question id -> value."},
                  "kb_dirs": _KB_DIRS})),
     ToolSpec(
         "add_facts", "Add facts",
@@ -171,7 +174,8 @@ TOOLS: list[ToolSpec] = [
         "'root-causes', 'symptoms', 'questions', 'rules' or 'fixes'. Returns {id, kind, text} "
         "(or {id, kind: 'list', items}). With session_id, uses that session's knowledge base.",
         _schema({"id": {"type": "string", "description": "The id to explain, or a table name."},
-                 "session_id": {"type": ["string", "null"], "description": "Optional: use this session's knowledge base."}},
+                 "session_id": {"type": ["string", "null"],
+                                "description": "Optional: use this session's knowledge base."}},
                 ("id",)), read_only=True, idempotent=True),
     ToolSpec(
         "why", "Why this question",
@@ -186,7 +190,8 @@ TOOLS: list[ToolSpec] = [
         "factor) and the facts and sources it read. `cause` defaults to the leading root cause; "
         "'symptom' explains the symptom. Returns {cause, text}.",
         _schema({"session_id": _SID,
-                 "cause": {"type": ["string", "null"], "description": "A root-cause id, or 'symptom'. Default: the leading cause."}},
+                 "cause": {"type": ["string", "null"],
+                           "description": "A root-cause id, or 'symptom'. Default: the leading cause."}},
                 ("session_id",)), read_only=True, idempotent=True),
     ToolSpec(
         "list_sessions", "List sessions",
@@ -281,14 +286,17 @@ class Engine:
                   (f" (arguments: {', '.join(props)})" if props else " (this tool takes no arguments)")
         elif err.validator == "type":
             want = [err.validator_value] if isinstance(err.validator_value, str) else \
-                [t for t in err.validator_value if t != "null" and not (t == "integer" and "number" in err.validator_value)]
+                [t for t in err.validator_value if t != "null" and not (t == "integer"
+                                                                        and "number" in err.validator_value)]
             want = want[0] if len(want) == 1 else ", ".join(want[:-1]) + " or " + want[-1]
             want = ("an " if want[0] in "aeiou" else "a ") + want
             msg = f"argument {where!r} must be {want}, not {_json_type(err.instance)}"
         elif err.validator == "enum":
-            msg = f"argument {where!r} must be one of {', '.join(repr(x) for x in err.validator_value if x is not None)}"
+            msg = (f"argument {where!r} must be one of "
+                   f"{', '.join(repr(x) for x in err.validator_value if x is not None)}")
         elif err.validator == "pattern" and where == "source":
-            msg = f"argument 'source' must be user, probe, code, config or log (optionally 'kind:detail'), not {err.instance!r}"
+            msg = (f"argument 'source' must be user, probe, code, config or log (optionally 'kind:detail'), "
+                   f"not {err.instance!r}")
         else:
             msg = f"argument {where!r}: {err.message}" if where else err.message
         raise ToolFailure(f"{spec.name}: {msg}")
@@ -335,7 +343,7 @@ class Engine:
         from .. import confidence as cf
         if session.deferral() is not None:
             return []
-        return [{"id": c, "confidence": round(cf.shown(p), 3)} for c, p in session.leading(n)]
+        return [{"id": c, "confidence": round(cf.shown(p, session.kb.params()), 3)} for c, p in session.leading(n)]
 
     @staticmethod
     def _symptom(session) -> dict | None:
@@ -426,7 +434,7 @@ class Engine:
                 session.add("complaint", complaint.strip().splitlines()[0][:200], "user")
             if pasted_text is not None:
                 try:
-                    read = gather.read_pasted(pasted_text)
+                    read = gather.read_pasted(pasted_text, params=session.kb.params())
                     self._take(session, read)
                     pasted = read.summary
                 except InputError as err:
@@ -521,7 +529,8 @@ class Engine:
             if cause is not None:
                 c = s.kb.aliases.get(cause, cause)
                 if c != "symptom" and c not in s.kb.root_causes:
-                    raise ToolFailure(f"{cause!r} is not a root cause (or 'symptom'); explain('root-causes') lists them")
+                    raise ToolFailure(f"{cause!r} is not a root cause (or 'symptom'); "
+                                      "explain('root-causes') lists them")
             return {"cause": cause, "text": s.how(cause)}
         return self._with_session(session_id, run)
 
@@ -594,7 +603,8 @@ class Engine:
 
         def run(s):
             from . import gather
-            read = gather.read_log(full, column_map=column_map, num_classes=s.value("num_classes"))
+            read = gather.read_log(full, column_map=column_map, num_classes=s.value("num_classes"),
+                                   params=s.kb.params())
             return self._take(s, read)
         return self._read(session_id, run)
 

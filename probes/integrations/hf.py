@@ -79,8 +79,7 @@ __all__ = ["TrainDxCallback"]
 
 _log = logging.getLogger("traindx.probes.callbacks")
 
-#: A logged grad_norm above this multiple of the median of the earlier ones arms the monitor.
-GRAD_NORM_SPIKE = 10.0
+# A logged grad_norm above hf.grad_norm_spike times the median of the earlier ones arms the monitor.
 
 
 def _torch_optimizer(opt):
@@ -181,7 +180,8 @@ class TrainDxCallback(TrainerCallback, ProbeAccess):
         st = getattr(args, "lr_scheduler_type", None)
         if st is not None:
             st = str(getattr(st, "value", st))
-            p.add_config("scheduler", st, f"{w}:lr_scheduler_type", f"lr_scheduler_type={st!r} (stepped per optimizer step)")
+            p.add_config("scheduler", st, f"{w}:lr_scheduler_type",
+                         f"lr_scheduler_type={st!r} (stepped per optimizer step)")
             p.add_config("scheduler_designed_per_batch", True, f"{w}:lr_scheduler_type",
                          "Trainer schedules are defined in optimizer steps")
         ls = getattr(args, "label_smoothing_factor", None)
@@ -194,7 +194,8 @@ class TrainDxCallback(TrainerCallback, ProbeAccess):
         if isinstance(nw, int):
             p.add_config("num_workers", nw, f"{w}:dataloader_num_workers", f"dataloader_num_workers={nw}")
         fp16, bf16 = bool(getattr(args, "fp16", False)), bool(getattr(args, "bf16", False))
-        p.add_config("uses_amp", fp16 or bf16, f"{w}:fp16", "fp16=True" if fp16 else "bf16=True" if bf16 else "fp16/bf16 off")
+        p.add_config("uses_amp", fp16 or bf16, f"{w}:fp16",
+                     "fp16=True" if fp16 else "bf16=True" if bf16 else "fp16/bf16 off")
         if task is not None:
             p.add_config("task_type", task, "model", f"{type(model).__name__}")
 
@@ -285,8 +286,9 @@ class TrainDxCallback(TrainerCallback, ProbeAccess):
             if (g is not None and not math.isfinite(g)) or (lv is not None and not math.isfinite(lv)):
                 p.nan_from_log()
             elif g is not None:
-                if len(self._grad_norms) >= 5 and g > GRAD_NORM_SPIKE * median(self._grad_norms) > 0 and not p.monitor.armed:
-                    p.monitor.arm(f"spike: logged grad_norm {g:.4g} > {GRAD_NORM_SPIKE:g}x its median")
+                spike = p.monitor.params["hf.grad_norm_spike"]
+                if len(self._grad_norms) >= 5 and g > spike * median(self._grad_norms) > 0 and not p.monitor.armed:
+                    p.monitor.arm(f"spike: logged grad_norm {g:.4g} > {spike:g}x its median")
                 self._grad_norms.append(g)
             self._check_nan(state, control)
         except Exception as e:  # pragma: no cover - a traindx fault

@@ -14,7 +14,7 @@ model has no ReLU modules at all.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def _types():

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def autocast_state(device_type: str) -> tuple[bool, str | None]:

@@ -14,7 +14,7 @@ import math
 import random as _random
 import time
 from statistics import mean
-from typing import Sequence
+from collections.abc import Sequence
 
 
 # --------------------------------------------------------------------------- sizes

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from statistics import median
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from traindx.probes.live.losses import finite, trend
 
@@ -46,7 +46,7 @@ def norms_of(tensors: Sequence) -> list[float]:
         by_dev.setdefault(t.device, []).append(i)
     out = [0.0] * len(tensors)
     with torch.no_grad():
-        for dev, idx in by_dev.items():
+        for _dev, idx in by_dev.items():
             ts = [tensors[i] for i in idx]
             try:
                 ns = torch._foreach_norm(ts, 2, dtype=torch.float32)

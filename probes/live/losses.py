@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from statistics import median
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 #: Loss names as the fact ``loss_function`` spells them, keyed by a normalised alias
 #: (lower case, no underscores, no trailing "loss"): "CrossEntropyLoss", "cross_entropy", "F.nll_loss" ...
@@ -141,14 +141,15 @@ def short_run_trend(series: Sequence[float]) -> str | None:
 
 # --------------------------------------------------------------------------- the curve, as the log reader reads it
 def curve_analysis(steps: Sequence[int], losses: Sequence[float], val_points: Sequence[tuple] = (),
-                   num_classes: int | None = None):
+                   num_classes: int | None = None, params=None):
     """The log reader's curve analysis (:mod:`traindx.probes.readers.curves`) of a live run's losses:
     ``steps``/``losses`` the training loss at each optimizer step, ``val_points`` ``(step,
     validation loss)`` per evaluation. Returns the :class:`~traindx.probes.readers.curves.CurveAnalysis`
     (its ``facts``: ``loss_trend``, ``loss_spikes``, ``loss_noise``, ``oscillation_trend``,
     ``val_loss_trend``, ``best_val_fraction``, ... and a ``findings`` detail for each), so that a
     live run and its log are read by one method; the initial loss is the median of at least 5
-    per-step losses. Fewer than 8 losses are left out (no loss trend); None when that leaves nothing."""
+    per-step losses; ``params``: the knowledge base's parameter values. Fewer than 8 losses are left out
+    (no loss trend); None when that leaves nothing."""
     from traindx.probes.readers.curves import analyze
     from traindx.probes.readers.logs import LogData
 
@@ -161,7 +162,7 @@ def curve_analysis(steps: Sequence[int], losses: Sequence[float], val_points: Se
         log._series("val_loss", "val_loss").extend([int(x) for x, _ in val_points], [float(v) for _, v in val_points])
     log.rows = len(losses)
     log._finish()
-    return analyze(log, num_classes, min_head=5)[1]
+    return analyze(log, num_classes, min_head=5, params=params)[1]
 
 
 # --------------------------------------------------------------------------- train / val

@@ -17,7 +17,8 @@ bought::
 
     gain = (mean loss at the current LR - mean loss at the lowered LR) / mean loss at the current LR
 
-``helps`` is True when ``gain >= HELPS`` (5 %), False when ``gain < NO_HELP`` (1 %), None in between.
+``helps`` is True when ``gain >= lr_decay.helps`` (5 %), False when ``gain < lr_decay.no_help`` (1 %),
+None in between (``kb/parameters/probes.yaml``).
 The continuation is one pass over the batches: repeated passes would fit those few batches and
 reward the copy that moves least. Nothing of the user's run changes: copies only, RNG states saved
 and restored (``data.preserved_rng``), the user's batches only read.
@@ -27,11 +28,10 @@ from __future__ import annotations
 
 import math
 
+from traindx.engine.parameters import resolve
 from traindx.probes.live.data import preserved_rng
 from traindx.probes.live.overfit import batch_loss, clean_copy, copy_optimizer
 
-HELPS = 0.05
-NO_HELP = 0.01
 MIN_TRAIN = 8
 MIN_EVAL = 4
 
@@ -70,7 +70,7 @@ def _continue(model, optimizer, loss_fn, train, held, autocast, checkpoints) -> 
 
 
 def lr_decay_test(model, optimizer, batches, loss_fn, *, factor: float = 0.1,
-                  autocast: tuple | None = None) -> dict | None:
+                  autocast: tuple | None = None, params=None) -> dict | None:
     """Continue copies of ``model``/``optimizer`` on ``batches`` at the current LR and at
     ``factor`` x the LR, and compare their loss on held-out batches.
 
@@ -120,6 +120,7 @@ def lr_decay_test(model, optimizer, batches, loss_fn, *, factor: float = 0.1,
         return {**result, "helps": None, "gain": None, "loss_same_lr": a, "loss_lower_lr": b,
                 "loss_before": before}
     gain = (a - b) / a
-    helps = True if gain >= HELPS else False if gain < NO_HELP else None
+    p = resolve(params)
+    helps = True if gain >= p["lr_decay.helps"] else False if gain < p["lr_decay.no_help"] else None
     return {**result, "helps": helps, "gain": gain, "loss_same_lr": a, "loss_lower_lr": b,
             "loss_before": before}

@@ -8,7 +8,7 @@ Sources (kb/sources.yaml): ``probe:regularization``, ``probe:optimizer_coverage`
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def _dropout_types():

@@ -107,7 +107,8 @@ def first_nonfinite_module(model, args, kwargs=None, *, autocast: tuple | None =
         return None
 
     handles = [m.register_forward_hook(hook) for m in copy.modules()]
-    ctx = torch.autocast(device_type=autocast[0], dtype=getattr(torch, autocast[1])) if autocast else contextlib.nullcontext()
+    ctx = torch.autocast(device_type=autocast[0], dtype=getattr(torch,
+                                                                autocast[1])) if autocast else contextlib.nullcontext()
     try:
         with preserved_rng(), torch.no_grad(), ctx:
             copy(*args, **(kwargs or {}))

@@ -13,7 +13,7 @@ wait, and the mean iteration time gives the denominator.
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 from traindx.probes.live.losses import trend
 

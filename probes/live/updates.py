@@ -15,7 +15,7 @@ import functools
 import math
 import threading
 from statistics import median
-from typing import Sequence
+from collections.abc import Sequence
 
 
 # --------------------------------------------------------------------------- update ratio
@@ -160,7 +160,7 @@ def install_clip_listener(fn) -> None:
             orig = C.clip_grad_norm_
             wrapper = _make_clip_wrapper(orig)
             for mod in (C, U):
-                _CLIP_SAVED[mod] = getattr(mod, "clip_grad_norm_")
+                _CLIP_SAVED[mod] = mod.clip_grad_norm_
                 mod.clip_grad_norm_ = wrapper
             _CLIP_SAVED["wrapper"] = wrapper
         _CLIP_LISTENERS.append(fn)

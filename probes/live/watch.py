@@ -23,9 +23,9 @@ class Watch:
     """A :class:`~traindx.probes.live.monitor.Monitor` bound to one model/optimizer, with helpers."""
 
     def __init__(self, model, optimizer=None, num_classes=None, train_loader=None, val_loader=None, *,
-                 criterion=None, level="cheap", experiments=True):
+                 criterion=None, level="cheap", params=None, experiments=True):
         self.monitor = Monitor(model, optimizer, num_classes=num_classes, level=level, loss_fn=criterion,
-                               experiments=experiments)
+                               params=params, experiments=experiments)
         self.train_loader = train_loader
         self.val_loader = val_loader
         self.criterion = criterion

@@ -574,7 +574,8 @@ class ConsoleReader:
                          None if st is None else int(_token(line, st, runs)),
                          split, progress, metrics)
 
-    def _parse_full(self, line: str, rec):
+    # (complexity above the cap came with the merge of main: to be split, issue 11)
+    def _parse_full(self, line: str, rec):  # noqa: C901
         """Parse one line; returns the extraction (for a plan) when it is a record, else None."""
         text = line
         m = _PREFIX.match(text)
@@ -591,7 +592,7 @@ class ConsoleReader:
         text = _LEVEL.sub(_spaces, text)
         text = _CLOCK.sub(_spaces, text)
         progress = bool(_PROGRESS.search(text)) or "it/s" in text or "s/it" in text
-        epoch = epoch_total = counter = counter_total = step = None   # (kind, start, end)
+        epoch = counter = counter_total = step = None   # (kind, start, end)
         split = None
         mm = _MM.search(text)
         if mm:
@@ -603,7 +604,6 @@ class ConsoleReader:
             if em:
                 split = _SPLIT.get((em.group(1) or "").lower())
                 epoch = ("f",) + em.span(2)
-                epoch_total = ("i",) + em.span(3) if em.group(3) else None
                 text = _cut(text, *em.span())
         sm = _STEP.search(text)
         if sm:
@@ -628,7 +628,7 @@ class ConsoleReader:
         if split is None:
             split = self._line_split(text, pairs)
         metrics = []
-        for phrase, kind, a, b, pos in pairs:
+        for phrase, kind, a, b, _pos in pairs:
             r = self._role(phrase, split)
             if r is None:
                 continue
@@ -935,7 +935,7 @@ def read_console(path, column_map=None, params=None) -> ConsoleLog:
     path = os.fspath(path)
     reader = ConsoleReader(path, column_map, params)
     try:
-        f = open(path, "r", encoding="utf-8-sig", errors="replace", newline="\n")
+        f = open(path, encoding="utf-8-sig", errors="replace", newline="\n")
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     with f:
@@ -979,7 +979,7 @@ def analyze_console(log: ConsoleLog, num_classes=None, params=None):
     """Curve facts plus the text's own evidence: ``(findings, analysis)``."""
     from .curves import analyze
     if any(r in log.series for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
-        findings, analysis = analyze(log, num_classes=num_classes)
+        findings, analysis = analyze(log, num_classes=num_classes, params=params)
     else:
         findings, analysis = [], None
     return log.evidence(findings), analysis

@@ -92,24 +92,11 @@ from statistics import median
 from typing import Any
 
 from traindx.engine.evidence import Finding
+from traindx.engine.parameters import resolve
 
-# Thresholds of the method above, named so that tests and docs can refer to them.
-SPIKE_BANDS = 6.0
-SPIKE_REL = 0.5
-FLAT_FRACTION = 0.10
-DIVERGE_RISE = 0.20
-OSC_NOISE = 0.25
-PLATEAU_SHARE = 0.05
-PLATEAU_REL = 0.02
-TAIL_FRACTION = 0.30
-CHANCE_TOLERANCE = 0.10
-NOISY = 0.10
-WANDER_TAIL = 0.70
-WANDER_REBOUND = 1.0
-STILL_FALLING_TOTAL = 0.5
-STILL_FALLING_REL = 0.10
-BLIP_POINTS = 1.25
-RARE_SPIKES = 0.005
+# The thresholds of the method above are knowledge: kb/parameters/curves.yaml (``curves.*``). A
+# caller passes the knowledge base's ``params()`` (a pack's overrides applied); None reads the
+# shipped values.
 
 
 @dataclass
@@ -234,9 +221,10 @@ def _thirds_ratio(xs: list, ys: list) -> tuple[float, float, float] | None:
 # --------------------------------------------------------------------------------------------
 
 class _Out:
-    def __init__(self, log, analysis: CurveAnalysis):
+    def __init__(self, log, analysis: CurveAnalysis, params):
         self.log = log
         self.a = analysis
+        self.p = resolve(params)
         self.unit = {"step": "steps", "epoch": "epochs"}.get(log.x_label, "rows")
 
     @property
@@ -257,16 +245,18 @@ class _Out:
                                        detail=detail, extra=extra))
 
 
-def analyze(log, num_classes: int | None = None, *, min_head: int = 1) -> tuple[list[Finding], CurveAnalysis]:
+def analyze(log, num_classes: int | None = None, *, min_head: int = 1,
+            params=None) -> tuple[list[Finding], CurveAnalysis]:
     """Analyse a :class:`~traindx.probes.readers.logs.LogData`: ``(findings, CurveAnalysis)``.
 
     ``num_classes`` (C >= 2) adds ``loss_at_chance``. ``min_head`` is the fewest values the initial
     loss is the median of (a live run's per-step losses are noisier than an epoch log's rows: the
-    probes pass 5). See the module docstring for the method.
+    probes pass 5). ``params``: the knowledge base's parameter values (``curves.*``; None: the
+    shipped ones). See the module docstring for the method.
     """
     an = CurveAnalysis(path=log.path, name=log.name, x_label=log.x_label, log=log,
                        notes=list(log.notes))
-    out = _Out(log, an)
+    out = _Out(log, an, params)
     for role, s in log.series.items():
         pts = s.finite_points()
         an.curves[role] = Curve(role, s.column, [p.x for p in pts], [p.mean for p in pts],
@@ -284,9 +274,19 @@ def analyze(log, num_classes: int | None = None, *, min_head: int = 1) -> tuple[
     return an.findings, an
 
 
-def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
+def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:  # noqa: C901 -- one method, read top to bottom
     s = log.get("loss")
     an = out.a
+    P = out.p
+    SPIKE_BANDS, SPIKE_REL = P["curves.spike_bands"], P["curves.spike_rel"]
+    FLAT_FRACTION, DIVERGE_RISE, OSC_NOISE = P["curves.flat_fraction"], P["curves.diverge_rise"], P["curves.osc_noise"]
+    PLATEAU_SHARE, PLATEAU_REL = P["curves.plateau_share"], P["curves.plateau_rel"]
+    TAIL_FRACTION = P["curves.tail_fraction"]
+    CHANCE_TOLERANCE, NOISY = P["curves.chance_tolerance"], P["curves.noisy"]
+    WANDER_TAIL, WANDER_REBOUND = P["curves.wander_tail"], P["curves.wander_rebound"]
+    STILL_FALLING_TOTAL, STILL_FALLING_REL = P["curves.still_falling_total"], P["curves.still_falling_rel"]
+    BLIP_POINTS, RARE_SPIKES = P["curves.blip_points"], P["curves.rare_spikes"]
+    MAGNITUDE, GROWTH = P["curves.diverge_magnitude"], P["curves.oscillation_growth"]
     if s is None:
         an.notes.append("no training-loss column: no loss trend")
         return None
@@ -434,12 +434,12 @@ def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
         why = (f"the training loss turns NaN/Inf at {log.x_label} {_fx(start)} and stays so "
                f"to the end ({s.nonfinite} of {s.rows} values non-finite)")
     elif (rise > max(DIVERGE_RISE * abs(initial), 2 * sig_tail)
-          or (abs(current) > 10 * abs(initial) and abs(current) - abs(initial) > 2 * sig_tail)
+          or (abs(current) > MAGNITUDE * abs(initial) and abs(current) - abs(initial) > 2 * sig_tail)
           or (best < initial and current - best >= 0.5 * (initial - best)
               and current - best > max(0.25 * abs(best), 2 * sig_tail))):
         trend = "diverging"
         low = min(range(nc), key=lambda i: cm[i])
-        if abs(current) > 10 * abs(initial) and current < 0:
+        if abs(current) > MAGNITUDE * abs(initial) and current < 0:
             region = (x_start, x_end)
             why = (f"the training loss runs away below zero, {_fmt(initial)} -> {_fmt(current)}, "
                    f"over {out.rng(x_start, x_end)}")
@@ -529,7 +529,7 @@ def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
         a3 = [a for a, x in zip(amp, xs) if x >= x_end - third] or amp[-(n // 3):]
         m1, m3 = sum(a1) / len(a1), sum(a3) / len(a3)
         ratio = (m3 / m1) if m1 > 0 else (math.inf if m3 > 0 else 1.0)
-        ot = "growing" if ratio >= 1.5 else "shrinking" if ratio <= 1 / 1.5 else "steady"
+        ot = "growing" if ratio >= GROWTH else "shrinking" if ratio <= 1 / GROWTH else "steady"
         out.add("oscillation_trend", ot, x_start, x_end,
                 f"the loss swings average {_fmt(m1)} in the first third and {_fmt(m3)} in the "
                 f"last third of the run ({ot})")
@@ -580,7 +580,7 @@ def _analyze_val(log, out: _Out) -> None:
     out.add("best_val_fraction", bf, x0, x1,
             f"the best (smoothed) validation loss, {_fmt(best)}, comes at {log.x_label} "
             f"{_fx(xs[best_i])}, {bf:.0%} of the way through the run")
-    tail = [i for i, x in enumerate(xs) if x >= x1 - TAIL_FRACTION * span] or [n - 1]
+    tail = [i for i, x in enumerate(xs) if x >= x1 - out.p["curves.tail_fraction"] * span] or [n - 1]
     sig = 1.4826 * median(abs(ms[i] - sm[i]) for i in tail)
     mid_x = x0 + 0.5 * span
     idx = _window(xs, mid_x - 0.1 * span, mid_x + 0.1 * span) or \
@@ -603,12 +603,13 @@ def _analyze_val(log, out: _Out) -> None:
         # above the first third; a noisy floor with a bump after its minimum does not
         third = len(after) // 3
         drifting = median(after[-third:]) >= median(after[:third])
-    if level - best > max(0.1 * abs(best), 2 * max(sig, sig_after)) and n - 1 - best_i >= k_rise and drifting:
+    rise = out.p["curves.val_rise"]
+    if level - best > max(rise * abs(best), 2 * max(sig, sig_after)) and n - 1 - best_i >= k_rise and drifting:
         vt = "increasing"
         why = (f"validation loss bottomed at {_fmt(best)} ({log.x_label} {_fx(xs[best_i])}) and "
                f"has risen to {_fmt(level)}")
         a = xs[best_i]
-    elif mid - cur > max(0.05 * abs(mid), sig):
+    elif mid - cur > max(out.p["curves.val_fall"] * abs(mid), sig):
         vt = "decreasing"
         why = f"validation loss still falling over the latter half: {_fmt(mid)} -> {_fmt(cur)}"
         a = xs[idx[0]]
@@ -656,7 +657,8 @@ def _analyze_lr(log, out: _Out) -> None:
     out.add("lr_final_ratio", ratio, x0, x1,
             f"learning rate {_fmt(ref)} ({'peak after warm-up' if warm else 'initial'}) -> "
             f"{_fmt(last)} now: x{_fmt(ratio)}")
-    above = [i for i, p in enumerate(fin) if p.hi >= 0.01 * ref]
+    collapse = out.p["curves.lr_collapse"]
+    above = [i for i, p in enumerate(fin) if p.hi >= collapse * ref]
     if above and above[-1] < len(fin) - 1:
         xc = fin[above[-1] + 1].x0
         frac = min(1.0, max(0.0, (xc - x0) / span))
@@ -670,14 +672,14 @@ def _analyze_lr(log, out: _Out) -> None:
     # near its peak, then the schedule cut the LR 5x or more and the loss stayed flat
     reg = out.a.region
     if reg is not None and reg.label == "plateaued":
-        cut = decayed_through_plateau([(p.x, p.mean) for p in fin], reg.start)
+        cut = decayed_through_plateau([(p.x, p.mean) for p in fin], reg.start, out.p)
         if cut is not None:
             out.add("lr_decay_helps", False, reg.start, x1,
                     f"the schedule cut the learning rate {_fmt(cut[0])} -> {_fmt(cut[1])} after the "
                     f"loss levelled off at {log.x_label} {_fx(reg.start)}, and the loss did not move")
 
 
-def decayed_through_plateau(lrs: list, start: float) -> tuple[float, float] | None:
+def decayed_through_plateau(lrs: list, start: float, params=None) -> tuple[float, float] | None:
     """The LR-decay question answered by the run itself. ``lrs``: ``(step, lr)`` in step order
     (every point, or only the changes); ``start``: where the loss plateau began. Returns ``(lr
     at the plateau's start, lr now)`` when the plateau began with the LR at half its peak or
@@ -689,7 +691,8 @@ def decayed_through_plateau(lrs: list, start: float) -> tuple[float, float] | No
     peak = max(lr for _, lr in pts)
     at_start = next((lr for x, lr in reversed(pts) if x <= start), pts[0][1])
     now = pts[-1][1]
-    if peak > 0 and at_start >= 0.5 * peak and now <= 0.2 * at_start:
+    p = resolve(params)
+    if peak > 0 and at_start >= p["curves.decay_held"] * peak and now <= p["curves.decay_cut"] * at_start:
         return at_start, now
     return None
 
@@ -707,7 +710,8 @@ def _analyze_grad_norm(log, out: _Out) -> None:
     if r is None:
         return
     a, b, ratio = r
-    t = "growing" if ratio >= 2 else "shrinking" if ratio <= 0.5 else "steady"
+    g = out.p["curves.grad_norm_growth"]
+    t = "growing" if ratio >= g else "shrinking" if ratio <= 1 / g else "steady"
     out.add("grad_norm_trend", t, x0, x1,
             f"gradient norm median {_fmt(a)} in the first third, {_fmt(b)} in the last ({t})")
 
@@ -721,7 +725,8 @@ def _analyze_step_time(log, out: _Out) -> None:
     if r is None:
         return
     a, b, ratio = r
-    t = "increasing" if ratio >= 1.25 else "decreasing" if ratio <= 0.8 else "steady"
+    g = out.p["curves.step_time_growth"]
+    t = "increasing" if ratio >= g else "decreasing" if ratio <= 1 / g else "steady"
     out.add("step_time_trend", t, fin[0].x0, fin[-1].x1,
             f"time per {log.x_label if log.x_label != 'row' else 'row'}: median {_fmt(a)} s in "
             f"the first third, {_fmt(b)} s in the last ({t})")

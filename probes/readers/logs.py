@@ -79,7 +79,8 @@ import re
 from collections import namedtuple
 from dataclasses import dataclass, field
 from operator import add, itemgetter, le, mul, sub, truediv
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from traindx.engine.errors import InputError
 
@@ -807,7 +808,7 @@ def _looks_csv(text: str) -> bool:
 def _read_csv(path: str, column_map: dict) -> LogData:
     log = LogData(path=path, format="csv")
     try:
-        f = open(path, "r", encoding="utf-8-sig", newline="")
+        f = open(path, encoding="utf-8-sig", newline="")
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     with f:
@@ -818,7 +819,8 @@ def _read_csv(path: str, column_map: dict) -> LogData:
     return log
 
 
-def _read_csv_stream(f, path: str, column_map: dict, log: LogData) -> None:
+# (complexity above the cap predates it: to be split, issue 11)
+def _read_csv_stream(f, path: str, column_map: dict, log: LogData) -> None:  # noqa: C901
     line_no = 0
     header_line = ""
     while True:
@@ -1155,7 +1157,7 @@ def _read_jsonl(path: str, column_map: dict) -> LogData:
     sink = _RecordSink(log, path, column_map)
     line_no = 0
     try:
-        f = open(path, "r", encoding="utf-8-sig", newline=None)
+        f = open(path, encoding="utf-8-sig", newline=None)
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     with f:
@@ -1193,7 +1195,7 @@ def _read_jsonl(path: str, column_map: dict) -> LogData:
 def _read_json_doc(path: str, column_map: dict) -> LogData:
     log = LogData(path=path, format="json")
     try:
-        with open(path, "r", encoding="utf-8-sig") as f:
+        with open(path, encoding="utf-8-sig") as f:
             doc = json.load(f)
     except UnicodeDecodeError:
         raise _not_utf8(path) from None
@@ -1243,7 +1245,8 @@ def _event_files(path: str) -> list[str]:
     return found
 
 
-def _read_tensorboard(path: str, column_map: dict) -> LogData:
+# (complexity above the cap predates it: to be split, issue 11)
+def _read_tensorboard(path: str, column_map: dict) -> LogData:  # noqa: C901
     try:
         from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
         from tensorboard.util import tensor_util
@@ -1410,20 +1413,21 @@ def read_log(path: str | os.PathLike, column_map: dict | str | None = None) -> L
 
 
 def analyze_log(path: str | os.PathLike, num_classes: int | None = None,
-                column_map: dict | str | None = None):
+                column_map: dict | str | None = None, params=None):
     """Read a log and analyse its curves: ``(findings, analysis)``.
 
     ``findings`` are :class:`~traindx.engine.evidence.Finding` objects for the ``log:curves``
     facts; ``analysis`` is a :class:`~traindx.probes.readers.curves.CurveAnalysis` (smoothed curves,
-    symptom region, events) for :func:`traindx.probes.readers.plot.plot_curves`.
+    symptom region, events) for :func:`traindx.probes.readers.plot.plot_curves`. ``params``: the
+    knowledge base's parameter values (None: the shipped ones).
     """
     from traindx.probes.readers.curves import analyze
 
     log = read_log(path, column_map=column_map)
     if hasattr(log, "evidence"):  # console output: its tracebacks and warnings are evidence too
         from traindx.probes.readers.console import analyze_console
-        return analyze_console(log, num_classes=num_classes)
-    return analyze(log, num_classes=num_classes)
+        return analyze_console(log, num_classes=num_classes, params=params)
+    return analyze(log, num_classes=num_classes, params=params)
 
 
 __all__ = ["read_log", "analyze_log", "parse_column_map", "match_role", "normalize_name",

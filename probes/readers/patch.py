@@ -28,7 +28,7 @@ import ast
 import difflib
 import os
 import re
-from typing import Mapping
+from collections.abc import Mapping
 
 #: the usual learning rate of an optimizer family (what a too-low or too-high LR is set to)
 TYPICAL_LR = {"sgd": 0.05, "adam": 1e-3, "adamw": 1e-3, "rmsprop": 1e-3, "radam": 1e-3, "nadam": 1e-3,
@@ -226,7 +226,8 @@ def _shuffle(src: _Src, facts, cause) -> bool:
             close = node.end_col_offset - 1
             if text[close] != ")":
                 return False
-            src.set_line(n, text[:close] + ", shuffle=True" + text[close:], f"line {n}: shuffle=True on the training DataLoader")
+            src.set_line(n, text[:close] + ", shuffle=True" + text[close:],
+                         f"line {n}: shuffle=True on the training DataLoader")
             return True
     return False
 
@@ -248,7 +249,8 @@ def _train_mode(src: _Src, facts, cause) -> bool:
         return False
     first = loop.body[0]
     at = first.lineno
-    src.insert(at, f"{_indent(src.line(at))}{model}.train()\n", f"line {at}: {model}.train() at the start of each training step")
+    src.insert(at, f"{_indent(src.line(at))}{model}.train()\n",
+               f"line {at}: {model}.train() at the start of each training step")
     return True
 
 
@@ -264,11 +266,13 @@ def _over_clipping(src: _Src, facts, cause) -> bool:
         r"clip_grad_norm_?\([^,]+,\s*(" + _NUM + r")", text)
     if m is None:
         # max_norm=NAME: the module-level constant it names
-        name = re.search(r"max_norm\s*=\s*([A-Za-z_]\w*)", text) or re.search(r"clip_grad_norm_?\([^,]+,\s*([A-Za-z_]\w*)", text)
+        name = re.search(r"max_norm\s*=\s*([A-Za-z_]\w*)", text) or \
+            re.search(r"clip_grad_norm_?\([^,]+,\s*([A-Za-z_]\w*)", text)
         if name is None:
             return False
         for node in src.tree.body:
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name.group(1) for t in node.targets) \
+            if isinstance(node, ast.Assign) \
+                    and any(isinstance(t, ast.Name) and t.id == name.group(1) for t in node.targets) \
                     and isinstance(node.value, ast.Constant) and isinstance(node.value.value, (int, float)):
                 n = node.lineno
         text = src.line(n)
@@ -276,7 +280,8 @@ def _over_clipping(src: _Src, facts, cause) -> bool:
         if m is None or n == _line_of(f[1]):
             return False
     g = m.lastindex
-    src.set_line(n, text[: m.start(g)] + "1.0" + text[m.end(g):], f"line {n}: gradient clipping max_norm {m.group(g)} -> 1.0")
+    src.set_line(n, text[: m.start(g)] + "1.0" + text[m.end(g):],
+                 f"line {n}: gradient clipping max_norm {m.group(g)} -> 1.0")
     return True
 
 

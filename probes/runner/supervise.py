@@ -34,7 +34,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from traindx.engine.errors import InputError
 from traindx.engine.evidence import Finding
@@ -49,6 +49,9 @@ ERROR_KINDS = ("cuda_oom", "cuda_error", "dataloader_error", "shape_error", "dty
                "import_error", "other_error")
 #: The evidence source of crash findings (``kb/sources.yaml``).
 CRASH_SOURCE = "probe:crash"
+#: The evidence source (``kb/sources.yaml``) this module implements, and its facts.
+SOURCE_ID = CRASH_SOURCE
+FACTS = ("error_kind", "error_message")
 
 #: Seconds between SIGTERM and SIGKILL, and between a "stop" request and SIGTERM.
 DEFAULT_GRACE_S = 3.0
@@ -197,12 +200,25 @@ def _syntax_input_error(msg, filename, lineno, offset) -> InputError:
 # --------------------------------------------------------------------------------------------
 # running
 
-def _script_child_args(path, args, max_steps, every, level, monitor, experiments=False) -> list[str]:
+def params_args(params) -> list[str]:
+    """``--params JSON`` for the child: the values of ``params`` (a knowledge base's ``params()``)
+    that differ from the shipped ones -- a pack's overrides -- or nothing."""
+    if not params:
+        return []
+    from traindx.engine.parameters import shipped
+
+    base = shipped()
+    changed = {k: v for k, v in params.items() if base.get(k, object()) != v}
+    return ["--params", json.dumps(changed, sort_keys=True)] if changed else []
+
+
+def _script_child_args(path, args, max_steps, every, level, monitor, params=None,
+                       experiments=False) -> list[str]:
     """The child's command line for a script (checked first: see :func:`check_script`)."""
     script = check_script(path)
     if max_steps is not None and max_steps < 0:
         raise InputError(f"--max-steps must be >= 0, got {max_steps}")
-    child_args = ["--every", str(int(every)), "--level", level, "--monitor", monitor]
+    child_args = ["--every", str(int(every)), "--level", level, "--monitor", monitor, *params_args(params)]
     if experiments:
         child_args.append("--experiments")
     if max_steps is not None:
@@ -214,7 +230,8 @@ def run_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: 
                timeout: float | None = None, decide: Callable[[list[Finding], int], bool] | None = None,
                env: dict | None = None, every: int = 10, grace: float = DEFAULT_GRACE_S,
                level: str = "cheap", monitor: str = DEFAULT_MONITOR,
-               tail_lines: int = DEFAULT_TAIL_LINES, experiment: Callable | None = None) -> RunResult:
+               tail_lines: int = DEFAULT_TAIL_LINES, params=None,
+               experiment: Callable | None = None) -> RunResult:
     """Run ``python path args...`` unmodified, under instrumentation, and return its evidence.
 
     The script runs as ``__main__`` with ``sys.argv = [path, *args]``, its own folder first on
@@ -228,7 +245,8 @@ def run_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: 
     its next optimizer step.
     ``env``: extra environment variables for the script (added to ``os.environ``).
     ``level``: the monitor's cost level; ``monitor``: ``"module:Class"`` of the monitor the child
-    instantiates (an extension point; tests pass a fake).
+    instantiates (an extension point; tests pass a fake). ``params``: the knowledge base's
+    parameter values (``KnowledgeBase.params()``); a pack's overrides reach the child's monitor.
     ``experiment(findings, steps, done) -> spec | None``: at the end of the run the child keeps
     recent batches and runs each experiment this returns on copies (``done``: the ids run so far);
     None ends it. Without it the child keeps no batches.
@@ -237,7 +255,7 @@ def run_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: 
     with a syntax error. A script that crashes is *not* an error: the crash is in the result
     (``stopped_reason == "crashed"``, ``crash``, and the ``error_kind``/``error_message`` findings).
     """
-    child_args = _script_child_args(path, args, max_steps, every, level, monitor, experiment is not None)
+    child_args = _script_child_args(path, args, max_steps, every, level, monitor, params, experiment is not None)
     return run_child(child_args, timeout=timeout, decide=decide, env=env, grace=grace,
                      tail_lines=tail_lines, experiment=experiment)
 
@@ -246,7 +264,7 @@ class StartedRun:
     """A script already running under instrumentation (:func:`start_script`): call
     :meth:`finish` to supervise it to its end, or :meth:`abort` to take it down."""
 
-    def __init__(self, session: "_ChildSession"):
+    def __init__(self, session: _ChildSession):
         self._session = session
         self._done = False
 
@@ -264,12 +282,12 @@ class StartedRun:
 def start_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: int | None = None,
                  timeout: float | None = None, env: dict | None = None, every: int = 10,
                  grace: float = DEFAULT_GRACE_S, level: str = "cheap", monitor: str = DEFAULT_MONITOR,
-                 tail_lines: int = DEFAULT_TAIL_LINES, experiments: bool = False) -> StartedRun:
+                 tail_lines: int = DEFAULT_TAIL_LINES, params=None, experiments: bool = False) -> StartedRun:
     """:func:`run_script` in two halves: the script is checked and started now (its interpreter
     and torch imports overlap with whatever the caller does next -- loading the knowledge base,
     reading the code), and supervised by :meth:`StartedRun.finish`. ``timeout`` counts from now.
     The caller must call ``finish`` or ``abort``."""
-    child_args = _script_child_args(path, args, max_steps, every, level, monitor, experiments)
+    child_args = _script_child_args(path, args, max_steps, every, level, monitor, params, experiments)
     session = _ChildSession(child_args, timeout=timeout, decide=None, env=env, grace=grace,
                             tail_lines=tail_lines)
     session.spawn()
@@ -476,7 +494,7 @@ class _ChildSession:
             return
         pgid = self.proc.pid
         children: dict[int, list[int]] = {}
-        for pid, (ppid, pg, start, state) in table.items():
+        for pid, (ppid, pg, start, _state) in table.items():
             children.setdefault(ppid, []).append(pid)
             if pg == pgid and pid != pgid:
                 self.tree.setdefault(pid, start)

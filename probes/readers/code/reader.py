@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
-from typing import Mapping
+from collections.abc import Mapping
 
 from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve

@@ -65,8 +65,8 @@ class ListVal(Val):
 @dataclass(eq=False)
 class FuncVal(Val):
     node: ast.AST               # FunctionDef / AsyncFunctionDef / Lambda
-    env: "Env"
-    cls: "ClassVal | None" = None
+    env: Env
+    cls: ClassVal | None = None
     bound: Val | None = None    # self, for bound methods
     no_grad: str | None = None  # decorated with @torch.no_grad()
 
@@ -118,7 +118,7 @@ class ModuleVal(Val):
     params: bool | None = None      # stock layers: has parameters
     act: str | None = None          # stock activation layers: softmax/log_softmax/sigmoid
     mode: str = "train"
-    parent: "ModuleVal | None" = None
+    parent: ModuleVal | None = None
     path: str = ""
     var: str | None = None
     id: int = field(default_factory=lambda: next(module_ids))
@@ -292,7 +292,7 @@ def from_model(t: TensorVal) -> bool:
 
 
 class Env:
-    def __init__(self, parent: "Env | None" = None):
+    def __init__(self, parent: Env | None = None):
         self.vars: dict[str, Val] = {}
         self.parent = parent
 
@@ -305,7 +305,7 @@ class Env:
         return MISSING
 
     @property
-    def root(self) -> "Env":
+    def root(self) -> Env:
         e = self
         while e.parent is not None:
             e = e.parent

@@ -316,7 +316,8 @@ class Calls:
             return base
         return Const(None)
 
-    def call_builtin(self, name: str, args: list, kwargs: dict, node: ast.Call,
+    # (complexity above the cap came with the merge of main: to be split, issue 11)
+    def call_builtin(self, name: str, args: list, kwargs: dict, node: ast.Call,  # noqa: C901
                      env: Env) -> Val:
         a0 = args[0] if args else None
         if name == "range":

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import ast
 import os
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from traindx.probes.readers.config import read_argparse
 

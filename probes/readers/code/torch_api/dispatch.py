@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, replace
-from typing import Callable
+from collections.abc import Callable
 
 from ..text import snippet
 from ..values import (

@@ -286,7 +286,8 @@ class ModuleModel:
             return self.fresh_tensor(t, node)
         return Unknown(m.qual)
 
-    def make_nn_object(self, last: str, args: list, kwargs: dict, node: ast.Call) -> Val:
+    # (complexity above the cap came with the merge of main: to be split, issue 11)
+    def make_nn_object(self, last: str, args: list, kwargs: dict, node: ast.Call) -> Val:  # noqa: C901
         line = node.lineno
         text = snippet(node, 60)
         if last in LOSS_CLASSES or last.endswith("Loss"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..naming import EPS_WORDS
 from ..text import snippet
@@ -65,7 +65,7 @@ SHAPE_OPS = {"view", "reshape", "squeeze", "unsqueeze", "flatten", "permute",
              "amax", "amin", "abs", "neg", "mul", "add", "sub", "matmul", "mm", "bmm",
              "einsum", "norm", "std", "var", "prod", "cumsum", "diag", "tril", "triu",
              "pad", "interpolate", "roll", "flip", "requires_grad_", "retain_grad",
-             "detach_", "squeeze", "movedim", "swapaxes", "long", "int", "bool"}
+             "detach_", "movedim", "swapaxes", "long", "int", "bool"}
 
 
 class TensorModel:

@@ -1,0 +1,149 @@
+"""The monitor's batch feed: batches as they leave the loader, loader waits, declared loaders.
+
+Records (attributes set by :meth:`BatchFeed._init_batch_state`) what the input_stats, labels,
+dataset_size, leakage and data_timing probes read.
+"""
+
+from __future__ import annotations
+
+import time
+from array import array
+from collections import Counter
+
+import traindx.probes.live.data as D
+from traindx.probes.live.schedule import INPUTS, LABELS, due
+
+
+class BatchFeed:
+    """Mixin of :class:`~traindx.probes.live.monitor.Monitor`: the batch and data-wait feeds."""
+
+    def _init_batch_state(self):
+        self._batch_count = 0
+        self._train_batch_count = 0
+        self._last_inputs = None
+        self._last_targets = None
+        self._input_moments = None
+        self._input_src = None           # "loader" until the model's own input is seen, then "model"
+        self._train_fwd_count = 0
+        self._inputs_nan = None
+        self._label_counts: Counter = Counter()
+        self._label_batches = 0
+        self._purities: list[float] = []
+        self._same_major: list[bool] = []
+        self._last_major = None
+        self._batch_size = None
+        self._loaders: dict[str, object] = {}
+        self._overlap = None
+        self._label_nn = None
+        self._label_tv = None
+        # timing
+        self._waits = array("d")
+        self._synced_waits = array("d")
+        self._intervals = array("d")
+        self._last_wait_t = None
+        self._val_since_wait = False
+        self._gpu_util: list[float] = []
+
+    def on_batch(self, inputs, targets=None, *, phase=None):
+        """A batch as it comes out of the loader. ``phase`` None infers it from grad mode."""
+        if self._busy:
+            return
+        try:
+            if phase is None:
+                phase = "train" if self._torch.is_grad_enabled() else "val"
+            self._batch_count += 1
+            if phase != "train":
+                self._val_since_wait = True
+                return
+            i = self._train_batch_count
+            self._train_batch_count += 1
+            self._last_inputs = inputs
+            self._last_targets = targets
+            if due(INPUTS, i) or due(LABELS, i) or self.steps < self._armed_until or self.level == "full":
+                if self._input_src != "model" and self._sched("inputs", i):
+                    self._input_src = "loader"
+                    self._observe_inputs(inputs)
+                if targets is not None and self._sched("labels", i):
+                    self._observe_labels(targets)
+        except Exception as e:  # a probe never breaks the user's run
+            self._note("on_batch", e)
+
+    def on_data_wait(self, seconds: float, *, synced=None, phase=None):
+        """Seconds blocked in the loader's ``__next__`` for one batch (``synced``: timed after a
+        ``torch.cuda.synchronize()``; ``phase`` None infers it from grad mode)."""
+        if self._busy:
+            return
+        now = time.perf_counter()
+        if phase is None:
+            phase = "train" if self._torch.is_grad_enabled() else "val"
+        if phase != "train":
+            self._val_since_wait = True
+            self._last_wait_t = None
+            return
+        if self._last_wait_t is not None and not self._val_since_wait:
+            self._intervals.append(max(now - self._last_wait_t - self._own_wait, float(seconds)))
+            self._waits.append(float(seconds))
+            if synced:
+                self._synced_waits.append(float(seconds))
+        self._last_wait_t = now
+        self._val_since_wait = False
+        self._own_wait = 0.0
+
+    def on_data_loader(self, loader, phase="train"):
+        """Declare a loader (for dataset sizes, its sampler, and the val/train overlap probe)."""
+        if loader is not None:
+            self._loaders[phase] = loader
+
+    add_loader = on_data_loader
+
+    # ------------------------------------------------------------------ observations
+    def _observe_inputs(self, inputs):
+        torch = self._torch
+        x = inputs
+        if not torch.is_tensor(x):
+            ts = [t for t in D.tensors_in(inputs) if t.is_floating_point()]
+            if not ts:
+                return
+            x = ts[0]
+        if not x.is_floating_point():
+            return
+        if x.dim() >= 1:
+            self._batch_size = int(x.shape[0])
+        mom = D._feature_moments(x)
+        if mom is None:
+            if not bool(torch.isfinite(x).all()):
+                self._inputs_nan = True
+            elif self._inputs_nan is None:
+                self._inputs_nan = False
+            return
+        s, q, n = mom
+        if self._input_moments is None or self._input_moments[0].shape != s.shape:
+            self._input_moments = [s, q, n]
+        else:
+            self._input_moments[0] = self._input_moments[0] + s
+            self._input_moments[1] = self._input_moments[1] + q
+            self._input_moments[2] += n
+        fin = torch.isfinite(s).all() & torch.isfinite(q).all()
+        self._defer(lambda v: setattr(self, "_inputs_nan", bool(self._inputs_nan) or not v), fin)
+
+    def _observe_labels(self, targets):
+        counts = D._label_counts(targets)
+        if counts is None:
+            return
+        cl = counts.tolist()
+        self._label_batches += 1
+        for c, k in enumerate(cl):
+            if k:
+                self._label_counts[c] += k
+        if self._batch_size is None:
+            self._batch_size = int(sum(cl))
+        pur = D.batch_purity(cl)
+        if pur is not None:
+            self._purities.append(pur)
+        major = max(range(len(cl)), key=cl.__getitem__)
+        if self._last_major is not None:
+            self._same_major.append(major == self._last_major)
+        self._last_major = major
+        ml = len(cl) - 1
+        self._max_label = ml if self._max_label is None else max(self._max_label, ml)
+

@@ -1,0 +1,429 @@
+"""The monitor's loss feed: each loss before backward, its phase (train/validation), the loss queue.
+
+Records (attributes set by :meth:`LossFeed._init_loss_state`) what the loss_vs_chance,
+train_val_gap, mode, output_squash and nan_trace probes read, and arms the costly probes on a
+non-finite loss, a spike, a flat start or a widening validation gap.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections import Counter
+from statistics import median
+
+import traindx.probes.live.data as D
+import traindx.probes.live.losses as L
+import traindx.probes.live.nan_trace as NT
+from traindx.probes.live.probe import SCHEDULE
+from traindx.probes.live.schedule import ACC, OUTPUTS, due, own_time
+
+class _LossRec:
+    __slots__ = ("step", "phase", "value", "training", "bwd", "acc", "nan_info")
+
+    def __init__(self, step, phase, training, bwd):
+        self.step = step
+        self.phase = phase            # "train", "val" or "tentative"
+        self.value = None
+        self.training = training
+        self.bwd = bwd                # backward passes counted when the loss arrived
+        self.acc = None               # (correct, counted) as floats once resolved
+        self.nan_info = None
+
+
+
+class LossFeed:
+    """Mixin of :class:`~traindx.probes.live.monitor.Monitor`: the loss feed and the loss series."""
+
+    def _init_loss_state(self):
+        self._queue: list[_LossRec] = []
+        self._tentative: list[_LossRec] = []
+        self._train_steps = array("l")
+        self._train_vals = array("d")
+        self._nan_first = None
+        self._nan_info = None
+        self._val_run = None
+        self._val_epochs: list[dict] = []
+        self._train_acc: list[tuple[float, float]] = []
+        self._mode = {"train": [0, 0], "val": [0, 0]}   # [training, eval] counts
+        self._fwd_mode = [0, 0, 0, 0]       # forwards by (grad enabled, model.training)
+        self._outputs = {"activation": [], "target_kind": [], "shape_mismatch": [], "range": 0.0,
+                         "num_classes": None, "loss_names": Counter()}
+        self._max_label = None
+        self._loss_count = 0
+        self._name_checks = 0
+        self._train_loss_count = 0
+        self._flat_checked = False
+        self._spikes = 0
+        self._spike_ref = None
+
+    def on_loss(self, loss, *, phase=None, outputs=None, targets=None, loss_name=None, loss_fn=None):
+        """The loss before backward.
+
+        ``phase``: ``"train"``, ``"val"`` or None (infer: a loss computed without grad, or one that
+        no backward passes through before the next optimizer step, is validation). An explicit
+        ``"train"`` on a loss that cannot be backpropagated is taken as validation too.
+        ``outputs``/``targets``: what the loss compared; ``loss_name``: ``cross_entropy``, ``nll``,
+        ``bce``, ``bce_with_logits``, ``mse``, ... or ``custom`` for a hand-written loss (None: the
+        monitor identifies a stock loss from outputs/targets when it can, else counts it custom;
+        ``"unknown"``: say nothing about the loss function). ``loss_fn``: the criterion itself,
+        used to re-run the loss on a model copy (overfit probe).
+        """
+        torch = self._torch
+        if self._busy or not torch.is_tensor(loss):
+            return
+        try:
+            self._on_loss(loss, phase, outputs, targets, loss_name, loss_fn)
+        except Exception as e:  # a probe never breaks the user's run
+            self._note("on_loss", e)
+
+    def _on_loss(self, loss, phase, outputs, targets, loss_name, loss_fn):
+        grad_path = loss.requires_grad and self._torch.is_grad_enabled()
+        if phase in (None, "auto"):
+            phase = "tentative" if grad_path else "val"
+        elif phase == "train" and not grad_path:
+            phase = "val"
+        elif phase not in ("train", "val"):
+            phase = "val" if phase in ("eval", "validation", "test") else "train"
+        # the mode of the forward that produced this loss, not of the model now: a helper that
+        # switches back with model.train() before computing the validation loss ran that forward
+        # in eval mode
+        training = self._last_fwd_training if self._last_fwd_training is not None else (
+            None if self.model is None else self.model.training)
+        rec = _LossRec(self.steps, phase, training, self._bwd_count)
+        self._loss_count += 1
+        if loss_fn is not None and self._loss_fn is None:
+            self._loss_fn = loss_fn
+            ls = getattr(loss_fn, "label_smoothing", None)
+            if isinstance(ls, float) and ls > 0:
+                self._label_smoothing = ls
+        self._read_loss_value(rec, loss)
+        loss_name = self._identify_loss(loss, outputs, targets, loss_name)
+        if phase != "val":
+            self._on_train_loss(rec, outputs, targets, loss_name)
+        else:
+            self._val_since_wait = True
+            self._val_since_step = True
+            if outputs is not None and targets is not None:
+                name = L.loss_function(loss_name) if loss_name not in (None, "unknown") else self._loss_name
+                cc = L._correct_count(outputs, targets, name)
+                if cc is not None:
+                    self._defer_count(cc, lambda hit, n, r=rec: setattr(r, "acc", (hit, n)))
+        self._queue.append(rec)
+        if phase == "val" and len(self._queue) > 64:
+            self._flush()
+
+    def _read_loss_value(self, rec, loss):
+        """The value: read now on CPU (no sync to avoid), deferred to the next flush on a device."""
+        if not self._device_known:
+            self._set_device(loss.device.type)
+        if self._device_type == "cpu":
+            try:
+                rec.value = loss.item()
+            except (RuntimeError, ValueError):     # not a scalar
+                rec.value = loss.detach().float().mean().item()
+        else:
+            lv = loss.detach()
+            if lv.numel() != 1:
+                lv = lv.float().mean()
+            self._deferred.append((lambda v, r=rec: setattr(r, "value", v), lv))
+
+    def _identify_loss(self, loss, outputs, targets, loss_name):
+        """Loss identification: a given name, else a value match on the first few losses that come
+        with outputs and targets (names are tallied on the first 100 losses only). Returns the name
+        this loss goes by (None: not known)."""
+        if loss_name != "unknown" and self._loss_count <= 100:
+            if loss_name is None and outputs is not None and targets is not None and self._name_checks < 3:
+                self._name_checks += 1
+                loss_name = L.infer_loss_name(loss, outputs, targets)
+            if loss_name is not None:
+                fn = L.loss_function(loss_name)
+                self._outputs["loss_names"][fn] += 1
+                if self._loss_name is None or self._loss_name == "custom":
+                    self._loss_name = fn
+            elif self._loss_name is None and outputs is None:
+                self._outputs["loss_names"]["custom"] += 1
+        elif loss_name not in (None, "unknown") and self._loss_name is None:
+            self._loss_name = L.loss_function(loss_name)
+        return loss_name
+
+    def _on_train_loss(self, rec, outputs, targets, loss_name):
+        """A training (or not yet decided) loss: the sampled looks at outputs, targets and labels,
+        the costly probes that keep batches, and the NaN trace at the first non-finite value."""
+        i = self._train_loss_count
+        self._train_loss_count += 1
+        if due(ACC, i) or due(OUTPUTS, i) or self.steps < self._armed_until or self.level == "full":
+            if self._sched("outputs", i):
+                self._observe_outputs(rec, outputs, targets, loss_name or self._loss_name,
+                                      sample_squash=self.armed or SCHEDULE["squash"](i))
+            elif targets is not None and self._sched("accuracy", i):
+                self._observe_accuracy(outputs, targets, loss_name or self._loss_name)
+        if targets is not None:
+            self._last_targets = targets
+            if self._train_batch_count == 0 and self._sched("labels", i):
+                self._observe_labels(targets)
+        if outputs is not None and self._torch.is_tensor(outputs):
+            self._last_out_shape = outputs.shape
+        for p in self._costly:
+            if p.collecting:
+                p.on_train_loss(self, outputs, targets)
+        if rec.value is not None and self._nan_first is None and not math.isfinite(rec.value):
+            rec.nan_info = self._trace_nan(outputs, targets)
+            if not self.armed:
+                self.arm(f"nonfinite loss at step {self.steps}")
+        if rec.phase == "tentative":
+            self._tentative.append(rec)
+
+    def _resolve_tentative(self, final=True):
+        """Losses computed with grad since the last step: one followed by a backward pass (before
+        the next loss) trained; one that no backward followed was validation. ``final=False`` (a
+        look mid-run) leaves the latest loss pending while no backward has followed it yet."""
+        recs, self._tentative = self._tentative, []
+        if not recs:
+            return
+        for i, rec in enumerate(recs):
+            if rec.phase != "tentative":
+                continue
+            last = i + 1 == len(recs)
+            nxt = self._bwd_count if last else recs[i + 1].bwd
+            if self._sentinel_param is None:   # no backward counter yet (first step): the last trains
+                if not final and last:
+                    self._tentative.append(rec)
+                    continue
+                rec.phase = "train" if last or rec.training is not False else "val"
+            elif nxt > rec.bwd:
+                rec.phase = "train"
+            elif not final and last:
+                self._tentative.append(rec)    # its backward may still come
+            else:
+                rec.phase = "val"
+
+    def _observe_outputs(self, rec, outputs, targets, loss_name, sample_squash=True):
+        torch = self._torch
+        if outputs is None or not torch.is_tensor(outputs):
+            return
+        o = self._outputs
+        name = L.loss_function(loss_name) if loss_name not in (None, "unknown") else None
+        m = NT._absmax(outputs)
+        if m is not None:
+            self._defer(lambda v: o.__setitem__("range", max(o["range"], v)), m)
+        if sample_squash:
+            act = L.output_activation(outputs)
+            if act is not None:
+                o["activation"].append(act)
+            if targets is not None and torch.is_tensor(targets):
+                tk = L.target_kind(outputs, targets)
+                if tk is not None:
+                    o["target_kind"].append(tk)
+                mm = L.loss_shape_mismatch(tuple(outputs.shape), tuple(targets.shape), name)
+                if mm is not None:
+                    o["shape_mismatch"].append(mm)
+        if o["num_classes"] is None and name is not None:
+            o["num_classes"] = L.infer_num_classes(tuple(outputs.shape), name)
+        if targets is not None:
+            self._observe_accuracy(outputs, targets, loss_name)
+
+    def _observe_accuracy(self, outputs, targets, loss_name):
+        if outputs is None or loss_name in (None, "unknown"):
+            return
+        cc = L._correct_count(outputs, targets, L.loss_function(loss_name))
+        if cc is not None:
+            self._defer_count(cc, lambda hit, n, st=self.steps: self._train_acc.append((st, hit, n)))
+
+    def _defer_count(self, cc, cb):
+        """``cb(correct, counted)`` from :func:`losses._correct_count`'s pair, read now on CPU."""
+        hit, n = cc
+        if not self._torch.is_tensor(n):
+            self._defer(lambda v: cb(v, float(n)), hit)
+        else:
+            self._defer(lambda v: cb(v[0], v[1]), self._torch.stack([hit.float(), n.float()]))
+
+    @staticmethod
+    def _batch_nonfinite(pair):
+        """Whether either of (loader batch inputs, model forward args) holds NaN/Inf; None when
+        neither is known."""
+        if pair is None or all(x is None for x in pair):
+            return None
+        return any(D.inputs_have_nan(x) for x in pair if x is not None)
+
+    def _earlier_nonfinite_inputs(self, inputs):
+        """The step whose batch had NaN/Inf inputs among the batch of the first non-finite gradient
+        (:meth:`StepFeed._sample_grads`) and the batch of the step before this loss; None if neither."""
+        earlier = []
+        if self._nan_grad_inputs is not None:
+            earlier.append(self._nan_grad_inputs)
+        prev = self._step_inputs
+        if prev is not None and not any(x is inputs for x in prev if x is not None):
+            earlier.append((self.steps - 1, self._batch_nonfinite(prev)))
+        return next((st for st, bad in earlier if bad), None)
+
+    @own_time
+    def _trace_nan(self, outputs, targets):
+        """At the first non-finite training loss (read immediately on CPU): inputs, labels, outputs,
+        and the first non-finite module from a replay on a model copy."""
+        info = {"step": self.steps}
+        self._busy = True
+        try:
+            inputs = self._last_inputs if self._last_inputs is not None else self._last_args
+            if inputs is not None:
+                info["inputs_have_nan"] = D.inputs_have_nan(inputs)
+            if not info.get("inputs_have_nan"):
+                # one step earlier: the batch of the first non-finite gradient, and the one before
+                # this loss (a saturating forward turns an Inf input into a finite loss and NaN
+                # gradients; the weights go NaN on that step, the loss on the next, finite, batch)
+                hit = self._earlier_nonfinite_inputs(inputs)
+                if hit is not None:
+                    info["inputs_have_nan"] = True
+                    info["inputs_nan_step"] = int(hit)
+            if info.get("inputs_have_nan"):
+                self._inputs_nan = True
+            if targets is not None:
+                info["label_range"] = NT.label_range(targets)
+            if outputs is not None:
+                info["outputs_nonfinite"] = NT.nonfinite(outputs)
+                info["output_range_max"] = NT.output_range_max(outputs)
+            if self.model is not None and self._last_args is not None:
+                if info.get("outputs_nonfinite") is False:
+                    info["module"] = "loss"
+                elif NT.params_finite(self.model):
+                    mod = NT.first_nonfinite_module(self.model, self._last_args, self._last_kwargs,
+                                                    autocast=self._fwd_autocast)
+                    if mod is not None:
+                        info["module"] = mod or type(self.model).__name__
+                else:
+                    info["params_nonfinite"] = True
+        except Exception as e:
+            info["error"] = f"{type(e).__name__}: {e}"[:200]
+        finally:
+            self._busy = False
+        return info
+
+    # ------------------------------------------------------------------ the loss queue
+    def _process_queue(self):
+        q = self._queue
+        i = 0
+        while i < len(q):
+            rec = q[i]
+            if rec.phase == "tentative" or rec.value is None:
+                break
+            if rec.phase == "train":
+                self._train_loss(rec)
+            else:
+                self._val_loss(rec)
+            i += 1
+        if i:
+            del q[:i]
+
+    def _train_loss(self, rec):
+        if self._val_run is not None:
+            self._close_val_epoch()
+        v = rec.value
+        if rec.training is not None:
+            self._mode["train"][0 if rec.training else 1] += 1
+        self._train_steps.append(rec.step)
+        self._train_vals.append(v)
+        n = len(self._train_vals)
+        if not math.isfinite(v):
+            if self._nan_first is None:
+                self._nan_first = rec.step
+                self._nan_info = rec.nan_info or {"step": rec.step}
+                if rec.nan_info is None and rec.step == self.steps and self._last_args is not None:
+                    # read late (off the CPU): the latest batch is that step's batch only when the
+                    # loss belongs to the current step; the replay runs only while params are finite
+                    self._nan_info = self._trace_nan(None, self._last_targets)
+                    self._nan_info["step"] = rec.step
+                if not self.armed:
+                    self.arm(f"nonfinite loss at step {rec.step}")
+            return
+        if n >= 10:
+            if n % 16 == 10 or self._spike_ref is None:   # the running median, refreshed every 16 losses
+                recent = L.finite(self._train_vals[-50:])
+                self._spike_ref = median(recent) if recent else None
+            med = self._spike_ref
+            if med is not None and med > 0 and v > self._spike_factor * med:
+                self._spikes += 1
+                if not self.armed:
+                    self.arm(f"spike: loss {v:.4g} > {self._spike_factor:g}x running median {med:.4g}")
+        for p in self._costly:            # costly probes that arm on the curve's shape (lr_decay)
+            p.on_train_value(self, n)
+        if not self._flat_checked and rec.step >= self._flat_after and n >= 20:
+            self._flat_checked = True
+            frac = L.loss_decrease_fraction(list(self._train_vals))
+            if frac is not None and frac < self._flat_fraction:
+                self.arm(f"loss flat: within {max(frac, 0) * 100:.1f}% of its start after {rec.step} steps")
+
+    def _val_loss(self, rec):
+        if rec.training is not None:
+            self._mode["val"][0 if rec.training else 1] += 1
+        run = self._val_run
+        if run is None:
+            run = self._val_run = {"step": self.steps, "sum": 0.0, "n": 0, "correct": 0.0, "counted": 0.0}
+        if math.isfinite(rec.value):
+            run["sum"] += rec.value
+            run["n"] += 1
+        if rec.acc is not None:
+            run["correct"] += rec.acc[0]
+            run["counted"] += rec.acc[1]
+
+    def _close_val_epoch(self):
+        run, self._val_run = self._val_run, None
+        if run is None or run["n"] == 0:
+            return
+        ep = {"step": run["step"], "loss": run["sum"] / run["n"], "batches": run["n"],
+              "accuracy": L.accuracy(run["correct"], run["counted"]), "train_loss": self._recent_train_loss()}
+        self._val_epochs.append(ep)
+        eps = self._val_epochs
+        if len(eps) >= 3:
+            gaps = [e["loss"] - e["train_loss"] for e in eps[-3:] if e["train_loss"] is not None]
+            if len(gaps) == 3 and gaps[0] < gaps[1] < gaps[2] and eps[-1]["loss"] > eps[-2]["loss"] and not self.armed:
+                self.arm("gap: validation/train loss gap widening over 3 evaluations")
+
+    def _recent_train_loss(self):
+        s = L.finite(self._train_vals[-50:])
+        return float(sum(s) / len(s)) if s else None
+
+    def _process_queue_final(self):
+        for rec in self._queue:
+            if rec.phase == "tentative":
+                rec.phase = "val"
+        self._process_queue()
+
+    def _lrs(self) -> list[float]:
+        return [lr for _, lr in self._lr_changes if lr is not None]
+
+    def _train_series(self):
+        return list(self._train_vals)
+
+    def _num_classes(self):
+        if self.num_classes_given:
+            return int(self.num_classes_given), "given"
+        nc = self._outputs["num_classes"]
+        if nc:
+            return nc, "output width"
+        if self._loss_name in (None, "cross_entropy", "nll", "custom") and self._max_label is not None:
+            nc = L.infer_num_classes(None, self._loss_name, self._max_label)
+            if nc:
+                return nc, "largest label + 1"
+        return None, None
+
+    def _val_batches_expected(self):
+        loader = self._loaders.get("val")
+        try:
+            if loader is not None:
+                return max(1, len(loader))
+        except TypeError:
+            pass
+        if self._val_epochs:
+            return self._val_epochs[-1]["batches"]
+        return float("inf")
+
+    def _at_chance(self) -> bool:
+        """The training loss, after ``monitor.flat_after_steps``, is within ``curves.chance_tolerance``
+        of ln(num_classes) (cross-entropy)."""
+        if self.steps < self._flat_after or self._loss_name not in (None, "cross_entropy", "nll"):
+            return False
+        nc, _ = self._num_classes()
+        cur = L.current_loss(self._train_vals)
+        chance = L.chance_loss(nc)
+        return bool(chance and cur is not None and abs(cur - chance) <= self._chance_tolerance * chance)
+

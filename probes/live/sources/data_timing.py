@@ -1,0 +1,26 @@
+"""``probe:data_timing``: the share of each step spent waiting for the data loader, GPU use, step time."""
+
+from __future__ import annotations
+
+import traindx.probes.live.timing as T
+from traindx.probes.live.probe import Probe
+
+
+class DataTiming(Probe):
+    source = "probe:data_timing"
+    facts = ("data_time_fraction", "gpu_utilization", "step_time_trend")
+    needs = frozenset({"loader", "optimizer"})
+    schedule = "every batch wait and every optimizer step; GPU utilisation first step, every 50"
+
+    def findings(self, m, emit, params):
+        waits = m._synced_waits if (m.on_cuda and m._synced_waits) else m._waits
+        f = T.data_time_fraction(waits, m._intervals)
+        if f is not None:
+            emit("data_time_fraction", f,
+                 f"{f * 100:.1f}% of each step is spent waiting for the data loader "
+                 f"(mean wait {sum(waits) / len(waits) * 1e3:.2f} ms, "
+                 f"step {sum(m._intervals) / len(m._intervals) * 1e3:.2f} ms)")
+        u = T.gpu_utilization(m._gpu_util)
+        emit("gpu_utilization", u, f"average GPU utilisation {u * 100:.0f}%" if u is not None else "")
+        tr = T.step_time_trend(list(m._step_times))
+        emit("step_time_trend", tr, f"time per step {tr}")

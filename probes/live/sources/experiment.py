@@ -1,0 +1,67 @@
+"""``probe:experiment`` (costly): differential diagnosis on copies. The engine picks an experiment of
+``kb/experiments.yaml`` (``traindx.engine.differential``); it runs on copies of the model and
+optimizer, fed the recent training batches kept here (:mod:`traindx.probes.live.experiments`), at
+the next sampled optimizer step or at ``Monitor.run_experiments``.
+
+Its facts are generated: one ``exp_<id>`` per experiment of the knowledge base (the loader adds them
+to the source's ``facts``), so :attr:`Experiment.facts` lists none and :attr:`Experiment.fact_prefix`
+names their form.
+"""
+
+from __future__ import annotations
+
+import traindx.probes.live.experiments as EX
+import traindx.probes.live.gradients as G
+import traindx.probes.live.losses as L
+from traindx.probes.live.probe import CostlyProbe
+
+
+class Experiment(CostlyProbe):
+    source = "probe:experiment"
+    facts = ()
+    #: the facts it emits are ``exp_<experiment id>``, one per experiment of the knowledge base
+    fact_prefix = "exp_"
+    needs = frozenset({"model", "optimizer", "batch", "loss"})
+    schedule = ("keeps every training batch (references, bounded by count and bytes); an experiment the "
+                "engine asks for runs at the next sampled step")
+    parameters = ("experiments.buffer_batches", "experiments.buffer_bytes")
+
+    def __init__(self):
+        self.box = EX.Experiments(True)
+
+    def setup(self, m) -> None:
+        """Experiments on or off (``Monitor(experiments=...)``), buffer sizes from ``m.params``."""
+        self.box = EX.Experiments(m.experiments_enabled, params=m.params)
+
+    @property
+    def collecting(self) -> bool:
+        return self.box.enabled
+
+    @property
+    def ready(self) -> bool:
+        return bool(self.box.pending)
+
+    @property
+    def pending(self) -> bool:
+        return bool(self.box.pending)
+
+    def request(self, spec: dict) -> None:
+        self.box.request(spec)
+
+    def on_train_loss(self, m, outputs, targets) -> None:
+        shape = outputs.shape if outputs is not None and m._torch.is_tensor(outputs) else None
+        self.box.keep(m._last_args, m._last_kwargs, targets, shape)
+
+    def run(self, m) -> None:
+        lrs = m._lrs()
+        context = {"clip_max": m._clip_max, "peak_lr": max(lrs) if lrs else None,
+                   "accumulates": bool(G.grad_accumulates(m._carried)) if m._carried else False,
+                   "training": m._last_fwd_training}
+        self.box.run_pending(m.model, m.optimizer, m._loss_fn or L.loss_callable(m._loss_name), context,
+                             m._fwd_autocast)
+
+    def summary(self):
+        return [dict(r) for r in self.box.results]
+
+    def findings(self, m, emit, params):
+        self.box.findings(lambda _src, fact, value, detail, **extra: emit(fact, value, detail, **extra))

@@ -1,0 +1,28 @@
+"""``probe:input_stats``: NaN/Inf and the scale of the inputs where the model receives them."""
+
+from __future__ import annotations
+
+import traindx.probes.live.data as D
+from traindx.probes.live.probe import Probe
+
+
+class InputStats(Probe):
+    source = "probe:input_stats"
+    facts = ("inputs_have_nan", "input_scale", "input_scale_spread", "batch_size")
+    needs = frozenset({"batch"})
+    schedule = "first 10 training forwards (or loader batches), every 100; every one while armed"
+
+    def findings(self, m, emit, params):
+        info = m._nan_info or {}
+        if "inputs_have_nan" not in info and m._inputs_nan is not None:
+            # (the NaN trace's look at the offending batch, when there is one, is the better answer)
+            emit("inputs_have_nan", bool(m._inputs_nan),
+                 "NaN/Inf in sampled input batches" if m._inputs_nan else "sampled input batches are finite")
+        if m._input_moments is not None:
+            s, q, n = m._input_moments
+            means, stds = D.feature_stats(s.tolist(), q.tolist(), n)
+            sc, sp = D.input_scale(means, stds), D.input_scale_spread(stds)
+            emit("input_scale", sc, f"largest |feature mean| or std {sc:.4g} over {len(means)} features"
+                 if sc is not None else "")
+            emit("input_scale_spread", sp, f"feature stds span {sp:.3g}x (95th/5th percentile)"
+                 if sp is not None else "")

@@ -1,0 +1,34 @@
+"""``probe:leakage``: validation examples that are (near-)copies of training examples."""
+
+from __future__ import annotations
+
+import traindx.probes.live.data as D
+from traindx.probes.live.probe import Probe
+
+class Leakage(Probe):
+    source = "probe:leakage"
+    facts = ("val_train_overlap",)
+    needs = frozenset({"loader"})
+    schedule = "once, when findings are first gathered with both loaders declared"
+    parameters = ("leakage.near_copy_fraction",)
+
+    def findings(self, m, emit, params):
+        if "train" not in m._loaders or "val" not in m._loaders:
+            return
+        if m._overlap is None:
+            m._overlap = D.val_train_overlap(m._loaders["train"], m._loaders["val"]) or {}
+            near = D.near_duplicate_fraction(m._loaders["train"], m._loaders["val"])
+            if (near and near["fraction"] >= params["leakage.near_copy_fraction"]
+                    and near["fraction"] > m._overlap.get("overlap", 0)):
+                m._overlap["near"] = near
+        ov = m._overlap.get("overlap") if m._overlap else None
+        near = m._overlap.get("near") if m._overlap else None
+        if near:
+            emit("val_train_overlap", near["fraction"],
+                 f"{near['fraction'] * 100:.0f}% of {near['val_checked']} validation examples are near-copies of "
+                 f"training examples (a few training examples far closer than any other; exact copies: "
+                 f"{(ov or 0) * 100:.0f}%) — copies made before the split")
+        else:
+            emit("val_train_overlap", ov,
+                 f"{ov * 100:.1f}% of {m._overlap['val_checked']} validation examples also appear in the training set"
+                 if ov is not None else "")

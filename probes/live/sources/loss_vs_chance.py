@@ -1,0 +1,50 @@
+"""``probe:loss_vs_chance``: the training-loss curve read as the log reader reads it, against chance."""
+
+from __future__ import annotations
+
+import traindx.probes.live.losses as L
+from traindx.probes.live.probe import Probe
+
+
+class LossVsChance(Probe):
+    source = "probe:loss_vs_chance"
+    facts = ("initial_loss", "current_loss", "num_classes", "loss_trend", "loss_decrease_fraction",
+             "loss_has_nonfinite", "loss_negative", "loss_spikes", "loss_noise", "oscillation_trend",
+             "run_length_steps")
+    needs = frozenset({"loss"})
+    schedule = "every training loss (read at each flush: every 25 steps on CPU, 10 off it)"
+    parameters = tuple(f"curves.{n}" for n in (
+        "spike_bands", "spike_rel", "flat_fraction", "diverge_rise", "diverge_magnitude", "osc_noise",
+        "plateau_share", "plateau_rel", "tail_fraction", "noisy", "wander_tail", "wander_rebound",
+        "still_falling_total", "still_falling_rel", "blip_points", "rare_spikes", "oscillation_growth"))
+
+    def findings(self, m, emit, params):
+        s = m._train_series()
+        if not s:
+            return
+        nc, how = m._num_classes()
+        chance = L.chance_loss(nc) if m._loss_name in (None, "cross_entropy", "nll") else None
+        ch = f" (chance ln({nc}) = {chance:.4f})" if chance else ""
+        init, cur = L.initial_loss(s), L.current_loss(s)
+        emit("initial_loss", init, f"training loss at the first steps {init:.4g}{ch}" if init is not None else "")
+        emit("current_loss", cur, f"training loss now {cur:.4g}{ch} after {m.steps} steps" if cur is not None else "")
+        if nc:
+            emit("num_classes", nc, f"{nc} classes ({how})")
+        an = L.curve_analysis(m._train_steps, s, (), nc, params=params)
+        m._on_curve(an)          # the costly probes that wait for a curve shape (lr_decay)
+        if an is not None:
+            # the log reader's method, so that a live run and its log read alike
+            for fact in ("loss_trend", "loss_spikes", "loss_noise", "oscillation_trend"):
+                f = an.finding(fact)
+                if f is not None:
+                    emit(fact, f.value, f.detail)
+        else:
+            tr = L.short_run_trend(s)
+            emit("loss_trend", tr, f"the training loss ends NaN/Inf after {len(s)} losses")
+        f = L.loss_decrease_fraction(s)
+        emit("loss_decrease_fraction", f, f"loss fell by {f * 100:.1f}% of its start" if f is not None else "")
+        nf = L.loss_has_nonfinite(s)
+        emit("loss_has_nonfinite", nf,
+             f"loss became NaN/Inf at step {m._nan_first}" if nf else "every training loss was finite")
+        neg = L.loss_negative(s)
+        emit("loss_negative", neg, "the loss went below zero" if neg else "the loss stayed >= 0")

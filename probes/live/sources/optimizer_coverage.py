@@ -1,0 +1,28 @@
+"""``probe:optimizer_coverage``: trainable parameters in no param group; the optimizer and its LR."""
+
+from __future__ import annotations
+
+import traindx.probes.live.model_config as MC
+from traindx.probes.live.probe import Probe
+
+
+class OptimizerCoverage(Probe):
+    source = "probe:optimizer_coverage"
+    facts = ("params_not_in_optimizer", "optimizer", "learning_rate", "momentum", "adam_eps")
+    needs = frozenset({"model", "optimizer"})
+    schedule = "once, when findings are gathered (the initial LR at bind time)"
+
+    def findings(self, m, emit, params):
+        mod, o = m.model, m.optimizer
+        if mod is not None and o is not None:
+            missing = MC.params_not_in_optimizer(mod, o)
+            hidden = {n for n, _ in MC.hidden_params(mod)} & set(missing)
+            emit("params_not_in_optimizer", missing,
+                 (f"{len(missing)} trainable parameter(s) in no param group: " + ", ".join(missing[:5])
+                  + (f" ({len(hidden)} of them kept in plain Python lists/attributes, invisible to "
+                     "model.parameters())" if hidden else "")) if missing
+                 else "every trainable parameter is in the optimizer")
+        if o is not None:
+            emit("optimizer", MC.optimizer_name(o), f"{type(o).__name__}")
+            lr = m._initial_lr if m._initial_lr is not None else MC.learning_rate(o)
+            emit("learning_rate", lr, f"initial learning rate {lr:g}" if lr is not None else "")

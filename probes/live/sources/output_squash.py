@@ -1,0 +1,44 @@
+"""``probe:output_squash``: the loss function, outputs already squashed before it, the kind of targets."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import traindx.probes.live.losses as L
+from traindx.probes.live.probe import Probe
+
+_ACTIVATION_DETAIL = {
+    "softmax": "outputs are non-negative and rows sum to 1: softmax already applied",
+    "log_softmax": "outputs are <= 0 with logsumexp 0: log_softmax already applied",
+    "sigmoid": "every output lies in [0, 1]: sigmoid already applied",
+    "none": "outputs are raw (not squashed)",
+}
+
+
+class OutputSquash(Probe):
+    source = "probe:output_squash"
+    facts = ("output_activation", "loss_function", "target_kind", "loss_shape_mismatch", "custom_loss", "num_classes")
+    needs = frozenset({"loss"})
+    schedule = "outputs and targets of the first 10 training losses, then every 500th; every one while armed"
+
+    def findings(self, m, emit, params):
+        o_ = m._outputs
+        if o_["loss_names"]:
+            name = m._loss_name or o_["loss_names"].most_common(1)[0][0]
+            emit("loss_function", name, f"the loss is {name}")
+            cl = L.custom_loss(name)
+            emit("custom_loss", cl, "a hand-written loss" if cl else "a stock torch loss")
+        if o_["activation"]:
+            acts = Counter(o_["activation"])
+            top, k = acts.most_common(1)[0]
+            if top != "none" and k < len(o_["activation"]):
+                top = "none"   # a squash must hold at every sampled batch
+            emit("output_activation", top, _ACTIVATION_DETAIL[top] + f" ({len(o_['activation'])} sampled batches)")
+        if o_["target_kind"]:
+            tk = Counter(o_["target_kind"]).most_common(1)[0][0]
+            emit("target_kind", tk, f"targets look like {tk.replace('_', ' ')}")
+        if o_["shape_mismatch"]:
+            mm = any(o_["shape_mismatch"])
+            emit("loss_shape_mismatch", mm,
+                 f"outputs {m._last_out_shape} and targets differ in shape and broadcast" if mm
+                 else "outputs and targets have matching shapes")

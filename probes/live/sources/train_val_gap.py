@@ -1,0 +1,69 @@
+"""``probe:train_val_gap``: training and validation loss/accuracy at the same point of training, the
+validation-loss trend and where its best came."""
+
+from __future__ import annotations
+
+import traindx.probes.live.losses as L
+from traindx.probes.live.probe import Probe
+
+class TrainValGap(Probe):
+    source = "probe:train_val_gap"
+    facts = ("train_accuracy", "val_accuracy", "train_loss", "val_loss", "val_loss_trend", "best_val_fraction")
+    needs = frozenset({"loss"})
+    schedule = "every validation loss; training accuracy first 10 training losses, every 20"
+    parameters = ("train_val_gap.min_metric_steps", "curves.val_rise", "curves.val_fall")
+
+    def findings(self, m, emit, params):
+        first = params["train_val_gap.min_metric_steps"]
+        if m.steps < first:
+            return
+        s = L.finite(m._train_vals)
+        if s:
+            emit("train_loss", m._recent_train_loss(), f"mean of the latest {min(50, len(s))} training losses")
+        epochs = self._evaluations(m, first)
+        if m._train_acc:
+            self._train_accuracy(m, emit, epochs)
+        if epochs:
+            self._validation(m, emit, epochs, params)
+
+    @staticmethod
+    def _evaluations(m, first) -> list[dict]:
+        epochs = [e for e in m._val_epochs if e["step"] >= first]
+        run = m._val_run
+        if run is not None and run["n"] and run["n"] >= m._val_batches_expected() and \
+                run["step"] >= first:
+            # an evaluation still open at a look mid-run, counted once it has as many batches as
+            # the validation loader (or as the previous evaluation): a partial one would mislead
+            epochs.append({"step": run["step"], "loss": run["sum"] / run["n"], "batches": run["n"],
+                           "accuracy": L.accuracy(run["correct"], run["counted"]), "train_loss": None})
+        return epochs
+
+    @staticmethod
+    def _train_accuracy(m, emit, epochs):
+        # the sampled batches of the last 20% of the run up to the latest evaluation (so that
+        # the two accuracies are measured at the same point of training), at least 5 of them
+        end = epochs[-1]["step"] if epochs else m.steps
+        pool = [a for a in m._train_acc if a[0] <= end] or m._train_acc
+        recent = [a for a in pool if a[0] >= 0.8 * end]
+        if len(recent) < 5:
+            recent = pool[-5:]
+        acc = L.accuracy(sum(c for _, c, _ in recent), sum(n for _, _, n in recent))
+        emit("train_accuracy", acc,
+             f"training accuracy {acc * 100:.1f}% over {len(recent)} sampled batches, steps "
+             f"{recent[0][0]}-{recent[-1][0]}" + (" (up to the latest evaluation)" if epochs else "")
+             if acc is not None else "")
+
+    @staticmethod
+    def _validation(m, emit, epochs, params):
+        last = epochs[-1]
+        emit("val_loss", last["loss"], f"validation loss {last['loss']:.4g} at step {last['step']} "
+             f"({len(epochs)} evaluation(s))")
+        if last["accuracy"] is not None:
+            emit("val_accuracy", last["accuracy"], f"validation accuracy {last['accuracy'] * 100:.1f}%")
+        vl = [e["loss"] for e in epochs]
+        van = L.curve_analysis((), (), [(e["step"], e["loss"]) for e in epochs], params=params)
+        vf = van.finding("val_loss_trend") if van is not None else None
+        if vf is not None:
+            emit("val_loss_trend", vf.value, f"{vf.detail} ({len(vl)} evaluations)")
+        b = L.best_val_fraction([(e["step"], e["loss"]) for e in epochs], m.steps)
+        emit("best_val_fraction", b, f"best validation loss at {b * 100:.0f}% of the run" if b is not None else "")
