@@ -68,7 +68,8 @@ OPTIONS = {"experiments": True, "patch": None}
 @click.option("--script", "script", type=click.Path(),
               help="Run this training script under instrumentation (and read its code).")
 @click.option("--log", "logs", multiple=True, type=click.Path(),
-              help="A metrics log: CSV, JSON lines, or a TensorBoard event file/folder.")
+              help="What the run left behind: console output (tee, nohup.out, SLURM .out), CSV, JSON "
+                   "lines, a TensorBoard event file/folder, an MLflow run store or a W&B offline run.")
 @click.option("--code", "codes", multiple=True, type=click.Path(), help="Training code to read (never executed).")
 @click.option("--config", "configs", multiple=True, type=click.Path(), help="A config file (YAML, JSON, TOML).")
 @click.option("--setup", "setup", help="MODULE:FUNCTION returning model, optimizer, loss and loaders.")
