@@ -74,11 +74,13 @@ def parse_source(path: str | os.PathLike) -> ast.Module:
         raise InputError("no such Python file", path=p)
     if os.path.isdir(p):
         raise InputError("is a directory, expected a Python file", path=p)
-    with open(p, "rb") as fh:
-        data = fh.read()
+    from traindx.engine import bounded
+    data = bounded.read_bytes(p, bounded.limits().max_file_bytes, "Python file")
     text = _decode(p, data)
     try:
         return ast.parse(text, filename=p)
+    except (RecursionError, MemoryError):   # CPython's parser gives up on very deep expressions
+        raise InputError("expression nested too deeply for Python's parser", path=p) from None
     except SyntaxError as err:
         raise InputError(f"invalid Python: {err.msg}", path=p, line=err.lineno,
                          col=err.offset) from None
@@ -145,8 +147,11 @@ def analyze_code(path: str | os.PathLike) -> CodeReport:
     p = os.fspath(path)
     tree = parse_source(p)
     reader = _Reader(p, tree)
-    reader.run()
-    report = reader.report()
+    try:
+        reader.run()
+        report = reader.report()
+    except RecursionError:   # a valid but absurdly deep expression: the reader walks trees recursively
+        raise InputError("code nested too deeply to read (the reader recurses per level)", path=p) from None
     rl = _rl_markers(tree)
     if rl is not None and report.get("rl_training") is None:
         line, what = rl

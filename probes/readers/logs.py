@@ -81,6 +81,7 @@ from dataclasses import dataclass, field
 from operator import add, itemgetter, le, mul, sub, truediv
 from typing import Any, Iterable
 
+from traindx.engine import bounded
 from traindx.engine.errors import InputError
 
 #: The evidence source (``kb/sources.yaml``) this module implements.
@@ -726,8 +727,9 @@ def _not_utf8(path: str) -> InputError:
                       hint="re-save the file as UTF-8")
 
 
-def _sniff(path: str) -> str:
+def _sniff(path: str, lim: bounded.Limits | None = None) -> str:
     """'csv', 'jsonl', 'json' or 'tensorboard'; InputError for empty/binary/non-UTF-8 files."""
+    lim = lim or bounded.limits()
     if os.path.isdir(path):
         return "tensorboard"
     base = os.path.basename(path)
@@ -755,6 +757,8 @@ def _sniff(path: str) -> str:
     if stripped.startswith("{"):
         first = stripped.split("\n", 1)[0].strip()
         try:
+            if bounded.json_depth(first, lim.max_depth) > lim.max_depth:
+                raise ValueError("too deep")   # the reader says so, with the line
             rec = json.loads(first)
             if isinstance(rec, dict):
                 columnar = rec and all(isinstance(v, list) for v in rec.values())
@@ -769,7 +773,8 @@ def _sniff(path: str) -> str:
 # CSV
 # --------------------------------------------------------------------------------------------
 
-def _read_csv(path: str, column_map: dict) -> LogData:
+def _read_csv(path: str, column_map: dict, lim: bounded.Limits | None = None) -> LogData:
+    lim = lim or bounded.limits()
     log = LogData(path=path, format="csv")
     try:
         f = open(path, "r", encoding="utf-8-sig", newline="")
@@ -777,20 +782,25 @@ def _read_csv(path: str, column_map: dict) -> LogData:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     with f:
         try:
-            _read_csv_stream(f, path, column_map, log)
+            _read_csv_stream(f, path, column_map, log, lim)
         except UnicodeDecodeError:
             raise _not_utf8(path) from None
     return log
 
 
-def _read_csv_stream(f, path: str, column_map: dict, log: LogData) -> None:
+def _read_csv_stream(f, path: str, column_map: dict, log: LogData,
+                     lim: bounded.Limits | None = None) -> None:
+    lim = lim or bounded.limits()
     line_no = 0
     header_line = ""
     while True:
-        header_line = f.readline()
+        header_line = f.readline(lim.max_line_chars + 1)
         if not header_line:
             raise InputError("empty log file (no header, no rows)", path)
         line_no += 1
+        if len(header_line) > lim.max_line_chars:
+            raise InputError(f"line longer than {lim.max_line_chars} characters", path, line_no,
+                             hint="limits.max_line_chars in kb/parameters/limits.yaml")
         if header_line.strip() and not header_line.lstrip().startswith("#"):
             break
     counts = {d: header_line.count(d) for d in (",", "\t", ";")}
@@ -804,6 +814,9 @@ def _read_csv_stream(f, path: str, column_map: dict, log: LogData) -> None:
                          hint="add a header naming the columns, e.g. step,loss,val_loss")
     header = [h or f"column{i + 1}" for i, h in enumerate(header)]
     ncols = len(header)
+    if ncols > lim.max_columns:
+        raise InputError(f"{ncols} columns, over the {lim.max_columns}-column limit", path, line_no,
+                         hint="limits.max_columns in kb/parameters/limits.yaml")
     bound, unused = _bind_columns(header, column_map, path, line_no)
     xrole = _x_role(bound)
     metrics = {r: c for r, c in bound.items() if r in _METRIC_ROLES}
@@ -822,11 +835,7 @@ def _read_csv_stream(f, path: str, column_map: dict, log: LogData) -> None:
     last_x = None
     last_before = None
 
-    while True:
-        lines = f.readlines(_CSV_BLOCK)
-        if not lines:
-            break
-        start = line_no + 1
+    for start, lines in bounded.iter_line_blocks(f, path, lim, _CSV_BLOCK, line_no + 1):
         line_no += len(lines)
         cut = not lines[-1].endswith(("\n", "\r"))
         reader = csv.reader(lines, delimiter=delim)
@@ -1115,7 +1124,8 @@ class _RecordSink:
         self.log.ignored_columns = sorted(self.seen - set(self.bound.values()))
 
 
-def _read_jsonl(path: str, column_map: dict) -> LogData:
+def _read_jsonl(path: str, column_map: dict, lim: bounded.Limits | None = None) -> LogData:
+    lim = lim or bounded.limits()
     log = LogData(path=path, format="jsonl")
     sink = _RecordSink(log, path, column_map)
     line_no = 0
@@ -1125,13 +1135,13 @@ def _read_jsonl(path: str, column_map: dict) -> LogData:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     with f:
         try:
-            while True:
-                lines = f.readlines(1 << 18)
-                if not lines:
-                    break
-                start = line_no + 1
-                line_no += len(lines)
+            deep = lim.max_depth
+            for start, lines in bounded.iter_line_blocks(f, path, lim, 1 << 18):
+                line_no = start + len(lines) - 1
                 body = [(start + i, s) for i, s in enumerate(lines) if s.strip()]
+                for ln, s in body:   # json.loads recurses once per level: check the depth first
+                    if s.count("[") + s.count("{") > deep and bounded.json_depth(s, deep) > deep:
+                        bounded.loads_json(s, path, lim, line=ln)   # raises: nested too deep
                 try:
                     recs = json.loads("[" + ",".join(s for _, s in body) + "]")
                     if len(recs) != len(body):
@@ -1155,17 +1165,15 @@ def _read_jsonl(path: str, column_map: dict) -> LogData:
     return log
 
 
-def _read_json_doc(path: str, column_map: dict) -> LogData:
+def _read_json_doc(path: str, column_map: dict, lim: bounded.Limits | None = None) -> LogData:
+    lim = lim or bounded.limits()
     log = LogData(path=path, format="json")
     try:
-        with open(path, "r", encoding="utf-8-sig") as f:
-            doc = json.load(f)
+        text = bounded.read_bytes(path, lim.max_json_doc_bytes, "JSON log").decode("utf-8-sig")
     except UnicodeDecodeError:
         raise _not_utf8(path) from None
-    except json.JSONDecodeError as e:
-        raise InputError(f"not valid JSON: {e.msg}", path, e.lineno, e.colno) from None
-    except OSError as e:
-        raise InputError(f"cannot read: {e.strerror}", path) from None
+    doc = bounded.loads_json(text, path, lim, prefix="not valid JSON")
+    del text
     records = None
     if isinstance(doc, list):
         records = doc
@@ -1208,7 +1216,8 @@ def _event_files(path: str) -> list[str]:
     return found
 
 
-def _read_tensorboard(path: str, column_map: dict) -> LogData:
+def _read_tensorboard(path: str, column_map: dict, lim: bounded.Limits | None = None) -> LogData:
+    lim = lim or bounded.limits()
     try:
         from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
         from tensorboard.util import tensor_util
@@ -1218,6 +1227,11 @@ def _read_tensorboard(path: str, column_map: dict) -> LogData:
     files = _event_files(path)
     if not files:
         raise InputError("no TensorBoard event files (events.out.tfevents.*) here", path)
+    if len(files) > lim.max_event_files:
+        raise InputError(f"{len(files)} TensorBoard event files, over the {lim.max_event_files}-file limit",
+                         path, hint="pass one run's folder")
+    for fname in files:
+        bounded.check_size(fname, lim.max_log_bytes, "TensorBoard event file")
     log = LogData(path=path, format="tensorboard", x_label="step", x_column="step")
     top = path if os.path.isdir(path) else os.path.dirname(path)
     mapped = {c: r for r, c in column_map.items()}
@@ -1324,29 +1338,33 @@ def _read_tensorboard(path: str, column_map: dict) -> LogData:
 # Public API
 # --------------------------------------------------------------------------------------------
 
-def read_log(path: str | os.PathLike, column_map: dict | str | None = None) -> LogData:
+def read_log(path: str | os.PathLike, column_map: dict | str | None = None, params=None) -> LogData:
     """Read a metrics log (CSV, JSON lines, JSON, TensorBoard file/folder) into a :class:`LogData`.
 
     ``column_map`` maps roles to column names the reader would not recognise: a dict
     ``{"loss": "my_loss"}`` or the string ``"loss=my_loss,val_loss=vloss"``. Raises
-    :class:`InputError` (file, line, reason) for anything wrong with the file.
+    :class:`InputError` (file, line, reason) for anything wrong with the file. Read within the
+    ``limits.*`` parameters of ``params`` (file size, line length, nesting depth, columns).
     """
     path = os.fspath(path)
     cmap = parse_column_map(column_map)
+    lim = bounded.limits(params)
     if not os.path.exists(path):
         raise InputError("no such file or folder", path)
+    if os.path.isfile(path):
+        bounded.check_size(path, lim.max_log_bytes, "log")
     try:
-        kind = _sniff(path)
+        kind = _sniff(path, lim)
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     if kind == "tensorboard":
-        log = _read_tensorboard(path, cmap)
+        log = _read_tensorboard(path, cmap, lim)
     elif kind == "jsonl":
-        log = _read_jsonl(path, cmap)
+        log = _read_jsonl(path, cmap, lim)
     elif kind == "json":
-        log = _read_json_doc(path, cmap)
+        log = _read_json_doc(path, cmap, lim)
     else:
-        log = _read_csv(path, cmap)
+        log = _read_csv(path, cmap, lim)
     log._finish()
     if not any(r in log.series for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
         raise InputError("no metric values in the log (every loss/accuracy cell is empty)", path)
@@ -1354,7 +1372,7 @@ def read_log(path: str | os.PathLike, column_map: dict | str | None = None) -> L
 
 
 def analyze_log(path: str | os.PathLike, num_classes: int | None = None,
-                column_map: dict | str | None = None):
+                column_map: dict | str | None = None, params=None):
     """Read a log and analyse its curves: ``(findings, analysis)``.
 
     ``findings`` are :class:`~traindx.engine.evidence.Finding` objects for the ``log:curves``
@@ -1363,7 +1381,7 @@ def analyze_log(path: str | os.PathLike, num_classes: int | None = None,
     """
     from traindx.probes.readers.curves import analyze
 
-    log = read_log(path, column_map=column_map)
+    log = read_log(path, column_map=column_map, params=params)
     return analyze(log, num_classes=num_classes)
 
 
