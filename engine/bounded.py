@@ -53,7 +53,7 @@ class Limits:
     max_value_chars: int = 1 << 20
     max_line_chars: int = 1 << 20
     max_columns: int = 10_000
-    max_text_chars: int = 200_000
+    max_text_chars: int = 20_000
     max_event_files: int = 10_000
 
     @classmethod

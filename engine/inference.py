@@ -142,7 +142,13 @@ class Session:
             self.add_finding(f)
 
     def add_complaint(self, text: str) -> None:
-        """The user's own words: stored, and any facts they state ("lr 1e-7") extracted."""
+        """The user's own words: stored, and any facts they state ("lr 1e-7") extracted.
+
+        Longer than ``limits.max_text_chars``: an InputError (every rule's pattern runs over it)."""
+        limit = self.kb.parameters.get("limits.max_text_chars", {}).get("value")
+        if limit and len(text) > limit:
+            raise InputError(f"the complaint is {len(text)} characters, over the {limit}-character limit",
+                             hint="describe the problem in a few sentences; pass logs with --log")
         self.add("complaint", text, "user")
         for fname, regexes in self.kb.extractors.items():
             if fname in self.base:

@@ -651,7 +651,7 @@ def _check_cycles(b: _Builder) -> None:
 
 def _closest(name: str, table) -> str | None:
     import difflib
-    m = difflib.get_close_matches(name, list(table), n=1, cutoff=0.75)
+    m = difflib.get_close_matches(name, list(table), n=1, cutoff=0.75) if len(str(name)) <= 100 else []
     return m[0] if m else None
 
 

@@ -623,7 +623,7 @@ def explain(ident, kb_dirs):
     if text is None:
         import difflib
         names = list(kb.root_causes) + list(kb.symptoms) + list(kb.questions) + list(kb.rules) + list(kb.fixes) + list(kb.facts)
-        close = difflib.get_close_matches(ident, names, n=3)
+        close = difflib.get_close_matches(ident, names, n=3) if len(str(ident)) <= 100 else []
         _fail(InputError(f"no root cause, symptom, question, rule, fix or fact called {ident!r}",
                          hint=("did you mean " + ", ".join(close) + "?") if close else "try 'traindx explain root-causes'"))
     click.echo(text)
