@@ -28,6 +28,10 @@ def render_markdown(report: dict) -> str:
         out += [f"> **Common misdiagnosis** — you think: *{m['user_thinks']}*; usually it is: "
                 f"*{m['usually_actually']}*. {m['message']}", ""]
 
+    for line in report.get("sources_read") or []:
+        out.append(f"*{line}*  ")
+    if report.get("sources_read"):
+        out.append("")
     out += ["### Symptom Identified", ""]
     sym = report.get("symptom")
     if sym:
@@ -39,6 +43,11 @@ def render_markdown(report: dict) -> str:
     else:
         out.append("Not identified yet — the loss behaviour is unknown.")
     out.append("")
+
+    for c in report.get("conflicts") or []:
+        out.append(f"**Sources disagree:** {c['message']}")
+    if report.get("conflicts"):
+        out.append("")
 
     if report.get("deferral"):
         d = report["deferral"]

@@ -242,6 +242,8 @@ def build_report(session: Session) -> dict:
         "information_gaps": [g["text"] + " — " + g["how_to_close"] for g in gaps],
         "information_gaps_detail": gaps,
         "caveats": caveats,
+        "conflicts": _conflicts(session),
+        "sources_read": list(getattr(session, "sources_read", [])),
         "deferral": ({k: deferral[k] for k in ("to", "found", "message")} | {"id": deferral["id"]}) if deferral else None,
         "misdiagnosis": ({"id": mis["id"], "user_thinks": mis["user_thinks"], "usually_actually": mis["usually_actually"],
                           "message": " ".join(mis["message"].split()), "stop": bool(mis.get("stop")),
@@ -303,6 +305,18 @@ def _confidence_text(status, top, causes, gaps) -> str:
     elif status == "diagnosed":
         text += " No remaining question or measurement would change the ranking."
     return text
+
+
+def _conflicts(session: Session) -> list[dict]:
+    """Where the evidence's sources disagree: the readers' structured conflicts (the config's LR
+    against the LR the log records) and the facts two sources stated differently."""
+    out = [dict(c) for c in getattr(session, "source_conflicts", [])]
+    seen = {c["fact"] for c in out}
+    for text in session.conflicts:
+        fact = text.split(":", 1)[0]
+        if fact not in seen:
+            out.append({"fact": fact, "values": [], "message": text})
+    return out
 
 
 def _caveats(session: Session, status: str, causes: list) -> list[str]:

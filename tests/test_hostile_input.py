@@ -229,3 +229,18 @@ def test_json_depth_scanner_ignores_brackets_in_strings():
     s = json.dumps({"note": "[" * 500, "loss": [[1]]})
     assert bounded.json_depth(s, 100) == 3
     assert bounded.json_depth("[" * 150 + "]" * 150, 100) > 100
+
+
+def test_console_log_lines_are_bounded_but_progress_bars_stream(tmp_path):
+    from traindx.probes.readers.logs import read_log
+    bars = tmp_path / "train.log"
+    redraws = "".join(f"\r{i}/300000 [====>    ] loss: {2.3 - i * 1e-6:.4f}" for i in range(0, 300_000, 7))
+    bars.write_text("starting\n" + redraws + "\n" + "".join(
+        f"epoch {e} loss: {2.0 - e * 0.1:.3f} val_loss: {2.1 - e * 0.1:.3f}\n" for e in range(10)))
+    assert len(redraws) > (1 << 20)          # one 'line' over the line limit, made of short pieces
+    log = read_log(bars)
+    assert "loss" in log.series
+    flat = tmp_path / "flat.log"
+    flat.write_text("epoch 1 loss: 2.0\nepoch 2 loss: 1.9\n" + "z" * (2 << 20) + "\nepoch 3 loss: 1.8\n")
+    with pytest.raises(InputError, match=f"{flat}:3: line longer"):
+        read_log(flat)

@@ -135,19 +135,19 @@ def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answ
                              hint="start again without --resume") from None
     else:
         session = Session(kb, available_sources=available)
+    gather = Gatherer(session, st, quiet=not interactive)
+    analysis = None
     if complaint:
-        session.add_complaint(complaint)
+        analysis = gather.complaint(complaint)
     if answers:
         from ..values import parse_answer_file
         data, marks = parse_answer_file(answers, kb.params())
         session.add_answers(data, marks=marks, path=answers)
 
-    gather = Gatherer(session, st, quiet=not interactive)
     for path in configs:
         gather.config(path)
     for path in codes:
         gather.code(path)
-    analysis = None
     for path in logs:
         analysis = gather.log(path, column_map) or analysis
     if script:
@@ -318,43 +318,55 @@ class Gatherer:
         if not os.path.exists(path):
             raise InputError(f"{what} not found", path)
 
+    def _take(self, read):
+        """Add one artifact's evidence (see gather.py) and say what was read."""
+        from . import gather
+        if gather.absorb(self.session, read) and read.summary:
+            self.announce(read.summary)
+
+    def announce(self, text):
+        """What was read, before anything else: on the terminal in an interview, else on stderr
+        (stdout carries the report)."""
+        if not self.quiet:
+            click.echo(self.st(text, fg="cyan"))
+        else:
+            click.echo(text, err=True)
+
     def code(self, path, for_script=False):
         self._need_file(path, "script" if for_script else "code file")
-        from traindx.probes.readers.code import analyze_code
-        rep = analyze_code(path)
-        self.session.add_findings(rep.findings)
-        for u in getattr(rep, "unresolved", []) or []:
-            self.session.notes.append(f"code reader could not resolve: {u}")
-        for cfg in getattr(rep, "config_paths", []) or []:
-            full = cfg if os.path.isabs(cfg) else os.path.join(os.path.dirname(os.path.abspath(path)), cfg)
-            if os.path.exists(full):
-                try:
-                    self.config(full)
-                except InputError as exc:
-                    self.session.notes.append(f"config named by the script was not readable: {exc}")
-        if for_script:
-            try:
-                from traindx.probes.readers.config import argparse_defaults
-                self.session.add_findings(argparse_defaults(path))
-            except (ImportError, AttributeError):
-                pass
-        self.say(f"Read {path}: {len(rep.findings)} finding(s).")
+        from . import gather
+        for read in gather.read_code(path):
+            self._take(read)
 
     def config(self, path):
         self._need_file(path, "config file")
-        from traindx.probes.readers.config import analyze_config
-        findings = analyze_config(path)
-        self.session.add_findings(findings)
-        self.say(f"Read {path}: {len(findings)} setting(s).")
+        from . import gather
+        self._take(gather.read_config(path))
 
     def log(self, path, column_map=None):
         self._need_file(path, "log")
-        from traindx.probes.readers.logs import analyze_log
-        num_classes = self.session.value("num_classes")
-        findings, analysis = analyze_log(path, num_classes=num_classes, column_map=column_map)
-        self.session.add_findings(findings)
-        self.say(f"Read {path}: {len(findings)} curve fact(s).")
-        return analysis
+        from . import gather
+        read = gather.read_log(path, column_map=column_map, num_classes=self.session.value("num_classes"))
+        self._take(read)
+        return read.analysis
+
+    def complaint(self, text):
+        """The user's words; a log excerpt pasted with them is read like a console log."""
+        from . import gather
+        prose, pasted = gather.split_paste(text)
+        if prose.strip():
+            self.session.add_complaint(prose)
+        elif pasted is not None:
+            self.session.add("complaint", text.strip().splitlines()[0][:200], "user")
+        if pasted is not None:
+            try:
+                read = gather.read_pasted(pasted, num_classes=self.session.value("num_classes"))
+            except InputError as err:
+                self.session.notes.append(f"the pasted log could not be read: {err.message}")
+                return None
+            self._take(read)
+            return read.analysis
+        return None
 
     def _decider(self):
         """``decide(findings, steps)`` for the script runner: True once the evidence names a
@@ -417,6 +429,29 @@ class Gatherer:
         self.session.notes.append(f"Trained copies from {spec} for {result.steps} step(s).")
 
 
+def _drain_paste(first: str, max_lines: int = 100000) -> str:
+    """``first`` plus the lines a paste left waiting on the terminal: a pasted log arrives as many
+    lines at once, and all of them belong to the answer (not to the questions that follow)."""
+    import select
+    lines = [first]
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        return first
+    while len(lines) < max_lines:
+        try:
+            ready, _, _ = select.select([fd], [], [], 0.05)
+        except (OSError, ValueError):
+            break
+        if not ready:
+            break
+        line = sys.stdin.readline()
+        if not line:
+            break
+        lines.append(line.rstrip("\n"))
+    return "\n".join(lines)
+
+
 def _need_torch(flag):
     import importlib.util
     if importlib.util.find_spec("torch") is None:
@@ -448,7 +483,7 @@ class Interview:
             text = ""
             while not text.strip():
                 text = self.ask("What is going wrong with your training?")
-            s.add_complaint(text)
+            self.gather.complaint(_drain_paste(text))
         self.preamble()
         if s.deferral():
             return

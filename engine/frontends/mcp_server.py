@@ -107,7 +107,8 @@ TOOLS: list[ToolSpec] = [
     ToolSpec(
         "start_diagnosis", "Start a diagnosis",
         "Open a diagnosis session. Give the user's own words as `complaint` (e.g. \"loss flat from "
-        "epoch 0\", \"loss went to NaN at step 200\") and any facts already known as `facts` (fact "
+        "epoch 0\", \"loss went to NaN at step 200\"; a console-log excerpt pasted with them is read like a "
+        "log file, and `read` says what was found in it) and any facts already known as `facts` (fact "
         "name or question id -> value, e.g. {\"learning_rate\": 1e-7, \"optimizer\": \"adam\"}; "
         "see explain('facts')). Returns {session_id, symptom, next_question, misdiagnosis, pressure, "
         "deferral, status, leading}: `symptom` is null until known; `next_question` is the question "
@@ -393,8 +394,21 @@ class Engine:
         from ..api import Session
         kb, key = self._kb(kb_dirs)
         session = Session(kb)
+        pasted = None
         if complaint:
-            session.add_complaint(complaint)
+            from . import gather
+            prose, pasted_text = gather.split_paste(complaint)
+            if prose.strip():
+                session.add_complaint(prose)
+            elif pasted_text is not None:
+                session.add("complaint", complaint.strip().splitlines()[0][:200], "user")
+            if pasted_text is not None:
+                try:
+                    read = gather.read_pasted(pasted_text)
+                    self._take(session, read)
+                    pasted = read.summary
+                except InputError as err:
+                    session.notes.append(f"the pasted log could not be read: {err.message}")
         if facts:
             self._add_facts(session, facts)
         sid = uuid.uuid4().hex
@@ -406,7 +420,8 @@ class Engine:
         r = build_report(session)
         return {"session_id": sid, "symptom": self._symptom(session), "next_question": self._next(session),
                 "misdiagnosis": r["misdiagnosis"], "pressure": r["pressure"], "deferral": r["deferral"],
-                "status": r["status"], "leading": self._leading(session)}
+                "status": r["status"], "leading": self._leading(session),
+                **({"read": pasted} if pasted else {})}
 
     def tool_add_facts(self, session_id: str, facts: dict, source: str = "user") -> dict:
         def run(s):
@@ -517,53 +532,52 @@ class Engine:
     def _read(self, session_id: str, gather: Callable) -> dict:
         def run(s):
             before = len(s.notes)
+            read_before = len(getattr(s, "sources_read", []))
             added = gather(s)
-            return {"added": added, "notes": s.notes[before:], **self._progress(s)}
+            return {"added": added, "notes": s.notes[before:],
+                    "read": list(getattr(s, "sources_read", []))[read_before:], **self._progress(s)}
         return self._with_session(session_id, run)
+
+    def _take(self, s, read) -> list[dict]:
+        """Add one artifact's evidence (engine/frontends/gather.py), as the CLI does."""
+        from . import gather
+        added = gather.absorb(s, read, add=lambda fs: self._add_findings(s, fs))
+        return added if isinstance(added, list) else []
 
     def tool_read_code(self, session_id: str, path: str) -> dict:
         self._entry(session_id)
         full = self._need_file(path, "code file")
 
-        def gather(s):
-            from traindx.probes.readers.code import analyze_code
-            rep = analyze_code(full)
-            added = self._add_findings(s, rep.findings)
-            for u in getattr(rep, "unresolved", []) or []:
-                s.notes.append(f"code reader could not resolve: {u}")
-            for cfg in getattr(rep, "config_paths", []) or []:
-                cfull = cfg if os.path.isabs(cfg) else os.path.join(os.path.dirname(full), cfg)
-                if os.path.exists(cfull):
-                    try:
-                        from traindx.probes.readers.config import analyze_config
-                        added += self._add_findings(s, analyze_config(cfull))
-                    except InputError as exc:
-                        s.notes.append(f"config named by the script was not readable: {exc}")
+        def run(s):
+            from . import gather
+            added = []
+            for read in gather.read_code(full):
+                added += self._take(s, read)
             return added
-        return self._read(session_id, gather)
+        return self._read(session_id, run)
 
     def tool_read_config(self, session_id: str, path: str) -> dict:
         self._entry(session_id)
         full = self._need_file(path, "config file")
 
-        def gather(s):
-            from traindx.probes.readers.config import analyze_config
-            return self._add_findings(s, analyze_config(full))
-        return self._read(session_id, gather)
+        def run(s):
+            from . import gather
+            return self._take(s, gather.read_config(full))
+        return self._read(session_id, run)
 
     def tool_read_log(self, session_id: str, path: str, column_map: str | None = None) -> dict:
         self._entry(session_id)
         full = self._need_file(path, "log")
 
-        def gather(s):
-            from traindx.probes.readers.logs import analyze_log
-            findings, _analysis = analyze_log(full, num_classes=s.value("num_classes"), column_map=column_map)
-            return self._add_findings(s, findings)
-        return self._read(session_id, gather)
+        def run(s):
+            from . import gather
+            read = gather.read_log(full, column_map=column_map, num_classes=s.value("num_classes"))
+            return self._take(s, read)
+        return self._read(session_id, run)
 
 
 def _check_sizes(tool: str, arguments: dict) -> None:
-    """No string in a request longer than ``limits.max_text_chars``, no more than ``limits.max_nodes``
+    """No string in a request longer than ``limits.max_file_bytes``, no more than ``limits.max_nodes``
     values, no deeper than ``limits.max_depth``: a request is words and ids, not a data dump."""
     from .. import bounded
     lim = bounded.limits()
@@ -573,9 +587,9 @@ def _check_sizes(tool: str, arguments: dict) -> None:
         seen += 1
         if seen > lim.max_nodes or depth > lim.max_depth:
             raise ToolFailure(f"{tool}: arguments too large or too deeply nested")
-        if isinstance(value, str) and len(value) > lim.max_text_chars:
+        if isinstance(value, str) and len(value) > lim.max_file_bytes:   # a pasted log is a file's worth
             raise ToolFailure(f"{tool}: a text argument of {len(value)} characters is over the "
-                              f"{lim.max_text_chars}-character limit")
+                              f"{lim.max_file_bytes}-character limit")
         if isinstance(value, dict):
             stack += [(k, depth + 1) for k in value] + [(v, depth + 1) for v in value.values()]
         elif isinstance(value, list):

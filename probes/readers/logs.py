@@ -753,7 +753,14 @@ def _sniff(path: str, lim: bounded.Limits | None = None) -> str:
         raise InputError("binary data (control characters), not a CSV or JSON-lines log", path)
     stripped = text.lstrip()
     if stripped.startswith("["):
-        return "json"
+        first = stripped.split("\n", 1)[0].strip()
+        if first == "[" or re.match(r"\[\s*[{\[]", first):
+            return "json"
+        try:
+            json.loads(stripped)
+            return "json"
+        except ValueError:
+            return "console"  # "[2024-05-01 12:00:00 INFO] step 100 ..."
     if stripped.startswith("{"):
         first = stripped.split("\n", 1)[0].strip()
         try:
@@ -765,8 +772,36 @@ def _sniff(path: str, lim: bounded.Limits | None = None) -> str:
                 return "json" if columnar or "log_history" in rec else "jsonl"
         except ValueError:
             pass
-        return "json" if not base.endswith((".jsonl", ".ndjson")) else "jsonl"
-    return "csv"
+        if base.endswith((".jsonl", ".ndjson")):
+            return "jsonl"
+        try:
+            json.loads(text)
+            return "json"
+        except ValueError:
+            return "console"  # printed dicts ({'loss': 1.2, ...}) or a truncated sample
+    return "csv" if _looks_csv(text) else "console"
+
+
+def _looks_csv(text: str) -> bool:
+    """The first content line is a delimited header of names and the next has as many fields."""
+    rows = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")][:2]
+    if not rows:
+        return False
+    head = rows[0]
+    counts = {d: head.count(d) for d in (",", "\t", ";")}
+    delim = max(counts, key=counts.get)
+    if not counts[delim]:
+        return False
+    cells = [c.strip() for c in head.split(delim)]
+    if all(_is_number(c) for c in cells if c):
+        return True  # numbers only: the CSV reader says the header is missing
+    cells = [c[1:-1] if len(c) > 1 and c[0] == c[-1] == '"' else c for c in cells]
+    if not all(re.fullmatch(r"[A-Za-z_%#(\[][\w.\-/()%@#\[\]]*(?: [\w.\-/()%@#\[\]]+){0,3}", c)
+               or not c for c in cells):
+        return False
+    if len(rows) > 1 and rows[1].count(delim) != head.count(delim):
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------------------------
@@ -1359,12 +1394,33 @@ def read_log(path: str | os.PathLike, column_map: dict | str | None = None, para
         raise InputError(f"cannot read: {e.strerror}", path) from None
     if kind == "tensorboard":
         log = _read_tensorboard(path, cmap, lim)
+    elif kind == "console":
+        from .console import read_console
+        return read_console(path, column_map=cmap, params=params)  # finished there
     elif kind == "jsonl":
-        log = _read_jsonl(path, cmap, lim)
+        try:
+            log = _read_jsonl(path, cmap, lim)
+        except InputError as err:  # JSON lines among printed text: read it as console output
+            if path.endswith((".jsonl", ".ndjson")):
+                raise  # a file that says it is JSON lines must be
+            from .console import read_console
+            try:
+                return read_console(path, column_map=cmap, params=params)
+            except InputError:
+                raise err from None
     elif kind == "json":
         log = _read_json_doc(path, cmap, lim)
     else:
-        log = _read_csv(path, cmap, lim)
+        try:
+            log = _read_csv(path, cmap, lim)
+        except InputError as err:  # delimited lines among printed text, in a file not named .csv
+            if path.lower().endswith((".csv", ".tsv")):
+                raise
+            from .console import read_console
+            try:
+                return read_console(path, column_map=cmap, params=params)
+            except InputError:
+                raise err from None
     log._finish()
     if not any(r in log.series for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
         raise InputError("no metric values in the log (every loss/accuracy cell is empty)", path)
@@ -1382,6 +1438,9 @@ def analyze_log(path: str | os.PathLike, num_classes: int | None = None,
     from traindx.probes.readers.curves import analyze
 
     log = read_log(path, column_map=column_map, params=params)
+    if hasattr(log, "evidence"):  # console output: its tracebacks and warnings are evidence too
+        from traindx.probes.readers.console import analyze_console
+        return analyze_console(log, num_classes=num_classes)
     return analyze(log, num_classes=num_classes)
 
 

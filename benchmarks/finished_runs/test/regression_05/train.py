@@ -1,0 +1,92 @@
+"""Regression MLP on a synthetic nonlinear function of 8 features."""
+import math
+import time
+from pathlib import Path
+
+import yaml
+import torch
+import torch.nn as nn
+
+CONFIG_PATH = Path(__file__).with_name("config.yaml")
+with open(CONFIG_PATH) as f:
+    cfg = yaml.safe_load(f)
+print(f"loaded config from {CONFIG_PATH.name}: {cfg}")
+
+SEED = cfg["seed"]
+N_FEATURES = cfg["n_features"]
+N_TRAIN = cfg["n_train"]
+N_VAL = cfg["n_val"]
+HIDDEN = cfg["hidden"]
+LR = cfg["lr"]
+BATCH_SIZE = cfg["batch_size"]
+EPOCHS = cfg["epochs"]
+LOG_EVERY = cfg["log_every"]
+
+torch.set_num_threads(1)
+torch.manual_seed(SEED)
+
+
+def target_fn(x):
+    return 2.0 * torch.sin(x[:, 0]) + x[:, 1] * x[:, 2] + 0.5 * x[:, 3] ** 2 - x[:, 4]
+
+
+X_all = torch.randn(N_TRAIN + N_VAL, N_FEATURES)
+y_all = target_fn(X_all) + 0.1 * torch.randn(N_TRAIN + N_VAL)
+X_train, y_train = X_all[:N_TRAIN], y_all[:N_TRAIN]
+X_val, y_val = X_all[N_TRAIN:], y_all[N_TRAIN:]
+y_mean, y_std = y_train.mean(), y_train.std()
+y_train = (y_train - y_mean) / y_std
+y_val = (y_val - y_mean) / y_std
+steps_per_epoch = math.ceil(N_TRAIN / BATCH_SIZE)
+val_steps = 1
+
+model = nn.Sequential(
+    nn.Linear(N_FEATURES, HIDDEN),
+    nn.ReLU(),
+    nn.Linear(HIDDEN, HIDDEN),
+    nn.ReLU(),
+    nn.Linear(HIDDEN, 1),
+)
+loss_fn = nn.MSELoss()
+optimizer = torch.optim.Adam(model.parameters(), lr=LR)
+
+def grad_norm(module):
+    total = 0.0
+    for p in module.parameters():
+        if p.grad is not None:
+            total += p.grad.detach().pow(2).sum().item()
+    return total ** 0.5
+
+
+global_step = 0
+for epoch in range(1, EPOCHS + 1):
+    model.train()
+    t0 = time.time()
+    perm = torch.randperm(N_TRAIN)
+    run_loss, run_abs, run_n = 0.0, 0.0, 0
+    print(f"Epoch {epoch}/{EPOCHS}")
+    for step in range(1, steps_per_epoch + 1):
+        idx = perm[(step - 1) * BATCH_SIZE: step * BATCH_SIZE]
+        xb, yb = X_train[idx], y_train[idx]
+        pred = model(xb).squeeze(-1)
+        loss = loss_fn(pred, yb)
+        optimizer.zero_grad()
+        loss.backward()
+        gnorm = grad_norm(model)
+        optimizer.step()
+        global_step += 1
+        loss_val = loss.item()
+        lr_now = optimizer.param_groups[0]["lr"]
+        run_loss += loss_val * len(idx)
+        run_abs += (pred - yb).abs().sum().item()
+        run_n += len(idx)
+    train_loss, train_metric = run_loss / run_n, run_abs / run_n
+    model.eval()
+    with torch.no_grad():
+        val_pred = model(X_val).squeeze(-1)
+        val_loss = loss_fn(val_pred, y_val).item()
+        val_metric = (val_pred - y_val).abs().mean().item()
+    t_epoch = time.time() - t0
+    ms_per_step = 1000.0 * t_epoch / steps_per_epoch
+    print(f"{steps_per_epoch}/{steps_per_epoch} [==============================] - {t_epoch:.0f}s {ms_per_step:.0f}ms/step"
+          f" - loss: {train_loss:.4f} - mae: {train_metric:.4f} - val_loss: {val_loss:.4f} - val_mae: {val_metric:.4f}")

@@ -1,0 +1,119 @@
+"""LSTM classifier on synthetic noisy sine sequences (class = frequency)."""
+import math
+import time
+import torch
+import torch.nn as nn
+
+SEED = 0
+SEQ_LEN = 30
+N_CLASSES = 3
+N_TRAIN = 1500
+N_VAL = 500
+NOISE = 0.3
+HIDDEN = 32
+LR = 0.003
+BATCH_SIZE = 64
+EPOCHS = 15
+LOG_EVERY = 8
+
+torch.set_num_threads(1)
+torch.manual_seed(SEED)
+
+FREQS = torch.tensor([0.25, 0.5, 0.8])
+
+
+def make_sequences(n, g):
+    y = torch.randint(0, N_CLASSES, (n,), generator=g)
+    t = torch.arange(SEQ_LEN, dtype=torch.float32)
+    phase = 2 * math.pi * torch.rand(n, 1, generator=g)
+    amp = 0.5 + torch.rand(n, 1, generator=g)
+    signal = amp * torch.sin(FREQS[y][:, None] * t[None, :] + phase)
+    x = torch.stack([signal + NOISE * torch.randn(n, SEQ_LEN, generator=g),
+                     NOISE * torch.randn(n, SEQ_LEN, generator=g)], dim=-1)
+    return x, y
+
+
+gen = torch.Generator().manual_seed(SEED)
+X_train, y_train = make_sequences(N_TRAIN, gen)
+X_val, y_val = make_sequences(N_VAL, gen)
+
+# second annotator pass: about a quarter of the recordings get an unreliable label
+for y in (y_train, y_val):
+    noisy = torch.rand(len(y), generator=gen) < 0.25
+    y[noisy] = torch.randint(0, N_CLASSES, (int(noisy.sum()),), generator=gen)
+steps_per_epoch = math.ceil(N_TRAIN / BATCH_SIZE)
+val_steps = 1
+
+
+def iterate_minibatches(x, y, batch_size, shuffle=True):
+    order = torch.randperm(len(x)) if shuffle else torch.arange(len(x))
+    for start in range(0, len(x), batch_size):
+        idx = order[start:start + batch_size]
+        yield x[idx], y[idx]
+
+
+class SeqClassifier(nn.Module):
+    def __init__(self, n_in, hidden, n_classes):
+        super().__init__()
+        self.rnn = nn.LSTM(n_in, hidden, batch_first=True)
+        self.head = nn.Linear(hidden, n_classes)
+
+    def forward(self, x):
+        out, (h, c) = self.rnn(x)
+        return self.head(h[-1])
+
+
+model = SeqClassifier(2, HIDDEN, N_CLASSES)
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.Adam(model.parameters(), lr=LR)
+
+def grad_norm(module):
+    total = 0.0
+    for p in module.parameters():
+        if p.grad is not None:
+            total += p.grad.detach().pow(2).sum().item()
+    return total ** 0.5
+
+
+def _ts():
+    return time.strftime("%m/%d %H:%M:%S")
+
+t_train_start = time.time()
+total_iters = EPOCHS * steps_per_epoch
+print(f"{_ts()} - mmengine - INFO - Checkpoints will be saved to ./work_dirs.")
+global_step = 0
+for epoch in range(1, EPOCHS + 1):
+    model.train()
+    t0 = time.time()
+    run_loss, run_correct, run_n = 0.0, 0, 0
+    t_iter = time.time()
+    for step, (xb, yb) in enumerate(iterate_minibatches(X_train, y_train, BATCH_SIZE), 1):
+        optimizer.zero_grad()
+        logits = model(xb)
+        loss = criterion(logits, yb)
+        loss.backward()
+        gnorm = grad_norm(model)
+        optimizer.step()
+        global_step += 1
+        loss_val = loss.item()
+        lr_now = optimizer.param_groups[0]["lr"]
+        run_loss += loss_val * len(yb)
+        run_correct += (logits.argmax(1) == yb).sum().item()
+        run_n += len(yb)
+        if step % LOG_EVERY == 0:
+            iter_time = (time.time() - t_iter) / LOG_EVERY
+            t_iter = time.time()
+            eta_s = int(iter_time * (total_iters - global_step))
+            eta = f"{eta_s // 3600}:{(eta_s % 3600) // 60:02d}:{eta_s % 60:02d}"
+            print(f"{_ts()} - mmengine - INFO - Epoch(train) [{epoch}][{step:>{len(str(steps_per_epoch))}}/{steps_per_epoch}]  "
+                  f"lr: {lr_now:.4e}  eta: {eta}  time: {iter_time:.4f}  data_time: {iter_time * 0.08:.4f}  memory: 0  "
+                  f"grad_norm: {gnorm:.4f}  loss: {loss_val:.4f}")
+    train_loss, train_metric = run_loss / run_n, run_correct / run_n
+    model.eval()
+    with torch.no_grad():
+        val_logits = model(X_val)
+        val_loss = criterion(val_logits, y_val).item()
+        val_metric = (val_logits.argmax(1) == y_val).float().mean().item()
+    t_epoch = time.time() - t0
+    print(f"{_ts()} - mmengine - INFO - Saving checkpoint at " + str(epoch) + " epochs")
+    print(f"{_ts()} - mmengine - INFO - Epoch(val) [{epoch}][{val_steps}/{val_steps}]    accuracy/top1: {100 * val_metric:.4f}  loss: {val_loss:.4f}  data_time: 0.0011  time: 0.0043")

@@ -1,0 +1,139 @@
+"""Tiny transformer encoder: does token A occur more often than token B? (binary)"""
+import math
+import time
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+SEED = 0
+VOCAB_SIZE = 24
+SEQ_LEN = 16
+N_TRAIN = 3000
+N_VAL = 600
+D_MODEL = 32
+N_HEADS = 4
+N_LAYERS = 2
+DROPOUT = 0.1
+LR = 0.001
+BATCH_SIZE = 64
+EPOCHS = 10
+LOG_EVERY = 15
+WARMUP_STEPS = 50
+
+torch.set_num_threads(1)
+torch.manual_seed(SEED)
+TOKEN_A, TOKEN_B = 3, 4
+
+
+def make_counting_data(n, g):
+    probs = torch.full((VOCAB_SIZE,), 1.0)
+    probs[TOKEN_A] = probs[TOKEN_B] = 4.0
+    tokens = torch.multinomial(probs / probs.sum(), n * SEQ_LEN, replacement=True, generator=g)
+    tokens = tokens.view(n, SEQ_LEN)
+    labels = ((tokens == TOKEN_A).sum(1) > (tokens == TOKEN_B).sum(1)).long()
+    return tokens, labels
+
+
+g = torch.Generator().manual_seed(SEED)
+tok_train, lab_train = make_counting_data(N_TRAIN, g)
+tok_val, lab_val = make_counting_data(N_VAL, g)
+train_loader = DataLoader(TensorDataset(tok_train, lab_train), batch_size=BATCH_SIZE, shuffle=True)
+val_loader = DataLoader(TensorDataset(tok_val, lab_val), batch_size=200)
+steps_per_epoch = len(train_loader)
+val_steps = len(val_loader)
+
+
+class TinyTransformer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB_SIZE, D_MODEL)
+        self.pos = nn.Parameter(torch.randn(1, SEQ_LEN, D_MODEL) * 0.02)
+        layer = nn.TransformerEncoderLayer(D_MODEL, N_HEADS, dim_feedforward=4 * D_MODEL,
+                                           dropout=DROPOUT, batch_first=True, norm_first=True)
+        self.encoder = nn.TransformerEncoder(layer, N_LAYERS)
+        self.classifier = nn.Linear(D_MODEL, 2)
+
+    def forward(self, tokens):
+        h = self.embed(tokens) * math.sqrt(D_MODEL) + self.pos
+        h = self.encoder(h)
+        return self.classifier(h.mean(dim=1))
+
+
+model = TinyTransformer()
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.01)
+total_steps = EPOCHS * steps_per_epoch
+
+def lr_lambda(s):
+    if s < WARMUP_STEPS:
+        return (s + 1) / WARMUP_STEPS
+    return max(0.0, (total_steps - s) / (total_steps - WARMUP_STEPS))
+
+scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda)
+
+def grad_norm(module):
+    total = 0.0
+    for p in module.parameters():
+        if p.grad is not None:
+            total += p.grad.detach().pow(2).sum().item()
+    return total ** 0.5
+
+
+@torch.no_grad()
+def evaluate():
+    model.eval()
+    losses, correct = [], 0
+    for tokens, labels in val_loader:
+        logits = model(tokens)
+        losses.append(criterion(logits, labels).item() * len(labels))
+        correct += (logits.argmax(-1) == labels).sum().item()
+    return sum(losses) / len(tok_val), correct / len(tok_val)
+
+
+TOKENS_PER_SAMPLE = SEQ_LEN
+def get_perplexity(loss_base2):
+    try:
+        return 2 ** loss_base2
+    except OverflowError:
+        return float("inf")
+
+LN2 = math.log(2)
+best_val = float("inf")
+t_train_start = time.time()
+global_step = 0
+for epoch in range(1, EPOCHS + 1):
+    model.train()
+    t0 = time.time()
+    run_loss, run_correct, run_n = 0.0, 0, 0
+    gnorm_sum = 0.0
+    for step, (tokens, labels) in enumerate(train_loader, 1):
+        logits = model(tokens)
+        loss = criterion(logits, labels)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        gnorm = grad_norm(model)
+        optimizer.step()
+        scheduler.step()
+        global_step += 1
+        loss_val = loss.item()
+        lr_now = optimizer.param_groups[0]["lr"]
+        run_loss += loss_val * len(labels)
+        run_correct += (logits.argmax(-1) == labels).sum().item()
+        run_n += len(labels)
+        gnorm_sum += gnorm
+        if step % LOG_EVERY == 0:
+            elapsed = max(time.time() - t0, 1e-6)
+            lb2 = loss_val / LN2
+            print(f"| epoch {epoch:03d}:  {step:>5d} / {steps_per_epoch} loss={lb2:.3f}, ppl={get_perplexity(lb2):.2f}, "
+                  f"wps={step * BATCH_SIZE * TOKENS_PER_SAMPLE / elapsed:.0f}, ups={step / elapsed:.0f}, wpb={BATCH_SIZE * TOKENS_PER_SAMPLE}, bsz={BATCH_SIZE}, "
+                  f"num_updates={global_step}, lr={lr_now:g}, gnorm={gnorm:.3f}, clip=0.000, train_wall={time.time() - t_train_start:.0f}")
+    train_loss, train_metric = run_loss / run_n, run_correct / run_n
+    val_loss, val_metric = evaluate()
+    t_epoch = time.time() - t0
+    tl2, vl2 = train_loss / LN2, val_loss / LN2
+    best_val = min(best_val, vl2)
+    print(f"| epoch {epoch:03d} | loss {tl2:.3f} | ppl {get_perplexity(tl2):.2f} | wps {steps_per_epoch * BATCH_SIZE * TOKENS_PER_SAMPLE / t_epoch:.0f} | "
+          f"ups {steps_per_epoch / t_epoch:.0f} | num_updates {global_step} | lr {lr_now:g} | gnorm {gnorm_sum / steps_per_epoch:.3f} | "
+          f"train_wall {time.time() - t_train_start:.0f} | wall {time.time() - t_train_start:.0f}")
+    print(f"| epoch {epoch:03d} | valid on 'valid' subset | loss {vl2:.3f} | ppl {get_perplexity(vl2):.2f} | num_updates {global_step} | best_loss {best_val:.3f}")
+print(f"| done training in {time.time() - t_train_start:.1f} seconds")

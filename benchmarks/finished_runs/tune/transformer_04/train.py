@@ -1,0 +1,133 @@
+"""Tiny transformer encoder: does token A occur more often than token B? (binary)"""
+import math
+import time
+from pathlib import Path
+
+import yaml
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+CONFIG_PATH = Path(__file__).with_name("config.yaml")
+with open(CONFIG_PATH) as f:
+    cfg = yaml.safe_load(f)
+print(f"loaded config from {CONFIG_PATH.name}: {cfg}")
+
+SEED = cfg["seed"]
+VOCAB_SIZE = cfg["vocab_size"]
+SEQ_LEN = cfg["seq_len"]
+N_TRAIN = cfg["n_train"]
+N_VAL = cfg["n_val"]
+D_MODEL = cfg["d_model"]
+N_HEADS = cfg["n_heads"]
+N_LAYERS = cfg["n_layers"]
+DROPOUT = cfg["dropout"]
+LR = cfg["lr"]
+BATCH_SIZE = cfg["batch_size"]
+EPOCHS = cfg["epochs"]
+LOG_EVERY = cfg["log_every"]
+INIT_STD = cfg["init_std"]
+
+torch.set_num_threads(1)
+torch.manual_seed(SEED)
+TOKEN_A, TOKEN_B = 3, 4
+
+
+def make_counting_data(n, g):
+    probs = torch.full((VOCAB_SIZE,), 1.0)
+    probs[TOKEN_A] = probs[TOKEN_B] = 4.0
+    tokens = torch.multinomial(probs / probs.sum(), n * SEQ_LEN, replacement=True, generator=g)
+    tokens = tokens.view(n, SEQ_LEN)
+    labels = ((tokens == TOKEN_A).sum(1) > (tokens == TOKEN_B).sum(1)).long()
+    return tokens, labels
+
+
+g = torch.Generator().manual_seed(SEED)
+tok_train, lab_train = make_counting_data(N_TRAIN, g)
+tok_val, lab_val = make_counting_data(N_VAL, g)
+train_loader = DataLoader(TensorDataset(tok_train, lab_train), batch_size=BATCH_SIZE, shuffle=True)
+val_loader = DataLoader(TensorDataset(tok_val, lab_val), batch_size=200)
+steps_per_epoch = len(train_loader)
+val_steps = len(val_loader)
+
+
+class TinyTransformer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB_SIZE, D_MODEL)
+        self.pos = nn.Parameter(torch.randn(1, SEQ_LEN, D_MODEL) * 0.02)
+        layer = nn.TransformerEncoderLayer(D_MODEL, N_HEADS, dim_feedforward=4 * D_MODEL,
+                                           dropout=DROPOUT, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, N_LAYERS)
+        self.classifier = nn.Linear(D_MODEL, 2)
+
+    def forward(self, tokens):
+        h = self.embed(tokens) * math.sqrt(D_MODEL) + self.pos
+        h = self.encoder(h)
+        return self.classifier(h.mean(dim=1))
+
+
+model = TinyTransformer()
+for name, p in model.named_parameters():
+    if p.dim() > 1:
+        nn.init.normal_(p, mean=0.0, std=INIT_STD)
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.01)
+
+def grad_norm(module):
+    total = 0.0
+    for p in module.parameters():
+        if p.grad is not None:
+            total += p.grad.detach().pow(2).sum().item()
+    return total ** 0.5
+
+
+@torch.no_grad()
+def evaluate():
+    model.eval()
+    losses, correct = [], 0
+    for tokens, labels in val_loader:
+        logits = model(tokens)
+        losses.append(criterion(logits, labels).item() * len(labels))
+        correct += (logits.argmax(-1) == labels).sum().item()
+    return sum(losses) / len(tok_val), correct / len(tok_val)
+
+
+def _ts():
+    return time.strftime("%m/%d %H:%M:%S")
+
+t_train_start = time.time()
+total_iters = EPOCHS * steps_per_epoch
+print(f"{_ts()} - mmengine - INFO - Checkpoints will be saved to ./work_dirs.")
+global_step = 0
+for epoch in range(1, EPOCHS + 1):
+    model.train()
+    t0 = time.time()
+    run_loss, run_correct, run_n = 0.0, 0, 0
+    t_iter = time.time()
+    for step, (tokens, labels) in enumerate(train_loader, 1):
+        logits = model(tokens)
+        loss = criterion(logits, labels)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        gnorm = grad_norm(model)
+        optimizer.step()
+        global_step += 1
+        loss_val = loss.item()
+        lr_now = optimizer.param_groups[0]["lr"]
+        run_loss += loss_val * len(labels)
+        run_correct += (logits.argmax(-1) == labels).sum().item()
+        run_n += len(labels)
+        if step % LOG_EVERY == 0:
+            iter_time = (time.time() - t_iter) / LOG_EVERY
+            t_iter = time.time()
+            eta_s = int(iter_time * (total_iters - global_step))
+            eta = f"{eta_s // 3600}:{(eta_s % 3600) // 60:02d}:{eta_s % 60:02d}"
+            print(f"{_ts()} - mmengine - INFO - Epoch(train) [{epoch}][{step:>{len(str(steps_per_epoch))}}/{steps_per_epoch}]  "
+                  f"lr: {lr_now:.4e}  eta: {eta}  time: {iter_time:.4f}  data_time: {iter_time * 0.08:.4f}  memory: 0  "
+                  f"grad_norm: {gnorm:.4f}  loss: {loss_val:.4f}")
+    train_loss, train_metric = run_loss / run_n, run_correct / run_n
+    val_loss, val_metric = evaluate()
+    t_epoch = time.time() - t0
+    print(f"{_ts()} - mmengine - INFO - Saving checkpoint at " + str(epoch) + " epochs")
+    print(f"{_ts()} - mmengine - INFO - Epoch(val) [{epoch}][{val_steps}/{val_steps}]    accuracy/top1: {100 * val_metric:.4f}  loss: {val_loss:.4f}  data_time: 0.0011  time: 0.0043")

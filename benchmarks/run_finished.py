@@ -1,0 +1,203 @@
+"""Diagnose finished runs and pasted console logs from what they left behind; print accuracy.
+
+Corpora (each ``index.yaml`` / ``meta.yaml`` says what is expected):
+
+- ``finished``: ``benchmarks/finished_runs/<split>/<id>/{train.py, console.log, config.yaml?,
+  meta.yaml}`` — each run is diagnosed as a user would from its artifacts,
+  ``traindx diagnose --code train.py [--config config.yaml] --log console.log --non-interactive
+  --format json``. Scored: symptom accuracy, top-1 cause accuracy, and causes named on healthy
+  runs. A run whose expected symptom is ``out_of_scope`` (a crash: shape, dtype, collate, OOM) is
+  right when the report hands it on (status ``out_of_scope``); its "cause" is the deferral.
+- ``pasted``: ``benchmarks/pasted_logs/<split>/<id>.txt`` with ``index.yaml`` — console excerpts
+  pasted into public threads (tune: GitHub, test: other sites), read with
+  ``traindx diagnose --log FILE --non-interactive --format json``; scored on the symptom.
+- ``real``: ``../shared/real-logs/*.csv`` — no labels are recorded with them, so the symptom each
+  gets is printed (and counted per symptom) for review.
+
+The symptom of a report is its symptom id; a healthy report counts as ``healthy`` and an
+out-of-scope one as ``out_of_scope``. Everything runs in-process through the CLI (click's test
+runner), so the numbers are the command line's.
+
+    python benchmarks/run_finished.py finished --split tune
+    python benchmarks/run_finished.py pasted --split test -v
+    python benchmarks/run_finished.py real
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections import Counter, defaultdict
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REAL = os.path.join(HERE, "..", "..", "shared", "real-logs")
+
+
+def _diagnose(args: list[str]) -> dict:
+    from click.testing import CliRunner
+
+    from traindx.engine.frontends.cli import main
+    res = CliRunner().invoke(main, ["diagnose", *args, "--non-interactive", "--format", "json"])
+    if res.exit_code == 2:
+        return {"status": "error", "error": (res.stderr if hasattr(res, "stderr") else res.output).strip()}
+    if res.exit_code != 0:
+        raise RuntimeError(f"traindx failed on {args}: {res.exception!r}\n{res.output[-2000:]}")
+    out = res.stdout if hasattr(res, "stdout") else res.output
+    start = out.index("{")
+    return json.loads(out[start:])
+
+
+def _symptom(rep: dict) -> str | None:
+    st = rep.get("status")
+    if st == "healthy":
+        return "healthy"
+    if st == "out_of_scope":
+        return "out_of_scope"
+    sym = rep.get("symptom")
+    return sym["id"] if sym else None
+
+
+def _top(rep: dict) -> str | None:
+    if rep.get("status") == "out_of_scope":
+        return "out_of_scope"
+    if rep.get("status") != "diagnosed" or not rep.get("root_causes"):
+        return None
+    return rep["root_causes"][0]["id"]
+
+
+def run_finished(root: str, split: str | None, verbose: bool) -> dict:
+    rows = []
+    for sp in sorted(os.listdir(root)):
+        d = os.path.join(root, sp)
+        if not os.path.isdir(d) or (split and sp != split):
+            continue
+        for rid in sorted(os.listdir(d)):
+            run = os.path.join(d, rid)
+            meta_p = os.path.join(run, "meta.yaml")
+            if not os.path.isfile(meta_p) or not os.path.isfile(os.path.join(run, "console.log")):
+                continue
+            with open(meta_p, encoding="utf-8") as fh:
+                meta = yaml.safe_load(fh)
+            args = ["--code", os.path.join(run, "train.py")]
+            cfg = meta.get("config") or ("config.yaml" if os.path.isfile(os.path.join(run, "config.yaml")) else None)
+            if cfg and os.path.isfile(os.path.join(run, cfg)):
+                args += ["--config", os.path.join(run, cfg)]
+            args += ["--log", os.path.join(run, "console.log")]
+            t0 = time.perf_counter()
+            rep = _diagnose(args)
+            dt = time.perf_counter() - t0
+            want_s, want_c = meta["symptom"], meta["cause"]
+            got_s, got_c = _symptom(rep), _top(rep)
+            if want_s == "out_of_scope":
+                cause_ok = got_c == "out_of_scope"
+            elif want_c == "healthy":
+                cause_ok = got_c is None
+            else:
+                cause_ok = got_c == want_c
+            rows.append({"id": f"{sp}/{rid}", "split": sp, "style": meta.get("style"),
+                         "want_symptom": want_s, "got_symptom": got_s, "want_cause": want_c,
+                         "got_cause": got_c, "symptom_ok": got_s == want_s, "cause_ok": cause_ok,
+                         "healthy": want_c == "healthy", "seconds": dt,
+                         "error": rep.get("error")})
+            if verbose:
+                r = rows[-1]
+                mark = ("S" if r["symptom_ok"] else "s") + ("C" if r["cause_ok"] else "c")
+                print(f"{mark} {r['id']:28s} {r['style'] or '':14s} symptom {want_s}->{got_s}  "
+                      f"cause {want_c}->{got_c}" + (f"  [{r['error']}]" if r["error"] else ""))
+    return _summary_finished(rows)
+
+
+def _summary_finished(rows: list) -> dict:
+    out = {}
+    for sp in sorted({r["split"] for r in rows}):
+        rs = [r for r in rows if r["split"] == sp]
+        healthy = [r for r in rs if r["healthy"]]
+        faulty = [r for r in rs if not r["healthy"]]
+        out[sp] = {
+            "runs": len(rs),
+            "styles": len({r["style"] for r in rs}),
+            "symptom": sum(r["symptom_ok"] for r in rs),
+            "top1": sum(r["cause_ok"] for r in faulty),
+            "faulty": len(faulty),
+            "healthy": len(healthy),
+            "cause_on_healthy": sum(1 for r in healthy if r["got_cause"] is not None),
+            "unread": sum(1 for r in rs if r["error"]),
+            "seconds": round(sum(r["seconds"] for r in rs), 1),
+        }
+    return out
+
+
+def run_pasted(root: str, split: str | None, verbose: bool) -> dict:
+    with open(os.path.join(root, "index.yaml"), encoding="utf-8") as fh:
+        index = yaml.safe_load(fh)
+    entries = index if isinstance(index, list) else index.get("logs") or index.get("entries") or []
+    rows = []
+    for e in entries:
+        if split and e["split"] != split:
+            continue
+        path = os.path.join(root, e["split"], e["id"] + ".txt")
+        if not os.path.isfile(path):
+            continue
+        rep = _diagnose(["--log", path])
+        got = _symptom(rep)
+        rows.append({"id": e["id"], "split": e["split"], "format": e.get("format"),
+                     "want": e["symptom"], "got": got, "ok": got == e["symptom"],
+                     "error": rep.get("error")})
+        if verbose:
+            r = rows[-1]
+            print(f"{'+' if r['ok'] else '-'} {r['id']:10s} {r['format'] or '':16s} {r['want']} -> {r['got']}"
+                  + (f"  [{r['error'][:150]}]" if r["error"] else ""))
+    out = {}
+    for sp in sorted({r["split"] for r in rows}):
+        rs = [r for r in rows if r["split"] == sp]
+        out[sp] = {"logs": len(rs), "formats": len({r["format"] for r in rs}),
+                   "symptom": sum(r["ok"] for r in rs), "unread": sum(1 for r in rs if r["error"])}
+    return out
+
+
+def run_real(root: str, verbose: bool) -> dict:
+    got = {}
+    for fn in sorted(os.listdir(root)):
+        if fn.endswith(".csv"):
+            rep = _diagnose(["--log", os.path.join(root, fn)])
+            got[fn] = _symptom(rep) or rep.get("error")
+            if verbose:
+                print(f"{fn}: {got[fn]}")
+    return {"logs": len(got), "by_symptom": dict(Counter(got.values())), "each": got}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("corpus", choices=["finished", "pasted", "real"])
+    ap.add_argument("--split", help="only this split (tune or test)")
+    ap.add_argument("--root", help="corpus folder (default: the one in benchmarks/)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="one line per case")
+    ap.add_argument("--json", action="store_true", help="print the summary as JSON")
+    a = ap.parse_args(argv)
+    if a.corpus == "finished":
+        res = run_finished(a.root or os.path.join(HERE, "finished_runs"), a.split, a.verbose)
+        for sp, r in res.items():
+            print(f"[{sp}] {r['runs']} runs in {r['styles']} print styles: symptom {r['symptom']}/{r['runs']} "
+                  f"({100 * r['symptom'] / max(1, r['runs']):.1f}%), top-1 {r['top1']}/{r['faulty']} "
+                  f"({100 * r['top1'] / max(1, r['faulty']):.1f}%), cause named on healthy runs "
+                  f"{r['cause_on_healthy']}/{r['healthy']}, unreadable logs {r['unread']}, {r['seconds']} s")
+    elif a.corpus == "pasted":
+        res = run_pasted(a.root or os.path.join(HERE, "pasted_logs"), a.split, a.verbose)
+        for sp, r in res.items():
+            print(f"[{sp}] {r['logs']} pasted logs in {r['formats']} formats: symptom {r['symptom']}/{r['logs']} "
+                  f"({100 * r['symptom'] / max(1, r['logs']):.1f}%), unreadable {r['unread']}")
+    else:
+        res = run_real(a.root or REAL, a.verbose)
+        print(f"{res['logs']} real logs: " + ", ".join(f"{k} {v}" for k, v in sorted(res["by_symptom"].items(), key=str)))
+    if a.json:
+        print(json.dumps(res, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,291 @@
+"""Gathering evidence from a user's artifacts — one module both front-ends use (CLI and MCP).
+
+Each reader returns a :class:`Read`: the findings to add, notes for the report, and the one line
+to print first (``Read run.out: 41,200 lines, 3 metrics (loss, val_loss, lr) over 12 epochs; 1
+restart at line 18,433.``). The front-end adds the findings its own way; :func:`absorb` does it
+for a :class:`~traindx.engine.inference.Session` and keeps what each source said, so that
+:func:`conflicts` can name where sources disagree (the config's LR against the LR the log
+records).
+
+- :func:`read_code` — training code (never executed): the code reader's findings, the configs the
+  script names, and its argparse defaults (what it ran with when no argument was given).
+- :func:`read_config` — a YAML/JSON/TOML config (or a ``.py`` file's argparse defaults).
+- :func:`read_log` — a metrics log: CSV, JSON lines, TensorBoard, MLflow/W&B run folders, or
+  printed console output; its curve facts, plus a traceback's kind and NaN warnings.
+- :func:`split_paste` / :func:`read_pasted` — a log excerpt pasted into a complaint: the prose
+  stays the complaint, the excerpt is read like a console log.
+
+Readers are imported only when called: the Q&A path imports no probe and no torch.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InputError
+
+
+@dataclass
+class Read:
+    """What one artifact gave: ``findings`` (``Finding`` objects), ``notes`` (report notes),
+    ``summary`` (the line to print), ``analysis`` (a curve analysis, for --plot) and ``recorded``
+    (values the artifact states that are not facts, e.g. the LR the log printed)."""
+
+    path: str
+    findings: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    summary: str = ""
+    analysis: Any = None
+    recorded: dict = field(default_factory=dict)
+
+
+def _need(path: str, what: str) -> None:
+    if not os.path.exists(path):
+        raise InputError(f"{what} not found", path)
+
+
+# ------------------------------------------------------------------------------ code / config
+def read_code(path: str) -> list[Read]:
+    """The code file's findings, then (as further Reads) the configs it names and its argparse
+    defaults. Missing or unparsable code raises InputError."""
+    _need(path, "code file")
+    from traindx.probes.readers.code import analyze_code
+    rep = analyze_code(path)
+    main = Read(path, list(rep.findings))
+    for u in getattr(rep, "unresolved", []) or []:
+        main.notes.append(f"code reader could not resolve: {u}")
+    out = [main]
+    base = os.path.dirname(os.path.abspath(path))
+    for cfg in getattr(rep, "config_paths", []) or []:
+        full = cfg if os.path.isabs(cfg) else os.path.join(base, cfg)
+        if os.path.exists(full):
+            try:
+                out.append(read_config(full))
+            except InputError as exc:
+                main.notes.append(f"config named by the script was not readable: {exc}")
+    try:
+        from traindx.probes.readers.config import argparse_defaults
+        defaults = argparse_defaults(path)
+    except (ImportError, AttributeError, InputError):
+        defaults = []
+    if defaults:
+        have = {f.fact for r in out for f in r.findings}
+        extra = [f for f in defaults if f.fact not in have]
+        if extra:
+            out.append(Read(path, extra, summary=""))
+    main.summary = _code_summary(path, main.findings)
+    return out
+
+
+def _code_summary(path: str, findings: list) -> str:
+    name = os.path.basename(path)
+    bits = []
+    by = {f.fact: f for f in findings}
+    opt, lr = by.get("optimizer"), by.get("learning_rate")
+    if opt is not None or lr is not None:
+        s = " ".join(str(x) for x in (opt.value if opt else None, f"lr={lr.value:g}" if lr and
+                                      isinstance(lr.value, (int, float)) else None) if x)
+        src = (lr or opt).source.split(":", 1)[-1]
+        bits.append(f"{s} ({src})" if s else "")
+    flagged = [f for f in findings if f.value is True and f.fact not in ("uses_amp",)]
+    if flagged:
+        bits.append(", ".join(sorted({f.fact for f in flagged})[:4]))
+    detail = "; ".join(b for b in bits if b) or f"{len(findings)} finding(s)"
+    return f"Read {name}: {detail}."
+
+
+def read_config(path: str) -> Read:
+    _need(path, "config file")
+    from traindx.probes.readers.config import analyze_config
+    findings = analyze_config(path)
+    shown = ", ".join(f"{f.fact}={_short(f.value)}" for f in findings[:4])
+    more = f" (+{len(findings) - 4})" if len(findings) > 4 else ""
+    return Read(path, list(findings),
+                summary=f"Read {os.path.basename(path)}: {len(findings)} setting(s)"
+                        + (f": {shown}{more}" if shown else "") + ".")
+
+
+def _short(v) -> str:
+    if isinstance(v, float):
+        return f"{v:g}"
+    s = str(v)
+    return s if len(s) <= 24 else s[:21] + "..."
+
+
+# ------------------------------------------------------------------------------ logs
+def read_log(path: str, column_map=None, num_classes=None) -> Read:
+    """A metrics log of any kind the readers know; console output included."""
+    _need(path, "log")
+    from traindx.probes.readers.console import describe
+    from traindx.probes.readers.logs import read_log as _read
+    from traindx.probes.readers.runs import is_run_store, read_run_store
+    if is_run_store(path):
+        log = read_run_store(path, column_map=column_map)
+    else:
+        log = _read(path, column_map=column_map)
+    return _analyze(log, path, num_classes, describe(log))
+
+
+def _analyze(log, path, num_classes, summary) -> Read:
+    from traindx.probes.readers.curves import analyze
+    if hasattr(log, "evidence"):
+        from traindx.probes.readers.console import analyze_console
+        findings, analysis = analyze_console(log, num_classes=num_classes)
+    else:
+        findings, analysis = analyze(log, num_classes=num_classes)
+    r = Read(path, list(findings), list(log.notes), summary, analysis)
+    lr = log.get("lr")
+    if lr is not None and lr.finite:
+        r.recorded["learning_rate"] = (lr.min, lr.max, f"log:{log.name}:{log.columns.get('lr')}")
+    return r
+
+
+#: fewest metric lines a pasted block needs before it is read as a log
+_MIN_PASTED_RECORDS = 2
+
+
+def split_paste(text: str) -> tuple[str, str | None]:
+    """``(prose, log_text)``: the lines of ``text`` that hold printed metrics, a traceback or a
+    progress bar are the log (``None`` when there are fewer than two such lines); the rest is the
+    complaint in the user's words."""
+    if not text or ("\n" not in text and "\r" not in text):
+        return text, None
+    from traindx.probes.readers.console import ConsoleReader
+    lines = text.replace("\r\n", "\n").split("\n")
+    reader = ConsoleReader("pasted", fmt="pasted")
+    log_idx = set()
+    in_trace = False
+    for i, ln in enumerate(lines):
+        before = (reader.metric_lines, len(reader.log.errors), reader.log.nan_warnings,
+                  reader.header)
+        reader.feed(ln)
+        after = (reader.metric_lines, len(reader.log.errors), reader.log.nan_warnings,
+                 reader.header)
+        if reader.in_trace or in_trace or before != after:
+            log_idx.add(i)
+        elif ln.strip() and reader.epoch_on_line is False and _axis_only(ln):
+            log_idx.add(i)
+        in_trace = reader.in_trace
+    if reader.metric_lines < _MIN_PASTED_RECORDS and not reader.log.errors:
+        return text, None
+    prose = "\n".join(ln for i, ln in enumerate(lines) if i not in log_idx).strip()
+    log = "\n".join(ln for i, ln in enumerate(lines) if i in log_idx)
+    return prose, log
+
+
+def _axis_only(line: str) -> bool:
+    import re
+    return bool(re.match(r"^\s*(?:epoch|step|iter(?:ation)?)\s*\[?\s*\d+(?:\s*/\s*\d+)?\s*\]?\s*$",
+                         line, re.IGNORECASE))
+
+
+def read_pasted(text: str, name: str = "pasted log", num_classes=None) -> Read:
+    """A pasted excerpt read like a console log file."""
+    from traindx.probes.readers.console import read_console_text
+    log = read_console_text(text, name=name)
+    summary = log.describe().replace(f"Read {name}:", f"Read the {name}:", 1)
+    return _analyze(log, name, num_classes, summary)
+
+
+# ------------------------------------------------------------------------------ the session side
+def absorb(session, read: Read, add=None):
+    """Add a Read's findings and notes to ``session`` and remember what each source said.
+    False (and nothing added) when this very artifact was already read into the session (a
+    config given with --config and named by the script). ``add(findings)`` adds the findings
+    (default ``session.add_findings``); with it, its result is returned."""
+    seen = session.__dict__.setdefault("_read_keys", set())
+    key = (os.path.abspath(read.path) if os.path.exists(read.path) else read.path, read.summary,
+           len(read.findings))
+    if key in seen:
+        return False
+    seen.add(key)
+    added = (add or session.add_findings)(read.findings)
+    for n in read.notes:
+        if n not in session.notes:
+            session.notes.append(n)
+    if read.summary:
+        session.__dict__.setdefault("sources_read", []).append(read.summary)
+    remember(session, read)
+    return True if add is None else added
+
+
+def remember(session, read: Read) -> None:
+    said = session.__dict__.setdefault("_said", {})
+    for f in read.findings:
+        said.setdefault(f.fact, []).append((f.value, f.source))
+    for fact, rec in read.recorded.items():
+        session.__dict__.setdefault("_recorded", {})[fact] = rec
+    session.source_conflicts = conflicts(session)
+
+
+def conflicts(session, params=None) -> list[dict]:
+    """Where sources disagree: ``[{"fact", "values": [{"value", "source"}], "message"}]``.
+
+    - the learning rate the code/config set against the range the log records (outside
+      ``[min / r, max * r]``, ``r = console.lr_conflict_ratio``: a schedule's warm-up and decay
+      stay inside the recorded range);
+    - any numeric fact two sources state differently by more than that ratio (the config's LR
+      against the code's), and any other fact with different values.
+    """
+    from ..parameters import resolve
+    p = resolve(params if params is not None else getattr(getattr(session, "kb", None), "params", lambda: None)())
+    ratio = float(p.get("console.lr_conflict_ratio", 1.5))
+    said = session.__dict__.get("_said", {})
+    rec = session.__dict__.get("_recorded", {})
+    out = []
+    lr_log = rec.get("learning_rate")
+    if lr_log:
+        lo, hi, src = lr_log
+        for value, source in said.get("learning_rate", []):
+            if source.startswith(("code", "config")) and isinstance(value, (int, float)) and value > 0:
+                if value > hi * ratio or value < lo / ratio:
+                    rng = f"{lo:.3g}" if math.isclose(lo, hi) else f"{lo:.3g}–{hi:.3g}"
+                    out.append({"fact": "learning_rate",
+                                "values": [{"value": value, "source": source},
+                                           {"value": [lo, hi] if lo != hi else lo, "source": src}],
+                                "message": f"learning rate: {value:g} ({_where(source)}) but the log "
+                                           f"records {rng} ({_where(src)})"})
+    for fact, vals in said.items():
+        art = [(v, s) for v, s in vals if s.split(":", 1)[0] in ("code", "config")]
+        if len(art) < 2:
+            continue
+        first_v, first_s = art[0]
+        for v, s in art[1:]:
+            if s.split(":", 1)[0] == first_s.split(":", 1)[0] and s.split(":")[1:2] == first_s.split(":")[1:2]:
+                continue  # one file naming a value twice (e.g. two optimizers) is not a conflict
+            if _differ(first_v, v, ratio):
+                out.append({"fact": fact, "values": [{"value": first_v, "source": first_s},
+                                                      {"value": v, "source": s}],
+                            "message": f"{fact}: {_short(first_v)} ({_where(first_s)}) but "
+                                       f"{_short(v)} ({_where(s)})"})
+                break
+    return out
+
+
+def _differ(a, b, ratio) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a != b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        if a == b:
+            return False
+        if a <= 0 or b <= 0:
+            return True
+        return max(a, b) / min(a, b) > ratio
+    if isinstance(a, str) and isinstance(b, str):
+        return a.strip().lower() != b.strip().lower()
+    return False
+
+
+def _where(source: str) -> str:
+    try:
+        from ..markdown import where
+        return where(source)
+    except Exception:  # pragma: no cover - formatting only
+        return source
+
+
+__all__ = ["Read", "read_code", "read_config", "read_log", "read_pasted", "split_paste", "absorb",
+           "remember", "conflicts"]
