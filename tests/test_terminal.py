@@ -12,7 +12,7 @@ PROMPT = r"\n> "
 def spawn(*args, cwd):
     env = dict(os.environ, NO_COLOR="1", COLUMNS="150")
     return pexpect.spawn(sys.executable, ["-m", "traindx.engine", "diagnose", *args], cwd=str(cwd), env=env,
-                         encoding="utf-8", timeout=30, dimensions=(60, 150))
+                         encoding="utf-8", timeout=90, dimensions=(60, 150))   # a loaded machine
 
 
 def test_interview_why_answers_and_report(tmp_path):
