@@ -26,3 +26,19 @@ def run_cli(*args, input=None, cwd=None, env=None):
     e.update(env or {})
     return subprocess.run([sys.executable, "-m", "traindx.engine", *args], input=input, capture_output=True,
                           text=True, cwd=cwd, env=e, timeout=120)
+
+
+@pytest.fixture
+def write_script(tmp_path):
+    """``write_script(source, name="train.py")``: the dedented source written to a file in a fresh
+    folder (``write_script.dir``); returns its path. For scripts that cannot be a case in
+    tests/code_cases/ (bad bytes, paths of the test's own folder)."""
+    import textwrap
+
+    def write(source: str, name: str = "train.py"):
+        p = tmp_path / name
+        p.write_text(textwrap.dedent(source).lstrip("\n"), encoding="utf-8")
+        return p
+
+    write.dir = tmp_path
+    return write

@@ -180,7 +180,8 @@ def test_decide_stops_the_run_when_evidence_decides(train_script):
         seen.append({f.fact for f in findings})
         return len(seen) >= 2
 
-    r = run_fake(train_script, ["1000"], decide=decide, every=2)
+    # grace: on a loaded machine the interpreter's exit after the stop can take seconds
+    r = run_fake(train_script, ["1000"], decide=decide, every=2, grace=30)
     assert r.stopped_reason == "decided" and r.exit_code == 0
     assert len(seen) >= 2 and "train_loss" in seen[0]
     assert 0 < r.steps < 1000 * 8

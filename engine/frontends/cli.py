@@ -335,7 +335,7 @@ class Gatherer:
     def code(self, path, for_script=False):
         self._need_file(path, "script" if for_script else "code file")
         from . import gather
-        for read in gather.read_code(path):
+        for read in gather.read_code(path, self.session.kb.params()):
             self._take(read)
 
     def config(self, path):

@@ -48,12 +48,13 @@ def _need(path: str, what: str) -> None:
 
 
 # ------------------------------------------------------------------------------ code / config
-def read_code(path: str) -> list[Read]:
+def read_code(path: str, params=None) -> list[Read]:
     """The code file's findings, then (as further Reads) the configs it names and its argparse
-    defaults. Missing or unparsable code raises InputError."""
+    defaults. ``params``: the knowledge base's parameters (``kb.params()``, packs applied; None: the
+    shipped ones). Missing or unparsable code raises InputError."""
     _need(path, "code file")
     from traindx.probes.readers.code import analyze_code
-    rep = analyze_code(path)
+    rep = analyze_code(path, params)
     main = Read(path, list(rep.findings))
     for u in getattr(rep, "unresolved", []) or []:
         main.notes.append(f"code reader could not resolve: {u}")

@@ -551,7 +551,7 @@ class Engine:
         def run(s):
             from . import gather
             added = []
-            for read in gather.read_code(full):
+            for read in gather.read_code(full, s.kb.params()):
                 added += self._take(s, read)
             return added
         return self._read(session_id, run)

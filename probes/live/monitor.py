@@ -148,7 +148,6 @@ DECAY_LR_HELD = 0.9
 DECAY_MAX_TESTS = 3
 DECAY_FIRST_CHECK = 256
 DECAY_RETRY_STEPS = 50
-DECAY_CHECK_COST_FACTOR = 100
 
 
 def _own_time(fn):
@@ -253,6 +252,11 @@ class Monitor:
         self._train_vals = array("d")
         self._nan_first = None
         self._nan_info = None
+        # the inputs of the latest optimizer step (references, no copy): a non-finite input can
+        # pass a saturating forward with a finite loss and poison only the gradients, so the NaN
+        # loss comes one step later on finite inputs (see _trace_nan)
+        self._step_inputs = None
+        self._nan_grad_inputs = None      # (step, inputs had NaN/Inf) at the first NaN gradient
         self._val_run = None
         self._val_epochs: list[dict] = []
         self._train_acc: list[tuple[float, float]] = []
@@ -328,9 +332,6 @@ class Monitor:
         self._decay_runs: list[dict] = []
         self._decay_next_check = DECAY_FIRST_CHECK
         self._decay_target = DECAY_BATCHES
-        self._decay_check_t = 0.0
-        self._decay_check_cost = 0.0
-        self._decay_checked = False
         self._decay_seen = None
         self._act_layers: dict[str, dict[str, float]] = {}
         self._act_lin_order: list[str] = []
@@ -857,6 +858,7 @@ class Monitor:
         self._last_step_t = now
         self._own_step = 0.0
         self._val_since_step = False
+        self._step_inputs = (self._last_inputs, self._last_args)
         try:
             lr = float(optimizer.param_groups[0]["lr"])
         except Exception:
@@ -938,8 +940,12 @@ class Monitor:
         vals = G.norms_of(grads)
         norms = dict(zip(names, vals))
         self._last_norms = norms
+        first_nan_grad = not self._nan_grad
         for n in G.nan_grad_params(norms):
             self._nan_grad.setdefault(n, step)
+        if first_nan_grad and self._nan_grad and self._nan_grad_inputs is None:
+            # this step's batch made the first non-finite gradient seen: were its inputs finite?
+            self._nan_grad_inputs = (step, self._batch_nonfinite(self._step_inputs))
         total = G.total_norm(vals)
         if self._clip_pending is not None:
             t, mx = self._clip_pending
@@ -1132,6 +1138,14 @@ class Monitor:
         else:
             self._defer(lambda v: cb(v[0], v[1]), self._torch.stack([hit.float(), n.float()]))
 
+    @staticmethod
+    def _batch_nonfinite(pair):
+        """Whether either of (loader batch inputs, model forward args) holds NaN/Inf; None when
+        neither is known."""
+        if pair is None or all(x is None for x in pair):
+            return None
+        return any(D.inputs_have_nan(x) for x in pair if x is not None)
+
     @_own_time
     def _trace_nan(self, outputs, targets):
         """At the first non-finite training loss (read immediately on CPU): inputs, labels, outputs,
@@ -1142,8 +1156,22 @@ class Monitor:
             inputs = self._last_inputs if self._last_inputs is not None else self._last_args
             if inputs is not None:
                 info["inputs_have_nan"] = D.inputs_have_nan(inputs)
-                if info["inputs_have_nan"]:
-                    self._inputs_nan = True
+            if not info.get("inputs_have_nan"):
+                # one step earlier: the batch of the first non-finite gradient, and the one before
+                # this loss (a saturating forward turns an Inf input into a finite loss and NaN
+                # gradients; the weights go NaN on that step, the loss on the next, finite, batch)
+                earlier = []
+                if self._nan_grad_inputs is not None:
+                    earlier.append(self._nan_grad_inputs)
+                prev = self._step_inputs
+                if prev is not None and not any(x is inputs for x in prev if x is not None):
+                    earlier.append((self.steps - 1, self._batch_nonfinite(prev)))
+                hit = next((st for st, bad in earlier if bad), None)
+                if hit is not None:
+                    info["inputs_have_nan"] = True
+                    info["inputs_nan_step"] = int(hit)
+            if info.get("inputs_have_nan"):
+                self._inputs_nan = True
             if targets is not None:
                 info["label_range"] = NT.label_range(targets)
             if outputs is not None:
@@ -1212,16 +1240,11 @@ class Monitor:
                     if not self.armed:
                         self.arm(f"spike: loss {v:.4g} > {SPIKE_FACTOR:g}x running median {med:.4g}")
         if n >= self._decay_next_check and self._decay_state is None:
-            # every eighth of the run so far, and never more than 1/DECAY_CHECK_COST_FACTOR of the
-            # time: a curve reading costs milliseconds, a small model's step less than one
-            now = time.perf_counter()
-            if now - self._decay_check_t >= DECAY_CHECK_COST_FACTOR * self._decay_check_cost:
-                self._decay_next_check = n + max(64, n // 8)
-                self._plateau_check(None)
-                self._decay_check_t = time.perf_counter()
-                # the first reading pays for imports and cold caches: pace by the later ones
-                self._decay_check_cost = (self._decay_check_t - now) if self._decay_checked else 0.0
-                self._decay_checked = True
+            # every eighth of the run so far: paced by losses, never by the clock, so the same
+            # script reads its plateau at the same step on an idle and on a busy machine (a
+            # reading costs milliseconds; the growing interval keeps their number logarithmic)
+            self._decay_next_check = n + max(64, n // 8)
+            self._plateau_check(None)
         if not self._flat_checked and rec.step >= FLAT_AFTER and n >= 20:
             self._flat_checked = True
             frac = L.loss_decrease_fraction(list(self._train_vals))
@@ -1286,6 +1309,13 @@ class Monitor:
             self._overfit = {"error": f"{type(e).__name__}: {e}"[:200]}
         finally:
             self._busy = False
+
+    def exclude_time(self, seconds: float) -> None:
+        """Seconds spent outside the user's run inside the current step (a supervisor waiting
+        on its own decision): taken out of the step and data-wait intervals, like the monitor's
+        own work."""
+        self._own_wait += seconds
+        self._own_step += seconds
 
     # ------------------------------------------------------------------ LR-decay test
     @property
@@ -1557,9 +1587,12 @@ class Monitor:
                 + (f"; labels in {info['label_range']}" if info.get("label_range") else ""),
                 **{k: v for k, v in info.items() if k in ("label_range", "outputs_nonfinite", "params_nonfinite")})
             if "inputs_have_nan" in info:
+                earlier = info.get("inputs_nan_step")
                 add("nan_trace", "inputs_have_nan", bool(info["inputs_have_nan"]),
-                    "the inputs of that batch contain NaN/Inf" if info["inputs_have_nan"] else
-                    "the inputs of that batch are finite")
+                    (f"the inputs of step {earlier}'s batch contain NaN/Inf: they passed the forward "
+                     "with a finite loss and made the gradients, then the weights, non-finite"
+                     if earlier is not None else "the inputs of that batch contain NaN/Inf")
+                    if info["inputs_have_nan"] else "the inputs of that batch are finite")
             mod = info.get("module")
             if mod:
                 add("nan_trace", "nonfinite_first_module", mod,

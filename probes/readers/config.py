@@ -201,6 +201,8 @@ def _norm(key: Any) -> str:
 
 
 _LR_KEYS = {"lr", "learning_rate", "base_lr", "init_lr", "initial_lr", "lr0", "learningrate"}
+_NC_KEYS = {"num_classes", "n_classes", "nclasses", "num_class", "n_class", "num_labels", "n_labels",
+            "number_of_classes", "num_categories", "n_categories"}
 _BS_KEYS = {"batch_size", "train_batch_size", "per_device_train_batch_size", "bs", "batchsize",
             "train_bs", "batch", "micro_batch_size", "per_gpu_train_batch_size",
             "samples_per_gpu", "train_batch", "mini_batch_size", "minibatch_size"}
@@ -374,6 +376,10 @@ def _entries(path_key: tuple, value: Any, line: int | None, root: Any) -> list[_
         v = _integer(value)
         if v is not None and v >= 1:
             add("batch_size", v)
+    elif leaf in _NC_KEYS:
+        v = _integer(value)
+        if v is not None and v >= 2:
+            add("num_classes", v)
     elif leaf in _ACCUM_KEYS:
         v = _integer(value)
         if v is not None and v >= 1:
@@ -467,7 +473,7 @@ def _choose(entries: list[_Entry], basename: str, kind_word: str,
     accum = by_fact.pop("_accumulation", None)
     findings: list[Finding] = []
     order = ["optimizer", "learning_rate", "weight_decay", "batch_size", "epochs", "scheduler",
-             "warmup", "uses_amp", "amp_dtype", "label_smoothing", "dropout_p"]
+             "warmup", "uses_amp", "amp_dtype", "label_smoothing", "dropout_p", "num_classes"]
     for fact in order:
         cands = by_fact.get(fact)
         if not cands:
@@ -671,7 +677,7 @@ def read_argparse(tree: ast.Module) -> dict[str, ArgDefault]:
 def argparse_defaults(path: str | os.PathLike) -> list[Finding]:
     """Hyperparameter facts from the defaults of a script's argparse options (read with ast,
     never run). A script that does not parse raises InputError naming the file and line."""
-    from traindx.probes.readers.code import parse_source  # local: code.py imports this module
+    from traindx.probes.readers.code import parse_source  # local: the code package imports this module
 
     p = os.fspath(path)
     tree = parse_source(p)

@@ -138,10 +138,60 @@ _ERROR_KINDS = (
     ("shape_error", re.compile(r"size mismatch|shape|must match the size|dimension|Expected input "
                                r"batch_size|mat1 and mat2|sizes? of tensors", re.IGNORECASE)),
     ("dtype_error", re.compile(r"expected scalar type|dtype|Expected object of scalar type|"
-                               r"expected .* but found .*(Float|Long|Half|Double)", re.IGNORECASE)),
+                               r"expected .* but found .*(Float|Long|Half|Double)|"
+                               r"can(?:'|no)t be cast|type (?:Float|Long|Half|Double|Int|Bool|Byte)\b",
+                               re.IGNORECASE)),
     ("import_error", re.compile(r"^(ImportError|ModuleNotFoundError)")),
 )
 _NAN_ERROR = re.compile(r"\bnan\b|\binf(?:inite)?\b|FloatingPointError", re.IGNORECASE)
+
+
+_DIGITS = re.compile(r"\d+")
+_ZEROS = str.maketrans("123456789", "000000000")
+_NO_PLAN = object()
+_AXES = ("epoch", "counter", "counter_total", "step")
+
+
+def _spaces(m) -> str:
+    return " " * (m.end() - m.start())
+
+
+def _cut(text: str, a: int, b: int) -> str:
+    """Blank ``text[a:b]`` in place (a separator and spaces): offsets stay those of the line."""
+    return text[:a] + (";" + " " * (b - a - 1) if b > a else "") + text[b:]
+
+
+def _num(line: str, spec):
+    kind, a, b = spec
+    t = line[a:b]
+    return float(t) if kind == "f" else int(t)
+
+
+def _runs_span(a: int, b: int, runs: list):
+    """A span as digit-run coordinates: ``("@", first run, last run, lead, tail)``, or the
+    literal text when it holds no digit (``nan``)."""
+    ks = [k for k, (ra, rb) in enumerate(runs) if ra >= a and rb <= b]
+    if not ks:
+        return None
+    return ("@", ks[0], ks[-1], runs[ks[0]][0] - a, b - runs[ks[-1]][1])
+
+
+def _token(line: str, spec, runs: list):
+    if spec[0] == "#":
+        return spec[1]
+    _, k1, k2, lead, tail = spec
+    return line[runs[k1][0] - lead: runs[k2][1] + tail]
+
+
+def _plan(ex: tuple, runs: list, line: str) -> tuple:
+    epoch, counter, counter_total, step, split, progress, metrics = ex
+    axes = tuple(None if v is None else _runs_span(v[1], v[2], runs)
+                 for v in (epoch, counter, counter_total, step))
+    ms = []
+    for r, kind, (a, b) in metrics:
+        sp = _runs_span(a, b, runs)
+        ms.append((r, kind, sp if sp is not None else ("#", line[a:b])))
+    return axes + (split, progress, tuple(ms))
 
 
 @dataclass
@@ -188,6 +238,10 @@ class ConsoleLog(LogData):
                 out.append(Finding("error_message", last["message"][:300], src,
                                    "the last line of the traceback"))
         gn = self.get("grad_norm")
+        if gn is not None and gn.rows and not gn.nonfinite and not any(
+                f.fact == "grads_have_nan" for f in out):
+            out.append(Finding("grads_have_nan", False, f"log:{where}:{self.columns.get('grad_norm')}",
+                               f"all {gn.rows} printed gradient norms are finite"))
         if gn is not None and gn.nonfinite and not any(f.fact == "grads_have_nan" for f in out):
             p = resolve(None)
             share = float(p.get("console.grad_nan_share", 0.5))
@@ -222,7 +276,7 @@ def describe(log: LogData) -> str:
     roles = [r for r in ("loss", "val_loss", "accuracy", "val_accuracy", "lr", "grad_norm",
                          "step_time") if r in log.series]
     n = len(roles)
-    what = f"{n} metric{'s' if n != 1 else ''} ({', '.join(roles)})"
+    what = f"{n} metric{'s' if n != 1 else ''} ({', '.join(roles)})" if n else "no metrics"
     lines = getattr(log, "lines", 0)
     head = f"Read {log.name}: " + (f"{_fmt_int(lines)} lines, " if lines else
                                     f"{_fmt_int(log.rows)} rows, ")
@@ -301,6 +355,8 @@ class ConsoleReader:
         self.trace_line = 0
         self.trace_lines = 0
         self.styles = {}
+        self.plans: dict = {}
+        self.max_plans = int(p.get("console.max_line_shapes", 512))
 
     # -- roles -------------------------------------------------------------------------------
     def _role(self, phrase: str, split: str | None):
@@ -481,76 +537,128 @@ class ConsoleReader:
             return None
         return list(zip(names, roles, vals))
 
+    # A console log repeats a few line shapes thousands of times. The first line of each shape
+    # (its digits all read as 0) is parsed in full, with every removal done in place (blanks of
+    # the same length), so each number read is a span of the line; the shape's *plan* records
+    # those spans as runs of digits. A later line of the same shape is read by its plan: one
+    # scan for digit runs instead of a dozen regular expressions.
     def _parse(self, line: str) -> None:
+        key = line.translate(_ZEROS)
+        plan = self.plans.get(key)
+        if plan is not None:
+            if plan is _NO_PLAN:
+                return self._parse_full(line, None)
+            runs = [m.span() for m in _DIGITS.finditer(line)]
+            return self._apply(line, plan, runs)
+        rec = [] if len(self.plans) < self.max_plans else None
+        ex = self._parse_full(line, rec)
+        if rec is not None:
+            if ex is None:
+                self.plans[key] = _NO_PLAN
+            else:
+                runs = [m.span() for m in _DIGITS.finditer(line)]
+                self.plans[key] = _plan(ex, runs, line)
+
+    def _apply(self, line, plan, runs) -> None:
+        e, c, ct, st, split, progress, ms = plan
+        metrics = []
+        for r, kind, spec in ms:
+            t = line[runs[spec[1]][0] - spec[3]: runs[spec[2]][1] + spec[4]] if spec[0] == "@" else spec[1]
+            try:
+                metrics.append((r, float(t) if kind == "num" and t[-1] != "%" else _value(kind, t)))
+            except ValueError:
+                continue
+        if metrics:
+            self._commit(None if e is None else float(_token(line, e, runs)),
+                         None if c is None else int(_token(line, c, runs)),
+                         None if ct is None else int(_token(line, ct, runs)),
+                         None if st is None else int(_token(line, st, runs)),
+                         split, progress, metrics)
+
+    def _parse_full(self, line: str, rec):
+        """Parse one line; returns the extraction (for a plan) when it is a record, else None."""
         text = line
         m = _PREFIX.match(text)
         if m:
-            text = text[m.end():]
+            text = " " * m.end() + text[m.end():]
         if "tensor(" in text or "Tensor(" in text:
-            text = _TENSOR.sub(" ", text)
+            text = _TENSOR.sub(_spaces, text)
         # a table row?
         if self.header is not None:
             row = self._table_row(text)
             if row is not None:
                 self._table_record(row)
-                return
-        text = _LEVEL.sub(" ", text)
-        text = _CLOCK.sub(" ", text)
+                return None
+        text = _LEVEL.sub(_spaces, text)
+        text = _CLOCK.sub(_spaces, text)
         progress = bool(_PROGRESS.search(text)) or "it/s" in text or "s/it" in text
-        epoch = epoch_total = counter = counter_total = step = None
+        epoch = epoch_total = counter = counter_total = step = None   # (kind, start, end)
         split = None
         mm = _MM.search(text)
         if mm:
             split = _SPLIT.get((mm.group(1) or "").lower())
-            epoch, counter, counter_total = float(mm.group(2)), int(mm.group(3)), int(mm.group(4))
-            text = text[:mm.start()] + " ; " + text[mm.end():]
+            epoch, counter, counter_total = ("f",) + mm.span(2), ("i",) + mm.span(3), ("i",) + mm.span(4)
+            text = _cut(text, *mm.span())
         else:
             em = _EPOCH.search(text)
             if em:
                 split = _SPLIT.get((em.group(1) or "").lower())
-                epoch = float(em.group(2))
-                epoch_total = int(em.group(3)) if em.group(3) else None
-                text = text[:em.start()] + " ; " + text[em.end():]
+                epoch = ("f",) + em.span(2)
+                epoch_total = ("i",) + em.span(3) if em.group(3) else None
+                text = _cut(text, *em.span())
         sm = _STEP.search(text)
         if sm:
-            step = int(sm.group(2))
-            st_total = int(sm.group(3)) if sm.group(3) else None
+            step = ("i",) + sm.span(2)
+            st_total = ("i",) + sm.span(3) if sm.group(3) else None
             kind = sm.group(1).lower()
             if kind in ("batch", "it") or (st_total is not None and epoch is not None):
                 counter, counter_total = step, st_total
                 step = None
-            text = text[:sm.start()] + " ; " + text[sm.end():]
+            text = _cut(text, *sm.span())
         elif epoch is None:
             lm = _LEAD_STEP.match(text)
             if lm:
-                step = int(lm.group(1))
-                text = " ; " + text[lm.end():]
+                step = ("i",) + lm.span(1)
+                text = _cut(text, 0, lm.end())
         if counter is None:
             cm = _COUNTER.search(text)
-            if cm and not re.search(r"[\w.]\s*$", text[:cm.start()]) or (
-                    cm and progress):
-                counter, counter_total = int(cm.group(1)), int(cm.group(2))
-                text = text[:cm.start()] + " ; " + text[cm.end():]
+            if cm and not re.search(r"[\w.]\s*$", text[:cm.start()]) or (cm and progress):
+                counter, counter_total = ("i",) + cm.span(1), ("i",) + cm.span(2)
+                text = _cut(text, *cm.span())
         pairs = self._pairs(text)
         if split is None:
             split = self._line_split(text, pairs)
         metrics = []
-        for phrase, value, pos in pairs:
+        for phrase, kind, a, b, pos in pairs:
             r = self._role(phrase, split)
             if r is None:
                 continue
-            metrics.append((r, value))
+            metrics.append((r, kind, (a, b)))
         if not metrics:
             if epoch is not None and not pairs:
-                self._set_epoch(epoch)
+                self._set_epoch(_num(line, epoch))
             if not pairs:
                 self._maybe_header(line)
             self._exception_line(line)
             self._nan_warning(line)
-            return
+            return None
         if epoch is None and step is None and counter is None and not any(
-                r[0] in _KEY_ROLES for r, _ in metrics) and (self.mode is None or len(pairs) > len(metrics) + 1):
-            return  # a config dump ({'lr': 0.01, 'seed': 0, ...}), not a record of the run
+                r[0] in _KEY_ROLES for r, _, _ in metrics) and (
+                self.mode is None or len(pairs) > len(metrics) + 1):
+            return None  # a config dump ({'lr': 0.01, 'seed': 0, ...}), not a record of the run
+        ex = (epoch, counter, counter_total, step, split, progress, metrics)
+        vals = []
+        for r, kind, (a, b) in metrics:
+            try:
+                vals.append((r, _value(kind, line[a:b])))
+            except ValueError:
+                continue
+        if vals:
+            self._commit(*(None if v is None else _num(line, v) for v in (epoch, counter, counter_total, step)),
+                         split, progress, vals)
+        return ex
+
+    def _commit(self, epoch, counter, counter_total, step, split, progress, metrics) -> None:
         if epoch is not None:
             self._set_epoch(epoch)
         self.epoch_on_line = epoch is not None
@@ -558,7 +666,7 @@ class ConsoleReader:
                      "progress" if progress else "pairs")
 
     def _line_split(self, text: str, pairs) -> str | None:
-        first = pairs[0][2] if pairs else len(text)
+        first = pairs[0][4] if pairs else len(text)
         for w in re.findall(r"[A-Za-z]+", text[:first + 40] if not pairs else
                             text[:first] + " " + pairs[0][0]):
             s = _SPLIT.get(w.lower())
@@ -567,7 +675,8 @@ class ConsoleReader:
         return None
 
     def _pairs(self, text: str) -> list:
-        toks = [(m.lastgroup, m.group(m.lastgroup), m.start()) for m in _TOKEN.finditer(text)]
+        """``(phrase, kind, start, end, phrase_start)`` for each name-number pair of ``text``."""
+        toks = [(m.lastgroup, m.group(m.lastgroup), m.start(), m.end()) for m in _TOKEN.finditer(text)]
         out = []
         n = len(toks)
         i = 0
@@ -575,7 +684,7 @@ class ConsoleReader:
         phrase_pos = 0
         used = set()
         while i < n:
-            kind, val, pos = toks[i]
+            kind, val, pos, end = toks[i]
             if kind == "name":
                 if val.lower() in ("nan", "inf", "infinity"):
                     kind = "num"
@@ -586,7 +695,7 @@ class ConsoleReader:
                     i += 1
                     continue
             if phrase and kind in ("num", "frac"):
-                out.append((" ".join(phrase[-6:]), _value(kind, val), phrase_pos))
+                out.append((" ".join(phrase[-6:]), kind, pos, end, phrase_pos))
                 used.add(i)
                 phrase = []
                 i += 1
@@ -598,7 +707,7 @@ class ConsoleReader:
             if phrase and kind == "sep" and val in _PAIR_SEP:
                 i += 1
                 continue
-            if kind in ("num",) and i not in used and not phrase:
+            if kind == "num" and i not in used and not phrase:
                 # number then name: "24.93 avg loss," / "0.001 rate"
                 j = i + 1
                 words = []
@@ -607,7 +716,7 @@ class ConsoleReader:
                     j += 1
                 if words and (j >= n or (toks[j][0] == "sep" and toks[j][1] in ",;|")) and \
                         (i == 0 or toks[i - 1][0] == "sep"):
-                    out.append((" ".join(words[-4:]), _value(kind, val), toks[i + 1][2]))
+                    out.append((" ".join(words[-4:]), kind, pos, end, toks[i + 1][2]))
                     i = j
                     continue
             phrase = []

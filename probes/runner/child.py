@@ -40,7 +40,10 @@ Events (JSON lines on ``--events``, a pipe fd or a file to append to)::
 
     {"type": "start", "pid": N}
     {"type": "findings", "step": K, "findings": [Finding.to_dict(), ...],
-     "pending": ["lr_decay", ...]}   # every N steps, at exit; pending: costly probes still running
+     "pending": ["lr_decay", ...], "reply": true}   # at the scheduled looks (see next_look) and
+                                     # at exit; pending: costly probes still running; reply: the
+                                     # child waits for the parent's "go" / "stop ..." line
+    {"type": "stopping", "reason": ...}                  # the run ended; last findings follow
     {"type": "probe_error", "message": "..."}
     {"type": "crash", "error_kind": ..., "message": ..., "traceback": ..., "exc_type": ...,
      "file": ..., "line": ..., "syntax": {...} | null}
@@ -48,8 +51,10 @@ Events (JSON lines on ``--events``, a pipe fd or a file to append to)::
     {"type": "exit", "reason": "finished|max_steps|decided|terminated|crashed|parent_gone",
      "code": N, "steps": K, "summary": {...}}
 
-Control (``--control``, a pipe fd the parent writes): a line ``stop ...`` asks the child to stop at
-its next optimizer step (or DataLoader batch). SIGTERM stops it wherever it is.
+Control (``--control``, a pipe fd the parent writes): the answer to each look that asks for one,
+``go`` or ``stop ...`` (stop at the next optimizer step or DataLoader batch). Looks are paced by
+optimizer steps and the child waits for the answer, so a run stops at the same step however busy
+the machine is. SIGTERM stops it wherever it is.
 """
 
 from __future__ import annotations
@@ -75,12 +80,22 @@ _PROBES_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tra
 #: Functional losses wrapped in ``torch.nn.functional``.
 FUNCTIONAL_LOSSES = ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
                      "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div")
-MIN_EMIT_INTERVAL_S = 0.5
 #: steps in a row by another optimizer (the first one idle) that start a new training phase
 PHASE_STEPS = 20
-MAX_EMIT_INTERVAL_S = 5.0
-#: a look (findings) waits at least this many times as long as the previous look took
-EMIT_COST_FACTOR = 20
+#: Looks (findings sent to the parent, which answers "go" or "stop") are paced by optimizer steps,
+#: never by the clock, so that a script stops at the same step, with the same evidence, on an idle
+#: machine and beside a CPU-bound process: the first at ``--every`` steps, then every
+#: LOOK_GAP_EARLY steps up to LOOK_EARLY_UNTIL, every LOOK_GAP steps after, and every eighth of the
+#: run so far once that is longer (the number of looks, and what they cost, grows as log(steps)).
+LOOK_GAP_EARLY = 20
+LOOK_EARLY_UNTIL = 50
+LOOK_GAP = 50
+#: Without optimizer steps (a script that never steps, or not yet), looks are paced by activity
+#: (losses, backward passes, batches): the first after LOOK_FIRST_TICKS, then each after twice as many.
+LOOK_FIRST_TICKS = 50
+#: Seconds a look waits for the parent's answer before going on (a safety net only: the parent
+#: answers in milliseconds, and its own --timeout ends the run).
+REPLY_TIMEOUT_S = 120.0
 #: Distinct modules / module calls recorded before model discovery gives up on the forward hook.
 DISCOVERY_MAX_MODULES = 50_000
 DISCOVERY_MAX_CALLS = 2_000_000
@@ -115,9 +130,10 @@ class _State:
         self.bind_attempts = 0
         self.steps = 0
         self.stop_reason = None
-        self.emit_t = time.monotonic()
         self.emit_steps = 0
-        self.emit_cost = 0.0        # seconds the latest findings took
+        self.next_look = 10        # the optimizer step of the next look (see next_look)
+        self.ticks = 0             # losses, backward passes and batches seen (looks before any step)
+        self.next_tick = LOOK_FIRST_TICKS
         self.activity = False
         self.tls = threading.local()
         self.pending = []          # training-loss candidates awaiting backward
@@ -242,22 +258,68 @@ def _findings_payload() -> list:
     return out
 
 
+def next_look(steps: int, every: int) -> int:
+    """The optimizer step of the look after one at ``steps`` (see LOOK_GAP)."""
+    if steps < every:
+        return every
+    gap = LOOK_GAP_EARLY if steps < LOOK_EARLY_UNTIL else LOOK_GAP
+    return steps + max(every, gap, steps // 8)
+
+
 def _emit(force: bool = False) -> None:
-    now = time.monotonic()
-    new_steps = _S.steps - _S.emit_steps
-    gap = max(MIN_EMIT_INTERVAL_S, EMIT_COST_FACTOR * _S.emit_cost)
-    due = (new_steps >= _S.every and now - _S.emit_t >= gap) or (
-        now - _S.emit_t >= max(MAX_EMIT_INTERVAL_S, gap) and (new_steps > 0 or _S.activity))
-    if not (force or due) or _S.monitor is None:
+    """Send the findings at the scheduled looks (or now, with ``force``) and, at a scheduled look,
+    wait for the parent's answer: the run goes on, or stops at its next step."""
+    if _S.monitor is None:
         return
+    if _S.steps > 0:
+        due = _S.steps >= _S.next_look
+    else:
+        due = _S.ticks >= _S.next_tick
+    if not (force or due):
+        return
+    if due:
+        if _S.steps > 0:
+            _S.next_look = next_look(_S.steps, _S.every)
+        else:
+            _S.next_tick = 2 * max(_S.ticks, LOOK_FIRST_TICKS)
     payload = _findings_payload()
-    done = time.monotonic()
-    # a long run's findings cost more (its curve is longer): look less often, so that looking
-    # never takes more than 1/EMIT_COST_FACTOR of the run
-    _S.emit_cost = done - now
-    _S.emit_t, _S.emit_steps, _S.activity = done, _S.steps, False
+    _S.emit_steps, _S.activity = _S.steps, False
     pending = getattr(_S.monitor, "pending_probes", None) or []
-    _send({"type": "findings", "step": _S.steps, "findings": payload, "pending": list(pending)})
+    reply = due and _S.control_fd is not None
+    _send({"type": "findings", "step": _S.steps, "findings": payload, "pending": list(pending),
+           "reply": reply})
+    if reply:
+        _await_reply()
+
+
+def _await_reply() -> None:
+    """Block until the parent answers a look ("go" or "stop ..."). The wait is the parent's time,
+    not the script's: it is taken out of the step the monitor times."""
+    import select
+
+    fd = _S.control_fd
+    t0 = time.perf_counter()
+    data = b""
+    try:
+        while not data.endswith(b"\n"):
+            ready, _, _ = select.select([fd], [], [], REPLY_TIMEOUT_S)
+            if not ready:
+                break
+            chunk = os.read(fd, 4096)
+            if not chunk:          # EOF: the parent is gone
+                _S.control_fd = None
+                if _S.stop_reason is None:
+                    _S.stop_reason = "parent_gone"
+                break
+            data += chunk
+    except BlockingIOError:
+        pass
+    except OSError:
+        _S.control_fd = None
+    if b"stop" in data and _S.stop_reason is None:
+        _S.stop_reason = "decided"
+    if hasattr(_S.monitor, "exclude_time"):
+        _call_monitor("exclude_time", time.perf_counter() - t0)
 
 
 def _check_control() -> None:
@@ -509,6 +571,7 @@ def _install() -> None:
         waited = time.perf_counter() - t0
         try:
             _S.activity = True
+            _S.ticks += 1
             phase = "train" if torch.is_grad_enabled() else "val"
             _declare_loader(self, phase)
             if synced is None:
@@ -651,6 +714,7 @@ def _record_loss(result, args, kwargs, name, fn=None) -> None:
         if value.numel() != 1:
             value = value.float().mean()
         _S.activity = True
+        _S.ticks += 1
         _call_monitor("on_loss", value, phase="val", outputs=outputs, targets=targets,
                       loss_name=name, **_loss_kwargs(fn))
     except Exception as e:
@@ -684,6 +748,7 @@ def _on_backward(t) -> None:
     pending, _S.pending = _S.pending, []
     match = next((p for p in pending if p.ref() is base), None)
     _S.activity = True
+    _S.ticks += 1
     if match is not None:
         # the others were not part of this loss: in eval mode they were validation losses
         _S.pending = [p for p in pending if p is not match]
@@ -998,6 +1063,7 @@ def main(argv=None) -> int:
         _S.control_fd = opts.control
     _S.max_steps = opts.max_steps
     _S.every = max(1, opts.every)
+    _S.next_look = _S.every
     _S.level = opts.level
     _S.monitor_spec = opts.monitor
     signal.signal(signal.SIGTERM, _on_sigterm)
@@ -1037,6 +1103,9 @@ def main(argv=None) -> int:
 
 
 def _finish(code: int, reason: str) -> None:
+    # the parent gives a run it asked to stop a short grace to reach a step; from here on the
+    # last findings are being made, and cutting them short would change the diagnosis
+    _send({"type": "stopping", "reason": reason})
     try:
         _flush_pending()
         if _S.monitor is not None:

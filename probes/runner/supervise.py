@@ -52,6 +52,8 @@ CRASH_SOURCE = "probe:crash"
 
 #: Seconds between SIGTERM and SIGKILL, and between a "stop" request and SIGTERM.
 DEFAULT_GRACE_S = 3.0
+#: Seconds a child that is stopping (making its last findings) gets before SIGTERM.
+FINISH_GRACE_S = 60.0
 #: Lines of the script's stdout/stderr kept for the report.
 DEFAULT_TAIL_LINES = 40
 #: Default monitor class the child instantiates.
@@ -501,11 +503,14 @@ class _ChildSession:
                 except (ProcessLookupError, PermissionError):
                     pass
 
-    def _stop_request(self) -> None:
+    def _answer(self, line: bytes) -> None:
         try:
-            os.write(self.ctl_w, b"stop decided\n")
+            os.write(self.ctl_w, line)
         except OSError:
             pass
+
+    def _stop_request(self) -> None:
+        self._answer(b"stop decided\n")
         # If it does not reach another optimizer step in time: SIGTERM, then SIGKILL.
         self.next_escalation = (time.monotonic() + self.grace, signal.SIGTERM)
 
@@ -547,10 +552,22 @@ class _ChildSession:
             self.steps = max(self.steps, int(ev.get("step") or 0))
             # a costly probe the child has started (LR-decay test, overfit one batch) reports at a
             # later look: stopping now would lose it (max_steps and the timeout still apply)
+            stop = False
             if self.decide is not None and self.reason is None and not ev.get("pending"):
                 if self.decide(list(self.findings.values()), self.steps):
                     self.reason = "decided"
-                    self._stop_request()
+                    stop = True
+            if stop:
+                self._stop_request()
+            elif ev.get("reply"):
+                # the child waits for the answer at each look: the run stops (or goes on) at
+                # the step the look was taken, however busy the machine is
+                self._answer(b"go\n")
+        elif kind == "stopping":
+            # the child reached the end of the run and is making its last findings: a stop
+            # request's short grace no longer applies (a hang here still ends, later)
+            if self.next_escalation is not None and self.next_escalation[1] == signal.SIGTERM:
+                self.next_escalation = (time.monotonic() + max(self.grace, FINISH_GRACE_S), signal.SIGTERM)
         elif kind == "crash":
             self.crash = {k: v for k, v in ev.items() if k != "type"}
         elif kind == "exit":

@@ -1,0 +1,147 @@
+"""From the recorded events to findings: the report, helpers over modules and optimizers shared by the
+fact modules, and :meth:`Conclusions.conclude`, which runs the fact modules in order.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from traindx.engine.evidence import Finding
+from traindx.probes.readers.config import CONFIG_SUFFIXES
+
+from ..report import CodeReport
+from ..values import ListVal, ModuleVal, OptVal, TensorVal
+
+
+class Conclusions:
+    """From the recorded events to findings: the report, shared helpers, and the order of the fact modules."""
+
+    def build_report(self) -> CodeReport:
+        rep = CodeReport(path=self.path)
+        rep.config_paths = self.config_paths()
+        self.findings: list[Finding] = []
+        try:
+            self.conclude()
+        finally:
+            rep.findings = self.findings
+            rep.unresolved = list(self.unresolved)
+            rep.notes = list(self.notes)
+        return rep
+
+    def add_finding(self, fact: str, value: Any, line: int, detail: str, **extra: Any) -> None:
+        if any(f.fact == fact for f in self.findings):
+            return
+        line = line or getattr(self, "default_line", 1) or 1
+        self.findings.append(Finding(fact=fact, value=value, source=f"code:{self.basename}:{line}",
+                                     detail=detail, extra=extra))
+
+    def config_paths(self) -> list[str]:
+        out: list[str] = []
+        consts = [n for n in ast.walk(self.tree) if isinstance(n, ast.Constant)]
+        consts.sort(key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
+        for n in consts:
+            if isinstance(n.value, str) \
+                    and n.value.lower().endswith(CONFIG_SUFFIXES) and "\n" not in n.value \
+                    and len(n.value) < 300 and n.value not in out:
+                out.append(n.value)
+        return out
+
+    def ancestors(self, m: ModuleVal) -> list[ModuleVal]:
+        out, cur, n = [], m, 0
+        while cur is not None and n < 50:
+            out.append(cur)
+            cur = cur.parent
+            n += 1
+        return out
+
+    def is_covered(self, m: ModuleVal) -> bool | None:
+        """True if some optimizer holds all of ``m``'s parameters (through m or an ancestor)."""
+        if not self.covering_optimizers:
+            return None
+        anc = {a.id for a in self.ancestors(m)}
+        for o in self.covering_optimizers:
+            for p in o.parts:
+                if p.module is not None and p.whole and p.module.id in anc:
+                    return True
+        return False
+
+    def is_trained(self, mid: int) -> bool:
+        """Is the module with id ``mid`` something an optimizer updates (or unknown: True)?"""
+        m = next((x for x in self.all_modules() if x.id == mid), None)
+        if m is None or not self.covering_optimizers:
+            return True
+        if self.is_covered(m):
+            return True
+        # partly covered (a child in the optimizer) counts too
+        for o in self.covering_optimizers:
+            for p in o.parts:
+                if p.module is not None and m in self.ancestors(p.module):
+                    return True
+                if p.module is None:
+                    return True  # an optimizer over something we could not resolve
+        return False
+
+    def all_modules(self) -> list[ModuleVal]:
+        seen: dict[int, ModuleVal] = {}
+        stack = list(self.modules)
+        while stack:
+            m = stack.pop()
+            if m.id in seen:
+                continue
+            seen[m.id] = m
+            for v in list(m.attrs.values()) + list(m.layers):
+                if isinstance(v, ModuleVal):
+                    stack.append(v)
+                elif isinstance(v, ListVal):
+                    stack.extend(x for x in v.items if isinstance(x, ModuleVal))
+        return list(seen.values())
+
+    def is_frozen(self, m: ModuleVal) -> bool:
+        """All of ``m`` frozen: requires_grad=False over it or an ancestor (maybe under a
+        condition on the parameter name, the usual 'freeze all but the head' loop)."""
+        anc = {a.id for a in self.ancestors(m)}
+        for _, text, fm, whole in self.records["frozen"]:
+            if isinstance(fm, ModuleVal) and fm.id in anc and (whole or "(if " in text):
+                return True
+        return False
+
+    def conclude(self) -> None:
+        ev = self.events
+        backs = [e for e in ev if e.kind == "backward"]
+        steps = [e for e in ev if e.kind == "step"]
+        primary_back = next((e for e in backs if isinstance(e.obj, TensorVal)), None)
+        if backs and primary_back is None:
+            self.add_unresolved(f"line {backs[0].line}: could not trace what `{backs[0].text}` "
+                                f"backpropagates")
+        loss_t: TensorVal | None = primary_back.obj if primary_back else None
+        all_calls: set = set()
+        reached: set = set()
+        for e in backs:
+            if isinstance(e.obj, TensorVal):
+                all_calls |= set(e.obj.calls)
+                reached |= set(e.obj.srcs)
+        # the models a backward trains: their output reaches it with the graph intact (a
+        # teacher under no_grad does not); if every path is cut, all of them
+        train_calls = {i for i in all_calls if isinstance(self.events[i].obj, ModuleVal)
+                       and self.events[i].obj.id in reached} or all_calls
+        trained_models: list[ModuleVal] = []
+        for idx in sorted(train_calls):
+            m = self.events[idx].obj
+            if isinstance(m, ModuleVal) and m not in trained_models:
+                trained_models.append(m)
+        self.default_line = (backs[0].line if backs else steps[0].line if steps else 1)
+        # the loop that runs one optimizer step per iteration
+        ref_ev = steps[0] if steps else (backs[0] if backs else None)
+        step_loop = ref_ev.loops[-1][0] if ref_ev and ref_ev.loops else None
+        # the optimizers that really step (an optimizer built and never stepped updates nothing)
+        stepped = [e.obj for e in steps if isinstance(e.obj, OptVal) and e.obj.kind]
+        self.covering_optimizers = [o for o in self.optimizers if o in stepped] or self.optimizers
+        opt = self.primary_optimizer(steps)
+        self.optimizer_facts(opt)
+        self.coverage_facts(trained_models, opt)
+        self.loss_facts(loss_t, primary_back, trained_models)
+        self.loop_facts(backs, steps, step_loop, loss_t, primary_back)
+        self.mode_facts(train_calls, step_loop)
+        self.data_facts(step_loop, ref_ev)
+        self.model_facts(trained_models)

@@ -1,0 +1,228 @@
+"""``code:loop``: the training loop's zero_grad/backward/step order, clipping, scheduler placement,
+graph cuts and train/eval mode.
+"""
+
+from __future__ import annotations
+
+from ..naming import EVAL_FUNC
+from ..values import Event, ModuleVal, OptVal, SchedVal, TensorVal
+
+
+class LoopFacts:
+    """code:loop: zero_grad/backward/step order, clipping, schedulers, graph cuts, train/eval mode."""
+
+    def first_iteration(self, loop_id: int) -> list[Event]:
+        """The events of the first iteration of a loop, in order."""
+        first = next((e for e in self.events if (loop_id, 0) in e.loops), None)
+        if first is None:
+            return []
+        k = first.loops.index((loop_id, 0))
+        prefix = first.loops[: k + 1]
+        return [e for e in self.events if e.loops[: k + 1] == prefix]
+
+    def loop_facts(self, backs: list[Event], steps: list[Event], step_loop: int | None,
+                   loss_t: TensorVal | None, back: Event | None) -> None:
+        """code:loop facts, from the events of the whole run and the loop that steps the optimizer."""
+        reached: set = set()   # modules some backward reaches with the graph intact
+        for b in backs:
+            if isinstance(b.obj, TensorVal):
+                reached |= set(b.obj.srcs)
+        if step_loop is not None and (steps or backs):
+            self.zeroing_facts(backs, steps, step_loop)
+            self.step_order_facts(step_loop)
+        self.clipping_facts()
+        self.scheduler_facts(step_loop)
+        if loss_t is not None and back is not None:
+            self.graph_cut_facts(loss_t, back, reached)
+
+    def zeroing_facts(self, backs: list[Event], steps: list[Event], step_loop: int) -> None:
+        """zero_grad_called and optimizer_not_zeroed: is every stepped optimizer zeroed in the loop?"""
+        zeros = [e for e in self.events if e.kind == "zero"]
+        lnode = self.loop_nodes.get(step_loop)
+        lline = getattr(lnode, "lineno", 0)
+        inside = [z for z in zeros if any(l == step_loop for l, _ in z.loops)]
+        # an optimizer stepped in the loop whose own zero_grad never runs there, while another's
+        # does (two optimizers, one forgotten): its gradients add up across iterations
+        zeroed = {id(z.obj) for z in inside if isinstance(z.obj, OptVal)}
+        covers_all = any(not isinstance(z.obj, OptVal) for z in inside)
+        forgotten = [] if covers_all or not zeroed else [
+            st for st in steps if isinstance(st.obj, OptVal) and id(st.obj) not in zeroed
+            and any(l == step_loop for l, _ in st.loops)]
+        if forgotten:
+            st = forgotten[0]
+            z = inside[0]
+            self.add_finding("optimizer_not_zeroed", True, st.line,
+                             f"`{st.text}` (line {st.line}) steps in the training loop (line {lline}) "
+                             f"but its zero_grad() never runs there; only `{z.text}` (line {z.line}) "
+                             f"does: that optimizer's gradients add up across iterations")
+        elif inside:
+            self.add_finding("optimizer_not_zeroed", False, inside[0].line,
+                             "every optimizer stepped in the loop is zeroed there" if not covers_all else
+                             f"`{inside[0].text}` (line {inside[0].line}) clears every gradient")
+        if inside:
+            z = inside[0]
+            self.add_finding("zero_grad_called", True, z.line,
+                             f"`{z.text}` (line {z.line}) runs inside the training loop (line "
+                             f"{lline})")
+        else:
+            bl = backs[0].line if backs else "?"
+            sl = steps[0].line if steps else "?"
+            if zeros:
+                z = zeros[0]
+                self.add_finding("zero_grad_called", False, lline,
+                                 f"`{z.text}` (line {z.line}) is outside the loop at line {lline} "
+                                 f"where backward (line {bl}) and step (line {sl}) run: gradients "
+                                 f"add up across its iterations")
+            else:
+                self.add_finding("zero_grad_called", False, lline,
+                                 f"no zero_grad() or grad = None in the loop at line {lline} where "
+                                 f"backward (line {bl}) and step (line {sl}) run")
+
+    def step_order_facts(self, step_loop: int) -> None:
+        """grads_all_zero (zeroed between backward and step); notes on steps or clipping before backward."""
+        it = [e for e in self.first_iteration(step_loop) if e.kind in ("backward", "zero",
+                                                                       "step", "clip")]
+        seqk = [e for e in it if e.kind in ("backward", "zero", "step")]
+        for i, e in enumerate(seqk):
+            if e.kind != "step":
+                continue
+            prev = None
+            for j in range(1, len(seqk) + 1):
+                cand = seqk[(i - j) % len(seqk)]
+                if cand.kind in ("backward", "zero"):
+                    prev = (cand, j > i)
+                    break
+            if prev and prev[0].kind == "zero":
+                self.add_finding("grads_all_zero", True, e.line,
+                                 f"`{prev[0].text}` (line {prev[0].line}) clears the gradients "
+                                 f"after backward and before `{e.text}` (line {e.line}): every step "
+                                 f"sees zero gradients")
+            elif prev and prev[0].kind == "backward" and prev[1]:
+                self.add_note(f"line {e.line}: `{e.text}` runs before `{prev[0].text}` "
+                              f"(line {prev[0].line}) in the same iteration: each step applies "
+                              f"the previous batch's gradients")
+            break
+        for i, e in enumerate(it):
+            if e.kind == "clip":
+                before = [x for x in it[:i] if x.kind == "backward"]
+                if not before and any(x.kind == "backward" for x in it[i:]):
+                    self.add_note(f"line {e.line}: gradient clipping runs before backward in "
+                                  f"the iteration: it clips the previous gradients")
+
+    def clipping_facts(self) -> None:
+        """clip_max_norm: the first gradient clipping's threshold."""
+        clips = [e for e in self.events if e.kind == "clip"]
+        if clips:
+            c = clips[0]
+            val, src, name = c.value
+            if val is not None:
+                how = "value clipping: clip_value" if "value" in name else "max_norm"
+                self.add_finding("clip_max_norm", val, c.line,
+                                 f"`{c.text}` (line {c.line}){src}" + (
+                             f" ({how})" if "value" in name else ""))
+            else:
+                self.add_unresolved(f"line {c.line}: clipping threshold of `{c.text}` is computed at run "
+                                    f"time")
+
+    def scheduler_facts(self, step_loop: int | None) -> None:
+        """scheduler, scheduler_designed_per_batch, warmup and scheduler_step_per_batch."""
+        scheds = [e for e in self.events if e.kind == "sched"]
+        sched_obj = next((e.obj for e in scheds if isinstance(e.obj, SchedVal) and e.obj.kind),
+                         None)
+        if sched_obj is None and self.schedulers:
+            sched_obj = self.schedulers[0]
+            if not scheds:
+                self.add_note(f"line {sched_obj.line}: the scheduler `{sched_obj.text}` is never "
+                              f"stepped")
+        if sched_obj is not None and sched_obj.kind:
+            self.add_finding("scheduler", sched_obj.kind, sched_obj.line,
+                             f"`{sched_obj.text}` (line {sched_obj.line})")
+            if sched_obj.per_batch is not None:
+                self.add_finding("scheduler_designed_per_batch", sched_obj.per_batch, sched_obj.line,
+                                 f"{sched_obj.why} (line {sched_obj.line})")
+            if sched_obj.warmup:
+                self.add_finding("warmup", True, sched_obj.line,
+                                 f"`{sched_obj.text}` warms the learning rate up (line {sched_obj.line})")
+        mine = [e for e in scheds if e.obj is sched_obj or not isinstance(e.obj, SchedVal)
+                or e.obj.kind is None] if sched_obj is not None else scheds
+        if mine and step_loop is not None:
+            per_batch = [e for e in mine if any(l == step_loop for l, _ in e.loops)]
+            lline = getattr(self.loop_nodes.get(step_loop), "lineno", 0)
+            if per_batch:
+                e = per_batch[0]
+                cond = " (under a condition)" if e.cond else ""
+                self.add_finding("scheduler_step_per_batch", True, e.line,
+                                 f"`{e.text}` (line {e.line}) runs every batch, inside the loop at line "
+                                 f"{lline}{cond}")
+            else:
+                e = mine[0]
+                self.add_finding("scheduler_step_per_batch", False, e.line,
+                                 f"`{e.text}` (line {e.line}) runs outside the batch loop (line {lline})")
+
+    def graph_cut_facts(self, loss_t: TensorVal, back: Event, reached: set) -> None:
+        """graph_cut: does the loss backpropagated reach the trainable parameters?"""
+        lost = []
+        for line, how, srcs in loss_t.cuts:
+            gone = [s for s in srcs if s not in reached and self.is_trained(s)]
+            if gone:
+                lost.append((line, how))
+        if not loss_t.srcs and (loss_t.calls or loss_t.cuts):
+            cut = loss_t.cuts[0] if loss_t.cuts else (back.line, "?")
+            self.add_finding("graph_cut", True, cut[0],
+                             f"{cut[1]} (line {cut[0]}) cuts the graph: the loss backpropagated at "
+                             f"line {back.line} reaches no trainable parameter")
+        elif lost:
+            self.add_finding("graph_cut", True, lost[0][0],
+                             f"{lost[0][1]} (line {lost[0][0]}) cuts the graph between trainable "
+                             f"layers and the loss backpropagated at line {back.line}")
+        elif loss_t.srcs:
+            self.add_finding("graph_cut", False, back.line,
+                             f"the model output reaches `{back.text}` (line {back.line}) with the "
+                             f"graph intact")
+
+    def mode_facts(self, train_calls: set, step_loop: int | None) -> None:
+        calls = [(i, e) for i, e in enumerate(self.events) if e.kind == "call"]
+        if not calls:
+            return
+        train_models = {self.events[i].obj.id for i in train_calls
+                        if isinstance(self.events[i].obj, ModuleVal)}
+        val_calls, tr_calls = [], []
+        for i, e in calls:
+            if i in train_calls:
+                tr_calls.append(e)
+                continue
+            if not isinstance(e.obj, ModuleVal) or (train_models and e.obj.id not in
+                                                    train_models):
+                continue
+            in_step_loop = step_loop is not None and e.loops and e.loops[-1][0] == step_loop
+            eval_fn = any(EVAL_FUNC.search(f) for f in e.funcs)
+            if e.nograd or eval_fn or (e.loops and not in_step_loop):
+                val_calls.append(e)
+        if val_calls:
+            bad = [e for e in val_calls if e.mode == "train"]
+            if bad:
+                e = bad[0]
+                self.add_finding("model_mode_in_validation", "train", e.line,
+                                 f"`{e.text}` (line {e.line}) runs validation with the model in train "
+                                 f"mode: no model.eval() before it")
+            else:
+                e = val_calls[0]
+                mode_ev = next((x for x in reversed(self.events[: self.events.index(e)])
+                                if x.kind == "mode" and x.obj is e.obj), None)
+                where = f" after `{mode_ev.text}` (line {mode_ev.line})" if mode_ev else ""
+                self.add_finding("model_mode_in_validation", "eval", e.line,
+                                 f"`{e.text}` (line {e.line}) runs validation in eval mode{where}")
+        if tr_calls:
+            bad = [e for e in tr_calls if e.mode == "eval"]
+            if bad:
+                e = bad[0]
+                prior = [x for x in self.events[: self.events.index(e)]
+                         if x.kind == "mode" and x.obj is e.obj and x.mode == "eval"]
+                why = f" `{prior[-1].text}` (line {prior[-1].line}) is never undone by " \
+                      f"model.train()" if prior else ""
+                self.add_finding("model_mode_in_training", "eval", e.line,
+                                 f"`{e.text}` (line {e.line}) trains with the model in eval mode:{why}")
+            else:
+                e = tr_calls[0]
+                self.add_finding("model_mode_in_training", "train", e.line,
+                                 f"`{e.text}` (line {e.line}) trains with the model in train mode")

@@ -1,0 +1,156 @@
+"""``code:loss``: the loss, what squashing reaches it, custom losses, label smoothing, unsafe math and
+the task type.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from ..text import format_number, snippet
+from ..values import Event, ModuleVal, TensorVal
+
+
+CLASS_PICKS = {"round", "argmax"}
+
+
+def class_scoring(tree: ast.AST) -> tuple[int, str] | None:
+    """The first ``==`` comparison with a rounded or arg-maxed value on one side and a
+    non-constant on the other (``(pred.round() == y)``, ``out.argmax(1) == target``), as
+    ``(line, text)``: the script scores its predictions as classes."""
+    def picks(e: ast.AST) -> bool:
+        for n in ast.walk(e):
+            if isinstance(n, ast.Call):
+                f = n.func
+                name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+                if name in CLASS_PICKS:
+                    return True
+        return False
+
+    found = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):
+            a, b = node.left, node.comparators[0]
+            if isinstance(a, ast.Constant) or isinstance(b, ast.Constant):
+                continue
+            if picks(a) != picks(b):
+                line = getattr(node, "lineno", 0)
+                if found is None or line < found[0]:
+                    found = (line, snippet(node, 60))
+    return found
+
+
+class LossFacts:
+    """code:loss: the loss, what squashing reaches it, custom losses and unsafe math."""
+
+    def loss_facts(self, t: TensorVal | None, back: Event | None,
+                   trained: list[ModuleVal]) -> None:
+        """code:loss facts, from the loss tensor backpropagated first (``t``, at ``back``)."""
+        if t is None or back is None:
+            return
+        line = back.line
+        stock = [r for r in t.losses if r.kind is not None]
+        inside = [r for r in t.losses if r.kind is None]
+        entries = self.records["loss_entry"]
+        entry = next((e for e in entries if re.search(r"(loss|criterion|crit|focal|dice)",
+                                                      e[1], re.I)), entries[0] if entries else None)
+        if inside and not stock:
+            self.add_unresolved(f"line {inside[0].line}: the loss is computed inside the model "
+                                f"(`{inside[0].text}`): its kind is not visible here")
+            return
+        if not t.calls and not t.losses and not t.cuts:
+            self.add_unresolved(f"line {line}: could not trace where the loss backpropagated at line "
+                                f"{line} comes from")
+            return
+        custom = self.loss_kind_facts(t, stock, entry, line)
+        rec = stock[0] if stock and not custom else None
+        self.output_activation_facts(t, rec, custom, line)
+        self.label_smoothing_facts(rec)
+        self.unsafe_math_facts(t, line)
+
+    def loss_kind_facts(self, t: TensorVal, stock: list, entry: tuple | None, line: int) -> bool:
+        """loss_function and custom_loss; True when the loss is hand-written."""
+        custom = (not stock) or t.loss_mod
+        if custom:
+            if entry is not None:
+                where = f"{entry[1]} (line {entry[0]})"
+            else:
+                where = f"a hand-written expression backpropagated at line {line}"
+            wrapped = f", built on {stock[0].text}" if stock else ""
+            self.add_finding("loss_function", "custom", entry[0] if entry else line,
+                             f"the loss is {where}{wrapped}")
+            self.add_finding("custom_loss", True, entry[0] if entry else line,
+                             f"hand-written loss: {where}{wrapped}")
+        else:
+            # the stock loss on the model output's path; several: the first, named in detail
+            primary = stock[0]
+            others = [r for r in stock if r is not primary]
+            extra = f"; also {', '.join(r.text for r in others)}" if others else ""
+            self.add_finding("loss_function", primary.kind, primary.line,
+                             f"`{primary.text}` (line {primary.line}) computes the loss backpropagated "
+                             f"at line {line}{extra}")
+            self.add_finding("custom_loss", False, primary.line,
+                             f"stock loss `{primary.text}` (line {primary.line})")
+        return custom
+
+    def output_activation_facts(self, t: TensorVal, rec, custom: bool, line: int) -> None:
+        """output_activation: what squashing (softmax/log_softmax/sigmoid) reaches the loss."""
+        if rec is not None and rec.act != "?":
+            act = rec.act or "none"
+            if rec.act_src:
+                detail = f"{rec.act_src[1]} output fed to {rec.text} (line {rec.line})"
+                self.add_finding("output_activation", act, rec.act_src[0], detail)
+            else:
+                self.add_finding("output_activation", "none", rec.line,
+                                 f"raw model outputs (no softmax/log_softmax/sigmoid) fed to "
+                                 f"{rec.text} (line {rec.line})")
+        elif rec is not None:
+            self.add_unresolved(f"line {rec.line}: could not see what feeds {rec.text}")
+        elif custom:
+            acts = [self.events[i].value.act for i in sorted(t.calls)
+                    if isinstance(self.events[i].value, TensorVal)]
+            srcs = [self.events[i].value.act_src for i in sorted(t.calls)
+                    if isinstance(self.events[i].value, TensorVal)]
+            if acts:
+                a = acts[0] or "none"
+                if srcs[0]:
+                    self.add_finding("output_activation", a, srcs[0][0],
+                                     f"the model output leaves {srcs[0][1]} before the hand-written loss")
+                else:
+                    self.add_finding("output_activation", "none", line,
+                                     "raw model outputs (no softmax/log_softmax/sigmoid) reach the "
+                                     "hand-written loss")
+
+    def label_smoothing_facts(self, rec) -> None:
+        """label_smoothing of a stock cross-entropy loss."""
+        if rec is not None and rec.kind == "cross_entropy":
+            if rec.label_smoothing not in (None, "?"):
+                self.add_finding("label_smoothing", float(rec.label_smoothing), rec.line,
+                                 f"label_smoothing={format_number(rec.label_smoothing)} in {rec.text} "
+                                 f"(line {rec.line})")
+            elif rec.label_smoothing is None:
+                self.add_finding("label_smoothing", 0.0, rec.line,
+                                 f"{rec.text} (line {rec.line}) has no label_smoothing")
+
+    def unsafe_math_facts(self, t: TensorVal, line: int) -> None:
+        """unsafe_math: log/exp/sqrt/division without a guard on the path to the loss."""
+        if t.unsafe:
+            kinds = []
+            for k, _, _ in t.unsafe:
+                if k not in kinds:
+                    kinds.append(k)
+            first = t.unsafe[0]
+            self.add_finding("unsafe_math", kinds, first[1],
+                             "; ".join(f"{txt} (line {ln})" for _, ln, txt in t.unsafe[:4]))
+        else:
+            self.add_finding("unsafe_math", [], line,
+                             f"no log/exp/sqrt/division without a guard on the path to the loss "
+                             f"backpropagated at line {line}")
+
+    def task_type_facts(self) -> None:
+        """task_type: predictions scored as classes make it a classification task."""
+        scored = class_scoring(self.tree)
+        if scored is not None:
+            self.add_finding("task_type", "classification", scored[0],
+                             f"`{scored[1]}` (line {scored[0]}) scores predictions as classes (rounded or "
+                             "arg-maxed, compared with the targets): a classification task")

@@ -1,0 +1,197 @@
+"""``code:model``: dropout, regularization, explicit initialisation, frozen parameters, mixed precision
+(and ``rl_training``, a reinforcement-learning loop).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from ..text import format_number, snippet
+from ..values import ModuleVal
+
+
+#: names whose presence together marks a reinforcement-learning loop (rewards from an environment)
+RL_IMPORTS = {"gym", "gymnasium", "stable_baselines3", "pettingzoo", "dm_control"}
+
+
+RL_CALLS = {"step", "reset"}            # env.step(action), env.reset()
+
+
+RL_NAMES = {"reward", "rewards", "returns", "episode", "episodes", "policy", "action", "actions", "advantage",
+            "advantages", "discount", "gamma"}
+
+
+def rl_markers(tree: ast.AST, min_markers: int):
+    """(line, description) when the script is an RL loop: an RL library import, or an environment
+    stepped with actions and rewards collected, or a reward-like name with at least ``min_markers``
+    other RL names (code.rl_context_markers) — several independent markers, not one word."""
+    names: dict[str, int] = {}
+    env_step = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            for m in mods:
+                if m.split(".")[0] in RL_IMPORTS:
+                    return node.lineno, f"imports {m}"
+        elif isinstance(node, ast.Name) and node.id.lower() in RL_NAMES:
+            names.setdefault(node.id.lower(), node.lineno)
+        elif isinstance(node, ast.Attribute) and node.attr in RL_CALLS and isinstance(node.value, ast.Name) \
+                and "env" in node.value.id.lower():
+            env_step = env_step or (node.lineno, f"{node.value.id}.{node.attr}()")
+    reward_like = {"reward", "rewards", "returns", "advantage", "advantages"} & set(names)
+    if env_step and reward_like:
+        return env_step[0], f"{env_step[1]} with {', '.join(sorted(reward_like))}"
+    context = {"episode", "episodes", "policy", "action", "actions", "discount", "gamma"} & set(names)
+    if len(reward_like) >= 1 and len(context) >= min_markers:
+        first = min(names[n] for n in reward_like)
+        return first, f"{', '.join(sorted(reward_like))} with {', '.join(sorted(set(names) - reward_like)[:3])}"
+    return None
+
+
+class ModelFacts:
+    """code:model: dropout, regularization, initialisation, frozen parameters, mixed precision."""
+
+    def model_facts(self, trained: list[ModuleVal]) -> None:
+        """code:model facts over the trained models (or, with none traced, every top-level model)."""
+        models = trained or [m for m in self.modules if m.kind in (
+            "local", "sequential", "external", "opaque") and m.parent is None]
+        visible = bool(models) and all(m.kind in ("local", "sequential", "layer")
+                                       for m in models)
+        pretrained_ok = bool(models) and all(m.kind in ("local", "sequential", "layer",
+                                                        "external") for m in models)
+        first_line = models[0].line if models else 1
+        drops, known = self.dropout_facts(models, visible, first_line)
+        self.regularization_facts(models, visible, first_line, drops, known)
+        self.initialisation_facts(pretrained_ok, first_line)
+        self.task_type_facts()
+        self.module_requires_grad_facts()
+        self.mixed_precision_facts(models, first_line)
+
+    def dropout_facts(self, models: list, visible: bool, first_line: int) -> tuple[list, list]:
+        """dropout_p: the largest dropout probability seen; returns (every dropout, those with a known p)."""
+        drops = [d for d in self.records["dropout"]]
+        known = [d for d in drops if isinstance(d[1], (int, float)) and not isinstance(d[1],
+                                                                                       bool)]
+        if known:
+            best = max(known, key=lambda d: d[1])
+            self.add_finding("dropout_p", float(best[1]), best[0], f"`{best[2]}` (line {best[0]})")
+        elif drops:
+            self.add_unresolved(f"line {drops[0][0]}: dropout probability of `{drops[0][2]}` is computed "
+                                f"at run time")
+        elif visible:
+            self.add_finding("dropout_p", 0.0, first_line,
+                             f"no Dropout in {', '.join(m.describe() for m in models)}")
+        return drops, known
+
+    def regularization_facts(self, models: list, visible: bool, first_line: int, drops: list,
+                             known: list) -> None:
+        """regularization (dropout, weight decay, label smoothing, augmentation, BatchNorm, early stopping)
+        and model_has_dropout_or_bn."""
+        reg: list[tuple[str, int, str]] = []
+        if any((d[1] or 0) > 0 for d in known) or (drops and not known):
+            d = known[0] if known else drops[0]
+            reg.append(("dropout", d[0], d[2]))
+        wd = next((f for f in self.findings if f.fact == "weight_decay"), None)
+        if wd is not None and wd.value and wd.value > 0:
+            reg.append(("weight_decay", int(wd.source.rsplit(":", 1)[-1]),
+                        f"weight_decay={format_number(wd.value)}"))
+        ls = next((f for f in self.findings if f.fact == "label_smoothing"), None)
+        if ls is not None and ls.value and ls.value > 0:
+            reg.append(("label_smoothing", int(ls.source.rsplit(":", 1)[-1]),
+                        f"label_smoothing={format_number(ls.value)}"))
+        elif self.records["ls"] and any(isinstance(x[1], (int, float)) and x[1] > 0
+                                        for x in self.records["ls"]):
+            x = self.records["ls"][0]
+            reg.append(("label_smoothing", x[0], x[2]))
+        if self.records["aug"]:
+            a = self.records["aug"][0]
+            reg.append(("augmentation", a[0], a[1]))
+        if self.records["bn"]:
+            b = self.records["bn"][0]
+            reg.append(("batchnorm", b[0], b[1]))
+        early = self.early_stopping()
+        if early:
+            reg.append(("early_stopping", early[0], early[1]))
+        if reg:
+            self.add_finding("regularization", [r[0] for r in reg], reg[0][1],
+                             "; ".join(f"{r[0]}: {r[2]} (line {r[1]})" for r in reg),
+                             lines={r[0]: r[1] for r in reg})
+        elif visible:
+            self.add_finding("regularization", [], first_line,
+                             f"no dropout, weight decay, label smoothing, augmentation, BatchNorm or "
+                             f"early stopping in {self.basename}")
+        elif models:
+            self.add_unresolved(f"regularization inside {models[0].describe()} is not visible in "
+                                f"{self.basename}")
+        if self.records["dropout"] or self.records["bn"]:
+            x = (self.records["bn"] or self.records["dropout"])[0]
+            self.add_finding("model_has_dropout_or_bn", True, x[0], f"`{x[-1]}` (line {x[0]})")
+        elif visible:
+            self.add_finding("model_has_dropout_or_bn", False, first_line,
+                             "no Dropout or BatchNorm layer in the model")
+
+    def initialisation_facts(self, pretrained_ok: bool, first_line: int) -> None:
+        """init_constant (weights set to one constant) and frozen_params."""
+        inits = [r for r in self.records["init"] if not r[3]]
+        const = [r for r in inits if r[2] in ("zeros_", "ones_", "constant_", "zero_", "fill_")]
+        if const:
+            r = const[0]
+            self.add_finding("init_constant", True, r[0],
+                             f"`{r[5]}` (line {r[0]}) sets {r[1]} to one constant")
+        elif pretrained_ok:
+            self.add_finding("init_constant", False, first_line,
+                             f"no constant or zero weight initialisation in {self.basename}")
+        # frozen parameters
+        fr = self.records["frozen"]
+        if fr:
+            self.add_finding("frozen_params", [t for _, t, _, _ in fr], fr[0][0],
+                             "; ".join(f"requires_grad=False on {t} (line {ln})" for ln, t, _, _ in fr))
+        elif pretrained_ok:
+            self.add_finding("frozen_params", [], first_line,
+                             f"no requires_grad=False in {self.basename}")
+
+    def module_requires_grad_facts(self) -> None:
+        """requires_grad_attr_on_module: ``module.requires_grad = True`` changes nothing."""
+        mrg = self.records["module_rg"]
+        if mrg:
+            self.add_finding("requires_grad_attr_on_module", True, mrg[0][0],
+                             f"`{mrg[0][1]}` (line {mrg[0][0]}) sets a plain attribute on a Module: its parameters' "
+                             "requires_grad does not change, nothing is unfrozen (use .requires_grad_(True) or loop "
+                             "over .parameters())")
+
+    def mixed_precision_facts(self, models: list, first_line: int) -> None:
+        """uses_amp, amp_dtype and grad_scaler_used."""
+        amp = self.records["amp"]
+        if amp:
+            a = amp[0]
+            self.add_finding("uses_amp", True, a[0], f"`{a[2]}` (line {a[0]})")
+            if a[1]:
+                self.add_finding("amp_dtype", a[1], a[0], f"`{a[2]}` runs in {a[1]} (line {a[0]})")
+        elif models or self.events:
+            self.add_finding("uses_amp", False, first_line,
+                             f"no autocast, GradScaler or half precision in {self.basename}")
+        scalers = self.scalers
+        if scalers:
+            s = scalers[0]
+            if s.enabled is not False:
+                self.add_finding("grad_scaler_used", True, s.line, f"GradScaler created at line {s.line}")
+            else:
+                self.add_finding("grad_scaler_used", False, s.line,
+                                 f"GradScaler at line {s.line} is disabled")
+        elif amp:
+            a = amp[0]
+            self.add_finding("grad_scaler_used", False, a[0],
+                             f"mixed precision at line {a[0]} without a GradScaler")
+
+    def early_stopping(self) -> tuple[int, str] | None:
+        for n in ast.walk(self.tree):
+            if isinstance(n, ast.Call) and snippet(n.func).endswith("EarlyStopping"):
+                return (n.lineno, snippet(n, 60))
+        for n in ast.walk(self.tree):
+            if isinstance(n, ast.If) and re.search(r"(patience|early_stop|no_improve|"
+                                                   r"bad_epochs|epochs_without)",
+                                                   snippet(n.test, 200), re.I):
+                if any(isinstance(x, (ast.Break, ast.Return)) for x in ast.walk(n)):
+                    return (n.lineno, f"if {snippet(n.test, 50)}: break")
+        return None

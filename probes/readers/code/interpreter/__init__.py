@@ -1,0 +1,1 @@
+"""A generic Python interpreter over abstract values: it knows Python, not torch."""

@@ -1,0 +1,467 @@
+"""Expressions: names, literals, operators, comparisons, subscripts and attributes evaluated to
+abstract values, and values read from config files.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from dataclasses import replace
+from typing import Any
+
+from traindx.probes.readers.config import (
+    arith, InputError as ConfigInputError, load_config, UNRESOLVED)
+
+from ..naming import EPS_WORDS, LOADER_WORDS, LOSS_WORDS, MODEL_WORDS, OPT_WORDS, SCHED_WORDS
+from ..text import format_number, snippet
+from ..values import (
+    ArgsVal, BatchVal, ClassVal, ConfigVal, Const, Env, FileVal, FuncVal, ListVal, LoaderVal,
+    LossRec, LossVal, MISSING, ModuleVal, ObjVal, OptVal, ParamsVal, Part, Ref, ScalerVal,
+    SchedVal, TensorVal, Unknown, Val, from_model, is_tensor)
+from .calls import BUILTINS
+
+
+def compare_constants(op: ast.cmpop, a: Any, b: Any) -> bool | None:
+    if isinstance(op, ast.Eq):
+        return a == b
+    if isinstance(op, ast.NotEq):
+        return a != b
+    if isinstance(op, ast.Lt):
+        return a < b
+    if isinstance(op, ast.LtE):
+        return a <= b
+    if isinstance(op, ast.Gt):
+        return a > b
+    if isinstance(op, ast.GtE):
+        return a >= b
+    if isinstance(op, ast.In):
+        return a in b
+    if isinstance(op, ast.NotIn):
+        return a not in b
+    if isinstance(op, ast.Is):
+        return a is b
+    if isinstance(op, ast.IsNot):
+        return a is not b
+    return None
+
+
+class Expressions:
+    """Evaluates Python expressions (names, operators, subscripts, attributes, configs) to abstract values."""
+
+    def eval_expr(self, node: ast.AST | None, env: Env) -> Val:
+        if node is None:
+            return Const(None)
+        self.spend_budget()
+        m = getattr(self, "eval_" + type(node).__name__, None)
+        if m is None:
+            return Unknown(snippet(node))
+        return m(node, env)
+
+    def eval_Constant(self, node: ast.Constant, env: Env) -> Val:
+        return Const(node.value)
+
+    def eval_Name(self, node: ast.Name, env: Env) -> Val:
+        v = env.lookup(node.id)
+        if v is not MISSING:
+            return v
+        if node.id in ("True", "False", "None"):
+            return Const({"True": True, "False": False, "None": None}[node.id])
+        if node.id in BUILTINS:
+            return Ref("builtins." + node.id)
+        return Unknown(node.id)
+
+    def eval_JoinedStr(self, node: ast.JoinedStr, env: Env) -> Val:
+        return Unknown("f-string")
+
+    def eval_NamedExpr(self, node: ast.NamedExpr, env: Env) -> Val:
+        v = self.eval_expr(node.value, env)
+        self.assign(node.target, v, env, node)
+        return v
+
+    def eval_Tuple(self, node: ast.Tuple, env: Env) -> Val:
+        return ListVal(self.eval_elements(node.elts, env), kind="tuple", line=node.lineno)
+
+    def eval_List(self, node: ast.List, env: Env) -> Val:
+        return ListVal(self.eval_elements(node.elts, env), kind="list", line=node.lineno)
+
+    def eval_Set(self, node: ast.Set, env: Env) -> Val:
+        return ListVal(self.eval_elements(node.elts, env), kind="set", line=node.lineno)
+
+    def eval_elements(self, elts: list, env: Env) -> list:
+        out = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                v = self.eval_expr(e.value, env)
+                if isinstance(v, ListVal):
+                    out.extend(v.items)
+                else:
+                    out.append(Unknown("*"))
+            else:
+                out.append(self.eval_expr(e, env))
+        return out
+
+    def eval_Dict(self, node: ast.Dict, env: Env) -> Val:
+        keys, items = [], []
+        for k, v in zip(node.keys, node.values):
+            val = self.eval_expr(v, env)
+            if k is None:
+                if isinstance(val, ListVal) and val.kind == "dict" and val.keys is not None:
+                    keys.extend(val.keys)
+                    items.extend(val.items)
+                continue
+            kv = self.eval_expr(k, env)
+            keys.append(kv.value if isinstance(kv, Const) else None)
+            items.append(val)
+        return ListVal(items, kind="dict", line=node.lineno, keys=keys)
+
+    def eval_comprehension(self, node: ast.AST, env: Env) -> Env:
+        cenv = Env(env)
+        for gen in node.generators:
+            it = self.eval_expr(gen.iter, cenv)
+            self.assign(gen.target, self.element_of(it, node), cenv, node)
+            for cond in gen.ifs:
+                self.eval_expr(cond, cenv)
+        return cenv
+
+    def eval_ListComp(self, node: ast.ListComp, env: Env) -> Val:
+        cenv = self.eval_comprehension(node, env)
+        return ListVal([self.eval_expr(node.elt, cenv)], kind="list", line=node.lineno, comp=True)
+
+    def eval_GeneratorExp(self, node: ast.GeneratorExp, env: Env) -> Val:
+        cenv = self.eval_comprehension(node, env)
+        elt = self.eval_expr(node.elt, cenv)
+        return ListVal([elt], kind="gen", line=node.lineno, comp=True)
+
+    def eval_DictComp(self, node: ast.DictComp, env: Env) -> Val:
+        cenv = self.eval_comprehension(node, env)
+        self.eval_expr(node.key, cenv)
+        return ListVal([self.eval_expr(node.value, cenv)], kind="dict", line=node.lineno, keys=None,
+                       comp=True)
+
+    def eval_Lambda(self, node: ast.Lambda, env: Env) -> Val:
+        return FuncVal(node=node, env=env)
+
+    def eval_IfExp(self, node: ast.IfExp, env: Env) -> Val:
+        test = self.eval_expr(node.test, env)
+        if isinstance(test, Const):
+            return self.eval_expr(node.body if test.value else node.orelse, env)
+        a = self.eval_expr(node.body, env)
+        b = self.eval_expr(node.orelse, env)
+        if isinstance(a, Const) and a.value is None:
+            return b
+        return a
+
+    def eval_Starred(self, node: ast.Starred, env: Env) -> Val:
+        return self.eval_expr(node.value, env)
+
+    def eval_Await(self, node: ast.Await, env: Env) -> Val:
+        return self.eval_expr(node.value, env)
+
+    def eval_Slice(self, node: ast.Slice, env: Env) -> Val:
+        for part in (node.lower, node.upper, node.step):
+            if part is not None:
+                self.eval_expr(part, env)
+        return Unknown("slice")
+
+    def eval_UnaryOp(self, node: ast.UnaryOp, env: Env) -> Val:
+        v = self.eval_expr(node.operand, env)
+        if isinstance(v, Const):
+            try:
+                if isinstance(node.op, ast.USub):
+                    return Const(-v.value, v.origin, v.soft)
+                if isinstance(node.op, ast.UAdd):
+                    return v
+                if isinstance(node.op, ast.Not):
+                    return Const(not v.value, v.origin, v.soft)
+            except TypeError:
+                return Unknown(snippet(node))
+        if isinstance(v, TensorVal):
+            return replace(v, safe=False)
+        return Unknown(snippet(node))
+
+    def eval_BoolOp(self, node: ast.BoolOp, env: Env) -> Val:
+        vals = [self.eval_expr(v, env) for v in node.values]
+        if all(isinstance(v, Const) for v in vals):
+            soft = any(v.soft for v in vals)
+            origin = next((v.origin for v in vals if v.origin), None)
+            if isinstance(node.op, ast.And):
+                r = all(v.value for v in vals)
+            else:
+                r = any(v.value for v in vals)
+            return Const(r, origin, soft)
+        return Unknown(snippet(node))
+
+    def eval_Compare(self, node: ast.Compare, env: Env) -> Val:
+        left = self.eval_expr(node.left, env)
+        rights = [self.eval_expr(c, env) for c in node.comparators]
+        if len(node.ops) == 1:
+            op, right = node.ops[0], rights[0]
+            if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(right, Const) \
+                    and right.value is None:
+                if isinstance(left, Const):
+                    r = left.value is None
+                elif isinstance(left, (TensorVal, ModuleVal, OptVal, SchedVal, LoaderVal,
+                                       LossVal, ScalerVal, BatchVal)):
+                    r = False
+                else:
+                    return Unknown(snippet(node))
+                return Const(r if isinstance(op, ast.Is) else not r, getattr(left, "origin", None),
+                             getattr(left, "soft", False))
+            if isinstance(left, Const) and isinstance(right, Const):
+                try:
+                    r = compare_constants(op, left.value, right.value)
+                except Exception:
+                    return Unknown(snippet(node))
+                if r is not None:
+                    return Const(r, left.origin or right.origin, left.soft or right.soft)
+        return Unknown(snippet(node))
+
+    def eval_BinOp(self, node: ast.BinOp, env: Env) -> Val:
+        a = self.eval_expr(node.left, env)
+        b = self.eval_expr(node.right, env)
+        return self.eval_binary_op(node.op, a, b, node, node.left, node.right)
+
+    def eval_binary_op(self, op: ast.operator, a: Val, b: Val, node: ast.AST, lnode: ast.AST,
+                       rnode: ast.AST) -> Val:
+        if isinstance(a, Const) and isinstance(b, Const):
+            r = arith(op, a.value, b.value)
+            if r is not UNRESOLVED:
+                return Const(r, a.origin or b.origin, a.soft or b.soft)
+            if isinstance(op, ast.Mod) and isinstance(a.value, str):
+                return Unknown("str")
+            return Unknown(snippet(node))
+        if isinstance(a, ParamsVal) and isinstance(b, ParamsVal):
+            return ParamsVal(a.parts + b.parts)
+        if isinstance(a, ListVal) and isinstance(b, ListVal) and isinstance(op, ast.Add):
+            return ListVal(a.items + b.items, kind=a.kind, line=a.line)
+        if not (is_tensor(a) or is_tensor(b)):
+            return Unknown(snippet(node))
+        t = self.join_tensors([a, b])
+        line = getattr(node, "lineno", 0)
+        # losses: scaling by a number keeps a stock loss a stock loss; weighting it by a tensor
+        # (focal loss, per-sample weights) makes it hand-written
+        la = a.losses if is_tensor(a) else ()
+        lb = b.losses if is_tensor(b) else ()
+        mod = (a.loss_mod if is_tensor(a) else False) or (b.loss_mod if is_tensor(b) else False)
+        if isinstance(op, (ast.Mult, ast.Div, ast.Pow)) and (la or lb) and is_tensor(a) \
+                and is_tensor(b):
+            mod = True   # a loss weighted by a tensor (focal loss, per-sample weights)
+        t = replace(t, loss_mod=mod)
+        # act: keep the squashing of the tensor operand; probs * mask stays probabilities,
+        # but softmax(weights) * logits (two trained tensors, one squashed) is no longer one
+        act_of = a if is_tensor(a) and a.act else (b if is_tensor(b) else None)
+        if is_tensor(a) and is_tensor(b) and a.act != b.act and from_model(a) and from_model(b):
+            act_of = None
+        t = replace(t, act=act_of.act if act_of else None,
+                    act_src=act_of.act_src if act_of else None)
+        safe = False
+        if isinstance(op, (ast.Add, ast.Sub)):
+            other, onode = (b, rnode) if is_tensor(a) else (a, lnode)
+            if isinstance(other, Const) and isinstance(other.value, (int, float)) \
+                    and other.value > 0:
+                safe = True
+            elif EPS_WORDS.search(snippet(onode)):
+                safe = True
+            if isinstance(op, ast.Sub) and re.search(r"(max|logsumexp|amax)", snippet(rnode)):
+                safe = True   # x - x.max(): the softmax shift
+        if isinstance(op, ast.Div) and is_tensor(b) and not b.safe and not b.exp \
+                and (from_model(b) or (is_tensor(a) and from_model(a))) and not EPS_WORDS.search(
+                    snippet(rnode)):
+            t = self.mark_unsafe(t, "division_without_eps", line,
+                                 f"{snippet(node, 50)} divides by a tensor that can be 0")
+        if isinstance(op, ast.Pow) and isinstance(b, Const) and b.value in (0.5, 1 / 2) \
+                and is_tensor(a) and not a.safe and from_model(a):
+            t = self.mark_unsafe(t, "sqrt_of_zero", line, f"{snippet(node, 50)} at 0 has an infinite "
+                                                       f"gradient")
+        t = replace(t, safe=safe, exp=(a.exp if is_tensor(a) else False)
+                    and (b.exp if is_tensor(b) else True))
+        return self.fresh_tensor(t, node)
+
+    def eval_Subscript(self, node: ast.Subscript, env: Env) -> Val:
+        base = self.eval_expr(node.value, env)
+        key = self.eval_expr(node.slice, env)
+        if isinstance(base, ListVal):
+            if isinstance(key, Const):
+                got = base.get(key.value)
+                if got is not MISSING:
+                    return got
+            if base.comp and base.items:
+                return base.items[0]
+            if base.kind == "dict" and base.items:
+                tens = [x for x in base.items if is_tensor(x)]
+                if tens:
+                    return tens[0]
+            return Unknown(snippet(node))
+        if isinstance(base, TensorVal):
+            return base
+        if isinstance(base, BatchVal):
+            return TensorVal(data=True)
+        if isinstance(base, ConfigVal):
+            return self.config_lookup(base, key, node)
+        if isinstance(base, ModuleVal) and base.kind in ("sequential", "container"):
+            if isinstance(key, Const) and isinstance(key.value, int) and base.layers \
+                    and -len(base.layers) <= key.value < len(base.layers):
+                return base.layers[key.value]
+            if isinstance(key, Const) and isinstance(key.value, str) and key.value in base.attrs:
+                return base.attrs[key.value]
+            return Unknown(snippet(node))
+        if isinstance(base, ModuleVal) and base.kind in ("external", "opaque", "unknown"):
+            return self.child_module(base, snippet(node.slice, 20))
+        if isinstance(base, LoaderVal):
+            return BatchVal(base)
+        return Unknown(snippet(node))
+
+    def eval_Attribute(self, node: ast.Attribute, env: Env) -> Val:
+        base = self.eval_expr(node.value, env)
+        return self.get_attribute(base, node.attr, node)
+
+    def get_attribute(self, base: Val, attr: str, node: ast.AST) -> Val:
+        if isinstance(base, Ref):
+            return Ref(f"{base.qual}.{attr}")
+        if isinstance(base, ModuleVal):
+            if attr in base.attrs:
+                v = base.attrs[attr]
+                if isinstance(v, TensorVal) and v.param:
+                    return replace(v, srcs=frozenset([base.id]))
+                return v
+            if attr == "training":
+                return Const(base.mode == "train")
+            if attr in ("weight", "bias") and base.kind in ("layer", "any"):
+                return TensorVal(param=True, srcs=frozenset([base.id]),
+                                 param_part=Part(base, snippet(node), whole=False))
+            if attr == "module":
+                return base
+            if base.cls is not None:
+                m = self.class_attribute(base.cls, attr)
+                if isinstance(m, FuncVal):
+                    return replace(m, bound=base)
+                if m is not MISSING:
+                    return m
+            if base.kind in ("external", "opaque", "unknown", "any"):
+                return self.child_module(base, attr)
+            return Unknown(snippet(node))
+        if isinstance(base, ObjVal):
+            if attr in base.attrs:
+                return base.attrs[attr]
+            m = self.class_attribute(base.cls, attr)
+            if isinstance(m, FuncVal):
+                return replace(m, bound=base)
+            if m is not MISSING:
+                return m
+            return self.placeholder_for(snippet(node))
+        if isinstance(base, ClassVal):
+            m = self.class_attribute(base, attr)
+            return m if m is not MISSING else Unknown(snippet(node))
+        if isinstance(base, TensorVal):
+            if attr == "data":
+                if base.param:
+                    return base
+                return self.cut_graph(base, getattr(node, "lineno", 0), ".data")
+            if attr in ("T", "mT", "real"):
+                return base
+            if attr == "grad":
+                return TensorVal(data=True)
+            if attr in ("loss",) and base.ext:
+                rec = LossRec(None, getattr(node, "lineno", 0), snippet(node), base.act,
+                              base.act_src)
+                return replace(base, losses=(rec,), act=None, ext=False)
+            if attr in ("logits", "last_hidden_state", "pooler_output", "prediction_logits"):
+                return replace(base, ext=False)
+            return Unknown(snippet(node))
+        if isinstance(base, ArgsVal):
+            d = base.defaults.get(attr)
+            if d is not None and d.value is not UNRESOLVED:
+                return Const(d.value, f"argparse default {d.option}={format_number(d.value)}, line "
+                             f"{d.line}", soft=True)
+            return Unknown(snippet(node))
+        if isinstance(base, ConfigVal):
+            return self.config_lookup(base, Const(attr), node)
+        if isinstance(base, ListVal) and base.kind == "dict" and base.keys is not None \
+                and attr in base.keys:
+            return base.items[base.keys.index(attr)]
+        if isinstance(base, Unknown):
+            return Unknown(snippet(node))
+        return Unknown(snippet(node))
+
+    def class_attribute(self, cls: ClassVal, attr: str, depth: int = 0) -> Any:
+        if attr in cls.attrs:
+            return cls.attrs[attr]
+        if depth > 10:
+            return MISSING
+        for b in cls.bases:
+            if isinstance(b, ClassVal):
+                r = self.class_attribute(b, attr, depth + 1)
+                if r is not MISSING:
+                    return r
+        return MISSING
+
+    def child_module(self, base: ModuleVal, attr: str) -> ModuleVal:
+        key = f"__child__{attr}"
+        if key not in base.attrs:
+            kind = "external" if base.kind in ("external", "opaque", "unknown") else base.kind
+            c = ModuleVal(kind=kind if kind != "any" else "any", qual=f"{base.qual}.{attr}",
+                          line=base.line, parent=base, path=attr)
+            c.params = True
+            base.attrs[key] = c
+        return base.attrs[key]
+
+    def placeholder_for(self, text: str) -> Val:
+        """A value we cannot bind (a function argument, self.x never set): guess its role from
+        its name only for the loop's bookkeeping (model, optimizer, scheduler, loader)."""
+        if text in self.placeholders:
+            return self.placeholders[text]
+        last = text.rsplit(".", 1)[-1]
+        v: Val
+        if SCHED_WORDS.search(last):
+            v = SchedVal(kind=None, line=0, text=text)
+        elif OPT_WORDS.search(last) or last in ("opt", "optimizer", "optim"):
+            v = OptVal(kind=None, line=0, text=text)
+        elif LOADER_WORDS.search(last):
+            v = LoaderVal(line=0, text=text)
+        elif LOSS_WORDS.search(last):
+            v = Unknown(text)
+        elif MODEL_WORDS.search(last):
+            v = ModuleVal(kind="unknown", qual=text, line=0, var=text)
+            v.params = True
+            self.modules.append(v)
+        else:
+            v = Unknown(text)
+        self.placeholders[text] = v
+        return v
+
+    def config_lookup(self, base: ConfigVal, key: Val, node: ast.AST) -> Val:
+        if not isinstance(key, Const):
+            return Unknown(snippet(node))
+        data = base.cfg.data
+        path = base.key + (key.value,)
+        cur = data
+        for k in path:
+            if isinstance(cur, dict) and k in cur:
+                cur = cur[k]
+            else:
+                self.add_unresolved(f"line {getattr(node, 'lineno', 0)}: `{snippet(node, 50)}` is not in "
+                                    f"{base.cfg.basename}")
+                return Unknown(snippet(node))
+        if isinstance(cur, dict):
+            return ConfigVal(base.cfg, path)
+        dotted = ".".join(str(k) for k in path)
+        return Const(cur, f"{base.cfg.basename}: {dotted}")
+
+    def load_config_value(self, arg: Val, node: ast.AST) -> Val:
+        path = arg.path if isinstance(arg, FileVal) else (
+            arg.value if isinstance(arg, Const) and isinstance(arg.value, str) else None)
+        if path is None:
+            self.add_unresolved(f"line {node.lineno}: `{snippet(node, 60)}` loads a config whose path is "
+                                f"only known at run time")
+            return Unknown(snippet(node))
+        for cand in (os.path.join(self.dir, path), path):
+            if os.path.isfile(cand):
+                try:
+                    return ConfigVal(load_config(cand))
+                except ConfigInputError as err:
+                    self.add_unresolved(f"line {node.lineno}: config {path} could not be read: {err}")
+                    return Unknown(snippet(node))
+        self.add_unresolved(f"line {node.lineno}: values come from {path}, which is not next to "
+                            f"{self.basename}: pass it with --config")
+        return Unknown(snippet(node))

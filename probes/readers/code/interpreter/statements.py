@@ -1,0 +1,381 @@
+"""Statements: assignments, if/for/while/with, functions and classes, executed over abstract values.
+Loop bodies run twice, so state that carries over from one iteration to the next shows.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..naming import RELEVANT
+from ..text import snippet
+from ..torch_api.names import LOSS_CLASSES, canonical
+from ..values import (
+    BatchVal, ClassVal, Const, CtxVal, Env, FuncVal, IterVal, ListVal, LoaderVal, ModuleVal,
+    ObjVal, OptVal, ParamsVal, Ref, SchedVal, TensorVal, Unknown, Val)
+
+
+class Statements:
+    """Executes Python statements (assignments, loops, with, classes) over abstract values."""
+
+    def exec_block(self, stmts: list[ast.stmt], env: Env) -> str | None:
+        for s in stmts:
+            st = self.exec_statement(s, env)
+            if st:
+                return st
+        return None
+
+    def exec_statement(self, s: ast.stmt, env: Env) -> str | None:
+        self.spend_budget()
+        if isinstance(s, ast.Expr):
+            self.eval_expr(s.value, env)
+        elif isinstance(s, ast.Assign):
+            v = self.eval_expr(s.value, env)
+            for t in s.targets:
+                self.assign(t, v, env, s)
+        elif isinstance(s, ast.AnnAssign):
+            if s.value is not None:
+                self.assign(s.target, self.eval_expr(s.value, env), env, s)
+        elif isinstance(s, ast.AugAssign):
+            cur = self.eval_expr(s.target, env)
+            rhs = self.eval_expr(s.value, env)
+            self.assign(s.target, self.eval_binary_op(s.op, cur, rhs, s, s.target, s.value), env, s)
+        elif isinstance(s, ast.If):
+            return self.exec_if(s, env)
+        elif isinstance(s, (ast.For, ast.AsyncFor)):
+            return self.exec_for(s, env)
+        elif isinstance(s, ast.While):
+            return self.exec_while(s, env)
+        elif isinstance(s, (ast.With, ast.AsyncWith)):
+            return self.exec_with(s, env)
+        elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
+            self.exec_block(s.body, env)
+            for h in s.handlers:
+                if h.name:
+                    env.vars[h.name] = Unknown(h.name)
+                self.exec_block(h.body, env)
+            self.exec_block(s.orelse, env)
+            return self.exec_block(s.finalbody, env)
+        elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            env.vars[s.name] = self.make_function(s, env, None)
+        elif isinstance(s, ast.ClassDef):
+            env.vars[s.name] = self.make_class(s, env)
+        elif isinstance(s, ast.Return):
+            v = self.eval_expr(s.value, env) if s.value is not None else Const(None)
+            if self.frames:
+                self.frames[-1].returns.append(v)
+            return "return"
+        elif isinstance(s, (ast.Import, ast.ImportFrom)):
+            self.exec_import(s, env)
+        elif isinstance(s, ast.Global):
+            if self.frames:
+                self.frames[-1].globals_declared.update(s.names)
+        elif isinstance(s, ast.Break):
+            return "break"
+        elif isinstance(s, ast.Continue):
+            return "continue"
+        elif isinstance(s, ast.Raise):
+            return "raise"
+        elif isinstance(s, ast.Assert):
+            self.eval_expr(s.test, env)
+        elif isinstance(s, ast.Match):
+            self.eval_expr(s.subject, env)
+            for case in s.cases:
+                self.cond.append("match")
+                self.exec_block(case.body, env)
+                self.cond.pop()
+        return None
+
+    def exec_import(self, s: ast.stmt, env: Env) -> None:
+        if isinstance(s, ast.Import):
+            for a in s.names:
+                if a.asname:
+                    env.vars[a.asname] = Ref(a.name)
+                else:
+                    top = a.name.split(".")[0]
+                    env.vars[top] = Ref(top)
+        else:
+            mod = ("." * s.level) + (s.module or "")
+            for a in s.names:
+                if a.name == "*":
+                    continue
+                env.vars[a.asname or a.name] = Ref(f"{mod}.{a.name}" if mod else a.name)
+
+    def exec_if(self, s: ast.If, env: Env) -> str | None:
+        test = self.eval_expr(s.test, env)
+        if isinstance(test, Const) and not test.soft:
+            try:
+                truth = bool(test.value)
+            except Exception:  # pragma: no cover
+                truth = None
+            if truth is not None:
+                return self.exec_block(s.body if truth else s.orelse, env)
+        if isinstance(test, Const) and test.soft:
+            # A command-line default: read the branch the default takes, say so.
+            try:
+                truth = bool(test.value)
+            except Exception:  # pragma: no cover
+                truth = True
+            skipped = s.orelse if truth else s.body
+            if skipped and RELEVANT.search(" ".join(ast.unparse(x) for x in skipped)):
+                self.add_unresolved(f"line {s.lineno}: `if {snippet(s.test, 50)}:` depends on a "
+                                    f"command-line option ({test.origin}); read the branch its default "
+                                    f"takes")
+            return self.exec_block(s.body if truth else s.orelse, env)
+        self.cond.append(snippet(s.test, 60))
+        try:
+            st1 = self.exec_block(s.body, env)
+            st2 = self.exec_block(s.orelse, env)
+        finally:
+            self.cond.pop()
+        if st1 == "raise" and st2 is None:
+            return None
+        if st1 and st1 == st2 and st1 in ("return", "raise"):
+            return st1
+        return None
+
+    def literal_loop_items(self, it: Val) -> list | None:
+        """A loop over a short literal list runs once per item (for phase in ['train', 'val'])."""
+        if isinstance(it, ListVal) and not it.comp and it.kind in ("list", "tuple") \
+                and 0 < len(it.items) <= self.params["code.literal_loop_max"]:
+            return list(it.items)
+        return None
+
+    def exec_for(self, s: ast.For, env: Env) -> str | None:
+        it = self.eval_expr(s.iter, env)
+        nid = id(s)
+        self.loop_nodes[nid] = s
+        items = self.literal_loop_items(it)
+        passes = items if items is not None else [None, None]
+        result = None
+        for i, item in enumerate(passes):
+            self.loops.append((nid, i))
+            self.loop_vals.append(it)
+            try:
+                self.assign(s.target, item if items is not None else self.element_of(it, s),
+                            env, s)
+                st = self.exec_block(s.body, env)
+            finally:
+                self.loops.pop()
+                self.loop_vals.pop()
+            if st in ("break", "raise"):
+                break
+            if st == "return":
+                result = "return" if not self.cond else None
+                break
+        else:
+            self.exec_block(s.orelse, env)
+        return result
+
+    def exec_while(self, s: ast.While, env: Env) -> str | None:
+        test = self.eval_expr(s.test, env)
+        if isinstance(test, Const) and not test.soft and not test.value:
+            return self.exec_block(s.orelse, env)
+        nid = id(s)
+        self.loop_nodes[nid] = s
+        for i in range(2):
+            self.loops.append((nid, i))
+            self.loop_vals.append(Unknown("while"))
+            try:
+                st = self.exec_block(s.body, env)
+            finally:
+                self.loops.pop()
+                self.loop_vals.pop()
+            if st in ("break", "raise", "return"):
+                break
+        return None
+
+    def exec_with(self, s: ast.With, env: Env) -> str | None:
+        pushed_ng = pushed_ac = 0
+        for item in s.items:
+            ctx = self.eval_expr(item.context_expr, env)
+            if isinstance(ctx, CtxVal):
+                if ctx.kind in ("nograd", "enablegrad"):
+                    self.nograd.append(ctx if ctx.kind == "nograd" else None)
+                    pushed_ng += 1
+                elif ctx.kind == "autocast":
+                    self.autocast.append(ctx)
+                    pushed_ac += 1
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, ctx, env, s)
+        try:
+            return self.exec_block(s.body, env)
+        finally:
+            for _ in range(pushed_ng):
+                self.nograd.pop()
+            for _ in range(pushed_ac):
+                self.autocast.pop()
+
+    def make_function(self, node: ast.AST, env: Env, cls: ClassVal | None) -> FuncVal:
+        fv = FuncVal(node=node, env=env, cls=cls)
+        for d in getattr(node, "decorator_list", []):
+            dv = self.eval_expr(d.func if isinstance(d, ast.Call) else d, env)
+            if isinstance(dv, Ref) and canonical(dv.qual) in ("torch.no_grad", "torch.inference_mode"):
+                fv.no_grad = f"@{snippet(d)}"
+        return fv
+
+    def make_class(self, node: ast.ClassDef, env: Env) -> ClassVal:
+        bases = [self.eval_expr(b, env) for b in node.bases]
+        is_module = False
+        for b in bases:
+            if isinstance(b, Ref):
+                q = canonical(b.qual)
+                if q in ("torch.nn.Module", "pl.LightningModule") or q.endswith(".nn.Module") \
+                        or q.endswith("LightningModule"):
+                    is_module = True
+                if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in LOSS_CLASSES:
+                    is_module = True
+            elif isinstance(b, ClassVal) and b.is_module:
+                is_module = True
+        cv = ClassVal(node=node, bases=bases, attrs={}, is_module=is_module)
+        cenv = Env(env)
+        for st in node.body:
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                cv.attrs[st.name] = self.make_function(st, env, cv)
+            elif isinstance(st, (ast.Assign, ast.AnnAssign)):
+                self.exec_statement(st, cenv)
+        for k, v in cenv.vars.items():
+            cv.attrs.setdefault(k, v)
+        return cv
+
+    def assign(self, target: ast.AST, v: Val, env: Env, stmt: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            scope = env
+            if self.frames and target.id in self.frames[-1].globals_declared:
+                scope = env.root
+            scope.vars[target.id] = v
+            for cls_ in (ModuleVal, OptVal, SchedVal, LoaderVal):
+                if isinstance(v, cls_) and v.var is None:
+                    v.var = target.id
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            n = len(target.elts)
+            vals = self.unpack_value(v, n)
+            for t, x in zip(target.elts, vals):
+                if isinstance(t, ast.Starred):
+                    self.assign(t.value, Unknown("*"), env, stmt)
+                else:
+                    self.assign(t, x, env, stmt)
+        elif isinstance(target, ast.Attribute):
+            base = self.eval_expr(target.value, env)
+            self.set_attribute(base, target.attr, v, target, stmt)
+        elif isinstance(target, ast.Subscript):
+            base = self.eval_expr(target.value, env)
+            key = self.eval_expr(target.slice, env)
+            if isinstance(base, ListVal) and base.kind == "dict" and isinstance(key, Const):
+                if base.keys is not None and len(base.keys) != len(base.items):
+                    base.keys = None
+                if base.keys is not None and key.value in base.keys:
+                    base.items[base.keys.index(key.value)] = v
+                elif base.keys is not None:
+                    base.keys.append(key.value)
+                    base.items.append(v)
+            elif isinstance(base, ListVal) and base.kind == "dict" and base.keys is not None \
+                    and len(base.keys) == len(base.items):
+                base.keys.append(None)
+                base.items.append(v)
+            elif isinstance(base, ListVal) and isinstance(key, Const) \
+                    and isinstance(key.value, int) and not base.comp \
+                    and -len(base.items) <= key.value < len(base.items):
+                base.items[key.value] = v
+            elif isinstance(key, Const) and key.value == "lr":
+                self.add_note(f"line {stmt.lineno}: the learning rate is set by hand "
+                              f"(`{snippet(stmt, 60)}`)")
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, v, env, stmt)
+
+    def set_attribute(self, base: Val, attr: str, v: Val, target: ast.AST, stmt: ast.AST) -> None:
+        line = getattr(stmt, "lineno", 0)
+        if isinstance(base, ModuleVal):
+            if attr == "requires_grad" and not (isinstance(v, Const) and v.value is False):
+                # `module.requires_grad = True` (an unfreeze) only sets a Python attribute: no
+                # parameter changes, so whatever was frozen stays frozen
+                self.records["module_rg"].append((line, snippet(stmt, 60)))
+            base.attrs[attr] = v
+            self.seq += 1
+            base.attr_events.append((self.seq, line, attr, v))
+            if isinstance(v, ModuleVal) and v.parent is None and v is not base:
+                v.parent, v.path = base, attr
+        elif isinstance(base, ObjVal):
+            base.attrs[attr] = v
+        elif isinstance(base, TensorVal) or isinstance(base, Unknown):
+            if attr == "requires_grad" and isinstance(v, Const) and v.value is False:
+                self.record_frozen(target.value, base, stmt)
+            elif attr == "grad" and isinstance(v, Const) and v.value is None:
+                self.record_event("zero", stmt, text=snippet(stmt), obj=None)
+
+    def record_frozen(self, expr: ast.AST, base: Val, stmt: ast.AST) -> None:
+        text = snippet(expr, 60)
+        module, whole = None, False
+        if isinstance(base, TensorVal) and base.param_part is not None:
+            text = base.param_part.text
+            module, whole = base.param_part.module, base.param_part.whole
+        elif isinstance(base, ModuleVal):
+            module, whole = base, True
+        cond = f" (if {self.cond[-1]})" if self.cond else ""
+        rec = (getattr(stmt, "lineno", 0), text + cond, module, whole and not cond)
+        if not any(r[:2] == rec[:2] for r in self.records["frozen"]):
+            self.records["frozen"].append(rec)
+
+    def unpack_value(self, v: Val, n: int) -> list:
+        if isinstance(v, ListVal) and not v.comp and len(v.items) == n:
+            return list(v.items)
+        if isinstance(v, ListVal) and v.comp and v.items:
+            return [v.items[0]] * n
+        if isinstance(v, BatchVal):
+            return [TensorVal(data=True) for _ in range(n)]
+        if isinstance(v, TensorVal):
+            return [v] * n
+        if isinstance(v, ModuleVal) and v.kind == "layer" and v.qual.endswith(("LSTM", "GRU",
+                                                                               "RNN")):
+            return [TensorVal() for _ in range(n)]
+        return [Unknown("?") for _ in range(n)]
+
+    def element_of(self, it: Val, node: ast.AST | None = None) -> Val:
+        if isinstance(it, LoaderVal):
+            return BatchVal(it)
+        if isinstance(it, IterVal):
+            if it.kind == "enumerate":
+                return ListVal([Unknown("i"), self.element_of(it.inner[0])], kind="tuple")
+            if it.kind == "zip":
+                return ListVal([self.element_of(x) for x in it.inner], kind="tuple")
+            if it.kind == "range":
+                return Unknown("i")
+            if it.kind == "items":
+                d = it.inner[0]
+                vals = d.items if isinstance(d, ListVal) else []
+                return ListVal([Unknown("k"), vals[0] if vals else Unknown("v")], kind="tuple")
+            if it.kind == "modules":
+                return it.inner[0]
+            if it.inner:
+                return self.element_of(it.inner[0])
+            return Unknown("?")
+        if isinstance(it, ParamsVal):
+            part = it.parts[0] if it.parts else None
+            t = TensorVal(param=True, param_part=part,
+                          srcs=frozenset([part.module.id]) if part and part.module else
+                          frozenset())
+            if it.named:
+                return ListVal([Unknown("name"), t], kind="tuple")
+            return t
+        if isinstance(it, ListVal):
+            if it.kind == "dict":
+                return Const(it.keys[0]) if it.keys else Unknown("k")
+            return it.items[0] if it.items else Unknown("?")
+        if isinstance(it, ModuleVal) and it.kind == "container":
+            return it.layers[0] if it.layers else Unknown("?")
+        if isinstance(it, TensorVal):
+            return it
+        if isinstance(it, Unknown):
+            return BatchVal(None)
+        return Unknown("?")
+
+    def loop_source(self, it: Val) -> Val:
+        """The thing a loop really iterates: the loader inside enumerate(tqdm(loader))."""
+        seen = 0
+        while isinstance(it, IterVal) and it.inner and seen < 8:
+            if it.kind == "zip":
+                for x in it.inner:
+                    if isinstance(self.loop_source(x), LoaderVal):
+                        return self.loop_source(x)
+            it = it.inner[0]
+            seen += 1
+        return it

@@ -1,0 +1,114 @@
+"""Tables of the torch API: layers with and without parameters, activations, losses, optimizer
+defaults, schedulers, augmentations; and :func:`canonical` names for the paths people import from.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+PARAM_LAYERS = {
+    "Linear", "Bilinear", "LazyLinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
+    "ConvTranspose2d", "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d",
+    "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LayerNorm", "GroupNorm",
+    "RMSNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm",
+    "Embedding", "EmbeddingBag", "LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell",
+    "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
+    "TransformerEncoderLayer", "TransformerDecoderLayer", "PReLU"}
+
+
+NOPARAM_LAYERS = {
+    "ReLU", "ReLU6", "GELU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Softmax2d", "Softmin",
+    "LeakyReLU", "ELU", "SELU", "CELU", "SiLU", "Mish", "Softplus", "Softsign", "Hardtanh",
+    "Hardswish", "Hardsigmoid", "Tanhshrink", "Threshold", "GLU", "LogSigmoid", "Identity",
+    "Flatten", "Unflatten", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+    "FeatureAlphaDropout", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d",
+    "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "Upsample", "PixelShuffle",
+    "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad2d", "ReplicationPad2d",
+    "ChannelShuffle", "CosineSimilarity", "PairwiseDistance"}
+
+
+ACT_LAYERS = {"Softmax": "softmax", "Softmax2d": "softmax", "LogSoftmax": "log_softmax",
+              "Sigmoid": "sigmoid"}
+
+
+DROPOUT_LAYERS = {"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+                  "FeatureAlphaDropout"}
+
+
+BN_LAYERS = {"BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LazyBatchNorm1d",
+             "LazyBatchNorm2d", "LazyBatchNorm3d"}
+
+
+#: layers with a dropout argument that defaults to code.transformer_default_dropout
+TRANSFORMER_LAYERS = {"TransformerEncoderLayer", "TransformerDecoderLayer", "Transformer"}
+
+
+LOSS_CLASSES = {"CrossEntropyLoss": "cross_entropy", "NLLLoss": "nll", "BCELoss": "bce",
+                "BCEWithLogitsLoss": "bce_with_logits", "MSELoss": "mse", "L1Loss": "l1",
+                "SmoothL1Loss": "smooth_l1", "HuberLoss": "smooth_l1", "KLDivLoss": "kl_div"}
+
+
+LOSS_FUNCS = {"cross_entropy": "cross_entropy", "nll_loss": "nll",
+              "binary_cross_entropy": "bce",
+              "binary_cross_entropy_with_logits": "bce_with_logits", "mse_loss": "mse",
+              "l1_loss": "l1", "smooth_l1_loss": "smooth_l1", "huber_loss": "smooth_l1",
+              "kl_div": "kl_div"}
+
+
+
+OPT_NO_WD = {"rprop", "lbfgs", "sparseadam"}
+
+
+SCHED_PER_BATCH = {"onecyclelr", "cycliclr"}
+
+
+SCHED_EPOCHISH = {"steplr", "multisteplr", "exponentiallr", "cosineannealinglr",
+                  "cosineannealingwarmrestarts", "polynomiallr", "linearlr", "constantlr",
+                  "multiplicativelr", "reducelronplateau"}
+
+
+STEPS_WORDS = re.compile(r"(len\s*\(|step|iter|batch)", re.I)
+
+
+EPOCH_WORDS = re.compile(r"epoch", re.I)
+
+
+AUG_NAMES = {"RandomCrop", "RandomResizedCrop", "RandomHorizontalFlip", "RandomVerticalFlip",
+             "RandomRotation", "RandomAffine", "ColorJitter", "RandomErasing", "RandAugment",
+             "AutoAugment", "TrivialAugmentWide", "AugMix", "RandomPerspective",
+             "RandomGrayscale", "RandomApply", "RandomChoice", "RandomOrder", "MixUp", "CutMix",
+             "ElasticTransform", "RandomInvert", "RandomPosterize", "RandomSolarize",
+             "RandomAdjustSharpness", "RandomAutocontrast", "RandomEqualize",
+             "RandomPhotometricDistort", "RandomZoomOut", "RandomIoUCrop", "GaussianNoise",
+             "RandomResize", "ScaleJitter", "RandomShortestSize"}
+
+
+ALBU_NON_AUG = {"Normalize", "Resize", "ToTensorV2", "Compose", "CenterCrop", "PadIfNeeded",
+                "LongestMaxSize", "SmallestMaxSize", "ToFloat", "FromFloat"}
+
+
+def canonical(qual: str) -> str:
+    """Collapse module paths people import from to one canonical name per object."""
+    parts = qual.split(".")
+    last = parts[-1]
+    if qual.startswith("torch.nn.modules."):
+        return "torch.nn." + last
+    if qual.startswith("torch.nn.functional.") or qual.startswith("torch.nn.init.") \
+            or qual.startswith("torch.nn.utils."):
+        return ".".join(parts[:3]) + "." + last
+    if qual.startswith("torch.optim.lr_scheduler."):
+        return "torch.optim.lr_scheduler." + last
+    if qual.startswith("torch.optim.") and len(parts) >= 4:
+        return "torch.optim." + last
+    if qual.startswith("torch.utils.data."):
+        return "torch.utils.data." + last
+    if qual.startswith(("torch.cuda.amp.", "torch.amp.", "torch.cpu.amp.")) \
+            or qual in ("torch.autocast", "torch.GradScaler"):
+        return "amp." + last
+    if qual.startswith("torchvision.transforms."):
+        return "torchvision.transforms." + last
+    if qual.startswith("lightning.pytorch.") or qual.startswith("pytorch_lightning."):
+        return "pl." + last
+    return qual

@@ -1,0 +1,14 @@
+import torch
+
+model = torch.nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=20)  # expect: scheduler='cosineannealinglr'; scheduler_designed_per_batch=False
+batches = [(torch.randn(4, 3), torch.randn(4, 1)) for _ in range(5)]
+for epoch in range(20):
+    for x, y in batches:
+        opt.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        opt.step()
+    sched.step()  # expect: scheduler_step_per_batch=False
+
+# (from test_per_epoch_and_per_batch_schedulers_in_their_places in the former tests/test_code_reader.py)
