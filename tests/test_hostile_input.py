@@ -244,3 +244,15 @@ def test_console_log_lines_are_bounded_but_progress_bars_stream(tmp_path):
     flat.write_text("epoch 1 loss: 2.0\nepoch 2 loss: 1.9\n" + "z" * (2 << 20) + "\nepoch 3 loss: 1.8\n")
     with pytest.raises(InputError, match=f"{flat}:3: line longer"):
         read_log(flat)
+
+
+@pytest.mark.parametrize("text", ["[" + "[1," * 50_000, '{"a": ' * 50_000, '{"a": 1}\n' + '{"b": ' * 50_000])
+def test_deep_json_is_refused_while_the_format_is_still_being_guessed(tmp_path, text):
+    """The format sniffer parses a sample of the file to tell JSON from console text: that parse
+    must be bounded too (it recursed once per level)."""
+    from traindx.probes.readers.logs import read_log
+    p = tmp_path / "m.json"
+    p.write_text(text)
+    with pytest.raises(InputError) as ei:
+        read_log(p)
+    assert str(ei.value).startswith(f"{p}:") and "\n" not in str(ei.value)

@@ -756,6 +756,8 @@ def _sniff(path: str, lim: bounded.Limits | None = None) -> str:
         first = stripped.split("\n", 1)[0].strip()
         if first == "[" or re.match(r"\[\s*[{\[]", first):
             return "json"
+        if bounded.json_depth(stripped, lim.max_depth) > lim.max_depth:
+            return "json"   # the JSON reader refuses it with its line, before json.loads recurses
         try:
             json.loads(stripped)
             return "json"
@@ -774,6 +776,8 @@ def _sniff(path: str, lim: bounded.Limits | None = None) -> str:
             pass
         if base.endswith((".jsonl", ".ndjson")):
             return "jsonl"
+        if bounded.json_depth(text, lim.max_depth) > lim.max_depth:
+            return "json"   # the JSON reader refuses it with its line, before json.loads recurses
         try:
             json.loads(text)
             return "json"
