@@ -152,7 +152,13 @@ class Session:
         """The user's own words: stored, and what they say understood (:mod:`understand`): the
         symptom (as ``complaint_symptom``, which curves and probes outrank) and every fact they state
         ("lr 1e-7", "train acc 99% val 55%", "not using AMP"), each with the words it came from.
-        Facts already known are kept: an answer or a measurement beats a reading of prose."""
+        Facts already known are kept: an answer or a measurement beats a reading of prose.
+
+        Longer than ``limits.max_text_chars``: an InputError (every rule's pattern runs over it)."""
+        limit = self.kb.parameters.get("limits.max_text_chars", {}).get("value")
+        if limit and len(text) > limit:
+            raise InputError(f"the complaint is {len(text)} characters, over the {limit}-character limit",
+                             hint="describe the problem in a few sentences; pass logs with --log")
         self.add("complaint", text, "user")
         u = self.understand(text)
         self.understood = u

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 
 import jsonschema
 
+from . import bounded
 from .conditions import compile_condition, compile_value
 from .errors import InputError, KBError
 from .yamlio import Marks, load_yaml, read_text
@@ -203,15 +204,17 @@ def validate_shape(data, marks: Marks, schema_name: str, path: str) -> None:
 class _Builder:
     """Accumulates entities from many files, checking ids as they come."""
 
-    def __init__(self):
+    def __init__(self, limits: bounded.Limits | None = None):
+        #: what every file is read within: the *core's* limits, which a pack cannot loosen for itself
+        self.limits = limits if limits is not None else bounded.limits()
         self.kb = KnowledgeBase()
         self.entity_marks: dict = {}   # (kind, id) -> (path, marks, json path prefix)
         self.pack_of: dict = {}        # (kind, id) -> pack name or "core"
 
     def add_file(self, path: str, pack: str) -> None:
         try:
-            text = read_text(path, "knowledge-base file")
-            data, marks = load_yaml(text, path)
+            text = read_text(path, "knowledge-base file", self.limits)
+            data, marks = load_yaml(text, path, self.limits)
         except KBError:
             raise
         except InputError as exc:
@@ -311,21 +314,27 @@ class _Builder:
         self.entity_marks[(single, ident)] = (path, marks, json_path)
 
     def add_dir(self, directory: str, pack: str) -> None:
+        inside = _Inside(directory)
         names = sorted(os.listdir(directory))
         for name in names:
             full = os.path.join(directory, name)
             if name.endswith((".yaml", ".yml")) and os.path.isfile(full):
+                inside.check(full)
                 self.add_file(full, pack)
         for sub in ("cases", "rules", "parameters", "language"):
             subdir = os.path.join(directory, sub)
             if os.path.isdir(subdir):
+                inside.check(subdir)
                 for name in sorted(os.listdir(subdir)):
                     if name.endswith((".yaml", ".yml")):
+                        inside.check(os.path.join(subdir, name))
                         self.add_file(os.path.join(subdir, name), pack)
         refdir = os.path.join(directory, "references")
         if os.path.isdir(refdir):
+            inside.check(refdir)
             for name in sorted(os.listdir(refdir)):
                 if name.endswith(".md"):
+                    inside.check(os.path.join(refdir, name))
                     ref = name[:-3]
                     if ref in self.kb.references and pack != CORE:
                         raise KBError(f"reference sheet {ref!r} clashes with an existing one", os.path.join(refdir,
@@ -340,6 +349,19 @@ class _Builder:
     def fail(self, kind, ident, subpath, message, hint=None):
         path, line, col = self.where(kind, ident, *subpath)
         raise KBError(message, path, line, col, hint=hint)
+
+
+class _Inside:
+    """A knowledge pack reads only inside the folder it names: a symlink out of it is refused."""
+
+    def __init__(self, directory: str):
+        self.root = os.path.realpath(directory)
+
+    def check(self, path: str) -> None:
+        real = os.path.realpath(path)
+        if real != self.root and not real.startswith(self.root.rstrip(os.sep) + os.sep):
+            raise KBError(f"links outside the knowledge pack folder (to {real})", path,
+                          hint="copy the file into the pack instead of linking to it")
 
 
 def core_dir() -> str:
@@ -376,15 +398,16 @@ def discover_packs() -> list[str]:
 
 def _pack_name(folder: str) -> str:
     """The ``name`` in a folder's pack.yaml, else the folder's name."""
-    import yaml
     path = os.path.join(folder, "pack.yaml")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
-        if isinstance(data, dict) and isinstance(data.get("name"), str):
-            return data["name"]
-    except (OSError, yaml.YAMLError):
-        pass  # the real load reports a broken pack.yaml with its line
+    if os.path.isfile(path):
+        try:
+            _Inside(folder).check(path)
+            lim = bounded.limits()
+            data, _ = load_yaml(read_text(path, "pack manifest", lim), path, lim)
+            if isinstance(data, dict) and isinstance(data.get("name"), str):
+                return data["name"]
+        except InputError:
+            pass  # the real load reports a broken pack.yaml with its line
     return os.path.basename(os.path.abspath(folder))
 
 
@@ -746,7 +769,7 @@ def _check_cycles(b: _Builder) -> None:
 
 def _closest(name: str, table) -> str | None:
     import difflib
-    m = difflib.get_close_matches(name, list(table), n=1, cutoff=0.75)
+    m = difflib.get_close_matches(name, list(table), n=1, cutoff=0.75) if len(str(name)) <= 100 else []
     return m[0] if m else None
 
 

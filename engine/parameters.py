@@ -16,8 +16,9 @@ from collections.abc import Mapping
 
 @functools.lru_cache(maxsize=1)
 def _shipped() -> dict:
+    from .bounded import BOOTSTRAP
     from .loader import CORE, _Builder
-    b = _Builder()
+    b = _Builder(limits=BOOTSTRAP)   # the limits themselves are parameters: read these under fixed ones
     folder = os.path.join(str(resources.files("traindx.kb")), "parameters")
     for name in sorted(os.listdir(folder)):
         if name.endswith((".yaml", ".yml")):

@@ -22,15 +22,30 @@ def _evidence_item(fact) -> dict:
 
 
 def _base_sources(session: Session, fact) -> list:
-    """The base facts behind a (possibly derived) fact: what the user/probe/reader actually said."""
+    """The base facts behind a (possibly derived) fact: what the user/probe/reader actually said.
+
+    Walked with an explicit stack and a visited set: a chain of thousands of rules, or rules whose
+    derivations share facts (a diamond), cost time linear in the firings, never a recursion."""
     if fact.kind != "rule":
         return [fact]
-    rid = fact.source.split(":", 1)[1]
-    out = []
+    by_rule: dict = {}
     for firing in session.run().firings:
-        if firing.rule.id == rid:
-            for f in firing.facts.values():
-                out.extend(_base_sources(session, f))
+        by_rule.setdefault(firing.rule.id, []).append(firing)
+    out, seen, stack = [], set(), [fact]
+    while stack:
+        f = stack.pop()
+        key = (f.name, f.source)
+        if key in seen:
+            continue
+        seen.add(key)
+        if f.kind != "rule":
+            out.append(f)
+            continue
+        firings = by_rule.get(f.source.split(":", 1)[1], [])
+        if not firings:
+            out.append(f)
+        for firing in reversed(firings):
+            stack.extend(reversed(list(firing.facts.values())))
     return out or [fact]
 
 

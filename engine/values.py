@@ -138,20 +138,19 @@ def json_safe(value):
     return value
 
 
-def parse_answer_file(path):
-    """Read an answers file (YAML or JSON): mapping fact-or-question id -> value."""
-    import json
+def parse_answer_file(path, params=None):
+    """Read an answers file (YAML or JSON): mapping fact-or-question id -> value.
 
+    Read within the ``limits.*`` parameters of ``params`` (default: the shipped ones)."""
+    from . import bounded
     from .yamlio import load_yaml, read_text
-    text = read_text(path, "answers file")
+    lim = bounded.limits(params)
+    text = read_text(path, "answers file", lim)
     if str(path).endswith(".json"):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON: {exc.msg}", str(path), exc.lineno, exc.colno) from None
+        data = bounded.loads_json(text, str(path), lim)
         marks = None
     else:
-        data, marks = load_yaml(text, str(path))
+        data, marks = load_yaml(text, str(path), lim)
     if data is None:
         data = {}
     if not isinstance(data, dict):

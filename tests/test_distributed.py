@@ -296,7 +296,7 @@ def test_rank_crash_mid_training_other_rank_finishes_and_names_it(tmp_path):
     assert "1" in d["missing"] and "corrupt record in shard 1" in d["missing"]["1"]
     assert d["facts"]["ranks_not_reporting"] == [1]
     assert any("rank 1 did not report" in c for c in r0["report"]["caveats"])
-    assert elapsed < 30
+    assert elapsed < 50          # the lingering ranks sleep 60 s: bounded well under that, also on a loaded machine
 
 
 @slow
@@ -314,7 +314,7 @@ def test_rank_raising_mid_training_other_rank_finishes(tmp_path):
     assert len(ex) == 1 or (ex[1]["step"], ex[1]["ok"]) == (10, False)
     assert "step 7: ValueError: bad batch on rank 1" in d["missing"]["1"]
     assert d["broken"] is not None
-    assert r0["elapsed"] < 3.0 + 10
+    assert r0["elapsed"] < 3.0 + 40   # timeout_s plus a loaded machine's slack; a hang would be 60 s
 
 
 @slow
@@ -330,7 +330,7 @@ def test_hung_rank_exchange_times_out_and_training_goes_on(tmp_path):
     assert 2.5 <= ex[1]["gather_ms"] / 1e3 <= 3.0 + 2.0
     assert "did not reach the periodic exchange at step 10" in d["missing"]["1"]
     assert d["facts"]["ranks_not_reporting"] == [1]
-    assert r0["elapsed"] < 3.0 + 10
+    assert r0["elapsed"] < 3.0 + 40   # timeout_s plus a loaded machine's slack; a hang would be 60 s
     assert 1 not in res or res[1].get("steps") is None          # rank 1 is still stuck (killed by us)
 
 

@@ -203,8 +203,9 @@ def test_timeout_stops_a_hanging_training_run(tmp_path):
         time.sleep(1000)
     """)
     t0 = time.monotonic()
-    r = run_fake(script, [str(pidfile)], timeout=8, grace=1)
-    assert time.monotonic() - t0 < 8 + 1 + 3
+    # 30 s: the 3 steps (torch imported) must come before the clock runs out, on a loaded machine too
+    r = run_fake(script, [str(pidfile)], timeout=30, grace=1)
+    assert time.monotonic() - t0 < 30 + 1 + 60        # stopped at the timeout, not left hanging
     assert r.stopped_reason == "timeout" and r.crash is None
     assert r.steps == 3
     assert r.finding("train_loss") is not None        # findings sent on the way out
@@ -229,7 +230,7 @@ def test_timeout_kills_the_whole_process_tree(tmp_path):
             except BaseException:
                 pass
     """)
-    r = run_fake(script, [str(pidfile)], timeout=2.5, grace=0.5)
+    r = run_fake(script, [str(pidfile)], timeout=20, grace=0.5)   # room to start all three on a loaded machine
     assert r.stopped_reason == "timeout"
     assert r.exit_code == -signal.SIGKILL
     pids = [int(p) for p in pidfile.read_text().split()]

@@ -12,7 +12,7 @@ PROMPT = r"\n> "
 def spawn(*args, cwd):
     env = dict(os.environ, NO_COLOR="1", COLUMNS="150")
     return pexpect.spawn(sys.executable, ["-m", "traindx.engine", "diagnose", *args], cwd=str(cwd), env=env,
-                         encoding="utf-8", timeout=30, dimensions=(60, 150))
+                         encoding="utf-8", timeout=90, dimensions=(60, 150))   # a loaded machine
 
 
 def test_interview_why_answers_and_report(tmp_path):
@@ -76,7 +76,9 @@ def test_ctrl_c_saves_and_resume_continues(tmp_path):
     c.expect(r"\[path/skip\]")
     c.sendline("skip")
     c.expect("What is the learning rate?")
+    c.expect(PROMPT)        # this question's own prompt: the answer goes after it
     c.sendline("1e-4")      # not decisive on its own: the interview goes on
+    c.expect(r"\n2/\d+  ")  # the next question: the answer was read (a ^C earlier would flush it unread)
     c.expect(PROMPT)
     c.sendintr()
     c.expect("saved in .traindx-session.json")
@@ -146,3 +148,63 @@ def test_symptom_answered_in_own_words(tmp_path):
     c.expect("Symptom: Loss decreased then plateaued")
     c.sendline("quit")
     c.expect(pexpect.EOF)
+
+
+SHIM = """
+import os, signal, sys
+from traindx.engine import inference
+answer = inference.Session.answer
+def interrupted_answer(self, qid, text):
+    os.kill(os.getpid(), signal.{sig})   # lands mid-answer: before the answer is applied
+    return answer(self, qid, text)
+inference.Session.answer = interrupted_answer
+from traindx.engine.frontends.cli import main
+sys.exit(main(sys.argv[1:], prog_name="traindx"))
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGHUP", "SIGTERM"])
+def test_signal_between_prompts_is_held_until_the_answer_is_in(tmp_path, sig):
+    """A Ctrl-C (or a closed terminal) that lands while an answer is being processed — not at a
+    prompt — still saves the session, with that answer in it. The signal is sent from inside the
+    answer's processing, so this does not depend on timing."""
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="150")
+    c = pexpect.spawn(sys.executable, ["-c", SHIM.replace("{sig}", sig), "diagnose", "--complaint",
+                                       "my model isn't learning"],
+                      cwd=str(tmp_path), env=env, encoding="utf-8", timeout=60, dimensions=(60, 150))
+    c.expect(r"Right\?")
+    c.sendline("")
+    c.expect(r"\[path/skip\]")
+    c.sendline("skip")
+    c.expect("What is the learning rate?")
+    c.expect(PROMPT)
+    c.sendline("1e-4")
+    c.expect("saved in .traindx-session.json")
+    c.expect(pexpect.EOF)
+    c.close()
+    assert c.exitstatus == 0, c.before
+    import json
+    state = json.loads((tmp_path / ".traindx-session.json").read_text())
+    assert "learning_rate" in state["asked"]
+    assert any(f["name"] == "learning_rate" and f["value"] == 1e-4 for f in state["facts"])
+
+
+def test_closed_terminal_at_a_prompt_saves(tmp_path):
+    import signal
+    c = spawn("--complaint", "my model isn't learning", cwd=tmp_path)
+    c.expect(r"Right\?")
+    c.sendline("")
+    c.expect(r"\[path/skip\]")
+    c.sendline("skip")
+    c.expect("What is the learning rate?")
+    c.expect(PROMPT)
+    c.sendline("1e-4")
+    c.expect(r"\n2/\d+  ")
+    c.expect(PROMPT)
+    c.kill(signal.SIGHUP)
+    c.expect(pexpect.EOF)
+    c.close()
+    assert c.exitstatus == 0
+    c = spawn("--resume", "--non-interactive", "--format", "json", cwd=tmp_path)
+    c.expect(pexpect.EOF)
+    assert '"learning_rate"' in c.before

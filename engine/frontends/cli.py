@@ -149,14 +149,17 @@ def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answ
         available |= {s for s in kb.sources if s.startswith("probe:")}
     session = None
     if resume:
+        from .. import bounded
+        if not os.path.exists(SESSION_FILE):
+            raise InputError("no saved session to resume", SESSION_FILE)
+        lim = bounded.limits(kb.params())
+        state = bounded.loads_json(bounded.read_text(SESSION_FILE, lim.max_file_bytes, "saved session"),
+                                   SESSION_FILE, lim, prefix="saved session is damaged")
         try:
-            with open(SESSION_FILE, encoding="utf-8") as fh:
-                state = json.load(fh)
-        except FileNotFoundError:
-            raise InputError("no saved session to resume", SESSION_FILE) from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise InputError(f"saved session is damaged: {exc}", SESSION_FILE) from None
-        session = Session.from_state(kb, state, available_sources=available)
+            session = Session.from_state(kb, state, available_sources=available)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise InputError(f"saved session is damaged ({type(exc).__name__}: {exc})", SESSION_FILE,
+                             hint="start again without --resume") from None
     else:
         session = Session(kb, available_sources=available)
     gather = Gatherer(session, st, quiet=not interactive)
@@ -165,7 +168,7 @@ def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answ
         analysis = gather.complaint(complaint)
     if answers:
         from ..values import parse_answer_file
-        data, marks = parse_answer_file(answers)
+        data, marks = parse_answer_file(answers, kb.params())
         session.add_answers(data, marks=marks, path=answers)
 
     for path in configs:
@@ -182,14 +185,12 @@ def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answ
         gather.script(script, script_args, max_steps=max_steps, timeout=timeout, started=started)
 
     if interactive:
-        try:
-            Interview(session, st, gather).run()
-        except (KeyboardInterrupt, EOFError, click.exceptions.Abort):
-            with open(SESSION_FILE, "w", encoding="utf-8") as fh:
-                json.dump(session.to_state(), fh, indent=1)
-            click.echo("")
-            click.echo(f"Stopped. Your answers are saved in {SESSION_FILE}; continue with: traindx diagnose --resume")
-            sys.exit(0)
+        with StopSignals() as stop:
+            try:
+                Interview(session, st, gather, stop).run()
+            except (KeyboardInterrupt, EOFError, click.exceptions.Abort):
+                _save_session(session)
+                sys.exit(0)
 
     report = session.report()
     _add_patch(report, session, [script] if script else list(codes), OPTIONS["patch"])
@@ -237,6 +238,101 @@ def _add_patch(report, session, scripts, out_path):
         else:
             _write(out_path, report["patch"]["diff"])
             report["patch"]["written_to"] = out_path
+
+
+class StopSignals:
+    """Ctrl-C (SIGINT), a closed terminal (SIGHUP) and SIGTERM during the interview.
+
+    At a prompt (or while a script the user offered runs) a signal stops the session at once. Between
+    prompts — while an answer is applied and the next question chosen — it is held until that step
+    is done and raised at the next prompt, so wherever it lands the saved session is whole: the
+    answer just given is in it, and ``--resume`` continues from the next question.
+    """
+
+    NAMES = ("SIGINT", "SIGHUP", "SIGTERM")
+
+    def __init__(self):
+        self.pending = None
+        self.depth = 0          # > 0: inside a prompt, where a signal acts at once
+        self._old = {}
+
+    def __enter__(self):
+        import signal
+        import threading
+        if threading.current_thread() is threading.main_thread():
+            for name in self.NAMES:
+                sig = getattr(signal, name, None)
+                if sig is not None:
+                    self._old[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        self._old.clear()
+
+    def _handle(self, signum, frame):
+        self.pending = signum
+        if self.depth:
+            raise KeyboardInterrupt
+
+    def check(self):
+        """Raise KeyboardInterrupt if a signal arrived since the last prompt."""
+        if self.pending is not None:
+            raise KeyboardInterrupt
+
+    def __call__(self):
+        """``with stop():`` — a block (a prompt, a script run) that a signal interrupts at once."""
+        return _AtOnce(self)
+
+
+class _AtOnce:
+    def __init__(self, stop):
+        self.stop = stop
+
+    def __enter__(self):
+        self.stop.check()
+        self.stop.depth += 1
+
+    def __exit__(self, *exc):
+        self.stop.depth -= 1
+        return False
+
+
+def read_answer(prompt: str) -> str:
+    """Print ``prompt`` and read one line from the terminal; EOFError at end of input.
+
+    ``input()`` writes its prompt and blocks in C: a signal that arrives in between is only acted on
+    after the next line is typed, so a Ctrl-C right after the prompt appeared did nothing. Here the
+    wait is a ``select`` that returns to Python every 0.2 s, so a signal is acted on wherever it
+    lands. (A terminal in canonical mode hands over one line per read, so nothing is buffered
+    behind ``select``'s back.)
+    """
+    if os.name == "nt" or not sys.stdin.isatty():   # pragma: no cover - no select() on a Windows console
+        return click.prompt(prompt[:-3], default="", show_default=False, prompt_suffix="\n> ")
+    import select
+    click.echo(prompt, nl=False)
+    fd = sys.stdin.fileno()
+    while not select.select([fd], [], [], 0.2)[0]:
+        pass
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\r\n")
+
+
+def _save_session(session):
+    """Save the interview for ``--resume`` (atomically: a second signal cannot leave half a file)."""
+    tmp = SESSION_FILE + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(session.to_state(), fh, indent=1)
+    os.replace(tmp, SESSION_FILE)
+    try:   # the terminal may be gone (SIGHUP): the file is what matters
+        click.echo("")
+        click.echo(f"Stopped. Your answers are saved in {SESSION_FILE}; continue with: traindx diagnose --resume")
+    except OSError:
+        pass
 
 
 def _md(report):
@@ -439,14 +535,19 @@ class Interview:
 
     HELP = "Answer the question, or: why · how · skip · back · quit"
 
-    def __init__(self, session, st, gather):
+    def __init__(self, session, st, gather, stop=None):
         self.s = session
         self.st = st
         self.gather = gather
         self.offered_script = gather.ran_script
+        self.stop = stop if stop is not None else StopSignals()   # not entered: signals act as Python's default
 
     def ask(self, prompt):
-        return click.prompt(self.st(prompt, bold=True), default="", show_default=False, prompt_suffix="\n> ")
+        with self.stop():
+            try:
+                return read_answer(self.st(prompt, bold=True) + "\n> ")
+            except OSError:   # the terminal went away under the prompt: as end of input
+                raise EOFError from None
 
     def run(self):
         s, st = self.s, self.st
@@ -524,8 +625,9 @@ class Interview:
                 continue
             try:
                 self.gather.quiet = False
-                self.gather.code(path, for_script=True)
-                self.gather.script(path, args, max_steps=200, timeout=120)
+                with self.stop():   # Ctrl-C stops a script run at once, not after it
+                    self.gather.code(path, for_script=True)
+                    self.gather.script(path, args, max_steps=200, timeout=120)
             except InputError as err:
                 click.echo(self.st(f"  {err}", fg="yellow"))
                 return False
@@ -724,7 +826,7 @@ def explain(ident, kb_dirs):
         import difflib
         names = (list(kb.root_causes) + list(kb.symptoms) + list(kb.questions) + list(kb.rules) + list(kb.fixes)
                  + list(kb.facts))
-        close = difflib.get_close_matches(ident, names, n=3)
+        close = difflib.get_close_matches(ident, names, n=3) if len(str(ident)) <= 100 else []
         _fail(InputError(f"no root cause, symptom, question, rule, fix or fact called {ident!r}",
                          hint=("did you mean " + ", ".join(close) + "?") if close
                          else "try 'traindx explain root-causes'"))

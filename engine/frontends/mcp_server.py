@@ -261,6 +261,7 @@ class Engine:
         if not isinstance(arguments, dict):
             raise ToolFailure(f"{name}: arguments must be an object")
         self._validate(spec, arguments)
+        _check_sizes(name, arguments)
         args = {k: v for k, v in arguments.items() if v is not None}
         try:
             return getattr(self, "tool_" + name)(**args)
@@ -385,7 +386,7 @@ class Engine:
         for key in facts:
             if not isinstance(key, str) or (key != "complaint" and key not in kb.facts and key not in kb.questions):
                 import difflib
-                close = difflib.get_close_matches(str(key), list(dict.fromkeys([*kb.facts, *kb.questions])), n=3)
+                close = difflib.get_close_matches(str(key), list(dict.fromkeys([*kb.facts, *kb.questions])), n=3) if len(str(key)) <= 100 else []
                 raise ToolFailure(f"unknown fact {key!r}" + (f" (did you mean {', '.join(close)}?)" if close
                                   else " (explain('facts') lists the vocabulary)"))
         saved = (dict(session.base), list(session.asked), list(session.conflicts), list(session.notes),
@@ -467,7 +468,7 @@ class Engine:
         def run(s):
             if question_id not in s.kb.questions:
                 import difflib
-                close = difflib.get_close_matches(question_id, list(s.kb.questions), n=3)
+                close = difflib.get_close_matches(question_id, list(s.kb.questions), n=3) if len(str(question_id)) <= 100 else []
                 raise ToolFailure(f"unknown question {question_id!r}"
                                   + (f" (did you mean {', '.join(close)}?)" if close else ""))
             try:
@@ -512,7 +513,7 @@ class Engine:
             import difflib
             names = list(kb.root_causes) + list(kb.symptoms) + list(kb.questions) + list(kb.rules) + \
                 list(kb.fixes) + list(kb.facts)
-            close = difflib.get_close_matches(id, names, n=3)
+            close = difflib.get_close_matches(id, names, n=3) if len(str(id)) <= 100 else []
             raise ToolFailure(f"no root cause, symptom, question, rule, fix or fact called {id!r}"
                               + (f" (did you mean {', '.join(close)}?)" if close else " (try explain('root-causes'))"))
         return {"id": id, "kind": found[0], "text": text}
@@ -607,6 +608,26 @@ class Engine:
                                    params=s.kb.params())
             return self._take(s, read)
         return self._read(session_id, run)
+
+
+def _check_sizes(tool: str, arguments: dict) -> None:
+    """No string in a request longer than ``limits.max_file_bytes``, no more than ``limits.max_nodes``
+    values, no deeper than ``limits.max_depth``: a request is words and ids, not a data dump."""
+    from .. import bounded
+    lim = bounded.limits()
+    stack, seen = [(arguments, 0)], 0
+    while stack:
+        value, depth = stack.pop()
+        seen += 1
+        if seen > lim.max_nodes or depth > lim.max_depth:
+            raise ToolFailure(f"{tool}: arguments too large or too deeply nested")
+        if isinstance(value, str) and len(value) > lim.max_file_bytes:   # a pasted log is a file's worth
+            raise ToolFailure(f"{tool}: a text argument of {len(value)} characters is over the "
+                              f"{lim.max_file_bytes}-character limit")
+        if isinstance(value, dict):
+            stack += [(k, depth + 1) for k in value] + [(v, depth + 1) for v in value.values()]
+        elif isinstance(value, list):
+            stack += [(v, depth + 1) for v in value]
 
 
 class Text(str):

@@ -325,3 +325,10 @@ class TrainDxCallback(TrainerCallback, ProbeAccess):
             print(RunProbe.one_line(rep) + " — callback.markdown() for the full report", flush=True)
         return control
 
+
+
+# the boundary: a fault of traindx in any hook (the forward hook too) warns once and switches the
+# probes off; it never reaches the Trainer
+from traindx.probes.live.guard import guarded_hooks  # noqa: E402
+
+guarded_hooks(TrainDxCallback, lambda self, where, exc: self.probe.fail(where, exc), names=("_on_forward",))

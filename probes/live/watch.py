@@ -11,10 +11,14 @@
     facts = w.findings()     # the evidence, as Finding objects
 
 Every hook and wrapper is removed when the ``with`` block ends, also when it raises.
+
+A fault of traindx's own inside the loop never fails the user's training: it is reported once as
+a ``RuntimeWarning`` and the probes switch off for the rest of the run (see :mod:`.guard`).
 """
 
 from __future__ import annotations
 
+from traindx.probes.live.guard import Fuse, SafeLoader
 from traindx.probes.live.monitor import Monitor
 from traindx.probes.live.timing import LoaderTap
 
@@ -24,45 +28,65 @@ class Watch:
 
     def __init__(self, model, optimizer=None, num_classes=None, train_loader=None, val_loader=None, *,
                  criterion=None, level="cheap", params=None, experiments=True):
-        self.monitor = Monitor(model, optimizer, num_classes=num_classes, level=level, loss_fn=criterion,
-                               params=params, experiments=experiments)
+        if level not in ("cheap", "full"):
+            raise ValueError(f"level must be 'cheap' or 'full', not {level!r}")
+        self.fuse = Fuse("traindx.watch", on_blow=self._switch_off)
+        self.monitor = None
         self.train_loader = train_loader
         self.val_loader = val_loader
         self.criterion = criterion
-        self.monitor.add_loader(train_loader, "train")
-        self.monitor.add_loader(val_loader, "val")
+        self.monitor = self.fuse.call("watch()", Monitor, model, optimizer, num_classes=num_classes,
+                                      level=level, loss_fn=criterion, params=params, experiments=experiments)
+        if self.monitor is not None:
+            self.fuse.call("watch()", self.monitor.add_loader, train_loader, "train")
+            self.fuse.call("watch()", self.monitor.add_loader, val_loader, "val")
+
+    def _switch_off(self):
+        if self.monitor is not None:
+            self.monitor.detach()
 
     def __enter__(self):
-        self.monitor.attach()
-        return self
+        return self.attach()
 
     def __exit__(self, *exc):
-        self.monitor.detach()
-        return False
+        self.detach()
+        return False          # the user's exception, if any, goes on unchanged
 
     def attach(self):
-        self.monitor.attach()
+        if self.monitor is not None:
+            self.fuse.call("watch() entering", self.monitor.attach)
         return self
 
     def detach(self):
-        self.monitor.detach()
+        if self.monitor is not None:
+            try:
+                self.monitor.detach()
+            except Exception as exc:
+                self.fuse.blow("watch() leaving", exc)
 
     def loader(self, loader, phase=None):
         """Iterate ``loader`` as usual, timing each wait for a batch and showing each batch to the
         monitor. ``phase`` defaults to ``val`` for the ``val_loader`` given to :func:`watch`,
         ``train`` for the ``train_loader``, else it is inferred from grad mode."""
+        if self.monitor is None or self.fuse.blown:
+            return loader
         if phase is None:
             if loader is self.val_loader and loader is not None:
                 phase = "val"
             elif loader is self.train_loader and loader is not None:
                 phase = "train"
         elif phase in ("train", "val") and phase not in self.monitor._loaders:
-            self.monitor.add_loader(loader, phase)
-        return LoaderTap(loader, self.monitor, phase=phase)
+            self.fuse.call("loader", self.monitor.add_loader, loader, phase)
+        return SafeLoader(loader, lambda marked, mon: LoaderTap(marked, mon, phase=phase), self.monitor, self.fuse)
 
     def observe(self, loss, outputs=None, targets=None, *, phase=None, loss_name=None):
         """Show the monitor a loss (before backward), with what it compared when known.
         ``phase`` None: inferred (no grad, or no backward before the next step: validation)."""
+        if self.monitor is None or self.fuse.blown:
+            return
+        self.fuse.call("observe", self._observe, loss, outputs, targets, phase, loss_name)
+
+    def _observe(self, loss, outputs, targets, phase, loss_name):
         if loss_name is None and self.criterion is not None:
             loss_name = _criterion_name(self.criterion)
         if loss_name is None and (outputs is None or targets is None):
@@ -71,26 +95,31 @@ class Watch:
 
     def arm(self, reason: str = "requested"):
         """Switch the costly probes on for the next steps."""
-        self.monitor.arm(reason)
+        if self.monitor is not None:
+            self.fuse.call("arm", self.monitor.arm, reason)
 
     def lr_decay_test(self, batches: int = 64):
         """Start the LR-decay test now (it starts by itself when the loss plateaus under a held
         LR): copies continue on the next ``batches`` training batches (the last quarter held out)
         at the same and at a tenth of the LR.
         Its answer, ``lr_decay_helps``, is in :meth:`findings` once those batches have been seen."""
-        self.monitor.start_lr_decay(batches)
+        if self.monitor is not None:
+            self.fuse.call("lr_decay_test", self.monitor.start_lr_decay, batches)
 
     def overfit_one_batch(self):
-        """Run the overfit-one-batch probe now on the latest training batch; returns its plain result."""
-        return self.monitor.run_overfit()
+        """Run the overfit-one-batch probe now on the latest training batch; returns its plain result
+        (None if traindx failed: then a warning says why)."""
+        if self.monitor is None:
+            return None
+        return self.fuse.call("overfit_one_batch", self.monitor.run_overfit)
 
     @property
     def armed(self) -> bool:
-        return self.monitor.armed
+        return self.monitor is not None and not self.fuse.blown and self.monitor.armed
 
     def findings(self):
         """The evidence so far: a list of :class:`~traindx.engine.evidence.Finding`."""
-        return self.monitor.findings()
+        return self.monitor.findings() if self.monitor is not None else []
 
     def summary(self) -> dict:
         """Plain-data series for plots."""

@@ -36,6 +36,7 @@ from collections.abc import Iterator
 
 import yaml
 
+from traindx.engine import bounded
 from traindx.engine.errors import InputError
 from traindx.engine.evidence import Finding
 
@@ -66,15 +67,15 @@ UNRESOLVED = object()
 # Reading files
 # --------------------------------------------------------------------------------------------
 
-def read_text(path: str | os.PathLike, what: str = "file") -> str:
-    """The file's text, decoded as UTF-8; InputError (with the line) if it is not UTF-8."""
+def read_text(path: str | os.PathLike, what: str = "file", params=None) -> str:
+    """The file's text, decoded as UTF-8; InputError (with the line) if it is not UTF-8 or is over
+    ``limits.max_file_bytes``."""
     p = os.fspath(path)
     if not os.path.exists(p):
         raise InputError(f"no such {what}", path=p)
     if os.path.isdir(p):
         raise InputError(f"is a directory, expected a {what}", path=p)
-    with open(p, "rb") as fh:
-        data = fh.read()
+    data = bounded.read_bytes(p, bounded.limits(params).max_file_bytes, what)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -97,22 +98,25 @@ class ConfigFile:
         return os.path.basename(self.path)
 
 
-def load_config(path: str | os.PathLike) -> ConfigFile:
-    """Parse a YAML/JSON/TOML file into a :class:`ConfigFile`; InputError if it cannot be read."""
+def load_config(path: str | os.PathLike, params=None) -> ConfigFile:
+    """Parse a YAML/JSON/TOML file into a :class:`ConfigFile`; InputError if it cannot be read.
+
+    Read within the ``limits.*`` parameters (size, YAML nodes after alias expansion, depth)."""
     p = os.fspath(path)
-    text = read_text(p, "config file")
+    lim = bounded.limits(params)
+    text = read_text(p, "config file", params)
     if not text.strip():
         raise InputError("empty config file", path=p, hint="expected a mapping such as 'lr: 0.1'")
     ext = os.path.splitext(p)[1].lower()
     if ext in (".yaml", ".yml"):
-        cfg = _load_yaml(p, text)
+        cfg = _load_yaml(p, text, lim)
     elif ext == ".json":
-        cfg = _load_json(p, text)
+        cfg = _load_json(p, text, lim)
     elif ext == ".toml":
-        cfg = _load_toml(p, text)
+        cfg = _load_toml(p, text, lim)
     else:
         # Unknown ending: JSON if it looks like JSON, else YAML (a superset of most key: value files).
-        cfg = _load_json(p, text) if text.lstrip()[:1] in "{[" else _load_yaml(p, text)
+        cfg = _load_json(p, text, lim) if text.lstrip()[:1] in "{[" else _load_yaml(p, text, lim)
     if cfg.data is None:
         raise InputError("config file holds no settings", path=p,
                          hint="expected a mapping such as 'lr: 0.1'")
@@ -131,28 +135,8 @@ def _kind_of(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-def _load_yaml(path: str, text: str) -> ConfigFile:
-    try:
-        loader = yaml.SafeLoader(text)
-    except yaml.YAMLError as err:  # the reader rejects control characters up front
-        pos = getattr(err, "position", None)
-        line = text[:pos].count("\n") + 1 if isinstance(pos, int) else None
-        reason = getattr(err, "reason", None) or "malformed YAML"
-        raise InputError(f"malformed YAML: {reason}", path=path, line=line) from None
-    try:
-        try:
-            node = loader.get_single_node()
-        except yaml.MarkedYAMLError as err:
-            mark = err.problem_mark or err.context_mark
-            msg = err.problem or err.context or "malformed YAML"
-            raise InputError(f"malformed YAML: {msg}", path=path,
-                             line=mark.line + 1 if mark else None,
-                             col=mark.column + 1 if mark else None) from None
-        except yaml.YAMLError as err:  # ReaderError: control characters and the like
-            pos = getattr(err, "position", None)
-            line = text[:pos].count("\n") + 1 if isinstance(pos, int) else None
-            reason = getattr(err, "reason", None) or "malformed YAML"
-            raise InputError(f"malformed YAML: {reason}", path=path, line=line) from None
+def _load_yaml(path: str, text: str, lim: bounded.Limits) -> ConfigFile:
+    with bounded.compose_yaml(text, path, lim, prefix="malformed YAML") as (node, loader):
         if node is None:
             return ConfigFile(path, None)
         lines: dict = {}
@@ -162,9 +146,10 @@ def _load_yaml(path: str, text: str) -> ConfigFile:
             mark = err.problem_mark or err.context_mark
             raise InputError(f"malformed YAML: {err.problem or err.context}", path=path,
                              line=mark.line + 1 if mark else None) from None
+        except (ValueError, OverflowError, TypeError) as err:  # a timestamp with month 13, a 5000-digit int
+            raise InputError(f"malformed YAML value: {str(err).splitlines()[0][:120]}", path=path,
+                             line=lines and max(lines.values()) or None) from None
         return ConfigFile(path, data, lines)
-    finally:
-        loader.dispose()
 
 
 def _yaml_node(loader: yaml.SafeLoader, node: yaml.Node, key: tuple, lines: dict) -> Any:
@@ -184,24 +169,24 @@ def _yaml_node(loader: yaml.SafeLoader, node: yaml.Node, key: tuple, lines: dict
     return loader.construct_object(node, deep=True)
 
 
-def _load_json(path: str, text: str) -> ConfigFile:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError(f"malformed JSON: {err.msg}", path=path, line=err.lineno,
-                         col=err.colno) from None
-    return ConfigFile(path, data)
+def _load_json(path: str, text: str, lim: bounded.Limits) -> ConfigFile:
+    return ConfigFile(path, bounded.loads_json(text, path, lim, prefix="malformed JSON"))
 
 
 _TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
-def _load_toml(path: str, text: str) -> ConfigFile:
+def _load_toml(path: str, text: str, lim: bounded.Limits) -> ConfigFile:
     if _toml is None:  # pragma: no cover - only on 3.10 without tomli
         raise InputError("reading TOML needs Python 3.11 or the 'tomli' package", path=path,
                          hint="pip install tomli")
+    if bounded.json_depth(text, lim.max_depth) > lim.max_depth:  # tomllib recurses per level
+        raise InputError(f"TOML nested more than {lim.max_depth} levels deep", path=path,
+                         line=bounded.depth_line(text, lim.max_depth))
     try:
         data = _toml.loads(text)
+    except (RecursionError, MemoryError):
+        raise InputError(f"TOML nested more than {lim.max_depth} levels deep", path=path) from None
     except _toml.TOMLDecodeError as err:
         msg = str(err)
         m = _TOML_AT.search(msg)

@@ -69,6 +69,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from traindx.engine import bounded
 from traindx.engine.errors import InputError
 from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
@@ -912,21 +913,63 @@ def _value(kind: str, val: str) -> float:
     return v / 100.0 if pct else v
 
 
-def _lines(f):
+def _lines(f, path: str = "text", max_piece: int | None = None):
     """``(text, new)`` for the lines of a text stream opened with ``newline="\\n"``: a ``\\r`` (a
     progress bar redrawn) ends a piece of a line too; ``new`` is False for the pieces after the
-    first, so that line numbers count the file's lines."""
-    for line in f:
-        if "\r" in line:
-            first = True
-            for part in line.rstrip("\r\n").split("\r"):
+    first, so that line numbers count the file's lines.
+
+    Read in blocks, so a line is never held whole: a progress bar redrawn a million times without
+    a newline streams piece by piece; a single piece longer than ``max_piece`` characters
+    (``limits.max_line_chars``) is an InputError naming its line."""
+    limit = max_piece if max_piece is not None else bounded.limits().max_line_chars
+    buf = ""
+    first = True          # the next piece of the current line is its first
+    had_cr = False        # pieces of the current line were split off before its newline came
+    line_no = 1
+    while True:
+        chunk = f.read(1 << 16)
+        buf += chunk
+        while True:
+            nl = buf.find("\n")
+            if nl < 0:
+                break
+            line, buf = buf[: nl + 1], buf[nl + 1:]
+            if "\r" in line or had_cr:
+                for part in line.rstrip("\r\n").split("\r"):
+                    if part.strip():
+                        yield part, first
+                        first = False
+                if first:
+                    yield "", True
+            else:
+                yield line, True
+            first, had_cr = True, False
+            line_no += 1
+        if not chunk:
+            if buf:
+                if "\r" in buf or had_cr:
+                    for part in buf.split("\r"):
+                        if part.strip():
+                            yield part, first
+                            first = False
+                    if first:
+                        yield "", True
+                else:
+                    yield buf, True
+            return
+        cr = buf.rfind("\r")
+        if cr >= 0:   # finished pieces of an unfinished line: out now
+            head, buf = buf[:cr], buf[cr:]
+            had_cr = True
+            for part in head.split("\r"):
                 if part.strip():
                     yield part, first
                     first = False
-            if first:
-                yield "", True
-        else:
-            yield line, True
+            if len(buf) > 1:
+                buf = buf[1:] if buf[1:2] != "\n" else buf
+        if len(buf) > limit:
+            raise InputError(f"line longer than {limit} characters", path, line_no,
+                             hint="limits.max_line_chars in kb/parameters/limits.yaml")
 
 
 def read_console(path, column_map=None, params=None) -> ConsoleLog:
@@ -939,7 +982,7 @@ def read_console(path, column_map=None, params=None) -> ConsoleLog:
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     with f:
-        for line, new in _lines(f):
+        for line, new in _lines(f, path, bounded.limits(params).max_line_chars):
             reader.feed(line, new)
     log = reader.finish()
     _finish(log)
@@ -949,7 +992,7 @@ def read_console(path, column_map=None, params=None) -> ConsoleLog:
 def read_console_text(text: str, name: str = "pasted log", column_map=None, params=None) -> ConsoleLog:
     """Read console text already in memory (a pasted excerpt)."""
     reader = ConsoleReader(name, column_map, params, fmt="pasted")
-    for line, new in _lines(io.StringIO(text, newline="\n")):
+    for line, new in _lines(io.StringIO(text, newline="\n"), name, bounded.limits(params).max_line_chars):
         reader.feed(line, new)
     log = reader.finish()
     _finish(log)

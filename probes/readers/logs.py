@@ -82,6 +82,7 @@ from operator import add, itemgetter, le, mul, sub, truediv
 from typing import Any
 from collections.abc import Iterable
 
+from traindx.engine import bounded
 from traindx.engine.errors import InputError
 
 #: The evidence source (``kb/sources.yaml``) this module implements.
@@ -727,8 +728,9 @@ def _not_utf8(path: str) -> InputError:
                       hint="re-save the file as UTF-8")
 
 
-def _sniff(path: str) -> str:
+def _sniff(path: str, lim: bounded.Limits | None = None) -> str:
     """'csv', 'jsonl', 'json' or 'tensorboard'; InputError for empty/binary/non-UTF-8 files."""
+    lim = lim or bounded.limits()
     if os.path.isdir(path):
         return "tensorboard"
     base = os.path.basename(path)
@@ -755,6 +757,8 @@ def _sniff(path: str) -> str:
         first = stripped.split("\n", 1)[0].strip()
         if first == "[" or re.match(r"\[\s*[{\[]", first):
             return "json"
+        if bounded.json_depth(stripped, lim.max_depth) > lim.max_depth:
+            return "json"   # the JSON reader refuses it with its line, before json.loads recurses
         try:
             json.loads(stripped)
             return "json"
@@ -763,6 +767,8 @@ def _sniff(path: str) -> str:
     if stripped.startswith("{"):
         first = stripped.split("\n", 1)[0].strip()
         try:
+            if bounded.json_depth(first, lim.max_depth) > lim.max_depth:
+                raise ValueError("too deep")   # the reader says so, with the line
             rec = json.loads(first)
             if isinstance(rec, dict):
                 columnar = rec and all(isinstance(v, list) for v in rec.values())
@@ -771,6 +777,8 @@ def _sniff(path: str) -> str:
             pass
         if base.endswith((".jsonl", ".ndjson")):
             return "jsonl"
+        if bounded.json_depth(text, lim.max_depth) > lim.max_depth:
+            return "json"   # the JSON reader refuses it with its line, before json.loads recurses
         try:
             json.loads(text)
             return "json"
@@ -805,7 +813,8 @@ def _looks_csv(text: str) -> bool:
 # CSV
 # --------------------------------------------------------------------------------------------
 
-def _read_csv(path: str, column_map: dict) -> LogData:
+def _read_csv(path: str, column_map: dict, lim: bounded.Limits | None = None) -> LogData:
+    lim = lim or bounded.limits()
     log = LogData(path=path, format="csv")
     try:
         f = open(path, encoding="utf-8-sig", newline="")
@@ -813,21 +822,26 @@ def _read_csv(path: str, column_map: dict) -> LogData:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     with f:
         try:
-            _read_csv_stream(f, path, column_map, log)
+            _read_csv_stream(f, path, column_map, log, lim)
         except UnicodeDecodeError:
             raise _not_utf8(path) from None
     return log
 
 
 # (complexity above the cap predates it: to be split, issue 11)
-def _read_csv_stream(f, path: str, column_map: dict, log: LogData) -> None:  # noqa: C901
+def _read_csv_stream(f, path: str, column_map: dict, log: LogData,  # noqa: C901
+                     lim: bounded.Limits | None = None) -> None:
+    lim = lim or bounded.limits()
     line_no = 0
     header_line = ""
     while True:
-        header_line = f.readline()
+        header_line = f.readline(lim.max_line_chars + 1)
         if not header_line:
             raise InputError("empty log file (no header, no rows)", path)
         line_no += 1
+        if len(header_line) > lim.max_line_chars:
+            raise InputError(f"line longer than {lim.max_line_chars} characters", path, line_no,
+                             hint="limits.max_line_chars in kb/parameters/limits.yaml")
         if header_line.strip() and not header_line.lstrip().startswith("#"):
             break
     counts = {d: header_line.count(d) for d in (",", "\t", ";")}
@@ -841,6 +855,9 @@ def _read_csv_stream(f, path: str, column_map: dict, log: LogData) -> None:  # n
                          hint="add a header naming the columns, e.g. step,loss,val_loss")
     header = [h or f"column{i + 1}" for i, h in enumerate(header)]
     ncols = len(header)
+    if ncols > lim.max_columns:
+        raise InputError(f"{ncols} columns, over the {lim.max_columns}-column limit", path, line_no,
+                         hint="limits.max_columns in kb/parameters/limits.yaml")
     bound, unused = _bind_columns(header, column_map, path, line_no)
     xrole = _x_role(bound)
     metrics = {r: c for r, c in bound.items() if r in _METRIC_ROLES}
@@ -859,11 +876,7 @@ def _read_csv_stream(f, path: str, column_map: dict, log: LogData) -> None:  # n
     last_x = None
     last_before = None
 
-    while True:
-        lines = f.readlines(_CSV_BLOCK)
-        if not lines:
-            break
-        start = line_no + 1
+    for start, lines in bounded.iter_line_blocks(f, path, lim, _CSV_BLOCK, line_no + 1):
         line_no += len(lines)
         cut = not lines[-1].endswith(("\n", "\r"))
         reader = csv.reader(lines, delimiter=delim)
@@ -1152,7 +1165,8 @@ class _RecordSink:
         self.log.ignored_columns = sorted(self.seen - set(self.bound.values()))
 
 
-def _read_jsonl(path: str, column_map: dict) -> LogData:
+def _read_jsonl(path: str, column_map: dict, lim: bounded.Limits | None = None) -> LogData:
+    lim = lim or bounded.limits()
     log = LogData(path=path, format="jsonl")
     sink = _RecordSink(log, path, column_map)
     line_no = 0
@@ -1162,13 +1176,13 @@ def _read_jsonl(path: str, column_map: dict) -> LogData:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     with f:
         try:
-            while True:
-                lines = f.readlines(1 << 18)
-                if not lines:
-                    break
-                start = line_no + 1
-                line_no += len(lines)
+            deep = lim.max_depth
+            for start, lines in bounded.iter_line_blocks(f, path, lim, 1 << 18):
+                line_no = start + len(lines) - 1
                 body = [(start + i, s) for i, s in enumerate(lines) if s.strip()]
+                for ln, s in body:   # json.loads recurses once per level: check the depth first
+                    if s.count("[") + s.count("{") > deep and bounded.json_depth(s, deep) > deep:
+                        bounded.loads_json(s, path, lim, line=ln)   # raises: nested too deep
                 try:
                     recs = json.loads("[" + ",".join(s for _, s in body) + "]")
                     if len(recs) != len(body):
@@ -1192,17 +1206,15 @@ def _read_jsonl(path: str, column_map: dict) -> LogData:
     return log
 
 
-def _read_json_doc(path: str, column_map: dict) -> LogData:
+def _read_json_doc(path: str, column_map: dict, lim: bounded.Limits | None = None) -> LogData:
+    lim = lim or bounded.limits()
     log = LogData(path=path, format="json")
     try:
-        with open(path, encoding="utf-8-sig") as f:
-            doc = json.load(f)
+        text = bounded.read_bytes(path, lim.max_json_doc_bytes, "JSON log").decode("utf-8-sig")
     except UnicodeDecodeError:
         raise _not_utf8(path) from None
-    except json.JSONDecodeError as e:
-        raise InputError(f"not valid JSON: {e.msg}", path, e.lineno, e.colno) from None
-    except OSError as e:
-        raise InputError(f"cannot read: {e.strerror}", path) from None
+    doc = bounded.loads_json(text, path, lim, prefix="not valid JSON")
+    del text
     records = None
     if isinstance(doc, list):
         records = doc
@@ -1246,7 +1258,9 @@ def _event_files(path: str) -> list[str]:
 
 
 # (complexity above the cap predates it: to be split, issue 11)
-def _read_tensorboard(path: str, column_map: dict) -> LogData:  # noqa: C901
+def _read_tensorboard(path: str, column_map: dict,  # noqa: C901
+                      lim: bounded.Limits | None = None) -> LogData:
+    lim = lim or bounded.limits()
     try:
         from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
         from tensorboard.util import tensor_util
@@ -1256,6 +1270,11 @@ def _read_tensorboard(path: str, column_map: dict) -> LogData:  # noqa: C901
     files = _event_files(path)
     if not files:
         raise InputError("no TensorBoard event files (events.out.tfevents.*) here", path)
+    if len(files) > lim.max_event_files:
+        raise InputError(f"{len(files)} TensorBoard event files, over the {lim.max_event_files}-file limit",
+                         path, hint="pass one run's folder")
+    for fname in files:
+        bounded.check_size(fname, lim.max_log_bytes, "TensorBoard event file")
     log = LogData(path=path, format="tensorboard", x_label="step", x_column="step")
     top = path if os.path.isdir(path) else os.path.dirname(path)
     mapped = {c: r for r, c in column_map.items()}
@@ -1362,48 +1381,52 @@ def _read_tensorboard(path: str, column_map: dict) -> LogData:  # noqa: C901
 # Public API
 # --------------------------------------------------------------------------------------------
 
-def read_log(path: str | os.PathLike, column_map: dict | str | None = None) -> LogData:
+def read_log(path: str | os.PathLike, column_map: dict | str | None = None, params=None) -> LogData:
     """Read a metrics log (CSV, JSON lines, JSON, TensorBoard file/folder) into a :class:`LogData`.
 
     ``column_map`` maps roles to column names the reader would not recognise: a dict
     ``{"loss": "my_loss"}`` or the string ``"loss=my_loss,val_loss=vloss"``. Raises
-    :class:`InputError` (file, line, reason) for anything wrong with the file.
+    :class:`InputError` (file, line, reason) for anything wrong with the file. Read within the
+    ``limits.*`` parameters of ``params`` (file size, line length, nesting depth, columns).
     """
     path = os.fspath(path)
     cmap = parse_column_map(column_map)
+    lim = bounded.limits(params)
     if not os.path.exists(path):
         raise InputError("no such file or folder", path)
+    if os.path.isfile(path):
+        bounded.check_size(path, lim.max_log_bytes, "log")
     try:
-        kind = _sniff(path)
+        kind = _sniff(path, lim)
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     if kind == "tensorboard":
-        log = _read_tensorboard(path, cmap)
+        log = _read_tensorboard(path, cmap, lim)
     elif kind == "console":
         from .console import read_console
-        return read_console(path, column_map=cmap)  # finished there
+        return read_console(path, column_map=cmap, params=params)  # finished there
     elif kind == "jsonl":
         try:
-            log = _read_jsonl(path, cmap)
+            log = _read_jsonl(path, cmap, lim)
         except InputError as err:  # JSON lines among printed text: read it as console output
             if path.endswith((".jsonl", ".ndjson")):
                 raise  # a file that says it is JSON lines must be
             from .console import read_console
             try:
-                return read_console(path, column_map=cmap)
+                return read_console(path, column_map=cmap, params=params)
             except InputError:
                 raise err from None
     elif kind == "json":
-        log = _read_json_doc(path, cmap)
+        log = _read_json_doc(path, cmap, lim)
     else:
         try:
-            log = _read_csv(path, cmap)
+            log = _read_csv(path, cmap, lim)
         except InputError as err:  # delimited lines among printed text, in a file not named .csv
             if path.lower().endswith((".csv", ".tsv")):
                 raise
             from .console import read_console
             try:
-                return read_console(path, column_map=cmap)
+                return read_console(path, column_map=cmap, params=params)
             except InputError:
                 raise err from None
     log._finish()
@@ -1423,7 +1446,7 @@ def analyze_log(path: str | os.PathLike, num_classes: int | None = None,
     """
     from traindx.probes.readers.curves import analyze
 
-    log = read_log(path, column_map=column_map)
+    log = read_log(path, column_map=column_map, params=params)
     if hasattr(log, "evidence"):  # console output: its tracebacks and warnings are evidence too
         from traindx.probes.readers.console import analyze_console
         return analyze_console(log, num_classes=num_classes, params=params)

@@ -190,6 +190,8 @@ def check_script(path: str | os.PathLike) -> Path:
         raise _syntax_input_error(e.msg, e.filename or str(path), e.lineno, e.offset) from None
     except (ValueError, UnicodeDecodeError) as e:
         raise InputError(f"not a Python file ({e})", path=str(path)) from None
+    except (RecursionError, MemoryError):
+        raise InputError("expression nested too deeply for Python's parser", path=str(path)) from None
     return p.resolve()
 
 

@@ -11,6 +11,7 @@ import ast
 import os
 from collections.abc import Mapping
 
+from traindx.engine.errors import InputError
 from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
@@ -51,8 +52,11 @@ def analyze_code(path: str | os.PathLike, params: Mapping | None = None) -> Code
     p = os.fspath(path)
     tree = parse_source(p)
     reader = CodeReader(p, tree, params)
-    reader.run()
-    report = reader.build_report()
+    try:
+        reader.run()
+        report = reader.build_report()
+    except RecursionError:   # a valid but absurdly deep expression: the reader walks trees recursively
+        raise InputError("code nested too deeply to read (the reader recurses per level)", path=p) from None
     rl = rl_markers(tree, params["code.rl_context_markers"])
     if rl is not None and report.get("rl_training") is None:
         line, what = rl

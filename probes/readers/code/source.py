@@ -16,11 +16,13 @@ def parse_source(path: str | os.PathLike) -> ast.Module:
         raise InputError("no such Python file", path=p)
     if os.path.isdir(p):
         raise InputError("is a directory, expected a Python file", path=p)
-    with open(p, "rb") as fh:
-        data = fh.read()
+    from traindx.engine import bounded
+    data = bounded.read_bytes(p, bounded.limits().max_file_bytes, "Python file")
     text = decode_source(p, data)
     try:
         return ast.parse(text, filename=p)
+    except (RecursionError, MemoryError):   # CPython's parser gives up on very deep expressions
+        raise InputError("expression nested too deeply for Python's parser", path=p) from None
     except SyntaxError as err:
         raise InputError(f"invalid Python: {err.msg}", path=p, line=err.lineno,
                          col=err.offset) from None
