@@ -82,16 +82,19 @@ def _mutate_text(rng: random.Random, text: str) -> str:
     if op == 1:    # delete a span
         return text[:i] + text[i + rng.randrange(1, 50):]
     if op == 2:    # insert structural characters
-        return text[:i] + rng.choice([":", "-", "[", "]", "{", "}", "&a ", "*a", "!!", "'", '"', "\t", "#", "|", ">", ",",
-                                      "\n  ", "\n- ", "\x00", "\x1b", "\r", "%", "@", "`", "\\"]) + text[i:]
+        return text[:i] + rng.choice([":", "-", "[", "]", "{", "}", "&a ", "*a", "!!", "'", '"', "\t", "#", "|",
+                                      ">", ",", "\n  ", "\n- ", "\x00", "\x1b", "\r", "%", "@", "`",
+                                      "\\"]) + text[i:]
     if op == 3:    # duplicate a span (repeated keys, repeated headers)
         j = min(len(text), i + rng.randrange(1, 200))
         return text[:j] + text[i:j] + text[j:]
     if op == 4:    # random unicode
-        return text[:i] + "".join(chr(rng.choice([rng.randrange(0x20, 0x7f), rng.randrange(0xa0, 0x3000),
-                                                    rng.randrange(0x1f300, 0x1f600)])) for _ in range(rng.randrange(1, 20))) + text[i:]
+        odd = "".join(chr(rng.choice([rng.randrange(0x20, 0x7f), rng.randrange(0xa0, 0x3000),
+                                      rng.randrange(0x1f300, 0x1f600)])) for _ in range(rng.randrange(1, 20)))
+        return text[:i] + odd + text[i:]
     if op == 5:    # swap a number for something odd
-        return text[:i] + rng.choice(["nan", "inf", "-inf", "1e309", "-0", "0x1F", "1_000", "9" * 400, "true", "null", "~",
+        return text[:i] + rng.choice(["nan", "inf", "-inf", "1e309", "-0", "0x1F", "1_000", "9" * 400, "true",
+                                      "null", "~",
                                       "2021-13-45", "1.2.3", "[]", "{}"]) + text[i:]
     if op == 6:    # indentation damage
         lines = text.splitlines(True)
@@ -242,7 +245,8 @@ CONFIGS = {
             "defaults: &d {dropout: 0.1}\nhead:\n  <<: *d\n",
     "json": json.dumps({"learning_rate": 0.001, "per_device_train_batch_size": 16, "num_train_epochs": 3,
                         "lr_scheduler_type": "linear", "optim": "adamw_torch", "fp16": True}, indent=2),
-    "toml": "[optim]\nname = \"sgd\"\nlr = 0.1\nmomentum = 0.9\n[data]\nbatch_size = 128\naugment = [\"flip\", \"crop\"]\n",
+    "toml": ("[optim]\nname = \"sgd\"\nlr = 0.1\nmomentum = 0.9\n[data]\nbatch_size = 128\n"
+             "augment = [\"flip\", \"crop\"]\n"),
 }
 
 
@@ -272,7 +276,8 @@ def _csv_log(rng):
 
 
 def _jsonl_log(rng):
-    return "".join(json.dumps({"step": s, "loss": 2.3 * 0.99 ** s, "lr": 1e-3}) + "\n" for s in range(rng.randrange(5, 300)))
+    return "".join(json.dumps({"step": s, "loss": 2.3 * 0.99 ** s, "lr": 1e-3}) + "\n"
+                   for s in range(rng.randrange(5, 300)))
 
 
 def _json_log(rng):
@@ -343,7 +348,7 @@ def fuzz_complaints(rng, n, out, kb):
         if f.endswith(".yaml"):
             base += [c["text"] for c in yaml.safe_load(_read(os.path.join(cdir, f))) or [] if isinstance(c, dict)]
     base = base or ["loss is flat"]
-    for i in range(n):
+    for _i in range(n):
         r = rng.random()
         if r < 0.1:
             text = rng.choice(["a" * 300_000, "(" * 50_000, "lr " * 60_000, "\x00" * 1000, "😀" * 50_000,
@@ -369,7 +374,7 @@ def fuzz_mcp(rng, n, tmp, out):
     sids = []
     values = ODD_VALUES + ["x", "../../etc/passwd", "/dev/zero", "/proc/self/mem", tmp, "nope.py",
                            {"learning_rate": 1e-3}, {"lr": "fast"}]
-    for i in range(n):
+    for _i in range(n):
         name = rng.choice(names)
         spec = next((t for t in TOOLS if t.name == name), None)
         props = list(spec.input_schema.get("properties", {})) if spec else ["x"]
@@ -429,7 +434,8 @@ def main(argv=None) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
     extra = out.by_kind["kb_pack"]
     if extra["cases"]:
-        print(f"{'kb_pack':10s} {extra['cases']:6d} cases  {extra['accepted']:6d} accepted  {extra['rejected']:6d} rejected  "
+        print(f"{'kb_pack':10s} {extra['cases']:6d} cases  {extra['accepted']:6d} accepted  "
+              f"{extra['rejected']:6d} rejected  "
               f"{extra['traceback']:3d} tracebacks")
     total = sum(c["cases"] for c in out.by_kind.values())
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

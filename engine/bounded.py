@@ -32,7 +32,7 @@ import os
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator, Mapping
+from collections.abc import Iterator, Mapping
 
 import yaml
 
@@ -57,7 +57,7 @@ class Limits:
     max_event_files: int = 10_000
 
     @classmethod
-    def from_params(cls, params: Mapping) -> "Limits":
+    def from_params(cls, params: Mapping) -> Limits:
         """The ``limits.*`` values of a parameter mapping (missing ones keep their defaults)."""
         kw = {}
         for name in cls.__dataclass_fields__:
@@ -170,7 +170,7 @@ def compose_yaml(text: str, source: str, lim: Limits, *, prefix: str = "invalid 
         loader.dispose()
 
 
-def _compose(loader, source: str, lim: Limits):
+def _compose(loader, source: str, lim: Limits):  # noqa: C901 - one event loop, as PyYAML's Composer
     """The event loop behind :func:`compose_yaml` (PyYAML's Composer, made iterative and bounded)."""
     from yaml.nodes import MappingNode, ScalarNode, SequenceNode
     get = loader.get_event

@@ -95,7 +95,7 @@ def test_the_users_own_loader_error_reaches_the_user():
         warnings.simplefilter("always")
         with pytest.raises(ValueError, match="corrupt shard 17"):
             with watch(model, opt) as w:
-                for xb, yb in w.loader(Broken()):
+                for xb, _yb in w.loader(Broken()):
                     model(xb)
     assert not any("traindx" in str(c.message) for c in caught)
 

@@ -29,8 +29,7 @@ ALLOWED = {("probes/runner/supervise.py", "compile()")}
 
 def _sources():
     for pkg in PACKAGES:
-        for p in sorted((ROOT / pkg).rglob("*.py")):
-            yield p
+        yield from sorted((ROOT / pkg).rglob("*.py"))
 
 
 def _qualname(node, aliases):

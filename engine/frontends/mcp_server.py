@@ -386,7 +386,8 @@ class Engine:
         for key in facts:
             if not isinstance(key, str) or (key != "complaint" and key not in kb.facts and key not in kb.questions):
                 import difflib
-                close = difflib.get_close_matches(str(key), list(dict.fromkeys([*kb.facts, *kb.questions])), n=3) if len(str(key)) <= 100 else []
+                names = list(dict.fromkeys([*kb.facts, *kb.questions]))
+                close = difflib.get_close_matches(str(key), names, n=3) if len(str(key)) <= 100 else []
                 raise ToolFailure(f"unknown fact {key!r}" + (f" (did you mean {', '.join(close)}?)" if close
                                   else " (explain('facts') lists the vocabulary)"))
         saved = (dict(session.base), list(session.asked), list(session.conflicts), list(session.notes),
@@ -468,7 +469,8 @@ class Engine:
         def run(s):
             if question_id not in s.kb.questions:
                 import difflib
-                close = difflib.get_close_matches(question_id, list(s.kb.questions), n=3) if len(str(question_id)) <= 100 else []
+                close = (difflib.get_close_matches(question_id, list(s.kb.questions), n=3)
+                         if len(str(question_id)) <= 100 else [])
                 raise ToolFailure(f"unknown question {question_id!r}"
                                   + (f" (did you mean {', '.join(close)}?)" if close else ""))
             try:

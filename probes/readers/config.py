@@ -25,7 +25,6 @@ Nothing here imports torch.
 from __future__ import annotations
 
 import ast
-import json
 import math
 import os
 import re
