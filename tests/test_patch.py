@@ -48,7 +48,7 @@ crit = nn.CrossEntropyLoss()
 """ + LOOP.format(zero="        opt.zero_grad()\n"),
     "lr_too_high": HEAD + """\
 model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
-opt = torch.optim.Adam(model.parameters(), lr=3.0)
+opt = torch.optim.Adam(model.parameters(), lr=30.0)
 crit = nn.CrossEntropyLoss()
 """ + LOOP.format(zero="        opt.zero_grad()\n"),
     "missing_zero_grad": HEAD + """\
