@@ -74,7 +74,7 @@ import time
 import traceback
 import weakref
 
-from traindx.probes.runner.supervise import DEFAULT_MONITOR, classify_crash
+from traindx.probes.runner.supervise import DEFAULT_MONITOR, _proc_table, classify_crash
 
 _PROBES_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # traindx/probes
 #: Functional losses wrapped in ``torch.nn.functional``.
@@ -1184,7 +1184,7 @@ def _finish(code: int, reason: str) -> None:
         _probe_error("finish", e)
         summary = None
     _send({"type": "exit", "reason": reason, "code": code, "steps": _S.steps,
-           "summary": summary if isinstance(summary, dict) else None})
+           "summary": summary if isinstance(summary, dict) else None, "descendants": _descendants()})
     if _S.events is not None:
         _S.events.close()
     for stream in (sys.stdout, sys.stderr):
@@ -1192,6 +1192,26 @@ def _finish(code: int, reason: str) -> None:
             stream.flush()
         except Exception:
             pass
+
+
+def _descendants() -> list[list[int]]:
+    """[pid, start time] of every live process the script started, directly or below: sent with
+    the exit event, so that the parent can stop a daemon that left the process group (setsid)
+    even when it was started after the parent's last look at the process tree."""
+    try:
+        table = _proc_table()
+        children: dict[int, list[int]] = {}
+        for pid, (ppid, _pg, _start, state) in table.items():
+            if state not in "ZX":
+                children.setdefault(ppid, []).append(pid)
+        out, stack = [], [os.getpid()]
+        while stack and len(out) < 10_000:
+            for c in children.get(stack.pop(), ()):
+                out.append([c, table[c][2]])
+                stack.append(c)
+        return out
+    except Exception:   # noqa: BLE001 - a best effort: the parent's own looks still apply
+        return []
 
 
 if __name__ == "__main__":

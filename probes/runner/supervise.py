@@ -507,6 +507,14 @@ class _ChildSession:
                     self.tree[c] = table[c][2]
                     stack.append(c)
 
+    def _remember_descendants(self, items) -> None:
+        """What the script left running, as the child saw it just before exiting ([pid, start])."""
+        for item in items or ():
+            try:
+                self.tree.setdefault(int(item[0]), int(item[1]))
+            except (TypeError, ValueError, IndexError):
+                continue
+
     def _survivors(self) -> list[int]:
         table = _proc_table()
         if not table:
@@ -619,6 +627,7 @@ class _ChildSession:
             self.crash = {k: v for k, v in ev.items() if k != "type"}
         elif kind == "exit":
             self.exit_event = ev
+            self._remember_descendants(ev.get("descendants"))
             self.steps = max(self.steps, int(ev.get("steps") or 0))
             if isinstance(ev.get("summary"), dict):
                 self.summary = ev["summary"]
