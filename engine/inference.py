@@ -28,8 +28,6 @@ from .values import SKIP_WORDS, ValueProblem, coerce, fmt
 
 log = logging.getLogger("traindx.engine")
 
-#: which source wins when two disagree about a base fact (higher wins; equal: latest)
-SOURCE_PRIORITY = {"user": 5, "probe": 4, "log": 3, "config": 2, "code": 2, "rule": 1}
 MAX_STEPS = 100_000
 DEFAULT_MAX_QUESTIONS = 8
 
@@ -120,7 +118,7 @@ class Session:
         old = self.base.get(name)
         if old is not None and old.value != v and name != "complaint":
             msg = f"{name}: {fmt(old.value)} ({old.source}) vs {fmt(v)} ({source})"
-            if SOURCE_PRIORITY.get(kind, 0) < SOURCE_PRIORITY.get(old.kind, 0):
+            if self._source_rank(kind) < self._source_rank(old.kind):
                 self.conflicts.append(msg + f" — kept {fmt(old.value)}")
                 return old
             if old.kind != kind:
@@ -129,6 +127,11 @@ class Session:
         self.base[name] = new
         self._result = None
         return new
+
+    def _source_rank(self, kind: str) -> float:
+        """Which source wins a disagreement: ``engine.source_rank.KIND`` in the knowledge base."""
+        p = self.kb.parameters.get(f"engine.source_rank.{kind}")
+        return p["value"] if p else 0
 
     def add_finding(self, finding: Finding) -> Fact | None:
         """Add a probe/reader finding. Facts outside the vocabulary are noted and ignored."""

@@ -105,3 +105,16 @@ def test_the_script_runner_hands_a_packs_overrides_to_the_childs_monitor(tmp_pat
     facts_raised = {f.fact for f in run_script(str(script), timeout=120, params=raised).findings}
     assert "train_loss" in facts and "train_loss" not in facts_raised
     assert "current_loss" in facts_raised
+
+
+def test_which_source_wins_a_disagreement_is_a_parameter(tmp_path):
+    """A user's answer outranks a probe by default; a pack that ranks probes higher keeps the probe's value."""
+    def lr_after(kb):
+        s = Session(kb)
+        s.add("learning_rate", 0.1, "probe:optimizer_coverage")
+        s.add("learning_rate", 0.001, "user")
+        return s.value("learning_rate")
+    assert lr_after(load_kb(entry_point_packs=False)) == 0.001
+    kb = load_kb([_pack(tmp_path, "kind: parameters\noverrides:\n  engine.source_rank.probe: 9\n")],
+                 entry_point_packs=False)
+    assert lr_after(kb) == 0.1
