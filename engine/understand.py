@@ -83,6 +83,7 @@ class _Cue:
     negatable: bool
     source: str
     states: dict = field(default_factory=dict)
+    says: str | None = None           # "chance" / "progress": where the phrasing puts the loss
 
 
 @dataclass
@@ -164,7 +165,8 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
                     if fid not in facts:
                         raise KBError(f"unknown fact {fid!r} in a phrase's states", str(where))
                 lang.cues.append(_Cue(sid, _compile(p["pattern"], lang.terms, str(where)), float(p.get("weight", 1.0)),
-                                      bool(p.get("negatable", True)), str(where), dict(p.get("states", {}))))
+                                      bool(p.get("negatable", True)), str(where), dict(p.get("states", {})),
+                                      p.get("says")))
             for p in s.get("negated", []):
                 lang.cues.append(_Cue(sid, _compile(p["pattern"], lang.terms, str(where)), -float(p.get("weight", 1.0)),
                                       False, str(where)))
@@ -255,6 +257,7 @@ def understand(text: str, lang: Language) -> Understanding:
     # the symptom from the phrases
     scores: dict[str, float] = {}
     strongest: dict[str, tuple] = {}
+    says: set = set()
     # the first sentence (a post's title, a user's opening words) names the problem: its phrasings weigh more
     first = re.search(r"[.?!\n。？！]", work.strip())
     title_end = (first.start() + (len(work) - len(work.lstrip()))) if first else len(work)
@@ -272,11 +275,14 @@ def understand(text: str, lang: Language) -> Understanding:
                 weight *= title_weight
                 m = inside
         scores[cue.symptom] = scores.get(cue.symptom, 0.0) + weight
+        if weight > 0 and cue.says:
+            says.add(cue.says)
         for fid, val in cue.states.items():
             if fid not in best:
                 best[fid] = Reading(fid, val, m.span(), " ".join(m.group(0).split()))
         if weight > 0 and weight > strongest.get(cue.symptom, (0,))[0]:
             strongest[cue.symptom] = (weight, m.span(), m.group(0))
+    _level(scores, says, best, lang)
     u.scores = {k: round(v, 3) for k, v in scores.items()}
     floor = float(lang.params.get("language.min_symptom_score", 1.0))
     ranked = sorted(((v, k) for k, v in scores.items() if k in strongest), reverse=True)
@@ -299,6 +305,64 @@ def understand(text: str, lang: Language) -> Understanding:
         best["task_type"] = Reading("task_type", "binary", r.span, r.phrase + " · " + best["num_classes"].phrase)
     u.facts = sorted(best.values(), key=lambda r: r.span[0])
     return u
+
+
+def _level(scores: dict, says: set, best: dict, lang: Language) -> None:
+    """Not Learning or Plateau? Generic wording ("the loss is not decreasing", "stuck", "doesn't
+    change") fits both; where the loss stands tells them apart. A phrasing or a stated number that
+    puts it at chance (a constant prediction, accuracy 1/C, loss ln C, "from the start") argues for
+    Not Learning; one that shows it moved first ("after 20 epochs", "no longer") or a level only
+    learning reaches (accuracy well above chance, a loss far below ln C) argues for Plateau. When
+    one side has such evidence and the other none, it gets ``language.level_weight``."""
+    top = max(scores, key=scores.get) if scores else None
+    if top == "overfitting":
+        _close_numbers(scores, best, lang)
+        return
+    if top not in ("not_learning", "plateau"):
+        return
+    chance, learned = "chance" in says, "progress" in says
+    c = best["num_classes"].value if "num_classes" in best else None
+    if c is None and "task_type" in best and best["task_type"].value == "binary":
+        c = 2
+    good = float(lang.params.get("language.learned_accuracy", 0.6))
+    for f in ("train_accuracy", "val_accuracy"):
+        if f in best and isinstance(best[f].value, (int, float)):
+            a = float(best[f].value)
+            if c and c >= 2 and abs(a - 1.0 / c) <= 0.03:
+                chance = True
+            elif a >= good and (not c or a >= 2.0 / c):
+                learned = True
+    for f in ("train_loss", "current_loss"):
+        if f in best and isinstance(best[f].value, (int, float)) and best[f].value >= 0:
+            v = float(best[f].value)
+            if c and c >= 2:
+                ln = math.log(c)
+                if abs(v - ln) <= 0.05 * ln:
+                    chance = True
+                elif v < 0.5 * ln:
+                    learned = True
+    if chance == learned:
+        return
+    w = float(lang.params.get("language.level_weight", 2.0))
+    side = "plateau" if learned else "not_learning"
+    if side in scores or top != side:
+        scores[side] = scores.get(side, 0.0) + w
+
+
+def _close_numbers(scores: dict, best: dict, lang: Language) -> None:
+    """Overfitting words ("is it overfitting?") over stated numbers that show no gap — training and
+    validation accuracy within ``language.no_gap_accuracy``, or a validation loss no more than that
+    share above the training loss — describe a healthy run: the numbers outweigh the worry."""
+    tol = float(lang.params.get("language.no_gap_accuracy", 0.05))
+    close = None
+    if "train_accuracy" in best and "val_accuracy" in best:
+        close = abs(float(best["train_accuracy"].value) - float(best["val_accuracy"].value)) <= tol
+    elif "train_loss" in best and "val_loss" in best and float(best["train_loss"].value) > 0:
+        close = float(best["val_loss"].value) <= (1 + tol) * float(best["train_loss"].value)
+    if close:
+        w = float(lang.params.get("language.level_weight", 2.0))
+        scores["overfitting"] -= w
+        scores["healthy"] = scores.get("healthy", 0.0) + w
 
 
 def _value_of(ex: _Extractor, m: re.Match, lang: Language, text: str):
