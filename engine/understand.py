@@ -282,7 +282,7 @@ def understand(text: str, lang: Language) -> Understanding:
                 best[fid] = Reading(fid, val, m.span(), " ".join(m.group(0).split()))
         if weight > 0 and weight > strongest.get(cue.symptom, (0,))[0]:
             strongest[cue.symptom] = (weight, m.span(), m.group(0))
-    _level(scores, says, best, lang)
+    _level(scores, strongest, says, best, lang)
     u.scores = {k: round(v, 3) for k, v in scores.items()}
     floor = float(lang.params.get("language.min_symptom_score", 1.0))
     ranked = sorted(((v, k) for k, v in scores.items() if k in strongest), reverse=True)
@@ -307,7 +307,14 @@ def understand(text: str, lang: Language) -> Understanding:
     return u
 
 
-def _level(scores: dict, says: set, best: dict, lang: Language) -> None:
+def _credit(scores: dict, strongest: dict, side: str, w: float, reading) -> None:
+    """``w`` more for ``side``; with no phrasing of its own, the number that argued for it is its phrase."""
+    scores[side] = scores.get(side, 0.0) + w
+    if side not in strongest and reading is not None:
+        strongest[side] = (w, reading.span, reading.phrase)
+
+
+def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language) -> None:
     """Not Learning or Plateau? Generic wording ("the loss is not decreasing", "stuck", "doesn't
     change") fits both; where the loss stands tells them apart. A phrasing or a stated number that
     puts it at chance (a constant prediction, accuracy 1/C, loss ln C, "from the start") argues for
@@ -316,11 +323,12 @@ def _level(scores: dict, says: set, best: dict, lang: Language) -> None:
     one side has such evidence and the other none, it gets ``language.level_weight``."""
     top = max(scores, key=scores.get) if scores else None
     if top == "overfitting":
-        _close_numbers(scores, best, lang)
+        _close_numbers(scores, strongest, best, lang)
         return
     if top not in ("not_learning", "plateau"):
         return
     chance, learned = "chance" in says, "progress" in says
+    witness = {}
     c = best["num_classes"].value if "num_classes" in best else None
     if c is None and "task_type" in best and best["task_type"].value == "binary":
         c = 2
@@ -330,8 +338,10 @@ def _level(scores: dict, says: set, best: dict, lang: Language) -> None:
             a = float(best[f].value)
             if c and c >= 2 and abs(a - 1.0 / c) <= 0.03:
                 chance = True
+                witness.setdefault("not_learning", best[f])
             elif a >= good and (not c or a >= 2.0 / c):
                 learned = True
+                witness.setdefault("plateau", best[f])
     for f in ("train_loss", "current_loss"):
         if f in best and isinstance(best[f].value, (int, float)) and best[f].value >= 0:
             v = float(best[f].value)
@@ -339,30 +349,36 @@ def _level(scores: dict, says: set, best: dict, lang: Language) -> None:
                 ln = math.log(c)
                 if abs(v - ln) <= 0.05 * ln:
                     chance = True
+                    witness.setdefault("not_learning", best[f])
                 elif v < 0.5 * ln:
                     learned = True
+                    witness.setdefault("plateau", best[f])
     if chance == learned:
         return
     w = float(lang.params.get("language.level_weight", 2.0))
     side = "plateau" if learned else "not_learning"
-    if side in scores or top != side:
-        scores[side] = scores.get(side, 0.0) + w
+    _credit(scores, strongest, side, w, witness.get(side))
 
 
-def _close_numbers(scores: dict, best: dict, lang: Language) -> None:
+def _close_numbers(scores: dict, strongest: dict, best: dict, lang: Language) -> None:
     """Overfitting words ("is it overfitting?") over stated numbers that show no gap — training and
     validation accuracy within ``language.no_gap_accuracy``, or a validation loss no more than that
-    share above the training loss — describe a healthy run: the numbers outweigh the worry."""
+    share above the training loss — describe a healthy run: the numbers outweigh the worry (overfitting loses twice
+    ``language.level_weight``, healthy gains it once)."""
     tol = float(lang.params.get("language.no_gap_accuracy", 0.05))
-    close = None
+    close, pair = None, ()
     if "train_accuracy" in best and "val_accuracy" in best:
-        close = abs(float(best["train_accuracy"].value) - float(best["val_accuracy"].value)) <= tol
+        pair = (best["train_accuracy"], best["val_accuracy"])
+        close = abs(float(pair[0].value) - float(pair[1].value)) <= tol
     elif "train_loss" in best and "val_loss" in best and float(best["train_loss"].value) > 0:
-        close = float(best["val_loss"].value) <= (1 + tol) * float(best["train_loss"].value)
+        pair = (best["train_loss"], best["val_loss"])
+        close = float(pair[1].value) <= (1 + tol) * float(pair[0].value)
     if close:
         w = float(lang.params.get("language.level_weight", 2.0))
-        scores["overfitting"] -= w
-        scores["healthy"] = scores.get("healthy", 0.0) + w
+        scores["overfitting"] -= 2 * w
+        a, b = pair
+        both = Reading("", None, (min(a.span[0], b.span[0]), max(a.span[1], b.span[1])), f"{a.phrase} · {b.phrase}")
+        _credit(scores, strongest, "healthy", w, both)
 
 
 def _value_of(ex: _Extractor, m: re.Match, lang: Language, text: str):
