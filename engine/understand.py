@@ -254,6 +254,9 @@ def understand(text: str, lang: Language) -> Understanding:
     for r in readings:
         if r.fact not in best:
             best[r.fact] = r
+    # "the initial loss is 4.6": that number is the starting loss, not the current one
+    if "initial_loss" in best and "train_loss" in best and best["train_loss"].span[1] == best["initial_loss"].span[1]:
+        del best["train_loss"]
     # the symptom from the phrases
     scores: dict[str, float] = {}
     strongest: dict[str, tuple] = {}
@@ -466,6 +469,8 @@ _RANGE_BEFORE = re.compile(r"(?:\d\s*(?:-|–|~|\band|\bor|to)|\bbetween|\[|\[\s
 _SENTENCE = re.compile(r"(?<=[A-Za-z0-9)\]\"'])[.!?]\s+(?=[A-Z])|[\n;]|[!?]\s|。|；|！|？")
 _NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])[~]?\s?(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d)",  # noqa: E501
                      re.IGNORECASE)
+_SPLIT_AFTER = re.compile(r"\s*(?:%\s*)?(?:(?:acc\w*|loss(?:es)?)\s+)?(?:on|for|in)\s+(?:the\s+|my\s+|our\s+|a\s+)?",
+                          re.IGNORECASE)
 _FROM_TO = re.compile(r"^\s*%?\s*(?:to|->|→|=>|==>)\s*~?\s*$", re.IGNORECASE)
 
 
@@ -540,6 +545,9 @@ def _read_metrics(text: str, lang: Language) -> list[Reading]:  # noqa: C901
                 continue                           # a split word alone names a value only right before it
         metric = next((mk[3] for mk in reversed(before) if mk[2] == "metric"), None)
         split = next((mk[3] for mk in reversed(before) if mk[2] == "split"), None)
+        # "61% accuracy on validation", "90% on the training set": a split named right after wins
+        split = next((mk[3] for mk in marks if mk[2] == "split" and mk[0] >= n.end()
+                      and _SPLIT_AFTER.fullmatch(text[n.end():mk[0]])), split)
         if metric is None:
             # "train: 10%, valid 0.23": a split word right before the number: % -> accuracy, else loss
             metric = "accuracy" if raw.endswith("%") else "loss"
