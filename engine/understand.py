@@ -285,7 +285,7 @@ def understand(text: str, lang: Language) -> Understanding:
                 best[fid] = Reading(fid, val, m.span(), " ".join(m.group(0).split()))
         if weight > 0 and weight > strongest.get(cue.symptom, (0,))[0]:
             strongest[cue.symptom] = (weight, m.span(), m.group(0))
-    _level(scores, strongest, says, best, lang)
+    _level(scores, strongest, says, best, lang, work)
     u.scores = {k: round(v, 3) for k, v in scores.items()}
     floor = float(lang.params.get("language.min_symptom_score", 1.0))
     ranked = sorted(((v, k) for k, v in scores.items() if k in strongest), reverse=True)
@@ -317,7 +317,7 @@ def _credit(scores: dict, strongest: dict, side: str, w: float, reading) -> None
         strongest[side] = (w, reading.span, reading.phrase)
 
 
-def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language) -> None:
+def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language, text: str = "") -> None:
     """Not Learning or Plateau? Generic wording ("the loss is not decreasing", "stuck", "doesn't
     change") fits both; where the loss stands tells them apart. A phrasing or a stated number that
     puts it at chance (a constant prediction, accuracy 1/C, loss ln C, "from the start") argues for
@@ -327,6 +327,9 @@ def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language)
     top = max(scores, key=scores.get) if scores else None
     if top == "overfitting":
         _close_numbers(scores, strongest, best, lang)
+        return
+    if top == "instability":
+        _small_swing(scores, strongest, lang, text)
         return
     if top not in ("not_learning", "plateau"):
         return
@@ -361,6 +364,26 @@ def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language)
     w = float(lang.params.get("language.level_weight", 2.0))
     side = "plateau" if learned else "not_learning"
     _credit(scores, strongest, side, w, witness.get(side))
+
+
+_BETWEEN = re.compile(r"\bbetween\s+~?\s*(?P<a>\d+\.?\d*|\.\d+)\s*%?\s*(?:and|-|–|to|&)\s*~?\s*(?P<b>\d+\.?\d*|\.\d+)\s*%?",
+                      re.IGNORECASE)
+
+
+def _small_swing(scores: dict, strongest: dict, lang: Language, text: str) -> None:
+    """Swing words over a range that is narrow ("fluctuates between 0.31 and 0.33", "between 91% and
+    93%": within ``language.small_swing`` of its top) describe ordinary step-to-step noise — healthy."""
+    ranges = [(m, parse_number(m.group("a")), parse_number(m.group("b"))) for m in _BETWEEN.finditer(text)]
+    ranges = [(m, a, b) for m, a, b in ranges if isinstance(a, (int, float)) and isinstance(b, (int, float))
+              and max(abs(a), abs(b)) > 0]
+    if not ranges:
+        return
+    tol = float(lang.params.get("language.small_swing", 0.1))
+    if all(abs(b - a) / max(abs(a), abs(b)) <= tol for _, a, b in ranges):
+        w = float(lang.params.get("language.level_weight", 2.0))
+        m = ranges[0][0]
+        scores["instability"] -= w
+        _credit(scores, strongest, "healthy", 2 * w, Reading("", None, m.span(), m.group(0)))
 
 
 def _close_numbers(scores: dict, strongest: dict, best: dict, lang: Language) -> None:

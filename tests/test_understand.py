@@ -279,3 +279,12 @@ def test_two_pasted_log_lines_give_values_not_a_trend(kb):
     s.add_complaint(prose)
     gather.absorb(s, read_)
     assert s.symptom() == "plateau"
+
+
+def test_a_narrow_swing_and_an_epoch_boundary_jump_are_normal(kb):
+    u, _ = read(kb, "my val accuracy fluctuates between 91% and 93% from epoch to epoch")
+    assert u.symptom == "healthy", u.scores
+    u, _ = read(kb, "the loss oscillates between 0.5 and 3.0 all the time")
+    assert u.symptom == "instability", u.scores
+    u, _ = read(kb, "the loss jumps up at the beginning of each epoch, why?")
+    assert u.symptom == "healthy", u.scores
