@@ -366,8 +366,8 @@ def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language,
     _credit(scores, strongest, side, w, witness.get(side))
 
 
-_BETWEEN = re.compile(r"\bbetween\s+~?\s*(?P<a>\d+\.?\d*|\.\d+)\s*%?\s*(?:and|-|–|to|&)\s*~?\s*(?P<b>\d+\.?\d*|\.\d+)\s*%?",
-                      re.IGNORECASE)
+_BETWEEN = re.compile(r"\bbetween\s+~?\s*(?P<a>\d+\.?\d*|\.\d+)\s*%?\s*(?:and|-|–|to|&)\s*"
+                      r"~?\s*(?P<b>\d+\.?\d*|\.\d+)\s*%?", re.IGNORECASE)
 
 
 def _small_swing(scores: dict, strongest: dict, lang: Language, text: str) -> None:
