@@ -288,3 +288,15 @@ def test_a_narrow_swing_and_an_epoch_boundary_jump_are_normal(kb):
     assert u.symptom == "instability", u.scores
     u, _ = read(kb, "the loss jumps up at the beginning of each epoch, why?")
     assert u.symptom == "healthy", u.scores
+
+
+@pytest.mark.parametrize("text,symptom", [
+    ("torch.cuda.is_available() returns False on the cluster node", "out_of_scope"),
+    ("gpu memory keeps increasing every epoch until the job dies", "out_of_scope"),
+    ("Missing key(s) in state_dict when I reload my weights", "out_of_scope"),
+    ("training takes too much time, 3 hours an epoch", "slow_training"),
+    ("nothing improves, I get the same loss every epoch", "not_learning"),
+])
+def test_more_ways_of_saying_it(kb, text, symptom):
+    u, _ = read(kb, text)
+    assert u.symptom == symptom, u.scores
