@@ -7,7 +7,10 @@ condition is known to hold) or a test of one fact
 ``None`` could still fire once more is known, which is what question selection looks at.
 
 Value expressions (``{ln: {fact: num_classes}}``, ``{sub: [{fact: a}, {fact: b}]}``) are a closed
-set of arithmetic operators over facts. Nothing in the knowledge base is ever evaluated as code.
+set of arithmetic operators over facts. ``{param: ID}`` is the value of a knowledge-base parameter
+(``kb/parameters``, a pack's overrides applied), fixed when the knowledge base is loaded: a threshold
+that a rule shares with a reader or the report is written once. Nothing in the knowledge base is ever
+evaluated as code.
 """
 
 from __future__ import annotations
@@ -35,15 +38,39 @@ def _num(x) -> float | None:
     return None
 
 
-def compile_value(expr, where: str = "") -> tuple[ValueFn, set[str]]:
-    """Compile a value expression; return (function of facts -> value or None, facts it reads)."""
+def param_value(ident, params: Mapping | None, where: str = ""):
+    """The number a ``{param: ID}`` stands for; a clear KBError when there is no such parameter."""
+    if params is None or ident not in params:
+        raise KBError(f"unknown parameter {ident!r}", where, hint="see `traindx explain` or kb/parameters for the ids")
+    value = params[ident]
+    if _num(value) is None:
+        raise KBError(f"parameter {ident!r} is not a number ({value!r}): a condition cannot compare with it", where)
+    return value
+
+
+def value_facts(expr) -> set[str]:
+    """The facts a value expression reads (parameters are constants, not facts)."""
+    if not isinstance(expr, dict) or "param" in expr:
+        return set()
+    if "fact" in expr:
+        return {expr["fact"]}
+    (op, arg), = expr.items()
+    return set().union(*(value_facts(a) for a in ([arg] if op in ("ln", "log10", "abs") else arg)))
+
+
+def compile_value(expr, where: str = "", params: Mapping | None = None) -> tuple[ValueFn, set[str]]:
+    """Compile a value expression; return (function of facts -> value or None, facts it reads).
+    ``params``: the knowledge base's parameter values, for ``{param: ID}``."""
     if isinstance(expr, dict):
         if set(expr) == {"fact"}:
             name = expr["fact"]
             return (lambda facts: facts.get(name)), {name}
+        if set(expr) == {"param"}:
+            value = param_value(expr["param"], params, where)
+            return (lambda facts: value), set()
         (op, arg), = expr.items()
         if op in ("ln", "log10", "abs"):
-            fn, deps = compile_value(arg, where)
+            fn, deps = compile_value(arg, where, params)
             unary = {"ln": math.log, "log10": math.log10, "abs": abs}[op]
 
             def f_unary(facts, fn=fn, unary=unary):
@@ -52,7 +79,7 @@ def compile_value(expr, where: str = "") -> tuple[ValueFn, set[str]]:
                     return None
                 return unary(v)
             return f_unary, deps
-        parts = [compile_value(a, where) for a in arg]
+        parts = [compile_value(a, where, params) for a in arg]
         fns = [p[0] for p in parts]
         deps = set().union(*(p[1] for p in parts))
 
@@ -80,17 +107,18 @@ def compile_value(expr, where: str = "") -> tuple[ValueFn, set[str]]:
 
 
 # (complexity above the cap predates it: to be split, issue 11)
-def _fact_test(spec: dict, where: str) -> tuple[Compiled, set[str]]:  # noqa: C901
+def _fact_test(spec: dict, where: str, params: Mapping | None = None) -> tuple[Compiled, set[str]]:  # noqa: C901
     name = spec["fact"]
     deps = {name}
     checks: list[Callable[[Any, Facts], bool | None]] = []
     known_req = spec.get("known")
-    rtol = float(spec.get("rtol", 0.1))
+    rtol = spec.get("rtol", 0.1)
+    rtol = float(param_value(rtol["param"], params, where) if isinstance(rtol, dict) else rtol)
     for op, arg in spec.items():
         if op in ("fact", "known", "rtol"):
             continue
         if op in _NUM_OPS or op == "near":
-            fn, d = compile_value(arg, where)
+            fn, d = compile_value(arg, where, params)
             deps |= d
 
             def chk(v, facts, fn=fn, op=op):
@@ -165,10 +193,11 @@ def _equal(a, b) -> bool:
     return a == b
 
 
-def compile_condition(spec, where: str = "") -> tuple[Compiled, set[str]]:
-    """Compile a condition; return (function of facts -> True/False/None, facts it reads)."""
+def compile_condition(spec, where: str = "", params: Mapping | None = None) -> tuple[Compiled, set[str]]:
+    """Compile a condition; return (function of facts -> True/False/None, facts it reads).
+    ``params``: the knowledge base's parameter values, for ``{param: ID}``."""
     if "all" in spec:
-        parts = [compile_condition(c, where) for c in spec["all"]]
+        parts = [compile_condition(c, where, params) for c in spec["all"]]
         fns = [p[0] for p in parts]
 
         def f_all(facts):
@@ -182,7 +211,7 @@ def compile_condition(spec, where: str = "") -> tuple[Compiled, set[str]]:
             return result
         return f_all, set().union(*(p[1] for p in parts))
     if "any" in spec:
-        parts = [compile_condition(c, where) for c in spec["any"]]
+        parts = [compile_condition(c, where, params) for c in spec["any"]]
         fns = [p[0] for p in parts]
 
         def f_any(facts):
@@ -196,13 +225,13 @@ def compile_condition(spec, where: str = "") -> tuple[Compiled, set[str]]:
             return result
         return f_any, set().union(*(p[1] for p in parts))
     if "not" in spec:
-        fn, deps = compile_condition(spec["not"], where)
+        fn, deps = compile_condition(spec["not"], where, params)
 
         def f_not(facts):
             # negation as failure, as in CLIPS: "not known to hold" — unknown counts as not holding
             return fn(facts) is not True
         return f_not, deps
-    return _fact_test(spec, where)
+    return _fact_test(spec, where, params)
 
 
 def condition_text(spec) -> str:
@@ -238,6 +267,8 @@ def value_text(expr) -> str:
     if isinstance(expr, dict):
         if set(expr) == {"fact"}:
             return expr["fact"]
+        if set(expr) == {"param"}:
+            return f"[{expr['param']}]"
         (op, arg), = expr.items()
         if op in ("ln", "log10", "abs"):
             return f"{op}({value_text(arg)})"

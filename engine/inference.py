@@ -350,8 +350,9 @@ class Session:
             if cid not in pri and symptom in rc.get("priors", {}):
                 pri[cid] = rc["priors"][symptom]
         total = sum(pri.values())
-        if total > 0.97:                                   # keep room for "none of these"
-            pri = {c: p * 0.97 / total for c, p in pri.items()}
+        listed = self.kb.param("confidence.listed_prior_max")
+        if total > listed:                                   # keep room for "none of these"
+            pri = {c: p * listed / total for c, p in pri.items()}
         return pri
 
     def prior(self) -> dict[str, float]:
@@ -421,7 +422,8 @@ class Session:
         values = {k: f.value for k, f in known.items()}
         # every hypothesis still in play gets its world — a cause with a small prior but decisive
         # evidence to come (a pack's new cause, a rare bug) must be able to win a question
-        top = {h for h, p in dist.items() if p >= 1e-3}
+        floor = kb.param("engine.question_hypothesis_floor")
+        top = {h for h, p in dist.items() if p >= floor}
         fired = {f.rule.id for f in res.firings}
         seed_qs = set(kb.symptoms.get(symptom, {}).get("questions", [])) if symptom else set()
         memo: dict[str, bool | None] = {}

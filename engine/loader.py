@@ -23,7 +23,7 @@ from collections.abc import Iterable
 import jsonschema
 
 from . import bounded
-from .conditions import compile_condition, compile_value
+from .conditions import compile_condition, compile_value, value_facts
 from .errors import InputError, KBError
 from .yamlio import Marks, load_yaml, read_text
 
@@ -210,6 +210,7 @@ class _Builder:
         self.kb = KnowledgeBase()
         self.entity_marks: dict = {}   # (kind, id) -> (path, marks, json path prefix)
         self.pack_of: dict = {}        # (kind, id) -> pack name or "core"
+        self.override_at: dict = {}    # parameter id -> (path, line, col) of the pack's override
 
     def add_file(self, path: str, pack: str) -> None:
         try:
@@ -297,6 +298,7 @@ class _Builder:
                                   f"[{entry.get('min', '-inf')}, {entry.get('max', 'inf')}]", path, line, col)
             table[ident] = {**entry, "value": value, "overridden_by": f"{path}:{line}" if line else path,
                             "default": default}
+            self.override_at[ident] = (path, line, col)
 
     def _add_entity(self, single, ident, item, marks, path, pack, json_path) -> None:
         table = self.kb.parameters
@@ -438,6 +440,7 @@ def load_kb(extra_dirs: Iterable[str] = (), *, entry_point_packs: bool = True, c
         if len(b.kb.packs) == before:  # a folder without pack.yaml is still a pack, named after the folder
             b.kb.packs.append({"kind": "pack", "name": os.path.basename(os.path.abspath(d)), "provides": [], "path": d})
     _experiment_rules(b)
+    _check_param_refs(b)
     _compile(b)
     _check(b)
     _check_experiments(b)
@@ -516,7 +519,7 @@ def _check_experiments(b: _Builder) -> None:
                 b.fail("experiment", eid, ("unless_known", i), f"unknown fact {f!r}")
         if e.get("when") is not None:
             try:
-                e["_test"], _ = compile_condition(e["when"], str(kb.origins[("experiment", eid)]))
+                e["_test"], _ = compile_condition(e["when"], str(kb.origins[("experiment", eid)]), kb.params())
             except KBError:
                 raise
             _check_condition_facts(b, "experiment", eid, ("when",), e["when"],
@@ -530,15 +533,44 @@ def _check_experiments(b: _Builder) -> None:
             b.fail("experiment", eid, ("measure",), f"{m['metric']} needs confirm_ratio and refute_ratio")
 
 
+def _param_refs(node, path=()):
+    """Every ``{param: ID}`` in a rule's condition or derivations: (json path, id)."""
+    if isinstance(node, dict):
+        if set(node) == {"param"}:
+            yield path, node["param"]
+            return
+        for k, v in node.items():
+            yield from _param_refs(v, path + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _param_refs(v, path + (i,))
+
+
+def _check_param_refs(b: _Builder) -> None:
+    """A rule's ``{param: ID}`` names a numeric parameter: reported where it is written."""
+    params = b.kb.parameters
+    for rid, rule in b.kb.rules.items():
+        for part in ("when", "then"):
+            for path, ident in _param_refs(getattr(rule, part), (part,)):
+                if ident not in params:
+                    close = _closest(ident, params)
+                    b.fail("rule", rid, path, f"unknown parameter {ident!r}",
+                           hint=f"did you mean {close!r}?" if close else "see `traindx explain` for the ids")
+                value = params[ident]["value"]
+                if isinstance(value, bool) or not isinstance(value, (int, float)):
+                    b.fail("rule", rid, path, f"parameter {ident!r} is not a number ({value!r})")
+
+
 def _compile(b: _Builder) -> None:
     kb = b.kb
+    params = kb.params()   # every pack's overrides are in: a {param: ID} is fixed here
     for rule in kb.rules.values():
         where = str(rule.origin)
-        rule.test, reads = compile_condition(rule.when, where)
+        rule.test, reads = compile_condition(rule.when, where, params)
         rule.reads = frozenset(reads)
         sets, set_reads = {}, set()
         for fact, expr in rule.then.get("set", {}).items():
-            fn, deps = compile_value(expr, where)
+            fn, deps = compile_value(expr, where, params)
             sets[fact] = fn
             set_reads |= deps
         rule.sets = sets
@@ -553,36 +585,51 @@ def _compile(b: _Builder) -> None:
         if not conds:
             b.fail("deferral", did, (), "a deferral needs patterns or when")
         spec = conds[0] if len(conds) == 1 else {"any": conds}
-        kb.compiled_deferrals[did] = compile_condition(spec, str(kb.origins[("deferral", did)]))
+        kb.compiled_deferrals[did] = compile_condition(spec, str(kb.origins[("deferral", did)]), params)
     for nid, entry in kb.normal.items():
         if entry.get("when"):
-            kb.compiled_normal[nid] = compile_condition(entry["when"], str(kb.origins[("normal", nid)]))
+            kb.compiled_normal[nid] = compile_condition(entry["when"], str(kb.origins[("normal", nid)]), params)
     for table, kind in ((kb.misdiagnoses, "misdiagnosis"), (kb.pressure, "pressure")):
         for mid, m in table.items():
             compile_condition({"any": [{"fact": "complaint", "matches": p} for p in m["patterns"]]},
                               str(kb.origins[(kind, mid)]))  # validates every regex now
 
 
-# (complexity above the cap predates it: to be split, issue 11)
-def _check(b: _Builder) -> None:  # noqa: C901
-    kb = b.kb
-    facts = kb.facts
+def _need_fact(b: _Builder, kind, ident, subpath, name) -> None:
+    if name not in b.kb.facts:
+        close = _closest(name, b.kb.facts)
+        b.fail(kind, ident, subpath, f"unknown fact {name!r}", hint=f"did you mean {close!r}?" if close else
+               "declare it in a facts file")
+
+
+def _need(b: _Builder, kind, ident, subpath, table, name, what, hint=None) -> None:
+    if name not in table:
+        close = _closest(name, table)
+        b.fail(kind, ident, subpath, f"unknown {what} {name!r}",
+               hint=(f"did you mean {close!r}?" if close else hint))
+
+
+def _check(b: _Builder) -> None:
+    """Cross-references, producers, cycles, parameters and reachability, after every file is in."""
+    facts = b.kb.facts
     if "complaint" not in facts or "symptom" not in facts:
         raise KBError("the fact vocabulary must define 'complaint' and 'symptom'", core_dir())
+    _check_references(b)
+    produced = _produced(b.kb)
+    _check_rules(b, produced)
+    _check_cases(b)
+    _check_cycles(b)
+    _check_parameters(b)
+    _check_reachable(b)
 
+
+def _check_references(b: _Builder) -> None:
+    """Every id an entry names (fact, source, question, cause, symptom, fix, reference) exists."""
+    kb = b.kb
     def need_fact(kind, ident, subpath, name):
-        if name not in facts:
-            close = _closest(name, facts)
-            b.fail(kind, ident, subpath, f"unknown fact {name!r}", hint=f"did you mean {close!r}?" if close else
-                   "declare it in a facts file")
+        _need_fact(b, kind, ident, subpath, name)
 
-    def need(kind, ident, subpath, table, name, what, hint=None):
-        if name not in table:
-            close = _closest(name, table)
-            b.fail(kind, ident, subpath, f"unknown {what} {name!r}",
-                   hint=(f"did you mean {close!r}?" if close else hint))
-
-    for fid, f in facts.items():
+    for fid, f in kb.facts.items():
         if f["type"] == "enum" and not f.get("values"):
             b.fail("fact", fid, (), f"enum fact {fid!r} has no values")
     for sid, src in kb.sources.items():
@@ -592,40 +639,50 @@ def _check(b: _Builder) -> None:  # noqa: C901
         for i, fname in enumerate(q["facts"]):
             need_fact("question", qid, ("facts", i), fname)
         for i, s in enumerate(q.get("answered_by", [])):
-            need("question", qid, ("answered_by", i), kb.sources, s, "evidence source", "declare it in sources.yaml")
-    for cid, c in kb.root_causes.items():
-        for sym in c.get("priors", {}):
-            need("root_cause", cid, ("priors", sym), kb.symptoms, sym, "symptom")
-    for sid, s in kb.symptoms.items():
-        for cause in s.get("priors", {}):
-            need("symptom", sid, ("priors", cause), kb.root_causes, cause, "root cause")
-        if sum(s.get("priors", {}).values()) > 1.0 + 1e-9:
-            b.fail("symptom", sid, ("priors",), "priors add up to more than 1")
-        for i, qid in enumerate(s.get("questions", [])):
-            need("symptom", sid, ("questions", i), kb.questions, qid, "question")
-        if s.get("reference"):
-            need("symptom", sid, ("reference",), kb.references, s["reference"], "reference sheet")
-    for cid, c in kb.root_causes.items():
-        need("root_cause", cid, ("fix",), kb.fixes, c["fix"], "fix")
-        need("root_cause", cid, ("reference",), kb.references, c["reference"], "reference sheet")
-    for fid, f in kb.fixes.items():
-        need("fix", fid, ("reference",), kb.references, f["reference"], "reference sheet")
+            _need(b, "question", qid, ("answered_by", i), kb.sources, s, "evidence source",
+                  "declare it in sources.yaml")
+    _check_cause_refs(b)
     for mid, m in kb.misdiagnoses.items():
         for i, fname in enumerate(m.get("decided_by", [])):
             need_fact("misdiagnosis", mid, ("decided_by", i), fname)
         for i, cause in enumerate(m.get("suspects", [])):
-            need("misdiagnosis", mid, ("suspects", i), kb.root_causes, cause, "root cause")
+            _need(b, "misdiagnosis", mid, ("suspects", i), kb.root_causes, cause, "root cause")
     for did, d in kb.deferrals.items():
         _check_condition_facts(b, "deferral", did, ("when",), d.get("when"), need_fact)
     for nid, entry in kb.normal.items():
         _check_condition_facts(b, "normal", nid, ("when",), entry.get("when"), need_fact)
 
+
+def _check_cause_refs(b: _Builder) -> None:
+    """Causes, symptoms and fixes name existing priors, questions, fixes and reference sheets."""
+    kb = b.kb
+    for cid, c in kb.root_causes.items():
+        for sym in c.get("priors", {}):
+            _need(b, "root_cause", cid, ("priors", sym), kb.symptoms, sym, "symptom")
+    for sid, s in kb.symptoms.items():
+        for cause in s.get("priors", {}):
+            _need(b, "symptom", sid, ("priors", cause), kb.root_causes, cause, "root cause")
+        if sum(s.get("priors", {}).values()) > 1.0 + 1e-9:
+            b.fail("symptom", sid, ("priors",), "priors add up to more than 1")
+        for i, qid in enumerate(s.get("questions", [])):
+            _need(b, "symptom", sid, ("questions", i), kb.questions, qid, "question")
+        if s.get("reference"):
+            _need(b, "symptom", sid, ("reference",), kb.references, s["reference"], "reference sheet")
+    for cid, c in kb.root_causes.items():
+        _need(b, "root_cause", cid, ("fix",), kb.fixes, c["fix"], "fix")
+        _need(b, "root_cause", cid, ("reference",), kb.references, c["reference"], "reference sheet")
+    for fid, f in kb.fixes.items():
+        _need(b, "fix", fid, ("reference",), kb.references, f["reference"], "reference sheet")
+
+
+def _produced(kb: KnowledgeBase) -> set:
+    """The facts something other than a rule can produce: a source, a question, the user's words."""
     produced = set()
     for src in kb.sources.values():
         produced |= set(src["facts"])
     for q in kb.questions.values():
         produced |= set(q["facts"])
-    for fid, f in facts.items():
+    for fid, f in kb.facts.items():
         if f.get("extract"):
             produced.add(fid)
     for data, _path in kb.language_files:
@@ -633,6 +690,16 @@ def _check(b: _Builder) -> None:  # noqa: C901
         if data.get("symptoms"):
             produced.add("complaint_symptom")      # the symptom read from the user's words
     produced |= {"complaint", "symptom"}
+    return produced
+
+
+def _check_rules(b: _Builder, produced: set) -> None:
+    """Each rule names known facts and causes, does something, and can fire (``produced`` grows
+    with what the rules derive)."""
+    kb = b.kb
+    def need_fact(kind, ident, subpath, name):
+        _need_fact(b, kind, ident, subpath, name)
+
     for rid, rule in kb.rules.items():
         _check_condition_facts(b, "rule", rid, ("when",), rule.when, need_fact)
         for fact in rule.set_reads:
@@ -643,25 +710,33 @@ def _check(b: _Builder) -> None:  # noqa: C901
                 b.fail("rule", rid, ("then", "set", fact), "rules may not set the user's complaint")
             _check_literal(b, rid, fact, expr)
         for i, (cause, _lr) in enumerate(rule.evidence):
-            need("rule", rid, ("then", "evidence", i, "cause"), kb.root_causes, cause, "root cause")
+            _need(b, "rule", rid, ("then", "evidence", i, "cause"), kb.root_causes, cause, "root cause")
         if not rule.evidence and not rule.sets:
             b.fail("rule", rid, ("then",), "the rule does nothing: give it evidence or set")
         produced |= set(rule.sets)
         for i, case in enumerate(rule.cases):
             for fname in case["given"]:
-                if fname not in facts and fname not in kb.questions:
+                if fname not in kb.facts and fname not in kb.questions:
                     b.fail("rule", rid, ("cases", i, "given", fname), f"unknown fact {fname!r} in test case")
     for rid, rule in kb.rules.items():
         missing = sorted(f for f in rule.reads if f not in produced and not _only_negated(rule.when, f))
         if missing:
             b.fail("rule", rid, ("when",), f"the rule can never fire: nothing produces {', '.join(missing)}",
                    hint="add a question or an evidence source for it")
+
+
+def _check_cases(b: _Builder) -> None:
+    kb = b.kb
     for case in kb.cases:
         for fname in case["given"]:
-            if fname not in facts and fname not in kb.questions:
+            if fname not in kb.facts and fname not in kb.questions:
                 o = case["_origin"]
                 raise KBError(f"unknown fact {fname!r} in case {case['name']!r}", o.path, o.line, o.col)
-    _check_cycles(b)
+
+
+def _check_reachable(b: _Builder) -> None:
+    """Every root cause can win: a symptom prior or a rule with evidence for it."""
+    kb = b.kb
     reach = set()
     for s in kb.symptoms.values():
         reach |= set(s.get("priors", {}))
@@ -673,6 +748,29 @@ def _check(b: _Builder) -> None:  # noqa: C901
             b.fail("root_cause", cid, (),
                    f"root cause {cid!r} is unreachable: no symptom prior and no rule supports it",
                    hint="add it to a symptom's priors or write a rule with evidence lr > 1")
+
+
+_ITEM_TABLES = {"symptom": "symptoms", "root_cause": "root_causes", "fact": "facts"}
+
+
+def _check_parameters(b: _Builder) -> None:
+    """A parameter whose value names knowledge (``items_are``) names only what exists, after every
+    pack's overrides: a pack's typo is reported at its override."""
+    kb = b.kb
+    for pid, p in kb.parameters.items():
+        what = p.get("items_are")
+        if not what:
+            continue
+        table = getattr(kb, _ITEM_TABLES[what])
+        for i, v in enumerate(p["value"] if isinstance(p["value"], list) else [p["value"]]):
+            if v in table:
+                continue
+            close = _closest(str(v), table)
+            message = f"parameter {pid!r} names an unknown {what.replace('_', ' ')} {v!r}"
+            hint = f"did you mean {close!r}?" if close else None
+            if pid in b.override_at:
+                raise KBError(message, *b.override_at[pid], hint=hint)
+            b.fail("parameter", pid, ("value", i), message, hint=hint)
 
 
 def _only_negated(cond, fact) -> bool:
@@ -689,8 +787,7 @@ def _facts_in(cond) -> set:
         return set().union(*(_facts_in(c) for c in cond.get("all", cond.get("any"))))
     if "not" in cond:
         return _facts_in(cond["not"])
-    return {cond["fact"]} | (compile_value(next((v for k, v in cond.items() if k in ("lt", "le", "gt", "ge",
-                                                                                     "near")), 0))[1])
+    return {cond["fact"]} | value_facts(next((v for k, v in cond.items() if k in ("lt", "le", "gt", "ge", "near")), 0))
 
 
 def _check_condition_facts(b, kind, ident, subpath, cond, need_fact):
@@ -717,7 +814,7 @@ def _check_condition_facts(b, kind, ident, subpath, cond, need_fact):
         if op in cond:
             if f["type"] not in ("number", "integer"):
                 b.fail(kind, ident, subpath + (op,), f"{op} needs a numeric fact; {cond['fact']} is {f['type']}")
-            for dep in compile_value(cond[op])[1]:
+            for dep in value_facts(cond[op]):
                 need_fact(kind, ident, subpath + (op,), dep)
     if "matches" in cond and f["type"] not in ("string", "enum"):
         b.fail(kind, ident, subpath + ("matches",), f"matches needs a string fact; {cond['fact']} is {f['type']}")

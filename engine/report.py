@@ -130,7 +130,8 @@ def _gaps(session: Session) -> list[dict]:
     if symptom is None:
         wanted.append("loss_behavior")
     wanted += [q for q in kb.symptoms.get(symptom, {}).get("questions", [])] if symptom else []
-    wanted += [qid for qid in sorted(cands, key=lambda q: -cands[q].gain)[:10] if cands[qid].gain >= 0.03]
+    min_gain = kb.param("engine.min_gain_bits")
+    wanted += [qid for qid in sorted(cands, key=lambda q: -cands[q].gain)[:10] if cands[qid].gain >= min_gain]
     wanted += session.skipped
     for qid in wanted:
         if qid in seen or qid not in kb.questions:
@@ -155,60 +156,57 @@ def _gaps(session: Session) -> list[dict]:
         c = cands.get(qid)
         gaps.append({"question": qid, "facts": missing, "text": q["text"],
                      "skipped": qid in session.skipped,
-                     "could_change_ranking": bool(c and c.gain >= 0.03),
+                     "could_change_ranking": bool(c and c.gain >= min_gain),
                      "how_to_close": "; ".join(how)})
     return gaps
 
 
-def build_report(session: Session) -> dict:
-    kb = session.kb
-    facts = session.facts
-    deferral = session.deferral()
-    mis = session.misdiagnosis()
-    pressure = session.pressure()
-    symptom = "out_of_scope" if deferral else session.symptom()
-    dist = session.posterior()
-    causes = [] if deferral else cause_entries(session, dist)
+def _status(session: Session, deferral, symptom, causes) -> tuple[str, dict | None]:
+    """The report's status and the diagnosed cause (None unless diagnosed)."""
     top = causes[0] if causes and causes[0]["confidence"] >= session.kb.param("confidence.diagnosed") else None
-
     if deferral:
-        status = "out_of_scope"
-    elif symptom == "healthy" and not (causes and causes[0]["confidence"]
-                                       >= session.kb.param("confidence.healthy_override")):
-        status = "healthy"
-        top = None
-    elif top:
-        status = "diagnosed"
-    else:
-        status = "insufficient_evidence"
+        return "out_of_scope", top
+    if symptom == "healthy" and not (causes and causes[0]["confidence"]
+                                     >= session.kb.param("confidence.healthy_override")):
+        return "healthy", None
+    return ("diagnosed", top) if top else ("insufficient_evidence", top)
 
+
+def _symptom_block(session: Session, status, symptom, top, deferral) -> tuple[str | None, dict | None, dict | None]:
+    """(symptom id, its KB entry, the report's symptom block): the observed symptom, or the one a
+    diagnosed cause predicts when none (or "healthy") was observed."""
+    kb, facts = session.kb, session.facts
     predicted = False
     if status == "diagnosed" and symptom in (None, "healthy"):
         symptom, predicted = _predicted_symptom(session, top["id"]), True
     sym = kb.symptoms.get(symptom) if symptom else None
     sym_fact = facts.get("symptom")
-    symptom_block = None
     if sym and predicted:
         rc = kb.root_causes[top["id"]]
         ev = [_evidence_item(facts[f]) for f in ("loss_trend", "loss_decrease_fraction") if f in facts]
-        symptom_block = {"id": symptom, "name": sym["name"], "category": sym["category"], "evidence": ev,
-                         "predicted": True,
-                         "how": f"predicted from the diagnosis: {rc['name'].lower()} usually shows as "
-                                f"“{sym['name'].lower()}”"
-                                + (f"; the observed curve looked {fmt(facts['symptom'].value)}"
-                                   if "symptom" in facts else "; no curve was observed")}
-    elif sym:
-        ev = []
-        if deferral:
-            ev = [{"fact": "complaint", "value": session.value("complaint"),
-                   "source": "user"}] if session.value("complaint") else []
-            if "error_kind" in facts:
-                ev.append(_evidence_item(facts["error_kind"]))
-        elif sym_fact:
-            ev = [_evidence_item(b) for b in _base_sources(session, sym_fact)]
-        symptom_block = {"id": symptom, "name": sym["name"], "category": sym["category"], "evidence": ev,
-                         "how": (sym_fact.detail if sym_fact and sym_fact.detail else None)}
+        return symptom, sym, {"id": symptom, "name": sym["name"], "category": sym["category"], "evidence": ev,
+                              "predicted": True,
+                              "how": f"predicted from the diagnosis: {rc['name'].lower()} usually shows as "
+                                     f"“{sym['name'].lower()}”"
+                                     + (f"; the observed curve looked {fmt(facts['symptom'].value)}"
+                                        if "symptom" in facts else "; no curve was observed")}
+    if not sym:
+        return symptom, sym, None
+    ev = []
+    if deferral:
+        ev = [{"fact": "complaint", "value": session.value("complaint"),
+               "source": "user"}] if session.value("complaint") else []
+        if "error_kind" in facts:
+            ev.append(_evidence_item(facts["error_kind"]))
+    elif sym_fact:
+        ev = [_evidence_item(b) for b in _base_sources(session, sym_fact)]
+    return symptom, sym, {"id": symptom, "name": sym["name"], "category": sym["category"], "evidence": ev,
+                          "how": (sym_fact.detail if sym_fact and sym_fact.detail else None)}
 
+
+def _fix_and_cautions(kb, top, mis, sym, deferral) -> tuple[dict | None, list, str | None]:
+    """The diagnosed cause's fix, what not to do (the misdiagnosis's, the cause's, the symptom's)
+    and the reference sheet."""
     fix = None
     what_not = []
     reference = None
@@ -224,6 +222,22 @@ def build_report(session: Session) -> dict:
     if sym and not deferral:
         what_not += [w for w in sym.get("what_not_to_do", []) if w not in what_not]
         reference = reference or sym.get("reference")
+    return fix, what_not, reference
+
+
+def build_report(session: Session) -> dict:
+    """The report (contract section 6) of a session: status, symptom, ranked causes, fix, gaps."""
+    kb = session.kb
+    facts = session.facts
+    deferral = session.deferral()
+    mis = session.misdiagnosis()
+    pressure = session.pressure()
+    symptom = "out_of_scope" if deferral else session.symptom()
+    dist = session.posterior()
+    causes = [] if deferral else cause_entries(session, dist)
+    status, top = _status(session, deferral, symptom, causes)
+    symptom, sym, symptom_block = _symptom_block(session, status, symptom, top, deferral)
+    fix, what_not, reference = _fix_and_cautions(kb, top, mis, sym, deferral)
 
     experiments = experiment_entries(session)
     if fix is not None:
@@ -316,27 +330,18 @@ def _verified(kb, experiments: list[dict], cause: str) -> dict | None:
     return None
 
 
-#: which symptom a loss-curve shape is compatible with, best first
-_CURVE_SYMPTOMS = {
-    "flat": ["not_learning", "plateau"],
-    "decreasing": ["plateau", "overfitting", "instability", "not_learning"],
-    "plateaued": ["plateau", "overfitting", "not_learning", "instability"],
-    "oscillating": ["instability", "explosion", "plateau"],
-    "diverging": ["explosion", "instability"],
-    "nonfinite": ["explosion", "instability"],
-}
-
-
 def _predicted_symptom(session: Session, cause: str) -> str:
     """The symptom a diagnosed cause will show (or is showing, when the curve was cut short):
     among the cause's typical symptoms, the one the observed curve fits best; else its first."""
     kb = session.kb
     typical = [s for s in kb.root_causes[cause].get("symptoms", []) if s in kb.symptoms] or ["not_learning"]
     trend = session.value("loss_trend")
-    if session.value("data_time_fraction") is not None and "slow_training" in typical and \
-            session.value("data_time_fraction") >= 0.3:
+    wait = session.value("data_time_fraction")
+    if wait is not None and "slow_training" in typical and wait >= kb.param("rules.data_wait.slow"):
         return "slow_training"
-    for s in _CURVE_SYMPTOMS.get(trend, []):
+    # which symptoms a loss-curve shape is compatible with, best first: report.curve_symptoms.<trend>
+    shape = kb.parameters.get(f"report.curve_symptoms.{trend}") if isinstance(trend, str) else None
+    for s in (shape["value"] if shape else []):
         if s in typical:
             return s
     return typical[0]
@@ -399,8 +404,8 @@ def _caveats(session: Session, status: str, causes: list) -> list[str]:
     for f in facts.values():
         if f.detail and f.detail.startswith("from your words"):
             out.append(f"{f.name} = {fmt(f.value)} was read from your description; correct it if that is wrong.")
-    if (causes and len(causes) > 1 and causes[0]["confidence"] - causes[1]["confidence"] < 0.15
-            and status == "diagnosed"):
+    if (causes and len(causes) > 1 and status == "diagnosed"
+            and causes[0]["confidence"] - causes[1]["confidence"] < session.kb.param("confidence.close_behind")):
         out.append(f"{causes[1]['id']} is close behind; the fix for {causes[0]['id']} may not be the whole story.")
     out += session.notes
     out.append("Confidences are Bayesian estimates from the knowledge base's priors and likelihood ratios; "

@@ -571,7 +571,7 @@ class Interview:
                 if self.offer_script(q):
                     continue
             n += 1
-            useful = [c for c in s.candidates() if c.gain >= 0.03]
+            useful = [c for c in s.candidates() if c.gain >= s.kb.param("engine.min_gain_bits")]
             total = n + max(0, min(len(useful) - 1, s.max_questions - len(s.asked) - 1))
             hint = f"   ({q['hint']})" if q.get("hint") else ""
             while True:
