@@ -118,3 +118,115 @@ def test_which_source_wins_a_disagreement_is_a_parameter(tmp_path):
     kb = load_kb([_pack(tmp_path, "kind: parameters\noverrides:\n  engine.source_rank.probe: 9\n")],
                  entry_point_packs=False)
     assert lr_after(kb) == 0.1
+
+
+def _lr_too_low_session(kb):
+    """lr_too_low diagnosed from the code and a probe while the loss still falls: no symptom is
+    observed, so the report predicts the one the cause will show."""
+    s = Session(kb)
+    s.add("learning_rate", 1e-8, "code:train.py:3")
+    s.add("optimizer", "sgd", "code:train.py:3")
+    s.add("update_ratio", 1e-7, "probe:update_ratio")
+    s.add("loss_trend", "decreasing", "log:metrics.csv:steps 0-99")
+    return s.report()
+
+
+def test_the_predicted_symptom_follows_the_curve_symptoms_parameter(tmp_path):
+    """Which symptom a curve shape is compatible with is knowledge (report.curve_symptoms.*): a
+    still-falling loss predicts a plateau for a too-low LR by default, not learning with a pack
+    that ranks not_learning first for that shape."""
+    base = _lr_too_low_session(load_kb(entry_point_packs=False))
+    assert base["status"] == "diagnosed" and base["root_causes"][0]["id"] == "lr_too_low"
+    assert base["symptom"]["id"] == "plateau" and base["symptom"]["predicted"]
+    kb = load_kb([_pack(tmp_path, "kind: parameters\noverrides:\n"
+                                  "  report.curve_symptoms.decreasing: [not_learning, plateau]\n")],
+                 entry_point_packs=False)
+    moved = _lr_too_low_session(kb)
+    assert moved["symptom"]["id"] == "not_learning" and moved["symptom"]["predicted"]
+
+
+def test_a_curve_symptoms_override_naming_no_symptom_is_one_line_at_the_override(tmp_path):
+    with pytest.raises(KBError) as exc:
+        load_kb([_pack(tmp_path, "kind: parameters\noverrides:\n  report.curve_symptoms.flat: [not_lerning]\n")],
+                entry_point_packs=False)
+    text = str(exc.value)
+    assert "unknown symptom 'not_lerning'" in text and "not_learning" in text
+    assert "p.yaml:3" in text and "\n" not in text
+
+
+def _symptom(kb, **facts):
+    s = Session(kb)
+    for name, value in facts.items():
+        s.add(name, value, "probe:data_timing" if name == "data_time_fraction" else "user")
+    return s.value("symptom")
+
+
+def test_a_rule_threshold_shared_through_a_parameter_moves_with_a_pack(tmp_path):
+    """The slow-training cut is one parameter (rules.data_wait.slow) that the rules read as
+    {param: ...}: raising it in a pack turns a data-bound run with a levelled-off loss from
+    Training Slow into a plateau."""
+    facts = {"data_time_fraction": 0.6, "loss_trend": "plateaued", "loss_decrease_fraction": 0.5}
+    assert _symptom(load_kb(entry_point_packs=False), **facts) == "slow_training"
+    kb = load_kb([_pack(tmp_path, "kind: parameters\noverrides:\n  rules.data_wait.slow: 0.65\n")],
+                 entry_point_packs=False)
+    assert _symptom(kb, **facts) == "plateau"
+
+
+def test_loss_at_chance_from_stated_numbers_uses_the_curve_readers_tolerance(tmp_path):
+    """A loss 13% off ln(10) is not at chance under the shipped curves.chance_tolerance (10%), in
+    the rule as in the curve reader; a pack widening it to 20% moves the rule too."""
+    def at_chance(kb):
+        s = Session(kb)
+        s.add("num_classes", 10, "user")
+        s.add("current_loss", 2.0, "user")
+        return s.value("loss_at_chance")
+    assert at_chance(load_kb(entry_point_packs=False)) is not True
+    kb = load_kb([_pack(tmp_path, "kind: parameters\noverrides:\n  curves.chance_tolerance: 0.2\n")],
+                 entry_point_packs=False)
+    assert at_chance(kb) is True
+
+
+def test_a_rule_naming_an_unknown_parameter_is_one_line_with_its_line(tmp_path):
+    (tmp_path / "pack.yaml").write_text("kind: pack\nname: p\nprovides: []\n")
+    (tmp_path / "r.yaml").write_text(
+        "kind: rules\nrules:\n  - id: p-wait\n    description: x\n"
+        "    when: {fact: data_time_fraction, ge: {param: rules.data_wait.slw}}\n"
+        "    then: {evidence: [{cause: data_loading_bottleneck, lr: 2}]}\n"
+        "    cases: [{given: {data_time_fraction: 0.9}, fires: true}]\n")
+    with pytest.raises(KBError) as exc:
+        load_kb([str(tmp_path)], entry_point_packs=False)
+    text = str(exc.value)
+    assert "unknown parameter 'rules.data_wait.slw'" in text and "r.yaml:5" in text and "\n" not in text
+    assert "did you mean 'rules.data_wait.slow'" in text
+
+
+def test_every_probe_declares_parameters_the_knowledge_base_has_and_that_name_it():
+    """A probe's ``parameters`` are ids in kb/parameters whose ``used_by`` names the probe's source."""
+    from traindx.probes.live.sources import COSTLY, PROBES
+
+    kb = load_kb(entry_point_packs=False)
+    for probe in PROBES + COSTLY:
+        for pid in probe.parameters:
+            assert pid in kb.parameters, (probe.__name__, pid)
+            assert probe.source in kb.parameters[pid]["used_by"], (probe.__name__, pid)
+
+
+def test_the_live_lr_collapse_is_the_curve_readers_parameter():
+    """lr_collapse_fraction means the same from a log and from a live run: one parameter
+    (curves.lr_collapse) decides both."""
+    import traindx.probes.live.updates as U
+
+    changes = [(0, 1.0), (50, 0.005)]
+    assert U.lr_collapse_fraction(changes, 100) == 0.5
+    assert U.lr_collapse_fraction(changes, 100, {**shipped(), "curves.lr_collapse": 0.001}) == 1.0
+
+
+def test_live_label_and_shuffle_cuts_are_parameters():
+    import traindx.probes.live.data as D
+
+    neighbours = {"agreement": 0.5, "chance": 0.1, "z": 3.0, "items": 300}
+    assert D.labels_related(neighbours) is None
+    assert D.labels_related(neighbours, {**shipped(), "label_neighbours.related_z": 2.5}) is True
+    purities, counts, same = [0.85] * 8, {0: 400, 1: 400}, [True] * 7
+    assert D.shuffle_inferred(purities, counts, 32, same) is None
+    assert D.shuffle_inferred(purities, counts, 32, same, {**shipped(), "shuffle.sorted_purity": 0.8}) is False

@@ -16,6 +16,8 @@ import time
 from statistics import mean
 from collections.abc import Sequence
 
+from traindx.engine.parameters import resolve
+
 
 # --------------------------------------------------------------------------- sizes
 def dataset_size(loader) -> int | None:
@@ -170,18 +172,20 @@ def expected_purity(global_counts: dict[int, int], batch_size: int) -> float | N
 
 
 def shuffle_inferred(purities: Sequence[float], global_counts: dict[int, int], batch_size: int,
-                     same_as_previous: Sequence[bool]) -> bool | None:
+                     same_as_previous: Sequence[bool], params=None) -> bool | None:
     """False when batches are far purer than shuffling would give and consecutive batches share
-    their majority class (data ordered by label); None when the labels cannot tell."""
+    their majority class (data ordered by label); None when the labels cannot tell. The cuts are
+    ``shuffle.*`` in kb/parameters (``params``: the knowledge base's values; None: the shipped ones)."""
+    P = resolve(params)
     pur = batch_label_purity(purities)
     exp = expected_purity(global_counts, batch_size)
     classes = sum(1 for c in global_counts.values() if c > 0)
-    if pur is None or exp is None or classes < 2 or len(purities) < 4:
+    if pur is None or exp is None or classes < 2 or len(purities) < P["shuffle.min_batches"]:
         return None
     runs = sum(1 for s in same_as_previous if s) / max(1, len(same_as_previous))
-    if pur >= max(0.9, exp + 0.2) and runs >= 0.5:
+    if pur >= max(P["shuffle.sorted_purity"], exp + P["shuffle.sorted_excess"]) and runs >= P["shuffle.sorted_runs"]:
         return False
-    if pur <= exp + 0.1:
+    if pur <= exp + P["shuffle.shuffled_excess"]:
         return True
     return None
 
@@ -399,17 +403,19 @@ def label_neighbour_agreement(train, *, max_items: int = 1024, max_features: int
             "classes": int(len(counts))}
 
 
-def labels_related(result: dict | None) -> bool | None:
+def labels_related(result: dict | None, params=None) -> bool | None:
     """The fact ``labels_match_inputs`` from :func:`label_neighbour_agreement`: True when near
     neighbours share a label clearly more often than chance (z >= 4 and 5 points above), False
     when not significantly more often (z < 2.5, less than 5 points above, 200+ examples), else
-    None."""
+    None. The cuts are ``label_neighbours.*`` in kb/parameters."""
     if not result:
         return None
+    P = resolve(params)
     lift = result["agreement"] - result["chance"]
-    if result["z"] >= 4 and lift >= 0.05:
+    if result["z"] >= P["label_neighbours.related_z"] and lift >= P["label_neighbours.lift"]:
         return True
-    if result["z"] < 2.5 and lift < 0.05 and result["items"] >= 200:
+    if (result["z"] < P["label_neighbours.unrelated_z"] and lift < P["label_neighbours.lift"]
+            and result["items"] >= P["label_neighbours.unrelated_items"]):
         return False
     return None
 

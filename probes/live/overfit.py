@@ -16,6 +16,7 @@ import contextlib
 import copy as _copy
 import math
 
+from traindx.engine.parameters import resolve
 from traindx.probes.live.data import preserved_rng
 
 _HOOK_DICTS = ("_forward_hooks", "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
@@ -120,7 +121,7 @@ def batch_loss(model, loss_fn, args, kwargs, targets, out_shape=None, autocast=N
     return loss.mean() if loss.dim() > 0 else loss
 
 
-def _fit(model, optimizer, loss_fn, args, kwargs, targets, steps, out_shape, autocast):
+def _fit(model, optimizer, loss_fn, args, kwargs, targets, steps, out_shape, autocast, stop_loss):
     losses = []
     for _ in range(steps):
         optimizer.zero_grad(set_to_none=True)
@@ -129,7 +130,7 @@ def _fit(model, optimizer, loss_fn, args, kwargs, targets, steps, out_shape, aut
         losses.append(v)
         if not math.isfinite(v):
             break
-        if v < 1e-4:
+        if v < stop_loss:   # memorised: more steps say nothing more
             break
         loss.backward()
         optimizer.step()
@@ -138,7 +139,7 @@ def _fit(model, optimizer, loss_fn, args, kwargs, targets, steps, out_shape, aut
 
 def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps: int = 100,
                       max_examples: int = 16, out_shape=None, autocast: tuple | None = None,
-                      shuffled: bool = True, seed: int = 0) -> dict | None:
+                      shuffled: bool = True, seed: int = 0, params=None) -> dict | None:
     """Train copies of ``model``/``optimizer`` on one batch (its first ``max_examples`` examples).
 
     ``args``/``kwargs``: the model's forward arguments for that batch; ``targets``: what the loss
@@ -149,7 +150,8 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
          "optimizer": str, "lr": float, "examples": int}
 
     ``fits`` is True when the loss fell below 10% of its start (or below 1e-3), False when it stayed
-    above 50%, None in between. ``labels_match_inputs`` compares how fast a second copy fits the
+    above 50%, None in between (``overfit.*`` in kb/parameters; ``params``: the knowledge base's
+    values, None: the shipped ones). ``labels_match_inputs`` compares how fast a second copy fits the
     same batch with its targets shuffled across examples: the mean loss over the first
     ``steps // 2`` steps (a fit that stopped early counts its last loss for the remaining steps),
     true over shuffled. True when the true targets are fitted clearly faster (< 0.5x); otherwise
@@ -160,6 +162,8 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
     """
     import torch
 
+    P = resolve(params)
+    stop = P["overfit.stop_loss"]
     kwargs = dict(kwargs or {})
     n_all = _batch_size(args, kwargs)
     if n_all is None or not torch.is_tensor(targets) or targets.dim() == 0 or targets.shape[0] != n_all:
@@ -178,7 +182,7 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
         if o1 is None:
             return None
         try:
-            true_losses = _fit(m1, o1, loss_fn, a, kw, t, steps, out_shape, autocast)
+            true_losses = _fit(m1, o1, loss_fn, a, kw, t, steps, out_shape, autocast, stop)
         except Exception as e:  # the copy could not be trained (custom loss signature, OOM, ...)
             return {**result, "fits": None, "error": f"{type(e).__name__}: {e}"[:200]}
         finally:
@@ -186,14 +190,7 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
         if not true_losses:
             return None
         first, last = true_losses[0], true_losses[-1]
-        fits = None
-        if math.isfinite(first) and math.isfinite(last):
-            if last < 0.1 * first or last < 1e-3:
-                fits = True
-            elif last > 0.5 * first:
-                fits = False
-        elif math.isfinite(first):
-            fits = False
+        fits = _fits(first, last, P)
         result.update({"fits": fits, "initial": first, "final": last, "steps": len(true_losses),
                        "labels_match_inputs": None, "shuffled_final": None})
         if not shuffled:
@@ -207,7 +204,7 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
         m2 = clean_copy(model)
         o2 = copy_optimizer(optimizer, model, m2)
         try:
-            shuf = _fit(m2, o2, loss_fn, a, kw, ts, half, out_shape, autocast)
+            shuf = _fit(m2, o2, loss_fn, a, kw, ts, half, out_shape, autocast, stop)
         except Exception:
             shuf = []
         finally:
@@ -215,6 +212,25 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
     if not shuf:
         return result
     result["shuffled_final"] = shuf[-1]
+    _labels_verdict(result, true_losses, shuf, half, P)
+    return result
+
+
+def _fits(first: float, last: float, P) -> bool | None:
+    """Did the copy fit the batch: True (fell below overfit.fits_ratio of its start or below
+    overfit.fits_loss), False (stayed above overfit.no_fit_ratio, or went NaN/Inf), None in between."""
+    if math.isfinite(first) and math.isfinite(last):
+        if last < P["overfit.fits_ratio"] * first or last < P["overfit.fits_loss"]:
+            return True
+        if last > P["overfit.no_fit_ratio"] * first:
+            return False
+        return None
+    return False if math.isfinite(first) else None
+
+
+def _labels_verdict(result: dict, true_losses: list, shuf: list, half: int, P) -> None:
+    """``labels_match_inputs`` (and ``auc_ratio``) from the mean losses of the true and the shuffled fit."""
+    fits, first = result["fits"], true_losses[0]
 
     def auc(xs):
         xs = list(xs[:half]) + [xs[-1]] * max(0, half - len(xs))
@@ -224,11 +240,11 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
     progress = (first - min(true_losses[min(half, len(true_losses)) - 1], shuf[-1])) / abs(first) if first else 0.0
     # only a copy that can fit the true labels says anything about them: when it cannot (lr too
     # low, double softmax, ...) both fits crawl and their ratio means nothing
-    if fits and math.isfinite(a_true) and math.isfinite(a_shuf) and progress > 0.2 and a_shuf > 0:
+    if (fits and math.isfinite(a_true) and math.isfinite(a_shuf) and progress > P["overfit.labels_min_progress"]
+            and a_shuf > 0):
         r = a_true / a_shuf
         result["auc_ratio"] = r
         # only a clear difference speaks: a model memorises one small batch of shuffled labels about
         # as fast as hard-but-true ones (heavy augmentation, invariances to learn), so a ratio near 1
         # does not show the labels are corrupted
-        result["labels_match_inputs"] = True if r < 0.5 else None
-    return result
+        result["labels_match_inputs"] = True if r < P["overfit.labels_ratio"] else None

@@ -17,6 +17,8 @@ import threading
 from statistics import median
 from collections.abc import Sequence
 
+from traindx.engine.parameters import resolve
+
 
 # --------------------------------------------------------------------------- update ratio
 #: At most this many elements of each parameter are kept for the update ratio: a fixed strided
@@ -90,18 +92,21 @@ def lr_final_ratio(lr_changes: Sequence[tuple[int, float]]) -> float | None:
     return float(lr_changes[-1][1] / lr_changes[0][1])
 
 
-def lr_collapse_fraction(lr_changes: Sequence[tuple[int, float]], total_steps: int) -> float | None:
-    """Fraction of the observed run after which the LR stays below 1% of its peak so far
-    (1.0 when it never does). The peak is the initial LR unless a warm-up raised it."""
+def lr_collapse_fraction(lr_changes: Sequence[tuple[int, float]], total_steps: int,
+                         params=None) -> float | None:
+    """Fraction of the observed run after which the LR stays below ``curves.lr_collapse`` (1%) of
+    its peak so far (1.0 when it never does). The peak is the initial LR unless a warm-up raised it:
+    the same idea, and the same parameter, as the curve reader's ``lr_collapse_fraction``."""
     if not lr_changes or total_steps <= 0:
         return None
+    collapsed = resolve(params)["curves.lr_collapse"]
     peak = 0.0
     collapse = None
     for step, lr in lr_changes:
         if lr > peak:
             peak = lr
             collapse = None
-        elif peak > 0 and lr < 0.01 * peak and collapse is None:
+        elif peak > 0 and lr < collapsed * peak and collapse is None:
             collapse = step
     if collapse is None:
         return 1.0
@@ -246,14 +251,16 @@ def uninstall_scheduler_listener(fn) -> None:
         _SCHED_SAVED.clear()
 
 
-def scheduler_steps_per_batch(scheduler_steps: int, optimizer_steps: int) -> bool | None:
-    """``scheduler.step()`` runs about once per optimizer step (True) or far less often (False);
-    None before 8 optimizer steps or with no scheduler call seen."""
-    if optimizer_steps < 8 or scheduler_steps <= 0:
+def scheduler_steps_per_batch(scheduler_steps: int, optimizer_steps: int, params=None) -> bool | None:
+    """``scheduler.step()`` runs about once per optimizer step (True: at least ``lr_trace.per_batch_share``
+    of them) or far less often (False: at most ``lr_trace.per_epoch_share``); None before
+    ``lr_trace.min_steps`` optimizer steps or with no scheduler call seen."""
+    P = resolve(params)
+    if optimizer_steps < P["lr_trace.min_steps"] or scheduler_steps <= 0:
         return None
     r = scheduler_steps / optimizer_steps
-    if r >= 0.5:
+    if r >= P["lr_trace.per_batch_share"]:
         return True
-    if r <= 0.25:
+    if r <= P["lr_trace.per_epoch_share"]:
         return False
     return None

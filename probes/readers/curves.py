@@ -451,7 +451,7 @@ def _loss_shape(c: _LossCurve, P) -> None:
     c.rebound = rebound
     late_range = (max(late) - min(late)) if late else 0.0
     c.wander = (len(late) >= 10 and c.current > 0 and rebound >= P["curves.wander_rebound"] * c.current
-                and (late[0] - c.current) < 0.25 * late_range)
+                and (late[0] - c.current) < P["curves.wander_net_progress"] * late_range)
 
     # still falling: the median around the 70 % mark against the current level (also the plateau
     # test's reference), with the standard error of that difference of two window medians
@@ -473,14 +473,15 @@ def _loss_shape(c: _LossCurve, P) -> None:
     spikes = c.spikes
     c.blips = (bool(spikes) and c.spike_points <= P["curves.blip_points"] * len(spikes)
                and (still_falling or len(spikes) < P["curves.rare_spikes"] * c.n))
-    c.spiky = (len(spikes) >= 3 or (len(spikes) >= 2 and c.spike_points >= 0.15 * c.n)) and not c.blips
+    c.spiky = (len(spikes) >= P["curves.spiky_events"]
+               or (len(spikes) >= 2 and c.spike_points >= P["curves.spiky_coverage"] * c.n)) and not c.blips
 
 
 def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, str]:
     """Step 6: ``(trend, symptom region or None, why)``; the first trend whose test holds wins."""
     P = out.p
     initial, current = c.initial, c.current
-    if s.trailing_nonfinite > 0 or s.nonfinite >= 0.5 * s.rows:
+    if s.trailing_nonfinite > 0 or s.nonfinite >= P["curves.nonfinite_share"] * s.rows:
         start = s.trailing_nonfinite_x if s.trailing_nonfinite else s.nonfinite_steps[0]
         return "nonfinite", (start, c.x_end), (
             f"the training loss turns NaN/Inf at {log.x_label} {_fx(start)} and stays so "
@@ -488,10 +489,11 @@ def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, st
     magnitude = P["curves.diverge_magnitude"]
     if (current - initial > max(P["curves.diverge_rise"] * abs(initial), 2 * c.sig_tail)
             or (abs(current) > magnitude * abs(initial) and abs(current) - abs(initial) > 2 * c.sig_tail)
-            or (c.best < initial and current - c.best >= 0.5 * (initial - c.best)
-                and current - c.best > max(0.25 * abs(c.best), 2 * c.sig_tail))):
+            or (c.best < initial and current - c.best >= P["curves.diverge_climb_back"] * (initial - c.best)
+                and current - c.best > max(P["curves.diverge_above_best"] * abs(c.best), 2 * c.sig_tail))):
         return ("diverging",) + _diverging_why(c, log, out)
-    if ((c.n >= 5 and c.noise >= P["curves.osc_noise"] and c.sig_tail >= 0.25 * max(initial - current, 0.0))
+    if ((c.n >= 5 and c.noise >= P["curves.osc_noise"]
+         and c.sig_tail >= P["curves.osc_progress_share"] * max(initial - current, 0.0))
             or c.spiky or c.wander):
         trend, region, why = ("oscillating",) + _oscillating_why(c, out)
     elif c.frac < P["curves.flat_fraction"]:
@@ -554,7 +556,7 @@ def _plateau_or_decreasing(c: _LossCurve, out: _Out) -> tuple[str, tuple | None,
     rel = drop / max(abs(current), 1e-12)
     if nc >= 5 and ((share < P["curves.plateau_share"] and rel < P["curves.plateau_rel"]) or drop < 2 * c.se):
         flat_level = median(c.cm[i] for i in c.tail_idx)
-        delta = max(2 * c.sig_tail, 0.05 * abs(flat_level))
+        delta = max(2 * c.sig_tail, P["curves.plateau_band"] * abs(flat_level))
         j = nc
         while j > 0 and c.sm[j - 1] <= flat_level + delta:
             j -= 1

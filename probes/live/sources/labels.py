@@ -12,7 +12,10 @@ class Labels(Probe):
     needs = frozenset({"batch", "loader"})
     schedule = ("label counts first 30 batches, every 100; nearest-neighbour checks (reading up to 2560 "
                 "examples) only once armed or with the loss at chance")
-    parameters = ("curves.chance_tolerance", "monitor.flat_after_steps")
+    parameters = ("curves.chance_tolerance", "monitor.flat_after_steps", "shuffle.min_batches",
+                  "shuffle.sorted_purity", "shuffle.sorted_excess", "shuffle.sorted_runs", "shuffle.shuffled_excess",
+                  "label_neighbours.related_z", "label_neighbours.unrelated_z", "label_neighbours.lift",
+                  "label_neighbours.unrelated_items")
 
     def findings(self, m, emit, params):
         if m._label_batches:
@@ -22,7 +25,7 @@ class Labels(Probe):
             pur = D.batch_label_purity(m._purities)
             emit("batch_label_purity", pur, f"the majority label fills {pur * 100:.0f}% of a batch on average"
                  if pur is not None else "")
-        self._shuffle(m, emit)
+        self._shuffle(m, emit, params)
         loaders = m._loaders
         if "train" in loaders and (m.armed or m._label_nn is not None or m._at_chance()):
             # costly (reads up to 1024 examples): only once a symptom armed the probes or the
@@ -30,7 +33,7 @@ class Labels(Probe):
             if m._label_nn is None:
                 m._label_nn = D.label_neighbour_agreement(loaders["train"]) or {}
             r = m._label_nn
-            rel = D.labels_related(r)
+            rel = D.labels_related(r, params)
             emit("labels_match_inputs", rel,
                  f"an example's nearest neighbour (standardised inputs, {r.get('items')} training examples) has "
                  f"its label {r.get('agreement', 0) * 100:.0f}% of the time; labels unrelated to the inputs "
@@ -46,13 +49,14 @@ class Labels(Probe):
                  f"({r.get('val_checked')} validation examples)" if r else "")
 
     @staticmethod
-    def _shuffle(m, emit):
+    def _shuffle(m, emit, params):
         shuffle = None
         if "train" in m._loaders:
             shuffle = D.loader_shuffles(m._loaders["train"])
             how = "the train DataLoader's sampler"
         if shuffle is None and m._label_batches:
-            shuffle = D.shuffle_inferred(m._purities, dict(m._label_counts), m._batch_size or 0, m._same_major)
+            shuffle = D.shuffle_inferred(m._purities, dict(m._label_counts), m._batch_size or 0, m._same_major,
+                                         params)
             how = "inferred from label composition of consecutive batches"
         if shuffle is not None:
             emit("shuffle", shuffle, f"{'shuffled' if shuffle else 'not shuffled'} ({how})")

@@ -16,7 +16,9 @@ class LossVsChance(Probe):
     parameters = tuple(f"curves.{n}" for n in (
         "spike_bands", "spike_rel", "flat_fraction", "diverge_rise", "diverge_magnitude", "osc_noise",
         "plateau_share", "plateau_rel", "tail_fraction", "noisy", "wander_tail", "wander_rebound",
-        "still_falling_total", "still_falling_rel", "blip_points", "rare_spikes", "oscillation_growth"))
+        "still_falling_total", "still_falling_rel", "blip_points", "rare_spikes", "oscillation_growth",
+        "wander_net_progress", "spiky_events", "spiky_coverage", "nonfinite_share", "diverge_climb_back",
+        "diverge_above_best", "osc_progress_share", "plateau_band"))
 
     def findings(self, m, emit, params):
         s = m._train_series()

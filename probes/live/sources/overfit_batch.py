@@ -19,6 +19,8 @@ class OverfitBatch(CostlyProbe):
     facts = ("overfit_one_batch", "labels_match_inputs")
     needs = frozenset({"model", "optimizer", "batch", "loss"})
     schedule = "once per run, at the next sampled step after arming (not for NaN/spike/gap arming)"
+    parameters = ("overfit.stop_loss", "overfit.fits_ratio", "overfit.fits_loss", "overfit.no_fit_ratio",
+                  "overfit.labels_min_progress", "overfit.labels_ratio")
 
     def __init__(self):
         self.ready = False        # run at the next sampled step
@@ -53,7 +55,8 @@ class OverfitBatch(CostlyProbe):
         try:
             with m._torch.enable_grad():
                 self.result = OF.overfit_one_batch(m.model, m.optimizer, args, kwargs, targets, fn,
-                                                   out_shape=m._last_out_shape, autocast=m._fwd_autocast)
+                                                   out_shape=m._last_out_shape, autocast=m._fwd_autocast,
+                                                   params=m.params)
         except Exception as e:
             self.result = {"error": f"{type(e).__name__}: {e}"[:200]}
 
@@ -73,7 +76,7 @@ class OverfitBatch(CostlyProbe):
             emit("overfit_one_batch", bool(r["fits"]),
                  f"a copy ({r['optimizer']}, lr {r['lr']:g}) took one batch of {r['examples']} from loss "
                  f"{r['initial']:.4g} to {r['final']:.4g} in {r['steps']} steps", **extra)
-        if r.get("labels_match_inputs") is not None and D.labels_related(m._label_nn) is None:
+        if r.get("labels_match_inputs") is not None and D.labels_related(m._label_nn, params) is None:
             emit("labels_match_inputs", bool(r["labels_match_inputs"]),
                  f"mean loss while fitting the true labels is {r['auc_ratio']:.2f}x that with the labels shuffled"
                  + " (the labels are learnable from the inputs)", **extra)
