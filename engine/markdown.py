@@ -27,10 +27,9 @@ def _experiments(out: list, report: dict) -> None:
         out.append(f"- `{e['id']}`: {e['result']}")
 
 
-# (complexity above the cap predates it: to be split, issue 11)
-def render_markdown(report: dict) -> str:  # noqa: C901
-    out = ["## Training Diagnosis", ""]
-    status = report["status"]
+def _head(out: list, report: dict) -> None:
+    """Title, a pressure response, a common misdiagnosis, the sources read."""
+    out += ["## Training Diagnosis", ""]
     if report.get("pressure"):
         out += [f"> {report['pressure']['response']}", ""]
     if report.get("misdiagnosis"):
@@ -42,6 +41,10 @@ def render_markdown(report: dict) -> str:  # noqa: C901
         out.append(f"*{line}*  ")
     if report.get("sources_read"):
         out.append("")
+
+
+def _symptom_sections(out: list, report: dict) -> None:
+    """Symptom, conflicting sources, the scope note of a deferral."""
     out += ["### Symptom Identified", ""]
     sym = report.get("symptom")
     if sym:
@@ -63,6 +66,9 @@ def render_markdown(report: dict) -> str:  # noqa: C901
         d = report["deferral"]
         out += ["### Scope", "", d["message"], ""]
 
+
+def _questions_section(out: list, report: dict) -> None:
+    """The diagnostic questions answered, with where each answer came from."""
     out += ["### Diagnostic Questions Asked", ""]
     qs = report.get("questions", [])
     if qs:
@@ -73,6 +79,10 @@ def render_markdown(report: dict) -> str:  # noqa: C901
         out.append("None answered.")
     out.append("")
 
+
+def _root_cause_section(out: list, report: dict) -> None:
+    """The diagnosed cause and its evidence, a healthy run's normal behaviours, or the leads."""
+    status = report["status"]
     out += ["### Root Cause", ""]
     causes = report.get("root_causes", [])
     if status == "diagnosed" and causes:
@@ -105,6 +115,9 @@ def render_markdown(report: dict) -> str:  # noqa: C901
         _experiments(out, report)
     out.append("")
 
+
+def _fix_section(out: list, report: dict) -> None:
+    """The fix: steps, code, how to verify, whether a copy verified it, the patch."""
     out += ["### Fix", ""]
     fix = report.get("fix")
     if fix:
@@ -130,6 +143,11 @@ def render_markdown(report: dict) -> str:  # noqa: C901
         out.append("No fix without a diagnosis — close the information gaps below first.")
     out.append("")
 
+
+def _closing_sections(out: list, report: dict) -> None:
+    """What not to do, reference, confidence, risk, information gaps, caveats."""
+    status = report["status"]
+    causes = report.get("root_causes", [])
     out += ["### What NOT to Do", ""]
     out += [f"- {w}" for w in report.get("what_not_to_do",
                                          [])] or ["- Change things at random before the cause is known."]
@@ -155,4 +173,12 @@ def render_markdown(report: dict) -> str:  # noqa: C901
     out += ["### Caveats", ""]
     out += [f"- {c}" for c in report.get("caveats", [])] or ["- None."]
     out.append("")
+
+
+def render_markdown(report: dict) -> str:
+    """The report (contract section 6) as the seed's Markdown sections."""
+    out: list = []
+    for section in (_head, _symptom_sections, _questions_section, _root_cause_section, _fix_section,
+                    _closing_sections):
+        section(out, report)
     return "\n".join(out)
