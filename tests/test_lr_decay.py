@@ -84,6 +84,27 @@ def test_a_plateau_held_up_by_sgd_noise_is_lowered_by_a_decay():
     assert r["loss_lower_lr"] < r["loss_same_lr"] and r["steps"] == 48 and r["held_out"] == 16
 
 
+def test_a_decay_that_lowers_only_the_training_batches_crosses_no_floor():
+    """The floor is what unseen data allows: copies at a tenth of the LR that get lower on recent
+    training batches but not on the run's validation batches answer no "decay helps"; the same copies
+    scored on validation data like the training data still do."""
+    torch.manual_seed(0)
+    x, y = regression()
+    model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Linear(32, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    it = trained(model, opt, nn.MSELoss(), batches_of(x, y, 16, 1), 600)
+    batches = [((xb,), {}, yb, None) for xb, yb in (next(it) for _ in range(64))]
+    xv, yv = x[:512], y[:512]
+    like = [((xv[i:i + 64],), {}, yv[i:i + 64], None) for i in range(0, 512, 64)]
+    g = torch.Generator().manual_seed(3)
+    unlike = [((xv[i:i + 64],), {}, 4 * torch.randn(64, 1, generator=g), None) for i in range(0, 512, 64)]
+    r = LD.lr_decay_test(model, opt, batches, nn.MSELoss(), val=like)
+    assert r["helps"] is True and r["val_gain"] >= shipped()["lr_decay.val_helps"], r
+    r = LD.lr_decay_test(model, opt, batches, nn.MSELoss(), val=unlike)
+    assert r["gain"] >= shipped()["lr_decay.helps"] and r["helps"] is not True, r
+    assert r["val_gain"] < shipped()["lr_decay.val_helps"]
+
+
 def test_a_plateau_at_the_datas_label_noise_is_not():
     torch.manual_seed(0)
     x, y = label_noise_classification()
