@@ -155,7 +155,9 @@ def lr_decay_test(model, optimizer, batches, loss_fn, *, factor: float = 0.1,
     spread = (statistics.stdev(same) if len(same) > 1 else 0.0) / a
     p = resolve(params)
     clear = gain >= p["lr_decay.helps"] and z >= p["lr_decay.min_z"] and gain >= p["lr_decay.noise_multiple"] * spread
-    helps = True if clear else False if gain < p["lr_decay.no_help"] else None
+    # a gain well inside one batch's luck is no gain: the data's floor, not the step size, holds it
+    within = gain < p["lr_decay.no_help"] or gain < p["lr_decay.within_noise"] * spread
+    helps = True if clear else False if within else None
     out = {**result, "helps": helps, "gain": gain, "loss_same_lr": a, "loss_lower_lr": b,
            "loss_before": before, "z": z, "batch_spread": spread}
     if vsame and vlower and len(vsame) == len(vlower):
