@@ -85,8 +85,156 @@ def _wrap(text: str, indent: str = "  ") -> str:
     return textwrap.fill(" ".join(str(text).split()), width=96, initial_indent=indent, subsequent_indent=indent)
 
 
-# (complexity above the cap predates it: to be split, issue 11)
-def explain(kb, ident: str) -> str | None:  # noqa: C901
+def _explain_root_cause(kb, e) -> list:
+    out = []
+    fx = kb.fixes[e["fix"]]
+    out += [f"{e['id']} — {e['name']}  [root cause; {e['category']}]", ""]
+    out += ["What it is:", _wrap(e["description"])]
+    if e.get("why"):
+        out += ["Why it matters:", _wrap(e["why"])]
+    if e.get("symptoms"):
+        out += ["Shows as:", _wrap(", ".join(e["symptoms"]))]
+    if e.get("supports"):
+        out += ["Evidence for:"] + [_wrap("- " + s) for s in e["supports"]]
+    if e.get("argues_against"):
+        out += ["Evidence against:"] + [_wrap("- " + s) for s in e["argues_against"]]
+    rules = [r for r in kb.rules.values() if any(c == e["id"] for c, _ in r.evidence)]
+    if rules:
+        out += ["Rules that weigh it:"] + [f"  ×{lr:g} {r.id}" for r in rules for c,
+                                           lr in r.evidence if c == e["id"]]
+    out += [f"Fix ({fx['id']}):", _wrap(fx["summary"])]
+    out += ["", textwrap.indent(fx["code"].rstrip(), "    "), ""]
+    out += ["What NOT to do:"] + [_wrap("- " + w) for w in e.get("what_not_to_do", [])]
+    out += ["Risk of the fix:", _wrap(e["risk"]), f"Reference: traindx reference {e['reference']}"]
+    return out
+
+
+def _explain_symptom(kb, e) -> list:
+    out = []
+    out += [f"{e['id']} — {e['name']}  [symptom; {e['category']}]", _wrap(e["description"])]
+    if e.get("usually"):
+        out.append(f"Root cause usually: {e['usually']}")
+    if e.get("priors"):
+        out += ["Priors:"] + [f"  {c}: {p:.2f}" for c, p in sorted(e["priors"].items(), key=lambda kv: -kv[1])]
+    if e.get("questions"):
+        out += ["Questions:"] + [f"  {q}: {kb.questions[q]['text']}" for q in e["questions"]]
+    return out
+
+
+def _explain_question(kb, e) -> list:
+    out = []
+    out += [f"{e['id']}  [question]", _wrap(e["text"]), f"Sets: {', '.join(e['facts'])}"]
+    if e.get("hint"):
+        out.append(f"Answer: {e['hint']}")
+    if e.get("why"):
+        out += ["Why:", _wrap(e["why"])]
+    if e.get("answered_by"):
+        out.append(f"Measured instead by: {', '.join(e['answered_by'])}")
+    return out
+
+
+def _explain_rule(kb, e) -> list:
+    out = []
+    out += [f"{e.id}  [rule, salience {e.salience}]", _wrap(e.description), "When:", _wrap(condition_text(e.when))]
+    if e.evidence:
+        out += ["Evidence:"] + [f"  ×{lr:g} {c}" for c, lr in e.evidence]
+    if e.sets:
+        out += ["Sets: " + ", ".join(e.sets)]
+    out.append(f"Cases: {len(e.cases)}")
+    return out
+
+
+def _explain_fix(kb, e) -> list:
+    out = []
+    out += [f"{e['id']}  [fix]", _wrap(e["summary"])]
+    out += [f"  {i}. {s}" for i, s in enumerate(e.get("steps", []), 1)]
+    out += ["", textwrap.indent(e["code"].rstrip(), "    "), ""]
+    if e.get("verify"):
+        out += ["Verify:", _wrap(e["verify"])]
+    out.append(f"Reference: traindx reference {e['reference']}")
+    return out
+
+
+def _explain_fact(kb, e) -> list:
+    out = []
+    out += [f"{e['id']}  [fact, {e['type']}]", _wrap(e["description"])]
+    if e.get("values"):
+        out.append(f"Values: {', '.join(e['values'])}")
+    srcs = [s for s, src in kb.sources.items() if e["id"] in src["facts"]]
+    qs = [q for q, qq in kb.questions.items() if e["id"] in qq["facts"]]
+    if qs:
+        out.append(f"Asked by: {', '.join(qs)}")
+    if srcs:
+        out.append(f"Measured by: {', '.join(srcs)}")
+    return out
+
+
+def _explain_misdiagnosis(kb, e) -> list:
+    out = []
+    out += [f"{e['id']}  [common misdiagnosis]", f"User says: {e['user_says']}", f"User thinks: {e['user_thinks']}",
+            f"Usually actually: {e['usually_actually']}", _wrap(e["message"])]
+    return out
+
+
+def _explain_pressure(kb, e) -> list:
+    out = []
+    out += [f"{e['id']}  [pressure response]", f"Pressure: {e['pressure']}",
+            f"Wrong response: {e['wrong_response']}",
+            f"Correct response: {e['correct_response']}"]
+    return out
+
+
+def _explain_deferral(kb, e) -> list:
+    out = []
+    out += [f"{e['id']}  [scope boundary → {e['to']}]", e["title"], f"Found: {e['found_message']}",
+            f"Not found: {e['not_found_message']}"]
+    return out
+
+
+def _explain_parameter(kb, e) -> list:
+    out = []
+    out += [f"{e['id']} = {e['value']!r} {e['unit']}  [parameter]", _wrap(e["description"])]
+    if "min" in e or "max" in e:
+        out.append(f"Range: [{e.get('min', '-inf')}, {e.get('max', 'inf')}]")
+    if "overridden_by" in e:
+        out.append(f"Overridden by: {e['overridden_by']} (default {e['default']!r})")
+    out.append(f"Used by: {', '.join(e['used_by'])}")
+    return out
+
+
+def _explain_source(kb, e) -> list:
+    out = []
+    out += [f"{e['id']}  [evidence source, {e['kind']}]", _wrap(e["description"]),
+            f"Facts: {', '.join(e['facts'])}"]
+    return out
+
+
+def _explain_normal(kb, e) -> list:
+    out = []
+    out += [f"{e['id']}  [normal behaviour]", e["title"],
+            _wrap("Why it is normal: " + " ".join(e["why"].split())),
+            "It would be a problem if:"] + [f"  - {x}" for x in e["abnormal_if"]]
+    return out
+
+
+#: one renderer per entity kind
+_EXPLAIN = {
+    "root_cause": _explain_root_cause,
+    "symptom": _explain_symptom,
+    "question": _explain_question,
+    "rule": _explain_rule,
+    "fix": _explain_fix,
+    "fact": _explain_fact,
+    "misdiagnosis": _explain_misdiagnosis,
+    "pressure": _explain_pressure,
+    "deferral": _explain_deferral,
+    "parameter": _explain_parameter,
+    "source": _explain_source,
+    "normal": _explain_normal,
+}
+
+
+def explain(kb, ident: str) -> str | None:
     """Fixed fields of any entity (root cause, symptom, question, rule, fix, fact, ...)."""
     found = kb.lookup(ident)
     if found is None:
@@ -94,90 +242,9 @@ def explain(kb, ident: str) -> str | None:  # noqa: C901
     kind, e = found
     origin = kb.origins.get((kind, e.id if hasattr(e, "id") else e["id"]))
     out = []
-    if kind == "root_cause":
-        fx = kb.fixes[e["fix"]]
-        out += [f"{e['id']} — {e['name']}  [root cause; {e['category']}]", ""]
-        out += ["What it is:", _wrap(e["description"])]
-        if e.get("why"):
-            out += ["Why it matters:", _wrap(e["why"])]
-        if e.get("symptoms"):
-            out += ["Shows as:", _wrap(", ".join(e["symptoms"]))]
-        if e.get("supports"):
-            out += ["Evidence for:"] + [_wrap("- " + s) for s in e["supports"]]
-        if e.get("argues_against"):
-            out += ["Evidence against:"] + [_wrap("- " + s) for s in e["argues_against"]]
-        rules = [r for r in kb.rules.values() if any(c == e["id"] for c, _ in r.evidence)]
-        if rules:
-            out += ["Rules that weigh it:"] + [f"  ×{lr:g} {r.id}" for r in rules for c,
-                                               lr in r.evidence if c == e["id"]]
-        out += [f"Fix ({fx['id']}):", _wrap(fx["summary"])]
-        out += ["", textwrap.indent(fx["code"].rstrip(), "    "), ""]
-        out += ["What NOT to do:"] + [_wrap("- " + w) for w in e.get("what_not_to_do", [])]
-        out += ["Risk of the fix:", _wrap(e["risk"]), f"Reference: traindx reference {e['reference']}"]
-    elif kind == "symptom":
-        out += [f"{e['id']} — {e['name']}  [symptom; {e['category']}]", _wrap(e["description"])]
-        if e.get("usually"):
-            out.append(f"Root cause usually: {e['usually']}")
-        if e.get("priors"):
-            out += ["Priors:"] + [f"  {c}: {p:.2f}" for c, p in sorted(e["priors"].items(), key=lambda kv: -kv[1])]
-        if e.get("questions"):
-            out += ["Questions:"] + [f"  {q}: {kb.questions[q]['text']}" for q in e["questions"]]
-    elif kind == "question":
-        out += [f"{e['id']}  [question]", _wrap(e["text"]), f"Sets: {', '.join(e['facts'])}"]
-        if e.get("hint"):
-            out.append(f"Answer: {e['hint']}")
-        if e.get("why"):
-            out += ["Why:", _wrap(e["why"])]
-        if e.get("answered_by"):
-            out.append(f"Measured instead by: {', '.join(e['answered_by'])}")
-    elif kind == "rule":
-        out += [f"{e.id}  [rule, salience {e.salience}]", _wrap(e.description), "When:", _wrap(condition_text(e.when))]
-        if e.evidence:
-            out += ["Evidence:"] + [f"  ×{lr:g} {c}" for c, lr in e.evidence]
-        if e.sets:
-            out += ["Sets: " + ", ".join(e.sets)]
-        out.append(f"Cases: {len(e.cases)}")
-    elif kind == "fix":
-        out += [f"{e['id']}  [fix]", _wrap(e["summary"])]
-        out += [f"  {i}. {s}" for i, s in enumerate(e.get("steps", []), 1)]
-        out += ["", textwrap.indent(e["code"].rstrip(), "    "), ""]
-        if e.get("verify"):
-            out += ["Verify:", _wrap(e["verify"])]
-        out.append(f"Reference: traindx reference {e['reference']}")
-    elif kind == "fact":
-        out += [f"{e['id']}  [fact, {e['type']}]", _wrap(e["description"])]
-        if e.get("values"):
-            out.append(f"Values: {', '.join(e['values'])}")
-        srcs = [s for s, src in kb.sources.items() if e["id"] in src["facts"]]
-        qs = [q for q, qq in kb.questions.items() if e["id"] in qq["facts"]]
-        if qs:
-            out.append(f"Asked by: {', '.join(qs)}")
-        if srcs:
-            out.append(f"Measured by: {', '.join(srcs)}")
-    elif kind == "misdiagnosis":
-        out += [f"{e['id']}  [common misdiagnosis]", f"User says: {e['user_says']}", f"User thinks: {e['user_thinks']}",
-                f"Usually actually: {e['usually_actually']}", _wrap(e["message"])]
-    elif kind == "pressure":
-        out += [f"{e['id']}  [pressure response]", f"Pressure: {e['pressure']}",
-                f"Wrong response: {e['wrong_response']}",
-                f"Correct response: {e['correct_response']}"]
-    elif kind == "deferral":
-        out += [f"{e['id']}  [scope boundary → {e['to']}]", e["title"], f"Found: {e['found_message']}",
-                f"Not found: {e['not_found_message']}"]
-    elif kind == "parameter":
-        out += [f"{e['id']} = {e['value']!r} {e['unit']}  [parameter]", _wrap(e["description"])]
-        if "min" in e or "max" in e:
-            out.append(f"Range: [{e.get('min', '-inf')}, {e.get('max', 'inf')}]")
-        if "overridden_by" in e:
-            out.append(f"Overridden by: {e['overridden_by']} (default {e['default']!r})")
-        out.append(f"Used by: {', '.join(e['used_by'])}")
-    elif kind == "source":
-        out += [f"{e['id']}  [evidence source, {e['kind']}]", _wrap(e["description"]),
-                f"Facts: {', '.join(e['facts'])}"]
-    elif kind == "normal":
-        out += [f"{e['id']}  [normal behaviour]", e["title"],
-                _wrap("Why it is normal: " + " ".join(e["why"].split())),
-                "It would be a problem if:"] + [f"  - {x}" for x in e["abnormal_if"]]
+    render = _EXPLAIN.get(kind)
+    if render is not None:
+        out += render(kb, e)
     if origin:
         out.append(f"Defined at: {origin}")
     return "\n".join(out)
