@@ -142,6 +142,7 @@ class ModelFacts:
         elif pretrained_ok:
             self.add_finding("init_constant", False, first_line,
                              f"no constant or zero weight initialisation in {self.basename}")
+        self.init_value_facts()
         # frozen parameters
         fr = self.records["frozen"]
         if fr:
@@ -150,6 +151,24 @@ class ModelFacts:
         elif pretrained_ok:
             self.add_finding("frozen_params", [], first_line,
                              f"no requires_grad=False in {self.basename}")
+
+    def init_value_facts(self) -> None:
+        """init_bias_constant (the value biases are set to, when not zero) and init_weight_std (the
+        largest std weights are drawn with by an explicit normal init, embeddings aside)."""
+        recs = self.records["init"]
+        bias = [r for r in recs if r[3] and r[2] == "constant_" and isinstance(r[4], (int, float))
+                and not isinstance(r[4], bool) and r[4] != 0]
+        if bias:
+            r = min(bias, key=lambda r: r[4])
+            self.add_finding("init_bias_constant", float(r[4]), r[0],
+                             f"`{r[5]}` (line {r[0]}) sets {r[1]} to {r[4]:g}")
+        normal = [r for r in recs if not r[3] and r[2] in ("normal_", "trunc_normal_")
+                  and isinstance(r[4], (int, float)) and not isinstance(r[4], bool) and r[4] > 0
+                  and "emb" not in r[1].lower()]
+        if normal:
+            r = max(normal, key=lambda r: r[4])
+            self.add_finding("init_weight_std", float(r[4]), r[0],
+                             f"`{r[5]}` (line {r[0]}) draws {r[1]} from a normal with std {r[4]:g}")
 
     def module_requires_grad_facts(self) -> None:
         """requires_grad_attr_on_module: ``module.requires_grad = True`` changes nothing."""
