@@ -136,6 +136,7 @@ class ConsoleLog(LogData):
     epochs: int = 0
     names: dict = field(default_factory=dict)
     styles: list = field(default_factory=list)
+    held_out: dict = field(default_factory=dict)
 
     def describe(self) -> str:
         """One line: ``Read run.out: 41,200 lines, 3 metrics (loss, val_loss, lr) over 12 epochs;
@@ -158,6 +159,10 @@ class ConsoleLog(LogData):
                                    f"the run raised {last['message'][:160]}"))
                 out.append(Finding("error_message", last["message"][:300], src,
                                    "the last line of the traceback"))
+        for fact, (value, name) in sorted(self.held_out.items()):
+            out.append(Finding(fact, round(value, 6), f"log:{where}:{name}",
+                               f"the last {name} printed: {value:.4g} (a test set apart from the "
+                               f"validation series)"))
         gn = self.get("grad_norm")
         if gn is not None and gn.rows and not gn.nonfinite and not any(
                 f.fact == "grads_have_nan" for f in out):
@@ -513,6 +518,21 @@ class ConsoleReader(LineParser):
                 c.series.extend(c.bx, c.by)
                 c.bx, c.by = [], []
 
+    def _held_out(self, best: dict) -> None:
+        """The last test-set loss/accuracy printed beside a validation series (``test_loss``,
+        ``test_accuracy`` in ``log.held_out``): a held-out evaluation the validation curve does not
+        show."""
+        for role, key in (("val_loss", "test_loss"), ("val_accuracy", "test_accuracy")):
+            chosen = best.get(role)
+            tests = [c for c in self.cands.values() if c.role == role and c is not chosen
+                     and c.last is not None and math.isfinite(c.last)
+                     and any(_SPLIT.get(w) == "test" for w in normalize_name(c.name).split("_"))]
+            if chosen is None or not tests:
+                continue
+            c = tests[-1]
+            v = c.last / 100.0 if key == "test_accuracy" and c.last > 1 else c.last
+            self.log.held_out[key] = (v, c.name)
+
     def _x(self, step, counter, counter_total, is_eval) -> float:
         if self.mode == "step":
             if step is not None:
@@ -565,6 +585,7 @@ class ConsoleReader(LineParser):
             log.series[role] = c.series
             log.columns[role] = c.name
             log.names[role] = c.name
+        self._held_out(best)
         log.ignored_columns = sorted({c.name for c in self.cands.values()} - set(log.columns.values()))[:30]
         log.rows = self.metric_lines
         log.epochs = self.max_epochs_seen if self.epochs_seen or self.max_epochs_seen else 0
