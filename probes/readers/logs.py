@@ -739,9 +739,12 @@ def _sniff(path: str, lim: bounded.Limits | None = None) -> str:
     with open(path, "rb") as f:
         sample = f.read(1 << 16)
     if not sample.strip():
-        raise InputError("empty log file (no header, no rows)", path)
+        n = sample.count(b"\n") + (1 if sample and not sample.endswith(b"\n") else 0)
+        raise InputError("empty log file (0 lines: no header, no rows)" if not n else
+                         f"empty log file: {n:,} blank line(s) (lines 1-{n:,}), no header, no rows", path)
     if b"\x00" in sample:
-        raise InputError("binary data, not a CSV, JSON-lines or TensorBoard log", path,
+        raise InputError("binary data (a NUL byte), not a CSV, JSON-lines or TensorBoard log", path,
+                         sample[: sample.index(b"\x00")].count(b"\n") + 1,
                          hint="pass a TensorBoard log as its events.out.tfevents.* file or folder")
     cut = sample if len(sample) < (1 << 16) else sample[: sample.rfind(b"\n") + 1] or sample
     try:
