@@ -11,8 +11,9 @@ Corpora (each ``index.yaml`` / ``meta.yaml`` says what is expected):
 - ``pasted``: ``benchmarks/pasted_logs/<split>/<id>.txt`` with ``index.yaml`` — console excerpts
   pasted into public threads (tune: GitHub, test: other sites), read with
   ``traindx diagnose --log FILE --non-interactive --format json``; scored on the symptom.
-- ``real``: ``../shared/real-logs/*.csv`` — no labels are recorded with them, so the symptom each
-  gets is printed (and counted per symptom) for review.
+- ``real``: ``../shared/real-logs/*.csv``, which record no labels: scored against
+  ``benchmarks/real_logs/labels.yaml``, one expert's reading of each curve made by someone who had
+  never run traindx (strictly, and counting the labeller's own second readings where unsure).
 
 The symptom of a report is its symptom id; a healthy report counts as ``healthy`` and an
 out-of-scope one as ``out_of_scope``. Everything runs in-process through the CLI (click's test
@@ -161,14 +162,28 @@ def run_pasted(root: str, split: str | None, verbose: bool) -> dict:
 
 
 def run_real(root: str, verbose: bool) -> dict:
-    got = {}
+    """Each real log through ``--log``, scored against ``real_logs/labels.yaml`` (one expert's reading)."""
+    labels_path = os.path.join(HERE, "real_logs", "labels.yaml")
+    labels = {}
+    if os.path.exists(labels_path):
+        with open(labels_path, encoding="utf-8") as fh:
+            labels = {e["file"]: e for e in yaml.safe_load(fh) or []}
+    got, strict, lenient = {}, 0, 0
     for fn in sorted(os.listdir(root)):
         if fn.endswith(".csv"):
             rep = _diagnose(["--log", os.path.join(root, fn)])
             got[fn] = _symptom(rep) or rep.get("error")
+            lab = labels.get(fn)
+            ok = bool(lab) and got[fn] == lab["symptom"]
+            ok2 = bool(lab) and (ok or got[fn] in (lab.get("also_acceptable") or []))
+            strict += ok
+            lenient += ok2
             if verbose:
-                print(f"{fn}: {got[fn]}")
-    return {"logs": len(got), "by_symptom": dict(Counter(got.values())), "each": got}
+                want = f"want {lab['symptom']}" + (f" (or {', '.join(lab['also_acceptable'])})"
+                                                   if lab and lab.get("also_acceptable") else "") if lab else ""
+                print(f"{'+' if ok else ('~' if ok2 else '-')} {fn}: {got[fn]}  {want}")
+    return {"logs": len(got), "labelled": sum(1 for f in got if f in labels), "strict": strict,
+            "with_second_readings": lenient, "by_symptom": dict(Counter(map(str, got.values()))), "each": got}
 
 
 def main(argv=None) -> int:
@@ -193,8 +208,10 @@ def main(argv=None) -> int:
                   f"({100 * r['symptom'] / max(1, r['logs']):.1f}%), unreadable {r['unread']}")
     else:
         res = run_real(a.root or REAL, a.verbose)
-        print(f"{res['logs']} real logs: " + ", ".join(f"{k} {v}" for k, v in sorted(res["by_symptom"].items(),
-                                                                                     key=str)))
+        print(f"{res['logs']} real logs, {res['labelled']} labelled: symptom {res['strict']}/{res['labelled']} "
+              f"({100 * res['strict'] / max(1, res['labelled']):.1f}%) against the label, "
+              f"{res['with_second_readings']}/{res['labelled']} counting the labeller's second readings; read as "
+              + ", ".join(f"{k} {v}" for k, v in sorted(res["by_symptom"].items())))
     if a.json:
         print(json.dumps(res, indent=1, default=str))
     return 0
