@@ -165,3 +165,34 @@ def test_an_unreadable_log_fails_in_one_line_naming_the_file_and_line(tmp_path, 
     assert len(err.splitlines()) == 1, err
     assert re.search(r"garbage\.log:\d+|garbage\.log.*\bline", err), err   # file:line, or the lines tried
     assert "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("text, role, name", [
+    ("\n".join(f"epoch {i} [loss]: {4.99 - 0.3 * i:.2f} [acc]: {0.3 + 0.05 * i:.2f}" for i in range(1, 6)),
+     "loss", "loss"),
+    ("\n".join(f"Epoch {i}, Cost {3.2 - 0.3 * i:.3f}" for i in range(1, 6)), "loss", "Cost"),
+    ("\n".join(f"\tBatch {i}\tCost {2.0 - 0.1 * i:.4f}" for i in range(1, 6)), "loss", "Cost"),
+    ("\n".join(f"[{i}/100] G_Loss: {{{1.2 + 0.01 * i:.3f}, 1.100}} D_Loss: {{{0.7 - 0.01 * i:.3f}, 0.690}}"
+               for i in range(1, 6)), "loss", "G_Loss"),
+    ("\n".join(f"step {i} | loss: {2.5 - 0.2 * i:.3f} | grad norm: 1.2 | learning rate: 3E-04" for i in range(1, 6)),
+     "lr", "learning rate"),
+])
+def test_console_shapes_found_in_pasted_logs(text, role, name):
+    from traindx.probes.readers.console import read_console_text
+    log = read_console_text(text)
+    assert log.columns.get(role) == name and log.series[role].rows == 5
+
+
+def test_a_duration_called_cost_is_not_a_loss():
+    from traindx.probes.readers.console import read_console_text
+    text = "\n".join(f"Epoch[{i}] Train-accuracy={0.5 + 0.05 * i:.3f}\nEpoch[{i}] Time cost={85 + i:.3f}\n"
+                     f"Epoch: {i}, cost 14.0{i} s" for i in range(1, 6))
+    log = read_console_text(text)
+    assert "loss" not in log.series and log.series["accuracy"].rows == 5
+
+
+def test_one_keras_epoch_with_a_wide_gap_is_overfitting(tmp_path):
+    p = tmp_path / "k.log"
+    p.write_text("Epoch 30/30\n1875/1875 [==============================] - 5s 3ms/step - loss: 0.0301 - "
+                 "accuracy: 0.9912 - val_loss: 2.1034 - val_accuracy: 0.5934\n")
+    assert _diagnose("--log", str(p))["symptom"]["id"] == "overfitting"

@@ -86,6 +86,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _EXTRA_FILLER = {"average", "avg", "mean", "running", "current", "smoothed", "batch", "epoch", "set",
                  "subset", "net", "output", "on", "the", "of", "model", "overall", "total", "final",
                  "last", "this", "data", "top", "for", "in", "at", "is", "a"}
+_TIME_WORDS = {"time", "duration", "elapsed", "wall", "speed", "eta", "runtime", "seconds"}
 _PPL = {"ppl", "perplexity"}
 _SUMMARY_WORDS = {"best", "min", "max", "lowest", "highest", "minimum", "maximum", "worst", "previous",
                   "prev", "target", "threshold", "patience", "init", "initial", "base", "warmup",
@@ -302,6 +303,8 @@ class ConsoleReader(LineParser):
         if norm in self.cmap:
             return self.cmap[norm], -1, phrase, None
         words = [w for w in norm.split("_") if w]
+        if "cost" in words and _TIME_WORDS.intersection(words):
+            return None  # "Time cost=85.5": what the epoch cost in time, not the objective
         if _SUMMARY_WORDS.intersection(words):
             return None  # "best val_loss: 0.71" summarises the run; it is not a point of its curve
         own = next((_SPLIT[w] for w in words if w in _SPLIT), None)

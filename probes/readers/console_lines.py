@@ -41,7 +41,10 @@ _TOKEN = re.compile(
     r"|(?P<junk>\d[\w.]*)"
     r"|(?P<name>[A-Za-z_][\w]*(?:[./@\-][A-Za-z_]\w*)*)"
     r"|(?P<sep>[^\sA-Za-z0-9_])", re.IGNORECASE)
-_PAIR_SEP = {":", "=", "'", '"'}
+_PAIR_SEP = {":", "=", "'", '"', "]", "{"}   # [loss]: 4.99, G_Loss: {1.20, 1.10}
+#: a number followed by one of these is a duration (``cost 14.01 s``), not a metric
+_TIME_UNITS = {"s", "sec", "secs", "second", "seconds", "ms", "min", "mins", "minutes", "h", "hr", "hrs",
+               "hours"}
 
 _SPLIT = {"train": "train", "training": "train", "trn": "train", "tr": "train",
           "val": "val", "valid": "val", "validation": "val", "validate": "val", "eval": "val",
@@ -329,6 +332,10 @@ class LineParser:
                     i += 1
                     continue
             if phrase and kind in ("num", "frac"):
+                if i + 1 < n and toks[i + 1][0] == "name" and toks[i + 1][1].lower() in _TIME_UNITS:
+                    phrase = []       # "cost 14.01 s": a duration
+                    i += 2
+                    continue
                 out.append((" ".join(phrase[-6:]), kind, pos, end, phrase_pos))
                 used.add(i)
                 phrase = []

@@ -171,7 +171,7 @@ _FILLER = {"avg", "mean", "total", "epoch", "step", "batch", "running", "smoothe
            "on", "per", "set", "data", "top1"}
 #: names of the objective itself: a column named by its loss function (train_mse, val_nll) is the
 #: loss when no column says "loss" (it ranks after every "loss" spelling)
-_LOSS_WORDS = {"mse", "mae", "rmse", "nll", "bce", "xent", "huber", "crossentropy", "ce"}
+_LOSS_WORDS = {"mse", "mae", "rmse", "nll", "bce", "xent", "huber", "crossentropy", "ce", "cost"}
 _MISSING = {"", "na", "n/a", "null", "none", "nil", "-", "--", "?", "missing"}
 _TENSOR_RE = re.compile(r"^\s*tensor\(\s*\[?\s*([-+]?(?:[0-9.]+(?:[eE][-+]?[0-9]+)?|nan|inf))",
                         re.IGNORECASE)
@@ -203,6 +203,8 @@ def match_role(name: str) -> tuple[str, int] | None:
     allowed = _FILLER | _SPLIT_TRAIN | _SPLIT_VAL
     if "loss" in tokens and tokens - {"loss"} <= allowed:
         return ("val_loss" if tokens & _SPLIT_VAL else "loss"), 100
+    if "loss" in tokens and len(tokens) == 2 and len(min(tokens, key=len)) == 1:
+        return "loss", 200   # G_Loss, D_Loss, T_Loss: one net's loss, after every plainer name
     words = tokens - allowed
     if "cross" in words and "entropy" in words:
         words = (words - {"cross", "entropy"}) | {"crossentropy"}
