@@ -48,12 +48,16 @@ TRUE_ONLY_FOR = {"rl_training": {"out_of_scope"}, "wants_architecture_advice": {
 SAME_AS = {"current_loss": "train_loss", "train_loss": "current_loss"}
 
 
-def load(split: str) -> list[dict]:
+def load(split: str, exclude=()) -> list[dict]:
+    """The entries of a split; files whose names start with one of ``exclude`` are never opened
+    (a held-out file kept for someone else's first run)."""
     halves = ["tune", "test"] if split == "all" else [split]
     out = []
     for half in halves:
         folder = os.path.join(CORPUS, half)
         for name in sorted(os.listdir(folder)):
+            if any(name.startswith(x) for x in exclude):
+                continue
             if name.endswith(".yaml"):
                 with open(os.path.join(folder, name), encoding="utf-8") as fh:
                     for e in yaml.safe_load(fh) or []:
@@ -166,6 +170,26 @@ def summarise(rows: list[dict]) -> dict:
         rs = [r for r in rows if r["expected"] == sym]
         if rs:
             per[sym] = {"n": len(rs), "right": sum(r["got"] == sym for r in rs)}
+    # per fact name (aggregate only, so the test half can be reported by class without reading a post)
+    by_fact: dict = {}
+    for r in rows:
+        for name in r["read_ok"]:
+            by_fact.setdefault(name, {"stated": 0, "read": 0, "wrong": 0, "missed": 0, "extra_wrong": 0})
+            by_fact[name]["stated"] += 1
+            by_fact[name]["read"] += 1
+        for name in r["missed"]:
+            by_fact.setdefault(name, {"stated": 0, "read": 0, "wrong": 0, "missed": 0, "extra_wrong": 0})
+            by_fact[name]["stated"] += 1
+            by_fact[name]["missed"] += 1
+        for item in r["read_wrong"]:
+            name = item.split("=", 1)[0]
+            by_fact.setdefault(name, {"stated": 0, "read": 0, "wrong": 0, "missed": 0, "extra_wrong": 0})
+            by_fact[name]["stated"] += 1
+            by_fact[name]["wrong"] += 1
+        for item in r["extra_wrong"]:
+            name = item.split("=", 1)[0]
+            by_fact.setdefault(name, {"stated": 0, "read": 0, "wrong": 0, "missed": 0, "extra_wrong": 0})
+            by_fact[name]["extra_wrong"] += 1
     u = [r["understand_ms"] for r in rows]
     uc = [r["understand_cpu_ms"] for r in rows]
     t = [r["total_ms"] for r in rows]
@@ -173,7 +197,7 @@ def summarise(rows: list[dict]) -> dict:
             "facts_stated": stated, "facts_read": read, "fact_recall": read / stated if stated else 0.0,
             "facts_read_wrong": wrong, "facts_extra_unverified": sum(len(r["extra"]) for r in rows),
             "healthy_posts": len(healthy), "healthy_given_cause_over_0_5": len(alarmed),
-            "per_symptom": per, "confusion": confusion,
+            "per_symptom": per, "confusion": confusion, "by_fact": by_fact,
             "understand_ms_mean": statistics.fmean(u) if u else 0.0, "understand_ms_p95": p95(u),
             "understand_cpu_ms_mean": statistics.fmean(uc) if uc else 0.0, "understand_cpu_ms_p95": p95(uc),
             "complaint_ms_mean": statistics.fmean(t) if t else 0.0, "complaint_ms_p95": p95(t)}
@@ -203,6 +227,13 @@ def print_summary(split: str, s: dict) -> None:
         print(f"    {e:14s}" + "".join(f"{row.get(c, 0) or '.':>6}" for c in cols) + f"   {row.get(e, 0)}/{n}")
 
 
+def print_by_fact(s: dict) -> None:
+    print("  by fact (stated: read / missed / read wrong; unstated read wrong)")
+    for name, c in sorted(s["by_fact"].items(), key=lambda kv: (-kv[1]["stated"], kv[0])):
+        print(f"    {name:24s} {c['stated']:4d}: {c['read']:4d} / {c['missed']:3d} / {c['wrong']:3d};"
+              f" {c['extra_wrong']:3d}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", choices=["tune", "test", "all"], default="tune")
@@ -210,6 +241,9 @@ def main(argv=None) -> int:
     ap.add_argument("--show-failures", action="store_true",
                     help="list each misread entry (tune half only: the test half is never inspected)")
     ap.add_argument("--kb", action="append", default=[], help="extra knowledge pack folder(s)")
+    ap.add_argument("--exclude", action="append", default=[], metavar="PREFIX",
+                    help="skip corpus files whose names start with PREFIX, unopened (e.g. --exclude web_c)")
+    ap.add_argument("--by-fact", action="store_true", help="add recall and errors per fact name (totals only)")
     ap.add_argument("--words-only", action="store_true",
                     help="give the whole text to the understanding (no pasted-log split)")
     args = ap.parse_args(argv)
@@ -219,7 +253,7 @@ def main(argv=None) -> int:
     from traindx.engine.api import load_kb
     kb = load_kb(args.kb)
     load_s = time.perf_counter() - t0
-    rows = [score_entry(kb, e, args.words_only) for e in load(args.split)]
+    rows = [score_entry(kb, e, args.words_only) for e in load(args.split, args.exclude)]
     s = summarise(rows)
     s["kb_load_s"] = round(load_s, 3)
     s["torch_imported"] = "torch" in sys.modules
@@ -227,6 +261,8 @@ def main(argv=None) -> int:
         print(json.dumps(s, indent=1))
     else:
         print_summary(args.split, s)
+        if args.by_fact:
+            print_by_fact(s)
         print(f"  knowledge base loaded in {load_s:.2f} s; torch imported: {s['torch_imported']}")
     if args.show_failures:
         for r in rows:

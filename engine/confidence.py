@@ -39,7 +39,14 @@ def priors(causes: Iterable[str], symptom_priors: Mapping[str, float] | None, pa
     each = (remainder - other) / len(unlisted) if unlisted else 0.0
     out = {c: listed.get(c, each) for c in causes}
     out[OTHER] = max(other, 1e-6)
-    return _normalise(out)
+    out = _normalise(out)
+    # no cause is diagnosed on its prior alone: what a symptom's base rate gives above the cap
+    # goes to "none of these" until evidence for that cause arrives
+    cap = p["confidence.max_prior"]
+    excess = sum(v - cap for c, v in out.items() if c != OTHER and v > cap)
+    if excess > 0:
+        out = {c: (min(v, cap) if c != OTHER else v + excess) for c, v in out.items()}
+    return out
 
 
 def _normalise(dist: Mapping[str, float]) -> dict[str, float]:

@@ -83,6 +83,7 @@ class _Cue:
     negatable: bool
     source: str
     states: dict = field(default_factory=dict)
+    says: str | None = None           # "chance" / "progress": where the phrasing puts the loss
 
 
 @dataclass
@@ -164,7 +165,8 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
                     if fid not in facts:
                         raise KBError(f"unknown fact {fid!r} in a phrase's states", str(where))
                 lang.cues.append(_Cue(sid, _compile(p["pattern"], lang.terms, str(where)), float(p.get("weight", 1.0)),
-                                      bool(p.get("negatable", True)), str(where), dict(p.get("states", {}))))
+                                      bool(p.get("negatable", True)), str(where), dict(p.get("states", {})),
+                                      p.get("says")))
             for p in s.get("negated", []):
                 lang.cues.append(_Cue(sid, _compile(p["pattern"], lang.terms, str(where)), -float(p.get("weight", 1.0)),
                                       False, str(where)))
@@ -252,9 +254,13 @@ def understand(text: str, lang: Language) -> Understanding:
     for r in readings:
         if r.fact not in best:
             best[r.fact] = r
+    # "the initial loss is 4.6": that number is the starting loss, not the current one
+    if "initial_loss" in best and "train_loss" in best and best["train_loss"].span[1] == best["initial_loss"].span[1]:
+        del best["train_loss"]
     # the symptom from the phrases
     scores: dict[str, float] = {}
     strongest: dict[str, tuple] = {}
+    says: set = set()
     # the first sentence (a post's title, a user's opening words) names the problem: its phrasings weigh more
     first = re.search(r"[.?!\n。？！]", work.strip())
     title_end = (first.start() + (len(work) - len(work.lstrip()))) if first else len(work)
@@ -272,11 +278,14 @@ def understand(text: str, lang: Language) -> Understanding:
                 weight *= title_weight
                 m = inside
         scores[cue.symptom] = scores.get(cue.symptom, 0.0) + weight
+        if weight > 0 and cue.says:
+            says.add(cue.says)
         for fid, val in cue.states.items():
             if fid not in best:
                 best[fid] = Reading(fid, val, m.span(), " ".join(m.group(0).split()))
         if weight > 0 and weight > strongest.get(cue.symptom, (0,))[0]:
             strongest[cue.symptom] = (weight, m.span(), m.group(0))
+    _level(scores, strongest, says, best, lang, work)
     u.scores = {k: round(v, 3) for k, v in scores.items()}
     floor = float(lang.params.get("language.min_symptom_score", 1.0))
     ranked = sorted(((v, k) for k, v in scores.items() if k in strongest), reverse=True)
@@ -299,6 +308,103 @@ def understand(text: str, lang: Language) -> Understanding:
         best["task_type"] = Reading("task_type", "binary", r.span, r.phrase + " · " + best["num_classes"].phrase)
     u.facts = sorted(best.values(), key=lambda r: r.span[0])
     return u
+
+
+def _credit(scores: dict, strongest: dict, side: str, w: float, reading) -> None:
+    """``w`` more for ``side``; with no phrasing of its own, the number that argued for it is its phrase."""
+    scores[side] = scores.get(side, 0.0) + w
+    if side not in strongest and reading is not None:
+        strongest[side] = (w, reading.span, reading.phrase)
+
+
+def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language, text: str = "") -> None:
+    """Not Learning or Plateau? Generic wording ("the loss is not decreasing", "stuck", "doesn't
+    change") fits both; where the loss stands tells them apart. A phrasing or a stated number that
+    puts it at chance (a constant prediction, accuracy 1/C, loss ln C, "from the start") argues for
+    Not Learning; one that shows it moved first ("after 20 epochs", "no longer") or a level only
+    learning reaches (accuracy well above chance, a loss far below ln C) argues for Plateau. When
+    one side has such evidence and the other none, it gets ``language.level_weight``."""
+    top = max(scores, key=scores.get) if scores else None
+    if top == "overfitting":
+        _close_numbers(scores, strongest, best, lang)
+        return
+    if top == "instability":
+        _small_swing(scores, strongest, lang, text)
+        return
+    if top not in ("not_learning", "plateau"):
+        return
+    chance, learned = "chance" in says, "progress" in says
+    witness = {}
+    c = best["num_classes"].value if "num_classes" in best else None
+    if c is None and "task_type" in best and best["task_type"].value == "binary":
+        c = 2
+    good = float(lang.params.get("language.learned_accuracy", 0.6))
+    for f in ("train_accuracy", "val_accuracy"):
+        if f in best and isinstance(best[f].value, (int, float)):
+            a = float(best[f].value)
+            if c and c >= 2 and abs(a - 1.0 / c) <= 0.03:
+                chance = True
+                witness.setdefault("not_learning", best[f])
+            elif a >= good and (not c or a >= 2.0 / c):
+                learned = True
+                witness.setdefault("plateau", best[f])
+    for f in ("train_loss", "current_loss"):
+        if f in best and isinstance(best[f].value, (int, float)) and best[f].value >= 0:
+            v = float(best[f].value)
+            if c and c >= 2:
+                ln = math.log(c)
+                if abs(v - ln) <= 0.05 * ln:
+                    chance = True
+                    witness.setdefault("not_learning", best[f])
+                elif v < 0.5 * ln:
+                    learned = True
+                    witness.setdefault("plateau", best[f])
+    if chance == learned:
+        return
+    w = float(lang.params.get("language.level_weight", 2.0))
+    side = "plateau" if learned else "not_learning"
+    _credit(scores, strongest, side, w, witness.get(side))
+
+
+_BETWEEN = re.compile(r"\bbetween\s+~?\s*(?P<a>\d+\.?\d*|\.\d+)\s*%?\s*(?:and|-|–|to|&)\s*"
+                      r"~?\s*(?P<b>\d+\.?\d*|\.\d+)\s*%?", re.IGNORECASE)
+
+
+def _small_swing(scores: dict, strongest: dict, lang: Language, text: str) -> None:
+    """Swing words over a range that is narrow ("fluctuates between 0.31 and 0.33", "between 91% and
+    93%": within ``language.small_swing`` of its top) describe ordinary step-to-step noise — healthy."""
+    ranges = [(m, parse_number(m.group("a")), parse_number(m.group("b"))) for m in _BETWEEN.finditer(text)]
+    ranges = [(m, a, b) for m, a, b in ranges if isinstance(a, (int, float)) and isinstance(b, (int, float))
+              and max(abs(a), abs(b)) > 0]
+    if not ranges:
+        return
+    tol = float(lang.params.get("language.small_swing", 0.1))
+    if all(abs(b - a) / max(abs(a), abs(b)) <= tol for _, a, b in ranges):
+        w = float(lang.params.get("language.level_weight", 2.0))
+        m = ranges[0][0]
+        scores["instability"] -= w
+        _credit(scores, strongest, "healthy", 2 * w, Reading("", None, m.span(), m.group(0)))
+
+
+def _close_numbers(scores: dict, strongest: dict, best: dict, lang: Language) -> None:
+    """Overfitting words ("is it overfitting?") over stated numbers that show no gap — training and
+    validation accuracy within ``language.no_gap_accuracy``, or a validation loss no more than that
+    share above the training loss — describe a healthy run: the numbers outweigh the worry (overfitting loses twice
+    ``language.level_weight``, healthy gains it once)."""
+    tol = float(lang.params.get("language.no_gap_accuracy", 0.05))
+    close, pair = None, ()
+    if "train_accuracy" in best and "val_accuracy" in best:
+        pair = (best["train_accuracy"], best["val_accuracy"])
+        close = abs(float(pair[0].value) - float(pair[1].value)) <= tol
+    elif "train_loss" in best and "val_loss" in best and float(best["train_loss"].value) > 0:
+        pair = (best["train_loss"], best["val_loss"])
+        close = float(pair[1].value) <= (1 + tol) * float(pair[0].value)
+    if close:
+        w = float(lang.params.get("language.level_weight", 2.0))
+        scores["overfitting"] -= 2 * w
+        a, b = pair
+        both = Reading("", None, (min(a.span[0], b.span[0]), max(a.span[1], b.span[1])), f"{a.phrase} · {b.phrase}")
+        _credit(scores, strongest, "healthy", w, both)
 
 
 def _value_of(ex: _Extractor, m: re.Match, lang: Language, text: str):
@@ -386,6 +492,8 @@ _RANGE_BEFORE = re.compile(r"(?:\d\s*(?:-|–|~|\band|\bor|to)|\bbetween|\[|\[\s
 _SENTENCE = re.compile(r"(?<=[A-Za-z0-9)\]\"'])[.!?]\s+(?=[A-Z])|[\n;]|[!?]\s|。|；|！|？")
 _NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])[~]?\s?(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d)",  # noqa: E501
                      re.IGNORECASE)
+_SPLIT_AFTER = re.compile(r"\s*(?:%\s*)?(?:(?:acc\w*|loss(?:es)?)\s+)?(?:on|for|in)\s+(?:the\s+|my\s+|our\s+|a\s+)?",
+                          re.IGNORECASE)
 _FROM_TO = re.compile(r"^\s*%?\s*(?:to|->|→|=>|==>)\s*~?\s*$", re.IGNORECASE)
 
 
@@ -460,6 +568,9 @@ def _read_metrics(text: str, lang: Language) -> list[Reading]:  # noqa: C901
                 continue                           # a split word alone names a value only right before it
         metric = next((mk[3] for mk in reversed(before) if mk[2] == "metric"), None)
         split = next((mk[3] for mk in reversed(before) if mk[2] == "split"), None)
+        # "61% accuracy on validation", "90% on the training set": a split named right after wins
+        split = next((mk[3] for mk in marks if mk[2] == "split" and mk[0] >= n.end()
+                      and _SPLIT_AFTER.fullmatch(text[n.end():mk[0]])), split)
         if metric is None:
             # "train: 10%, valid 0.23": a split word right before the number: % -> accuracy, else loss
             metric = "accuracy" if raw.endswith("%") else "loss"

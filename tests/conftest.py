@@ -25,7 +25,7 @@ def run_cli(*args, input=None, cwd=None, env=None):
     e.pop("NO_COLOR", None)
     e.update(env or {})
     return subprocess.run([sys.executable, "-m", "traindx.engine", *args], input=input, capture_output=True,
-                          text=True, cwd=cwd, env=e, timeout=120)
+                          text=True, cwd=cwd, env=e, timeout=600)
 
 
 @pytest.fixture

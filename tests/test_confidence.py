@@ -9,12 +9,21 @@ from traindx.engine.parameters import shipped
 
 
 def test_priors_keep_listed_values_and_sum_to_one():
-    p = cf.priors(["a", "b", "c", "d"], {"a": 0.5, "b": 0.2})
+    p = cf.priors(["a", "b", "c", "d"], {"a": 0.4, "b": 0.3})
     assert math.isclose(sum(p.values()), 1.0)
-    assert math.isclose(p["a"], 0.5) and math.isclose(p["b"], 0.2)
+    assert math.isclose(p["a"], 0.4) and math.isclose(p["b"], 0.3)
     # the remaining 0.3 is shared half by "none of these", half by the unlisted causes
     assert math.isclose(p[cf.OTHER], 0.15)
     assert math.isclose(p["c"], 0.075) and math.isclose(p["d"], 0.075)
+
+
+def test_no_cause_is_diagnosed_on_its_prior_alone():
+    params = shipped()
+    p = cf.priors(["a", "b", "c"], {"a": 0.7, "b": 0.1}, params)
+    assert math.isclose(sum(p.values()), 1.0)
+    assert p["a"] == params["confidence.max_prior"] < params["confidence.diagnosed"]
+    assert math.isclose(p[cf.OTHER], 0.1 + (0.7 - params["confidence.max_prior"]))   # the excess: "none of these"
+    assert math.isclose(p["b"], 0.1)
 
 
 def test_priors_without_symptom_are_uniform():

@@ -279,3 +279,9 @@ def test_bounded_memory_on_many_names_and_long_lines(tmp_path):
     log = read_console(_write(tmp_path, "\n".join(lines)))
     assert log["loss"].rows >= 3
     assert math.isfinite(log["loss"].points[0].mean)
+
+
+def test_a_percent_sign_on_a_loss_is_not_a_fraction(tmp_path):
+    log = read_console(_write(tmp_path, "Epoch: 001/010 | Train: 10.000% | Loss: 2.520%\n"
+                                        "Epoch: 010/010 | Train: 10.000% | Loss: 2.303%\n"))
+    assert _vals(log, "loss") == pytest.approx([2.52, 2.303])

@@ -22,7 +22,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-HARD_TIMEOUT = 45          # seconds for a whole 2-process run; a hang fails the test
+HARD_TIMEOUT = 400         # seconds for a whole 2-process run (a loaded machine included); a hang fails the test
 
 
 # =========================================================================== the worker (one rank)
@@ -65,7 +65,7 @@ def _worker(scenario: str, out_dir: str) -> int:
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     crit = nn.CrossEntropyLoss()
     every = {"desync": 5, "hang_local": 5, "raise_local": 5}.get(scenario, 10)
-    timeout_s = 3.0 if scenario.startswith(("hang", "raise", "crash")) else 20.0
+    timeout_s = 15.0 if scenario.startswith(("hang", "raise", "crash")) else 60.0   # room for a loaded machine
     epochs = 4
 
     w = watch_distributed(model, opt, train_loader=loader, criterion=crit, every=every, timeout_s=timeout_s)
@@ -81,7 +81,7 @@ def _worker(scenario: str, out_dir: str) -> int:
                     if scenario == "raise_local" and rank == 1 and step == 7:
                         raise ValueError("bad batch on rank 1")
                     if scenario == "hang_local" and rank == 1 and step == 7:
-                        time.sleep(60)             # stuck (a dead NFS mount, a deadlocked worker...)
+                        time.sleep(600)            # stuck (a dead NFS mount, a deadlocked worker...)
                     out = model(xb)
                     loss = crit(out, yb)
                     w.observe(loss, outputs=out, targets=yb)
@@ -97,7 +97,7 @@ def _worker(scenario: str, out_dir: str) -> int:
             if scenario == "hang_exit" and rank == 1:
                 result["hanging"] = True
                 _write(out_dir, rank, result)
-                time.sleep(60)                     # stuck after training, inside the with block
+                time.sleep(600)                    # stuck after training, inside the with block
     except Exception as e:                          # the user's own crash: keep the process alive to report
         error = f"{type(e).__name__}: {e}"
     t_end = time.perf_counter()
@@ -130,7 +130,7 @@ def _worker(scenario: str, out_dir: str) -> int:
         result["findings"] = [f.to_dict() for f in w.findings()]
     _write(out_dir, rank, result)
     if scenario in ("raise_late", "raise_local") and rank == 1:
-        time.sleep(60)                             # a rank that raised and lingers (killed by the test)
+        time.sleep(600)                            # a rank that raised and lingers (killed by the test)
     if error is None:
         dist.destroy_process_group()
     return 0
@@ -296,41 +296,41 @@ def test_rank_crash_mid_training_other_rank_finishes_and_names_it(tmp_path):
     assert "1" in d["missing"] and "corrupt record in shard 1" in d["missing"]["1"]
     assert d["facts"]["ranks_not_reporting"] == [1]
     assert any("rank 1 did not report" in c for c in r0["report"]["caveats"])
-    assert elapsed < 50          # the lingering ranks sleep 60 s: bounded well under that, also on a loaded machine
+    assert elapsed < 300         # the lingering ranks sleep 600 s: bounded well under that, also on a loaded machine
 
 
 @slow
 def test_rank_raising_mid_training_other_rank_finishes(tmp_path):
     # no DDP: only the watch's exchange connects the ranks. Rank 1 raises at step 7 (its process stays
     # alive, as under a retry loop); rank 0's exchange at step 10 stops at rank 1's "closed" mark, or
-    # times out within timeout_s (3 s) if it got there first; rank 0 trains on and names rank 1's error
+    # times out within timeout_s (15 s) if it got there first; rank 0 trains on and names rank 1's error
     res, _ = run_ranks("raise_local", tmp_path, wait_for=(0,))
     r0 = res[0]
     assert r0["error"] is None and r0["steps"] == 32
     d = r0["dist"]
     ex = d["exchanges"]
     assert (ex[0]["step"], ex[0]["ok"]) == (5, True)
-    assert all(e["gather_ms"] <= 5000 for e in ex)
+    assert all(e["gather_ms"] <= (15.0 + 60) * 1000 for e in ex)
     assert len(ex) == 1 or (ex[1]["step"], ex[1]["ok"]) == (10, False)
     assert "step 7: ValueError: bad batch on rank 1" in d["missing"]["1"]
     assert d["broken"] is not None
-    assert r0["elapsed"] < 3.0 + 40   # timeout_s plus a loaded machine's slack; a hang would be 60 s
+    assert r0["elapsed"] < 15.0 + 240  # timeout_s plus a loaded machine's slack; a hang would be 600 s
 
 
 @slow
 def test_hung_rank_exchange_times_out_and_training_goes_on(tmp_path):
     # no DDP here, so only the watch's exchange can block: rank 1 hangs at step 7, rank 0's exchange
-    # at step 10 times out after timeout_s (3 s), then rank 0 trains on to the end without exchanging
+    # at step 10 times out after timeout_s (15 s), then rank 0 trains on to the end without exchanging
     res, elapsed = run_ranks("hang_local", tmp_path, wait_for=(0,))
     r0 = res[0]
     assert r0["error"] is None and r0["steps"] == 32
     d = r0["dist"]
     ex = d["exchanges"]
     assert [(e["kind"], e["step"], e["ok"]) for e in ex] == [("periodic", 5, True), ("periodic", 10, False)]
-    assert 2.5 <= ex[1]["gather_ms"] / 1e3 <= 3.0 + 2.0
+    assert 14.0 <= ex[1]["gather_ms"] / 1e3 <= 15.0 + 60   # a loaded machine may wake it late
     assert "did not reach the periodic exchange at step 10" in d["missing"]["1"]
     assert d["facts"]["ranks_not_reporting"] == [1]
-    assert r0["elapsed"] < 3.0 + 40   # timeout_s plus a loaded machine's slack; a hang would be 60 s
+    assert r0["elapsed"] < 15.0 + 240  # timeout_s plus a loaded machine's slack; a hang would be 600 s
     assert 1 not in res or res[1].get("steps") is None          # rank 1 is still stuck (killed by us)
 
 
@@ -341,7 +341,7 @@ def test_hung_rank_at_exit_rank0_times_out_within_timeout(tmp_path):
     assert r0["error"] is None and r0["steps"] == 32
     d = r0["dist"]
     last = d["exchanges"][-1]
-    assert last["kind"] == "exit" and last["ok"] is False and 2.5 <= last["gather_ms"] / 1e3 <= 3.0 + 2.0
+    assert last["kind"] == "exit" and last["ok"] is False and 14.0 <= last["gather_ms"] / 1e3 <= 15.0 + 60
     assert "did not reach the exit exchange" in d["missing"]["1"]
     assert r0["report"]["status"] in ("healthy", "insufficient_evidence", "diagnosed")
 
@@ -356,7 +356,7 @@ def test_rank_raising_after_training_is_named_without_a_hang(tmp_path):
     assert d["facts"]["ranks_not_reporting"] == [1]
     # rank 0 either saw rank 1's stop signal before its exit exchange, or waited at most timeout_s
     last = d["exchanges"][-1] if d["exchanges"] else None
-    assert last is None or last["kind"] != "exit" or last["ok"] is False and last["gather_ms"] <= 5000
+    assert last is None or last["kind"] != "exit" or last["ok"] is False and last["gather_ms"] <= (15.0 + 60) * 1000
 
 
 # =========================================================================== straggler

@@ -79,7 +79,7 @@ def test_pasted_log_in_the_interview(tmp_path):
     pexpect = pytest.importorskip("pexpect")
     env = dict(os.environ, NO_COLOR="1", COLUMNS="150")
     c = pexpect.spawn(sys.executable, ["-m", "traindx.engine", "diagnose"], cwd=str(tmp_path), env=env,
-                      encoding="utf-8", timeout=90, dimensions=(60, 150))   # a loaded machine
+                      encoding="utf-8", timeout=300, dimensions=(60, 150))   # a loaded machine
     c.expect("What is going wrong with your training?")
     paste = "my loss does not move:\n" + "\n".join(
         f"Epoch {e}/12 - loss: 2.3026 - accuracy: 0.1000 - val_loss: 2.3026 - val_accuracy: 0.1000"

@@ -75,7 +75,7 @@ def test_cli_imports_without_mcp():
     code = ("import sys; sys.modules['mcp'] = None\n"
             "import traindx.engine.frontends.cli, traindx.engine.frontends.mcp_server\n"
             "print(sorted(m for m in sys.modules if m == 'torch' or m.startswith('mcp.')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
 
@@ -84,7 +84,7 @@ def test_mcp_command_without_the_sdk_is_a_usage_error():
     code = ("import sys; sys.modules['mcp'] = None\n"
             "from traindx.engine.frontends.cli import main\n"
             "main(['mcp'], prog_name='traindx')")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
                          stdin=subprocess.DEVNULL)
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()

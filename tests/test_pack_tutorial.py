@@ -82,7 +82,7 @@ def commands(body: str):
     return out
 
 
-def cli(args, cwd, env=None, timeout=120):
+def cli(args, cwd, env=None, timeout=600):
     e = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "PYTHONPATH")}
     e.update(env or {})
     return subprocess.run([sys.executable, "-m", "traindx.engine", *args], capture_output=True, text=True,

@@ -99,10 +99,10 @@ def test_the_script_runner_hands_a_packs_overrides_to_the_childs_monitor(tmp_pat
         "opt = torch.optim.SGD(m.parameters(), lr=0.1)\nx, y = torch.randn(64, 4), torch.randint(0, 3, (64,))\n"
         "for _ in range(40):\n    loss = torch.nn.functional.cross_entropy(m(x), y)\n"
         "    opt.zero_grad(); loss.backward(); opt.step()\n")
-    facts = {f.fact for f in run_script(str(script), timeout=120).findings}
+    facts = {f.fact for f in run_script(str(script), timeout=600).findings}
     raised = {**shipped(), "train_val_gap.min_metric_steps": 10_000}
     assert params_args(raised) == ["--params", '{"train_val_gap.min_metric_steps": 10000}']
-    facts_raised = {f.fact for f in run_script(str(script), timeout=120, params=raised).findings}
+    facts_raised = {f.fact for f in run_script(str(script), timeout=600, params=raised).findings}
     assert "train_loss" in facts and "train_loss" not in facts_raised
     assert "current_loss" in facts_raised
 

@@ -37,7 +37,7 @@ for _ in range(150_000):            # 30 MB through the pipe
 sys.stdout.flush()
 print("the end", flush=True)
 """)
-    r = run_fake(script, timeout=120)
+    r = run_fake(script, timeout=600)
     assert r.stopped_reason == "finished", (r.stopped_reason, r.stderr_tail[-500:])
     assert r.steps == 3
     assert r.stdout_tail.endswith("the end")
@@ -49,7 +49,7 @@ def test_reading_stdin_gets_end_of_input_not_a_hang(tmp_path):
 answer = input("continue? ")
 print("got", repr(answer), flush=True)
 """)
-    r = run_fake(script, timeout=120)
+    r = run_fake(script, timeout=600)
     assert r.stopped_reason in ("crashed", "finished") and r.stopped_reason != "timeout"
     assert r.steps == 3
     if r.stopped_reason == "crashed":
@@ -64,7 +64,7 @@ import os
 os.chdir("/")
 print("cwd", os.getcwd(), flush=True)
 """)
-    r = run_fake(script, timeout=120)
+    r = run_fake(script, timeout=600)
     assert r.stopped_reason == "finished"
     assert r.steps == 3 and r.finding("train_loss") is not None
     assert r.stdout_tail == "cwd /"
@@ -77,7 +77,7 @@ import os, sys
 sys.stdout.write("bye\\n"); sys.stdout.flush()
 os._exit({code})
 """)
-    r = run_fake(script, timeout=120)
+    r = run_fake(script, timeout=600)
     assert r.stopped_reason == reason and r.exit_code == code
     # os._exit skips the child's exit hooks: evidence not yet sent may be lost, but the run ends in
     # a result with the script's own output and status (not a hang, not a traindx traceback)
@@ -120,7 +120,7 @@ b = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1000)"], st
 open(sys.argv[1], "w").write(f"{a.pid} {b.pid}")
 print("leaving", flush=True)
 """)
-    r = run_fake(script, [str(pidfile)], timeout=120)
+    r = run_fake(script, [str(pidfile)], timeout=600)
     assert r.stopped_reason == "finished"
     pids = _pids(pidfile)
     assert len(pids) == 2
@@ -132,7 +132,7 @@ def test_a_script_that_closes_its_output_still_reports(tmp_path):
 import os
 os.close(1); os.close(2)
 """ + STEPS)
-    r = run_fake(script, timeout=120)
+    r = run_fake(script, timeout=600)
     assert r.stopped_reason == "finished" and r.steps == 3
 
 
@@ -147,7 +147,7 @@ if __name__ == "__main__":
     p.start(); p.join()
     print("worker exit", p.exitcode, flush=True)
 """)
-    r = run_fake(script, timeout=120)
+    r = run_fake(script, timeout=600)
     assert r.stopped_reason == "finished" and r.stdout_tail == "worker exit 9"
 
 
@@ -155,7 +155,7 @@ def test_script_raising_keyboard_interrupt_or_system_exit_with_text(tmp_path):
     for name, tail, expect_code in (("ki.py", "raise KeyboardInterrupt", None),
                                     ("se.py", "raise SystemExit('config missing')", 1)):
         script = write(tmp_path / name, STEPS + tail + "\n")
-        r = run_fake(script, timeout=120)
+        r = run_fake(script, timeout=600)
         assert r.stopped_reason == "crashed", (name, r.stopped_reason)
         assert r.steps == 3
         if expect_code is not None:

@@ -12,7 +12,7 @@ PROMPT = r"\n> "
 def spawn(*args, cwd):
     env = dict(os.environ, NO_COLOR="1", COLUMNS="150")
     return pexpect.spawn(sys.executable, ["-m", "traindx.engine", "diagnose", *args], cwd=str(cwd), env=env,
-                         encoding="utf-8", timeout=90, dimensions=(60, 150))   # a loaded machine
+                         encoding="utf-8", timeout=300, dimensions=(60, 150))   # a loaded machine
 
 
 def test_interview_why_answers_and_report(tmp_path):
@@ -171,7 +171,7 @@ def test_signal_between_prompts_is_held_until_the_answer_is_in(tmp_path, sig):
     env = dict(os.environ, NO_COLOR="1", COLUMNS="150")
     c = pexpect.spawn(sys.executable, ["-c", SHIM.replace("{sig}", sig), "diagnose", "--complaint",
                                        "my model isn't learning"],
-                      cwd=str(tmp_path), env=env, encoding="utf-8", timeout=60, dimensions=(60, 150))
+                      cwd=str(tmp_path), env=env, encoding="utf-8", timeout=300, dimensions=(60, 150))
     c.expect(r"Right\?")
     c.sendline("")
     c.expect(r"\[path/skip\]")

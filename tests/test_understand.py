@@ -199,3 +199,104 @@ def test_a_bad_pattern_in_a_pack_is_one_line_with_the_file(tmp_path):
     with pytest.raises(KBError) as err:
         load_kb([str(tmp_path)], entry_point_packs=False)
     assert "lang.yaml" in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("text,fact,value", [
+    ("optimizer Adam(model.parameters(), lr=1e-3, eps=0.1)", "adam_eps", 0.1),
+    ("I train with 3e-4 as learning rate", "learning_rate", 3e-4),
+    ("the learning rate is set to 0.02", "learning_rate", 0.02),
+    ("we decay it with CosineAnnealingLR over 90 epochs", "scheduler", "cosineannealinglr"),
+    ("there is no lr scheduler at all", "scheduler", "none"),
+    ("loss=tf.keras.losses.SparseCategoricalCrossentropy()", "loss_function", "cross_entropy"),
+    ("criterion is F.binary_cross_entropy_with_logits", "loss_function", "bce_with_logits"),
+    ("x = layers.Dense(5, activation='softmax')(x)", "output_activation", "softmax"),
+    ("x = layers.Dense(5, activation='softmax')(x)", "num_classes", 5),
+    ("then I apply torch.sigmoid(logits) at the end", "output_activation", "sigmoid"),
+    ("def weighted_dice_loss(pred, target):", "custom_loss", True),
+    ("the training data is shuffled every epoch", "shuffle", True),
+    ("the samples were not shuffled", "shuffle", False),
+    ("my training set has 4,000 images and the validation set 500", "train_size", 4000),
+    ("4000 images for training and 500 for validation", "val_size", 500),
+    ("fine-tuning gpt-2 on my chat logs", "task_type", "language_modeling"),
+])
+def test_more_general_forms(kb, text, fact, value):
+    _, facts = read(kb, text)
+    assert facts[fact] == pytest.approx(value) if isinstance(value, float) else facts[fact] == value
+
+
+def test_the_task_follows_from_the_loss_and_the_classes(kb):
+    for text, task in [("using BCEWithLogitsLoss and the loss will not go down", "binary"),
+                       ("CrossEntropyLoss over 12 classes, the loss is stuck", "classification"),
+                       ("it is a multi-label problem with BCEWithLogitsLoss", "multilabel")]:
+        s = Session(kb)
+        s.add_complaint(text)
+        assert s.value("task_type") == task, text
+
+
+def test_where_the_loss_stands_tells_not_learning_from_plateau(kb):
+    # the same generic wording; the stated level decides
+    u, _ = read(kb, "accuracy does not change any more, it stays at 88% after some epochs")
+    assert u.symptom == "plateau", u.scores
+    u, _ = read(kb, "the loss does not decrease, it is 0.693 every epoch on my binary task")
+    assert u.symptom == "not_learning", u.scores
+    u, _ = read(kb, "my val accuracy does not change, 10 classes and it sits at 10%")
+    assert u.symptom == "not_learning", u.scores
+
+
+def test_overfitting_words_over_numbers_without_a_gap_read_healthy(kb):
+    u, _ = read(kb, "am I overfitting? train acc 96% and val acc 94% after 30 epochs")
+    assert u.symptom == "healthy", u.scores
+    u, _ = read(kb, "am I overfitting? train acc 99% and val acc 62% after 30 epochs")
+    assert u.symptom == "overfitting", u.scores
+
+
+def test_a_small_fluctuation_asked_about_is_healthy(kb):
+    u, _ = read(kb, "the training loss fluctuates during training, I wonder whether this is normal")
+    assert u.symptom == "healthy", u.scores
+    u, _ = read(kb, "the training loss fluctuates wildly and never settles, is this normal?")
+    assert u.symptom == "instability", u.scores
+
+
+def test_overfitting_words_alone_never_name_a_cause_above_one_half(kb):
+    s = Session(kb)
+    s.add_complaint("is my model overfitting?")
+    assert s.symptom() == "overfitting"
+    r = s.report()
+    assert r["status"] != "diagnosed"
+    assert all(c["confidence"] < kb.param("confidence.diagnosed") for c in r["root_causes"])
+
+
+def test_two_pasted_log_lines_give_values_not_a_trend(kb):
+    from traindx.engine.frontends import gather
+    text = ("the loss went down for 20 epochs and then plateaued\n"
+            "epoch 21 loss: 0.4120 acc: 0.8610\n"
+            "epoch 22 loss: 0.4118 acc: 0.8612\n")
+    prose, pasted = gather.split_paste(text)
+    read_ = gather.read_pasted(pasted, params=kb.params())
+    facts = {f.fact: f.value for f in read_.findings}
+    assert "loss_trend" not in facts and facts["current_loss"] == pytest.approx(0.4118, rel=1e-3)
+    s = Session(kb)
+    s.add_complaint(prose)
+    gather.absorb(s, read_)
+    assert s.symptom() == "plateau"
+
+
+def test_a_narrow_swing_and_an_epoch_boundary_jump_are_normal(kb):
+    u, _ = read(kb, "my val accuracy fluctuates between 91% and 93% from epoch to epoch")
+    assert u.symptom == "healthy", u.scores
+    u, _ = read(kb, "the loss oscillates between 0.5 and 3.0 all the time")
+    assert u.symptom == "instability", u.scores
+    u, _ = read(kb, "the loss jumps up at the beginning of each epoch, why?")
+    assert u.symptom == "healthy", u.scores
+
+
+@pytest.mark.parametrize("text,symptom", [
+    ("torch.cuda.is_available() returns False on the cluster node", "out_of_scope"),
+    ("gpu memory keeps increasing every epoch until the job dies", "out_of_scope"),
+    ("Missing key(s) in state_dict when I reload my weights", "out_of_scope"),
+    ("training takes too much time, 3 hours an epoch", "slow_training"),
+    ("nothing improves, I get the same loss every epoch", "not_learning"),
+])
+def test_more_ways_of_saying_it(kb, text, symptom):
+    u, _ = read(kb, text)
+    assert u.symptom == symptom, u.scores

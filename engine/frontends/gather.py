@@ -186,12 +186,33 @@ def _axis_only(line: str) -> bool:
                          line, re.IGNORECASE))
 
 
+#: facts that describe a curve's shape: a few pasted lines have values, not a shape
+_SHAPE_FACTS = frozenset({"loss_trend", "val_loss_trend", "loss_decrease_fraction", "loss_spikes", "loss_noise",
+                          "best_val_fraction", "lr_final_ratio", "lr_collapse_fraction", "lr_decay_helps",
+                          "grad_norm_trend", "step_time_trend"})
+
+
 def read_pasted(text: str, name: str = "pasted log", num_classes=None, params=None) -> Read:
-    """A pasted excerpt read like a console log file."""
+    """A pasted excerpt read like a console log file. An excerpt of fewer training-loss points
+    than ``console.min_pasted_trend_points`` gives its values (the loss, the accuracies, a NaN) but
+    no trend: two pasted lines cannot say whether a loss is flat, and a "flat" read from them
+    would outrank the user's words ("it plateaued after 20 epochs" above two lines of epochs 21-22)."""
     from traindx.probes.readers.console import read_console_text
+
+    from ..parameters import resolve
     log = read_console_text(text, name=name)
     summary = log.describe().replace(f"Read {name}:", f"Read the {name}:", 1)
-    return _analyze(log, name, num_classes, summary, params)
+    read = _analyze(log, name, num_classes, summary, params)
+    need = int(resolve(params).get("console.min_pasted_trend_points", 5))
+    loss = log.get("loss")
+    points = len(loss.finite_points()) if loss is not None else 0
+    if points < need:
+        dropped = [f for f in read.findings if f.fact in _SHAPE_FACTS]
+        if dropped:
+            read.findings = [f for f in read.findings if f.fact not in _SHAPE_FACTS]
+            read.notes.append(f"the pasted excerpt holds {points} training-loss point(s), fewer than "
+                              f"{need}: its values are used, not its trend")
+    return read
 
 
 # ------------------------------------------------------------------------------ the session side

@@ -115,7 +115,9 @@ def _cell(c: str):
         return None
 
 
-def _value(kind: str, val: str) -> float:
+def _value(kind: str, val: str, role: str | None = None) -> float:
+    """A printed value as a number: ``3/4`` -> 0.75; ``27.5%`` -> 0.275 — except for a loss, which
+    is not a fraction of anything ("Loss: 2.520%" is a loss of 2.52 printed with a stray percent sign)."""
     if kind == "frac":
         a, b = val.split("/")
         b = float(b)
@@ -124,7 +126,7 @@ def _value(kind: str, val: str) -> float:
     if pct:
         val = val[:-1]
     v = float(val)
-    return v / 100.0 if pct else v
+    return v / 100.0 if pct and not (role or "").endswith("loss") else v
 
 
 def _axes(text: str, progress: bool):
@@ -241,7 +243,7 @@ class LineParser:
         for r, kind, spec in ms:
             t = line[runs[spec[1]][0] - spec[3]: runs[spec[2]][1] + spec[4]] if spec[0] == "@" else spec[1]
             try:
-                metrics.append((r, float(t) if kind == "num" and t[-1] != "%" else _value(kind, t)))
+                metrics.append((r, float(t) if kind == "num" and t[-1] != "%" else _value(kind, t, r[0])))
             except ValueError:
                 continue
         if metrics:
@@ -294,7 +296,7 @@ class LineParser:
         vals = []
         for r, kind, (a, b) in metrics:
             try:
-                vals.append((r, _value(kind, line[a:b])))
+                vals.append((r, _value(kind, line[a:b], r[0])))
             except ValueError:
                 continue
         if vals:

@@ -274,26 +274,54 @@ def analyze(log, num_classes: int | None = None, *, min_head: int = 1,
     return an.findings, an
 
 
-def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:  # noqa: C901 -- one method, read top to bottom
-    s = log.get("loss")
-    an = out.a
-    P = out.p
-    SPIKE_BANDS, SPIKE_REL = P["curves.spike_bands"], P["curves.spike_rel"]
-    FLAT_FRACTION, DIVERGE_RISE, OSC_NOISE = P["curves.flat_fraction"], P["curves.diverge_rise"], P["curves.osc_noise"]
-    PLATEAU_SHARE, PLATEAU_REL = P["curves.plateau_share"], P["curves.plateau_rel"]
-    TAIL_FRACTION = P["curves.tail_fraction"]
-    CHANCE_TOLERANCE, NOISY = P["curves.chance_tolerance"], P["curves.noisy"]
-    WANDER_TAIL, WANDER_REBOUND = P["curves.wander_tail"], P["curves.wander_rebound"]
-    STILL_FALLING_TOTAL, STILL_FALLING_REL = P["curves.still_falling_total"], P["curves.still_falling_rel"]
-    BLIP_POINTS, RARE_SPIKES = P["curves.blip_points"], P["curves.rare_spikes"]
-    MAGNITUDE, GROWTH = P["curves.diverge_magnitude"], P["curves.oscillation_growth"]
-    if s is None:
-        an.notes.append("no training-loss column: no loss trend")
-        return None
-    pts = s.points
-    x_start, x_end = pts[0].x0, pts[-1].x1
-    span = (x_end - x_start) or 1.0
+class _LossCurve:
+    """The training loss's working state, filled in by the steps of :func:`_analyze_loss` in order.
 
+    ``fin``: the finite points; ``xs``/``means``: their steps and values; ``level``/``sig``/``sds``:
+    running median, noise band and within-bucket sd (steps 1-2 of the method); ``spike``/``spikes``:
+    the spike mask and its runs (step 3); ``cx``/``cm``/``csd``/``sm``: steps, values, sds and
+    running median without the spikes; then the levels (step 4), the recent noise (step 5) and the
+    shape tests the trend is decided from (step 6).
+    """
+
+    def __init__(self, s, fin: list):
+        pts = s.points
+        self.x_start, self.x_end = pts[0].x0, pts[-1].x1
+        self.span = (self.x_end - self.x_start) or 1.0
+        self.fin = fin
+        self.xs = [p.x for p in fin]
+        self.means = [p.mean for p in fin]
+        self.n = len(fin)
+        self.w = max(3, self.n // 40)
+
+
+def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
+    """The training loss: finiteness, spikes, levels, trend, noise and chance facts (steps 1-7, 10)."""
+    s = log.get("loss")
+    if s is None:
+        out.a.notes.append("no training-loss column: no loss trend")
+        return None
+    _loss_finiteness(log, s, out)
+    fin = [p for p in s.points if p.n]
+    if not fin:
+        return _loss_all_nonfinite(log, s, out)
+    c = _LossCurve(s, fin)
+    _loss_spikes(c, out)
+    _loss_levels(c, s, min_head)
+    _loss_shape(c, out.p)
+    trend, region, why = _loss_trend(c, s, log, out)
+    out.add("loss_trend", trend, c.x_start, c.x_end, why)
+    if region is not None:
+        out.a.region = Event("symptom", region[0], region[1], trend)
+        out.a.events.append(out.a.region)
+    _loss_level_facts(c, s, log, out)
+    _loss_oscillation_trend(c, trend, out)
+    _loss_at_chance(c, num_classes, out)
+    return trend
+
+
+def _loss_finiteness(log, s, out: _Out) -> None:
+    """``loss_has_nonfinite``, ``nan_first_step`` (and its event), ``loss_negative``."""
     out.add("loss_has_nonfinite", s.nonfinite > 0, s.first_x, s.last_x,
             f"{s.nonfinite} of {s.rows} training-loss values are NaN/Inf"
             if s.nonfinite else f"all {s.rows} training-loss values are finite")
@@ -302,43 +330,52 @@ def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
         out.add("nan_first_step", int(first_nan) if float(first_nan).is_integer() else first_nan,
                 first_nan, first_nan,
                 f"the training loss is first NaN/Inf at {log.x_label} {_fx(first_nan)}")
-        an.events.append(Event("nan", first_nan, first_nan,
-                                f"first NaN/Inf at {log.x_label} {_fx(first_nan)}"))
+        out.a.events.append(Event("nan", first_nan, first_nan,
+                                  f"first NaN/Inf at {log.x_label} {_fx(first_nan)}"))
     if s.finite:
         out.add("loss_negative", s.min < 0, s.first_x, s.last_x,
                 f"the training loss goes down to {_fmt(s.min)}, below zero" if s.min < 0
                 else f"the training loss stays at or above zero (lowest {_fmt(s.min)})")
 
-    ends_nonfinite = s.trailing_nonfinite > 0 or s.nonfinite >= 0.5 * s.rows
-    fin = [p for p in pts if p.n]
-    if not fin:
-        trend = "nonfinite"
-        start = s.nonfinite_steps[0] if s.nonfinite_steps else x_start
-        out.add("loss_trend", trend, x_start, x_end,
-                f"every training-loss value is NaN/Inf ({log.x_label}s {_fx(x_start)}-{_fx(x_end)})")
-        an.region = Event("symptom", start, x_end, "loss NaN/Inf")
-        an.events.append(an.region)
-        return trend
 
-    xs = [p.x for p in fin]
-    means = [p.mean for p in fin]
-    n = len(fin)
-    w = max(3, n // 40)
-    level = _rolling_median(means, w)
-    resid = [m - l for m, l in zip(means, level)]
-    sig = [1.4826 * v for v in _rolling_median([abs(r) for r in resid], max(3, 2 * w))]
-    sds = _rolling_median([p.sd for p in fin], max(3, 2 * w))
-    spike = [False] * n
-    if n >= 5:
-        prev = means[0]  # the last non-spike value: a spike is a jump *up* from it
-        for i in range(1, n):
-            p = fin[i]
-            band = math.hypot(sig[i], sds[i])
-            thr = max(SPIKE_BANDS * band, SPIKE_REL * abs(level[i]))
-            if p.hi - level[i] > thr and p.hi - prev > thr:
+def _loss_all_nonfinite(log, s, out: _Out) -> str:
+    """Every training-loss value is NaN/Inf: the trend is ``nonfinite`` over the whole log."""
+    x_start, x_end = s.points[0].x0, s.points[-1].x1
+    trend = "nonfinite"
+    start = s.nonfinite_steps[0] if s.nonfinite_steps else x_start
+    out.add("loss_trend", trend, x_start, x_end,
+            f"every training-loss value is NaN/Inf ({log.x_label}s {_fx(x_start)}-{_fx(x_end)})")
+    out.a.region = Event("symptom", start, x_end, "loss NaN/Inf")
+    out.a.events.append(out.a.region)
+    return trend
+
+
+def _spike_mask(c: _LossCurve, P) -> list[bool]:
+    """Step 3: which points jump up from both the running median and the last non-spike value."""
+    spike_bands, spike_rel = P["curves.spike_bands"], P["curves.spike_rel"]
+    spike = [False] * c.n
+    if c.n >= 5:
+        prev = c.means[0]  # the last non-spike value: a spike is a jump *up* from it
+        for i in range(1, c.n):
+            p = c.fin[i]
+            band = math.hypot(c.sig[i], c.sds[i])
+            thr = max(spike_bands * band, spike_rel * abs(c.level[i]))
+            if p.hi - c.level[i] > thr and p.hi - prev > thr:
                 spike[i] = True
             else:
                 prev = p.mean
+    return spike
+
+
+def _loss_spikes(c: _LossCurve, out: _Out) -> None:
+    """Steps 1-3: smoothing, noise band, spikes (``loss_spikes`` and spike events), then the curve
+    without its spikes, re-smoothed."""
+    an, n, w, fin, means = out.a, c.n, c.w, c.fin, c.means
+    c.level = _rolling_median(means, w)
+    c.resid = [m - l for m, l in zip(means, c.level)]
+    c.sig = [1.4826 * v for v in _rolling_median([abs(r) for r in c.resid], max(3, 2 * w))]
+    c.sds = _rolling_median([p.sd for p in fin], max(3, 2 * w))
+    spike = c.spike = _spike_mask(c, out.p)
     spikes: list[tuple[int, int]] = []
     for i in range(n):
         if spike[i]:
@@ -346,202 +383,240 @@ def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
                 spikes[-1] = (spikes[-1][0], i)
             else:
                 spikes.append((i, i))
-    spike_points = sum(spike)
+    c.spikes = spikes
+    c.spike_points = sum(spike)
     for a, b in spikes:
         peak = max(fin[k].hi for k in range(a, b + 1))
         an.events.append(Event("spike", fin[a].x0, fin[b].x1, f"spike to {_fmt(peak)}"))
-    out.add("loss_spikes", len(spikes), x_start, x_end,
+    out.add("loss_spikes", len(spikes), c.x_start, c.x_end,
             (f"{len(spikes)} sudden upward spike(s) in the training loss, highest "
              f"{_fmt(max(p.hi for p, f in zip(fin, spike) if f))} against a level of "
              f"{_fmt(median(means))}") if spikes else
             "no sudden upward spikes in the training loss")
 
     keep = [i for i in range(n) if not spike[i]] or list(range(n))
-    cx = [xs[i] for i in keep]
-    cm = [means[i] for i in keep]
-    csd = [fin[i].sd for i in keep]
-    nc = len(cm)
-    sm = _rolling_median(cm, w)
+    c.cx = [c.xs[i] for i in keep]
+    c.cm = [means[i] for i in keep]
+    c.csd = [fin[i].sd for i in keep]
+    c.nc = len(c.cm)
+    c.sm = _rolling_median(c.cm, w)
     if an.curves.get("loss"):
         an.curves["loss"].smooth = _rolling_median(means, w)
 
-    # initial and current
+
+def _loss_levels(c: _LossCurve, s, min_head: int) -> None:
+    """Step 4: initial and current loss, their step ranges and the decrease fraction."""
+    nc, cm, cx = c.nc, c.cm, c.cx
     if s.rows_per_point == 1 or not s.head:
-        k_head = min(nc, max(min_head, min(25, nc // 50)))
-        initial = median(cm[:k_head])
-        ia, ib = cx[0], cx[k_head - 1]
+        c.k_head = min(nc, max(min_head, min(25, nc // 50)))
+        c.initial = median(cm[:c.k_head])
+        c.ia, c.ib = cx[0], cx[c.k_head - 1]
     else:
         head = [(x, y) for x, y in s.head if math.isfinite(y)][:25]
-        initial = median(y for _, y in head)
-        ia, ib = head[0][0], head[-1][0]
-        k_head = len(head)
-    k_tail = _tail_k(nc)
-    current = median(cm[-k_tail:])
-    ta, tb = cx[-k_tail], cx[-1]
+        c.initial = median(y for _, y in head)
+        c.ia, c.ib = head[0][0], head[-1][0]
+        c.k_head = len(head)
+    c.k_tail = _tail_k(nc)
+    c.current = median(cm[-c.k_tail:])
+    c.ta, c.tb = cx[-c.k_tail], cx[-1]
+    initial, current = c.initial, c.current
     if abs(initial) > 1e-12:
-        frac = (initial - current) / abs(initial)
+        c.frac = (initial - current) / abs(initial)
     else:
-        frac = 0.0 if abs(current) <= 1e-12 else (-1.0 if current > 0 else 1.0)
+        c.frac = 0.0 if abs(current) <= 1e-12 else (-1.0 if current > 0 else 1.0)
 
+
+def _loss_shape(c: _LossCurve, P) -> None:
+    """Steps 5-6's inputs: recent noise, best level, wandering, still falling, blips and spikiness."""
+    nc, cx, cm, sm, span, x_end = c.nc, c.cx, c.cm, c.sm, c.span, c.x_end
+    tail_fraction = P["curves.tail_fraction"]
     # recent noise (last 30 % of the run)
-    tail_idx = [i for i, x in enumerate(cx) if x >= x_end - TAIL_FRACTION * span]
+    tail_idx = [i for i, x in enumerate(cx) if x >= x_end - tail_fraction * span]
     if len(tail_idx) < min(3, nc):
         tail_idx = list(range(max(0, nc - 3), nc))
+    c.tail_idx = tail_idx
     res_tail = [abs(cm[i] - sm[i]) for i in tail_idx]
-    sig_tail = math.hypot(1.4826 * median(res_tail), median(csd[i] for i in tail_idx))
-    denom = max(abs(current), 1e-3 * abs(initial), 1e-12)
-    noise = sig_tail / denom
+    c.sig_tail = math.hypot(1.4826 * median(res_tail), median(c.csd[i] for i in tail_idx))
+    denom = max(abs(c.current), 1e-3 * abs(c.initial), 1e-12)
+    c.noise = c.sig_tail / denom
     best_i = min(range(nc), key=lambda i: sm[i])
-    best = sm[best_i]
+    c.best = sm[best_i]
     # wandering: over the last 70 % the smoothed loss climbs back from a low by at least the
     # current level (it doubles) while it makes no net progress over that stretch
-    late = [v for x, v in zip(cx, sm) if x >= x_start + (1 - WANDER_TAIL) * span]
+    late = c.late = [v for x, v in zip(cx, sm) if x >= c.x_start + (1 - P["curves.wander_tail"]) * span]
     rebound, low = 0.0, math.inf
     for v in late:
         low = min(low, v)
         rebound = max(rebound, v - low)
+    c.rebound = rebound
     late_range = (max(late) - min(late)) if late else 0.0
-    wander = (len(late) >= 10 and current > 0 and rebound >= WANDER_REBOUND * current
-              and (late[0] - current) < 0.25 * late_range)
+    c.wander = (len(late) >= 10 and c.current > 0 and rebound >= P["curves.wander_rebound"] * c.current
+                and (late[0] - c.current) < 0.25 * late_range)
 
     # still falling: the median around the 70 % mark against the current level (also the plateau
     # test's reference), with the standard error of that difference of two window medians
     # (1.25: a median's efficiency)
-    x70 = x_end - TAIL_FRACTION * span
+    x70 = x_end - tail_fraction * span
     idx70 = _window(cx, x70 - 0.05 * span, x70 + 0.05 * span) or \
         [min(range(nc), key=lambda i: abs(cx[i] - x70))]
     tail_ref = median(cm[i] for i in idx70)
-    drop = tail_ref - current
-    se = 1.25 * 1.4826 * median(res_tail) * math.sqrt(1 / k_tail + 1 / len(idx70))
-    still_falling = (frac >= STILL_FALLING_TOTAL and drop >= STILL_FALLING_REL * abs(current)
-                     and drop >= 3 * se)
+    c.drop = tail_ref - c.current
+    c.se = 1.25 * 1.4826 * median(res_tail) * math.sqrt(1 / c.k_tail + 1 / len(idx70))
+    still_falling = (c.frac >= P["curves.still_falling_total"]
+                     and c.drop >= P["curves.still_falling_rel"] * abs(c.current)
+                     and c.drop >= 3 * c.se)
     # hard batches, not instability: while the loss is still clearly falling, "spikes" that are
     # single points (the loss is back in its band at the next point) are the heavy upper tail of
     # per-batch losses (a few badly fitted examples in a batch), not a run being knocked off course
     # -- and so are a few of them in a long run (under one point in 200): a run that "keeps
     # spiking" does so more often, or takes more than one point to recover
-    blips = (bool(spikes) and spike_points <= BLIP_POINTS * len(spikes)
-             and (still_falling or len(spikes) < RARE_SPIKES * n))
-    spiky = (len(spikes) >= 3 or (len(spikes) >= 2 and spike_points >= 0.15 * n)) and not blips
+    spikes = c.spikes
+    c.blips = (bool(spikes) and c.spike_points <= P["curves.blip_points"] * len(spikes)
+               and (still_falling or len(spikes) < P["curves.rare_spikes"] * c.n))
+    c.spiky = (len(spikes) >= 3 or (len(spikes) >= 2 and c.spike_points >= 0.15 * c.n)) and not c.blips
 
-    # trend
-    region = None
-    rise = current - initial
-    if ends_nonfinite:
-        trend = "nonfinite"
+
+def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, str]:
+    """Step 6: ``(trend, symptom region or None, why)``; the first trend whose test holds wins."""
+    P = out.p
+    initial, current = c.initial, c.current
+    if s.trailing_nonfinite > 0 or s.nonfinite >= 0.5 * s.rows:
         start = s.trailing_nonfinite_x if s.trailing_nonfinite else s.nonfinite_steps[0]
-        region = (start, x_end)
-        why = (f"the training loss turns NaN/Inf at {log.x_label} {_fx(start)} and stays so "
-               f"to the end ({s.nonfinite} of {s.rows} values non-finite)")
-    elif (rise > max(DIVERGE_RISE * abs(initial), 2 * sig_tail)
-          or (abs(current) > MAGNITUDE * abs(initial) and abs(current) - abs(initial) > 2 * sig_tail)
-          or (best < initial and current - best >= 0.5 * (initial - best)
-              and current - best > max(0.25 * abs(best), 2 * sig_tail))):
-        trend = "diverging"
-        low = min(range(nc), key=lambda i: cm[i])
-        if abs(current) > MAGNITUDE * abs(initial) and current < 0:
-            region = (x_start, x_end)
-            why = (f"the training loss runs away below zero, {_fmt(initial)} -> {_fmt(current)}, "
-                   f"over {out.rng(x_start, x_end)}")
-        elif best < initial and current > best:
-            region = (cx[low], x_end)
-            why = (f"the training loss went {_fmt(initial)} -> {_fmt(current)} over "
-                   f"{out.rng(x_start, x_end)}, climbing from a low of {_fmt(cm[low])} at "
-                   f"{log.x_label} {_fx(cx[low])}")
-        else:
-            region = (x_start, x_end)
-            why = (f"the training loss rose {_fmt(initial)} -> {_fmt(current)} over "
-                   f"{out.rng(x_start, x_end)}")
-    elif ((n >= 5 and noise >= OSC_NOISE and sig_tail >= 0.25 * max(initial - current, 0.0))
-          or spiky or wander):
-        trend = "oscillating"
-        if wander and not spiky:
-            region = (cx[-len(late)], x_end)
-            why = (f"the training loss wanders between {_fmt(min(late))} and {_fmt(max(late))} "
-                   f"(smoothed) over the last {WANDER_TAIL:.0%} of the run without net progress: "
-                   f"it climbed back {_fmt(rebound)} from a low, against a level of {_fmt(current)}")
-        elif spikes:
-            region = (fin[spikes[0][0]].x0, fin[spikes[-1][1]].x1)
-            why = (f"the training loss keeps jumping: {len(spikes)} spikes up to "
-                   f"{_fmt(max(p.hi for p, f in zip(fin, spike) if f))} around a level of "
-                   f"{_fmt(current)} over {out.rng(x_start, x_end)}")
-        else:
-            rel = [math.hypot(sig[i], sds[i]) / max(abs(level[i]), 1e-12) for i in range(n)]
-            first = next((i for i in range(n) if rel[i] >= OSC_NOISE), 0)
-            region = (xs[first], x_end)
-            why = (f"the training loss swings by about {_fmt(sig_tail)} (±{noise:.0%}) around "
-                   f"{_fmt(current)} over the last {TAIL_FRACTION:.0%} of the run, against a total "
-                   f"change of {_fmt(initial - current)}")
-    elif frac < FLAT_FRACTION:
+        return "nonfinite", (start, c.x_end), (
+            f"the training loss turns NaN/Inf at {log.x_label} {_fx(start)} and stays so "
+            f"to the end ({s.nonfinite} of {s.rows} values non-finite)")
+    magnitude = P["curves.diverge_magnitude"]
+    if (current - initial > max(P["curves.diverge_rise"] * abs(initial), 2 * c.sig_tail)
+            or (abs(current) > magnitude * abs(initial) and abs(current) - abs(initial) > 2 * c.sig_tail)
+            or (c.best < initial and current - c.best >= 0.5 * (initial - c.best)
+                and current - c.best > max(0.25 * abs(c.best), 2 * c.sig_tail))):
+        return ("diverging",) + _diverging_why(c, log, out)
+    if ((c.n >= 5 and c.noise >= P["curves.osc_noise"] and c.sig_tail >= 0.25 * max(initial - current, 0.0))
+            or c.spiky or c.wander):
+        trend, region, why = ("oscillating",) + _oscillating_why(c, out)
+    elif c.frac < P["curves.flat_fraction"]:
         trend = "flat"
-        region = (x_start, x_end)
+        region = (c.x_start, c.x_end)
         why = (f"the training loss stays flat: {_fmt(initial)} -> {_fmt(current)} "
-               f"(a change of {-frac:+.1%}) over {out.rng(x_start, x_end)}")
+               f"(a change of {-c.frac:+.1%}) over {out.rng(c.x_start, c.x_end)}")
     else:
-        share = drop / (initial - current)
-        rel = drop / max(abs(current), 1e-12)
-        if nc >= 5 and ((share < PLATEAU_SHARE and rel < PLATEAU_REL) or drop < 2 * se):
-            trend = "plateaued"
-            flat_level = median(cm[i] for i in tail_idx)
-            delta = max(2 * sig_tail, 0.05 * abs(flat_level))
-            j = nc
-            while j > 0 and sm[j - 1] <= flat_level + delta:
-                j -= 1
-            j = max(1, min(j, nc - 1)) if nc > 1 else 0
-            region = (cx[j], x_end)
-            flat_for = (x_end - cx[j]) / span
-            why = (f"the training loss fell {_fmt(initial)} -> {_fmt(current)} over "
-                   f"{out.rng(x_start, cx[j])}, then flat for the last {flat_for:.0%}")
-        else:
-            trend = "decreasing"
-            why = (f"the training loss fell {_fmt(initial)} -> {_fmt(current)} "
-                   f"({frac:.0%}) over {out.rng(x_start, x_end)} and is still going down")
-    if blips and len(spikes) >= 3 and trend in ("decreasing", "plateaued", "flat"):
-        why += (f"; its {len(spikes)} one-point spikes in {n} points fall back at once "
+        trend, region, why = _plateau_or_decreasing(c, out)
+    if c.blips and len(c.spikes) >= 3 and trend in ("decreasing", "plateaued", "flat"):
+        why += (f"; its {len(c.spikes)} one-point spikes in {c.n} points fall back at once "
                 f"(hard batches, not instability)")
-    out.add("loss_trend", trend, x_start, x_end, why)
-    if region is not None:
-        an.region = Event("symptom", region[0], region[1], trend)
-        an.events.append(an.region)
+    return trend, region, why
 
-    out.add("initial_loss", initial, ia, ib,
+
+def _diverging_why(c: _LossCurve, log, out: _Out) -> tuple[tuple, str]:
+    """A diverging loss's region and sentence: below zero, climbing back from a low, or rising."""
+    initial, current, cm, cx, x_start, x_end = c.initial, c.current, c.cm, c.cx, c.x_start, c.x_end
+    low = min(range(c.nc), key=lambda i: cm[i])
+    if abs(current) > out.p["curves.diverge_magnitude"] * abs(initial) and current < 0:
+        return (x_start, x_end), (
+            f"the training loss runs away below zero, {_fmt(initial)} -> {_fmt(current)}, "
+            f"over {out.rng(x_start, x_end)}")
+    if c.best < initial and current > c.best:
+        return (cx[low], x_end), (
+            f"the training loss went {_fmt(initial)} -> {_fmt(current)} over "
+            f"{out.rng(x_start, x_end)}, climbing from a low of {_fmt(cm[low])} at "
+            f"{log.x_label} {_fx(cx[low])}")
+    return (x_start, x_end), (f"the training loss rose {_fmt(initial)} -> {_fmt(current)} over "
+                              f"{out.rng(x_start, x_end)}")
+
+
+def _oscillating_why(c: _LossCurve, out: _Out) -> tuple[tuple, str]:
+    """An oscillating loss's region and sentence: wandering, spiking, or swinging around its level."""
+    P, x_end, current, late = out.p, c.x_end, c.current, c.late
+    if c.wander and not c.spiky:
+        return (c.cx[-len(late)], x_end), (
+            f"the training loss wanders between {_fmt(min(late))} and {_fmt(max(late))} "
+            f"(smoothed) over the last {P['curves.wander_tail']:.0%} of the run without net progress: "
+            f"it climbed back {_fmt(c.rebound)} from a low, against a level of {_fmt(current)}")
+    if c.spikes:
+        return (c.fin[c.spikes[0][0]].x0, c.fin[c.spikes[-1][1]].x1), (
+            f"the training loss keeps jumping: {len(c.spikes)} spikes up to "
+            f"{_fmt(max(p.hi for p, f in zip(c.fin, c.spike) if f))} around a level of "
+            f"{_fmt(current)} over {out.rng(c.x_start, x_end)}")
+    n, osc_noise = c.n, P["curves.osc_noise"]
+    rel = [math.hypot(c.sig[i], c.sds[i]) / max(abs(c.level[i]), 1e-12) for i in range(n)]
+    first = next((i for i in range(n) if rel[i] >= osc_noise), 0)
+    return (c.xs[first], x_end), (
+        f"the training loss swings by about {_fmt(c.sig_tail)} (±{c.noise:.0%}) around "
+        f"{_fmt(current)} over the last {P['curves.tail_fraction']:.0%} of the run, against a total "
+        f"change of {_fmt(c.initial - current)}")
+
+
+def _plateau_or_decreasing(c: _LossCurve, out: _Out) -> tuple[str, tuple | None, str]:
+    """A loss that fell: ``plateaued`` (with where the plateau starts) when the last 30 % no longer
+    takes anything off beyond noise, else ``decreasing``."""
+    P, initial, current, nc, drop = out.p, c.initial, c.current, c.nc, c.drop
+    share = drop / (initial - current)
+    rel = drop / max(abs(current), 1e-12)
+    if nc >= 5 and ((share < P["curves.plateau_share"] and rel < P["curves.plateau_rel"]) or drop < 2 * c.se):
+        flat_level = median(c.cm[i] for i in c.tail_idx)
+        delta = max(2 * c.sig_tail, 0.05 * abs(flat_level))
+        j = nc
+        while j > 0 and c.sm[j - 1] <= flat_level + delta:
+            j -= 1
+        j = max(1, min(j, nc - 1)) if nc > 1 else 0
+        flat_for = (c.x_end - c.cx[j]) / c.span
+        return "plateaued", (c.cx[j], c.x_end), (
+            f"the training loss fell {_fmt(initial)} -> {_fmt(current)} over "
+            f"{out.rng(c.x_start, c.cx[j])}, then flat for the last {flat_for:.0%}")
+    return "decreasing", None, (f"the training loss fell {_fmt(initial)} -> {_fmt(current)} "
+                                f"({c.frac:.0%}) over {out.rng(c.x_start, c.x_end)} and is still going down")
+
+
+def _loss_level_facts(c: _LossCurve, s, log, out: _Out) -> None:
+    """``initial_loss``, ``current_loss``, ``train_loss``, ``loss_decrease_fraction``, ``loss_noise``."""
+    initial, current, ta, tb = c.initial, c.current, c.ta, c.tb
+    out.add("initial_loss", initial, c.ia, c.ib,
             f"training loss at the start: {_fmt(initial)}"
-            + (f" (median of the first {k_head} values)" if k_head > 1 else ""))
+            + (f" (median of the first {c.k_head} values)" if c.k_head > 1 else ""))
     out.add("current_loss", current, ta, tb,
-            f"training loss now: {_fmt(current)} (median of the last {k_tail} "
+            f"training loss now: {_fmt(current)} (median of the last {c.k_tail} "
             f"{'values' if s.rows_per_point == 1 else 'buckets'}, {out.rng(ta, tb)})")
     out.add("train_loss", current, ta, tb,
             f"latest training loss {_fmt(current)} ({log.columns.get('loss', 'loss')}, "
             f"median of {out.rng(ta, tb)})")
-    out.add("loss_decrease_fraction", frac, x_start, x_end,
+    out.add("loss_decrease_fraction", c.frac, c.x_start, c.x_end,
             f"the training loss went {_fmt(initial)} -> {_fmt(current)}: "
-            f"{'a fall' if frac >= 0 else 'a rise'} of {abs(frac):.0%}")
-    if n >= 5:  # fewer points say nothing about noise
-        out.add("loss_noise", noise, cx[tail_idx[0]], x_end,
-                f"step-to-step noise over the last {TAIL_FRACTION:.0%} is about {_fmt(sig_tail)} "
-                f"on a level of {_fmt(current)} ({noise:.0%})")
+            f"{'a fall' if c.frac >= 0 else 'a rise'} of {abs(c.frac):.0%}")
+    if c.n >= 5:  # fewer points say nothing about noise
+        out.add("loss_noise", c.noise, c.cx[c.tail_idx[0]], c.x_end,
+                f"step-to-step noise over the last {out.p['curves.tail_fraction']:.0%} is about "
+                f"{_fmt(c.sig_tail)} on a level of {_fmt(current)} ({c.noise:.0%})")
 
-    # oscillation trend
-    if (trend in ("oscillating", "diverging") or spikes or noise >= NOISY) and n >= 6:
-        amp = [abs(r) + (p.sd or 0.0) for r, p in zip(resid, fin)]
-        third = span / 3
-        a1 = [a for a, x in zip(amp, xs) if x <= x_start + third] or amp[: n // 3]
-        a3 = [a for a, x in zip(amp, xs) if x >= x_end - third] or amp[-(n // 3):]
-        m1, m3 = sum(a1) / len(a1), sum(a3) / len(a3)
-        ratio = (m3 / m1) if m1 > 0 else (math.inf if m3 > 0 else 1.0)
-        ot = "growing" if ratio >= GROWTH else "shrinking" if ratio <= 1 / GROWTH else "steady"
-        out.add("oscillation_trend", ot, x_start, x_end,
-                f"the loss swings average {_fmt(m1)} in the first third and {_fmt(m3)} in the "
-                f"last third of the run ({ot})")
 
-    if num_classes is not None and num_classes >= 2:
-        chance = math.log(num_classes)
-        tol = CHANCE_TOLERANCE * chance
-        at = abs(initial - chance) <= tol and abs(current - chance) <= tol
-        out.add("loss_at_chance", at, x_start, x_end,
-                f"the loss {'sits' if at else 'does not sit'} at chance level ln({num_classes}) = "
-                f"{chance:.3f}: {_fmt(initial)} at the start, {_fmt(current)} now")
-    return trend
+def _loss_oscillation_trend(c: _LossCurve, trend: str, out: _Out) -> None:
+    """Step 7: ``oscillation_trend``, the swings of the last third against the first."""
+    if not ((trend in ("oscillating", "diverging") or c.spikes or c.noise >= out.p["curves.noisy"])
+            and c.n >= 6):
+        return
+    growth = out.p["curves.oscillation_growth"]
+    n, xs, x_start, x_end = c.n, c.xs, c.x_start, c.x_end
+    amp = [abs(r) + (p.sd or 0.0) for r, p in zip(c.resid, c.fin)]
+    third = c.span / 3
+    a1 = [a for a, x in zip(amp, xs) if x <= x_start + third] or amp[: n // 3]
+    a3 = [a for a, x in zip(amp, xs) if x >= x_end - third] or amp[-(n // 3):]
+    m1, m3 = sum(a1) / len(a1), sum(a3) / len(a3)
+    ratio = (m3 / m1) if m1 > 0 else (math.inf if m3 > 0 else 1.0)
+    ot = "growing" if ratio >= growth else "shrinking" if ratio <= 1 / growth else "steady"
+    out.add("oscillation_trend", ot, x_start, x_end,
+            f"the loss swings average {_fmt(m1)} in the first third and {_fmt(m3)} in the "
+            f"last third of the run ({ot})")
+
+
+def _loss_at_chance(c: _LossCurve, num_classes, out: _Out) -> None:
+    """Step 10: ``loss_at_chance``, both the initial and the current loss near ln(C)."""
+    if num_classes is None or num_classes < 2:
+        return
+    chance = math.log(num_classes)
+    tol = out.p["curves.chance_tolerance"] * chance
+    at = abs(c.initial - chance) <= tol and abs(c.current - chance) <= tol
+    out.add("loss_at_chance", at, c.x_start, c.x_end,
+            f"the loss {'sits' if at else 'does not sit'} at chance level ln({num_classes}) = "
+            f"{chance:.3f}: {_fmt(c.initial)} at the start, {_fmt(c.current)} now")
 
 
 def _tail_k(n: int) -> int:
