@@ -196,3 +196,9 @@ def test_one_keras_epoch_with_a_wide_gap_is_overfitting(tmp_path):
     p.write_text("Epoch 30/30\n1875/1875 [==============================] - 5s 3ms/step - loss: 0.0301 - "
                  "accuracy: 0.9912 - val_loss: 2.1034 - val_accuracy: 0.5934\n")
     assert _diagnose("--log", str(p))["symptom"]["id"] == "overfitting"
+
+
+def test_a_zero_loss_with_wrong_answers_is_not_learning(tmp_path):
+    p = tmp_path / "run.csv"
+    p.write_text("epoch,loss,accuracy\n1,0.0037,0.0987\n" + "".join(f"{e},0.0,0.0987\n" for e in range(2, 11)))
+    assert _diagnose("--log", str(p))["symptom"]["id"] == "not_learning"
