@@ -205,3 +205,11 @@ def test_every_kb_file_ships_in_the_wheel():
             rel = os.path.relpath(os.path.join(dirpath, name), kbdir).replace(os.sep, "/")
             if name.endswith((".yaml", ".md")):
                 assert any(fnmatch.fnmatch(rel, g) and rel.count("/") == g.count("/") for g in globs), rel
+
+
+def test_every_shipped_case_passes(kb):
+    """`traindx kb test` on the shipped knowledge base: every rule's cases and the end-to-end cases.
+    (Two merged changes once broke two cases that nothing in the suite ran.)"""
+    from traindx.engine.kbtest import run_cases
+    failed = [f"{r.where} {r.name}: {r.message}" for r in run_cases(kb) if not r.ok]
+    assert failed == []

@@ -138,6 +138,8 @@ def _analyze(log, path, num_classes, summary, params=None) -> Read:
         findings, analysis = analyze_console(log, num_classes=num_classes, params=params)
     else:
         findings, analysis = analyze(log, num_classes=num_classes, params=params)
+    from traindx.probes.readers.pace import pace_facts
+    findings = list(findings) + pace_facts(analysis, findings, params)
     r = Read(path, list(findings), list(log.notes), summary, analysis)
     lr = log.get("lr")
     if lr is not None and lr.finite:

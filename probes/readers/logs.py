@@ -95,6 +95,7 @@ FACTS = (
     "val_accuracy", "train_loss", "val_loss", "val_loss_trend", "best_val_fraction",
     "step_time_trend", "lr_final_ratio", "lr_collapse_fraction", "grad_norm_max",
     "grad_norm_trend", "loss_negative", "run_length_steps", "loss_at_chance", "lr_decay_helps",
+    "loss_pace", "test_accuracy", "test_loss",   # the pace reader (pace.py) and a console log's held-out test
 )
 
 #: At most this many buckets per metric (the downsampled curve).
@@ -171,7 +172,7 @@ _FILLER = {"avg", "mean", "total", "epoch", "step", "batch", "running", "smoothe
            "on", "per", "set", "data", "top1"}
 #: names of the objective itself: a column named by its loss function (train_mse, val_nll) is the
 #: loss when no column says "loss" (it ranks after every "loss" spelling)
-_LOSS_WORDS = {"mse", "mae", "rmse", "nll", "bce", "xent", "huber", "crossentropy", "ce"}
+_LOSS_WORDS = {"mse", "mae", "rmse", "nll", "bce", "xent", "huber", "crossentropy", "ce", "cost"}
 _MISSING = {"", "na", "n/a", "null", "none", "nil", "-", "--", "?", "missing"}
 _TENSOR_RE = re.compile(r"^\s*tensor\(\s*\[?\s*([-+]?(?:[0-9.]+(?:[eE][-+]?[0-9]+)?|nan|inf))",
                         re.IGNORECASE)
@@ -203,6 +204,8 @@ def match_role(name: str) -> tuple[str, int] | None:
     allowed = _FILLER | _SPLIT_TRAIN | _SPLIT_VAL
     if "loss" in tokens and tokens - {"loss"} <= allowed:
         return ("val_loss" if tokens & _SPLIT_VAL else "loss"), 100
+    if "loss" in tokens and len(tokens) == 2 and len(min(tokens, key=len)) == 1:
+        return "loss", 200   # G_Loss, D_Loss, T_Loss: one net's loss, after every plainer name
     words = tokens - allowed
     if "cross" in words and "entropy" in words:
         words = (words - {"cross", "entropy"}) | {"crossentropy"}
@@ -739,9 +742,12 @@ def _sniff(path: str, lim: bounded.Limits | None = None) -> str:
     with open(path, "rb") as f:
         sample = f.read(1 << 16)
     if not sample.strip():
-        raise InputError("empty log file (no header, no rows)", path)
+        n = sample.count(b"\n") + (1 if sample and not sample.endswith(b"\n") else 0)
+        raise InputError("empty log file (0 lines: no header, no rows)" if not n else
+                         f"empty log file: {n:,} blank line(s) (lines 1-{n:,}), no header, no rows", path)
     if b"\x00" in sample:
-        raise InputError("binary data, not a CSV, JSON-lines or TensorBoard log", path,
+        raise InputError("binary data (a NUL byte), not a CSV, JSON-lines or TensorBoard log", path,
+                         sample[: sample.index(b"\x00")].count(b"\n") + 1,
                          hint="pass a TensorBoard log as its events.out.tfevents.* file or folder")
     cut = sample if len(sample) < (1 << 16) else sample[: sample.rfind(b"\n") + 1] or sample
     try:

@@ -345,3 +345,15 @@ def literal_number(node: ast.AST | None) -> float | None:
             and not isinstance(node.value, bool):
         return float(node.value)
     return None
+
+
+def config_file_name(v: Val) -> Const | None:
+    """The file name a path expression ends in, when it names a config file
+    (``Path(__file__).with_name("config.yaml")``, ``HERE / "cfg.json"``,
+    ``os.path.join(os.path.dirname(__file__), "config.toml")``): the directory is computed at run
+    time, and the script's own is the one such idioms name. None otherwise."""
+    from traindx.probes.readers.config import CONFIG_SUFFIXES
+    if isinstance(v, Const) and isinstance(v.value, str) and "\n" not in v.value \
+            and len(v.value) < 300 and v.value.lower().endswith(CONFIG_SUFFIXES):
+        return Const(v.value)
+    return None

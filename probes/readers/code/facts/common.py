@@ -145,3 +145,26 @@ class Conclusions:
         self.mode_facts(train_calls, step_loop)
         self.data_facts(step_loop, ref_ev)
         self.model_facts(trained_models)
+        self.class_count_facts()
+
+    def class_count_facts(self) -> None:
+        """num_classes: a module-level constant named as a class count (the config keys' names:
+        ``N_CLASSES = 3``, ``num_classes = cfg["num_classes"]``) in a script trained with a
+        classification loss."""
+        lf = next((f for f in self.findings if f.fact == "loss_function"), None)
+        if lf is None or lf.value not in ("cross_entropy", "nll"):
+            return
+        from traindx.probes.readers.config import _NC_KEYS
+        for node in self.tree.body:
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Name)):
+                continue
+            name = node.targets[0].id
+            if name.lower() not in _NC_KEYS:
+                continue
+            v = self.globals.vars.get(name)
+            val = getattr(v, "value", None)
+            if isinstance(val, int) and not isinstance(val, bool) and val >= 2:
+                self.add_finding("num_classes", val, node.lineno,
+                                 f"`{name}` = {val} (line {node.lineno})")
+                return

@@ -1,4 +1,5 @@
-"""``code:data``: shuffle, batch size and workers of the loader the training loop iterates."""
+"""``code:data``: shuffle, batch size and workers of the loader the training loop iterates; NaN
+written into the data."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ class DataFacts:
     """code:data: the loader the training loop iterates (shuffle, batch size, workers)."""
 
     def data_facts(self, step_loop: int | None, ref_ev: Event | None) -> None:
+        self.nan_data_facts()
         ld = None
         how = ""
         if step_loop is not None and ref_ev is not None:
@@ -90,3 +92,33 @@ class DataFacts:
                 if t.endswith(("randperm", "permutation", "shuffle")):
                     return n.lineno
         return None
+
+    def nan_data_facts(self) -> None:
+        """nan_written_to_data: the script stores NaN into an array (``x[mask] = float("nan")``,
+        ``a[i] = np.nan``) and nothing in it removes or masks NaN afterwards (nan_to_num, isnan,
+        fillna, nanmean ...). A script that cleans its NaN says nothing either way."""
+        tree = self.tree
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Attribute) and n.attr in _NAN_CLEANERS or \
+                    isinstance(n, ast.Name) and n.id in _NAN_CLEANERS:
+                return
+        for n in ast.walk(tree):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(
+                n, ast.AugAssign) else []
+            if any(isinstance(t, ast.Subscript) for t in targets) and _is_nan(n.value):
+                self.add_finding("nan_written_to_data", True, n.lineno,
+                                 f"`{snippet(n, 60)}` (line {n.lineno}) stores NaN in the data, and "
+                                 f"nothing in {self.basename} removes or masks it")
+                return
+
+
+_NAN_CLEANERS = {"nan_to_num", "nan_to_num_", "isnan", "isfinite", "fillna", "dropna", "nanmean",
+                 "nansum", "nanmedian", "SimpleImputer", "interpolate"}
+
+
+def _is_nan(v: ast.AST) -> bool:
+    """``float("nan")``, ``np.nan``, ``math.nan``, ``torch.nan``, ``numpy.NaN``."""
+    if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "float" and v.args \
+            and isinstance(v.args[0], ast.Constant) and str(v.args[0].value).strip().lower() == "nan":
+        return True
+    return isinstance(v, ast.Attribute) and v.attr.lower() == "nan"

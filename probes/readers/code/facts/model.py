@@ -142,14 +142,50 @@ class ModelFacts:
         elif pretrained_ok:
             self.add_finding("init_constant", False, first_line,
                              f"no constant or zero weight initialisation in {self.basename}")
+        self.init_value_facts()
         # frozen parameters
-        fr = self.records["frozen"]
+        fr = self.records["frozen"] or self.frozen_by_assignment()
         if fr:
             self.add_finding("frozen_params", [t for _, t, _, _ in fr], fr[0][0],
                              "; ".join(f"requires_grad=False on {t} (line {ln})" for ln, t, _, _ in fr))
         elif pretrained_ok:
             self.add_finding("frozen_params", [], first_line,
                              f"no requires_grad=False in {self.basename}")
+
+    def frozen_by_assignment(self) -> list:
+        """``p.requires_grad = False`` statements the interpreter could not tie to a module (a loop
+        over a slice of a library model's layers): each freezes what its target names. None when the
+        script also sets requires_grad to True or calls requires_grad_ (it may unfreeze them)."""
+        out = []
+        for n in ast.walk(self.tree):   # a script that unfreezes anything says nothing either way
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and n.value.value is True \
+                    and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in n.targets) \
+                    or isinstance(n, ast.Attribute) and n.attr == "requires_grad_":
+                return []
+        for n in ast.walk(self.tree):
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and n.value.value is False:
+                for t in n.targets:
+                    if isinstance(t, ast.Attribute) and t.attr == "requires_grad":
+                        out.append((n.lineno, snippet(t.value, 40), None, None))
+        return out[:20]
+
+    def init_value_facts(self) -> None:
+        """init_bias_constant (the value biases are set to, when not zero) and init_weight_std (the
+        largest std weights are drawn with by an explicit normal init, embeddings aside)."""
+        recs = self.records["init"]
+        bias = [r for r in recs if r[3] and r[2] == "constant_" and isinstance(r[4], (int, float))
+                and not isinstance(r[4], bool) and r[4] != 0]
+        if bias:
+            r = min(bias, key=lambda r: r[4])
+            self.add_finding("init_bias_constant", float(r[4]), r[0],
+                             f"`{r[5]}` (line {r[0]}) sets {r[1]} to {r[4]:g}")
+        normal = [r for r in recs if not r[3] and r[2] in ("normal_", "trunc_normal_")
+                  and isinstance(r[4], (int, float)) and not isinstance(r[4], bool) and r[4] > 0
+                  and "emb" not in r[1].lower()]
+        if normal:
+            r = max(normal, key=lambda r: r[4])
+            self.add_finding("init_weight_std", float(r[4]), r[0],
+                             f"`{r[5]}` (line {r[0]}) draws {r[1]} from a normal with std {r[4]:g}")
 
     def module_requires_grad_facts(self) -> None:
         """requires_grad_attr_on_module: ``module.requires_grad = True`` changes nothing."""

@@ -13,7 +13,7 @@ from ..torch_api.names import LOSS_CLASSES, canonical
 from ..values import (
     AccelVal, ArgsVal, BatchVal, ClassVal, ConfigVal, Const, CtxVal, Env, FileVal, Frame, FuncVal,
     IterVal, ListVal, LoaderVal, LossVal, MISSING, ModuleVal, ObjVal, OptVal, ParamsVal, ParserVal,
-    Ref, ScalerVal, SchedVal, SuperVal, TensorVal, Unknown, Val, is_tensor)
+    Ref, ScalerVal, SchedVal, SuperVal, TensorVal, Unknown, Val, config_file_name, is_tensor)
 
 
 #: the method handler for each kind of value (``base.name(...)``); torch objects' handlers are in torch_api
@@ -199,6 +199,8 @@ class Calls:
             return Const(None)
         if isinstance(base, (ModuleVal, ObjVal)) and name in base.attrs:
             return self.call_value(base.attrs[name], args, kwargs, node, env)
+        if name in ("with_name", "joinpath") and args and config_file_name(args[-1]) is not None:
+            return config_file_name(args[-1])   # Path(__file__).with_name("config.yaml")
         handler = METHODS_BY_TYPE.get(type(base))
         if handler is not None:
             return getattr(self, handler)(base, name, args, kwargs, node, env)

@@ -18,7 +18,7 @@ from ..text import format_number, snippet
 from ..values import (
     ArgsVal, BatchVal, ClassVal, ConfigVal, Const, Env, FileVal, FuncVal, ListVal, LoaderVal,
     LossRec, LossVal, MISSING, ModuleVal, ObjVal, OptVal, ParamsVal, Part, Ref, ScalerVal,
-    SchedVal, TensorVal, Unknown, Val, from_model, is_tensor)
+    SchedVal, TensorVal, Unknown, Val, config_file_name, from_model, is_tensor)
 from .calls import BUILTINS
 
 
@@ -236,6 +236,8 @@ class Expressions:
         if isinstance(a, ListVal) and isinstance(b, ListVal) and isinstance(op, ast.Add):
             return ListVal(a.items + b.items, kind=a.kind, line=a.line)
         if not (is_tensor(a) or is_tensor(b)):
+            if isinstance(op, ast.Div) and not isinstance(a, Const) and config_file_name(b) is not None:
+                return config_file_name(b)   # Path(__file__).parent / "config.yaml"
             return Unknown(snippet(node))
         t = self.join_tensors([a, b])
         line = getattr(node, "lineno", 0)

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from ..text import snippet
 from ..values import (
     AccelVal, Const, CtxVal, Env, IterVal, ListVal, ModuleVal, ParamsVal, ParserVal, Part, Ref,
-    SamplerVal, ScalerVal, TensorVal, Unknown, Val)
+    SamplerVal, ScalerVal, TensorVal, Unknown, Val, config_file_name)
 from .names import ALBU_NON_AUG, AUG_NAMES, LOSS_FUNCS
 
 
@@ -73,6 +73,7 @@ EXACT_CALLS: dict[str, str] = {
     "torch.autograd.backward": "autograd_backward",
     "torch.set_default_dtype": "set_default_dtype",
     "accelerate.Accelerator": "new_accelerator",
+    **{q: "join_config_path" for q in ("os.path.join", "posixpath.join", "ntpath.join")},
 }
 
 _OPTIMIZER_LIBRARIES = ("transformers.", "bitsandbytes.", "apex.", "lion_pytorch.", "torch_optimizer.",
@@ -165,6 +166,10 @@ class LibraryCalls:
     def lib_load_config_call(self, c: LibraryCall) -> Val | None:
         return self.load_config_value(c.args[0], c.node) if c.args else None
 
+    def lib_join_config_path(self, c: LibraryCall) -> Val | None:
+        """``os.path.join(os.path.dirname(__file__), "config.yaml")``: the config file's name."""
+        return config_file_name(c.args[-1]) if c.args else None
+
     def lib_ordered_dict(self, c: LibraryCall) -> Val:
         src = c.args[0] if c.args else None
         if isinstance(src, ListVal):
@@ -214,6 +219,9 @@ class LibraryCalls:
             val = Const(0) if last == "zeros_" else Const(1) if last == "ones_" else (
                 args[1] if len(args) > 1 else c.kwargs.get("val", Unknown("?")))
             self.record_init(c.node.args[0] if c.node.args else c.node, args[0], last, c.node, val)
+        elif args and last in ("normal_", "trunc_normal_"):
+            std = args[2] if len(args) > 2 else c.kwargs.get("std", Const(1.0))   # torch's default std
+            self.record_init(c.node.args[0] if c.node.args else c.node, args[0], last, c.node, std)
         return args[0] if args else Const(None)
 
     def lib_clip_gradients(self, c: LibraryCall) -> Val:

@@ -1,0 +1,367 @@
+"""How the console reader reads one line: prefixes removed, axes located, name-number pairs
+found, a repeated line shape read by a remembered plan, table headers and rows.
+
+Split out of :mod:`traindx.probes.readers.console` (whose docstring describes the reading);
+:class:`LineParser` is a mixin of :class:`~traindx.probes.readers.console.ConsoleReader` and
+uses its state (``header``, ``plans``, ``mode``) and record methods (``_commit``, ``_role``,
+``_table_record``, ``_set_epoch``, ``_exception_line``, ``_nan_warning``). Torch-free."""
+
+from __future__ import annotations
+
+import math
+import re
+
+# ------------------------------------------------------------------------------ line cleaning
+_PREFIX = re.compile(
+    r"^\s*(?:"
+    r"[IWEF]\d{4}\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+\d+\s+[\w./-]+:\d+\]"          # glog
+    r"|\[?\d{4}[-/]\d\d[-/]\d\d(?:[ T_]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?\]?"  # ISO
+    r"|\[?\d\d/\d\d(?:/\d{2,4})?\s+\d\d:\d\d:\d\d(?:[.,]\d+)?\]?"              # 08/12 10:00:00
+    r"|\[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?"                                      # 10:00:00
+    r")")
+_LEVEL = re.compile(r"\b(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|NOTICE|TRACE)\b:?")
+_CLOCK = re.compile(r"(?<![\w.])\d+(?::\d\d){1,2}(?:[.,]\d+)?(?![\w.])|\d+\s+days?,\s*")
+_TENSOR = re.compile(r"\btensor\(\s*\[*", re.IGNORECASE)
+
+# ------------------------------------------------------------------------------ axes
+_MM = re.compile(r"\bepoch\s*(?:\(\s*(\w+)\s*\))?\s*\[\s*(\d+)\s*\]\s*\[\s*(\d+)\s*/\s*(\d+)\s*\]",
+                 re.IGNORECASE)
+_EPOCH = re.compile(r"\b(?:epoch|ep)\b['\"]?\s*(?:\(\s*(\w+)\s*\))?\s*[:=#]?\s*[\[(]?\s*(\d+(?:\.\d+)?)"
+                    r"(?:\s*/\s*(\d+))?\s*[\])]?", re.IGNORECASE)
+_STEP = re.compile(r"\b(global[_ ]step|step|steps|iteration|iter|it|batch|update|updates|num_updates|"
+                   r"n_iter|global_iter)\b['\"]?\s*[:=#]?\s*[\[(]?\s*(\d+)(?:\s*/\s*(\d+))?\s*[\])]?",
+                   re.IGNORECASE)
+_COUNTER = re.compile(r"(?<![\w./])(\d+)\s*/\s*(\d+)(?![\w.]|\s*[a-zA-Z])")
+_LEAD_STEP = re.compile(r"^\s*(\d+)\s*:\s")
+
+# ------------------------------------------------------------------------------ tokens
+_TOKEN = re.compile(
+    r"(?P<frac>(?<![\w.])\d+\s*/\s*\d+(?![\w.]))"
+    r"|(?P<num>[-+]?(?:(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])|(?:nan|inf(?:inity)?)\b)%?)"
+    r"|(?P<junk>\d[\w.]*)"
+    r"|(?P<name>[A-Za-z_][\w]*(?:[./@\-][A-Za-z_]\w*)*)"
+    r"|(?P<sep>[^\sA-Za-z0-9_])", re.IGNORECASE)
+_PAIR_SEP = {":", "=", "'", '"', "]", "{"}   # [loss]: 4.99, G_Loss: {1.20, 1.10}
+#: a number followed by one of these is a duration (``cost 14.01 s``), not a metric
+_TIME_UNITS = {"s", "sec", "secs", "second", "seconds", "ms", "min", "mins", "minutes", "h", "hr", "hrs",
+               "hours"}
+
+_SPLIT = {"train": "train", "training": "train", "trn": "train", "tr": "train",
+          "val": "val", "valid": "val", "validation": "val", "validate": "val", "eval": "val",
+          "evaluation": "val", "evaluating": "val", "dev": "val", "validating": "val",
+          "test": "test", "testing": "test"}
+_KEY_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
+_PROGRESS = re.compile(r"\d+%\|")
+_DIGITS = re.compile(r"\d+")
+_ZEROS = str.maketrans("123456789", "000000000")
+_NO_PLAN = object()
+
+
+def _spaces(m) -> str:
+    return " " * (m.end() - m.start())
+
+
+def _cut(text: str, a: int, b: int) -> str:
+    """Blank ``text[a:b]`` in place (a separator and spaces): offsets stay those of the line."""
+    return text[:a] + (";" + " " * (b - a - 1) if b > a else "") + text[b:]
+
+
+def _num(line: str, spec):
+    kind, a, b = spec
+    t = line[a:b]
+    return float(t) if kind == "f" else int(t)
+
+
+def _runs_span(a: int, b: int, runs: list):
+    """A span as digit-run coordinates: ``("@", first run, last run, lead, tail)``, or the
+    literal text when it holds no digit (``nan``)."""
+    ks = [k for k, (ra, rb) in enumerate(runs) if ra >= a and rb <= b]
+    if not ks:
+        return None
+    return ("@", ks[0], ks[-1], runs[ks[0]][0] - a, b - runs[ks[-1]][1])
+
+
+def _token(line: str, spec, runs: list):
+    if spec[0] == "#":
+        return spec[1]
+    _, k1, k2, lead, tail = spec
+    return line[runs[k1][0] - lead: runs[k2][1] + tail]
+
+
+def _plan(ex: tuple, runs: list, line: str) -> tuple:
+    epoch, counter, counter_total, step, split, progress, metrics = ex
+    axes = tuple(None if v is None else _runs_span(v[1], v[2], runs)
+                 for v in (epoch, counter, counter_total, step))
+    ms = []
+    for r, kind, (a, b) in metrics:
+        sp = _runs_span(a, b, runs)
+        ms.append((r, kind, sp if sp is not None else ("#", line[a:b])))
+    return axes + (split, progress, tuple(ms))
+
+
+def _cell(c: str):
+    c = c.strip().rstrip("%")
+    if not c:
+        return None
+    if "/" in c:
+        a = c.split("/", 1)[0]
+        try:
+            return float(a)
+        except ValueError:
+            return None
+    try:
+        return float(c)
+    except ValueError:
+        return None
+
+
+def _value(kind: str, val: str, role: str | None = None) -> float:
+    """A printed value as a number: ``3/4`` -> 0.75; ``27.5%`` -> 0.275 — except for a loss, which
+    is not a fraction of anything ("Loss: 2.520%" is a loss of 2.52 printed with a stray percent sign)."""
+    if kind == "frac":
+        a, b = val.split("/")
+        b = float(b)
+        return float(a) / b if b else math.nan
+    pct = val.endswith("%")
+    if pct:
+        val = val[:-1]
+    v = float(val)
+    return v / 100.0 if pct and not (role or "").endswith("loss") else v
+
+
+def _axes(text: str, progress: bool):
+    """Locate the epoch, in-epoch counter (and its total), step and split named on a line;
+    each axis is ``(kind, start, end)`` or None, and its text is blanked from ``text``."""
+    epoch = counter = counter_total = step = None   # (kind, start, end)
+    split = None
+    mm = _MM.search(text)
+    if mm:
+        split = _SPLIT.get((mm.group(1) or "").lower())
+        epoch, counter, counter_total = ("f",) + mm.span(2), ("i",) + mm.span(3), ("i",) + mm.span(4)
+        text = _cut(text, *mm.span())
+    else:
+        em = _EPOCH.search(text)
+        if em:
+            split = _SPLIT.get((em.group(1) or "").lower())
+            epoch = ("f",) + em.span(2)
+            text = _cut(text, *em.span())
+    sm = _STEP.search(text)
+    if sm:
+        step = ("i",) + sm.span(2)
+        st_total = ("i",) + sm.span(3) if sm.group(3) else None
+        kind = sm.group(1).lower()
+        if kind in ("batch", "it") or (st_total is not None and epoch is not None):
+            counter, counter_total = step, st_total
+            step = None
+        text = _cut(text, *sm.span())
+    elif epoch is None:
+        lm = _LEAD_STEP.match(text)
+        if lm:
+            step = ("i",) + lm.span(1)
+            text = _cut(text, 0, lm.end())
+    if counter is None:
+        cm = _COUNTER.search(text)
+        if cm and not re.search(r"[\w.]\s*$", text[:cm.start()]) or (cm and progress):
+            counter, counter_total = ("i",) + cm.span(1), ("i",) + cm.span(2)
+            text = _cut(text, *cm.span())
+    return text, epoch, counter, counter_total, step, split
+
+
+class LineParser:
+    """Line parsing for :class:`~traindx.probes.readers.console.ConsoleReader` (a mixin)."""
+
+    def _maybe_header(self, line: str) -> bool:
+        """A line of names only, one of them a metric: a table header (returns True)."""
+        s = line.strip().strip("|│┃").strip()
+        if not s or len(s) > 400:
+            return False
+        for delim in (",", "\t", "|", "│", ";"):
+            if s.count(delim) >= 1:
+                names = [c.strip() for c in s.split(delim)]
+                break
+        else:
+            delim = None
+            names = [c for c in re.split(r"\s{2,}", s) if c]
+            if len(names) < 2:
+                names = s.split()
+        names = [n for n in names if n]
+        if len(names) < 2 or len(names) > 40:
+            return False
+        if not all(re.fullmatch(r"[A-Za-z_][\w ./@\-()%]*", n) for n in names):
+            return False
+        roles = [self._role(n, None) for n in names]
+        if not any(r is not None and r[0] in ("loss", "val_loss", "accuracy", "val_accuracy")
+                   for r in roles):
+            return False
+        self.header = (names, delim, roles)
+        return True
+
+    def _table_row(self, line: str):
+        names, delim, roles = self.header
+        s = line.strip().strip("|│┃").strip()
+        cells = [c.strip() for c in s.split(delim)] if delim else s.split()
+        if delim is None and len(cells) != len(names):
+            return None
+        if len(cells) != len(names):
+            return None
+        vals = []
+        numeric = 0
+        for c in cells:
+            v = _cell(c)
+            if v is not None:
+                numeric += 1
+            vals.append(v)
+        if numeric < max(1, self.header_min_numeric * len(cells)):
+            return None
+        return list(zip(names, roles, vals))
+
+    # A console log repeats a few line shapes thousands of times. The first line of each shape
+    # (its digits all read as 0) is parsed in full, with every removal done in place (blanks of
+    # the same length), so each number read is a span of the line; the shape's *plan* records
+    # those spans as runs of digits. A later line of the same shape is read by its plan: one
+    # scan for digit runs instead of a dozen regular expressions.
+    def _parse(self, line: str) -> None:
+        key = line.translate(_ZEROS)
+        plan = self.plans.get(key)
+        if plan is not None:
+            if plan is _NO_PLAN:
+                return self._parse_full(line, None)
+            runs = [m.span() for m in _DIGITS.finditer(line)]
+            return self._apply(line, plan, runs)
+        rec = [] if len(self.plans) < self.max_plans else None
+        ex = self._parse_full(line, rec)
+        if rec is not None:
+            if ex is None:
+                self.plans[key] = _NO_PLAN
+            else:
+                runs = [m.span() for m in _DIGITS.finditer(line)]
+                self.plans[key] = _plan(ex, runs, line)
+
+    def _apply(self, line, plan, runs) -> None:
+        e, c, ct, st, split, progress, ms = plan
+        metrics = []
+        for r, kind, spec in ms:
+            t = line[runs[spec[1]][0] - spec[3]: runs[spec[2]][1] + spec[4]] if spec[0] == "@" else spec[1]
+            try:
+                metrics.append((r, float(t) if kind == "num" and t[-1] != "%" else _value(kind, t, r[0])))
+            except ValueError:
+                continue
+        if metrics:
+            self._commit(None if e is None else float(_token(line, e, runs)),
+                         None if c is None else int(_token(line, c, runs)),
+                         None if ct is None else int(_token(line, ct, runs)),
+                         None if st is None else int(_token(line, st, runs)),
+                         split, progress, metrics)
+
+    def _parse_full(self, line: str, rec):
+        """Parse one line; returns the extraction (for a plan) when it is a record, else None."""
+        text = line
+        m = _PREFIX.match(text)
+        if m:
+            text = " " * m.end() + text[m.end():]
+        if "tensor(" in text or "Tensor(" in text:
+            text = _TENSOR.sub(_spaces, text)
+        # a table row?
+        if self.header is not None:
+            row = self._table_row(text)
+            if row is not None:
+                self._table_record(row)
+                return None
+        text = _LEVEL.sub(_spaces, text)
+        text = _CLOCK.sub(_spaces, text)
+        progress = bool(_PROGRESS.search(text)) or "it/s" in text or "s/it" in text
+        text, epoch, counter, counter_total, step, split = _axes(text, progress)
+        pairs = self._pairs(text)
+        if split is None:
+            split = self._line_split(text, pairs)
+        metrics = []
+        for phrase, kind, a, b, _pos in pairs:
+            r = self._role(phrase, split)
+            if r is None:
+                continue
+            metrics.append((r, kind, (a, b)))
+        if not metrics:
+            if epoch is not None and not pairs:
+                self._set_epoch(_num(line, epoch))
+            if not pairs:
+                self._maybe_header(line)
+            self._exception_line(line)
+            self._nan_warning(line)
+            return None
+        if epoch is None and step is None and counter is None and not any(
+                r[0] in _KEY_ROLES for r, _, _ in metrics) and (
+                self.mode is None or len(pairs) > len(metrics) + 1):
+            return None  # a config dump ({'lr': 0.01, 'seed': 0, ...}), not a record of the run
+        ex = (epoch, counter, counter_total, step, split, progress, metrics)
+        vals = []
+        for r, kind, (a, b) in metrics:
+            try:
+                vals.append((r, _value(kind, line[a:b], r[0])))
+            except ValueError:
+                continue
+        if vals:
+            self._commit(*(None if v is None else _num(line, v) for v in (epoch, counter, counter_total, step)),
+                         split, progress, vals)
+        return ex
+
+    def _line_split(self, text: str, pairs) -> str | None:
+        first = pairs[0][4] if pairs else len(text)
+        for w in re.findall(r"[A-Za-z]+", text[:first + 40] if not pairs else
+                            text[:first] + " " + pairs[0][0]):
+            s = _SPLIT.get(w.lower())
+            if s:
+                return s
+        return None
+
+    def _pairs(self, text: str) -> list:
+        """``(phrase, kind, start, end, phrase_start)`` for each name-number pair of ``text``."""
+        toks = [(m.lastgroup, m.group(m.lastgroup), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+        out = []
+        n = len(toks)
+        i = 0
+        phrase: list = []
+        phrase_pos = 0
+        used = set()
+        while i < n:
+            kind, val, pos, end = toks[i]
+            if kind == "name":
+                if val.lower() in ("nan", "inf", "infinity"):
+                    kind = "num"
+                else:
+                    if not phrase:
+                        phrase_pos = pos
+                    phrase.append(val)
+                    i += 1
+                    continue
+            if phrase and kind in ("num", "frac"):
+                if i + 1 < n and toks[i + 1][0] == "name" and toks[i + 1][1].lower() in _TIME_UNITS:
+                    phrase = []       # "cost 14.01 s": a duration
+                    i += 2
+                    continue
+                out.append((" ".join(phrase[-6:]), kind, pos, end, phrase_pos))
+                used.add(i)
+                phrase = []
+                i += 1
+                # a parenthesised number right after a value is its running mean: skip it
+                if i + 2 < n and toks[i][1] == "(" and toks[i + 1][0] == "num" and toks[i + 2][1] == ")":
+                    used.add(i + 1)
+                    i += 3
+                continue
+            if phrase and kind == "sep" and val in _PAIR_SEP:
+                i += 1
+                continue
+            if kind == "num" and i not in used and not phrase:
+                # number then name: "24.93 avg loss," / "0.001 rate"
+                j = i + 1
+                words = []
+                while j < n and toks[j][0] == "name":
+                    words.append(toks[j][1])
+                    j += 1
+                if words and (j >= n or (toks[j][0] == "sep" and toks[j][1] in ",;|")) and \
+                        (i == 0 or toks[i - 1][0] == "sep"):
+                    out.append((" ".join(words[-4:]), kind, pos, end, toks[i + 1][2]))
+                    i = j
+                    continue
+            phrase = []
+            i += 1
+        return out
