@@ -173,8 +173,8 @@ def build_report(session: Session) -> dict:
 
     if deferral:
         status = "out_of_scope"
-    elif symptom == "healthy" and not (causes and causes[0]["confidence"]
-                                       >= session.kb.param("confidence.healthy_override")):
+    elif symptom == "healthy" and not (causes and causes[0]["confidence"] >= min(
+            session.kb.param("confidence.healthy_override"), session.kb.param("confidence.diagnosed"))):
         status = "healthy"
         top = None
     elif top:

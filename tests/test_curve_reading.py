@@ -226,3 +226,18 @@ def test_near_copies_made_before_the_split_are_found_and_independent_data_is_not
     tr, va = torch.utils.data.random_split(torch.utils.data.TensorDataset(torch.randn(1200, 30, generator=g), y),
                                            [960, 240], generator=split)
     assert near_duplicate_fraction(tr, va)["fraction"] < 0.05
+
+
+def test_a_negative_loss_that_levels_off_is_not_running_to_minus_infinity():
+    # a Gaussian NLL: starts near 0, falls below zero and settles at -1.2 (a bounded density fit)
+    curve = [-1.2 + 1.17 * math.exp(-i / 40) for i in range(600)]
+    facts = read([v + 0.1 * (2 * random.Random(i).random() - 1) for i, v in enumerate(curve)])
+    assert facts["loss_negative"] is True
+    assert facts["loss_trend"] != "diverging"
+
+
+def test_a_negative_loss_still_running_off_is_diverging():
+    # a density collapsing to a point: the NLL keeps falling without bound
+    curve = [-0.03 - 0.01 * i for i in range(600)]
+    facts = read(noisy(curve, 0.05))
+    assert facts["loss_trend"] == "diverging"

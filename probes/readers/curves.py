@@ -486,8 +486,12 @@ def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, st
             f"the training loss turns NaN/Inf at {log.x_label} {_fx(start)} and stays so "
             f"to the end ({s.nonfinite} of {s.rows} values non-finite)")
     magnitude = P["curves.diverge_magnitude"]
+    # below zero, a loss whose magnitude grew is diverging only while it still runs off: a negative
+    # loss that levelled off (a Gaussian or flow NLL, an ELBO term) is bounded and falling is progress
+    runs_off = current >= 0 or c.drop >= P["curves.negative_runaway_rel"] * abs(current)
     if (current - initial > max(P["curves.diverge_rise"] * abs(initial), 2 * c.sig_tail)
-            or (abs(current) > magnitude * abs(initial) and abs(current) - abs(initial) > 2 * c.sig_tail)
+            or (abs(current) > magnitude * abs(initial) and abs(current) - abs(initial) > 2 * c.sig_tail
+                and runs_off)
             or (c.best < initial and current - c.best >= 0.5 * (initial - c.best)
                 and current - c.best > max(0.25 * abs(c.best), 2 * c.sig_tail))):
         return ("diverging",) + _diverging_why(c, log, out)
