@@ -241,3 +241,22 @@ def test_a_negative_loss_still_running_off_is_diverging():
     curve = [-0.03 - 0.01 * i for i in range(600)]
     facts = read(noisy(curve, 0.05))
     assert facts["loss_trend"] == "diverging"
+
+
+P18_LIKE_VAL = [0.299, 0.250, 0.257, 0.237, 0.281, 0.249, 0.245, 0.247, 0.270, 0.247, 0.253, 0.235,
+                0.223, 0.227, 0.242, 0.254, 0.262, 0.267]
+
+
+def test_a_noisy_validation_floor_with_a_slight_late_drift_is_not_a_rise():
+    # small-batch training at a label-noise floor: the loss fell from ln 2 to ~0.25 on validation,
+    # then scatters by +-0.02; its last few evaluations sit 0.035 above the single lowest one
+    train = [0.69 * math.exp(-i / 150) + 0.07 for i in range(1800)]
+    val = [(100 * (k + 1), v) for k, v in enumerate(P18_LIKE_VAL)]
+    assert read(noisy(train, 0.8), val)["val_loss_trend"] == "flat"
+
+
+def test_a_validation_loss_giving_back_its_gain_is_still_rising():
+    # the same scale of late rise, but the validation loss had gained little: it climbs back up
+    train = [0.12 * math.exp(-i / 150) + 0.23 for i in range(1800)]
+    val = [(100 * (k + 1), 0.30 - 0.004 * k if k < 12 else 0.252 + 0.008 * (k - 11)) for k in range(18)]
+    assert read(noisy(train, 0.2), val)["val_loss_trend"] == "increasing"

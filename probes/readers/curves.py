@@ -683,7 +683,16 @@ def _analyze_val(log, out: _Out) -> None:
         third = len(after) // 3
         drifting = median(after[-third:]) >= median(after[:third])
     rise = out.p["curves.val_rise"]
-    if level - best > max(rise * abs(best), 2 * max(sig, sig_after)) and n - 1 - best_i >= k_rise and drifting:
+    # a small rise that gives back only a sliver of what validation gained since the run started
+    # (the training loss's start is where validation started too) is the scatter of a floor
+    # reached with noisy steps, not the model turning to memorise: the minimum of noisy
+    # evaluations sits below their level by itself
+    start = out.a.facts.get("initial_loss")
+    gained = (start - best) if isinstance(start, (int, float)) and math.isfinite(start) else None
+    slight = (gained is not None and gained > 0 and level - best < 2 * rise * abs(best)
+              and level - best < out.p["curves.val_rise_giveback"] * gained)
+    if (level - best > max(rise * abs(best), 2 * max(sig, sig_after)) and n - 1 - best_i >= k_rise and drifting
+            and not slight):
         vt = "increasing"
         why = (f"validation loss bottomed at {_fmt(best)} ({log.x_label} {_fx(xs[best_i])}) and "
                f"has risen to {_fmt(level)}")
