@@ -197,6 +197,7 @@ def summarise(rows: list[dict]) -> dict:
             "facts_stated": stated, "facts_read": read, "fact_recall": read / stated if stated else 0.0,
             "facts_read_wrong": wrong, "facts_extra_unverified": sum(len(r["extra"]) for r in rows),
             "healthy_posts": len(healthy), "healthy_given_cause_over_0_5": len(alarmed),
+            "healthy_alarms": sorted(f"{r['got']}:{r['top_cause']}" for r in alarmed),
             "per_symptom": per, "confusion": confusion, "by_fact": by_fact,
             "understand_ms_mean": statistics.fmean(u) if u else 0.0, "understand_ms_p95": p95(u),
             "understand_cpu_ms_mean": statistics.fmean(uc) if uc else 0.0, "understand_cpu_ms_p95": p95(uc),
@@ -209,7 +210,8 @@ def print_summary(split: str, s: dict) -> None:
     print(f"  stated facts read     {s['fact_recall']:.1%} ({s['facts_read']}/{s['facts_stated']})")
     print(f"  facts read wrong      {s['facts_read_wrong']}   (unstated facts read, not contradicted: "
           f"{s['facts_extra_unverified']})")
-    print(f"  healthy posts given a cause > 0.5: {s['healthy_given_cause_over_0_5']}/{s['healthy_posts']}")
+    print(f"  healthy posts given a cause > 0.5: {s['healthy_given_cause_over_0_5']}/{s['healthy_posts']}"
+          + (f" (read as symptom:cause {', '.join(s['healthy_alarms'])})" if s["healthy_alarms"] else ""))
     print(f"  time per complaint    understanding {s['understand_ms_mean']:.1f} ms mean, "
           f"{s['understand_ms_p95']:.1f} ms p95 (CPU {s['understand_cpu_ms_mean']:.1f} / "
           f"{s['understand_cpu_ms_p95']:.1f} ms); with the report {s['complaint_ms_mean']:.1f} ms mean, "

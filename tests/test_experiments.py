@@ -244,3 +244,37 @@ def test_a_lower_lr_at_the_data_noise_floor_confirms_nothing(kb, lr, noise, expe
         torch.set_num_threads(n)
     assert r["outcome"] in expect, r["detail"]
     assert r["steps"] <= r["trained_on"]          # one pass over the kept batches, never cycled
+
+
+def test_copies_train_in_the_runs_training_mode_after_an_evaluation_pass(kb):
+    """A run that ends an epoch with model.eval() leaves the model in eval mode when the experiment
+    starts. The copies must still train as the run trains (dropout on): with dropout 0.9 switched
+    off on the treated copy, it learns faster than the unchanged one. (Trained in eval mode, both
+    copies would skip dropout and come out identical.)"""
+    from traindx.probes.live.experiments import run_experiment
+
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        torch.manual_seed(0)
+        centres = torch.randn(6, 16) * 2
+        y = torch.randint(0, 6, (64 * 32,))
+        x = centres[y] + torch.randn(len(y), 16)
+        m = torch.nn.Sequential(torch.nn.Linear(16, 128), torch.nn.ReLU(), torch.nn.Dropout(0.9),
+                                torch.nn.Linear(128, 6))
+        o = torch.optim.Adam(m.parameters(), lr=1e-3)
+        fn = torch.nn.CrossEntropyLoss()
+        batches = []
+        for i in range(64):
+            xb, yb = x[i * 32:(i + 1) * 32], y[i * 32:(i + 1) * 32]
+            o.zero_grad()
+            fn(m(xb), yb).backward()
+            o.step()
+            batches.append(((xb,), {}, yb, (32, 6)))
+        m.eval()                                    # the run's validation pass came last
+        r = run_experiment(m, o, batches, fn, differential.spec(kb, "no_regularization"),
+                           context={"training": True})
+    finally:
+        torch.set_num_threads(n)
+    assert r["treated_loss"] < 0.95 * r["control_loss"], r["detail"]
+    assert m.training is False                      # the user's model is left as it was

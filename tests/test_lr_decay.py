@@ -84,6 +84,50 @@ def test_a_plateau_held_up_by_sgd_noise_is_lowered_by_a_decay():
     assert r["loss_lower_lr"] < r["loss_same_lr"] and r["steps"] == 48 and r["held_out"] == 16
 
 
+def test_a_decay_that_lowers_only_the_training_batches_crosses_no_floor():
+    """The floor is what unseen data allows: copies at a tenth of the LR that get lower on recent
+    training batches but not on the run's validation batches answer no "decay helps"; the same copies
+    scored on validation data like the training data still do."""
+    torch.manual_seed(0)
+    x, y = regression()
+    model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Linear(32, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    it = trained(model, opt, nn.MSELoss(), batches_of(x, y, 16, 1), 600)
+    batches = [((xb,), {}, yb, None) for xb, yb in (next(it) for _ in range(64))]
+    xv, yv = x[:512], y[:512]
+    like = [((xv[i:i + 64],), {}, yv[i:i + 64], None) for i in range(0, 512, 64)]
+    g = torch.Generator().manual_seed(3)
+    unlike = [((xv[i:i + 64],), {}, 4 * torch.randn(64, 1, generator=g), None) for i in range(0, 512, 64)]
+    r = LD.lr_decay_test(model, opt, batches, nn.MSELoss(), val=like)
+    assert r["helps"] is True and r["val_gain"] >= shipped()["lr_decay.val_helps"], r
+    r = LD.lr_decay_test(model, opt, batches, nn.MSELoss(), val=unlike)
+    assert r["gain"] >= shipped()["lr_decay.helps"] and r["helps"] is not True, r
+    assert r["val_gain"] < shipped()["lr_decay.val_helps"]
+
+
+def test_a_gain_inside_one_batchs_luck_is_the_datas_floor():
+    """25% random labels: a tenth of the LR shaves a few percent off the held-out loss, consistently
+    (paired), but far inside the spread of the loss from batch to batch. The answer is "no": the
+    data's floor holds the loss, and the run is free to read as converged."""
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(6000, 16, generator=g)
+    centres = torch.randn(4, 16, generator=g) * 1.6
+    y = torch.randint(0, 4, (6000,), generator=g)
+    x = centres[y] + x
+    flip = torch.rand(6000, generator=g) < 0.25
+    y = torch.where(flip, torch.randint(0, 4, (6000,), generator=g), y)
+    model = nn.Sequential(nn.Linear(16, 64), nn.ReLU(), nn.Linear(64, 4))
+    opt = torch.optim.SGD(model.parameters(), lr=0.03, momentum=0.9)
+    it = trained(model, opt, nn.CrossEntropyLoss(), batches_of(x, y, 32, 1), 400)
+    batches = [((xb,), {}, yb, None) for xb, yb in (next(it) for _ in range(64))]
+    r = LD.lr_decay_test(model, opt, batches, nn.CrossEntropyLoss())
+    p = shipped()
+    assert r["gain"] >= p["lr_decay.no_help"], r          # a real, small gain ...
+    assert r["gain"] < p["lr_decay.within_noise"] * r["batch_spread"], r   # ... inside the data's noise
+    assert r["helps"] is False, r
+
+
 def test_a_plateau_at_the_datas_label_noise_is_not():
     torch.manual_seed(0)
     x, y = label_noise_classification()

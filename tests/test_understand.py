@@ -300,3 +300,10 @@ def test_a_narrow_swing_and_an_epoch_boundary_jump_are_normal(kb):
 def test_more_ways_of_saying_it(kb, text, symptom):
     u, _ = read(kb, text)
     assert u.symptom == symptom, u.scores
+
+
+def test_a_small_train_validation_gap_asked_about_is_normal(kb):
+    u, _ = read(kb, "my validation loss is slightly higher than the training loss, is that normal?")
+    assert u.symptom == "healthy", u.scores
+    u, _ = read(kb, "validation loss keeps going up while the training loss goes down")
+    assert u.symptom == "overfitting", u.scores

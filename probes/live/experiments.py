@@ -438,6 +438,8 @@ def run_experiment(model, optimizer, batches, loss_fn, spec: dict, *, context: d
         control, treated = copies
         for p in copies:
             p.loss_fn = loss_fn
+            if ctx.get("training") is not None:     # both copies train in the run's training mode
+                p.training = bool(ctx["training"])
         try:
             if iv["kind"] == "shuffle_batches":
                 mixed_held = _mix(held, seed=1)

@@ -104,6 +104,10 @@ class LossFeed:
         else:
             self._val_since_wait = True
             self._val_since_step = True
+            for p in self._costly:
+                keep = getattr(p, "on_val_loss", None)
+                if keep is not None:
+                    keep(self, outputs, targets)
             if outputs is not None and targets is not None:
                 name = L.loss_function(loss_name) if loss_name not in (None, "unknown") else self._loss_name
                 cc = L._correct_count(outputs, targets, name)

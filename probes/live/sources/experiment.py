@@ -52,11 +52,20 @@ class Experiment(CostlyProbe):
         shape = outputs.shape if outputs is not None and m._torch.is_tensor(outputs) else None
         self.box.keep(m._last_args, m._last_kwargs, targets, shape)
 
+    @staticmethod
+    def _training_mode(m):
+        """The mode the run trains in: that of its forwards with gradients on (a run that ends on an
+        evaluation pass leaves the model in eval mode; its copies must still train as it trained)."""
+        grad_eval, grad_train = m._fwd_mode[2], m._fwd_mode[3]
+        if grad_eval or grad_train:
+            return grad_train >= grad_eval
+        return m._last_fwd_training
+
     def run(self, m) -> None:
         lrs = m._lrs()
         context = {"clip_max": m._clip_max, "peak_lr": max(lrs) if lrs else None,
                    "accumulates": bool(G.grad_accumulates(m._carried)) if m._carried else False,
-                   "training": m._last_fwd_training}
+                   "training": self._training_mode(m)}
         self.box.run_pending(m.model, m.optimizer, m._loss_fn or L.loss_callable(m._loss_name), context,
                              m._fwd_autocast)
 

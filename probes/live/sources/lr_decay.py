@@ -18,6 +18,9 @@ from traindx.probes.live.probe import CostlyProbe
 #: the memory the kept batches may hold (the number of batches, the LR ratio that counts as held,
 #: the tests per run and the retry wait are knowledge: ``lr_decay.*`` in kb/parameters/probes.yaml)
 MAX_BYTES = 256 * 2 ** 20
+#: the validation batches kept (references to the run's own tensors) to score the copies on
+VAL_KEEP = 16
+VAL_BYTES = 64 * 2 ** 20
 #: the first plateau look after this many training losses, then every eighth of the run (pacing, not
 #: a threshold of the answer; by losses, never by the clock)
 FIRST_CHECK = 256
@@ -30,10 +33,13 @@ class LrDecay(CostlyProbe):
     schedule = ("a plateau look every eighth of the run (paced by losses); on a plateau under a held LR, "
                 "the next 64 training batches, then copies at the next sampled step; 3 tests at most")
     parameters = ("lr_decay.batches", "lr_decay.lr_held", "lr_decay.max_tests", "lr_decay.retry_steps",
-                  "lr_decay.helps", "lr_decay.no_help", "curves.decay_held", "curves.decay_cut")
+                  "lr_decay.helps", "lr_decay.no_help", "lr_decay.min_z", "lr_decay.noise_multiple",
+                  "lr_decay.val_helps", "lr_decay.within_noise", "curves.decay_held", "curves.decay_cut")
 
     def __init__(self):
         self.state = None
+        self.val: list = []        # the latest validation batches the run scored (at most VAL_KEEP)
+        self.val_bytes = 0
         self.batches: list = []
         self.bytes = 0
         self.runs: list[dict] = []
@@ -129,6 +135,25 @@ class LrDecay(CostlyProbe):
         if len(self.batches) >= self.target:
             self.state = "ready"
 
+    def on_val_loss(self, m, outputs, targets) -> None:
+        """A validation loss: keep its batch (references, the latest VAL_KEEP, VAL_BYTES at most), so
+        that the copies are also scored on data the run never trains on."""
+        torch = m._torch
+        args, kwargs = m._last_args, m._last_kwargs
+        if (args is None or targets is None or not torch.is_tensor(targets) or m.model is None
+                or len(self.runs) >= m.params["lr_decay.max_tests"]):
+            return
+        if self.val and self.val[-1][2] is targets:
+            return
+        size = sum(t.numel() * t.element_size() for t in D.tensors_in([list(args), kwargs or {}, targets]))
+        if size > VAL_BYTES:
+            return
+        out_shape = tuple(outputs.shape) if outputs is not None and torch.is_tensor(outputs) else None
+        self.val.append((tuple(args), dict(kwargs or {}), targets, out_shape, size))
+        self.val_bytes += size
+        while len(self.val) > VAL_KEEP or self.val_bytes > VAL_BYTES:
+            self.val_bytes -= self.val.pop(0)[4]
+
     # ------------------------------------------------------------------ the experiment
     def run(self, m) -> None:
         batches, self.batches, self.bytes = self.batches, [], 0
@@ -141,7 +166,9 @@ class LrDecay(CostlyProbe):
             run["skipped"] = f"only {len(batches)} batches fit in memory"
         else:
             try:
-                r = LD.lr_decay_test(m.model, m.optimizer, batches, fn, autocast=m._fwd_autocast, params=m.params)
+                val = [b[:4] for b in self.val]
+                r = LD.lr_decay_test(m.model, m.optimizer, batches, fn, autocast=m._fwd_autocast, params=m.params,
+                                     val=val)
                 run.update(r or {"skipped": "the model or optimizer could not be copied"})
             except Exception as e:
                 run["error"] = f"{type(e).__name__}: {e}"[:200]
@@ -184,8 +211,13 @@ class LrDecay(CostlyProbe):
         if r is None:
             return
         extra = {k: r[k] for k in ("gain", "loss_same_lr", "loss_lower_lr", "lr", "factor", "steps",
-                                   "held_out", "at_step") if k in r}
+                                   "held_out", "at_step", "z", "batch_spread", "val_gain", "val_z",
+                                   "val_batches") if k in r}
         emit("lr_decay_helps", bool(r["helps"]),
              f"at step {r['at_step']}, two copies continued {r['steps']} steps on recent batches: held-out "
              f"loss {r['loss_same_lr']:.4g} at lr {r['lr']:.3g}, {r['loss_lower_lr']:.4g} at "
-             f"{r['factor']:g}x that ({-r['gain']:+.1%})", **extra)
+             f"{r['factor']:g}x that ({-r['gain']:+.1%}"
+             + (f"; the held-out batches' own spread {r['batch_spread']:.1%}, paired z {r['z']:.1f}"
+                if r.get("batch_spread") is not None and r.get("z") is not None else "")
+             + (f"; on {r['val_batches']} validation batches {-r['val_gain']:+.1%}"
+                if r.get("val_gain") is not None else "") + ")", **extra)
