@@ -166,8 +166,9 @@ def _status(session: Session, deferral, symptom, causes) -> tuple[str, dict | No
     top = causes[0] if causes and causes[0]["confidence"] >= session.kb.param("confidence.diagnosed") else None
     if deferral:
         return "out_of_scope", top
-    if symptom == "healthy" and not (causes and causes[0]["confidence"]
-                                     >= session.kb.param("confidence.healthy_override")):
+    # a healthy status never sits over a named cause: the override is at most the diagnosed level
+    if symptom == "healthy" and not (causes and causes[0]["confidence"] >= min(
+            session.kb.param("confidence.healthy_override"), session.kb.param("confidence.diagnosed"))):
         return "healthy", None
     return ("diagnosed", top) if top else ("insufficient_evidence", top)
 

@@ -226,3 +226,37 @@ def test_near_copies_made_before_the_split_are_found_and_independent_data_is_not
     tr, va = torch.utils.data.random_split(torch.utils.data.TensorDataset(torch.randn(1200, 30, generator=g), y),
                                            [960, 240], generator=split)
     assert near_duplicate_fraction(tr, va)["fraction"] < 0.05
+
+
+def test_a_negative_loss_that_levels_off_is_not_running_to_minus_infinity():
+    # a Gaussian NLL: starts near 0, falls below zero and settles at -1.2 (a bounded density fit)
+    curve = [-1.2 + 1.17 * math.exp(-i / 40) for i in range(600)]
+    facts = read([v + 0.1 * (2 * random.Random(i).random() - 1) for i, v in enumerate(curve)])
+    assert facts["loss_negative"] is True
+    assert facts["loss_trend"] != "diverging"
+
+
+def test_a_negative_loss_still_running_off_is_diverging():
+    # a density collapsing to a point: the NLL keeps falling without bound
+    curve = [-0.03 - 0.01 * i for i in range(600)]
+    facts = read(noisy(curve, 0.05))
+    assert facts["loss_trend"] == "diverging"
+
+
+P18_LIKE_VAL = [0.299, 0.250, 0.257, 0.237, 0.281, 0.249, 0.245, 0.247, 0.270, 0.247, 0.253, 0.235,
+                0.223, 0.227, 0.242, 0.254, 0.262, 0.267]
+
+
+def test_a_noisy_validation_floor_with_a_slight_late_drift_is_not_a_rise():
+    # small-batch training at a label-noise floor: the loss fell from ln 2 to ~0.25 on validation,
+    # then scatters by +-0.02; its last few evaluations sit 0.035 above the single lowest one
+    train = [0.69 * math.exp(-i / 150) + 0.07 for i in range(1800)]
+    val = [(100 * (k + 1), v) for k, v in enumerate(P18_LIKE_VAL)]
+    assert read(noisy(train, 0.8), val)["val_loss_trend"] == "flat"
+
+
+def test_a_validation_loss_giving_back_its_gain_is_still_rising():
+    # the same scale of late rise, but the validation loss had gained little: it climbs back up
+    train = [0.12 * math.exp(-i / 150) + 0.23 for i in range(1800)]
+    val = [(100 * (k + 1), 0.30 - 0.004 * k if k < 12 else 0.252 + 0.008 * (k - 11)) for k in range(18)]
+    assert read(noisy(train, 0.2), val)["val_loss_trend"] == "increasing"

@@ -50,3 +50,31 @@ def test_api_embeds_without_torch():
             "r = s.report(); md = s.markdown()\nassert 'torch' not in sys.modules\nprint('OK', r['status'])")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.stdout.startswith("OK "), r.stderr
+
+
+def test_a_healthy_status_never_sits_over_a_named_cause(kb):
+    # a falling loss (the curve alone reads healthy) fed raw features at a scale of 1e4: the
+    # ranking names unnormalized_inputs, so the status must not say "healthy" above it
+    s = Session(kb)
+    s.add_answers({"loss_trend": "decreasing", "val_loss_trend": "decreasing", "loss_decrease_fraction": 0.99,
+                   "initial_loss": 43000.0, "current_loss": 4.6, "loss_function": "mse",
+                   "target_kind": "continuous", "input_scale": 11000.0, "input_scale_spread": 4000.0,
+                   "grads_have_nan": False, "batch_size": 128,
+                   "grad_norm_median": 30000.0, "grad_norm_max": 8.5e6})
+    s.run()
+    rep = s.report()
+    top = rep["root_causes"][0]
+    assert top["id"] == "unnormalized_inputs"
+    diagnosed = kb.param("confidence.diagnosed")
+    assert (rep["status"] == "healthy") == (top["confidence"] < diagnosed)
+    assert rep["status"] == "diagnosed"
+
+
+def test_a_healthy_run_without_evidence_for_a_cause_stays_healthy(kb):
+    s = Session(kb)
+    s.add_answers({"loss_trend": "decreasing", "val_loss_trend": "decreasing", "loss_decrease_fraction": 0.9,
+                   "train_accuracy": 0.95, "val_accuracy": 0.94, "input_scale": 1.1, "batch_size": 64})
+    s.run()
+    rep = s.report()
+    assert rep["status"] == "healthy"
+    assert all(c["confidence"] < kb.param("confidence.diagnosed") for c in rep["root_causes"])

@@ -487,8 +487,12 @@ def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, st
             f"the training loss turns NaN/Inf at {log.x_label} {_fx(start)} and stays so "
             f"to the end ({s.nonfinite} of {s.rows} values non-finite)")
     magnitude = P["curves.diverge_magnitude"]
+    # below zero, a loss whose magnitude grew is diverging only while it still runs off: a negative
+    # loss that levelled off (a Gaussian or flow NLL, an ELBO term) is bounded and falling is progress
+    runs_off = current >= 0 or c.drop >= P["curves.negative_runaway_rel"] * abs(current)
     if (current - initial > max(P["curves.diverge_rise"] * abs(initial), 2 * c.sig_tail)
-            or (abs(current) > magnitude * abs(initial) and abs(current) - abs(initial) > 2 * c.sig_tail)
+            or (abs(current) > magnitude * abs(initial) and abs(current) - abs(initial) > 2 * c.sig_tail
+                and runs_off)
             or (c.best < initial and current - c.best >= P["curves.diverge_climb_back"] * (initial - c.best)
                 and current - c.best > max(P["curves.diverge_above_best"] * abs(c.best), 2 * c.sig_tail))):
         return ("diverging",) + _diverging_why(c, log, out)
@@ -681,7 +685,16 @@ def _analyze_val(log, out: _Out) -> None:
         third = len(after) // 3
         drifting = median(after[-third:]) >= median(after[:third])
     rise = out.p["curves.val_rise"]
-    if level - best > max(rise * abs(best), 2 * max(sig, sig_after)) and n - 1 - best_i >= k_rise and drifting:
+    # a small rise that gives back only a sliver of what validation gained since the run started
+    # (the training loss's start is where validation started too) is the scatter of a floor
+    # reached with noisy steps, not the model turning to memorise: the minimum of noisy
+    # evaluations sits below their level by itself
+    start = out.a.facts.get("initial_loss")
+    gained = (start - best) if isinstance(start, (int, float)) and math.isfinite(start) else None
+    slight = (gained is not None and gained > 0 and level - best < 2 * rise * abs(best)
+              and level - best < out.p["curves.val_rise_giveback"] * gained)
+    if (level - best > max(rise * abs(best), 2 * max(sig, sig_after)) and n - 1 - best_i >= k_rise and drifting
+            and not slight):
         vt = "increasing"
         why = (f"validation loss bottomed at {_fmt(best)} ({log.x_label} {_fx(xs[best_i])}) and "
                f"has risen to {_fmt(level)}")
