@@ -285,3 +285,15 @@ def test_a_percent_sign_on_a_loss_is_not_a_fraction(tmp_path):
     log = read_console(_write(tmp_path, "Epoch: 001/010 | Train: 10.000% | Loss: 2.520%\n"
                                         "Epoch: 010/010 | Train: 10.000% | Loss: 2.303%\n"))
     assert _vals(log, "loss") == pytest.approx([2.52, 2.303])
+
+
+def test_a_counter_too_long_for_a_float_is_not_a_step(tmp_path):
+    """Found by the fuzz run: a 400-digit step ended in OverflowError (a traceback) and a 5,000-digit
+    epoch would pass Python's int-parsing limit. Such a number is no counter: its line is skipped,
+    the others are read."""
+    huge_step, huge_epoch = "9" * 400, "7" * 5000
+    log = read_console(_write(tmp_path, f"step 1 loss 2.30\nstep {huge_step} loss 2.10\nepoch {huge_epoch}\n"
+                                        "step 3 loss 1.90\nstep 4 loss 1.70\n"))
+    assert 2.30 in _vals(log, "loss") and 1.70 in _vals(log, "loss")
+    assert all(math.isfinite(x) for x in _xs(log, "loss"))
+    analyze_log(str(tmp_path / "run.out"))          # the whole path: findings, no traceback

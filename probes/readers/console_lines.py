@@ -66,10 +66,17 @@ def _cut(text: str, a: int, b: int) -> str:
     return text[:a] + (";" + " " * (b - a - 1) if b > a else "") + text[b:]
 
 
+#: a printed step, epoch or batch counter longer than this is not a counter (and a float cannot hold it)
+_MAX_COUNTER_DIGITS = 15
+
+
 def _num(line: str, spec):
+    """The number at ``spec``; None for an integer too long to be a step or epoch counter."""
     kind, a, b = spec
     t = line[a:b]
-    return float(t) if kind == "f" else int(t)
+    if kind == "f":
+        return float(t)
+    return int(t) if len(t.strip().lstrip("+-")) <= _MAX_COUNTER_DIGITS else None
 
 
 def _runs_span(a: int, b: int, runs: list):
@@ -281,7 +288,7 @@ class LineParser:
                 continue
             metrics.append((r, kind, (a, b)))
         if not metrics:
-            if epoch is not None and not pairs:
+            if epoch is not None and not pairs and _num(line, epoch) is not None:
                 self._set_epoch(_num(line, epoch))
             if not pairs:
                 self._maybe_header(line)
