@@ -498,12 +498,23 @@ _FROM_TO = re.compile(r"^\s*%?\s*(?:to|->|→|=>|==>)\s*~?\s*$", re.IGNORECASE)
 
 
 # (complexity above the cap came with the merge of main: to be split, issue 11)
-def _read_metrics(text: str, lang: Language) -> list[Reading]:  # noqa: C901
+def _read_metrics(text: str, lang: Language) -> list[Reading]:
     """Numbers attributed to (split, metric): the nearest split and metric words before them in the
     same clause or log line. A metric without a split is the training one; a series (a log) keeps
     its last value, and for the loss its first value is the initial loss."""
     if not lang.metrics:
         return []
+    marks = _metric_marks(text, lang)
+    reach = int(lang.params.get("language.attribution_window_chars", 40))
+    series: dict[str, list] = {}
+    prev_fact = None            # (fact, end, start) of the last attributed number, for "from X to Y"
+    for n in _NUM_RX.finditer(text):
+        prev_fact = _attribute_number(text, lang, n, marks, reach, series, prev_fact)
+    return _readings_from_series(text, lang, series)
+
+
+def _metric_marks(text: str, lang: Language) -> list[tuple]:
+    """Every split and metric word in the text as (start, end, kind, id), in text order."""
     marks = []
     for sid, rx in lang.split_rx.items():
         for m in rx.finditer(text):
@@ -512,95 +523,159 @@ def _read_metrics(text: str, lang: Language) -> list[Reading]:  # noqa: C901
         for m in rx.finditer(text):
             marks.append((m.start(), m.end(), "metric", mid))
     marks.sort()
-    reach = int(lang.params.get("language.attribution_window_chars", 40))
-    series: dict[str, list] = {}
-    prev_fact = None            # (fact, end, start) of the last attributed number, for "from X to Y"
-    for n in _NUM_RX.finditer(text):
-        raw = n.group(0).strip()
-        start = n.start()
-        if prev_fact and _FROM_TO.match(text[prev_fact[1]:start]) and \
-                re.search(r"\bfrom\s*~?\s*$", text[max(0, prev_fact[2] - 12):prev_fact[2]]):
-            fact = prev_fact[0]
-            v = parse_number(raw.lower().lstrip("~").strip())
-            if v is not None and fact:
-                if fact.endswith("accuracy"):
-                    v = v / 100.0 if (raw.endswith("%") or v > 1) else v
-                series.setdefault(fact, []).append((start, v, (n.start(), n.end()), text[prev_fact[2]:n.end()]))
-                prev_fact = (fact, n.end(), prev_fact[2])
-                continue
-        if _UNIT_AFTER.match(text, n.end()) or _COUNTED_BEFORE.search(text[max(0, start - 12):start]):
-            continue
-        sentence = 0
-        for m in _SENTENCE.finditer(text, 0, start):
-            sentence = m.end()
-        after = [mk for mk in marks if mk[0] >= n.end() and mk[2] == "metric"
-                 and re.fullmatch(r"\s*", text[n.end():mk[0]])
-                 and not re.match(r"\s*[:=]", text[mk[1]:])]       # "2.5 loss", not a "loss:" label
-        before = [mk for mk in marks if mk[1] <= start and start - mk[1] <= reach and mk[0] >= sentence]
-        if after:                                  # "50% accuracy, 2.5 loss": the metric right after the number
-            mk = after[0]
-            split = next((b[3] for b in reversed(before) if b[2] == "split" and start - b[1] <= 12), None)
-            before = [(mk[0], mk[1], "metric", mk[3])] + ([(0, 0, "split", split)] if split else [])
-            before.sort(key=lambda b: b[2] == "metric")
-            gap = ""
-        if not before and not after and prev_fact and start - prev_fact[1] <= 60 and prev_fact[1] >= sentence \
-                and not re.search(r"[:=]|\b(?:than|vs|per|of)\b", text[prev_fact[1]:start]):
-            # "starts at about 33 but plateaus at about 3.0": the same quantity, later
-            fact = prev_fact[0]
-            v = parse_number(raw.lower().lstrip("~").strip())
-            if v is not None and not (fact.endswith("accuracy")
-                                      and not (0 <= (v / 100.0 if raw.endswith("%") or v > 1 else v) <= 1)):
-                if fact.endswith("accuracy") and (raw.endswith("%") or v > 1):
-                    v = v / 100.0
-                if not _RANGE_BEFORE.search(text[max(0, start - 16):start]) and not _RANGE_AFTER.match(text, n.end()):
-                    series.setdefault(fact, []).append((start, v, (n.start(), n.end()), text[prev_fact[2]:n.end()]))
-                    prev_fact = (fact, n.end(), prev_fact[2])
-            continue
-        if not before:
-            continue
-        if not after:
-            last = before[-1]
-            gap = text[last[1]:start]
-            if re.search(r"\d|\b(?:than|then|vs|versus|per)\b", gap) or \
-                    len(re.findall(r"[a-z\u4e00-\u9fff']+", gap, re.IGNORECASE)) > 8:
-                continue
-            if last[2] == "split" and gap.strip(" \t:=|-") and not any(mk[2] == "metric" for mk in before):
-                continue                           # a split word alone names a value only right before it
-        metric = next((mk[3] for mk in reversed(before) if mk[2] == "metric"), None)
-        split = next((mk[3] for mk in reversed(before) if mk[2] == "split"), None)
-        # "61% accuracy on validation", "90% on the training set": a split named right after wins
-        split = next((mk[3] for mk in marks if mk[2] == "split" and mk[0] >= n.end()
-                      and _SPLIT_AFTER.fullmatch(text[n.end():mk[0]])), split)
-        if metric is None:
-            # "train: 10%, valid 0.23": a split word right before the number: % -> accuracy, else loss
-            metric = "accuracy" if raw.endswith("%") else "loss"
-        if split is None:
-            split = "train"
-        fact = lang.metrics.get((split, metric))
-        if fact is None:
-            continue
-        low = raw.lower().lstrip("~").strip()
-        if low in ("nan", "inf"):
-            continue
-        v = parse_number(low)
-        if v is None:
-            continue
-        if metric == "accuracy":
-            if raw.endswith("%") or v > 1:
-                v = v / 100.0
-            if not 0 <= v <= 1:
-                continue
-        elif raw.endswith("%") and metric != "loss":
-            continue
-        # a range ("between 0.3 and 0.6", "3.5-3.7", "[3.5, 4.5]") states no single value
-        if _RANGE_AFTER.match(text, n.end()) or _RANGE_BEFORE.search(text[max(0, start - 16):start]):
-            prev = text[max(0, start - 32):start]
-            if not (re.search(r"\bfrom\s*$", prev)
-                    or re.search(r"\bfrom\s*~?\s*[-+\d.e]+%?\s*(?:to|->|→|=>)\s*~?\s*$", prev)):
-                continue
-        origin = before[0][0] if after else last[0]
-        series.setdefault(fact, []).append((start, v, (min(origin, start), n.end()), text[min(origin, start):n.end()]))
-        prev_fact = (fact, n.end(), n.start())
+    return marks
+
+
+def _as_fraction(raw: str, v: float) -> float:
+    """An accuracy written as a percentage ("61%", "61") becomes a fraction."""
+    return v / 100.0 if (raw.endswith("%") or v > 1) else v
+
+
+def _continue_from_to(text: str, n, raw: str, series: dict, prev_fact) -> tuple | None:
+    """"from 2.3 to 1.1": the second number of the pair belongs to the first one's fact.
+    Returns the new last-attributed fact, or None when the number is no such continuation."""
+    start = n.start()
+    if not (prev_fact and _FROM_TO.match(text[prev_fact[1]:start])
+            and re.search(r"\bfrom\s*~?\s*$", text[max(0, prev_fact[2] - 12):prev_fact[2]])):
+        return None
+    fact = prev_fact[0]
+    v = parse_number(raw.lower().lstrip("~").strip())
+    if v is None or not fact:
+        return None
+    if fact.endswith("accuracy"):
+        v = _as_fraction(raw, v)
+    series.setdefault(fact, []).append((start, v, (n.start(), n.end()), text[prev_fact[2]:n.end()]))
+    return (fact, n.end(), prev_fact[2])
+
+
+def _continues_quantity(text: str, start: int, sentence: int, prev_fact) -> bool:
+    """A bare number soon after an attributed one, in the same sentence and with no label or
+    comparison between them, states the same quantity later ("starts at 33 but plateaus at 3.0")."""
+    return bool(prev_fact and start - prev_fact[1] <= 60 and prev_fact[1] >= sentence
+                and not re.search(r"[:=]|\b(?:than|vs|per|of)\b", text[prev_fact[1]:start]))
+
+
+def _add_later_value(text: str, n, raw: str, series: dict, prev_fact) -> tuple:
+    """Record a later value of the last attributed quantity (see _continues_quantity)."""
+    start = n.start()
+    fact = prev_fact[0]
+    v = parse_number(raw.lower().lstrip("~").strip())
+    if v is not None and not (fact.endswith("accuracy") and not (0 <= _as_fraction(raw, v) <= 1)):
+        if fact.endswith("accuracy"):
+            v = _as_fraction(raw, v)
+        if not _RANGE_BEFORE.search(text[max(0, start - 16):start]) and not _RANGE_AFTER.match(text, n.end()):
+            series.setdefault(fact, []).append((start, v, (n.start(), n.end()), text[prev_fact[2]:n.end()]))
+            prev_fact = (fact, n.end(), prev_fact[2])
+    return prev_fact
+
+
+def _marks_near(text: str, n, marks: list, reach: int) -> tuple[list, list, int]:
+    """The metric words right after the number, the split/metric words before it within reach in
+    its sentence, and where that sentence starts."""
+    start = n.start()
+    sentence = 0
+    for m in _SENTENCE.finditer(text, 0, start):
+        sentence = m.end()
+    after = [mk for mk in marks if mk[0] >= n.end() and mk[2] == "metric"
+             and re.fullmatch(r"\s*", text[n.end():mk[0]])
+             and not re.match(r"\s*[:=]", text[mk[1]:])]       # "2.5 loss", not a "loss:" label
+    before = [mk for mk in marks if mk[1] <= start and start - mk[1] <= reach and mk[0] >= sentence]
+    if after:                                  # "50% accuracy, 2.5 loss": the metric right after the number
+        mk = after[0]
+        split = next((b[3] for b in reversed(before) if b[2] == "split" and start - b[1] <= 12), None)
+        before = [(mk[0], mk[1], "metric", mk[3])] + ([(0, 0, "split", split)] if split else [])
+        before.sort(key=lambda b: b[2] == "metric")
+    return after, before, sentence
+
+
+def _label_too_far(text: str, start: int, before: list) -> bool:
+    """The words between the last label and the number break the attribution: another number, a
+    comparison, a long clause, or a split word not right before the number."""
+    last = before[-1]
+    gap = text[last[1]:start]
+    if re.search(r"\d|\b(?:than|then|vs|versus|per)\b", gap) or \
+            len(re.findall(r"[a-z\u4e00-\u9fff']+", gap, re.IGNORECASE)) > 8:
+        return True
+    # a split word alone names a value only right before it
+    return bool(last[2] == "split" and gap.strip(" \t:=|-") and not any(mk[2] == "metric" for mk in before))
+
+
+def _split_and_metric(text: str, n, raw: str, marks: list, before: list) -> tuple[str, str]:
+    """The (split, metric) a number is attributed to, with the defaults for what is unnamed."""
+    metric = next((mk[3] for mk in reversed(before) if mk[2] == "metric"), None)
+    split = next((mk[3] for mk in reversed(before) if mk[2] == "split"), None)
+    # "61% accuracy on validation", "90% on the training set": a split named right after wins
+    split = next((mk[3] for mk in marks if mk[2] == "split" and mk[0] >= n.end()
+                  and _SPLIT_AFTER.fullmatch(text[n.end():mk[0]])), split)
+    if metric is None:
+        # "train: 10%, valid 0.23": a split word right before the number: % -> accuracy, else loss
+        metric = "accuracy" if raw.endswith("%") else "loss"
+    if split is None:
+        split = "train"
+    return split, metric
+
+
+def _metric_value(raw: str, metric: str) -> float | None:
+    """The number's value for the metric, or None where it states none (nan, inf, an accuracy
+    outside 0..1, a percentage of something other than accuracy or loss)."""
+    low = raw.lower().lstrip("~").strip()
+    if low in ("nan", "inf"):
+        return None
+    v = parse_number(low)
+    if v is None:
+        return None
+    if metric == "accuracy":
+        v = _as_fraction(raw, v)
+        if not 0 <= v <= 1:
+            return None
+    elif raw.endswith("%") and metric != "loss":
+        return None
+    return v
+
+
+def _is_range_bound(text: str, n) -> bool:
+    """A range ("between 0.3 and 0.6", "3.5-3.7", "[3.5, 4.5]") states no single value; a
+    "from X to Y" pair is no range."""
+    start = n.start()
+    if not (_RANGE_AFTER.match(text, n.end()) or _RANGE_BEFORE.search(text[max(0, start - 16):start])):
+        return False
+    prev = text[max(0, start - 32):start]
+    return not (re.search(r"\bfrom\s*$", prev)
+                or re.search(r"\bfrom\s*~?\s*[-+\d.e]+%?\s*(?:to|->|→|=>)\s*~?\s*$", prev))
+
+
+def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, series: dict, prev_fact):
+    """Attribute one number of the text to a fact (adding it to `series`); returns the last
+    attributed (fact, end, start), which the next number may continue."""
+    raw = n.group(0).strip()
+    start = n.start()
+    continued = _continue_from_to(text, n, raw, series, prev_fact)
+    if continued is not None:
+        return continued
+    if _UNIT_AFTER.match(text, n.end()) or _COUNTED_BEFORE.search(text[max(0, start - 12):start]):
+        return prev_fact
+    after, before, sentence = _marks_near(text, n, marks, reach)
+    if not before and not after and _continues_quantity(text, start, sentence, prev_fact):
+        return _add_later_value(text, n, raw, series, prev_fact)
+    if not before:
+        return prev_fact
+    if not after and _label_too_far(text, start, before):
+        return prev_fact
+    split, metric = _split_and_metric(text, n, raw, marks, before)
+    fact = lang.metrics.get((split, metric))
+    if fact is None:
+        return prev_fact
+    v = _metric_value(raw, metric)
+    if v is None or _is_range_bound(text, n):
+        return prev_fact
+    origin = before[0][0] if after else before[-1][0]
+    series.setdefault(fact, []).append((start, v, (min(origin, start), n.end()), text[min(origin, start):n.end()]))
+    return (fact, n.end(), n.start())
+
+
+def _readings_from_series(text: str, lang: Language, series: dict) -> list[Reading]:
+    """One reading per fact: a log's last value (its first for an accuracy stated in prose), and
+    for the training loss the first value as the initial loss."""
     out = []
     for fact, vals in series.items():
         vals.sort()
@@ -615,6 +690,7 @@ def _read_metrics(text: str, lang: Language) -> list[Reading]:  # noqa: C901
             if first_fact:
                 out.append(Reading(first_fact, v0, sp0, " ".join(ph0.split())))
     return out
+
 
 
 def _is_log(text: str, starts: list) -> bool:
