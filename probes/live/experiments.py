@@ -146,123 +146,193 @@ def _add_params(plan, params):
     plan.optimizer.add_param_group({**_group_defaults(plan.optimizer), "params": params})
 
 
-# (complexity above the cap came with the merge of main: to be split, issue 11)
-def _apply(plan: _Plan, iv: dict, ctx: dict, train, held):  # noqa: C901
-    import torch
-    kind = iv["kind"]
-    model, opt = plan.model, plan.optimizer
-    if kind == "lr_scale":
-        for g in opt.param_groups:
-            if isinstance(g.get("lr"), (int, float)):
-                g["lr"] = g["lr"] * float(iv.get("factor", 10))
-    elif kind == "restore_peak_lr":
-        peak = ctx.get("peak_lr")
-        lr = opt.param_groups[0].get("lr")
-        if not peak or not isinstance(lr, (int, float)) or lr >= 0.5 * peak:
-            raise NotApplicable("the LR has not fallen below half its peak")
-        for g in opt.param_groups:
-            if isinstance(g.get("lr"), (int, float)) and g["lr"] > 0:
-                g["lr"] = g["lr"] * peak / lr
-    elif kind == "unfreeze":
-        frozen = [p for p in model.parameters() if not p.requires_grad and p.is_floating_point()]
-        if not frozen:
-            raise NotApplicable("no frozen parameter")
-        for p in frozen:
-            p.requires_grad_(True)
-        in_opt = {id(p) for g in opt.param_groups for p in g["params"]}
-        rest = [p for p in frozen if id(p) not in in_opt]
-        if rest:
-            _add_params(plan, rest)
-    elif kind == "add_missing_params_to_optimizer":
-        in_opt = {id(p) for g in opt.param_groups for p in g["params"]}
-        _add_params(plan, [p for p in model.parameters() if p.requires_grad and id(p) not in in_opt])
-    elif kind == "zero_grad_every_step":
-        if not ctx.get("accumulates"):
-            raise NotApplicable("the run's gradients do not accumulate")
-        plan.zero_grad = True        # the control accumulates (see _control)
-    elif kind == "shuffle_batches":
-        mixed = _mix(train + held, seed=0)
-        if mixed is None:
-            raise NotApplicable("the batches cannot be split into examples")
-        plan.train_batches = mixed[:len(train)]
-    elif kind == "standardize_inputs":
-        xs = [t for b in train for t in tensors_in([list(b[0])]) if t.is_floating_point() and t.dim() >= 2][:len(train)]
-        if not xs or any(x.shape[1:] != xs[0].shape[1:] for x in xs):
-            raise NotApplicable("no floating inputs with features")
-        with torch.no_grad():
-            allx = torch.cat([x.detach().float() for x in xs])
-            dims = [0] + list(range(2, allx.dim()))     # per feature (per channel for images)
-            mean = allx.mean(dim=dims, keepdim=True)[0:1]
-            std = allx.std(dim=dims, keepdim=True)[0:1].clamp_min(1e-6)
-        shape = xs[0].shape[1:]
+# Each intervention is one function (plan, iv, ctx, train, held) that changes the plan (the copy the
+# experiment trains) or raises NotApplicable; _INTERVENTIONS maps the KB's `kind` to it.
+def _lr_scale(plan: _Plan, iv: dict, ctx: dict, train, held):
+    for g in plan.optimizer.param_groups:
+        if isinstance(g.get("lr"), (int, float)):
+            g["lr"] = g["lr"] * float(iv.get("factor", 10))
 
-        def fn(t, mean=mean, std=std, shape=shape):
-            if t.dim() >= 2 and t.shape[1:] == shape:
-                return ((t.float() - mean.to(t.device)) / std.to(t.device)).to(t.dtype)
-            return t
-        plan.in_fn = fn
-    elif kind == "drop_output_squash":
-        plan.out_fn = _unsquash
-    elif kind == "train_mode":
-        if ctx.get("training", model.training):
-            raise NotApplicable("the run already trains in train mode")
-        plan.training = True
-    elif kind == "clip_grad_norm":
-        plan.clip = float(iv.get("max_norm", 1.0))
-    elif kind == "remove_clipping":
-        if not ctx.get("clip_max"):
-            raise NotApplicable("the run does not clip")
-        plan.clip = None
-    elif kind in ("upcast", "fp32_instead_of_fp16"):
-        half = any(p.dtype in (torch.float16, torch.bfloat16) for p in model.parameters())
-        if not plan.autocast and not half:
-            raise NotApplicable("the run trains in fp32")
-        plan.autocast = None
-        if half:
-            model.float()
-            for st in opt.state.values():
-                for k, v in list(st.items()):
-                    if torch.is_tensor(v) and v.is_floating_point():
-                        st[k] = v.float()
-            plan.in_fn = lambda t: t.float()
-    elif kind == "larger_batch_by_accumulation":
-        plan.accumulate = int(iv.get("batches", 4))
-    elif kind == "remove_regularization":
-        found = False
-        for g in opt.param_groups:
-            if g.get("weight_decay"):
-                g["weight_decay"] = 0.0
-                found = True
-        for m in model.modules():
-            if isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.p > 0:
-                m.p = 0.0
-                found = True
-        if not found:
-            raise NotApplicable("no weight decay or dropout")
-    elif kind == "leaky_relu":
-        n = 0
-        for parent in model.modules():
-            for name, child in list(parent.named_children()):
-                if type(child) is torch.nn.ReLU:
-                    setattr(parent, name, torch.nn.LeakyReLU(0.01))
-                    n += 1
-        if not n:
-            raise NotApplicable("no nn.ReLU module")
-    elif kind == "reinit":
-        n = 0
-        with torch.no_grad():
-            for m in model.modules():
-                if hasattr(m, "reset_parameters") and any(True for _ in m.parameters(recurse=False)):
-                    m.reset_parameters()
-                    n += 1
-        if not n:
-            raise NotApplicable("no layer with reset_parameters")
+
+def _restore_peak_lr(plan: _Plan, iv: dict, ctx: dict, train, held):
+    opt = plan.optimizer
+    peak = ctx.get("peak_lr")
+    lr = opt.param_groups[0].get("lr")
+    if not peak or not isinstance(lr, (int, float)) or lr >= 0.5 * peak:
+        raise NotApplicable("the LR has not fallen below half its peak")
+    for g in opt.param_groups:
+        if isinstance(g.get("lr"), (int, float)) and g["lr"] > 0:
+            g["lr"] = g["lr"] * peak / lr
+
+
+def _params_in_optimizer(opt) -> set:
+    return {id(p) for g in opt.param_groups for p in g["params"]}
+
+
+def _unfreeze(plan: _Plan, iv: dict, ctx: dict, train, held):
+    frozen = [p for p in plan.model.parameters() if not p.requires_grad and p.is_floating_point()]
+    if not frozen:
+        raise NotApplicable("no frozen parameter")
+    for p in frozen:
+        p.requires_grad_(True)
+    in_opt = _params_in_optimizer(plan.optimizer)
+    rest = [p for p in frozen if id(p) not in in_opt]
+    if rest:
+        _add_params(plan, rest)
+
+
+def _add_missing_params(plan: _Plan, iv: dict, ctx: dict, train, held):
+    in_opt = _params_in_optimizer(plan.optimizer)
+    _add_params(plan, [p for p in plan.model.parameters() if p.requires_grad and id(p) not in in_opt])
+
+
+def _zero_grad_every_step(plan: _Plan, iv: dict, ctx: dict, train, held):
+    if not ctx.get("accumulates"):
+        raise NotApplicable("the run's gradients do not accumulate")
+    plan.zero_grad = True        # the control accumulates (see _control)
+
+
+def _shuffle_batches(plan: _Plan, iv: dict, ctx: dict, train, held):
+    mixed = _mix(train + held, seed=0)
+    if mixed is None:
+        raise NotApplicable("the batches cannot be split into examples")
+    plan.train_batches = mixed[:len(train)]
+
+
+def _standardize_inputs(plan: _Plan, iv: dict, ctx: dict, train, held):
+    import torch
+    xs = [t for b in train for t in tensors_in([list(b[0])]) if t.is_floating_point() and t.dim() >= 2][:len(train)]
+    if not xs or any(x.shape[1:] != xs[0].shape[1:] for x in xs):
+        raise NotApplicable("no floating inputs with features")
+    with torch.no_grad():
+        allx = torch.cat([x.detach().float() for x in xs])
+        dims = [0] + list(range(2, allx.dim()))     # per feature (per channel for images)
+        mean = allx.mean(dim=dims, keepdim=True)[0:1]
+        std = allx.std(dim=dims, keepdim=True)[0:1].clamp_min(1e-6)
+    shape = xs[0].shape[1:]
+
+    def fn(t, mean=mean, std=std, shape=shape):
+        if t.dim() >= 2 and t.shape[1:] == shape:
+            return ((t.float() - mean.to(t.device)) / std.to(t.device)).to(t.dtype)
+        return t
+    plan.in_fn = fn
+
+
+def _drop_output_squash(plan: _Plan, iv: dict, ctx: dict, train, held):
+    plan.out_fn = _unsquash
+
+
+def _train_mode(plan: _Plan, iv: dict, ctx: dict, train, held):
+    if ctx.get("training", plan.model.training):
+        raise NotApplicable("the run already trains in train mode")
+    plan.training = True
+
+
+def _clip_grad_norm(plan: _Plan, iv: dict, ctx: dict, train, held):
+    plan.clip = float(iv.get("max_norm", 1.0))
+
+
+def _remove_clipping(plan: _Plan, iv: dict, ctx: dict, train, held):
+    if not ctx.get("clip_max"):
+        raise NotApplicable("the run does not clip")
+    plan.clip = None
+
+
+def _upcast(plan: _Plan, iv: dict, ctx: dict, train, held):
+    import torch
+    model, opt = plan.model, plan.optimizer
+    half = any(p.dtype in (torch.float16, torch.bfloat16) for p in model.parameters())
+    if not plan.autocast and not half:
+        raise NotApplicable("the run trains in fp32")
+    plan.autocast = None
+    if half:
+        model.float()
         for st in opt.state.values():
-            st.clear()
-    elif kind == "sanitize_inputs":
-        plan.in_fn = lambda t: torch.nan_to_num(t, nan=0.0, posinf=0.0, neginf=0.0)
-    else:
-        raise ValueError(f"unknown intervention {kind!r}")
+            for k, v in list(st.items()):
+                if torch.is_tensor(v) and v.is_floating_point():
+                    st[k] = v.float()
+        plan.in_fn = lambda t: t.float()
+
+
+def _larger_batch_by_accumulation(plan: _Plan, iv: dict, ctx: dict, train, held):
+    plan.accumulate = int(iv.get("batches", 4))
+
+
+def _remove_regularization(plan: _Plan, iv: dict, ctx: dict, train, held):
+    import torch
+    found = False
+    for g in plan.optimizer.param_groups:
+        if g.get("weight_decay"):
+            g["weight_decay"] = 0.0
+            found = True
+    for m in plan.model.modules():
+        if isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.p > 0:
+            m.p = 0.0
+            found = True
+    if not found:
+        raise NotApplicable("no weight decay or dropout")
+
+
+def _leaky_relu(plan: _Plan, iv: dict, ctx: dict, train, held):
+    import torch
+    n = 0
+    for parent in plan.model.modules():
+        for name, child in list(parent.named_children()):
+            if type(child) is torch.nn.ReLU:
+                setattr(parent, name, torch.nn.LeakyReLU(0.01))
+                n += 1
+    if not n:
+        raise NotApplicable("no nn.ReLU module")
+
+
+def _reinit(plan: _Plan, iv: dict, ctx: dict, train, held):
+    import torch
+    n = 0
+    with torch.no_grad():
+        for m in plan.model.modules():
+            if hasattr(m, "reset_parameters") and any(True for _ in m.parameters(recurse=False)):
+                m.reset_parameters()
+                n += 1
+    if not n:
+        raise NotApplicable("no layer with reset_parameters")
+    for st in plan.optimizer.state.values():
+        st.clear()
+
+
+def _sanitize_inputs(plan: _Plan, iv: dict, ctx: dict, train, held):
+    import torch
+    plan.in_fn = lambda t: torch.nan_to_num(t, nan=0.0, posinf=0.0, neginf=0.0)
+
+
+_INTERVENTIONS = {
+    "lr_scale": _lr_scale,
+    "restore_peak_lr": _restore_peak_lr,
+    "unfreeze": _unfreeze,
+    "add_missing_params_to_optimizer": _add_missing_params,
+    "zero_grad_every_step": _zero_grad_every_step,
+    "shuffle_batches": _shuffle_batches,
+    "standardize_inputs": _standardize_inputs,
+    "drop_output_squash": _drop_output_squash,
+    "train_mode": _train_mode,
+    "clip_grad_norm": _clip_grad_norm,
+    "remove_clipping": _remove_clipping,
+    "upcast": _upcast,
+    "fp32_instead_of_fp16": _upcast,
+    "larger_batch_by_accumulation": _larger_batch_by_accumulation,
+    "remove_regularization": _remove_regularization,
+    "leaky_relu": _leaky_relu,
+    "reinit": _reinit,
+    "sanitize_inputs": _sanitize_inputs,
+}
+
+
+def _apply(plan: _Plan, iv: dict, ctx: dict, train, held):
+    """Apply one intervention of the KB (its `kind`) to the experiment's plan."""
+    fn = _INTERVENTIONS.get(iv["kind"])
+    if fn is None:
+        raise ValueError(f"unknown intervention {iv['kind']!r}")
+    fn(plan, iv, ctx, train, held)
+
 
 
 def _unsquash(out):
@@ -409,8 +479,6 @@ def run_experiment(model, optimizer, batches, loss_fn, spec: dict, *, context: d
     ``context``: what the run does that the control must copy (``clip_max``, ``accumulates``,
     ``peak_lr``, ``training``). Returns plain data: ``outcome`` (confirms / refutes / inconclusive),
     the measured numbers and a one-line ``detail``; or ``{"outcome": None, "skipped": reason}``."""
-    import torch
-
     ctx = dict(context or {})
     iv = dict(spec["intervention"])
     out = {"id": spec["id"], "intervention": iv, "steps": int(spec["steps"]), "outcome": None}
@@ -425,15 +493,39 @@ def run_experiment(model, optimizer, batches, loss_fn, spec: dict, *, context: d
     per_step = int(iv.get("batches", 1)) if iv["kind"] == "larger_batch_by_accumulation" else 1
     steps = max(1, min(int(spec["steps"]), len(train) // per_step))
     out["steps"] = steps
+    ran = _train_both_copies(model, optimizer, loss_fn, autocast, ctx, iv, train, held, steps)
+    if isinstance(ran, str):
+        return {**out, "skipped": ran}
+    rc, rt, before_c, before_t = ran
+    r = _compare_copies(rc, rt, before_c, before_t)
+    r["held_out"] = len(held)
+    r["trained_on"] = len(train)
+    outcome = decide(spec["measure"], r)
+    r = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()}
+    res = {**out, **r, "outcome": outcome}
+    res["detail"] = describe(res)
+    return res
+
+
+def _checkpoints(steps: int) -> set:
+    """The steps at which both copies are scored: CHECKPOINTS over the last third, and the last."""
     first = max(1, steps - steps // 3)
-    checkpoints = {first + k * max(1, (steps - first) // (CHECKPOINTS - 1)) for k in range(CHECKPOINTS - 1)} | {steps}
+    return {first + k * max(1, (steps - first) // (CHECKPOINTS - 1)) for k in range(CHECKPOINTS - 1)} | {steps}
+
+
+def _train_both_copies(model, optimizer, loss_fn, autocast, ctx: dict, iv: dict, train, held, steps: int):
+    """Copy the model and optimizer twice, apply the intervention to one copy, score both on the
+    held-out batches and train both for ``steps``. Returns (control run, treated run, control
+    scores before, treated scores before), or the reason the experiment was skipped."""
+    import torch
+    checkpoints = _checkpoints(steps)
     with preserved_rng(), torch.enable_grad():
         copies = []
         for _ in range(2):
             m = clean_copy(model)
             o = copy_optimizer(optimizer, model, m) if m is not None else None
             if o is None:
-                return {**out, "skipped": "the model or optimizer could not be copied"}
+                return "the model or optimizer could not be copied"
             copies.append(_Plan(m, o, autocast))
         control, treated = copies
         for p in copies:
@@ -454,11 +546,17 @@ def run_experiment(model, optimizer, batches, loss_fn, spec: dict, *, context: d
             rc = _train(control, control.train_batches or train, held, steps, checkpoints)
             rt = _train(treated, treated.train_batches or train, held, steps, checkpoints)
         except NotApplicable as e:
-            return {**out, "skipped": f"not applicable: {e}"}
+            return f"not applicable: {e}"
         except Exception as e:   # a copy that cannot be trained (custom loss signature, OOM, ...)
-            return {**out, "skipped": f"{type(e).__name__}: {e}"[:200]}
+            return f"{type(e).__name__}: {e}"[:200]
         finally:
             del copies, control, treated
+    return rc, rt, before_c, before_t
+
+
+def _compare_copies(rc: dict, rt: dict, before_c, before_t) -> dict:
+    """The measurements of the two runs: held-out losses, the treated copy's gain and its z score
+    over the held-out batches, each copy's drop from its start, and the ratio of their swings."""
     r = {"control_finite": rc["finite"], "treated_finite": rt["finite"]}
     c_after, t_after = _mean_per_batch(rc["scores"]), _mean_per_batch(rt["scores"])
     mc0 = statistics.fmean(before_c) if before_c and all(map(math.isfinite, before_c)) else None
@@ -477,13 +575,8 @@ def run_experiment(model, optimizer, batches, loss_fn, spec: dict, *, context: d
             r["treated_drop"] = (mt0 - r["treated_loss"]) / mt0
     r["control_before"], r["treated_before"] = mc0, mt0
     r["swing_ratio"] = (_swing(rt["losses"]) / _swing(rc["losses"])) if _swing(rc["losses"]) else None
-    r["held_out"] = len(held)
-    r["trained_on"] = len(train)
-    outcome = decide(spec["measure"], r)
-    r = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()}
-    res = {**out, **r, "outcome": outcome}
-    res["detail"] = describe(res)
-    return res
+    return r
+
 
 
 def _what(iv: dict) -> str:
