@@ -170,9 +170,8 @@ def compose_yaml(text: str, source: str, lim: Limits, *, prefix: str = "invalid 
         loader.dispose()
 
 
-def _compose(loader, source: str, lim: Limits):  # noqa: C901 - one event loop, as PyYAML's Composer
+def _compose(loader, source: str, lim: Limits):
     """The event loop behind :func:`compose_yaml` (PyYAML's Composer, made iterative and bounded)."""
-    from yaml.nodes import MappingNode, ScalarNode, SequenceNode
     get = loader.get_event
     event = get()
     if not isinstance(event, yaml.StreamStartEvent):  # pragma: no cover - the parser guarantees it
@@ -181,100 +180,126 @@ def _compose(loader, source: str, lim: Limits):  # noqa: C901 - one event loop, 
     if isinstance(event, yaml.StreamEndEvent):
         return None
     # DocumentStart
-    anchors: dict = {}
-    sizes: dict = {}          # id(node) -> expanded size, for anchored nodes
-    open_anchors: set = set()
-    stack: list = []          # [node, anchor, expanded size so far]
-    total = 0
-    root = None
-
-    def attach(child, size):
-        nonlocal root
-        if stack:
-            parent = stack[-1]
-            parent[0].value.append(child)
-            parent[2] += size
-        else:
-            root = child
-
-    def over(what, mark):
-        line, col = _line_col(mark)
-        return InputError(what, source, line, col, hint="limits.* in kb/parameters/limits.yaml")
-
-    while True:
-        event = get()
-        cls = type(event)
-        if cls is yaml.ScalarEvent:
-            if len(event.value) > lim.max_value_chars:
-                raise over(f"a YAML value of {len(event.value)} characters is over the "
-                           f"{lim.max_value_chars}-character limit", event.start_mark)
-            tag = event.tag
-            if tag is None or tag == "!":
-                tag = loader.resolve(ScalarNode, event.value, event.implicit)
-            node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
-            total += 1
-            size = 1
-        elif cls is yaml.AliasEvent:
-            anchor = event.anchor
-            if anchor not in anchors:
-                line, col = _line_col(event.start_mark)
-                if anchor in open_anchors:
-                    raise InputError(f"YAML alias *{anchor} refers to the node it is inside (a cycle)",
-                                     source, line, col)
-                raise InputError(f"invalid YAML: found undefined alias {anchor!r}", source, line, col)
-            node = anchors[anchor]
-            size = sizes[id(node)]
-            total += size
-        elif cls in (yaml.SequenceStartEvent, yaml.MappingStartEvent):
-            if len(stack) >= lim.max_depth:
-                raise over(f"YAML nested more than {lim.max_depth} levels deep", event.start_mark)
-            tag = event.tag
-            kind = SequenceNode if cls is yaml.SequenceStartEvent else MappingNode
-            if tag is None or tag == "!":
-                tag = loader.resolve(kind, None, event.implicit)
-            node = kind(tag, [], event.start_mark, None, flow_style=event.flow_style)
-            total += 1
-            if event.anchor is not None:
-                if event.anchor in anchors or event.anchor in open_anchors:
-                    line, col = _line_col(event.start_mark)
-                    raise InputError(f"invalid YAML: duplicate anchor &{event.anchor}", source, line, col)
-                open_anchors.add(event.anchor)
-            stack.append([node, event.anchor, 1])
-            if total > lim.max_nodes:
-                raise over(f"YAML document expands to more than {lim.max_nodes} nodes "
-                           f"(aliases counted at their expanded size)", event.start_mark)
-            continue
-        elif cls in (yaml.SequenceEndEvent, yaml.MappingEndEvent):
-            node, anchor, size = stack.pop()
-            node.end_mark = event.end_mark
-            if isinstance(node, MappingNode):
-                items = node.value
-                node.value = list(zip(items[0::2], items[1::2]))
-            if anchor is not None:
-                open_anchors.discard(anchor)
-                anchors[anchor] = node
-                sizes[id(node)] = size
-            attach(node, size)
-            continue
-        elif cls is yaml.DocumentEndEvent:
-            break
-        else:  # pragma: no cover - the parser emits nothing else inside a document
-            raise InputError(f"invalid YAML: unexpected {cls.__name__}", source)
-        if total > lim.max_nodes:
-            raise over(f"YAML document expands to more than {lim.max_nodes} nodes "
-                       f"(aliases counted at their expanded size)", event.start_mark)
-        if cls is yaml.ScalarEvent and event.anchor is not None:
-            if event.anchor in anchors:
-                line, col = _line_col(event.start_mark)
-                raise InputError(f"invalid YAML: duplicate anchor &{event.anchor}", source, line, col)
-            anchors[event.anchor] = node
-            sizes[id(node)] = 1
-        attach(node, size)
+    root = _Composer(loader, source, lim).document()
     event = get()
     if not isinstance(event, yaml.StreamEndEvent):
         line, col = _line_col(event.start_mark)
         raise InputError("invalid YAML: expected a single document, found another", source, line, col)
     return root
+
+
+class _Composer:
+    """One YAML document's events composed into nodes, one method per kind of event; aliases are
+    counted at their expanded size against ``lim.max_nodes``, nesting against ``lim.max_depth``."""
+
+    def __init__(self, loader, source: str, lim: Limits):
+        self.loader, self.source, self.lim = loader, source, lim
+        self.anchors: dict = {}
+        self.sizes: dict = {}          # id(node) -> expanded size, for anchored nodes
+        self.open_anchors: set = set()
+        self.stack: list = []          # [node, anchor, expanded size so far]
+        self.total = 0
+        self.root = None
+        self.on_event = {yaml.ScalarEvent: self.scalar, yaml.AliasEvent: self.alias,
+                         yaml.SequenceStartEvent: self.collection_start,
+                         yaml.MappingStartEvent: self.collection_start,
+                         yaml.SequenceEndEvent: self.collection_end, yaml.MappingEndEvent: self.collection_end}
+
+    def document(self):
+        """Compose events up to the document's end; returns its root node."""
+        while True:
+            event = self.loader.get_event()
+            cls = type(event)
+            if cls is yaml.DocumentEndEvent:
+                return self.root
+            handler = self.on_event.get(cls)
+            if handler is None:  # pragma: no cover - the parser emits nothing else inside a document
+                raise InputError(f"invalid YAML: unexpected {cls.__name__}", self.source)
+            handler(event)
+
+    def attach(self, child, size):
+        if self.stack:
+            parent = self.stack[-1]
+            parent[0].value.append(child)
+            parent[2] += size
+        else:
+            self.root = child
+
+    def over(self, what, mark):
+        line, col = _line_col(mark)
+        return InputError(what, self.source, line, col, hint="limits.* in kb/parameters/limits.yaml")
+
+    def check_total(self, event):
+        if self.total > self.lim.max_nodes:
+            raise self.over(f"YAML document expands to more than {self.lim.max_nodes} nodes "
+                            f"(aliases counted at their expanded size)", event.start_mark)
+
+    def duplicate_anchor(self, event):
+        line, col = _line_col(event.start_mark)
+        return InputError(f"invalid YAML: duplicate anchor &{event.anchor}", self.source, line, col)
+
+    def scalar(self, event):
+        from yaml.nodes import ScalarNode
+        lim = self.lim
+        if len(event.value) > lim.max_value_chars:
+            raise self.over(f"a YAML value of {len(event.value)} characters is over the "
+                            f"{lim.max_value_chars}-character limit", event.start_mark)
+        tag = event.tag
+        if tag is None or tag == "!":
+            tag = self.loader.resolve(ScalarNode, event.value, event.implicit)
+        node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
+        self.total += 1
+        self.check_total(event)
+        if event.anchor is not None:
+            if event.anchor in self.anchors:
+                raise self.duplicate_anchor(event)
+            self.anchors[event.anchor] = node
+            self.sizes[id(node)] = 1
+        self.attach(node, 1)
+
+    def alias(self, event):
+        anchor = event.anchor
+        if anchor not in self.anchors:
+            line, col = _line_col(event.start_mark)
+            if anchor in self.open_anchors:
+                raise InputError(f"YAML alias *{anchor} refers to the node it is inside (a cycle)",
+                                 self.source, line, col)
+            raise InputError(f"invalid YAML: found undefined alias {anchor!r}", self.source, line, col)
+        node = self.anchors[anchor]
+        size = self.sizes[id(node)]
+        self.total += size
+        self.check_total(event)
+        self.attach(node, size)
+
+    def collection_start(self, event):
+        from yaml.nodes import MappingNode, SequenceNode
+        if len(self.stack) >= self.lim.max_depth:
+            raise self.over(f"YAML nested more than {self.lim.max_depth} levels deep", event.start_mark)
+        tag = event.tag
+        kind = SequenceNode if type(event) is yaml.SequenceStartEvent else MappingNode
+        if tag is None or tag == "!":
+            tag = self.loader.resolve(kind, None, event.implicit)
+        node = kind(tag, [], event.start_mark, None, flow_style=event.flow_style)
+        self.total += 1
+        if event.anchor is not None:
+            if event.anchor in self.anchors or event.anchor in self.open_anchors:
+                raise self.duplicate_anchor(event)
+            self.open_anchors.add(event.anchor)
+        self.stack.append([node, event.anchor, 1])
+        self.check_total(event)
+
+    def collection_end(self, event):
+        from yaml.nodes import MappingNode
+        node, anchor, size = self.stack.pop()
+        node.end_mark = event.end_mark
+        if isinstance(node, MappingNode):
+            items = node.value
+            node.value = list(zip(items[0::2], items[1::2]))
+        if anchor is not None:
+            self.open_anchors.discard(anchor)
+            self.anchors[anchor] = node
+            self.sizes[id(node)] = size
+        self.attach(node, size)
 
 
 # --------------------------------------------------------------------------------------------
