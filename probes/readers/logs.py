@@ -834,36 +834,12 @@ def _read_csv(path: str, column_map: dict, lim: bounded.Limits | None = None) ->
     return log
 
 
-# (complexity above the cap predates it: to be split, issue 11)
-def _read_csv_stream(f, path: str, column_map: dict, log: LogData,  # noqa: C901
+def _read_csv_stream(f, path: str, column_map: dict, log: LogData,
                      lim: bounded.Limits | None = None) -> None:
     lim = lim or bounded.limits()
-    line_no = 0
-    header_line = ""
-    while True:
-        header_line = f.readline(lim.max_line_chars + 1)
-        if not header_line:
-            raise InputError("empty log file (no header, no rows)", path)
-        line_no += 1
-        if len(header_line) > lim.max_line_chars:
-            raise InputError(f"line longer than {lim.max_line_chars} characters", path, line_no,
-                             hint="limits.max_line_chars in kb/parameters/limits.yaml")
-        if header_line.strip() and not header_line.lstrip().startswith("#"):
-            break
-    counts = {d: header_line.count(d) for d in (",", "\t", ";")}
-    delim = max(counts, key=counts.get) if any(counts.values()) else ","
-    try:
-        header = [h.strip() for h in next(csv.reader([header_line], delimiter=delim))]
-    except (csv.Error, StopIteration) as e:
-        raise InputError(f"unreadable CSV header: {e}", path, line_no) from None
-    if all(_is_number(h) for h in header if h):
-        raise InputError("no header row: the first line is numbers", path, line_no,
-                         hint="add a header naming the columns, e.g. step,loss,val_loss")
-    header = [h or f"column{i + 1}" for i, h in enumerate(header)]
+    header_line, line_no = _csv_header_line(f, path, lim)
+    header, delim = _csv_header(header_line, path, line_no, lim)
     ncols = len(header)
-    if ncols > lim.max_columns:
-        raise InputError(f"{ncols} columns, over the {lim.max_columns}-column limit", path, line_no,
-                         hint="limits.max_columns in kb/parameters/limits.yaml")
     bound, unused = _bind_columns(header, column_map, path, line_no)
     xrole = _x_role(bound)
     metrics = {r: c for r, c in bound.items() if r in _METRIC_ROLES}
@@ -895,32 +871,8 @@ def _read_csv_stream(f, path: str, column_map: dict, log: LogData,  # noqa: C901
             rows, row_lines = _clean_rows(rows, lines, start, ncols, header_key, cut, path)
             if not rows:
                 continue
-        while True:
-            try:
-                xs, colvals = _convert_block(rows, xidx, cols, rows_total, last_x)
-                break
-            except _BadCell as bad:
-                if bad.row < 0:  # a time column that is neither numbers nor ISO dates: skip it
-                    cols = {r: j for r, j in cols.items() if j != bad.col}
-                    log.series.pop("time", None)
-                    log.columns.pop("time", None)
-                    log.notes.append(f"column {header[bad.col]!r} is not a time stamp; ignored")
-                    continue
-                i = bad.row
-                ln = row_lines[i] if row_lines else start + i
-                if [c.strip() for c in rows[i]] == header_key:  # a run appended: header again
-                    del rows[i]
-                    if row_lines:
-                        del row_lines[i]
-                    else:
-                        row_lines = [start + k for k in range(len(rows) + 1)]
-                        del row_lines[i]
-                    continue
-                name = header[bad.col]
-                msg = f"column {name!r} has {bad.value!r}, not a number"
-                if cut and i == len(rows) - 1:
-                    msg += " (the last line is cut off; was the file still being written?)"
-                raise InputError(msg, path, ln) from None
+        xs, colvals, cols = _convert_csv_block(rows, row_lines, start, cut, xidx, cols, rows_total, last_x,
+                                               header, log, path)
         if not rows:  # the block held only repeated headers
             continue
         rows_total += len(rows)
@@ -935,6 +887,73 @@ def _read_csv_stream(f, path: str, column_map: dict, log: LogData,  # noqa: C901
     if rows_total == 0:
         raise InputError("the log has a header but no data rows", path, line_no)
     log.rows = rows_total
+
+
+def _csv_header_line(f, path: str, lim: bounded.Limits) -> tuple[str, int]:
+    """The first line that is neither blank nor a # comment, and its line number."""
+    line_no = 0
+    while True:
+        header_line = f.readline(lim.max_line_chars + 1)
+        if not header_line:
+            raise InputError("empty log file (no header, no rows)", path)
+        line_no += 1
+        if len(header_line) > lim.max_line_chars:
+            raise InputError(f"line longer than {lim.max_line_chars} characters", path, line_no,
+                             hint="limits.max_line_chars in kb/parameters/limits.yaml")
+        if header_line.strip() and not header_line.lstrip().startswith("#"):
+            return header_line, line_no
+
+
+def _csv_header(header_line: str, path: str, line_no: int, lim: bounded.Limits) -> tuple[list, str]:
+    """The column names (unnamed ones numbered) and the delimiter (the most frequent of , tab ;)."""
+    counts = {d: header_line.count(d) for d in (",", "\t", ";")}
+    delim = max(counts, key=counts.get) if any(counts.values()) else ","
+    try:
+        header = [h.strip() for h in next(csv.reader([header_line], delimiter=delim))]
+    except (csv.Error, StopIteration) as e:
+        raise InputError(f"unreadable CSV header: {e}", path, line_no) from None
+    if all(_is_number(h) for h in header if h):
+        raise InputError("no header row: the first line is numbers", path, line_no,
+                         hint="add a header naming the columns, e.g. step,loss,val_loss")
+    header = [h or f"column{i + 1}" for i, h in enumerate(header)]
+    if len(header) > lim.max_columns:
+        raise InputError(f"{len(header)} columns, over the {lim.max_columns}-column limit", path, line_no,
+                         hint="limits.max_columns in kb/parameters/limits.yaml")
+    return header, delim
+
+
+def _convert_csv_block(rows: list, row_lines, start: int, cut: bool, xidx, cols: dict, rows_total: int,
+                       last_x, header: list, log: LogData, path: str):
+    """Convert one block of rows to numbers: a time column that is no time stamp is dropped (with
+    a note), a repeated header (a run appended) is removed from ``rows`` in place, any other cell
+    that is no number is one clear error naming its line. Returns (xs, column values, cols)."""
+    header_key = [h.strip() for h in header]
+    while True:
+        try:
+            xs, colvals = _convert_block(rows, xidx, cols, rows_total, last_x)
+            return xs, colvals, cols
+        except _BadCell as bad:
+            if bad.row < 0:  # a time column that is neither numbers nor ISO dates: skip it
+                cols = {r: j for r, j in cols.items() if j != bad.col}
+                log.series.pop("time", None)
+                log.columns.pop("time", None)
+                log.notes.append(f"column {header[bad.col]!r} is not a time stamp; ignored")
+                continue
+            i = bad.row
+            ln = row_lines[i] if row_lines else start + i
+            if [c.strip() for c in rows[i]] == header_key:  # a run appended: header again
+                del rows[i]
+                if row_lines:
+                    del row_lines[i]
+                else:
+                    row_lines = [start + k for k in range(len(rows) + 1)]
+                    del row_lines[i]
+                continue
+            name = header[bad.col]
+            msg = f"column {name!r} has {bad.value!r}, not a number"
+            if cut and i == len(rows) - 1:
+                msg += " (the last line is cut off; was the file still being written?)"
+            raise InputError(msg, path, ln) from None
 
 
 class _BadCell(Exception):
@@ -1263,9 +1282,7 @@ def _event_files(path: str) -> list[str]:
     return found
 
 
-# (complexity above the cap predates it: to be split, issue 11)
-def _read_tensorboard(path: str, column_map: dict,  # noqa: C901
-                      lim: bounded.Limits | None = None) -> LogData:
+def _read_tensorboard(path: str, column_map: dict, lim: bounded.Limits | None = None) -> LogData:
     lim = lim or bounded.limits()
     try:
         from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
@@ -1282,16 +1299,36 @@ def _read_tensorboard(path: str, column_map: dict,  # noqa: C901
     for fname in files:
         bounded.check_size(fname, lim.max_log_bytes, "TensorBoard event file")
     log = LogData(path=path, format="tensorboard", x_label="step", x_column="step")
-    top = path if os.path.isdir(path) else os.path.dirname(path)
-    mapped = {c: r for r, c in column_map.items()}
-    # One pass. A tag is a candidate when its name (qualified by its sub-folder, as
-    # add_scalars writes them) matches a role; each candidate streams into its own bounded
-    # Series, and the best candidate per role is chosen at the end.
-    cands: dict[tuple, dict] = {}  # (subdir, tag) -> {role, rank, name, series, timer, bufs}
-    skipped: dict[tuple, None] = {}
-    events = 0
-    scalars = 0
+    scan = _TagScan(column_map, path if os.path.isdir(path) else os.path.dirname(path))
+    for fname in files:
+        try:
+            scan.read_file(fname, EventFileLoader(fname).Load(), tensor_util)
+        except InputError:
+            raise
+        except Exception as e:  # a corrupt record or protobuf: the file's fault, not ours
+            raise InputError(f"unreadable TensorBoard event file ({type(e).__name__}: {e})",
+                             fname) from None
+    if scan.events == 0:
+        raise InputError("no events could be read: not a TensorBoard event file, or corrupt",
+                         path)
+    _choose_tags(log, scan, column_map, path)
+    return log
 
+
+class _TagScan:
+    """One pass over TensorBoard events. A tag is a candidate when its name (qualified by its
+    sub-folder, as add_scalars writes them) matches a role; each candidate streams into its own
+    bounded Series, and the best candidate per role is chosen at the end (_choose_tags)."""
+
+    def __init__(self, column_map: dict, top: str):
+        self.top = top
+        self.mapped = {c: r for r, c in column_map.items()}
+        self.cands: dict[tuple, dict] = {}  # (subdir, tag) -> {role, rank, name, series, timer, bufs}
+        self.skipped: dict[tuple, None] = {}
+        self.events = 0
+        self.scalars = 0
+
+    @staticmethod
     def flush(c):
         bx, by, bt = c["bufs"]
         c["series"].extend(bx, by)
@@ -1300,60 +1337,69 @@ def _read_tensorboard(path: str, column_map: dict,  # noqa: C901
         by.clear()
         bt.clear()
 
-    for fname in files:
-        sub = os.path.relpath(os.path.dirname(fname), top)
+    def read_file(self, fname: str, events, tensor_util) -> None:
+        sub = os.path.relpath(os.path.dirname(fname), self.top)
         sub = "" if sub == "." else sub.replace(os.sep, "/")
         is_scalar: dict[str, bool] = {}
-        try:
-            for ev in EventFileLoader(fname).Load():
-                events += 1
-                for v in ev.summary.value:
-                    plugin = v.metadata.plugin_data.plugin_name
-                    if plugin:
-                        is_scalar[v.tag] = plugin == "scalars"
-                    if not is_scalar.get(v.tag, False):
-                        continue
-                    key = (sub, v.tag)
-                    c = cands.get(key)
-                    if c is None:
-                        if key in skipped:
-                            continue
-                        name = f"{sub}/{v.tag}" if sub else v.tag
-                        if name in mapped or v.tag in mapped:
-                            role, rank = mapped.get(name) or mapped[v.tag], -1
-                        else:
-                            m = (match_role(f"{os.path.basename(sub)}/{v.tag}") if sub else None) \
-                                or match_role(v.tag)
-                            if m is None or m[0] in _X_ROLES:
-                                skipped[key] = None
-                                continue
-                            role, rank = m
-                        c = cands[key] = {"role": role, "rank": rank, "name": name,
-                                          "series": Series(role, name, role in ("loss", "val_loss")),
-                                          "timer": _StepTimer("wall_time"), "bufs": ([], [], [])}
-                    if v.HasField("tensor"):
-                        arr = tensor_util.make_ndarray(v.tensor)
-                        if arr.size != 1:
-                            continue
-                        val = float(arr.reshape(-1)[0])
-                    else:
-                        val = float(v.simple_value)
-                    scalars += 1
-                    bx, by, bt = c["bufs"]
-                    bx.append(ev.step)
-                    by.append(val)
-                    bt.append(ev.wall_time)
-                    if len(by) >= 4096:
-                        flush(c)
-        except InputError:
-            raise
-        except Exception as e:  # a corrupt record or protobuf: the file's fault, not ours
-            raise InputError(f"unreadable TensorBoard event file ({type(e).__name__}: {e})",
-                             fname) from None
-    if events == 0:
-        raise InputError("no events could be read: not a TensorBoard event file, or corrupt",
-                         path)
-    names = [c["name"] for c in cands.values()] + [f"{s}/{t}" if s else t for s, t in skipped]
+        for ev in events:
+            self.events += 1
+            for v in ev.summary.value:
+                plugin = v.metadata.plugin_data.plugin_name
+                if plugin:
+                    is_scalar[v.tag] = plugin == "scalars"
+                if not is_scalar.get(v.tag, False):
+                    continue
+                c = self.candidate(sub, v.tag)
+                if c is None:
+                    continue
+                val = self.value(v, tensor_util)
+                if val is None:
+                    continue
+                self.scalars += 1
+                bx, by, bt = c["bufs"]
+                bx.append(ev.step)
+                by.append(val)
+                bt.append(ev.wall_time)
+                if len(by) >= 4096:
+                    self.flush(c)
+
+    def candidate(self, sub: str, tag: str) -> dict | None:
+        """The candidate series of a scalar tag, created on its first value; None for a tag that
+        names no role (remembered as skipped)."""
+        key = (sub, tag)
+        c = self.cands.get(key)
+        if c is not None or key in self.skipped:
+            return c
+        name = f"{sub}/{tag}" if sub else tag
+        if name in self.mapped or tag in self.mapped:
+            role, rank = self.mapped.get(name) or self.mapped[tag], -1
+        else:
+            m = (match_role(f"{os.path.basename(sub)}/{tag}") if sub else None) or match_role(tag)
+            if m is None or m[0] in _X_ROLES:
+                self.skipped[key] = None
+                return None
+            role, rank = m
+        c = self.cands[key] = {"role": role, "rank": rank, "name": name,
+                               "series": Series(role, name, role in ("loss", "val_loss")),
+                               "timer": _StepTimer("wall_time"), "bufs": ([], [], [])}
+        return c
+
+    @staticmethod
+    def value(v, tensor_util) -> float | None:
+        """A summary value's scalar; None for a tensor of more than one element."""
+        if v.HasField("tensor"):
+            arr = tensor_util.make_ndarray(v.tensor)
+            if arr.size != 1:
+                return None
+            return float(arr.reshape(-1)[0])
+        return float(v.simple_value)
+
+
+def _choose_tags(log: LogData, scan: _TagScan, column_map: dict, path: str) -> None:
+    """Check the column map against the tags found and fill ``log`` with the best-ranked tag per
+    role, noting ties (several runs under one folder)."""
+    cands = scan.cands
+    names = [c["name"] for c in cands.values()] + [f"{s}/{t}" if s else t for s, t in scan.skipped]
     for role, col in column_map.items():
         if col not in names and not any(n.endswith("/" + col) for n in names):
             raise InputError(f"mapped tag {col!r} (for {role}) is not in the log; it has: "
@@ -1362,7 +1408,7 @@ def _read_tensorboard(path: str, column_map: dict,  # noqa: C901
         raise InputError("no scalar summaries (add_scalar) in the TensorBoard log", path)
     best: dict[str, dict] = {}
     for c in cands.values():
-        flush(c)
+        scan.flush(c)
         if c["role"] not in best or c["rank"] < best[c["role"]]["rank"]:
             best[c["role"]] = c
     if not any(r in best for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
@@ -1378,9 +1424,8 @@ def _read_tensorboard(path: str, column_map: dict,  # noqa: C901
         log.columns[role] = c["name"]
     timed = best.get("loss") or next(iter(best.values()))
     log._timer = timed["timer"]
-    log.rows = scalars
+    log.rows = scan.scalars
     log.ignored_columns = [n for n in names if n not in set(log.columns.values())]
-    return log
 
 
 # --------------------------------------------------------------------------------------------
