@@ -355,8 +355,7 @@ def _class_name(value: Any) -> str | None:
     return None
 
 
-# (complexity above the cap predates it: to be split, issue 11)
-def _entries(path_key: tuple, value: Any, line: int | None, root: Any) -> list[_Entry]:  # noqa: C901
+def _entries(path_key: tuple, value: Any, line: int | None, root: Any) -> list[_Entry]:
     """Candidate facts for one key path of a config tree."""
     keys = [_norm(k) for k in path_key if not isinstance(k, int)]
     if not keys:
@@ -374,65 +373,87 @@ def _entries(path_key: tuple, value: Any, line: int | None, root: Any) -> list[_
     def add(fact: str, v: Any, note: str = "") -> None:
         out.append(_Entry(fact, v, where, line, value, score, note))
 
-    if leaf in _LR_KEYS and not in_eval and not in_sched:
-        v = _number(value)
-        if v is not None and v >= 0:
-            add("learning_rate", float(v))
-    elif leaf in _BS_KEYS and not in_eval:
-        v = _integer(value)
-        if v is not None and v >= 1:
-            add("batch_size", v)
-    elif leaf in _NC_KEYS:
-        v = _integer(value)
-        if v is not None and v >= 2:
-            add("num_classes", v)
-    elif leaf in _ACCUM_KEYS:
-        v = _integer(value)
-        if v is not None and v >= 1:
-            add("_accumulation", v)
-    elif leaf in _EPOCH_KEYS and not in_eval:
-        v = _integer(value)
-        if v is not None and v >= 0:
-            add("epochs", v)
-    elif leaf in _WD_KEYS and not in_sched:
-        v = _number(value)
-        if v is not None and v >= 0:
-            add("weight_decay", float(v))
-    elif leaf in _LS_KEYS or (leaf == "smoothing" and (not parents or any(
-            "loss" in p or "criterion" in p for p in parents))):
-        v = _number(value)
-        if v is not None and 0 <= v <= 1:
-            add("label_smoothing", float(v))
-    elif leaf in _DROPOUT_KEYS:
-        v = _number(value)
-        if v is not None and 0 <= v <= 1:
-            add("dropout_p", float(v))
-    elif leaf in _WARMUP_KEYS:
-        b = _boolean(value)
-        n = _number(value)
-        if n is not None:
-            add("warmup", n > 0)
-        elif b is not None:
-            add("warmup", b)
-        elif isinstance(value, (str, dict)) and value:
-            add("warmup", True)  # e.g. mmcv "warmup: linear", or a warmup section
-    elif leaf == "precision" or leaf == "mixed_precision" or leaf in ("amp_dtype",
-                                                                       "autocast_dtype"):
-        amp, dtype = _precision(value)
-        if amp is not None:
-            add("uses_amp", amp)
-            add("amp_dtype", dtype)
-    elif leaf in ("fp16", "bf16", "amp", "use_amp", "half", "use_fp16", "use_bf16",
-                  "mixed_precision_training"):
-        b = _boolean(value)
-        if b is None and isinstance(value, str):
-            b, _ = _precision(value)  # apex opt levels "O1"/"O2"
-        if b is not None:
-            add("uses_amp", b)
-            if b and ("bf16" in leaf):
-                add("amp_dtype", "bfloat16")
-            elif b and ("fp16" in leaf or leaf == "half"):
-                add("amp_dtype", "float16")
+    for applies, read in _LEAF_READERS:     # the first key family that applies reads the value
+        if applies(leaf, parents, in_eval, in_sched):
+            read(add, value, leaf)
+            break
+    _class_entries(add, value, leaf, parents, in_sched)
+    return out
+
+
+def _bounded_fact(fact: str, convert, ok, cast=None):
+    """A reader that adds ``fact`` when the value converts (``_number``/``_integer``) and is in range."""
+    def read(add, value, leaf):
+        v = convert(value)
+        if v is not None and ok(v):
+            add(fact, cast(v) if cast else v)
+    return read
+
+
+def _read_warmup(add, value, leaf):
+    b = _boolean(value)
+    n = _number(value)
+    if n is not None:
+        add("warmup", n > 0)
+    elif b is not None:
+        add("warmup", b)
+    elif isinstance(value, (str, dict)) and value:
+        add("warmup", True)  # e.g. mmcv "warmup: linear", or a warmup section
+
+
+def _read_precision(add, value, leaf):
+    amp, dtype = _precision(value)
+    if amp is not None:
+        add("uses_amp", amp)
+        add("amp_dtype", dtype)
+
+
+def _read_amp_flag(add, value, leaf):
+    b = _boolean(value)
+    if b is None and isinstance(value, str):
+        b, _ = _precision(value)  # apex opt levels "O1"/"O2"
+    if b is not None:
+        add("uses_amp", b)
+        if b and ("bf16" in leaf):
+            add("amp_dtype", "bfloat16")
+        elif b and ("fp16" in leaf or leaf == "half"):
+            add("amp_dtype", "float16")
+
+
+def _is_smoothing_key(leaf, parents) -> bool:
+    return leaf in _LS_KEYS or (leaf == "smoothing" and (not parents or any(
+        "loss" in p or "criterion" in p for p in parents)))
+
+
+_AMP_FLAG_KEYS = ("fp16", "bf16", "amp", "use_amp", "half", "use_fp16", "use_bf16", "mixed_precision_training")
+
+#: (applies(leaf, parents, in_eval, in_sched), read(add, value, leaf)), tried in order
+_LEAF_READERS = (
+    (lambda leaf, parents, ev, sch: leaf in _LR_KEYS and not ev and not sch,
+     _bounded_fact("learning_rate", _number, lambda v: v >= 0, float)),
+    (lambda leaf, parents, ev, sch: leaf in _BS_KEYS and not ev,
+     _bounded_fact("batch_size", _integer, lambda v: v >= 1)),
+    (lambda leaf, parents, ev, sch: leaf in _NC_KEYS,
+     _bounded_fact("num_classes", _integer, lambda v: v >= 2)),
+    (lambda leaf, parents, ev, sch: leaf in _ACCUM_KEYS,
+     _bounded_fact("_accumulation", _integer, lambda v: v >= 1)),
+    (lambda leaf, parents, ev, sch: leaf in _EPOCH_KEYS and not ev,
+     _bounded_fact("epochs", _integer, lambda v: v >= 0)),
+    (lambda leaf, parents, ev, sch: leaf in _WD_KEYS and not sch,
+     _bounded_fact("weight_decay", _number, lambda v: v >= 0, float)),
+    (lambda leaf, parents, ev, sch: _is_smoothing_key(leaf, parents),
+     _bounded_fact("label_smoothing", _number, lambda v: 0 <= v <= 1, float)),
+    (lambda leaf, parents, ev, sch: leaf in _DROPOUT_KEYS,
+     _bounded_fact("dropout_p", _number, lambda v: 0 <= v <= 1, float)),
+    (lambda leaf, parents, ev, sch: leaf in _WARMUP_KEYS, _read_warmup),
+    (lambda leaf, parents, ev, sch: leaf in ("precision", "mixed_precision", "amp_dtype", "autocast_dtype"),
+     _read_precision),
+    (lambda leaf, parents, ev, sch: leaf in _AMP_FLAG_KEYS, _read_amp_flag),
+)
+
+
+def _class_entries(add, value: Any, leaf: str, parents: list, in_sched: bool) -> None:
+    """The optimizer and scheduler named by a class path or a name key."""
     if isinstance(value, str) and leaf in _CLASS_KEYS and not (
             parents and (parents[-1] in _OPT_KEYS or parents[-1] in _SCHED_KEYS)):
         # a Hydra/Lightning class path anywhere: _target_: torch.optim.AdamW
@@ -444,13 +465,11 @@ def _entries(path_key: tuple, value: Any, line: int | None, root: Any) -> list[_
         name = _class_name(value)
         if name and not _number(name):
             add("optimizer", normalize_optimizer(name))
-    elif leaf in _CLASS_KEYS and parents and parents[-1] in _OPT_KEYS:
-        pass  # reported through the parent mapping (optimizer: {name: ...})
+    # (a class key under an optimizer mapping is reported through the parent: optimizer: {name: ...})
     if leaf in _SCHED_KEYS:
         name = _class_name(value)
         if name and not _number(name) and _boolean(name) is not False:
             add("scheduler", normalize_scheduler(name))
-    return out
 
 
 def _where_mapping_name(entry: _Entry, data: Any) -> _Entry:

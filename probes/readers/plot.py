@@ -53,20 +53,8 @@ def plot_curves(analysis_or_logdata, out_png: str | os.PathLike, num_classes: in
     if not isinstance(an, CurveAnalysis):
         _, an = analyze(an, num_classes=num_classes)
     log = an.log
-    curves = an.curves
     unit = {"step": "step", "epoch": "epoch"}.get(an.x_label, "row")
-
-    panels = []
-    if "loss" in curves or "val_loss" in curves:
-        panels.append("loss")
-    if "accuracy" in curves or "val_accuracy" in curves:
-        panels.append("accuracy")
-    for role in ("lr", "grad_norm", "step_time"):
-        if role in curves and curves[role].x:
-            panels.append(role)
-    if not panels:
-        panels.append("loss")
-
+    panels = _panels(an.curves)
     heights = [2.0 if p == "loss" else 1.0 for p in panels]
     fig = Figure(figsize=(9.5, 1.2 + 1.9 * sum(heights)), dpi=dpi)
     FigureCanvasAgg(fig)
@@ -86,30 +74,11 @@ def plot_curves(analysis_or_logdata, out_png: str | os.PathLike, num_classes: in
         if panel == "loss":
             _draw_loss(ax, an, log)
         elif panel == "accuracy":
-            for role, colour, label in (("accuracy", _TRAIN, "train accuracy"),
-                                        ("val_accuracy", _VAL, "val accuracy")):
-                c = curves.get(role)
-                if c and c.x:
-                    ax.plot(c.x, c.y, color=colour, lw=1.3, label=label,
-                            marker="o" if len(c.x) <= 60 else None, ms=3)
-            ax.set_ylabel("accuracy")
-            ax.set_ylim(-0.02, 1.02)
-            ax.legend(loc="best", fontsize=8, frameon=False)
+            _draw_accuracy(ax, an.curves)
         else:
-            c = curves[panel]
-            ax.plot(c.x, c.y, color="#6c757d", lw=1.2, marker="o" if len(c.x) <= 60 else None,
-                    ms=3)
-            label = {"lr": "learning rate", "grad_norm": "grad norm",
-                     "step_time": f"s / {unit}"}[panel]
-            ax.set_ylabel(label)
-            _y_scale(ax, c.y)
-        if an.region is not None and panel != "loss":
-            ax.axvspan(an.region.start, an.region.end, color=_TREND_COLOURS.get(
-                an.region.label, "#e9c46a"), alpha=0.12, lw=0)
+            _draw_other(ax, an.curves[panel], panel, unit)
         if panel != "loss":
-            for ev in an.events:
-                if ev.kind == "restart":
-                    ax.axvline(ev.start, color="#888888", ls=":", lw=1)
+            _mark_region_and_restarts(ax, an)
     axes[-1].set_xlabel(unit if unit != "row" else "row (no step column)")
     notes = [n for n in an.notes if "restart" not in n][:2]
     if notes:
@@ -119,6 +88,53 @@ def plot_curves(analysis_or_logdata, out_png: str | os.PathLike, num_classes: in
     out = os.fspath(out_png)
     fig.savefig(out)
     return out
+
+
+def _panels(curves: dict) -> list[str]:
+    """The panels drawn, top to bottom: loss, accuracy, then LR, grad norm and step time if logged."""
+    panels = []
+    if "loss" in curves or "val_loss" in curves:
+        panels.append("loss")
+    if "accuracy" in curves or "val_accuracy" in curves:
+        panels.append("accuracy")
+    for role in ("lr", "grad_norm", "step_time"):
+        if role in curves and curves[role].x:
+            panels.append(role)
+    if not panels:
+        panels.append("loss")
+    return panels
+
+
+def _draw_accuracy(ax, curves: dict) -> None:
+    for role, colour, label in (("accuracy", _TRAIN, "train accuracy"),
+                                ("val_accuracy", _VAL, "val accuracy")):
+        c = curves.get(role)
+        if c and c.x:
+            ax.plot(c.x, c.y, color=colour, lw=1.3, label=label,
+                    marker="o" if len(c.x) <= 60 else None, ms=3)
+    ax.set_ylabel("accuracy")
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(loc="best", fontsize=8, frameon=False)
+
+
+def _draw_other(ax, c, panel: str, unit: str) -> None:
+    """The LR, grad-norm or step-time panel."""
+    ax.plot(c.x, c.y, color="#6c757d", lw=1.2, marker="o" if len(c.x) <= 60 else None,
+            ms=3)
+    label = {"lr": "learning rate", "grad_norm": "grad norm",
+             "step_time": f"s / {unit}"}[panel]
+    ax.set_ylabel(label)
+    _y_scale(ax, c.y)
+
+
+def _mark_region_and_restarts(ax, an) -> None:
+    """Shade the loss trend's region and draw restarts (the loss panel draws its own)."""
+    if an.region is not None:
+        ax.axvspan(an.region.start, an.region.end, color=_TREND_COLOURS.get(
+            an.region.label, "#e9c46a"), alpha=0.12, lw=0)
+    for ev in an.events:
+        if ev.kind == "restart":
+            ax.axvline(ev.start, color="#888888", ls=":", lw=1)
 
 
 def _draw_loss(ax, an, log) -> None:
