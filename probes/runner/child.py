@@ -462,14 +462,10 @@ def _patch(obj, attr, new):
     setattr(obj, attr, new)
 
 
-# (complexity above the cap predates it: to be split, issue 11)
-def _install() -> None:  # noqa: C901
+def _install() -> None:
     import torch
-    import torch.nn.functional as F
     from torch.nn.modules import module as module_mod
-    from torch.nn.modules.loss import _Loss
     from torch.optim import optimizer as optim_mod
-    from torch.utils.data import dataloader as dl_mod
 
     try:
         from traindx.probes.live.timing import split_batch
@@ -481,8 +477,15 @@ def _install() -> None:  # noqa: C901
     _S.handles.append(optim_mod.register_optimizer_step_pre_hook(_pre_step))
     _S.handles.append(optim_mod.register_optimizer_step_post_hook(_post_step))
     _S.discovery_handle = module_mod.register_module_forward_pre_hook(_seen_module)
+    _patch_backward(torch)
+    _patch_loss_modules(torch)
+    _patch_functional_losses()
+    _patch_grad_scaler(torch)
+    _patch_dataloader(torch)
 
-    # -- Tensor.backward -----------------------------------------------------------------
+
+def _patch_backward(torch) -> None:
+    """Tensor.backward: the monitor sees the loss being differentiated."""
     orig_backward = torch.Tensor.backward
 
     @functools.wraps(orig_backward)
@@ -496,7 +499,10 @@ def _install() -> None:  # noqa: C901
 
     _patch(torch.Tensor, "backward", backward)
 
-    # -- loss modules ----------------------------------------------------------------------
+
+def _patch_loss_modules(torch) -> None:
+    """Loss modules (nn.CrossEntropyLoss, ...): the outermost call's inputs and result are recorded."""
+    from torch.nn.modules.loss import _Loss
     orig_call = torch.nn.Module.__call__
 
     def loss_call(self, *args, **kwargs):
@@ -513,13 +519,17 @@ def _install() -> None:  # noqa: C901
     loss_call.__name__ = loss_call.__qualname__ = "__call__"
     _patch(_Loss, "__call__", loss_call)
 
-    # -- functional losses -----------------------------------------------------------------
+
+def _patch_functional_losses() -> None:
+    import torch.nn.functional as F
     for name in FUNCTIONAL_LOSSES:
         orig = getattr(F, name, None)
         if orig is not None:
             _patch(F, name, _functional_wrapper(name, orig))
 
-    # -- GradScaler ------------------------------------------------------------------------
+
+def _patch_grad_scaler(torch) -> None:
+    """GradScaler.scale: remember which scaled tensor stands for which loss."""
     try:
         from torch.amp.grad_scaler import GradScaler
         orig_scale = GradScaler.scale
@@ -536,7 +546,11 @@ def _install() -> None:  # noqa: C901
     except Exception as e:
         _probe_error("GradScaler", e)
 
-    # -- DataLoader ------------------------------------------------------------------------
+
+def _patch_dataloader(torch) -> None:
+    """DataLoader iteration: which loader each iterator belongs to, the wait for each batch, and
+    the batch itself for the monitor."""
+    from torch.utils.data import dataloader as dl_mod
     loader_cls = dl_mod.DataLoader
     orig_iter = loader_cls.__iter__
 

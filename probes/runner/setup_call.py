@@ -277,8 +277,7 @@ def _rng_preserved():
         yield
 
 
-# (complexity above the cap predates it: to be split, issue 11)
-def instrumented_training(setup: TrainingSetup, monitor=None, *, max_steps: int = 200,  # noqa: C901
+def instrumented_training(setup: TrainingSetup, monitor=None, *, max_steps: int = 200,
                           call: Callable | None = None, on_step: Callable[[int], None] | None = None,
                           check_stop: Callable[[], None] | None = None, val_every: int | None = None,
                           val_batches: int = 10) -> dict:
@@ -293,60 +292,90 @@ def instrumented_training(setup: TrainingSetup, monitor=None, *, max_steps: int 
     The user's objects and the torch/numpy/random RNG states are left as they were.
     Returns ``{"steps": ..., "epochs": ..., "val_passes": ...}``.
     """
-    import torch
-
     if call is None:
         def call(name, *args, **kwargs):
             if monitor is not None:
                 return getattr(monitor, name)(*args, **kwargs)
             return None
 
-    model, optimizer, loss_fn, scheduler = copy.deepcopy(
-        (setup.model, setup.optimizer, setup.loss_fn, setup.scheduler))
-    device = setup.device
-    if device is None:
-        first = next(iter(model.parameters()), None)
-        device = first.device if first is not None else "cpu"
-    loss_name = _loss_name(loss_fn)
-    # optional extensions of the Monitor API, used when the monitor has them
-    loss_kw = {"loss_fn": loss_fn} if _accepts(getattr(monitor, "on_loss", None), "loss_fn") else {}
+    run = _InstrumentedRun(setup, monitor, call, check_stop, val_batches)
     val_every = val_every or max(1, max_steps // 4)
-    state = {"steps": 0, "epochs": 0, "val_passes": 0}
-    last_val: list[float] = []
+    with _rng_preserved():
+        call("bind", run.model, run.optimizer)
+        if hasattr(monitor, "on_data_loader"):
+            call("on_data_loader", setup.train_loader, "train")
+            if setup.val_loader is not None:
+                call("on_data_loader", setup.val_loader, "val")
+        call("attach")
+        try:                       # the monitor is detached on every exit path
+            run.model.train()
+            while run.state["steps"] < max_steps:
+                run.epoch(max_steps, val_every, on_step)
+            if run.state["steps"] % val_every != 0:
+                run.validate()
+        finally:
+            call("detach")
+    return run.state
 
-    def prepare(batch, phase):
+
+class _InstrumentedRun:
+    """The deep copies :func:`instrumented_training` trains, and one method per part of a step."""
+
+    def __init__(self, setup: TrainingSetup, monitor, call: Callable, check_stop, val_batches: int):
+        self.setup, self.call, self.check_stop, self.val_batches = setup, call, check_stop, val_batches
+        self.model, self.optimizer, self.loss_fn, self.scheduler = copy.deepcopy(
+            (setup.model, setup.optimizer, setup.loss_fn, setup.scheduler))
+        device = setup.device
+        if device is None:
+            first = next(iter(self.model.parameters()), None)
+            device = first.device if first is not None else "cpu"
+        self.device = device
+        self.loss_name = _loss_name(self.loss_fn)
+        # optional extensions of the Monitor API, used when the monitor has them
+        self.loss_kw = {"loss_fn": self.loss_fn} if _accepts(getattr(monitor, "on_loss", None), "loss_fn") else {}
+        self.state = {"steps": 0, "epochs": 0, "val_passes": 0}
+        self.last_val: list[float] = []
+        self.train_loss = float("nan")
+
+    def prepare(self, batch, phase):
         inputs, targets = _split(batch)
-        inputs, targets = _to(inputs, device), _to(targets, device)
-        call("on_batch", inputs, targets, phase=phase)
+        inputs, targets = _to(inputs, self.device), _to(targets, self.device)
+        self.call("on_batch", inputs, targets, phase=phase)
         return inputs, targets
 
-    def compute_loss(inputs, targets):
-        outputs = _forward(model, inputs)
-        return outputs, loss_fn(outputs, targets if targets is not None else inputs)
+    def compute_loss(self, inputs, targets):
+        outputs = _forward(self.model, inputs)
+        return outputs, self.loss_fn(outputs, targets if targets is not None else inputs)
 
-    def validate():
-        if setup.val_loader is None:
+    def report_loss(self, loss, outputs, targets, phase: str):
+        self.call("on_loss", loss, phase=phase, outputs=_detached(outputs),
+                  targets=_detached(targets), loss_name=self.loss_name, **self.loss_kw)
+
+    def validate(self):
+        import torch
+        if self.setup.val_loader is None:
             return
+        model = self.model
         was_training = model.training
         model.eval()
         losses = []
         with torch.no_grad():
-            for i, batch in enumerate(setup.val_loader):
-                if i >= val_batches:
+            for i, batch in enumerate(self.setup.val_loader):
+                if i >= self.val_batches:
                     break
-                if check_stop:
-                    check_stop()
-                inputs, targets = prepare(batch, "val")
-                outputs, loss = compute_loss(inputs, targets)
+                if self.check_stop:
+                    self.check_stop()
+                inputs, targets = self.prepare(batch, "val")
+                outputs, loss = self.compute_loss(inputs, targets)
                 losses.append(float(loss.detach().float().mean()))
-                call("on_loss", loss.detach(), phase="val", outputs=_detached(outputs),
-                     targets=_detached(targets), loss_name=loss_name, **loss_kw)
+                self.report_loss(loss.detach(), outputs, targets, "val")
         model.train(was_training)
-        state["val_passes"] += 1
+        self.state["val_passes"] += 1
         if losses:
-            last_val[:] = [sum(losses) / len(losses)]
+            self.last_val[:] = [sum(losses) / len(losses)]
 
-    def step_scheduler(train_loss):
+    def step_scheduler(self):
+        scheduler = self.scheduler
         if scheduler is None:
             return
         with warnings.catch_warnings():
@@ -354,56 +383,45 @@ def instrumented_training(setup: TrainingSetup, monitor=None, *, max_steps: int 
             warnings.filterwarnings("ignore", message=".*optimizer.step\\(\\)` has been overridden")
             warnings.filterwarnings("ignore", message=".*lr_scheduler.step\\(\\)` before")
             if type(scheduler).__name__ == "ReduceLROnPlateau":
-                scheduler.step(last_val[0] if last_val else train_loss)
+                scheduler.step(self.last_val[0] if self.last_val else self.train_loss)
             else:
                 scheduler.step()
 
-    with _rng_preserved():
-        call("bind", model, optimizer)
-        if hasattr(monitor, "on_data_loader"):
-            call("on_data_loader", setup.train_loader, "train")
-            if setup.val_loader is not None:
-                call("on_data_loader", setup.val_loader, "val")
-        call("attach")
-        try:
-            model.train()
-            train_loss = float("nan")
-            while state["steps"] < max_steps:
-                got_batch = False
-                it = iter(setup.train_loader)
-                while state["steps"] < max_steps:
-                    if check_stop:
-                        check_stop()
-                    t0 = time.perf_counter()
-                    try:
-                        batch = next(it)
-                    except StopIteration:
-                        break
-                    call("on_data_wait", time.perf_counter() - t0)
-                    got_batch = True
-                    inputs, targets = prepare(batch, "train")
-                    optimizer.zero_grad(set_to_none=True)
-                    outputs, loss = compute_loss(inputs, targets)
-                    # the loss with its graph, before backward (the monitor may hook its grad_fn)
-                    call("on_loss", loss, phase="train", outputs=_detached(outputs),
-                         targets=_detached(targets), loss_name=loss_name, **loss_kw)
-                    loss.backward()
-                    optimizer.step()
-                    train_loss = float(loss.detach().float())
-                    state["steps"] += 1
-                    if setup.scheduler_interval == "step":
-                        step_scheduler(train_loss)
-                    if on_step:
-                        on_step(state["steps"])
-                    if state["steps"] % val_every == 0:
-                        validate()
-                if not got_batch:
-                    raise InputError("train_loader yielded no batches")
-                state["epochs"] += 1
-                if setup.scheduler_interval == "epoch" and state["steps"] < max_steps:
-                    step_scheduler(train_loss)
-            if state["steps"] % val_every != 0:
-                validate()
-        finally:
-            call("detach")
-    return state
+    def train_step(self, batch):
+        inputs, targets = self.prepare(batch, "train")
+        self.optimizer.zero_grad(set_to_none=True)
+        outputs, loss = self.compute_loss(inputs, targets)
+        # the loss with its graph, before backward (the monitor may hook its grad_fn)
+        self.report_loss(loss, outputs, targets, "train")
+        loss.backward()
+        self.optimizer.step()
+        self.train_loss = float(loss.detach().float())
+        self.state["steps"] += 1
+
+    def epoch(self, max_steps: int, val_every: int, on_step):
+        """One pass over train_loader (or what is left of max_steps)."""
+        state, setup = self.state, self.setup
+        got_batch = False
+        it = iter(setup.train_loader)
+        while state["steps"] < max_steps:
+            if self.check_stop:
+                self.check_stop()
+            t0 = time.perf_counter()
+            try:
+                batch = next(it)
+            except StopIteration:
+                break
+            self.call("on_data_wait", time.perf_counter() - t0)
+            got_batch = True
+            self.train_step(batch)
+            if setup.scheduler_interval == "step":
+                self.step_scheduler()
+            if on_step:
+                on_step(state["steps"])
+            if state["steps"] % val_every == 0:
+                self.validate()
+        if not got_batch:
+            raise InputError("train_loader yielded no batches")
+        state["epochs"] += 1
+        if setup.scheduler_interval == "epoch" and state["steps"] < max_steps:
+            self.step_scheduler()
