@@ -168,66 +168,77 @@ def merge_findings(per_rank, world_size: int | None = None):
         by = table[fact]
         rs = sorted(by)
         first = by[rs[0]]
-        missing = [r for r in ranks if r not in by]
-        tail = f"{len(rs)} of {n_world} ranks" if len(rs) < n_world else f"all {n_world} ranks"
         if all(_same(by[r].value, first.value) for r in rs):
+            tail = f"{len(rs)} of {n_world} ranks" if len(rs) < n_world else f"all {n_world} ranks"
             out.append(Finding(fact, first.value, _at(first.source, "ranks"),
                                (first.detail or "") + f" ({tail} agree)", {"ranks": rs}))
             continue
         values = {r: by[r].value for r in rs}
-        per = "; ".join(f"rank {r}: {_fmt(v)}" for r, v in values.items())
-        v0 = first.value
-        policy, chosen, who = None, None, None
-        if fact in BAD_BOOL and isinstance(v0, bool):
-            bad = BAD_BOOL[fact]
-            who = [r for r in rs if by[r].value is bad]
-            policy, chosen = "any rank", bad
-        elif fact in MIN_FACTS or fact in MAX_FACTS:
-            nums = {r: v for r, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-            if nums:
-                pick = min if fact in MIN_FACTS else max
-                chosen = pick(nums.values())
-                who = [r for r, v in nums.items() if v == chosen]
-                policy = "smallest over ranks" if fact in MIN_FACTS else "largest over ranks"
-        elif fact in CONFIG_FACTS:
-            policy, chosen, who = "rank 0 (configuration differs across ranks)", v0, [rs[0]]
-        elif fact in UNION_FACTS and all(isinstance(v, (list, tuple)) for v in values.values()):
-            seen: list = []
-            for r in rs:
-                for x in by[r].value:
-                    if x not in seen:
-                        seen.append(x)
-            policy, chosen, who = "union over ranks", seen, None
-        elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values.values()):
-            fin = [float(v) for v in values.values() if math.isfinite(float(v))]
-            if fin:
-                chosen = sum(fin) / len(fin)
-                if all(isinstance(v, int) for v in values.values()):
-                    chosen = int(round(chosen))
-                policy, who = "mean over ranks", None
-        if policy is None:
-            counts = Counter(repr(v) for v in values.values())
-            top = max(counts.values())
-            r_pick = next(r for r in rs if counts[repr(values[r])] == top)
-            chosen = values[r_pick]
-            who = [r for r in rs if _same(values[r], chosen)]
-            policy = "majority of ranks"
-        src_rank = by[who[0]] if who else first
-        where = f"rank{who[0]}" if who and len(who) < len(rs) else "ranks"
-        if who and len(who) < len(rs):
-            lead = f"{_ranks_text(who)} of {n_world}: {by[who[0]].detail or _fmt(chosen)}"
-        else:
-            lead = f"{_fmt(chosen)} ({policy})"
-        # numbers that differ by shard (losses, accuracies, timings) are aggregated, not disagreements
-        natural = policy in ("mean over ranks", "largest over ranks")
-        detail = (f"{lead} " + (f"(per rank: {per})" if natural else f"— ranks disagree ({per})")
-                  + (f"; {_ranks_text(missing)} did not report it" if missing else ""))
-        out.append(Finding(fact, chosen, _at(src_rank.source, where), detail,
-                           {"ranks": values, "policy": policy}))
+        policy, chosen, who = _merge_policy(fact, by, rs, values)
+        missing = [r for r in ranks if r not in by]
+        finding, natural = _disagreeing_finding(fact, by, rs, values, policy, chosen, who, missing, n_world)
+        out.append(finding)
         if not natural:
             disagreements.append({"fact": fact, "values": values, "chosen": chosen, "policy": policy,
                                   "ranks": who or rs})
     return out, disagreements
+
+
+def _merge_policy(fact: str, by: dict, rs: list, values: dict) -> tuple:
+    """(policy, chosen value, deciding ranks or None) for a fact the ranks disagree on."""
+    v0 = by[rs[0]].value
+    policy, chosen, who = None, None, None
+    if fact in BAD_BOOL and isinstance(v0, bool):
+        bad = BAD_BOOL[fact]
+        who = [r for r in rs if by[r].value is bad]
+        policy, chosen = "any rank", bad
+    elif fact in MIN_FACTS or fact in MAX_FACTS:
+        nums = {r: v for r, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        if nums:
+            pick = min if fact in MIN_FACTS else max
+            chosen = pick(nums.values())
+            who = [r for r, v in nums.items() if v == chosen]
+            policy = "smallest over ranks" if fact in MIN_FACTS else "largest over ranks"
+    elif fact in CONFIG_FACTS:
+        policy, chosen, who = "rank 0 (configuration differs across ranks)", v0, [rs[0]]
+    elif fact in UNION_FACTS and all(isinstance(v, (list, tuple)) for v in values.values()):
+        seen: list = []
+        for r in rs:
+            for x in by[r].value:
+                if x not in seen:
+                    seen.append(x)
+        policy, chosen, who = "union over ranks", seen, None
+    elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values.values()):
+        fin = [float(v) for v in values.values() if math.isfinite(float(v))]
+        if fin:
+            chosen = sum(fin) / len(fin)
+            if all(isinstance(v, int) for v in values.values()):
+                chosen = int(round(chosen))
+            policy, who = "mean over ranks", None
+    if policy is None:
+        counts = Counter(repr(v) for v in values.values())
+        top = max(counts.values())
+        r_pick = next(r for r in rs if counts[repr(values[r])] == top)
+        chosen = values[r_pick]
+        who = [r for r in rs if _same(values[r], chosen)]
+        policy = "majority of ranks"
+    return policy, chosen, who
+
+
+def _disagreeing_finding(fact, by, rs, values, policy, chosen, who, missing, n_world) -> tuple:
+    """The merged finding of a fact the ranks disagree on, and whether the difference is natural
+    (numbers that differ by shard — losses, accuracies, timings — are aggregated, not disagreements)."""
+    per = "; ".join(f"rank {r}: {_fmt(v)}" for r, v in values.items())
+    src_rank = by[who[0]] if who else by[rs[0]]
+    where = f"rank{who[0]}" if who and len(who) < len(rs) else "ranks"
+    if who and len(who) < len(rs):
+        lead = f"{_ranks_text(who)} of {n_world}: {by[who[0]].detail or _fmt(chosen)}"
+    else:
+        lead = f"{_fmt(chosen)} ({policy})"
+    natural = policy in ("mean over ranks", "largest over ranks")
+    detail = (f"{lead} " + (f"(per rank: {per})" if natural else f"— ranks disagree ({per})")
+              + (f"; {_ranks_text(missing)} did not report it" if missing else ""))
+    return Finding(fact, chosen, _at(src_rank.source, where), detail, {"ranks": values, "policy": policy}), natural
 
 
 # --------------------------------------------------------------------------- parameter checksums
@@ -378,122 +389,10 @@ def _short(e: BaseException) -> str:
     return f"{type(e).__name__}: {msg}"[:240]
 
 
-class DistributedWatch(Watch):
-    """:class:`~traindx.probes.live.watch.Watch` on every rank, with the exchange to rank 0. See the module
-    docstring; build it with :func:`watch_distributed`."""
-
-    def __init__(self, model, optimizer=None, num_classes=None, train_loader=None, val_loader=None, *,
-                 criterion=None, level="cheap", every: int = 50, timeout_s: float = 30.0,
-                 check_sync: bool = True):
-        inner = _unwrap(model)
-        super().__init__(inner, optimizer, num_classes, train_loader, val_loader, criterion=criterion, level=level)
-        self.model = model
-        self.module = inner
-        if _has_sync_bn(inner):
-            self.monitor.__class__ = _NoReplayMonitor
-        self.every = max(0, int(every))
-        self.timeout_s = float(timeout_s)
-        self.optimizer = optimizer
-        self.rank, self.world_size = 0, 1
-        self.group = None
-        self._store = None
-        self._tag = f"traindx/dx{next(_INSTANCES)}"
-        self._broken: str | None = None
-        self._steps = 0
-        self._round = 0
-        self._hook = None
-        self._closed = False
-        self._local_error: str | None = None
-        self._exchanges: list[dict] = []
-        self._latest: dict[int, dict] = {}       # rank 0: the latest payload of each rank
-        self._finals: dict[int, dict] = {}       # rank 0: the latest payload with findings
-        self._nan: dict[int, dict] = {}          # rank 0: per rank, the first NaN it showed
-        self._desync: dict | None = None         # rank 0: first and latest parameter mismatch
-        self._missing: dict[int, str] = {}       # rank 0: rank -> why it did not report
-        self._errors: dict[int, str] = {}        # rank 0: rank -> error posted to the store
-        self._merged: tuple | None = None
-        self._kb = None
-        self._acc = {"vals": 0, "nonfinite": 0, "waits": 0, "waits_sum": 0.0, "synced": 0, "synced_sum": 0.0,
-                     "ints": 0, "ints_sum": 0.0}
-        params, seen = [], set()
-        for _, p in inner.named_parameters():
-            if id(p) not in seen:
-                seen.add(id(p))
-                params.append(p)
-        self._params = params
-        self._param_names = [n for n, _ in inner.named_parameters()]
-        self._layout = zlib.crc32(";".join(f"{n}:{tuple(p.shape)}" for n, p in inner.named_parameters()).encode())
-        self._sync_note = None
-        if not check_sync:
-            self._sync_note = "not checked (check_sync=False)"
-        elif _sharded(model, params):
-            self._sync_note = "not checked: sharded parameters (FSDP/DTensor) differ across ranks by design"
-        self._check_sync = self._sync_note is None
-        self._setup()
-
-    # ------------------------------------------------------------------ setup
-    def _setup(self):
-        try:
-            import torch.distributed as dist
-        except Exception:  # pragma: no cover
-            return
-        if not (dist.is_available() and dist.is_initialized()):
-            return
-        self.rank, self.world_size = dist.get_rank(), dist.get_world_size()
-        if self.world_size < 2:
-            return
-        from datetime import timedelta
-
-        try:
-            from torch.distributed.distributed_c10d import _get_default_store
-            self._store = _get_default_store()
-        except Exception:
-            self._store = None
-        t0 = time.perf_counter()
-        try:
-            self.group = dist.new_group(backend="gloo", timeout=timedelta(seconds=self.timeout_s))
-        except Exception as e:
-            self.group = None
-            self._broken = f"the exchange group could not be created: {_short(e)}"
-        self._setup_ms = (time.perf_counter() - t0) * 1e3
-
-    @property
-    def is_main(self) -> bool:
-        return self.rank == 0
-
-    def attach(self):
-        super().attach()
-        if self._hook is None and self.optimizer is not None:
-            self._hook = self.optimizer.register_step_post_hook(self._post_step)
-        return self
-
-    def __enter__(self):
-        return self.attach()
-
-    def __exit__(self, exc_type, exc, tb):
-        self.detach(error=exc if exc_type is not None else None)
-        return False
-
-    def detach(self, error: BaseException | None = None):
-        """Remove every hook, then (once) the exit exchange — skipped on a rank leaving on an error,
-        which only posts its error for rank 0."""
-        if self._hook is not None:
-            self._hook.remove()
-            self._hook = None
-        self.monitor.detach()
-        if self._closed:
-            return
-        self._closed = True
-        if error is not None:
-            self._local_error = f"step {self._steps}: {_short(error)}"
-            self._store_set(f"error/{self.rank}", self._local_error)
-            self._stop("this rank left on an error")
-        else:
-            self._exchange("exit")
-        if self.rank == 0:
-            self._store_set("closed", "rank 0 finished exchanging")
-            self._collect_errors()
-        self._merged = None
+class _RankExchange:
+    """The exchange half of :class:`DistributedWatch`: the store helpers (which never raise), the
+    periodic, report and exit exchanges (``gather_object`` to rank 0 over a gloo group) and each
+    rank's payload. Uses the attributes :class:`DistributedWatch` sets up."""
 
     # ------------------------------------------------------------------ store helpers (never raise)
     def _store_set(self, key, value):
@@ -668,15 +567,15 @@ class DistributedWatch(Watch):
                 why = f"did not reach the {kind} exchange at step {self._steps} within {self.timeout_s:g} s"
                 self._missing.setdefault(r, why + (f" (it raised at {err})" if err else ""))
 
+
+class _RankZeroEvidence:
+    """Rank 0's half of :class:`DistributedWatch`: absorbing the ranks' payloads, the rank-level
+    verdicts (NaN origin, straggler, desync), the merge of every rank's findings and the results."""
+
     # ------------------------------------------------------------------ rank 0: absorbing payloads
-    # (complexity above the cap predates it: to be split, issue 11)
-    def _absorb(self, payloads, kind):  # noqa: C901
-        ref = None
-        ref_step = None
-        mine = payloads[0] if payloads else None
-        if mine is not None and mine.get("sync"):
-            ref = mine["sync"]
-            ref_step = ref["step"]
+    def _absorb(self, payloads, kind):
+        """Record each rank's payload: latest and final reports, who is missing, first NaNs; then
+        compare the parameter checksums."""
         for p in payloads:
             if not isinstance(p, dict):
                 continue
@@ -698,36 +597,43 @@ class DistributedWatch(Watch):
                     d.setdefault(fact, s)
             if p.get("inputs_nan"):
                 self._nan.setdefault(r, {}).setdefault("inputs", p.get("step"))
-        # parameter sync: among ranks at rank 0's step
-        if ref is not None:
-            diffs = {}
-            for p in payloads:
-                if not isinstance(p, dict) or p.get("rank", 0) == 0 or not p.get("sync"):
-                    continue
-                if p["sync"]["step"] != ref_step:
-                    continue
-                bad = compare_checksums(ref, p["sync"])
-                if bad is None:
-                    diffs[p["rank"]] = ["(different parameter lists)"]
-                elif bad:
-                    diffs[p["rank"]] = [self._param_names[i] if i < len(self._param_names) else f"#{i}" for i in bad]
-            compared = sum(1 for p in payloads if isinstance(p, dict) and p.get("sync")
-                           and p["sync"]["step"] == ref_step)
-            if diffs:
-                names = []
-                for lst in diffs.values():
-                    for n in lst:
-                        if n not in names:
-                            names.append(n)
-                ev = {"step": ref_step, "ranks": sorted(diffs), "params": names, "count": len(names),
-                      "compared_ranks": compared}
-                if self._desync is None:
-                    self._desync = {"first": ev, "latest": ev}
-                else:
-                    self._desync["latest"] = ev
-            elif self._desync is None:
-                self._sync_ok = {"step": ref_step, "compared_ranks": compared}
+        self._absorb_sync(payloads)
         self._merged = None
+
+    def _absorb_sync(self, payloads):
+        """Parameter sync: the ranks at rank 0's step whose checksums differ from rank 0's."""
+        mine = payloads[0] if payloads else None
+        if mine is None or not mine.get("sync"):
+            return
+        ref = mine["sync"]
+        ref_step = ref["step"]
+        diffs = {}
+        for p in payloads:
+            if not isinstance(p, dict) or p.get("rank", 0) == 0 or not p.get("sync"):
+                continue
+            if p["sync"]["step"] != ref_step:
+                continue
+            bad = compare_checksums(ref, p["sync"])
+            if bad is None:
+                diffs[p["rank"]] = ["(different parameter lists)"]
+            elif bad:
+                diffs[p["rank"]] = [self._param_names[i] if i < len(self._param_names) else f"#{i}" for i in bad]
+        compared = sum(1 for p in payloads if isinstance(p, dict) and p.get("sync")
+                       and p["sync"]["step"] == ref_step)
+        if diffs:
+            names = []
+            for lst in diffs.values():
+                for n in lst:
+                    if n not in names:
+                        names.append(n)
+            ev = {"step": ref_step, "ranks": sorted(diffs), "params": names, "count": len(names),
+                  "compared_ranks": compared}
+            if self._desync is None:
+                self._desync = {"first": ev, "latest": ev}
+            else:
+                self._desync["latest"] = ev
+        elif self._desync is None:
+            self._sync_ok = {"step": ref_step, "compared_ranks": compared}
 
     # ------------------------------------------------------------------ rank 0: verdicts
     def _nan_verdict(self):
@@ -923,6 +829,124 @@ class DistributedWatch(Watch):
                        ", ".join(f"{k}={_fmt(v)}" for k, v in pending.items()))
         rep["caveats"] = list(rep.get("caveats") or []) + cav
         return rep
+
+
+class DistributedWatch(_RankZeroEvidence, _RankExchange, Watch):
+    """:class:`~traindx.probes.live.watch.Watch` on every rank, with the exchange to rank 0. See the module
+    docstring; build it with :func:`watch_distributed`."""
+
+    def __init__(self, model, optimizer=None, num_classes=None, train_loader=None, val_loader=None, *,
+                 criterion=None, level="cheap", every: int = 50, timeout_s: float = 30.0,
+                 check_sync: bool = True):
+        inner = _unwrap(model)
+        super().__init__(inner, optimizer, num_classes, train_loader, val_loader, criterion=criterion, level=level)
+        self.model = model
+        self.module = inner
+        if _has_sync_bn(inner):
+            self.monitor.__class__ = _NoReplayMonitor
+        self.every = max(0, int(every))
+        self.timeout_s = float(timeout_s)
+        self.optimizer = optimizer
+        self.rank, self.world_size = 0, 1
+        self.group = None
+        self._store = None
+        self._tag = f"traindx/dx{next(_INSTANCES)}"
+        self._broken: str | None = None
+        self._steps = 0
+        self._round = 0
+        self._hook = None
+        self._closed = False
+        self._local_error: str | None = None
+        self._exchanges: list[dict] = []
+        self._latest: dict[int, dict] = {}       # rank 0: the latest payload of each rank
+        self._finals: dict[int, dict] = {}       # rank 0: the latest payload with findings
+        self._nan: dict[int, dict] = {}          # rank 0: per rank, the first NaN it showed
+        self._desync: dict | None = None         # rank 0: first and latest parameter mismatch
+        self._missing: dict[int, str] = {}       # rank 0: rank -> why it did not report
+        self._errors: dict[int, str] = {}        # rank 0: rank -> error posted to the store
+        self._merged: tuple | None = None
+        self._kb = None
+        self._acc = {"vals": 0, "nonfinite": 0, "waits": 0, "waits_sum": 0.0, "synced": 0, "synced_sum": 0.0,
+                     "ints": 0, "ints_sum": 0.0}
+        params, seen = [], set()
+        for _, p in inner.named_parameters():
+            if id(p) not in seen:
+                seen.add(id(p))
+                params.append(p)
+        self._params = params
+        self._param_names = [n for n, _ in inner.named_parameters()]
+        self._layout = zlib.crc32(";".join(f"{n}:{tuple(p.shape)}" for n, p in inner.named_parameters()).encode())
+        self._sync_note = None
+        if not check_sync:
+            self._sync_note = "not checked (check_sync=False)"
+        elif _sharded(model, params):
+            self._sync_note = "not checked: sharded parameters (FSDP/DTensor) differ across ranks by design"
+        self._check_sync = self._sync_note is None
+        self._setup()
+
+    # ------------------------------------------------------------------ setup
+    def _setup(self):
+        try:
+            import torch.distributed as dist
+        except Exception:  # pragma: no cover
+            return
+        if not (dist.is_available() and dist.is_initialized()):
+            return
+        self.rank, self.world_size = dist.get_rank(), dist.get_world_size()
+        if self.world_size < 2:
+            return
+        from datetime import timedelta
+
+        try:
+            from torch.distributed.distributed_c10d import _get_default_store
+            self._store = _get_default_store()
+        except Exception:
+            self._store = None
+        t0 = time.perf_counter()
+        try:
+            self.group = dist.new_group(backend="gloo", timeout=timedelta(seconds=self.timeout_s))
+        except Exception as e:
+            self.group = None
+            self._broken = f"the exchange group could not be created: {_short(e)}"
+        self._setup_ms = (time.perf_counter() - t0) * 1e3
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0
+
+    def attach(self):
+        super().attach()
+        if self._hook is None and self.optimizer is not None:
+            self._hook = self.optimizer.register_step_post_hook(self._post_step)
+        return self
+
+    def __enter__(self):
+        return self.attach()
+
+    def __exit__(self, exc_type, exc, tb):
+        self.detach(error=exc if exc_type is not None else None)
+        return False
+
+    def detach(self, error: BaseException | None = None):
+        """Remove every hook, then (once) the exit exchange — skipped on a rank leaving on an error,
+        which only posts its error for rank 0."""
+        if self._hook is not None:
+            self._hook.remove()
+            self._hook = None
+        self.monitor.detach()
+        if self._closed:
+            return
+        self._closed = True
+        if error is not None:
+            self._local_error = f"step {self._steps}: {_short(error)}"
+            self._store_set(f"error/{self.rank}", self._local_error)
+            self._stop("this rank left on an error")
+        else:
+            self._exchange("exit")
+        if self.rank == 0:
+            self._store_set("closed", "rank 0 finished exchanging")
+            self._collect_errors()
+        self._merged = None
 
 
 def _pending_detail(name, value, w) -> str:
