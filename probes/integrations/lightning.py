@@ -538,8 +538,198 @@ def _callback_base():
     return Callback
 
 
-# (complexity above the cap predates it: to be split, issue 11)
-def _build_class():  # noqa: C901
+class _TrainDxHooks:
+    """The hooks and helpers of :class:`TrainDxCallback`. Lightning may be absent, so its base
+    class is known only when the callback class is first asked for (:func:`_build_class`);
+    these methods are copied into that class there, which keeps each of them a plain method
+    of the callback (``vars(TrainDxCallback)``, as :func:`guarded_hooks` and Lightning see it)."""
+
+    # -------------------------------------------------------------- lifecycle
+    def on_fit_start(self, trainer, pl_module):
+        self.probe.detach()
+
+    def on_train_start(self, trainer, pl_module):
+        try:
+            opt = trainer.optimizers[0] if trainer.optimizers else None
+            self.probe.attach(pl_module, opt, train_loader=_unwrap_loader(trainer.train_dataloader))
+            self.probe.add_hook(pl_module.register_forward_hook(self._capture_output))
+            self._config(trainer, pl_module)
+            # fixed for the fit: read once, not at every backward
+            auto = bool(pl_module.automatic_optimization)
+            acc = int(getattr(trainer, "accumulate_grad_batches", 1) or 1)
+            self._acc = acc if auto else 1
+            scaler = getattr(getattr(trainer, "precision_plugin", None), "scaler", None)
+            self._scaler = scaler if hasattr(scaler, "is_enabled") else None
+            # several optimizers stepped by hand (a GAN): whose loss is a backward's? no telling
+            self._skip_losses = not auto and len(trainer.optimizers) > 1
+        except Exception as e:  # pragma: no cover - a traindx fault
+            self.probe.fail("on_train_start", e)
+
+    def _config(self, trainer, pl_module):
+        p = self.probe
+        loader = _unwrap_loader(trainer.train_dataloader)
+        acc = int(getattr(trainer, "accumulate_grad_batches", 1) or 1)
+        bs = getattr(loader, "batch_size", None) if loader is not None else None
+        if isinstance(bs, int) and bs > 0:
+            p.add_config("batch_size", bs * acc, "Trainer:train_dataloader.batch_size",
+                         f"batch size {bs}" + (f" x accumulate_grad_batches {acc}" if acc > 1 else ""))
+        nw = getattr(loader, "num_workers", None) if loader is not None else None
+        if isinstance(nw, int):
+            p.add_config("num_workers", nw, "Trainer:train_dataloader.num_workers", f"{nw} DataLoader workers")
+        me = getattr(trainer, "max_epochs", None)
+        if isinstance(me, int) and me >= 0:
+            p.add_config("epochs", me, "Trainer:max_epochs", f"max_epochs={me}")
+        prec = str(getattr(trainer, "precision", "") or "")
+        if prec:
+            amp = "mixed" in prec or prec.startswith(("16", "bf16"))
+            p.add_config("uses_amp", amp, "Trainer:precision", f"precision={prec!r}")
+
+    def _capture_output(self, module, args, output):
+        torch = self.probe.monitor._torch if self.probe.monitor is not None else None
+        if torch is not None and module.training and torch.is_grad_enabled() and torch.is_tensor(output):
+            self._out = output
+        return None
+
+    def _teardown(self):
+        self._out = None
+        self.probe.detach()
+
+    def on_exception(self, trainer, pl_module, exception):
+        self._teardown()
+
+    def on_fit_end(self, trainer, pl_module):
+        self._teardown()
+        if self.probe.monitor is None or self.probe._disabled:
+            return
+        try:
+            rep = self.probe.final_report = self.probe.report()
+        except Exception as e:  # pragma: no cover - a traindx fault
+            _log.warning("traindx: no report: %s: %s", type(e).__name__, e)
+            return
+        self._publish(trainer, rep)
+
+    def _publish(self, trainer, rep):
+        if self.log_summary:
+            metrics, params = RunProbe.summary_of(rep, self.probe.nan_step)
+            for lg in getattr(trainer, "loggers", None) or []:
+                try:
+                    lg.log_metrics(metrics, step=int(trainer.global_step))
+                    lg.log_hyperparams(params)
+                except Exception as e:
+                    _log.warning("traindx: logger %s refused the summary: %s", type(lg).__name__, e)
+        if self.verbose and getattr(trainer, "is_global_zero", True):
+            print(RunProbe.one_line(rep) + " — callback.markdown() for the full report", flush=True)
+
+    # -------------------------------------------------------------- training batches
+    def on_train_epoch_start(self, trainer, pl_module):
+        if self.probe.active:
+            self.probe.break_wait_chain()
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
+        if not self.probe.active:
+            return
+        try:
+            self._out = None
+            self.probe.step_begin()
+            self.probe.batch(batch)
+        except Exception as e:  # pragma: no cover - a traindx fault
+            self.probe.fail("on_train_batch_start", e)
+
+    def on_before_backward(self, trainer, pl_module, loss):
+        p = self.probe
+        if not p.active or self._skip_losses:
+            return
+        try:
+            torch = p.monitor._torch
+            if not torch.is_tensor(loss) or not torch.is_grad_enabled():
+                return
+            value = loss
+            if self._acc > 1:
+                value = value * self._acc
+            scaler = self._scaler
+            if scaler is not None and scaler.is_enabled():
+                scale = getattr(scaler, "_scale", None)
+                if scale is None:
+                    return
+                value = value / scale
+            p.train_loss(value, outputs=self._out, targets=p._targets)
+            self._out = None
+        except Exception as e:  # pragma: no cover - a traindx fault
+            p.fail("on_before_backward", e)
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
+        p = self.probe
+        if not p.active:
+            return
+        try:
+            self._out = None
+            p.step_end()
+            if p.take_new_nan():
+                self._on_nan(trainer)
+        except Exception as e:  # pragma: no cover - a traindx fault
+            p.fail("on_train_batch_end", e)
+
+    def _on_nan(self, trainer):
+        p = self.probe
+        p.nan_report = p.report()
+        self._publish(trainer, p.nan_report)
+        if self.stop_on_nan:
+            trainer.should_stop = True
+
+    def on_train_epoch_end(self, trainer, pl_module):
+        p = self.probe
+        if not p.active:
+            return
+        try:
+            p.poll_nan()
+            if p.take_new_nan():
+                self._on_nan(trainer)
+            p.record_metrics(trainer.global_step, dict(trainer.callback_metrics))
+        except Exception as e:  # pragma: no cover - a traindx fault
+            p.fail("on_train_epoch_end", e)
+
+    # -------------------------------------------------------------- validation
+    def on_validation_start(self, trainer, pl_module):
+        p = self.probe
+        if trainer.sanity_checking or not p.active:
+            return
+        p.break_wait_chain()
+        self._val_fed_before = p._val_fed
+        if "val" not in p.monitor._loaders:
+            loader = _unwrap_loader(getattr(trainer, "val_dataloaders", None))
+            if loader is not None:
+                p.monitor.add_loader(loader, "val")
+
+    def on_validation_batch_end(self, trainer, pl_module, outputs, batch, batch_idx, dataloader_idx=0):
+        p = self.probe
+        if trainer.sanity_checking or not p.active:
+            return
+        try:
+            t = _loss_from_output(outputs)
+            if t is not None:
+                p.val_loss(t)
+        except Exception as e:  # pragma: no cover - a traindx fault
+            p.fail("on_validation_batch_end", e)
+
+    def on_validation_end(self, trainer, pl_module):
+        p = self.probe
+        if trainer.sanity_checking or not p.active:
+            return
+        try:
+            from traindx.probes.readers.logs import match_role
+
+            rec = p.record_metrics(trainer.global_step, dict(trainer.callback_metrics))
+            if p._val_fed == self._val_fed_before:
+                # validation_step returned no loss: the logged validation loss stands for it
+                best = sorted((match_role(k)[1], k) for k in rec if k != "step" and match_role(k)[0] == "val_loss")
+                if best:
+                    p.val_loss(rec[best[0][1]])
+            p.break_wait_chain()
+        except Exception as e:  # pragma: no cover - a traindx fault
+            p.fail("on_validation_end", e)
+
+
+def _build_class():
     Callback = _callback_base()
 
     class TrainDxCallback(Callback, ProbeAccess):
@@ -569,192 +759,10 @@ def _build_class():  # noqa: C901
             self._val_fed_before = 0
             self._acc, self._scaler, self._skip_losses = 1, None, False
 
-        # -------------------------------------------------------------- results
-
-        # -------------------------------------------------------------- lifecycle
-        def on_fit_start(self, trainer, pl_module):
-            self.probe.detach()
-
-        def on_train_start(self, trainer, pl_module):
-            try:
-                opt = trainer.optimizers[0] if trainer.optimizers else None
-                self.probe.attach(pl_module, opt, train_loader=_unwrap_loader(trainer.train_dataloader))
-                self.probe.add_hook(pl_module.register_forward_hook(self._capture_output))
-                self._config(trainer, pl_module)
-                # fixed for the fit: read once, not at every backward
-                auto = bool(pl_module.automatic_optimization)
-                acc = int(getattr(trainer, "accumulate_grad_batches", 1) or 1)
-                self._acc = acc if auto else 1
-                scaler = getattr(getattr(trainer, "precision_plugin", None), "scaler", None)
-                self._scaler = scaler if hasattr(scaler, "is_enabled") else None
-                # several optimizers stepped by hand (a GAN): whose loss is a backward's? no telling
-                self._skip_losses = not auto and len(trainer.optimizers) > 1
-            except Exception as e:  # pragma: no cover - a traindx fault
-                self.probe.fail("on_train_start", e)
-
-        def _config(self, trainer, pl_module):
-            p = self.probe
-            loader = _unwrap_loader(trainer.train_dataloader)
-            acc = int(getattr(trainer, "accumulate_grad_batches", 1) or 1)
-            bs = getattr(loader, "batch_size", None) if loader is not None else None
-            if isinstance(bs, int) and bs > 0:
-                p.add_config("batch_size", bs * acc, "Trainer:train_dataloader.batch_size",
-                             f"batch size {bs}" + (f" x accumulate_grad_batches {acc}" if acc > 1 else ""))
-            nw = getattr(loader, "num_workers", None) if loader is not None else None
-            if isinstance(nw, int):
-                p.add_config("num_workers", nw, "Trainer:train_dataloader.num_workers", f"{nw} DataLoader workers")
-            me = getattr(trainer, "max_epochs", None)
-            if isinstance(me, int) and me >= 0:
-                p.add_config("epochs", me, "Trainer:max_epochs", f"max_epochs={me}")
-            prec = str(getattr(trainer, "precision", "") or "")
-            if prec:
-                amp = "mixed" in prec or prec.startswith(("16", "bf16"))
-                p.add_config("uses_amp", amp, "Trainer:precision", f"precision={prec!r}")
-
-        def _capture_output(self, module, args, output):
-            torch = self.probe.monitor._torch if self.probe.monitor is not None else None
-            if torch is not None and module.training and torch.is_grad_enabled() and torch.is_tensor(output):
-                self._out = output
-            return None
-
-        def _teardown(self):
-            self._out = None
-            self.probe.detach()
-
-        def on_exception(self, trainer, pl_module, exception):
-            self._teardown()
-
-        def on_fit_end(self, trainer, pl_module):
-            self._teardown()
-            if self.probe.monitor is None or self.probe._disabled:
-                return
-            try:
-                rep = self.probe.final_report = self.probe.report()
-            except Exception as e:  # pragma: no cover - a traindx fault
-                _log.warning("traindx: no report: %s: %s", type(e).__name__, e)
-                return
-            self._publish(trainer, rep)
-
-        def _publish(self, trainer, rep):
-            if self.log_summary:
-                metrics, params = RunProbe.summary_of(rep, self.probe.nan_step)
-                for lg in getattr(trainer, "loggers", None) or []:
-                    try:
-                        lg.log_metrics(metrics, step=int(trainer.global_step))
-                        lg.log_hyperparams(params)
-                    except Exception as e:
-                        _log.warning("traindx: logger %s refused the summary: %s", type(lg).__name__, e)
-            if self.verbose and getattr(trainer, "is_global_zero", True):
-                print(RunProbe.one_line(rep) + " — callback.markdown() for the full report", flush=True)
-
-        # -------------------------------------------------------------- training batches
-        def on_train_epoch_start(self, trainer, pl_module):
-            if self.probe.active:
-                self.probe.break_wait_chain()
-
-        def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
-            if not self.probe.active:
-                return
-            try:
-                self._out = None
-                self.probe.step_begin()
-                self.probe.batch(batch)
-            except Exception as e:  # pragma: no cover - a traindx fault
-                self.probe.fail("on_train_batch_start", e)
-
-        def on_before_backward(self, trainer, pl_module, loss):
-            p = self.probe
-            if not p.active or self._skip_losses:
-                return
-            try:
-                torch = p.monitor._torch
-                if not torch.is_tensor(loss) or not torch.is_grad_enabled():
-                    return
-                value = loss
-                if self._acc > 1:
-                    value = value * self._acc
-                scaler = self._scaler
-                if scaler is not None and scaler.is_enabled():
-                    scale = getattr(scaler, "_scale", None)
-                    if scale is None:
-                        return
-                    value = value / scale
-                p.train_loss(value, outputs=self._out, targets=p._targets)
-                self._out = None
-            except Exception as e:  # pragma: no cover - a traindx fault
-                p.fail("on_before_backward", e)
-
-        def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
-            p = self.probe
-            if not p.active:
-                return
-            try:
-                self._out = None
-                p.step_end()
-                if p.take_new_nan():
-                    self._on_nan(trainer)
-            except Exception as e:  # pragma: no cover - a traindx fault
-                p.fail("on_train_batch_end", e)
-
-        def _on_nan(self, trainer):
-            p = self.probe
-            p.nan_report = p.report()
-            self._publish(trainer, p.nan_report)
-            if self.stop_on_nan:
-                trainer.should_stop = True
-
-        def on_train_epoch_end(self, trainer, pl_module):
-            p = self.probe
-            if not p.active:
-                return
-            try:
-                p.poll_nan()
-                if p.take_new_nan():
-                    self._on_nan(trainer)
-                p.record_metrics(trainer.global_step, dict(trainer.callback_metrics))
-            except Exception as e:  # pragma: no cover - a traindx fault
-                p.fail("on_train_epoch_end", e)
-
-        # -------------------------------------------------------------- validation
-        def on_validation_start(self, trainer, pl_module):
-            p = self.probe
-            if trainer.sanity_checking or not p.active:
-                return
-            p.break_wait_chain()
-            self._val_fed_before = p._val_fed
-            if "val" not in p.monitor._loaders:
-                loader = _unwrap_loader(getattr(trainer, "val_dataloaders", None))
-                if loader is not None:
-                    p.monitor.add_loader(loader, "val")
-
-        def on_validation_batch_end(self, trainer, pl_module, outputs, batch, batch_idx, dataloader_idx=0):
-            p = self.probe
-            if trainer.sanity_checking or not p.active:
-                return
-            try:
-                t = _loss_from_output(outputs)
-                if t is not None:
-                    p.val_loss(t)
-            except Exception as e:  # pragma: no cover - a traindx fault
-                p.fail("on_validation_batch_end", e)
-
-        def on_validation_end(self, trainer, pl_module):
-            p = self.probe
-            if trainer.sanity_checking or not p.active:
-                return
-            try:
-                from traindx.probes.readers.logs import match_role
-
-                rec = p.record_metrics(trainer.global_step, dict(trainer.callback_metrics))
-                if p._val_fed == self._val_fed_before:
-                    # validation_step returned no loss: the logged validation loss stands for it
-                    best = sorted((match_role(k)[1], k) for k in rec if k != "step" and match_role(k)[0] == "val_loss")
-                    if best:
-                        p.val_loss(rec[best[0][1]])
-                p.break_wait_chain()
-            except Exception as e:  # pragma: no cover - a traindx fault
-                p.fail("on_validation_end", e)
-
+    for name, fn in vars(_TrainDxHooks).items():
+        if callable(fn) and not name.startswith("__"):
+            fn.__qualname__ = f"TrainDxCallback.{name}"
+            setattr(TrainDxCallback, name, fn)
     TrainDxCallback.__module__ = __name__
     TrainDxCallback.__qualname__ = "TrainDxCallback"     # pickling, and Lightning's state_key
     # the boundary: a fault of traindx in any hook (the forward hook too) warns once and
