@@ -297,3 +297,14 @@ def test_a_counter_too_long_for_a_float_is_not_a_step(tmp_path):
     assert 2.30 in _vals(log, "loss") and 1.70 in _vals(log, "loss")
     assert all(math.isfinite(x) for x in _xs(log, "loss"))
     analyze_log(str(tmp_path / "run.out"))          # the whole path: findings, no traceback
+
+
+def test_the_counter_digit_limit_is_a_parameter(tmp_path):
+    """limits.max_counter_digits decides which printed integers count as steps: with the shipped 15
+    a five-digit step is read as one; with 3 it is no counter, and the curve never reaches it."""
+    from traindx.engine.parameters import shipped
+    path = _write(tmp_path, "step 100 loss 2.30\nstep 200 loss 2.10\nstep 300 loss 1.90\nstep 12345 loss 1.50\n")
+    assert 12345 in _xs(read_console(path), "loss")
+    small = {**shipped(), "limits.max_counter_digits": 3}
+    log = read_console(path, params=small)
+    assert max(_xs(log, "loss")) == 300

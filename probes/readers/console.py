@@ -252,6 +252,7 @@ class ConsoleReader(LineParser):
         self.max_line = int(p.get("console.max_line_chars", 4096))
         self.max_names = int(p.get("console.max_metric_names", 64))
         self.max_events = int(p.get("console.max_events", 20))
+        self.max_counter_digits = int(p.get("limits.max_counter_digits", 15))
         self.header_min_numeric = float(p.get("console.table_min_numeric", 0.5))
         self.path = path
         self.cmap = {normalize_name(c): r for r, c in parse_column_map(column_map).items()}

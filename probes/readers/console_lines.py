@@ -66,17 +66,14 @@ def _cut(text: str, a: int, b: int) -> str:
     return text[:a] + (";" + " " * (b - a - 1) if b > a else "") + text[b:]
 
 
-#: a printed step, epoch or batch counter longer than this is not a counter (and a float cannot hold it)
-_MAX_COUNTER_DIGITS = 15
-
-
-def _num(line: str, spec):
-    """The number at ``spec``; None for an integer too long to be a step or epoch counter."""
+def _num(line: str, spec, max_digits: int):
+    """The number at ``spec``; None for an integer of more than ``max_digits`` digits
+    (``limits.max_counter_digits``), too long to be a step or epoch counter."""
     kind, a, b = spec
     t = line[a:b]
     if kind == "f":
         return float(t)
-    return int(t) if len(t.strip().lstrip("+-")) <= _MAX_COUNTER_DIGITS else None
+    return int(t) if len(t.strip().lstrip("+-")) <= max_digits else None
 
 
 def _runs_span(a: int, b: int, runs: list):
@@ -288,8 +285,8 @@ class LineParser:
                 continue
             metrics.append((r, kind, (a, b)))
         if not metrics:
-            if epoch is not None and not pairs and _num(line, epoch) is not None:
-                self._set_epoch(_num(line, epoch))
+            if epoch is not None and not pairs and _num(line, epoch, self.max_counter_digits) is not None:
+                self._set_epoch(_num(line, epoch, self.max_counter_digits))
             if not pairs:
                 self._maybe_header(line)
             self._exception_line(line)
@@ -307,7 +304,8 @@ class LineParser:
             except ValueError:
                 continue
         if vals:
-            self._commit(*(None if v is None else _num(line, v) for v in (epoch, counter, counter_total, step)),
+            self._commit(*(None if v is None else _num(line, v, self.max_counter_digits)
+                           for v in (epoch, counter, counter_total, step)),
                          split, progress, vals)
         return ex
 
