@@ -7,8 +7,11 @@ kind ``language``; a pack adds phrasings, terms and extractors without code):
   used inside patterns as ``{name}`` — ``{val}`` is "val", "validation", "valid", "dev", "eval", …
 - ``negators``: words that negate what follows in the same clause ("not", "no", "without", "n't").
 - ``symptoms``: per symptom, weighted ``phrases`` (plain) and ``negated`` phrasings (that argue
-  against it), and ``examples`` — whole utterances, which are both test cases and the training
-  set of a small classifier built at load time (the fallback when no phrase speaks).
+  against it), ``examples`` — whole utterances, which are both test cases and training — and
+  ``utterances`` (training only). Examples and utterances train a small classifier at load time
+  (:class:`_Examples`, TF-IDF nearest centroid over words, word pairs and character n-grams): the
+  second voice, which names the symptom when no phrase speaks and may overrule a weak phrase, never
+  a healthy reading (:func:`_example_vote`).
 - ``facts``: extractors — patterns with a ``{num}``/``{int}``/``{pct}`` slot, a ``(?P<word>…)``
   capture mapped to a value, or a fixed ``value`` (and ``negated_value`` when a negator precedes).
 - ``metrics``: (split, metric) -> fact, read by one structural reader that attributes a number to
@@ -143,6 +146,27 @@ def _compile(pattern: str, terms: dict, where: str) -> re.Pattern:
         raise KBError(f"bad pattern {pattern!r}: {exc}", where or None) from None
 
 
+def _compile_symptom(lang: Language, s: dict, facts: dict, symptoms: dict, where: str) -> None:
+    """One symptom's phrasings (cues), examples (test cases and training) and utterances (training)."""
+    sid = s["symptom"]
+    if sid not in symptoms:
+        raise KBError(f"unknown symptom {sid!r} in a language file", where)
+    for p in s.get("phrases", []):
+        for fid in p.get("states", {}):
+            if fid not in facts:
+                raise KBError(f"unknown fact {fid!r} in a phrase's states", where)
+        lang.cues.append(_Cue(sid, _compile(p["pattern"], lang.terms, where), float(p.get("weight", 1.0)),
+                              bool(p.get("negatable", True)), where, dict(p.get("states", {})),
+                              p.get("says")))
+    for p in s.get("negated", []):
+        lang.cues.append(_Cue(sid, _compile(p["pattern"], lang.terms, where), -float(p.get("weight", 1.0)),
+                              False, where))
+    for ex in s.get("examples", []):
+        lang.examples.append((sid, ex, where))
+    for ex in s.get("utterances", []):
+        lang.utterances.append((sid, ex, where))
+
+
 def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -> Language:
     """Compile the ``language`` files' entries (each ``(data, origin)``) into one :class:`Language`."""
     lang = Language(params=params)
@@ -159,23 +183,7 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
         lang.negators = re.compile(r"(?:^|\W)(?:" + alternatives + r")(?:\W|$)", re.IGNORECASE)
     for data, where in entries:
         for s in data.get("symptoms", []):
-            sid = s["symptom"]
-            if sid not in symptoms:
-                raise KBError(f"unknown symptom {sid!r} in a language file", str(where))
-            for p in s.get("phrases", []):
-                for fid in p.get("states", {}):
-                    if fid not in facts:
-                        raise KBError(f"unknown fact {fid!r} in a phrase's states", str(where))
-                lang.cues.append(_Cue(sid, _compile(p["pattern"], lang.terms, str(where)), float(p.get("weight", 1.0)),
-                                      bool(p.get("negatable", True)), str(where), dict(p.get("states", {})),
-                                      p.get("says")))
-            for p in s.get("negated", []):
-                lang.cues.append(_Cue(sid, _compile(p["pattern"], lang.terms, str(where)), -float(p.get("weight", 1.0)),
-                                      False, str(where)))
-            for ex in s.get("examples", []):
-                lang.examples.append((sid, ex, str(where)))
-            for ex in s.get("utterances", []):
-                lang.utterances.append((sid, ex, str(where)))
+            _compile_symptom(lang, s, facts, symptoms, str(where))
         for f in data.get("facts", []):
             fid = f["fact"]
             if fid not in facts:
