@@ -718,8 +718,8 @@ class _Examples:
         v = self._vector(_features(text))
         return {sym: sum(x * c.get(k, 0.0) for k, x in v.items()) for sym, c in self.centroids.items()}
 
-    def posteriors(self, text: str) -> dict:
-        sims = self.similarities(text)
+    def posteriors(self, text: str, sims: dict | None = None) -> dict:
+        sims = self.similarities(text) if sims is None else sims
         if not sims or max(sims.values()) <= 0:
             return {}
         top = max(sims.values())
@@ -742,9 +742,9 @@ class _Examples:
         top = sorted(weight.items(), key=lambda kv: -kv[1][0])[:k]
         return " ".join(w for w, _ in sorted(top, key=lambda kv: kv[1][1])) or None
 
-    def classify(self, text: str):
+    def classify(self, text: str, sims: dict | None = None):
         """(best symptom, its posterior, the words that told it) — (None, 0.0, None) when nothing matches."""
-        post = self.posteriors(text)
+        post = self.posteriors(text, sims)
         if not post:
             return None, 0.0, None
         best = max(post, key=post.get)
@@ -759,6 +759,8 @@ def _unit(v: dict) -> dict:
 def _example_vote(text: str, lang: Language, lexicon: tuple | None, scores: dict):
     """When the example classifier's vote decides the symptom: ``(symptom, telling words)``, else None.
 
+    - Only for a text that resembles the examples at all (best cosine similarity at least
+      ``language.min_example_similarity``): a vague complaint gets the symptom question.
     - No phrasing reached ``language.min_symptom_score``: the classifier names the symptom when its
       posterior is at least ``language.min_example_posterior``.
     - The phrasings' winner is weak (its score below ``language.example_override_below``): the
@@ -768,14 +770,17 @@ def _example_vote(text: str, lang: Language, lexicon: tuple | None, scores: dict
       loss under dropout"), and never over a healthy reading: a reassuring post is not pushed to a fault."""
     if lang.model is None:
         return None
-    guess, p, words = lang.model.classify(text)
+    sims = lang.model.similarities(text)
+    params = lang.params
+    if not sims or max(sims.values()) < float(params.get("language.min_example_similarity", 0.15)):
+        return None                # "something is off with my model": like no example; ask instead
+    guess, p, words = lang.model.classify(text, sims)
     if guess is None:
         return None
     if guess != "healthy" and scores.get("healthy", 0.0) > 0:
         return None
-    params = lang.params
     if lexicon is None:
-        if p < float(params.get("language.min_example_posterior", 0.5)):
+        if p < float(params.get("language.min_example_posterior", 0.3)):
             return None
     else:
         score, said = lexicon

@@ -95,3 +95,9 @@ def test_a_weak_phrasing_is_overruled_by_a_sure_classifier(tmp_path, kb):
     packed = load_kb([str(tmp_path)], entry_point_packs=False)
     v = understand(text, packed.language)
     assert v.symptom == "slow_training" and v.how == "examples"
+
+
+@pytest.mark.parametrize("text", ["something is off with my model, I train with sgd", "I have a question about my run"])
+def test_a_vague_complaint_is_not_guessed_at(kb, text):
+    u = understand(text, kb.language)
+    assert u.symptom is None                                    # the interview asks for the symptom
