@@ -129,8 +129,14 @@ def _summary_finished(rows: list) -> dict:
             "cause_on_healthy": sum(1 for r in healthy if r["got_cause"] is not None),
             "unread": sum(1 for r in rs if r["error"]),
             "seconds": round(sum(r["seconds"] for r in rs), 1),
+            "confusion": _confusion(rs, "want_symptom", "got_symptom"),
         }
     return out
+
+
+def _confusion(rows: list, want: str, got: str) -> dict:
+    """Misread symptoms as ``{"want -> got": count}``: the error classes, without naming a case."""
+    return dict(Counter(f"{r[want]} -> {r[got]}" for r in rows if r[want] != r[got]).most_common())
 
 
 def run_pasted(root: str, split: str | None, verbose: bool) -> dict:
@@ -157,7 +163,8 @@ def run_pasted(root: str, split: str | None, verbose: bool) -> dict:
     for sp in sorted({r["split"] for r in rows}):
         rs = [r for r in rows if r["split"] == sp]
         out[sp] = {"logs": len(rs), "formats": len({r["format"] for r in rs}),
-                   "symptom": sum(r["ok"] for r in rs), "unread": sum(1 for r in rs if r["error"])}
+                   "symptom": sum(r["ok"] for r in rs), "unread": sum(1 for r in rs if r["error"]),
+                   "confusion": _confusion(rs, "want", "got")}
     return out
 
 
@@ -186,6 +193,11 @@ def run_real(root: str, verbose: bool) -> dict:
             "with_second_readings": lenient, "by_symptom": dict(Counter(map(str, got.values()))), "each": got}
 
 
+def _print_confusion(conf: dict) -> None:
+    for pair, n in conf.items():
+        print(f"    {n:3d}  {pair}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("corpus", choices=["finished", "pasted", "real"])
@@ -193,6 +205,8 @@ def main(argv=None) -> int:
     ap.add_argument("--root", help="corpus folder (default: the one in benchmarks/)")
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per case")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
+    ap.add_argument("--confusion", action="store_true",
+                    help="also print each misread symptom pair (want -> got) with its count")
     a = ap.parse_args(argv)
     if a.corpus == "finished":
         res = run_finished(a.root or os.path.join(HERE, "finished_runs"), a.split, a.verbose)
@@ -201,11 +215,15 @@ def main(argv=None) -> int:
                   f"({100 * r['symptom'] / max(1, r['runs']):.1f}%), top-1 {r['top1']}/{r['faulty']} "
                   f"({100 * r['top1'] / max(1, r['faulty']):.1f}%), cause named on healthy runs "
                   f"{r['cause_on_healthy']}/{r['healthy']}, unreadable logs {r['unread']}, {r['seconds']} s")
+            if a.confusion:
+                _print_confusion(r["confusion"])
     elif a.corpus == "pasted":
         res = run_pasted(a.root or os.path.join(HERE, "pasted_logs"), a.split, a.verbose)
         for sp, r in res.items():
             print(f"[{sp}] {r['logs']} pasted logs in {r['formats']} formats: symptom {r['symptom']}/{r['logs']} "
                   f"({100 * r['symptom'] / max(1, r['logs']):.1f}%), unreadable {r['unread']}")
+            if a.confusion:
+                _print_confusion(r["confusion"])
     else:
         res = run_real(a.root or REAL, a.verbose)
         print(f"{res['logs']} real logs, {res['labelled']} labelled: symptom {res['strict']}/{res['labelled']} "

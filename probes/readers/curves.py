@@ -833,6 +833,13 @@ def _run_length(log, out: _Out) -> None:
     what = {"step": "steps", "epoch": "epochs"}.get(log.x_label, "rows")
     out.add("run_length_steps", length, a, b,
             f"the log covers {length} {what} ({_fx(a)}-{_fx(b)}, {log.rows} rows)")
+    # an excerpt: the run began long before its first record (more unseen than shown), so a flat
+    # stretch in it is a run that stopped improving, not one that never started
+    mid = a > 1 and a >= out.p["curves.mid_run_start_ratio"] * max(b - a, 0)
+    out.add("log_starts_mid_run", bool(mid), a, b,
+            f"the log starts at {what[:-1]} {_fx(a)}, " + (
+                f"after more of the run than it shows ({_fx(b - a)} {what})" if mid
+                else "at or near the run's start"))
 
 
 __all__ = ["analyze", "CurveAnalysis", "Curve", "Event"]
