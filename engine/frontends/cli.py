@@ -764,7 +764,11 @@ def understood_lines(session, updated=False) -> list[str]:
     first = ""
     if sym is not None:
         phrase = _quoted(sym.detail)
-        first = sym.value + (f" (from {phrase})" if phrase else " (from your description as a whole)")
+        u = getattr(session, "understood", None)
+        told = u.symptom_words if u is not None and u.symptom == sym.value and u.how == "examples" else None
+        first = sym.value + (f" (from {phrase})" if phrase else
+                             f" (from your description as a whole, like its examples: {told})" if told else
+                             " (from your description as a whole)")
     items = [_fact_text(f) for f in sorted(words, key=lambda f: _span_start(session, f))]
     lines = []
     if first:
