@@ -145,7 +145,8 @@ def score_entry(kb, entry: dict, words_only: bool = False) -> dict:
             "status": report["status"], "stated": len(stated), "read_ok": read_ok, "read_wrong": read_wrong,
             "missed": missed, "extra_wrong": extra_wrong, "extra": extra,
             "top_cause": top["id"] if top else None, "top_confidence": top["confidence"] if top else 0.0,
-            "understand_ms": (t1 - t0) * 1000, "understand_cpu_ms": (c1 - c0) * 1000, "total_ms": (t2 - t0) * 1000}
+            "understand_ms": (t1 - t0) * 1000, "understand_cpu_ms": (c1 - c0) * 1000, "total_ms": (t2 - t0) * 1000,
+            "how": getattr(getattr(s, "understood", None), "how", "none") or "none"}
 
 
 def p95(xs):
@@ -193,7 +194,11 @@ def summarise(rows: list[dict]) -> dict:
     u = [r["understand_ms"] for r in rows]
     uc = [r["understand_cpu_ms"] for r in rows]
     t = [r["total_ms"] for r in rows]
-    return {"entries": n, "symptom_accuracy": right / n if n else 0.0, "symptom_right": right,
+    # who named the symptom in the words: the phrasings, the example classifier (engine/understand.py), or nobody
+    voice = {h: {"n": sum(r.get("how") == h for r in rows),
+                 "right": sum(r.get("how") == h and r["got"] == r["expected"] for r in rows)}
+             for h in ("phrases", "examples", "none")}
+    return {"entries": n, "symptom_accuracy": right / n if n else 0.0, "symptom_right": right, "voice": voice,
             "facts_stated": stated, "facts_read": read, "fact_recall": read / stated if stated else 0.0,
             "facts_read_wrong": wrong, "facts_extra_unverified": sum(len(r["extra"]) for r in rows),
             "healthy_posts": len(healthy), "healthy_given_cause_over_0_5": len(alarmed),
@@ -216,6 +221,9 @@ def print_summary(split: str, s: dict) -> None:
           f"{s['understand_ms_p95']:.1f} ms p95 (CPU {s['understand_cpu_ms_mean']:.1f} / "
           f"{s['understand_cpu_ms_p95']:.1f} ms); with the report {s['complaint_ms_mean']:.1f} ms mean, "
           f"{s['complaint_ms_p95']:.1f} ms p95")
+    v = s.get("voice", {})
+    if v:
+        print("  symptom named by      " + ", ".join(f"{h} {c['n']} ({c['right']} right)" for h, c in v.items()))
     cols = SYMPTOMS + ["none"]
     short = {"not_learning": "not_l", "plateau": "plat", "instability": "inst", "explosion": "expl",
              "overfitting": "overf", "slow_training": "slow", "healthy": "healt", "out_of_scope": "oos", "none": "none"}

@@ -83,6 +83,27 @@ def shown(p: float, params=None) -> float:
     return round(min(p, resolve(params)["confidence.max"]), 2)
 
 
+def calibrated(p: float, params=None) -> float:
+    """A diagnosed cause's posterior as a calibrated probability: the monotone map
+    ``sigmoid(slope * logit(p) + shift)`` (``confidence.calibration.*``)."""
+    q = resolve(params)
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    z = q["confidence.calibration.slope"] * math.log(p / (1 - p)) + q["confidence.calibration.shift"]
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def calibrated_ranking(probs: list[float], params=None) -> list[float]:
+    """Display probabilities of a diagnosed report's ranked causes (raw posteriors, best first): the
+    first calibrated, the rest sharing what it no longer claims (or gives up) in proportion, and
+    never above the first, so the ranking is unchanged."""
+    if not probs:
+        return []
+    top = probs[0]
+    new = calibrated(top, params)
+    scale = (1.0 - new) / (1.0 - top) if top < 1.0 else 0.0
+    return [new] + [min(p * scale, new) for p in probs[1:]]
+
+
 def expected_entropy(dist: Mapping[str, float], worlds: Mapping[str, list[tuple[str, float]]],
                      null_world: list[tuple[str, float]] | None = None) -> float:
     """Expected posterior entropy if we learn an answer.

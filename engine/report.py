@@ -237,6 +237,9 @@ def build_report(session: Session) -> dict:
     dist = session.posterior()
     causes = [] if deferral else cause_entries(session, dist)
     status, top = _status(session, deferral, symptom, causes)
+    if status == "diagnosed":   # decided on the raw posterior; shown as a calibrated probability
+        for c, p in zip(causes, cf.calibrated_ranking([dist.get(c["id"], 0.0) for c in causes], kb.params())):
+            c["confidence"] = cf.shown(p, kb.params())
     symptom, sym, symptom_block = _symptom_block(session, status, symptom, top, deferral)
     fix, what_not, reference = _fix_and_cautions(kb, top, mis, sym, deferral)
 

@@ -7,8 +7,11 @@ kind ``language``; a pack adds phrasings, terms and extractors without code):
   used inside patterns as ``{name}`` — ``{val}`` is "val", "validation", "valid", "dev", "eval", …
 - ``negators``: words that negate what follows in the same clause ("not", "no", "without", "n't").
 - ``symptoms``: per symptom, weighted ``phrases`` (plain) and ``negated`` phrasings (that argue
-  against it), and ``examples`` — whole utterances, which are both test cases and the training
-  set of a small classifier built at load time (the fallback when no phrase speaks).
+  against it), ``examples`` — whole utterances, which are both test cases and training — and
+  ``utterances`` (training only). Examples and utterances train a small classifier at load time
+  (:class:`_Examples`, TF-IDF nearest centroid over words, word pairs and character n-grams): the
+  second voice, which names the symptom when no phrase speaks and may overrule a weak phrase, never
+  a healthy reading (:func:`_example_vote`).
 - ``facts``: extractors — patterns with a ``{num}``/``{int}``/``{pct}`` slot, a ``(?P<word>…)``
   capture mapped to a value, or a fixed ``value`` (and ``negated_value`` when a negator precedes).
 - ``metrics``: (split, metric) -> fact, read by one structural reader that attributes a number to
@@ -60,6 +63,7 @@ class Understanding:
     symptom_span: tuple | None = None
     scores: dict = field(default_factory=dict)
     how: str = "none"                     # "phrases", "examples" or "none"
+    symptom_words: str | None = None      # how == "examples": the words that weighed most towards it
     facts: list = field(default_factory=list)     # [Reading]
 
     def fact(self, name):
@@ -71,7 +75,7 @@ class Understanding:
     def as_dict(self) -> dict:
         return {"symptom": self.symptom, "symptom_phrase": self.symptom_phrase,
                 "symptom_span": list(self.symptom_span) if self.symptom_span else None,
-                "how": self.how, "facts": [r.as_dict() for r in self.facts]}
+                "how": self.how, "symptom_words": self.symptom_words, "facts": [r.as_dict() for r in self.facts]}
 
 
 # ------------------------------------------------------------------------------ compiling
@@ -110,9 +114,10 @@ class Language:
     metrics: dict = field(default_factory=dict)       # (split, metric) -> fact
     split_rx: dict = field(default_factory=dict)      # split -> regex
     metric_rx: dict = field(default_factory=dict)     # metric -> regex
-    examples: list = field(default_factory=list)      # (symptom, text, origin)
+    examples: list = field(default_factory=list)      # (symptom, text, origin): test cases and training
+    utterances: list = field(default_factory=list)    # (symptom, text, origin): training only
     exclusive: dict = field(default_factory=dict)     # fact -> symptoms it belongs to
-    model: _Bayes | None = None
+    model: _Examples | None = None
     params: dict = field(default_factory=dict)
 
 
@@ -141,6 +146,27 @@ def _compile(pattern: str, terms: dict, where: str) -> re.Pattern:
         raise KBError(f"bad pattern {pattern!r}: {exc}", where or None) from None
 
 
+def _compile_symptom(lang: Language, s: dict, facts: dict, symptoms: dict, where: str) -> None:
+    """One symptom's phrasings (cues), examples (test cases and training) and utterances (training)."""
+    sid = s["symptom"]
+    if sid not in symptoms:
+        raise KBError(f"unknown symptom {sid!r} in a language file", where)
+    for p in s.get("phrases", []):
+        for fid in p.get("states", {}):
+            if fid not in facts:
+                raise KBError(f"unknown fact {fid!r} in a phrase's states", where)
+        lang.cues.append(_Cue(sid, _compile(p["pattern"], lang.terms, where), float(p.get("weight", 1.0)),
+                              bool(p.get("negatable", True)), where, dict(p.get("states", {})),
+                              p.get("says")))
+    for p in s.get("negated", []):
+        lang.cues.append(_Cue(sid, _compile(p["pattern"], lang.terms, where), -float(p.get("weight", 1.0)),
+                              False, where))
+    for ex in s.get("examples", []):
+        lang.examples.append((sid, ex, where))
+    for ex in s.get("utterances", []):
+        lang.utterances.append((sid, ex, where))
+
+
 def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -> Language:
     """Compile the ``language`` files' entries (each ``(data, origin)``) into one :class:`Language`."""
     lang = Language(params=params)
@@ -157,21 +183,7 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
         lang.negators = re.compile(r"(?:^|\W)(?:" + alternatives + r")(?:\W|$)", re.IGNORECASE)
     for data, where in entries:
         for s in data.get("symptoms", []):
-            sid = s["symptom"]
-            if sid not in symptoms:
-                raise KBError(f"unknown symptom {sid!r} in a language file", str(where))
-            for p in s.get("phrases", []):
-                for fid in p.get("states", {}):
-                    if fid not in facts:
-                        raise KBError(f"unknown fact {fid!r} in a phrase's states", str(where))
-                lang.cues.append(_Cue(sid, _compile(p["pattern"], lang.terms, str(where)), float(p.get("weight", 1.0)),
-                                      bool(p.get("negatable", True)), str(where), dict(p.get("states", {})),
-                                      p.get("says")))
-            for p in s.get("negated", []):
-                lang.cues.append(_Cue(sid, _compile(p["pattern"], lang.terms, str(where)), -float(p.get("weight", 1.0)),
-                                      False, str(where)))
-            for ex in s.get("examples", []):
-                lang.examples.append((sid, ex, str(where)))
+            _compile_symptom(lang, s, facts, symptoms, str(where))
         for f in data.get("facts", []):
             fid = f["fact"]
             if fid not in facts:
@@ -195,7 +207,8 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
             # a metric word stands alone or after a split ("val_loss"), never as a component ("loss_mn", "box_loss")
             lang.metric_rx[mt["id"]] = _compile(r"(?:(?<![a-z_])|(?<=train_)|(?<=val_)|(?<=valid_)|(?<=test_)|(?<=eval_))(?:"  # noqa: E501
                                                 + mt["pattern"] + r")(?![a-z_])", lang.terms, str(where))
-    lang.model = _Bayes([(s, t) for s, t, _ in lang.examples]) if lang.examples else None
+    training = [(s, t) for s, t, _ in lang.examples + lang.utterances]
+    lang.model = _Examples(training, params) if training else None
     return lang
 
 
@@ -289,14 +302,15 @@ def understand(text: str, lang: Language) -> Understanding:
     u.scores = {k: round(v, 3) for k, v in scores.items()}
     floor = float(lang.params.get("language.min_symptom_score", 1.0))
     ranked = sorted(((v, k) for k, v in scores.items() if k in strongest), reverse=True)
-    if ranked and ranked[0][0] >= floor:
-        u.symptom, u.how = ranked[0][1], "phrases"
+    lexicon = ranked[0] if ranked and ranked[0][0] >= floor else None
+    if lexicon is not None:
+        u.symptom, u.how = lexicon[1], "phrases"
         _, u.symptom_span, phrase = strongest[u.symptom]
         u.symptom_phrase = " ".join(phrase.split())
-    elif lang.model is not None:
-        guess, p, _words = lang.model.classify(work)
-        if guess and p >= float(lang.params.get("language.min_example_posterior", 0.6)):
-            u.symptom, u.how = guess, "examples"      # no single phrase: the text as a whole resembles them
+    vote = _example_vote(work, lang, lexicon, scores)
+    if vote is not None:
+        # the text as a whole resembles the knowledge base's examples of another symptom
+        u.symptom, u.how, u.symptom_phrase, u.symptom_span, u.symptom_words = vote[0], "examples", None, None, vote[1]
     # facts that only belong to some symptoms (an error kind, RL) are dropped when the post is about another
     for fid, only in lang.exclusive.items():
         if fid in best and u.symptom not in only:
@@ -707,52 +721,148 @@ def _is_log(text: str, starts: list) -> bool:
 
 
 # ------------------------------------------------------------------------------ the example classifier
-_TOKEN = re.compile(r"[a-z]+|[\u4e00-\u9fff]")
-
-
-def _features(text: str) -> list[str]:
-    toks = _TOKEN.findall(text.lower())
-    toks = [t[:6] for t in toks if t not in _STOP]         # a crude stem: morphology over spelling
-    return toks + [a + "_" + b for a, b in zip(toks, toks[1:])]
-
-
+_TOKEN = re.compile(r"[a-z]+|[\u4e00-\u9fff]|\d+(?:\.\d+)?\s?%?")
+_WORD = re.compile(r"[a-z]+")
 _STOP = {"the", "a", "an", "i", "my", "is", "it", "to", "of", "and", "in", "on", "for", "this", "that", "with",
-         "am", "are", "be", "was", "at", "as", "but", "so", "me", "we", "you", "have", "has", "when", "what"}
+         "am", "are", "be", "was", "at", "as", "so", "me", "we", "you", "have", "has", "when", "what"}
 
 
-class _Bayes:
-    """Multinomial naive Bayes over stemmed words and word pairs, trained on the KB's example
-    utterances at load time (milliseconds; no weights anywhere but the knowledge base)."""
+def _features(text: str) -> dict:
+    """Sparse counts of the text's features: stemmed words (six letters: morphology over spelling),
+    word pairs, number shapes ("#pct", "#num") and character 3- to 5-grams inside each word, which
+    still match a typo or an inflection the examples never spelled that way."""
+    low = text.lower()
+    toks = []
+    for t in _TOKEN.findall(low):
+        if t[0].isdigit():
+            toks.append("#pct" if t.endswith("%") else "#num")
+        elif t not in _STOP:
+            toks.append(t[:6])
+    out: dict = {}
+    for f in ["w:" + t for t in toks] + ["b:" + a + "_" + b for a, b in zip(toks, toks[1:])]:
+        out[f] = out.get(f, 0) + 1
+    for w in _WORD.findall(low):
+        if w in _STOP:
+            continue
+        w = " " + w + " "
+        for n in (3, 4, 5):
+            for i in range(len(w) - n + 1):
+                f = "c:" + w[i:i + n]
+                out[f] = out.get(f, 0) + 1
+    return out
 
-    def __init__(self, examples: list):
-        self.counts: dict[str, dict] = {}
-        self.totals: dict[str, int] = {}
-        self.docs: dict[str, int] = {}
-        vocab = set()
-        for sym, text in examples:
-            c = self.counts.setdefault(sym, {})
-            for f in _features(text):
-                c[f] = c.get(f, 0) + 1
-                vocab.add(f)
-            self.docs[sym] = self.docs.get(sym, 0) + 1
-        self.totals = {s: sum(c.values()) for s, c in self.counts.items()}
-        self.vocab = vocab
-        self.n = sum(self.docs.values())
 
-    def classify(self, text: str):
-        feats = [f for f in _features(text) if f in self.vocab]
-        if not feats:
+class _Examples:
+    """The second voice beside the phrasings: a nearest-centroid classifier over TF-IDF features,
+    built at load time from the knowledge base's example utterances (``examples`` and
+    ``utterances`` of every language file, core and packs). No weights exist anywhere but the
+    knowledge base; a pack that adds utterances changes what it learns, without code.
+
+    ``posteriors`` turns the cosine similarity to each symptom's centroid into a distribution
+    (softmax with ``language.example_sharpness``); character n-grams count
+    ``language.example_char_weight`` times a word's weight."""
+
+    def __init__(self, examples: list, params: dict | None = None):
+        params = params or {}
+        self.sharpness = float(params.get("language.example_sharpness", 20.0))
+        self.char_weight = float(params.get("language.example_char_weight", 0.5))
+        docs = [(sym, _features(text)) for sym, text in examples]
+        df: dict = {}
+        for _, f in docs:
+            for k in f:
+                df[k] = df.get(k, 0) + 1
+        n = len(docs)
+        self.idf = {k: math.log((1 + n) / (1 + c)) + 1.0 for k, c in df.items()}
+        sums: dict[str, dict] = {}
+        for sym, f in docs:
+            c = sums.setdefault(sym, {})
+            for k, x in self._vector(f).items():
+                c[k] = c.get(k, 0.0) + x
+        self.centroids = {sym: _unit(c) for sym, c in sums.items()}
+        self.docs = {sym: sum(1 for s, _ in docs if s == sym) for sym in sums}
+
+    def _vector(self, feats: dict) -> dict:
+        v = {}
+        for k, c in feats.items():
+            idf = self.idf.get(k)
+            if idf is None:
+                continue
+            v[k] = (1.0 + math.log(c)) * idf * (self.char_weight if k[0] == "c" else 1.0)
+        return _unit(v)
+
+    def similarities(self, text: str) -> dict:
+        v = self._vector(_features(text))
+        return {sym: sum(x * c.get(k, 0.0) for k, x in v.items()) for sym, c in self.centroids.items()}
+
+    def posteriors(self, text: str, sims: dict | None = None) -> dict:
+        sims = self.similarities(text) if sims is None else sims
+        if not sims or max(sims.values()) <= 0:
+            return {}
+        top = max(sims.values())
+        e = {s: math.exp(self.sharpness * (x - top)) for s, x in sims.items()}
+        z = sum(e.values())
+        return {s: x / z for s, x in e.items()}
+
+    def telling(self, text: str, symptom: str, k: int = 3) -> str | None:
+        """The text's words that weigh most towards ``symptom``'s examples (in the text's order)."""
+        c = self.centroids.get(symptom, {})
+        weight: dict = {}
+        for m in _WORD.finditer(text.lower()):
+            w = m.group(0)
+            if w in _STOP or len(w) < 3:
+                continue
+            f = "w:" + w[:6]
+            x = self.idf.get(f, 0.0) * c.get(f, 0.0)
+            if x > 0 and x > weight.get(w, (0.0,))[0]:
+                weight[w] = (x, m.start())
+        top = sorted(weight.items(), key=lambda kv: -kv[1][0])[:k]
+        return " ".join(w for w, _ in sorted(top, key=lambda kv: kv[1][1])) or None
+
+    def classify(self, text: str, sims: dict | None = None):
+        """(best symptom, its posterior, the words that told it) — (None, 0.0, None) when nothing matches."""
+        post = self.posteriors(text, sims)
+        if not post:
             return None, 0.0, None
-        v = len(self.vocab)
-        logp = {}
-        for s, c in self.counts.items():
-            lp = math.log(self.docs[s] / self.n)
-            for f in feats:
-                lp += math.log((c.get(f, 0) + 1) / (self.totals[s] + v))
-            logp[s] = lp
-        top = max(logp.values())
-        z = sum(math.exp(x - top) for x in logp.values())
-        best = max(logp, key=logp.get)
-        c = self.counts[best]
-        telling = sorted({f for f in feats if "_" not in f}, key=lambda f: -c.get(f, 0))[:3]
-        return best, 1.0 / z, " ".join(telling) or None
+        best = max(post, key=post.get)
+        return best, post[best], self.telling(text, best)
+
+
+def _unit(v: dict) -> dict:
+    z = math.sqrt(sum(x * x for x in v.values()))
+    return {k: x / z for k, x in v.items()} if z > 0 else {}
+
+
+def _example_vote(text: str, lang: Language, lexicon: tuple | None, scores: dict):
+    """When the example classifier's vote decides the symptom: ``(symptom, telling words)``, else None.
+
+    - Only for a text that resembles the examples at all (best cosine similarity at least
+      ``language.min_example_similarity``): a vague complaint gets the symptom question.
+    - No phrasing reached ``language.min_symptom_score``: the classifier names the symptom when its
+      posterior is at least ``language.min_example_posterior``.
+    - The phrasings' winner is weak (its score below ``language.example_override_below``): the
+      classifier overrules it when it is sure of another symptom (posterior at least
+      ``language.example_override_posterior``).
+    - Never towards a fault when a healthy phrasing spoke ("is this normal?", "val loss below train
+      loss under dropout"), and never over a healthy reading: a reassuring post is not pushed to a fault."""
+    if lang.model is None:
+        return None
+    sims = lang.model.similarities(text)
+    params = lang.params
+    if not sims or max(sims.values()) < float(params.get("language.min_example_similarity", 0.15)):
+        return None                # "something is off with my model": like no example; ask instead
+    guess, p, words = lang.model.classify(text, sims)
+    if guess is None:
+        return None
+    if guess != "healthy" and scores.get("healthy", 0.0) > 0:
+        return None
+    if lexicon is None:
+        if p < float(params.get("language.min_example_posterior", 0.3)):
+            return None
+    else:
+        score, said = lexicon
+        if guess == said or said == "healthy":
+            return None
+        if score >= float(params.get("language.example_override_below", 3.0)) \
+                or p < float(params.get("language.example_override_posterior", 0.7)):
+            return None
+    return guess, words

@@ -65,7 +65,51 @@ model = nn.Sequential(
 opt = torch.optim.SGD(model.parameters(), lr=0.05)
 crit = nn.CrossEntropyLoss()
 """ + LOOP.format(zero="        opt.zero_grad()\n"),
+    # all but the last bias frozen: only the class priors can move
+    "frozen_parameters": HEAD + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+for p in list(model.parameters())[:-1]:
+    p.requires_grad = False
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n"),
+    # the hidden layers in a plain list: model.parameters() (and so the optimizer) never sees them
+    "params_not_in_optimizer": HEAD + """\
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = [
+            nn.Linear(10, 32),
+            nn.Linear(32, 32),
+        ]
+        self.out = nn.Linear(32, 4)
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = torch.relu(b(x))
+        return self.out(x)
+
+
+model = Net()
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n"),
+    # a few missing values written into one feature: the loss turns NaN
+    "nan_in_inputs": HEAD + """\
+X[torch.rand(512) < 0.02, 3] = float("nan")
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n"),
 }
+# the optimizer built over the first layer only, while the whole model trains
+SUBSET = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 8), nn.ReLU(), nn.Linear(8, 4))
+opt = torch.optim.SGD(model[0].parameters(), lr=0.05)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
 
 
 def _reader_facts(path):
@@ -82,16 +126,20 @@ def _run(path, cwd):
     return first, last
 
 
-CASES = [(c, "patch") for c in sorted(SCRIPTS)] + [("missing_zero_grad", "git")] + [
-    pytest.param(c, "git", marks=pytest.mark.slow) for c in sorted(SCRIPTS) if c != "missing_zero_grad"]
+FIXTURES = {**{c: (c, text) for c, text in SCRIPTS.items()},
+            "optimizer_over_a_subset": ("params_not_in_optimizer", SUBSET)}
+CASES = [(c, "patch") for c in sorted(FIXTURES)] + [("missing_zero_grad", "git"), ("nan_in_inputs", "git")] + [
+    pytest.param(c, "git", marks=pytest.mark.slow) for c in sorted(FIXTURES)
+    if c not in ("missing_zero_grad", "nan_in_inputs")]
 
 
-@pytest.mark.parametrize("cause,tool", CASES)
-def test_patch_applies_and_the_symptom_is_gone(tmp_path, cause, tool):
+@pytest.mark.parametrize("fixture,tool", CASES)
+def test_patch_applies_and_the_symptom_is_gone(tmp_path, fixture, tool):
     if shutil.which(tool) is None:
         pytest.skip(f"{tool} is not installed")
+    cause, text = FIXTURES[fixture]
     script = tmp_path / "train.py"
-    script.write_text(SCRIPTS[cause])
+    script.write_text(text)
     original = script.read_text()
     cwd = os.getcwd()
     os.chdir(tmp_path)
@@ -113,13 +161,13 @@ def test_patch_applies_and_the_symptom_is_gone(tmp_path, cause, tool):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("cause", sorted(SCRIPTS))
-def test_the_faulty_script_really_shows_the_symptom(tmp_path, cause):
+@pytest.mark.parametrize("fixture", sorted(FIXTURES))
+def test_the_faulty_script_really_shows_the_symptom(tmp_path, fixture):
     """The fixtures are honest: before the patch the loss does not fall the way it does after."""
     script = tmp_path / "train.py"
-    script.write_text(SCRIPTS[cause])
+    script.write_text(FIXTURES[fixture][1])
     first, last = _run(script, tmp_path)
-    assert not (last < 0.5 * first), (cause, first, last)
+    assert not (last < 0.5 * first), (fixture, first, last)
 
 
 def test_no_patch_is_guessed_when_the_line_does_not_read_as_expected(tmp_path):
@@ -161,9 +209,12 @@ def test_unshuffled_loader_and_over_clipping_and_train_mode_templates(tmp_path):
 
 
 @pytest.mark.slow
-def test_cli_writes_the_patch_and_never_edits_the_script(tmp_path):
+@pytest.mark.parametrize("cause", ["missing_zero_grad", "frozen_parameters"])
+def test_cli_writes_the_patch_and_never_edits_the_script(tmp_path, cause):
+    """frozen_parameters: the live probe's frozen_params (parameter names) wins in the session; the
+    patch still finds the line the code reader located."""
     script = tmp_path / "train.py"
-    script.write_text(SCRIPTS["missing_zero_grad"])
+    script.write_text(SCRIPTS[cause])
     original = script.read_text()
     out = subprocess.run([sys.executable, "-m", "traindx.engine", "diagnose", "--script", "train.py",
                           "--non-interactive", "--patch", "fix.diff", "--format", "json", "--no-experiments"],
@@ -172,9 +223,51 @@ def test_cli_writes_the_patch_and_never_edits_the_script(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     import json
     report = json.loads(out.stdout)
-    assert report["root_causes"][0]["id"] == "missing_zero_grad"
+    assert report["root_causes"][0]["id"] == cause
     assert report["patch"]["written_to"] == "fix.diff" and report["experiments"] == []
     assert script.read_text() == original
     assert subprocess.run(["patch", "-p0", "-i", "fix.diff"], cwd=tmp_path).returncode == 0
     first, last = _run(script, tmp_path)
     assert last < 0.5 * first
+
+
+def test_unfreeze_module_attribute_and_module_dict_and_refusals(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(textwrap.dedent("""\
+        import torch
+        from torch import nn
+        X = torch.randn(64, 3)
+        model = nn.Linear(3, 2)
+        model.weight.requires_grad_(False)
+        model.requires_grad = True
+        class Heads(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.heads = {"a": nn.Linear(3, 2), "b": nn.Linear(3, 2)}
+        if True: X[0, 0] = float("nan")
+        """))
+    facts = {"frozen_params": (["model.weight"], f"code:{script}:5"),
+             "requires_grad_attr_on_module": (True, f"code:{script}:6"),
+             "params_not_in_optimizer": (["layers kept in a plain dict: self.heads in Heads (line 10); "
+                                          "use nn.ModuleDict"], f"code:{script}:10"),
+             "nan_written_to_data": (True, f"code:{script}:11")}
+    p = make_patch(str(script), facts, "frozen_parameters", display="train.py")
+    assert "+model.weight.requires_grad_(True)" in p["diff"] and "+model.requires_grad_(True)" in p["diff"]
+    p = make_patch(str(script), facts, "params_not_in_optimizer", display="train.py")
+    assert '+        self.heads = nn.ModuleDict({"a": nn.Linear(3, 2), "b": nn.Linear(3, 2)})' in p["diff"]
+    # a NaN written in a one-line `if` body: no line after it is inside the if, so no patch is guessed
+    assert make_patch(str(script), facts, "nan_in_inputs", display="train.py") is None
+    # a frozen_params fact that lists nothing, or a located line that freezes nothing: no patch
+    assert make_patch(str(script), {"frozen_params": ([], f"code:{script}:5")}, "frozen_parameters") is None
+    assert make_patch(str(script), {"frozen_params": (["x"], f"code:{script}:4")}, "frozen_parameters") is None
+
+
+def test_every_patch_edit_in_the_kb_exists_and_reads_a_known_fact():
+    from traindx.engine.loader import load_kb
+    from traindx.probes.readers.patch import EDITS, patch_edits
+    kb = load_kb(entry_point_packs=False)
+    with_patch = [c for c in kb.root_causes if patch_edits(kb, c)]
+    assert {"frozen_parameters", "params_not_in_optimizer", "nan_in_inputs", "lr_too_low"} <= set(with_patch)
+    for c in with_patch:
+        for e in patch_edits(kb, c):
+            assert e["edit"] in EDITS and e["fact"] in kb.facts, (c, e)

@@ -225,9 +225,16 @@ def _add_patch(report, session, scripts, out_path):
     top = report["root_causes"][0]["id"] if report["status"] == "diagnosed" and report["root_causes"] else None
     if top is not None:
         from traindx.probes.readers.patch import make_patch
+        from traindx.probes.readers.code import analyze_code
         facts = {name: (f.value, f.source) for name, f in session.facts.items()}
         for path in scripts:
-            p = make_patch(path, facts, top)
+            # where the code reader located the fault, even when a live probe's measurement of the
+            # same fact won in the session (frozen_params read from the running model, say)
+            try:
+                located = {f.fact: (f.value, f.source) for f in analyze_code(path).findings}
+            except Exception:   # noqa: BLE001 - an unreadable script gets no patch, not a traceback
+                located = {}
+            p = make_patch(path, {**facts, **located}, top, kb=session.kb)
             if p is not None:
                 report["patch"] = {**p, "written_to": None, "apply": f"patch -p0 < {out_path or 'fix.diff'}"}
                 break
@@ -757,7 +764,11 @@ def understood_lines(session, updated=False) -> list[str]:
     first = ""
     if sym is not None:
         phrase = _quoted(sym.detail)
-        first = sym.value + (f" (from {phrase})" if phrase else " (from your description as a whole)")
+        u = getattr(session, "understood", None)
+        told = u.symptom_words if u is not None and u.symptom == sym.value and u.how == "examples" else None
+        first = sym.value + (f" (from {phrase})" if phrase else
+                             f" (from your description as a whole, like its examples: {told})" if told else
+                             " (from your description as a whole)")
     items = [_fact_text(f) for f in sorted(words, key=lambda f: _span_start(session, f))]
     lines = []
     if first:

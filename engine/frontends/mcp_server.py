@@ -364,7 +364,8 @@ class Engine:
         sym = None
         if u.symptom:
             sym = {"id": u.symptom, "phrase": u.symptom_phrase,
-                   "span": list(u.symptom_span) if u.symptom_span else None, "how": u.how}
+                   "span": list(u.symptom_span) if u.symptom_span else None, "how": u.how,
+                   "words": u.symptom_words}
         facts = []
         for r in u.facts:
             f = session.base.get(r.fact)

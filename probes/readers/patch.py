@@ -1,38 +1,43 @@
 """The fix as a patch: a unified diff against the user's script, for faults the code reader located.
 
 Torch-free. ``traindx diagnose --script train.py --patch fix.diff`` writes it; traindx never edits
-the user's files. Each template is keyed by a root cause and reads where the code reader found the
-fault (a finding's source ``code:FILE:LINE``); it changes only what the fix needs:
+the user's files. Which edit fixes which cause is knowledge: each fix in kb/fixes.yaml may list a
+``patch:`` — edits from the vocabulary below, each reading the fact whose source ``code:FILE:LINE``
+says where the code reader found the fault, with its settings under ``with:``. The first edit that
+applies wins; an edit changes only what the fix needs and refuses (returns False) when the located
+line does not read as expected, so a patch is never guessed.
 
 =========================  ===========================================================================
-root cause                 change
+edit                       change
 =========================  ===========================================================================
-lr_too_low / lr_too_high   the learning-rate literal on the optimizer's line (or the constant it names)
-                           raised / lowered to the optimizer family's usual value
-missing_zero_grad          ``OPT.zero_grad()`` inserted before the ``backward()`` of the training loop
-double_softmax             the softmax/sigmoid before a loss that applies its own removed
-unshuffled_data            ``shuffle=True`` on the training DataLoader
-train_eval_mode_mismatch   ``MODEL.train()`` as the first statement of the training loop
-over_clipping              the clipping ``max_norm`` literal set to 1.0
+set_learning_rate          the learning-rate literal on the optimizer's line (or the constant it names)
+                           moved ``factor`` up/down, to at least / at most the family's usual value
+insert_zero_grad           ``OPT.zero_grad()`` inserted before the ``backward()`` of the training loop
+drop_output_squash         the softmax/sigmoid before a loss that applies its own removed
+set_shuffle                ``shuffle=True`` on the training DataLoader
+insert_train_mode          ``MODEL.train()`` as the first statement of the training loop
+set_clip_norm              the clipping ``max_norm`` literal set to ``value``
+unfreeze                   each located ``requires_grad = False`` / ``requires_grad_(False)`` set to True;
+                           ``module.requires_grad = True`` (a plain attribute) -> ``requires_grad_(True)``
+wrap_module_list           a plain list / dict of layers wrapped in ``nn.ModuleList`` / ``nn.ModuleDict``
+optimizer_whole_model      an optimizer built over part of the model that trains given all of it
+fill_nan_after_write       after the statement writing NaN into the data, the NaN replaced by ``fill``
 =========================  ===========================================================================
 
-:func:`make_patch` returns ``{"file", "diff", "cause", "changes"}`` or None when no template
-applies or the located line does not read as expected (a patch is never guessed). The diff's paths
-are the script's path relative to the current directory, so ``patch -p0 < fix.diff`` and
-``git apply -p0 fix.diff`` both apply it there.
+:func:`make_patch` returns ``{"file", "diff", "cause", "changes"}`` or None when no edit applies.
+The diff's paths are the script's path relative to the current directory, so ``patch -p0 < fix.diff``
+and ``git apply -p0 fix.diff`` both apply it there.
 """
 
 from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import os
 import re
 from collections.abc import Mapping
 
-#: the usual learning rate of an optimizer family (what a too-low or too-high LR is set to)
-TYPICAL_LR = {"sgd": 0.05, "adam": 1e-3, "adamw": 1e-3, "rmsprop": 1e-3, "radam": 1e-3, "nadam": 1e-3,
-              "adagrad": 1e-2, "adadelta": 1.0, "adamax": 2e-3, "lbfgs": 1.0}
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 
 
@@ -57,6 +62,10 @@ class _Src:
         self.lines = text.splitlines(keepends=True)
         self.tree = ast.parse(text)
         self.changes: list[str] = []
+        # insertions are kept beside the original lines, so every edit addresses the script's own
+        # line numbers whatever the edits before it inserted
+        self.before: dict[int, list[str]] = {}
+        self.after: dict[int, list[str]] = {}
 
     def line(self, n: int) -> str:
         return self.lines[n - 1]
@@ -67,11 +76,35 @@ class _Src:
 
     def insert(self, n: int, new: str, why: str) -> None:
         """Insert ``new`` before line ``n`` (1-based)."""
-        self.lines.insert(n - 1, new)
+        self.before.setdefault(n, []).append(new)
+        self.changes.append(why)
+
+    def insert_after(self, n: int, new: str, why: str) -> None:
+        """Insert ``new`` after line ``n`` (1-based)."""
+        if not self.lines[n - 1].endswith("\n"):
+            self.lines[n - 1] += "\n"
+        self.after.setdefault(n, []).append(new)
         self.changes.append(why)
 
     def result(self) -> str:
-        return "".join(self.lines)
+        out = []
+        for i, line in enumerate(self.lines, start=1):
+            out.extend(self.before.get(i, ()))
+            out.append(line)
+            out.extend(self.after.get(i, ()))
+        return "".join(out)
+
+    def col(self, n: int, byte_col: int) -> int:
+        """The character index in line ``n`` of the AST's UTF-8 byte offset ``byte_col``."""
+        return len(self.lines[n - 1].encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
+
+    def segment(self, node: ast.AST) -> str:
+        return ast.get_source_segment(self.text, node) or ""
+
+    def starts_its_line(self, stmt: ast.stmt) -> bool:
+        """``stmt`` is the first thing on its line (not the body of a one-line ``if x: ...``)."""
+        line = self.lines[stmt.lineno - 1]
+        return self.col(stmt.lineno, stmt.col_offset) == len(line) - len(line.lstrip())
 
 
 def _indent(line: str) -> str:
@@ -79,17 +112,22 @@ def _indent(line: str) -> str:
 
 
 # ------------------------------------------------------------------ templates
-def _lr(src: _Src, facts, cause) -> bool:
-    f = facts.get("learning_rate")
+def _lr(src: _Src, facts, fact, opts) -> bool:
+    f = facts.get(fact)
     if f is None:
         return False
     n = _line_of(f[1])
-    old = float(f[0])
+    try:
+        old = float(f[0])
+    except (TypeError, ValueError):
+        return False
     opt = str(facts.get("optimizer", ("", ""))[0] or "").lower()
-    typical = TYPICAL_LR.get(opt)
+    typical = (opts.get("typical") or {}).get(opt)
     if n is None or typical is None or old <= 0:
         return False
-    new = max(old * 10, typical) if cause == "lr_too_low" else min(old / 10, typical)
+    up = opts.get("direction") == "up"
+    factor = float(opts.get("factor", 10))
+    new = max(old * factor, typical) if up else min(old / factor, typical)
     text = src.line(n)
     m = re.search(r"\blr\s*=\s*(" + _NUM + r")", text)
     target_line = n
@@ -115,7 +153,7 @@ def _lr(src: _Src, facts, cause) -> bool:
     except ValueError:
         return False
     new_text = text[: m.start(1)] + _fmt_lr(new) + text[m.end(1):]
-    word = "raised" if cause == "lr_too_low" else "lowered"
+    word = "raised" if up else "lowered"
     src.set_line(target_line, new_text, f"line {target_line}: learning rate {word} {m.group(1)} -> {_fmt_lr(new)}")
     return True
 
@@ -144,7 +182,7 @@ def _step_receiver(loop) -> str | None:
     return None
 
 
-def _zero_grad(src: _Src, facts, cause) -> bool:
+def _zero_grad(src: _Src, facts, fact, opts) -> bool:
     pairs = _loops_with_backward(src.tree)
     if not pairs:
         return False
@@ -166,8 +204,8 @@ def _zero_grad(src: _Src, facts, cause) -> bool:
 _SQUASH = ("softmax", "log_softmax", "sigmoid")
 
 
-def _double_softmax(src: _Src, facts, cause) -> bool:
-    f = facts.get("output_activation")
+def _double_softmax(src: _Src, facts, fact, opts) -> bool:
+    f = facts.get(fact)
     if f is None or str(f[0]) not in ("softmax", "sigmoid", "log_softmax"):
         return False
     n = _line_of(f[1])
@@ -207,8 +245,8 @@ def _double_softmax(src: _Src, facts, cause) -> bool:
     return False
 
 
-def _shuffle(src: _Src, facts, cause) -> bool:
-    f = facts.get("shuffle")
+def _shuffle(src: _Src, facts, fact, opts) -> bool:
+    f = facts.get(fact)
     if f is None or f[0] is not False:
         return False
     n = _line_of(f[1])
@@ -232,8 +270,8 @@ def _shuffle(src: _Src, facts, cause) -> bool:
     return False
 
 
-def _train_mode(src: _Src, facts, cause) -> bool:
-    f = facts.get("model_mode_in_training")
+def _train_mode(src: _Src, facts, fact, opts) -> bool:
+    f = facts.get(fact)
     if f is None or f[0] != "eval":
         return False
     pairs = _loops_with_backward(src.tree)
@@ -254,8 +292,8 @@ def _train_mode(src: _Src, facts, cause) -> bool:
     return True
 
 
-def _over_clipping(src: _Src, facts, cause) -> bool:
-    f = facts.get("clip_max_norm")
+def _over_clipping(src: _Src, facts, fact, opts) -> bool:
+    f = facts.get(fact)
     if f is None:
         return False
     n = _line_of(f[1])
@@ -280,21 +318,216 @@ def _over_clipping(src: _Src, facts, cause) -> bool:
         if m is None or n == _line_of(f[1]):
             return False
     g = m.lastindex
-    src.set_line(n, text[: m.start(g)] + "1.0" + text[m.end(g):],
-                 f"line {n}: gradient clipping max_norm {m.group(g)} -> 1.0")
+    value = f"{float(opts.get('value', 1.0)):g}"
+    value = value if any(c in value for c in ".e") else value + ".0"
+    src.set_line(n, text[: m.start(g)] + value + text[m.end(g):],
+                 f"line {n}: gradient clipping max_norm {m.group(g)} -> {value}")
     return True
 
 
-TEMPLATES = {"lr_too_low": _lr, "lr_too_high": _lr, "missing_zero_grad": _zero_grad, "double_softmax": _double_softmax,
-             "unshuffled_data": _shuffle, "train_eval_mode_mismatch": _train_mode, "over_clipping": _over_clipping}
+def _located_lines(values) -> list[int]:
+    out = []
+    for v in values if isinstance(values, (list, tuple)) else [values]:
+        out += [int(x) for x in re.findall(r"\(line (\d+)\)", str(v))]
+    return out
 
 
-def make_patch(script: str, facts: Mapping[str, tuple], cause: str, *, display: str | None = None) -> dict | None:
+def _replace_span(src: _Src, node: ast.AST, new: str) -> bool:
+    """Replace one single-line node's source by ``new`` (False when the node spans lines)."""
+    if node.lineno != node.end_lineno:
+        return False
+    n = node.lineno
+    text = src.line(n)
+    a, b = src.col(n, node.col_offset), src.col(n, node.end_col_offset)
+    src.lines[n - 1] = text[:a] + new + text[b:]
+    return True
+
+
+def _unfreeze(src: _Src, facts, fact, opts) -> bool:
+    """Each freeze the code reader located set to trainable: ``X.requires_grad = False`` and
+    ``X.requires_grad_(False)`` on the located line, or naming (or looping over) what the fact lists;
+    ``module.requires_grad = True`` (a plain attribute on a Module) becomes ``module.requires_grad_(True)``."""
+    f = facts.get(fact)
+    if f is None or not f[0]:
+        return False
+    n = _line_of(f[1])
+    if n is None:
+        return False
+    if fact == "requires_grad_attr_on_module":
+        for node in ast.walk(src.tree):
+            if isinstance(node, ast.Assign) and node.lineno == n and len(node.targets) == 1 \
+                    and isinstance(node.targets[0], ast.Attribute) and node.targets[0].attr == "requires_grad" \
+                    and isinstance(node.value, ast.Constant) and node.value.value is True \
+                    and src.starts_its_line(node):
+                who = src.segment(node.targets[0].value)
+                if who and _replace_span(src, node, f"{who}.requires_grad_(True)"):
+                    src.changes.append(f"line {n}: {who}.requires_grad_(True) (setting the attribute on a Module "
+                                       "unfreezes nothing)")
+                    return True
+        return False
+    named = {str(v) for v in f[0]} if isinstance(f[0], (list, tuple)) else set()
+    loops = {}
+    for node in ast.walk(src.tree):
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            for inner in ast.walk(node):
+                loops.setdefault(id(inner), src.segment(node.iter))
+    done = []
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is False \
+                and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in node.targets):
+            target = next(t for t in node.targets if isinstance(t, ast.Attribute))
+            flag = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "requires_grad_" and (
+                    node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value is False
+                    or any(k.arg == "requires_grad" and isinstance(k.value, ast.Constant) and k.value.value is False
+                           for k in node.keywords)):
+            target = node.func
+            flag = node.args[0] if node.args else next(k.value for k in node.keywords if k.arg == "requires_grad")
+        else:
+            continue
+        what = src.segment(target.value)
+        if node.lineno != n and what not in named and loops.get(id(node)) not in named:
+            continue
+        if _replace_span(src, flag, "True"):
+            done.append(flag.lineno)
+    for ln in sorted(set(done)):
+        src.changes.append(f"line {ln}: requires_grad set to True (the parameters it froze train again)")
+    return bool(done)
+
+
+def _nn_name(src: _Src) -> str | None:
+    """How the script names torch.nn: its alias, or ``torch.nn`` after ``import torch``."""
+    plain = False
+    for node in src.tree.body:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == "torch.nn" and a.asname:
+                    return a.asname
+                if a.name in ("torch", "torch.nn") and not a.asname:
+                    plain = True
+        elif isinstance(node, ast.ImportFrom) and node.module == "torch" and node.level == 0:
+            for a in node.names:
+                if a.name == "nn":
+                    return a.asname or "nn"
+    return "torch.nn" if plain else None
+
+
+def _wrap_module_list(src: _Src, facts, fact, opts) -> bool:
+    """Layers kept in a plain list / dict attribute (``self.blocks = [...]``): wrapped in
+    nn.ModuleList / nn.ModuleDict so that ``model.parameters()`` (and the optimizer) sees them."""
+    f = facts.get(fact)
+    if f is None or not isinstance(f[0], (list, tuple)):
+        return False
+    lines = _located_lines([v for v in f[0] if str(v).startswith("layers kept in a plain")])
+    nn = _nn_name(src)
+    if not lines or nn is None:
+        return False
+    done = False
+    for node in ast.walk(src.tree):
+        if not (isinstance(node, (ast.Assign, ast.AnnAssign)) and node.lineno in lines and node.value is not None):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if not any(isinstance(t, ast.Attribute) for t in targets):
+            continue
+        v = node.value
+        kind = "ModuleList" if isinstance(v, (ast.List, ast.ListComp)) else \
+            "ModuleDict" if isinstance(v, (ast.Dict, ast.DictComp)) else None
+        if kind is None:
+            continue
+        a, b = v.lineno, v.end_lineno
+        end_text = src.line(b)
+        ec = src.col(b, v.end_col_offset)
+        src.lines[b - 1] = end_text[:ec] + ")" + end_text[ec:]
+        start_text = src.line(a)
+        sc = src.col(a, v.col_offset)
+        src.lines[a - 1] = start_text[:sc] + f"{nn}.{kind}(" + start_text[sc:]
+        src.changes.append(f"line {a}: the layers wrapped in {nn}.{kind} so that model.parameters() holds them")
+        done = True
+    return done
+
+
+def _optimizer_whole_model(src: _Src, facts, fact, opts) -> bool:
+    """An optimizer given part of a model while the whole model trains: given all of it."""
+    f = facts.get(fact)
+    n = _line_of(f[1]) if f is not None else None
+    if n is None or not isinstance(f[0], (list, tuple)):
+        return False
+    for v in f[0]:
+        m = re.search(r"holds only (.+) while ([A-Za-z_][\w.]*) trains$", str(v))
+        if m is None:
+            continue
+        held, model = m.group(1), m.group(2)
+        for node in ast.walk(src.tree):
+            if not (isinstance(node, ast.Call) and node.lineno == n):
+                continue
+            arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "params"), None)
+            if arg is not None and src.segment(arg) == held and _replace_span(src, arg, f"{model}.parameters()"):
+                src.changes.append(f"line {n}: the optimizer given all of {model}.parameters() (it held only {held})")
+                return True
+    return False
+
+
+def _fill_nan_after_write(src: _Src, facts, fact, opts) -> bool:
+    """Right after the statement that writes NaN into the data, the NaN replaced by ``fill``
+    (``X[X != X] = 0.0``: NaN is the one value not equal to itself; NumPy arrays, tensors and
+    DataFrames all take it)."""
+    f = facts.get(fact)
+    n = _line_of(f[1]) if f is not None and f[0] else None
+    if n is None:
+        return False
+    fill = opts.get("fill", 0.0)
+    for node in ast.walk(src.tree):
+        if not (isinstance(node, (ast.Assign, ast.AugAssign)) and node.lineno == n and src.starts_its_line(node)):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        sub = next((t for t in targets if isinstance(t, ast.Subscript)), None)
+        if sub is None:
+            continue
+        root = sub
+        while isinstance(root, ast.Subscript):
+            root = root.value
+        if not isinstance(root, (ast.Name, ast.Attribute)) or (
+                isinstance(root, ast.Attribute) and root.attr in ("loc", "iloc", "at", "iat", "values", "data")):
+            return False
+        name = src.segment(root)
+        indent = _indent(src.line(n))
+        src.insert_after(node.end_lineno, f"{indent}{name}[{name} != {name}] = {fill!r}  # NaN != NaN: no NaN "
+                                          f"reaches the model\n",
+                         f"line {node.end_lineno + 1}: the NaN written into {name} replaced by {fill!r} "
+                         "before training")
+        return True
+    return False
+
+
+#: the edit vocabulary kb/fixes.yaml ``patch:`` entries name
+EDITS = {"set_learning_rate": _lr, "insert_zero_grad": _zero_grad, "drop_output_squash": _double_softmax,
+         "set_shuffle": _shuffle, "insert_train_mode": _train_mode, "set_clip_norm": _over_clipping,
+         "unfreeze": _unfreeze, "wrap_module_list": _wrap_module_list,
+         "optimizer_whole_model": _optimizer_whole_model, "fill_nan_after_write": _fill_nan_after_write}
+
+
+def patch_edits(kb, cause: str) -> list[dict]:
+    """The ``patch:`` edits of ``cause``'s fix in the knowledge base (empty when it has none)."""
+    rc = kb.root_causes.get(cause) or {}
+    fix = kb.fixes.get(rc.get("fix")) or {}
+    return list(fix.get("patch") or [])
+
+
+@functools.lru_cache(maxsize=1)
+def _core_kb():
+    from traindx.engine.loader import load_kb
+    return load_kb(entry_point_packs=False)
+
+
+def make_patch(script: str, facts: Mapping[str, tuple], cause: str, *, display: str | None = None,
+               kb=None) -> dict | None:
     """A unified diff fixing ``cause`` in ``script``. ``facts``: fact -> (value, source) as the
-    session holds them (the code reader's sources carry ``code:FILE:LINE``). Returns
-    ``{"file", "diff", "cause", "changes"}`` or None."""
-    fn = TEMPLATES.get(cause)
-    if fn is None:
+    session holds them (the code reader's sources carry ``code:FILE:LINE``); ``kb`` the knowledge
+    base whose fixes list the edits (default: the core KB). Every listed edit that applies is made.
+    Returns ``{"file", "diff", "cause", "changes"}`` or None."""
+    edits = [e for e in patch_edits(kb if kb is not None else _core_kb(), cause) if e.get("edit") in EDITS]
+    if not edits:
         return None
     try:
         with open(script, encoding="utf-8") as fh:
@@ -306,7 +539,10 @@ def make_patch(script: str, facts: Mapping[str, tuple], cause: str, *, display: 
     # only facts the code reader located in this script
     mine = {k: v for k, v in facts.items() if isinstance(v, tuple) and len(v) == 2
             and str(v[1]).startswith("code:") and os.path.basename(str(v[1]).split(":")[1]) == base}
-    if not fn(src, mine, cause):
+    applied = False
+    for e in edits:
+        applied = EDITS[e["edit"]](src, mine, e.get("fact", ""), dict(e.get("with") or {})) or applied
+    if not applied:
         return None
     new = src.result()
     if new == text:
