@@ -564,3 +564,32 @@ def test_a_plateau_that_outlasts_the_schedules_decay_answers_lr_decay_helps(tmp_
         assert facts["lr_decay_helps"].value is False and "schedule cut" in facts["lr_decay_helps"].detail
     else:
         assert "lr_decay_helps" not in facts
+
+
+def _table_rows(n: int) -> list:
+    rows = ["epoch,step,train_loss,train_acc,val_loss,val_acc"]
+    for e in range(1, n + 1):
+        rows.append(f"{e},{10 * e},{0.6 / e:.5f},{0.7 + 0.29 * e / n:.5f},{0.5 / e:.5f},{min(1.0, 0.8 + 0.2 * e / n):.5f}")
+    return rows
+
+
+def test_a_test_line_printed_after_a_csv_shaped_table_is_read(tmp_path):
+    """A script that prints its epochs as CSV rows and a held-out test result after them
+    (``# test_loss=... test_acc=...``): the test accuracy is evidence (validation at 100% against a
+    test at 88% is the leakage signature), so the file is read as console output, table included."""
+    p = tmp_path / "console.log"
+    p.write_text("\n".join(_table_rows(20) + ["# test_loss=0.27230 test_acc=0.88500"]) + "\n")
+    findings, _ = analyze_log(str(p))
+    got = {f.fact: f.value for f in findings}
+    assert got["test_accuracy"] == pytest.approx(0.885)
+    assert got["val_accuracy"] >= 0.98
+    assert got["train_loss"] == pytest.approx(0.6 / 20, rel=0.2)
+
+
+def test_a_plain_csv_stays_a_csv(tmp_path):
+    """Rows only (and a prose comment): the CSV reader, as before."""
+    p = tmp_path / "metrics.csv"
+    p.write_text("# written by my logger\n" + "\n".join(_table_rows(20)) + "\n")
+    log = read_log(str(p))
+    assert log.format == "csv"
+    assert not hasattr(log, "held_out")

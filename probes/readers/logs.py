@@ -791,7 +791,23 @@ def _sniff(path: str, lim: bounded.Limits | None = None) -> str:
             return "json"
         except ValueError:
             return "console"  # printed dicts ({'loss': 1.2, ...}) or a truncated sample
-    return "csv" if _looks_csv(text) else "console"
+    if not _looks_csv(text):
+        return "console"
+    return "console" if _printed_beside_rows(text) else "csv"
+
+
+_PRINTED_PAIR = re.compile(r"[A-Za-z_][\w.]*\s*[=:]\s*[-+]?(?:\d|\.\d|nan\b|inf\b)", re.IGNORECASE)
+
+
+def _printed_beside_rows(text: str) -> bool:
+    """A CSV-shaped console output that also prints metrics outside its table (``# test_loss=0.27
+    test_acc=0.885`` after the last epoch, a ``Final: acc: 0.91`` line): the console reader reads the
+    same table and those lines too; the CSV reader would skip them."""
+    rows = [ln for ln in text.splitlines() if ln.strip()]
+    head = next((ln for ln in rows if not ln.lstrip().startswith("#")), "")
+    counts = {d: head.count(d) for d in (",", "\t", ";")}
+    delim = max(counts, key=counts.get)
+    return any(ln.count(delim) != counts[delim] and _PRINTED_PAIR.search(ln) for ln in rows)
 
 
 def _looks_csv(text: str) -> bool:
