@@ -569,7 +569,8 @@ def test_a_plateau_that_outlasts_the_schedules_decay_answers_lr_decay_helps(tmp_
 def _table_rows(n: int) -> list:
     rows = ["epoch,step,train_loss,train_acc,val_loss,val_acc"]
     for e in range(1, n + 1):
-        rows.append(f"{e},{10 * e},{0.6 / e:.5f},{0.7 + 0.29 * e / n:.5f},{0.5 / e:.5f},{min(1.0, 0.8 + 0.2 * e / n):.5f}")
+        acc, val_acc = 0.7 + 0.29 * e / n, min(1.0, 0.8 + 0.2 * e / n)
+        rows.append(f"{e},{10 * e},{0.6 / e:.5f},{acc:.5f},{0.5 / e:.5f},{val_acc:.5f}")
     return rows
 
 
