@@ -748,16 +748,17 @@ def _analyze_lr(log, out: _Out) -> None:
             f"learning rate {_fmt(ref)} ({'peak after warm-up' if warm else 'initial'}) -> "
             f"{_fmt(last)} now: x{_fmt(ratio)}")
     collapse = out.p["curves.lr_collapse"]
-    above = [i for i, p in enumerate(fin) if p.hi >= collapse * ref]
+    # at or below the cut is collapsed (StepLR's gamma=0.01 lands exactly on 1%)
+    above = [i for i, p in enumerate(fin) if p.hi > collapse * ref * (1 + 1e-9)]
     if above and above[-1] < len(fin) - 1:
         xc = fin[above[-1] + 1].x0
         frac = min(1.0, max(0.0, (xc - x0) / span))
         out.add("lr_collapse_fraction", frac, xc, x1,
-                f"the learning rate is below 1% of {_fmt(ref)} from {log.x_label} {_fx(xc)} on, "
+                f"the learning rate is at or below {collapse:.0%} of {_fmt(ref)} from {log.x_label} {_fx(xc)} on, "
                 f"{frac:.0%} of the way through the run")
     else:
         out.add("lr_collapse_fraction", 1.0, x0, x1,
-                f"the learning rate never stays below 1% of {_fmt(ref)} in this log")
+                f"the learning rate never stays at or below {collapse:.0%} of {_fmt(ref)} in this log")
     # the LR-decay question answered by the run itself: the loss levelled off while the LR was
     # near its peak, then the schedule cut the LR 5x or more and the loss stayed flat
     reg = out.a.region

@@ -168,3 +168,79 @@ class Conclusions:
                 self.add_finding("num_classes", val, node.lineno,
                                  f"`{name}` = {val} (line {node.lineno})")
                 return
+        found = self.output_layer_widths()
+        if len({k for k, _, _ in found}) == 1 and found[0][0] >= 2:
+            k, line, text = found[0]
+            self.add_finding("num_classes", k, line,
+                             f"the model's output layer `{text}` (line {line}) scores {k} classes")
+
+    def output_layer_widths(self) -> list[tuple[int, int, str]]:
+        """``(width, line, source)`` of each model's output layer: the ``nn.Linear`` a module's
+        ``forward`` returns the output of (``return self.fc(h)``, or a name last assigned from it),
+        or the last layer of a top-level ``nn.Sequential``; its width resolved from a literal or a
+        module-level constant."""
+        out: list[tuple[int, int, str]] = []
+        for node in self.tree.body:
+            if isinstance(node, ast.ClassDef):
+                out += self._class_output_width(node)
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                w = self._linear_width(_last_layer(node.value))
+                if w is not None and _callee(node.value) == "Sequential":
+                    out.append((w, node.lineno, ast.unparse(_last_layer(node.value))[:80]))
+        return out
+
+    def _class_output_width(self, cls: ast.ClassDef) -> list[tuple[int, int, str]]:
+        methods = {f.name: f for f in cls.body if isinstance(f, ast.FunctionDef)}
+        init, fwd = methods.get("__init__"), methods.get("forward")
+        if init is None or fwd is None:
+            return []
+        layers: dict[str, ast.Call] = {}
+        for st in ast.walk(init):
+            if (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.value, ast.Call)
+                    and isinstance(st.targets[0], ast.Attribute)
+                    and isinstance(st.targets[0].value, ast.Name) and st.targets[0].value.id == "self"):
+                layers[st.targets[0].attr] = st.value
+        rets = [st.value for st in ast.walk(fwd) if isinstance(st, ast.Return) and st.value is not None]
+        if len(rets) != 1:
+            return []
+        expr = rets[0]
+        if isinstance(expr, ast.Name):     # out = self.fc(h); return out
+            assigned = [st.value for st in ast.walk(fwd) if isinstance(st, ast.Assign)
+                        and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
+                        and st.targets[0].id == expr.id]
+            expr = assigned[-1] if assigned else expr
+        if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
+                and isinstance(expr.func.value, ast.Name) and expr.func.value.id == "self"):
+            return []
+        layer = layers.get(expr.func.attr)
+        if layer is None:
+            return []
+        w = self._linear_width(_last_layer(layer) if _callee(layer) == "Sequential" else layer)
+        return [] if w is None else [(w, layer.lineno, ast.unparse(layer)[:80])]
+
+    def _linear_width(self, call) -> int | None:
+        """The out_features of ``nn.Linear(a, b)`` / ``Linear(in_features=a, out_features=b)``."""
+        if not isinstance(call, ast.Call) or _callee(call) not in ("Linear", "LazyLinear"):
+            return None
+        pos = 0 if _callee(call) == "LazyLinear" else 1
+        arg = next((k.value for k in call.keywords if k.arg == "out_features"), None)
+        if arg is None and len(call.args) > pos:
+            arg = call.args[pos]
+        if isinstance(arg, ast.Constant):
+            val = arg.value
+        elif isinstance(arg, ast.Name):
+            val = getattr(self.globals.vars.get(arg.id), "value", None)
+        else:
+            return None
+        return val if isinstance(val, int) and not isinstance(val, bool) else None
+
+
+def _callee(call: ast.Call) -> str | None:
+    """The called name: ``nn.Linear(...)`` -> ``Linear``."""
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+
+
+def _last_layer(call: ast.Call):
+    """The last positional argument of ``nn.Sequential(...)`` (its output layer), else None."""
+    return call.args[-1] if _callee(call) == "Sequential" and call.args else None

@@ -1,0 +1,113 @@
+"""1-D conv net classifying noisy synthetic waveforms into 3 frequency bands."""
+import math
+import time
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, Dataset, TensorDataset
+
+SEED = 0
+LR = 0.001
+BATCH_SIZE = 64
+EPOCHS = 12
+WEIGHT_DECAY = 0.0
+LOG_EVERY = 10
+N_TRAIN = 1500
+N_VAL = 500
+SEQ_LEN = 64
+N_CLASSES = 3
+CHANNELS = 16
+NOISE = 0.8
+
+torch.set_num_threads(1)
+torch.manual_seed(SEED)
+
+def make_split(n):
+    y = torch.randint(0, N_CLASSES, (n,))
+    t = torch.arange(SEQ_LEN).float() / SEQ_LEN
+    freq = (2.0 + 1.5 * y.float()).unsqueeze(1) + 0.4 * torch.randn(n, 1)
+    phase = 2 * math.pi * torch.rand(n, 1)
+    amp = 0.5 + torch.rand(n, 1)
+    x = amp * torch.sin(2 * math.pi * freq * t + phase) + NOISE * torch.randn(n, SEQ_LEN)
+    return x.unsqueeze(1), y
+
+
+X_train, y_train = make_split(N_TRAIN)
+X_val, y_val = make_split(N_VAL)
+train_loader = DataLoader(TensorDataset(X_train, y_train), batch_size=BATCH_SIZE, shuffle=True)
+val_loader = DataLoader(TensorDataset(X_val, y_val), batch_size=250)
+steps_per_epoch = len(train_loader)
+
+
+class ConvNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv1d(1, CHANNELS, kernel_size=7, padding=3),
+            nn.ReLU(),
+            nn.MaxPool1d(2),
+            nn.Conv1d(CHANNELS, 2 * CHANNELS, kernel_size=5, padding=2),
+            nn.ReLU(),
+            nn.MaxPool1d(4),
+        )
+        self.head = nn.Linear(2 * CHANNELS, N_CLASSES)
+
+    def forward(self, x):
+        return self.head(self.features(x).flatten(1))
+
+
+model = ConvNet()
+criterion = nn.CrossEntropyLoss()
+
+
+def forward_loss(batch):
+    xb, yb = batch
+    logits = model(xb)
+    loss = criterion(logits, yb)
+    acc = (logits.argmax(1) == yb).float().mean().item()
+    return loss, acc, len(yb)
+
+
+optimizer = torch.optim.Adam(model.parameters(), lr=LR, weight_decay=WEIGHT_DECAY)
+
+
+@torch.no_grad()
+def evaluate():
+    model.eval()
+    tot_loss, tot_metric, tot_n = 0.0, 0.0, 0
+    for batch in val_loader:
+        loss, metric, n = forward_loss(batch)
+        tot_loss += loss.item() * n
+        tot_metric += metric * n
+        tot_n += n
+    return tot_loss / tot_n, tot_metric / tot_n
+
+
+global_step = 0
+total_steps = EPOCHS * steps_per_epoch
+header = f"{'epoch':>5} | {'train_loss':>10} | {'train_acc':>10} | {'val_loss':>9} | {'val_acc':>9} | {'lr':>8} | {'sec':>5}"
+print(header)
+print("-" * len(header))
+for epoch in range(1, EPOCHS + 1):
+    model.train()
+    t0 = time.time()
+    run_loss, run_metric, run_n = 0.0, 0.0, 0
+    batches = train_loader
+    t_step = time.time()
+    for step, batch in enumerate(batches, 1):
+        optimizer.zero_grad()
+        loss, metric, n = forward_loss(batch)
+        loss.backward()
+        optimizer.step()
+        global_step += 1
+        loss_val = loss.item()
+        lr_now = optimizer.param_groups[0]["lr"]
+        run_loss += loss_val * n
+        run_metric += metric * n
+        run_n += n
+        step_ms = (time.time() - t_step) * 1000
+        t_step = time.time()
+    train_loss, train_metric = run_loss / run_n, run_metric / run_n
+    val_loss, val_metric = evaluate()
+    t_epoch = time.time() - t0
+    print(f"{epoch:>5} | {train_loss:>10.4f} | {train_metric:>10.4f} | {val_loss:>9.4f} | {val_metric:>9.4f} | {lr_now:>8.1e} | {t_epoch:>5.1f}")

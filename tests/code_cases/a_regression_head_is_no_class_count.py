@@ -1,0 +1,16 @@
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+data = TensorDataset(torch.randn(64, 8), torch.randn(64, 4))
+loader = DataLoader(data, batch_size=8, shuffle=True)
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+loss_fn = nn.MSELoss()
+for epoch in range(2):
+    for x, y in loader:
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+
+# expect-not: num_classes
