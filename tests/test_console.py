@@ -308,3 +308,13 @@ def test_the_counter_digit_limit_is_a_parameter(tmp_path):
     small = {**shipped(), "limits.max_counter_digits": 3}
     log = read_console(path, params=small)
     assert max(_xs(log, "loss")) == 300
+
+
+def test_a_counter_too_long_is_no_step_on_any_line_of_its_shape(tmp_path):
+    """Lines of one shape are read by a remembered plan after the first: a step too long to count
+    (limits.max_counter_digits) is no step on the first line and none on the lines after it."""
+    from traindx.engine.parameters import shipped
+    small = {**shipped(), "limits.max_counter_digits": 3}
+    path = _write(tmp_path, "step 100 loss 2.30\nstep 200 loss 2.10\n"
+                            "step 12345 loss 1.50\nstep 12346 loss 1.40\nstep 12347 loss 1.30\n")
+    assert max(_xs(read_console(path, params=small), "loss")) < 1000

@@ -77,7 +77,7 @@ from traindx.engine.errors import InputError
 from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
-from .console_lines import _SPLIT, LineParser
+from .console_lines import _SPLIT, LineParser, shape
 from .logs import LogData, Series, match_role, normalize_name, parse_column_map
 
 # ------------------------------------------------------------------------------ line cleaning
@@ -284,6 +284,9 @@ class ConsoleReader(LineParser):
         self.trace_lines = 0
         self.styles = {}
         self.plans: dict = {}
+        self.noise: dict = {}      # exact text -> what a full parse of it found (no metric)
+        self.quiet: dict = {}      # the same for lines without a number
+        self._noise_out = None
         self.max_plans = int(p.get("console.max_line_shapes", 512))
 
     # -- roles -------------------------------------------------------------------------------
@@ -359,10 +362,22 @@ class ConsoleReader(LineParser):
     def feed(self, raw: str, new: bool = True) -> None:
         if new:
             self.line_no += 1
+        self._feed(raw)
+
+    def feed_lines(self, lines: list) -> None:
+        """Feed whole lines (each a new line of the file), as :meth:`feed` would one by one."""
+        feed = self._feed
+        n = self.line_no
+        for raw in lines:
+            n += 1
+            self.line_no = n
+            feed(raw)
+
+    def _feed(self, raw: str) -> None:
         if len(raw) > self.max_line:
             raw = raw[: self.max_line]
         line = raw.rstrip("\r\n")
-        if not line.strip():
+        if not line or line.isspace():
             return
         if "\x1b" in line:
             line = _ANSI.sub("", line)
@@ -370,17 +385,25 @@ class ConsoleReader(LineParser):
         if self.in_trace:
             self._trace(line)
             return
-        if _TRACE_START.match(line):
+        if "Traceback" in line and _TRACE_START.match(line):
             self.in_trace = True
             self.trace_line = self.line_no
             self.trace_lines = 0
             return
-        if not any(c.isdigit() for c in line) and "nan" not in line.lower() \
-                and "inf" not in line.lower():
-            self._maybe_header(line)
-            self._exception_line(line)
-            return
-        self._parse(line)
+        key = shape(line)
+        if b"0" not in key and (line.isascii() or not any(c.isdigit() for c in line)):
+            low = line.lower()
+            if "nan" not in low and "inf" not in low:
+                # no number: a table header or an exception's message (what it was is remembered)
+                hit = self.quiet.get(line)
+                if hit is not None:
+                    return self._replay(hit)
+                header = self._maybe_header(line)
+                exc = self._exception_line(line)
+                if not header and len(self.quiet) < self.max_plans:
+                    self.quiet[line] = (None, exc, False)
+                return
+        self._parse(line, key)
 
     def _trace(self, line: str) -> None:
         self.trace_lines += 1
@@ -398,11 +421,15 @@ class ConsoleReader(LineParser):
         self.in_trace = False
         self._parse(line)
 
-    def _exception_line(self, line: str) -> None:
+    def _exception_line(self, line: str) -> str | None:
+        """An exception printed without its traceback: the message it was reported with."""
         m = _EXC_LINE.match(line)
         if m and m.group(3) and m.group(2) not in ("KeyboardInterrupt",) and \
                 (m.group(2).endswith("Error") or "OutOfMemory" in m.group(2)):
-            self._error(m.group(1) + ": " + m.group(3), self.line_no)
+            message = m.group(1) + ": " + m.group(3)
+            self._error(message, self.line_no)
+            return message
+        return None
 
     def _error(self, message: str, line: int) -> None:
         message = message.strip()
@@ -461,20 +488,41 @@ class ConsoleReader(LineParser):
             self._record(metrics, None, None, None, step, False, "table")
         _ = norm if row else None
 
-    def _nan_warning(self, line: str) -> None:
+    def _nan_warning(self, line: str) -> bool:
         if _NAN_WARN.search(line) and _NAN_CTX.search(line) and not _NAN_BENIGN.search(line):
-            self.log.nan_warnings += 1
-            if len(self.log.nan_warning_lines) < self.max_events:
-                self.log.nan_warning_lines.append(self.line_no)
-            if self.log.nan_warning_x is None and self.last_x is not None:
-                self.log.nan_warning_x = self.last_x
+            self._nan_hit()
+            return True
+        return False
+
+    def _nan_hit(self) -> None:
+        self.log.nan_warnings += 1
+        if len(self.log.nan_warning_lines) < self.max_events:
+            self.log.nan_warning_lines.append(self.line_no)
+        if self.log.nan_warning_x is None and self.last_x is not None:
+            self.log.nan_warning_x = self.last_x
 
     # -- records -----------------------------------------------------------------------------
     def _record(self, metrics, split, counter, counter_total, step, progress, style) -> None:
+        rs = [r for r, _ in metrics]
+        is_eval = split in ("val", "test") or all(r[0] in ("val_loss", "val_accuracy") for r in rs)
+        self._record_values([v for _, v in metrics], rs, split, counter, counter_total, step,
+                            progress, style, is_eval, None)
+
+    def _cand(self, r):
+        role, rank, name, transform = r
+        key = (role, name)
+        c = self.cands.get(key)
+        if c is None and len(self.cands) < self.max_names:
+            c = self.cands[key] = _Cand(role, rank, name, transform)
+        return c
+
+    def _record_values(self, vals, rs, split, counter, counter_total, step, progress, style, is_eval,
+                       plan) -> None:
+        """One record: ``vals[k]`` is the value of the metric with role ``rs[k]``; ``plan`` (when
+        read by one) keeps the metrics' candidates."""
         self.metric_lines += 1
-        self.styles[style] = self.styles.get(style, 0) + 1
-        is_eval = split in ("val", "test") or all(r[0] in ("val_loss", "val_accuracy")
-                                                  for r, _ in metrics)
+        styles = self.styles
+        styles[style] = styles.get(style, 0) + 1
         if self.mode is None:
             if step is not None or counter is not None:
                 self.mode = "step"
@@ -483,37 +531,45 @@ class ConsoleReader(LineParser):
             else:
                 self.mode = "row"
             self.log.x_label = {"step": "step", "epoch": "epoch", "row": "row"}[self.mode]
-        x = self._x(step, counter, counter_total, is_eval)
+        if step is not None and self.mode == "step":
+            self.last_step = step
+            x = float(step)
+        else:
+            x = self._x(step, counter, counter_total, is_eval)
         if progress:
-            key = (x, tuple(v for _, v in metrics))
+            key = (x, tuple(vals))
             if key == self.prev_progress:
                 return
             self.prev_progress = key
-        explicit = step is not None or counter is not None or self.epoch_on_line
-        if not is_eval and not explicit and self.last_x is not None and x < self.last_x:
-            x = self.last_x
         if not is_eval:
-            if self.last_x is not None and x < self.last_x:
-                self.log.restart_lines.append(self.line_no) if len(self.log.restart_lines) < \
-                    self.max_events else None
-                self.max_counter = 0
-                self.epochs_seen = set() if self.epoch is None else {self.epoch}
-                self.epoch0 = self.epoch
-                if self.mode == "step" and step is None and counter is not None:
-                    x = self._x(step, counter, counter_total, is_eval)
+            last_x = self.last_x
+            if last_x is not None and x < last_x:
+                if not (step is not None or counter is not None or self.epoch_on_line):
+                    x = last_x
+                else:
+                    if len(self.log.restart_lines) < self.max_events:
+                        self.log.restart_lines.append(self.line_no)
+                    self.max_counter = 0
+                    self.epochs_seen = set() if self.epoch is None else {self.epoch}
+                    self.epoch0 = self.epoch
+                    if self.mode == "step" and step is None and counter is not None:
+                        x = self._x(step, counter, counter_total, is_eval)
             self.last_x = x
             self.train_records += 1
-        self.max_epochs_seen = max(self.max_epochs_seen, len(self.epochs_seen))
-        for (role, rank, name, transform), v in metrics:
-            key = (role, name)
-            c = self.cands.get(key)
+        n = len(self.epochs_seen)
+        if n > self.max_epochs_seen:
+            self.max_epochs_seen = n
+        cands = plan.cands if plan is not None else None
+        if cands is None:
+            cands = [self._cand(r) for r in rs]
+            if plan is not None:
+                plan.cands = cands
+        for c, v in zip(cands, vals):
             if c is None:
-                if len(self.cands) >= self.max_names:
-                    continue
-                c = self.cands[key] = _Cand(role, rank, name, transform)
+                continue
             if c.transform == "log":
                 v = math.log(v) if v > 0 else (math.nan if v != 0 else -math.inf)
-            if progress and role in ("val_loss", "val_accuracy") and v == c.last:
+            if progress and v == c.last and c.role in ("val_loss", "val_accuracy"):
                 continue
             c.last = v
             c.bx.append(x)
@@ -610,7 +666,19 @@ class ConsoleReader(LineParser):
 def _lines(f, path: str = "text", max_piece: int | None = None):
     """``(text, new)`` for the lines of a text stream opened with ``newline="\\n"``: a ``\\r`` (a
     progress bar redrawn) ends a piece of a line too; ``new`` is False for the pieces after the
-    first, so that line numbers count the file's lines.
+    first, so that line numbers count the file's lines. (:func:`_line_batches` piece by piece.)"""
+    for pieces, news in _line_batches(f, path, max_piece):
+        if news is None:
+            for p in pieces:
+                yield p, True
+        else:
+            yield from zip(pieces, news)
+
+
+def _line_batches(f, path: str = "text", max_piece: int | None = None):
+    """The pieces of :func:`_lines` in batches ``(pieces, news)``: ``news`` is None when every
+    piece is a new line (no ``\\r`` in the batch), else a list of the ``new`` flags. A piece holds
+    no line end.
 
     Read in blocks, so a line is never held whole: a progress bar redrawn a million times without
     a newline streams piece by piece; a single piece longer than ``max_piece`` characters
@@ -623,47 +691,71 @@ def _lines(f, path: str = "text", max_piece: int | None = None):
     while True:
         chunk = f.read(1 << 16)
         buf += chunk
-        while True:
-            nl = buf.find("\n")
-            if nl < 0:
-                break
-            line, buf = buf[: nl + 1], buf[nl + 1:]
-            if "\r" in line or had_cr:
-                for part in line.rstrip("\r\n").split("\r"):
-                    if part.strip():
-                        yield part, first
-                        first = False
-                if first:
-                    yield "", True
+        nl = buf.rfind("\n")
+        if nl >= 0:
+            whole, buf = buf[:nl], buf[nl + 1:]
+            lines = whole.split("\n")
+            line_no += len(lines)
+            if not had_cr and "\r" not in whole:
+                yield lines, None
             else:
-                yield line, True
-            first, had_cr = True, False
-            line_no += 1
+                pieces, news = [], []
+                for line in lines:
+                    if "\r" in line or had_cr:
+                        first = _cr_pieces(line.rstrip("\r"), first, pieces, news)
+                        if first:
+                            pieces.append("")
+                            news.append(True)
+                    else:
+                        pieces.append(line)
+                        news.append(True)
+                    first, had_cr = True, False
+                yield pieces, news
         if not chunk:
             if buf:
                 if "\r" in buf or had_cr:
-                    for part in buf.split("\r"):
-                        if part.strip():
-                            yield part, first
-                            first = False
+                    pieces, news = [], []
+                    first = _cr_pieces(buf, first, pieces, news)
                     if first:
-                        yield "", True
+                        pieces.append("")
+                        news.append(True)
+                    yield pieces, news
                 else:
-                    yield buf, True
+                    yield [buf], None
             return
         cr = buf.rfind("\r")
         if cr >= 0:   # finished pieces of an unfinished line: out now
             head, buf = buf[:cr], buf[cr:]
             had_cr = True
-            for part in head.split("\r"):
-                if part.strip():
-                    yield part, first
-                    first = False
+            pieces, news = [], []
+            first = _cr_pieces(head, first, pieces, news)
+            if pieces:
+                yield pieces, news
             if len(buf) > 1:
                 buf = buf[1:] if buf[1:2] != "\n" else buf
         if len(buf) > limit:
             raise InputError(f"line longer than {limit} characters", path, line_no,
                              hint="limits.max_line_chars in kb/parameters/limits.yaml")
+
+
+def _cr_pieces(text: str, first: bool, pieces: list, news: list) -> bool:
+    """Add the pieces of ``text`` between carriage returns that are not blank; returns ``first``
+    for the piece after them (False once one was added)."""
+    for part in text.split("\r"):
+        if part.strip():
+            pieces.append(part)
+            news.append(first)
+            first = False
+    return first
+
+
+def _feed_all(reader, f, path: str, max_piece: int | None) -> None:
+    for pieces, news in _line_batches(f, path, max_piece):
+        if news is None:
+            reader.feed_lines(pieces)
+        else:
+            for piece, new in zip(pieces, news):
+                reader.feed(piece, new)
 
 
 def read_console(path, column_map=None, params=None) -> ConsoleLog:
@@ -676,8 +768,7 @@ def read_console(path, column_map=None, params=None) -> ConsoleLog:
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     with f:
-        for line, new in _lines(f, path, bounded.limits(params).max_line_chars):
-            reader.feed(line, new)
+        _feed_all(reader, f, path, bounded.limits(params).max_line_chars)
     log = reader.finish()
     _finish(log)
     return log
@@ -686,8 +777,7 @@ def read_console(path, column_map=None, params=None) -> ConsoleLog:
 def read_console_text(text: str, name: str = "pasted log", column_map=None, params=None) -> ConsoleLog:
     """Read console text already in memory (a pasted excerpt)."""
     reader = ConsoleReader(name, column_map, params, fmt="pasted")
-    for line, new in _lines(io.StringIO(text, newline="\n"), name, bounded.limits(params).max_line_chars):
-        reader.feed(line, new)
+    _feed_all(reader, io.StringIO(text, newline="\n"), name, bounded.limits(params).max_line_chars)
     log = reader.finish()
     _finish(log)
     return log
@@ -704,8 +794,7 @@ def looks_like_console(text: str, params=None) -> bool:
     """True when ``text`` holds at least two printed metric records (used to tell a pasted log
     from prose)."""
     reader = ConsoleReader("text", None, params, fmt="pasted")
-    for line, new in _lines(io.StringIO(text, newline="\n")):
-        reader.feed(line, new)
+    _feed_all(reader, io.StringIO(text, newline="\n"), "text", None)
     good = [c for c in reader.cands.values() if c.role in ("loss", "val_loss", "accuracy",
                                                             "val_accuracy")]
     return reader.metric_lines >= 2 and bool(good) or bool(reader.log.errors) and \

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from operator import itemgetter
 
 # ------------------------------------------------------------------------------ line cleaning
 _PREFIX = re.compile(
@@ -52,8 +53,14 @@ _SPLIT = {"train": "train", "training": "train", "trn": "train", "tr": "train",
           "test": "test", "testing": "test"}
 _KEY_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
 _PROGRESS = re.compile(r"\d+%\|")
-_DIGITS = re.compile(r"\d+")
-_ZEROS = str.maketrans("123456789", "000000000")
+#: a line's shape is its UTF-8 bytes with the ASCII digits read as 0 (bytes.translate is ~15x
+#: faster than str.translate; a digit's byte never occurs inside a multi-byte character)
+_ZEROS = bytes.maketrans(b"123456789", b"000000000")
+
+
+def shape(line: str) -> bytes:
+    """The shape of ``line``: ``b"0"`` in it exactly when the line holds an ASCII digit."""
+    return line.encode("utf-8", "surrogatepass").translate(_ZEROS)
 _NO_PLAN = object()
 
 
@@ -76,31 +83,39 @@ def _num(line: str, spec, max_digits: int):
     return int(t) if len(t.strip().lstrip("+-")) <= max_digits else None
 
 
-def _runs_span(a: int, b: int, runs: list):
-    """A span as digit-run coordinates: ``("@", first run, last run, lead, tail)``, or the
-    literal text when it holds no digit (``nan``)."""
-    ks = [k for k, (ra, rb) in enumerate(runs) if ra >= a and rb <= b]
-    if not ks:
-        return None
-    return ("@", ks[0], ks[-1], runs[ks[0]][0] - a, b - runs[ks[-1]][1])
+class _Plan:
+    """How to read every line of one shape. A shape is the line with its ASCII digits read as 0,
+    so two lines of one shape hold the same characters at the same offsets except for the digits:
+    every span the first line's full parse read (a number, an axis) is the same span of the
+    other. ``ms`` is ``(start, end, convert)`` per metric, ``rs`` their roles; ``is_eval`` and
+    ``style`` are what :meth:`ConsoleReader._record` would derive from the roles and the bar;
+    ``cands`` the metrics' candidates once resolved (a name either has one or, with
+    ``console.max_metric_names`` reached, never will)."""
+
+    __slots__ = ("e", "c", "ct", "st", "split", "progress", "ms", "rs", "is_eval", "style", "cands",
+                 "texts")
+
+    def __init__(self, ex: tuple, line: str):
+        epoch, counter, counter_total, step, split, progress, metrics = ex
+        self.e, self.c, self.ct, self.st = (None if v is None else (v[1], v[2])
+                                            for v in (epoch, counter, counter_total, step))
+        self.split, self.progress = split, progress
+        self.ms = tuple((a, b, float if kind == "num" and line[b - 1] != "%" else _converter(kind, r[0]))
+                        for r, kind, (a, b) in metrics)
+        self.rs = tuple(r for r, _, _ in metrics)
+        # every metric a plain number: all its texts cut by one call, then read by float
+        self.texts = itemgetter(*(slice(a, b) for a, b, _ in self.ms)) \
+            if len(self.ms) > 1 and all(cv is float for _, _, cv in self.ms) else None
+        self.is_eval = split in ("val", "test") or all(r[0] in ("val_loss", "val_accuracy")
+                                                       for r in self.rs)
+        self.style = "progress" if progress else "pairs"
+        self.cands = None
 
 
-def _token(line: str, spec, runs: list):
-    if spec[0] == "#":
-        return spec[1]
-    _, k1, k2, lead, tail = spec
-    return line[runs[k1][0] - lead: runs[k2][1] + tail]
-
-
-def _plan(ex: tuple, runs: list, line: str) -> tuple:
-    epoch, counter, counter_total, step, split, progress, metrics = ex
-    axes = tuple(None if v is None else _runs_span(v[1], v[2], runs)
-                 for v in (epoch, counter, counter_total, step))
-    ms = []
-    for r, kind, (a, b) in metrics:
-        sp = _runs_span(a, b, runs)
-        ms.append((r, kind, sp if sp is not None else ("#", line[a:b])))
-    return axes + (split, progress, tuple(ms))
+def _converter(kind: str, role: str):
+    def convert(text: str) -> float:
+        return _value(kind, text, role)
+    return convert
 
 
 def _cell(c: str):
@@ -220,45 +235,97 @@ class LineParser:
         return list(zip(names, roles, vals))
 
     # A console log repeats a few line shapes thousands of times. The first line of each shape
-    # (its digits all read as 0) is parsed in full, with every removal done in place (blanks of
-    # the same length), so each number read is a span of the line; the shape's *plan* records
-    # those spans as runs of digits. A later line of the same shape is read by its plan: one
-    # scan for digit runs instead of a dozen regular expressions.
-    def _parse(self, line: str) -> None:
-        key = line.translate(_ZEROS)
+    # (its ASCII digits all read as 0, which keeps every offset) is parsed in full, with every
+    # removal done in place (blanks of the same length), so each number read is a span of the
+    # line; the shape's *plan* (:class:`_Plan`) keeps those spans. A later line of the same shape
+    # is read by its plan: slices of the line instead of a dozen regular expressions.
+    # A line of a shape that holds no record (a warning, a progress bar without metrics) is
+    # parsed in full each time, since what it means can depend on the reader's state; but what
+    # a full parse found in one exact text that held no metric (an epoch, an exception, a NaN
+    # warning) is remembered too (``noise``), and replayed while no table header is in force.
+    def _parse(self, line: str, key: bytes | None = None) -> None:
+        if key is None:
+            key = shape(line)
         plan = self.plans.get(key)
         if plan is not None:
             if plan is _NO_PLAN:
-                return self._parse_full(line, None)
-            runs = [m.span() for m in _DIGITS.finditer(line)]
-            return self._apply(line, plan, runs)
-        rec = [] if len(self.plans) < self.max_plans else None
-        ex = self._parse_full(line, rec)
-        if rec is not None:
-            if ex is None:
-                self.plans[key] = _NO_PLAN
-            else:
-                runs = [m.span() for m in _DIGITS.finditer(line)]
-                self.plans[key] = _plan(ex, runs, line)
+                return self._parse_again(line)
+            return self._apply(line, plan)
+        if len(self.plans) >= self.max_plans:
+            return self._parse_again(line)
+        ex = self._parse_full(line)
+        self.plans[key] = _NO_PLAN if ex is None else self._capped(_Plan(ex, line), line)
 
-    def _apply(self, line, plan, runs) -> None:
-        e, c, ct, st, split, progress, ms = plan
+    def _parse_again(self, line: str) -> None:
+        """A full parse of a line whose shape has no plan, or the remembered outcome of one."""
+        if self.header is None:
+            hit = self.noise.get(line)
+            if hit is not None:
+                return self._replay(hit)
+            self._noise_out = None
+            self._parse_full(line)
+            if self._noise_out is not None and len(self.noise) < self.max_plans:
+                self.noise[line] = self._noise_out
+            return None
+        self._parse_full(line)
+
+    def _replay(self, hit: tuple) -> None:
+        epoch, exc, nan_warning = hit
+        if epoch is not None:
+            self._set_epoch(epoch)
+        if exc is not None:
+            self._error(exc, self.line_no)
+        if nan_warning:
+            self._nan_hit()
+
+    def _capped(self, plan: _Plan, line: str) -> _Plan:
+        """A counter span too long to be a step or epoch counter (``limits.max_counter_digits``)
+        is no axis in the plan either: every line of the shape has as many digits there, and the
+        full parse of the first one did not count it."""
+        for name in ("c", "ct", "st"):
+            span = getattr(plan, name)
+            if span is not None and _num(line, ("i", span[0], span[1]), self.max_counter_digits) is None:
+                setattr(plan, name, None)
+        return plan
+
+    def _apply(self, line: str, plan: _Plan) -> None:
+        try:
+            texts = plan.texts
+            vals = list(map(float, texts(line))) if texts is not None else \
+                [convert(line[a:b]) for a, b, convert in plan.ms]
+            e, c, ct, st = plan.e, plan.c, plan.ct, plan.st
+            epoch = None if e is None else float(line[e[0]:e[1]])
+            counter = None if c is None else int(line[c[0]:c[1]])
+            total = None if ct is None else int(line[ct[0]:ct[1]])
+            step = None if st is None else int(line[st[0]:st[1]])
+        except ValueError:
+            return self._apply_each(line, plan)
+        if epoch is not None:
+            self._set_epoch(epoch)
+        self.epoch_on_line = epoch is not None
+        self._record_values(vals, plan.rs, plan.split, counter, total, step, plan.progress,
+                            plan.style, plan.is_eval, plan)
+
+    def _apply_each(self, line: str, plan: _Plan) -> None:
+        """The plan read metric by metric: a value that is not a number is left out."""
         metrics = []
-        for r, kind, spec in ms:
-            t = line[runs[spec[1]][0] - spec[3]: runs[spec[2]][1] + spec[4]] if spec[0] == "@" else spec[1]
+        for r, (a, b, convert) in zip(plan.rs, plan.ms):
             try:
-                metrics.append((r, float(t) if kind == "num" and t[-1] != "%" else _value(kind, t, r[0])))
+                metrics.append((r, convert(line[a:b])))
             except ValueError:
                 continue
         if metrics:
-            self._commit(None if e is None else float(_token(line, e, runs)),
-                         None if c is None else int(_token(line, c, runs)),
-                         None if ct is None else int(_token(line, ct, runs)),
-                         None if st is None else int(_token(line, st, runs)),
-                         split, progress, metrics)
+            e, c, ct, st = plan.e, plan.c, plan.ct, plan.st
+            self._commit(None if e is None else float(line[e[0]:e[1]]),
+                         None if c is None else int(line[c[0]:c[1]]),
+                         None if ct is None else int(line[ct[0]:ct[1]]),
+                         None if st is None else int(line[st[0]:st[1]]),
+                         plan.split, plan.progress, metrics)
 
-    def _parse_full(self, line: str, rec):
-        """Parse one line; returns the extraction (for a plan) when it is a record, else None."""
+    def _parse_full(self, line: str):
+        """Parse one line; returns the extraction (for a plan) when it is a record, else None.
+        A line that held no metric leaves ``(epoch, exception message, NaN warning)`` in
+        ``_noise_out`` (None when it set a table header or held a record)."""
         text = line
         m = _PREFIX.match(text)
         if m:
@@ -285,12 +352,17 @@ class LineParser:
                 continue
             metrics.append((r, kind, (a, b)))
         if not metrics:
+            ep = None
             if epoch is not None and not pairs and _num(line, epoch, self.max_counter_digits) is not None:
-                self._set_epoch(_num(line, epoch, self.max_counter_digits))
+                ep = _num(line, epoch, self.max_counter_digits)
+                self._set_epoch(ep)
+            header = False
             if not pairs:
-                self._maybe_header(line)
-            self._exception_line(line)
-            self._nan_warning(line)
+                header = self._maybe_header(line)
+            exc = self._exception_line(line)
+            nan_warning = self._nan_warning(line)
+            if not header:
+                self._noise_out = (ep, exc, nan_warning)
             return None
         if epoch is None and step is None and counter is None and not any(
                 r[0] in _KEY_ROLES for r, _, _ in metrics) and (
