@@ -165,6 +165,7 @@ class OptVal(Val):
     parts: list = field(default_factory=list)
     lr: Any = None                  # (value, detail) or None
     wd: Any = None
+    momentum: Any = None            # (value, detail) for SGD/RMSprop, else None
     seq: int = 0
     var: str | None = None
     groups: int = 0

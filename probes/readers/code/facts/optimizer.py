@@ -41,6 +41,8 @@ class OptimizerFacts:
                              f"{opt.lr[1]} in `{opt.text}` (line {opt.line})")
         if opt.wd is not None:
             self.add_finding("weight_decay", opt.wd[0], opt.line, f"{opt.wd[1]} (line {opt.line})")
+        if opt.momentum is not None:
+            self.add_finding("momentum", opt.momentum[0], opt.line, f"{opt.momentum[1]} (line {opt.line})")
 
     def coverage_facts(self, trained: list[ModuleVal], opt: OptVal | None) -> None:
         """params_not_in_optimizer: layers in plain lists/dicts, and trained models whose parameters no

@@ -113,6 +113,14 @@ class TrainingObjects:
             opt.wd = (float(wd.value), f"weight_decay={format_number(wd.value)}{src}")
         else:
             self.add_unresolved(f"line {line}: weight_decay of {kind} is computed at run time")
+        if kind in ("sgd", "rmsprop"):
+            mom = kwargs.get("momentum")
+            if mom is None and len(args) > 2 and kind == "sgd":
+                mom = args[2]     # SGD(params, lr, momentum, ...)
+            if mom is None and not opt.groups:
+                opt.momentum = (0.0, f"no momentum given: {kind}'s default 0")
+            elif isinstance(mom, Const) and isinstance(mom.value, (int, float)) and not isinstance(mom.value, bool):
+                opt.momentum = (float(mom.value), f"momentum={format_number(mom.value)}")
         self.optimizers.append(opt)
         return opt
 
