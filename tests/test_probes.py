@@ -1025,3 +1025,24 @@ def test_a_frozen_constant_weight_is_not_a_symmetry_problem():
     assert MC.init_constant(m) == ["2.weight"]          # trains from identical units: symmetry
     m[2].weight.requires_grad_(False)
     assert MC.init_constant(m) == []                    # never updated: the freeze is what matters
+
+
+def test_the_saturation_cut_is_a_parameter():
+    """activations.saturation_cut decides which tanh outputs count as saturated: the same layer
+    measured with the shipped 0.99 and with a looser cut of 0.6 gives a larger share under the
+    looser one (a pack can move it without code)."""
+    from traindx.engine.parameters import shipped
+    from traindx.probes.live.activations import ActivationHooks
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(8, 64), nn.Tanh(), nn.Linear(64, 2))
+    x = torch.randn(256, 8)
+    shares = []
+    for cut in (0.99, 0.6):
+        hooks = ActivationHooks(m, {**shipped(), "activations.saturation_cut": cut})
+        try:
+            m(x)
+            shares.append(float(next(v for _, k, v in hooks.pending if k == "saturated")))
+        finally:
+            for h in hooks.handles:
+                h.remove()
+    assert shares[1] > shares[0] + 0.1

@@ -37,12 +37,14 @@ def _dead(t):
     return (t.amax(dim=_unit_dims(t)) <= 0).float().mean()
 
 
-def _saturated(t, kind: str):
+def _saturated(t, kind: str, cut: float = 0.99):
+    """Fraction of outputs in saturation: |tanh| > ``cut``, a sigmoid outside [1 - cut, cut]
+    (``activations.saturation_cut``), a hardtanh at its bound."""
     if kind == "tanh":
-        return (t.abs() > 0.99).float().mean()
+        return (t.abs() > cut).float().mean()
     if kind == "hardtanh":
         return (t.abs() >= 1.0).float().mean()
-    return ((t < 0.01) | (t > 0.99)).float().mean()
+    return ((t < 1.0 - cut) | (t > cut)).float().mean()
 
 
 def _rms(t):
@@ -52,10 +54,13 @@ def _rms(t):
 class ActivationHooks:
     """Forward hooks that measure activations; one instance per armed period."""
 
-    def __init__(self, model):
+    def __init__(self, model, params=None):
         import torch
 
+        from traindx.engine.parameters import resolve
+
         self._torch = torch
+        self._cut = float(resolve(params)["activations.saturation_cut"])
         relu, sat, act, lin = _types()
         self.handles = []
         self.pending: list[tuple[str, str, object]] = []
@@ -88,7 +93,7 @@ class ActivationHooks:
                 if kind == "relu":
                     self.pending.append((name, "dead", _dead(t)))
                 elif kind in ("tanh", "sigmoid", "hardtanh"):
-                    self.pending.append((name, "saturated", _saturated(t, kind)))
+                    self.pending.append((name, "saturated", _saturated(t, kind, self._cut)))
                 self.pending.append((name, "scale", _rms(t)))
             return None
 
@@ -157,8 +162,8 @@ def dead_relu_fraction(layers: dict[str, dict[str, float]], lin_order: Sequence[
 
 
 def saturated_fraction(layers: dict[str, dict[str, float]]) -> float | None:
-    """Largest per-layer fraction of tanh/sigmoid outputs in saturation (|tanh| > 0.99, sigmoid
-    outside [0.01, 0.99])."""
+    """Largest per-layer fraction of tanh/sigmoid outputs in saturation (|tanh| above
+    ``activations.saturation_cut``, 0.99; a sigmoid outside [0.01, 0.99])."""
     vals = [q["saturated"] for q in layers.values() if "saturated" in q]
     return float(max(vals)) if vals else None
 

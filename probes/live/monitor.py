@@ -253,7 +253,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         if self.level == "full" and not self._arm_events:
             self.arm("level=full")
         elif self.armed and self.model is not None and self._act is None:
-            self._act = A.ActivationHooks(self.model)
+            self._act = A.ActivationHooks(self.model, self.params)
         return self
 
     def detach(self):
@@ -288,7 +288,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
             return
         self._model_handles = [self.model.register_forward_pre_hook(self._pre_forward, with_kwargs=True)]
         if self.armed and self._act is None:
-            self._act = A.ActivationHooks(self.model)
+            self._act = A.ActivationHooks(self.model, self.params)
 
     def _unhook_model(self):
         for h in self._model_handles:
@@ -343,7 +343,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         for p in self._costly:
             p.arm(self, str(reason))
         if self._attached and self.model is not None and self._act is None:
-            self._act = A.ActivationHooks(self.model)
+            self._act = A.ActivationHooks(self.model, self.params)
 
     def _drop_activation_hooks(self, collect=True):
         if self._act is None:
