@@ -260,3 +260,15 @@ def test_a_validation_loss_giving_back_its_gain_is_still_rising():
     train = [0.12 * math.exp(-i / 150) + 0.23 for i in range(1800)]
     val = [(100 * (k + 1), 0.30 - 0.004 * k if k < 12 else 0.252 + 0.008 * (k - 11)) for k in range(18)]
     assert read(noisy(train, 0.2), val)["val_loss_trend"] == "increasing"
+
+
+def test_the_label_checks_minimum_sample_is_a_parameter():
+    """label_neighbours.min_examples: 100 training examples are enough at the shipped 64, and
+    too few when a pack asks for 200 (the check then says nothing rather than guess)."""
+    from traindx.engine.parameters import shipped
+    from traindx.probes.live.data import label_neighbour_agreement
+
+    assert shipped()["label_neighbours.min_examples"] == 64
+    small = rings(n=100)
+    assert label_neighbour_agreement(small, min_items=64) is not None
+    assert label_neighbour_agreement(small, min_items=200) is None

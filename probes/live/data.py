@@ -354,7 +354,8 @@ def _read_rows(ds, idx, max_features, t_end, min_rows, labels):
 
 
 def label_neighbour_agreement(train, *, max_items: int = 1024, max_features: int = 65536,
-                              time_budget_s: float = 1.0, seed: int = 0) -> dict | None:
+                              time_budget_s: float = 1.0, seed: int = 0,
+                              min_items: int = 64) -> dict | None:
     """Whether the training labels relate to the inputs at all: leave-one-out nearest-neighbour
     label agreement on a sample of the training set, against what unrelated labels would give.
 
@@ -370,7 +371,7 @@ def label_neighbour_agreement(train, *, max_items: int = 1024, max_features: int
     puts near neighbours in the same class more often than that. Returns ``{"agreement",
     "chance", "z", "items", "classes"}`` (``z`` in binomial standard errors above chance), or None
     when the data do not fit (non-float inputs such as token ids, non-class targets, fewer than
-    64 examples read, one class).
+    ``min_items`` examples read — ``label_neighbours.min_examples``, 64 — one class).
     """
     import torch
 
@@ -379,13 +380,13 @@ def label_neighbour_agreement(train, *, max_items: int = 1024, max_features: int
         n = len(ds)
     except Exception:
         return None
-    if n < 64:
+    if n < min_items:
         return None
     rnd = _random.Random(seed)
     with preserved_rng():
         rows = _read_rows(ds, rnd.sample(range(n), min(n, max_items)), max_features,
-                          time.perf_counter() + time_budget_s, 64, labels=True)
-    if rows is None or len(rows[0]) < 64:
+                          time.perf_counter() + time_budget_s, min_items, labels=True)
+    if rows is None or len(rows[0]) < min_items:
         return None
     X, Y = rows
     m = len(Y)
@@ -472,7 +473,7 @@ def near_duplicate_fraction(train, val, *, max_val: int = 256, max_train: int = 
 
 def train_label_disagreement(train, val, *, max_val: int = 512, max_train: int = 2048,
                              max_features: int = 65536, time_budget_s: float = 1.0,
-                             seed: int = 0) -> dict | None:
+                             seed: int = 0, min_items: int = 64) -> dict | None:
     """Whether the training labels disagree with the validation labels about the same kind of
     input: for a sample of validation examples, how often the nearest *training* example has the
     same label, against how often the nearest other *validation* example does (standardised
@@ -482,7 +483,7 @@ def train_label_disagreement(train, val, *, max_val: int = 512, max_train: int =
 
     Returns ``{"drop", "val_val", "val_train", "z", "val_checked"}`` (``drop = val_val -
     val_train``; ``z`` its binomial standard errors), or None when the data do not fit (see
-    :func:`label_neighbour_agreement`) or fewer than 64 validation examples are read. RNG states
+    :func:`label_neighbour_agreement`) or fewer than ``min_items`` validation examples are read. RNG states
     are preserved."""
     import torch
 
@@ -491,16 +492,16 @@ def train_label_disagreement(train, val, *, max_val: int = 512, max_train: int =
         n_tr, n_va = len(tr), len(va)
     except Exception:
         return None
-    if n_tr < 64 or n_va < 64:
+    if n_tr < min_items or n_va < min_items:
         return None
     rnd = _random.Random(seed)
     t0 = time.perf_counter()
     with preserved_rng():
         V = _read_rows(va, rnd.sample(range(n_va), min(n_va, max_val)), max_features,
-                       t0 + time_budget_s / 3, 64, labels=True)
+                       t0 + time_budget_s / 3, min_items, labels=True)
         T = V and _read_rows(tr, rnd.sample(range(n_tr), min(n_tr, max_train)), max_features,
-                             max(t0 + time_budget_s, time.perf_counter() + time_budget_s / 3), 64,
-                             labels=True)
+                             max(t0 + time_budget_s, time.perf_counter() + time_budget_s / 3),
+                             min_items, labels=True)
     if not T or T[0].shape[1] != V[0].shape[1]:
         return None
     (Xt, yt), (Xv, yv) = T, V

@@ -31,7 +31,8 @@ class Labels(Probe):
             # costly (reads up to 1024 examples): only once a symptom armed the probes or the
             # loss sits at chance level
             if m._label_nn is None:
-                m._label_nn = D.label_neighbour_agreement(loaders["train"]) or {}
+                m._label_nn = D.label_neighbour_agreement(
+                    loaders["train"], min_items=int(params["label_neighbours.min_examples"])) or {}
             r = m._label_nn
             rel = D.labels_related(r, params)
             emit("labels_match_inputs", rel,
@@ -41,7 +42,8 @@ class Labels(Probe):
         if "train" in loaders and "val" in loaders and (m.armed or m._label_tv is not None):
             # costly (reads up to 2560 examples): once a symptom (a widening gap, ...) armed the probes
             if m._label_tv is None:
-                m._label_tv = D.train_label_disagreement(loaders["train"], loaders["val"]) or {}
+                m._label_tv = D.train_label_disagreement(
+                    loaders["train"], loaders["val"], min_items=int(params["label_neighbours.min_examples"])) or {}
             r = m._label_tv
             emit("train_label_disagreement", r.get("drop"),
                  f"a validation example's nearest training example shares its label {r.get('val_train', 0) * 100:.0f}% "
