@@ -353,10 +353,11 @@ def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language,
     if c is None and "task_type" in best and best["task_type"].value == "binary":
         c = 2
     good = float(lang.params.get("language.learned_accuracy", 0.6))
+    near = float(lang.params.get("language.chance_accuracy_tolerance", 0.03))
     for f in ("train_accuracy", "val_accuracy"):
         if f in best and isinstance(best[f].value, (int, float)):
             a = float(best[f].value)
-            if c and c >= 2 and abs(a - 1.0 / c) <= 0.03:
+            if c and c >= 2 and abs(a - 1.0 / c) <= near:
                 chance = True
                 witness.setdefault("not_learning", best[f])
             elif a >= good and (not c or a >= 2.0 / c):
@@ -367,10 +368,10 @@ def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language,
             v = float(best[f].value)
             if c and c >= 2:
                 ln = math.log(c)
-                if abs(v - ln) <= 0.05 * ln:
+                if abs(v - ln) <= float(lang.params.get("language.chance_loss_tolerance", 0.05)) * ln:
                     chance = True
                     witness.setdefault("not_learning", best[f])
-                elif v < 0.5 * ln:
+                elif v < float(lang.params.get("language.learned_loss_fraction", 0.5)) * ln:
                     learned = True
                     witness.setdefault("plateau", best[f])
     if chance == learned:
