@@ -48,15 +48,16 @@ TRUE_ONLY_FOR = {"rl_training": {"out_of_scope"}, "wants_architecture_advice": {
 SAME_AS = {"current_loss": "train_loss", "train_loss": "current_loss"}
 
 
-def load(split: str, exclude=()) -> list[dict]:
+def load(split: str, exclude=(), only=()) -> list[dict]:
     """The entries of a split; files whose names start with one of ``exclude`` are never opened
-    (a held-out file kept for someone else's first run)."""
+    (a held-out file kept for someone else's first run); with ``only``, just the files whose names
+    start with one of those (one collection scored alone)."""
     halves = ["tune", "test"] if split == "all" else [split]
     out = []
     for half in halves:
         folder = os.path.join(CORPUS, half)
         for name in sorted(os.listdir(folder)):
-            if any(name.startswith(x) for x in exclude):
+            if any(name.startswith(x) for x in exclude) or (only and not any(name.startswith(x) for x in only)):
                 continue
             if name.endswith(".yaml"):
                 with open(os.path.join(folder, name), encoding="utf-8") as fh:
@@ -251,6 +252,8 @@ def main(argv=None) -> int:
     ap.add_argument("--show-failures", action="store_true",
                     help="list each misread entry (tune half only: the test half is never inspected)")
     ap.add_argument("--kb", action="append", default=[], help="extra knowledge pack folder(s)")
+    ap.add_argument("--only", action="append", default=[], metavar="PREFIX",
+                    help="score only corpus files whose names start with PREFIX (e.g. --only web_e)")
     ap.add_argument("--exclude", action="append", default=[], metavar="PREFIX",
                     help="skip corpus files whose names start with PREFIX, unopened (e.g. --exclude web_c)")
     ap.add_argument("--by-fact", action="store_true", help="add recall and errors per fact name (totals only)")
@@ -261,9 +264,14 @@ def main(argv=None) -> int:
         ap.error("--show-failures is for the tune half only")
     t0 = time.perf_counter()
     from traindx.engine.api import load_kb
-    kb = load_kb(args.kb)
+    from traindx.engine.errors import KBError
+    try:
+        kb = load_kb(args.kb)
+    except KBError as err:
+        print(f"run_complaints: {err}", file=sys.stderr)
+        return 2
     load_s = time.perf_counter() - t0
-    rows = [score_entry(kb, e, args.words_only) for e in load(args.split, args.exclude)]
+    rows = [score_entry(kb, e, args.words_only) for e in load(args.split, args.exclude, args.only)]
     s = summarise(rows)
     s["kb_load_s"] = round(load_s, 3)
     s["torch_imported"] = "torch" in sys.modules
