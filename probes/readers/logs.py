@@ -805,9 +805,15 @@ def _printed_beside_rows(text: str) -> bool:
     same table and those lines too; the CSV reader would skip them."""
     rows = [ln for ln in text.splitlines() if ln.strip()]
     head = next((ln for ln in rows if not ln.lstrip().startswith("#")), "")
+    delim, width = _delimiter(head)
+    return any(ln.count(delim) != width and _PRINTED_PAIR.search(ln) for ln in rows)
+
+
+def _delimiter(head: str) -> tuple[str, int]:
+    """The header line's delimiter (the commonest of ``,``, tab, ``;``) and how often it occurs."""
     counts = {d: head.count(d) for d in (",", "\t", ";")}
     delim = max(counts, key=counts.get)
-    return any(ln.count(delim) != counts[delim] and _PRINTED_PAIR.search(ln) for ln in rows)
+    return delim, counts[delim]
 
 
 def _looks_csv(text: str) -> bool:
@@ -816,9 +822,8 @@ def _looks_csv(text: str) -> bool:
     if not rows:
         return False
     head = rows[0]
-    counts = {d: head.count(d) for d in (",", "\t", ";")}
-    delim = max(counts, key=counts.get)
-    if not counts[delim]:
+    delim, width = _delimiter(head)
+    if not width:
         return False
     cells = [c.strip() for c in head.split(delim)]
     if all(_is_number(c) for c in cells if c):
