@@ -34,7 +34,8 @@ class LrDecay(CostlyProbe):
                 "the next 64 training batches, then copies at the next sampled step; 3 tests at most")
     parameters = ("lr_decay.batches", "lr_decay.lr_held", "lr_decay.max_tests", "lr_decay.retry_steps",
                   "lr_decay.helps", "lr_decay.no_help", "lr_decay.min_z", "lr_decay.noise_multiple",
-                  "lr_decay.val_helps", "lr_decay.within_noise", "curves.decay_held", "curves.decay_cut")
+                  "lr_decay.val_helps", "lr_decay.within_noise", "curves.decay_held", "curves.decay_cut",
+                  "monitor.curve_min_losses")
 
     def __init__(self):
         self.state = None
