@@ -268,10 +268,14 @@ def output_activation(outputs, min_values: int) -> str | None:
     return "none"
 
 
-def target_kind(outputs, targets) -> str | None:
+def target_kind(outputs, targets, max_class_index: float | None = None) -> str | None:
     """What the targets look like: class_indices, one_hot, multi_hot (0/1 with several 1s in some
-    row: a multi-label task), probabilities or continuous."""
+    row: a multi-label task), probabilities or continuous (whole numbers above
+    ``max_class_index``: ``output_squash.max_class_index``, the shipped value when None)."""
     import torch
+
+    if max_class_index is None:
+        max_class_index = resolve(None)["output_squash.max_class_index"]
 
     if not torch.is_tensor(targets) or targets.numel() == 0:
         return None
@@ -291,7 +295,7 @@ def target_kind(outputs, targets) -> str | None:
                 if integral and bool((rows > 1.5).any()):
                     return "multi_hot"
             return "probabilities"
-        if integral and lo >= 0 and hi <= 10000 and hi > 1:
+        if integral and lo >= 0 and hi <= max_class_index and hi > 1:
             return "class_indices"
         return "continuous"
 

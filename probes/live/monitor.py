@@ -120,6 +120,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         self._flat_min = P["monitor.flat_min_losses"]
         self._gap_evals = int(P["monitor.gap_evaluations"])
         self._squash_min = P["output_squash.min_values"]
+        self._max_class_index = P["output_squash.max_class_index"]
         self._chance_tolerance = P["curves.chance_tolerance"]
         self.model = None
         self.optimizer = None

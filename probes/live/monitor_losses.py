@@ -218,7 +218,7 @@ class LossFeed:
             if act is not None:
                 o["activation"].append(act)
             if targets is not None and torch.is_tensor(targets):
-                tk = L.target_kind(outputs, targets)
+                tk = L.target_kind(outputs, targets, self._max_class_index)
                 if tk is not None:
                     o["target_kind"].append(tk)
                 mm = L.loss_shape_mismatch(tuple(outputs.shape), tuple(targets.shape), name)
