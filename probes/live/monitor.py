@@ -447,7 +447,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         after the last of them (or at the end of the run, on those kept by then)."""
         if self._busy:
             return
-        self.costly["lr_decay"].start(batches)
+        self.costly["lr_decay"].start(batches, self.params)
 
     def exclude_time(self, seconds: float) -> None:
         """Seconds spent outside the user's run inside the current step (a supervisor waiting
