@@ -456,11 +456,14 @@ def _value_of(ex: _Extractor, m: re.Match, lang: Language, text: str):
 
 
 _SKIP = object()
+#: what joins the items of one list ("dropout, augmentation or weight decay"): a negation of the first reaches them all
+_COORDINATED = re.compile(r"\s*(?:,|/|\bor\b|\bnor\b|,\s*or\b|,\s*nor\b)\s*(?:any\s+|the\s+|even\s+)?", re.IGNORECASE)
 
 
 def _read_facts(text: str, lang: Language) -> list[Reading]:
     out: dict[str, list] = {}
     picks: dict[str, str] = {}
+    negated_end: dict[str, int] = {}       # fact -> where its last negated mention ends
     for order, ex in enumerate(lang.extractors):
         picks.setdefault(ex.fact, ex.pick)
         for m in ex.rx.finditer(text):
@@ -468,6 +471,13 @@ def _read_facts(text: str, lang: Language) -> list[Reading]:
             if v is None:
                 continue
             neg = negation_at(lang, text, m.start()) if ex.has_negated else None
+            if ex.has_negated and neg is None and ex.fact in negated_end \
+                    and _COORDINATED.fullmatch(text, negated_end[ex.fact], m.start()):
+                # "not using any dropout or augmentation": the negation reaches every item of the list
+                v = _SKIP if ex.negated_value is None else ex.negated_value
+                negated_end[ex.fact] = m.end()
+            elif ex.has_negated and neg is not None:
+                negated_end[ex.fact] = m.end()
             phrase = text[neg:m.end()] if neg is not None else m.group(0)
             span = (neg if neg is not None else m.start(), m.end())
             out.setdefault(ex.fact, []).append((m.start(), v, span, phrase, order))
@@ -501,7 +511,10 @@ def _read_facts(text: str, lang: Language) -> list[Reading]:
 _UNIT_AFTER = re.compile(r"[ \t]*(?:epochs?|steps?|iter\w*|batch\w*|images?|samples?|examples?|classes|class|hours?|hrs?|h\b|"  # noqa: E501
                          r"min\w*|sec\w*|s\b|ms\b|gb|mb|gib|mib|k\b|x\b|layers?|workers?|gpus?|days?|times|nodes|"
                          r"params|parameters|[/*]\s*\d)", re.IGNORECASE)
-_COUNTED_BEFORE = re.compile(r"(?:epoch|step|iter\w*|batch|\bbs|size|lr|rate|\bwd|decay)\W{0,3}$", re.IGNORECASE)
+#: a number that counts or ranks something, not a metric's value: "epoch 3", "lr 0.1", "top-1 accuracy",
+#: "rank-5", the total of "10/100" (a progress counter)
+_COUNTED_BEFORE = re.compile(r"(?:epoch|step|iter\w*|batch|\bbs|size|lr|rate|\bwd|decay|\btop|\brank|@)\W{0,3}$|\d\s*/\s*$",
+                             re.IGNORECASE)
 _RANGE_AFTER = re.compile(r"[ \t]*(?:-|–|~|to|and|or)[ \t]*[~]?[\d.]|[ \t]*,\s*[\d.]+\s*[\])]", re.IGNORECASE)
 _RANGE_BEFORE = re.compile(r"(?:\d\s*(?:-|–|~|\band|\bor|to)|\bbetween|\[|\[\s*[\d.]+\s*,)\s*[~]?\s*$", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[A-Za-z0-9)\]\"'])[.!?]\s+(?=[A-Z])|[\n;]|[!?]\s|。|；|！|？")
@@ -550,8 +563,9 @@ def _continue_from_to(text: str, n, raw: str, series: dict, prev_fact) -> tuple 
     """"from 2.3 to 1.1": the second number of the pair belongs to the first one's fact.
     Returns the new last-attributed fact, or None when the number is no such continuation."""
     start = n.start()
-    if not (prev_fact and _FROM_TO.match(text[prev_fact[1]:start])
-            and re.search(r"\bfrom\s*~?\s*$", text[max(0, prev_fact[2] - 12):prev_fact[2]])):
+    lead = max(0, prev_fact[2] - 12) if prev_fact else 0
+    fm = re.search(r"\bfrom\s*~?\s*$", text[lead:prev_fact[2]]) if prev_fact else None
+    if not (prev_fact and _FROM_TO.match(text[prev_fact[1]:start]) and fm):
         return None
     fact = prev_fact[0]
     v = parse_number(raw.lower().lstrip("~").strip())
@@ -559,7 +573,8 @@ def _continue_from_to(text: str, n, raw: str, series: dict, prev_fact) -> tuple 
         return None
     if fact.endswith("accuracy"):
         v = _as_fraction(raw, v)
-    series.setdefault(fact, []).append((start, v, (n.start(), n.end()), text[prev_fact[2]:n.end()]))
+    # the phrase keeps its "from": "went from 60% to 90%" states where the value is now (the later one)
+    series.setdefault(fact, []).append((start, v, (n.start(), n.end()), text[lead + fm.start():n.end()]))
     return (fact, n.end(), prev_fact[2])
 
 

@@ -307,3 +307,36 @@ def test_a_small_train_validation_gap_asked_about_is_normal(kb):
     assert u.symptom == "healthy", u.scores
     u, _ = read(kb, "validation loss keeps going up while the training loss goes down")
     assert u.symptom == "overfitting", u.scores
+
+
+def test_a_metric_that_moved_is_read_where_it_is_now(kb):
+    # "went from 60% to 90%": the accuracy now is the later number; the earlier one is not the poster's
+    _, f = read(kb, "my training accuracy went from 60% to 90% over the run")
+    assert f["train_accuracy"] == pytest.approx(0.9)
+    _, f = read(kb, "accuracy fell from 88% to 12% within two epochs")
+    assert f["train_accuracy"] == pytest.approx(0.12)
+
+
+@pytest.mark.parametrize("text,absent", [
+    ("top-1 accuracy is 45% and top-5 accuracy 81%", {"train_accuracy": 1.0}),   # a rank, not a value
+    ("epoch 10/100 loss 0.3", {"initial_loss": 100}),                            # a progress counter
+])
+def test_a_count_or_rank_is_never_a_metric_value(kb, text, absent):
+    _, f = read(kb, text)
+    for fact, wrong in absent.items():
+        assert f.get(fact) != pytest.approx(wrong)
+    assert f.get("train_accuracy", 0.45) == pytest.approx(0.45)
+
+
+@pytest.mark.parametrize("text", [
+    "I'm not using any dropout or augmentation",
+    "trained without dropout, weight decay or augmentation",
+])
+def test_one_negation_reaches_every_item_of_a_list(kb, text):
+    _, f = read(kb, text)
+    assert f["regularization"] == []
+
+
+def test_mixed_precision_denied_reads_no_precision_type(kb):
+    _, f = read(kb, "no amp or fp16 here, plain fp32")
+    assert f["uses_amp"] is False and "amp_dtype" not in f
