@@ -24,6 +24,7 @@ Nothing is downloaded, nothing is evaluated as code, no torch. Thresholds come f
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -207,7 +208,7 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
             # a metric word stands alone or after a split ("val_loss"), never as a component ("loss_mn", "box_loss")
             lang.metric_rx[mt["id"]] = _compile(r"(?:(?<![a-z_])|(?<=train_)|(?<=val_)|(?<=valid_)|(?<=test_)|(?<=eval_))(?:"  # noqa: E501
                                                 + mt["pattern"] + r")(?![a-z_])", lang.terms, str(where))
-    training = [(s, t) for s, t, _ in lang.examples + lang.utterances]
+    training = [(s, t, o) for s, t, o in lang.examples + lang.utterances]
     lang.model = _Examples(training, params) if training else None
     return lang
 
@@ -774,6 +775,11 @@ class _Examples:
     ``utterances`` of every language file, core and packs). No weights exist anywhere but the
     knowledge base; a pack that adds utterances changes what it learns, without code.
 
+    Each folder of language files (the core's, each pack's) has its own centroid per symptom and a
+    text is as close to a symptom as to its closest one: a pack's few utterances are not averaged
+    away among the core's hundreds (leave-one-collection-out on the tune half: the same accuracy as
+    one pooled centroid, 64.0% for the classifier alone).
+
     ``posteriors`` turns the cosine similarity to each symptom's centroid into a distribution
     (softmax with ``language.example_sharpness``); character n-grams count
     ``language.example_char_weight`` times a word's weight."""
@@ -782,20 +788,29 @@ class _Examples:
         params = params or {}
         self.sharpness = float(params.get("language.example_sharpness", 20.0))
         self.char_weight = float(params.get("language.example_char_weight", 0.5))
-        docs = [(sym, _features(text)) for sym, text in examples]
+        # (symptom, text) or (symptom, text, origin file): each folder of language files (the core's
+        # kb/language, each pack's own) gets its own centroid per symptom, so that a pack's three
+        # utterances are not averaged away among the core's hundreds
+        docs = [(ex[0], _features(ex[1]), os.path.dirname(ex[2]) if len(ex) > 2 else "") for ex in examples]
         df: dict = {}
-        for _, f in docs:
+        for _, f, _o in docs:
             for k in f:
                 df[k] = df.get(k, 0) + 1
         n = len(docs)
         self.idf = {k: math.log((1 + n) / (1 + c)) + 1.0 for k, c in df.items()}
-        sums: dict[str, dict] = {}
-        for sym, f in docs:
-            c = sums.setdefault(sym, {})
+        sums: dict[tuple, dict] = {}
+        for sym, f, origin in docs:
+            c = sums.setdefault((sym, origin), {})
             for k, x in self._vector(f).items():
                 c[k] = c.get(k, 0.0) + x
-        self.centroids = {sym: _unit(c) for sym, c in sums.items()}
-        self.docs = {sym: sum(1 for s, _ in docs if s == sym) for sym in sums}
+        self.groups = {key: _unit(c) for key, c in sums.items()}
+        self.centroids = {}
+        for (sym, _o), c in self.groups.items():         # the pooled centroid (for the telling words)
+            pooled = self.centroids.setdefault(sym, {})
+            for k, x in c.items():
+                pooled[k] = pooled.get(k, 0.0) + x
+        self.centroids = {sym: _unit(c) for sym, c in self.centroids.items()}
+        self.docs = {sym: sum(1 for s, _f, _o in docs if s == sym) for sym in self.centroids}
 
     def _vector(self, feats: dict) -> dict:
         v = {}
@@ -808,7 +823,12 @@ class _Examples:
 
     def similarities(self, text: str) -> dict:
         v = self._vector(_features(text))
-        return {sym: sum(x * c.get(k, 0.0) for k, x in v.items()) for sym, c in self.centroids.items()}
+        out: dict = {}
+        for (sym, _o), c in self.groups.items():      # a symptom is as close as its closest file's centroid
+            x = sum(w * c.get(k, 0.0) for k, w in v.items())
+            if x > out.get(sym, -1.0):
+                out[sym] = x
+        return out
 
     def posteriors(self, text: str, sims: dict | None = None) -> dict:
         sims = self.similarities(text) if sims is None else sims

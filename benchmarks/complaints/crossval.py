@@ -56,7 +56,7 @@ def main(argv=None) -> int:
     if args.fold:
         collections = [c for c in collections if any(c.startswith(f) for f in args.fold)]
     by_id = {e["id"]: c for c in collections for e in rc.load("tune", only=[c])}
-    training_all = [(s, t) for s, t, _ in lang.examples + lang.utterances]
+    training_all = [(s, t, o) for s, t, o in lang.examples + lang.utterances]
     original_model = lang.model
     if args.voice == "phrases":
         lang.params["language.min_example_similarity"] = 2.0      # the classifier never speaks
@@ -66,7 +66,7 @@ def main(argv=None) -> int:
     for coll in collections:
         held = [e for e in entries if by_id.get(e["id"]) == coll]
         texts = {utterance_text(e["text"]) for e in held}
-        training = [(s, t) for s, t in training_all if t not in texts]
+        training = [(s, t, o) for s, t, o in training_all if t not in texts]
         lang.model = U._Examples(training, lang.params)
         if args.voice == "examples":
             rows = [_classifier_only(lang, e) for e in held]
