@@ -514,8 +514,8 @@ _UNIT_AFTER = re.compile(r"[ \t]*(?:epochs?|steps?|iter\w*|batch\w*|images?|samp
                          r"params|parameters|[/*]\s*\d)", re.IGNORECASE)
 #: a number that counts or ranks something, not a metric's value: "epoch 3", "lr 0.1", "top-1 accuracy",
 #: "rank-5", the total of "10/100" (a progress counter)
-_COUNTED_BEFORE = re.compile(r"(?:epoch|step|iter\w*|batch|\bbs|size|lr|rate|\bwd|decay|\btop|\brank|@)\W{0,3}$|\d\s*/\s*$",
-                             re.IGNORECASE)
+_COUNTED_BEFORE = re.compile(r"(?:epoch|step|iter\w*|batch|\bbs|size|lr|rate|\bwd|decay|\btop|\brank|@)\W{0,3}$"
+                             r"|\d\s*/\s*$", re.IGNORECASE)
 _RANGE_AFTER = re.compile(r"[ \t]*(?:-|–|~|to|and|or)[ \t]*[~]?[\d.]|[ \t]*,\s*[\d.]+\s*[\])]", re.IGNORECASE)
 _RANGE_BEFORE = re.compile(r"(?:\d\s*(?:-|–|~|\band|\bor|to)|\bbetween|\[|\[\s*[\d.]+\s*,)\s*[~]?\s*$", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[A-Za-z0-9)\]\"'])[.!?]\s+(?=[A-Z])|[\n;]|[!?]\s|。|；|！|？")
