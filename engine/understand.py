@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from .errors import KBError
 
 #: a number as people write it: 1e-3, .001, 3E-4, 1,000, 2k, ~0.693
-NUM = (r"(?<![\d.,])(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
-       r"(?:\s?(?:k|m|million|thousand)(?![a-z]))?)(?!\d|\.\d|e[-+]?\d)")
-INT = (r"(?<![\d.,])(?P<num>\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?\s?(?:k|m|million|thousand)(?![a-z])|\d+)"
+NUM = (r"(?<![\d.,])(?<!\d:)(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
+       r"(?:\s?(?:k|m|million|thousand)(?![a-z]))?)(?!\d|\.\d|e[-+]?\d|\s*[*×]\s*[\d.])")
+INT = (r"(?<![\d.,])(?<!\d:)(?P<num>\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?\s?(?:k|m|million|thousand)(?![a-z])|\d+)"
        r"(?!\d|\.\d|,\d{3})")
 PCT = r"(?<![\d.,])(?P<num>\d+\.?\d*|\.\d+)\s?%"
 SLOTS = {"num": NUM, "int": INT, "pct": PCT}
@@ -624,6 +624,8 @@ def _label_too_far(text: str, start: int, before: list) -> bool:
     comparison, a long clause, or a split word not right before the number."""
     last = before[-1]
     gap = text[last[1]:start]
+    if last[2] == "split" and re.match(r"_[a-z]", gap, re.IGNORECASE):
+        return True                  # "val_mean_io_u: 0.03": another quantity's name, not this split's metric
     if re.search(r"\d|\b(?:than|then|vs|versus|per)\b", gap) or \
             len(re.findall(r"[a-z\u4e00-\u9fff']+", gap, re.IGNORECASE)) > 8:
         return True
@@ -713,7 +715,7 @@ def _readings_from_series(text: str, lang: Language, series: dict) -> list[Readi
         s0, v0, sp0, ph0 = vals[0]
         s1, v1, sp1, ph1 = vals[-1]
         if fact.endswith("accuracy") and len(vals) > 1 and not _is_log(text, [v[0] for v in vals]) \
-                and not re.search(r"\bfrom\b", ph1):
+                and not re.search(r"\bfrom\b|\bto\s*~?\s*[-+]?[\d.]+\s*%?\s*$", ph1):
             s1, v1, sp1, ph1 = vals[0]          # prose: the first accuracy stated is the poster's
         out.append(Reading(fact, v1, sp1, " ".join(ph1.split())))
         if fact in ("train_loss",) and len(vals) > 1 and v0 != v1:

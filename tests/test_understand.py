@@ -340,3 +340,30 @@ def test_one_negation_reaches_every_item_of_a_list(kb, text):
 def test_mixed_precision_denied_reads_no_precision_type(kb):
     _, f = read(kb, "no amp or fp16 here, plain fp32")
     assert f["uses_amp"] is False and "amp_dtype" not in f
+
+
+def test_command_line_flags_are_read(kb):
+    _, f = read(kb, "python train.py --optimizer adam --weight-decay 0.0005 --label-smoothing 0.2 --max-epoch 30")
+    assert f["weight_decay"] == pytest.approx(5e-4) and f["label_smoothing"] == pytest.approx(0.2)
+    assert f["epochs"] == 30 and {"weight_decay", "label_smoothing"} <= set(f["regularization"])
+
+
+@pytest.mark.parametrize("text,fact,wrong", [
+    ("the first 3 - 6 epochs the validation loss does not move", "epochs", 6),        # a range
+    ("config: lr: 2e-4 * 8 (scaled by the number of gpus)", "learning_rate", 2e-4),     # a product
+    ("2023-05-02 10:41:17,512 Epoch[3] Batch [200] loss=0.41", "epochs", 17512),         # a time stamp
+    ("val_loss: 3.91 - val_dice_coef: 0.0412", "val_loss", 0.0412),                      # another metric's name
+])
+def test_a_number_that_is_not_the_fact_is_left_unread(kb, text, fact, wrong):
+    _, f = read(kb, text)
+    assert f.get(fact) != pytest.approx(wrong)
+
+
+def test_a_value_reached_is_where_the_metric_is_now(kb):
+    _, f = read(kb, "val accuracy reached 74% around epoch 20, then slowly decreased to 66% by epoch 40")
+    assert f["val_accuracy"] == pytest.approx(0.66)
+
+
+def test_a_two_class_task_in_chinese_is_binary(kb):
+    _, f = read(kb, "训练一个二分类模型，loss一直不降")
+    assert f["task_type"] == "binary" and f["num_classes"] == 2
