@@ -118,6 +118,7 @@ class Language:
     examples: list = field(default_factory=list)      # (symptom, text, origin): test cases and training
     utterances: list = field(default_factory=list)    # (symptom, text, origin): training only
     exclusive: dict = field(default_factory=dict)     # fact -> symptoms it belongs to
+    settings_in_logs: set = field(default_factory=set)  # facts also read from a pasted log's lines
     model: _Examples | None = None
     params: dict = field(default_factory=dict)
 
@@ -198,6 +199,10 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
                     pick=f.get("pick", "first"), scale=f.get("scale"), source=str(where)))
             if f.get("only_for"):
                 lang.exclusive[fid] = set(f["only_for"])
+        for fid in data.get("settings_in_logs", []):
+            if fid not in facts:
+                raise KBError(f"unknown fact {fid!r} in settings_in_logs", str(where))
+            lang.settings_in_logs.add(fid)
         for m in data.get("metrics", []):
             if m["fact"] not in facts:
                 raise KBError(f"unknown fact {m['fact']!r} in a language file", str(where))
@@ -323,6 +328,16 @@ def understand(text: str, lang: Language) -> Understanding:
         best["task_type"] = Reading("task_type", "binary", r.span, r.phrase + " · " + best["num_classes"].phrase)
     u.facts = sorted(best.values(), key=lambda r: r.span[0])
     return u
+
+
+def read_settings(text: str, lang: Language) -> list[Reading]:
+    """The training settings (``settings_in_logs``: learning rate, batch size, epochs, ...) stated in
+    the lines of a pasted log or config — "lr: 2.0000e-02", "Epoch 1/20", "'learning_rate': 2e-4" —
+    read by the same extractors as prose; no symptom, no metric (those are the log reader's)."""
+    if not text or not lang.settings_in_logs:
+        return []
+    work = text.replace("\u3000", " ")
+    return [r for r in _read_facts(work, lang) if r.fact in lang.settings_in_logs]
 
 
 def _credit(scores: dict, strongest: dict, side: str, w: float, reading) -> None:
