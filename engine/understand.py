@@ -336,8 +336,14 @@ def read_settings(text: str, lang: Language) -> list[Reading]:
     read by the same extractors as prose; no symptom, no metric (those are the log reader's)."""
     if not text or not lang.settings_in_logs:
         return []
-    work = text.replace("\u3000", " ")
-    return [r for r in _read_facts(work, lang) if r.fact in lang.settings_in_logs]
+    # a config prints them at the top, a log on every line: its head and tail say them (bounded time)
+    head = int(lang.params.get("language.settings_head_lines", 40))
+    tail = int(lang.params.get("language.settings_tail_lines", 20))
+    lines = text.splitlines()
+    if len(lines) > head + tail:
+        lines = lines[:head] + lines[len(lines) - tail:]
+    work = "\n".join(lines).replace("\u3000", " ")
+    return _read_facts(work, lang, only=lang.settings_in_logs)
 
 
 def _credit(scores: dict, strongest: dict, side: str, w: float, reading) -> None:
@@ -476,11 +482,13 @@ _SKIP = object()
 _COORDINATED = re.compile(r"\s*(?:,|/|\bor\b|\bnor\b|,\s*or\b|,\s*nor\b)\s*(?:any\s+|the\s+|even\s+)?", re.IGNORECASE)
 
 
-def _read_facts(text: str, lang: Language) -> list[Reading]:
+def _read_facts(text: str, lang: Language, only=None) -> list[Reading]:
     out: dict[str, list] = {}
     picks: dict[str, str] = {}
     negated_end: dict[str, int] = {}       # fact -> where its last negated mention ends
     for order, ex in enumerate(lang.extractors):
+        if only is not None and ex.fact not in only:
+            continue
         picks.setdefault(ex.fact, ex.pick)
         for m in ex.rx.finditer(text):
             v = _value_of(ex, m, lang, text)
