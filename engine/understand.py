@@ -546,7 +546,7 @@ _NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])[~]?\s?(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:e[
                      re.IGNORECASE)
 _SPLIT_AFTER = re.compile(r"\s*(?:%\s*)?(?:(?:acc\w*|loss(?:es)?)\s+)?(?:on|for|in)\s+(?:the\s+|my\s+|our\s+|a\s+)?",
                           re.IGNORECASE)
-_FROM_TO = re.compile(r"^\s*%?\s*(?:to|->|→|=>|==>)\s*~?\s*$", re.IGNORECASE)
+_FROM_TO = re.compile(r"^\s*%?\s*(?:to|->|→|=>|==>|降到|降至|下降到|升到|升至|上升到|到|至)\s*~?\s*$", re.IGNORECASE)
 
 
 # (complexity above the cap came with the merge of main: to be split, issue 11)
@@ -588,7 +588,7 @@ def _continue_from_to(text: str, n, raw: str, series: dict, prev_fact) -> tuple 
     Returns the new last-attributed fact, or None when the number is no such continuation."""
     start = n.start()
     lead = max(0, prev_fact[2] - 12) if prev_fact else 0
-    fm = re.search(r"\bfrom\s*~?\s*$", text[lead:prev_fact[2]]) if prev_fact else None
+    fm = re.search(r"(?:\bfrom|从)\s*~?\s*$", text[lead:prev_fact[2]]) if prev_fact else None
     if not (prev_fact and _FROM_TO.match(text[prev_fact[1]:start]) and fm):
         return None
     fact = prev_fact[0]
@@ -738,7 +738,7 @@ def _readings_from_series(text: str, lang: Language, series: dict) -> list[Readi
         s0, v0, sp0, ph0 = vals[0]
         s1, v1, sp1, ph1 = vals[-1]
         if fact.endswith("accuracy") and len(vals) > 1 and not _is_log(text, [v[0] for v in vals]) \
-                and not re.search(r"\bfrom\b|\bto\s*~?\s*[-+]?[\d.]+\s*%?\s*$", ph1):
+                and not re.search(r"\bfrom\b|从|\bto\s*~?\s*[-+]?[\d.]+\s*%?\s*$", ph1):
             s1, v1, sp1, ph1 = vals[0]          # prose: the first accuracy stated is the poster's
         out.append(Reading(fact, v1, sp1, " ".join(ph1.split())))
         if fact in ("train_loss",) and len(vals) > 1 and v0 != v1:

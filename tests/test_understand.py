@@ -367,3 +367,8 @@ def test_a_value_reached_is_where_the_metric_is_now(kb):
 def test_a_two_class_task_in_chinese_is_binary(kb):
     _, f = read(kb, "训练一个二分类模型，loss一直不降")
     assert f["task_type"] == "binary" and f["num_classes"] == 2
+
+
+def test_from_to_in_chinese(kb):
+    _, f = read(kb, "loss从2.1降到0.9就不动了")
+    assert f["initial_loss"] == pytest.approx(2.1) and f["train_loss"] == pytest.approx(0.9)
