@@ -409,6 +409,7 @@ class Gatherer:
         elif pasted is not None:
             self.session.add("complaint", text.strip().splitlines()[0][:200], "user")
         if pasted is not None:
+            gather.settings_from_paste(self.session, pasted)
             try:
                 read = gather.read_pasted(pasted, num_classes=self.session.value("num_classes"),
                                           params=self.session.kb.params())

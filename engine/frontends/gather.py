@@ -213,6 +213,22 @@ _SHAPE_FACTS = frozenset({"loss_trend", "val_loss_trend", "loss_decrease_fractio
                           "grad_norm_trend", "step_time_trend"})
 
 
+def settings_from_paste(session, pasted: str) -> None:
+    """The training settings printed in a pasted log or config ("lr: 2e-2", "Epoch 1/20") added to
+    ``session`` as the user's, where nothing else has stated them (kb/language ``settings_in_logs``)."""
+    from ..understand import read_settings
+    lang = getattr(session.kb, "language", None)
+    if lang is None or not pasted:
+        return
+    for r in read_settings(pasted, lang):
+        if r.fact in session.base:
+            continue
+        try:
+            session.add(r.fact, r.value, "user", f"from your pasted log: “{r.phrase}”")
+        except InputError:
+            pass
+
+
 def read_pasted(text: str, name: str = "pasted log", num_classes=None, params=None) -> Read:
     """A pasted excerpt read like a console log file. An excerpt of fewer training-loss points
     than ``console.min_pasted_trend_points`` gives its values (the loss, the accuracies, a NaN) but
