@@ -374,3 +374,61 @@ def test_no_experiments_keeps_no_batches():
     w.monitor.request_experiment({"id": "lr_up", "intervention": {"kind": "lr_scale", "factor": 10}, "steps": 8,
                                   "measure": {"metric": "heldout_gain", "confirm_gain": 0.1, "refute_gain": 0}})
     assert not w.monitor.experiments.pending
+
+
+class _AugmentingSet(torch.utils.data.Dataset):
+    """Augments in __getitem__ with generators it owns (as s25 does with np.random.default_rng),
+    one of them inside a transform list, the way torchvision-style pipelines hold them."""
+
+    class Jitter:
+        def __init__(self, seed):
+            self.gen = torch.Generator().manual_seed(seed)
+            self.py = random.Random(seed)
+
+        def __call__(self, x):
+            return x + 0.1 * torch.randn(x.shape, generator=self.gen) + self.py.random()
+
+    def __init__(self, n, seed):
+        import numpy as np
+
+        self.x = torch.randn(n, 6)
+        self.y = torch.arange(n) % 3
+        self.rng = np.random.default_rng(seed)
+        self.legacy = np.random.RandomState(seed)
+        self.transforms = [self.Jitter(seed)]
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        x = self.x[i] * float(self.rng.uniform(0.9, 1.1)) + float(self.legacy.normal(0, 0.01))
+        for t in self.transforms:
+            x = t(x)
+        return x, self.y[i]
+
+
+def _draws(ds):
+    return (float(ds.rng.random()), float(ds.legacy.random()),
+            float(torch.rand(1, generator=ds.transforms[0].gen)), ds.transforms[0].py.random())
+
+
+@pytest.mark.parametrize("probe", ["overlap", "near_copy", "label_disagreement", "neighbours"])
+def test_reading_items_leaves_the_datasets_own_generators_where_they_were(probe):
+    # the data probes run the user's __getitem__; a dataset that augments from generators it owns
+    # must draw the same numbers afterwards as if no probe had read it
+    from traindx.probes.live import data as D
+
+    def fresh():
+        return _AugmentingSet(96, 0), _AugmentingSet(48, 1)
+
+    untouched = [_draws(d) for d in fresh()]
+    train, val = fresh()
+    if probe == "overlap":
+        D.val_train_overlap(train, val)
+    elif probe == "near_copy":
+        D.near_duplicate_fraction(train, val)
+    elif probe == "label_disagreement":
+        D.train_label_disagreement(train, val, min_items=16)
+    else:
+        D.label_neighbour_agreement(train, min_items=8)
+    assert [_draws(d) for d in (train, val)] == untouched

@@ -191,10 +191,80 @@ def shuffle_inferred(purities: Sequence[float], global_counts: dict[int, int], b
 
 
 # --------------------------------------------------------------------------- leakage
+#: how far (attribute hops) and how many objects the search for a dataset's own generators looks
+_RNG_SEARCH_DEPTH = 5
+_RNG_SEARCH_NODES = 4000
+
+
+def _generator_state(obj):
+    """``(save, restore)`` for a random generator object the user owns, else None: numpy's
+    ``Generator`` and ``RandomState``, ``random.Random`` and ``torch.Generator``."""
+    kind = type(obj)
+    mod = getattr(kind, "__module__", "") or ""
+    if isinstance(obj, _random.Random):
+        return obj.getstate, obj.setstate
+    if mod.startswith("numpy.random"):
+        if hasattr(obj, "bit_generator"):                 # numpy.random.Generator
+            bg = obj.bit_generator
+            return (lambda: bg.state), (lambda st: setattr(bg, "state", st))
+        if hasattr(obj, "get_state") and hasattr(obj, "set_state"):   # RandomState
+            return obj.get_state, obj.set_state
+    if kind.__name__ == "Generator" and mod.startswith("torch"):
+        return obj.get_state, obj.set_state
+    return None
+
+
+def _owned_generators(owners) -> list:
+    """The random generators reachable from ``owners`` (a dataset, its transforms, a Subset's
+    parent) through attributes, lists, tuples and dicts, at most ``_RNG_SEARCH_DEPTH`` hops and
+    ``_RNG_SEARCH_NODES`` objects away: a dataset that augments with its own ``np.random.default_rng``
+    draws from it in ``__getitem__``, so a probe that reads items must put it back."""
+    found, seen = [], set()
+    frontier = [o for o in owners if o is not None]
+    visited = 0
+    for _ in range(_RNG_SEARCH_DEPTH + 1):
+        nxt = []
+        for obj in frontier:
+            if id(obj) in seen or visited >= _RNG_SEARCH_NODES:
+                continue
+            seen.add(id(obj))
+            visited += 1
+            st = _generator_state(obj)
+            if st is not None:
+                found.append(st)
+                continue
+            if isinstance(obj, (str, bytes, int, float, bool, type)) or obj is None:
+                continue
+            if isinstance(obj, dict):
+                nxt.extend(list(obj.values())[:64])
+            elif isinstance(obj, (list, tuple)):
+                nxt.extend(obj[:64])
+            else:
+                d = getattr(obj, "__dict__", None)
+                if isinstance(d, dict) and not _is_array(obj):
+                    nxt.extend(list(d.values())[:64])
+        frontier = nxt
+    return found
+
+
+def _is_array(obj) -> bool:
+    mod = getattr(type(obj), "__module__", "") or ""
+    return mod.startswith("torch") and type(obj).__name__ in ("Tensor", "Parameter") or \
+        mod == "numpy" and type(obj).__name__ == "ndarray"
+
+
 @contextlib.contextmanager
-def preserved_rng():
-    """Save and restore the torch (CPU and CUDA), numpy and ``random`` generator states."""
+def preserved_rng(*owners):
+    """Save and restore the torch (CPU and CUDA), numpy and ``random`` generator states, and the
+    states of the generators ``owners`` (the datasets a probe reads items of) hold themselves."""
     import torch
+
+    own = []
+    for save, restore in _owned_generators(owners):
+        try:
+            own.append((restore, save()))
+        except Exception:   # a generator whose state cannot be read: leave it
+            pass
 
     py = _random.getstate()
     try:
@@ -211,6 +281,11 @@ def preserved_rng():
             _random.setstate(py)
             if np is not None:
                 np.random.set_state(npst)
+            for restore, state in own:
+                try:
+                    restore(state)
+                except Exception:
+                    pass
 
 
 def example_hash(sample) -> str | None:
@@ -281,7 +356,7 @@ def val_train_overlap(train, val, *, max_val: int = 256, max_train: int = 20000,
     rnd = _random.Random(seed)
     t0 = time.perf_counter()
     t_end = t0 + time_budget_s / 3
-    with preserved_rng():
+    with preserved_rng(tr, va):
         tr_idx = rnd.sample(range(n_tr), min(n_tr, max_train))
         va_idx = rnd.sample(range(n_va), min(n_va, max_val))
         vh = []
@@ -387,7 +462,7 @@ def label_neighbour_agreement(train, *, max_items: int = 1024, max_features: int
     if n < min_items:
         return None
     rnd = _random.Random(seed)
-    with preserved_rng():
+    with preserved_rng(ds):
         rows = _read_rows(ds, rnd.sample(range(n), min(n, max_items)), max_features,
                           time.perf_counter() + time_budget_s, min_items, labels=True)
     if rows is None or len(rows[0]) < min_items:
@@ -453,7 +528,7 @@ def near_duplicate_fraction(train, val, *, max_val: int = 256, max_train: int = 
         return None
     rnd = _random.Random(seed)
     t0 = time.perf_counter()
-    with preserved_rng():
+    with preserved_rng(tr, va):
         V = _read_rows(va, rnd.sample(range(n_va), min(n_va, max_val)), max_features,
                        t0 + time_budget_s / 3, 16, labels=False)
         T = V and _read_rows(tr, rnd.sample(range(n_tr), min(n_tr, max_train)), max_features,
@@ -500,7 +575,7 @@ def train_label_disagreement(train, val, *, max_val: int = 512, max_train: int =
         return None
     rnd = _random.Random(seed)
     t0 = time.perf_counter()
-    with preserved_rng():
+    with preserved_rng(tr, va):
         V = _read_rows(va, rnd.sample(range(n_va), min(n_va, max_val)), max_features,
                        t0 + time_budget_s / 3, min_items, labels=True)
         T = V and _read_rows(tr, rnd.sample(range(n_tr), min(n_tr, max_train)), max_features,
