@@ -15,9 +15,10 @@ the middle of a run has already made its fast fall before the window starts.
 ``loss_creeping`` (true / false) reads a loss too flat to count as decreasing (``loss_trend``
 flat): it is *creeping* when it still falls record after record — the Mann-Kendall trend of the
 training loss (on at most ``pace.creep_max_points`` bucket medians) is below ``-pace.creep_z``
-standard deviations, it fell at least ``pace.creep_min_fall`` of its start, its second half still falls (Kendall's tau at most
-``-pace.creep_val_tau``, and it takes off at least ``pace.slow_min_ratio`` of what the first half
-did: a loss that fell early and levelled off is not creeping), and the validation loss
+standard deviations, it fell at least ``pace.creep_min_fall`` of its start, its second half
+still falls (Kendall's tau at most ``-pace.creep_val_tau``, and it takes off at least
+``pace.slow_min_ratio`` of what the first half did: a loss that fell early and levelled off is
+not creeping), and the validation loss
 (when four or more evaluations were printed) falls with it (Kendall's tau at most
 ``-pace.creep_val_tau``; without a validation loss the training loss alone must reach that tau).
 A model that learns, only slowly (a tiny LR, most layers frozen, every step clipped), creeps; one
@@ -140,9 +141,10 @@ def _creeping(analysis, findings: list, p) -> list[Finding]:
     trend = f"trend {z:+.1f} standard deviations, tau {tau:+.2f}"
     val_txt = "" if vtau is None else f" (validation tau {vtau:+.2f})"
     if creeping:
+        with_val = "the validation loss with it" + val_txt if vtau is not None else \
+            "with no validation loss printed"
         detail = (f"the training loss fell only {fell} but fell steadily, record after record ({trend}), "
-                  f"{'the validation loss with it' + val_txt if vtau is not None else 'with no validation loss printed'}"
-                  f": it learns, slowly")
+                  f"{with_val}: it learns, slowly")
     elif steady and vtau is not None and not val_ok:
         detail = (f"the training loss fell {fell}, steadily ({trend}), but the validation loss does not fall "
                   f"with it{val_txt}: it fits the training batches without learning the task")
