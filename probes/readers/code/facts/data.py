@@ -19,6 +19,7 @@ class DataFacts:
         self.nan_data_facts()
         self.sorted_data_facts()
         self.item_fetch_facts()
+        self.permuted_alone_facts()
         ld = None
         how = ""
         if step_loop is not None and ref_ev is not None:
@@ -162,6 +163,51 @@ class DataFacts:
                 out.update(id(c) for c in ast.walk(n))
         return out
 
+    def permuted_alone_facts(self) -> None:
+        """permuted_alone: a random permutation reorders an array in place (``x = x[perm]``,
+        ``y = y[torch.randperm(n)]``) while the array it is paired with — the one it goes into a
+        dataset, a ``zip`` or a split with — is not reordered by that same permutation: features and
+        labels no longer belong together. Only ever true."""
+        perms: dict[str, ast.AST] = {}
+        for n in ast.walk(self.tree):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                    and _is_perm_call(n.value):
+                perms[n.targets[0].id] = n
+        reordered: dict[str, list] = {}   # permutation key -> [(array, assignment)]
+        for n in ast.walk(self.tree):
+            if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                    and isinstance(n.value, ast.Subscript) and isinstance(n.value.value, ast.Name)
+                    and n.value.value.id == n.targets[0].id):
+                continue
+            idx = n.value.slice
+            if _is_perm_call(idx):
+                key = f"inline:{n.lineno}"
+            elif isinstance(idx, ast.Name) and idx.id in perms:
+                key = idx.id
+            else:
+                continue
+            reordered.setdefault(key, []).append((n.targets[0].id, n))
+        if not reordered:
+            return
+        partners: dict[str, set] = {}   # arrays that go together: into one call, or out of one
+        groups = [[_root_name(a) for a in c.args] for c in ast.walk(self.tree) if isinstance(c, ast.Call)]
+        groups += [[_root_name(e) for e in n.targets[0].elts] for n in ast.walk(self.tree)
+                   if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple)]
+        for g in groups:
+            names = [a for a in g if a]
+            for a in names:
+                partners.setdefault(a, set()).update(b for b in names if b != a)
+        for arrays in reordered.values():
+            moved = {a for a, _ in arrays}
+            for a, node in arrays:
+                left = sorted(partners.get(a, set()) - moved)
+                if left:
+                    self.add_finding("permuted_alone", True, node.lineno,
+                                     f"`{snippet(node, 60)}` (line {node.lineno}) reorders {a} at random "
+                                     f"but not {left[0]}, which it is paired with: the rows no longer "
+                                     f"match")
+                    return
+
     def item_fetch_facts(self) -> None:
         """item_fetch_blocking: a Dataset's ``__getitem__`` that waits (``time.sleep``) or reads a
         file, an image or a URL for every item — the work a DataLoader with ``num_workers=0`` does
@@ -245,6 +291,23 @@ def _is_sort_call(v: ast.AST, attr: str) -> bool:
     subscript, not this call."""
     return isinstance(v, ast.Call) and isinstance(v.func, (ast.Attribute, ast.Name)) and (
         (v.func.attr if isinstance(v.func, ast.Attribute) else v.func.id) == attr)
+
+
+def _root_name(v: ast.AST) -> str | None:
+    """The array an argument carries: ``x``, ``torch.from_numpy(x)``, ``x.float()``, ``x.to(dev)``."""
+    if isinstance(v, ast.Name):
+        return v.id
+    if isinstance(v, ast.Call):
+        if isinstance(v.func, ast.Attribute) and not (isinstance(v.func.value, ast.Name)
+                                                     and v.func.value.id in ("torch", "np", "numpy")):
+            return _root_name(v.func.value)
+        return _root_name(v.args[0]) if len(v.args) == 1 else None
+    return None
+
+
+def _is_perm_call(v: ast.AST) -> bool:
+    """``torch.randperm(n)``, ``np.random.permutation(n)``, ``rng.permutation(n)``."""
+    return isinstance(v, ast.Call) and snippet(v.func).rsplit(".", 1)[-1] in ("randperm", "permutation")
 
 
 _NAN_CLEANERS = {"nan_to_num", "nan_to_num_", "isnan", "isfinite", "fillna", "dropna", "nanmean",
