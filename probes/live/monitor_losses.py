@@ -292,8 +292,12 @@ class LossFeed:
                 if info.get("outputs_nonfinite") is False:
                     info["module"] = "loss"
                 elif NT.params_finite(self.model):
-                    mod = NT.first_nonfinite_module(self.model, self._last_args, self._last_kwargs,
-                                                    autocast=self._fwd_autocast)
+                    # a replay whose every module output is finite, on finite weights and inputs:
+                    # the model's forward did not make the NaN/Inf, the loss computation did
+                    mod = NT.first_nonfinite_module(
+                        self.model, self._last_args, self._last_kwargs, autocast=self._fwd_autocast,
+                        all_finite=None if info.get("inputs_have_nan") else "loss",
+                        max_output=self.params["nan_trace.loss_made_max_output"])
                     if mod is not None:
                         info["module"] = mod or type(self.model).__name__
                 else:
