@@ -343,11 +343,16 @@ def _predicted_symptom(session: Session, cause: str) -> str:
     wait = session.value("data_time_fraction")
     if wait is not None and "slow_training" in typical and wait >= kb.param("rules.data_wait.slow"):
         return "slow_training"
-    # which symptoms a loss-curve shape is compatible with, best first: report.curve_symptoms.<trend>
-    shape = kb.parameters.get(f"report.curve_symptoms.{trend}") if isinstance(trend, str) else None
-    for s in (shape["value"] if shape else []):
-        if s in typical:
-            return s
+    # which symptoms a loss-curve shape is compatible with, best first: report.curve_symptoms.<trend>;
+    # swings that grow over the run come first (report.curve_symptoms.swings_growing)
+    shapes = [f"report.curve_symptoms.{trend}"] if isinstance(trend, str) else []
+    if session.value("oscillation_trend") == "growing":
+        shapes.insert(0, "report.curve_symptoms.swings_growing")
+    for name in shapes:
+        shape = kb.parameters.get(name)
+        for s in (shape["value"] if shape else []):
+            if s in typical:
+                return s
     return typical[0]
 
 

@@ -133,11 +133,12 @@ def _lr_too_low_session(kb):
 
 def test_the_predicted_symptom_follows_the_curve_symptoms_parameter(tmp_path):
     """Which symptom a curve shape is compatible with is knowledge (report.curve_symptoms.*): a
-    still-falling loss predicts a plateau for a too-low LR by default, not learning with a pack
-    that ranks not_learning first for that shape."""
+    still-falling loss predicts Training slow for a too-low LR by default (the loss is still going
+    down: it learns, too slowly), not learning with a pack that ranks not_learning first for that
+    shape."""
     base = _lr_too_low_session(load_kb(entry_point_packs=False))
     assert base["status"] == "diagnosed" and base["root_causes"][0]["id"] == "lr_too_low"
-    assert base["symptom"]["id"] == "plateau" and base["symptom"]["predicted"]
+    assert base["symptom"]["id"] == "slow_training" and base["symptom"]["predicted"]
     kb = load_kb([_pack(tmp_path, "kind: parameters\noverrides:\n"
                                   "  report.curve_symptoms.decreasing: [not_learning, plateau]\n")],
                  entry_point_packs=False)

@@ -1,9 +1,12 @@
-"""``code:data``: shuffle, batch size and workers of the loader the training loop iterates; NaN
-written into the data."""
+"""``code:data``: shuffle, batch size and workers of the loader the training loop iterates (or the
+``shuffle=`` a batching function of the script's own is called with); NaN written into the data;
+rows put in sorted order (``data_sorted``); a dataset whose ``__getitem__`` waits or reads a file
+per item (``item_fetch_blocking``)."""
 
 from __future__ import annotations
 
 import ast
+import re
 
 from ..text import snippet
 from ..values import BatchVal, Const, Event, IterVal, LoaderVal, Unknown
@@ -11,7 +14,8 @@ from ..values import BatchVal, Const, Event, IterVal, LoaderVal, Unknown
 
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
 SOURCE_ID = "code:data"
-FACTS = ("shuffle", "num_workers", "batch_size", "nan_written_to_data")
+FACTS = ("shuffle", "num_workers", "batch_size", "nan_written_to_data", "data_sorted", "item_fetch_blocking",
+         "permuted_alone")
 
 
 class DataFacts:
@@ -19,6 +23,9 @@ class DataFacts:
 
     def data_facts(self, step_loop: int | None, ref_ev: Event | None) -> None:
         self.nan_data_facts()
+        self.sorted_data_facts()
+        self.item_fetch_facts()
+        self.permuted_alone_facts()
         ld = None
         how = ""
         if step_loop is not None and ref_ev is not None:
@@ -54,6 +61,8 @@ class DataFacts:
                 self.add_unresolved(f"{len(real)} DataLoaders (lines "
                                     f"{', '.join(str(x.line) for x in real)}): could not tell which one "
                                     f"trains")
+            elif step_loop is not None:
+                self.batching_function_shuffle(self.loop_nodes.get(step_loop))
         if ld is None:
             return
         label = f"`{ld.text}` (line {ld.line}, {how})"
@@ -73,6 +82,159 @@ class DataFacts:
         else:
             self.add_unresolved(ld.why.get("num_workers") or
                                 f"line {ld.line}: num_workers of `{ld.text}` is computed at run time")
+
+    def batching_function_shuffle(self, loop: ast.AST | None) -> None:
+        """shuffle from a batching function of the script's own that the training loop iterates
+        (``for xb, yb in batches(x, y, 64, shuffle=False)``): the value passed, else the parameter's
+        default in the function's definition."""
+        if not isinstance(loop, (ast.For, ast.AsyncFor)):
+            return
+        defs = {n.name: n for n in ast.walk(self.tree) if isinstance(n, ast.FunctionDef)}
+        for call in (n for n in ast.walk(loop.iter) if isinstance(n, ast.Call)):
+            kw = next((k for k in call.keywords if k.arg == "shuffle"), None)
+            fn = defs.get(call.func.id) if isinstance(call.func, ast.Name) else None
+            if kw is not None:
+                if isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool):
+                    self.add_finding("shuffle", kw.value.value, call.lineno,
+                                     f"shuffle={kw.value.value} passed to `{snippet(call, 60)}` "
+                                     f"(line {call.lineno}), which the training loop iterates")
+                return
+            if fn is None:
+                continue
+            args = fn.args.posonlyargs + fn.args.args
+            names = [a.arg for a in args]
+            if "shuffle" not in names:
+                continue
+            i = names.index("shuffle")
+            if i < len(call.args):
+                v = call.args[i]
+                if isinstance(v, ast.Constant) and isinstance(v.value, bool):
+                    self.add_finding("shuffle", v.value, call.lineno,
+                                     f"shuffle={v.value} passed to `{snippet(call, 60)}` "
+                                     f"(line {call.lineno}), which the training loop iterates")
+                return
+            defaults = fn.args.defaults
+            j = i - (len(args) - len(defaults))
+            if 0 <= j < len(defaults) and isinstance(defaults[j], ast.Constant) \
+                    and isinstance(defaults[j].value, bool):
+                self.add_finding("shuffle", defaults[j].value, call.lineno,
+                                 f"`{snippet(call, 60)}` (line {call.lineno}) leaves shuffle at "
+                                 f"{defaults[j].value}, the default of `{fn.name}` (line {fn.lineno})")
+            return
+
+    def sorted_data_facts(self) -> None:
+        """data_sorted: the script puts rows in sorted order — an ``argsort`` whose result indexes
+        arrays (``order = torch.argsort(y); x, y = x[order], y[order]``), ``x[np.argsort(y)]``, or a
+        DataFrame's ``sort_values`` — outside evaluation code (a function named for evaluation,
+        metrics or ranking, or a ``no_grad`` block, sorts predictions, not data) and not cut to a
+        top-k. Only ever true: a script that sorts nothing says nothing about the order of its data."""
+        skip = self._evaluation_nodes()
+        orders: dict[str, ast.AST] = {}
+        for n in ast.walk(self.tree):
+            if id(n) in skip:
+                continue
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                    and _is_sort_call(n.value, "argsort"):
+                orders[n.targets[0].id] = n
+        for n in ast.walk(self.tree):
+            if id(n) in skip:
+                continue
+            if isinstance(n, ast.Subscript):
+                idx = n.slice
+                by_name = isinstance(idx, ast.Name) and idx.id in orders
+                if by_name or _is_sort_call(idx, "argsort"):
+                    first = orders[idx.id] if by_name else n
+                    self.add_finding("data_sorted", True, first.lineno,
+                                     f"`{snippet(first, 60)}` (line {first.lineno}) puts the rows in sorted "
+                                     f"order and `{snippet(n, 40)}` (line {n.lineno}) reorders the data by it")
+                    return
+            if isinstance(n, ast.Assign) and _is_sort_call(n.value, "sort_values"):
+                self.add_finding("data_sorted", True, n.lineno,
+                                 f"`{snippet(n, 60)}` (line {n.lineno}) sorts the table's rows")
+                return
+
+    def _evaluation_nodes(self) -> set:
+        """ids of the nodes inside evaluation code: functions named for evaluation/metrics/ranking
+        and ``with torch.no_grad()`` / ``inference_mode()`` blocks."""
+        out: set = set()
+        for n in ast.walk(self.tree):
+            inside = False
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                inside = bool(_EVAL_NAME.search(n.name)) or any(
+                    "no_grad" in snippet(d) or "inference_mode" in snippet(d) for d in n.decorator_list)
+            elif isinstance(n, ast.With):
+                inside = any("no_grad" in snippet(i.context_expr) or "inference_mode" in snippet(i.context_expr)
+                             for i in n.items)
+            if inside:
+                out.update(id(c) for c in ast.walk(n))
+        return out
+
+    def permuted_alone_facts(self) -> None:
+        """permuted_alone: a random permutation reorders an array in place (``x = x[perm]``,
+        ``y = y[torch.randperm(n)]``) while the array it is paired with — the one it goes into a
+        dataset, a ``zip`` or a split with — is not reordered by that same permutation: features and
+        labels no longer belong together. Only ever true."""
+        perms: dict[str, ast.AST] = {}
+        for n in ast.walk(self.tree):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                    and _is_perm_call(n.value):
+                perms[n.targets[0].id] = n
+        reordered: dict[str, list] = {}   # permutation key -> [(array, assignment)]
+        for n in ast.walk(self.tree):
+            if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                    and isinstance(n.value, ast.Subscript) and isinstance(n.value.value, ast.Name)
+                    and n.value.value.id == n.targets[0].id):
+                continue
+            idx = n.value.slice
+            if _is_perm_call(idx):
+                key = f"inline:{n.lineno}"
+            elif isinstance(idx, ast.Name) and idx.id in perms:
+                key = idx.id
+            else:
+                continue
+            reordered.setdefault(key, []).append((n.targets[0].id, n))
+        if not reordered:
+            return
+        partners: dict[str, set] = {}   # arrays that go together: into one call, or out of one
+        groups = [[_root_name(a) for a in c.args] for c in ast.walk(self.tree) if isinstance(c, ast.Call)]
+        groups += [[_root_name(e) for e in n.targets[0].elts] for n in ast.walk(self.tree)
+                   if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple)]
+        for g in groups:
+            names = [a for a in g if a]
+            for a in names:
+                partners.setdefault(a, set()).update(b for b in names if b != a)
+        for arrays in reordered.values():
+            moved = {a for a, _ in arrays}
+            for a, node in arrays:
+                left = sorted(partners.get(a, set()) - moved)
+                if left:
+                    self.add_finding("permuted_alone", True, node.lineno,
+                                     f"`{snippet(node, 60)}` (line {node.lineno}) reorders {a} at random "
+                                     f"but not {left[0]}, which it is paired with: the rows no longer "
+                                     f"match")
+                    return
+
+    def item_fetch_facts(self) -> None:
+        """item_fetch_blocking: a Dataset's ``__getitem__`` that waits (``time.sleep``) or reads a
+        file, an image or a URL for every item — the work a DataLoader with ``num_workers=0`` does
+        between steps, one item at a time. Only ever a non-empty list."""
+        for cls in (n for n in ast.walk(self.tree) if isinstance(n, ast.ClassDef)):
+            get = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__getitem__"), None)
+            if get is None:
+                continue
+            found = []
+            for c in (n for n in ast.walk(get) if isinstance(n, ast.Call)):
+                name = snippet(c.func)
+                last = name.rsplit(".", 1)[-1]
+                if last in _BLOCKING_CALLS or name in _BLOCKING_NAMES:
+                    found.append((c.lineno, "sleep" if last == "sleep" else name))
+            if found:
+                kinds = sorted({k for _, k in found})
+                line = found[0][0]
+                self.add_finding("item_fetch_blocking", kinds, line,
+                                 f"`{cls.name}.__getitem__` calls {', '.join(f'`{k}`' for k in kinds)} for "
+                                 f"every item (line {line})")
+                return
 
     @staticmethod
     def slices_by(loop: ast.AST) -> bool:
@@ -115,6 +277,43 @@ class DataFacts:
                                  f"`{snippet(n, 60)}` (line {n.lineno}) stores NaN in the data, and "
                                  f"nothing in {self.basename} removes or masks it")
                 return
+
+
+#: names of evaluation code, where a sort orders predictions rather than data
+_EVAL_NAME = re.compile(r"eval|valid|test|metric|score|predict|rank|top_?k|recall|precision|ndcg|map_at",
+                        re.IGNORECASE)
+
+#: calls in a ``__getitem__`` that wait or read storage for every item: by their last name, and
+#: (for names too common to match alone, like ``open`` and ``load``) whole
+_BLOCKING_CALLS = {"sleep", "imread", "imdecode", "urlopen", "urlretrieve", "read_csv", "read_parquet",
+                   "loadmat", "load_image", "decode_image", "read_image", "read_file"}
+_BLOCKING_NAMES = {"open", "io.open", "Image.open", "PIL.Image.open", "np.load", "numpy.load",
+                   "torch.load", "np.fromfile", "numpy.fromfile", "requests.get"}
+
+
+def _is_sort_call(v: ast.AST, attr: str) -> bool:
+    """``torch.argsort(..)``, ``np.argsort(..)``, ``y.argsort(..)`` (attr ``argsort``) or
+    ``df.sort_values(..)`` (attr ``sort_values``) itself: ``np.argsort(s)[:k]`` (a top-k) is a
+    subscript, not this call."""
+    return isinstance(v, ast.Call) and isinstance(v.func, (ast.Attribute, ast.Name)) and (
+        (v.func.attr if isinstance(v.func, ast.Attribute) else v.func.id) == attr)
+
+
+def _root_name(v: ast.AST) -> str | None:
+    """The array an argument carries: ``x``, ``torch.from_numpy(x)``, ``x.float()``, ``x.to(dev)``."""
+    if isinstance(v, ast.Name):
+        return v.id
+    if isinstance(v, ast.Call):
+        if isinstance(v.func, ast.Attribute) and not (isinstance(v.func.value, ast.Name)
+                                                     and v.func.value.id in ("torch", "np", "numpy")):
+            return _root_name(v.func.value)
+        return _root_name(v.args[0]) if len(v.args) == 1 else None
+    return None
+
+
+def _is_perm_call(v: ast.AST) -> bool:
+    """``torch.randperm(n)``, ``np.random.permutation(n)``, ``rng.permutation(n)``."""
+    return isinstance(v, ast.Call) and snippet(v.func).rsplit(".", 1)[-1] in ("randperm", "permutation")
 
 
 _NAN_CLEANERS = {"nan_to_num", "nan_to_num_", "isnan", "isfinite", "fillna", "dropna", "nanmean",
