@@ -487,20 +487,22 @@ def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, st
             f"the training loss turns NaN/Inf at {log.x_label} {_fx(start)} and stays so "
             f"to the end ({s.nonfinite} of {s.rows} values non-finite)")
     magnitude = P["curves.diverge_magnitude"]
+    # under 5 points there is no noise band to clear (step 4: noise is not judged there)
+    band = 2 * c.sig_tail if c.n >= 5 else 0.0
     # below zero, a loss whose magnitude grew is diverging only while it still runs off: a negative
     # loss that levelled off (a Gaussian or flow NLL, an ELBO term) is bounded and falling is progress
     runs_off = current >= 0 or c.drop >= P["curves.negative_runaway_rel"] * abs(current)
-    if (current - initial > max(P["curves.diverge_rise"] * abs(initial), 2 * c.sig_tail)
-            or (abs(current) > magnitude * abs(initial) and abs(current) - abs(initial) > 2 * c.sig_tail
+    if (current - initial > max(P["curves.diverge_rise"] * abs(initial), band)
+            or (abs(current) > magnitude * abs(initial) and abs(current) - abs(initial) > band
                 and runs_off)
             or (c.best < initial and current - c.best >= P["curves.diverge_climb_back"] * (initial - c.best)
-                and current - c.best > max(P["curves.diverge_above_best"] * abs(c.best), 2 * c.sig_tail))):
+                and current - c.best > max(P["curves.diverge_above_best"] * abs(c.best), band))):
         return ("diverging",) + _diverging_why(c, log, out)
     if ((c.n >= 5 and c.noise >= P["curves.osc_noise"]
          and c.sig_tail >= P["curves.osc_progress_share"] * max(initial - current, 0.0))
             or c.spiky or c.wander):
         trend, region, why = ("oscillating",) + _oscillating_why(c, out)
-    elif c.frac < P["curves.flat_fraction"]:
+    elif c.frac < P["curves.flat_fraction"] and not _fell_then_flat(c, out):
         trend = "flat"
         region = (c.x_start, c.x_end)
         why = (f"the training loss stays flat: {_fmt(initial)} -> {_fmt(current)} "
@@ -511,6 +513,22 @@ def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, st
         why += (f"; its {len(c.spikes)} one-point spikes in {c.n} points fall back at once "
                 f"(hard batches, not instability)")
     return trend, region, why
+
+
+def _fell_then_flat(c: _LossCurve, out: _Out) -> bool:
+    """A small fall that is real and over: the loss took ``curves.plateau_min_fall`` or more of
+    its level off, by ``curves.plateau_fall_bands`` noise bands or more, and has been flat since
+    for ``curves.plateau_min_flat_share`` of the run or more (the plateau test of step 6). A loss
+    that moved that little is flat by the 10 % rule, but a quiet curve that dropped and then
+    levelled (0.558, 0.526, 0.518, 0.517, 0.514, ...) learned and stopped: a plateau, not a run
+    that never started."""
+    P = out.p
+    if c.n < 5 or c.frac < P["curves.plateau_min_fall"]:
+        return False
+    if c.initial - c.current < P["curves.plateau_fall_bands"] * c.sig_tail:
+        return False
+    trend, region, _ = _plateau_or_decreasing(c, out)
+    return trend == "plateaued" and (region[1] - region[0]) >= P["curves.plateau_min_flat_share"] * c.span
 
 
 def _diverging_why(c: _LossCurve, log, out: _Out) -> tuple[tuple, str]:
@@ -558,7 +576,14 @@ def _plateau_or_decreasing(c: _LossCurve, out: _Out) -> tuple[str, tuple | None,
     P, initial, current, nc, drop = out.p, c.initial, c.current, c.nc, c.drop
     share = drop / (initial - current)
     rel = drop / max(abs(current), 1e-12)
-    if nc >= 5 and ((share < P["curves.plateau_share"] and rel < P["curves.plateau_rel"]) or drop < 2 * c.se):
+    # a short, quiet log whose last 30 % falls at every point, by more than plateau_rel of its
+    # level, is still falling: the window medians of a few points lag a steady decline
+    tail = [c.cm[i] for i in c.tail_idx]
+    falling = (len(tail) >= 3 and all(b < a for a, b in zip(tail, tail[1:]))
+               and tail[0] - tail[-1] > P["curves.plateau_rel"] * abs(tail[-1]))
+    if nc >= 5 and not falling and (
+            (share < P["curves.plateau_share"] and rel < P["curves.plateau_rel"])
+            or drop < 2 * c.se):
         flat_level = median(c.cm[i] for i in c.tail_idx)
         delta = max(2 * c.sig_tail, P["curves.plateau_band"] * abs(flat_level))
         j = nc
@@ -836,7 +861,18 @@ def _run_length(log, out: _Out) -> None:
             f"the log covers {length} {what} ({_fx(a)}-{_fx(b)}, {log.rows} rows)")
     # an excerpt: the run began long before its first record (more unseen than shown), so a flat
     # stretch in it is a run that stopped improving, not one that never started
-    mid = a > 1 and a >= out.p["curves.mid_run_start_ratio"] * max(b - a, 0)
+    ratio = out.p["curves.mid_run_start_ratio"]
+    mid = a > 1 and a >= ratio * max(b - a, 0)
+    # steps counted within the excerpt (a progress counter) hide where the run was: the epoch
+    # number printed beside them does not (``Epoch 145/150`` over five epochs of bars)
+    first_epoch, epochs = getattr(log, "first_epoch", None), getattr(log, "epochs", 0)
+    if not mid and log.x_label == "step" and first_epoch is not None and epochs and first_epoch > 1:
+        mid = first_epoch - 1 >= ratio * epochs
+        if mid:
+            out.add("log_starts_mid_run", True, a, b,
+                    f"the log starts at epoch {_fx(first_epoch)}, after more of the run than it shows "
+                    f"({epochs} epoch{'s' if epochs != 1 else ''})")
+            return
     out.add("log_starts_mid_run", bool(mid), a, b,
             f"the log starts at {what[:-1]} {_fx(a)}, " + (
                 f"after more of the run than it shows ({_fx(b - a)} {what})" if mid
