@@ -6,6 +6,7 @@ the declared type, and its source is a ``probe:*`` entry of kb/sources.yaml that
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import time
@@ -86,8 +87,9 @@ def blobs(n=128, d=8, c=4, seed=0, noise=0.3):
 def fit(model, opt, ds, *, epochs=1, batch=16, crit=None, zero_grad=True, shuffle=True, val=None,
         level="cheap", observe=True, sched=None, sched_per_batch=False, clip=None, give_loaders=True,
         eval_in_val=True, val_no_grad=True, forward=None, loss_fn=None, num_classes=None, arm_at=None,
-        steps=None, watch_kwargs=None, before_findings=None):
-    """Train under watch() and return ({fact: value}, findings, watch)."""
+        steps=None, watch_kwargs=None, before_findings=None, pass_outputs=True):
+    """Train under watch() and return ({fact: value}, findings, watch). ``pass_outputs`` False: the
+    monitor sees the loss but not the outputs it compared (a hand-written loss function)."""
     torch.manual_seed(0)
     crit = crit or nn.CrossEntropyLoss()
     tl = torch.utils.data.DataLoader(ds, batch_size=batch, shuffle=shuffle)
@@ -102,7 +104,7 @@ def fit(model, opt, ds, *, epochs=1, batch=16, crit=None, zero_grad=True, shuffl
                 out = forward(model, x) if forward else model(x)
                 loss = loss_fn(out, y) if loss_fn else crit(out, y)
                 if observe:
-                    w.observe(loss, outputs=out, targets=y)
+                    w.observe(loss, outputs=out if pass_outputs else None, targets=y)
                 loss.backward()
                 if clip is not None:
                     torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
@@ -1046,3 +1048,40 @@ def test_the_saturation_cut_is_a_parameter():
             for h in hooks.handles:
                 h.remove()
     assert shares[1] > shares[0] + 0.1
+
+
+def test_nan_made_by_a_hand_written_loss_the_runner_cannot_see_into():
+    # log(sigmoid(z)) written out by hand: no outputs reach the monitor, so the replay decides —
+    # every module's output finite on finite weights and inputs: the loss made the NaN
+    torch.manual_seed(0)
+    m = mlp()
+
+    def pixel_bce(out, y):
+        p = torch.sigmoid(out * 1e4)          # saturates to exactly 0/1: log(0) = -inf
+        t = F.one_hot(y, 4).float()
+        return -(t * torch.log(p) + (1 - t) * torch.log(1 - p)).mean()
+
+    facts, *_ = fit(m, sgd(m), blobs(), loss_fn=pixel_bce, pass_outputs=False)
+    assert facts["nonfinite_first_module"] == "loss"
+
+
+def test_outputs_grown_huge_are_not_blamed_on_the_loss():
+    # a regression whose outputs are finite but enormous: MSE squares them into Inf — the model
+    # blew up, so the replay does not say "loss"
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+    with torch.no_grad():
+        m[2].weight.mul_(1e30)
+    before = copy.deepcopy(m)
+
+    def mse(out, y):
+        return ((out.squeeze(1) - y.float()) ** 2).mean()
+
+    facts, *_ = fit(m, sgd(m), blobs(), loss_fn=mse, pass_outputs=False)
+    assert facts["nan_first_step"] == 0
+    assert facts.get("nonfinite_first_module") != "loss"
+    # the same replay without the magnitude limit would have blamed the loss
+    from traindx.probes.live.nan_trace import first_nonfinite_module
+    x = blobs().tensors[0][:16]
+    assert first_nonfinite_module(before, (x,), all_finite="loss") == "loss"
+    assert first_nonfinite_module(before, (x,), all_finite="loss", max_output=1e4) is None

@@ -646,3 +646,55 @@ def test_optimizers_stepping_in_turn_stay_one_phase(tmp_path):
     r = run_script(script, ["turns"], timeout=600)
     assert r.exit_code == 0 and r.phases == []
     assert {f.fact: f.value for f in r.findings}["optimizer"] == "sgd"      # the first one that stepped
+
+
+def test_a_validation_and_a_test_loader_are_two_held_out_sets_not_one(monkeypatch):
+    """A script that evaluates a validation loader and then a test loader from another distribution
+    gets the validation accuracy of the validation set alone, and the test set's as test_accuracy
+    (so a validation set that agrees with training while the test set does not can be seen)."""
+    torch = pytest.importorskip("torch")
+    import torch.nn as nn
+    from torch.utils.data import DataLoader, TensorDataset
+
+    from traindx.probes.runner import child as _child
+
+    state = _child._State()
+    state.split_batch = _child._split_batch
+    monkeypatch.setattr(_child, "_S", state)
+    _child.install()
+    try:
+        torch.manual_seed(0)
+        centers = torch.randn(3, 6) * 3
+
+        def blobs(n, relabel=0):
+            y = torch.arange(n) % 3
+            return TensorDataset(centers[y] + torch.randn(n, 6), (y + relabel) % 3)
+
+        train = DataLoader(blobs(240), batch_size=32, shuffle=True)
+        val = DataLoader(blobs(96), batch_size=32)
+        test = DataLoader(blobs(90, relabel=1), batch_size=32)   # another labelling: the model fails it
+        model = nn.Sequential(nn.Linear(6, 32), nn.ReLU(), nn.Linear(32, 3))
+        opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+        crit = nn.CrossEntropyLoss()
+        acc = {}
+        for _ in range(6):
+            model.train()
+            for xb, yb in train:
+                _step(model, opt, crit(model(xb), yb))
+            model.eval()
+            with torch.no_grad():
+                for name, loader in (("val", val), ("test", test)):
+                    right = 0
+                    for xb, yb in loader:
+                        out = model(xb)
+                        crit(out, yb)
+                        right += int((out.argmax(1) == yb).sum())
+                    acc[name] = right / len(loader.dataset)
+        mon = state.monitor
+        mon.detach()
+        facts = {f.fact: f.value for f in mon.findings()}
+    finally:
+        _child.uninstall()
+    assert acc["val"] > 0.9 and acc["test"] < acc["val"] - 0.2      # the planted difference is real
+    assert facts["val_accuracy"] == pytest.approx(acc["val"], abs=1e-6)
+    assert facts["test_accuracy"] == pytest.approx(acc["test"], abs=1e-6)

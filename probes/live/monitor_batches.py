@@ -43,6 +43,8 @@ class BatchFeed:
         self._last_wait_t = None
         self._val_since_wait = False
         self._gpu_util: list[float] = []
+        self._eval_sets: dict[tuple, int] = {}   # (dataset type, length) -> index in the order seen
+        self._eval_set = None                     # index of the set the current evaluation reads
 
     def on_batch(self, inputs, targets=None, *, phase=None):
         """A batch as it comes out of the loader. ``phase`` None infers it from grad mode."""
@@ -95,6 +97,30 @@ class BatchFeed:
             self._loaders[phase] = loader
 
     add_loader = on_data_loader
+
+    #: distinct held-out sets told apart; beyond this, every evaluation counts as one set
+    _max_eval_sets = 8
+
+    def on_eval_loader(self, loader):
+        """The loader the next evaluation batches come from. A script that evaluates on two held-out
+        sets (a validation loader, then a test loader) gets one evaluation per set, not their
+        average: the first set evaluated is the validation set, any other a test set. A set is its
+        dataset's type and length, so a loader (or dataset) rebuilt every epoch over the same rows
+        stays one set; two held-out sets of the same type and size stay one (as without this)."""
+        if self._busy or loader is None:
+            return
+        ds = getattr(loader, "dataset", loader)
+        try:
+            key = (type(ds).__name__, len(ds))
+        except Exception:   # no len(): an iterable dataset is one set per object
+            key = (type(ds).__name__, id(ds))
+        index = self._eval_sets.get(key)
+        if index is None:
+            if len(self._eval_sets) >= self._max_eval_sets:
+                self._eval_set = None      # a new set every evaluation: no telling them apart
+                return
+            index = self._eval_sets[key] = len(self._eval_sets)
+        self._eval_set = index
 
     # ------------------------------------------------------------------ observations
     def _observe_inputs(self, inputs):

@@ -19,7 +19,7 @@ from traindx.probes.live.probe import SCHEDULE
 from traindx.probes.live.schedule import ACC, OUTPUTS, due, own_time
 
 class _LossRec:
-    __slots__ = ("step", "phase", "value", "training", "bwd", "acc", "nan_info")
+    __slots__ = ("step", "phase", "value", "training", "bwd", "acc", "nan_info", "eval_set")
 
     def __init__(self, step, phase, training, bwd):
         self.step = step
@@ -29,6 +29,7 @@ class _LossRec:
         self.bwd = bwd                # backward passes counted when the loss arrived
         self.acc = None               # (correct, counted) as floats once resolved
         self.nan_info = None
+        self.eval_set = None          # which held-out set an evaluation loss came from (None: unknown)
 
 
 
@@ -91,6 +92,7 @@ class LossFeed:
         training = self._last_fwd_training if self._last_fwd_training is not None else (
             None if self.model is None else self.model.training)
         rec = _LossRec(self.steps, phase, training, self._bwd_count)
+        rec.eval_set = getattr(self, "_eval_set", None)
         self._loss_count += 1
         if loss_fn is not None and self._loss_fn is None:
             self._loss_fn = loss_fn
@@ -290,8 +292,12 @@ class LossFeed:
                 if info.get("outputs_nonfinite") is False:
                     info["module"] = "loss"
                 elif NT.params_finite(self.model):
-                    mod = NT.first_nonfinite_module(self.model, self._last_args, self._last_kwargs,
-                                                    autocast=self._fwd_autocast)
+                    # a replay whose every module output is finite, on finite weights and inputs:
+                    # the model's forward did not make the NaN/Inf, the loss computation did
+                    mod = NT.first_nonfinite_module(
+                        self.model, self._last_args, self._last_kwargs, autocast=self._fwd_autocast,
+                        all_finite=None if info.get("inputs_have_nan") else "loss",
+                        max_output=self.params["nan_trace.loss_made_max_output"])
                     if mod is not None:
                         info["module"] = mod or type(self.model).__name__
                 else:
@@ -360,8 +366,15 @@ class LossFeed:
         if rec.training is not None:
             self._mode["val"][0 if rec.training else 1] += 1
         run = self._val_run
+        if run is not None and run["n"] and rec.eval_set is not None and run["set"] is not None \
+                and rec.eval_set != run["set"]:
+            self._close_val_epoch()       # the script moved on to another held-out set
+            run = None
         if run is None:
-            run = self._val_run = {"step": self.steps, "sum": 0.0, "n": 0, "correct": 0.0, "counted": 0.0}
+            run = self._val_run = {"step": self.steps, "sum": 0.0, "n": 0, "correct": 0.0, "counted": 0.0,
+                                   "set": rec.eval_set}
+        elif run["set"] is None:
+            run["set"] = rec.eval_set
         if math.isfinite(rec.value):
             run["sum"] += rec.value
             run["n"] += 1
@@ -374,9 +387,10 @@ class LossFeed:
         if run is None or run["n"] == 0:
             return
         ep = {"step": run["step"], "loss": run["sum"] / run["n"], "batches": run["n"],
-              "accuracy": L.accuracy(run["correct"], run["counted"]), "train_loss": self._recent_train_loss()}
+              "accuracy": L.accuracy(run["correct"], run["counted"]), "train_loss": self._recent_train_loss(),
+              "set": run["set"]}
         self._val_epochs.append(ep)
-        eps = self._val_epochs
+        eps = self.validation_epochs()
         if len(eps) >= 3:
             gaps = [e["loss"] - e["train_loss"] for e in eps[-3:] if e["train_loss"] is not None]
             if len(gaps) == 3 and gaps[0] < gaps[1] < gaps[2] and eps[-1]["loss"] > eps[-2]["loss"] and not self.armed:
@@ -410,7 +424,24 @@ class LossFeed:
                 return nc, "largest label + 1"
         return None, None
 
+    def validation_epochs(self) -> list[dict]:
+        """The closed evaluations of the validation set: the first held-out set the script
+        evaluated (evaluations whose set is unknown count as validation)."""
+        first = next((e["set"] for e in self._val_epochs if e["set"] is not None), None)
+        return [e for e in self._val_epochs if e["set"] is None or e["set"] == first]
+
+    def test_epochs(self) -> list[dict]:
+        """The closed evaluations of the other held-out sets (a test set), in order."""
+        first = next((e["set"] for e in self._val_epochs if e["set"] is not None), None)
+        return [e for e in self._val_epochs if e["set"] is not None and e["set"] != first]
+
     def _val_batches_expected(self):
+        run = self._val_run
+        if len(getattr(self, "_eval_sets", ())) > 1:
+            # several held-out sets: the validation loader's length is one of them; an open
+            # evaluation is complete once it has as many batches as that set's previous one
+            same = [e for e in self._val_epochs if e["set"] == (run["set"] if run else None)]
+            return same[-1]["batches"] if same else float("inf")
         loader = self._loaders.get("val")
         try:
             if loader is not None:

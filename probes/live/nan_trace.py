@@ -80,10 +80,13 @@ def params_finite(model) -> bool:
     return all(math.isfinite(v) for v in norms_of(ps))
 
 
-def first_nonfinite_module(model, args, kwargs=None, *, autocast: tuple | None = None) -> str | None:
+def first_nonfinite_module(model, args, kwargs=None, *, autocast: tuple | None = None,
+                           all_finite: str | None = None, max_output: float | None = None) -> str | None:
     """Replay ``model(*args, **kwargs)`` on a hook-free copy and return the name of the first module
     (in the order their forwards finish) whose output holds NaN/Inf; ``""`` for the root module;
-    None when the replay's outputs are all finite or the replay is not possible.
+    ``all_finite`` when the replay ran to the end and every module's output was finite (and the
+    model's output within ``max_output`` in magnitude, when given); None when the replay is not
+    possible or its output is finite but larger.
 
     ``autocast``: ``(device_type, dtype)`` when the original forward ran under autocast.
     """
@@ -111,10 +114,16 @@ def first_nonfinite_module(model, args, kwargs=None, *, autocast: tuple | None =
                                                                 autocast[1])) if autocast else contextlib.nullcontext()
     try:
         with preserved_rng(), torch.no_grad(), ctx:
-            copy(*args, **(kwargs or {}))
+            out = copy(*args, **(kwargs or {}))
     except Exception:
         return found[0] if found else None
     finally:
         for h in handles:
             h.remove()
-    return found[0] if found else None
+    if found:
+        return found[0]
+    if all_finite is not None and max_output is not None:
+        big = [t for t in tensors_in(out) if t.is_floating_point() and t.numel()]
+        if any(float(t.detach().abs().max()) > max_output for t in big):
+            return None
+    return all_finite

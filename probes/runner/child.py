@@ -589,12 +589,17 @@ def _patch_dataloader(torch) -> None:
             _S.activity = True
             _S.ticks += 1
             phase = "train" if torch.is_grad_enabled() else "val"
+            ref = _S.iter_loaders.get(self)
+            loader = ref() if ref is not None else None
             _declare_loader(self, phase)
             if synced is None:
                 _call_monitor("on_data_wait", waited)
             else:
                 _call_monitor("on_data_wait", waited, synced=synced)
             x, y = _S.split_batch(batch)
+            if phase != "train" and loader is not None and hasattr(_S.monitor, "on_eval_loader"):
+                # which held-out set: a script may evaluate on a validation and a test loader
+                _call_monitor("on_eval_loader", loader)
             _call_monitor("on_batch", x, y, phase=phase)
             _emit()
         except Exception as e:
@@ -607,7 +612,7 @@ def _patch_dataloader(torch) -> None:
 def _declare_loader(it, phase: str) -> None:
     """Hand a loader to ``monitor.on_data_loader`` once, with the phase of its first batch
     (dataset sizes, shuffling, the train/val overlap probe)."""
-    ref = _S.iter_loaders.pop(it, None)
+    ref = _S.iter_loaders.get(it)
     loader = ref() if ref is not None else None
     if loader is None or loader in _S.declared or _S.monitor is None \
             or not hasattr(_S.monitor, "on_data_loader"):

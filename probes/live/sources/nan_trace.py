@@ -11,6 +11,7 @@ class NanTrace(Probe):
     facts = ("nan_first_step", "inputs_have_nan", "nonfinite_first_module", "output_range_max", "nan_grad_params")
     needs = frozenset({"model", "batch", "loss"})
     schedule = "once, at the first non-finite training loss; output range at the sampled losses"
+    parameters = ("nan_trace.loss_made_max_output",)
 
     def findings(self, m, emit, params):
         info = m._nan_info or {}

@@ -8,7 +8,8 @@ from traindx.probes.live.probe import Probe
 
 class TrainValGap(Probe):
     source = "probe:train_val_gap"
-    facts = ("train_accuracy", "val_accuracy", "train_loss", "val_loss", "val_loss_trend", "best_val_fraction")
+    facts = ("train_accuracy", "val_accuracy", "train_loss", "val_loss", "val_loss_trend", "best_val_fraction",
+             "test_accuracy", "test_loss")
     needs = frozenset({"loss"})
     schedule = "every validation loss; training accuracy first 10 training losses, every 20"
     parameters = ("train_val_gap.min_metric_steps", "curves.val_rise", "curves.val_fall")
@@ -25,13 +26,17 @@ class TrainValGap(Probe):
             self._train_accuracy(m, emit, epochs)
         if epochs:
             self._validation(m, emit, epochs, params)
+        tests = [e for e in m.test_epochs() if e["step"] >= first]
+        if tests:
+            self._test(emit, tests)
 
     @staticmethod
     def _evaluations(m, first) -> list[dict]:
-        epochs = [e for e in m._val_epochs if e["step"] >= first]
+        epochs = [e for e in m.validation_epochs() if e["step"] >= first]
         run = m._val_run
+        val_set = next((e["set"] for e in m._val_epochs if e["set"] is not None), None)
         if run is not None and run["n"] and run["n"] >= m._val_batches_expected() and \
-                run["step"] >= first:
+                run["step"] >= first and (val_set is None or run["set"] in (None, val_set)):
             # an evaluation still open at a look mid-run, counted once it has as many batches as
             # the validation loader (or as the previous evaluation): a partial one would mislead
             epochs.append({"step": run["step"], "loss": run["sum"] / run["n"], "batches": run["n"],
@@ -67,3 +72,14 @@ class TrainValGap(Probe):
             emit("val_loss_trend", vf.value, f"{vf.detail} ({len(vl)} evaluations)")
         b = L.best_val_fraction([(e["step"], e["loss"]) for e in epochs], m.steps)
         emit("best_val_fraction", b, f"best validation loss at {b * 100:.0f}% of the run" if b is not None else "")
+
+    @staticmethod
+    def _test(emit, tests):
+        # a second held-out set the script evaluates (a test loader after the validation loader):
+        # its latest evaluation, which the validation/test gap compares with validation
+        last = tests[-1]
+        emit("test_loss", last["loss"], f"loss {last['loss']:.4g} on a second held-out set the script "
+             f"evaluates (step {last['step']}, {len(tests)} evaluation(s))")
+        if last["accuracy"] is not None:
+            emit("test_accuracy", last["accuracy"], f"accuracy {last['accuracy'] * 100:.1f}% on a second "
+                 "held-out set the script evaluates, besides the validation set")
