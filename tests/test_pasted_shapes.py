@@ -237,3 +237,65 @@ def test_a_loss_that_settles_at_ln2_is_not_learning_even_after_a_big_fall(tmp_pa
     text = "\n".join(f"Epoch {e:02d}: | Train Loss: {v / 3:.5f} | Val Loss: 0.05330" for e, v in enumerate(losses, 1))
     rep, _ = _diagnose(tmp_path, text, "converged.out")
     assert _symptom(rep) == "healthy"
+
+
+def test_data_and_step_times_alone_are_read_as_a_slow_run(tmp_path):
+    text = "\n".join(f"load_data_time: {d}, train_step_time: {t}"
+                     for d, t in [("0.0001", "0.665"), ("0.0001", "0.652"), ("19.6173", "0.686"),
+                                  ("0.0002", "0.664"), ("0.0002", "0.639")])
+    rep, out = _diagnose(tmp_path, text)
+    assert _symptom(rep) == "slow_training"
+    assert "data time plus the step time" in out
+
+
+def test_a_rank_prefixed_traceback_cut_short_is_a_crash(tmp_path):
+    text = "\n".join(["> [rank2]: Traceback (most recent call last):",
+                      '[rank2]:   File "train.py", line 165, in <module>',
+                      "[rank2]:     trainer.train()",
+                      '[rank2]:   File "/site-packages/torch/_tensor.py", line 581, in backward',
+                      "[rank2]:     torch.autograd.backward("])
+    rep, _ = _diagnose(tmp_path, text)
+    assert rep["status"] == "out_of_scope"
+
+
+def test_a_cuda_kernel_assertion_is_a_crash_not_a_metric(tmp_path):
+    text = "\n".join(f"/pytorch/aten/src/ATen/native/cuda/Loss.cu:115: operator(): block: [{b},0,0], thread: "
+                     "[25,0,0] Assertion `input_val >= zero && input_val <= one` failed." for b in (1237, 1254))
+    rep, out = _diagnose(tmp_path, text)
+    assert rep["status"] == "out_of_scope"
+    assert "no metrics" in out
+
+
+def test_a_header_of_single_spaced_names_with_a_nan_row(tmp_path):
+    text = ("epoch train loss valid loss accuracy_thresh f2_opt\n"
+            "0 nan nan 0.997788 0.000000\n\n71.39% [6930/9707 3:56:27<1:34:45 nan]\n")
+    log = read_console_text(text)
+    assert log.columns["loss"] == "train loss" and log.columns["val_loss"] == "valid loss"
+    rep, _ = _diagnose(tmp_path, text)
+    assert _symptom(rep) == "explosion"
+
+
+def test_an_accuracy_only_log_flat_at_zero_is_not_learning_and_rising_is_healthy(tmp_path):
+    def mx(accs):
+        return "\n".join(f"INFO:root:Epoch[0] Batch [{50 * (i + 1)}]\tSpeed: 129.39 samples/sec\t"
+                         f"Train-accuracy={a:.6f}" for i, a in enumerate(accs))
+    rep, _ = _diagnose(tmp_path, mx([0.002266, 0.0, 0.0, 0.0, 0.0, 0.0]), "flat.out")
+    assert _symptom(rep) == "not_learning"
+    rep, _ = _diagnose(tmp_path, mx([0.21, 0.30, 0.38, 0.45, 0.52, 0.56]), "rising.out")
+    assert _symptom(rep) == "healthy"
+
+
+def test_a_loss_moving_only_in_its_last_printed_digit_is_frozen(tmp_path):
+    lines = []
+    for e, v in enumerate(["2.3030", "2.3030", "2.3029", "2.3029", "2.3030", "2.3029", "2.3028", "2.3029"], 34):
+        lines += [f"Epoch {e}/400", f"50000/50000 [==============================] - 455s - loss: {v} - "
+                                    "acc: 0.0994 - val_loss: 2.3026 - val_acc: 0.1000"]
+    rep, _ = _diagnose(tmp_path, "\n".join(lines))
+    assert _symptom(rep) == "not_learning"
+
+
+def test_a_short_excerpt_falling_at_every_record_is_learning(tmp_path):
+    text = "\n".join(f"Epoch 0:  {6 * i}%|#  | {i}/18 [00:{10 + 3 * i}<01:33,  5.82s/it, loss={v}, v_num=193315]"
+                     for i, v in enumerate(["10.473", "10.224", "10.047", "9.926", "9.847"], 1))
+    rep, _ = _diagnose(tmp_path, text)
+    assert _symptom(rep) == "healthy"

@@ -83,7 +83,7 @@ from .logs import LogData, Series, match_role, normalize_name, parse_column_map
 # ------------------------------------------------------------------------------ line cleaning
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: what a thread adds in front of a pasted line: e-mail/Markdown quote marks, bold
-_QUOTED = re.compile(r"^(?:>[ \t]*)+|^\*\*")
+_QUOTED = re.compile(r"^(?:>[ \t]*|\*\*|\[(?:rank|default)\d+\]:[ \t]?)+")
 
 _EXTRA_FILLER = {"average", "avg", "mean", "running", "current", "smoothed", "batch", "epoch", "set",
                  "subset", "net", "output", "on", "the", "of", "model", "overall", "total", "final",
@@ -117,6 +117,9 @@ _SUMMARY_WORDS = {"best", "min", "max", "lowest", "highest", "minimum", "maximum
                   "peak", "start", "end", "final"}
 _TRACE_START = re.compile(r"^\s*Traceback \(most recent call last\)")
 _EXC_LINE = re.compile(r"^\s*((?:[\w.]+\.)?(\w*(?:Error|Exception|Interrupt)))\b:?\s*(.*)$")
+_CUDA_ASSERT = re.compile(r"\.cuh?:\d+.*\bAssertion\b.*\bfailed")
+#: a name that is a source file's path (``/pytorch/aten/src/ATen/native/cuda/Loss.cu:115``), not a metric
+_SOURCE_PATH = re.compile(r"(?:/[^/]*){3}|\.(?:py|cu|cuh|cpp|cc|c|h|hpp)$")
 _NAN_WARN = re.compile(r"(?:\bnan\b|\binf(?:inite|inity)?\b|non-?finite)", re.IGNORECASE)
 _NAN_CTX = re.compile(r"\b(?:loss|grad\w*|gradient|weights?|output|logits?)\b", re.IGNORECASE)
 _NAN_BENIGN = re.compile(r"overflow|loss[ _]?scal|skipping step|reducing", re.IGNORECASE)
@@ -377,7 +380,7 @@ class ConsoleReader(LineParser):
         # Top-1, Prec@1, acc@1: the top-1 accuracy
         phrase_top = _TOP1.sub("top1", phrase) if "1" in phrase else phrase
         norm = normalize_name(phrase_top)
-        if not norm:
+        if not norm or ("/" in phrase and _SOURCE_PATH.search(phrase)):
             return None
         if norm in self.cmap:
             return self.cmap[norm], -1, phrase, None
@@ -459,8 +462,9 @@ class ConsoleReader(LineParser):
             return
         if "\x1b" in line:
             line = _ANSI.sub("", line)
-        if line[0] in ">*" and _QUOTED.match(line):
-            # a log quoted in a thread (``> `` per line) or set in bold (``**...**``)
+        if line[0] in ">*[" and _QUOTED.match(line):
+            # a log quoted in a thread (``> `` per line), set in bold (``**...**``), or the
+            # rank prefix a distributed launcher puts on each line (``[rank2]: ``)
             line = _QUOTED.sub("", line, 1).rstrip("*")
             if not line or line.isspace():
                 return
@@ -505,7 +509,12 @@ class ConsoleReader(LineParser):
         self._parse(line)
 
     def _exception_line(self, line: str) -> str | None:
-        """An exception printed without its traceback: the message it was reported with."""
+        """An exception printed without its traceback: the message it was reported with (a CUDA
+        kernel's failed assertion, ``Loss.cu:115: ... Assertion `...` failed.``, is one)."""
+        if "Assertion" in line and _CUDA_ASSERT.search(line):
+            message = "CUDA error: device-side assertion failed: " + line.strip()[:200]
+            self._error(message, self.line_no)
+            return message
         m = _EXC_LINE.match(line)
         if m and m.group(3) and m.group(2) not in ("KeyboardInterrupt",) and \
                 (m.group(2).endswith("Error") or "OutOfMemory" in m.group(2)):
@@ -768,6 +777,10 @@ class ConsoleReader(LineParser):
     def finish(self) -> ConsoleLog:
         log = self.log
         log.lines = self.line_no
+        if self.in_trace:
+            # the text ends inside a traceback (an excerpt cut before the exception's line): the
+            # run still raised
+            self._error("an exception whose traceback the text cuts short", self.trace_line)
         for c in self.cands.values():
             if c.by:
                 c.series.extend(c.bx, c.by)
@@ -803,6 +816,8 @@ class ConsoleReader(LineParser):
             gn = log.series.get("grad_norm")
             if gn is not None and gn.nonfinite:
                 return log  # NaN gradient norms printed without a loss: explosion evidence
+            if log.data_wait is not None:
+                return log  # data-loading and step times without a loss: speed evidence
             raise InputError(
                 f"no training metrics found in {self.line_no:,} line(s) (lines 1-{self.line_no}): "
                 "none holds a loss or accuracy as 'key value', 'key: value', 'key=value', a table "

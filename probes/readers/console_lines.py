@@ -211,6 +211,22 @@ def _loss_part(name: str, epoch_table: bool) -> bool:
     return epoch_table and len(words) == 1 and words[0] in _LOSS_PARTS
 
 
+def _join_split_words(names: list) -> list:
+    """A header printed with single spaces (``epoch train loss valid loss accuracy``): a split
+    word and the word after it are one column's name (``train loss``)."""
+    out: list = []
+    i = 0
+    while i < len(names):
+        n = names[i]
+        if " " not in n and n.lower() in _SPLIT and i + 1 < len(names) and names[i + 1].lower() not in _SPLIT:
+            out.append(n + " " + names[i + 1])
+            i += 2
+            continue
+        out.append(n)
+        i += 1
+    return out
+
+
 class LineParser:
     """Line parsing for :class:`~traindx.probes.readers.console.ConsoleReader` (a mixin)."""
 
@@ -229,6 +245,8 @@ class LineParser:
             if len(names) < 2:
                 names = s.split()
         names = [n for n in names if n]
+        if delim is None:
+            names = _join_split_words(names)
         if len(names) < 2 or len(names) > 40:
             return False
         if not all(re.fullmatch(r"[A-Za-z_][\w ./@\-()%]*", n) for n in names):
@@ -412,7 +430,7 @@ class LineParser:
                 self._noise_out = (ep, exc, nan_warning, st)
             return None
         if epoch is None and step is None and counter is None and not any(
-                r[0] in _KEY_ROLES for r, _, _ in metrics) and (
+                r[0] in _KEY_ROLES or r[0] == "data_wait" for r, _, _ in metrics) and (
                 self.mode is None or len(pairs) > len(metrics) + 1):
             return None  # a config dump ({'lr': 0.01, 'seed': 0, ...}), not a record of the run
         ex = (epoch, counter, counter_total, step, split, progress, metrics)

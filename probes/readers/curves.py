@@ -266,6 +266,8 @@ def analyze(log, num_classes: int | None = None, *, min_head: int = 1,
     loss = _analyze_loss(log, out, num_classes, min_head)
     _analyze_val(log, out)
     _analyze_accuracy(log, out)
+    if loss is None:
+        _accuracy_trend(log, out)
     _analyze_lr(log, out)
     _analyze_grad_norm(log, out)
     _analyze_step_time(log, out)
@@ -436,7 +438,13 @@ def _loss_shape(c: _LossCurve, P) -> None:
         tail_idx = list(range(max(0, nc - 3), nc))
     c.tail_idx = tail_idx
     res_tail = [abs(cm[i] - sm[i]) for i in tail_idx]
-    c.sig_tail = math.hypot(1.4826 * median(res_tail), median(c.csd[i] for i in tail_idx))
+    scale = 1.4826 * median(res_tail)
+    if scale == 0 and _moves_beyond_print(cm, tail_idx):
+        # a few tail points, most of them on their running median: the median residual says 0,
+        # yet the values move; their mean residual (x1.2533, the mean absolute deviation of a
+        # Gaussian) does not claim a frozen loss
+        scale = 1.2533 * sum(res_tail) / len(res_tail)
+    c.sig_tail = math.hypot(scale, median(c.csd[i] for i in tail_idx))
     denom = max(abs(c.current), 1e-3 * abs(c.initial), 1e-12)
     c.noise = c.sig_tail / denom
     best_i = min(range(nc), key=lambda i: sm[i])
@@ -477,6 +485,17 @@ def _loss_shape(c: _LossCurve, P) -> None:
                or (len(spikes) >= 2 and c.spike_points >= P["curves.spiky_coverage"] * c.n)) and not c.blips
 
 
+def _moves_beyond_print(cm: list, idx: list) -> bool:
+    """The values at ``idx`` spread over more than two steps of the print's resolution (the
+    smallest difference between any two values of the curve): 2.3030, 2.3029, 2.3028 or 16.8,
+    16.9 are a loss frozen to the digits printed; 1.343, 1.710, 1.531 move."""
+    vals = sorted(set(cm))
+    steps = [b - a for a, b in zip(vals, vals[1:]) if b > a]
+    tail = [cm[i] for i in idx]
+    spread = max(tail) - min(tail)
+    return bool(steps) and spread > 2 * min(steps) * (1 + 1e-9)
+
+
 def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, str]:
     """Step 6: ``(trend, symptom region or None, why)``; the first trend whose test holds wins."""
     P = out.p
@@ -502,7 +521,7 @@ def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, st
          and c.sig_tail >= P["curves.osc_progress_share"] * max(initial - current, 0.0))
             or c.spiky or c.wander):
         trend, region, why = ("oscillating",) + _oscillating_why(c, out)
-    elif c.frac < P["curves.flat_fraction"] and not _fell_then_flat(c, out):
+    elif c.frac < P["curves.flat_fraction"] and not _fell_then_flat(c, out) and not _never_rises(c, out):
         trend = "flat"
         region = (c.x_start, c.x_end)
         why = (f"the training loss stays flat: {_fmt(initial)} -> {_fmt(current)} "
@@ -513,6 +532,15 @@ def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, st
         why += (f"; its {len(c.spikes)} one-point spikes in {c.n} points fall back at once "
                 f"(hard batches, not instability)")
     return trend, region, why
+
+
+def _never_rises(c: _LossCurve, out: _Out) -> bool:
+    """An excerpt whose loss never goes up from one record to the next and falls by
+    ``curves.plateau_min_fall`` or more over it (4 records or more) is learning, however short:
+    a loss that is not learning wanders both ways."""
+    cm = c.cm
+    return (len(cm) >= 4 and c.frac >= out.p["curves.plateau_min_fall"]
+            and all(b <= a for a, b in zip(cm, cm[1:])))
 
 
 def _fell_then_flat(c: _LossCurve, out: _Out) -> bool:
@@ -749,6 +777,26 @@ def _analyze_accuracy(log, out: _Out) -> None:
         pct = " (logged in percent)" if s.scale_factor != 1.0 else ""
         out.add(fact, v, fin[-k].x, fin[-1].x,
                 f"latest {what} accuracy {v:.1%}{pct} (median of the last {k} values)")
+
+
+def _accuracy_trend(log, out: _Out) -> None:
+    """A log that prints an accuracy but no training loss: ``accuracy_trend`` (rising, flat,
+    falling) from the median of its first third to that of its last third, the training accuracy
+    first (``curves.accuracy_flat_points`` decides flat)."""
+    for role in ("accuracy", "val_accuracy"):
+        s = log.get(role)
+        fin = s.finite_points() if s is not None else []
+        if len(fin) < 3:
+            continue
+        k = max(1, len(fin) // 3)
+        a, b = median(p.mean for p in fin[:k]), median(p.mean for p in fin[-k:])
+        flat = out.p["curves.accuracy_flat_points"]
+        t = "rising" if b - a >= flat else "falling" if a - b >= flat else "flat"
+        what = "training" if role == "accuracy" else "validation"
+        out.add("accuracy_trend", t, fin[0].x0, fin[-1].x1,
+                f"no training loss printed; the {what} accuracy goes {a:.1%} -> {b:.1%} "
+                f"(first third to last third of {len(fin)} values: {t})")
+        return
 
 
 def _analyze_lr(log, out: _Out) -> None:

@@ -98,7 +98,7 @@ FACTS = (
     # the pace reader (pace.py), a console log's held-out test, and where the log starts
     "loss_pace", "test_accuracy", "test_loss", "log_starts_mid_run",
     # a console log: a loss clamped at the float floor, data-loading time beside the step time
-    "loss_at_float_floor", "data_time_fraction",
+    "loss_at_float_floor", "data_time_fraction", "accuracy_trend",
 )
 
 #: At most this many buckets per metric (the downsampled curve).
