@@ -314,7 +314,52 @@ class _Cand:
         self.transform = transform
 
 
-class ConsoleReader(LineParser):
+class _RunFacts:
+    """What a console log says beyond its curves, gathered while reading (a mixin of
+    :class:`ConsoleReader`, using its ``cands``, ``log`` and ``params``): the time spent waiting
+    for data beside the step time, a held-out test evaluation, a loss at the float floor."""
+
+    def _float_floor(self) -> None:
+        """A loss (any loss printed, a component too) whose last value is -ln FLT_MIN: the
+        probability underflowed to 0 and the log(0) was clamped (``log.float_floor``)."""
+        floors = [float(v) for v in (self.params.get("console.float_floor_losses") or [])]
+        rtol = float(self.params.get("console.float_floor_rtol", 1e-4))
+        for c in self.cands.values():
+            last = c.series.last_value
+            if c.role in ("loss", "val_loss") and last is not None and math.isfinite(last) and \
+                    any(abs(last - f) <= rtol * f for f in floors):
+                self.log.float_floor = (last, c.name)
+                return
+
+    def _timing(self, data: float, step: float) -> None:
+        """One line's data-loading time beside its step time. A data time above the step time
+        says the step time leaves the data wait out (``updt_s``): the step is their sum."""
+        if not (math.isfinite(data) and math.isfinite(step)) or data < 0 or step < 0:
+            return
+        self.t_data += data
+        self.t_step += step
+        self.t_lines += 1
+        if data > step:
+            self.t_apart = True
+
+    def _held_out(self, best: dict) -> None:
+        """The last test-set loss/accuracy printed beside a validation series (``test_loss``,
+        ``test_accuracy`` in ``log.held_out``): a held-out evaluation the validation curve does not
+        show."""
+        for role, key in (("val_loss", "test_loss"), ("val_accuracy", "test_accuracy")):
+            chosen = best.get(role)
+            tests = [c for c in self.cands.values() if c.role == role and c is not chosen
+                     and c.last is not None and math.isfinite(c.last)
+                     and any(_SPLIT.get(w) == "test" for w in normalize_name(c.name).split("_"))]
+            if chosen is None or not tests:
+                continue
+            c = tests[-1]
+            v = c.last / 100.0 if key == "test_accuracy" and c.last > 1 else c.last
+            self.log.held_out[key] = (v, c.name)
+
+
+
+class ConsoleReader(LineParser, _RunFacts):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
     def __init__(self, path: str, column_map=None, params=None, fmt: str = "console"):
@@ -702,44 +747,6 @@ class ConsoleReader(LineParser):
         if timing is not None:
             self._timing(vals[timing[0]], vals[timing[1]])
         return cands
-
-    def _float_floor(self) -> None:
-        """A loss (any loss printed, a component too) whose last value is -ln FLT_MIN: the
-        probability underflowed to 0 and the log(0) was clamped (``log.float_floor``)."""
-        floors = [float(v) for v in (self.params.get("console.float_floor_losses") or [])]
-        rtol = float(self.params.get("console.float_floor_rtol", 1e-4))
-        for c in self.cands.values():
-            last = c.series.last_value
-            if c.role in ("loss", "val_loss") and last is not None and math.isfinite(last) and \
-                    any(abs(last - f) <= rtol * f for f in floors):
-                self.log.float_floor = (last, c.name)
-                return
-
-    def _timing(self, data: float, step: float) -> None:
-        """One line's data-loading time beside its step time. A data time above the step time
-        says the step time leaves the data wait out (``updt_s``): the step is their sum."""
-        if not (math.isfinite(data) and math.isfinite(step)) or data < 0 or step < 0:
-            return
-        self.t_data += data
-        self.t_step += step
-        self.t_lines += 1
-        if data > step:
-            self.t_apart = True
-
-    def _held_out(self, best: dict) -> None:
-        """The last test-set loss/accuracy printed beside a validation series (``test_loss``,
-        ``test_accuracy`` in ``log.held_out``): a held-out evaluation the validation curve does not
-        show."""
-        for role, key in (("val_loss", "test_loss"), ("val_accuracy", "test_accuracy")):
-            chosen = best.get(role)
-            tests = [c for c in self.cands.values() if c.role == role and c is not chosen
-                     and c.last is not None and math.isfinite(c.last)
-                     and any(_SPLIT.get(w) == "test" for w in normalize_name(c.name).split("_"))]
-            if chosen is None or not tests:
-                continue
-            c = tests[-1]
-            v = c.last / 100.0 if key == "test_accuracy" and c.last > 1 else c.last
-            self.log.held_out[key] = (v, c.name)
 
     def _x(self, step, counter, counter_total, is_eval) -> float:
         if self.mode == "step":
