@@ -299,3 +299,14 @@ def test_a_short_excerpt_falling_at_every_record_is_learning(tmp_path):
                      for i, v in enumerate(["10.473", "10.224", "10.047", "9.926", "9.847"], 1))
     rep, _ = _diagnose(tmp_path, text)
     assert _symptom(rep) == "healthy"
+
+
+def test_a_flat_excerpt_at_ln10_is_not_learning_and_between_class_counts_a_plateau(tmp_path):
+    wiggle = [0.0004, -0.0003, 0.0002, -0.0004, 0.0003, -0.0002, 0.0004, -0.0003, 0.0001, -0.0001]
+
+    def log(level):
+        return "\n".join(f"epoch {e} | train loss {level + w:.4f} | lr 0.01" for e, w in enumerate(wiggle, 40))
+    rep, _ = _diagnose(tmp_path, log(2.3026), "chance.out")
+    assert _symptom(rep) == "not_learning"
+    rep, _ = _diagnose(tmp_path, log(1.9500), "level.out")
+    assert _symptom(rep) == "plateau"
