@@ -691,8 +691,13 @@ class ConsoleReader(LineParser, _RunFacts):
             x = float(step)
         else:
             x = self._x(step, counter, counter_total, is_eval)
-        if (progress or self.mode != "row") and self._repeated(x, vals, rs, plan):
-            return
+        if progress or self.mode != "row":
+            # a progress bar redrawn, or a line printed twice (to the file and by a logger)
+            roles = plan.roles if plan is not None else tuple(r[0] for r in rs)
+            prev = self.prev_progress
+            if prev is not None and prev[0] == x and prev[1] == vals and prev[2] == roles:
+                return
+            self.prev_progress = (x, vals, roles)
         if not is_eval:
             last_x = self.last_x
             if last_x is not None and x < last_x:
@@ -711,7 +716,9 @@ class ConsoleReader(LineParser, _RunFacts):
         n = len(self.epochs_seen)
         if n > self.max_epochs_seen:
             self.max_epochs_seen = n
-        cands = self._cands(rs, vals, plan)
+        cands = plan.cands if plan is not None and plan.timing is None else None
+        if cands is None:
+            cands = self._cands(rs, vals, plan)
         for c, v in zip(cands, vals):
             if c is None:
                 continue
@@ -725,15 +732,6 @@ class ConsoleReader(LineParser, _RunFacts):
             if len(c.by) >= 4096:
                 c.series.extend(c.bx, c.by)
                 c.bx, c.by = [], []
-
-    def _repeated(self, x, vals, rs, plan) -> bool:
-        """The record just read again: a progress bar redrawn, or a line printed twice (to the
-        file and by a logger) at the same step with the same values."""
-        key = (x, tuple(vals), tuple(r[0] for r in rs) if plan is None else plan.roles)
-        if key == self.prev_progress:
-            return True
-        self.prev_progress = key
-        return False
 
     def _cands(self, rs, vals, plan) -> list:
         """The record's candidates (kept on its plan), after its data-loading and step times."""
