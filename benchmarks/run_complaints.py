@@ -100,6 +100,7 @@ def feed(session, text: str, words_only: bool = False) -> None:
     elif pasted is not None:
         session.add("complaint", text.strip().splitlines()[0][:200], "user")
     if pasted is not None:
+        gather.settings_from_paste(session, pasted)
         try:
             gather.absorb(session, gather.read_pasted(pasted, num_classes=session.value("num_classes")))
         except InputError as err:

@@ -6,6 +6,17 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+@pytest.fixture(scope="module")
+def one_thread():
+    """Tiny models: one intra-op thread is faster and immune to a busy machine's oversubscription.
+    A module of torch tests uses it with ``pytestmark = pytest.mark.usefixtures("one_thread")``."""
+    import torch
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
 @pytest.fixture(scope="session")
 def kb():
     from traindx.engine.loader import load_kb

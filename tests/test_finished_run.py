@@ -150,3 +150,20 @@ def test_wandb_offline_run(tmp_path):
     log = r.analysis.log
     assert log.format == "wandb" and log["loss"].rows == 31 and log["lr"].rows == 31
     assert log.x_label == "step"
+
+
+def test_settings_printed_in_a_pasted_log_are_read_in_mcp():
+    # a trainer's log prints the learning rate and a Keras log the planned epochs: neither is asked again
+    from traindx.engine.frontends.mcp_server import Engine
+    eng = Engine()
+    text = "my loss does not go down at all:\n" + "\n".join(
+        f"{{'loss': 0.6931, 'learning_rate': 0.0003, 'epoch': {e / 4:.2f}}}" for e in range(1, 9))
+    out = eng.call("start_diagnosis", {"complaint": text})
+    rep = eng.call("get_report", {"session_id": out["session_id"]})
+    lr = [f for f in rep["facts"] if f["fact"] == "learning_rate"]
+    assert lr and lr[0]["value"] == pytest.approx(3e-4) and "pasted log" in lr[0]["detail"]
+    assert "learning_rate" not in out["next_question"]["facts"]
+    keras = "accuracy stays at chance:\n" + "\n".join(
+        f"Epoch {e}/40\n250/250 - 3s - loss: 1.3863 - accuracy: 0.2500" for e in range(1, 5))
+    rep = eng.call("get_report", {"session_id": eng.call("start_diagnosis", {"complaint": keras})["session_id"]})
+    assert [f["value"] for f in rep["facts"] if f["fact"] == "epochs"] == [40]

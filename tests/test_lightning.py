@@ -28,19 +28,11 @@ nn = torch.nn
 
 from traindx.probes.integrations.lightning import TrainDxCallback  # noqa: E402
 
-pytestmark = pytest.mark.filterwarnings("ignore")
+pytestmark = [pytest.mark.filterwarnings("ignore"), pytest.mark.usefixtures("one_thread")]   # one_thread: conftest.py
 
 EXPLOSION_FAMILY = {"lr_too_high", "exploding_gradients", "numerical_instability", "nan_in_inputs", "fp16_overflow"}
 ORIG_CLIP = torch.nn.utils.clip_grad_norm_
 STEPS_PER_EPOCH = 16        # 512 examples, batch 32
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
 
 
 class Classifier(pl.LightningModule):

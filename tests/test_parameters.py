@@ -232,3 +232,39 @@ def test_live_label_and_shuffle_cuts_are_parameters():
     purities, counts, same = [0.85] * 8, {0: 400, 1: 400}, [True] * 7
     assert D.shuffle_inferred(purities, counts, 32, same) is None
     assert D.shuffle_inferred(purities, counts, 32, same, {**shipped(), "shuffle.sorted_purity": 0.8}) is False
+
+
+def test_a_pack_raising_the_curve_readers_minimum_points_changes_the_diagnosis(tmp_path):
+    """How many points the curve reader needs before it judges noise or a plateau is knowledge
+    (curves.noise_min_points, 5): an 8-epoch log that fell and then held for five epochs is a
+    plateau; a pack asking for 10 points leaves the fall unjudged, and the run reads healthy."""
+    import json
+
+    from conftest import run_cli
+
+    log = tmp_path / "metrics.csv"
+    log.write_text("epoch,loss,val_loss,val_acc\n" + "".join(
+        f"{i + 1},{tr},{va},{acc}\n" for i, (tr, va, acc) in enumerate([
+            (1.20, 1.25, 0.40), (0.80, 0.86, 0.58), (0.62, 0.70, 0.66), (0.61, 0.69, 0.66),
+            (0.61, 0.70, 0.67), (0.60, 0.69, 0.66), (0.61, 0.70, 0.66), (0.60, 0.69, 0.67)])))
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "points.yaml").write_text("kind: parameters\noverrides:\n  curves.noise_min_points: 10\n")
+    args = ("diagnose", "--log", str(log), "--non-interactive", "--format", "json")
+    base = json.loads(run_cli(*args).stdout)
+    moved = json.loads(run_cli(*args, "--kb", str(pack)).stdout)
+    assert base["symptom"]["id"] == "plateau" and base["status"] != "healthy"
+    assert moved["symptom"]["id"] == "healthy" and moved["status"] == "healthy"
+
+
+def test_the_live_trend_minimum_is_a_parameter():
+    """grad_norm_trend and step_time_trend read their minimum sample from the parameters they are handed."""
+    from traindx.probes.live.gradients import grad_norm_trend
+    from traindx.probes.live.timing import step_time_trend
+
+    norms = [1.0, 1.1, 1.0, 4.0, 4.2, 4.1, 4.3]
+    assert grad_norm_trend(norms) == "growing"
+    assert grad_norm_trend(norms, {**shipped(), "trends.min_points": 8}) is None
+    times = [0.5] * 3 + [0.1] * 5 + [0.3] * 5
+    assert step_time_trend(times) == "increasing"
+    assert step_time_trend(times, {**shipped(), "data_timing.step_time_min_steps": 11}) is None

@@ -28,12 +28,7 @@ FACTS = {f["id"]: f for f in yaml.safe_load((KB / "facts.yaml").read_text())["fa
 SOURCES = {s["id"]: s for s in yaml.safe_load((KB / "sources.yaml").read_text())["sources"]}
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+pytestmark = pytest.mark.usefixtures("one_thread")   # conftest.py
 
 
 # --------------------------------------------------------------------------- helpers

@@ -40,8 +40,6 @@ def test_source_module_declares_its_facts(sid):
         pytest.importorskip("torch")
     module = importlib.import_module(src["module"])
     facts = _declared(module, sid)
-    if facts is None and sid.startswith("code:"):
-        pytest.skip("the code reader declares its sources once the `codereader` split lands")
     assert facts is not None, f"{src['module']} declares nothing for {sid}"
     assert sorted(facts) == sorted(src["facts"]), sid
 
@@ -72,3 +70,41 @@ def test_every_live_probe_is_a_source_and_a_watched_run_emits_only_declared_fact
     assert len({f.source for f in found}) >= 10
     for f in found:
         assert f.fact in declared[f.source], (f.source, f.fact)
+
+
+def _emitted(path):
+    """The fact names a code-reader module passes as a literal to ``add_finding`` or ``Finding``."""
+    import ast
+
+    out = set()
+    for n in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+        if isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Constant):
+            f = n.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+            if name in ("add_finding", "Finding") and isinstance(n.args[0].value, str):
+                out.add(n.args[0].value)
+    return out
+
+
+def test_each_code_fact_module_emits_exactly_the_facts_of_its_source():
+    """One fact module per ``code:*`` source: what each module's code emits is what its source
+    declares, and the shared parts (the reader, the conclusions) emit only facts some code source
+    declares (``num_classes`` and ``rl_training``, declared by code:model)."""
+    import pathlib
+
+    import traindx.probes.readers.code as code
+
+    root = pathlib.Path(code.__file__).parent
+    declared = {}
+    for sid, src in KB.sources.items():
+        if sid.startswith("code:"):
+            module = importlib.import_module(src["module"])
+            emitted = _emitted(module.__file__)
+            assert emitted <= set(src["facts"]), (sid, sorted(emitted - set(src["facts"])))
+            declared[sid] = set(src["facts"]) - emitted
+    shared = set()
+    for path in root.rglob("*.py"):
+        if path.parent.name != "facts" or path.name in ("common.py", "__init__.py"):
+            shared |= _emitted(path)
+    assert shared == declared["code:model"] == {"num_classes", "rl_training"}
+    assert all(not rest for sid, rest in declared.items() if sid != "code:model"), declared

@@ -307,3 +307,70 @@ def test_a_small_train_validation_gap_asked_about_is_normal(kb):
     assert u.symptom == "healthy", u.scores
     u, _ = read(kb, "validation loss keeps going up while the training loss goes down")
     assert u.symptom == "overfitting", u.scores
+
+
+def test_a_metric_that_moved_is_read_where_it_is_now(kb):
+    # "went from 60% to 90%": the accuracy now is the later number; the earlier one is not the poster's
+    _, f = read(kb, "my training accuracy went from 60% to 90% over the run")
+    assert f["train_accuracy"] == pytest.approx(0.9)
+    _, f = read(kb, "accuracy fell from 88% to 12% within two epochs")
+    assert f["train_accuracy"] == pytest.approx(0.12)
+
+
+@pytest.mark.parametrize("text,absent", [
+    ("top-1 accuracy is 45% and top-5 accuracy 81%", {"train_accuracy": 1.0}),   # a rank, not a value
+    ("epoch 10/100 loss 0.3", {"initial_loss": 100}),                            # a progress counter
+])
+def test_a_count_or_rank_is_never_a_metric_value(kb, text, absent):
+    _, f = read(kb, text)
+    for fact, wrong in absent.items():
+        assert f.get(fact) != pytest.approx(wrong)
+    assert f.get("train_accuracy", 0.45) == pytest.approx(0.45)
+
+
+@pytest.mark.parametrize("text", [
+    "I'm not using any dropout or augmentation",
+    "trained without dropout, weight decay or augmentation",
+])
+def test_one_negation_reaches_every_item_of_a_list(kb, text):
+    _, f = read(kb, text)
+    assert f["regularization"] == []
+
+
+def test_mixed_precision_denied_reads_no_precision_type(kb):
+    _, f = read(kb, "no amp or fp16 here, plain fp32")
+    assert f["uses_amp"] is False and "amp_dtype" not in f
+
+
+def test_command_line_flags_are_read(kb):
+    _, f = read(kb, "python train.py --optimizer adam --weight-decay 0.0005 --label-smoothing 0.2 --max-epoch 30")
+    assert f["weight_decay"] == pytest.approx(5e-4) and f["label_smoothing"] == pytest.approx(0.2)
+    assert f["epochs"] == 30 and {"weight_decay", "label_smoothing"} <= set(f["regularization"])
+
+
+@pytest.mark.parametrize("text,fact,wrong", [
+    ("the first 3 - 6 epochs the validation loss does not move", "epochs", 6),        # a range
+    ("config: lr: 2e-4 * 8 (scaled by the number of gpus)", "learning_rate", 2e-4),     # a product
+    ("2023-05-02 10:41:17,512 Epoch[3] Batch [200] loss=0.41", "epochs", 17512),         # a time stamp
+    ("val_loss: 3.91 - val_dice_coef: 0.0412", "val_loss", 0.0412),                      # another metric's name
+    ("[Epoch 2][Batch 150/391] Loss: 1.87 | Acc: 41.0%", "batch_size", 150),             # a batch counter
+    ("in the 37th epoch the loss jumped", "epochs", 37),                                  # which epoch, not how many
+])
+def test_a_number_that_is_not_the_fact_is_left_unread(kb, text, fact, wrong):
+    _, f = read(kb, text)
+    assert f.get(fact) != pytest.approx(wrong)
+
+
+def test_a_value_reached_is_where_the_metric_is_now(kb):
+    _, f = read(kb, "val accuracy reached 74% around epoch 20, then slowly decreased to 66% by epoch 40")
+    assert f["val_accuracy"] == pytest.approx(0.66)
+
+
+def test_a_two_class_task_in_chinese_is_binary(kb):
+    _, f = read(kb, "训练一个二分类模型，loss一直不降")
+    assert f["task_type"] == "binary" and f["num_classes"] == 2
+
+
+def test_from_to_in_chinese(kb):
+    _, f = read(kb, "loss从2.1降到0.9就不动了")
+    assert f["initial_loss"] == pytest.approx(2.1) and f["train_loss"] == pytest.approx(0.9)

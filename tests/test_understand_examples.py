@@ -91,7 +91,8 @@ def test_a_weak_phrasing_is_overruled_by_a_sure_classifier(tmp_path, kb):
     text = "zorbly flumph wobbling again and it is stuck"      # 'stuck' alone is a weak phrasing
     u = understand(text, kb.language)
     assert u.how == "phrases" and u.scores[u.symptom] < 3.0
-    (tmp_path / "lang.yaml").write_text(PACK.format(symptom="slow_training"))
+    (tmp_path / "lang.yaml").write_text(PACK.format(symptom="slow_training")   # a pack sure of its jargon
+                                        + "      - zorbly flumph wobbling again and again\n")
     packed = load_kb([str(tmp_path)], entry_point_packs=False)
     v = understand(text, packed.language)
     assert v.symptom == "slow_training" and v.how == "examples"

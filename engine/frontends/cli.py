@@ -224,20 +224,11 @@ def _add_patch(report, session, scripts, out_path):
     report["patch"] = None
     top = report["root_causes"][0]["id"] if report["status"] == "diagnosed" and report["root_causes"] else None
     if top is not None:
-        from traindx.probes.readers.patch import make_patch
-        from traindx.probes.readers.code import analyze_code
+        from . import gather
         facts = {name: (f.value, f.source) for name, f in session.facts.items()}
-        for path in scripts:
-            # where the code reader located the fault, even when a live probe's measurement of the
-            # same fact won in the session (frozen_params read from the running model, say)
-            try:
-                located = {f.fact: (f.value, f.source) for f in analyze_code(path).findings}
-            except Exception:   # noqa: BLE001 - an unreadable script gets no patch, not a traceback
-                located = {}
-            p = make_patch(path, {**facts, **located}, top, kb=session.kb)
-            if p is not None:
-                report["patch"] = {**p, "written_to": None, "apply": f"patch -p0 < {out_path or 'fix.diff'}"}
-                break
+        p = gather.fix_patch(scripts, facts, top, session.kb)
+        if p is not None:
+            report["patch"] = {**p, "written_to": None, "apply": f"patch -p0 < {out_path or 'fix.diff'}"}
     if out_path:
         if report["patch"] is None:
             report["caveats"].append(f"--patch {out_path}: no patch was written — the code reader did not locate "
@@ -418,6 +409,7 @@ class Gatherer:
         elif pasted is not None:
             self.session.add("complaint", text.strip().splitlines()[0][:200], "user")
         if pasted is not None:
+            gather.settings_from_paste(self.session, pasted)
             try:
                 read = gather.read_pasted(pasted, num_classes=self.session.value("num_classes"),
                                           params=self.session.kb.params())

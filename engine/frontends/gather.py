@@ -14,6 +14,8 @@ records).
   printed console output; its curve facts, plus a traceback's kind and NaN warnings.
 - :func:`split_paste` / :func:`read_pasted` — a log excerpt pasted into a complaint: the prose
   stays the complaint, the excerpt is read like a console log.
+- :func:`fix_patch` — the fix for the top cause as a diff against the script, where the code reader
+  located the fault.
 
 Readers are imported only when called: the Q&A path imports no probe and no torch.
 """
@@ -48,6 +50,25 @@ def _need(path: str, what: str) -> None:
 
 
 # ------------------------------------------------------------------------------ code / config
+def fix_patch(paths, facts: dict, cause: str, kb) -> dict | None:
+    """The fix for ``cause`` as a unified diff against the first of ``paths`` it applies to
+    (``{"file", "diff", "cause", "changes"}``, or None). ``facts``: the session's ``{fact: (value,
+    source)}``; the code reader's own findings (read with ``kb``'s parameters) take precedence, since
+    they say where in the script the fault is, even when a live probe's measurement of the same fact
+    won in the session. The user's files are never edited."""
+    from traindx.probes.readers.code import analyze_code
+    from traindx.probes.readers.patch import make_patch
+    for path in paths:
+        try:
+            located = {f.fact: (f.value, f.source) for f in analyze_code(path, kb.params()).findings}
+        except Exception:   # noqa: BLE001 - an unreadable script gets no patch, not a traceback
+            located = {}
+        p = make_patch(path, {**facts, **located}, cause, kb=kb)
+        if p is not None:
+            return p
+    return None
+
+
 def read_code(path: str, params=None) -> list[Read]:
     """The code file's findings, then (as further Reads) the configs it names and its argparse
     defaults. ``params``: the knowledge base's parameters (``kb.params()``, packs applied; None: the
@@ -190,6 +211,22 @@ def _axis_only(line: str) -> bool:
 _SHAPE_FACTS = frozenset({"loss_trend", "val_loss_trend", "loss_decrease_fraction", "loss_spikes", "loss_noise",
                           "best_val_fraction", "lr_final_ratio", "lr_collapse_fraction", "lr_decay_helps",
                           "grad_norm_trend", "step_time_trend"})
+
+
+def settings_from_paste(session, pasted: str) -> None:
+    """The training settings printed in a pasted log or config ("lr: 2e-2", "Epoch 1/20") added to
+    ``session`` as the user's, where nothing else has stated them (kb/language ``settings_in_logs``)."""
+    from ..understand import read_settings
+    lang = getattr(session.kb, "language", None)
+    if lang is None or not pasted:
+        return
+    for r in read_settings(pasted, lang):
+        if r.fact in session.base:
+            continue
+        try:
+            session.add(r.fact, r.value, "user", f"from your pasted log: “{r.phrase}”")
+        except InputError:
+            pass
 
 
 def read_pasted(text: str, name: str = "pasted log", num_classes=None, params=None) -> Read:

@@ -436,6 +436,7 @@ class Engine:
             elif pasted_text is not None:
                 session.add("complaint", complaint.strip().splitlines()[0][:200], "user")
             if pasted_text is not None:
+                gather.settings_from_paste(session, pasted_text)
                 try:
                     read = gather.read_pasted(pasted_text, params=session.kb.params())
                     self._take(session, read)

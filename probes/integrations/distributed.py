@@ -463,8 +463,10 @@ class _RankExchange:
                 win[key] = (sum(chunk), len(chunk))
             wk = "synced" if (m.on_cuda and a["synced"]) else "waits"
 
+            least = m.params["data_timing.min_steps"]
+
             def frac(ws, wn, ts, tn):
-                if tn < 3 or not wn or ts <= 0:
+                if tn < least or not wn or ts <= 0:
                     return None
                 return float(min(1.0, max(0.0, (ws / wn) / (ts / tn))))
             nan_grad = m._nan_grad

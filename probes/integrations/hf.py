@@ -287,7 +287,8 @@ class TrainDxCallback(TrainerCallback, ProbeAccess):
                 p.nan_from_log()
             elif g is not None:
                 spike = p.monitor.params["hf.grad_norm_spike"]
-                if len(self._grad_norms) >= 5 and g > spike * median(self._grad_norms) > 0 and not p.monitor.armed:
+                if (len(self._grad_norms) >= p.monitor.params["hf.grad_norm_spike_min_logs"]
+                        and g > spike * median(self._grad_norms) > 0 and not p.monitor.armed):
                     p.monitor.arm(f"spike: logged grad_norm {g:.4g} > {spike:g}x its median")
                 self._grad_norms.append(g)
             self._check_nan(state, control)

@@ -256,7 +256,7 @@ def _feed(h, x, depth: int = 0):
 
 
 def val_train_overlap(train, val, *, max_val: int = 256, max_train: int = 20000,
-                      time_budget_s: float = 2.0, seed: int = 0) -> dict | None:
+                      time_budget_s: float = 2.0, seed: int = 0, params=None) -> dict | None:
     """Fraction of (a sample of) validation examples whose input also appears in the training set.
 
     ``train``/``val`` are datasets or loaders (their ``.dataset`` is read by index; the loaders are
@@ -264,8 +264,10 @@ def val_train_overlap(train, val, *, max_val: int = 256, max_train: int = 20000,
     and up to ``max_train`` training examples, both in a random order from a private generator,
     within ``time_budget_s`` in all; when only part of the training set was hashed the found
     fraction is divided by the share covered (a uniform sample finds each duplicate with that
-    probability). Returns ``{"overlap", "val_checked", "train_hashed", "train_size"}``
-    or None when the datasets cannot be indexed. RNG states are preserved.
+    probability). However short the budget, at least ``leakage.min_val_hashed`` validation and
+    ``leakage.min_train_hashed`` training examples are hashed (``params``: the knowledge base's
+    values). Returns ``{"overlap", "val_checked", "train_hashed", "train_size"}`` or None when
+    the datasets cannot be indexed. RNG states are preserved.
     """
     tr, va = _dataset_of(train), _dataset_of(val)
     try:
@@ -274,6 +276,8 @@ def val_train_overlap(train, val, *, max_val: int = 256, max_train: int = 20000,
         return None
     if n_tr == 0 or n_va == 0:
         return None
+    P = resolve(params)
+    least_val, least_train = P["leakage.min_val_hashed"], P["leakage.min_train_hashed"]
     rnd = _random.Random(seed)
     t0 = time.perf_counter()
     t_end = t0 + time_budget_s / 3
@@ -286,7 +290,7 @@ def val_train_overlap(train, val, *, max_val: int = 256, max_train: int = 20000,
                 vh.append(example_hash(va[i]))
             except Exception:
                 return None
-            if time.perf_counter() > t_end and len(vh) >= 16:
+            if time.perf_counter() > t_end and len(vh) >= least_val:
                 break
         t_end = max(t0 + time_budget_s, time.perf_counter() + time_budget_s / 3)
         seen = set()
@@ -297,7 +301,7 @@ def val_train_overlap(train, val, *, max_val: int = 256, max_train: int = 20000,
             except Exception:
                 return None
             hashed += 1
-            if time.perf_counter() > t_end and hashed >= 64:
+            if time.perf_counter() > t_end and hashed >= least_train:
                 break
     vh = [v for v in vh if v is not None]
     if not vh or not hashed:

@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 import statistics
 
+from traindx.engine.parameters import resolve
 from traindx.probes.live.data import preserved_rng, tensors_in
 from traindx.probes.live.overfit import batch_loss, clean_copy, copy_optimizer
 
@@ -45,8 +46,6 @@ INTERVENTIONS = ("lr_scale", "restore_peak_lr", "unfreeze", "add_missing_params_
                  "train_mode", "clip_grad_norm", "remove_clipping", "upcast", "fp32_instead_of_fp16",
                  "larger_batch_by_accumulation", "remove_regularization", "leaky_relu", "reinit",
                  "sanitize_inputs")
-MIN_TRAIN = 6
-MIN_EVAL = 3
 #: checkpoints scored over the last part of the continuation
 CHECKPOINTS = 3
 
@@ -472,7 +471,7 @@ def decide(measure: dict, r: dict) -> str:
 
 
 def run_experiment(model, optimizer, batches, loss_fn, spec: dict, *, context: dict | None = None,
-                   autocast: tuple | None = None) -> dict:
+                   autocast: tuple | None = None, params=None) -> dict:
     """Run experiment ``spec`` (``traindx.engine.differential.spec``: id, intervention, steps,
     measure) on copies of ``model``/``optimizer`` fed ``batches`` (recent training batches, each
     ``(args, kwargs, targets, out_shape)``, oldest first; the last quarter held out).
@@ -482,10 +481,11 @@ def run_experiment(model, optimizer, batches, loss_fn, spec: dict, *, context: d
     ctx = dict(context or {})
     iv = dict(spec["intervention"])
     out = {"id": spec["id"], "intervention": iv, "steps": int(spec["steps"]), "outcome": None}
+    P = resolve(params)
     batches = list(batches)
-    n_eval = max(MIN_EVAL, len(batches) // 4)
+    n_eval = max(int(P["experiments.min_held_out_batches"]), len(batches) // 4)
     train, held = batches[:-n_eval], batches[-n_eval:]
-    if len(train) < MIN_TRAIN:
+    if len(train) < P["experiments.min_train_batches"]:
         return {**out, "skipped": f"only {len(batches)} recent batches kept"}
     # one pass over the kept batches, never cycled: repeated passes fit those few batches and reward
     # the copy that moves least (a lower LR would look better on any run); accumulation uses several
@@ -630,8 +630,7 @@ class Experiments:
     nothing."""
 
     def __init__(self, enabled: bool = True, params=None):
-        from traindx.engine.parameters import resolve
-        p = resolve(params)
+        p = self.params = resolve(params)
         self.enabled = bool(enabled)
         self.max_batches = int(p.get("experiments.buffer_batches", 24))
         self.max_bytes = int(p.get("experiments.buffer_bytes", 128 * 2 ** 20))
@@ -670,7 +669,7 @@ class Experiments:
             else:
                 try:
                     r = run_experiment(model, optimizer, self.batches, loss_fn, spec, context=context,
-                                       autocast=autocast)
+                                       autocast=autocast, params=self.params)
                 except Exception as e:   # traindx's own fault: never the user's run
                     r = {"id": spec["id"], "intervention": spec["intervention"], "steps": spec["steps"],
                          "outcome": None, "skipped": f"{type(e).__name__}: {e}"[:200]}

@@ -12,6 +12,7 @@ import math
 from statistics import median
 from collections.abc import Iterable, Sequence
 
+from traindx.engine.parameters import resolve
 from traindx.probes.live.losses import finite, trend
 
 
@@ -102,9 +103,11 @@ def grad_norm_median(series: Sequence[float]) -> float | None:
     return float(median(s)) if s else None
 
 
-def grad_norm_trend(series: Sequence[float]) -> str | None:
-    """growing / steady / shrinking: last third vs first third of the total-norm series (3x either way)."""
-    return trend(series, ratio=3.0)
+def grad_norm_trend(series: Sequence[float], params=None) -> str | None:
+    """growing / steady / shrinking: last third vs first third of the total-norm series
+    (``grad_norms.trend_ratio`` either way, from ``trends.min_points`` finite norms)."""
+    P = resolve(params)
+    return trend(series, ratio=P["grad_norms.trend_ratio"], min_points=P["trends.min_points"])
 
 
 def grad_depth_ratio(norms: dict[str, float | None], layer_order: Sequence[str]) -> float | None:

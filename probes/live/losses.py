@@ -12,6 +12,8 @@ import math
 from statistics import median
 from collections.abc import Iterable, Sequence
 
+from traindx.engine.parameters import resolve
+
 #: Loss names as the fact ``loss_function`` spells them, keyed by a normalised alias
 #: (lower case, no underscores, no trailing "loss"): "CrossEntropyLoss", "cross_entropy", "F.nll_loss" ...
 LOSS_NAMES = {
@@ -46,14 +48,16 @@ def smooth(series: Sequence[float], window: int | None = None) -> list[float]:
     return [median(series[max(0, i - w): i + w + 1]) for i in range(n)]
 
 
-def trend(series: Sequence[float], *, ratio: float = 2.0, labels=("growing", "steady", "shrinking")) -> str | None:
+def trend(series: Sequence[float], *, ratio: float, min_points: int,
+          labels=("growing", "steady", "shrinking")) -> str | None:
     """Compare the median of the last third with the first third of a positive series.
 
     Returns ``labels[0]`` when it rose more than ``ratio`` times, ``labels[2]`` when it fell below
-    ``1/ratio``, else ``labels[1]``; None for fewer than 6 finite points.
+    ``1/ratio``, else ``labels[1]``; None for fewer than ``min_points`` finite points (the callers
+    pass their ``kb/parameters`` values).
     """
     s = finite(series)
-    if len(s) < 6:
+    if len(s) < min_points:
         return None
     k = max(2, len(s) // 3)
     a, b = median(s[:k]), median(s[-k:])
@@ -131,7 +135,7 @@ def loss_negative(series: Iterable[float]) -> bool:
 
 
 def short_run_trend(series: Sequence[float]) -> str | None:
-    """The only shape a run too short for :func:`curve_analysis` (under 8 losses) can show:
+    """The only shape a run too short for :func:`curve_analysis` (under ``monitor.curve_min_losses``) can show:
     ``nonfinite`` when the loss ends in NaN/Inf or half of it is; else None."""
     vals = list(series)
     if vals and (not math.isfinite(vals[-1]) or sum(1 for v in vals if not math.isfinite(v)) * 2 >= len(vals)):
@@ -148,15 +152,16 @@ def curve_analysis(steps: Sequence[int], losses: Sequence[float], val_points: Se
     (its ``facts``: ``loss_trend``, ``loss_spikes``, ``loss_noise``, ``oscillation_trend``,
     ``val_loss_trend``, ``best_val_fraction``, ... and a ``findings`` detail for each), so that a
     live run and its log are read by one method; the initial loss is the median of at least 5
-    per-step losses; ``params``: the knowledge base's parameter values. Fewer than 8 losses are left out
-    (no loss trend); None when that leaves nothing."""
+    per-step losses; ``params``: the knowledge base's parameter values. Fewer losses than
+    ``monitor.curve_min_losses`` are left out (no loss trend); None when that leaves nothing."""
     from traindx.probes.readers.curves import analyze
     from traindx.probes.readers.logs import LogData
 
-    if len(losses) < 8 and not val_points:
+    enough = len(losses) >= resolve(params)["monitor.curve_min_losses"]
+    if not enough and not val_points:
         return None
     log = LogData(path="training run", format="live", x_label="step")
-    if len(losses) >= 8:
+    if enough:
         log._series("loss", "loss").extend([int(x) for x in steps], [float(v) for v in losses])
     if val_points:
         log._series("val_loss", "val_loss").extend([int(x) for x, _ in val_points], [float(v) for _, v in val_points])
@@ -233,15 +238,16 @@ def custom_loss(loss_name: str | None) -> bool | None:
     return name == "custom"
 
 
-def output_activation(outputs) -> str | None:
+def output_activation(outputs, min_values: int) -> str | None:
     """Squashing already applied to ``outputs``: softmax, log_softmax, sigmoid or none.
 
     Rows that are non-negative and sum to 1 (over dim 1) -> softmax; all <= 0 with logsumexp ~ 0 ->
-    log_softmax; every value in [0, 1] -> sigmoid. Needs at least 8 values; None for non-tensors.
+    log_softmax; every value in [0, 1] -> sigmoid. Needs at least ``min_values`` values
+    (``output_squash.min_values``); None for non-tensors.
     """
     import torch
 
-    if not torch.is_tensor(outputs) or not outputs.is_floating_point() or outputs.numel() < 8:
+    if not torch.is_tensor(outputs) or not outputs.is_floating_point() or outputs.numel() < min_values:
         return None
     with torch.no_grad():
         o = outputs.detach().float()
@@ -262,10 +268,14 @@ def output_activation(outputs) -> str | None:
     return "none"
 
 
-def target_kind(outputs, targets) -> str | None:
+def target_kind(outputs, targets, max_class_index: float | None = None) -> str | None:
     """What the targets look like: class_indices, one_hot, multi_hot (0/1 with several 1s in some
-    row: a multi-label task), probabilities or continuous."""
+    row: a multi-label task), probabilities or continuous (whole numbers above
+    ``max_class_index``: ``output_squash.max_class_index``, the shipped value when None)."""
     import torch
+
+    if max_class_index is None:
+        max_class_index = resolve(None)["output_squash.max_class_index"]
 
     if not torch.is_tensor(targets) or targets.numel() == 0:
         return None
@@ -285,7 +295,7 @@ def target_kind(outputs, targets) -> str | None:
                 if integral and bool((rows > 1.5).any()):
                     return "multi_hot"
             return "probabilities"
-        if integral and lo >= 0 and hi <= 10000 and hi > 1:
+        if integral and lo >= 0 and hi <= max_class_index and hi > 1:
             return "class_indices"
         return "continuous"
 

@@ -40,8 +40,6 @@ from traindx.engine.parameters import resolve
 from traindx.probes.live.data import preserved_rng
 from traindx.probes.live.overfit import batch_loss, clean_copy, copy_optimizer
 
-MIN_TRAIN = 8
-MIN_EVAL = 4
 
 
 def _loss_of(model, loss_fn, batch, autocast):
@@ -105,8 +103,8 @@ def lr_decay_test(model, optimizer, batches, loss_fn, *, factor: float = 0.1,
     ``factor`` x the LR, and compare their loss on held-out batches.
 
     ``batches``: recent training batches, each ``(args, kwargs, targets, out_shape)`` as the model
-    and the loss saw them, oldest first; the last quarter (at least :data:`MIN_EVAL`) is held out,
-    the rest (at least :data:`MIN_TRAIN`) is trained on once. ``loss_fn(outputs, targets)``.
+    and the loss saw them, oldest first; the last quarter (at least ``lr_decay.min_held_out_batches``)
+    is held out, the rest (at least ``lr_decay.min_train_batches``) is trained on once. ``loss_fn(outputs, targets)``.
     Returns plain data::
 
         {"helps": bool | None, "gain": float, "loss_same_lr": float, "loss_lower_lr": float,
@@ -117,10 +115,12 @@ def lr_decay_test(model, optimizer, batches, loss_fn, *, factor: float = 0.1,
     """
     import torch
 
+    P = resolve(params)
+    min_eval = int(P["lr_decay.min_held_out_batches"])
     batches = list(batches)
-    n_eval = max(MIN_EVAL, len(batches) // 4)
+    n_eval = max(min_eval, len(batches) // 4)
     train, held = batches[:-n_eval], batches[-n_eval:]
-    if len(train) < MIN_TRAIN:
+    if len(train) < P["lr_decay.min_train_batches"]:
         return None
     half = len(train) // 2
     checkpoints = {half + k * max(1, (len(train) - half) // 4) for k in range(1, 4)} | {len(train)}
@@ -138,7 +138,7 @@ def lr_decay_test(model, optimizer, batches, loss_fn, *, factor: float = 0.1,
                 g["lr"] = g["lr"] * factor
         try:
             before = _score(ma, loss_fn, held, autocast)
-            val = list(val or ()) if len(val or ()) >= MIN_EVAL else []
+            val = list(val or ()) if len(val or ()) >= min_eval else []
             same, vsame = _continue(ma, oa, loss_fn, train, held, autocast, checkpoints, val)
             lower, vlower = _continue(mb, ob, loss_fn, train, held, autocast, checkpoints, val)
         except Exception as e:  # a copy that cannot be trained (custom loss signature, OOM, ...)

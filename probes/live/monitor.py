@@ -116,6 +116,11 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         self._flat_after = P["monitor.flat_after_steps"]
         self._flat_fraction = P["monitor.flat_fraction"]
         self._spike_factor = P["monitor.spike_factor"]
+        self._spike_min = P["monitor.spike_min_losses"]
+        self._flat_min = P["monitor.flat_min_losses"]
+        self._gap_evals = int(P["monitor.gap_evaluations"])
+        self._squash_min = P["output_squash.min_values"]
+        self._max_class_index = P["output_squash.max_class_index"]
         self._chance_tolerance = P["curves.chance_tolerance"]
         self.model = None
         self.optimizer = None
@@ -442,7 +447,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         after the last of them (or at the end of the run, on those kept by then)."""
         if self._busy:
             return
-        self.costly["lr_decay"].start(batches)
+        self.costly["lr_decay"].start(batches, self.params)
 
     def exclude_time(self, seconds: float) -> None:
         """Seconds spent outside the user's run inside the current step (a supervisor waiting

@@ -214,11 +214,11 @@ class LossFeed:
         if m is not None:
             self._defer(lambda v: o.__setitem__("range", max(o["range"], v)), m)
         if sample_squash:
-            act = L.output_activation(outputs)
+            act = L.output_activation(outputs, self._squash_min)
             if act is not None:
                 o["activation"].append(act)
             if targets is not None and torch.is_tensor(targets):
-                tk = L.target_kind(outputs, targets)
+                tk = L.target_kind(outputs, targets, self._max_class_index)
                 if tk is not None:
                     o["target_kind"].append(tk)
                 mm = L.loss_shape_mismatch(tuple(outputs.shape), tuple(targets.shape), name)
@@ -345,8 +345,9 @@ class LossFeed:
                 if not self.armed:
                     self.arm(f"nonfinite loss at step {rec.step}")
             return
-        if n >= 10:
-            if n % 16 == 10 or self._spike_ref is None:   # the running median, refreshed every 16 losses
+        if n >= self._spike_min:
+            # the running median, refreshed every 16 losses
+            if (n - self._spike_min) % 16 == 0 or self._spike_ref is None:
                 recent = L.finite(self._train_vals[-50:])
                 self._spike_ref = median(recent) if recent else None
             med = self._spike_ref
@@ -356,7 +357,7 @@ class LossFeed:
                     self.arm(f"spike: loss {v:.4g} > {self._spike_factor:g}x running median {med:.4g}")
         for p in self._costly:            # costly probes that arm on the curve's shape (lr_decay)
             p.on_train_value(self, n)
-        if not self._flat_checked and rec.step >= self._flat_after and n >= 20:
+        if not self._flat_checked and rec.step >= self._flat_after and n >= self._flat_min:
             self._flat_checked = True
             frac = L.loss_decrease_fraction(list(self._train_vals))
             if frac is not None and frac < self._flat_fraction:
@@ -391,10 +392,12 @@ class LossFeed:
               "set": run["set"]}
         self._val_epochs.append(ep)
         eps = self.validation_epochs()
-        if len(eps) >= 3:
-            gaps = [e["loss"] - e["train_loss"] for e in eps[-3:] if e["train_loss"] is not None]
-            if len(gaps) == 3 and gaps[0] < gaps[1] < gaps[2] and eps[-1]["loss"] > eps[-2]["loss"] and not self.armed:
-                self.arm("gap: validation/train loss gap widening over 3 evaluations")
+        k = self._gap_evals
+        if len(eps) >= k:
+            gaps = [e["loss"] - e["train_loss"] for e in eps[-k:] if e["train_loss"] is not None]
+            if (len(gaps) == k and all(a < b for a, b in zip(gaps, gaps[1:])) and eps[-1]["loss"] > eps[-2]["loss"]
+                    and not self.armed):
+                self.arm(f"gap: validation/train loss gap widening over {k} evaluations")
 
     def _recent_train_loss(self):
         s = L.finite(self._train_vals[-50:])

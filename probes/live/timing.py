@@ -15,12 +15,14 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from traindx.engine.parameters import resolve
 from traindx.probes.live.losses import trend
 
 
-def data_time_fraction(waits: Sequence[float], intervals: Sequence[float]) -> float | None:
-    """mean(wait) / mean(iteration time), clipped to [0, 1]; None with fewer than 3 iterations."""
-    if len(intervals) < 3 or not waits:
+def data_time_fraction(waits: Sequence[float], intervals: Sequence[float], params=None) -> float | None:
+    """mean(wait) / mean(iteration time), clipped to [0, 1]; None with fewer than
+    ``data_timing.min_steps`` iterations."""
+    if len(intervals) < resolve(params)["data_timing.min_steps"] or not waits:
         return None
     w = sum(waits) / len(waits)
     t = sum(intervals) / len(intervals)
@@ -29,13 +31,16 @@ def data_time_fraction(waits: Sequence[float], intervals: Sequence[float]) -> fl
     return float(min(1.0, max(0.0, w / t)))
 
 
-def step_time_trend(step_times: Sequence[float]) -> str | None:
-    """increasing / steady / decreasing time per step (last third vs first third, 1.5x either way),
-    ignoring the first 3 steps (warm-up)."""
-    s = list(step_times)[3:]
-    if len(s) < 9:
+def step_time_trend(step_times: Sequence[float], params=None) -> str | None:
+    """increasing / steady / decreasing time per step (last third vs first third,
+    ``data_timing.step_time_ratio`` either way), ignoring the first ``data_timing.warmup_steps``
+    steps; None with fewer than ``data_timing.step_time_min_steps`` after them."""
+    P = resolve(params)
+    s = list(step_times)[int(P["data_timing.warmup_steps"]):]
+    if len(s) < P["data_timing.step_time_min_steps"]:
         return None
-    return trend(s, ratio=1.5, labels=("increasing", "steady", "decreasing"))
+    return trend(s, ratio=P["data_timing.step_time_ratio"], min_points=P["trends.min_points"],
+                 labels=("increasing", "steady", "decreasing"))
 
 
 def gpu_utilization_sample() -> float | None:

@@ -197,9 +197,10 @@ def _window(xs: list, a: float, b: float) -> list[int]:
     return [i for i, x in enumerate(xs) if a <= x <= b]
 
 
-def _thirds_ratio(xs: list, ys: list) -> tuple[float, float, float] | None:
-    """(median of the first third, of the last third, ratio) by step position."""
-    if len(ys) < 6:
+def _thirds_ratio(xs: list, ys: list, min_points: int) -> tuple[float, float, float] | None:
+    """(median of the first third, of the last third, ratio) by step position; None with fewer
+    than ``min_points`` points."""
+    if len(ys) < min_points:
         return None
     x0, x1 = xs[0], xs[-1]
     span = x1 - x0
@@ -309,7 +310,7 @@ def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
         return _loss_all_nonfinite(log, s, out)
     c = _LossCurve(s, fin)
     _loss_spikes(c, out)
-    _loss_levels(c, s, min_head)
+    _loss_levels(c, s, min_head, out.p)
     _loss_shape(c, out.p)
     trend, region, why = _loss_trend(c, s, log, out)
     out.add("loss_trend", trend, c.x_start, c.x_end, why)
@@ -356,7 +357,7 @@ def _spike_mask(c: _LossCurve, P) -> list[bool]:
     """Step 3: which points jump up from both the running median and the last non-spike value."""
     spike_bands, spike_rel = P["curves.spike_bands"], P["curves.spike_rel"]
     spike = [False] * c.n
-    if c.n >= 5:
+    if c.n >= P["curves.noise_min_points"]:
         prev = c.means[0]  # the last non-spike value: a spike is a jump *up* from it
         for i in range(1, c.n):
             p = c.fin[i]
@@ -406,7 +407,7 @@ def _loss_spikes(c: _LossCurve, out: _Out) -> None:
         an.curves["loss"].smooth = _rolling_median(means, w)
 
 
-def _loss_levels(c: _LossCurve, s, min_head: int) -> None:
+def _loss_levels(c: _LossCurve, s, min_head: int, P) -> None:
     """Step 4: initial and current loss, their step ranges and the decrease fraction."""
     nc, cm, cx = c.nc, c.cm, c.cx
     if s.rows_per_point == 1 or not s.head:
@@ -418,7 +419,7 @@ def _loss_levels(c: _LossCurve, s, min_head: int) -> None:
         c.initial = median(y for _, y in head)
         c.ia, c.ib = head[0][0], head[-1][0]
         c.k_head = len(head)
-    c.k_tail = _tail_k(nc)
+    c.k_tail = _tail_k(nc, P)
     c.current = median(cm[-c.k_tail:])
     c.ta, c.tb = cx[-c.k_tail], cx[-1]
     initial, current = c.initial, c.current
@@ -458,7 +459,8 @@ def _loss_shape(c: _LossCurve, P) -> None:
         rebound = max(rebound, v - low)
     c.rebound = rebound
     late_range = (max(late) - min(late)) if late else 0.0
-    c.wander = (len(late) >= 10 and c.current > 0 and rebound >= P["curves.wander_rebound"] * c.current
+    c.wander = (len(late) >= P["curves.wander_min_points"] and c.current > 0
+                and rebound >= P["curves.wander_rebound"] * c.current
                 and (late[0] - c.current) < P["curves.wander_net_progress"] * late_range)
 
     # still falling: the median around the 70 % mark against the current level (also the plateau
@@ -482,7 +484,8 @@ def _loss_shape(c: _LossCurve, P) -> None:
     c.blips = (bool(spikes) and c.spike_points <= P["curves.blip_points"] * len(spikes)
                and (still_falling or len(spikes) < P["curves.rare_spikes"] * c.n))
     c.spiky = (len(spikes) >= P["curves.spiky_events"]
-               or (len(spikes) >= 2 and c.spike_points >= P["curves.spiky_coverage"] * c.n)) and not c.blips
+               or (len(spikes) >= P["curves.spiky_min_covering"]
+                   and c.spike_points >= P["curves.spiky_coverage"] * c.n)) and not c.blips
 
 
 def _moves_beyond_print(cm: list, idx: list) -> bool:
@@ -507,7 +510,7 @@ def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, st
             f"to the end ({s.nonfinite} of {s.rows} values non-finite)")
     magnitude = P["curves.diverge_magnitude"]
     # under 5 points there is no noise band to clear (step 4: noise is not judged there)
-    band = 2 * c.sig_tail if c.n >= 5 else 0.0
+    band = 2 * c.sig_tail if c.n >= P["curves.noise_min_points"] else 0.0
     # below zero, a loss whose magnitude grew is diverging only while it still runs off: a negative
     # loss that levelled off (a Gaussian or flow NLL, an ELBO term) is bounded and falling is progress
     runs_off = current >= 0 or c.drop >= P["curves.negative_runaway_rel"] * abs(current)
@@ -517,7 +520,7 @@ def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, st
             or (c.best < initial and current - c.best >= P["curves.diverge_climb_back"] * (initial - c.best)
                 and current - c.best > max(P["curves.diverge_above_best"] * abs(c.best), band))):
         return ("diverging",) + _diverging_why(c, log, out)
-    if ((c.n >= 5 and c.noise >= P["curves.osc_noise"]
+    if ((c.n >= P["curves.noise_min_points"] and c.noise >= P["curves.osc_noise"]
          and c.sig_tail >= P["curves.osc_progress_share"] * max(initial - current, 0.0))
             or c.spiky or c.wander):
         trend, region, why = ("oscillating",) + _oscillating_why(c, out)
@@ -551,7 +554,7 @@ def _fell_then_flat(c: _LossCurve, out: _Out) -> bool:
     levelled (0.558, 0.526, 0.518, 0.517, 0.514, ...) learned and stopped: a plateau, not a run
     that never started."""
     P = out.p
-    if c.n < 5 or c.frac < P["curves.plateau_min_fall"]:
+    if c.n < P["curves.noise_min_points"] or c.frac < P["curves.plateau_min_fall"]:
         return False
     if c.initial - c.current < P["curves.plateau_fall_bands"] * c.sig_tail:
         return False
@@ -609,7 +612,7 @@ def _plateau_or_decreasing(c: _LossCurve, out: _Out) -> tuple[str, tuple | None,
     tail = [c.cm[i] for i in c.tail_idx]
     falling = (len(tail) >= 3 and all(b < a for a, b in zip(tail, tail[1:]))
                and tail[0] - tail[-1] > P["curves.plateau_rel"] * abs(tail[-1]))
-    if nc >= 5 and not falling and (
+    if nc >= P["curves.noise_min_points"] and not falling and (
             (share < P["curves.plateau_share"] and rel < P["curves.plateau_rel"])
             or drop < 2 * c.se):
         flat_level = median(c.cm[i] for i in c.tail_idx)
@@ -641,7 +644,7 @@ def _loss_level_facts(c: _LossCurve, s, log, out: _Out) -> None:
     out.add("loss_decrease_fraction", c.frac, c.x_start, c.x_end,
             f"the training loss went {_fmt(initial)} -> {_fmt(current)}: "
             f"{'a fall' if c.frac >= 0 else 'a rise'} of {abs(c.frac):.0%}")
-    if c.n >= 5:  # fewer points say nothing about noise
+    if c.n >= out.p["curves.noise_min_points"]:  # fewer points say nothing about noise
         out.add("loss_noise", c.noise, c.cx[c.tail_idx[0]], c.x_end,
                 f"step-to-step noise over the last {out.p['curves.tail_fraction']:.0%} is about "
                 f"{_fmt(c.sig_tail)} on a level of {_fmt(current)} ({c.noise:.0%})")
@@ -650,7 +653,7 @@ def _loss_level_facts(c: _LossCurve, s, log, out: _Out) -> None:
 def _loss_oscillation_trend(c: _LossCurve, trend: str, out: _Out) -> None:
     """Step 7: ``oscillation_trend``, the swings of the last third against the first."""
     if not ((trend in ("oscillating", "diverging") or c.spikes or c.noise >= out.p["curves.noisy"])
-            and c.n >= 6):
+            and c.n >= out.p["curves.oscillation_min_points"]):
         return
     growth = out.p["curves.oscillation_growth"]
     n, xs, x_start, x_end = c.n, c.xs, c.x_start, c.x_end
@@ -678,9 +681,10 @@ def _loss_at_chance(c: _LossCurve, num_classes, out: _Out) -> None:
             f"{chance:.3f}: {_fmt(c.initial)} at the start, {_fmt(c.current)} now")
 
 
-def _tail_k(n: int) -> int:
-    """How many of the last points give "now": the last ~5 %, at least 3 (1 for tiny logs)."""
-    return 1 if n < 5 else max(3, n // 20)
+def _tail_k(n: int, P) -> int:
+    """How many of the last points give "now": the last ~5 %, at least 3 (1 for logs under
+    ``curves.tail_min_points``)."""
+    return 1 if n < P["curves.tail_min_points"] else max(3, n // 20)
 
 
 def _analyze_val(log, out: _Out) -> None:
@@ -694,12 +698,12 @@ def _analyze_val(log, out: _Out) -> None:
     xs = [p.x for p in fin]
     ms = [p.mean for p in fin]
     n = len(fin)
-    k = _tail_k(n)
+    k = _tail_k(n, out.p)
     cur = median(ms[-k:])
     out.add("val_loss", cur, xs[-k], xs[-1],
             f"latest validation loss {_fmt(cur)} (median of the last {k} values, "
             f"{out.rng(xs[-k], xs[-1])})")
-    if n < 3:
+    if n < out.p["curves.val_min_points"]:
         return
     wv = max(1, n // 40)
     sm = _rolling_median(ms, wv)
@@ -727,12 +731,13 @@ def _analyze_val(log, out: _Out) -> None:
     level = median(ms[-k_rise:])
     after = ms[best_i + 1:]
     drifting = True
-    if len(after) >= 5:   # scatter around a wider running median (it follows a real rise, not the noise)
+    # scatter around a wider running median (it follows a real rise, not the noise)
+    if len(after) >= out.p["curves.val_scatter_min_points"]:
         wide = _rolling_median(after, max(2, len(after) // 6))
         sig_after = 1.4826 * median(abs(a - b) for a, b in zip(after, wide))
     else:
         sig_after = sig
-    if len(after) >= 6:
+    if len(after) >= out.p["curves.val_drift_min_points"]:
         # a rise keeps rising (or holds): the last third of the evaluations since the best sits
         # above the first third; a noisy floor with a bump after its minimum does not
         third = len(after) // 3
@@ -772,7 +777,7 @@ def _analyze_accuracy(log, out: _Out) -> None:
         fin = s.finite_points()
         if not fin:
             continue
-        k = _tail_k(len(fin))
+        k = _tail_k(len(fin), out.p)
         v = min(1.0, max(0.0, median(p.mean for p in fin[-k:])))
         pct = " (logged in percent)" if s.scale_factor != 1.0 else ""
         out.add(fact, v, fin[-k].x, fin[-1].x,
@@ -870,7 +875,7 @@ def _analyze_grad_norm(log, out: _Out) -> None:
     out.add("grad_norm_max", float(s.max), x0, x1,
             f"largest gradient norm {_fmt(s.max)}{extra}")
     fin = s.finite_points()
-    r = _thirds_ratio([p.x for p in fin], [p.mean for p in fin])
+    r = _thirds_ratio([p.x for p in fin], [p.mean for p in fin], out.p["curves.thirds_min_points"])
     if r is None:
         return
     a, b, ratio = r
@@ -885,7 +890,7 @@ def _analyze_step_time(log, out: _Out) -> None:
     if s is None:
         return
     fin = s.finite_points()
-    r = _thirds_ratio([p.x for p in fin], [p.mean for p in fin])
+    r = _thirds_ratio([p.x for p in fin], [p.mean for p in fin], out.p["curves.thirds_min_points"])
     if r is None:
         return
     a, b, ratio = r

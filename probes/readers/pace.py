@@ -21,7 +21,6 @@ from statistics import median
 from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
-_MIN_POINTS = 6
 
 
 def _level(xs: list, ys: list, a: float, b: float) -> float | None:
@@ -38,9 +37,9 @@ def pace_facts(analysis, findings: list, params=None) -> list[Finding]:
     if trend not in ("decreasing", "plateaued"):
         return []
     curve = analysis.curves.get("loss")
-    if curve is None or len(curve.x) < _MIN_POINTS:
-        return []
     p = resolve(params)
+    if curve is None or len(curve.x) < p["pace.min_points"]:
+        return []
     xs, ys = curve.x, curve.y
     x0, x1 = xs[0], xs[-1]
     span = x1 - x0

@@ -11,10 +11,12 @@ class DataTiming(Probe):
     facts = ("data_time_fraction", "gpu_utilization", "step_time_trend")
     needs = frozenset({"loader", "optimizer"})
     schedule = "every batch wait and every optimizer step; GPU utilisation first step, every 50"
+    parameters = ("data_timing.min_steps", "data_timing.warmup_steps", "data_timing.step_time_min_steps",
+                  "data_timing.step_time_ratio", "trends.min_points")
 
     def findings(self, m, emit, params):
         waits = m._synced_waits if (m.on_cuda and m._synced_waits) else m._waits
-        f = T.data_time_fraction(waits, m._intervals)
+        f = T.data_time_fraction(waits, m._intervals, params)
         if f is not None:
             emit("data_time_fraction", f,
                  f"{f * 100:.1f}% of each step is spent waiting for the data loader "
@@ -22,5 +24,5 @@ class DataTiming(Probe):
                  f"step {sum(m._intervals) / len(m._intervals) * 1e3:.2f} ms)")
         u = T.gpu_utilization(m._gpu_util)
         emit("gpu_utilization", u, f"average GPU utilisation {u * 100:.0f}%" if u is not None else "")
-        tr = T.step_time_trend(list(m._step_times))
+        tr = T.step_time_trend(list(m._step_times), params)
         emit("step_time_trend", tr, f"time per step {tr}")

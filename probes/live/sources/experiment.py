@@ -24,7 +24,8 @@ class Experiment(CostlyProbe):
     needs = frozenset({"model", "optimizer", "batch", "loss"})
     schedule = ("keeps every training batch (references, bounded by count and bytes); an experiment the "
                 "engine asks for runs at the next sampled step")
-    parameters = ("experiments.buffer_batches", "experiments.buffer_bytes")
+    parameters = ("experiments.buffer_batches", "experiments.buffer_bytes", "experiments.min_train_batches",
+                  "experiments.min_held_out_batches")
 
     def __init__(self):
         self.box = EX.Experiments(True)

@@ -11,6 +11,7 @@ class GradNorms(Probe):
     facts = ("grad_norm_max", "grad_norm_median", "grad_norm_trend", "grads_have_nan", "nan_grad_params")
     needs = frozenset({"model", "optimizer"})
     schedule = "one batched norm reduction at the sampled steps (first 10, every 50; every step while armed)"
+    parameters = ("grad_norms.trend_ratio", "trends.min_points")
 
     def findings(self, m, emit, params):
         if not m._grad_samples:
@@ -20,7 +21,7 @@ class GradNorms(Probe):
         emit("grad_norm_median", med, f"median total gradient norm {med:.4g} over {len(series)} sampled steps"
              if med is not None else "")
         emit("grad_norm_max", mx, f"largest total gradient norm {mx:.4g}" if mx is not None else "")
-        tr = G.grad_norm_trend(series)
+        tr = G.grad_norm_trend(series, params)
         emit("grad_norm_trend", tr, f"total gradient norm {tr} (last third vs first third)")
         nan = sorted(m._nan_grad, key=m._nan_grad.get)
         emit("grads_have_nan", bool(nan),

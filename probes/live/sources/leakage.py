@@ -10,13 +10,13 @@ class Leakage(Probe):
     facts = ("val_train_overlap",)
     needs = frozenset({"loader"})
     schedule = "once, when findings are first gathered with both loaders declared"
-    parameters = ("leakage.near_copy_fraction",)
+    parameters = ("leakage.near_copy_fraction", "leakage.min_val_hashed", "leakage.min_train_hashed")
 
     def findings(self, m, emit, params):
         if "train" not in m._loaders or "val" not in m._loaders:
             return
         if m._overlap is None:
-            m._overlap = D.val_train_overlap(m._loaders["train"], m._loaders["val"]) or {}
+            m._overlap = D.val_train_overlap(m._loaders["train"], m._loaders["val"], params=params) or {}
             near = D.near_duplicate_fraction(m._loaders["train"], m._loaders["val"])
             if (near and near["fraction"] >= params["leakage.near_copy_fraction"]
                     and near["fraction"] > m._overlap.get("overlap", 0)):

@@ -18,7 +18,8 @@ class LossVsChance(Probe):
         "plateau_share", "plateau_rel", "tail_fraction", "noisy", "wander_tail", "wander_rebound",
         "still_falling_total", "still_falling_rel", "blip_points", "rare_spikes", "oscillation_growth",
         "wander_net_progress", "spiky_events", "spiky_coverage", "nonfinite_share", "diverge_climb_back",
-        "diverge_above_best", "osc_progress_share", "plateau_band"))
+        "diverge_above_best", "osc_progress_share", "plateau_band", "noise_min_points", "tail_min_points",
+        "wander_min_points", "spiky_min_covering", "oscillation_min_points")) + ("monitor.curve_min_losses",)
 
     def findings(self, m, emit, params):
         s = m._train_series()

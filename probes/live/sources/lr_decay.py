@@ -13,6 +13,7 @@ from __future__ import annotations
 import traindx.probes.live.data as D
 import traindx.probes.live.losses as L
 import traindx.probes.live.lr_decay as LD
+from traindx.engine.parameters import resolve
 from traindx.probes.live.probe import CostlyProbe
 
 #: the memory the kept batches may hold (the number of batches, the LR ratio that counts as held,
@@ -26,6 +27,12 @@ VAL_BYTES = 64 * 2 ** 20
 FIRST_CHECK = 256
 
 
+
+def _min_batches(P) -> int:
+    """The fewest kept batches the test can run on: lr_decay.min_train_batches + min_held_out_batches."""
+    return int(P["lr_decay.min_train_batches"]) + int(P["lr_decay.min_held_out_batches"])
+
+
 class LrDecay(CostlyProbe):
     source = "probe:lr_decay"
     facts = ("lr_decay_helps",)
@@ -34,7 +41,8 @@ class LrDecay(CostlyProbe):
                 "the next 64 training batches, then copies at the next sampled step; 3 tests at most")
     parameters = ("lr_decay.batches", "lr_decay.lr_held", "lr_decay.max_tests", "lr_decay.retry_steps",
                   "lr_decay.helps", "lr_decay.no_help", "lr_decay.min_z", "lr_decay.noise_multiple",
-                  "lr_decay.val_helps", "lr_decay.within_noise", "curves.decay_held", "curves.decay_cut")
+                  "lr_decay.val_helps", "lr_decay.within_noise", "curves.decay_held", "curves.decay_cut",
+                  "monitor.curve_min_losses", "lr_decay.min_train_batches", "lr_decay.min_held_out_batches")
 
     def __init__(self):
         self.state = None
@@ -59,12 +67,12 @@ class LrDecay(CostlyProbe):
     def collecting(self) -> bool:
         return self.state == "collecting"
 
-    def start(self, batches: int = 64) -> None:
+    def start(self, batches: int = 64, params=None) -> None:
         """Start collecting now (``Monitor.start_lr_decay``)."""
         if self.state is not None:
             return
         self.state = "collecting"
-        self.target = max(LD.MIN_TRAIN + LD.MIN_EVAL, int(batches))
+        self.target = max(_min_batches(resolve(params)), int(batches))
         self.batches, self.bytes = [], 0
 
     # ------------------------------------------------------------------ arming
@@ -162,7 +170,7 @@ class LrDecay(CostlyProbe):
         run = {"at_step": m.steps, "batches": len(batches)}
         if fn is None:
             run["skipped"] = "needs a stock or given loss function"
-        elif len(batches) < LD.MIN_TRAIN + LD.MIN_EVAL:
+        elif len(batches) < _min_batches(m.params):
             run["skipped"] = f"only {len(batches)} batches fit in memory"
         else:
             try:

@@ -12,7 +12,9 @@ class TrainValGap(Probe):
              "test_accuracy", "test_loss")
     needs = frozenset({"loss"})
     schedule = "every validation loss; training accuracy first 10 training losses, every 20"
-    parameters = ("train_val_gap.min_metric_steps", "curves.val_rise", "curves.val_fall")
+    parameters = ("train_val_gap.min_metric_steps", "train_val_gap.acc_window", "train_val_gap.acc_min_batches",
+                  "monitor.gap_evaluations", "curves.val_rise", "curves.val_fall", "curves.val_min_points",
+                  "curves.val_scatter_min_points", "curves.val_drift_min_points", "curves.tail_min_points")
 
     def findings(self, m, emit, params):
         first = params["train_val_gap.min_metric_steps"]
@@ -45,13 +47,15 @@ class TrainValGap(Probe):
 
     @staticmethod
     def _train_accuracy(m, emit, epochs):
-        # the sampled batches of the last 20% of the run up to the latest evaluation (so that
-        # the two accuracies are measured at the same point of training), at least 5 of them
+        # the sampled batches of the last train_val_gap.acc_window of the run up to the latest
+        # evaluation (so that the two accuracies are measured at the same point of training), at
+        # least train_val_gap.acc_min_batches of them
         end = epochs[-1]["step"] if epochs else m.steps
+        least = int(m.params["train_val_gap.acc_min_batches"])
         pool = [a for a in m._train_acc if a[0] <= end] or m._train_acc
-        recent = [a for a in pool if a[0] >= 0.8 * end]
-        if len(recent) < 5:
-            recent = pool[-5:]
+        recent = [a for a in pool if a[0] >= (1 - m.params["train_val_gap.acc_window"]) * end]
+        if len(recent) < least:
+            recent = pool[-least:]
         acc = L.accuracy(sum(c for _, c, _ in recent), sum(n for _, _, n in recent))
         emit("train_accuracy", acc,
              f"training accuracy {acc * 100:.1f}% over {len(recent)} sampled batches, steps "

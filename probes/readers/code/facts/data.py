@@ -9,6 +9,11 @@ from ..text import snippet
 from ..values import BatchVal, Const, Event, IterVal, LoaderVal, Unknown
 
 
+#: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
+SOURCE_ID = "code:data"
+FACTS = ("shuffle", "num_workers", "batch_size", "nan_written_to_data")
+
+
 class DataFacts:
     """code:data: the loader the training loop iterates (shuffle, batch size, workers)."""
 

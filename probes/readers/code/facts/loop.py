@@ -8,6 +8,13 @@ from ..naming import EVAL_FUNC
 from ..values import Event, ModuleVal, OptVal, SchedVal, TensorVal
 
 
+#: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
+SOURCE_ID = "code:loop"
+FACTS = ("zero_grad_called", "optimizer_not_zeroed", "scheduler_step_per_batch", "scheduler", "clip_max_norm",
+         "graph_cut", "model_mode_in_validation", "scheduler_designed_per_batch", "grads_all_zero",
+         "model_mode_in_training", "warmup")
+
+
 class LoopFacts:
     """code:loop: zero_grad/backward/step order, clipping, schedulers, graph cuts, train/eval mode."""
 

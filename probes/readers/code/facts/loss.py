@@ -11,6 +11,11 @@ from ..text import format_number, snippet
 from ..values import Event, ModuleVal, TensorVal
 
 
+#: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
+SOURCE_ID = "code:loss"
+FACTS = ("loss_function", "output_activation", "custom_loss", "label_smoothing", "unsafe_math", "task_type")
+
+
 CLASS_PICKS = {"round", "argmax"}
 
 

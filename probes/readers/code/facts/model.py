@@ -11,6 +11,15 @@ from ..text import format_number, snippet
 from ..values import ModuleVal
 
 
+#: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
+SOURCE_ID = "code:model"
+#: (``num_classes`` is found by ``Conclusions.class_count_facts`` (common.py) and ``rl_training`` by the
+#: reader before interpreting, from the same model definitions; both are this source's facts.)
+FACTS = ("dropout_p", "init_constant", "init_bias_constant", "init_weight_std", "frozen_params",
+         "requires_grad_attr_on_module", "uses_amp", "grad_scaler_used", "regularization", "rl_training",
+         "amp_dtype", "model_has_dropout_or_bn", "num_classes")
+
+
 #: names whose presence together marks a reinforcement-learning loop (rewards from an environment)
 RL_IMPORTS = {"gym", "gymnasium", "stable_baselines3", "pettingzoo", "dm_control"}
 

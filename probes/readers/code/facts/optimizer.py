@@ -10,6 +10,11 @@ from dataclasses import replace
 from ..values import BudgetExceeded, ClassVal, Event, FuncVal, ListVal, ModuleVal, OptVal
 
 
+#: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
+SOURCE_ID = "code:optimizer"
+FACTS = ("optimizer", "learning_rate", "weight_decay", "params_not_in_optimizer", "momentum")
+
+
 class OptimizerFacts:
     """code:optimizer: the optimizer, its learning rate and weight decay, and the parameters it holds."""
 
