@@ -65,7 +65,8 @@ def _flat_then_level_log(path):
 
 
 def test_a_pack_overriding_a_curve_threshold_changes_the_diagnosis_end_to_end(tmp_path):
-    """The same log, through the CLI: with a pack that raises curves.flat_fraction the curve reader
+    """The same log, through the CLI: with a pack that raises curves.flat_fraction (and the
+    smallest fall that still reads as fell-then-flat, curves.plateau_min_fall) the curve reader
     reads the 15% fall as flat, and the diagnosis moves from a plateau to not learning."""
     import json
 
@@ -74,7 +75,8 @@ def test_a_pack_overriding_a_curve_threshold_changes_the_diagnosis_end_to_end(tm
     log = _flat_then_level_log(tmp_path / "metrics.csv")
     pack = tmp_path / "pack"
     pack.mkdir()
-    (pack / "thresholds.yaml").write_text("kind: parameters\noverrides:\n  curves.flat_fraction: 0.2\n")
+    (pack / "thresholds.yaml").write_text("kind: parameters\noverrides:\n  curves.flat_fraction: 0.2\n"
+                                          "  curves.plateau_min_fall: 0.2\n")
     base = json.loads(run_cli("diagnose", "--log", log, "--non-interactive", "--format", "json").stdout)
     moved = json.loads(run_cli("diagnose", "--log", log, "--kb", str(pack), "--non-interactive",
                                "--format", "json").stdout)

@@ -77,22 +77,49 @@ from traindx.engine.errors import InputError
 from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
-from .console_lines import _SPLIT, LineParser, shape
+from .console_lines import _SPLIT, PART_RANK, LineParser, _loss_part, shape
 from .logs import LogData, Series, match_role, normalize_name, parse_column_map
 
 # ------------------------------------------------------------------------------ line cleaning
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+#: what a thread adds in front of a pasted line: e-mail/Markdown quote marks, bold
+_QUOTED = re.compile(r"^(?:>[ \t]*|\*\*|\[(?:rank|default)\d+\]:[ \t]?)+")
 
 _EXTRA_FILLER = {"average", "avg", "mean", "running", "current", "smoothed", "batch", "epoch", "set",
                  "subset", "net", "output", "on", "the", "of", "model", "overall", "total", "final",
                  "last", "this", "data", "top", "for", "in", "at", "is", "a"}
 _TIME_WORDS = {"time", "duration", "elapsed", "wall", "speed", "eta", "runtime", "seconds"}
 _PPL = {"ppl", "perplexity"}
+_TOP1 = re.compile(r"\b(?:top|prec|precision|acc|accuracy)[-@_ ]?1\b", re.IGNORECASE)
+#: a data-loading time and the time of the step beside it (``Time 0.21 (0.78) Data 0.001 (0.61)``,
+#: ``time: 0.539, data_time: 0.051``, ``updt_s:0.30 data_s:13.3``): how much of a step waits on data
+_DATA_TIME_WORDS = {"data", "dataload", "dataloader", "loader", "loading", "load", "fetch", "time", "s",
+                    "sec", "ms", "wait"}
+_DATA_WORDS = {"data", "dataload", "dataloader", "loader"}
+_STEP_TIME_WORDS = {"time", "updt", "update", "compute", "batch", "iter", "iteration", "step", "s", "sec",
+                    "ms", "forward", "fwd", "gpu", "model", "train"}
+_STEP_TIME_KEY = {"time", "updt", "compute"}
+_TIMING_ROLES = ("data_wait", "step_wait")
+
+
+def _timing_role(words: list) -> str | None:
+    """``data_wait`` for the name of a data-loading time, ``step_wait`` for a step's time."""
+    ws = set(words)
+    if not ws:
+        return None
+    if ws & _DATA_WORDS and ws <= _DATA_TIME_WORDS:
+        return "data_wait"
+    if ws & _STEP_TIME_KEY and ws <= _STEP_TIME_WORDS:
+        return "step_wait"
+    return None
 _SUMMARY_WORDS = {"best", "min", "max", "lowest", "highest", "minimum", "maximum", "worst", "previous",
                   "prev", "target", "threshold", "patience", "init", "initial", "base", "warmup",
                   "peak", "start", "end", "final"}
 _TRACE_START = re.compile(r"^\s*Traceback \(most recent call last\)")
 _EXC_LINE = re.compile(r"^\s*((?:[\w.]+\.)?(\w*(?:Error|Exception|Interrupt)))\b:?\s*(.*)$")
+_CUDA_ASSERT = re.compile(r"\.cuh?:\d+.*\bAssertion\b.*\bfailed")
+#: a name that is a source file's path (``/pytorch/aten/src/ATen/native/cuda/Loss.cu:115``), not a metric
+_SOURCE_PATH = re.compile(r"(?:/[^/]*){3}|\.(?:py|cu|cuh|cpp|cc|c|h|hpp)$")
 _NAN_WARN = re.compile(r"(?:\bnan\b|\binf(?:inite|inity)?\b|non-?finite)", re.IGNORECASE)
 _NAN_CTX = re.compile(r"\b(?:loss|grad\w*|gradient|weights?|output|logits?)\b", re.IGNORECASE)
 _NAN_BENIGN = re.compile(r"overflow|loss[ _]?scal|skipping step|reducing", re.IGNORECASE)
@@ -138,6 +165,9 @@ class ConsoleLog(LogData):
     names: dict = field(default_factory=dict)
     styles: list = field(default_factory=list)
     held_out: dict = field(default_factory=dict)
+    first_epoch: float | None = None
+    data_wait: tuple | None = None
+    float_floor: tuple | None = None
 
     def describe(self) -> str:
         """One line: ``Read run.out: 41,200 lines, 3 metrics (loss, val_loss, lr) over 12 epochs;
@@ -160,6 +190,17 @@ class ConsoleLog(LogData):
                                    f"the run raised {last['message'][:160]}"))
                 out.append(Finding("error_message", last["message"][:300], src,
                                    "the last line of the traceback"))
+        if self.float_floor is not None:
+            value, name = self.float_floor
+            out.append(Finding("loss_at_float_floor", True, f"log:{where}:{name}",
+                               f"{name} ends at {value:g}, -ln of the smallest float: the probability "
+                               "of the true class underflowed to 0 (a clamped log(0))"))
+        if self.data_wait is not None and not any(f.fact == "data_time_fraction" for f in out):
+            share, lines, apart = self.data_wait
+            if lines >= int(resolve(None).get("console.min_timing_lines", 3)):
+                out.append(Finding("data_time_fraction", round(share, 4), f"log:{where}",
+                                   f"the data-loading time printed on {lines} line(s) is {share:.0%} of "
+                                   + ("the data time plus the step time" if apart else "the step time")))
         for fact, (value, name) in sorted(self.held_out.items()):
             out.append(Finding(fact, round(value, 6), f"log:{where}:{name}",
                                f"the last {name} printed: {value:.4g} (a test set apart from the "
@@ -173,7 +214,16 @@ class ConsoleLog(LogData):
             p = resolve(None)
             share = float(p.get("console.grad_nan_share", 0.5))
             loss = self.get("loss")
-            if gn.trailing_nonfinite or gn.nonfinite >= share * gn.rows or (
+            fin = gn.finite_points()
+            # NaN/Inf norms only before the first finite one, with a finite loss: a dynamic loss
+            # scaler starting high and halving on each overflow (those steps are skipped)
+            calibrating = bool(fin) and 0 < len(gn.nonfinite_steps) == gn.nonfinite and \
+                max(gn.nonfinite_steps) < fin[0].x0 and not (loss is not None and loss.nonfinite)
+            if calibrating:
+                out.append(Finding("grads_have_nan", False, f"log:{where}:{self.columns.get('grad_norm')}",
+                                   f"the {gn.nonfinite} NaN/Inf gradient norm(s) come only before the first "
+                                   "finite one: a mixed-precision loss scaler settling (those steps are skipped)"))
+            elif gn.trailing_nonfinite or gn.nonfinite >= share * gn.rows or (
                     loss is not None and loss.nonfinite):
                 out.append(Finding("grads_have_nan", True,
                                    f"log:{where}:{self.columns.get('grad_norm')}",
@@ -192,6 +242,26 @@ class ConsoleLog(LogData):
                                    f"the first NaN/Inf report is at {self.x_label} "
                                    f"{self.nan_warning_x:g}"))
         return out
+
+
+def _part_role(pwords: list, eff: str | None, phrase: str):
+    """One component of a loss (cross_entropy_loss, loss_cls) read as a loss of the last resort,
+    ranked after every total and after perplexity; None for any other name."""
+    if not pwords or not _loss_part(pwords[-1], False):
+        return None
+    role = "val_loss" if eff in ("val", "test") else "loss"
+    return role, PART_RANK + (20 if eff == "test" else 0), phrase, None
+
+
+def _timing_pair(rs) -> tuple | None:
+    """The positions of a data-loading time and a step time among a record's roles, or None."""
+    d = st = None
+    for i, r in enumerate(rs):
+        if r[0] == "data_wait":
+            d = i
+        elif r[0] == "step_wait":
+            st = i
+    return None if d is None or st is None else (d, st)
 
 
 def _fmt_int(n) -> str:
@@ -244,11 +314,56 @@ class _Cand:
         self.transform = transform
 
 
-class ConsoleReader(LineParser):
+class _RunFacts:
+    """What a console log says beyond its curves, gathered while reading (a mixin of
+    :class:`ConsoleReader`, using its ``cands``, ``log`` and ``params``): the time spent waiting
+    for data beside the step time, a held-out test evaluation, a loss at the float floor."""
+
+    def _float_floor(self) -> None:
+        """A loss (any loss printed, a component too) whose last value is -ln FLT_MIN: the
+        probability underflowed to 0 and the log(0) was clamped (``log.float_floor``)."""
+        floors = [float(v) for v in (self.params.get("console.float_floor_losses") or [])]
+        rtol = float(self.params.get("console.float_floor_rtol", 1e-4))
+        for c in self.cands.values():
+            last = c.series.last_value
+            if c.role in ("loss", "val_loss") and last is not None and math.isfinite(last) and \
+                    any(abs(last - f) <= rtol * f for f in floors):
+                self.log.float_floor = (last, c.name)
+                return
+
+    def _timing(self, data: float, step: float) -> None:
+        """One line's data-loading time beside its step time. A data time above the step time
+        says the step time leaves the data wait out (``updt_s``): the step is their sum."""
+        if not (math.isfinite(data) and math.isfinite(step)) or data < 0 or step < 0:
+            return
+        self.t_data += data
+        self.t_step += step
+        self.t_lines += 1
+        if data > step:
+            self.t_apart = True
+
+    def _held_out(self, best: dict) -> None:
+        """The last test-set loss/accuracy printed beside a validation series (``test_loss``,
+        ``test_accuracy`` in ``log.held_out``): a held-out evaluation the validation curve does not
+        show."""
+        for role, key in (("val_loss", "test_loss"), ("val_accuracy", "test_accuracy")):
+            chosen = best.get(role)
+            tests = [c for c in self.cands.values() if c.role == role and c is not chosen
+                     and c.last is not None and math.isfinite(c.last)
+                     and any(_SPLIT.get(w) == "test" for w in normalize_name(c.name).split("_"))]
+            if chosen is None or not tests:
+                continue
+            c = tests[-1]
+            v = c.last / 100.0 if key == "test_accuracy" and c.last > 1 else c.last
+            self.log.held_out[key] = (v, c.name)
+
+
+
+class ConsoleReader(LineParser, _RunFacts):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
     def __init__(self, path: str, column_map=None, params=None, fmt: str = "console"):
-        p = resolve(params)
+        p = self.params = resolve(params)
         self.max_line = int(p.get("console.max_line_chars", 4096))
         self.max_names = int(p.get("console.max_metric_names", 64))
         self.max_events = int(p.get("console.max_events", 20))
@@ -274,10 +389,16 @@ class ConsoleReader(LineParser):
         self.max_epochs_seen = 0
         self.step_is_global = None
         self.last_step = None
+        self.pending_step = None   # (step, line) of the last step printed without metrics
+        # data-loading time against step time, summed over the lines that print both
+        self.t_data = self.t_step = 0.0
+        self.t_lines = 0
+        self.t_apart = False
         self.prev_progress = None
         self.epoch_on_line = False
         # tables
-        self.header = None         # (names, delim)
+        self.header = None         # (names, delim, roles)
+        self.header_axes = []      # the header's epoch/step columns
         # tracebacks
         self.in_trace = False
         self.trace_line = 0
@@ -301,8 +422,10 @@ class ConsoleReader(LineParser):
         return res
 
     def _resolve(self, phrase: str, split: str | None):
-        norm = normalize_name(phrase)
-        if not norm:
+        # Top-1, Prec@1, acc@1: the top-1 accuracy
+        phrase_top = _TOP1.sub("top1", phrase) if "1" in phrase else phrase
+        norm = normalize_name(phrase_top)
+        if not norm or ("/" in phrase and _SOURCE_PATH.search(phrase)):
             return None
         if norm in self.cmap:
             return self.cmap[norm], -1, phrase, None
@@ -313,6 +436,9 @@ class ConsoleReader(LineParser):
             return None  # "best val_loss: 0.71" summarises the run; it is not a point of its curve
         own = next((_SPLIT[w] for w in words if w in _SPLIT), None)
         eff = own or split
+        timing = _timing_role(words)
+        if timing is not None:
+            return timing, 0, phrase, None
         # perplexity: a loss in disguise (ln ppl = cross-entropy), ranked after any loss name
         if words and words[-1] in _PPL:
             role = "val_loss" if eff in ("val", "test") else "loss"
@@ -320,7 +446,7 @@ class ConsoleReader(LineParser):
         # sub-phrases of whole printed words (never parts of one identifier: loss_rpn_cls is
         # not "loss"), ending at the last word that is not filler ("Val loss decreased from"
         # names "from", not the loss)
-        pwords = [normalize_name(w) for w in phrase.split()]
+        pwords = [normalize_name(w) for w in phrase_top.split()]
         pwords = [w for w in pwords if w]
         if len(pwords) == 1 and "_" in pwords[0] and match_role(pwords[0]) is None:
             kept = [t for t in pwords[0].split("_") if t not in _EXTRA_FILLER]
@@ -356,7 +482,7 @@ class ConsoleReader(LineParser):
                 break  # the split-qualified reading first: "Test ... accuracy" is a test accuracy
             if best is not None:
                 break
-        return best
+        return best if best is not None else _part_role(pwords, eff, phrase)
 
     # -- feeding -----------------------------------------------------------------------------
     def feed(self, raw: str, new: bool = True) -> None:
@@ -381,6 +507,12 @@ class ConsoleReader(LineParser):
             return
         if "\x1b" in line:
             line = _ANSI.sub("", line)
+        if line[0] in ">*[" and _QUOTED.match(line):
+            # a log quoted in a thread (``> `` per line), set in bold (``**...**``), or the
+            # rank prefix a distributed launcher puts on each line (``[rank2]: ``)
+            line = _QUOTED.sub("", line, 1).rstrip("*")
+            if not line or line.isspace():
+                return
         # tracebacks
         if self.in_trace:
             self._trace(line)
@@ -401,7 +533,7 @@ class ConsoleReader(LineParser):
                 header = self._maybe_header(line)
                 exc = self._exception_line(line)
                 if not header and len(self.quiet) < self.max_plans:
-                    self.quiet[line] = (None, exc, False)
+                    self.quiet[line] = (None, exc, False, None)
                 return
         self._parse(line, key)
 
@@ -422,7 +554,12 @@ class ConsoleReader(LineParser):
         self._parse(line)
 
     def _exception_line(self, line: str) -> str | None:
-        """An exception printed without its traceback: the message it was reported with."""
+        """An exception printed without its traceback: the message it was reported with (a CUDA
+        kernel's failed assertion, ``Loss.cu:115: ... Assertion `...` failed.``, is one)."""
+        if "Assertion" in line and _CUDA_ASSERT.search(line):
+            message = "CUDA error: device-side assertion failed: " + line.strip()[:200]
+            self._error(message, self.line_no)
+            return message
         m = _EXC_LINE.match(line)
         if m and m.group(3) and m.group(2) not in ("KeyboardInterrupt",) and \
                 (m.group(2).endswith("Error") or "OutOfMemory" in m.group(2)):
@@ -456,6 +593,11 @@ class ConsoleReader(LineParser):
         self._record(metrics, split, counter, counter_total, step, progress,
                      "progress" if progress else "pairs")
 
+    def _axis_step(self, step: int) -> None:
+        """A step printed on a line without metrics (caffe's ``Iteration 8000, Testing net``):
+        the x of an evaluation record printed right under it, before any training record."""
+        self.pending_step = (step, self.line_no)
+
     def _set_epoch(self, epoch: float) -> None:
         if self.epoch is not None and epoch < self.epoch and self.mode != "step":
             pass
@@ -467,9 +609,13 @@ class ConsoleReader(LineParser):
 
     def _table_record(self, row) -> None:
         metrics = []
+        parts = []
         epoch = step = None
         for name, role, v in row:
             if v is None:
+                continue
+            if role is not None and role[0] == "loss_part":
+                parts.append((name, v))
                 continue
             norm = normalize_name(name)
             m = match_role(name)
@@ -481,6 +627,8 @@ class ConsoleReader(LineParser):
                 continue
             if role is not None:
                 metrics.append((role, v))
+        if parts:
+            metrics.append((("loss", 40, " + ".join(n for n, _ in parts), None), sum(v for _, v in parts)))
         if epoch is not None:
             self._set_epoch(epoch)
         if metrics:
@@ -510,6 +658,8 @@ class ConsoleReader(LineParser):
 
     def _cand(self, r):
         role, rank, name, transform = r
+        if role in _TIMING_ROLES:
+            return None   # summed per line by _timing, not a curve
         key = (role, name)
         c = self.cands.get(key)
         if c is None and len(self.cands) < self.max_names:
@@ -524,8 +674,13 @@ class ConsoleReader(LineParser):
         styles = self.styles
         styles[style] = styles.get(style, 0) + 1
         if self.mode is None:
+            pending = self.pending_step
             if step is not None or counter is not None:
                 self.mode = "step"
+            elif is_eval and pending is not None and self.epoch is None and \
+                    self.line_no - pending[1] <= 2:
+                self.mode = "step"
+                self.last_step = pending[0]
             elif self.epoch is not None:
                 self.mode = "epoch"
             else:
@@ -536,11 +691,13 @@ class ConsoleReader(LineParser):
             x = float(step)
         else:
             x = self._x(step, counter, counter_total, is_eval)
-        if progress:
-            key = (x, tuple(vals))
-            if key == self.prev_progress:
+        if progress or self.mode != "row":
+            # a progress bar redrawn, or a line printed twice (to the file and by a logger)
+            roles = plan.roles if plan is not None else tuple(r[0] for r in rs)
+            prev = self.prev_progress
+            if prev is not None and prev[0] == x and prev[1] == vals and prev[2] == roles:
                 return
-            self.prev_progress = key
+            self.prev_progress = (x, vals, roles)
         if not is_eval:
             last_x = self.last_x
             if last_x is not None and x < last_x:
@@ -559,11 +716,9 @@ class ConsoleReader(LineParser):
         n = len(self.epochs_seen)
         if n > self.max_epochs_seen:
             self.max_epochs_seen = n
-        cands = plan.cands if plan is not None else None
+        cands = plan.cands if plan is not None and plan.timing is None else None
         if cands is None:
-            cands = [self._cand(r) for r in rs]
-            if plan is not None:
-                plan.cands = cands
+            cands = self._cands(rs, vals, plan)
         for c, v in zip(cands, vals):
             if c is None:
                 continue
@@ -578,20 +733,18 @@ class ConsoleReader(LineParser):
                 c.series.extend(c.bx, c.by)
                 c.bx, c.by = [], []
 
-    def _held_out(self, best: dict) -> None:
-        """The last test-set loss/accuracy printed beside a validation series (``test_loss``,
-        ``test_accuracy`` in ``log.held_out``): a held-out evaluation the validation curve does not
-        show."""
-        for role, key in (("val_loss", "test_loss"), ("val_accuracy", "test_accuracy")):
-            chosen = best.get(role)
-            tests = [c for c in self.cands.values() if c.role == role and c is not chosen
-                     and c.last is not None and math.isfinite(c.last)
-                     and any(_SPLIT.get(w) == "test" for w in normalize_name(c.name).split("_"))]
-            if chosen is None or not tests:
-                continue
-            c = tests[-1]
-            v = c.last / 100.0 if key == "test_accuracy" and c.last > 1 else c.last
-            self.log.held_out[key] = (v, c.name)
+    def _cands(self, rs, vals, plan) -> list:
+        """The record's candidates (kept on its plan), after its data-loading and step times."""
+        cands = plan.cands if plan is not None else None
+        if cands is None:
+            cands = [self._cand(r) for r in rs]
+            if plan is not None:
+                plan.cands = cands
+                plan.timing = _timing_pair(rs)
+        timing = plan.timing if plan is not None else _timing_pair(rs)
+        if timing is not None:
+            self._timing(vals[timing[0]], vals[timing[1]])
+        return cands
 
     def _x(self, step, counter, counter_total, is_eval) -> float:
         if self.mode == "step":
@@ -629,6 +782,10 @@ class ConsoleReader(LineParser):
     def finish(self) -> ConsoleLog:
         log = self.log
         log.lines = self.line_no
+        if self.in_trace:
+            # the text ends inside a traceback (an excerpt cut before the exception's line): the
+            # run still raised
+            self._error("an exception whose traceback the text cuts short", self.trace_line)
         for c in self.cands.values():
             if c.by:
                 c.series.extend(c.bx, c.by)
@@ -646,15 +803,26 @@ class ConsoleReader(LineParser):
             log.columns[role] = c.name
             log.names[role] = c.name
         self._held_out(best)
+        self._float_floor()
         log.ignored_columns = sorted({c.name for c in self.cands.values()} - set(log.columns.values()))[:30]
         log.rows = self.metric_lines
         log.epochs = self.max_epochs_seen if self.epochs_seen or self.max_epochs_seen else 0
+        log.first_epoch = self.epoch0
+        if self.t_lines:
+            total = self.t_data + self.t_step if self.t_apart else self.t_step
+            if total > 0:
+                log.data_wait = (min(1.0, self.t_data / total), self.t_lines, self.t_apart)
         log.styles = sorted(self.styles, key=self.styles.get, reverse=True)
         if self.log.x_label == "step" and log.restarts is not None:
             pass
         if not any(r in log.series for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
             if log.errors or log.nan_warnings:
                 return log  # a crash before the first metric is still evidence
+            gn = log.series.get("grad_norm")
+            if gn is not None and gn.nonfinite:
+                return log  # NaN gradient norms printed without a loss: explosion evidence
+            if log.data_wait is not None:
+                return log  # data-loading and step times without a loss: speed evidence
             raise InputError(
                 f"no training metrics found in {self.line_no:,} line(s) (lines 1-{self.line_no}): "
                 "none holds a loss or accuracy as 'key value', 'key: value', 'key=value', a table "

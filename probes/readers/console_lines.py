@@ -12,6 +12,8 @@ import math
 import re
 from operator import itemgetter
 
+from .logs import match_role
+
 # ------------------------------------------------------------------------------ line cleaning
 _PREFIX = re.compile(
     r"^\s*(?:"
@@ -27,10 +29,10 @@ _TENSOR = re.compile(r"\btensor\(\s*\[*", re.IGNORECASE)
 # ------------------------------------------------------------------------------ axes
 _MM = re.compile(r"\bepoch\s*(?:\(\s*(\w+)\s*\))?\s*\[\s*(\d+)\s*\]\s*\[\s*(\d+)\s*/\s*(\d+)\s*\]",
                  re.IGNORECASE)
-_EPOCH = re.compile(r"\b(?:epoch|ep)\b['\"]?\s*(?:\(\s*(\w+)\s*\))?\s*[:=#]?\s*[\[(]?\s*(\d+(?:\.\d+)?)"
+_EPOCH = re.compile(r"\b(?:epoch|ep)\b[\]'\"]?\s*(?:\(\s*(\w+)\s*\))?\s*[:=#]?\s*[\[(]?\s*(\d+(?:\.\d+)?)"
                     r"(?:\s*/\s*(\d+))?\s*[\])]?", re.IGNORECASE)
 _STEP = re.compile(r"\b(global[_ ]step|step|steps|iteration|iter|it|batch|update|updates|num_updates|"
-                   r"n_iter|global_iter)\b['\"]?\s*[:=#]?\s*[\[(]?\s*(\d+)(?:\s*/\s*(\d+))?\s*[\])]?",
+                   r"n_iter|global_iter)\b[\]'\"]?\s*[:=#]?\s*[\[(]?\s*(\d+)(?![.\d])(?:\s*/\s*(\d+))?\s*[\])]?",
                    re.IGNORECASE)
 _COUNTER = re.compile(r"(?<![\w./])(\d+)\s*/\s*(\d+)(?![\w.]|\s*[a-zA-Z])")
 _LEAD_STEP = re.compile(r"^\s*(\d+)\s*:\s")
@@ -38,10 +40,13 @@ _LEAD_STEP = re.compile(r"^\s*(\d+)\s*:\s")
 # ------------------------------------------------------------------------------ tokens
 _TOKEN = re.compile(
     r"(?P<frac>(?<![\w.])\d+\s*/\s*\d+(?![\w.]))"
-    r"|(?P<num>[-+]?(?:(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])|(?:nan|inf(?:inity)?)\b)%?)"
+    r"|(?P<num>[-+]?(?:(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?!\w|\.\w)|(?:nan|inf(?:inity)?)\b)%?)"
     r"|(?P<junk>\d[\w.]*)"
-    r"|(?P<name>[A-Za-z_][\w]*(?:[./@\-][A-Za-z_]\w*)*)"
+    r"|(?P<name>[A-Za-z_][\w]*(?:[./@\-][A-Za-z_]\w*|[@\-][15](?![\w.]))*)"
     r"|(?P<sep>[^\sA-Za-z0-9_])", re.IGNORECASE)
+#: a number named only by one of these (``12: 463.5, 463.6 avg, 0.01 rate``) is the running mean of
+#: the line's objective
+_MEAN_WORDS = {"avg", "average", "mean"}
 _PAIR_SEP = {":", "=", "'", '"', "]", "{"}   # [loss]: 4.99, G_Loss: {1.20, 1.10}
 #: a number followed by one of these is a duration (``cost 14.01 s``), not a metric
 _TIME_UNITS = {"s", "sec", "secs", "second", "seconds", "ms", "min", "mins", "minutes", "h", "hr", "hrs",
@@ -92,8 +97,8 @@ class _Plan:
     ``cands`` the metrics' candidates once resolved (a name either has one or, with
     ``console.max_metric_names`` reached, never will)."""
 
-    __slots__ = ("e", "c", "ct", "st", "split", "progress", "ms", "rs", "is_eval", "style", "cands",
-                 "texts")
+    __slots__ = ("e", "c", "ct", "st", "split", "progress", "ms", "rs", "roles", "is_eval", "style",
+                 "cands", "texts", "timing")
 
     def __init__(self, ex: tuple, line: str):
         epoch, counter, counter_total, step, split, progress, metrics = ex
@@ -103,6 +108,7 @@ class _Plan:
         self.ms = tuple((a, b, float if kind == "num" and line[b - 1] != "%" else _converter(kind, r[0]))
                         for r, kind, (a, b) in metrics)
         self.rs = tuple(r for r, _, _ in metrics)
+        self.roles = tuple(r[0] for r in self.rs)
         # every metric a plain number: all its texts cut by one call, then read by float
         self.texts = itemgetter(*(slice(a, b) for a, b, _ in self.ms)) \
             if len(self.ms) > 1 and all(cv is float for _, _, cv in self.ms) else None
@@ -110,6 +116,7 @@ class _Plan:
                                                        for r in self.rs)
         self.style = "progress" if progress else "pairs"
         self.cands = None
+        self.timing = None
 
 
 def _converter(kind: str, role: str):
@@ -186,6 +193,40 @@ def _axes(text: str, progress: bool):
     return text, epoch, counter, counter_total, step, split
 
 
+#: loss components a detector prints as columns of its per-epoch table (YOLO, YOLOX, DETR)
+_LOSS_PARTS = {"box", "obj", "cls", "dfl", "giou", "iou", "l1", "conf", "seg", "kobj", "kpt", "mask",
+               "bbox", "rpn", "ce"}
+
+
+#: the rank of one component of a loss read as the loss (after every total and perplexity)
+PART_RANK = 400
+
+
+def _loss_part(name: str, epoch_table: bool) -> bool:
+    """``box_loss``, ``loss_cls`` (one component of a loss), or, in a table with an epoch or step
+    column, a bare component name (``box``, ``obj``, ``cls``)."""
+    words = [w for w in re.split(r"[^0-9a-z]+", name.lower()) if w]
+    if "loss" in words:
+        return len(words) > 1 and not any(w in _SPLIT or w == "total" for w in words)
+    return epoch_table and len(words) == 1 and words[0] in _LOSS_PARTS
+
+
+def _join_split_words(names: list) -> list:
+    """A header printed with single spaces (``epoch train loss valid loss accuracy``): a split
+    word and the word after it are one column's name (``train loss``)."""
+    out: list = []
+    i = 0
+    while i < len(names):
+        n = names[i]
+        if " " not in n and n.lower() in _SPLIT and i + 1 < len(names) and names[i + 1].lower() not in _SPLIT:
+            out.append(n + " " + names[i + 1])
+            i += 2
+            continue
+        out.append(n)
+        i += 1
+    return out
+
+
 class LineParser:
     """Line parsing for :class:`~traindx.probes.readers.console.ConsoleReader` (a mixin)."""
 
@@ -204,20 +245,36 @@ class LineParser:
             if len(names) < 2:
                 names = s.split()
         names = [n for n in names if n]
+        if delim is None:
+            names = _join_split_words(names)
         if len(names) < 2 or len(names) > 40:
             return False
         if not all(re.fullmatch(r"[A-Za-z_][\w ./@\-()%]*", n) for n in names):
             return False
         roles = [self._role(n, None) for n in names]
-        if not any(r is not None and r[0] in ("loss", "val_loss", "accuracy", "val_accuracy")
+        axes = [i for i, n in enumerate(names) if (match_role(n) or ("",))[0] in ("epoch", "step")]
+        # loss components without their total (YOLO's ``box_loss obj_loss cls_loss`` or, in a
+        # table with an epoch column, ``box obj cls``): read as one loss, their sum
+        parts = [i for i, (n, r) in enumerate(zip(names, roles))
+                 if (r is None or r[1] >= PART_RANK) and _loss_part(n, bool(axes))]
+        if len(parts) >= 2 and not any(r is not None and r[0] == "loss" and r[1] < PART_RANK for r in roles):
+            for i in parts:
+                roles[i] = ("loss_part", 0, names[i], None)
+        if not any(r is not None and r[0] in ("loss", "val_loss", "accuracy", "val_accuracy", "loss_part")
                    for r in roles):
             return False
         self.header = (names, delim, roles)
+        self.header_axes = axes
         return True
 
     def _table_row(self, line: str):
         names, delim, roles = self.header
         s = line.strip().strip("|│┃").strip()
+        if delim is None and "%|" in s:
+            # a row that ends in its progress bar (``1/99  2.64G  0.05 ...  416: 100%|███| 7/7``)
+            m = _PROGRESS.search(s)
+            if m:
+                s = s[:m.start()].rstrip().rstrip(":").rstrip()
         cells = [c.strip() for c in s.split(delim)] if delim else s.split()
         if delim is None and len(cells) != len(names):
             return None
@@ -232,6 +289,8 @@ class LineParser:
             vals.append(v)
         if numeric < max(1, self.header_min_numeric * len(cells)):
             return None
+        if any(vals[i] is None for i in self.header_axes):
+            return None   # a row of another table (``all  14  0 ...`` under ``Epoch ...``)
         return list(zip(names, roles, vals))
 
     # A console log repeats a few line shapes thousands of times. The first line of each shape
@@ -270,9 +329,11 @@ class LineParser:
         self._parse_full(line)
 
     def _replay(self, hit: tuple) -> None:
-        epoch, exc, nan_warning = hit
+        epoch, exc, nan_warning, step = hit
         if epoch is not None:
             self._set_epoch(epoch)
+        if step is not None:
+            self._axis_step(step)
         if exc is not None:
             self._error(exc, self.line_no)
         if nan_warning:
@@ -352,20 +413,24 @@ class LineParser:
                 continue
             metrics.append((r, kind, (a, b)))
         if not metrics:
-            ep = None
+            ep = st = None
             if epoch is not None and not pairs and _num(line, epoch, self.max_counter_digits) is not None:
                 ep = _num(line, epoch, self.max_counter_digits)
                 self._set_epoch(ep)
+            if step is not None and not pairs:
+                st = _num(line, step, self.max_counter_digits)
+                if st is not None:
+                    self._axis_step(st)
             header = False
             if not pairs:
                 header = self._maybe_header(line)
             exc = self._exception_line(line)
             nan_warning = self._nan_warning(line)
             if not header:
-                self._noise_out = (ep, exc, nan_warning)
+                self._noise_out = (ep, exc, nan_warning, st)
             return None
         if epoch is None and step is None and counter is None and not any(
-                r[0] in _KEY_ROLES for r, _, _ in metrics) and (
+                r[0] in _KEY_ROLES or r[0] == "data_wait" for r, _, _ in metrics) and (
                 self.mode is None or len(pairs) > len(metrics) + 1):
             return None  # a config dump ({'lr': 0.01, 'seed': 0, ...}), not a record of the run
         ex = (epoch, counter, counter_total, step, split, progress, metrics)
@@ -436,6 +501,8 @@ class LineParser:
                     j += 1
                 if words and (j >= n or (toks[j][0] == "sep" and toks[j][1] in ",;|")) and \
                         (i == 0 or toks[i - 1][0] == "sep"):
+                    if len(words) == 1 and words[0].lower() in _MEAN_WORDS:
+                        words = [words[0], "loss"]   # darknet's "463.57 avg,": the running mean loss
                     out.append((" ".join(words[-4:]), kind, pos, end, toks[i + 1][2]))
                     i = j
                     continue

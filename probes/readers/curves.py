@@ -267,6 +267,8 @@ def analyze(log, num_classes: int | None = None, *, min_head: int = 1,
     loss = _analyze_loss(log, out, num_classes, min_head)
     _analyze_val(log, out)
     _analyze_accuracy(log, out)
+    if loss is None:
+        _accuracy_trend(log, out)
     _analyze_lr(log, out)
     _analyze_grad_norm(log, out)
     _analyze_step_time(log, out)
@@ -437,7 +439,13 @@ def _loss_shape(c: _LossCurve, P) -> None:
         tail_idx = list(range(max(0, nc - 3), nc))
     c.tail_idx = tail_idx
     res_tail = [abs(cm[i] - sm[i]) for i in tail_idx]
-    c.sig_tail = math.hypot(1.4826 * median(res_tail), median(c.csd[i] for i in tail_idx))
+    scale = 1.4826 * median(res_tail)
+    if scale == 0 and _moves_beyond_print(cm, tail_idx):
+        # a few tail points, most of them on their running median: the median residual says 0,
+        # yet the values move; their mean residual (x1.2533, the mean absolute deviation of a
+        # Gaussian) does not claim a frozen loss
+        scale = 1.2533 * sum(res_tail) / len(res_tail)
+    c.sig_tail = math.hypot(scale, median(c.csd[i] for i in tail_idx))
     denom = max(abs(c.current), 1e-3 * abs(c.initial), 1e-12)
     c.noise = c.sig_tail / denom
     best_i = min(range(nc), key=lambda i: sm[i])
@@ -480,6 +488,17 @@ def _loss_shape(c: _LossCurve, P) -> None:
                    and c.spike_points >= P["curves.spiky_coverage"] * c.n)) and not c.blips
 
 
+def _moves_beyond_print(cm: list, idx: list) -> bool:
+    """The values at ``idx`` spread over more than two steps of the print's resolution (the
+    smallest difference between any two values of the curve): 2.3030, 2.3029, 2.3028 or 16.8,
+    16.9 are a loss frozen to the digits printed; 1.343, 1.710, 1.531 move."""
+    vals = sorted(set(cm))
+    steps = [b - a for a, b in zip(vals, vals[1:]) if b > a]
+    tail = [cm[i] for i in idx]
+    spread = max(tail) - min(tail)
+    return bool(steps) and spread > 2 * min(steps) * (1 + 1e-9)
+
+
 def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, str]:
     """Step 6: ``(trend, symptom region or None, why)``; the first trend whose test holds wins."""
     P = out.p
@@ -490,20 +509,22 @@ def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, st
             f"the training loss turns NaN/Inf at {log.x_label} {_fx(start)} and stays so "
             f"to the end ({s.nonfinite} of {s.rows} values non-finite)")
     magnitude = P["curves.diverge_magnitude"]
+    # under 5 points there is no noise band to clear (step 4: noise is not judged there)
+    band = 2 * c.sig_tail if c.n >= P["curves.noise_min_points"] else 0.0
     # below zero, a loss whose magnitude grew is diverging only while it still runs off: a negative
     # loss that levelled off (a Gaussian or flow NLL, an ELBO term) is bounded and falling is progress
     runs_off = current >= 0 or c.drop >= P["curves.negative_runaway_rel"] * abs(current)
-    if (current - initial > max(P["curves.diverge_rise"] * abs(initial), 2 * c.sig_tail)
-            or (abs(current) > magnitude * abs(initial) and abs(current) - abs(initial) > 2 * c.sig_tail
+    if (current - initial > max(P["curves.diverge_rise"] * abs(initial), band)
+            or (abs(current) > magnitude * abs(initial) and abs(current) - abs(initial) > band
                 and runs_off)
             or (c.best < initial and current - c.best >= P["curves.diverge_climb_back"] * (initial - c.best)
-                and current - c.best > max(P["curves.diverge_above_best"] * abs(c.best), 2 * c.sig_tail))):
+                and current - c.best > max(P["curves.diverge_above_best"] * abs(c.best), band))):
         return ("diverging",) + _diverging_why(c, log, out)
     if ((c.n >= P["curves.noise_min_points"] and c.noise >= P["curves.osc_noise"]
          and c.sig_tail >= P["curves.osc_progress_share"] * max(initial - current, 0.0))
             or c.spiky or c.wander):
         trend, region, why = ("oscillating",) + _oscillating_why(c, out)
-    elif c.frac < P["curves.flat_fraction"]:
+    elif c.frac < P["curves.flat_fraction"] and not _fell_then_flat(c, out) and not _never_rises(c, out):
         trend = "flat"
         region = (c.x_start, c.x_end)
         why = (f"the training loss stays flat: {_fmt(initial)} -> {_fmt(current)} "
@@ -514,6 +535,31 @@ def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, st
         why += (f"; its {len(c.spikes)} one-point spikes in {c.n} points fall back at once "
                 f"(hard batches, not instability)")
     return trend, region, why
+
+
+def _never_rises(c: _LossCurve, out: _Out) -> bool:
+    """An excerpt whose loss never goes up from one record to the next and falls by
+    ``curves.plateau_min_fall`` or more over it (4 records or more) is learning, however short:
+    a loss that is not learning wanders both ways."""
+    cm = c.cm
+    return (len(cm) >= 4 and c.frac >= out.p["curves.plateau_min_fall"]
+            and all(b <= a for a, b in zip(cm, cm[1:])))
+
+
+def _fell_then_flat(c: _LossCurve, out: _Out) -> bool:
+    """A small fall that is real and over: the loss took ``curves.plateau_min_fall`` or more of
+    its level off, by ``curves.plateau_fall_bands`` noise bands or more, and has been flat since
+    for ``curves.plateau_min_flat_share`` of the run or more (the plateau test of step 6). A loss
+    that moved that little is flat by the 10 % rule, but a quiet curve that dropped and then
+    levelled (0.558, 0.526, 0.518, 0.517, 0.514, ...) learned and stopped: a plateau, not a run
+    that never started."""
+    P = out.p
+    if c.n < P["curves.noise_min_points"] or c.frac < P["curves.plateau_min_fall"]:
+        return False
+    if c.initial - c.current < P["curves.plateau_fall_bands"] * c.sig_tail:
+        return False
+    trend, region, _ = _plateau_or_decreasing(c, out)
+    return trend == "plateaued" and (region[1] - region[0]) >= P["curves.plateau_min_flat_share"] * c.span
 
 
 def _diverging_why(c: _LossCurve, log, out: _Out) -> tuple[tuple, str]:
@@ -561,8 +607,14 @@ def _plateau_or_decreasing(c: _LossCurve, out: _Out) -> tuple[str, tuple | None,
     P, initial, current, nc, drop = out.p, c.initial, c.current, c.nc, c.drop
     share = drop / (initial - current)
     rel = drop / max(abs(current), 1e-12)
-    if nc >= P["curves.noise_min_points"] and (
-            (share < P["curves.plateau_share"] and rel < P["curves.plateau_rel"]) or drop < 2 * c.se):
+    # a short, quiet log whose last 30 % falls at every point, by more than plateau_rel of its
+    # level, is still falling: the window medians of a few points lag a steady decline
+    tail = [c.cm[i] for i in c.tail_idx]
+    falling = (len(tail) >= 3 and all(b < a for a, b in zip(tail, tail[1:]))
+               and tail[0] - tail[-1] > P["curves.plateau_rel"] * abs(tail[-1]))
+    if nc >= P["curves.noise_min_points"] and not falling and (
+            (share < P["curves.plateau_share"] and rel < P["curves.plateau_rel"])
+            or drop < 2 * c.se):
         flat_level = median(c.cm[i] for i in c.tail_idx)
         delta = max(2 * c.sig_tail, P["curves.plateau_band"] * abs(flat_level))
         j = nc
@@ -732,6 +784,26 @@ def _analyze_accuracy(log, out: _Out) -> None:
                 f"latest {what} accuracy {v:.1%}{pct} (median of the last {k} values)")
 
 
+def _accuracy_trend(log, out: _Out) -> None:
+    """A log that prints an accuracy but no training loss: ``accuracy_trend`` (rising, flat,
+    falling) from the median of its first third to that of its last third, the training accuracy
+    first (``curves.accuracy_flat_points`` decides flat)."""
+    for role in ("accuracy", "val_accuracy"):
+        s = log.get(role)
+        fin = s.finite_points() if s is not None else []
+        if len(fin) < 3:
+            continue
+        k = max(1, len(fin) // 3)
+        a, b = median(p.mean for p in fin[:k]), median(p.mean for p in fin[-k:])
+        flat = out.p["curves.accuracy_flat_points"]
+        t = "rising" if b - a >= flat else "falling" if a - b >= flat else "flat"
+        what = "training" if role == "accuracy" else "validation"
+        out.add("accuracy_trend", t, fin[0].x0, fin[-1].x1,
+                f"no training loss printed; the {what} accuracy goes {a:.1%} -> {b:.1%} "
+                f"(first third to last third of {len(fin)} values: {t})")
+        return
+
+
 def _analyze_lr(log, out: _Out) -> None:
     s = log.get("lr")
     if s is None:
@@ -842,7 +914,18 @@ def _run_length(log, out: _Out) -> None:
             f"the log covers {length} {what} ({_fx(a)}-{_fx(b)}, {log.rows} rows)")
     # an excerpt: the run began long before its first record (more unseen than shown), so a flat
     # stretch in it is a run that stopped improving, not one that never started
-    mid = a > 1 and a >= out.p["curves.mid_run_start_ratio"] * max(b - a, 0)
+    ratio = out.p["curves.mid_run_start_ratio"]
+    mid = a > 1 and a >= ratio * max(b - a, 0)
+    # steps counted within the excerpt (a progress counter) hide where the run was: the epoch
+    # number printed beside them does not (``Epoch 145/150`` over five epochs of bars)
+    first_epoch, epochs = getattr(log, "first_epoch", None), getattr(log, "epochs", 0)
+    if not mid and log.x_label == "step" and first_epoch is not None and epochs and first_epoch > 1:
+        mid = first_epoch - 1 >= ratio * epochs
+        if mid:
+            out.add("log_starts_mid_run", True, a, b,
+                    f"the log starts at epoch {_fx(first_epoch)}, after more of the run than it shows "
+                    f"({epochs} epoch{'s' if epochs != 1 else ''})")
+            return
     out.add("log_starts_mid_run", bool(mid), a, b,
             f"the log starts at {what[:-1]} {_fx(a)}, " + (
                 f"after more of the run than it shows ({_fx(b - a)} {what})" if mid
