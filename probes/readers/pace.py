@@ -123,7 +123,7 @@ def _creeping(analysis, findings: list, p) -> list[Finding]:
     val = analysis.curves.get("val_loss")
     vys = [y for y in val.y if y is not None] if val is not None else []
     need_tau = float(p["pace.creep_val_tau"])
-    vtau = kendall(_bucketed(vys, most))[0] if len(vys) >= 4 else None
+    vtau = kendall(_bucketed(vys, most))[0] if len(vys) >= int(p["pace.creep_min_val_points"]) else None
     val_ok = (vtau if vtau is not None else tau) <= -need_tau
     # still falling over its second half: a loss that fell early and levelled off is not creeping
     # and has not decelerated: its second half takes off at least pace.slow_min_ratio of what the
