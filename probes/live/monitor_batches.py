@@ -106,14 +106,16 @@ class BatchFeed:
         sets (a validation loader, then a test loader) gets one evaluation per set, not their
         average: the first set evaluated is the validation set, any other a test set. A set is its
         dataset's type and length, so a loader (or dataset) rebuilt every epoch over the same rows
-        stays one set; two held-out sets of the same type and size stay one (as without this)."""
+        stays one set; two held-out sets of the same type and size, or without a length, stay one
+        (as without this)."""
         if self._busy or loader is None:
             return
         ds = getattr(loader, "dataset", loader)
         try:
             key = (type(ds).__name__, len(ds))
-        except Exception:   # no len(): an iterable dataset is one set per object
-            key = (type(ds).__name__, id(ds))
+        except Exception:   # no len() (an iterable dataset, maybe rebuilt every epoch): no telling
+            self._eval_set = None   # its evaluations apart from another set's, so they stay one
+            return
         index = self._eval_sets.get(key)
         if index is None:
             if len(self._eval_sets) >= self._max_eval_sets:

@@ -540,8 +540,9 @@ def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, st
 def _never_rises(c: _LossCurve, out: _Out) -> bool:
     """An excerpt whose loss never goes up from one record to the next and falls by
     ``curves.plateau_min_fall`` or more over it (``curves.never_rises_min_points`` records or more) is
-    learning, however short: a loss that is not learning wanders both ways. Only below ``pace.creep_min_points`` records:
-    from there on a slow fall is the pace reader's (``loss_creeping``), which also asks whether
+    learning, however short: a loss that is not learning wanders both ways. Only below
+    ``pace.creep_min_points`` records: from there on a slow fall is the pace reader's
+    (``loss_creeping``), which also asks whether
     validation falls with it (a model memorising meaningless labels creeps on training alone)."""
     cm = c.cm
     return (out.p["curves.never_rises_min_points"] <= len(cm) < out.p["pace.creep_min_points"]
