@@ -106,8 +106,8 @@ def compile_value(expr, where: str = "", params: Mapping | None = None) -> tuple
     return (lambda facts, v=expr: v), set()
 
 
-# (complexity above the cap predates it: to be split, issue 11)
-def _fact_test(spec: dict, where: str, params: Mapping | None = None) -> tuple[Compiled, set[str]]:  # noqa: C901
+def _fact_test(spec: dict, where: str, params: Mapping | None = None) -> tuple[Compiled, set[str]]:
+    """One fact's test (``{fact: NAME, op: arg, ...}``): every operator's check must hold."""
     name = spec["fact"]
     deps = {name}
     checks: list[Callable[[Any, Facts], bool | None]] = []
@@ -118,52 +118,69 @@ def _fact_test(spec: dict, where: str, params: Mapping | None = None) -> tuple[C
         if op in ("fact", "known", "rtol"):
             continue
         if op in _NUM_OPS or op == "near":
-            fn, d = compile_value(arg, where, params)
+            chk, d = _numeric_check(op, arg, rtol, where, params)
             deps |= d
+        else:
+            chk = _value_check(op, arg, where)
+        checks.append(chk)
+    return _fact_tester(name, known_req, checks), deps
 
-            def chk(v, facts, fn=fn, op=op):
-                a, b = _num(v), _num(fn(facts))
-                if b is None:
-                    return None
-                if a is None:
-                    return False
-                if op == "lt":
-                    return a < b
-                if op == "le":
-                    return a <= b
-                if op == "gt":
-                    return a > b
-                if op == "ge":
-                    return a >= b
-                return abs(a - b) <= rtol * abs(b)
-            checks.append(chk)
-        elif op == "eq":
-            checks.append(lambda v, facts, t=arg: _equal(v, t))
-        elif op == "ne":
-            checks.append(lambda v, facts, t=arg: not _equal(v, t))
-        elif op == "in":
-            checks.append(lambda v, facts, t=arg: any(_equal(v, x) for x in t))
-        elif op == "not_in":
-            checks.append(lambda v, facts, t=arg: not any(_equal(v, x) for x in t))
-        elif op == "contains":
-            def chk_contains(v, facts, t=arg):
-                if isinstance(v, (list, tuple, set)):
-                    return any(_equal(x, t) for x in v)
-                if isinstance(v, str) and isinstance(t, str):
-                    return t.lower() in v.lower()
-                return False
-            checks.append(chk_contains)
-        elif op == "matches":
-            try:
-                rx = re.compile(arg, re.IGNORECASE)
-            except re.error as exc:
-                raise KBError(f"invalid regular expression {arg!r}: {exc}", where) from None
-            checks.append(lambda v, facts, rx=rx: isinstance(v, str) and rx.search(v) is not None)
-        elif op == "nonempty":
-            checks.append(lambda v, facts, want=bool(arg): (isinstance(v, (list, tuple, set)) and len(v) > 0) == want)
-        else:  # the schema rejects these first; keep the engine honest anyway
-            raise KBError(f"unknown condition operator {op!r}", where)
 
+def _numeric_check(op: str, arg, rtol: float, where: str, params: Mapping | None):
+    """``lt``/``le``/``gt``/``ge``/``near`` against a value expression: unknown when the expression
+    is, False when the fact is not a number."""
+    fn, deps = compile_value(arg, where, params)
+
+    def chk(v, facts, fn=fn, op=op):
+        a, b = _num(v), _num(fn(facts))
+        if b is None:
+            return None
+        if a is None:
+            return False
+        if op == "lt":
+            return a < b
+        if op == "le":
+            return a <= b
+        if op == "gt":
+            return a > b
+        if op == "ge":
+            return a >= b
+        return abs(a - b) <= rtol * abs(b)
+    return chk, deps
+
+
+def _value_check(op: str, arg, where: str) -> Callable[[Any, Facts], bool | None]:
+    """The non-numeric operators: equality, membership, containment, a regular expression, emptiness."""
+    if op == "eq":
+        return lambda v, facts, t=arg: _equal(v, t)
+    if op == "ne":
+        return lambda v, facts, t=arg: not _equal(v, t)
+    if op == "in":
+        return lambda v, facts, t=arg: any(_equal(v, x) for x in t)
+    if op == "not_in":
+        return lambda v, facts, t=arg: not any(_equal(v, x) for x in t)
+    if op == "contains":
+        def chk_contains(v, facts, t=arg):
+            if isinstance(v, (list, tuple, set)):
+                return any(_equal(x, t) for x in v)
+            if isinstance(v, str) and isinstance(t, str):
+                return t.lower() in v.lower()
+            return False
+        return chk_contains
+    if op == "matches":
+        try:
+            rx = re.compile(arg, re.IGNORECASE)
+        except re.error as exc:
+            raise KBError(f"invalid regular expression {arg!r}: {exc}", where) from None
+        return lambda v, facts, rx=rx: isinstance(v, str) and rx.search(v) is not None
+    if op == "nonempty":
+        return lambda v, facts, want=bool(arg): (isinstance(v, (list, tuple, set)) and len(v) > 0) == want
+    # the schema rejects these first; keep the engine honest anyway
+    raise KBError(f"unknown condition operator {op!r}", where)
+
+
+def _fact_tester(name: str, known_req, checks: list) -> Compiled:
+    """The compiled test: ``known`` first, then every check (False wins, then unknown)."""
     def test(facts: Facts) -> bool | None:
         present = name in facts and facts[name] is not None
         if known_req is not None and present != bool(known_req):
@@ -179,7 +196,7 @@ def _fact_test(spec: dict, where: str, params: Mapping | None = None) -> tuple[C
             if r is None:
                 result = None
         return result
-    return test, deps
+    return test
 
 
 def _equal(a, b) -> bool:

@@ -21,68 +21,90 @@ class ValueProblem(ValueError):
     """An answer that does not fit the fact's type; the message says what would."""
 
 
-# (complexity above the cap predates it: to be split, issue 11)
-def coerce(fact: dict, value, *, from_text: bool = False, choices: dict | None = None):  # noqa: C901
+def coerce(fact: dict, value, *, from_text: bool = False, choices: dict | None = None):
     """Return ``value`` as the fact's type, or raise :class:`ValueProblem` saying why not."""
     ftype = fact["type"]
-    name = fact["id"]
     if isinstance(value, str) and from_text:
         value = value.strip()
-    if ftype in ("number", "integer"):
-        v = _number(value, name)
-        lo, hi = fact.get("min"), fact.get("max")
-        if hi == 1 and lo == 0 and v > 1 and v <= 100 and _looks_percent(value, v):
-            v = v / 100.0
-        if ftype == "integer":
-            if not float(v).is_integer():
-                raise ValueProblem(f"{name} must be a whole number, got {value!r}")
-            v = int(v)
-        if lo is not None and v < lo:
-            raise ValueProblem(f"{name} must be ≥ {lo}, got {v}")
-        if hi is not None and v > hi:
-            raise ValueProblem(f"{name} must be ≤ {hi}, got {v}")
-        return v
-    if ftype == "boolean":
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, (int, float)) and value in (0, 1):
-            return bool(value)
-        text = str(value).strip().lower()
-        for v, words in (choices or {}).items():
-            if text in [w.lower() for w in words]:
-                return v in ("true", "yes", True)
-        if text in _TRUE:
-            return True
-        if text in _FALSE:
-            return False
-        raise ValueProblem(f"{name} is yes or no, got {value!r}")
-    if ftype == "enum":
-        text = str(value).strip().lower().replace(" ", "_").replace("-", "_")
-        values = fact["values"]
-        if text in values:
-            return text
-        for v, words in (choices or {}).items():
-            if str(value).strip().lower() in [w.lower() for w in words] or text in [w.lower() for w in words]:
-                return v
-        if text.isdigit() and 1 <= int(text) <= len(values):
-            return values[int(text) - 1]
-        prefix = [v for v in values if v.startswith(text)] if text else []
-        if len(prefix) == 1:
-            return prefix[0]
-        raise ValueProblem(f"{name} is one of: {', '.join(values)}")
-    if ftype == "list":
-        if isinstance(value, (list, tuple, set)):
-            return [str(x) for x in value]
-        text = str(value).strip()
-        if text.lower() in ("none", "nothing", "no", "[]", ""):
-            return []
-        return [p.strip() for p in re.split(r"[,;]|\band\b", text) if p.strip()]
-    if ftype == "string":
-        if isinstance(value, (dict, list)):
-            raise ValueProblem(f"{name} is text, got {type(value).__name__}")
-        return str(value).strip() if isinstance(value, str) else str(value).lower() if isinstance(value,
-                                                                                                  bool) else str(value)
-    raise ValueProblem(f"unknown type {ftype!r} for {name}")
+    to_type = _COERCERS.get(ftype)
+    if to_type is None:
+        raise ValueProblem(f"unknown type {ftype!r} for {fact['id']}")
+    return to_type(fact, value, choices)
+
+
+def _as_number(fact: dict, value, choices):
+    """A number or integer fact: a percent given for a 0..1 fact is scaled, the range is checked."""
+    name = fact["id"]
+    v = _number(value, name)
+    lo, hi = fact.get("min"), fact.get("max")
+    if hi == 1 and lo == 0 and v > 1 and v <= 100 and _looks_percent(value, v):
+        v = v / 100.0
+    if fact["type"] == "integer":
+        if not float(v).is_integer():
+            raise ValueProblem(f"{name} must be a whole number, got {value!r}")
+        v = int(v)
+    if lo is not None and v < lo:
+        raise ValueProblem(f"{name} must be ≥ {lo}, got {v}")
+    if hi is not None and v > hi:
+        raise ValueProblem(f"{name} must be ≤ {hi}, got {v}")
+    return v
+
+
+def _as_boolean(fact: dict, value, choices):
+    """A yes/no fact: a bool, 0/1, one of the question's choice words, or a yes/no word."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    text = str(value).strip().lower()
+    for v, words in (choices or {}).items():
+        if text in [w.lower() for w in words]:
+            return v in ("true", "yes", True)
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ValueProblem(f"{fact['id']} is yes or no, got {value!r}")
+
+
+def _as_enum(fact: dict, value, choices):
+    """An enum fact: a value, a choice word, a 1-based index, or an unambiguous prefix."""
+    text = str(value).strip().lower().replace(" ", "_").replace("-", "_")
+    values = fact["values"]
+    if text in values:
+        return text
+    for v, words in (choices or {}).items():
+        if str(value).strip().lower() in [w.lower() for w in words] or text in [w.lower() for w in words]:
+            return v
+    if text.isdigit() and 1 <= int(text) <= len(values):
+        return values[int(text) - 1]
+    prefix = [v for v in values if v.startswith(text)] if text else []
+    if len(prefix) == 1:
+        return prefix[0]
+    raise ValueProblem(f"{fact['id']} is one of: {', '.join(values)}")
+
+
+def _as_list(fact: dict, value, choices):
+    """A list fact: a sequence as strings, or text split on commas, semicolons and "and"."""
+    if isinstance(value, (list, tuple, set)):
+        return [str(x) for x in value]
+    text = str(value).strip()
+    if text.lower() in ("none", "nothing", "no", "[]", ""):
+        return []
+    return [p.strip() for p in re.split(r"[,;]|\band\b", text) if p.strip()]
+
+
+def _as_string(fact: dict, value, choices):
+    """A text fact: stripped text; a bool as "true"/"false"; a mapping or list is refused."""
+    if isinstance(value, (dict, list)):
+        raise ValueProblem(f"{fact['id']} is text, got {type(value).__name__}")
+    if isinstance(value, str):
+        return value.strip()
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+_COERCERS = {"number": _as_number, "integer": _as_number, "boolean": _as_boolean, "enum": _as_enum,
+             "list": _as_list, "string": _as_string}
 
 
 def _looks_percent(raw, v) -> bool:

@@ -135,10 +135,10 @@ def _installed_packs() -> bool:
     return bool(discover_packs())
 
 
-# (complexity above the cap predates it: to be split, issue 11)
-def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt,  # noqa: C901
+def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answers, non_interactive, fmt,
                    output, max_steps, timeout, kb_dirs, column_map, plot, resume, color, script_args, kb=None):
-    from ..api import Session
+    """``diagnose``: open (or resume) a session, gather every evidence given, interview when at a
+    terminal, then write the report."""
     kb = kb if kb is not None else _load(kb_dirs)
     interactive = not non_interactive and sys.stdin.isatty()
     st = Styler(_color_default() if color is None else color)
@@ -147,22 +147,45 @@ def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answ
     available = set()
     if script or setup:
         available |= {s for s in kb.sources if s.startswith("probe:")}
-    session = None
-    if resume:
-        from .. import bounded
-        if not os.path.exists(SESSION_FILE):
-            raise InputError("no saved session to resume", SESSION_FILE)
-        lim = bounded.limits(kb.params())
-        state = bounded.loads_json(bounded.read_text(SESSION_FILE, lim.max_file_bytes, "saved session"),
-                                   SESSION_FILE, lim, prefix="saved session is damaged")
-        try:
-            session = Session.from_state(kb, state, available_sources=available)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise InputError(f"saved session is damaged ({type(exc).__name__}: {exc})", SESSION_FILE,
-                             hint="start again without --resume") from None
-    else:
-        session = Session(kb, available_sources=available)
+    session = _open_session(kb, resume, available)
     gather = Gatherer(session, st, quiet=not interactive)
+    analysis = _gather_evidence(gather, session, kb, script, logs, codes, configs, setup, complaint, answers,
+                                max_steps, timeout, column_map, script_args, started)
+    if interactive:
+        with StopSignals() as stop:
+            try:
+                Interview(session, st, gather, stop).run()
+            except (KeyboardInterrupt, EOFError, click.exceptions.Abort):
+                _save_session(session)
+                sys.exit(0)
+    report = session.report()
+    _add_patch(report, session, [script] if script else list(codes), OPTIONS["patch"])
+    _add_plot(report, analysis, plot)
+    _emit_report(report, session, st, fmt, output, interactive, resume)
+
+
+def _open_session(kb, resume, available):
+    """A new session, or the saved one (``--resume``); a damaged save is one line."""
+    from ..api import Session
+    if not resume:
+        return Session(kb, available_sources=available)
+    from .. import bounded
+    if not os.path.exists(SESSION_FILE):
+        raise InputError("no saved session to resume", SESSION_FILE)
+    lim = bounded.limits(kb.params())
+    state = bounded.loads_json(bounded.read_text(SESSION_FILE, lim.max_file_bytes, "saved session"),
+                               SESSION_FILE, lim, prefix="saved session is damaged")
+    try:
+        return Session.from_state(kb, state, available_sources=available)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(f"saved session is damaged ({type(exc).__name__}: {exc})", SESSION_FILE,
+                         hint="start again without --resume") from None
+
+
+def _gather_evidence(gather, session, kb, script, logs, codes, configs, setup, complaint, answers,
+                     max_steps, timeout, column_map, script_args, started):
+    """Every evidence given, in order: complaint, answers, configs, code, logs, then the runs.
+    Returns the last curve analysis read (for ``--plot``), or None."""
     analysis = None
     if complaint:
         analysis = gather.complaint(complaint)
@@ -170,7 +193,6 @@ def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answ
         from ..values import parse_answer_file
         data, marks = parse_answer_file(answers, kb.params())
         session.add_answers(data, marks=marks, path=answers)
-
     for path in configs:
         gather.config(path)
     for path in codes:
@@ -183,17 +205,11 @@ def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answ
         gather.setup(setup, max_steps=max_steps, timeout=timeout)
     if script:
         gather.script(script, script_args, max_steps=max_steps, timeout=timeout, started=started)
+    return analysis
 
-    if interactive:
-        with StopSignals() as stop:
-            try:
-                Interview(session, st, gather, stop).run()
-            except (KeyboardInterrupt, EOFError, click.exceptions.Abort):
-                _save_session(session)
-                sys.exit(0)
 
-    report = session.report()
-    _add_patch(report, session, [script] if script else list(codes), OPTIONS["patch"])
+def _add_plot(report, analysis, plot):
+    """``--plot``: the curves drawn to a file, or a caveat when no log was read."""
     if plot and analysis is not None:
         try:
             from traindx.probes.readers.plot import plot_curves
@@ -203,6 +219,11 @@ def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answ
             raise InputError("--plot needs matplotlib", hint="pip install 'traindx[plot]'") from None
     elif plot:
         report["caveats"].append("--plot was given but no --log was read, so there is no curve to draw.")
+
+
+def _emit_report(report, session, st, fmt, output, interactive, resume):
+    """The report as JSON or Markdown: on stdout, or to ``--output`` (at a terminal: a summary and
+    the default report file, and a finished resumed session's save removed)."""
     text = json.dumps(report, indent=2, default=str) if fmt == "json" else _md(report)
     if interactive:
         Interview.summary(session, report, st)

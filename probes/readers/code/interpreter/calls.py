@@ -318,28 +318,80 @@ class Calls:
             return base
         return Const(None)
 
-    # (complexity above the cap came with the merge of main: to be split, issue 11)
-    def call_builtin(self, name: str, args: list, kwargs: dict, node: ast.Call,  # noqa: C901
+    def call_builtin(self, name: str, args: list, kwargs: dict, node: ast.Call,
                      env: Env) -> Val:
+        """A call of a Python builtin: iterators, collections, conversions, reductions and a few
+        others are modelled; any other call of tensors joins them, else it is unknown."""
+        handler = _BUILTIN_CALLS.get(name)
+        if handler is not None:
+            v = getattr(self, handler)(name, args, kwargs, node)
+            if v is not None:
+                return v
+        tens = [v for v in args if isinstance(v, TensorVal)]
+        if tens:
+            return self.join_tensors(tens)
+        return Unknown(name)
+
+    def builtin_iterator(self, name: str, args: list, kwargs: dict, node: ast.Call) -> Val:
+        """range, enumerate, zip, iter, reversed, sorted."""
         a0 = args[0] if args else None
         if name == "range":
             return IterVal("range", [], list(args))
-        if name in ("enumerate",):
+        if name == "enumerate":
             return IterVal("enumerate", [a0]) if a0 is not None else Unknown("?")
         if name == "zip":
             return IterVal("zip", list(args))
-        if name in ("iter", "reversed", "sorted"):
-            return IterVal("wrap", [a0]) if a0 is not None else Unknown("?")
-        if name in ("list", "tuple", "set"):
-            if a0 is None:
-                return ListVal([], kind=name)
-            if isinstance(a0, ListVal):
-                return ListVal(list(a0.items), kind=name, line=a0.line, comp=a0.comp)
-            if isinstance(a0, (ParamsVal, IterVal, LoaderVal, ModuleVal)):
-                return a0
-            return Unknown("list")
+        return IterVal("wrap", [a0]) if a0 is not None else Unknown("?")
+
+    def builtin_collection(self, name: str, args: list, kwargs: dict, node: ast.Call) -> Val:
+        """list, tuple, set (a copy, or the iterable itself when it is a loader, module, ...), dict."""
         if name == "dict":
             return ListVal(list(kwargs.values()), kind="dict", keys=list(kwargs.keys()))
+        a0 = args[0] if args else None
+        if a0 is None:
+            return ListVal([], kind=name)
+        if isinstance(a0, ListVal):
+            return ListVal(list(a0.items), kind=name, line=a0.line, comp=a0.comp)
+        if isinstance(a0, (ParamsVal, IterVal, LoaderVal, ModuleVal)):
+            return a0
+        return Unknown("list")
+
+    def builtin_conversion(self, name: str, args: list, kwargs: dict, node: ast.Call) -> Val:
+        """float, int, bool, abs, round: of a constant, computed; of a tensor, it leaves the graph."""
+        a0 = args[0] if args else None
+        if isinstance(a0, Const):
+            try:
+                fn = {"float": float, "int": int, "bool": bool, "abs": abs,
+                      "round": round}[name]
+                return Const(fn(a0.value), a0.origin, a0.soft)
+            except (TypeError, ValueError):
+                return Unknown(name)
+        if isinstance(a0, TensorVal) and name in ("float", "int", "bool"):
+            return replace(self.cut_graph(a0, node.lineno, f"{name}()"), data=True)
+        return Unknown(name)
+
+    def builtin_reduction(self, name: str, args: list, kwargs: dict, node: ast.Call) -> Val:
+        """sum, max, min: of tensors, a new tensor joining them; of constants, computed."""
+        tens = []
+        for a in args:
+            if isinstance(a, ListVal):
+                tens.extend(x for x in a.items if isinstance(x, TensorVal))
+            elif isinstance(a, TensorVal):
+                tens.append(a)
+        if tens:
+            return self.fresh_tensor(self.join_tensors(tens), node)
+        if all(isinstance(a, Const) for a in args) and args:
+            try:
+                return Const({"sum": sum, "max": max, "min": min}[name](
+                    *[a.value for a in args]))
+            except (TypeError, ValueError):
+                return Unknown(name)
+        return Unknown(name)
+
+    def builtin_other(self, name: str, args: list, kwargs: dict, node: ast.Call) -> Val | None:
+        """next, filter, len, super, open, getattr, isinstance; None when the call's arguments do not
+        fit the model (the caller's default applies)."""
+        a0 = args[0] if args else None
         if name == "next" and a0 is not None:
             return self.element_of(a0, node)
         if name == "filter" and len(args) > 1:
@@ -348,33 +400,6 @@ class Calls:
             if isinstance(a0, ListVal) and not a0.comp:
                 return Const(len(a0.items))
             return Unknown("len")
-        if name in ("float", "int", "bool", "abs", "round"):
-            if isinstance(a0, Const):
-                try:
-                    fn = {"float": float, "int": int, "bool": bool, "abs": abs,
-                          "round": round}[name]
-                    return Const(fn(a0.value), a0.origin, a0.soft)
-                except (TypeError, ValueError):
-                    return Unknown(name)
-            if isinstance(a0, TensorVal) and name in ("float", "int", "bool"):
-                return replace(self.cut_graph(a0, node.lineno, f"{name}()"), data=True)
-            return Unknown(name)
-        if name in ("sum", "max", "min"):
-            tens = []
-            for a in args:
-                if isinstance(a, ListVal):
-                    tens.extend(x for x in a.items if isinstance(x, TensorVal))
-                elif isinstance(a, TensorVal):
-                    tens.append(a)
-            if tens:
-                return self.fresh_tensor(self.join_tensors(tens), node)
-            if all(isinstance(a, Const) for a in args) and args:
-                try:
-                    return Const({"sum": sum, "max": max, "min": min}[name](
-                        *[a.value for a in args]))
-                except (TypeError, ValueError):
-                    return Unknown(name)
-            return Unknown(name)
         if name == "super":
             fr = self.frames[-1] if self.frames else None
             if fr and fr.fv and fr.fv.cls is not None and fr.self_val is not None:
@@ -388,7 +413,14 @@ class Calls:
             return self.get_attribute(a0, str(args[1].value), node)
         if name == "isinstance":
             return Unknown("isinstance")
-        tens = [v for v in args if isinstance(v, TensorVal)]
-        if tens:
-            return self.join_tensors(tens)
-        return Unknown(name)
+        return None
+
+
+# builtin name -> the Calls method that models it
+_BUILTIN_CALLS = {
+    **dict.fromkeys(("range", "enumerate", "zip", "iter", "reversed", "sorted"), "builtin_iterator"),
+    **dict.fromkeys(("list", "tuple", "set", "dict"), "builtin_collection"),
+    **dict.fromkeys(("float", "int", "bool", "abs", "round"), "builtin_conversion"),
+    **dict.fromkeys(("sum", "max", "min"), "builtin_reduction"),
+    **dict.fromkeys(("next", "filter", "len", "super", "open", "getattr", "isinstance"), "builtin_other"),
+}

@@ -318,73 +318,90 @@ class Expressions:
         base = self.eval_expr(node.value, env)
         return self.get_attribute(base, node.attr, node)
 
-    # (complexity above the cap came with the merge of main: to be split, issue 11)
-    def get_attribute(self, base: Val, attr: str, node: ast.AST) -> Val:  # noqa: C901
+    def get_attribute(self, base: Val, attr: str, node: ast.AST) -> Val:
+        """``base.attr``: dispatched on what ``base`` is; unknown when the reader cannot tell."""
         if isinstance(base, Ref):
             return Ref(f"{base.qual}.{attr}")
         if isinstance(base, ModuleVal):
-            if attr in base.attrs:
-                v = base.attrs[attr]
-                if isinstance(v, TensorVal) and v.param:
-                    return replace(v, srcs=frozenset([base.id]))
-                return v
-            if attr == "training":
-                return Const(base.mode == "train")
-            if attr in ("weight", "bias") and base.kind in ("layer", "any"):
-                return TensorVal(param=True, srcs=frozenset([base.id]),
-                                 param_part=Part(base, snippet(node), whole=False))
-            if attr == "module":
-                return base
-            if base.cls is not None:
-                m = self.class_attribute(base.cls, attr)
-                if isinstance(m, FuncVal):
-                    return replace(m, bound=base)
-                if m is not MISSING:
-                    return m
-            if base.kind in ("external", "opaque", "unknown", "any"):
-                return self.child_module(base, attr)
-            return Unknown(snippet(node))
+            return self.module_attribute(base, attr, node)
         if isinstance(base, ObjVal):
-            if attr in base.attrs:
-                return base.attrs[attr]
-            m = self.class_attribute(base.cls, attr)
-            if isinstance(m, FuncVal):
-                return replace(m, bound=base)
-            if m is not MISSING:
-                return m
-            return self.placeholder_for(snippet(node))
+            return self.object_attribute(base, attr, node)
         if isinstance(base, ClassVal):
             m = self.class_attribute(base, attr)
             return m if m is not MISSING else Unknown(snippet(node))
         if isinstance(base, TensorVal):
-            if attr == "data":
-                if base.param:
-                    return base
-                return self.cut_graph(base, getattr(node, "lineno", 0), ".data")
-            if attr in ("T", "mT", "real"):
-                return base
-            if attr == "grad":
-                return TensorVal(data=True)
-            if attr in ("loss",) and base.ext:
-                rec = LossRec(None, getattr(node, "lineno", 0), snippet(node), base.act,
-                              base.act_src)
-                return replace(base, losses=(rec,), act=None, ext=False)
-            if attr in ("logits", "last_hidden_state", "pooler_output", "prediction_logits"):
-                return replace(base, ext=False)
-            return Unknown(snippet(node))
+            return self.tensor_attribute(base, attr, node)
         if isinstance(base, ArgsVal):
-            d = base.defaults.get(attr)
-            if d is not None and d.value is not UNRESOLVED:
-                return Const(d.value, f"argparse default {d.option}={format_number(d.value)}, line "
-                             f"{d.line}", soft=True)
-            return Unknown(snippet(node))
+            return self.argparse_attribute(base, attr, node)
         if isinstance(base, ConfigVal):
             return self.config_lookup(base, Const(attr), node)
         if isinstance(base, ListVal) and base.kind == "dict" and base.keys is not None \
                 and attr in base.keys:
             return base.items[base.keys.index(attr)]
-        if isinstance(base, Unknown):
-            return Unknown(snippet(node))
+        return Unknown(snippet(node))
+
+    def module_attribute(self, base: ModuleVal, attr: str, node: ast.AST) -> Val:
+        """A module's attribute: a submodule or tensor it holds, ``training``, a layer's
+        ``weight``/``bias``, a method of its class, or a child of a module the reader cannot see into."""
+        if attr in base.attrs:
+            v = base.attrs[attr]
+            if isinstance(v, TensorVal) and v.param:
+                return replace(v, srcs=frozenset([base.id]))
+            return v
+        if attr == "training":
+            return Const(base.mode == "train")
+        if attr in ("weight", "bias") and base.kind in ("layer", "any"):
+            return TensorVal(param=True, srcs=frozenset([base.id]),
+                             param_part=Part(base, snippet(node), whole=False))
+        if attr == "module":
+            return base
+        if base.cls is not None:
+            m = self.class_attribute(base.cls, attr)
+            if isinstance(m, FuncVal):
+                return replace(m, bound=base)
+            if m is not MISSING:
+                return m
+        if base.kind in ("external", "opaque", "unknown", "any"):
+            return self.child_module(base, attr)
+        return Unknown(snippet(node))
+
+    def object_attribute(self, base: ObjVal, attr: str, node: ast.AST) -> Val:
+        """An instance's attribute, then its class's (a method comes back bound); else a placeholder
+        guessed from the name."""
+        if attr in base.attrs:
+            return base.attrs[attr]
+        m = self.class_attribute(base.cls, attr)
+        if isinstance(m, FuncVal):
+            return replace(m, bound=base)
+        if m is not MISSING:
+            return m
+        return self.placeholder_for(snippet(node))
+
+    def tensor_attribute(self, base: TensorVal, attr: str, node: ast.AST) -> Val:
+        """``.data`` (cuts the graph unless a parameter), ``.T``, ``.grad``, and a model output's
+        ``.loss`` / ``.logits``."""
+        if attr == "data":
+            if base.param:
+                return base
+            return self.cut_graph(base, getattr(node, "lineno", 0), ".data")
+        if attr in ("T", "mT", "real"):
+            return base
+        if attr == "grad":
+            return TensorVal(data=True)
+        if attr in ("loss",) and base.ext:
+            rec = LossRec(None, getattr(node, "lineno", 0), snippet(node), base.act,
+                          base.act_src)
+            return replace(base, losses=(rec,), act=None, ext=False)
+        if attr in ("logits", "last_hidden_state", "pooler_output", "prediction_logits"):
+            return replace(base, ext=False)
+        return Unknown(snippet(node))
+
+    def argparse_attribute(self, base: ArgsVal, attr: str, node: ast.AST) -> Val:
+        """``args.x``: the option's default as a soft constant (the reader says it read the default)."""
+        d = base.defaults.get(attr)
+        if d is not None and d.value is not UNRESOLVED:
+            return Const(d.value, f"argparse default {d.option}={format_number(d.value)}, line "
+                         f"{d.line}", soft=True)
         return Unknown(snippet(node))
 
     def class_attribute(self, cls: ClassVal, attr: str, depth: int = 0) -> Any:

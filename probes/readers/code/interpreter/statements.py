@@ -24,67 +24,75 @@ class Statements:
                 return st
         return None
 
-    # (complexity above the cap came with the merge of main: to be split, issue 11)
-    def exec_statement(self, s: ast.stmt, env: Env) -> str | None:  # noqa: C901
+    def exec_statement(self, s: ast.stmt, env: Env) -> str | None:
+        """Execute one statement; returns "return", "break", "continue" or "raise" when it leaves
+        the block, else None. Statements the reader does not model are skipped."""
         self.spend_budget()
-        if isinstance(s, ast.Expr):
-            self.eval_expr(s.value, env)
-        elif isinstance(s, ast.Assign):
-            v = self.eval_expr(s.value, env)
-            for t in s.targets:
-                self.assign(t, v, env, s)
-        elif isinstance(s, ast.AnnAssign):
-            if s.value is not None:
-                self.assign(s.target, self.eval_expr(s.value, env), env, s)
-        elif isinstance(s, ast.AugAssign):
-            cur = self.eval_expr(s.target, env)
-            rhs = self.eval_expr(s.value, env)
-            self.assign(s.target, self.eval_binary_op(s.op, cur, rhs, s, s.target, s.value), env, s)
-        elif isinstance(s, ast.If):
-            return self.exec_if(s, env)
-        elif isinstance(s, (ast.For, ast.AsyncFor)):
-            return self.exec_for(s, env)
-        elif isinstance(s, ast.While):
-            return self.exec_while(s, env)
-        elif isinstance(s, (ast.With, ast.AsyncWith)):
-            return self.exec_with(s, env)
-        elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
-            self.exec_block(s.body, env)
-            for h in s.handlers:
-                if h.name:
-                    env.vars[h.name] = Unknown(h.name)
-                self.exec_block(h.body, env)
-            self.exec_block(s.orelse, env)
-            return self.exec_block(s.finalbody, env)
-        elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            env.vars[s.name] = self.make_function(s, env, None)
-        elif isinstance(s, ast.ClassDef):
-            env.vars[s.name] = self.make_class(s, env)
-        elif isinstance(s, ast.Return):
-            v = self.eval_expr(s.value, env) if s.value is not None else Const(None)
-            if self.frames:
-                self.frames[-1].returns.append(v)
-            return "return"
-        elif isinstance(s, (ast.Import, ast.ImportFrom)):
-            self.exec_import(s, env)
-        elif isinstance(s, ast.Global):
-            if self.frames:
-                self.frames[-1].globals_declared.update(s.names)
-        elif isinstance(s, ast.Break):
-            return "break"
-        elif isinstance(s, ast.Continue):
-            return "continue"
-        elif isinstance(s, ast.Raise):
-            return "raise"
-        elif isinstance(s, ast.Assert):
-            self.eval_expr(s.test, env)
-        elif isinstance(s, ast.Match):
-            self.eval_expr(s.subject, env)
-            for case in s.cases:
-                self.cond.append("match")
-                self.exec_block(case.body, env)
-                self.cond.pop()
-        return None
+        handler = _STATEMENT_HANDLERS.get(type(s))
+        return getattr(self, handler)(s, env) if handler else None
+
+    def exec_expression_statement(self, s: ast.Expr, env: Env) -> None:
+        self.eval_expr(s.value, env)
+
+    def exec_assign(self, s: ast.Assign, env: Env) -> None:
+        v = self.eval_expr(s.value, env)
+        for t in s.targets:
+            self.assign(t, v, env, s)
+
+    def exec_annotated_assign(self, s: ast.AnnAssign, env: Env) -> None:
+        if s.value is not None:
+            self.assign(s.target, self.eval_expr(s.value, env), env, s)
+
+    def exec_augmented_assign(self, s: ast.AugAssign, env: Env) -> None:
+        cur = self.eval_expr(s.target, env)
+        rhs = self.eval_expr(s.value, env)
+        self.assign(s.target, self.eval_binary_op(s.op, cur, rhs, s, s.target, s.value), env, s)
+
+    def exec_try(self, s: ast.stmt, env: Env) -> str | None:
+        """The body, every handler (its name unknown), else, then finally: what finally leaves with."""
+        self.exec_block(s.body, env)
+        for h in s.handlers:
+            if h.name:
+                env.vars[h.name] = Unknown(h.name)
+            self.exec_block(h.body, env)
+        self.exec_block(s.orelse, env)
+        return self.exec_block(s.finalbody, env)
+
+    def exec_function_def(self, s: ast.FunctionDef, env: Env) -> None:
+        env.vars[s.name] = self.make_function(s, env, None)
+
+    def exec_class_def(self, s: ast.ClassDef, env: Env) -> None:
+        env.vars[s.name] = self.make_class(s, env)
+
+    def exec_return(self, s: ast.Return, env: Env) -> str:
+        v = self.eval_expr(s.value, env) if s.value is not None else Const(None)
+        if self.frames:
+            self.frames[-1].returns.append(v)
+        return "return"
+
+    def exec_global(self, s: ast.Global, env: Env) -> None:
+        if self.frames:
+            self.frames[-1].globals_declared.update(s.names)
+
+    def exec_break(self, s: ast.Break, env: Env) -> str:
+        return "break"
+
+    def exec_continue(self, s: ast.Continue, env: Env) -> str:
+        return "continue"
+
+    def exec_raise(self, s: ast.Raise, env: Env) -> str:
+        return "raise"
+
+    def exec_assert(self, s: ast.Assert, env: Env) -> None:
+        self.eval_expr(s.test, env)
+
+    def exec_match(self, s: ast.Match, env: Env) -> None:
+        """The subject, then every case's body under a "match" condition."""
+        self.eval_expr(s.subject, env)
+        for case in s.cases:
+            self.cond.append("match")
+            self.exec_block(case.body, env)
+            self.cond.pop()
 
     def exec_import(self, s: ast.stmt, env: Env) -> None:
         if isinstance(s, ast.Import):
@@ -380,3 +388,17 @@ class Statements:
             it = it.inner[0]
             seen += 1
         return it
+
+
+# statement type -> the Statements method that executes it
+_STATEMENT_HANDLERS = {
+    ast.Expr: "exec_expression_statement", ast.Assign: "exec_assign", ast.AnnAssign: "exec_annotated_assign",
+    ast.AugAssign: "exec_augmented_assign", ast.If: "exec_if", ast.For: "exec_for", ast.AsyncFor: "exec_for",
+    ast.While: "exec_while", ast.With: "exec_with", ast.AsyncWith: "exec_with", ast.Try: "exec_try",
+    ast.FunctionDef: "exec_function_def", ast.AsyncFunctionDef: "exec_function_def", ast.ClassDef: "exec_class_def",
+    ast.Return: "exec_return", ast.Import: "exec_import", ast.ImportFrom: "exec_import", ast.Global: "exec_global",
+    ast.Break: "exec_break", ast.Continue: "exec_continue", ast.Raise: "exec_raise", ast.Assert: "exec_assert",
+    ast.Match: "exec_match",
+}
+if hasattr(ast, "TryStar"):
+    _STATEMENT_HANDLERS[ast.TryStar] = "exec_try"

@@ -286,48 +286,68 @@ class ModuleModel:
             return self.fresh_tensor(t, node)
         return Unknown(m.qual)
 
-    # (complexity above the cap came with the merge of main: to be split, issue 11)
-    def make_nn_object(self, last: str, args: list, kwargs: dict, node: ast.Call) -> Val:  # noqa: C901
-        line = node.lineno
-        text = snippet(node, 60)
+    def make_nn_object(self, last: str, args: list, kwargs: dict, node: ast.Call) -> Val:
+        """``torch.nn.<last>(...)``: a loss, a Sequential, a container, or a layer."""
         if last in LOSS_CLASSES or last.endswith("Loss"):
-            kind = LOSS_CLASSES.get(last, "other")
-            ls = None
-            if "label_smoothing" in kwargs:
-                v = kwargs["label_smoothing"]
-                ls = v.value if isinstance(v, Const) else "?"
-                self.records["ls"].append((line, ls, text))
-            red = kwargs.get("reduction")
-            return LossVal(kind, line, text, ls, red.value if isinstance(red, Const) else None)
+            return self.make_loss_object(last, kwargs, node)
         if last == "Sequential":
-            layers = [a for a in args]
-            if len(layers) == 1 and isinstance(layers[0], ListVal) and layers[0].kind == "dict":
-                layers = list(layers[0].items)
-            if len(layers) == 1 and isinstance(layers[0], Unknown):
-                layers = []
-            m = ModuleVal(kind="sequential", qual="torch.nn.Sequential", line=line, text=text,
-                          layers=layers)
-            for i, l_ in enumerate(layers):
-                if isinstance(l_, ModuleVal) and l_.parent is None:
-                    l_.parent, l_.path = m, f"[{i}]"
-            self.modules.append(m)
-            return m
+            return self.make_sequential(args, node)
         if last in ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict"):
-            src = args[0] if args else kwargs.get("modules", ListVal([]))
-            layers = list(src.items) if isinstance(src, ListVal) else []
-            m = ModuleVal(kind="container", qual=f"torch.nn.{last}", line=line, text=text,
-                          layers=layers)
-            if isinstance(src, ListVal) and src.kind == "dict" and src.keys:
-                for k, v in zip(src.keys, src.items):
-                    if isinstance(k, str):
-                        m.attrs[k] = v
-            if last.startswith("Parameter"):
-                m.params = True
-            for i, l_ in enumerate(layers):
-                if isinstance(l_, ModuleVal) and l_.parent is None:
-                    l_.parent, l_.path = m, f"[{i}]"
-            self.modules.append(m)
-            return m
+            return self.make_container(last, args, kwargs, node)
+        return self.make_layer(last, args, kwargs, node)
+
+    def make_loss_object(self, last: str, kwargs: dict, node: ast.Call) -> LossVal:
+        """A loss module; its label smoothing is recorded, its reduction kept."""
+        line, text = node.lineno, snippet(node, 60)
+        kind = LOSS_CLASSES.get(last, "other")
+        ls = None
+        if "label_smoothing" in kwargs:
+            v = kwargs["label_smoothing"]
+            ls = v.value if isinstance(v, Const) else "?"
+            self.records["ls"].append((line, ls, text))
+        red = kwargs.get("reduction")
+        return LossVal(kind, line, text, ls, red.value if isinstance(red, Const) else None)
+
+    def make_sequential(self, args: list, node: ast.Call) -> ModuleVal:
+        """``nn.Sequential(*layers)`` or of an OrderedDict; its layers become its children."""
+        layers = [a for a in args]
+        if len(layers) == 1 and isinstance(layers[0], ListVal) and layers[0].kind == "dict":
+            layers = list(layers[0].items)
+        if len(layers) == 1 and isinstance(layers[0], Unknown):
+            layers = []
+        m = ModuleVal(kind="sequential", qual="torch.nn.Sequential", line=node.lineno, text=snippet(node, 60),
+                      layers=layers)
+        self.adopt_layers(m, layers)
+        self.modules.append(m)
+        return m
+
+    def make_container(self, last: str, args: list, kwargs: dict, node: ast.Call) -> ModuleVal:
+        """ModuleList / ModuleDict / ParameterList / ParameterDict of the given modules."""
+        src = args[0] if args else kwargs.get("modules", ListVal([]))
+        layers = list(src.items) if isinstance(src, ListVal) else []
+        m = ModuleVal(kind="container", qual=f"torch.nn.{last}", line=node.lineno, text=snippet(node, 60),
+                      layers=layers)
+        if isinstance(src, ListVal) and src.kind == "dict" and src.keys:
+            for k, v in zip(src.keys, src.items):
+                if isinstance(k, str):
+                    m.attrs[k] = v
+        if last.startswith("Parameter"):
+            m.params = True
+        self.adopt_layers(m, layers)
+        self.modules.append(m)
+        return m
+
+    @staticmethod
+    def adopt_layers(m: ModuleVal, layers: list) -> None:
+        """Layers without a parent become ``m``'s children at ``[i]``."""
+        for i, l_ in enumerate(layers):
+            if isinstance(l_, ModuleVal) and l_.parent is None:
+                l_.parent, l_.path = m, f"[{i}]"
+
+    def make_layer(self, last: str, args: list, kwargs: dict, node: ast.Call) -> ModuleVal:
+        """Any other layer: whether it has parameters, its activation, and its dropout and batch
+        norm recorded."""
+        line, text = node.lineno, snippet(node, 60)
         m = ModuleVal(kind="layer", qual=f"torch.nn.{last}", line=line, text=text)
         m.params = True if last in PARAM_LAYERS else (False if last in NOPARAM_LAYERS
                                                       else True)
@@ -337,6 +357,14 @@ class ModuleModel:
             if isinstance(aff, Const) and aff.value is False:
                 m.params = False
         m.act = ACT_LAYERS.get(last)
+        self.record_layer_dropout(last, args, kwargs, line, text)
+        if last in BN_LAYERS:
+            self.records["bn"].append((line, text))
+        self.modules.append(m)
+        return m
+
+    def record_layer_dropout(self, last: str, args: list, kwargs: dict, line: int, text: str) -> None:
+        """A dropout layer's p, a layer's ``dropout=``, or a transformer layer's default dropout."""
         if last in DROPOUT_LAYERS:
             p = kwargs.get("p", args[0] if args else Const(self.params["code.default_dropout_p"]))
             self.records["dropout"].append((line, p.value if isinstance(p, Const) else None, text))
@@ -346,10 +374,6 @@ class ModuleModel:
         elif last in TRANSFORMER_LAYERS:
             self.records["dropout"].append((line, self.params["code.transformer_default_dropout"],
                                             text + " (default)"))
-        if last in BN_LAYERS:
-            self.records["bn"].append((line, text))
-        self.modules.append(m)
-        return m
 
     def clone_module(self, m: ModuleVal) -> ModuleVal:
         c = copy.copy(m)
