@@ -602,10 +602,11 @@ def _continue_from_to(text: str, n, raw: str, series: dict, prev_fact) -> tuple 
     return (fact, n.end(), prev_fact[2])
 
 
-def _continues_quantity(text: str, start: int, sentence: int, prev_fact) -> bool:
-    """A bare number soon after an attributed one, in the same sentence and with no label or
-    comparison between them, states the same quantity later ("starts at 33 but plateaus at 3.0")."""
-    return bool(prev_fact and start - prev_fact[1] <= 60 and prev_fact[1] >= sentence
+def _continues_quantity(text: str, start: int, sentence: int, prev_fact, window: int) -> bool:
+    """A bare number soon after an attributed one (at most ``window`` characters on), in the same
+    sentence and with no label or comparison between them, states the same quantity later ("starts
+    at 33 but plateaus at 3.0")."""
+    return bool(prev_fact and start - prev_fact[1] <= window and prev_fact[1] >= sentence
                 and not re.search(r"[:=]|\b(?:than|vs|per|of)\b", text[prev_fact[1]:start]))
 
 
@@ -623,9 +624,10 @@ def _add_later_value(text: str, n, raw: str, series: dict, prev_fact) -> tuple:
     return prev_fact
 
 
-def _marks_near(text: str, n, marks: list, reach: int) -> tuple[list, list, int]:
+def _marks_near(text: str, n, marks: list, reach: int, split_gap: int) -> tuple[list, list, int]:
     """The metric words right after the number, the split/metric words before it within reach in
-    its sentence, and where that sentence starts."""
+    its sentence, and where that sentence starts. With a metric word right after the number, a
+    split word counts only within ``split_gap`` characters before it."""
     start = n.start()
     sentence = 0
     for m in _SENTENCE.finditer(text, 0, start):
@@ -636,21 +638,21 @@ def _marks_near(text: str, n, marks: list, reach: int) -> tuple[list, list, int]
     before = [mk for mk in marks if mk[1] <= start and start - mk[1] <= reach and mk[0] >= sentence]
     if after:                                  # "50% accuracy, 2.5 loss": the metric right after the number
         mk = after[0]
-        split = next((b[3] for b in reversed(before) if b[2] == "split" and start - b[1] <= 12), None)
+        split = next((b[3] for b in reversed(before) if b[2] == "split" and start - b[1] <= split_gap), None)
         before = [(mk[0], mk[1], "metric", mk[3])] + ([(0, 0, "split", split)] if split else [])
         before.sort(key=lambda b: b[2] == "metric")
     return after, before, sentence
 
 
-def _label_too_far(text: str, start: int, before: list) -> bool:
+def _label_too_far(text: str, start: int, before: list, max_words: int) -> bool:
     """The words between the last label and the number break the attribution: another number, a
-    comparison, a long clause, or a split word not right before the number."""
+    comparison, a clause of more than ``max_words`` words, or a split word not right before the number."""
     last = before[-1]
     gap = text[last[1]:start]
     if last[2] == "split" and re.match(r"_[a-z]", gap, re.IGNORECASE):
         return True                  # "val_mean_io_u: 0.03": another quantity's name, not this split's metric
     if re.search(r"\d|\b(?:than|then|vs|versus|per)\b", gap) or \
-            len(re.findall(r"[a-z\u4e00-\u9fff']+", gap, re.IGNORECASE)) > 8:
+            len(re.findall(r"[a-z\u4e00-\u9fff']+", gap, re.IGNORECASE)) > max_words:
         return True
     # a split word alone names a value only right before it
     return bool(last[2] == "split" and gap.strip(" \t:=|-") and not any(mk[2] == "metric" for mk in before))
@@ -710,12 +712,15 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
         return continued
     if _UNIT_AFTER.match(text, n.end()) or _COUNTED_BEFORE.search(text[max(0, start - 12):start]):
         return prev_fact
-    after, before, sentence = _marks_near(text, n, marks, reach)
-    if not before and not after and _continues_quantity(text, start, sentence, prev_fact):
+    P = lang.params
+    after, before, sentence = _marks_near(text, n, marks, reach,
+                                          int(P.get("language.split_before_metric_chars", 12)))
+    if not before and not after and _continues_quantity(text, start, sentence, prev_fact,
+                                                        int(P.get("language.continuation_window_chars", 60))):
         return _add_later_value(text, n, raw, series, prev_fact)
     if not before:
         return prev_fact
-    if not after and _label_too_far(text, start, before):
+    if not after and _label_too_far(text, start, before, int(P.get("language.label_gap_max_words", 8))):
         return prev_fact
     split, metric = _split_and_metric(text, n, raw, marks, before)
     fact = lang.metrics.get((split, metric))

@@ -179,11 +179,12 @@ def test_label_probe_leaves_token_ids_and_rng_alone():
 # --------------------------------------------------------------------------- stopping a run early
 def test_a_curve_needs_enough_steps_before_it_may_stop_the_run():
     from traindx.engine.api import Session
-    from traindx.engine.frontends.cli import MIN_CURVE_STEPS, Gatherer
+    from traindx.engine.frontends.cli import Gatherer
     from traindx.engine.evidence import Finding
     from traindx.engine.loader import load_kb
 
     kb = load_kb()
+    MIN_CURVE_STEPS = kb.params()["runner.min_curve_steps"]
     decide = Gatherer(Session(kb), st=None)._decider()
     flat = [Finding("loss_trend", "flat", "probe:loss_vs_chance", "flat"),
             Finding("learning_rate", 1e-6, "probe:optimizer_coverage", "lr"),

@@ -367,10 +367,6 @@ def _write(path, text):
         raise InputError(f"cannot write the report: {exc.strerror}", path) from None
 
 
-#: optimizer steps a training curve needs before its shape may stop a --script/--setup run early
-MIN_CURVE_STEPS = 100
-
-
 class Gatherer:
     """Runs the evidence sources and feeds their findings to the session."""
 
@@ -424,7 +420,7 @@ class Gatherer:
     def complaint(self, text):
         """The user's words; a log excerpt pasted with them is read like a console log."""
         from . import gather
-        prose, pasted = gather.split_paste(text)
+        prose, pasted = gather.split_paste(text, self.session.kb.params())
         if prose.strip():
             self.session.add_complaint(prose)
         elif pasted is not None:
@@ -445,11 +441,12 @@ class Gatherer:
         """``decide(findings, steps)`` for the script runner: True once the evidence names a
         symptom and decides the diagnosis, and the symptom reads the same at two looks in a row
         (a curve's shape changes as it grows). A curve's shape (flat, plateau, oscillating, ...)
-        needs ``MIN_CURVE_STEPS`` optimizer steps before it can stop the run; a NaN/Inf loss
+        needs ``runner.min_curve_steps`` optimizer steps before it can stop the run; a NaN/Inf loss
         (Explosion) decides at once, since nothing after it is informative."""
         kb = self.session.kb
         base = self.session
         last = [None]
+        min_steps = kb.params()["runner.min_curve_steps"]
 
         def decide(findings, steps) -> bool:
             from ..api import Session
@@ -463,7 +460,7 @@ class Gatherer:
             if symptom == "explosion" and trial.value("loss_has_nonfinite") is True:
                 return True
             stable, last[0] = last[0] == symptom, symptom
-            return stable and steps >= MIN_CURVE_STEPS
+            return stable and steps >= min_steps
         return decide
 
     def _experiment_picker(self):

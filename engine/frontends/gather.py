@@ -168,19 +168,16 @@ def _analyze(log, path, num_classes, summary, params=None) -> Read:
     return r
 
 
-#: fewest metric lines a pasted block needs before it is read as a log
-_MIN_PASTED_RECORDS = 2
-
-
-def split_paste(text: str) -> tuple[str, str | None]:
+def split_paste(text: str, params=None) -> tuple[str, str | None]:
     """``(prose, log_text)``: the lines of ``text`` that hold printed metrics, a traceback or a
-    progress bar are the log (``None`` when there are fewer than two such lines); the rest is the
-    complaint in the user's words."""
+    progress bar are the log (``None`` when there are fewer metric lines than
+    ``console.min_pasted_records`` and no traceback); the rest is the complaint in the user's words.
+    ``params``: the knowledge base's parameter values (default: the shipped ones)."""
     if not text or ("\n" not in text and "\r" not in text):
         return text, None
     from traindx.probes.readers.console import ConsoleReader
     lines = text.replace("\r\n", "\n").split("\n")
-    reader = ConsoleReader("pasted", fmt="pasted")
+    reader = ConsoleReader("pasted", params=params, fmt="pasted")
     log_idx = set()
     in_trace = False
     for i, ln in enumerate(lines):
@@ -194,7 +191,7 @@ def split_paste(text: str) -> tuple[str, str | None]:
         elif ln.strip() and reader.epoch_on_line is False and _axis_only(ln):
             log_idx.add(i)
         in_trace = reader.in_trace
-    if reader.metric_lines < _MIN_PASTED_RECORDS and not reader.log.errors:
+    if reader.metric_lines < reader.params["console.min_pasted_records"] and not reader.log.errors:
         return text, None
     prose = "\n".join(ln for i, ln in enumerate(lines) if i not in log_idx).strip()
     log = "\n".join(ln for i, ln in enumerate(lines) if i in log_idx)

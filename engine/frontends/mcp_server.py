@@ -430,7 +430,7 @@ class Engine:
         pasted = None
         if complaint:
             from . import gather
-            prose, pasted_text = gather.split_paste(complaint)
+            prose, pasted_text = gather.split_paste(complaint, kb.params())
             if prose.strip():
                 session.add_complaint(prose)
             elif pasted_text is not None:

@@ -46,10 +46,6 @@ INTERVENTIONS = ("lr_scale", "restore_peak_lr", "unfreeze", "add_missing_params_
                  "train_mode", "clip_grad_norm", "remove_clipping", "upcast", "fp32_instead_of_fp16",
                  "larger_batch_by_accumulation", "remove_regularization", "leaky_relu", "reinit",
                  "sanitize_inputs")
-#: checkpoints scored over the last part of the continuation
-CHECKPOINTS = 3
-
-
 class NotApplicable(Exception):
     """The intervention does not apply to this model/run (no frozen parameter to unfreeze, ...)."""
 
@@ -417,8 +413,9 @@ def _train(plan, train, held, steps, checkpoints):
     return {"losses": losses, "scores": scores, "finite": finite, "steps_done": step + 1 if steps else 0}
 
 
-def _swing(losses):
-    if len(losses) < 3:
+def _swing(losses, min_losses):
+    """Mean step-to-step change relative to the mean level; NaN under ``min_losses`` losses."""
+    if len(losses) < min_losses:
         return math.nan
     m = statistics.fmean(abs(x) for x in losses) or 1e-12
     return statistics.fmean(abs(b - a) for a, b in zip(losses, losses[1:])) / m
@@ -493,11 +490,12 @@ def run_experiment(model, optimizer, batches, loss_fn, spec: dict, *, context: d
     per_step = int(iv.get("batches", 1)) if iv["kind"] == "larger_batch_by_accumulation" else 1
     steps = max(1, min(int(spec["steps"]), len(train) // per_step))
     out["steps"] = steps
-    ran = _train_both_copies(model, optimizer, loss_fn, autocast, ctx, iv, train, held, steps)
+    ran = _train_both_copies(model, optimizer, loss_fn, autocast, ctx, iv, train, held, steps,
+                             _checkpoints(steps, int(P["experiments.checkpoints"])))
     if isinstance(ran, str):
         return {**out, "skipped": ran}
     rc, rt, before_c, before_t = ran
-    r = _compare_copies(rc, rt, before_c, before_t)
+    r = _compare_copies(rc, rt, before_c, before_t, P)
     r["held_out"] = len(held)
     r["trained_on"] = len(train)
     outcome = decide(spec["measure"], r)
@@ -507,18 +505,18 @@ def run_experiment(model, optimizer, batches, loss_fn, spec: dict, *, context: d
     return res
 
 
-def _checkpoints(steps: int) -> set:
-    """The steps at which both copies are scored: CHECKPOINTS over the last third, and the last."""
+def _checkpoints(steps: int, count: int) -> set:
+    """The steps at which both copies are scored: ``count`` over the last third, the last one included."""
     first = max(1, steps - steps // 3)
-    return {first + k * max(1, (steps - first) // (CHECKPOINTS - 1)) for k in range(CHECKPOINTS - 1)} | {steps}
+    return {first + k * max(1, (steps - first) // (count - 1)) for k in range(count - 1)} | {steps}
 
 
-def _train_both_copies(model, optimizer, loss_fn, autocast, ctx: dict, iv: dict, train, held, steps: int):
+def _train_both_copies(model, optimizer, loss_fn, autocast, ctx: dict, iv: dict, train, held, steps: int,
+                       checkpoints: set):
     """Copy the model and optimizer twice, apply the intervention to one copy, score both on the
     held-out batches and train both for ``steps``. Returns (control run, treated run, control
     scores before, treated scores before), or the reason the experiment was skipped."""
     import torch
-    checkpoints = _checkpoints(steps)
     with preserved_rng(), torch.enable_grad():
         copies = []
         for _ in range(2):
@@ -554,7 +552,7 @@ def _train_both_copies(model, optimizer, loss_fn, autocast, ctx: dict, iv: dict,
     return rc, rt, before_c, before_t
 
 
-def _compare_copies(rc: dict, rt: dict, before_c, before_t) -> dict:
+def _compare_copies(rc: dict, rt: dict, before_c, before_t, P) -> dict:
     """The measurements of the two runs: held-out losses, the treated copy's gain and its z score
     over the held-out batches, each copy's drop from its start, and the ratio of their swings."""
     r = {"control_finite": rc["finite"], "treated_finite": rt["finite"]}
@@ -574,7 +572,9 @@ def _compare_copies(rc: dict, rt: dict, before_c, before_t) -> dict:
         if mt0:
             r["treated_drop"] = (mt0 - r["treated_loss"]) / mt0
     r["control_before"], r["treated_before"] = mc0, mt0
-    r["swing_ratio"] = (_swing(rt["losses"]) / _swing(rc["losses"])) if _swing(rc["losses"]) else None
+    least = P["experiments.swing_min_losses"]
+    swing_c = _swing(rc["losses"], least)
+    r["swing_ratio"] = (_swing(rt["losses"], least) / swing_c) if swing_c else None
     return r
 
 

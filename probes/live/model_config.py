@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from traindx.engine.parameters import resolve
+
 
 def _dropout_types():
     import torch.nn as nn
@@ -146,17 +148,20 @@ def majority_mode(trainings: Sequence[bool]) -> str | None:
 
 
 # --------------------------------------------------------------------------- initialisation
-def _init_layers(model):
+def _init_layers(model, params=None):
+    """Linear/bilinear/conv weights with at least ``init.min_weight_values`` values (a smaller one
+    has too few values for its spread or sameness to say anything)."""
     import torch.nn as nn
 
+    least = resolve(params)["init.min_weight_values"]
     for name, m in model.named_modules():
         if isinstance(m, (nn.Linear, nn.Bilinear, nn.modules.conv._ConvNd)):
             w = getattr(m, "weight", None)
-            if w is not None and w.dim() >= 2 and w.numel() >= 4:
+            if w is not None and w.dim() >= 2 and w.numel() >= least:
                 yield (f"{name}.weight" if name else "weight"), w
 
 
-def init_constant(model) -> list[str]:
+def init_constant(model, params=None) -> list[str]:
     """Trainable Linear/conv weights that are all zero or one constant (every unit identical:
     symmetry that training never breaks). A frozen constant weight is left out: it is never
     updated, so what matters about it is that it is frozen (``frozen_params``), not its init."""
@@ -166,7 +171,7 @@ def init_constant(model) -> list[str]:
         return []
     out = []
     with torch.no_grad():
-        for n, w in _init_layers(model):
+        for n, w in _init_layers(model, params):
             if not w.requires_grad:
                 continue
             flat = w.detach().reshape(-1)
@@ -180,7 +185,7 @@ def kaiming_uniform_std(fan_in: int) -> float:
     return 1.0 / math.sqrt(3.0 * max(1, fan_in))
 
 
-def init_scale_ratios(model) -> dict[str, float]:
+def init_scale_ratios(model, params=None) -> dict[str, float]:
     """Per linear/conv weight: its std / the default PyTorch std for its fan-in."""
     import torch
 
@@ -188,7 +193,7 @@ def init_scale_ratios(model) -> dict[str, float]:
     if model is None:
         return out
     with torch.no_grad():
-        for n, w in _init_layers(model):
+        for n, w in _init_layers(model, params):
             fan_in = w.shape[1] * (w[0][0].numel() if w.dim() > 2 else 1)
             std = float(w.detach().float().std())
             out[n] = std / kaiming_uniform_std(fan_in)

@@ -238,7 +238,8 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
 
     def _read_init(self):
         try:
-            self._init = {"constant": MC.init_constant(self.model), "ratios": MC.init_scale_ratios(self.model)}
+            self._init = {"constant": MC.init_constant(self.model, self.params),
+                          "ratios": MC.init_scale_ratios(self.model, self.params)}
         except Exception:
             self._init = None
 

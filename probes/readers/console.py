@@ -959,14 +959,14 @@ def _finish(log: ConsoleLog) -> None:
 
 
 def looks_like_console(text: str, params=None) -> bool:
-    """True when ``text`` holds at least two printed metric records (used to tell a pasted log
-    from prose)."""
+    """True when ``text`` holds at least ``console.min_pasted_records`` printed metric records, or a
+    traceback and one (used to tell a pasted log from prose)."""
     reader = ConsoleReader("text", None, params, fmt="pasted")
     _feed_all(reader, io.StringIO(text, newline="\n"), "text", None)
     good = [c for c in reader.cands.values() if c.role in ("loss", "val_loss", "accuracy",
                                                             "val_accuracy")]
-    return reader.metric_lines >= 2 and bool(good) or bool(reader.log.errors) and \
-        reader.metric_lines >= 1
+    least = reader.params["console.min_pasted_records"]
+    return reader.metric_lines >= least and bool(good) or bool(reader.log.errors) and reader.metric_lines >= 1
 
 
 def analyze_console(log: ConsoleLog, num_classes=None, params=None):

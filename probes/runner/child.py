@@ -80,19 +80,11 @@ _PROBES_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tra
 #: Functional losses wrapped in ``torch.nn.functional``.
 FUNCTIONAL_LOSSES = ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
                      "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div")
-#: steps in a row by another optimizer (the first one idle) that start a new training phase
-PHASE_STEPS = 20
-#: Looks (findings sent to the parent, which answers "go" or "stop") are paced by optimizer steps,
-#: never by the clock, so that a script stops at the same step, with the same evidence, on an idle
-#: machine and beside a CPU-bound process: the first at ``--every`` steps, then every
-#: LOOK_GAP_EARLY steps up to LOOK_EARLY_UNTIL, every LOOK_GAP steps after, and every eighth of the
-#: run so far once that is longer (the number of looks, and what they cost, grows as log(steps)).
-LOOK_GAP_EARLY = 20
-LOOK_EARLY_UNTIL = 50
-LOOK_GAP = 50
-#: Without optimizer steps (a script that never steps, or not yet), looks are paced by activity
-#: (losses, backward passes, batches): the first after LOOK_FIRST_TICKS, then each after twice as many.
-LOOK_FIRST_TICKS = 50
+# Looks (findings sent to the parent, which answers "go" or "stop") are paced by optimizer steps,
+# never by the clock, so that a script stops at the same step, with the same evidence, on an idle
+# machine and beside a CPU-bound process; without optimizer steps, by training activity. The
+# schedule, and the steps that start a new training phase, are the knowledge base's ``runner.*``
+# parameters (kb/parameters/runner.yaml, a pack's overrides applied: see _pace).
 #: Seconds a look waits for the parent's answer before going on (a safety net only: the parent
 #: answers in milliseconds, and its own --timeout ends the run).
 REPLY_TIMEOUT_S = 120.0
@@ -124,6 +116,7 @@ class _State:
         self.level = "cheap"
         self.monitor_spec = DEFAULT_MONITOR
         self.params = None          # a knowledge pack's parameter overrides (--params)
+        self.pace = None            # the parameter values, overrides applied (see _pace)
         self.monitor = None
         self.optimizer = None
         self.model = None
@@ -134,7 +127,7 @@ class _State:
         self.emit_steps = 0
         self.next_look = 10        # the optimizer step of the next look (see next_look)
         self.ticks = 0             # losses, backward passes and batches seen (looks before any step)
-        self.next_tick = LOOK_FIRST_TICKS
+        self.next_tick = None      # the activity count of the next look before any step
         self.activity = False
         self.tls = threading.local()
         self.pending = []          # training-loss candidates awaiting backward
@@ -259,11 +252,24 @@ def _findings_payload() -> list:
     return out
 
 
-def next_look(steps: int, every: int) -> int:
-    """The optimizer step of the look after one at ``steps`` (see LOOK_GAP)."""
+def _pace():
+    """The knowledge base's parameter values with the pack's overrides (``--params``) applied."""
+    if _S.pace is None:
+        from traindx.engine.parameters import shipped
+        _S.pace = {**shipped(), **(_S.params or {})}
+    return _S.pace
+
+
+def next_look(steps: int, every: int, params=None) -> int:
+    """The optimizer step of the look after one at ``steps``: ``every`` first, then every
+    ``runner.look_gap_early`` steps up to ``runner.look_early_until``, every ``runner.look_gap``
+    after, and every eighth of the run so far once that is longer. ``params``: parameter values
+    (default: the shipped ones)."""
     if steps < every:
         return every
-    gap = LOOK_GAP_EARLY if steps < LOOK_EARLY_UNTIL else LOOK_GAP
+    from traindx.engine.parameters import resolve
+    P = resolve(params)
+    gap = P["runner.look_gap_early"] if steps < P["runner.look_early_until"] else P["runner.look_gap"]
     return steps + max(every, gap, steps // 8)
 
 
@@ -275,14 +281,16 @@ def _emit(force: bool = False) -> None:
     if _S.steps > 0:
         due = _S.steps >= _S.next_look
     else:
+        if _S.next_tick is None:
+            _S.next_tick = _pace()["runner.look_first_ticks"]
         due = _S.ticks >= _S.next_tick
     if not (force or due):
         return
     if due:
         if _S.steps > 0:
-            _S.next_look = next_look(_S.steps, _S.every)
+            _S.next_look = next_look(_S.steps, _S.every, _pace())
         else:
-            _S.next_tick = 2 * max(_S.ticks, LOOK_FIRST_TICKS)
+            _S.next_tick = 2 * max(_S.ticks, _pace()["runner.look_first_ticks"])
     payload = _findings_payload()
     _S.emit_steps, _S.activity = _S.steps, False
     pending = getattr(_S.monitor, "pending_probes", None) or []
@@ -853,13 +861,13 @@ def _pre_step(optimizer, args, kwargs):
             return None    # the monitor's own copies training (the overfit-one-batch probe)
         # another optimizer: a second model trained alongside (a GAN's discriminator steps in
         # turn with the generator) or a new phase (fine-tuning after pretraining): the latter
-        # steps on its own, PHASE_STEPS times in a row, and the run is then read from it
+        # steps on its own, runner.phase_steps times in a row, and the run is then read from it
         other = _S.other_opt() if _S.other_opt is not None else None
         if other is optimizer:
             _S.other_steps += 1
         else:
             _S.other_opt, _S.other_steps = weakref.ref(optimizer), 1
-        if _S.other_steps < PHASE_STEPS:
+        if _S.other_steps < _pace()["runner.phase_steps"]:
             return None
         _new_phase(optimizer)
     _S.other_steps = 0

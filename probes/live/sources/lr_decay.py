@@ -22,9 +22,6 @@ MAX_BYTES = 256 * 2 ** 20
 #: the validation batches kept (references to the run's own tensors) to score the copies on
 VAL_KEEP = 16
 VAL_BYTES = 64 * 2 ** 20
-#: the first plateau look after this many training losses, then every eighth of the run (pacing, not
-#: a threshold of the answer; by losses, never by the clock)
-FIRST_CHECK = 256
 
 
 
@@ -42,7 +39,8 @@ class LrDecay(CostlyProbe):
     parameters = ("lr_decay.batches", "lr_decay.lr_held", "lr_decay.max_tests", "lr_decay.retry_steps",
                   "lr_decay.helps", "lr_decay.no_help", "lr_decay.min_z", "lr_decay.noise_multiple",
                   "lr_decay.val_helps", "lr_decay.within_noise", "curves.decay_held", "curves.decay_cut",
-                  "monitor.curve_min_losses", "lr_decay.min_train_batches", "lr_decay.min_held_out_batches")
+                  "monitor.curve_min_losses", "lr_decay.min_train_batches", "lr_decay.min_held_out_batches",
+                  "lr_decay.first_look_losses", "lr_decay.look_min_gap_losses")
 
     def __init__(self):
         self.state = None
@@ -51,7 +49,7 @@ class LrDecay(CostlyProbe):
         self.batches: list = []
         self.bytes = 0
         self.runs: list[dict] = []
-        self.next_check = FIRST_CHECK
+        self.next_check = None     # the training loss of the next plateau look (lr_decay.first_look_losses first)
         self.target = 64
         self.seen = None           # the run's own decay through the plateau, when it has one
 
@@ -77,13 +75,17 @@ class LrDecay(CostlyProbe):
 
     # ------------------------------------------------------------------ arming
     def on_train_value(self, m, n: int) -> None:
-        """The n-th finite training loss was recorded: look for a plateau every eighth of the run so
-        far. Paced by losses, never by the clock, so the same script reads its plateau at the same
-        step on an idle and on a busy machine (a reading costs milliseconds; the growing interval
-        keeps their number logarithmic)."""
-        if n < self.next_check or self.state is not None:
+        """The n-th finite training loss was recorded: look for a plateau first after
+        ``lr_decay.first_look_losses`` losses, then every eighth of the run so far (at least
+        ``lr_decay.look_min_gap_losses`` apart). Paced by losses, never by the clock, so the same
+        script reads its plateau at the same step on an idle and on a busy machine (a reading costs
+        milliseconds; the growing interval keeps their number logarithmic)."""
+        nxt = self.next_check
+        if nxt is None:
+            nxt = self.next_check = m.params["lr_decay.first_look_losses"]
+        if n < nxt or self.state is not None:
             return
-        self.next_check = n + max(64, n // 8)
+        self.next_check = n + max(m.params["lr_decay.look_min_gap_losses"], n // 8)
         self.plateau_check(m, None)
 
     def on_curve(self, m, an) -> None:
