@@ -33,6 +33,7 @@ new tensors); no hook is registered on the user's model.
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 
@@ -622,6 +623,26 @@ def describe(r: dict) -> str:
 
 
 # ------------------------------------------------------------------ the monitor's side
+@functools.lru_cache(maxsize=1)
+def _Tensor():
+    import torch
+    return torch.Tensor
+
+
+def _is_tensor(x) -> bool:
+    import torch
+    return torch.is_tensor(x)
+
+
+def _batch_bytes(args, kwargs, targets) -> int:
+    """Bytes of the tensors in a batch (as :func:`~traindx.probes.live.data.tensors_in` finds
+    them); the common case, positional tensors and no keyword arguments, without the generator."""
+    T = _Tensor()
+    if not kwargs and all(type(a) is T for a in args) and type(targets) is T:
+        return sum(a.numel() * a.element_size() for a in args) + targets.numel() * targets.element_size()
+    return sum(t.numel() * t.element_size() for t in tensors_in([list(args), kwargs or {}, targets]))
+
+
 class Experiments:
     """What a monitor keeps for experiments: the recent training batches (references, no copies;
     bounded by count and bytes), the experiments asked for, and their results.
@@ -636,23 +657,25 @@ class Experiments:
         self.max_bytes = int(p.get("experiments.buffer_bytes", 128 * 2 ** 20))
         self.batches: list = []
         self.sizes: list = []
+        self.kept_bytes = 0          # sum(self.sizes), kept as a running total (this runs every step)
         self.pending: list[dict] = []
         self.results: list[dict] = []
 
     def keep(self, args, kwargs, targets, out_shape) -> None:
-        """Keep one training batch as the loss saw it (called on every training loss)."""
-        import torch
-        if not self.enabled or args is None or not torch.is_tensor(targets):
+        """Keep one training batch as the loss saw it (called on every training loss, so it stays
+        cheap: references only, sizes summed once per batch)."""
+        if not self.enabled or args is None or type(targets) is not _Tensor() and not _is_tensor(targets):
             return
         if self.batches and self.batches[-1][2] is targets:
             return
-        size = sum(t.numel() * t.element_size() for t in tensors_in([list(args), kwargs or {}, targets]))
+        size = _batch_bytes(args, kwargs, targets)
         shape = tuple(out_shape) if out_shape is not None else None
         self.batches.append((tuple(args), dict(kwargs or {}), targets, shape))
         self.sizes.append(size)
-        while self.batches and (len(self.batches) > self.max_batches or sum(self.sizes) > self.max_bytes):
+        self.kept_bytes += size
+        while self.batches and (len(self.batches) > self.max_batches or self.kept_bytes > self.max_bytes):
             self.batches.pop(0)
-            self.sizes.pop(0)
+            self.kept_bytes -= self.sizes.pop(0)
 
     def request(self, spec: dict) -> None:
         if self.enabled and isinstance(spec, dict) and spec.get("id") and \
