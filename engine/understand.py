@@ -382,7 +382,7 @@ def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language,
             if c and c >= 2 and abs(a - 1.0 / c) <= near:
                 chance = True
                 witness.setdefault("not_learning", best[f])
-            elif a >= good and (not c or a >= 2.0 / c):
+            elif a >= good and (not c or a >= float(lang.params.get("language.learned_over_chance", 2.0)) / c):
                 learned = True
                 witness.setdefault("plateau", best[f])
     for f in ("train_loss", "current_loss"):

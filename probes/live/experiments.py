@@ -62,6 +62,7 @@ class _Plan:
         self.clip = None            # max_norm
         self.accumulate = 1         # batches per optimizer step
         self.training = model.training
+        self.params = resolve(None)   # the knowledge base's values (set by _train_both_copies)
         self.out_fn = None          # outputs -> outputs before the loss
         self.in_fn = None           # batch -> batch
         self.train_batches = None   # a different order/mix of the training batches
@@ -154,8 +155,10 @@ def _restore_peak_lr(plan: _Plan, iv: dict, ctx: dict, train, held):
     opt = plan.optimizer
     peak = ctx.get("peak_lr")
     lr = opt.param_groups[0].get("lr")
-    if not peak or not isinstance(lr, (int, float)) or lr >= 0.5 * peak:
-        raise NotApplicable("the LR has not fallen below half its peak")
+    below = plan.params["experiments.restore_below_peak"]
+    if not peak or not isinstance(lr, (int, float)) or lr >= below * peak:
+        share = "half" if below == 0.5 else f"{below:g} of"
+        raise NotApplicable(f"the LR has not fallen below {share} its peak")
     for g in opt.param_groups:
         if isinstance(g.get("lr"), (int, float)) and g["lr"] > 0:
             g["lr"] = g["lr"] * peak / lr
@@ -492,7 +495,7 @@ def run_experiment(model, optimizer, batches, loss_fn, spec: dict, *, context: d
     steps = max(1, min(int(spec["steps"]), len(train) // per_step))
     out["steps"] = steps
     ran = _train_both_copies(model, optimizer, loss_fn, autocast, ctx, iv, train, held, steps,
-                             _checkpoints(steps, int(P["experiments.checkpoints"])))
+                             _checkpoints(steps, int(P["experiments.checkpoints"])), P)
     if isinstance(ran, str):
         return {**out, "skipped": ran}
     rc, rt, before_c, before_t = ran
@@ -513,7 +516,7 @@ def _checkpoints(steps: int, count: int) -> set:
 
 
 def _train_both_copies(model, optimizer, loss_fn, autocast, ctx: dict, iv: dict, train, held, steps: int,
-                       checkpoints: set):
+                       checkpoints: set, P):
     """Copy the model and optimizer twice, apply the intervention to one copy, score both on the
     held-out batches and train both for ``steps``. Returns (control run, treated run, control
     scores before, treated scores before), or the reason the experiment was skipped."""
@@ -526,6 +529,7 @@ def _train_both_copies(model, optimizer, loss_fn, autocast, ctx: dict, iv: dict,
             if o is None:
                 return "the model or optimizer could not be copied"
             copies.append(_Plan(m, o, autocast))
+            copies[-1].params = P
         control, treated = copies
         for p in copies:
             p.loss_fn = loss_fn

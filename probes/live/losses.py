@@ -65,12 +65,8 @@ def trend(series: Sequence[float], *, ratio: float, min_points: int,
         if a == b:
             return labels[1]
         return labels[0] if b > a else labels[2]
-    r = b / a
-    if r > ratio:
-        return labels[0]
-    if r < 1.0 / ratio:
-        return labels[2]
-    return labels[1]
+    from traindx.probes.readers.curves import growth_label
+    return growth_label(b / a, ratio, labels, strict=True)
 
 
 # --------------------------------------------------------------------------- loss vs chance

@@ -197,6 +197,19 @@ def _window(xs: list, a: float, b: float) -> list[int]:
     return [i for i, x in enumerate(xs) if a <= x <= b]
 
 
+def growth_label(ratio: float, cut: float, labels=("growing", "steady", "shrinking"), *,
+                 strict: bool = False) -> str:
+    """The trend of a positive series from its last-third / first-third ratio -- one idea for the
+    log reader (grad_norm_trend, step_time_trend from a log) and the live probes
+    (:func:`traindx.probes.live.losses.trend`): ``labels[0]`` at or above ``cut``, ``labels[2]`` at
+    or below ``1 / cut``, else ``labels[1]``. ``strict``: above / below (the live probes' reading).
+    The cuts are two parameters each (``curves.grad_norm_growth`` / ``grad_norms.trend_ratio``,
+    ``curves.step_time_growth`` / ``data_timing.step_time_ratio``): see their descriptions."""
+    if strict:
+        return labels[0] if ratio > cut else labels[2] if ratio < 1.0 / cut else labels[1]
+    return labels[0] if ratio >= cut else labels[2] if ratio <= 1 / cut else labels[1]
+
+
 def _thirds_ratio(xs: list, ys: list, min_points: int) -> tuple[float, float, float] | None:
     """(median of the first third, of the last third, ratio) by step position; None with fewer
     than ``min_points`` points."""
@@ -474,7 +487,7 @@ def _loss_shape(c: _LossCurve, P) -> None:
     c.se = 1.25 * 1.4826 * median(res_tail) * math.sqrt(1 / c.k_tail + 1 / len(idx70))
     still_falling = (c.frac >= P["curves.still_falling_total"]
                      and c.drop >= P["curves.still_falling_rel"] * abs(c.current)
-                     and c.drop >= 3 * c.se)
+                     and c.drop >= P["curves.still_falling_se"] * c.se)
     # hard batches, not instability: while the loss is still clearly falling, "spikes" that are
     # single points (the loss is back in its band at the next point) are the heavy upper tail of
     # per-batch losses (a few badly fitted examples in a batch), not a run being knocked off course
@@ -618,7 +631,7 @@ def _plateau_or_decreasing(c: _LossCurve, out: _Out) -> tuple[str, tuple | None,
                and tail[0] - tail[-1] > P["curves.plateau_rel"] * abs(tail[-1]))
     if nc >= P["curves.noise_min_points"] and not falling and (
             (share < P["curves.plateau_share"] and rel < P["curves.plateau_rel"])
-            or drop < 2 * c.se):
+            or drop < P["curves.plateau_drop_se"] * c.se):
         flat_level = median(c.cm[i] for i in c.tail_idx)
         delta = max(2 * c.sig_tail, P["curves.plateau_band"] * abs(flat_level))
         j = nc
@@ -753,9 +766,10 @@ def _analyze_val(log, out: _Out) -> None:
     # evaluations sits below their level by itself
     start = out.a.facts.get("initial_loss")
     gained = (start - best) if isinstance(start, (int, float)) and math.isfinite(start) else None
-    slight = (gained is not None and gained > 0 and level - best < 2 * rise * abs(best)
+    slight = (gained is not None and gained > 0 and level - best < out.p["curves.val_slight_rise"] * rise * abs(best)
               and level - best < out.p["curves.val_rise_giveback"] * gained)
-    if (level - best > max(rise * abs(best), 2 * max(sig, sig_after)) and n - 1 - best_i >= k_rise and drifting
+    if (level - best > max(rise * abs(best), out.p["curves.val_rise_noise"] * max(sig, sig_after))
+            and n - 1 - best_i >= k_rise and drifting
             and not slight):
         vt = "increasing"
         why = (f"validation loss bottomed at {_fmt(best)} ({log.x_label} {_fx(xs[best_i])}) and "
@@ -818,7 +832,7 @@ def _analyze_lr(log, out: _Out) -> None:
         return
     first = head[0]
     peak = s.max
-    warm = peak > 1.5 * first
+    warm = peak > out.p["curves.lr_warmup_peak"] * first
     ref = peak if warm else first
     if ref <= 0:
         return
@@ -883,8 +897,7 @@ def _analyze_grad_norm(log, out: _Out) -> None:
     if r is None:
         return
     a, b, ratio = r
-    g = out.p["curves.grad_norm_growth"]
-    t = "growing" if ratio >= g else "shrinking" if ratio <= 1 / g else "steady"
+    t = growth_label(ratio, out.p["curves.grad_norm_growth"])
     out.add("grad_norm_trend", t, x0, x1,
             f"gradient norm median {_fmt(a)} in the first third, {_fmt(b)} in the last ({t})")
 
@@ -898,8 +911,7 @@ def _analyze_step_time(log, out: _Out) -> None:
     if r is None:
         return
     a, b, ratio = r
-    g = out.p["curves.step_time_growth"]
-    t = "increasing" if ratio >= g else "decreasing" if ratio <= 1 / g else "steady"
+    t = growth_label(ratio, out.p["curves.step_time_growth"], ("increasing", "steady", "decreasing"))
     out.add("step_time_trend", t, fin[0].x0, fin[-1].x1,
             f"time per {log.x_label if log.x_label != 'row' else 'row'}: median {_fmt(a)} s in "
             f"the first third, {_fmt(b)} s in the last ({t})")
