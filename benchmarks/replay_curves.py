@@ -5,7 +5,7 @@ For every runnable manifest entry (or ``--only``), the script is run plainly in 
 directory with ``torch.Tensor.backward`` wrapped to record each scalar loss it is called on (the
 script itself is not changed). The recorded series is then read by
 :func:`traindx.probes.live.losses.curve_analysis` at every ``--every``-th step and at its end, once as
-shipped and once with one-point spikes always counted (``curves.BLIP_POINTS = 0``, the reading
+shipped and once with one-point spikes always counted (``curves.blip_points = 0``, the reading
 before the change), and every cut where ``loss_trend`` differs is printed.
 
     python benchmarks/replay_curves.py -j 2                # all scenarios, ~20 minutes on 2 cores
@@ -65,21 +65,18 @@ def record(name: str, timeout: float) -> list[float]:
 
 
 def changes(losses: list[float], every: int) -> list[tuple[int, str, str]]:
-    from traindx.probes.readers import curves as C
+    from traindx.engine.parameters import shipped
     from traindx.probes.live import losses as L
 
-    shipped = C.BLIP_POINTS
+    params = shipped()
+    blips_counted = {**params, "curves.blip_points": 0.0}    # the reading before the change
     out = []
     cuts = list(range(every, len(losses), every)) + [len(losses)]
     for cut in cuts:
         if cut < 8:
             continue
-        try:
-            C.BLIP_POINTS = 0.0
-            before = L.curve_analysis(range(cut), losses[:cut]).facts.get("loss_trend")
-        finally:
-            C.BLIP_POINTS = shipped
-        after = L.curve_analysis(range(cut), losses[:cut]).facts.get("loss_trend")
+        before = L.curve_analysis(range(cut), losses[:cut], params=blips_counted).facts.get("loss_trend")
+        after = L.curve_analysis(range(cut), losses[:cut], params=params).facts.get("loss_trend")
         if before != after:
             out.append((cut, before, after))
     return out
