@@ -119,8 +119,18 @@ class Language:
     utterances: list = field(default_factory=list)    # (symptom, text, origin): training only
     exclusive: dict = field(default_factory=dict)     # fact -> symptoms it belongs to
     settings_in_logs: set = field(default_factory=set)  # facts also read from a pasted log's lines
-    model: _Examples | None = None
+    training: list = field(default_factory=list)      # (symptom, text, origin): what the examples' classifier learns
     params: dict = field(default_factory=dict)
+    _model: _Examples | None = field(default=None, repr=False)
+
+    @property
+    def model(self) -> _Examples | None:
+        """The classifier of the examples and utterances (:class:`_Examples`), built on first use:
+        most commands (explain, kb tools, a log or code alone) never read a complaint, and building
+        it is a third of loading the knowledge base."""
+        if self._model is None and self.training:
+            self._model = _Examples(self.training, self.params)
+        return self._model
 
 
 def expand(pattern: str, terms: dict, where: str = "") -> str:
@@ -213,8 +223,7 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
             # a metric word stands alone or after a split ("val_loss"), never as a component ("loss_mn", "box_loss")
             lang.metric_rx[mt["id"]] = _compile(r"(?:(?<![a-z_])|(?<=train_)|(?<=val_)|(?<=valid_)|(?<=test_)|(?<=eval_))(?:"  # noqa: E501
                                                 + mt["pattern"] + r")(?![a-z_])", lang.terms, str(where))
-    training = [(s, t, o) for s, t, o in lang.examples + lang.utterances]
-    lang.model = _Examples(training, params) if training else None
+    lang.training = [(s, t, o) for s, t, o in lang.examples + lang.utterances]
     return lang
 
 

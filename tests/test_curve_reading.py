@@ -177,13 +177,11 @@ def test_label_probe_leaves_token_ids_and_rng_alone():
 
 
 # --------------------------------------------------------------------------- stopping a run early
-def test_a_curve_needs_enough_steps_before_it_may_stop_the_run():
+def test_a_curve_needs_enough_steps_before_it_may_stop_the_run(kb):
     from traindx.engine.api import Session
     from traindx.engine.frontends.cli import Gatherer
     from traindx.engine.evidence import Finding
-    from traindx.engine.loader import load_kb
 
-    kb = load_kb()
     MIN_CURVE_STEPS = kb.params()["runner.min_curve_steps"]
     decide = Gatherer(Session(kb), st=None)._decider()
     flat = [Finding("loss_trend", "flat", "probe:loss_vs_chance", "flat"),

@@ -19,10 +19,6 @@ from traindx.engine.api import Session, load_kb
 from traindx.engine.errors import KBError
 
 
-@pytest.fixture(scope="module")
-def kb():
-    return load_kb()
-
 
 def _ambiguous(kb):
     s = Session(kb)

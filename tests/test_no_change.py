@@ -340,13 +340,11 @@ def test_every_experiment_changes_nothing(kind):
     assert r["trained_on"] >= 6 and r["held_out"] >= 3
 
 
-def test_experiments_through_the_monitor_change_nothing():
+def test_experiments_through_the_monitor_change_nothing(kb):
     """The monitor's own path mid-run (requested at step 12, run at the next optimizer step, reported
     as findings) on the CNN with Adam: bit-identical to the bare run."""
-    from traindx.engine.api import load_kb
     from traindx.engine.differential import spec
 
-    kb = load_kb()
     bare, *_ = train("cnn", "adam", epochs=4)
     holder = {"specs": [spec(kb, "lr_up"), spec(kb, "shuffle")]}
     watched, model, opt, w = train("cnn", "adam", "experiment_monitor", epochs=4, holder=holder)
