@@ -482,6 +482,12 @@ class ConsoleReader(LineParser, _RunFacts):
                 break  # the split-qualified reading first: "Test ... accuracy" is a test accuracy
             if best is not None:
                 break
+        if best is None and len(pwords) == 1 and pwords[0] in _SPLIT:
+            # a split named alone ("tr 1.37 | va 1.79", "train 0.52 val 0.61") stands for that
+            # split's objective, ranked after every name that says what it measures
+            split_only = _SPLIT[pwords[0]]
+            return ("val_loss" if split_only in ("val", "test") else "loss"), \
+                PART_RANK + 50 + (20 if split_only == "test" else 0), phrase, None
         return best if best is not None else _part_role(pwords, eff, phrase)
 
     # -- feeding -----------------------------------------------------------------------------

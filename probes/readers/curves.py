@@ -648,6 +648,15 @@ def _loss_level_facts(c: _LossCurve, s, log, out: _Out) -> None:
     out.add("loss_decrease_fraction", c.frac, c.x_start, c.x_end,
             f"the training loss went {_fmt(initial)} -> {_fmt(current)}: "
             f"{'a fall' if c.frac >= 0 else 'a rise'} of {abs(c.frac):.0%}")
+    later = c.means[1:]
+    if len(later) >= out.p["curves.frozen_min_points"]:
+        mid = sorted(later)[len(later) // 2]
+        spread = (max(later) - min(later)) / abs(mid) if mid else math.inf
+        frozen = spread <= out.p["curves.frozen_rel_range"]
+        out.add("loss_frozen", frozen, c.fin[1].x, c.x_end,
+                f"after its first record the training loss {'stays' if frozen else 'moves'} "
+                f"within {spread:.2%} of {_fmt(mid)} over {len(later)} points"
+                + (f" (the first record: {_fmt(c.means[0])})" if frozen else ""))
     if c.n >= out.p["curves.noise_min_points"]:  # fewer points say nothing about noise
         out.add("loss_noise", c.noise, c.cx[c.tail_idx[0]], c.x_end,
                 f"step-to-step noise over the last {out.p['curves.tail_fraction']:.0%} is about "
