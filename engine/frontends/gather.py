@@ -299,10 +299,17 @@ def conflicts(session, params=None) -> list[dict]:
     rec = session.__dict__.get("_recorded", {})
     out = []
     lr_log = rec.get("learning_rate")
+    # a scheduler in the script that the log shows moving the LR: a base LR above every recorded
+    # value is the schedule having lowered it before the first record (a StepLR stepped before
+    # the epoch's print), not a disagreement
+    scheduled = any(src_.startswith("code") and v not in (None, "", "none", "constant", "constantlr")
+                    for v, src_ in said.get("scheduler", []))
     if lr_log:
         lo, hi, src = lr_log
         for value, source in said.get("learning_rate", []):
             if source.startswith(("code", "config")) and isinstance(value, (int, float)) and value > 0:
+                if scheduled and lo < hi and value > hi * ratio:
+                    continue
                 if value > hi * ratio or value < lo / ratio:
                     rng = f"{lo:.3g}" if math.isclose(lo, hi) else f"{lo:.3g}–{hi:.3g}"
                     out.append({"fact": "learning_rate",
