@@ -8,7 +8,10 @@ found on the tuned finished-run splits (session 8), each on a run written here.
   a converged, healthy run;
 - an unsafe-math smell (exp of a log-variance) on a run whose loss stays finite names nothing;
 - a plateau that a mechanism in the code explains does not go to the catch-all missing LR decay;
-- a base LR a decaying schedule lowered before the first print is no conflict with the log.
+- a base LR a decaying schedule lowered before the first print is no conflict with the log;
+- elimination alone (every other cause argued away) names no cause;
+- a per-step loss that cycles with the position in the epoch is read from the log (the epoch
+  averages hide it), and shuffled noise or learning within an epoch is not.
 Torch-free: the code reader never runs a script.
 """
 import json
@@ -259,3 +262,34 @@ def test_a_floor_under_a_constant_lr_ranks_the_missing_decay_without_naming_it(t
     rep = _diagnose("--code", str(script), "--log", str(log))
     assert rep["status"] != "diagnosed"
     assert rep["root_causes"][0]["id"] == "missing_lr_decay"
+
+
+# ----------------------------------------------------------------- a curve fact the epoch averages hide
+def _iter_log(tmp_path, per_step, n_epochs=7, per_epoch=8):
+    lines = ["data: 4000 rows, 5 classes"]
+    for ep in range(1, n_epochs + 1):
+        for it in range(1, per_epoch + 1):
+            lines.append(f"ep {ep:02d} it {it * 10}/{per_epoch * 10} | loss {per_step(ep, it):.4f}")
+        lines.append(f"ep {ep:02d} finished | val_loss {1.5 * 0.85 ** ep:.4f}")
+    return _write(tmp_path, "iters.log", "\n".join(lines) + "\n")
+
+
+def test_a_loss_that_cycles_with_the_position_in_the_epoch_is_read_as_periodic(tmp_path):
+    """Class-sorted data without shuffling: within every epoch the loss climbs as the batches move
+    from one class to the next, and drops back when the epoch starts again — while the epoch
+    averages fall smoothly."""
+    import math
+    log = _iter_log(tmp_path, lambda ep, it: 1.4 * 0.9 ** ep * (1 + 0.35 * math.sin(it / 8 * 2 * math.pi)))
+    facts = _log_facts(log)
+    assert facts.get("oscillation_pattern") == "periodic"
+    rep = _diagnose("--log", str(log))
+    assert rep["symptom"]["id"] == "instability"
+
+
+def test_shuffled_batch_noise_and_learning_within_an_epoch_are_not_a_cycle(tmp_path):
+    import random
+    rng = random.Random(3)
+    noisy = _iter_log(tmp_path, lambda ep, it: 1.4 * 0.9 ** (ep + it / 8) * (1 + 0.3 * (rng.random() - 0.5)))
+    assert _log_facts(noisy).get("oscillation_pattern") is None
+    smooth = _iter_log(tmp_path, lambda ep, it: 1.6 * 0.8 ** (ep + it / 8))
+    assert _log_facts(smooth).get("oscillation_pattern") is None

@@ -168,6 +168,10 @@ class ConsoleLog(LogData):
     first_epoch: float | None = None
     data_wait: tuple | None = None
     float_floor: tuple | None = None
+    #: where each epoch's training records begin (x of its first record), when the lines count
+    #: steps within each epoch ("[epoch 3][iter 40/91]"), so that a curve can be read by its
+    #: position in the epoch; empty otherwise
+    epoch_starts: list = field(default_factory=list)
 
     def describe(self) -> str:
         """One line: ``Read run.out: 41,200 lines, 3 metrics (loss, val_loss, lr) over 12 epochs;
@@ -383,6 +387,9 @@ class ConsoleReader(LineParser, _RunFacts):
         self.per_epoch = None
         self.max_counter = 0
         self.counter_epoch = None
+        self.counted_in_epoch = False
+        self.start_epoch = None
+        self.max_epoch_starts = 100_000
         self.last_x = None
         self.train_records = 0
         self.epochs_seen = set()
@@ -719,6 +726,10 @@ class ConsoleReader(LineParser, _RunFacts):
                         x = self._x(step, counter, counter_total, is_eval)
             self.last_x = x
             self.train_records += 1
+            if self.epoch is not None and self.epoch != self.start_epoch \
+                    and len(self.log.epoch_starts) < self.max_epoch_starts:
+                self.start_epoch = self.epoch
+                self.log.epoch_starts.append(x)
         n = len(self.epochs_seen)
         if n > self.max_epochs_seen:
             self.max_epochs_seen = n
@@ -753,6 +764,8 @@ class ConsoleReader(LineParser, _RunFacts):
         return cands
 
     def _x(self, step, counter, counter_total, is_eval) -> float:
+        if counter is not None and not is_eval:
+            self.counted_in_epoch = True
         if self.mode == "step":
             if step is not None:
                 self.last_step = step
@@ -814,6 +827,8 @@ class ConsoleReader(LineParser, _RunFacts):
         log.rows = self.metric_lines
         log.epochs = self.max_epochs_seen if self.epochs_seen or self.max_epochs_seen else 0
         log.first_epoch = self.epoch0
+        if not self.counted_in_epoch or log.restart_lines:
+            log.epoch_starts = []
         if self.t_lines:
             total = self.t_data + self.t_step if self.t_apart else self.t_step
             if total > 0:
