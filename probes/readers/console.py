@@ -257,6 +257,16 @@ def _part_role(pwords: list, eff: str | None, phrase: str):
     return role, PART_RANK + (20 if eff == "test" else 0), phrase, None
 
 
+def _split_alone_role(pwords: list, phrase: str):
+    """A split named alone ("tr 1.37 | va 1.79", "train 0.52 val 0.61") stands for that split's
+    objective, ranked after every name that says what it measures; None for any other name."""
+    if len(pwords) != 1 or pwords[0] not in _SPLIT:
+        return None
+    split_only = _SPLIT[pwords[0]]
+    return ("val_loss" if split_only in ("val", "test") else "loss"), \
+        PART_RANK + 50 + (20 if split_only == "test" else 0), phrase, None
+
+
 def _timing_pair(rs) -> tuple | None:
     """The positions of a data-loading time and a step time among a record's roles, or None."""
     d = st = None
@@ -489,13 +499,8 @@ class ConsoleReader(LineParser, _RunFacts):
                 break  # the split-qualified reading first: "Test ... accuracy" is a test accuracy
             if best is not None:
                 break
-        if best is None and len(pwords) == 1 and pwords[0] in _SPLIT:
-            # a split named alone ("tr 1.37 | va 1.79", "train 0.52 val 0.61") stands for that
-            # split's objective, ranked after every name that says what it measures
-            split_only = _SPLIT[pwords[0]]
-            return ("val_loss" if split_only in ("val", "test") else "loss"), \
-                PART_RANK + 50 + (20 if split_only == "test" else 0), phrase, None
-        return best if best is not None else _part_role(pwords, eff, phrase)
+        return best if best is not None else (_split_alone_role(pwords, phrase)
+                                               or _part_role(pwords, eff, phrase))
 
     # -- feeding -----------------------------------------------------------------------------
     def feed(self, raw: str, new: bool = True) -> None:
@@ -726,10 +731,7 @@ class ConsoleReader(LineParser, _RunFacts):
                         x = self._x(step, counter, counter_total, is_eval)
             self.last_x = x
             self.train_records += 1
-            if self.epoch is not None and self.epoch != self.start_epoch \
-                    and len(self.log.epoch_starts) < self.max_epoch_starts:
-                self.start_epoch = self.epoch
-                self.log.epoch_starts.append(x)
+            self._note_epoch_start(x)
         n = len(self.epochs_seen)
         if n > self.max_epochs_seen:
             self.max_epochs_seen = n
@@ -762,6 +764,13 @@ class ConsoleReader(LineParser, _RunFacts):
         if timing is not None:
             self._timing(vals[timing[0]], vals[timing[1]])
         return cands
+
+    def _note_epoch_start(self, x: float) -> None:
+        """The x of the first training record of each epoch (``ConsoleLog.epoch_starts``)."""
+        if self.epoch is not None and self.epoch != self.start_epoch \
+                and len(self.log.epoch_starts) < self.max_epoch_starts:
+            self.start_epoch = self.epoch
+            self.log.epoch_starts.append(x)
 
     def _x(self, step, counter, counter_total, is_eval) -> float:
         if counter is not None and not is_eval:
