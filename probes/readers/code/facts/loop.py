@@ -237,8 +237,12 @@ class LoopFacts:
             if e.nograd or eval_fn or (e.loops and not in_step_loop):
                 val_calls.append(e)
         if val_calls:
-            # a module with no mode-dependent layer computes the same in either mode
-            bad = [e for e in val_calls if e.mode == "train" and self.mode_sensitive(e.obj)]
+            # a module with no mode-dependent layer computes the same in either mode: it is the
+            # finding only when no module that does depend on the mode was validated correctly
+            wrong = [e for e in val_calls if e.mode == "train"]
+            bad = [e for e in wrong if self.mode_sensitive(e.obj)] or (
+                wrong if not any(e.mode != "train" and self.mode_sensitive(e.obj) for e in val_calls)
+                else [])
             if bad:
                 e = bad[0]
                 self.add_finding("model_mode_in_validation", "train", e.line,
@@ -252,8 +256,10 @@ class LoopFacts:
                 self.add_finding("model_mode_in_validation", "eval", e.line,
                                  f"`{e.text}` (line {e.line}) runs validation in eval mode{where}")
         if tr_calls:
-            bad = [e for e in tr_calls if e.mode == "eval" and isinstance(e.obj, ModuleVal)
-                   and self.mode_sensitive(e.obj)]
+            wrong = [e for e in tr_calls if e.mode == "eval"]
+            sens = [e for e in tr_calls if isinstance(e.obj, ModuleVal) and self.mode_sensitive(e.obj)]
+            bad = [e for e in wrong if e in sens] or (wrong if not any(e.mode != "eval" for e in sens)
+                                                      else [])
             if bad:
                 e = bad[0]
                 prior = [x for x in self.events[: self.events.index(e)]
