@@ -1,0 +1,86 @@
+"""Facts a user would see echoed wrong ("I read: epochs 200" when they trained 30): a number that
+belongs to another quantity, a spike's height, a setting asked about rather than used, a config
+line that says mixed precision is off, a loss function switched from one to another. Better not
+read than read wrong. The phrasings are written for these tests (not taken from the complaint corpus)."""
+import pytest
+
+from traindx.engine.loader import load_kb
+from traindx.engine.understand import understand
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_kb(entry_point_packs=False)
+
+
+def read(kb, text):
+    return {r.fact: r.value for r in understand(text, kb.language).facts}
+
+
+@pytest.mark.parametrize("text,fact,right", [
+    # a segmentation / retrieval score after the loss is not the loss
+    ("my unet loss came down to roughly 0.42 yet the iou is stuck at 0", "train_loss", 0.42),
+    ("the training loss reached 1.3, however the f1 score stays at 0.05", "train_loss", 1.3),
+    # the level, not how high the spikes go
+    ("loss settles near 0.8 and then every few hundred steps it spikes up to 4", "train_loss", 0.8),
+])
+def test_a_number_of_another_quantity_is_not_the_loss(kb, text, fact, right):
+    assert read(kb, text).get(fact) == pytest.approx(right)
+
+
+@pytest.mark.parametrize("text,fact", [
+    ("the bleu is 0.31 after a day", "train_loss"),
+    ("mean dice 0.12 on my scans, nothing improves", "train_loss"),
+    ("the reward is around 15 and never moves", "train_loss"),
+    ("in the loss curve there are sudden spikes that reach 9", "train_loss"),
+    ("val loss jumps to 3.2 every epoch", "val_loss"),
+])
+def test_a_value_that_is_no_level_of_the_loss_is_left_unread(kb, text, fact):
+    assert fact not in read(kb, text)
+
+
+@pytest.mark.parametrize("text,fact,wrong", [
+    ("trained 30 epochs so far, should I keep going to 200 epochs?", "epochs", 200),
+    ("my run uses lr 3e-4. would it help if I use lr 1e-5 instead?", "learning_rate", 1e-5),
+    ("loss is flat with cosine decay. what if I use a StepLR scheduler?", "scheduler", "steplr"),
+    ("batch size is 32 right now. do you think a batch size of 256 is better?", "batch_size", 256),
+])
+def test_a_setting_asked_about_is_not_the_runs(kb, text, fact, wrong):
+    assert read(kb, text).get(fact) != wrong
+
+
+def test_the_setting_stated_beside_the_question_is_still_read(kb):
+    f = read(kb, "trained 30 epochs so far, should I keep going to 200 epochs?")
+    assert f.get("epochs") == 30
+    f = read(kb, "my run uses lr 3e-4. would it help if I use lr 1e-5 instead?")
+    assert f.get("learning_rate") == pytest.approx(3e-4)
+
+
+@pytest.mark.parametrize("text,n", [
+    ("val loss got worse and I watched it until the 60th epoch", 60),
+    ("nothing changed from epoch 3 till about epoch 25", 25),
+])
+def test_the_last_epoch_watched_is_the_epoch_count(kb, text, n):
+    assert read(kb, text).get("epochs") == n
+
+
+@pytest.mark.parametrize("line", ["Mixed precision: False", "AMP: off", "fp16: no", "use_amp = false"])
+def test_a_config_line_that_turns_mixed_precision_off_reads_false(kb, line):
+    f = read(kb, "my settings:\n    Learning rate: 0.001\n    " + line + "\n")
+    assert f.get("uses_amp") is False
+    assert "amp_dtype" not in f
+
+
+def test_a_loss_switched_from_one_to_another_reads_the_new_one(kb):
+    f = read(kb, "I went from MSELoss to CrossEntropyLoss and now it crashes")
+    assert f.get("loss_function") == "cross_entropy"
+    f = read(kb, "switched the criterion from nn.CrossEntropyLoss to nn.BCEWithLogitsLoss")
+    assert f.get("loss_function") == "bce_with_logits"
+
+
+def test_a_target_and_input_size_error_is_a_shape_error():
+    from traindx.probes.readers import console
+    log = console.read_console_text(
+        "Traceback (most recent call last):\n  File \"fit.py\", line 7, in <module>\n"
+        "ValueError: Target size (torch.Size([8, 3])) must be the same as input size (torch.Size([8, 5]))\n")
+    assert log.errors and log.errors[-1]["kind"] == "shape_error"
