@@ -4,6 +4,7 @@ line that says mixed precision is off, a loss function switched from one to anot
 read than read wrong. The phrasings are written for these tests (not taken from the complaint corpus)."""
 import pytest
 
+from traindx.engine.api import Session
 from traindx.engine.loader import load_kb
 from traindx.engine.understand import understand
 
@@ -84,3 +85,63 @@ def test_a_target_and_input_size_error_is_a_shape_error():
         "Traceback (most recent call last):\n  File \"fit.py\", line 7, in <module>\n"
         "ValueError: Target size (torch.Size([8, 3])) must be the same as input size (torch.Size([8, 5]))\n")
     assert log.errors and log.errors[-1]["kind"] == "shape_error"
+
+
+# ------------------------------------------------------------------ which symptom the words say
+def symptom(kb, text):
+    u = understand(text, kb.language)
+    return u.symptom, u.scores
+
+
+@pytest.mark.parametrize("text", [
+    # a healthy run: the end result is right, whatever the curve did on the way
+    "the val loss sat flat for ten epochs, then fell, and my final test scores look fine. is that ok?",
+    "my numbers are close to the published results but the training curve had a long flat stretch",
+    # a loss step at each epoch boundary is the epoch average restarting, not a fault
+    "fine-tuning a chat model for 4 epochs, the train loss drops like a stair right after a new epoch starts",
+    "the training loss goes down in a step at each new epoch boundary, weird?",
+    # a sudden improvement
+    "for a while nothing happened and then the loss dropped sharply and kept going",
+])
+def test_a_run_that_ends_well_is_read_healthy(kb, text):
+    got, scores = symptom(kb, text)
+    assert got == "healthy", scores
+
+
+def test_a_healthy_post_names_no_cause_above_one_half(kb):
+    s = Session(kb)
+    s.add_complaint("my final eval scores look normal, it's just that the loss had a flat phase "
+                    "before it suddenly started to drop quickly. is this expected?")
+    assert s.symptom() == "healthy"
+    assert all(c["confidence"] <= 0.5 for c in s.report()["root_causes"])
+
+
+@pytest.mark.parametrize("text,want", [
+    # "stop training" as the user's own action says nothing about the curve
+    ("my accuracy is 10% on 10 classes from the first batch, I will stop training soon", "not_learning"),
+    # the validation loss stalling while training goes on is where overfitting starts
+    ("train loss keeps falling nicely. the validation loss stopped decreasing at epoch 12 and "
+     "then it creeps up", "overfitting"),
+])
+def test_not_learning_plateau_and_overfitting_told_apart(kb, text, want):
+    got, scores = symptom(kb, text)
+    assert got == want, scores
+
+
+@pytest.mark.parametrize("text,want", [
+    ("each epoch takes longer than the one before: 5 minutes first, 40 minutes by epoch 6", "slow_training"),
+    ("the step time keeps increasing the longer the job runs", "slow_training"),
+    ("there's a 30 second pause between epochs before the next epoch starts", "slow_training"),
+    ("the job just sits there doing nothing right before the training starts", "out_of_scope"),
+    ("my agents in the multi-agent env have learned nothing after 2 million timesteps", "out_of_scope"),
+    ("I have a GPU memory problem with my 4GB card, can I still train this?", "out_of_scope"),
+])
+def test_speed_and_out_of_scope_posts(kb, text, want):
+    got, scores = symptom(kb, text)
+    assert got == want, scores
+
+
+def test_a_small_batch_for_lack_of_memory_is_still_about_the_nan(kb):
+    got, scores = symptom(kb, "with fp16 the loss turns to nan after 20 epochs; batch is only 2 as there "
+                              "is not enough memory")
+    assert got == "explosion", scores
