@@ -145,3 +145,24 @@ def test_a_small_batch_for_lack_of_memory_is_still_about_the_nan(kb):
     got, scores = symptom(kb, "with fp16 the loss turns to nan after 20 epochs; batch is only 2 as there "
                               "is not enough memory")
     assert got == "explosion", scores
+
+
+def test_a_workaround_named_is_not_the_precision_in_use(kb):
+    f = read(kb, "loss is nan after a few hundred steps. a possible fix is to use bf16 instead of fp16, but "
+                 "my card is not able to use bf16")
+    assert "amp_dtype" not in f and f.get("uses_amp") is not False
+
+
+def test_a_rounded_value_in_the_words_yields_to_the_pasted_logs_exact_one(kb):
+    from traindx.engine.frontends import gather
+    words = "my loss has been stuck around 0.7 for hours"
+    log = "\n".join(f"step {i * 100} - loss: {v}" for i, v in enumerate([0.7312, 0.7125, 0.7104, 0.7098]))
+    s = Session(kb)
+    s.add_complaint(words)
+    gather.absorb(s, gather.read_pasted(log))
+    assert s.facts["train_loss"].value == pytest.approx(0.7098)
+    # a value the log does not round to is the user's, and the user's words win
+    s = Session(kb)
+    s.add_complaint("my loss has been stuck around 0.5 for hours")
+    gather.absorb(s, gather.read_pasted(log))
+    assert s.facts["train_loss"].value == pytest.approx(0.5)
