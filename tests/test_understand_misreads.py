@@ -166,3 +166,17 @@ def test_a_rounded_value_in_the_words_yields_to_the_pasted_logs_exact_one(kb):
     s.add_complaint("my loss has been stuck around 0.5 for hours")
     gather.absorb(s, gather.read_pasted(log))
     assert s.facts["train_loss"].value == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("facts,want", [
+    ({"train_accuracy": 0.104, "num_classes": 10}, "not_learning"),
+    ({"train_accuracy": 0.49, "num_classes": 2}, "not_learning"),
+    ({"train_accuracy": 0.64, "num_classes": 10}, None),
+    ({"train_accuracy": 0.1, "val_accuracy": 0.8, "num_classes": 10}, None),
+])
+def test_an_accuracy_at_chance_alone_says_not_learning(kb, facts, want):
+    # structured answers, no words and no curve: the accuracy of a uniform guess is Not Learning
+    s = Session(kb)
+    for name, value in facts.items():
+        s.add(name, value)
+    assert s.symptom() == want
