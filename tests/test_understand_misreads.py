@@ -180,3 +180,13 @@ def test_an_accuracy_at_chance_alone_says_not_learning(kb, facts, want):
     for name, value in facts.items():
         s.add(name, value)
     assert s.symptom() == want
+
+
+@pytest.mark.parametrize("text,want", [
+    ("after 5k good steps the training loss started to diverge, no nan though", "instability"),
+    ("my classifier hit 92% and then the accuracy fell to 15% two epochs later", "instability"),
+    ("training loss keeps going down but the validation loss diverges from it after epoch 8", "overfitting"),
+])
+def test_a_run_that_comes_apart_is_instability_unless_only_validation_moves(kb, text, want):
+    got, scores = symptom(kb, text)
+    assert got == want, scores
