@@ -190,3 +190,19 @@ def test_an_accuracy_at_chance_alone_says_not_learning(kb, facts, want):
 def test_a_run_that_comes_apart_is_instability_unless_only_validation_moves(kb, text, want):
     got, scores = symptom(kb, text)
     assert got == want, scores
+
+
+@pytest.mark.parametrize("text,want", [
+    # a split named with "set" / "data" is still the split
+    ("the training set loss went down while the validation set loss went up", "overfitting"),
+    ("has anyone else seen increasing validation losses with this recipe?", "overfitting"),
+    # a dataset with one class is not a model predicting one class
+    ("my detector has only one class and the loss goes up and down a lot", "instability"),
+    # outputs that get better while the loss looks flat: the model learns
+    ("the diffusion loss looks flat but I can see improved quality of the samples every epoch", "healthy"),
+    ("loss barely moves, though the model clearly learns something, the outputs look like my data", "healthy"),
+    ("is this the expected loss curve for a LoRA finetune? it is noisy around the same value", "healthy"),
+])
+def test_more_general_forms_of_the_symptoms(kb, text, want):
+    got, scores = symptom(kb, text)
+    assert got == want, scores
