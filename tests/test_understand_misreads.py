@@ -206,3 +206,18 @@ def test_a_run_that_comes_apart_is_instability_unless_only_validation_moves(kb, 
 def test_more_general_forms_of_the_symptoms(kb, text, want):
     got, scores = symptom(kb, text)
     assert got == want, scores
+
+
+@pytest.mark.parametrize("text,fact,value", [
+    ("cfg: optim.base_learning_rate=3e-5, nothing else touched", "learning_rate", 3e-5),
+    ("net.learnRate = 0.05 in my matlab-style config", "learning_rate", 0.05),
+    ("the learnning rate is 0.002 and it still does not move", "learning_rate", 0.002),
+    ("|    learning_rate     | 0.0007    |", "learning_rate", 0.0007),
+    ("I have a training set of size 1200 and it overfits", "train_size", 1200),
+    ("roughly 9k training and 1k validation samples", "train_size", 9000),
+    ("roughly 9k training and 1k validation samples", "val_size", 1000),
+    ("fine-tuning whisper on 340 wav files of my own voice", "train_size", 340),
+    ("  Num examples = 5120\n  Num Epochs = 3", "train_size", 5120),
+])
+def test_settings_in_more_forms(kb, text, fact, value):
+    assert read(kb, text).get(fact) == pytest.approx(value)
