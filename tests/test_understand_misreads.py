@@ -218,6 +218,11 @@ def test_more_general_forms_of_the_symptoms(kb, text, want):
     ("roughly 9k training and 1k validation samples", "val_size", 1000),
     ("fine-tuning whisper on 340 wav files of my own voice", "train_size", 340),
     ("  Num examples = 5120\n  Num Epochs = 3", "train_size", 5120),
+    ("  Instantaneous batch size per device = 6\n", "batch_size", 6),
+    ("I cut the batch size in my yaml config from 16 to 2 and it still crashes", "batch_size", 2),
+    ("training with 128-batch on two gpus", "batch_size", 128),
+    ("only a batch size of eight fits on my card", "batch_size", 8),
+    ("Epoch 11: train loss 0.41 val loss 0.52\nEpoch 12: train loss 0.40 val loss 0.55\n", "epochs", 12),
 ])
 def test_settings_in_more_forms(kb, text, fact, value):
     assert read(kb, text).get(fact) == pytest.approx(value)
