@@ -78,7 +78,7 @@ from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
 from .console_lines import _SPLIT, PART_RANK, LineParser, _loss_part, shape
-from .logs import LogData, Series, match_role, normalize_name, parse_column_map
+from .logs import LogData, RLLogError, Series, match_role, normalize_name, parse_column_map, rl_names_in_text
 
 # ------------------------------------------------------------------------------ line cleaning
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -169,6 +169,7 @@ class ConsoleLog(LogData):
     first_epoch: float | None = None
     data_wait: tuple | None = None
     float_floor: tuple | None = None
+    rl_names: list = field(default_factory=list)
 
     def describe(self) -> str:
         """One line: ``Read run.out: 41,200 lines, 3 metrics (loss, val_loss, lr) over 12 epochs;
@@ -191,6 +192,10 @@ class ConsoleLog(LogData):
                                    f"the run raised {last['message'][:160]}"))
                 out.append(Finding("error_message", last["message"][:300], src,
                                    "the last line of the traceback"))
+        if self.rl_names:
+            out.append(Finding("rl_training", True, f"log:{where}",
+                               "the log prints an agent's rewards "
+                               f"({', '.join(self.rl_names[:4])}): reinforcement learning"))
         if self.float_floor is not None:
             value, name = self.float_floor
             out.append(Finding("loss_at_float_floor", True, f"log:{where}:{name}",
@@ -824,6 +829,11 @@ class ConsoleReader(LineParser, _RunFacts):
                 return log  # NaN gradient norms printed without a loss: explosion evidence
             if log.data_wait is not None:
                 return log  # data-loading and step times without a loss: speed evidence
+            rl = log.rl_names
+            if rl:
+                raise RLLogError(f"the log prints rewards ({', '.join(repr(n) for n in rl[:6])}), "
+                                 "not a supervised loss: a reinforcement-learning run",
+                                 self.path, None, rl)
             raise InputError(
                 f"no training metrics found in {self.line_no:,} line(s) (lines 1-{self.line_no}): "
                 "none holds a loss or accuracy as 'key value', 'key: value', 'key=value', a table "
@@ -937,15 +947,22 @@ def read_console(path, column_map=None, params=None) -> ConsoleLog:
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     with f:
+        reader.log.rl_names = rl_names_in_text(f.read(_rl_head(params)))
+        f.seek(0)
         _feed_all(reader, f, path, bounded.limits(params).max_line_chars)
     log = reader.finish()
     _finish(log)
     return log
 
 
+def _rl_head(params) -> int:
+    return int(resolve(params)["console.rl_head_chars"])
+
+
 def read_console_text(text: str, name: str = "pasted log", column_map=None, params=None) -> ConsoleLog:
     """Read console text already in memory (a pasted excerpt)."""
     reader = ConsoleReader(name, column_map, params, fmt="pasted")
+    reader.log.rl_names = rl_names_in_text(text[:_rl_head(params)])
     _feed_all(reader, io.StringIO(text, newline="\n"), name, bounded.limits(params).max_line_chars)
     log = reader.finish()
     _finish(log)
