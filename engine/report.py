@@ -161,13 +161,24 @@ def _gaps(session: Session) -> list[dict]:
     return gaps
 
 
+def _support(cause: dict) -> float:
+    """How much a cause's own evidence multiplied its odds: the product of its supporting factors."""
+    out = 1.0
+    for c in cause.get("contributions", ()):
+        if c["factor"] > 1:
+            out *= c["factor"]
+    return out
+
+
 def _status(session: Session, deferral, symptom, causes) -> tuple[str, dict | None]:
     """The report's status and the diagnosed cause (None unless diagnosed)."""
-    top = causes[0] if causes and causes[0]["confidence"] >= session.kb.param("confidence.diagnosed") else None
+    # elimination alone names nothing: the leader must also have evidence of its own
+    named = bool(causes) and _support(causes[0]) >= session.kb.param("confidence.min_support_to_name")
+    top = causes[0] if named and causes[0]["confidence"] >= session.kb.param("confidence.diagnosed") else None
     if deferral:
         return "out_of_scope", top
     # a healthy status never sits over a named cause: the override is at most the diagnosed level
-    if symptom == "healthy" and not (causes and causes[0]["confidence"] >= min(
+    if symptom == "healthy" and not (named and causes[0]["confidence"] >= min(
             session.kb.param("confidence.healthy_override"), session.kb.param("confidence.diagnosed"))):
         return "healthy", None
     return ("diagnosed", top) if top else ("insufficient_evidence", top)

@@ -78,7 +78,7 @@ from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
 from .console_lines import _SPLIT, PART_RANK, LineParser, _loss_part, shape
-from .logs import LogData, Series, match_role, normalize_name, parse_column_map
+from .logs import LogData, RLLogError, Series, match_role, normalize_name, parse_column_map, rl_names_in_text
 
 # ------------------------------------------------------------------------------ line cleaning
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -131,7 +131,8 @@ _ERROR_KINDS = (
     ("cuda_error", re.compile(r"CUDA error|device-side assert|cuDNN|CUBLAS|NCCL", re.IGNORECASE)),
     ("dataloader_error", re.compile(r"DataLoader|collate|worker \(pid|default_collate", re.IGNORECASE)),
     ("shape_error", re.compile(r"size mismatch|shape|must match the size|dimension|Expected input "
-                               r"batch_size|mat1 and mat2|sizes? of tensors", re.IGNORECASE)),
+                               r"batch_size|mat1 and mat2|sizes? of tensors|must be the same (?:as input )?size",
+                               re.IGNORECASE)),
     ("dtype_error", re.compile(r"expected scalar type|dtype|Expected object of scalar type|"
                                r"expected .* but found .*(Float|Long|Half|Double)|"
                                r"can(?:'|no)t be cast|type (?:Float|Long|Half|Double|Int|Bool|Byte)\b",
@@ -168,6 +169,11 @@ class ConsoleLog(LogData):
     first_epoch: float | None = None
     data_wait: tuple | None = None
     float_floor: tuple | None = None
+    #: where each epoch's training records begin (x of its first record), when the lines count
+    #: steps within each epoch ("[epoch 3][iter 40/91]"), so that a curve can be read by its
+    #: position in the epoch; empty otherwise
+    epoch_starts: list = field(default_factory=list)
+    rl_names: list = field(default_factory=list)
 
     def describe(self) -> str:
         """One line: ``Read run.out: 41,200 lines, 3 metrics (loss, val_loss, lr) over 12 epochs;
@@ -190,6 +196,10 @@ class ConsoleLog(LogData):
                                    f"the run raised {last['message'][:160]}"))
                 out.append(Finding("error_message", last["message"][:300], src,
                                    "the last line of the traceback"))
+        if self.rl_names:
+            out.append(Finding("rl_training", True, f"log:{where}",
+                               "the log prints an agent's rewards "
+                               f"({', '.join(self.rl_names[:4])}): reinforcement learning"))
         if self.float_floor is not None:
             value, name = self.float_floor
             out.append(Finding("loss_at_float_floor", True, f"log:{where}:{name}",
@@ -251,6 +261,16 @@ def _part_role(pwords: list, eff: str | None, phrase: str):
         return None
     role = "val_loss" if eff in ("val", "test") else "loss"
     return role, PART_RANK + (20 if eff == "test" else 0), phrase, None
+
+
+def _split_alone_role(pwords: list, phrase: str):
+    """A split named alone ("tr 1.37 | va 1.79", "train 0.52 val 0.61") stands for that split's
+    objective, ranked after every name that says what it measures; None for any other name."""
+    if len(pwords) != 1 or pwords[0] not in _SPLIT:
+        return None
+    split_only = _SPLIT[pwords[0]]
+    return ("val_loss" if split_only in ("val", "test") else "loss"), \
+        PART_RANK + 50 + (20 if split_only == "test" else 0), phrase, None
 
 
 def _timing_pair(rs) -> tuple | None:
@@ -383,6 +403,9 @@ class ConsoleReader(LineParser, _RunFacts):
         self.per_epoch = None
         self.max_counter = 0
         self.counter_epoch = None
+        self.counted_in_epoch = False
+        self.start_epoch = None
+        self.max_epoch_starts = 100_000
         self.last_x = None
         self.train_records = 0
         self.epochs_seen = set()
@@ -482,7 +505,8 @@ class ConsoleReader(LineParser, _RunFacts):
                 break  # the split-qualified reading first: "Test ... accuracy" is a test accuracy
             if best is not None:
                 break
-        return best if best is not None else _part_role(pwords, eff, phrase)
+        return best if best is not None else (_split_alone_role(pwords, phrase)
+                                               or _part_role(pwords, eff, phrase))
 
     # -- feeding -----------------------------------------------------------------------------
     def feed(self, raw: str, new: bool = True) -> None:
@@ -713,6 +737,7 @@ class ConsoleReader(LineParser, _RunFacts):
                         x = self._x(step, counter, counter_total, is_eval)
             self.last_x = x
             self.train_records += 1
+            self._note_epoch_start(x)
         n = len(self.epochs_seen)
         if n > self.max_epochs_seen:
             self.max_epochs_seen = n
@@ -746,7 +771,16 @@ class ConsoleReader(LineParser, _RunFacts):
             self._timing(vals[timing[0]], vals[timing[1]])
         return cands
 
+    def _note_epoch_start(self, x: float) -> None:
+        """The x of the first training record of each epoch (``ConsoleLog.epoch_starts``)."""
+        if self.epoch is not None and self.epoch != self.start_epoch \
+                and len(self.log.epoch_starts) < self.max_epoch_starts:
+            self.start_epoch = self.epoch
+            self.log.epoch_starts.append(x)
+
     def _x(self, step, counter, counter_total, is_eval) -> float:
+        if counter is not None and not is_eval:
+            self.counted_in_epoch = True
         if self.mode == "step":
             if step is not None:
                 self.last_step = step
@@ -808,6 +842,8 @@ class ConsoleReader(LineParser, _RunFacts):
         log.rows = self.metric_lines
         log.epochs = self.max_epochs_seen if self.epochs_seen or self.max_epochs_seen else 0
         log.first_epoch = self.epoch0
+        if not self.counted_in_epoch or log.restart_lines:
+            log.epoch_starts = []
         if self.t_lines:
             total = self.t_data + self.t_step if self.t_apart else self.t_step
             if total > 0:
@@ -823,6 +859,11 @@ class ConsoleReader(LineParser, _RunFacts):
                 return log  # NaN gradient norms printed without a loss: explosion evidence
             if log.data_wait is not None:
                 return log  # data-loading and step times without a loss: speed evidence
+            rl = log.rl_names
+            if rl:
+                raise RLLogError(f"the log prints rewards ({', '.join(repr(n) for n in rl[:6])}), "
+                                 "not a supervised loss: a reinforcement-learning run",
+                                 self.path, None, rl)
             raise InputError(
                 f"no training metrics found in {self.line_no:,} line(s) (lines 1-{self.line_no}): "
                 "none holds a loss or accuracy as 'key value', 'key: value', 'key=value', a table "
@@ -936,15 +977,22 @@ def read_console(path, column_map=None, params=None) -> ConsoleLog:
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     with f:
+        reader.log.rl_names = rl_names_in_text(f.read(_rl_head(params)))
+        f.seek(0)
         _feed_all(reader, f, path, bounded.limits(params).max_line_chars)
     log = reader.finish()
     _finish(log)
     return log
 
 
+def _rl_head(params) -> int:
+    return int(resolve(params)["console.rl_head_chars"])
+
+
 def read_console_text(text: str, name: str = "pasted log", column_map=None, params=None) -> ConsoleLog:
     """Read console text already in memory (a pasted excerpt)."""
     reader = ConsoleReader(name, column_map, params, fmt="pasted")
+    reader.log.rl_names = rl_names_in_text(text[:_rl_head(params)])
     _feed_all(reader, io.StringIO(text, newline="\n"), name, bounded.limits(params).max_line_chars)
     log = reader.finish()
     _finish(log)

@@ -53,7 +53,7 @@ _TIME_UNITS = {"s", "sec", "secs", "second", "seconds", "ms", "min", "mins", "mi
                "hours"}
 
 _SPLIT = {"train": "train", "training": "train", "trn": "train", "tr": "train",
-          "val": "val", "valid": "val", "validation": "val", "validate": "val", "eval": "val",
+          "val": "val", "va": "val", "vl": "val", "valid": "val", "validation": "val", "validate": "val", "eval": "val",
           "evaluation": "val", "evaluating": "val", "dev": "val", "validating": "val",
           "test": "test", "testing": "test"}
 _KEY_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")

@@ -332,6 +332,7 @@ def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
         out.a.events.append(out.a.region)
     _loss_level_facts(c, s, log, out)
     _loss_oscillation_trend(c, trend, out)
+    _loss_epoch_cycle(c, s, log, out)
     _loss_at_chance(c, num_classes, out)
     return trend
 
@@ -661,6 +662,15 @@ def _loss_level_facts(c: _LossCurve, s, log, out: _Out) -> None:
     out.add("loss_decrease_fraction", c.frac, c.x_start, c.x_end,
             f"the training loss went {_fmt(initial)} -> {_fmt(current)}: "
             f"{'a fall' if c.frac >= 0 else 'a rise'} of {abs(c.frac):.0%}")
+    later = c.means[1:]
+    if len(later) >= out.p["curves.frozen_min_points"]:
+        mid = sorted(later)[len(later) // 2]
+        spread = (max(later) - min(later)) / abs(mid) if mid else math.inf
+        frozen = spread <= out.p["curves.frozen_rel_range"]
+        out.add("loss_frozen", frozen, c.fin[1].x, c.x_end,
+                f"after its first record the training loss {'stays' if frozen else 'moves'} "
+                f"within {spread:.2%} of {_fmt(mid)} over {len(later)} points"
+                + (f" (the first record: {_fmt(c.means[0])})" if frozen else ""))
     if c.n >= out.p["curves.noise_min_points"]:  # fewer points say nothing about noise
         out.add("loss_noise", c.noise, c.cx[c.tail_idx[0]], c.x_end,
                 f"step-to-step noise over the last {out.p['curves.tail_fraction']:.0%} is about "
@@ -684,6 +694,73 @@ def _loss_oscillation_trend(c: _LossCurve, trend: str, out: _Out) -> None:
     out.add("oscillation_trend", ot, x_start, x_end,
             f"the loss swings average {_fmt(m1)} in the first third and {_fmt(m3)} in the "
             f"last third of the run ({ot})")
+
+
+def _loss_epoch_cycle(c: _LossCurve, s, log, out: _Out) -> None:
+    """``oscillation_pattern = periodic``: the per-step loss repeats one shape with the position in
+    the epoch. Only for a log that says where each epoch starts (``epoch_starts``) and keeps every
+    record. Each point is taken relative to the mean over the one-epoch window centred on it (which
+    removes a smooth learning trend and keeps a cycle one epoch long); the share of what is left
+    that the position in the epoch explains (eta squared, on the swings ranked within each epoch)
+    and the size of that cycle (median swing by position) against the loss level decide it."""
+    import bisect
+    P = out.p
+    starts = list(getattr(log, "epoch_starts", None) or [])
+    if len(starts) < P["curves.cycle_min_epochs"] + 1 or s.rows_per_point != 1 or c.n < 6:
+        return
+    lengths = sorted(b - a for a, b in zip(starts, starts[1:]))
+    per = lengths[len(lengths) // 2]
+    if per <= 1:
+        return
+    xs, ys = c.xs, c.means
+    half = per / 2.0
+    npos = int(P["curves.cycle_positions"])
+    by_pos: dict = {}
+    by_epoch: dict = {}
+    epochs = set()
+    j0 = 0
+    for x, y in zip(xs, ys):
+        e = bisect.bisect_right(starts, x) - 1
+        if e < 0 or e + 1 >= len(starts) or x - half < xs[0] or x + half > xs[-1]:
+            continue   # before the first start, in the last (maybe partial) epoch, or no full window
+        while xs[j0] < x - half:
+            j0 += 1
+        j, tot, k = j0, 0.0, 0
+        while j < len(xs) and xs[j] <= x + half:
+            tot += ys[j]
+            k += 1
+            j += 1
+        if k < 3:
+            continue
+        ln = starts[e + 1] - starts[e]
+        pos = min(npos - 1, int((x - starts[e]) / ln * npos))
+        by_epoch.setdefault(e, []).append((pos, y - tot / k))
+    # within each epoch the swings are ranked (0..1), so that one wild epoch (a blow-up in the
+    # first) weighs no more than a quiet one; the cycle's size is read from the raw swings
+    for e, rows in by_epoch.items():
+        if len(rows) < 3:
+            continue
+        epochs.add(e)
+        order = sorted(range(len(rows)), key=lambda i: rows[i][1])
+        for r, i in enumerate(order):
+            by_pos.setdefault(rows[i][0], []).append((r / (len(rows) - 1), rows[i][1]))
+    groups = [v for v in by_pos.values() if len(v) >= 2]
+    if len(epochs) < P["curves.cycle_min_epochs"] or len(groups) < 2:
+        return
+    allr = [r for v in groups for r, _ in v]
+    grand = sum(allr) / len(allr)
+    ss_tot = sum((r - grand) ** 2 for r in allr)
+    means = [sum(r for r, _ in v) / len(v) for v in groups]
+    ss_between = sum(len(v) * (m - grand) ** 2 for v, m in zip(groups, means))
+    level = abs(sorted(ys)[len(ys) // 2]) or 1e-12
+    eta2 = ss_between / ss_tot if ss_tot > 0 else 0.0
+    raw = [sorted(d for _, d in v)[len(v) // 2] for v in groups]
+    amp = (max(raw) - min(raw)) / level
+    if eta2 >= P["curves.cycle_eta2"] and amp >= P["curves.cycle_amplitude"]:
+        out.add("oscillation_pattern", "periodic", c.x_start, c.x_end,
+                f"the per-step loss cycles with the position in the epoch: the position explains "
+                f"{eta2:.0%} of its swings around the trend, which span {amp:.0%} of the loss "
+                f"level, over {len(epochs)} epochs")
 
 
 def _loss_at_chance(c: _LossCurve, num_classes, out: _Out) -> None:

@@ -5,7 +5,12 @@ graph cuts and train/eval mode.
 from __future__ import annotations
 
 from ..naming import EVAL_FUNC
-from ..values import Event, ModuleVal, OptVal, SchedVal, TensorVal
+from ..torch_api.names import BN_LAYERS, DROPOUT_LAYERS, TRANSFORMER_LAYERS
+from ..values import Event, ListVal, ModuleVal, OptVal, SchedVal, TensorVal
+
+#: stock layers whose output depends on train/eval mode
+MODE_LAYERS = DROPOUT_LAYERS | BN_LAYERS | TRANSFORMER_LAYERS | {
+    "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LSTM", "GRU", "RNN"}
 
 
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
@@ -187,10 +192,36 @@ class LoopFacts:
                              f"the model output reaches `{back.text}` (line {back.line}) with the "
                              f"graph intact")
 
+    def mode_sensitive(self, m: ModuleVal) -> bool:
+        """Can ``m``'s output depend on train/eval mode? False only when every layer under it is
+        a stock layer none of which is a dropout, a norm or a recurrent layer (whose ``dropout=``
+        acts only in train mode) and the script calls no functional dropout; True otherwise."""
+        if self.records.get("functional_dropout"):
+            return True   # a functional dropout somewhere: which module calls it is not told
+        seen, stack = set(), [m]
+        while stack:
+            cur = stack.pop()
+            if cur.id in seen:
+                continue
+            seen.add(cur.id)
+            if cur.kind in ("external", "opaque", "unknown"):
+                return True
+            if cur.kind == "layer" and cur.qual.rsplit(".", 1)[-1] in MODE_LAYERS:
+                return True
+            for v in list(cur.attrs.values()) + list(cur.layers):
+                if isinstance(v, ModuleVal):
+                    stack.append(v)
+                elif isinstance(v, ListVal):
+                    stack.extend(x for x in v.items if isinstance(x, ModuleVal))
+        return False
+
     def mode_facts(self, train_calls: set, step_loop: int | None) -> None:
         calls = [(i, e) for i, e in enumerate(self.events) if e.kind == "call"]
         if not calls:
             return
+        # a module run under no_grad inside the training step (a frozen teacher, a target
+        # network) is not trained there: its eval mode is the intended one
+        train_calls = {i for i in train_calls if not self.events[i].nograd}
         train_models = {self.events[i].obj.id for i in train_calls
                         if isinstance(self.events[i].obj, ModuleVal)}
         val_calls, tr_calls = [], []
@@ -206,21 +237,29 @@ class LoopFacts:
             if e.nograd or eval_fn or (e.loops and not in_step_loop):
                 val_calls.append(e)
         if val_calls:
-            bad = [e for e in val_calls if e.mode == "train"]
+            # a module with no mode-dependent layer computes the same in either mode: it is the
+            # finding only when no module that does depend on the mode was validated correctly
+            wrong = [e for e in val_calls if e.mode == "train"]
+            bad = [e for e in wrong if self.mode_sensitive(e.obj)] or (
+                wrong if not any(e.mode != "train" and self.mode_sensitive(e.obj) for e in val_calls)
+                else [])
             if bad:
                 e = bad[0]
                 self.add_finding("model_mode_in_validation", "train", e.line,
                                  f"`{e.text}` (line {e.line}) runs validation with the model in train "
                                  f"mode: no model.eval() before it")
             else:
-                e = val_calls[0]
+                e = next((x for x in val_calls if self.mode_sensitive(x.obj)), val_calls[0])
                 mode_ev = next((x for x in reversed(self.events[: self.events.index(e)])
                                 if x.kind == "mode" and x.obj is e.obj), None)
                 where = f" after `{mode_ev.text}` (line {mode_ev.line})" if mode_ev else ""
                 self.add_finding("model_mode_in_validation", "eval", e.line,
                                  f"`{e.text}` (line {e.line}) runs validation in eval mode{where}")
         if tr_calls:
-            bad = [e for e in tr_calls if e.mode == "eval"]
+            wrong = [e for e in tr_calls if e.mode == "eval"]
+            sens = [e for e in tr_calls if isinstance(e.obj, ModuleVal) and self.mode_sensitive(e.obj)]
+            bad = [e for e in wrong if e in sens] or (wrong if not any(e.mode != "eval" for e in sens)
+                                                      else [])
             if bad:
                 e = bad[0]
                 prior = [x for x in self.events[: self.events.index(e)]
@@ -230,6 +269,7 @@ class LoopFacts:
                 self.add_finding("model_mode_in_training", "eval", e.line,
                                  f"`{e.text}` (line {e.line}) trains with the model in eval mode:{why}")
             else:
-                e = tr_calls[0]
+                e = next((x for x in tr_calls if isinstance(x.obj, ModuleVal)
+                          and self.mode_sensitive(x.obj)), tr_calls[0])
                 self.add_finding("model_mode_in_training", "train", e.line,
                                  f"`{e.text}` (line {e.line}) trains with the model in train mode")

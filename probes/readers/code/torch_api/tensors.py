@@ -213,6 +213,7 @@ class TensorModel:
         p = c.kwargs.get("p", c.args[1] if len(c.args) > 1 else Const(self.params["code.default_dropout_p"]))
         self.records["dropout"].append((c.line, p.value if isinstance(p, Const) else None,
                                         snippet(c.node, 50)))
+        self.records["functional_dropout"].append(c.line)
         return c.x if isinstance(c.x, TensorVal) else TensorVal()
 
     def tensor_new_data(self, c: TensorCall) -> Val:
