@@ -10,6 +10,8 @@ Torch-free; through the command line as a user runs it.
 """
 import json
 
+import pytest
+
 from click.testing import CliRunner
 
 from traindx.engine.frontends.cli import main
@@ -111,3 +113,58 @@ def test_one_progress_bar_redraw_above_epoch_summaries_leaves_the_curve_to_the_s
     assert xs == sorted(xs) and xs[0] >= 0
     rep, _ = _diagnose(tmp_path, "\n".join(lines))
     assert _symptom(rep) == "healthy"
+
+
+def test_an_mm_style_val_line_with_a_top1_name_is_the_validation_accuracy():
+    text = "\n".join(f"2024-02-0{d} 10:00:00,000 - cls - INFO - Epoch(val) [{e}][5]\t"
+                     f"accuracy_top-1: {a}, accuracy_top-5: {b}"
+                     for d, (e, a, b) in enumerate([(7, 41.25, 88.5), (8, 44.0, 90.25), (9, 47.75, 91.0)], 1))
+    log = read_console_text(text)
+    assert log.columns["val_accuracy"] == "accuracy_top-1"
+    assert _vals(log, "val_accuracy") == pytest.approx([0.4125, 0.44, 0.4775])
+
+
+# ------------------------------------------------------------------------------- symptoms
+def test_a_validation_accuracy_repeating_one_value_while_training_moves_is_not_learning(tmp_path):
+    lines = ["Train on 900 samples, validate on 300 samples"]
+    for e, (loss, acc) in enumerate([(0.93, 0.55), (0.88, 0.58), (0.81, 0.61), (0.77, 0.63), (0.74, 0.65),
+                                     (0.71, 0.66)], start=1):
+        lines += [f"Epoch {e}/6",
+                  f" - 4s - loss: {loss:.4f} - acc: {acc:.4f} - val_loss: {0.8 - e / 100:.4f} - val_acc: 0.6633"]
+    rep, out = _diagnose(tmp_path, "\n".join(lines))
+    assert _symptom(rep) == "not_learning"
+    assert "same answers on held-out data" in out
+    # the same log with a validation accuracy that moves in its last digits learns
+    moving = "\n".join(line.replace("val_acc: 0.6633", f"val_acc: 0.66{30 + i}") for i, line in enumerate(lines))
+    rep2, _ = _diagnose(tmp_path, moving, name="moving.out")
+    assert _symptom(rep2) != "not_learning"
+
+
+def test_a_validation_loss_thrown_back_and_forth_beside_a_smooth_training_loss_is_instability(tmp_path):
+    vals = [3.1, 9.8, 4.2, 12.6, 5.0, 15.3]
+    lines = []
+    for e, v in enumerate(vals, start=30):
+        lines += [f"Epoch {e}/60",
+                  f"500/500 [==============================] - 12s 24ms/step - loss: {0.2 - e / 1000:.4f} - "
+                  f"accuracy: 0.9{e % 10}1 - val_loss: {v:.4f} - val_accuracy: 0.95{e % 7}"]
+    rep, _ = _diagnose(tmp_path, "\n".join(lines))
+    assert _symptom(rep) == "instability"
+    # a validation loss that only scatters by a few percent does not swing
+    calm = "\n".join(line.replace(f"val_loss: {v:.4f}", f"val_loss: {0.31 + (i % 2) / 100:.4f}")
+                     for i, (line, v) in enumerate(zip(lines, [x for x in vals for _ in (0, 1)])))
+    rep2, _ = _diagnose(tmp_path, calm, name="calm.out")
+    assert _symptom(rep2) != "instability"
+
+
+def test_a_mid_run_excerpt_improving_on_validation_at_every_evaluation_is_healthy(tmp_path):
+    lines = []
+    for e, (tr, va) in enumerate([(2.412, 2.587), (2.409, 2.571), (2.405, 2.563), (2.404, 2.552)], start=61):
+        lines += [f"| epoch {e:03d} | loss {tr} | ppl {2.718 ** tr:.2f} | lr 0.0003 | gnorm 0.41",
+                  f"| epoch {e:03d} | valid on 'valid' subset | loss {va} | ppl {2.718 ** va:.2f} | best {va}"]
+    rep, out = _diagnose(tmp_path, "\n".join(lines))
+    assert _symptom(rep) == "healthy"
+    # the same excerpt with validation no longer improving is a plateau
+    stalled = "\n".join(line.replace("| loss 2.571", "| loss 2.601").replace("| loss 2.552", "| loss 2.597")
+                        for line in lines)
+    rep2, _ = _diagnose(tmp_path, stalled, name="stalled.out")
+    assert _symptom(rep2) == "plateau"

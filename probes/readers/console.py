@@ -90,7 +90,8 @@ _EXTRA_FILLER = {"average", "avg", "mean", "running", "current", "smoothed", "ba
                  "last", "this", "data", "top", "for", "in", "at", "is", "a"}
 _TIME_WORDS = {"time", "duration", "elapsed", "wall", "speed", "eta", "runtime", "seconds"}
 _PPL = {"ppl", "perplexity"}
-_TOP1 = re.compile(r"\b(?:top|prec|precision|acc|accuracy)[-@_ ]?1\b", re.IGNORECASE)
+#: ``accuracy_top-1`` too: the name before ``top`` ends in ``_``, a word character
+_TOP1 = re.compile(r"(?<![A-Za-z0-9])(?:top|prec|precision|acc|accuracy)[-@_ ]?1\b", re.IGNORECASE)
 #: a data-loading time and the time of the step beside it (``Time 0.21 (0.78) Data 0.001 (0.61)``,
 #: ``time: 0.539, data_time: 0.051``, ``updt_s:0.30 data_s:13.3``): how much of a step waits on data
 _DATA_TIME_WORDS = {"data", "dataload", "dataloader", "loader", "loading", "load", "fetch", "time", "s",
