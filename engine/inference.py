@@ -116,6 +116,18 @@ class Session:
             raise InputError(str(exc)) from None
         kind = source.split(":", 1)[0]
         old = self.base.get(name)
+        if old is not None and old.value != v and name != "complaint" and _rounded(old.value, v) is not None:
+            # "stuck at around 0.4" beside a pasted log's 0.4223: one value, stated to fewer digits —
+            # the measured one is kept, whichever came first
+            precise, user_first = _rounded(old.value, v), old.kind == "user"
+            if (user_first and kind in ("log", "probe") and precise == v) or \
+                    (kind == "user" and old.kind in ("log", "probe") and precise == old.value):
+                if precise == old.value:
+                    return old
+                new = Fact(name, v, source, detail)
+                self.base[name] = new
+                self._result = None
+                return new
         if old is not None and old.value != v and name != "complaint":
             msg = f"{name}: {fmt(old.value)} ({old.source}) vs {fmt(v)} ({source})"
             if self._source_rank(kind) < self._source_rank(old.kind):
@@ -580,3 +592,24 @@ def _render(template: str, values: dict) -> str:
 
 def render(template: str | None, values: dict) -> str | None:
     return _render(template, values) if template else template
+
+
+def _decimals(x) -> int:
+    """How many decimals ``x`` is written to (0.4 -> 1, 4.0 -> 1, 1e-05 -> 5, 3 -> 0)."""
+    text = str(x) if isinstance(x, int) else repr(float(x))
+    mantissa, _, exp = text.partition("e")
+    d = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
+    return max(0, d - int(exp)) if exp else d
+
+
+def _rounded(a, b):
+    """The more precise of two numbers when the other is it rounded (0.4 and 0.4223 -> 0.4223;
+    4.0 and 4.4874 -> None); None for anything else (booleans, strings, values that differ)."""
+    if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, float)) \
+            or not isinstance(b, (int, float)):
+        return None
+    da, db = _decimals(a), _decimals(b)
+    if da == db:
+        return None
+    coarse, fine = (a, b) if da < db else (b, a)
+    return fine if abs(fine - coarse) <= 0.5 * 10 ** -min(da, db) + 1e-12 else None

@@ -119,6 +119,10 @@ class Language:
     utterances: list = field(default_factory=list)    # (symptom, text, origin): training only
     exclusive: dict = field(default_factory=dict)     # fact -> symptoms it belongs to
     settings_in_logs: set = field(default_factory=set)  # facts also read from a pasted log's lines
+    other_rx: re.Pattern | None = None                # quantities the facts do not track (dice, reward)
+    peak_rx: re.Pattern | None = None                 # a spike's height follows these, not the level
+    hypothetical_rx: re.Pattern | None = None         # a question or plan: its settings are not the run's
+    hypothetical_facts: set = field(default_factory=set)
     model: _Examples | None = None
     params: dict = field(default_factory=dict)
 
@@ -174,6 +178,9 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
     lang = Language(params=params)
     raw_terms: dict = {}
     negators: list = []
+    other: list = []
+    peaks: list = []
+    hypothetical: list = []
     for data, _where in entries:
         for t in data.get("terms", []):
             raw_terms.setdefault(t["id"], []).extend(t["variants"])
@@ -213,9 +220,28 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
             # a metric word stands alone or after a split ("val_loss"), never as a component ("loss_mn", "box_loss")
             lang.metric_rx[mt["id"]] = _compile(r"(?:(?<![a-z_])|(?<=train_)|(?<=val_)|(?<=valid_)|(?<=test_)|(?<=eval_))(?:"  # noqa: E501
                                                 + mt["pattern"] + r")(?![a-z_])", lang.terms, str(where))
+        other += data.get("other_quantities", [])
+        peaks += data.get("peak_words", [])
+        hyp = data.get("hypothetical") or {}
+        hypothetical += hyp.get("cues", [])
+        for fid in hyp.get("facts", []):
+            if fid not in facts:
+                raise KBError(f"unknown fact {fid!r} in hypothetical", str(where))
+            lang.hypothetical_facts.add(fid)
+    lang.other_rx = _alternation(other, lang.terms, r"(?<![a-z])", r"(?![a-z])")
+    lang.peak_rx = _alternation(peaks, lang.terms, r"(?<![a-z])", "")
+    lang.hypothetical_rx = _alternation(hypothetical, lang.terms, r"(?<![a-z])", r"(?![a-z])")
     training = [(s, t, o) for s, t, o in lang.examples + lang.utterances]
     lang.model = _Examples(training, params) if training else None
     return lang
+
+
+def _alternation(patterns: list, terms: dict, before: str, after: str) -> re.Pattern | None:
+    """One case-insensitive regex matching any of ``patterns`` (None when there are none)."""
+    if not patterns:
+        return None
+    alternatives = "|".join(sorted(set(patterns), key=len, reverse=True))
+    return _compile(before + "(?:" + alternatives + ")" + after, terms, "kb/language")
 
 
 # ------------------------------------------------------------------------------ numbers
@@ -494,6 +520,8 @@ def _read_facts(text: str, lang: Language, only=None) -> list[Reading]:
             v = _value_of(ex, m, lang, text)
             if v is None:
                 continue
+            if ex.fact in lang.hypothetical_facts and _hypothetical_at(lang, text, m.start()):
+                continue            # "should I train for 160 epochs?": a plan, not the run's setting
             neg = negation_at(lang, text, m.start()) if ex.has_negated else None
             if ex.has_negated and neg is None and ex.fact in negated_end \
                     and _COORDINATED.fullmatch(text, negated_end[ex.fact], m.start()):
@@ -550,6 +578,16 @@ _FROM_TO = re.compile(r"^\s*%?\s*(?:to|->|→|=>|==>|降到|降至|下降到|升
 
 
 # (complexity above the cap came with the merge of main: to be split, issue 11)
+def _hypothetical_at(lang: Language, text: str, pos: int) -> bool:
+    """A question or plan cue ("should I", "what if", "have you") earlier in the sentence of ``pos``."""
+    if lang.hypothetical_rx is None:
+        return False
+    sentence = 0
+    for m in _SENTENCE.finditer(text, 0, pos):
+        sentence = m.end()
+    return lang.hypothetical_rx.search(text, sentence, pos) is not None
+
+
 def _read_metrics(text: str, lang: Language) -> list[Reading]:
     """Numbers attributed to (split, metric): the nearest split and metric words before them in the
     same clause or log line. A metric without a split is the training one; a series (a log) keeps
@@ -574,6 +612,11 @@ def _metric_marks(text: str, lang: Language) -> list[tuple]:
     for mid, rx in lang.metric_rx.items():
         for m in rx.finditer(text):
             marks.append((m.start(), m.end(), "metric", mid))
+    if lang.other_rx is not None:
+        # "the dice stays at 0": a number labelled by a quantity the facts do not track is none of theirs
+        for m in lang.other_rx.finditer(text):
+            if not any(mk[0] <= m.start() < mk[1] for mk in marks):
+                marks.append((m.start(), m.end(), "metric", "other"))
     marks.sort()
     return marks
 
@@ -712,6 +755,8 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
         return prev_fact
     after, before, sentence = _marks_near(text, n, marks, reach)
     if not before and not after and _continues_quantity(text, start, sentence, prev_fact):
+        if lang.peak_rx is not None and lang.peak_rx.search(text, prev_fact[1], start):
+            return None             # "sits near 0.8, then spikes up to 4": the spike's height, not a later level
         return _add_later_value(text, n, raw, series, prev_fact)
     if not before:
         return prev_fact
@@ -725,6 +770,8 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     if v is None or _is_range_bound(text, n):
         return prev_fact
     origin = before[0][0] if after else before[-1][0]
+    if lang.peak_rx is not None and lang.peak_rx.search(text, max(sentence, min(origin, start) - 40), start):
+        return None                 # "spikes in the loss, up to 0.25": a spike's height, not where it sits
     series.setdefault(fact, []).append((start, v, (min(origin, start), n.end()), text[min(origin, start):n.end()]))
     return (fact, n.end(), n.start())
 

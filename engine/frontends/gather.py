@@ -145,11 +145,25 @@ def read_log(path: str, column_map=None, num_classes=None, params=None) -> Read:
     from traindx.probes.readers.console import describe
     from traindx.probes.readers.logs import read_log as _read
     from traindx.probes.readers.runs import is_run_store, read_run_store
-    if is_run_store(path):
-        log = read_run_store(path, column_map=column_map)
-    else:
-        log = _read(path, column_map=column_map)
-    return _analyze(log, path, num_classes, describe(log), params)
+    from traindx.probes.readers.logs import RLLogError, rl_metric_names
+    try:
+        if is_run_store(path):
+            log = read_run_store(path, column_map=column_map)
+        else:
+            log = _read(path, column_map=column_map)
+    except RLLogError as err:   # rewards, no supervised loss: out of scope, said as evidence
+        return Read(path, [_rl_finding(path, err.names)], [], f"Read {os.path.basename(path)}: {err.message}.")
+    read = _analyze(log, path, num_classes, describe(log), params)
+    rl = rl_metric_names(list(log.columns.values()) + list(log.ignored_columns))
+    if rl and not any(f.fact == "rl_training" for f in read.findings):
+        read.findings.append(_rl_finding(path, rl))
+    return read
+
+
+def _rl_finding(path: str, names: list):
+    from traindx.engine.evidence import Finding
+    return Finding("rl_training", True, f"log:{os.path.basename(os.path.normpath(path))}",
+                   f"the log records an agent's rewards ({', '.join(names[:4])}): reinforcement learning")
 
 
 def _analyze(log, path, num_classes, summary, params=None) -> Read:

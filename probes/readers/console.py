@@ -78,7 +78,7 @@ from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
 from .console_lines import _PREFIX, _PROGRESS, _SPLIT, PART_RANK, LineParser, _loss_part, shape
-from .logs import LogData, Series, match_role, normalize_name, parse_column_map
+from .logs import LogData, RLLogError, Series, match_role, normalize_name, parse_column_map, rl_names_in_text
 
 # ------------------------------------------------------------------------------ line cleaning
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -136,7 +136,8 @@ _ERROR_KINDS = (
     ("cuda_error", re.compile(r"CUDA error|device-side assert|cuDNN|CUBLAS|NCCL", re.IGNORECASE)),
     ("dataloader_error", re.compile(r"DataLoader|collate|worker \(pid|default_collate", re.IGNORECASE)),
     ("shape_error", re.compile(r"size mismatch|shape|must match the size|dimension|Expected input "
-                               r"batch_size|mat1 and mat2|sizes? of tensors", re.IGNORECASE)),
+                               r"batch_size|mat1 and mat2|sizes? of tensors|must be the same (?:as input )?size",
+                               re.IGNORECASE)),
     ("dtype_error", re.compile(r"expected scalar type|dtype|Expected object of scalar type|"
                                r"expected .* but found .*(Float|Long|Half|Double)|"
                                r"can(?:'|no)t be cast|type (?:Float|Long|Half|Double|Int|Bool|Byte)\b",
@@ -174,11 +175,27 @@ class ConsoleLog(LogData):
     data_wait: tuple | None = None
     float_floor: tuple | None = None
     other_nonfinite: tuple | None = None
+    rl_names: list = field(default_factory=list)
 
     def describe(self) -> str:
         """One line: ``Read run.out: 41,200 lines, 3 metrics (loss, val_loss, lr) over 12 epochs;
         1 restart at line 18,433.``"""
         return describe(self)
+
+    def _other_nonfinite_evidence(self, out: list, where: str) -> list:
+        """A loss printed under a second name that turned NaN/Inf (``other_nonfinite``) is
+        non-finite loss evidence when the curve's own loss shows none."""
+        if self.other_nonfinite is None or any(f.fact == "loss_has_nonfinite" and f.value is True for f in out):
+            return out
+        name, count, x = self.other_nonfinite
+        out = [f for f in out if f.fact not in ("loss_has_nonfinite", "loss_trend")]
+        out.append(Finding("loss_has_nonfinite", True, f"log:{where}:{name}",
+                           f"{name} is NaN/Inf in {count} record(s)"
+                           + (f" (first at {self.x_label} {x:g})" if x is not None else "")))
+        if x is not None and not any(f.fact == "nan_first_step" for f in out):
+            out.append(Finding("nan_first_step", int(x), f"log:{where}:{name}",
+                               f"{name} is first NaN/Inf at {self.x_label} {x:g}"))
+        return out
 
     def evidence(self, findings: list) -> list:
         """``findings`` (the curve facts) plus what the text says: the crash's kind and message,
@@ -196,6 +213,10 @@ class ConsoleLog(LogData):
                                    f"the run raised {last['message'][:160]}"))
                 out.append(Finding("error_message", last["message"][:300], src,
                                    "the last line of the traceback"))
+        if self.rl_names:
+            out.append(Finding("rl_training", True, f"log:{where}",
+                               "the log prints an agent's rewards "
+                               f"({', '.join(self.rl_names[:4])}): reinforcement learning"))
         if self.float_floor is not None:
             value, name = self.float_floor
             out.append(Finding("loss_at_float_floor", True, f"log:{where}:{name}",
@@ -234,16 +255,7 @@ class ConsoleLog(LogData):
                 out.append(Finding("grads_have_nan", True,
                                    f"log:{where}:{self.columns.get('grad_norm')}",
                                    f"{gn.nonfinite} of {gn.rows} gradient norms are NaN/Inf"))
-        if self.other_nonfinite is not None and not any(f.fact == "loss_has_nonfinite" and f.value is True
-                                                        for f in out):
-            name, count, x = self.other_nonfinite
-            out = [f for f in out if f.fact not in ("loss_has_nonfinite", "loss_trend")]
-            out.append(Finding("loss_has_nonfinite", True, f"log:{where}:{name}",
-                               f"{name} is NaN/Inf in {count} record(s)"
-                               + (f" (first at {self.x_label} {x:g})" if x is not None else "")))
-            if x is not None and not any(f.fact == "nan_first_step" for f in out):
-                out.append(Finding("nan_first_step", int(x), f"log:{where}:{name}",
-                                   f"{name} is first NaN/Inf at {self.x_label} {x:g}"))
+        out = self._other_nonfinite_evidence(out, where)
         if self.nan_warnings and not any(f.fact == "loss_has_nonfinite" and f.value is True
                                          for f in out):
             first = self.nan_warning_lines[0] if self.nan_warning_lines else None
@@ -917,6 +929,11 @@ class ConsoleReader(LineParser, _RunFacts):
                 return log  # NaN gradient norms printed without a loss: explosion evidence
             if log.data_wait is not None:
                 return log  # data-loading and step times without a loss: speed evidence
+            rl = log.rl_names
+            if rl:
+                raise RLLogError(f"the log prints rewards ({', '.join(repr(n) for n in rl[:6])}), "
+                                 "not a supervised loss: a reinforcement-learning run",
+                                 self.path, None, rl)
             raise InputError(
                 f"no training metrics found in {self.line_no:,} line(s) (lines 1-{self.line_no}): "
                 "none holds a loss or accuracy as 'key value', 'key: value', 'key=value', a table "
@@ -1030,15 +1047,22 @@ def read_console(path, column_map=None, params=None) -> ConsoleLog:
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     with f:
+        reader.log.rl_names = rl_names_in_text(f.read(_rl_head(params)))
+        f.seek(0)
         _feed_all(reader, f, path, bounded.limits(params).max_line_chars)
     log = reader.finish()
     _finish(log)
     return log
 
 
+def _rl_head(params) -> int:
+    return int(resolve(params)["console.rl_head_chars"])
+
+
 def read_console_text(text: str, name: str = "pasted log", column_map=None, params=None) -> ConsoleLog:
     """Read console text already in memory (a pasted excerpt)."""
     reader = ConsoleReader(name, column_map, params, fmt="pasted")
+    reader.log.rl_names = rl_names_in_text(text[:_rl_head(params)])
     _feed_all(reader, io.StringIO(text, newline="\n"), name, bounded.limits(params).max_line_chars)
     log = reader.finish()
     _finish(log)

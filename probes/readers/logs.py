@@ -711,8 +711,56 @@ def _x_role(bound: dict) -> str | None:
     return None
 
 
+#: metric-name words of a reinforcement-learning run: a reward the agent collects from its
+#: environment, and the names that come with it (per-episode counts, policy/value losses)
+_RL_REWARD_WORDS = {"reward", "rewards", "rew", "return", "returns"}
+_RL_CONTEXT_WORDS = {"episode", "episodes", "policy", "entropy", "advantage", "advantages",
+                     "epsilon", "actor", "critic", "timesteps", "rollout"}
+_RL_CONTEXT_NAMES = {"value_loss", "vf_loss", "q_loss", "ep_len_mean", "episode_length",
+                     "total_timesteps", "approx_kl"}
+#: a printed name followed by its number (``Last reward: 20``, ``episode 3``, ``epsilon=0.1``)
+_NAME_BEFORE_NUMBER = re.compile(r"([A-Za-z][A-Za-z0-9_/.]*(?:[ _-][A-Za-z][A-Za-z0-9_]*){0,2})"
+                                 r"\s*(?:[:=|]\s*|\s+)[-+]?(?:\d|nan\b|inf\b)", re.IGNORECASE)
+
+
+def rl_metric_names(names: Iterable[str]) -> list[str]:
+    """The names among ``names`` (a log's columns or printed metric names) that say the run is
+    reinforcement learning: a reward-like name (``reward``, ``running_reward``, ``ep_rew_mean``,
+    ``episode_return``) and at least one other RL name beside it (``episode``, ``policy_loss``,
+    ``value_loss``, ``entropy``, ``epsilon``, ...) — one ``return`` column alone is not evidence.
+    Empty when the names do not say so."""
+    rewards, context = [], []
+    for name in dict.fromkeys(str(n) for n in names):
+        norm = normalize_name(name)
+        words = set(norm.split("_"))
+        if words & _RL_REWARD_WORDS:
+            rewards.append(name)
+        elif words & _RL_CONTEXT_WORDS or norm in _RL_CONTEXT_NAMES:
+            context.append(name)
+    return rewards + context if rewards and context else []
+
+
+def rl_names_in_text(text: str) -> list[str]:
+    """:func:`rl_metric_names` of the names printed before numbers in ``text`` (the head of a
+    console log: an RL run prints its rewards from its first episode)."""
+    return rl_metric_names(m.group(1).strip() for m in _NAME_BEFORE_NUMBER.finditer(text))
+
+
+class RLLogError(InputError):
+    """A log with no supervised loss or accuracy whose metrics are a reinforcement-learning run's
+    rewards (``names``): out of traindx's scope, which the caller reports as ``rl_training``."""
+
+    def __init__(self, message: str, path, line, names: list):
+        super().__init__(message, path, line)
+        self.names = names
+
+
 def _no_metric_error(names, path, line=None) -> InputError:
     shown = ", ".join(repr(n) for n in list(names)[:20])
+    rl = rl_metric_names(names)
+    if rl:
+        return RLLogError(f"the log records rewards ({', '.join(repr(n) for n in rl[:6])}), "
+                          "not a supervised loss: a reinforcement-learning run", path, line, rl)
     return InputError(f"no loss, accuracy or other known metric among the columns ({shown})",
                       path, line,
                       hint="name yours with a column map, e.g. loss=my_loss,val_loss=my_val")
@@ -1533,4 +1581,5 @@ def analyze_log(path: str | os.PathLike, num_classes: int | None = None,
 
 
 __all__ = ["read_log", "analyze_log", "parse_column_map", "match_role", "normalize_name",
+           "rl_metric_names", "rl_names_in_text", "RLLogError",
            "LogData", "Series", "Point", "ALIASES", "ROLES", "FACTS", "SOURCE_ID"]
