@@ -813,7 +813,9 @@ def _val_shape(log, out: _Out) -> None:
         if "val_frozen" not in out.a.facts and len(vs) >= k:
             tail = vs[-k:]
             lvl = max(abs(v) for v in tail) or 1.0
-            if max(tail) - min(tail) <= 1e-9 * lvl and _train_moved(log, fin[-k].x0, p):
+            # an accuracy printed to two decimals (0.80) repeats by coarseness; 0.7188 does not
+            coarse = role == "val_accuracy" and abs(tail[-1] * 100 - round(tail[-1] * 100)) < 1e-6
+            if max(tail) - min(tail) <= 1e-9 * lvl and not coarse and _train_moved(log, fin[-k].x0, p):
                 out.add("val_frozen", True, fin[-k].x0, fin[-1].x1,
                         f"the {what} is {tail[-1]:.6g} at each of the last {k} evaluations while "
                         "the training moved: the same answers on held-out data")
