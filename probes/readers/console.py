@@ -77,7 +77,7 @@ from traindx.engine.errors import InputError
 from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
-from .console_lines import _SPLIT, PART_RANK, LineParser, _loss_part, shape
+from .console_lines import _PREFIX, _PROGRESS, _SPLIT, PART_RANK, LineParser, _loss_part, shape
 from .logs import LogData, RLLogError, Series, match_role, normalize_name, parse_column_map, rl_names_in_text
 
 # ------------------------------------------------------------------------------ line cleaning
@@ -90,7 +90,8 @@ _EXTRA_FILLER = {"average", "avg", "mean", "running", "current", "smoothed", "ba
                  "last", "this", "data", "top", "for", "in", "at", "is", "a"}
 _TIME_WORDS = {"time", "duration", "elapsed", "wall", "speed", "eta", "runtime", "seconds"}
 _PPL = {"ppl", "perplexity"}
-_TOP1 = re.compile(r"\b(?:top|prec|precision|acc|accuracy)[-@_ ]?1\b", re.IGNORECASE)
+#: ``accuracy_top-1`` too: the name before ``top`` ends in ``_``, a word character
+_TOP1 = re.compile(r"(?<![A-Za-z0-9])(?:top|prec|precision|acc|accuracy)[-@_ ]?1\b", re.IGNORECASE)
 #: a data-loading time and the time of the step beside it (``Time 0.21 (0.78) Data 0.001 (0.61)``,
 #: ``time: 0.539, data_time: 0.051``, ``updt_s:0.30 data_s:13.3``): how much of a step waits on data
 _DATA_TIME_WORDS = {"data", "dataload", "dataloader", "loader", "loading", "load", "fetch", "time", "s",
@@ -123,6 +124,10 @@ _SOURCE_PATH = re.compile(r"(?:/[^/]*){3}|\.(?:py|cu|cuh|cpp|cc|c|h|hpp)$")
 _NAN_WARN = re.compile(r"(?:\bnan\b|\binf(?:inite|inity)?\b|non-?finite)", re.IGNORECASE)
 _NAN_CTX = re.compile(r"\b(?:loss|grad\w*|gradient|weights?|output|logits?)\b", re.IGNORECASE)
 _NAN_BENIGN = re.compile(r"overflow|loss[ _]?scal|skipping step|reducing", re.IGNORECASE)
+_ROW_NONFINITE = re.compile(r"[-+]?(?:nan|inf(?:inity)?)", re.IGNORECASE)
+#: a cell of a headerless row: a number with an optional unit (``6.47G``, ``12%``) or a counter
+_ROW_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[A-Za-z%]?|\d+/\d+")
+_LOG_LEVEL = re.compile(r"^\s*[\[(]?(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)[\])]?:?", re.IGNORECASE)
 _BANNER = re.compile(r"\b(?:run|seed|restart(?:ing|ed)?|resum(?:e|ing|ed)|trial|fold)\b", re.IGNORECASE)
 
 #: error kinds (kb/facts.yaml error_kind) by the traceback's last line
@@ -173,12 +178,28 @@ class ConsoleLog(LogData):
     #: steps within each epoch ("[epoch 3][iter 40/91]"), so that a curve can be read by its
     #: position in the epoch; empty otherwise
     epoch_starts: list = field(default_factory=list)
+    other_nonfinite: tuple | None = None
     rl_names: list = field(default_factory=list)
 
     def describe(self) -> str:
         """One line: ``Read run.out: 41,200 lines, 3 metrics (loss, val_loss, lr) over 12 epochs;
         1 restart at line 18,433.``"""
         return describe(self)
+
+    def _other_nonfinite_evidence(self, out: list, where: str) -> list:
+        """A loss printed under a second name that turned NaN/Inf (``other_nonfinite``) is
+        non-finite loss evidence when the curve's own loss shows none."""
+        if self.other_nonfinite is None or any(f.fact == "loss_has_nonfinite" and f.value is True for f in out):
+            return out
+        name, count, x = self.other_nonfinite
+        out = [f for f in out if f.fact not in ("loss_has_nonfinite", "loss_trend")]
+        out.append(Finding("loss_has_nonfinite", True, f"log:{where}:{name}",
+                           f"{name} is NaN/Inf in {count} record(s)"
+                           + (f" (first at {self.x_label} {x:g})" if x is not None else "")))
+        if x is not None and not any(f.fact == "nan_first_step" for f in out):
+            out.append(Finding("nan_first_step", int(x), f"log:{where}:{name}",
+                               f"{name} is first NaN/Inf at {self.x_label} {x:g}"))
+        return out
 
     def evidence(self, findings: list) -> list:
         """``findings`` (the curve facts) plus what the text says: the crash's kind and message,
@@ -238,6 +259,7 @@ class ConsoleLog(LogData):
                 out.append(Finding("grads_have_nan", True,
                                    f"log:{where}:{self.columns.get('grad_norm')}",
                                    f"{gn.nonfinite} of {gn.rows} gradient norms are NaN/Inf"))
+        out = self._other_nonfinite_evidence(out, where)
         if self.nan_warnings and not any(f.fact == "loss_has_nonfinite" and f.value is True
                                          for f in out):
             first = self.nan_warning_lines[0] if self.nan_warning_lines else None
@@ -362,6 +384,24 @@ class _RunFacts:
         if data > step:
             self.t_apart = True
 
+    def _other_nonfinite(self, best: dict) -> None:
+        """A loss printed under another name than the one the curve follows (``Mean Training
+        loss : nan`` under a progress bar's ``loss=1.9e+04``, a component such as ``loss_bbox``)
+        that turned NaN/Inf: the run produced a non-finite loss even when the curve shows none.
+        Kept as ``(name, count, first x)`` of the candidate with the most such values."""
+        worst = None
+        for c in self.cands.values():
+            if c.role not in ("loss", "val_loss") or best.get(c.role) is c or not c.series.nonfinite:
+                continue
+            chosen = best.get("loss")
+            if chosen is not None and chosen.series.nonfinite:
+                return   # the curve itself shows it
+            if worst is None or c.series.nonfinite > worst.series.nonfinite:
+                worst = c
+        if worst is not None:
+            steps = worst.series.nonfinite_steps
+            self.log.other_nonfinite = (worst.name, worst.series.nonfinite, steps[0] if steps else None)
+
     def _held_out(self, best: dict) -> None:
         """The last test-set loss/accuracy printed beside a validation series (``test_loss``,
         ``test_accuracy`` in ``log.held_out``): a held-out evaluation the validation curve does not
@@ -379,6 +419,50 @@ class _RunFacts:
 
 
 
+def _nan_row(line: str, min_numbers: int) -> bool:
+    """A line of numbers only (a table row whose header the excerpt left out: ``49/300  6.4G
+    nan  nan  nan  28  416``) with NaN/Inf cells among at least ``min_numbers``
+    (``console.min_headerless_row_numbers``) finite ones: a printed table of the run's metrics
+    turned non-finite."""
+    m = _PREFIX.match(line)
+    text = line[m.end():] if m else line
+    bar = _PROGRESS.search(text)
+    if bar:
+        text = text[:bar.start()]
+    cells = text.replace("|", " ").split()
+    if cells and cells[-1].endswith(":"):
+        cells[-1] = cells[-1][:-1]
+    bad = finite = 0
+    for c in cells:
+        if _ROW_NONFINITE.fullmatch(c):
+            bad += 1
+        elif _ROW_NUMBER.fullmatch(c):
+            finite += 1
+        else:
+            return False
+    return bad > 0 and finite >= min_numbers
+
+
+def _best_candidates(cands) -> dict:
+    """The candidate each role's curve follows: the best-ranked name, the most rows among equals.
+    A name printed once (a progress bar's last redraw above per-epoch summaries) has no curve:
+    any name of the role printed more often goes first."""
+    most: dict = {}
+    for c in cands:
+        most[c.role] = max(most.get(c.role, 0), c.series.rows)
+
+    def order(c):
+        return (c.series.rows < 2 <= most[c.role], c.rank, -c.series.rows)
+    best: dict = {}
+    for c in cands:
+        if c.series.rows == 0:
+            continue
+        b = best.get(c.role)
+        if b is None or order(c) < order(b):
+            best[c.role] = c
+    return best
+
+
 class ConsoleReader(LineParser, _RunFacts):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
@@ -389,6 +473,9 @@ class ConsoleReader(LineParser, _RunFacts):
         self.max_events = int(p.get("console.max_events", 20))
         self.max_counter_digits = int(p.get("limits.max_counter_digits", 15))
         self.header_min_numeric = float(p.get("console.table_min_numeric", 0.5))
+        self.max_ppl = float(p.get("console.max_plausible_perplexity", 1e15))
+        self.ppl_noted = False
+        self.min_row_numbers = int(p.get("console.min_headerless_row_numbers", 3))
         self.path = path
         self.cmap = {normalize_name(c): r for r, c in parse_column_map(column_map).items()}
         self.log = ConsoleLog(path=path, format=fmt)
@@ -585,6 +672,10 @@ class ConsoleReader(LineParser, _RunFacts):
             self._error(message, self.line_no)
             return message
         m = _EXC_LINE.match(line)
+        if m is None and ("Error" in line or "Exception" in line):
+            # the logger's time stamp and level in front (``2022-12-28 16:13:02 [ERROR] RuntimeError: ...``)
+            p = _PREFIX.match(line)
+            m = _EXC_LINE.match(_LOG_LEVEL.sub("", line[p.end():] if p else line, 1))
         if m and m.group(3) and m.group(2) not in ("KeyboardInterrupt",) and \
                 (m.group(2).endswith("Error") or "OutOfMemory" in m.group(2)):
             message = m.group(1) + ": " + m.group(3)
@@ -661,7 +752,8 @@ class ConsoleReader(LineParser, _RunFacts):
         _ = norm if row else None
 
     def _nan_warning(self, line: str) -> bool:
-        if _NAN_WARN.search(line) and _NAN_CTX.search(line) and not _NAN_BENIGN.search(line):
+        if _NAN_WARN.search(line) and (
+                (_NAN_CTX.search(line) and not _NAN_BENIGN.search(line)) or _nan_row(line, self.min_row_numbers)):
             self._nan_hit()
             return True
         return False
@@ -733,7 +825,9 @@ class ConsoleReader(LineParser, _RunFacts):
                     self.max_counter = 0
                     self.epochs_seen = set() if self.epoch is None else {self.epoch}
                     self.epoch0 = self.epoch
-                    if self.mode == "step" and step is None and counter is not None:
+                    if self.mode == "step" and step is None:
+                        # the x from the new start: an in-epoch counter, or an epoch printed
+                        # without one (a per-epoch summary under a progress bar's steps)
                         x = self._x(step, counter, counter_total, is_eval)
             self.last_x = x
             self.train_records += 1
@@ -748,7 +842,7 @@ class ConsoleReader(LineParser, _RunFacts):
             if c is None:
                 continue
             if c.transform == "log":
-                v = math.log(v) if v > 0 else (math.nan if v != 0 else -math.inf)
+                v = self._ln_ppl(c, v)
             if progress and v == c.last and c.role in ("val_loss", "val_accuracy"):
                 continue
             c.last = v
@@ -757,6 +851,17 @@ class ConsoleReader(LineParser, _RunFacts):
             if len(c.by) >= 4096:
                 c.series.extend(c.bx, c.by)
                 c.bx, c.by = [], []
+
+    def _ln_ppl(self, c, v: float) -> float:
+        """The loss a printed perplexity stands for (ln ppl); Inf beyond
+        ``console.max_plausible_perplexity``, which no vocabulary reaches: the loss overflowed."""
+        if v > self.max_ppl:
+            if not self.ppl_noted:
+                self.ppl_noted = True
+                self.log.notes.append(f"{c.name} {v:.3g} is beyond any vocabulary's perplexity "
+                                      f"(console.max_plausible_perplexity): read as an overflowed loss")
+            return math.inf
+        return math.log(v) if v > 0 else (math.nan if v != 0 else -math.inf)
 
     def _cands(self, rs, vals, plan) -> list:
         """The record's candidates (kept on its plan), after its data-loading and step times."""
@@ -824,13 +929,7 @@ class ConsoleReader(LineParser, _RunFacts):
             if c.by:
                 c.series.extend(c.bx, c.by)
                 c.bx, c.by = [], []
-        best: dict = {}
-        for c in self.cands.values():
-            if c.series.rows == 0:
-                continue
-            b = best.get(c.role)
-            if b is None or (c.rank, -c.series.rows) < (b.rank, -b.series.rows):
-                best[c.role] = c
+        best = _best_candidates(self.cands.values())
         # a test split stands in for validation only when no validation was printed
         for role, c in best.items():
             log.series[role] = c.series
@@ -838,6 +937,7 @@ class ConsoleReader(LineParser, _RunFacts):
             log.names[role] = c.name
         self._held_out(best)
         self._float_floor()
+        self._other_nonfinite(best)
         log.ignored_columns = sorted({c.name for c in self.cands.values()} - set(log.columns.values()))[:30]
         log.rows = self.metric_lines
         log.epochs = self.max_epochs_seen if self.epochs_seen or self.max_epochs_seen else 0

@@ -280,6 +280,7 @@ def analyze(log, num_classes: int | None = None, *, min_head: int = 1,
     loss = _analyze_loss(log, out, num_classes, min_head)
     _analyze_val(log, out)
     _analyze_accuracy(log, out)
+    _val_shape(log, out)
     if loss is None:
         _accuracy_trend(log, out)
     _analyze_lr(log, out)
@@ -877,6 +878,60 @@ def _analyze_accuracy(log, out: _Out) -> None:
         pct = " (logged in percent)" if s.scale_factor != 1.0 else ""
         out.add(fact, v, fin[-k].x, fin[-1].x,
                 f"latest {what} accuracy {v:.1%}{pct} (median of the last {k} values)")
+
+
+def _val_shape(log, out: _Out) -> None:
+    """What the evaluations alone say, read off a short excerpt as well as a whole run:
+
+    - ``val_frozen``: the last ``curves.frozen_val_min_evals`` validation values (loss, else
+      accuracy) are one and the same number while the training side moved (or printed nothing):
+      the model gives the same answers on held-out data whatever the training does — a constant
+      output. A converged run's evaluations still move in their last digits.
+    - ``val_still_improving``: two or more validation losses (else accuracies), each better than
+      every one before it: the model still generalises better at every evaluation.
+    - ``val_loss_swing``: the median factor, as ``|ln(v[i+1] / v[i])|``, by which the validation
+      loss changes from one evaluation to the next (``curves.val_swing_min_evals`` or more,
+      all positive): a validation loss thrown around from one evaluation to the next."""
+    p = out.p
+    for role, better in (("val_loss", -1.0), ("val_accuracy", 1.0)):
+        s = log.get(role)
+        fin = s.finite_points() if s is not None else []
+        if len(fin) < 2:
+            continue
+        vs = [q.mean for q in fin]
+        what = "validation loss" if role == "val_loss" else "validation accuracy"
+        k = int(p["curves.frozen_val_min_evals"])
+        if "val_frozen" not in out.a.facts and len(vs) >= k:
+            tail = vs[-k:]
+            lvl = max(abs(v) for v in tail) or 1.0
+            # an accuracy printed to two decimals (0.80) repeats by coarseness; 0.7188 does not
+            coarse = role == "val_accuracy" and abs(tail[-1] * 100 - round(tail[-1] * 100)) < 1e-6
+            if max(tail) - min(tail) <= 1e-9 * lvl and not coarse and _train_moved(log, fin[-k].x0, p):
+                out.add("val_frozen", True, fin[-k].x0, fin[-1].x1,
+                        f"the {what} is {tail[-1]:.6g} at each of the last {k} evaluations while "
+                        "the training moved: the same answers on held-out data")
+        if "val_still_improving" not in out.a.facts:
+            steps = [better * (b - a) for a, b in zip(vs, vs[1:])]
+            if all(d > 0 for d in steps):
+                out.add("val_still_improving", True, fin[0].x0, fin[-1].x1,
+                        f"the {what} improves at each of its {len(vs)} evaluations: "
+                        f"{_fmt(vs[0])} -> {_fmt(vs[-1])}")
+        if role == "val_loss" and len(vs) >= p["curves.val_swing_min_evals"] and min(vs) > 0:
+            swing = median(abs(math.log(b / a)) for a, b in zip(vs, vs[1:]))
+            out.add("val_loss_swing", round(swing, 4), fin[0].x0, fin[-1].x1,
+                    f"from one evaluation to the next the validation loss changes by a median "
+                    f"factor of {math.exp(swing):.2f} ({_fmt(min(vs))}-{_fmt(max(vs))})")
+
+
+def _train_moved(log, x0: float, p) -> bool:
+    """The training loss (else accuracy) moved since ``x0``, or the log prints neither."""
+    for role in ("loss", "accuracy"):
+        s = log.get(role)
+        fin = [q for q in (s.finite_points() if s is not None else []) if q.x1 >= x0]
+        if len(fin) >= 2:
+            vs = [q.mean for q in fin]
+            return max(vs) - min(vs) > p["curves.frozen_val_train_move"] * (max(abs(v) for v in vs) or 1.0)
+    return log.get("loss") is None and log.get("accuracy") is None
 
 
 def _accuracy_trend(log, out: _Out) -> None:

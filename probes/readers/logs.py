@@ -100,6 +100,8 @@ FACTS = (
     "oscillation_pattern",
     # a console log: a loss clamped at the float floor, data-loading time beside the step time
     "loss_at_float_floor", "data_time_fraction", "accuracy_trend",
+    # what the evaluations alone say (a short excerpt too)
+    "val_frozen", "val_still_improving", "val_loss_swing",
 )
 
 #: At most this many buckets per metric (the downsampled curve).
@@ -177,6 +179,7 @@ _FILLER = {"avg", "mean", "total", "epoch", "step", "batch", "running", "smoothe
 #: names of the objective itself: a column named by its loss function (train_mse, val_nll) is the
 #: loss when no column says "loss" (it ranks after every "loss" spelling)
 _LOSS_WORDS = {"mse", "mae", "rmse", "nll", "bce", "xent", "huber", "crossentropy", "ce", "cost"}
+_PLURALS = {"losses": "loss", "accuracies": "accuracy"}
 _MISSING = {"", "na", "n/a", "null", "none", "nil", "-", "--", "?", "missing"}
 _TENSOR_RE = re.compile(r"^\s*tensor\(\s*\[?\s*([-+]?(?:[0-9.]+(?:[eE][-+]?[0-9]+)?|nan|inf))",
                         re.IGNORECASE)
@@ -204,7 +207,8 @@ def match_role(name: str) -> tuple[str, int] | None:
         return role, rank
     if norm.startswith("lr_") and norm.count("_") <= 2:  # Lightning's LearningRateMonitor: lr-Adam
         return "lr", 50
-    tokens = set(norm.split("_"))
+    # a plural names the same objective (``losses : 39.6``, ``val_losses``)
+    tokens = {_PLURALS.get(t, t) for t in norm.split("_")}
     allowed = _FILLER | _SPLIT_TRAIN | _SPLIT_VAL
     if "loss" in tokens and tokens - {"loss"} <= allowed:
         return ("val_loss" if tokens & _SPLIT_VAL else "loss"), 100
