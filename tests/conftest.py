@@ -53,3 +53,17 @@ def write_script(tmp_path):
 
     write.dir = tmp_path
     return write
+
+
+def diagnose_json(*args):
+    """``traindx diagnose ARGS --non-interactive --format json`` in-process: the JSON report
+    (contract section 6); the command must exit 0."""
+    import json
+
+    from click.testing import CliRunner
+
+    from traindx.engine.frontends.cli import main
+    res = CliRunner().invoke(main, ["diagnose", *args, "--non-interactive", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    out = res.stdout if hasattr(res, "stdout") else res.output
+    return json.loads(out[out.index("{"):])

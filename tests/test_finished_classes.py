@@ -14,21 +14,17 @@ found on the tuned finished-run splits (session 8), each on a run written here.
   averages hide it), and shuffled noise or learning within an epoch is not.
 Torch-free: the code reader never runs a script.
 """
-import json
 import textwrap
 
-from click.testing import CliRunner
+
+from conftest import diagnose_json
 
 from traindx.engine.frontends import gather
-from traindx.engine.frontends.cli import main
 from traindx.probes.readers.code import analyze_code
 
 
 def _diagnose(*args):
-    res = CliRunner().invoke(main, ["diagnose", *args, "--non-interactive", "--format", "json"])
-    assert res.exit_code == 0, res.output
-    out = res.stdout if hasattr(res, "stdout") else res.output
-    return json.loads(out[out.index("{"):])
+    return diagnose_json(*args)
 
 
 def _log_facts(path):

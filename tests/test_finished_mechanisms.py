@@ -1,14 +1,13 @@
 """A finished run read as a user would (``--code train.py --log run.out``): the log gives the
 symptom and the curve facts, the code the mechanism, and the two are weighed together. Torch-free:
 the code reader never runs the script."""
-import json
 import os
 import textwrap
 
-from click.testing import CliRunner
+
+from conftest import diagnose_json
 
 from traindx.engine.frontends import gather
-from traindx.engine.frontends.cli import main
 
 
 CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "code_cases")
@@ -20,10 +19,7 @@ def _case(name):
 
 
 def _diagnose(*args):
-    res = CliRunner().invoke(main, ["diagnose", *args, "--non-interactive", "--format", "json"])
-    assert res.exit_code == 0, res.output
-    out = res.stdout if hasattr(res, "stdout") else res.output
-    return json.loads(out[out.index("{"):])
+    return diagnose_json(*args)
 
 
 def _log_facts(path):

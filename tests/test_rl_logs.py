@@ -2,21 +2,15 @@
 it is handed on to the deep-RL pack, whether the log holds a loss beside the rewards or nothing but
 rewards, in a CSV or in printed console lines. A supervised log that merely has a word like
 "reward" or "return" in one name is not read as RL."""
-import json
 import math
 
-from click.testing import CliRunner
+from conftest import diagnose_json
 
-from traindx.engine.frontends.cli import main
 from traindx.probes.readers.logs import rl_metric_names, rl_names_in_text
 
 
 def _diagnose(path):
-    res = CliRunner().invoke(main, ["diagnose", "--log", str(path), "--non-interactive",
-                                    "--format", "json"])
-    assert res.exit_code == 0, res.output
-    out = res.stdout if hasattr(res, "stdout") else res.output
-    return json.loads(out[out.index("{"):])
+    return diagnose_json("--log", str(path))
 
 
 def _deferred_to_rl(report):
