@@ -149,6 +149,33 @@ _NAN_ERROR = re.compile(r"\bnan\b|\binf(?:inite)?\b|FloatingPointError", re.IGNO
 
 
 
+def exception_message(line: str) -> str | None:
+    """The message of an exception printed without its traceback (``RuntimeError: ...``, behind a
+    logger's time stamp and level too; a CUDA kernel's failed assertion, ``Loss.cu:115: ...
+    Assertion `...` failed.``, is one), else None."""
+    if "Assertion" in line and _CUDA_ASSERT.search(line):
+        return "CUDA error: device-side assertion failed: " + line.strip()[:200]
+    m = _EXC_LINE.match(line)
+    if m is None and ("Error" in line or "Exception" in line):
+        # the logger's time stamp and level in front (``2022-12-28 16:13:02 [ERROR] RuntimeError: ...``)
+        p = _PREFIX.match(line)
+        m = _EXC_LINE.match(_LOG_LEVEL.sub("", line[p.end():] if p else line, 1))
+    if m and m.group(3) and m.group(2) not in ("KeyboardInterrupt",) and \
+            (m.group(2).endswith("Error") or "OutOfMemory" in m.group(2)):
+        return m.group(1) + ": " + m.group(3)
+    return None
+
+
+def error_kind(message: str) -> str:
+    """The error kind (kb/facts.yaml ``error_kind``, or ``nonfinite``) of an exception message."""
+    if _NAN_ERROR.search(message) and not re.search(r"out of memory", message, re.I):
+        return "nonfinite"
+    for k, rx in _ERROR_KINDS:
+        if rx.search(message):
+            return k
+    return "other_error"
+
+
 @dataclass
 class ConsoleLog(LogData):
     """A :class:`LogData` read from console text, with what the text said besides its metrics.
@@ -665,37 +692,18 @@ class ConsoleReader(LineParser, _RunFacts):
         self._parse(line)
 
     def _exception_line(self, line: str) -> str | None:
-        """An exception printed without its traceback: the message it was reported with (a CUDA
-        kernel's failed assertion, ``Loss.cu:115: ... Assertion `...` failed.``, is one)."""
-        if "Assertion" in line and _CUDA_ASSERT.search(line):
-            message = "CUDA error: device-side assertion failed: " + line.strip()[:200]
+        """An exception printed without its traceback (see :func:`exception_message`), recorded."""
+        message = exception_message(line)
+        if message is not None:
             self._error(message, self.line_no)
-            return message
-        m = _EXC_LINE.match(line)
-        if m is None and ("Error" in line or "Exception" in line):
-            # the logger's time stamp and level in front (``2022-12-28 16:13:02 [ERROR] RuntimeError: ...``)
-            p = _PREFIX.match(line)
-            m = _EXC_LINE.match(_LOG_LEVEL.sub("", line[p.end():] if p else line, 1))
-        if m and m.group(3) and m.group(2) not in ("KeyboardInterrupt",) and \
-                (m.group(2).endswith("Error") or "OutOfMemory" in m.group(2)):
-            message = m.group(1) + ": " + m.group(3)
-            self._error(message, self.line_no)
-            return message
-        return None
+        return message
 
     def _error(self, message: str, line: int) -> None:
         message = message.strip()
         if message.startswith("KeyboardInterrupt"):
             return
         self.log.error_count += 1
-        kind = "other_error"
-        if _NAN_ERROR.search(message) and not re.search(r"out of memory", message, re.I):
-            kind = "nonfinite"
-        else:
-            for k, rx in _ERROR_KINDS:
-                if rx.search(message):
-                    kind = k
-                    break
+        kind = error_kind(message)
         if len(self.log.errors) < self.max_events:
             self.log.errors.append({"line": line, "kind": kind, "message": message[:300]})
         else:
