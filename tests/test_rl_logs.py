@@ -51,3 +51,13 @@ def test_a_supervised_log_with_one_reward_like_name_is_still_diagnosed(tmp_path)
     assert rep["status"] != "out_of_scope"
     assert rl_metric_names(["loss", "return_code", "epoch"]) == []
     assert rl_names_in_text("Epoch 3 | loss 0.41 | rewards/chosen 0.2 | rewards/margins 0.1") == []
+
+
+def test_the_reward_search_stays_linear_on_hostile_text():
+    # one unbroken run of letters, or of spaced words, as long as the searched head: a name pattern
+    # without bounds backtracks quadratically here (minutes for 64 KB)
+    import time
+    for text in ("a" * 65536, "ab_" * 21000, ("x" * 47 + " ") * 1300):
+        t0 = time.process_time()
+        assert rl_names_in_text(text) == []
+        assert time.process_time() - t0 < 5.0

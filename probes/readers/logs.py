@@ -720,8 +720,12 @@ _RL_CONTEXT_WORDS = {"episode", "episodes", "policy", "entropy", "advantage", "a
 _RL_CONTEXT_NAMES = {"value_loss", "vf_loss", "q_loss", "ep_len_mean", "episode_length",
                      "total_timesteps", "approx_kl"}
 #: a printed name followed by its number (``Last reward: 20``, ``episode 3``, ``epsilon=0.1``)
-_NAME_BEFORE_NUMBER = re.compile(r"([A-Za-z][A-Za-z0-9_/.]*(?:[ _-][A-Za-z][A-Za-z0-9_]*){0,2})"
-                                 r"\s*(?:[:=|]\s*|\s+)[-+]?(?:\d|nan\b|inf\b)", re.IGNORECASE)
+#: (a name starts at a word's start and its parts are bounded: linear time on any text, even one
+#: unbroken run of letters)
+_NAME_BEFORE_NUMBER = re.compile(r"(?<![A-Za-z0-9_/.])([A-Za-z][A-Za-z0-9_/.]{0,47}"
+                                 r"(?:[ _-][A-Za-z][A-Za-z0-9_]{0,31}){0,2})"
+                                 r"[ \t]{0,40}(?:[:=|][ \t]{0,40}|[ \t])[-+]?(?:\d|nan\b|inf\b)",
+                                 re.IGNORECASE)
 
 
 def rl_metric_names(names: Iterable[str]) -> list[str]:
