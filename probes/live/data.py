@@ -511,11 +511,12 @@ def near_duplicate_fraction(train, val, *, max_val: int = 256, max_train: int = 
     the distances to its ``k`` nearest training examples (``leakage.near_copy_neighbours``) are
     sorted; it counts as a near-copy when, among its ``k // 2`` nearest, one is ``jump`` times
     (``leakage.near_copy_gap``) or more closer than the next: a tight group of copies set apart
-    from the rest of its neighbourhood (an exact copy, distance 0, always counts). For independent
-    examples in ``d`` dimensions the chance of such a gap is about ``jump ** -d`` (4% in 2-D at the default, nil beyond); copies jittered by a few percent of a
-    feature's spread sit tens of times closer than anything else. Only float inputs with 2+
-    varying features and training sets of at least ``leakage.near_copy_train_per_neighbour`` times
-    ``k`` examples are read; None otherwise. The three are parameters of ``params``.
+    from the rest of its neighbourhood (an exact copy, distance 0, always counts). For
+    independent examples in ``d`` dimensions the chance of such a gap is about ``jump ** -d`` (4%
+    in 2-D at the default, nil beyond); copies jittered by a few percent of a feature's spread sit
+    tens of times closer than anything else. Only float inputs with 2+ varying features and
+    training sets of at least ``leakage.near_copy_train_per_neighbour`` times ``k`` examples are
+    read; None otherwise. The three are parameters of ``params``.
     Returns ``{"fraction", "val_checked", "train_read"}``. RNG states are preserved.
     """
     import torch
