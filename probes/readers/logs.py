@@ -1324,7 +1324,10 @@ def _read_json_doc(path: str, column_map: dict, lim: bounded.Limits | None = Non
     try:
         doc = bounded.loads_json(text, path, lim, prefix="not valid JSON")
     except InputError:
-        doc = _concatenated_dicts(text)   # pretty-printed records one after another
+        # pretty-printed records one after another; never past the depth limit (loads_json's
+        # refusal of a too-deep document stands)
+        deep = bounded.json_depth(text, lim.max_depth) > lim.max_depth
+        doc = None if deep or not text.lstrip().startswith("{") else _concatenated_dicts(text)
         if doc is None:
             raise
     del text
