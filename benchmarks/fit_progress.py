@@ -108,8 +108,8 @@ def main(argv=None) -> int:
             after = sum(predict(r, region, feature, label, cut, shipped) == r["want"] for r in held)
             tot_before, tot_after, tot_n = tot_before + before, tot_after + after, tot_n + len(held)
             cs = "off" if cut is None else f"{cut:.4g}"
-            print(f"   {corpus:8s} {sp:7s} cut fitted on the others {cs:>7s}: {before}/{len(held)} -> {after}/{len(held)}"
-                  f" ({after - before:+d})")
+            print(f"   {corpus:8s} {sp:7s} cut fitted on the others {cs:>7s}: "
+                  f"{before}/{len(held)} -> {after}/{len(held)} ({after - before:+d})")
         print(f"   all folders left out in turn: {tot_before}/{tot_n} -> {tot_after}/{tot_n}; "
               f"cut fitted on every folder: {'off' if cut_all is None else f'{cut_all:.4g}'}")
     return 0
