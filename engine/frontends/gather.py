@@ -251,7 +251,10 @@ def read_pasted(text: str, name: str = "pasted log", num_classes=None, params=No
     log = read_console_text(text, name=name)
     summary = log.describe().replace(f"Read {name}:", f"Read the {name}:", 1)
     read = _analyze(log, name, num_classes, summary, params)
-    need = int(resolve(params).get("console.min_pasted_trend_points", 5))
+    P = resolve(params)
+    need = int(P.get("console.min_pasted_trend_points", 5))
+    _withhold_rival_values(log, read, int(P.get("console.pasted_max_names_per_metric", 1)),
+                           float(P.get("console.pasted_names_agree", 0.02)))
     loss = log.get("loss")
     points = len(loss.finite_points()) if loss is not None else 0
     if points < need:
@@ -261,6 +264,31 @@ def read_pasted(text: str, name: str = "pasted log", num_classes=None, params=No
             read.notes.append(f"the pasted excerpt holds {points} training-loss point(s), fewer than "
                               f"{need}: its values are used, not its trend")
     return read
+
+
+#: the facts that state a value of one metric role of a log (its level, not its shape)
+_ROLE_VALUES = {"loss": ("initial_loss", "current_loss", "train_loss", "loss_at_chance"),
+                "val_loss": ("val_loss",), "accuracy": ("train_accuracy",), "val_accuracy": ("val_accuracy",)}
+
+
+def _withhold_rival_values(log, read: Read, most: int, agree: float) -> None:
+    """An excerpt that prints one metric under more than ``most`` names whose last values
+    differ by more than ``agree`` (relative) ("Loss" per batch and
+    "Training Loss" per epoch, "Classification loss" beside "Total loss", "train_loss" per step
+    and "average loss" per epoch) states no single value of it: which of them the user means is
+    ambiguous, so none is read as the fact (precision over recall; the question is asked)."""
+    names = getattr(log, "role_names", None) or {}
+    for role, facts in _ROLE_VALUES.items():
+        printed = names.get(role) or {}
+        values = [v for v in printed.values() if isinstance(v, (int, float)) and math.isfinite(v)]
+        if len(printed) <= most or (values and max(values) - min(values) <= agree * max(abs(x) for x in values)):
+            continue                    # one name, or names that agree on the value: no ambiguity
+        held = [f for f in read.findings if f.fact in facts]
+        if held:
+            read.findings = [f for f in read.findings if f.fact not in facts]
+            read.notes.append(f"the pasted excerpt prints the {role.replace('_', ' ')} under "
+                              f"{len(printed)} names ({', '.join(sorted(repr(n) for n in printed))}): "
+                              "its value is not read as one")
 
 
 # ------------------------------------------------------------------------------ the session side
