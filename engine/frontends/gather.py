@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -194,7 +195,11 @@ def split_paste(text: str, params=None) -> tuple[str, str | None]:
     reader = ConsoleReader("pasted", params=params, fmt="pasted")
     log_idx = set()
     in_trace = False
+    title = next((i for i, ln in enumerate(lines) if ln.strip()), None)
+    min_words = int(reader.params.get("console.title_prose_min_words", 3))
     for i, ln in enumerate(lines):
+        if i == title and _prose_title(ln, min_words):
+            continue                     # "fp16 finetune will loss=0": the user's words, not a log row
         before = (reader.metric_lines, len(reader.log.errors), reader.log.nan_warnings,
                   reader.header)
         reader.feed(ln)
@@ -210,6 +215,21 @@ def split_paste(text: str, params=None) -> tuple[str, str | None]:
     prose = "\n".join(ln for i, ln in enumerate(lines) if i not in log_idx).strip()
     log = "\n".join(ln for i, ln in enumerate(lines) if i in log_idx)
     return prose, log
+
+
+_STANDALONE_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?%?(?![\w.])|\b(?:nan|inf)\b",
+                                re.IGNORECASE)
+_PROSE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*(?!\s*[:=])|[\u4e00-\u9fff]")
+
+
+def _prose_title(line: str, min_words: int) -> bool:
+    """The first line of a paste is its title in the user's words ("fp16 finetune will loss=0",
+    "训练时 loss = nan") when it holds one number at most and at least ``min_words`` words besides
+    the metric's name: a log line holds a step or an epoch beside its value."""
+    if len(_STANDALONE_NUMBER.findall(line)) > 1:
+        return False
+    words = [w for w in _PROSE_WORD.findall(line) if w.lower() not in ("nan", "inf")]
+    return len(words) >= min_words
 
 
 def _axis_only(line: str) -> bool:
