@@ -124,6 +124,7 @@ class Language:
     hypothetical_rx: re.Pattern | None = None         # a question or plan: its settings are not the run's
     hypothetical_facts: set = field(default_factory=set)
     training: list = field(default_factory=list)      # (symptom, text, origin): what the examples' classifier learns
+    same_quantity: dict = field(default_factory=dict)  # fact -> the other facts that name its quantity
     params: dict = field(default_factory=dict)
     _model: _Examples | None = field(default=None, repr=False)
 
@@ -230,6 +231,11 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
             # a metric word stands alone or after a split ("val_loss"), never as a component ("loss_mn", "box_loss")
             lang.metric_rx[mt["id"]] = _compile(r"(?:(?<![a-z_])|(?<=train_)|(?<=val_)|(?<=valid_)|(?<=test_)|(?<=eval_))(?:"  # noqa: E501
                                                 + mt["pattern"] + r")(?![a-z_])", lang.terms, str(where))
+        for group in data.get("same_quantity", []):
+            for fid in group:
+                if fid not in facts:
+                    raise KBError(f"unknown fact {fid!r} in same_quantity", str(where))
+                lang.same_quantity.setdefault(fid, set()).update(g for g in group if g != fid)
         other += data.get("other_quantities", [])
         peaks += data.get("peak_words", [])
         hyp = data.get("hypothetical") or {}
