@@ -41,3 +41,30 @@ def test_one_name_per_metric_is_still_read():
     facts = _facts(diagnose_json("--complaint", text))
     assert facts["current_loss"]["value"] == 7.1299
     assert facts["initial_loss"]["value"] == 7.5021
+
+
+def test_a_title_with_one_value_is_the_users_words_not_the_logs_first_row():
+    # read as a log row, the title put the first NaN at step 0, before the run's finite loss
+    text = ("after preparing my dataset and starting training, loss = nan\n"
+            "Iteration 0, loss = 60.7816\n"
+            "Iteration 100, loss = 41.2034\n"
+            "Iteration 200, loss = nan\n")
+    report = diagnose_json("--complaint", text)
+    facts = _facts(report)
+    assert report["understood"]["symptom"] == "explosion"
+    assert facts["nan_first_step"]["value"] == 200
+    assert facts["initial_loss"]["value"] == 60.7816
+
+
+def test_the_loss_the_words_state_is_not_contradicted_by_an_early_sample():
+    text = ("the loss has been fluctuating around 4.0 since step 2, after 10000 iterations it has not "
+            "decreased much\n"
+            "global step 2: loss = 4.8855 (0.211 sec/step)\n"
+            "global step 4: loss = 4.4874 (0.205 sec/step)\n")
+    report = diagnose_json("--complaint", text)
+    facts = _facts(report)
+    assert facts["train_loss"]["value"] == 4.0
+    assert "current_loss" not in facts or facts["current_loss"]["value"] == 4.0
+    # the report says what it set aside
+    assert any(c["fact"] == "current_loss" and "4.487" in c["message"] and "kept 4" in c["message"]
+               for c in report["conflicts"])
