@@ -292,6 +292,22 @@ def plain_run(script, workdir, timeout, env):
     return {"seconds": seconds, "returncode": rc, "error": err, "metrics": str(metrics) if metrics else None}
 
 
+def cached_plain_run(script, workdir, args, env):
+    """The plain run, or with --plain-cache the one kept in CACHE/<name>/ (run and kept there when absent).
+
+    Two trees compared on the same cache read the very same metrics files, and the training runs once."""
+    if not args.plain_cache:
+        return plain_run(script, workdir, args.plain_timeout, env)
+    kept = Path(args.plain_cache) / script.stem
+    info = kept / "plain.json"
+    if not info.exists():
+        result = plain_run(script, kept, args.plain_timeout, env)
+        info.write_text(json.dumps(result))
+    result = json.loads(info.read_text())
+    metrics = next((kept / m for m in METRIC_FILES if (kept / m).exists()), None)
+    return {**result, "metrics": str(metrics) if metrics else None}
+
+
 def traindx_command(spec):
     if spec:
         return shlex.split(spec)
@@ -342,7 +358,7 @@ def run_case(entry, scen_dir, modes, cmd_base, args, env):
     script = scen_dir / entry["file"]
     root = Path(tempfile.mkdtemp(prefix=f"traindx_{case_name(entry)}_", dir=args.workdir))
     try:
-        plain = plain_run(script, root / "plain", args.plain_timeout, env)
+        plain = cached_plain_run(script, root / "plain", args, env)
         per_mode = {}
         for mode in modes:
             if mode == "log" and not plain["metrics"]:
@@ -429,6 +445,8 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=600, help="seconds allowed per traindx call")
     ap.add_argument("--plain-timeout", type=float, default=120, help="seconds allowed per plain run")
     ap.add_argument("--threads", type=int, default=1, help="OMP/MKL threads for child processes (0: leave as is)")
+    ap.add_argument("--plain-cache", default=None,
+                    help="folder of kept plain runs (CACHE/sNN/): reused when present, else run and kept there")
     ap.add_argument("--workdir", default=None, help="parent folder for the per-case temporary folders")
     ap.add_argument("--keep", action="store_true", help="keep the per-case temporary folders")
     ap.add_argument("--list", action="store_true", help="list the selected scenarios and exit")

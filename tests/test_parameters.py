@@ -269,3 +269,45 @@ def test_the_live_trend_minimum_is_a_parameter():
     times = [0.5] * 3 + [0.1] * 5 + [0.3] * 5
     assert step_time_trend(times) == "increasing"
     assert step_time_trend(times, {**shipped(), "data_timing.step_time_min_steps": 11}) is None
+
+
+def test_the_time_stamp_test_is_a_parameter(tmp_path):
+    """A time column that goes back once in 30 rows (a resumed run) is time stamps at the shipped
+    logs.time_stamp_back_share (5 %); a pack that allows no step back reads it as durations."""
+    from traindx.probes.readers.logs import read_log
+
+    t, rows = 1000.0, []
+    for i in range(30):
+        t = 1000.0 if i == 15 else t + 2.0 + 0.1 * (i % 3)
+        rows.append(f"{i},{2.0 / (i + 1):.4f},{t:.2f}\n")
+    log = tmp_path / "metrics.csv"
+    log.write_text("step,loss,time\n" + "".join(rows))
+    assert read_log(log).time_kind == "cumulative"
+    assert read_log(log, params={**shipped(), "logs.time_stamp_back_share": 0.0}).time_kind == "duration"
+
+
+def test_the_accuracy_trend_minimum_is_a_parameter(tmp_path):
+    """A log with three accuracies and no loss gets an accuracy_trend; a pack asking for four does not."""
+    from traindx.probes.readers.logs import analyze_log
+
+    log = tmp_path / "metrics.csv"
+    log.write_text("epoch,accuracy\n1,0.30\n2,0.50\n3,0.70\n")
+    facts = {f.fact: f.value for f in analyze_log(log)[0]}
+    assert facts["accuracy_trend"] == "rising"
+    moved = {f.fact: f.value for f in analyze_log(log, params={**shipped(), "curves.accuracy_trend_min_points": 4})[0]}
+    assert "accuracy_trend" not in moved
+
+
+def test_the_near_copy_check_reads_its_cuts_from_params():
+    """Validation examples jittered from training ones are near-copies; a pack that wants more
+    training rows per neighbour than the set holds leaves the check unanswered."""
+    torch = pytest.importorskip("torch")
+    from traindx.probes.live.data import near_duplicate_fraction
+
+    g = torch.Generator().manual_seed(0)
+    orig = torch.randn(240, 30, generator=g)
+    copies = torch.cat([orig + 0.05 * torch.randn(240, 30, generator=g) for _ in range(5)])
+    data = torch.utils.data.TensorDataset(copies, torch.randint(0, 4, (1200,), generator=g))
+    tr, va = torch.utils.data.random_split(data, [960, 240], generator=torch.Generator().manual_seed(1))
+    assert near_duplicate_fraction(tr, va)["fraction"] > 0.8
+    assert near_duplicate_fraction(tr, va, params={**shipped(), "leakage.near_copy_train_per_neighbour": 60}) is None

@@ -501,30 +501,35 @@ def labels_related(result: dict | None, params=None) -> bool | None:
 
 
 def near_duplicate_fraction(train, val, *, max_val: int = 256, max_train: int = 4096,
-                            max_features: int = 65536, k: int = 20, jump: float = 5.0,
-                            time_budget_s: float = 1.5, seed: int = 0) -> dict | None:
+                            max_features: int = 65536, time_budget_s: float = 1.5, seed: int = 0,
+                            params=None) -> dict | None:
     """Fraction of (a sample of) validation examples that are near-copies of training examples
     (jittered or augmented copies made before the split, overlapping windows), which exact hashing
     misses.
 
     Inputs are standardised with the training sample's statistics. For each validation example
-    the distances to its ``k`` nearest training examples are sorted; it counts as a near-copy when,
-    among its ``k // 2`` nearest, one is ``jump`` times (or more) closer than the next: a tight
-    group of copies set apart from the rest of its neighbourhood (an exact copy, distance 0,
-    always counts). For independent examples in ``d`` dimensions the chance of such a gap is about
-    ``jump ** -d`` (4% in 2-D at the default, nil beyond); copies jittered by a few percent of a
-    feature's spread sit tens of times closer than anything else. Only float inputs with 2+
-    varying features and training sets of at least ``4 k`` examples are read; None otherwise.
+    the distances to its ``k`` nearest training examples (``leakage.near_copy_neighbours``) are
+    sorted; it counts as a near-copy when, among its ``k // 2`` nearest, one is ``jump`` times
+    (``leakage.near_copy_gap``) or more closer than the next: a tight group of copies set apart
+    from the rest of its neighbourhood (an exact copy, distance 0, always counts). For
+    independent examples in ``d`` dimensions the chance of such a gap is about ``jump ** -d`` (4%
+    in 2-D at the default, nil beyond); copies jittered by a few percent of a feature's spread sit
+    tens of times closer than anything else. Only float inputs with 2+ varying features and
+    training sets of at least ``leakage.near_copy_train_per_neighbour`` times ``k`` examples are
+    read; None otherwise. The three are parameters of ``params``.
     Returns ``{"fraction", "val_checked", "train_read"}``. RNG states are preserved.
     """
     import torch
 
+    P = resolve(params)
+    k, jump = int(P["leakage.near_copy_neighbours"]), P["leakage.near_copy_gap"]
+    least = int(P["leakage.near_copy_train_per_neighbour"] * k)
     tr, va = _dataset_of(train), _dataset_of(val)
     try:
         n_tr, n_va = len(tr), len(va)
     except Exception:
         return None
-    if n_tr < 4 * k or n_va == 0:
+    if n_tr < least or n_va == 0:
         return None
     rnd = _random.Random(seed)
     t0 = time.perf_counter()
@@ -532,9 +537,9 @@ def near_duplicate_fraction(train, val, *, max_val: int = 256, max_train: int = 
         V = _read_rows(va, rnd.sample(range(n_va), min(n_va, max_val)), max_features,
                        t0 + time_budget_s / 3, 16, labels=False)
         T = V and _read_rows(tr, rnd.sample(range(n_tr), min(n_tr, max_train)), max_features,
-                             max(t0 + time_budget_s, time.perf_counter() + time_budget_s / 3), 4 * k,
+                             max(t0 + time_budget_s, time.perf_counter() + time_budget_s / 3), least,
                              labels=False)
-    if not T or T[0].shape[1] != V[0].shape[1] or len(T[0]) < 4 * k:
+    if not T or T[0].shape[1] != V[0].shape[1] or len(T[0]) < least:
         return None
     T, V = T[0], V[0]
     mu, sd = T.mean(0), T.std(0)

@@ -23,13 +23,13 @@ class Fuse:
         self.blown = False
         self.fault = None
 
-    def blow(self, where: str, exc: BaseException) -> None:
+    def blow(self, where: str, exc: BaseException, stacklevel: int = 4) -> None:
         if self.blown:
             return
         self.blown = True
         self.fault = f"{where}: {type(exc).__name__}: {exc}"[:300]
         warnings.warn(f"{self.what}: probes switched off after an internal error in {self.fault} "
-                      f"(your training is unaffected)", RuntimeWarning, stacklevel=4)
+                      f"(your training is unaffected)", RuntimeWarning, stacklevel=stacklevel)
         if self.on_blow is not None:
             try:
                 self.on_blow()
@@ -114,11 +114,20 @@ class _SafeCalls:
         self._monitor = monitor
         self._fuse = fuse
 
+    # called on every batch: Fuse.call's guard written out (one Python frame less each)
     def on_data_wait(self, *a, **kw):
-        self._fuse.call("loader (data wait)", self._monitor.on_data_wait, *a, **kw)
+        if not self._fuse.blown:
+            try:
+                self._monitor.on_data_wait(*a, **kw)
+            except Exception as exc:
+                self._fuse.blow("loader (data wait)", exc, stacklevel=3)
 
     def on_batch(self, *a, **kw):
-        self._fuse.call("loader (batch)", self._monitor.on_batch, *a, **kw)
+        if not self._fuse.blown:
+            try:
+                self._monitor.on_batch(*a, **kw)
+            except Exception as exc:
+                self._fuse.blow("loader (batch)", exc, stacklevel=3)
 
     def __getattr__(self, name):
         return getattr(self._monitor, name)

@@ -82,16 +82,19 @@ class Watch:
     def observe(self, loss, outputs=None, targets=None, *, phase=None, loss_name=None):
         """Show the monitor a loss (before backward), with what it compared when known.
         ``phase`` None: inferred (no grad, or no backward before the next step: validation)."""
-        if self.monitor is None or self.fuse.blown:
+        # called on every loss: the fuse's guard written out here rather than through Fuse.call
+        monitor = self.monitor
+        if monitor is None or self.fuse.blown:
             return
-        self.fuse.call("observe", self._observe, loss, outputs, targets, phase, loss_name)
-
-    def _observe(self, loss, outputs, targets, phase, loss_name):
-        if loss_name is None and self.criterion is not None:
-            loss_name = _criterion_name(self.criterion)
-        if loss_name is None and (outputs is None or targets is None):
-            loss_name = "unknown"
-        self.monitor.on_loss(loss, phase=phase, outputs=outputs, targets=targets, loss_name=loss_name)
+        try:
+            if loss_name is None:
+                if self.criterion is not None:
+                    loss_name = _criterion_name(self.criterion)
+                if loss_name is None and (outputs is None or targets is None):
+                    loss_name = "unknown"
+            monitor.on_loss(loss, phase=phase, outputs=outputs, targets=targets, loss_name=loss_name)
+        except Exception as exc:
+            self.fuse.blow("observe", exc, stacklevel=3)
 
     def arm(self, reason: str = "requested"):
         """Switch the costly probes on for the next steps."""

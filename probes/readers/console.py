@@ -1102,7 +1102,7 @@ def read_console(path, column_map=None, params=None) -> ConsoleLog:
         f.seek(0)
         _feed_all(reader, f, path, bounded.limits(params).max_line_chars)
     log = reader.finish()
-    _finish(log)
+    _finish(log, params)
     return log
 
 
@@ -1116,12 +1116,12 @@ def read_console_text(text: str, name: str = "pasted log", column_map=None, para
     reader.log.rl_names = rl_names_in_text(text[:_rl_head(params)])
     _feed_all(reader, io.StringIO(text, newline="\n"), name, bounded.limits(params).max_line_chars)
     log = reader.finish()
-    _finish(log)
+    _finish(log, params)
     return log
 
 
-def _finish(log: ConsoleLog) -> None:
-    log._finish()
+def _finish(log: ConsoleLog, params=None) -> None:
+    log._finish(params)
     # restarts are counted by line in the reader; LogData lists them by step
     if not log.restart_lines and log.restarts:
         log.restart_lines = []

@@ -546,7 +546,7 @@ def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, st
                f"(a change of {-c.frac:+.1%}) over {out.rng(c.x_start, c.x_end)}")
     else:
         trend, region, why = _plateau_or_decreasing(c, out)
-    if c.blips and len(c.spikes) >= 3 and trend in ("decreasing", "plateaued", "flat"):
+    if c.blips and len(c.spikes) >= P["curves.blip_note_min_spikes"] and trend in ("decreasing", "plateaued", "flat"):
         why += (f"; its {len(c.spikes)} one-point spikes in {c.n} points fall back at once "
                 f"(hard batches, not instability)")
     return trend, region, why
@@ -629,7 +629,7 @@ def _plateau_or_decreasing(c: _LossCurve, out: _Out) -> tuple[str, tuple | None,
     # a short, quiet log whose last 30 % falls at every point, by more than plateau_rel of its
     # level, is still falling: the window medians of a few points lag a steady decline
     tail = [c.cm[i] for i in c.tail_idx]
-    falling = (len(tail) >= 3 and all(b < a for a, b in zip(tail, tail[1:]))
+    falling = (len(tail) >= P["curves.falling_tail_min_points"] and all(b < a for a, b in zip(tail, tail[1:]))
                and tail[0] - tail[-1] > P["curves.plateau_rel"] * abs(tail[-1]))
     if nc >= P["curves.noise_min_points"] and not falling and (
             (share < P["curves.plateau_share"] and rel < P["curves.plateau_rel"])
@@ -707,7 +707,8 @@ def _loss_epoch_cycle(c: _LossCurve, s, log, out: _Out) -> None:
     import bisect
     P = out.p
     starts = list(getattr(log, "epoch_starts", None) or [])
-    if len(starts) < P["curves.cycle_min_epochs"] + 1 or s.rows_per_point != 1 or c.n < 6:
+    if (len(starts) < P["curves.cycle_min_epochs"] + 1 or s.rows_per_point != 1
+            or c.n < P["curves.cycle_min_points"]):
         return
     lengths = sorted(b - a for a, b in zip(starts, starts[1:]))
     per = lengths[len(lengths) // 2]
@@ -731,7 +732,7 @@ def _loss_epoch_cycle(c: _LossCurve, s, log, out: _Out) -> None:
             tot += ys[j]
             k += 1
             j += 1
-        if k < 3:
+        if k < P["curves.cycle_window_min_points"]:
             continue
         ln = starts[e + 1] - starts[e]
         pos = min(npos - 1, int((x - starts[e]) / ln * npos))
@@ -739,7 +740,7 @@ def _loss_epoch_cycle(c: _LossCurve, s, log, out: _Out) -> None:
     # within each epoch the swings are ranked (0..1), so that one wild epoch (a blow-up in the
     # first) weighs no more than a quiet one; the cycle's size is read from the raw swings
     for e, rows in by_epoch.items():
-        if len(rows) < 3:
+        if len(rows) < P["curves.cycle_epoch_min_points"]:
             continue
         epochs.add(e)
         order = sorted(range(len(rows)), key=lambda i: rows[i][1])
@@ -941,7 +942,7 @@ def _accuracy_trend(log, out: _Out) -> None:
     for role in ("accuracy", "val_accuracy"):
         s = log.get(role)
         fin = s.finite_points() if s is not None else []
-        if len(fin) < 3:
+        if len(fin) < out.p["curves.accuracy_trend_min_points"]:
             continue
         k = max(1, len(fin) // 3)
         a, b = median(p.mean for p in fin[:k]), median(p.mean for p in fin[-k:])

@@ -84,6 +84,7 @@ from collections.abc import Iterable
 
 from traindx.engine import bounded
 from traindx.engine.errors import InputError
+from traindx.engine.parameters import resolve
 
 #: The evidence source (``kb/sources.yaml``) this module implements.
 SOURCE_ID = "log:curves"
@@ -573,10 +574,11 @@ class _StepTimer:
         self.series.extend(ox, oy)
         self.prev = (xs[-1], ts[-1])
 
-    @property
-    def looks_cumulative(self) -> bool:
-        """Time stamps only go back at restarts; per-step durations go up and down."""
-        return self.series.rows > 0 and self.decreases <= 0.05 * self.pairs
+    def looks_cumulative(self, params=None) -> bool:
+        """Time stamps only go back at restarts; per-step durations go up and down. A column that goes
+        back between at most ``logs.time_stamp_back_share`` of its consecutive rows is time stamps."""
+        share = resolve(params)["logs.time_stamp_back_share"]
+        return self.series.rows > 0 and self.decreases <= share * self.pairs
 
 
 # --------------------------------------------------------------------------------------------
@@ -639,7 +641,7 @@ class LogData:
             self._timer = _StepTimer(self.columns.get("time", "time"))
         self._timer.feed(xs, ts)
 
-    def _finish(self) -> None:
+    def _finish(self, params=None) -> None:
         for role in _PERCENT_ROLES:
             s = self.series.get(role)
             if s is not None and _PERCENT_THRESHOLD < s.max <= 100.0:
@@ -649,7 +651,7 @@ class LogData:
         self.columns.pop("time", None)
         if "step_time" not in self.series:
             timer = self._timer
-            if timer is not None and timer.looks_cumulative:
+            if timer is not None and timer.looks_cumulative(params):
                 self.series["step_time"] = timer.series
                 self.columns["step_time"] = timer.series.column
                 self.time_kind = "cumulative"
@@ -1605,7 +1607,7 @@ def read_log(path: str | os.PathLike, column_map: dict | str | None = None, para
                 return read_console(path, column_map=cmap, params=params)
             except InputError:
                 raise err from None
-    log._finish()
+    log._finish(params)
     if not any(r in log.series for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
         raise InputError("no metric values in the log (every loss/accuracy cell is empty)", path)
     return log

@@ -10,14 +10,15 @@ class Leakage(Probe):
     facts = ("val_train_overlap",)
     needs = frozenset({"loader"})
     schedule = "once, when findings are first gathered with both loaders declared"
-    parameters = ("leakage.near_copy_fraction", "leakage.min_val_hashed", "leakage.min_train_hashed")
+    parameters = ("leakage.near_copy_fraction", "leakage.min_val_hashed", "leakage.min_train_hashed",
+                  "leakage.near_copy_neighbours", "leakage.near_copy_gap", "leakage.near_copy_train_per_neighbour")
 
     def findings(self, m, emit, params):
         if "train" not in m._loaders or "val" not in m._loaders:
             return
         if m._overlap is None:
             m._overlap = D.val_train_overlap(m._loaders["train"], m._loaders["val"], params=params) or {}
-            near = D.near_duplicate_fraction(m._loaders["train"], m._loaders["val"])
+            near = D.near_duplicate_fraction(m._loaders["train"], m._loaders["val"], params=params)
             if (near and near["fraction"] >= params["leakage.near_copy_fraction"]
                     and near["fraction"] > m._overlap.get("overlap", 0)):
                 m._overlap["near"] = near
