@@ -21,7 +21,11 @@ noisy and epoch logs are short.
    last non-spike value before it by more than ``6`` noise bands *and* by more than 50 % of the
    level: far outside the noise, a jump *up* (the high first epoch of a fast-falling curve is
    not a spike; the first point never is), and large enough to matter even on a near-noiseless
-   curve. Adjacent spike points make one spike event.
+   curve -- *and* by more than 25 % of the progress made up to it (the highest running median so
+   far minus the running median there): a run whose loss fell from 1.6 to 0.003 and shows a batch
+   at 0.17 has given back a tenth of what it learned, not been knocked off course (a warm-up bump,
+   a hard batch at a loss near zero); a spike back towards where the run started still counts.
+   Adjacent spike points make one spike event.
    Spikes are then left out of the level statistics below (and the curve is re-smoothed), so a
    single 60 000 in a loss of 2 does not move "initial" or "current".
 4. **Initial and current loss.** ``initial_loss`` is the median of the first ``k_head`` values
@@ -369,15 +373,25 @@ def _loss_all_nonfinite(log, s, out: _Out) -> str:
 
 
 def _spike_mask(c: _LossCurve, P) -> list[bool]:
-    """Step 3: which points jump up from both the running median and the last non-spike value."""
+    """Step 3: which points jump up from both the running median and the last non-spike value.
+
+    Three yardsticks, the largest wins: the local noise band, a share of the level, and a share of
+    the progress made so far (the highest running median up to the point minus the running median
+    at it). The last one keeps a loss near zero from turning hard batches into "spikes": at a level
+    of 0.003 a batch at 0.17 is fifty times the level, yet it gives back a tenth of what a run that
+    started at 1.6 learned and is gone at the next step (a warm-up bump, one misfit example)."""
     spike_bands, spike_rel = P["curves.spike_bands"], P["curves.spike_rel"]
+    spike_progress = P["curves.spike_progress_share"]
     spike = [False] * c.n
     if c.n >= P["curves.noise_min_points"]:
         prev = c.means[0]  # the last non-spike value: a spike is a jump *up* from it
+        top = c.level[0]   # the highest running median so far: where the run started from
         for i in range(1, c.n):
             p = c.fin[i]
+            top = max(top, c.level[i])
             band = math.hypot(c.sig[i], c.sds[i])
-            thr = max(spike_bands * band, spike_rel * abs(c.level[i]))
+            thr = max(spike_bands * band, spike_rel * abs(c.level[i]),
+                      spike_progress * (top - c.level[i]))
             if p.hi - c.level[i] > thr and p.hi - prev > thr:
                 spike[i] = True
             else:
@@ -842,8 +856,12 @@ def _analyze_val(log, out: _Out) -> None:
     # (the training loss's start is where validation started too) is the scatter of a floor
     # reached with noisy steps, not the model turning to memorise: the minimum of noisy
     # evaluations sits below their level by itself
+    # (a live run reads its evaluations without the training loss: then validation's own start,
+    # its first smoothed value, is where it started)
     start = out.a.facts.get("initial_loss")
-    gained = (start - best) if isinstance(start, (int, float)) and math.isfinite(start) else None
+    if not (isinstance(start, (int, float)) and math.isfinite(start)):
+        start = sm[0]
+    gained = (start - best) if math.isfinite(start) else None
     slight = (gained is not None and gained > 0 and level - best < out.p["curves.val_slight_rise"] * rise * abs(best)
               and level - best < out.p["curves.val_rise_giveback"] * gained)
     if (level - best > max(rise * abs(best), out.p["curves.val_rise_noise"] * max(sig, sig_after))
