@@ -336,3 +336,19 @@ def test_a_live_validation_loss_near_zero_creeping_up_by_a_sliver_is_not_overfit
     val += [0.0057 + 0.00013 * k for k in range(1, 8)]
     pts = [(10 * (k + 1), v) for k, v in enumerate(val)]
     assert L.curve_analysis((), (), pts).facts["val_loss_trend"] != "increasing"
+
+
+def test_bounces_after_a_blow_up_in_the_first_steps_are_still_instability():
+    # Adam at a far too high LR: the first loss is at chance (ln 4), the next steps blow up to 75,
+    # then the loss keeps bouncing between ~0.7 and ~2 -- back above chance. The blow-up is not
+    # "where the run started": measured from it, no later bounce would be a spike.
+    rnd = random.Random(4)
+    losses = [1.39, 34.3, 75.3, 51.1, 22.6, 7.2, 3.6, 2.7]
+    for _ in range(300):
+        v = 0.9 * (1 + 0.25 * (2 * rnd.random() - 1))
+        if rnd.random() < 0.06:
+            v = rnd.uniform(1.5, 2.2)
+        losses.append(v)
+    facts = read(losses)
+    assert facts["loss_spikes"] >= 3
+    assert facts["loss_trend"] == "oscillating"

@@ -22,7 +22,8 @@ noisy and epoch logs are short.
    level: far outside the noise, a jump *up* (the high first epoch of a fast-falling curve is
    not a spike; the first point never is), and large enough to matter even on a near-noiseless
    curve -- *and* by more than 25 % of the progress made up to it (the highest running median so
-   far minus the running median there): a run whose loss fell from 1.6 to 0.003 and shows a batch
+   far, capped at the first loss, minus the running median there): a run whose loss fell from 1.6
+   to 0.003 and shows a batch
    at 0.17 has given back a tenth of what it learned, not been knocked off course (a warm-up bump,
    a hard batch at a loss near zero); a spike back towards where the run started still counts.
    Adjacent spike points make one spike event.
@@ -385,13 +386,15 @@ def _spike_mask(c: _LossCurve, P) -> list[bool]:
     spike = [False] * c.n
     if c.n >= P["curves.noise_min_points"]:
         prev = c.means[0]  # the last non-spike value: a spike is a jump *up* from it
-        top = c.level[0]   # the highest running median so far: where the run started from
+        # where the run started from: the highest running median so far, but never above the first
+        # loss (a blow-up in the first steps is itself instability, not the start to measure from)
+        top = c.level[0]
         for i in range(1, c.n):
             p = c.fin[i]
             top = max(top, c.level[i])
             band = math.hypot(c.sig[i], c.sds[i])
             thr = max(spike_bands * band, spike_rel * abs(c.level[i]),
-                      spike_progress * (top - c.level[i]))
+                      spike_progress * (min(top, c.means[0]) - c.level[i]))
             if p.hi - c.level[i] > thr and p.hi - prev > thr:
                 spike[i] = True
             else:
