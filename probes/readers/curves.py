@@ -23,9 +23,9 @@ noisy and epoch logs are short.
    not a spike; the first point never is), and large enough to matter even on a near-noiseless
    curve -- *and* by more than 25 % of the progress made up to it (the highest running median so
    far, capped at the first loss, minus the running median there): a run whose loss fell from 1.6
-   to 0.003 and shows a batch
-   at 0.17 has given back a tenth of what it learned, not been knocked off course (a warm-up bump,
-   a hard batch at a loss near zero); a spike back towards where the run started still counts.
+   to 0.003 and shows a batch at 0.17 has given back a tenth of what it learned, not been knocked
+   off course (a warm-up bump, a hard batch at a loss near zero); a spike back towards where the
+   run started still counts.
    Adjacent spike points make one spike event.
    Spikes are then left out of the level statistics below (and the curve is re-smoothed), so a
    single 60 000 in a loss of 2 does not move "initial" or "current".
