@@ -27,8 +27,9 @@ noisy and epoch logs are short.
    off course (a warm-up bump, a hard batch at a loss near zero); a spike back towards where the
    run started still counts.
    Adjacent spike points make one spike event.
-   Spikes are then left out of the level statistics below (and the curve is re-smoothed), so a
-   single 60 000 in a loss of 2 does not move "initial" or "current".
+   Spikes -- and the points that pass the first two tests but not the third -- are then left out
+   of the level statistics below (and the curve is re-smoothed), so a single 60 000 in a loss of 2
+   does not move "initial" or "current", and the noise is measured as without the third test.
 4. **Initial and current loss.** ``initial_loss`` is the median of the first ``k_head`` values
    (``k_head = clamp(N // 50, 1, 25)``: an epoch log's first epoch is already an average, a
    per-step log needs a few values); a long log uses its first raw rows, which are kept
@@ -381,8 +382,14 @@ def _spike_mask(c: _LossCurve, P) -> list[bool]:
     at it). The last one keeps a loss near zero from turning hard batches into "spikes": at a level
     of 0.003 a batch at 0.17 is fifty times the level, yet it gives back a tenth of what a run that
     started at 1.6 learned and is gone at the next step (a warm-up bump, one misfit example)."""
+    return _jumps(c, P, P["curves.spike_progress_share"])
+
+
+def _jumps(c: _LossCurve, P, spike_progress: float) -> list[bool]:
+    """The points that jump up from both the running median and the last point that did not, by
+    the largest of the three yardsticks of :func:`_spike_mask` (``spike_progress`` 0: the first two
+    only, the outliers left out of the level statistics)."""
     spike_bands, spike_rel = P["curves.spike_bands"], P["curves.spike_rel"]
-    spike_progress = P["curves.spike_progress_share"]
     spike = [False] * c.n
     if c.n >= P["curves.noise_min_points"]:
         prev = c.means[0]  # the last non-spike value: a spike is a jump *up* from it
@@ -411,6 +418,10 @@ def _loss_spikes(c: _LossCurve, out: _Out) -> None:
     c.sig = [1.4826 * v for v in _rolling_median([abs(r) for r in c.resid], max(3, 2 * w))]
     c.sds = _rolling_median([p.sd for p in fin], max(3, 2 * w))
     spike = c.spike = _spike_mask(c, out.p)
+    # the level statistics leave out every point far outside the noise, spike or not: a hard batch
+    # at a loss near zero is no spike event, and no part of the level either (so the noise and the
+    # levels read as they did before the progress yardstick)
+    outlier = [a or b for a, b in zip(spike, _jumps(c, out.p, 0.0))]
     spikes: list[tuple[int, int]] = []
     for i in range(n):
         if spike[i]:
@@ -429,7 +440,7 @@ def _loss_spikes(c: _LossCurve, out: _Out) -> None:
              f"{_fmt(median(means))}") if spikes else
             "no sudden upward spikes in the training loss")
 
-    keep = [i for i in range(n) if not spike[i]] or list(range(n))
+    keep = [i for i in range(n) if not outlier[i]] or list(range(n))
     c.cx = [c.xs[i] for i in keep]
     c.cm = [means[i] for i in keep]
     c.csd = [fin[i].sd for i in keep]
