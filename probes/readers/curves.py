@@ -866,21 +866,9 @@ def _analyze_val(log, out: _Out) -> None:
         third = len(after) // 3
         drifting = median(after[-third:]) >= median(after[:third])
     rise = out.p["curves.val_rise"]
-    # a small rise that gives back only a sliver of what validation gained since the run started
-    # (the training loss's start is where validation started too) is the scatter of a floor
-    # reached with noisy steps, not the model turning to memorise: the minimum of noisy
-    # evaluations sits below their level by itself
-    # (a live run reads its evaluations without the training loss: then validation's own start,
-    # its first smoothed value, is where it started)
-    start = out.a.facts.get("initial_loss")
-    if not (isinstance(start, (int, float)) and math.isfinite(start)):
-        start = sm[0]
-    gained = (start - best) if math.isfinite(start) else None
-    slight = (gained is not None and gained > 0 and level - best < out.p["curves.val_slight_rise"] * rise * abs(best)
-              and level - best < out.p["curves.val_rise_giveback"] * gained)
     if (level - best > max(rise * abs(best), out.p["curves.val_rise_noise"] * max(sig, sig_after))
             and n - 1 - best_i >= k_rise and drifting
-            and not slight):
+            and not _slight_val_rise(out, sm[0], best, level)):
         vt = "increasing"
         why = (f"validation loss bottomed at {_fmt(best)} ({log.x_label} {_fx(xs[best_i])}) and "
                f"has risen to {_fmt(level)}")
@@ -894,6 +882,21 @@ def _analyze_val(log, out: _Out) -> None:
         why = f"validation loss flat over the latter half: {_fmt(mid)} -> {_fmt(cur)}"
         a = xs[idx[0]]
     out.add("val_loss_trend", vt, a, x1, why)
+
+
+def _slight_val_rise(out: _Out, first: float, best: float, level: float) -> bool:
+    """A small rise that gives back only a sliver of what validation gained since the run started
+    (the training loss's start is where validation started too) is the scatter of a floor reached
+    with noisy steps, not the model turning to memorise: the minimum of noisy evaluations sits below
+    their level by itself. A live run reads its evaluations without the training loss: then
+    validation's own start, its first smoothed value ``first``, is where it started."""
+    start = out.a.facts.get("initial_loss")
+    if not (isinstance(start, (int, float)) and math.isfinite(start)):
+        start = first
+    if not math.isfinite(start) or start - best <= 0:
+        return False
+    return (level - best < out.p["curves.val_slight_rise"] * out.p["curves.val_rise"] * abs(best)
+            and level - best < out.p["curves.val_rise_giveback"] * (start - best))
 
 
 def _analyze_accuracy(log, out: _Out) -> None:
