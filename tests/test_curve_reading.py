@@ -352,3 +352,20 @@ def test_bounces_after_a_blow_up_in_the_first_steps_are_still_instability():
     facts = read(losses)
     assert facts["loss_spikes"] >= 3
     assert facts["loss_trend"] == "oscillating"
+
+
+def test_kicks_above_chance_after_a_first_loss_in_the_thousands_are_still_instability():
+    # unscaled inputs (values up to 1e6) into a binary classifier with SGD: the first loss is
+    # ~1800, it blows up to 1e7, then the model flips between the two constant predictions
+    # (~0.67 / ~0.97) and is kicked to 5-20 now and then. Progress is not measured from the
+    # thousands: chance, ln 2, is where a classifier starts.
+    rnd = random.Random(41)
+    losses = [1800.0, 2.1e5, 1.04e7, 3.0e4, 55.0, 3.1]
+    for i in range(114):                # the first 120 steps: where a live run decides
+        v = (0.67 if (i // 9) % 2 else 0.97) * (1 + 0.05 * (2 * rnd.random() - 1))
+        if rnd.random() < 0.05:
+            v = rnd.uniform(5, 20)
+        losses.append(v)
+    facts = L.curve_analysis(range(len(losses)), losses, (), 2).facts
+    assert facts["loss_spikes"] >= 3
+    assert facts["loss_trend"] in ("oscillating", "diverging")

@@ -22,7 +22,8 @@ noisy and epoch logs are short.
    level: far outside the noise, a jump *up* (the high first epoch of a fast-falling curve is
    not a spike; the first point never is), and large enough to matter even on a near-noiseless
    curve -- *and* by more than 25 % of the progress made up to it (the highest running median so
-   far, capped at the first loss, minus the running median there): a run whose loss fell from 1.6
+   far, capped at the first loss and, given the number of classes, at chance ln(C), minus the
+   running median there): a run whose loss fell from 1.6
    to 0.003 and shows a batch at 0.17 has given back a tenth of what it learned, not been knocked
    off course (a warm-up bump, a hard batch at a loss near zero); a spike back towards where the
    run started still counts.
@@ -316,6 +317,7 @@ class _LossCurve:
         self.means = [p.mean for p in fin]
         self.n = len(fin)
         self.w = max(3, self.n // 40)
+        self.chance = math.inf     # ln(C) for a classifier of C classes (set by the caller)
 
 
 def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
@@ -329,6 +331,7 @@ def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
     if not fin:
         return _loss_all_nonfinite(log, s, out)
     c = _LossCurve(s, fin)
+    c.chance = math.log(num_classes) if num_classes and num_classes >= 2 else math.inf
     _loss_spikes(c, out)
     _loss_levels(c, s, min_head, out.p)
     _loss_shape(c, out.p)
@@ -394,14 +397,17 @@ def _jumps(c: _LossCurve, P, spike_progress: float) -> list[bool]:
     if c.n >= P["curves.noise_min_points"]:
         prev = c.means[0]  # the last non-spike value: a spike is a jump *up* from it
         # where the run started from: the highest running median so far, but never above the first
-        # loss (a blow-up in the first steps is itself instability, not the start to measure from)
+        # loss nor, for a classifier, the chance level ln(C) (a blow-up in the first steps, or a
+        # first loss in the thousands from unscaled inputs, is itself the trouble, not the start
+        # to measure progress from)
         top = c.level[0]
+        start = min(c.means[0], c.chance)
         for i in range(1, c.n):
             p = c.fin[i]
             top = max(top, c.level[i])
             band = math.hypot(c.sig[i], c.sds[i])
             thr = max(spike_bands * band, spike_rel * abs(c.level[i]),
-                      spike_progress * (min(top, c.means[0]) - c.level[i]))
+                      spike_progress * (min(top, start) - c.level[i]))
             if p.hi - c.level[i] > thr and p.hi - prev > thr:
                 spike[i] = True
             else:
