@@ -115,6 +115,11 @@ class Session:
         except ValueProblem as exc:
             raise InputError(str(exc)) from None
         kind = source.split(":", 1)[0]
+        twin = _outranking_twin(self, name, v, kind)
+        if twin is not None:      # "loss around 4.0" in the words, the excerpt's early 4.49: one quantity
+            self.conflicts.append(f"{name}: {fmt(v)} ({source}) vs {twin.name} {fmt(twin.value)} "
+                                  f"({twin.source}) — kept {fmt(twin.value)}")
+            return twin
         old = self.base.get(name)
         if old is not None and old.value != v and name != "complaint" and _rounded(old.value, v) is not None:
             # "stuck at around 0.4" beside a pasted log's 0.4223: one value, stated to fewer digits —
@@ -600,6 +605,22 @@ def _decimals(x) -> int:
     mantissa, _, exp = text.partition("e")
     d = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
     return max(0, d - int(exp)) if exp else d
+
+
+def _outranking_twin(session, name: str, v, kind: str):
+    """A fact naming the same quantity as ``name`` (kb/language ``same_quantity``: the training
+    loss is the current loss) that a higher-ranked source stated with another value (not the same
+    value rounded): it stands, and ``v`` is not taken. None otherwise."""
+    lang = getattr(session.kb, "language", None)
+    for other in (getattr(lang, "same_quantity", None) or {}).get(name, ()):
+        f = session.base.get(other)
+        if f is None or f.value == v or _rounded(f.value, v) is not None:
+            continue
+        if isinstance(f.value, bool) or not isinstance(f.value, (int, float)):
+            continue
+        if session._source_rank(kind) < session._source_rank(f.kind):
+            return f
+    return None
 
 
 def _rounded(a, b):

@@ -124,6 +124,7 @@ class Language:
     hypothetical_rx: re.Pattern | None = None         # a question or plan: its settings are not the run's
     hypothetical_facts: set = field(default_factory=set)
     training: list = field(default_factory=list)      # (symptom, text, origin): what the examples' classifier learns
+    same_quantity: dict = field(default_factory=dict)  # fact -> the other facts that name its quantity
     params: dict = field(default_factory=dict)
     _model: _Examples | None = field(default=None, repr=False)
 
@@ -230,6 +231,7 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
             # a metric word stands alone or after a split ("val_loss"), never as a component ("loss_mn", "box_loss")
             lang.metric_rx[mt["id"]] = _compile(r"(?:(?<![a-z_])|(?<=train_)|(?<=val_)|(?<=valid_)|(?<=test_)|(?<=eval_))(?:"  # noqa: E501
                                                 + mt["pattern"] + r")(?![a-z_])", lang.terms, str(where))
+        _same_quantity(lang, data.get("same_quantity", []), facts, str(where))
         other += data.get("other_quantities", [])
         peaks += data.get("peak_words", [])
         hyp = data.get("hypothetical") or {}
@@ -243,6 +245,15 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
     lang.hypothetical_rx = _alternation(hypothetical, lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.training = [(s, t, o) for s, t, o in lang.examples + lang.utterances]
     return lang
+
+
+def _same_quantity(lang: Language, groups: list, facts: dict, where: str) -> None:
+    """``same_quantity`` groups: each fact maps to the others that name its quantity."""
+    for group in groups:
+        for fid in group:
+            if fid not in facts:
+                raise KBError(f"unknown fact {fid!r} in same_quantity", where)
+            lang.same_quantity.setdefault(fid, set()).update(g for g in group if g != fid)
 
 
 def _alternation(patterns: list, terms: dict, before: str, after: str) -> re.Pattern | None:

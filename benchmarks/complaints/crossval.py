@@ -67,7 +67,7 @@ def main(argv=None) -> int:
         held = [e for e in entries if by_id.get(e["id"]) == coll]
         texts = {utterance_text(e["text"]) for e in held}
         training = [(s, t, o) for s, t, o in training_all if t not in texts]
-        lang.model = U._Examples(training, lang.params)
+        lang._model = U._Examples(training, lang.params)
         if args.voice == "examples":
             rows = [_classifier_only(lang, e) for e in held]
         else:
@@ -84,7 +84,7 @@ def main(argv=None) -> int:
             for r in rows:
                 if r["expected"] != r["got"]:
                     print(f"      {r['id']}: {r['expected']} -> {r['got']} ({r.get('how')})")
-    lang.model = original_model
+    lang._model = original_model
     s = rc.summarise(rows_all)
     print(f"  all      {len(rows_all):4d}: symptom {s['symptom_accuracy']:.1%} ({s['symptom_right']}/{s['entries']}), "
           f"facts {s['fact_recall']:.1%}, wrong {s['facts_read_wrong']}; named by "

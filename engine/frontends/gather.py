@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -194,7 +195,11 @@ def split_paste(text: str, params=None) -> tuple[str, str | None]:
     reader = ConsoleReader("pasted", params=params, fmt="pasted")
     log_idx = set()
     in_trace = False
+    title = next((i for i, ln in enumerate(lines) if ln.strip()), None)
+    min_words = int(reader.params.get("console.title_prose_min_words", 3))
     for i, ln in enumerate(lines):
+        if i == title and _prose_title(ln, min_words):
+            continue                     # "fp16 finetune will loss=0": the user's words, not a log row
         before = (reader.metric_lines, len(reader.log.errors), reader.log.nan_warnings,
                   reader.header)
         reader.feed(ln)
@@ -210,6 +215,21 @@ def split_paste(text: str, params=None) -> tuple[str, str | None]:
     prose = "\n".join(ln for i, ln in enumerate(lines) if i not in log_idx).strip()
     log = "\n".join(ln for i, ln in enumerate(lines) if i in log_idx)
     return prose, log
+
+
+_STANDALONE_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?%?(?![\w.])|\b(?:nan|inf)\b",
+                                re.IGNORECASE)
+_PROSE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*(?!\s*[:=])|[\u4e00-\u9fff]")
+
+
+def _prose_title(line: str, min_words: int) -> bool:
+    """The first line of a paste is its title in the user's words ("fp16 finetune will loss=0",
+    "训练时 loss = nan") when it holds one number at most and at least ``min_words`` words besides
+    the metric's name: a log line holds a step or an epoch beside its value."""
+    if len(_STANDALONE_NUMBER.findall(line)) > 1:
+        return False
+    words = [w for w in _PROSE_WORD.findall(line) if w.lower() not in ("nan", "inf")]
+    return len(words) >= min_words
 
 
 def _axis_only(line: str) -> bool:
@@ -251,7 +271,10 @@ def read_pasted(text: str, name: str = "pasted log", num_classes=None, params=No
     log = read_console_text(text, name=name)
     summary = log.describe().replace(f"Read {name}:", f"Read the {name}:", 1)
     read = _analyze(log, name, num_classes, summary, params)
-    need = int(resolve(params).get("console.min_pasted_trend_points", 5))
+    P = resolve(params)
+    need = int(P.get("console.min_pasted_trend_points", 5))
+    _withhold_rival_values(log, read, int(P.get("console.pasted_max_names_per_metric", 1)),
+                           float(P.get("console.pasted_names_agree", 0.02)))
     loss = log.get("loss")
     points = len(loss.finite_points()) if loss is not None else 0
     if points < need:
@@ -261,6 +284,31 @@ def read_pasted(text: str, name: str = "pasted log", num_classes=None, params=No
             read.notes.append(f"the pasted excerpt holds {points} training-loss point(s), fewer than "
                               f"{need}: its values are used, not its trend")
     return read
+
+
+#: the facts that state a value of one metric role of a log (its level, not its shape)
+_ROLE_VALUES = {"loss": ("initial_loss", "current_loss", "train_loss", "loss_at_chance"),
+                "val_loss": ("val_loss",), "accuracy": ("train_accuracy",), "val_accuracy": ("val_accuracy",)}
+
+
+def _withhold_rival_values(log, read: Read, most: int, agree: float) -> None:
+    """An excerpt that prints one metric under more than ``most`` names whose last values
+    differ by more than ``agree`` (relative) ("Loss" per batch and
+    "Training Loss" per epoch, "Classification loss" beside "Total loss", "train_loss" per step
+    and "average loss" per epoch) states no single value of it: which of them the user means is
+    ambiguous, so none is read as the fact (precision over recall; the question is asked)."""
+    names = getattr(log, "role_names", None) or {}
+    for role, facts in _ROLE_VALUES.items():
+        printed = names.get(role) or {}
+        values = [v for v in printed.values() if isinstance(v, (int, float)) and math.isfinite(v)]
+        if len(printed) <= most or (values and max(values) - min(values) <= agree * max(abs(x) for x in values)):
+            continue                    # one name, or names that agree on the value: no ambiguity
+        held = [f for f in read.findings if f.fact in facts]
+        if held:
+            read.findings = [f for f in read.findings if f.fact not in facts]
+            read.notes.append(f"the pasted excerpt prints the {role.replace('_', ' ')} under "
+                              f"{len(printed)} names ({', '.join(sorted(repr(n) for n in printed))}): "
+                              "its value is not read as one")
 
 
 # ------------------------------------------------------------------------------ the session side

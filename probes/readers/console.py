@@ -470,6 +470,11 @@ def _nan_row(line: str, min_numbers: int) -> bool:
     return bad > 0 and finite >= min_numbers
 
 
+#: candidates ranked from here on are read as a metric for want of a better name (a perplexity,
+#: a loss component, a split word alone); below it, the name says what it measures
+NAMED_RANK = 100
+
+
 def _best_candidates(cands) -> dict:
     """The candidate each role's curve follows: the best-ranked name, the most rows among equals.
     A name printed once (a progress bar's last redraw above per-epoch summaries) has no curve:
@@ -938,6 +943,14 @@ class ConsoleReader(LineParser, _RunFacts):
                 c.series.extend(c.bx, c.by)
                 c.bx, c.by = [], []
         best = _best_candidates(self.cands.values())
+        # every name each role was printed under (a pasted excerpt that prints the loss under two
+        # names, "Loss" per batch and "Training Loss" per epoch, states no single loss value)
+        # ({name: last value} of the names that say what they measure: not a loss component, a
+        # perplexity or a split word alone, which rank from NAMED_RANK on)
+        log.role_names = {}
+        for c in self.cands.values():
+            if c.series.rows and c.role in best and (c.rank < NAMED_RANK or best[c.role] is c):
+                log.role_names.setdefault(c.role, {})[c.name] = c.last
         # a test split stands in for validation only when no validation was printed
         for role, c in best.items():
             log.series[role] = c.series

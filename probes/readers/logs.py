@@ -849,6 +849,8 @@ def _sniff(path: str, lim: bounded.Limits | None = None) -> str:
             json.loads(text)
             return "json"
         except ValueError:
+            if _concatenated_dicts(text, partial=len(sample) >= (1 << 16)) is not None:
+                return "json"   # metrics dicts printed with indent=, one after another
             return "console"  # printed dicts ({'loss': 1.2, ...}) or a truncated sample
     if not _looks_csv(text):
         return "console"
@@ -1319,11 +1321,21 @@ def _read_json_doc(path: str, column_map: dict, lim: bounded.Limits | None = Non
         text = bounded.read_bytes(path, lim.max_json_doc_bytes, "JSON log").decode("utf-8-sig")
     except UnicodeDecodeError:
         raise _not_utf8(path) from None
-    doc = bounded.loads_json(text, path, lim, prefix="not valid JSON")
+    try:
+        doc = bounded.loads_json(text, path, lim, prefix="not valid JSON")
+    except InputError:
+        # pretty-printed records one after another; never past the depth limit (loads_json's
+        # refusal of a too-deep document stands)
+        deep = bounded.json_depth(text, lim.max_depth) > lim.max_depth
+        doc = None if deep or not text.lstrip().startswith("{") else _concatenated_dicts(text)
+        if doc is None:
+            raise
     del text
     records = None
     if isinstance(doc, list):
         records = doc
+    elif isinstance(doc, dict) and _is_record(doc):
+        records = [doc]   # one metrics dict (a trainer's json.dumps(metrics, indent=...) print)
     elif isinstance(doc, dict):
         for key in ("log_history", "history", "logs", "records", "metrics", "log"):
             if isinstance(doc.get(key), list):
@@ -1345,6 +1357,38 @@ def _read_json_doc(path: str, column_map: dict, lim: bounded.Limits | None = Non
         sink.add(rec, None)
     sink.finish()
     return log
+
+
+def _is_record(doc: dict) -> bool:
+    """A dict that is itself one per-step record: scalar values only (no lists or nested dicts)
+    and at least one key the reader knows as a metric (loss, accuracy, ...)."""
+    if not doc or any(isinstance(v, (list, dict)) for v in doc.values()):
+        return False
+    return any(match_role(k) and match_role(k)[0] not in _X_ROLES for k in doc)
+
+
+def _concatenated_dicts(text: str, partial: bool = False) -> list | None:
+    """Several JSON objects one after another (each printed with ``indent=``, or one per line
+    among blank lines): the list of them, or None when the text is anything else. ``partial``: the
+    text is the head of a file, so an object cut off at its end is allowed. The caller has
+    already checked the nesting depth (``bounded.loads_json`` or :func:`_sniff` checks it first)."""
+    dec = json.JSONDecoder()
+    out, i, n = [], 0, len(text)
+    while True:
+        while i < n and text[i] in " \t\r\n,":
+            i += 1
+        if i >= n:
+            break
+        try:
+            obj, i = dec.raw_decode(text, i)
+        except ValueError:
+            if partial and out:
+                break
+            return None
+        if not isinstance(obj, dict):
+            return None
+        out.append(obj)
+    return out if len(out) >= 2 and all(_is_record(o) for o in out) else None
 
 
 # --------------------------------------------------------------------------------------------
