@@ -15,6 +15,9 @@ Inputs are result files of ``benchmarks/faultgen/run.py`` (JSON lines, with a ``
 files are only measured. With ``--lobo`` every faultgen base of the tune files is held out in turn
 (the map fitted on the other bases), and the held-out ECE is reported over all runs.
 
+A file scored on code that already applied a map is given as ``FILE@SLOPE,SHIFT`` (the map it
+showed), and its diagnosed confidences are mapped back first.
+
 Usage:
     python benchmarks/calibrate.py --tune FG.jsonl [--tune ...] [--test P.json ...] [--lobo]
         [--slope A --shift B]   # measure a given map instead of fitting one
@@ -35,7 +38,31 @@ EPS = 1e-3
 
 
 def load(path: str) -> list[dict]:
-    """Scored runs (script mode) of a faultgen JSON-lines file or a run_scenarios JSON file."""
+    """Scored runs (script mode) of a faultgen JSON-lines file or a run_scenarios JSON file.
+
+    ``FILE@SLOPE,SHIFT``: the file was scored on code that already showed its diagnosed causes
+    under that map (``confidence.calibration.*`` at the time); their confidences are mapped back to
+    the posterior (up to the two-decimal rounding, and 0.99 shown stays 0.99: the cap hides more)
+    so that every file is fitted and measured on the same footing."""
+    applied = None
+    if "@" in path:
+        path, _, spec = path.rpartition("@")
+        sa, _, sb = spec.partition(",")
+        applied = (float(sa), float(sb or 0.0))
+    rows = _load(path)
+    if applied is not None:
+        a, b = applied
+        rows = [{**r, "top1_confidence": unmapped(r["top1_confidence"], a, b)}
+                if r.get("status") == "diagnosed" and r["top1_confidence"] < 0.99 else r for r in rows]
+    return rows
+
+
+def unmapped(p: float, slope: float, shift: float) -> float:
+    """The posterior that the map ``sigmoid(slope * logit(q) + shift)`` shows as ``p``."""
+    return 1.0 / (1.0 + math.exp(-(logit(p) - shift) / slope))
+
+
+def _load(path: str) -> list[dict]:
     text = Path(path).read_text()
     if path.endswith(".jsonl"):
         rows = [json.loads(line) for line in text.splitlines() if line.strip()]

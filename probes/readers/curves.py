@@ -21,9 +21,16 @@ noisy and epoch logs are short.
    last non-spike value before it by more than ``6`` noise bands *and* by more than 50 % of the
    level: far outside the noise, a jump *up* (the high first epoch of a fast-falling curve is
    not a spike; the first point never is), and large enough to matter even on a near-noiseless
-   curve. Adjacent spike points make one spike event.
-   Spikes are then left out of the level statistics below (and the curve is re-smoothed), so a
-   single 60 000 in a loss of 2 does not move "initial" or "current".
+   curve -- *and* by more than 25 % of the progress made up to it (the highest running median so
+   far, capped at the first loss and, given the number of classes, at chance ln(C), minus the
+   running median there): a run whose loss fell from 1.6
+   to 0.003 and shows a batch at 0.17 has given back a tenth of what it learned, not been knocked
+   off course (a warm-up bump, a hard batch at a loss near zero); a spike back towards where the
+   run started still counts.
+   Adjacent spike points make one spike event.
+   Spikes -- and the points that pass the first two tests but not the third -- are then left out
+   of the level statistics below (and the curve is re-smoothed), so a single 60 000 in a loss of 2
+   does not move "initial" or "current", and the noise is measured as without the third test.
 4. **Initial and current loss.** ``initial_loss`` is the median of the first ``k_head`` values
    (``k_head = clamp(N // 50, 1, 25)``: an epoch log's first epoch is already an average, a
    per-step log needs a few values); a long log uses its first raw rows, which are kept
@@ -310,6 +317,7 @@ class _LossCurve:
         self.means = [p.mean for p in fin]
         self.n = len(fin)
         self.w = max(3, self.n // 40)
+        self.chance = math.inf     # ln(C) for a classifier of C classes (set by the caller)
 
 
 def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
@@ -323,6 +331,7 @@ def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
     if not fin:
         return _loss_all_nonfinite(log, s, out)
     c = _LossCurve(s, fin)
+    c.chance = math.log(num_classes) if num_classes and num_classes >= 2 else math.inf
     _loss_spikes(c, out)
     _loss_levels(c, s, min_head, out.p)
     _loss_shape(c, out.p)
@@ -369,15 +378,36 @@ def _loss_all_nonfinite(log, s, out: _Out) -> str:
 
 
 def _spike_mask(c: _LossCurve, P) -> list[bool]:
-    """Step 3: which points jump up from both the running median and the last non-spike value."""
+    """Step 3: which points jump up from both the running median and the last non-spike value.
+
+    Three yardsticks, the largest wins: the local noise band, a share of the level, and a share of
+    the progress made so far (the highest running median up to the point minus the running median
+    at it). The last one keeps a loss near zero from turning hard batches into "spikes": at a level
+    of 0.003 a batch at 0.17 is fifty times the level, yet it gives back a tenth of what a run that
+    started at 1.6 learned and is gone at the next step (a warm-up bump, one misfit example)."""
+    return _jumps(c, P, P["curves.spike_progress_share"])
+
+
+def _jumps(c: _LossCurve, P, spike_progress: float) -> list[bool]:
+    """The points that jump up from both the running median and the last point that did not, by
+    the largest of the three yardsticks of :func:`_spike_mask` (``spike_progress`` 0: the first two
+    only, the outliers left out of the level statistics)."""
     spike_bands, spike_rel = P["curves.spike_bands"], P["curves.spike_rel"]
     spike = [False] * c.n
     if c.n >= P["curves.noise_min_points"]:
         prev = c.means[0]  # the last non-spike value: a spike is a jump *up* from it
+        # where the run started from: the highest running median so far, but never above the first
+        # loss nor, for a classifier, the chance level ln(C) (a blow-up in the first steps, or a
+        # first loss in the thousands from unscaled inputs, is itself the trouble, not the start
+        # to measure progress from)
+        top = c.level[0]
+        start = min(c.means[0], c.chance)
         for i in range(1, c.n):
             p = c.fin[i]
+            top = max(top, c.level[i])
             band = math.hypot(c.sig[i], c.sds[i])
-            thr = max(spike_bands * band, spike_rel * abs(c.level[i]))
+            thr = max(spike_bands * band, spike_rel * abs(c.level[i]),
+                      spike_progress * (min(top, start) - c.level[i]))
             if p.hi - c.level[i] > thr and p.hi - prev > thr:
                 spike[i] = True
             else:
@@ -394,6 +424,10 @@ def _loss_spikes(c: _LossCurve, out: _Out) -> None:
     c.sig = [1.4826 * v for v in _rolling_median([abs(r) for r in c.resid], max(3, 2 * w))]
     c.sds = _rolling_median([p.sd for p in fin], max(3, 2 * w))
     spike = c.spike = _spike_mask(c, out.p)
+    # the level statistics leave out every point far outside the noise, spike or not: a hard batch
+    # at a loss near zero is no spike event, and no part of the level either (so the noise and the
+    # levels read as they did before the progress yardstick)
+    outlier = [a or b for a, b in zip(spike, _jumps(c, out.p, 0.0))]
     spikes: list[tuple[int, int]] = []
     for i in range(n):
         if spike[i]:
@@ -412,7 +446,7 @@ def _loss_spikes(c: _LossCurve, out: _Out) -> None:
              f"{_fmt(median(means))}") if spikes else
             "no sudden upward spikes in the training loss")
 
-    keep = [i for i in range(n) if not spike[i]] or list(range(n))
+    keep = [i for i in range(n) if not outlier[i]] or list(range(n))
     c.cx = [c.xs[i] for i in keep]
     c.cm = [means[i] for i in keep]
     c.csd = [fin[i].sd for i in keep]
@@ -839,17 +873,9 @@ def _analyze_val(log, out: _Out) -> None:
         third = len(after) // 3
         drifting = median(after[-third:]) >= median(after[:third])
     rise = out.p["curves.val_rise"]
-    # a small rise that gives back only a sliver of what validation gained since the run started
-    # (the training loss's start is where validation started too) is the scatter of a floor
-    # reached with noisy steps, not the model turning to memorise: the minimum of noisy
-    # evaluations sits below their level by itself
-    start = out.a.facts.get("initial_loss")
-    gained = (start - best) if isinstance(start, (int, float)) and math.isfinite(start) else None
-    slight = (gained is not None and gained > 0 and level - best < out.p["curves.val_slight_rise"] * rise * abs(best)
-              and level - best < out.p["curves.val_rise_giveback"] * gained)
     if (level - best > max(rise * abs(best), out.p["curves.val_rise_noise"] * max(sig, sig_after))
             and n - 1 - best_i >= k_rise and drifting
-            and not slight):
+            and not _slight_val_rise(out, sm[0], best, level)):
         vt = "increasing"
         why = (f"validation loss bottomed at {_fmt(best)} ({log.x_label} {_fx(xs[best_i])}) and "
                f"has risen to {_fmt(level)}")
@@ -863,6 +889,21 @@ def _analyze_val(log, out: _Out) -> None:
         why = f"validation loss flat over the latter half: {_fmt(mid)} -> {_fmt(cur)}"
         a = xs[idx[0]]
     out.add("val_loss_trend", vt, a, x1, why)
+
+
+def _slight_val_rise(out: _Out, first: float, best: float, level: float) -> bool:
+    """A small rise that gives back only a sliver of what validation gained since the run started
+    (the training loss's start is where validation started too) is the scatter of a floor reached
+    with noisy steps, not the model turning to memorise: the minimum of noisy evaluations sits below
+    their level by itself. A live run reads its evaluations without the training loss: then
+    validation's own start, its first smoothed value ``first``, is where it started."""
+    start = out.a.facts.get("initial_loss")
+    if not (isinstance(start, (int, float)) and math.isfinite(start)):
+        start = first
+    if not math.isfinite(start) or start - best <= 0:
+        return False
+    return (level - best < out.p["curves.val_slight_rise"] * out.p["curves.val_rise"] * abs(best)
+            and level - best < out.p["curves.val_rise_giveback"] * (start - best))
 
 
 def _analyze_accuracy(log, out: _Out) -> None:

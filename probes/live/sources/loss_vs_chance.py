@@ -14,7 +14,8 @@ class LossVsChance(Probe):
     needs = frozenset({"loss"})
     schedule = "every training loss (read at each flush: every 25 steps on CPU, 10 off it)"
     parameters = tuple(f"curves.{n}" for n in (
-        "spike_bands", "spike_rel", "flat_fraction", "diverge_rise", "diverge_magnitude", "osc_noise",
+        "spike_bands", "spike_rel", "spike_progress_share", "flat_fraction", "diverge_rise", "diverge_magnitude",
+        "osc_noise",
         "plateau_share", "plateau_rel", "tail_fraction", "noisy", "wander_tail", "wander_rebound",
         "still_falling_total", "still_falling_rel", "blip_points", "rare_spikes", "oscillation_growth",
         "wander_net_progress", "spiky_events", "spiky_coverage", "nonfinite_share", "diverge_climb_back",

@@ -14,7 +14,8 @@ class TrainValGap(Probe):
     schedule = "every validation loss; training accuracy first 10 training losses, every 20"
     parameters = ("train_val_gap.min_metric_steps", "train_val_gap.acc_window", "train_val_gap.acc_min_batches",
                   "monitor.gap_evaluations", "curves.val_rise", "curves.val_fall", "curves.val_min_points",
-                  "curves.val_scatter_min_points", "curves.val_drift_min_points", "curves.tail_min_points")
+                  "curves.val_scatter_min_points", "curves.val_drift_min_points", "curves.tail_min_points",
+                  "curves.val_rise_noise", "curves.val_slight_rise", "curves.val_rise_giveback")
 
     def findings(self, m, emit, params):
         first = params["train_val_gap.min_metric_steps"]
