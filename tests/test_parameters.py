@@ -348,12 +348,20 @@ def test_a_pasted_metrics_withheld_values_are_a_parameter(tmp_path):
 
 
 def _parameter_reads(tree):
-    """(line, id, has a default) for every ``X.get("area.name", ...)`` and ``X["area.name"]``."""
+    """(line, id, has a default) for every ``X.get("area.name", ...)``, ``kb.param("area.name")``,
+    ``X["area.name"]`` and any call that passes a number right after an id (``_param(kb, ID, 3)``)."""
     import ast
+
+    def number(n):
+        return isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "param") \
                 and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
             yield node.lineno, node.args[0].value, len(node.args) > 1
+        elif isinstance(node, ast.Call):
+            for a, b in zip(node.args, node.args[1:]):
+                if isinstance(a, ast.Constant) and isinstance(a.value, str) and number(b):
+                    yield node.lineno, a.value, True
         elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
                 and isinstance(node.slice.value, str):
             yield node.lineno, node.slice.value, False

@@ -393,7 +393,7 @@ class _RunFacts:
     def _float_floor(self) -> None:
         """A loss (any loss printed, a component too) whose last value is -ln FLT_MIN: the
         probability underflowed to 0 and the log(0) was clamped (``log.float_floor``)."""
-        floors = [float(v) for v in (self.params.get("console.float_floor_losses") or [])]
+        floors = [float(v) for v in self.params["console.float_floor_losses"]]
         rtol = float(self.params["console.float_floor_rtol"])
         for c in self.cands.values():
             last = c.series.last_value
@@ -809,7 +809,7 @@ class ConsoleReader(LineParser, _RunFacts):
             if step is not None or counter is not None:
                 self.mode = "step"
             elif is_eval and pending is not None and self.epoch is None and \
-                    self.line_no - pending[1] <= 2:
+                    self.line_no - pending[1] <= self.params["console.step_line_reach"]:
                 self.mode = "step"
                 self.last_step = pending[0]
             elif self.epoch is not None:
