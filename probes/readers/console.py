@@ -8,7 +8,7 @@ Entry points
     Stream a text file once.
 ``read_console_text(text, name="pasted log", ...) -> ConsoleLog``
     The same for text already in memory (a pasted excerpt).
-``ConsoleLog.evidence(findings)``
+``ConsoleLog.evidence(findings, params)``
     What the text says beyond its curves: a traceback's kind (``error_kind``: a CUDA OOM or a
     collate error puts the run out of scope), NaN warnings (explosion evidence).
 
@@ -199,7 +199,6 @@ class ConsoleLog(LogData):
     names: dict = field(default_factory=dict)
     styles: list = field(default_factory=list)
     held_out: dict = field(default_factory=dict)
-    params: dict | None = field(default=None, repr=False)   # the reader's parameters (a pack's included)
     first_epoch: float | None = None
     data_wait: tuple | None = None
     float_floor: tuple | None = None
@@ -232,8 +231,8 @@ class ConsoleLog(LogData):
 
     def evidence(self, findings: list, params=None) -> list:
         """``findings`` (the curve facts) plus what the text says: the crash's kind and message,
-        NaN warnings as non-finite loss evidence. ``params``: the caller's, else the reader's."""
-        P = resolve(params if params is not None else self.params)
+        NaN warnings as non-finite loss evidence. ``params``: the knowledge base's (a pack's included)."""
+        P = resolve(params)
         out = list(findings)
         where = self.name
         if self.errors:
@@ -512,7 +511,7 @@ class ConsoleReader(LineParser, _RunFacts):
         self.min_row_numbers = int(p["console.min_headerless_row_numbers"])
         self.path = path
         self.cmap = {normalize_name(c): r for r, c in parse_column_map(column_map).items()}
-        self.log = ConsoleLog(path=path, format=fmt, params=p)
+        self.log = ConsoleLog(path=path, format=fmt)
         self.cands: dict = {}
         self.role_cache: dict = {}
         self.line_no = 0
