@@ -25,6 +25,7 @@ CPU jobs do not depend on how busy the machine is; -j N runs N scenarios at once
 
 Usage:
     python benchmarks/run_scenarios.py [--modes script,code,log] [--only s01,s02] [-j N] [--json OUT]
+        [--plain-cache DIR] [--cases-jsonl FILE]
 """
 from __future__ import annotations
 
@@ -376,6 +377,32 @@ def run_case(entry, scen_dir, modes, cmd_base, args, env):
             shutil.rmtree(root, ignore_errors=True)
 
 
+def kept_cases(path, entries, modes):
+    """The cases of a --cases-jsonl file that hold every requested mode (the last record of a case wins)."""
+    if not path or not Path(path).exists():
+        return []
+    by_file = {e["file"]: e for e in entries}
+    kept = {}
+    for line in Path(path).read_text().splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:  # a line cut short when a run was stopped
+            continue
+        if rec.get("file") in by_file and all(m in rec.get("modes", {}) for m in modes):
+            kept[rec["file"]] = {"entry": by_file[rec["file"]], "plain": rec["plain"],
+                                 "modes": {m: rec["modes"][m] for m in modes}}
+    return list(kept.values())
+
+
+def append_case(path, r):
+    """Append one finished case to a --cases-jsonl file, so that a stopped run loses nothing."""
+    if not path:
+        return
+    line = json.dumps({"file": r["entry"]["file"], "plain": r["plain"], "modes": r["modes"]}, default=str)
+    with open(path, "a") as fh:
+        fh.write(line + "\n")
+
+
 def cuda_available():
     try:
         import torch  # noqa: F401
@@ -450,6 +477,9 @@ def main(argv=None):
     ap.add_argument("--workdir", default=None, help="parent folder for the per-case temporary folders")
     ap.add_argument("--keep", action="store_true", help="keep the per-case temporary folders")
     ap.add_argument("--list", action="store_true", help="list the selected scenarios and exit")
+    ap.add_argument("--cases-jsonl", default=None,
+                    help="append each case to this JSON-lines file as it ends; a case already there with every "
+                         "requested mode is not run again (a stopped run resumes where it stopped)")
     args = ap.parse_args(argv)
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
@@ -482,9 +512,13 @@ def main(argv=None):
     print(f"traindx: {' '.join(cmd_base)}   modes: {','.join(modes)}   cases: {len(entries)}"
           f"{f'   skipped (no CUDA): {len(skipped)}' if skipped else ''}   jobs: {args.jobs}", flush=True)
 
-    results = []
+    results = kept_cases(args.cases_jsonl, entries, modes)
+    if results:
+        print(f"  {len(results)} case(s) already in {args.cases_jsonl}: not run again", flush=True)
+    done = {r["entry"]["file"] for r in results}
     with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futs = {pool.submit(run_case, e, scen_dir, modes, cmd_base, args, env): e for e in entries}
+        futs = {pool.submit(run_case, e, scen_dir, modes, cmd_base, args, env): e
+                for e in entries if e["file"] not in done}
         for fut in cf.as_completed(futs):
             e = futs[fut]
             try:
@@ -493,6 +527,7 @@ def main(argv=None):
                 r = {"entry": e, "plain": {"seconds": None, "returncode": None, "error": repr(exc), "metrics": None},
                      "modes": {m: score_case(e, None, f"runner error: {exc!r}") for m in modes}}
             results.append(r)
+            append_case(args.cases_jsonl, r)
             marks = " ".join(f"{m}:{'ok' if _case_ok(r['modes'].get(m)) else 'miss'}" for m in modes)
             print(f"  {e['file']:<8} plain {_num(r['plain']['seconds'], '{:.1f}')}s  {marks}", flush=True)
     results.sort(key=lambda r: r["entry"]["file"])

@@ -22,13 +22,6 @@ from . import confidence as cf
 from .loader import experiment_fact
 
 
-def _param(kb, ident, default):
-    try:
-        return kb.param(ident)
-    except KeyError:
-        return default
-
-
 def undecided(session) -> bool:
     """True when the evidence leaves the diagnosis open: the leader below the decided level, or the
     two leading causes within ``experiments.margin``. A healthy or deferred run is never undecided:
@@ -41,7 +34,7 @@ def undecided(session) -> bool:
         return False
     if lead[0][1] < session.kb.param("confidence.decided"):
         return True
-    margin = _param(session.kb, "experiments.margin", 0.25)
+    margin = session.kb.param("experiments.margin")
     return len(lead) > 1 and lead[0][1] - lead[1][1] < margin
 
 
@@ -80,7 +73,7 @@ def rank(session, done: Iterable[str] = ()) -> list[dict]:
     ``{"id", "gain", "cost", "score", "bears_on"}``."""
     kb = session.kb
     done = set(done)
-    top_n = int(_param(kb, "experiments.consider_top", 4))
+    top_n = int(kb.param("experiments.consider_top"))
     dist = session.posterior()
     leading = {c for c, _ in cf.ranked(dist)[:top_n]}
     out = []
@@ -112,11 +105,11 @@ def next_experiment(session, done: Iterable[str] = ()) -> dict | None:
     if not kb.experiments:
         return None
     done = set(done) | {eid for eid in kb.experiments if experiment_fact(eid) in session.facts}
-    if len(done) >= int(_param(kb, "experiments.max_per_run", 3)):
+    if len(done) >= int(kb.param("experiments.max_per_run")):
         return None
     if not undecided(session):
         return None
     ranked = rank(session, done)
-    if not ranked or ranked[0]["gain"] < float(_param(kb, "experiments.min_gain_bits", 0.05)):
+    if not ranked or ranked[0]["gain"] < float(kb.param("experiments.min_gain_bits")):
         return None
     return {**spec(kb, ranked[0]["id"]), "gain": round(ranked[0]["gain"], 4), "bears_on": ranked[0]["bears_on"]}

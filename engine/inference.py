@@ -175,7 +175,7 @@ class Session:
         Facts already known are kept: an answer or a measurement beats a reading of prose.
 
         Longer than ``limits.max_text_chars``: an InputError (every rule's pattern runs over it)."""
-        limit = self.kb.parameters.get("limits.max_text_chars", {}).get("value")
+        limit = self.kb.parameters["limits.max_text_chars"]["value"]
         if limit and len(text) > limit:
             raise InputError(f"the complaint is {len(text)} characters, over the {limit}-character limit",
                              hint="describe the problem in a few sentences; pass logs with --log")

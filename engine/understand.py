@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass, field
 
 from .errors import KBError
+from .parameters import resolve
 
 #: a number as people write it: 1e-3, .001, 3E-4, 1,000, 2k, ~0.693
 NUM = (r"(?<![\d.,])(?<!\d:)(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
@@ -296,7 +297,7 @@ def negation_at(lang: Language, text: str, pos: int) -> int | None:
     """Where a negator starts, in the same clause within the window before ``pos`` (None: not negated)."""
     if lang.negators is None:
         return None
-    window = int(lang.params.get("language.negation_window_chars", 24))
+    window = int(lang.params["language.negation_window_chars"])
     start = max(_clause_start(text, pos), pos - window)
     m = lang.negators.search(text[start:pos] + " ")
     return None if m is None else start + m.start() + (1 if not text[start + m.start()].isalnum() else 0)
@@ -329,7 +330,7 @@ def understand(text: str, lang: Language) -> Understanding:
     # the first sentence (a post's title, a user's opening words) names the problem: its phrasings weigh more
     first = re.search(r"[.?!\n。？！]", work.strip())
     title_end = (first.start() + (len(work) - len(work.lstrip()))) if first else len(work)
-    title_weight = float(lang.params.get("language.first_sentence_weight", 1.5))
+    title_weight = float(lang.params["language.first_sentence_weight"])
     for cue in lang.cues:
         m = cue.rx.search(work)
         while m is not None and cue.weight > 0 and cue.negatable and negated_before(lang, work, m.start()):
@@ -352,7 +353,7 @@ def understand(text: str, lang: Language) -> Understanding:
             strongest[cue.symptom] = (weight, m.span(), m.group(0))
     _level(scores, strongest, says, best, lang, work)
     u.scores = {k: round(v, 3) for k, v in scores.items()}
-    floor = float(lang.params.get("language.min_symptom_score", 1.0))
+    floor = float(lang.params["language.min_symptom_score"])
     ranked = sorted(((v, k) for k, v in scores.items() if k in strongest), reverse=True)
     lexicon = ranked[0] if ranked and ranked[0][0] >= floor else None
     if lexicon is not None:
@@ -383,8 +384,8 @@ def read_settings(text: str, lang: Language) -> list[Reading]:
     if not text or not lang.settings_in_logs:
         return []
     # a config prints them at the top, a log on every line: its head and tail say them (bounded time)
-    head = int(lang.params.get("language.settings_head_lines", 40))
-    tail = int(lang.params.get("language.settings_tail_lines", 20))
+    head = int(lang.params["language.settings_head_lines"])
+    tail = int(lang.params["language.settings_tail_lines"])
     lines = text.splitlines()
     if len(lines) > head + tail:
         lines = lines[:head] + lines[len(lines) - tail:]
@@ -420,15 +421,15 @@ def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language,
     c = best["num_classes"].value if "num_classes" in best else None
     if c is None and "task_type" in best and best["task_type"].value == "binary":
         c = 2
-    good = float(lang.params.get("language.learned_accuracy", 0.6))
-    near = float(lang.params.get("language.chance_accuracy_tolerance", 0.03))
+    good = float(lang.params["language.learned_accuracy"])
+    near = float(lang.params["language.chance_accuracy_tolerance"])
     for f in ("train_accuracy", "val_accuracy"):
         if f in best and isinstance(best[f].value, (int, float)):
             a = float(best[f].value)
             if c and c >= 2 and abs(a - 1.0 / c) <= near:
                 chance = True
                 witness.setdefault("not_learning", best[f])
-            elif a >= good and (not c or a >= float(lang.params.get("language.learned_over_chance", 2.0)) / c):
+            elif a >= good and (not c or a >= float(lang.params["language.learned_over_chance"]) / c):
                 learned = True
                 witness.setdefault("plateau", best[f])
     for f in ("train_loss", "current_loss"):
@@ -436,15 +437,15 @@ def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language,
             v = float(best[f].value)
             if c and c >= 2:
                 ln = math.log(c)
-                if abs(v - ln) <= float(lang.params.get("language.chance_loss_tolerance", 0.05)) * ln:
+                if abs(v - ln) <= float(lang.params["language.chance_loss_tolerance"]) * ln:
                     chance = True
                     witness.setdefault("not_learning", best[f])
-                elif v < float(lang.params.get("language.learned_loss_fraction", 0.5)) * ln:
+                elif v < float(lang.params["language.learned_loss_fraction"]) * ln:
                     learned = True
                     witness.setdefault("plateau", best[f])
     if chance == learned:
         return
-    w = float(lang.params.get("language.level_weight", 2.0))
+    w = float(lang.params["language.level_weight"])
     side = "plateau" if learned else "not_learning"
     _credit(scores, strongest, side, w, witness.get(side))
 
@@ -461,9 +462,9 @@ def _small_swing(scores: dict, strongest: dict, lang: Language, text: str) -> No
               and max(abs(a), abs(b)) > 0]
     if not ranges:
         return
-    tol = float(lang.params.get("language.small_swing", 0.1))
+    tol = float(lang.params["language.small_swing"])
     if all(abs(b - a) / max(abs(a), abs(b)) <= tol for _, a, b in ranges):
-        w = float(lang.params.get("language.level_weight", 2.0))
+        w = float(lang.params["language.level_weight"])
         m = ranges[0][0]
         scores["instability"] -= w
         _credit(scores, strongest, "healthy", 2 * w, Reading("", None, m.span(), m.group(0)))
@@ -474,7 +475,7 @@ def _close_numbers(scores: dict, strongest: dict, best: dict, lang: Language) ->
     validation accuracy within ``language.no_gap_accuracy``, or a validation loss no more than that
     share above the training loss — describe a healthy run: the numbers outweigh the worry (overfitting loses twice
     ``language.level_weight``, healthy gains it once)."""
-    tol = float(lang.params.get("language.no_gap_accuracy", 0.05))
+    tol = float(lang.params["language.no_gap_accuracy"])
     close, pair = None, ()
     if "train_accuracy" in best and "val_accuracy" in best:
         pair = (best["train_accuracy"], best["val_accuracy"])
@@ -483,7 +484,7 @@ def _close_numbers(scores: dict, strongest: dict, best: dict, lang: Language) ->
         pair = (best["train_loss"], best["val_loss"])
         close = float(pair[1].value) <= (1 + tol) * float(pair[0].value)
     if close:
-        w = float(lang.params.get("language.level_weight", 2.0))
+        w = float(lang.params["language.level_weight"])
         scores["overfitting"] -= 2 * w
         a, b = pair
         both = Reading("", None, (min(a.span[0], b.span[0]), max(a.span[1], b.span[1])), f"{a.phrase} · {b.phrase}")
@@ -615,7 +616,7 @@ def _read_metrics(text: str, lang: Language) -> list[Reading]:
     if not lang.metrics:
         return []
     marks = _metric_marks(text, lang)
-    reach = int(lang.params.get("language.attribution_window_chars", 40))
+    reach = int(lang.params["language.attribution_window_chars"])
     series: dict[str, list] = {}
     prev_fact = None            # (fact, end, start) of the last attributed number, for "from X to Y"
     for n in _NUM_RX.finditer(text):
@@ -777,15 +778,15 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
         return prev_fact
     P = lang.params
     after, before, sentence = _marks_near(text, n, marks, reach,
-                                          int(P.get("language.split_before_metric_chars", 12)))
+                                          int(P["language.split_before_metric_chars"]))
     if not before and not after and _continues_quantity(text, start, sentence, prev_fact,
-                                                        int(P.get("language.continuation_window_chars", 60))):
+                                                        int(P["language.continuation_window_chars"])):
         if lang.peak_rx is not None and lang.peak_rx.search(text, prev_fact[1], start):
             return None             # "sits near 0.8, then spikes up to 4": the spike's height, not a later level
         return _add_later_value(text, n, raw, series, prev_fact)
     if not before:
         return prev_fact
-    if not after and _label_too_far(text, start, before, int(P.get("language.label_gap_max_words", 8))):
+    if not after and _label_too_far(text, start, before, int(P["language.label_gap_max_words"])):
         return prev_fact
     split, metric = _split_and_metric(text, n, raw, marks, before)
     fact = lang.metrics.get((split, metric))
@@ -882,9 +883,9 @@ class _Examples:
     ``language.example_char_weight`` times a word's weight."""
 
     def __init__(self, examples: list, params: dict | None = None):
-        params = params or {}
-        self.sharpness = float(params.get("language.example_sharpness", 20.0))
-        self.char_weight = float(params.get("language.example_char_weight", 0.5))
+        params = resolve(params)
+        self.sharpness = float(params["language.example_sharpness"])
+        self.char_weight = float(params["language.example_char_weight"])
         # (symptom, text) or (symptom, text, origin file): each folder of language files (the core's
         # kb/language, each pack's own) gets its own centroid per symptom, so that a pack's three
         # utterances are not averaged away among the core's hundreds
@@ -981,7 +982,7 @@ def _example_vote(text: str, lang: Language, lexicon: tuple | None, scores: dict
         return None
     sims = lang.model.similarities(text)
     params = lang.params
-    if not sims or max(sims.values()) < float(params.get("language.min_example_similarity", 0.15)):
+    if not sims or max(sims.values()) < float(params["language.min_example_similarity"]):
         return None                # "something is off with my model": like no example; ask instead
     guess, p, words = lang.model.classify(text, sims)
     if guess is None:
@@ -989,13 +990,13 @@ def _example_vote(text: str, lang: Language, lexicon: tuple | None, scores: dict
     if guess != "healthy" and scores.get("healthy", 0.0) > 0:
         return None
     if lexicon is None:
-        if p < float(params.get("language.min_example_posterior", 0.3)):
+        if p < float(params["language.min_example_posterior"]):
             return None
     else:
         score, said = lexicon
         if guess == said or said == "healthy":
             return None
-        if score >= float(params.get("language.example_override_below", 3.0)) \
-                or p < float(params.get("language.example_override_posterior", 0.7)):
+        if score >= float(params["language.example_override_below"]) \
+                or p < float(params["language.example_override_posterior"]):
             return None
     return guess, words

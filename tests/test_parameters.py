@@ -311,3 +311,82 @@ def test_the_near_copy_check_reads_its_cuts_from_params():
     tr, va = torch.utils.data.random_split(data, [960, 240], generator=torch.Generator().manual_seed(1))
     assert near_duplicate_fraction(tr, va)["fraction"] > 0.8
     assert near_duplicate_fraction(tr, va, params={**shipped(), "leakage.near_copy_train_per_neighbour": 60}) is None
+
+
+def _gap_report(kb):
+    """Stated numbers: train 95%, validation 87% (an 8-point gap), the loss still falling."""
+    s = Session(kb)
+    for fact, value in dict(train_accuracy=0.95, val_accuracy=0.87, loss_trend="decreasing", num_classes=10,
+                            train_loss=0.2, initial_loss=2.3).items():
+        s.add(fact, value, "log:metrics.csv")
+    return s.report()
+
+
+def test_a_pack_narrowing_the_rules_overfitting_gap_changes_the_diagnosis(tmp_path):
+    """rules.train_val_gap.wide is the one cut every gap rule reads (it was a bare 0.1 in ten rules):
+    an 8-point gap is healthy by default and overfitting once a pack sets the cut to 5 points."""
+    base = _gap_report(load_kb(entry_point_packs=False))
+    assert base["symptom"]["id"] == "healthy" and base["status"] == "healthy"
+    kb = load_kb([_pack(tmp_path, "kind: parameters\noverrides:\n  rules.train_val_gap.wide: 0.05\n")],
+                 entry_point_packs=False)
+    moved = _gap_report(kb)
+    assert moved["symptom"]["id"] == "overfitting"
+    assert moved["root_causes"][0]["id"] == "insufficient_regularization"
+
+
+def test_a_pasted_metrics_withheld_values_are_a_parameter(tmp_path):
+    """Which facts a pasted loss printed under rival names withholds is knowledge
+    (console.role_value_facts.*): with a pack that empties the loss's list, its value is read."""
+    from traindx.engine.frontends.gather import read_pasted
+
+    text = ("Epoch 0, Batch 0, Loss: 9.8123\n"
+            "Epoch: 0, Training Loss: 7.5021\n"
+            "Epoch: 1, Training Loss: 7.1302\n")
+    base = {f.fact for f in read_pasted(text, params=shipped()).findings}
+    moved = {f.fact for f in read_pasted(text, params={**shipped(), "console.role_value_facts.loss": []}).findings}
+    assert "current_loss" not in base and "current_loss" in moved
+
+
+def _parameter_reads(tree):
+    """(line, id, has a default) for every ``X.get("area.name", ...)``, ``kb.param("area.name")``,
+    ``X["area.name"]`` and any call that passes a number right after an id (``_param(kb, ID, 3)``)."""
+    import ast
+
+    def number(n):
+        return isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "param") \
+                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            yield node.lineno, node.args[0].value, len(node.args) > 1
+        elif isinstance(node, ast.Call):
+            for a, b in zip(node.args, node.args[1:]):
+                if isinstance(a, ast.Constant) and isinstance(a.value, str) and number(b):
+                    yield node.lineno, a.value, True
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+                and isinstance(node.slice.value, str):
+            yield node.lineno, node.slice.value, False
+
+
+def test_code_reads_every_parameter_from_the_knowledge_base_without_a_default_of_its_own():
+    """A parameter the code reads is declared in kb/parameters (so a missing one fails here, not at
+    run time), and no read carries a fallback number of its own that could drift from the KB's."""
+    import ast
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    ids = set(shipped())
+    areas = {i.split(".")[0] for i in ids}
+    shaped = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$")
+    unknown, defaulted = [], []
+    for path in sorted(list((root / "engine").rglob("*.py")) + list((root / "probes").rglob("*.py"))):
+        for line, ident, has_default in _parameter_reads(ast.parse(path.read_text())):
+            if not shaped.match(ident) or ident.split(".")[0] not in areas:
+                continue
+            where = f"{path.relative_to(root)}:{line}: {ident}"
+            if ident not in ids and not any(i.startswith(ident + ".") for i in ids):
+                unknown.append(where)
+            if has_default and ident in ids:
+                defaulted.append(where)
+    assert not unknown, unknown
+    assert not defaulted, defaulted

@@ -153,3 +153,17 @@ def test_code_mode_healthy_is_no_bug_found():
     loud = report(status="diagnosed", symptom="not_learning", causes=[("lr_too_low", 0.8)])
     assert rs.score_case(HEALTHY, loud, mode="code")["false_alarm"] is True
     assert rs.score_case(HEALTHY, quiet, mode="script")["false_alarm"] is True
+
+
+def test_cases_jsonl_keeps_each_case_and_a_stopped_run_resumes(tmp_path):
+    """--cases-jsonl appends each finished case; a later run takes back the cases that hold every
+    requested mode (a line cut short by a stopped run is skipped) and runs only the others."""
+    path = tmp_path / "cases.jsonl"
+    s = rs.score_case(FAULT, report(symptom="not_learning", causes=[("lr_too_low", 0.9)]), mode="code")
+    rs.append_case(str(path), {"entry": FAULT, "plain": {"seconds": 1.0}, "modes": {"code": s}})
+    with open(path, "a") as fh:
+        fh.write('{"file": "s02.py", "plain"')          # the run was stopped while writing
+    kept = rs.kept_cases(str(path), [FAULT, HEALTHY], ["code"])
+    assert [k["entry"]["file"] for k in kept] == ["s01.py"] and kept[0]["modes"]["code"]["top1_ok"]
+    assert rs.kept_cases(str(path), [FAULT, HEALTHY], ["code", "log"]) == []   # log mode not run yet
+    assert rs.kept_cases(None, [FAULT], ["code"]) == []

@@ -196,7 +196,7 @@ def split_paste(text: str, params=None) -> tuple[str, str | None]:
     log_idx = set()
     in_trace = False
     title = next((i for i, ln in enumerate(lines) if ln.strip()), None)
-    min_words = int(reader.params.get("console.title_prose_min_words", 3))
+    min_words = int(reader.params["console.title_prose_min_words"])
     for i, ln in enumerate(lines):
         if i == title and _prose_title(ln, min_words):
             continue                     # "fp16 finetune will loss=0": the user's words, not a log row
@@ -272,9 +272,9 @@ def read_pasted(text: str, name: str = "pasted log", num_classes=None, params=No
     summary = log.describe().replace(f"Read {name}:", f"Read the {name}:", 1)
     read = _analyze(log, name, num_classes, summary, params)
     P = resolve(params)
-    need = int(P.get("console.min_pasted_trend_points", 5))
-    _withhold_rival_values(log, read, int(P.get("console.pasted_max_names_per_metric", 1)),
-                           float(P.get("console.pasted_names_agree", 0.02)))
+    need = int(P["console.min_pasted_trend_points"])
+    _withhold_rival_values(log, read, int(P["console.pasted_max_names_per_metric"]),
+                           float(P["console.pasted_names_agree"]), P)
     loss = log.get("loss")
     points = len(loss.finite_points()) if loss is not None else 0
     if points < need:
@@ -286,19 +286,20 @@ def read_pasted(text: str, name: str = "pasted log", num_classes=None, params=No
     return read
 
 
-#: the facts that state a value of one metric role of a log (its level, not its shape)
-_ROLE_VALUES = {"loss": ("initial_loss", "current_loss", "train_loss", "loss_at_chance"),
-                "val_loss": ("val_loss",), "accuracy": ("train_accuracy",), "val_accuracy": ("val_accuracy",)}
+#: the parameters that list, per metric role of a log, the facts that state its value (its level,
+#: not its shape): ``console.role_value_facts.<role>``
+_ROLE_VALUES = "console.role_value_facts."
 
 
-def _withhold_rival_values(log, read: Read, most: int, agree: float) -> None:
+def _withhold_rival_values(log, read: Read, most: int, agree: float, params) -> None:
     """An excerpt that prints one metric under more than ``most`` names whose last values
     differ by more than ``agree`` (relative) ("Loss" per batch and
     "Training Loss" per epoch, "Classification loss" beside "Total loss", "train_loss" per step
     and "average loss" per epoch) states no single value of it: which of them the user means is
     ambiguous, so none is read as the fact (precision over recall; the question is asked)."""
     names = getattr(log, "role_names", None) or {}
-    for role, facts in _ROLE_VALUES.items():
+    roles = {pid[len(_ROLE_VALUES):]: facts for pid, facts in params.items() if pid.startswith(_ROLE_VALUES)}
+    for role, facts in roles.items():
         printed = names.get(role) or {}
         values = [v for v in printed.values() if isinstance(v, (int, float)) and math.isfinite(v)]
         if len(printed) <= most or (values and max(values) - min(values) <= agree * max(abs(x) for x in values)):
@@ -353,7 +354,7 @@ def conflicts(session, params=None) -> list[dict]:
     """
     from ..parameters import resolve
     p = resolve(params if params is not None else getattr(getattr(session, "kb", None), "params", lambda: None)())
-    ratio = float(p.get("console.lr_conflict_ratio", 1.5))
+    ratio = float(p["console.lr_conflict_ratio"])
     said = session.__dict__.get("_said", {})
     rec = session.__dict__.get("_recorded", {})
     out = []

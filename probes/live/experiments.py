@@ -657,8 +657,8 @@ class Experiments:
     def __init__(self, enabled: bool = True, params=None):
         p = self.params = resolve(params)
         self.enabled = bool(enabled)
-        self.max_batches = int(p.get("experiments.buffer_batches", 24))
-        self.max_bytes = int(p.get("experiments.buffer_bytes", 128 * 2 ** 20))
+        self.max_batches = int(p["experiments.buffer_batches"])
+        self.max_bytes = int(p["experiments.buffer_bytes"])
         self.batches: list = []
         self.sizes: list = []
         self.kept_bytes = 0          # sum(self.sizes), kept as a running total (this runs every step)

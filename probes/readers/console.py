@@ -8,7 +8,7 @@ Entry points
     Stream a text file once.
 ``read_console_text(text, name="pasted log", ...) -> ConsoleLog``
     The same for text already in memory (a pasted excerpt).
-``ConsoleLog.evidence(findings)``
+``ConsoleLog.evidence(findings, params)``
     What the text says beyond its curves: a traceback's kind (``error_kind``: a CUDA OOM or a
     collate error puts the run out of scope), NaN warnings (explosion evidence).
 
@@ -78,7 +78,8 @@ from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
 from .console_lines import _PREFIX, _PROGRESS, _SPLIT, PART_RANK, LineParser, _loss_part, shape
-from .logs import LogData, RLLogError, Series, match_role, normalize_name, parse_column_map, rl_names_in_text
+from .logs import (GENERIC_RANK, LogData, RLLogError, Series, match_role, normalize_name, parse_column_map,
+                   rl_names_in_text)
 
 # ------------------------------------------------------------------------------ line cleaning
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -228,9 +229,10 @@ class ConsoleLog(LogData):
                                f"{name} is first NaN/Inf at {self.x_label} {x:g}"))
         return out
 
-    def evidence(self, findings: list) -> list:
+    def evidence(self, findings: list, params=None) -> list:
         """``findings`` (the curve facts) plus what the text says: the crash's kind and message,
-        NaN warnings as non-finite loss evidence."""
+        NaN warnings as non-finite loss evidence. ``params``: the knowledge base's (a pack's included)."""
+        P = resolve(params)
         out = list(findings)
         where = self.name
         if self.errors:
@@ -255,7 +257,7 @@ class ConsoleLog(LogData):
                                "of the true class underflowed to 0 (a clamped log(0))"))
         if self.data_wait is not None and not any(f.fact == "data_time_fraction" for f in out):
             share, lines, apart = self.data_wait
-            if lines >= int(resolve(None).get("console.min_timing_lines", 3)):
+            if lines >= int(P["console.min_timing_lines"]):
                 out.append(Finding("data_time_fraction", round(share, 4), f"log:{where}",
                                    f"the data-loading time printed on {lines} line(s) is {share:.0%} of "
                                    + ("the data time plus the step time" if apart else "the step time")))
@@ -269,8 +271,7 @@ class ConsoleLog(LogData):
             out.append(Finding("grads_have_nan", False, f"log:{where}:{self.columns.get('grad_norm')}",
                                f"all {gn.rows} printed gradient norms are finite"))
         if gn is not None and gn.nonfinite and not any(f.fact == "grads_have_nan" for f in out):
-            p = resolve(None)
-            share = float(p.get("console.grad_nan_share", 0.5))
+            share = float(P["console.grad_nan_share"])
             loss = self.get("loss")
             fin = gn.finite_points()
             # NaN/Inf norms only before the first finite one, with a finite loss: a dynamic loss
@@ -391,8 +392,8 @@ class _RunFacts:
     def _float_floor(self) -> None:
         """A loss (any loss printed, a component too) whose last value is -ln FLT_MIN: the
         probability underflowed to 0 and the log(0) was clamped (``log.float_floor``)."""
-        floors = [float(v) for v in (self.params.get("console.float_floor_losses") or [])]
-        rtol = float(self.params.get("console.float_floor_rtol", 1e-4))
+        floors = [float(v) for v in self.params["console.float_floor_losses"]]
+        rtol = float(self.params["console.float_floor_rtol"])
         for c in self.cands.values():
             last = c.series.last_value
             if c.role in ("loss", "val_loss") and last is not None and math.isfinite(last) and \
@@ -471,8 +472,8 @@ def _nan_row(line: str, min_numbers: int) -> bool:
 
 
 #: candidates ranked from here on are read as a metric for want of a better name (a perplexity,
-#: a loss component, a split word alone); below it, the name says what it measures
-NAMED_RANK = 100
+#: a loss component, a split word alone); below it, the name is a known spelling of what it measures
+NAMED_RANK = GENERIC_RANK
 
 
 def _best_candidates(cands) -> dict:
@@ -500,14 +501,14 @@ class ConsoleReader(LineParser, _RunFacts):
 
     def __init__(self, path: str, column_map=None, params=None, fmt: str = "console"):
         p = self.params = resolve(params)
-        self.max_line = int(p.get("console.max_line_chars", 4096))
-        self.max_names = int(p.get("console.max_metric_names", 64))
-        self.max_events = int(p.get("console.max_events", 20))
-        self.max_counter_digits = int(p.get("limits.max_counter_digits", 15))
-        self.header_min_numeric = float(p.get("console.table_min_numeric", 0.5))
-        self.max_ppl = float(p.get("console.max_plausible_perplexity", 1e15))
+        self.max_line = int(p["console.max_line_chars"])
+        self.max_names = int(p["console.max_metric_names"])
+        self.max_events = int(p["console.max_events"])
+        self.max_counter_digits = int(p["limits.max_counter_digits"])
+        self.header_min_numeric = float(p["console.table_min_numeric"])
+        self.max_ppl = float(p["console.max_plausible_perplexity"])
         self.ppl_noted = False
-        self.min_row_numbers = int(p.get("console.min_headerless_row_numbers", 3))
+        self.min_row_numbers = int(p["console.min_headerless_row_numbers"])
         self.path = path
         self.cmap = {normalize_name(c): r for r, c in parse_column_map(column_map).items()}
         self.log = ConsoleLog(path=path, format=fmt)
@@ -550,7 +551,7 @@ class ConsoleReader(LineParser, _RunFacts):
         self.noise: dict = {}      # exact text -> what a full parse of it found (no metric)
         self.quiet: dict = {}      # the same for lines without a number
         self._noise_out = None
-        self.max_plans = int(p.get("console.max_line_shapes", 512))
+        self.max_plans = int(p["console.max_line_shapes"])
 
     # -- roles -------------------------------------------------------------------------------
     def _role(self, phrase: str, split: str | None):
@@ -807,7 +808,7 @@ class ConsoleReader(LineParser, _RunFacts):
             if step is not None or counter is not None:
                 self.mode = "step"
             elif is_eval and pending is not None and self.epoch is None and \
-                    self.line_no - pending[1] <= 2:
+                    self.line_no - pending[1] <= self.params["console.step_line_reach"]:
                 self.mode = "step"
                 self.last_step = pending[0]
             elif self.epoch is not None:
@@ -1145,7 +1146,7 @@ def analyze_console(log: ConsoleLog, num_classes=None, params=None):
         findings, analysis = analyze(log, num_classes=num_classes, params=params)
     else:
         findings, analysis = [], None
-    return log.evidence(findings), analysis
+    return log.evidence(findings, params), analysis
 
 
 __all__ = ["read_console", "read_console_text", "analyze_console", "looks_like_console",

@@ -484,8 +484,9 @@ def _loss_shape(c: _LossCurve, P) -> None:
     tail_fraction = P["curves.tail_fraction"]
     # recent noise (last 30 % of the run)
     tail_idx = [i for i, x in enumerate(cx) if x >= x_end - tail_fraction * span]
-    if len(tail_idx) < min(3, nc):
-        tail_idx = list(range(max(0, nc - 3), nc))
+    least = int(P["curves.noise_tail_min_points"])
+    if len(tail_idx) < min(least, nc):
+        tail_idx = list(range(max(0, nc - least), nc))
     c.tail_idx = tail_idx
     res_tail = [abs(cm[i] - sm[i]) for i in tail_idx]
     scale = 1.4826 * median(res_tail)

@@ -173,6 +173,11 @@ ALIASES: dict[str, tuple[str, ...]] = {
              "relative_time"),
 }
 _ALIAS_RANK = {name: (role, i) for role, names in ALIASES.items() for i, name in enumerate(names)}
+#: the rank of a name that is not a known spelling but only a metric word with split and filler
+#: words (``avg_train_loss``); every known spelling (:data:`ALIASES`, a test split's +20 included)
+#: and Lightning's ``lr-Adam`` rank below it, every other reading of a name (a loss function's
+#: word, one net's loss, a perplexity, a loss component, a split word alone) above it
+GENERIC_RANK = 100
 _SPLIT_TRAIN = {"train", "training", "trn", "tr"}
 _SPLIT_VAL = {"val", "valid", "validation", "eval", "evaluation", "test", "dev"}
 _FILLER = {"avg", "mean", "total", "epoch", "step", "batch", "running", "smoothed", "ema", "overall",
@@ -212,7 +217,7 @@ def match_role(name: str) -> tuple[str, int] | None:
     tokens = {_PLURALS.get(t, t) for t in norm.split("_")}
     allowed = _FILLER | _SPLIT_TRAIN | _SPLIT_VAL
     if "loss" in tokens and tokens - {"loss"} <= allowed:
-        return ("val_loss" if tokens & _SPLIT_VAL else "loss"), 100
+        return ("val_loss" if tokens & _SPLIT_VAL else "loss"), GENERIC_RANK
     if "loss" in tokens and len(tokens) == 2 and len(min(tokens, key=len)) == 1:
         return "loss", 200   # G_Loss, D_Loss, T_Loss: one net's loss, after every plainer name
     words = tokens - allowed
@@ -222,7 +227,7 @@ def match_role(name: str) -> tuple[str, int] | None:
         return ("val_loss" if tokens & _SPLIT_VAL else "loss"), 150
     metric = tokens & {"acc", "accuracy"}
     if metric and "loss" not in tokens and tokens - metric <= allowed:
-        return ("val_accuracy" if tokens & _SPLIT_VAL else "accuracy"), 100
+        return ("val_accuracy" if tokens & _SPLIT_VAL else "accuracy"), GENERIC_RANK
     return None
 
 
