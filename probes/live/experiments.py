@@ -15,7 +15,9 @@ checkpoints. The measurement is declared in the knowledge base:
   control, paired per held-out batch: ``gain = mean(c_i - t_i) / mean(c_i)`` and ``z = mean(d) /
   se(d)``. It confirms only when ``gain >= confirm_gain`` *and* ``z >= confirm_z``: a gain inside
   the batch-to-batch noise is what the data allows, not a cause (a run at its noise floor where a
-  lower LR shaves a little more loss is healthy). ``gain < refute_gain`` refutes.
+  lower LR shaves a little more loss is healthy). ``gain < refute_gain`` refutes. The report also
+  gives the held-out batches' own relative spread under the unchanged copy (``spread``: stdev over
+  mean of the per-batch losses), the yardstick a reader compares the gain with.
 * ``finite``: the treated copy stays finite where the control goes NaN/Inf confirms; both finite,
   or both non-finite, refutes.
 * ``progress_ratio``: how far the treated copy's held-out loss fell from its own start against how
@@ -572,6 +574,9 @@ def _compare_copies(rc: dict, rt: dict, before_c, before_t, P) -> dict:
         sd = statistics.stdev(d) if len(d) > 1 else 0.0
         se = sd / math.sqrt(len(d))
         r["z"] = (statistics.fmean(d) / se) if se > 0 else (math.inf if statistics.fmean(d) > 0 else 0.0)
+        # the held-out batches' own relative spread under the unchanged copy: how much one batch's
+        # luck moves the loss at this point of the run (its noise floor, as the data allow it)
+        r["spread"] = (statistics.stdev(c_after) / mc) if len(c_after) > 1 and mc > 0 else None
         if mc0:
             r["control_drop"] = (mc0 - mc) / mc0
         if mt0:
@@ -618,7 +623,9 @@ def describe(r: dict) -> str:
         s = (f"with {what} on a copy, the held-out loss {_pct_fell(r['treated_drop'])} in {steps} steps; "
              f"the unchanged copy {_pct_fell(r['control_drop'])}"
              f" ({r['treated_loss']:.4g} vs {r['control_loss']:.4g}, gain {r['gain']:+.1%}, "
-             f"{r['z']:.1f} standard errors)")
+             f"{r['z']:.1f} standard errors"
+             + (f"; the held-out batches' own spread {r['spread']:.1%}" if r.get("spread") is not None else "")
+             + ")")
     else:
         s = (f"with {what} on a copy, {steps} steps: the treated copy "
              f"{'stayed finite' if r['treated_finite'] else 'went NaN/Inf'}, the unchanged copy "
