@@ -124,6 +124,12 @@ _SOURCE_PATH = re.compile(r"(?:/[^/]*){3}|\.(?:py|cu|cuh|cpp|cc|c|h|hpp)$")
 _NAN_WARN = re.compile(r"(?:\bnan\b|\binf(?:inite|inity)?\b|non-?finite)", re.IGNORECASE)
 _NAN_CTX = re.compile(r"\b(?:loss|grad\w*|gradient|weights?|output|logits?)\b", re.IGNORECASE)
 _NAN_BENIGN = re.compile(r"overflow|loss[ _]?scal|skipping step|reducing", re.IGNORECASE)
+#: a mixed-precision loss scaler's overflow report and the scale it sets (apex ``Gradient overflow.
+#: Skipping step, loss scaler 0 reducing loss scale to 512.0``, fairseq ``overflow detected,
+#: setting loss scale to: 0.25``, DeepSpeed ``OVERFLOW! ... Attempted loss scale: 2048, reducing to
+#: 1024``)
+_SCALE_DOWN = re.compile(r"\b(?:overflow|skipping step)\b.*\bloss[ _]?scale\b.*?\bto:?\s*"
+                         r"((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*\.?\s*$", re.IGNORECASE)
 _ROW_NONFINITE = re.compile(r"[-+]?(?:nan|inf(?:inity)?)", re.IGNORECASE)
 #: a cell of a headerless row: a number with an optional unit (``6.47G``, ``12%``) or a counter
 _ROW_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[A-Za-z%]?|\d+/\d+")
@@ -144,6 +150,8 @@ _ERROR_KINDS = (
                                re.IGNORECASE)),
     ("import_error", re.compile(r"^(ImportError|ModuleNotFoundError)")),
 )
+#: the message of a traceback the text ends inside, before the exception's line
+_CUT_SHORT = "an exception whose traceback the text cuts short"
 _NAN_ERROR = re.compile(r"\bnan\b|\binf(?:inite)?\b|FloatingPointError", re.IGNORECASE)
 
 
@@ -206,6 +214,9 @@ class ConsoleLog(LogData):
     #: position in the epoch; empty otherwise
     epoch_starts: list = field(default_factory=list)
     other_nonfinite: tuple | None = None
+    #: a mixed-precision loss scale driven below ``console.loss_scale_floor`` by a cascade of
+    #: overflows with no step between: ``(halvings, scale before, scale after, first line)``
+    scale_collapse: tuple | None = None
     rl_names: list = field(default_factory=list)
 
     def describe(self) -> str:
@@ -236,7 +247,8 @@ class ConsoleLog(LogData):
         if self.errors:
             last = self.errors[-1]
             src = f"log:{where}:line {last['line']}"
-            if last["kind"] == "nonfinite":
+            if last["kind"] == "nonfinite" or (last["message"] == _CUT_SHORT and self.scale_collapse is not None):
+                # (a traceback cut short right after the loss scale collapsed: the scaler giving up)
                 self.nan_warnings += 1
                 self.nan_warning_lines.append(last["line"])
             else:
@@ -287,6 +299,14 @@ class ConsoleLog(LogData):
                                    f"log:{where}:{self.columns.get('grad_norm')}",
                                    f"{gn.nonfinite} of {gn.rows} gradient norms are NaN/Inf"))
         out = self._other_nonfinite_evidence(out, where)
+        if self.scale_collapse is not None and not any(f.fact == "grads_have_nan" and f.value is True
+                                                       for f in out):
+            halvings, before, after, line = self.scale_collapse
+            out = [f for f in out if f.fact != "grads_have_nan"]
+            out.append(Finding("grads_have_nan", True, f"log:{where}:line {line}",
+                               f"the loss scaler halved its scale {halvings:.0f} time(s) in a row with no step "
+                               f"between ({before:.4g} -> {after:.4g}): the gradients overflow even below "
+                               "a scale of 1, so they are not finite"))
         if self.nan_warnings and not any(f.fact == "loss_has_nonfinite" and f.value is True
                                          for f in out):
             first = self.nan_warning_lines[0] if self.nan_warning_lines else None
@@ -310,6 +330,27 @@ def _part_role(pwords: list, eff: str | None, phrase: str):
         return None
     role = "val_loss" if eff in ("val", "test") else "loss"
     return role, PART_RANK + (20 if eff == "test" else 0), phrase, None
+
+
+#: how far a split's metric behind a qualifier (``source_train_acc``) ranks after the same name
+#: printed without one: a plainer name of the role, printed beside it, is the curve
+QUALIFIED_RANK = 10
+
+
+def _qualified_role(pwords: list, phrase: str):
+    """A split's metric behind a qualifier of one identifier (``source_train_acc``,
+    ``target_val_acc``, ``student_val_loss``): the trailing part that starts at a split word names
+    the role; None when no part is a split word (``loss_rpn_cls`` stays a loss component)."""
+    if len(pwords) != 1:
+        return None
+    parts = pwords[0].split("_")
+    for i in range(1, len(parts) - 1):
+        if parts[i] in _SPLIT:
+            m = match_role("_".join(parts[i:]))
+            if m is not None and m[0] in ("loss", "val_loss", "accuracy", "val_accuracy"):
+                return m[0], m[1] + QUALIFIED_RANK, phrase, None
+            return None
+    return None
 
 
 def _split_alone_role(pwords: list, phrase: str):
@@ -446,6 +487,28 @@ class _RunFacts:
 
 
 
+_BAR_AT = re.compile(r"\s*\d+%\|")
+
+
+def _redraws(line: str) -> list:
+    """The progress-bar redraws of ``line`` when several were run together (``| epoch 014:   3%| |
+    1/35 [..., loss=11.557, ...| epoch 014:   6%| | 2/35 [...``): each redraw starts with the same
+    description as the first, as long as the first's (its digits aside); ``[line]`` when the
+    redraws cannot be told apart that way."""
+    bars = list(_BAR_AT.finditer(line))
+    width = bars[0].start()
+    if width == 0:
+        return [line]
+    desc = shape(line[:width])
+    cuts = [0]
+    for m in bars[1:]:
+        a = m.start() - width
+        if a <= cuts[-1] or shape(line[a:m.start()]) != desc:
+            return [line]
+        cuts.append(a)
+    return [line[a:b] for a, b in zip(cuts, cuts[1:] + [len(line)])]
+
+
 def _nan_row(line: str, min_numbers: int) -> bool:
     """A line of numbers only (a table row whose header the excerpt left out: ``49/300  6.4G
     nan  nan  nan  28  416``) with NaN/Inf cells among at least ``min_numbers``
@@ -508,6 +571,8 @@ class ConsoleReader(LineParser, _RunFacts):
         self.max_ppl = float(p.get("console.max_plausible_perplexity", 1e15))
         self.ppl_noted = False
         self.min_row_numbers = int(p.get("console.min_headerless_row_numbers", 3))
+        self.scale_floor = float(p["console.loss_scale_floor"])
+        self.scale_cascade = float(p["console.loss_scale_cascade_halvings"])
         self.path = path
         self.cmap = {normalize_name(c): r for r, c in parse_column_map(column_map).items()}
         self.log = ConsoleLog(path=path, format=fmt)
@@ -550,6 +615,9 @@ class ConsoleReader(LineParser, _RunFacts):
         self.noise: dict = {}      # exact text -> what a full parse of it found (no metric)
         self.quiet: dict = {}      # the same for lines without a number
         self._noise_out = None
+        # the loss scaler's overflows since the last record: (count of halvings, scale before the
+        # first, last scale, line of the first, metric_lines when the last was read)
+        self.overflow_run = None
         self.max_plans = int(p.get("console.max_line_shapes", 512))
 
     # -- roles -------------------------------------------------------------------------------
@@ -625,7 +693,8 @@ class ConsoleReader(LineParser, _RunFacts):
             if best is not None:
                 break
         return best if best is not None else (_split_alone_role(pwords, phrase)
-                                               or _part_role(pwords, eff, phrase))
+                                               or _part_role(pwords, eff, phrase)
+                                               or _qualified_role(pwords, phrase))
 
     # -- feeding -----------------------------------------------------------------------------
     def feed(self, raw: str, new: bool = True) -> None:
@@ -656,6 +725,14 @@ class ConsoleReader(LineParser, _RunFacts):
             line = _QUOTED.sub("", line, 1).rstrip("*")
             if not line or line.isspace():
                 return
+        if "%|" in line and line.count("%|") > 1:
+            pieces = _redraws(line)
+            if len(pieces) > 1:
+                # progress-bar redraws run together on one line (the carriage returns lost in a
+                # copy): each redraw is read as the line it was
+                for piece in pieces:
+                    self._feed(piece)
+                return
         # tracebacks
         if self.in_trace:
             self._trace(line)
@@ -676,7 +753,7 @@ class ConsoleReader(LineParser, _RunFacts):
                 header = self._maybe_header(line)
                 exc = self._exception_line(line)
                 if not header and len(self.quiet) < self.max_plans:
-                    self.quiet[line] = (None, exc, False, None)
+                    self.quiet[line] = (None, exc, False, None, None)
                 return
         self._parse(line, key)
 
@@ -770,6 +847,33 @@ class ConsoleReader(LineParser, _RunFacts):
             self._nan_hit()
             return True
         return False
+
+    def _overflow_line(self, line: str) -> float | None:
+        """The loss scale an overflow report sets (see ``_SCALE_DOWN``), counted; else None."""
+        m = _SCALE_DOWN.search(line)
+        if m is None:
+            return None
+        try:
+            scale = float(m.group(1))
+        except ValueError:
+            return None
+        self._scale_down(scale)
+        return scale
+
+    def _scale_down(self, scale: float) -> None:
+        """One overflow that set the loss scale to ``scale``. Overflows with no record between them
+        are one cascade; a cascade of at least ``console.loss_scale_cascade_halvings`` halvings that
+        ends below ``console.loss_scale_floor`` is kept as ``log.scale_collapse``."""
+        run = self.overflow_run
+        if run is None or run[4] != self.metric_lines or scale > run[2]:
+            run = (0, scale * 2.0, scale, self.line_no, self.metric_lines)
+        before = run[1]
+        halvings = math.log2(before / scale) if scale > 0 else math.inf
+        run = (halvings, before, scale, run[3], self.metric_lines)
+        self.overflow_run = run
+        if scale < self.scale_floor and halvings >= self.scale_cascade and (
+                self.log.scale_collapse is None or halvings > self.log.scale_collapse[0]):
+            self.log.scale_collapse = run[:4]
 
     def _nan_hit(self) -> None:
         self.log.nan_warnings += 1
@@ -937,7 +1041,7 @@ class ConsoleReader(LineParser, _RunFacts):
         if self.in_trace:
             # the text ends inside a traceback (an excerpt cut before the exception's line): the
             # run still raised
-            self._error("an exception whose traceback the text cuts short", self.trace_line)
+            self._error(_CUT_SHORT, self.trace_line)
         for c in self.cands.values():
             if c.by:
                 c.series.extend(c.bx, c.by)
@@ -980,6 +1084,8 @@ class ConsoleReader(LineParser, _RunFacts):
                 return log  # NaN gradient norms printed without a loss: explosion evidence
             if log.data_wait is not None:
                 return log  # data-loading and step times without a loss: speed evidence
+            if log.scale_collapse is not None:
+                return log  # a loss scaler's overflow cascade: the gradients are not finite
             rl = log.rl_names
             if rl:
                 raise RLLogError(f"the log prints rewards ({', '.join(repr(n) for n in rl[:6])}), "

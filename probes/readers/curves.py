@@ -929,6 +929,9 @@ def _val_shape(log, out: _Out) -> None:
       accuracy) are one and the same number while the training side moved (or printed nothing):
       the model gives the same answers on held-out data whatever the training does — a constant
       output. A converged run's evaluations still move in their last digits.
+    - ``run_frozen``: the same validation values, and the training loss repeating one number over
+      those evaluations too: a model whose weights do not change (no step is taken, a learning
+      rate of zero, a network dead everywhere); a converged run still moves in its last digits.
     - ``val_still_improving``: two or more validation losses (else accuracies), each better than
       every one before it: the model still generalises better at every evaluation.
     - ``val_loss_swing``: the median factor, as ``|ln(v[i+1] / v[i])|``, by which the validation
@@ -948,10 +951,15 @@ def _val_shape(log, out: _Out) -> None:
             lvl = max(abs(v) for v in tail) or 1.0
             # an accuracy printed to two decimals (0.80) repeats by coarseness; 0.7188 does not
             coarse = role == "val_accuracy" and abs(tail[-1] * 100 - round(tail[-1] * 100)) < 1e-6
-            if max(tail) - min(tail) <= 1e-9 * lvl and not coarse and _train_moved(log, fin[-k].x0, p):
+            same = max(tail) - min(tail) <= 1e-9 * lvl and not coarse
+            if same and _train_moved(log, fin[-k].x0, p):
                 out.add("val_frozen", True, fin[-k].x0, fin[-1].x1,
                         f"the {what} is {tail[-1]:.6g} at each of the last {k} evaluations while "
                         "the training moved: the same answers on held-out data")
+            elif same and "run_frozen" not in out.a.facts and _train_loss_still(log, fin[-k].x0):
+                out.add("run_frozen", True, fin[-k].x0, fin[-1].x1,
+                        f"the {what} is {tail[-1]:.6g} at each of the last {k} evaluations and the "
+                        "training loss repeats one number over them too: nothing in the model changes")
         if "val_still_improving" not in out.a.facts:
             steps = [better * (b - a) for a, b in zip(vs, vs[1:])]
             if all(d > 0 for d in steps):
@@ -963,6 +971,13 @@ def _val_shape(log, out: _Out) -> None:
             out.add("val_loss_swing", round(swing, 4), fin[0].x0, fin[-1].x1,
                     f"from one evaluation to the next the validation loss changes by a median "
                     f"factor of {math.exp(swing):.2f} ({_fmt(min(vs))}-{_fmt(max(vs))})")
+
+
+def _train_loss_still(log, x0: float) -> bool:
+    """The training loss printed since ``x0`` (two values or more) is one and the same number."""
+    s = log.get("loss")
+    vs = [q.mean for q in (s.finite_points() if s is not None else []) if q.x1 >= x0]
+    return len(vs) >= 2 and max(vs) - min(vs) <= 1e-9 * (max(abs(v) for v in vs) or 1.0)
 
 
 def _train_moved(log, x0: float, p) -> bool:
