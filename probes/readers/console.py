@@ -571,6 +571,10 @@ class ConsoleReader(LineParser, _RunFacts):
         self.max_ppl = float(p.get("console.max_plausible_perplexity", 1e15))
         self.ppl_noted = False
         self.min_row_numbers = int(p.get("console.min_headerless_row_numbers", 3))
+        # the column layouts of tables that tools write without a header line
+        self.layouts = {}
+        for names in p.get("console.headerless_layouts") or []:
+            self.layouts.setdefault(len(re.split(r"\s{2,}", names.strip())), names)
         self.scale_floor = float(p["console.loss_scale_floor"])
         self.scale_cascade = float(p["console.loss_scale_cascade_halvings"])
         self.path = path
@@ -847,6 +851,20 @@ class ConsoleReader(LineParser, _RunFacts):
             self._nan_hit()
             return True
         return False
+
+    def _headerless(self, line: str) -> bool:
+        """A row of numbers only, with no header in force, whose cells are as many as one of
+        ``console.headerless_layouts`` names: that layout is its header (returns True, the row read)."""
+        cells = line.split()
+        names = self.layouts.get(len(cells))
+        if names is None or not all(_ROW_NUMBER.fullmatch(c) for c in cells) or not self._maybe_header(names):
+            return False
+        row = self._table_row(line)
+        if row is None:
+            self.header = None
+            return False
+        self._table_record(row)
+        return True
 
     def _overflow_line(self, line: str) -> float | None:
         """The loss scale an overflow report sets (see ``_SCALE_DOWN``), counted; else None."""

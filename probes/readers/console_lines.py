@@ -432,6 +432,8 @@ class LineParser:
             header = False
             if not pairs:
                 header = self._maybe_header(line)
+                if not header and self.header is None and self.layouts:
+                    header = self._headerless(line)
             exc = self._exception_line(line)
             nan_warning = self._nan_warning(line)
             scale = self._overflow_line(line) if "scal" in line else None

@@ -706,10 +706,58 @@ def _loss_level_facts(c: _LossCurve, s, log, out: _Out) -> None:
                 f"after its first record the training loss {'stays' if frozen else 'moves'} "
                 f"within {spread:.2%} of {_fmt(mid)} over {len(later)} points"
                 + (f" (the first record: {_fmt(c.means[0])})" if frozen else ""))
+    if s.rows_per_point == 1 and c.n >= out.p["curves.recur_min_points"]:
+        _loss_recurring(c, out)
     if c.n >= out.p["curves.noise_min_points"]:  # fewer points say nothing about noise
         out.add("loss_noise", c.noise, c.cx[c.tail_idx[0]], c.x_end,
                 f"step-to-step noise over the last {out.p['curves.tail_fraction']:.0%} is about "
                 f"{_fmt(c.sig_tail)} on a level of {_fmt(current)} ({c.noise:.0%})")
+
+
+def _on_half_grid(v: float, mantissas) -> bool:
+    """``v``, as printed (its shortest repr), is a number of a half-precision format (bfloat16,
+    float16: ``mantissas`` bits) rounded to the printed decimals: such losses repeat by coarseness."""
+    if v == 0 or not math.isfinite(v):
+        return True
+    text = repr(abs(v))
+    if "e" in text:
+        return False
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    unit = 10.0 ** -decimals
+    for bits in mantissas:
+        spacing = 2.0 ** (math.floor(math.log2(abs(v))) - int(bits))
+        if spacing >= unit and abs(round(abs(v) / spacing) * spacing - abs(v)) <= unit / 2:
+            return True
+    return False
+
+
+def _loss_recurring(c: _LossCurve, out: _Out) -> None:
+    """``loss_values_recur``: at least ``curves.recur_share`` of the training-loss values (one per
+    record) repeat, exactly, a value printed earlier and not right before, beyond the share that
+    would by chance among as many values spread over the printable values of their range (the
+    same batches giving the same losses: the weights do not change between them). Values on a half-precision grid
+    (``curves.half_mantissa_bits``) repeat by coarseness and are not counted; a frozen loss is
+    loss_frozen's."""
+    vs = c.means
+    mant = out.p["curves.half_mantissa_bits"]
+    if len(set(vs)) < 2 or sum(_on_half_grid(v, mant) for v in vs) * 2 >= len(vs):
+        return
+    seen: set = set()
+    again = 0
+    for i, v in enumerate(vs):
+        if i >= 2:
+            seen.add(vs[i - 2])
+        if i >= 1 and v != vs[i - 1] and v in seen:
+            again += 1
+    n = len(vs)
+    share = again / n
+    # what repeats by chance among n values drawn evenly from the printable values of their range
+    decimals = max((len(t.split(".")[1]) for t in map(repr, vs) if "." in t and "e" not in t), default=0)
+    printable = (max(vs) - min(vs)) * 10 ** decimals + 1
+    chance = 1.0 - printable / n * (1.0 - math.exp(-n / printable))
+    out.add("loss_values_recur", share - chance >= out.p["curves.recur_share"], c.x_start, c.x_end,
+            f"{again} of {n} training-loss values repeat exactly a value printed earlier "
+            f"({share:.0%}; {chance:.0%} would by chance)")
 
 
 def _loss_oscillation_trend(c: _LossCurve, trend: str, out: _Out) -> None:
