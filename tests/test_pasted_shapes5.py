@@ -153,3 +153,36 @@ def test_a_converged_run_still_moving_in_its_last_digits_is_not_frozen(tmp_path)
                   "val_accuracy: 0.9983"]
     rep, _ = _diagnose(tmp_path, "\n".join(lines))
     assert not any(f["fact"] == "run_frozen" for f in rep["facts"])
+
+
+def test_a_detector_table_without_its_header_is_read_under_the_known_layout(tmp_path):
+    rows = []
+    for e in range(9):
+        box, obj, cls = 0.08 * 0.9 ** e, 0.028 * 0.95 ** e, 0.018 * 0.8 ** e
+        rows.append(f"      {e}/89     5.61G  {box:8.4g}  {obj:8.4g}  {cls:8.4g}  {box + obj + cls:8.4g}         7"
+                    f"       640    0.7966    0.3577    0.3942    0.1884   0.04524   0.01313  0.004035")
+    log = read_console_text("\n".join(rows))
+    assert log.columns["loss"] == "box + obj + cls"
+    assert log["loss"].rows == 9
+    rep, _ = _diagnose(tmp_path, "\n".join(rows))
+    assert _symptom(rep) == "healthy"
+    # a row of numbers with a cell count no layout has stays unread (one line, exit 2)
+    res = _run(tmp_path, "\n".join(" ".join(r.split()[:-2]) for r in rows), name="short.out")
+    assert res.exit_code == 2
+
+
+def test_the_same_per_batch_losses_coming_back_is_not_learning(tmp_path):
+    cycle = [3.7451, 3.5551, 3.1906, 3.5086, 3.7002, 3.5073, 3.9202]
+    lines = [f"iter {100 + i} step {50 + i // 2}: loss {cycle[(i * 3) % 7]:.4f}, iter time: 108.78ms"
+             for i in range(22)]
+    rep, out = _diagnose(tmp_path, "\n".join(lines))
+    assert _symptom(rep) == "not_learning"
+    assert "repeat exactly a value printed earlier" in out
+
+
+def test_bfloat16_losses_repeating_by_coarseness_are_no_recurrence(tmp_path):
+    # losses computed in bfloat16 (multiples of 1/64 near 3) come back by rounding alone
+    vals = [3.2969, 3.1875, 3.3438, 3.3281, 3.2812, 3.1875, 3.2969, 3.2031, 3.1562, 3.2812, 3.1875, 3.3281]
+    text = "\n".join(f"{1220 + 10 * i} | loss {v:.4f} | lr 2.6e-04 | 13880.16ms" for i, v in enumerate(vals))
+    rep, _ = _diagnose(tmp_path, text)
+    assert not any(f["fact"] == "loss_values_recur" and f["value"] is True for f in rep["facts"])
