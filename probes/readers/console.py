@@ -239,6 +239,19 @@ class ConsoleLog(LogData):
                                f"{name} is first NaN/Inf at {self.x_label} {x:g}"))
         return out
 
+    def _scale_collapse_evidence(self, out: list, where: str) -> list:
+        """A loss scale driven below the floor by a cascade of overflows (``scale_collapse``):
+        the gradients are not finite."""
+        if self.scale_collapse is None or any(f.fact == "grads_have_nan" and f.value is True for f in out):
+            return out
+        halvings, before, after, line = self.scale_collapse
+        out = [f for f in out if f.fact != "grads_have_nan"]
+        out.append(Finding("grads_have_nan", True, f"log:{where}:line {line}",
+                           f"the loss scaler halved its scale {halvings:.0f} time(s) in a row with no step "
+                           f"between ({before:.4g} -> {after:.4g}): the gradients overflow even below "
+                           "a scale of 1, so they are not finite"))
+        return out
+
     def evidence(self, findings: list) -> list:
         """``findings`` (the curve facts) plus what the text says: the crash's kind and message,
         NaN warnings as non-finite loss evidence."""
@@ -298,15 +311,7 @@ class ConsoleLog(LogData):
                 out.append(Finding("grads_have_nan", True,
                                    f"log:{where}:{self.columns.get('grad_norm')}",
                                    f"{gn.nonfinite} of {gn.rows} gradient norms are NaN/Inf"))
-        out = self._other_nonfinite_evidence(out, where)
-        if self.scale_collapse is not None and not any(f.fact == "grads_have_nan" and f.value is True
-                                                       for f in out):
-            halvings, before, after, line = self.scale_collapse
-            out = [f for f in out if f.fact != "grads_have_nan"]
-            out.append(Finding("grads_have_nan", True, f"log:{where}:line {line}",
-                               f"the loss scaler halved its scale {halvings:.0f} time(s) in a row with no step "
-                               f"between ({before:.4g} -> {after:.4g}): the gradients overflow even below "
-                               "a scale of 1, so they are not finite"))
+        out = self._scale_collapse_evidence(self._other_nonfinite_evidence(out, where), where)
         if self.nan_warnings and not any(f.fact == "loss_has_nonfinite" and f.value is True
                                          for f in out):
             first = self.nan_warning_lines[0] if self.nan_warning_lines else None
@@ -533,6 +538,15 @@ def _nan_row(line: str, min_numbers: int) -> bool:
     return bad > 0 and finite >= min_numbers
 
 
+def _layouts(p) -> dict:
+    """``console.headerless_layouts`` by their number of columns: the column layouts of tables
+    that tools write without a header line."""
+    out: dict = {}
+    for names in p.get("console.headerless_layouts") or []:
+        out.setdefault(len(re.split(r"\s{2,}", names.strip())), names)
+    return out
+
+
 #: candidates ranked from here on are read as a metric for want of a better name (a perplexity,
 #: a loss component, a split word alone); below it, the name says what it measures
 NAMED_RANK = 100
@@ -558,7 +572,73 @@ def _best_candidates(cands) -> dict:
     return best
 
 
-class ConsoleReader(LineParser, _RunFacts):
+class _Overflows:
+    """Line shapes read beside the records (a mixin of :class:`ConsoleReader`, using its ``log``,
+    ``metric_lines``, ``_feed`` and table methods): progress-bar redraws run together on one line,
+    a table's rows printed without its header, a mixed-precision loss scaler's overflow reports."""
+
+    def _init_overflows(self, p) -> None:
+        self.layouts = _layouts(p)
+        self.scale_floor = float(p["console.loss_scale_floor"])
+        self.scale_cascade = float(p["console.loss_scale_cascade_halvings"])
+        # the loss scaler's overflows since the last record: (halvings, scale before the first,
+        # last scale, line of the first, metric_lines when the last was read)
+        self.overflow_run = None
+
+    def _redrawn(self, line: str) -> bool:
+        """Progress-bar redraws run together on one line (the carriage returns lost in a copy):
+        each redraw fed as the line it was (True), or False when they cannot be told apart."""
+        pieces = _redraws(line)
+        if len(pieces) < 2:
+            return False
+        for piece in pieces:
+            self._feed(piece)
+        return True
+
+    def _headerless(self, line: str) -> bool:
+        """A row of numbers only, with no header in force, whose cells are as many as one of
+        ``console.headerless_layouts`` names: that layout is its header (returns True, the row read)."""
+        cells = line.split()
+        names = self.layouts.get(len(cells))
+        if names is None or not all(_ROW_NUMBER.fullmatch(c) for c in cells) or not self._maybe_header(names):
+            return False
+        row = self._table_row(line)
+        if row is None:
+            self.header = None
+            return False
+        self._table_record(row)
+        return True
+
+    def _overflow_line(self, line: str) -> float | None:
+        """The loss scale an overflow report sets (see ``_SCALE_DOWN``), counted; else None."""
+        m = _SCALE_DOWN.search(line)
+        if m is None:
+            return None
+        try:
+            scale = float(m.group(1))
+        except ValueError:
+            return None
+        self._scale_down(scale)
+        return scale
+
+    def _scale_down(self, scale: float) -> None:
+        """One overflow that set the loss scale to ``scale``. Overflows with no record between them
+        are one cascade; a cascade of at least ``console.loss_scale_cascade_halvings`` halvings that
+        ends below ``console.loss_scale_floor`` is kept as ``log.scale_collapse``."""
+        run = self.overflow_run
+        if run is None or run[4] != self.metric_lines or scale > run[2]:
+            run = (0, scale * 2.0, scale, self.line_no, self.metric_lines)
+        before = run[1]
+        halvings = math.log2(before / scale) if scale > 0 else math.inf
+        run = (halvings, before, scale, run[3], self.metric_lines)
+        self.overflow_run = run
+        if scale < self.scale_floor and halvings >= self.scale_cascade and (
+                self.log.scale_collapse is None or halvings > self.log.scale_collapse[0]):
+            self.log.scale_collapse = run[:4]
+
+
+
+class ConsoleReader(LineParser, _RunFacts, _Overflows):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
     def __init__(self, path: str, column_map=None, params=None, fmt: str = "console"):
@@ -571,12 +651,7 @@ class ConsoleReader(LineParser, _RunFacts):
         self.max_ppl = float(p.get("console.max_plausible_perplexity", 1e15))
         self.ppl_noted = False
         self.min_row_numbers = int(p.get("console.min_headerless_row_numbers", 3))
-        # the column layouts of tables that tools write without a header line
-        self.layouts = {}
-        for names in p.get("console.headerless_layouts") or []:
-            self.layouts.setdefault(len(re.split(r"\s{2,}", names.strip())), names)
-        self.scale_floor = float(p["console.loss_scale_floor"])
-        self.scale_cascade = float(p["console.loss_scale_cascade_halvings"])
+        self._init_overflows(p)
         self.path = path
         self.cmap = {normalize_name(c): r for r, c in parse_column_map(column_map).items()}
         self.log = ConsoleLog(path=path, format=fmt)
@@ -619,9 +694,6 @@ class ConsoleReader(LineParser, _RunFacts):
         self.noise: dict = {}      # exact text -> what a full parse of it found (no metric)
         self.quiet: dict = {}      # the same for lines without a number
         self._noise_out = None
-        # the loss scaler's overflows since the last record: (count of halvings, scale before the
-        # first, last scale, line of the first, metric_lines when the last was read)
-        self.overflow_run = None
         self.max_plans = int(p.get("console.max_line_shapes", 512))
 
     # -- roles -------------------------------------------------------------------------------
@@ -729,14 +801,8 @@ class ConsoleReader(LineParser, _RunFacts):
             line = _QUOTED.sub("", line, 1).rstrip("*")
             if not line or line.isspace():
                 return
-        if "%|" in line and line.count("%|") > 1:
-            pieces = _redraws(line)
-            if len(pieces) > 1:
-                # progress-bar redraws run together on one line (the carriage returns lost in a
-                # copy): each redraw is read as the line it was
-                for piece in pieces:
-                    self._feed(piece)
-                return
+        if "%|" in line and line.count("%|") > 1 and self._redrawn(line):
+            return
         # tracebacks
         if self.in_trace:
             self._trace(line)
@@ -851,47 +917,6 @@ class ConsoleReader(LineParser, _RunFacts):
             self._nan_hit()
             return True
         return False
-
-    def _headerless(self, line: str) -> bool:
-        """A row of numbers only, with no header in force, whose cells are as many as one of
-        ``console.headerless_layouts`` names: that layout is its header (returns True, the row read)."""
-        cells = line.split()
-        names = self.layouts.get(len(cells))
-        if names is None or not all(_ROW_NUMBER.fullmatch(c) for c in cells) or not self._maybe_header(names):
-            return False
-        row = self._table_row(line)
-        if row is None:
-            self.header = None
-            return False
-        self._table_record(row)
-        return True
-
-    def _overflow_line(self, line: str) -> float | None:
-        """The loss scale an overflow report sets (see ``_SCALE_DOWN``), counted; else None."""
-        m = _SCALE_DOWN.search(line)
-        if m is None:
-            return None
-        try:
-            scale = float(m.group(1))
-        except ValueError:
-            return None
-        self._scale_down(scale)
-        return scale
-
-    def _scale_down(self, scale: float) -> None:
-        """One overflow that set the loss scale to ``scale``. Overflows with no record between them
-        are one cascade; a cascade of at least ``console.loss_scale_cascade_halvings`` halvings that
-        ends below ``console.loss_scale_floor`` is kept as ``log.scale_collapse``."""
-        run = self.overflow_run
-        if run is None or run[4] != self.metric_lines or scale > run[2]:
-            run = (0, scale * 2.0, scale, self.line_no, self.metric_lines)
-        before = run[1]
-        halvings = math.log2(before / scale) if scale > 0 else math.inf
-        run = (halvings, before, scale, run[3], self.metric_lines)
-        self.overflow_run = run
-        if scale < self.scale_floor and halvings >= self.scale_cascade and (
-                self.log.scale_collapse is None or halvings > self.log.scale_collapse[0]):
-            self.log.scale_collapse = run[:4]
 
     def _nan_hit(self) -> None:
         self.log.nan_warnings += 1
@@ -1100,10 +1125,8 @@ class ConsoleReader(LineParser, _RunFacts):
             gn = log.series.get("grad_norm")
             if gn is not None and gn.nonfinite:
                 return log  # NaN gradient norms printed without a loss: explosion evidence
-            if log.data_wait is not None:
-                return log  # data-loading and step times without a loss: speed evidence
-            if log.scale_collapse is not None:
-                return log  # a loss scaler's overflow cascade: the gradients are not finite
+            if log.data_wait is not None or log.scale_collapse is not None:
+                return log  # data-loading and step times (speed), a loss scaler's collapse (NaN gradients)
             rl = log.rl_names
             if rl:
                 raise RLLogError(f"the log prints rewards ({', '.join(repr(n) for n in rl[:6])}), "

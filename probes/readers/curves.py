@@ -732,32 +732,30 @@ def _on_half_grid(v: float, mantissas) -> bool:
 
 
 def _loss_recurring(c: _LossCurve, out: _Out) -> None:
-    """``loss_values_recur``: at least ``curves.recur_share`` of the training-loss values (one per
-    record) repeat, exactly, a value printed earlier and not right before, beyond the share that
-    would by chance among as many values spread over the printable values of their range (the
-    same batches giving the same losses: the weights do not change between them). Values on a half-precision grid
-    (``curves.half_mantissa_bits``) repeat by coarseness and are not counted; a frozen loss is
-    loss_frozen's."""
+    """``loss_values_recur``: the training-loss values (one per record, a value printed again right
+    after itself counted once) come back exactly to values printed before more often than a
+    spread of values does by chance: the pairs of equal values, less the pairs one printed unit
+    apart (a smooth spread gives about twice as many of those as equal pairs), are at least
+    ``curves.recur_share`` of the values — the same batches giving the same losses, so the weights
+    do not change between them. Values on a half-precision grid (``curves.half_mantissa_bits``)
+    repeat by coarseness and are not read; a frozen loss is loss_frozen's."""
     vs = c.means
     mant = out.p["curves.half_mantissa_bits"]
     if len(set(vs)) < 2 or sum(_on_half_grid(v, mant) for v in vs) * 2 >= len(vs):
         return
-    seen: set = set()
-    again = 0
-    for i, v in enumerate(vs):
-        if i >= 2:
-            seen.add(vs[i - 2])
-        if i >= 1 and v != vs[i - 1] and v in seen:
-            again += 1
-    n = len(vs)
-    share = again / n
-    # what repeats by chance among n values drawn evenly from the printable values of their range
     decimals = max((len(t.split(".")[1]) for t in map(repr, vs) if "." in t and "e" not in t), default=0)
-    printable = (max(vs) - min(vs)) * 10 ** decimals + 1
-    chance = 1.0 - printable / n * (1.0 - math.exp(-n / printable))
-    out.add("loss_values_recur", share - chance >= out.p["curves.recur_share"], c.x_start, c.x_end,
-            f"{again} of {n} training-loss values repeat exactly a value printed earlier "
-            f"({share:.0%}; {chance:.0%} would by chance)")
+    scale = 10 ** decimals
+    units = [round(v * scale) for v in vs]
+    kept = [units[0]] + [u for u, prev in zip(units[1:], units) if u != prev]
+    count: dict = {}
+    for u in kept:
+        count[u] = count.get(u, 0) + 1
+    equal = sum(k * (k - 1) // 2 for k in count.values())
+    apart = sum(k * count.get(u + 1, 0) for u, k in count.items())
+    share = (equal - apart) / len(kept)
+    out.add("loss_values_recur", share >= out.p["curves.recur_share"], c.x_start, c.x_end,
+            f"{equal} pair(s) of the {len(kept)} training-loss values are exactly equal, against "
+            f"{apart} pair(s) one printed unit apart: the same values come back")
 
 
 def _loss_oscillation_trend(c: _LossCurve, trend: str, out: _Out) -> None:
