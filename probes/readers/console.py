@@ -125,6 +125,12 @@ _SOURCE_PATH = re.compile(r"(?:/[^/]*){3}|\.(?:py|cu|cuh|cpp|cc|c|h|hpp)$")
 _NAN_WARN = re.compile(r"(?:\bnan\b|\binf(?:inite|inity)?\b|non-?finite)", re.IGNORECASE)
 _NAN_CTX = re.compile(r"\b(?:loss|grad\w*|gradient|weights?|output|logits?)\b", re.IGNORECASE)
 _NAN_BENIGN = re.compile(r"overflow|loss[ _]?scal|skipping step|reducing", re.IGNORECASE)
+#: a mixed-precision loss scaler's overflow report and the scale it sets (apex ``Gradient overflow.
+#: Skipping step, loss scaler 0 reducing loss scale to 512.0``, fairseq ``overflow detected,
+#: setting loss scale to: 0.25``, DeepSpeed ``OVERFLOW! ... Attempted loss scale: 2048, reducing to
+#: 1024``)
+_SCALE_DOWN = re.compile(r"\b(?:overflow|skipping step)\b.*\bloss[ _]?scale\b.*?\bto:?\s*"
+                         r"((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*\.?\s*$", re.IGNORECASE)
 _ROW_NONFINITE = re.compile(r"[-+]?(?:nan|inf(?:inity)?)", re.IGNORECASE)
 #: a cell of a headerless row: a number with an optional unit (``6.47G``, ``12%``) or a counter
 _ROW_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[A-Za-z%]?|\d+/\d+")
@@ -145,6 +151,8 @@ _ERROR_KINDS = (
                                re.IGNORECASE)),
     ("import_error", re.compile(r"^(ImportError|ModuleNotFoundError)")),
 )
+#: the message of a traceback the text ends inside, before the exception's line
+_CUT_SHORT = "an exception whose traceback the text cuts short"
 _NAN_ERROR = re.compile(r"\bnan\b|\binf(?:inite)?\b|FloatingPointError", re.IGNORECASE)
 
 
@@ -207,6 +215,9 @@ class ConsoleLog(LogData):
     #: position in the epoch; empty otherwise
     epoch_starts: list = field(default_factory=list)
     other_nonfinite: tuple | None = None
+    #: a mixed-precision loss scale driven below ``console.loss_scale_floor`` by a cascade of
+    #: overflows with no step between: ``(halvings, scale before, scale after, first line)``
+    scale_collapse: tuple | None = None
     rl_names: list = field(default_factory=list)
 
     def describe(self) -> str:
@@ -229,6 +240,19 @@ class ConsoleLog(LogData):
                                f"{name} is first NaN/Inf at {self.x_label} {x:g}"))
         return out
 
+    def _scale_collapse_evidence(self, out: list, where: str) -> list:
+        """A loss scale driven below the floor by a cascade of overflows (``scale_collapse``):
+        the gradients are not finite."""
+        if self.scale_collapse is None or any(f.fact == "grads_have_nan" and f.value is True for f in out):
+            return out
+        halvings, before, after, line = self.scale_collapse
+        out = [f for f in out if f.fact != "grads_have_nan"]
+        out.append(Finding("grads_have_nan", True, f"log:{where}:line {line}",
+                           f"the loss scaler halved its scale {halvings:.0f} time(s) in a row with no step "
+                           f"between ({before:.4g} -> {after:.4g}): the gradients overflow even below "
+                           "a scale of 1, so they are not finite"))
+        return out
+
     def evidence(self, findings: list, params=None) -> list:
         """``findings`` (the curve facts) plus what the text says: the crash's kind and message,
         NaN warnings as non-finite loss evidence. ``params``: the knowledge base's (a pack's included)."""
@@ -238,7 +262,8 @@ class ConsoleLog(LogData):
         if self.errors:
             last = self.errors[-1]
             src = f"log:{where}:line {last['line']}"
-            if last["kind"] == "nonfinite":
+            if last["kind"] == "nonfinite" or (last["message"] == _CUT_SHORT and self.scale_collapse is not None):
+                # (a traceback cut short right after the loss scale collapsed: the scaler giving up)
                 self.nan_warnings += 1
                 self.nan_warning_lines.append(last["line"])
             else:
@@ -287,7 +312,7 @@ class ConsoleLog(LogData):
                 out.append(Finding("grads_have_nan", True,
                                    f"log:{where}:{self.columns.get('grad_norm')}",
                                    f"{gn.nonfinite} of {gn.rows} gradient norms are NaN/Inf"))
-        out = self._other_nonfinite_evidence(out, where)
+        out = self._scale_collapse_evidence(self._other_nonfinite_evidence(out, where), where)
         if self.nan_warnings and not any(f.fact == "loss_has_nonfinite" and f.value is True
                                          for f in out):
             first = self.nan_warning_lines[0] if self.nan_warning_lines else None
@@ -311,6 +336,27 @@ def _part_role(pwords: list, eff: str | None, phrase: str):
         return None
     role = "val_loss" if eff in ("val", "test") else "loss"
     return role, PART_RANK + (20 if eff == "test" else 0), phrase, None
+
+
+#: how far a split's metric behind a qualifier (``source_train_acc``) ranks after the same name
+#: printed without one: a plainer name of the role, printed beside it, is the curve
+QUALIFIED_RANK = 10
+
+
+def _qualified_role(pwords: list, phrase: str):
+    """A split's metric behind a qualifier of one identifier (``source_train_acc``,
+    ``target_val_acc``, ``student_val_loss``): the trailing part that starts at a split word names
+    the role; None when no part is a split word (``loss_rpn_cls`` stays a loss component)."""
+    if len(pwords) != 1:
+        return None
+    parts = pwords[0].split("_")
+    for i in range(1, len(parts) - 1):
+        if parts[i] in _SPLIT:
+            m = match_role("_".join(parts[i:]))
+            if m is not None and m[0] in ("loss", "val_loss", "accuracy", "val_accuracy"):
+                return m[0], m[1] + QUALIFIED_RANK, phrase, None
+            return None
+    return None
 
 
 def _split_alone_role(pwords: list, phrase: str):
@@ -447,6 +493,28 @@ class _RunFacts:
 
 
 
+_BAR_AT = re.compile(r"\s*\d+%\|")
+
+
+def _redraws(line: str) -> list:
+    """The progress-bar redraws of ``line`` when several were run together (``| epoch 014:   3%| |
+    1/35 [..., loss=11.557, ...| epoch 014:   6%| | 2/35 [...``): each redraw starts with the same
+    description as the first, as long as the first's (its digits aside); ``[line]`` when the
+    redraws cannot be told apart that way."""
+    bars = list(_BAR_AT.finditer(line))
+    width = bars[0].start()
+    if width == 0:
+        return [line]
+    desc = shape(line[:width])
+    cuts = [0]
+    for m in bars[1:]:
+        a = m.start() - width
+        if a <= cuts[-1] or shape(line[a:m.start()]) != desc:
+            return [line]
+        cuts.append(a)
+    return [line[a:b] for a, b in zip(cuts, cuts[1:] + [len(line)])]
+
+
 def _nan_row(line: str, min_numbers: int) -> bool:
     """A line of numbers only (a table row whose header the excerpt left out: ``49/300  6.4G
     nan  nan  nan  28  416``) with NaN/Inf cells among at least ``min_numbers``
@@ -469,6 +537,15 @@ def _nan_row(line: str, min_numbers: int) -> bool:
         else:
             return False
     return bad > 0 and finite >= min_numbers
+
+
+def _layouts(p) -> dict:
+    """``console.headerless_layouts`` by their number of columns: the column layouts of tables
+    that tools write without a header line."""
+    out: dict = {}
+    for names in p.get("console.headerless_layouts") or []:
+        out.setdefault(len(re.split(r"\s{2,}", names.strip())), names)
+    return out
 
 
 #: candidates ranked from here on are read as a metric for want of a better name (a perplexity,
@@ -496,7 +573,73 @@ def _best_candidates(cands) -> dict:
     return best
 
 
-class ConsoleReader(LineParser, _RunFacts):
+class _Overflows:
+    """Line shapes read beside the records (a mixin of :class:`ConsoleReader`, using its ``log``,
+    ``metric_lines``, ``_feed`` and table methods): progress-bar redraws run together on one line,
+    a table's rows printed without its header, a mixed-precision loss scaler's overflow reports."""
+
+    def _init_overflows(self, p) -> None:
+        self.layouts = _layouts(p)
+        self.scale_floor = float(p["console.loss_scale_floor"])
+        self.scale_cascade = float(p["console.loss_scale_cascade_halvings"])
+        # the loss scaler's overflows since the last record: (halvings, scale before the first,
+        # last scale, line of the first, metric_lines when the last was read)
+        self.overflow_run = None
+
+    def _redrawn(self, line: str) -> bool:
+        """Progress-bar redraws run together on one line (the carriage returns lost in a copy):
+        each redraw fed as the line it was (True), or False when they cannot be told apart."""
+        pieces = _redraws(line)
+        if len(pieces) < 2:
+            return False
+        for piece in pieces:
+            self._feed(piece)
+        return True
+
+    def _headerless(self, line: str) -> bool:
+        """A row of numbers only, with no header in force, whose cells are as many as one of
+        ``console.headerless_layouts`` names: that layout is its header (returns True, the row read)."""
+        cells = line.split()
+        names = self.layouts.get(len(cells))
+        if names is None or not all(_ROW_NUMBER.fullmatch(c) for c in cells) or not self._maybe_header(names):
+            return False
+        row = self._table_row(line)
+        if row is None:
+            self.header = None
+            return False
+        self._table_record(row)
+        return True
+
+    def _overflow_line(self, line: str) -> float | None:
+        """The loss scale an overflow report sets (see ``_SCALE_DOWN``), counted; else None."""
+        m = _SCALE_DOWN.search(line)
+        if m is None:
+            return None
+        try:
+            scale = float(m.group(1))
+        except ValueError:
+            return None
+        self._scale_down(scale)
+        return scale
+
+    def _scale_down(self, scale: float) -> None:
+        """One overflow that set the loss scale to ``scale``. Overflows with no record between them
+        are one cascade; a cascade of at least ``console.loss_scale_cascade_halvings`` halvings that
+        ends below ``console.loss_scale_floor`` is kept as ``log.scale_collapse``."""
+        run = self.overflow_run
+        if run is None or run[4] != self.metric_lines or scale > run[2]:
+            run = (0, scale * 2.0, scale, self.line_no, self.metric_lines)
+        before = run[1]
+        halvings = math.log2(before / scale) if scale > 0 else math.inf
+        run = (halvings, before, scale, run[3], self.metric_lines)
+        self.overflow_run = run
+        if scale < self.scale_floor and halvings >= self.scale_cascade and (
+                self.log.scale_collapse is None or halvings > self.log.scale_collapse[0]):
+            self.log.scale_collapse = run[:4]
+
+
+
+class ConsoleReader(LineParser, _RunFacts, _Overflows):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
     def __init__(self, path: str, column_map=None, params=None, fmt: str = "console"):
@@ -509,6 +652,7 @@ class ConsoleReader(LineParser, _RunFacts):
         self.max_ppl = float(p["console.max_plausible_perplexity"])
         self.ppl_noted = False
         self.min_row_numbers = int(p["console.min_headerless_row_numbers"])
+        self._init_overflows(p)
         self.path = path
         self.cmap = {normalize_name(c): r for r, c in parse_column_map(column_map).items()}
         self.log = ConsoleLog(path=path, format=fmt)
@@ -626,7 +770,8 @@ class ConsoleReader(LineParser, _RunFacts):
             if best is not None:
                 break
         return best if best is not None else (_split_alone_role(pwords, phrase)
-                                               or _part_role(pwords, eff, phrase))
+                                               or _part_role(pwords, eff, phrase)
+                                               or _qualified_role(pwords, phrase))
 
     # -- feeding -----------------------------------------------------------------------------
     def feed(self, raw: str, new: bool = True) -> None:
@@ -657,6 +802,8 @@ class ConsoleReader(LineParser, _RunFacts):
             line = _QUOTED.sub("", line, 1).rstrip("*")
             if not line or line.isspace():
                 return
+        if "%|" in line and line.count("%|") > 1 and self._redrawn(line):
+            return
         # tracebacks
         if self.in_trace:
             self._trace(line)
@@ -677,7 +824,7 @@ class ConsoleReader(LineParser, _RunFacts):
                 header = self._maybe_header(line)
                 exc = self._exception_line(line)
                 if not header and len(self.quiet) < self.max_plans:
-                    self.quiet[line] = (None, exc, False, None)
+                    self.quiet[line] = (None, exc, False, None, None)
                 return
         self._parse(line, key)
 
@@ -938,7 +1085,7 @@ class ConsoleReader(LineParser, _RunFacts):
         if self.in_trace:
             # the text ends inside a traceback (an excerpt cut before the exception's line): the
             # run still raised
-            self._error("an exception whose traceback the text cuts short", self.trace_line)
+            self._error(_CUT_SHORT, self.trace_line)
         for c in self.cands.values():
             if c.by:
                 c.series.extend(c.bx, c.by)
@@ -979,8 +1126,8 @@ class ConsoleReader(LineParser, _RunFacts):
             gn = log.series.get("grad_norm")
             if gn is not None and gn.nonfinite:
                 return log  # NaN gradient norms printed without a loss: explosion evidence
-            if log.data_wait is not None:
-                return log  # data-loading and step times without a loss: speed evidence
+            if log.data_wait is not None or log.scale_collapse is not None:
+                return log  # data-loading and step times (speed), a loss scaler's collapse (NaN gradients)
             rl = log.rl_names
             if rl:
                 raise RLLogError(f"the log prints rewards ({', '.join(repr(n) for n in rl[:6])}), "

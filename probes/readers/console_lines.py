@@ -35,7 +35,8 @@ _STEP = re.compile(r"\b(global[_ ]step|step|steps|iteration|iter|it|batch|update
                    r"n_iter|global_iter)\b[\]'\"]?\s*[:=#]?\s*[\[(]?\s*(\d+)(?![.\d])(?:\s*/\s*(\d+))?\s*[\])]?",
                    re.IGNORECASE)
 _COUNTER = re.compile(r"(?<![\w./])(\d+)\s*/\s*(\d+)(?![\w.]|\s*[a-zA-Z])")
-_LEAD_STEP = re.compile(r"^\s*(\d+)\s*:\s")
+#: a line that starts with its step and a separator (``12: 463.5 ...``, ``1220 | loss 3.29 | lr ...``)
+_LEAD_STEP = re.compile(r"^\s*(\d+)\s*[:|]\s")
 
 # ------------------------------------------------------------------------------ tokens
 _TOKEN = re.compile(
@@ -58,6 +59,9 @@ _SPLIT = {"train": "train", "training": "train", "trn": "train", "tr": "train",
           "test": "test", "testing": "test"}
 _KEY_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
 _PROGRESS = re.compile(r"\d+%\|")
+#: a progress bar's tail printed without bar characters (``448: 100% 1626/1626 [22:57<00:00,
+#: 1.18it/s]``): a percentage, a counter and the bracketed timing
+_PROGRESS_TAIL = re.compile(r":?\s+\d+%\s+\d+/\d+\s*\[")
 #: a line's shape is its UTF-8 bytes with the ASCII digits read as 0 (bytes.translate is ~15x
 #: faster than str.translate; a digit's byte never occurs inside a multi-byte character)
 _ZEROS = bytes.maketrans(b"123456789", b"000000000")
@@ -270,9 +274,10 @@ class LineParser:
     def _table_row(self, line: str):
         names, delim, roles = self.header
         s = line.strip().strip("|│┃").strip()
-        if delim is None and "%|" in s:
-            # a row that ends in its progress bar (``1/99  2.64G  0.05 ...  416: 100%|███| 7/7``)
-            m = _PROGRESS.search(s)
+        if delim is None and "%" in s:
+            # a row that ends in its progress bar (``1/99  2.64G  0.05 ...  416: 100%|███| 7/7``),
+            # drawn with or without bar characters (``... 448: 100% 1626/1626 [22:57<00:00, ...]``)
+            m = _PROGRESS.search(s) or _PROGRESS_TAIL.search(s)
             if m:
                 s = s[:m.start()].rstrip().rstrip(":").rstrip()
         cells = [c.strip() for c in s.split(delim)] if delim else s.split()
@@ -329,7 +334,7 @@ class LineParser:
         self._parse_full(line)
 
     def _replay(self, hit: tuple) -> None:
-        epoch, exc, nan_warning, step = hit
+        epoch, exc, nan_warning, step, scale = hit
         if epoch is not None:
             self._set_epoch(epoch)
         if step is not None:
@@ -338,6 +343,8 @@ class LineParser:
             self._error(exc, self.line_no)
         if nan_warning:
             self._nan_hit()
+        if scale is not None:
+            self._scale_down(scale)
 
     def _capped(self, plan: _Plan, line: str) -> _Plan:
         """A counter span too long to be a step or epoch counter (``limits.max_counter_digits``)
@@ -385,7 +392,8 @@ class LineParser:
 
     def _parse_full(self, line: str):
         """Parse one line; returns the extraction (for a plan) when it is a record, else None.
-        A line that held no metric leaves ``(epoch, exception message, NaN warning)`` in
+        A line that held no metric leaves ``(epoch, exception message, NaN warning, step, loss
+        scale after an overflow)`` in
         ``_noise_out`` (None when it set a table header or held a record)."""
         text = line
         m = _PREFIX.match(text)
@@ -424,10 +432,13 @@ class LineParser:
             header = False
             if not pairs:
                 header = self._maybe_header(line)
+                if not header and self.header is None and self.layouts:
+                    header = self._headerless(line)
             exc = self._exception_line(line)
             nan_warning = self._nan_warning(line)
+            scale = self._overflow_line(line) if "scal" in line else None
             if not header:
-                self._noise_out = (ep, exc, nan_warning, st)
+                self._noise_out = (ep, exc, nan_warning, st, scale)
             return None
         if epoch is None and step is None and counter is None and not any(
                 r[0] in _KEY_ROLES or r[0] == "data_wait" for r, _, _ in metrics) and (

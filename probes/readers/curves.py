@@ -707,10 +707,56 @@ def _loss_level_facts(c: _LossCurve, s, log, out: _Out) -> None:
                 f"after its first record the training loss {'stays' if frozen else 'moves'} "
                 f"within {spread:.2%} of {_fmt(mid)} over {len(later)} points"
                 + (f" (the first record: {_fmt(c.means[0])})" if frozen else ""))
+    if s.rows_per_point == 1 and c.n >= out.p["curves.recur_min_points"]:
+        _loss_recurring(c, out)
     if c.n >= out.p["curves.noise_min_points"]:  # fewer points say nothing about noise
         out.add("loss_noise", c.noise, c.cx[c.tail_idx[0]], c.x_end,
                 f"step-to-step noise over the last {out.p['curves.tail_fraction']:.0%} is about "
                 f"{_fmt(c.sig_tail)} on a level of {_fmt(current)} ({c.noise:.0%})")
+
+
+def _on_half_grid(v: float, mantissas) -> bool:
+    """``v``, as printed (its shortest repr), is a number of a half-precision format (bfloat16,
+    float16: ``mantissas`` bits) rounded to the printed decimals: such losses repeat by coarseness."""
+    if v == 0 or not math.isfinite(v):
+        return True
+    text = repr(abs(v))
+    if "e" in text:
+        return False
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    unit = 10.0 ** -decimals
+    for bits in mantissas:
+        spacing = 2.0 ** (math.floor(math.log2(abs(v))) - int(bits))
+        if spacing >= unit and abs(round(abs(v) / spacing) * spacing - abs(v)) <= unit / 2:
+            return True
+    return False
+
+
+def _loss_recurring(c: _LossCurve, out: _Out) -> None:
+    """``loss_values_recur``: the training-loss values (one per record, a value printed again right
+    after itself counted once) come back exactly to values printed before more often than a
+    spread of values does by chance: the pairs of equal values, less the pairs one printed unit
+    apart (a smooth spread gives about twice as many of those as equal pairs), are at least
+    ``curves.recur_share`` of the values — the same batches giving the same losses, so the weights
+    do not change between them. Values on a half-precision grid (``curves.half_mantissa_bits``)
+    repeat by coarseness and are not read; a frozen loss is loss_frozen's."""
+    vs = c.means
+    mant = out.p["curves.half_mantissa_bits"]
+    if len(set(vs)) < 2 or sum(_on_half_grid(v, mant) for v in vs) * 2 >= len(vs):
+        return
+    decimals = max((len(t.split(".")[1]) for t in map(repr, vs) if "." in t and "e" not in t), default=0)
+    scale = 10 ** decimals
+    units = [round(v * scale) for v in vs]
+    kept = [units[0]] + [u for u, prev in zip(units[1:], units) if u != prev]
+    count: dict = {}
+    for u in kept:
+        count[u] = count.get(u, 0) + 1
+    equal = sum(k * (k - 1) // 2 for k in count.values())
+    apart = sum(k * count.get(u + 1, 0) for u, k in count.items())
+    share = (equal - apart) / len(kept)
+    out.add("loss_values_recur", share >= out.p["curves.recur_share"], c.x_start, c.x_end,
+            f"{equal} pair(s) of the {len(kept)} training-loss values are exactly equal, against "
+            f"{apart} pair(s) one printed unit apart: the same values come back")
 
 
 def _loss_oscillation_trend(c: _LossCurve, trend: str, out: _Out) -> None:
@@ -930,6 +976,9 @@ def _val_shape(log, out: _Out) -> None:
       accuracy) are one and the same number while the training side moved (or printed nothing):
       the model gives the same answers on held-out data whatever the training does — a constant
       output. A converged run's evaluations still move in their last digits.
+    - ``run_frozen``: the same validation values, and the training loss repeating one number over
+      those evaluations too: a model whose weights do not change (no step is taken, a learning
+      rate of zero, a network dead everywhere); a converged run still moves in its last digits.
     - ``val_still_improving``: two or more validation losses (else accuracies), each better than
       every one before it: the model still generalises better at every evaluation.
     - ``val_loss_swing``: the median factor, as ``|ln(v[i+1] / v[i])|``, by which the validation
@@ -949,10 +998,15 @@ def _val_shape(log, out: _Out) -> None:
             lvl = max(abs(v) for v in tail) or 1.0
             # an accuracy printed to two decimals (0.80) repeats by coarseness; 0.7188 does not
             coarse = role == "val_accuracy" and abs(tail[-1] * 100 - round(tail[-1] * 100)) < 1e-6
-            if max(tail) - min(tail) <= 1e-9 * lvl and not coarse and _train_moved(log, fin[-k].x0, p):
+            same = max(tail) - min(tail) <= 1e-9 * lvl and not coarse
+            if same and _train_moved(log, fin[-k].x0, p):
                 out.add("val_frozen", True, fin[-k].x0, fin[-1].x1,
                         f"the {what} is {tail[-1]:.6g} at each of the last {k} evaluations while "
                         "the training moved: the same answers on held-out data")
+            elif same and "run_frozen" not in out.a.facts and _train_loss_still(log, fin[-k].x0):
+                out.add("run_frozen", True, fin[-k].x0, fin[-1].x1,
+                        f"the {what} is {tail[-1]:.6g} at each of the last {k} evaluations and the "
+                        "training loss repeats one number over them too: nothing in the model changes")
         if "val_still_improving" not in out.a.facts:
             steps = [better * (b - a) for a, b in zip(vs, vs[1:])]
             if all(d > 0 for d in steps):
@@ -964,6 +1018,13 @@ def _val_shape(log, out: _Out) -> None:
             out.add("val_loss_swing", round(swing, 4), fin[0].x0, fin[-1].x1,
                     f"from one evaluation to the next the validation loss changes by a median "
                     f"factor of {math.exp(swing):.2f} ({_fmt(min(vs))}-{_fmt(max(vs))})")
+
+
+def _train_loss_still(log, x0: float) -> bool:
+    """The training loss printed since ``x0`` (two values or more) is one and the same number."""
+    s = log.get("loss")
+    vs = [q.mean for q in (s.finite_points() if s is not None else []) if q.x1 >= x0]
+    return len(vs) >= 2 and max(vs) - min(vs) <= 1e-9 * (max(abs(v) for v in vs) or 1.0)
 
 
 def _train_moved(log, x0: float, p) -> bool:

@@ -102,7 +102,8 @@ FACTS = (
     # a console log: a loss clamped at the float floor, data-loading time beside the step time
     "loss_at_float_floor", "data_time_fraction", "accuracy_trend",
     # what the evaluations alone say (a short excerpt too)
-    "val_frozen", "val_still_improving", "val_loss_swing",
+    "val_frozen", "val_still_improving", "val_loss_swing", "run_frozen",
+    "loss_values_recur",
 )
 
 #: At most this many buckets per metric (the downsampled curve).
