@@ -587,6 +587,10 @@ _UNIT_AFTER = re.compile(r"[ \t]*(?:epochs?|steps?|iter\w*|batch\w*|images?|samp
 #: "rank-5", the total of "10/100" (a progress counter)
 _COUNTED_BEFORE = re.compile(r"(?:epoch|step|iter\w*|batch|\bbs|size|lr|rate|\bwd|decay|\btop|\brank|@)\W{0,3}$"
                              r"|\d\s*/\s*$", re.IGNORECASE)
+#: a setting's value ("lr 0.004", "batch_size调整为4"): a number after a setting's name is no metric and no
+#: later value of the metric stated before it ("stopped at 2.5. the lr is 0.004 and change it to 0.0004")
+_SETTING_BEFORE = re.compile(r"(?:\bbs|size|\blr|rate|\bwd|decay|momentum)(?:[^\w\n]|\b(?:is|was|of|at|to|set|as|"
+                             r"around|about)\b|[\u4e00-\u9fff]){0,12}$", re.IGNORECASE)
 _RANGE_AFTER = re.compile(r"[ \t]*(?:-|–|~|to|and|or)[ \t]*[~]?[\d.]|[ \t]*,\s*[\d.]+\s*[\])]", re.IGNORECASE)
 _RANGE_BEFORE = re.compile(r"(?:\d\s*(?:-|–|~|\band|\bor|to)|\bbetween|\[|\[\s*[\d.]+\s*,)\s*[~]?\s*$", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[A-Za-z0-9)\]\"'])[.!?]\s+(?=[A-Z])|[\n;]|[!?]\s|。|；|！|？")
@@ -773,6 +777,8 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     continued = _continue_from_to(text, n, raw, series, prev_fact)
     if continued is not None:
         return continued
+    if _SETTING_BEFORE.search(text[max(0, start - 24):start]):
+        return None
     if _UNIT_AFTER.match(text, n.end()) or _COUNTED_BEFORE.search(text[max(0, start - 12):start]):
         return prev_fact
     P = lang.params
