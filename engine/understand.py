@@ -410,9 +410,10 @@ def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language,
     Not Learning; one that shows it moved first ("after 20 epochs", "no longer") or a level only
     learning reaches (accuracy well above chance, a loss far below ln C) argues for Plateau. When
     one side has such evidence and the other none, it gets ``language.level_weight``. The stated
-    numbers speak before the phrasings: where they put the run on one side and the phrasings on the
-    other only, their side gets twice that; with no phrasing at all, numbers at chance still name
-    Not Learning (a low loss alone names nothing)."""
+    numbers speak before the phrasings: where they put the run on one side, that side ends
+    ``language.level_weight`` above the other, whatever the phrasings said ("went down a bit, then
+    stagnated" at ln C is Not Learning); with no phrasing at all, numbers at chance still name Not
+    Learning (a low loss alone names nothing)."""
     top = max(scores, key=scores.get) if scores else None
     if top == "overfitting":
         _close_numbers(scores, strongest, best, lang)
@@ -430,9 +431,8 @@ def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language,
         side = "plateau" if learned else "not_learning"
         if top is None and side == "plateau":
             return                  # a low loss alone names no symptom
-        other = {"progress"} if side == "not_learning" else {"chance"}
-        contradicted = bool(says & other) and not (says - other)
-        _credit(scores, strongest, side, 2 * w if contradicted else w, witness.get(side))
+        rival = scores.get("plateau" if side == "not_learning" else "not_learning", 0.0)
+        _credit(scores, strongest, side, max(w, rival - scores.get(side, 0.0) + w), witness.get(side))
         return
     if chance or top is None:
         return
@@ -626,7 +626,8 @@ _NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])[~]?\s?(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:e[
                      re.IGNORECASE)
 _SPLIT_AFTER = re.compile(r"\s*(?:%\s*)?(?:(?:acc\w*|loss(?:es)?)\s+)?(?:on|for|in)\s+(?:the\s+|my\s+|our\s+|a\s+)?",
                           re.IGNORECASE)
-_FROM_TO = re.compile(r"^\s*%?\s*(?:to|->|→|=>|==>|降到|降至|下降到|升到|升至|上升到|到|至)\s*~?\s*$", re.IGNORECASE)
+_FROM_TO = re.compile(r"^\s*%?\s*(?:(?:all the way |straight )?(?:down|up|back) to|to|->|"
+                      r"→|=>|==>|降到|降至|下降到|升到|升至|上升到|到|至)\s*~?\s*$", re.IGNORECASE)
 
 
 # (complexity above the cap came with the merge of main: to be split, issue 11)
