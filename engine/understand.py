@@ -746,7 +746,9 @@ def _label_too_far(text: str, start: int, before: list, max_words: int) -> bool:
     gap = text[last[1]:start]
     if last[2] == "split" and re.match(r"_[a-z]", gap, re.IGNORECASE):
         return True                  # "val_mean_io_u: 0.03": another quantity's name, not this split's metric
-    if re.search(r"\d|\b(?:than|then|vs|versus|per)\b", gap) or \
+    # "more than 70%" bounds the value itself; "than" before another label compares two quantities
+    gap_cmp = re.sub(r"\b(?:more|less|higher|lower|above|below|over|under)\s+th[ae]n\s*(?:about\s*|~\s*)?$", "", gap)
+    if re.search(r"\d|\b(?:than|then|vs|versus|per)\b", gap_cmp) or \
             len(re.findall(r"[a-z\u4e00-\u9fff']+", gap, re.IGNORECASE)) > max_words:
         return True
     # a split word alone names a value only right before it
