@@ -473,7 +473,29 @@ def _level_numbers(best: dict, lang: Language) -> tuple[bool, bool, dict]:
                 elif v < float(lang.params.get("language.learned_loss_fraction", 0.5)) * ln:
                     learned = True
                     witness.setdefault("plateau", best[f])
+    moved = _fall_from_initial(best)
+    if moved is not None:
+        fall, now = moved
+        if fall < float(lang.params.get("language.barely_moved_fraction", 0.15)):
+            chance = True
+            witness.setdefault("not_learning", now)
+        elif fall > 1 - float(lang.params.get("language.learned_loss_fraction", 0.5)):
+            learned = True
+            witness.setdefault("plateau", now)
     return chance, learned, witness
+
+
+def _fall_from_initial(best: dict) -> tuple[float, Reading] | None:
+    """How far the stated loss fell from the stated initial loss, as a share of it (and the reading of
+    where it is now); None without both, or for a loss that rose or is not positive."""
+    first = best.get("initial_loss")
+    now = best.get("train_loss") or best.get("current_loss")
+    if first is None or now is None or not all(isinstance(r.value, (int, float)) for r in (first, now)):
+        return None
+    a, b = float(first.value), float(now.value)
+    if a <= 0 or b < 0 or b > a:
+        return None
+    return (a - b) / a, now
 
 
 _BETWEEN = re.compile(r"\bbetween\s+~?\s*(?P<a>\d+\.?\d*|\.\d+)\s*%?\s*(?:and|-|–|to|&)\s*"
@@ -616,13 +638,14 @@ _COUNTED_BEFORE = re.compile(r"(?:epoch|step|iter\w*|batch|\bbs|size|lr|rate|\bw
                              r"|\d\s*/\s*$", re.IGNORECASE)
 #: a setting's value ("lr 0.004", "batch_size调整为4"): a number after a setting's name is no metric and no
 #: later value of the metric stated before it ("stopped at 2.5. the lr is 0.004 and change it to 0.0004")
-_SETTING_BEFORE = re.compile(r"(?:\bbs|size|\blr|rate|\bwd|decay|momentum)(?:[^\w\n]|\b(?:is|was|of|at|to|set|as|"
-                             r"around|about|be|being|been|now|still|just|currently|then)\b|[\u4e00-\u9fff]){0,12}$",
+_SETTING_BEFORE = re.compile(r"(?:\bbs|size|\blr|rate|\bwd|decay|momentum|学习率|批大小)(?:[^\w\n]|\b(?:is|was|of|"
+                             r"at|to|set|as|around|about|be|being|been|now|still|just|currently|then)\b|"
+                             r"[\u4e00-\u9fff]){0,12}$",
                              re.IGNORECASE)
 _RANGE_AFTER = re.compile(r"[ \t]*(?:-|–|~|to|and|or)[ \t]*[~]?[\d.]|[ \t]*,\s*[\d.]+\s*[\])]", re.IGNORECASE)
 _RANGE_BEFORE = re.compile(r"(?:\d\s*(?:-|–|~|\band|\bor|to)|\bbetween|\[|\[\s*[\d.]+\s*,)\s*[~]?\s*$", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[A-Za-z0-9)\]\"'])[.!?]\s+(?=[A-Z])|[\n;]|[!?]\s|。|；|！|？")
-_NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])[~]?\s?(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d)",  # noqa: E501
+_NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)[~]?\s?(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d)",  # noqa: E501
                      re.IGNORECASE)
 _SPLIT_AFTER = re.compile(r"\s*(?:%\s*)?(?:(?:acc\w*|loss(?:es)?)\s+)?(?:on|for|in)\s+(?:the\s+|my\s+|our\s+|a\s+)?",
                           re.IGNORECASE)

@@ -82,3 +82,18 @@ def test_a_loss_that_stalls_while_the_metric_improves_is_healthy():
     report, _ = _read("the loss stays flat after a few epochs but the accuracy still keeps improving, why?")
     assert report["understood"]["symptom"] == "healthy"
     assert not any(c["confidence"] > 0.5 for c in report["root_causes"])
+
+
+def test_a_loss_that_barely_fell_from_where_it_started_is_not_learning():
+    # language.barely_moved_fraction: "from 0.9 to 0.8" is a fall of 11%, not progress that stalled
+    report, facts = _read("after 20 epochs my loss has only gone from 0.9 to 0.8")
+    assert (facts["initial_loss"], facts["current_loss"]) == (0.9, 0.8)
+    assert report["understood"]["symptom"] == "not_learning"
+
+
+def test_chinese_text_around_a_dataset_name_and_a_setting():
+    # CIFAR-10 beside Chinese gives the class count (ln 10 = 2.30: chance); "学习率设置了0.001" is the lr,
+    # not a later value of the loss
+    report, facts = _read("训练cifar-10，loss一直在2.3左右，学习率设置了0.001")
+    assert facts["num_classes"] == 10 and facts["current_loss"] == 2.3
+    assert report["understood"]["symptom"] == "not_learning"
