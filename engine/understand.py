@@ -476,10 +476,10 @@ def _level_numbers(best: dict, lang: Language) -> tuple[bool, bool, dict]:
     moved = _fall_from_initial(best)
     if moved is not None:
         fall, now = moved
-        if fall < float(lang.params.get("language.barely_moved_fraction", 0.15)):
+        if fall < float(lang.params["language.barely_moved_fraction"]):
             chance = True
             witness.setdefault("not_learning", now)
-        elif fall > 1 - float(lang.params.get("language.learned_loss_fraction", 0.5)):
+        elif fall > 1 - float(lang.params["language.learned_loss_fraction"]):
             learned = True
             witness.setdefault("plateau", now)
     return chance, learned, witness
