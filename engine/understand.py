@@ -122,6 +122,7 @@ class Language:
     settings_in_logs: set = field(default_factory=set)  # facts also read from a pasted log's lines
     other_rx: re.Pattern | None = None                # quantities the facts do not track (dice, reward)
     peak_rx: re.Pattern | None = None                 # a spike's height follows these, not the level
+    reference_rx: re.Pattern | None = None            # what follows is someone else's value ("the paper gets 76%")
     hypothetical_rx: re.Pattern | None = None         # a question or plan: its settings are not the run's
     hypothetical_facts: set = field(default_factory=set)
     training: list = field(default_factory=list)      # (symptom, text, origin): what the examples' classifier learns
@@ -192,6 +193,7 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
     negators: list = []
     other: list = []
     peaks: list = []
+    references: list = []
     hypothetical: list = []
     for data, _where in entries:
         for t in data.get("terms", []):
@@ -235,6 +237,7 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
         _same_quantity(lang, data.get("same_quantity", []), facts, str(where))
         other += data.get("other_quantities", [])
         peaks += data.get("peak_words", [])
+        references += data.get("reference_words", [])
         hyp = data.get("hypothetical") or {}
         hypothetical += hyp.get("cues", [])
         for fid in hyp.get("facts", []):
@@ -243,6 +246,7 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
             lang.hypothetical_facts.add(fid)
     lang.other_rx = _alternation(other, lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.peak_rx = _alternation(peaks, lang.terms, r"(?<![a-z])", "")
+    lang.reference_rx = _alternation(references, lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.hypothetical_rx = _alternation(hypothetical, lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.training = [(s, t, o) for s, t, o in lang.examples + lang.utterances]
     return lang
@@ -406,7 +410,11 @@ def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language,
     puts it at chance (a constant prediction, accuracy 1/C, loss ln C, "from the start") argues for
     Not Learning; one that shows it moved first ("after 20 epochs", "no longer") or a level only
     learning reaches (accuracy well above chance, a loss far below ln C) argues for Plateau. When
-    one side has such evidence and the other none, it gets ``language.level_weight``."""
+    one side has such evidence and the other none, it gets ``language.level_weight``. The stated
+    numbers speak before the phrasings: where they put the run on one side, that side ends
+    ``language.level_weight`` above the other, whatever the phrasings said ("went down a bit, then
+    stagnated" at ln C is Not Learning); with no phrasing at all, numbers at chance still name Not
+    Learning (a low loss alone names nothing)."""
     top = max(scores, key=scores.get) if scores else None
     if top == "overfitting":
         _close_numbers(scores, strongest, best, lang)
@@ -414,9 +422,32 @@ def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language,
     if top == "instability":
         _small_swing(scores, strongest, lang, text)
         return
-    if top not in ("not_learning", "plateau"):
+    if top not in ("not_learning", "plateau", None):
+        return
+    chance, learned, witness = _level_numbers(best, lang)
+    w = float(lang.params["language.level_weight"])
+    if chance != learned:
+        # the numbers speak: they outweigh a phrasing that puts the loss on the other side ("decreased
+        # a little, then stuck" while the loss is still at ln C is Not Learning)
+        side = "plateau" if learned else "not_learning"
+        if top is None and side == "plateau":
+            return                  # a low loss alone names no symptom
+        rival = scores.get("plateau" if side == "not_learning" else "not_learning", 0.0)
+        _credit(scores, strongest, side, max(w, rival - scores.get(side, 0.0) + w), witness.get(side))
+        return
+    if chance or top is None:
         return
     chance, learned = "chance" in says, "progress" in says
+    if chance == learned:
+        return
+    side = "plateau" if learned else "not_learning"
+    _credit(scores, strongest, side, w, None)
+
+
+def _level_numbers(best: dict, lang: Language) -> tuple[bool, bool, dict]:
+    """Where the stated numbers put the run: at chance (accuracy 1/C, loss ln C) and/or past it
+    (accuracy well above chance, a loss far below ln C), with the readings that say so."""
+    chance, learned = False, False
     witness = {}
     c = best["num_classes"].value if "num_classes" in best else None
     if c is None and "task_type" in best and best["task_type"].value == "binary":
@@ -443,11 +474,29 @@ def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language,
                 elif v < float(lang.params["language.learned_loss_fraction"]) * ln:
                     learned = True
                     witness.setdefault("plateau", best[f])
-    if chance == learned:
-        return
-    w = float(lang.params["language.level_weight"])
-    side = "plateau" if learned else "not_learning"
-    _credit(scores, strongest, side, w, witness.get(side))
+    moved = _fall_from_initial(best)
+    if moved is not None:
+        fall, now = moved
+        if fall < float(lang.params["language.barely_moved_fraction"]):
+            chance = True
+            witness.setdefault("not_learning", now)
+        elif fall > 1 - float(lang.params["language.learned_loss_fraction"]):
+            learned = True
+            witness.setdefault("plateau", now)
+    return chance, learned, witness
+
+
+def _fall_from_initial(best: dict) -> tuple[float, Reading] | None:
+    """How far the stated loss fell from the stated initial loss, as a share of it (and the reading of
+    where it is now); None without both, or for a loss that rose or is not positive."""
+    first = best.get("initial_loss")
+    now = best.get("train_loss") or best.get("current_loss")
+    if first is None or now is None or not all(isinstance(r.value, (int, float)) for r in (first, now)):
+        return None
+    a, b = float(first.value), float(now.value)
+    if a <= 0 or b < 0 or b > a:
+        return None
+    return (a - b) / a, now
 
 
 _BETWEEN = re.compile(r"\bbetween\s+~?\s*(?P<a>\d+\.?\d*|\.\d+)\s*%?\s*(?:and|-|–|to|&)\s*"
@@ -588,14 +637,21 @@ _UNIT_AFTER = re.compile(r"[ \t]*(?:epochs?|steps?|iter\w*|batch\w*|images?|samp
 #: "rank-5", the total of "10/100" (a progress counter)
 _COUNTED_BEFORE = re.compile(r"(?:epoch|step|iter\w*|batch|\bbs|size|lr|rate|\bwd|decay|\btop|\brank|@)\W{0,3}$"
                              r"|\d\s*/\s*$", re.IGNORECASE)
+#: a setting's value ("lr 0.004", "batch_size调整为4"): a number after a setting's name is no metric and no
+#: later value of the metric stated before it ("stopped at 2.5. the lr is 0.004 and change it to 0.0004")
+_SETTING_BEFORE = re.compile(r"(?:\bbs|size|\blr|rate|\bwd|decay|momentum|学习率|批大小)(?:[^\w\n]|\b(?:is|was|of|"
+                             r"at|to|set|as|around|about|be|being|been|now|still|just|currently|then)\b|"
+                             r"[\u4e00-\u9fff]){0,12}$",
+                             re.IGNORECASE)
 _RANGE_AFTER = re.compile(r"[ \t]*(?:-|–|~|to|and|or)[ \t]*[~]?[\d.]|[ \t]*,\s*[\d.]+\s*[\])]", re.IGNORECASE)
 _RANGE_BEFORE = re.compile(r"(?:\d\s*(?:-|–|~|\band|\bor|to)|\bbetween|\[|\[\s*[\d.]+\s*,)\s*[~]?\s*$", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[A-Za-z0-9)\]\"'])[.!?]\s+(?=[A-Z])|[\n;]|[!?]\s|。|；|！|？")
-_NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])[~]?\s?(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d)",  # noqa: E501
+_NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)[~]?\s?(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d)",  # noqa: E501
                      re.IGNORECASE)
 _SPLIT_AFTER = re.compile(r"\s*(?:%\s*)?(?:(?:acc\w*|loss(?:es)?)\s+)?(?:on|for|in)\s+(?:the\s+|my\s+|our\s+|a\s+)?",
                           re.IGNORECASE)
-_FROM_TO = re.compile(r"^\s*%?\s*(?:to|->|→|=>|==>|降到|降至|下降到|升到|升至|上升到|到|至)\s*~?\s*$", re.IGNORECASE)
+_FROM_TO = re.compile(r"^\s*%?\s*(?:(?:all the way |straight )?(?:down|up|back) to|to|->|"
+                      r"→|=>|==>|降到|降至|下降到|升到|升至|上升到|到|至)\s*~?\s*$", re.IGNORECASE)
 
 
 # (complexity above the cap came with the merge of main: to be split, issue 11)
@@ -702,9 +758,8 @@ def _marks_near(text: str, n, marks: list, reach: int, split_gap: int) -> tuple[
     before = [mk for mk in marks if mk[1] <= start and start - mk[1] <= reach and mk[0] >= sentence]
     if after:                                  # "50% accuracy, 2.5 loss": the metric right after the number
         mk = after[0]
-        split = next((b[3] for b in reversed(before) if b[2] == "split" and start - b[1] <= split_gap), None)
-        before = [(mk[0], mk[1], "metric", mk[3])] + ([(0, 0, "split", split)] if split else [])
-        before.sort(key=lambda b: b[2] == "metric")
+        split = next((b for b in reversed(before) if b[2] == "split" and start - b[1] <= split_gap), None)
+        before = ([split] if split else []) + [(mk[0], mk[1], "metric", mk[3])]
     return after, before, sentence
 
 
@@ -715,7 +770,9 @@ def _label_too_far(text: str, start: int, before: list, max_words: int) -> bool:
     gap = text[last[1]:start]
     if last[2] == "split" and re.match(r"_[a-z]", gap, re.IGNORECASE):
         return True                  # "val_mean_io_u: 0.03": another quantity's name, not this split's metric
-    if re.search(r"\d|\b(?:than|then|vs|versus|per)\b", gap) or \
+    # "more than 70%" bounds the value itself; "than" before another label compares two quantities
+    gap_cmp = re.sub(r"\b(?:more|less|higher|lower|above|below|over|under)\s+th[ae]n\s*(?:about\s*|~\s*)?$", "", gap)
+    if re.search(r"\d|\b(?:than|then|vs|versus|per)\b", gap_cmp) or \
             len(re.findall(r"[a-z\u4e00-\u9fff']+", gap, re.IGNORECASE)) > max_words:
         return True
     # a split word alone names a value only right before it
@@ -762,6 +819,8 @@ def _is_range_bound(text: str, n) -> bool:
     if not (_RANGE_AFTER.match(text, n.end()) or _RANGE_BEFORE.search(text[max(0, start - 16):start])):
         return False
     prev = text[max(0, start - 32):start]
+    if re.match(r"[ \t]*[-–~][ \t]*~?[\d.]", text[n.end():n.end() + 8]):
+        return True                  # "stuck from 0.98-1.01": a dash joins a range, after "from" too
     return not (re.search(r"\bfrom\s*$", prev)
                 or re.search(r"\bfrom\s*~?\s*[-+\d.e]+%?\s*(?:to|->|→|=>)\s*~?\s*$", prev))
 
@@ -774,6 +833,8 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     continued = _continue_from_to(text, n, raw, series, prev_fact)
     if continued is not None:
         return continued
+    if _SETTING_BEFORE.search(text[max(0, start - 32):start]):
+        return None
     if _UNIT_AFTER.match(text, n.end()) or _COUNTED_BEFORE.search(text[max(0, start - 12):start]):
         return prev_fact
     P = lang.params
@@ -798,6 +859,8 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     origin = before[0][0] if after else before[-1][0]
     if lang.peak_rx is not None and lang.peak_rx.search(text, max(sentence, min(origin, start) - 40), start):
         return None                 # "spikes in the loss, up to 0.25": a spike's height, not where it sits
+    if lang.reference_rx is not None and lang.reference_rx.search(text, _clause_start(text, start), start):
+        return None                 # "the example claims to reach 0.65 loss": someone else's value, not the run's
     series.setdefault(fact, []).append((start, v, (min(origin, start), n.end()), text[min(origin, start):n.end()]))
     return (fact, n.end(), n.start())
 
