@@ -67,3 +67,15 @@ def diagnose_json(*args):
     assert res.exit_code == 0, res.output
     out = res.stdout if hasattr(res, "stdout") else res.output
     return json.loads(out[out.index("{"):])
+
+
+def diagnose_log_text(tmp_path, text, name="run.out"):
+    """``text`` written to ``tmp_path/name`` and read with ``traindx diagnose --log FILE
+    --non-interactive --format json`` in-process, as a user pointing traindx at a console log does;
+    returns click's result (exit code and output) so a test can check a refusal too."""
+    from click.testing import CliRunner
+
+    from traindx.engine.frontends.cli import main
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return CliRunner().invoke(main, ["diagnose", "--log", str(p), "--non-interactive", "--format", "json"])

@@ -10,16 +10,12 @@ and validation repeat the same numbers epoch after epoch. Torch-free.
 """
 import json
 
-from click.testing import CliRunner
 
-from traindx.engine.frontends.cli import main
+from conftest import diagnose_log_text
 from traindx.probes.readers.console import read_console_text
 
 
-def _run(tmp_path, text, name="run.out"):
-    p = tmp_path / name
-    p.write_text(text, encoding="utf-8")
-    return CliRunner().invoke(main, ["diagnose", "--log", str(p), "--non-interactive", "--format", "json"])
+_run = diagnose_log_text
 
 
 def _diagnose(tmp_path, text, name="run.out"):
