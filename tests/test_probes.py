@@ -1004,6 +1004,36 @@ def test_closure_optimizer_steps_are_read_after_the_closure():
     assert not opt._optimizer_step_post_hooks and not opt._optimizer_step_pre_hooks
 
 
+def test_a_plain_step_is_not_taken_for_a_closure_step():
+    """torch hands a step pre-hook ``step``'s own ``self`` among its args: a plain ``opt.step()`` must
+    still be read as a plain step (before the update, no extra post-hook on every step), and only a
+    real closure -- positional or keyword -- takes the closure path."""
+    torch.manual_seed(0)
+    m = mlp()
+    opt = torch.optim.SGD(m.parameters(), lr=0.05)
+    ds = blobs(n=64)
+    with tp.watch(m, opt) as w:
+        for x, y in torch.utils.data.DataLoader(ds, batch_size=16):
+            opt.zero_grad()
+            loss = F.cross_entropy(m(x), y)
+            w.observe(loss)
+            loss.backward()
+            opt.step()
+            assert w.monitor._closure_post is None, "a plain step read as step(closure)"
+    assert w.monitor.steps == 4
+
+    def closure():
+        opt.zero_grad()
+        loss = F.cross_entropy(m(x), y)
+        loss.backward()
+        return loss
+    for call in (lambda: opt.step(closure), lambda: opt.step(closure=closure)):
+        with tp.watch(m, opt) as w:
+            call()
+            assert w.monitor._closure_post is not None
+    assert not opt._optimizer_step_post_hooks and not opt._optimizer_step_pre_hooks
+
+
 def test_multi_hot_targets_are_told_from_one_hot_and_probabilities():
     from traindx.probes.live import losses as L
     out = torch.zeros(4, 3)

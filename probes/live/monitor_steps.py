@@ -138,7 +138,9 @@ class StepFeed:
         if self._busy:
             return None
         try:
-            closure = kwargs.get("closure", args[0] if args else None) if (args or kwargs) else None
+            if args and args[0] is optimizer:
+                args = args[1:]           # torch hands the hook step's own ``self`` among its args
+            closure = kwargs.get("closure", args[0] if args else None)
             if closure is None:
                 self._on_pre_step(optimizer)
             else:
