@@ -233,7 +233,6 @@ def _prose_title(line: str, min_words: int) -> bool:
 
 
 def _axis_only(line: str) -> bool:
-    import re
     return bool(re.match(r"^\s*(?:epoch|step|iter(?:ation)?)\s*\[?\s*\d+(?:\s*/\s*\d+)?\s*\]?\s*$",
                          line, re.IGNORECASE))
 
@@ -273,8 +272,7 @@ def read_pasted(text: str, name: str = "pasted log", num_classes=None, params=No
     read = _analyze(log, name, num_classes, summary, params)
     P = resolve(params)
     need = int(P["console.min_pasted_trend_points"])
-    _withhold_rival_values(log, read, int(P["console.pasted_max_names_per_metric"]),
-                           float(P["console.pasted_names_agree"]), P)
+    _withhold_rival_values(log, read, P)
     loss = log.get("loss")
     points = len(loss.finite_points()) if loss is not None else 0
     if points < need:
@@ -291,12 +289,13 @@ def read_pasted(text: str, name: str = "pasted log", num_classes=None, params=No
 _ROLE_VALUES = "console.role_value_facts."
 
 
-def _withhold_rival_values(log, read: Read, most: int, agree: float, params) -> None:
-    """An excerpt that prints one metric under more than ``most`` names whose last values
-    differ by more than ``agree`` (relative) ("Loss" per batch and
+def _withhold_rival_values(log, read: Read, params) -> None:
+    """An excerpt that prints one metric under more than ``console.pasted_max_names_per_metric``
+    names whose last values differ by more than ``console.pasted_names_agree`` (relative) ("Loss" per batch and
     "Training Loss" per epoch, "Classification loss" beside "Total loss", "train_loss" per step
     and "average loss" per epoch) states no single value of it: which of them the user means is
     ambiguous, so none is read as the fact (precision over recall; the question is asked)."""
+    most, agree = int(params["console.pasted_max_names_per_metric"]), float(params["console.pasted_names_agree"])
     names = getattr(log, "role_names", None) or {}
     roles = {pid[len(_ROLE_VALUES):]: facts for pid, facts in params.items() if pid.startswith(_ROLE_VALUES)}
     for role, facts in roles.items():

@@ -543,14 +543,9 @@ def _layouts(p) -> dict:
     """``console.headerless_layouts`` by their number of columns: the column layouts of tables
     that tools write without a header line."""
     out: dict = {}
-    for names in p.get("console.headerless_layouts") or []:
+    for names in p["console.headerless_layouts"]:
         out.setdefault(len(re.split(r"\s{2,}", names.strip())), names)
     return out
-
-
-#: candidates ranked from here on are read as a metric for want of a better name (a perplexity,
-#: a loss component, a split word alone); below it, the name is a known spelling of what it measures
-NAMED_RANK = GENERIC_RANK
 
 
 def _best_candidates(cands) -> dict:
@@ -1094,10 +1089,10 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
         # every name each role was printed under (a pasted excerpt that prints the loss under two
         # names, "Loss" per batch and "Training Loss" per epoch, states no single loss value)
         # ({name: last value} of the names that say what they measure: not a loss component, a
-        # perplexity or a split word alone, which rank from NAMED_RANK on)
+        # perplexity or a split word alone, which rank from logs.GENERIC_RANK on)
         log.role_names = {}
         for c in self.cands.values():
-            if c.series.rows and c.role in best and (c.rank < NAMED_RANK or best[c.role] is c):
+            if c.series.rows and c.role in best and (c.rank < GENERIC_RANK or best[c.role] is c):
                 log.role_names.setdefault(c.role, {})[c.name] = c.last
         # a test split stands in for validation only when no validation was printed
         for role, c in best.items():
