@@ -123,6 +123,7 @@ class Language:
     other_rx: re.Pattern | None = None                # quantities the facts do not track (dice, reward)
     peak_rx: re.Pattern | None = None                 # a spike's height follows these, not the level
     reference_rx: re.Pattern | None = None            # what follows is someone else's value ("the paper gets 76%")
+    setting_rx: re.Pattern | None = None              # a setting's name and the gap before its value ("lr is")
     hypothetical_rx: re.Pattern | None = None         # a question or plan: its settings are not the run's
     hypothetical_facts: set = field(default_factory=set)
     training: list = field(default_factory=list)      # (symptom, text, origin): what the examples' classifier learns
@@ -194,6 +195,7 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
     other: list = []
     peaks: list = []
     references: list = []
+    settings: list = []
     hypothetical: list = []
     for data, _where in entries:
         for t in data.get("terms", []):
@@ -238,6 +240,7 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
         other += data.get("other_quantities", [])
         peaks += data.get("peak_words", [])
         references += data.get("reference_words", [])
+        settings += data.get("setting_words", [])
         hyp = data.get("hypothetical") or {}
         hypothetical += hyp.get("cues", [])
         for fid in hyp.get("facts", []):
@@ -247,6 +250,7 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
     lang.other_rx = _alternation(other, lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.peak_rx = _alternation(peaks, lang.terms, r"(?<![a-z])", "")
     lang.reference_rx = _alternation(references, lang.terms, r"(?<![a-z])", r"(?![a-z])")
+    lang.setting_rx = _alternation(settings, lang.terms, "", _SETTING_GAP)
     lang.hypothetical_rx = _alternation(hypothetical, lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.training = [(s, t, o) for s, t, o in lang.examples + lang.utterances]
     return lang
@@ -637,12 +641,10 @@ _UNIT_AFTER = re.compile(r"[ \t]*(?:epochs?|steps?|iter\w*|batch\w*|images?|samp
 #: "rank-5", the total of "10/100" (a progress counter)
 _COUNTED_BEFORE = re.compile(r"(?:epoch|step|iter\w*|batch|\bbs|size|lr|rate|\bwd|decay|\btop|\brank|@)\W{0,3}$"
                              r"|\d\s*/\s*$", re.IGNORECASE)
-#: a setting's value ("lr 0.004", "batch_size调整为4"): a number after a setting's name is no metric and no
-#: later value of the metric stated before it ("stopped at 2.5. the lr is 0.004 and change it to 0.0004")
-_SETTING_BEFORE = re.compile(r"(?:\bbs|size|\blr|rate|\bwd|decay|momentum|学习率|批大小)(?:[^\w\n]|\b(?:is|was|of|"
-                             r"at|to|set|as|around|about|be|being|been|now|still|just|currently|then)\b|"
-                             r"[\u4e00-\u9fff]){0,12}$",
-                             re.IGNORECASE)
+#: what may stand between a setting's name (kb/language ``setting_words``) and its value: punctuation,
+#: function words, CJK characters ("the lr is 0.004", "batch_size调整为4")
+_SETTING_GAP = (r"(?:[^\w\n]|\b(?:is|was|of|at|to|set|as|around|about|be|being|been|now|still|just|"
+                r"currently|then)\b|[\u4e00-\u9fff]){0,12}$")
 _RANGE_AFTER = re.compile(r"[ \t]*(?:-|–|~|to|and|or)[ \t]*[~]?[\d.]|[ \t]*,\s*[\d.]+\s*[\])]", re.IGNORECASE)
 _RANGE_BEFORE = re.compile(r"(?:\d\s*(?:-|–|~|\band|\bor|to)|\bbetween|\[|\[\s*[\d.]+\s*,)\s*[~]?\s*$", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[A-Za-z0-9)\]\"'])[.!?]\s+(?=[A-Z])|[\n;]|[!?]\s|。|；|！|？")
@@ -833,7 +835,7 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     continued = _continue_from_to(text, n, raw, series, prev_fact)
     if continued is not None:
         return continued
-    if _SETTING_BEFORE.search(text[max(0, start - 32):start]):
+    if lang.setting_rx is not None and lang.setting_rx.search(text[max(0, start - 32):start]):
         return None
     if _UNIT_AFTER.match(text, n.end()) or _COUNTED_BEFORE.search(text[max(0, start - 12):start]):
         return prev_fact

@@ -97,3 +97,23 @@ def test_chinese_text_around_a_dataset_name_and_a_setting():
     report, facts = _read("训练cifar-10，loss一直在2.3左右，学习率设置了0.001")
     assert facts["num_classes"] == 10 and facts["current_loss"] == 2.3
     assert report["understood"]["symptom"] == "not_learning"
+
+
+def test_a_pack_names_a_setting_and_its_value_stops_being_read_as_the_loss(tmp_path):
+    # kb/language setting_words: a number right after a setting's name is that setting's value
+    text = "the loss stopped decreasing at about 1.8. my gamma is 0.0001 and nothing changes"
+    _, facts = _read(text)
+    assert facts["current_loss"] == 0.0001          # the shipped KB does not know "gamma" as a setting
+    (tmp_path / "settings.yaml").write_text("kind: language\nsetting_words: ['\\bgamma']\n", encoding="utf-8")
+    report = diagnose_json("--kb", str(tmp_path), "--complaint", text)
+    facts = {f["fact"]: f["value"] for f in report["facts"]}
+    assert facts["current_loss"] == 1.8 and "initial_loss" not in facts
+
+
+@pytest.mark.parametrize("text, loss", [
+    ("the loss stopped decreasing at about 1.8. my eps is 0.0001 and nothing changes", 1.8),
+    ("the loss stopped decreasing at about 1.8. the warmup ratio is 0.06 and I also tried 0.1", 1.8),
+])
+def test_optimizer_and_schedule_settings_are_not_later_loss_values(text, loss):
+    _, facts = _read(text)
+    assert facts["current_loss"] == loss and "initial_loss" not in facts
