@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from .errors import KBError
 from .parameters import resolve
 
-#: a number as people write it: 1e-3, .001, 3E-4, 1,000, 2k, ~0.693
-NUM = (r"(?<![\d.,])(?<!\d:)(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
+#: a number as people write it: 1e-3, .001, 3E-4, 1,000, 2k, ~0.693, and a decimal comma after a leading
+#: zero ("0,01": no thousands group starts with "0,")
+NUM = (r"(?<![\d.,])(?<!\d:)(?P<num>[-+]?(?:0,\d+(?![,\d])|\d{1,3}(?:,\d{3})+(?!\d)|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
        r"(?:\s?(?:k|m|million|thousand)(?![a-z]))?)(?!\d|\.\d|e[-+]?\d|\s*[*×]\s*[\d.])")
 INT = (r"(?<![\d.,])(?<!\d:)(?P<num>\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?\s?(?:k|m|million|thousand)(?![a-z])|\d+)"
        r"(?!\d|\.\d|,\d{3})")
@@ -290,8 +291,10 @@ def _alternation(patterns: list, terms: dict, before: str, after: str) -> re.Pat
 
 # ------------------------------------------------------------------------------ numbers
 def parse_number(text: str):
-    """'1e-3' -> 0.001, '2k' -> 2000, '1,000' -> 1000, '~0.693' -> 0.693; None if not a number."""
-    t = text.strip().lower().lstrip("~≈").replace(",", "").replace(" ", "")
+    """'1e-3' -> 0.001, '2k' -> 2000, '1,000' -> 1000, '~0.693' -> 0.693, '0,01' -> 0.01; None if not a number."""
+    t = text.strip().lower().lstrip("~≈")
+    t = t.replace(",", ".", 1) if re.fullmatch(r"[-+]?0,\d+", t) else t
+    t = t.replace(",", "").replace(" ", "")
     mult = 1
     for suffix, m in (("million", 1_000_000), ("thousand", 1000), ("k", 1000), ("m", 1_000_000)):
         if t.endswith(suffix):
@@ -683,7 +686,9 @@ def _hypothetical_at(lang: Language, text: str, pos: int) -> bool:
     sentence = 0
     for m in _SENTENCE.finditer(text, 0, pos):
         sentence = m.end()
-    return lang.hypothetical_rx.search(text, sentence, pos) is not None
+    # searched past ``pos`` so that a cue may look ahead ("tried --lr 1e-07, --lr 1e-08": a sweep); it starts before
+    m = lang.hypothetical_rx.search(text, sentence)
+    return m is not None and m.start() < pos
 
 
 def _read_metrics(text: str, lang: Language) -> list[Reading]:
