@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from .errors import KBError
 from .parameters import resolve
 
-#: a number as people write it: 1e-3, .001, 3E-4, 1,000, 2k, ~0.693
-NUM = (r"(?<![\d.,])(?<!\d:)(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
+#: a number as people write it: 1e-3, .001, 3E-4, 1,000, 2k, ~0.693, and a decimal comma after a leading
+#: zero ("0,01": no thousands group starts with "0,")
+NUM = (r"(?<![\d.,])(?<!\d:)(?P<num>[-+]?(?:0,\d+(?![,\d])|\d{1,3}(?:,\d{3})+(?!\d)|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
        r"(?:\s?(?:k|m|million|thousand)(?![a-z]))?)(?!\d|\.\d|e[-+]?\d|\s*[*×]\s*[\d.])")
 INT = (r"(?<![\d.,])(?<!\d:)(?P<num>\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?\s?(?:k|m|million|thousand)(?![a-z])|\d+)"
        r"(?!\d|\.\d|,\d{3})")
@@ -124,6 +125,9 @@ class Language:
     peak_rx: re.Pattern | None = None                 # a spike's height follows these, not the level
     reference_rx: re.Pattern | None = None            # what follows is someone else's value ("the paper gets 76%")
     setting_rx: re.Pattern | None = None              # a setting's name and the gap before its value ("lr is")
+    counted_rx: re.Pattern | None = None              # a number after these counts or ranks ("epoch 3", "top-1")
+    bound_rx: re.Pattern | None = None                # a comparative bounding the value itself ("more than 70%")
+    comparison_rx: re.Pattern | None = None           # between a label and a number, these break the attribution
     hypothetical_rx: re.Pattern | None = None         # a question or plan: its settings are not the run's
     hypothetical_facts: set = field(default_factory=set)
     training: list = field(default_factory=list)      # (symptom, text, origin): what the examples' classifier learns
@@ -196,6 +200,10 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
     peaks: list = []
     references: list = []
     settings: list = []
+    gap_words: list = []
+    counted: list = []
+    bounds: list = []
+    comparisons: list = []
     hypothetical: list = []
     for data, _where in entries:
         for t in data.get("terms", []):
@@ -241,6 +249,10 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
         peaks += data.get("peak_words", [])
         references += data.get("reference_words", [])
         settings += data.get("setting_words", [])
+        gap_words += data.get("setting_gap_words", [])
+        counted += data.get("counted_words", [])
+        bounds += data.get("bound_words", [])
+        comparisons += data.get("comparison_words", [])
         hyp = data.get("hypothetical") or {}
         hypothetical += hyp.get("cues", [])
         for fid in hyp.get("facts", []):
@@ -250,7 +262,11 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
     lang.other_rx = _alternation(other, lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.peak_rx = _alternation(peaks, lang.terms, r"(?<![a-z])", "")
     lang.reference_rx = _alternation(references, lang.terms, r"(?<![a-z])", r"(?![a-z])")
-    lang.setting_rx = _alternation(settings, lang.terms, "", _SETTING_GAP)
+    lang.setting_rx = _alternation(settings, lang.terms, "", _setting_gap(gap_words))
+    # "epoch 3", "lr 0.1", "top-1": up to three non-word characters between
+    lang.counted_rx = _alternation(counted, lang.terms, "", r"\W{0,3}$")
+    lang.bound_rx = _alternation(bounds, lang.terms, r"\b", r"\s*$")
+    lang.comparison_rx = _alternation(comparisons, lang.terms, r"\b", r"\b")
     lang.hypothetical_rx = _alternation(hypothetical, lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.training = [(s, t, o) for s, t, o in lang.examples + lang.utterances]
     return lang
@@ -275,8 +291,10 @@ def _alternation(patterns: list, terms: dict, before: str, after: str) -> re.Pat
 
 # ------------------------------------------------------------------------------ numbers
 def parse_number(text: str):
-    """'1e-3' -> 0.001, '2k' -> 2000, '1,000' -> 1000, '~0.693' -> 0.693; None if not a number."""
-    t = text.strip().lower().lstrip("~≈").replace(",", "").replace(" ", "")
+    """'1e-3' -> 0.001, '2k' -> 2000, '1,000' -> 1000, '~0.693' -> 0.693, '0,01' -> 0.01; None if not a number."""
+    t = text.strip().lower().lstrip("~≈")
+    t = t.replace(",", ".", 1) if re.fullmatch(r"[-+]?0,\d+", t) else t
+    t = t.replace(",", "").replace(" ", "")
     mult = 1
     for suffix, m in (("million", 1_000_000), ("thousand", 1000), ("k", 1000), ("m", 1_000_000)):
         if t.endswith(suffix):
@@ -637,18 +655,23 @@ def _read_facts(text: str, lang: Language, only=None) -> list[Reading]:
 _UNIT_AFTER = re.compile(r"[ \t]*(?:epochs?|steps?|iter\w*|batch\w*|images?|samples?|examples?|classes|class|hours?|hrs?|h\b|"  # noqa: E501
                          r"min\w*|sec\w*|s\b|ms\b|gb|mb|gib|mib|k\b|x\b|layers?|workers?|gpus?|days?|times|nodes|"
                          r"params|parameters|[/*]\s*\d)", re.IGNORECASE)
-#: a number that counts or ranks something, not a metric's value: "epoch 3", "lr 0.1", "top-1 accuracy",
-#: "rank-5", the total of "10/100" (a progress counter)
-_COUNTED_BEFORE = re.compile(r"(?:epoch|step|iter\w*|batch|\bbs|size|lr|rate|\bwd|decay|\btop|\brank|@)\W{0,3}$"
-                             r"|\d\s*/\s*$", re.IGNORECASE)
-#: what may stand between a setting's name (kb/language ``setting_words``) and its value: punctuation,
-#: function words, CJK characters ("the lr is 0.004", "batch_size调整为4")
-_SETTING_GAP = (r"(?:[^\w\n]|\b(?:is|was|of|at|to|set|as|around|about|be|being|been|now|still|just|"
-                r"currently|then)\b|[\u4e00-\u9fff]){0,12}$")
+#: the total of a progress counter ("10/100"): it counts, it is no metric's value
+_PROGRESS_TOTAL = re.compile(r"\d\s*/\s*$")
+
+
+def _setting_gap(words: list) -> str:
+    """What may stand between a setting's name (kb/language ``setting_words``) and its value:
+    punctuation, the function words of ``setting_gap_words`` ("the lr is 0.004"), CJK characters
+    ("batch_size调整为4"); at most 12 of them."""
+    function_words = r"|\b(?:" + "|".join(sorted(set(words), key=len, reverse=True)) + r")\b" if words else ""
+    return r"(?:[^\w\n]" + function_words + r"|[\u4e00-\u9fff]){0,12}$"
+
+
 _RANGE_AFTER = re.compile(r"[ \t]*(?:-|–|~|to|and|or)[ \t]*[~]?[\d.]|[ \t]*,\s*[\d.]+\s*[\])]", re.IGNORECASE)
 _RANGE_BEFORE = re.compile(r"(?:\d\s*(?:-|–|~|\band|\bor|to)|\bbetween|\[|\[\s*[\d.]+\s*,)\s*[~]?\s*$", re.IGNORECASE)
+#: (in _NUM_RX) "0.几", "2.多": a number whose decimals are "some" states no value ("90多", ninety-odd, does)
 _SENTENCE = re.compile(r"(?<=[A-Za-z0-9)\]\"'])[.!?]\s+(?=[A-Z])|[\n;]|[!?]\s|。|；|！|？")
-_NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)[~]?\s?(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d)",  # noqa: E501
+_NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)[~]?\s?(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d|\.[几多]|(?<=\.)[几多])",  # noqa: E501
                      re.IGNORECASE)
 _SPLIT_AFTER = re.compile(r"\s*(?:%\s*)?(?:(?:acc\w*|loss(?:es)?)\s+)?(?:on|for|in)\s+(?:the\s+|my\s+|our\s+|a\s+)?",
                           re.IGNORECASE)
@@ -664,7 +687,9 @@ def _hypothetical_at(lang: Language, text: str, pos: int) -> bool:
     sentence = 0
     for m in _SENTENCE.finditer(text, 0, pos):
         sentence = m.end()
-    return lang.hypothetical_rx.search(text, sentence, pos) is not None
+    # searched past ``pos`` so that a cue may look ahead ("tried --lr 1e-07, --lr 1e-08": a sweep); it starts before
+    m = lang.hypothetical_rx.search(text, sentence)
+    return m is not None and m.start() < pos
 
 
 def _read_metrics(text: str, lang: Language) -> list[Reading]:
@@ -765,16 +790,17 @@ def _marks_near(text: str, n, marks: list, reach: int, split_gap: int) -> tuple[
     return after, before, sentence
 
 
-def _label_too_far(text: str, start: int, before: list, max_words: int) -> bool:
+def _label_too_far(lang: Language, text: str, start: int, before: list, max_words: int) -> bool:
     """The words between the last label and the number break the attribution: another number, a
-    comparison, a clause of more than ``max_words`` words, or a split word not right before the number."""
+    comparison (kb/language ``comparison_words``), a clause of more than ``max_words`` words, or a
+    split word not right before the number."""
     last = before[-1]
     gap = text[last[1]:start]
     if last[2] == "split" and re.match(r"_[a-z]", gap, re.IGNORECASE):
         return True                  # "val_mean_io_u: 0.03": another quantity's name, not this split's metric
-    # "more than 70%" bounds the value itself; "than" before another label compares two quantities
-    gap_cmp = re.sub(r"\b(?:more|less|higher|lower|above|below|over|under)\s+th[ae]n\s*(?:about\s*|~\s*)?$", "", gap)
-    if re.search(r"\d|\b(?:than|then|vs|versus|per)\b", gap_cmp) or \
+    # "more than 70%" bounds the value itself (``bound_words``); "than" before another label compares two quantities
+    gap_cmp = lang.bound_rx.sub("", gap) if lang.bound_rx is not None else gap
+    if re.search(r"\d", gap_cmp) or (lang.comparison_rx is not None and lang.comparison_rx.search(gap_cmp)) or \
             len(re.findall(r"[a-z\u4e00-\u9fff']+", gap, re.IGNORECASE)) > max_words:
         return True
     # a split word alone names a value only right before it
@@ -837,7 +863,9 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
         return continued
     if lang.setting_rx is not None and lang.setting_rx.search(text[max(0, start - 32):start]):
         return None
-    if _UNIT_AFTER.match(text, n.end()) or _COUNTED_BEFORE.search(text[max(0, start - 12):start]):
+    lead = text[max(0, start - 12):start]
+    if _UNIT_AFTER.match(text, n.end()) or _PROGRESS_TOTAL.search(lead) or \
+            (lang.counted_rx is not None and lang.counted_rx.search(lead)):
         return prev_fact
     P = lang.params
     after, before, sentence = _marks_near(text, n, marks, reach,
@@ -849,7 +877,7 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
         return _add_later_value(text, n, raw, series, prev_fact)
     if not before:
         return prev_fact
-    if not after and _label_too_far(text, start, before, int(P["language.label_gap_max_words"])):
+    if not after and _label_too_far(lang, text, start, before, int(P["language.label_gap_max_words"])):
         return prev_fact
     split, metric = _split_and_metric(text, n, raw, marks, before)
     fact = lang.metrics.get((split, metric))
