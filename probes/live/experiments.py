@@ -436,6 +436,8 @@ def _mean_per_batch(scores):
 def decide(measure: dict, r: dict) -> str:
     """The outcome (confirms / refutes / inconclusive) of a measurement ``r`` under ``measure``."""
     metric = measure["metric"]
+    if r.get("no_effect"):
+        return "inconclusive"
     if metric == "finite":
         t, c = r["treated_finite"], r["control_finite"]
         if t and not c:
@@ -563,6 +565,11 @@ def _compare_copies(rc: dict, rt: dict, before_c, before_t, P) -> dict:
     """The measurements of the two runs: held-out losses, the treated copy's gain and its z score
     over the held-out batches, each copy's drop from its start, and the ratio of their swings."""
     r = {"control_finite": rc["finite"], "treated_finite": rt["finite"]}
+    # an intervention that did not reach the copy (nothing of its kind in this model or run: no
+    # squash at the output it sees, no clipping to remove) leaves both copies computing the very
+    # same numbers: that measures nothing about the cause, for or against
+    r["no_effect"] = (before_c == before_t and rc["losses"] == rt["losses"] and rc["scores"] == rt["scores"]
+                      and rc["finite"] == rt["finite"])
     c_after, t_after = _mean_per_batch(rc["scores"]), _mean_per_batch(rt["scores"])
     mc0 = statistics.fmean(before_c) if before_c and all(map(math.isfinite, before_c)) else None
     mt0 = statistics.fmean(before_t) if before_t and all(map(math.isfinite, before_t)) else None
@@ -630,6 +637,8 @@ def describe(r: dict) -> str:
         s = (f"with {what} on a copy, {steps} steps: the treated copy "
              f"{'stayed finite' if r['treated_finite'] else 'went NaN/Inf'}, the unchanged copy "
              f"{'stayed finite' if r['control_finite'] else 'went NaN/Inf'}")
+    if r.get("no_effect"):
+        s += "; the change left the copy's every loss identical to the unchanged copy's: it did not reach this run"
     return f"{s} — {r['outcome']}"
 
 
