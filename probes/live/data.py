@@ -410,7 +410,8 @@ def _read_rows(ds, idx, max_features, t_end, min_rows, labels):
     safety cap ``t_end``, a wall-clock time, does it stop early, once ``min_rows`` are read) and,
     with ``labels``, their integer class labels: ``(X, Y)`` (``Y`` None without labels), or None
     when an item is not a float tensor/array of one fixed size of at most ``max_features`` values
-    (token ids, text, PIL images) or, with ``labels``, has no single integer label. Runs the dataset's ``__getitem__``: call it inside :func:`preserved_rng`."""
+    (token ids, text, PIL images) or, with ``labels``, has no single integer label. Runs the
+    dataset's ``__getitem__``: call it inside :func:`preserved_rng`."""
     import torch
 
     from traindx.probes.live.timing import split_batch
