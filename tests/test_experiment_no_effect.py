@@ -64,3 +64,27 @@ def test_a_change_that_reaches_the_copy_is_still_weighed(kb):
     assert "did not reach" not in r["detail"]
     assert r["treated_loss"] != r["control_loss"]
     assert r["outcome"] == "confirms", r["detail"]
+
+
+def test_a_copy_of_a_module_the_loss_does_not_see_runs_no_experiment(kb):
+    """A script with a feature extractor and a separate classifier head: the copied module's output
+    (32x16 features) is not what the loss saw (32x6 class scores). Experiments, the LR-decay test
+    and the overfit-one-batch test on such a copy would measure another loss: none is reported,
+    each says why, and the user's module is left as it was."""
+    from traindx.probes.live.experiments import run_experiment
+    from traindx.probes.live.lr_decay import lr_decay_test
+    from traindx.probes.live.overfit import overfit_one_batch
+
+    torch.manual_seed(0)
+    extractor = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.ReLU())
+    opt = torch.optim.SGD(extractor.parameters(), lr=0.05)
+    batches = _batches(extractor)                   # out_shape (32, 6): the head's output
+    before = [p.detach().clone() for p in extractor.parameters()]
+    fn = torch.nn.CrossEntropyLoss()
+    r = run_experiment(extractor, opt, batches, fn, differential.spec(kb, "lr_decay_on_plateau"))
+    assert r["outcome"] is None and "not what the loss saw" in r["skipped"]
+    assert "not what the loss saw" in lr_decay_test(extractor, opt, batches, fn)["error"]
+    a, kw, t, shape = batches[0]
+    o = overfit_one_batch(extractor, opt, a, kw, t, fn, out_shape=shape)
+    assert o["fits"] is None and "not what the loss saw" in o["error"]
+    assert all(torch.equal(p, q) for p, q in zip(before, extractor.parameters()))
