@@ -13,7 +13,9 @@ two-decimal rounding of the cached confidence).
 Inputs are result files of ``benchmarks/faultgen/run.py`` (JSON lines, with a ``base`` per run) or
 ``benchmarks/run_scenarios.py --json`` (script mode). ``--tune`` files are fitted on; ``--test``
 files are only measured. With ``--lobo`` every faultgen base of the tune files is held out in turn
-(the map fitted on the other bases), and the held-out ECE is reported over all runs.
+(the map fitted on the other bases), and the held-out ECE is reported over all runs. With
+``--lobo-files`` every tune file (a batch: one faultgen run, one scenario batch) is held out in turn
+the same way: leave one batch out.
 
 A file scored on code that already applied a map is given as ``FILE@SLOPE,SHIFT`` (the map it
 showed), and its diagnosed confidences are mapped back first.
@@ -137,10 +139,13 @@ def main(argv=None) -> int:
     ap.add_argument("--tune", action="append", default=[], help="result file to fit on (repeatable)")
     ap.add_argument("--test", action="append", default=[], help="result file only measured (repeatable)")
     ap.add_argument("--lobo", action="store_true", help="leave-one-base-out over the tune files' faultgen bases")
+    ap.add_argument("--lobo-files", action="store_true",
+                    help="leave-one-batch-out: each tune file held out in turn, the map fitted on the others")
     ap.add_argument("--slope", type=float, default=None)
     ap.add_argument("--shift", type=float, default=None)
     args = ap.parse_args(argv)
-    tune = [r for p in args.tune for r in load(p)]
+    batches = {p: load(p) for p in args.tune}
+    tune = [r for rows in batches.values() for r in rows]
     if args.slope is not None:
         a, b = args.slope, args.shift or 0.0
     elif tune:
@@ -160,6 +165,15 @@ def main(argv=None) -> int:
             held_before += [dict(r) for r in mine]
             held_after += [{**r, "top1_confidence": mapped_row(r, ba, bb)} for r in mine]
         print(_line("tune, each base held out", scores(held_before), scores(held_after)))
+    if args.lobo_files and len(batches) > 1:
+        held_before, held_after = [], []
+        for p, mine in batches.items():
+            ba, bb = fit([r for q, rows in batches.items() if q != p for r in rows])
+            print(_line(f"held out {Path(p.rpartition('@')[0] or p).name} ({ba:.3f}, {bb:+.3f})",
+                        scores(mine), scores(mine, ba, bb)))
+            held_before += mine
+            held_after += [{**r, "top1_confidence": mapped_row(r, ba, bb)} for r in mine]
+        print(_line("tune, each file held out", scores(held_before), scores(held_after)))
     for p in args.test:
         rows = load(p)
         print(_line(f"test {Path(p).name}", scores(rows), scores(rows, a, b)))

@@ -17,9 +17,9 @@ from traindx.engine import confidence as cf
 from traindx.engine.api import Session
 
 
-def test_the_map_shrinks_high_raises_middling_and_keeps_the_order():
+def test_the_map_raises_middling_and_keeps_the_order():
     hi, mid = cf.calibrated(0.97), cf.calibrated(0.68)
-    assert hi < 0.97 and mid > 0.68 and hi > mid
+    assert mid > 0.68 and hi > mid           # a diagnosed cause is right more often than its posterior says
     xs = [i / 100 for i in range(1, 100)]
     ys = [cf.calibrated(x) for x in xs]
     assert ys == sorted(ys)                                # monotone: no ranking changes

@@ -330,19 +330,21 @@ def _feed(h, x, depth: int = 0):
     h.update(repr(x).encode())
 
 
-def val_train_overlap(train, val, *, max_val: int = 256, max_train: int = 20000,
-                      time_budget_s: float = 2.0, seed: int = 0, params=None) -> dict | None:
+def val_train_overlap(train, val, *, max_val: int | None = None, max_train: int | None = None,
+                      seed: int = 0, params=None) -> dict | None:
     """Fraction of (a sample of) validation examples whose input also appears in the training set.
 
     ``train``/``val`` are datasets or loaders (their ``.dataset`` is read by index; the loaders are
-    not iterated). Hashes up to ``max_val`` validation examples (at most a third of the time budget)
-    and up to ``max_train`` training examples, both in a random order from a private generator,
-    within ``time_budget_s`` in all; when only part of the training set was hashed the found
-    fraction is divided by the share covered (a uniform sample finds each duplicate with that
-    probability). However short the budget, at least ``leakage.min_val_hashed`` validation and
-    ``leakage.min_train_hashed`` training examples are hashed (``params``: the knowledge base's
-    values). Returns ``{"overlap", "val_checked", "train_hashed", "train_size"}`` or None when
-    the datasets cannot be indexed. RNG states are preserved.
+    not iterated). Hashes ``max_val`` validation examples (``leakage.max_val_hashed``) and
+    ``max_train`` training examples (``leakage.max_train_hashed``), or all there are, in a random
+    order from a private generator: the sample is set by counts, so it is the same on an idle and
+    a busy machine. Wall time is only a safety cap (``data_sampling.safety_cap_s``, a third of it
+    for the validation side) for a dataset whose items are very slow to read; once it is hit, at
+    least ``leakage.min_val_hashed`` / ``leakage.min_train_hashed`` examples are still hashed and
+    the result says ``capped``. When only part of the training set was hashed the found fraction
+    is divided by the share covered (a uniform sample finds each duplicate with that
+    probability). Returns ``{"overlap", "val_checked", "train_hashed", "train_size", "capped"}`` or
+    None when the datasets cannot be indexed. RNG states are preserved.
     """
     tr, va = _dataset_of(train), _dataset_of(val)
     try:
@@ -353,9 +355,13 @@ def val_train_overlap(train, val, *, max_val: int = 256, max_train: int = 20000,
         return None
     P = resolve(params)
     least_val, least_train = P["leakage.min_val_hashed"], P["leakage.min_train_hashed"]
+    max_val = int(P["leakage.max_val_hashed"]) if max_val is None else max_val
+    max_train = int(P["leakage.max_train_hashed"]) if max_train is None else max_train
+    cap = P["data_sampling.safety_cap_s"]
     rnd = _random.Random(seed)
     t0 = time.perf_counter()
-    t_end = t0 + time_budget_s / 3
+    t_end = t0 + cap / 3
+    capped = False
     with preserved_rng(tr, va):
         tr_idx = rnd.sample(range(n_tr), min(n_tr, max_train))
         va_idx = rnd.sample(range(n_va), min(n_va, max_val))
@@ -365,9 +371,10 @@ def val_train_overlap(train, val, *, max_val: int = 256, max_train: int = 20000,
                 vh.append(example_hash(va[i]))
             except Exception:
                 return None
-            if time.perf_counter() > t_end and len(vh) >= least_val:
+            if len(vh) >= least_val and time.perf_counter() > t_end:
+                capped = len(vh) < len(va_idx)
                 break
-        t_end = max(t0 + time_budget_s, time.perf_counter() + time_budget_s / 3)
+        t_end = max(t0 + cap, time.perf_counter() + cap / 3)
         seen = set()
         hashed = 0
         for i in tr_idx:
@@ -376,7 +383,8 @@ def val_train_overlap(train, val, *, max_val: int = 256, max_train: int = 20000,
             except Exception:
                 return None
             hashed += 1
-            if time.perf_counter() > t_end and hashed >= least_train:
+            if hashed >= least_train and time.perf_counter() > t_end:
+                capped = capped or hashed < len(tr_idx)
                 break
     vh = [v for v in vh if v is not None]
     if not vh or not hashed:
@@ -384,7 +392,8 @@ def val_train_overlap(train, val, *, max_val: int = 256, max_train: int = 20000,
     found = sum(1 for v in vh if v in seen) / len(vh)
     coverage = hashed / n_tr
     overlap = min(1.0, found / coverage) if coverage < 1 else found
-    return {"overlap": float(overlap), "val_checked": len(vh), "train_hashed": hashed, "train_size": n_tr}
+    return {"overlap": float(overlap), "val_checked": len(vh), "train_hashed": hashed, "train_size": n_tr,
+            "capped": capped}
 
 
 # --------------------------------------------------------------------------- labels vs inputs
@@ -397,11 +406,12 @@ def _dataset_of(obj):
 
 
 def _read_rows(ds, idx, max_features, t_end, min_rows, labels):
-    """Flattened float64 inputs of ``ds[i]`` for ``i`` in ``idx`` (until ``t_end`` once
-    ``min_rows`` are read) and, with ``labels``, their integer class labels: ``(X, Y)`` (``Y`` None
-    without labels), or None when an item is not a float tensor/array of one fixed size of at most
-    ``max_features`` values (token ids, text, PIL images) or, with ``labels``, has no single
-    integer label. Runs the dataset's ``__getitem__``: call it inside :func:`preserved_rng`."""
+    """Flattened float64 inputs of ``ds[i]`` for ``i`` in ``idx`` (all of them; only past the
+    safety cap ``t_end``, a wall-clock time, does it stop early, once ``min_rows`` are read) and,
+    with ``labels``, their integer class labels: ``(X, Y)`` (``Y`` None without labels), or None
+    when an item is not a float tensor/array of one fixed size of at most ``max_features`` values
+    (token ids, text, PIL images) or, with ``labels``, has no single integer label. Runs the
+    dataset's ``__getitem__``: call it inside :func:`preserved_rng`."""
     import torch
 
     from traindx.probes.live.timing import split_batch
@@ -425,22 +435,22 @@ def _read_rows(ds, idx, max_features, t_end, min_rows, labels):
                 return None
             ys.append(int(y))
         xs.append(x.detach().reshape(-1).to("cpu", torch.float64))
-        if time.perf_counter() > t_end and len(xs) >= min_rows:
+        if len(xs) >= min_rows and time.perf_counter() > t_end:
             break
     if not xs or len({x.numel() for x in xs}) != 1:
         return None
     return torch.stack(xs), (torch.tensor(ys) if labels else None)
 
 
-def label_neighbour_agreement(train, *, max_items: int = 1024, max_features: int = 65536,
-                              time_budget_s: float = 1.0, seed: int = 0,
-                              min_items: int = 64) -> dict | None:
+def label_neighbour_agreement(train, *, max_items: int | None = None, max_features: int = 65536,
+                              seed: int = 0, min_items: int = 64, params=None) -> dict | None:
     """Whether the training labels relate to the inputs at all: leave-one-out nearest-neighbour
     label agreement on a sample of the training set, against what unrelated labels would give.
 
-    Up to ``max_items`` examples are read by index from ``train`` (a dataset or a loader's
-    ``.dataset``; the loader is not iterated) in a random order from a private generator, within
-    ``time_budget_s``; RNG states are preserved. Inputs must be floating-point tensors/arrays of at
+    ``max_items`` examples (``label_neighbours.max_items``, or all there are) are read by index
+    from ``train`` (a dataset or a loader's ``.dataset``; the loader is not iterated) in a random
+    order from a private generator; only a read slower than ``data_sampling.safety_cap_s`` stops
+    early. RNG states are preserved. Inputs must be floating-point tensors/arrays of at
     most ``max_features`` values and labels integer class ids (one per example). Each feature is
     standardised over the sample (so one large-scale feature does not decide the distances), and
     each example's label is compared with that of its nearest other example (Euclidean).
@@ -461,10 +471,12 @@ def label_neighbour_agreement(train, *, max_items: int = 1024, max_features: int
         return None
     if n < min_items:
         return None
+    P = resolve(params)
+    max_items = int(P["label_neighbours.max_items"]) if max_items is None else max_items
     rnd = _random.Random(seed)
     with preserved_rng(ds):
         rows = _read_rows(ds, rnd.sample(range(n), min(n, max_items)), max_features,
-                          time.perf_counter() + time_budget_s, min_items, labels=True)
+                          time.perf_counter() + P["data_sampling.safety_cap_s"], min_items, labels=True)
     if rows is None or len(rows[0]) < min_items:
         return None
     X, Y = rows
@@ -500,9 +512,8 @@ def labels_related(result: dict | None, params=None) -> bool | None:
     return None
 
 
-def near_duplicate_fraction(train, val, *, max_val: int = 256, max_train: int = 4096,
-                            max_features: int = 65536, time_budget_s: float = 1.5, seed: int = 0,
-                            params=None) -> dict | None:
+def near_duplicate_fraction(train, val, *, max_val: int | None = None, max_train: int | None = None,
+                            max_features: int = 65536, seed: int = 0, params=None) -> dict | None:
     """Fraction of (a sample of) validation examples that are near-copies of training examples
     (jittered or augmented copies made before the split, overlapping windows), which exact hashing
     misses.
@@ -516,7 +527,9 @@ def near_duplicate_fraction(train, val, *, max_val: int = 256, max_train: int = 
     in 2-D at the default, nil beyond); copies jittered by a few percent of a feature's spread sit
     tens of times closer than anything else. Only float inputs with 2+ varying features and
     training sets of at least ``leakage.near_copy_train_per_neighbour`` times ``k`` examples are
-    read; None otherwise. The three are parameters of ``params``.
+    read; None otherwise. The three are parameters of ``params``, as are the sample's counts
+    (``leakage.near_copy_max_val``, ``leakage.near_copy_max_train``; only a read slower than
+    ``data_sampling.safety_cap_s`` stops early).
     Returns ``{"fraction", "val_checked", "train_read"}``. RNG states are preserved.
     """
     import torch
@@ -524,6 +537,9 @@ def near_duplicate_fraction(train, val, *, max_val: int = 256, max_train: int = 
     P = resolve(params)
     k, jump = int(P["leakage.near_copy_neighbours"]), P["leakage.near_copy_gap"]
     least = int(P["leakage.near_copy_train_per_neighbour"] * k)
+    max_val = int(P["leakage.near_copy_max_val"]) if max_val is None else max_val
+    max_train = int(P["leakage.near_copy_max_train"]) if max_train is None else max_train
+    cap = P["data_sampling.safety_cap_s"]
     tr, va = _dataset_of(train), _dataset_of(val)
     try:
         n_tr, n_va = len(tr), len(va)
@@ -535,10 +551,9 @@ def near_duplicate_fraction(train, val, *, max_val: int = 256, max_train: int = 
     t0 = time.perf_counter()
     with preserved_rng(tr, va):
         V = _read_rows(va, rnd.sample(range(n_va), min(n_va, max_val)), max_features,
-                       t0 + time_budget_s / 3, 16, labels=False)
+                       t0 + cap / 3, P["leakage.min_val_hashed"], labels=False)
         T = V and _read_rows(tr, rnd.sample(range(n_tr), min(n_tr, max_train)), max_features,
-                             max(t0 + time_budget_s, time.perf_counter() + time_budget_s / 3), least,
-                             labels=False)
+                             max(t0 + cap, time.perf_counter() + cap / 3), least, labels=False)
     if not T or T[0].shape[1] != V[0].shape[1] or len(T[0]) < least:
         return None
     T, V = T[0], V[0]
@@ -555,9 +570,9 @@ def near_duplicate_fraction(train, val, *, max_val: int = 256, max_train: int = 
     return {"fraction": float(copy.double().mean()), "val_checked": len(V), "train_read": len(T)}
 
 
-def train_label_disagreement(train, val, *, max_val: int = 512, max_train: int = 2048,
-                             max_features: int = 65536, time_budget_s: float = 1.0,
-                             seed: int = 0, min_items: int = 64) -> dict | None:
+def train_label_disagreement(train, val, *, max_val: int | None = None, max_train: int | None = None,
+                             max_features: int = 65536, seed: int = 0, min_items: int = 64,
+                             params=None) -> dict | None:
     """Whether the training labels disagree with the validation labels about the same kind of
     input: for a sample of validation examples, how often the nearest *training* example has the
     same label, against how often the nearest other *validation* example does (standardised
@@ -567,8 +582,10 @@ def train_label_disagreement(train, val, *, max_val: int = 512, max_train: int =
 
     Returns ``{"drop", "val_val", "val_train", "z", "val_checked"}`` (``drop = val_val -
     val_train``; ``z`` its binomial standard errors), or None when the data do not fit (see
-    :func:`label_neighbour_agreement`) or fewer than ``min_items`` validation examples are read. RNG states
-    are preserved."""
+    :func:`label_neighbour_agreement`) or fewer than ``min_items`` validation examples are read. The
+    sample's counts are ``label_neighbours.max_val`` / ``label_neighbours.max_train`` (or all there
+    are); only a read slower than ``data_sampling.safety_cap_s`` stops early. RNG states are
+    preserved."""
     import torch
 
     tr, va = _dataset_of(train), _dataset_of(val)
@@ -578,14 +595,17 @@ def train_label_disagreement(train, val, *, max_val: int = 512, max_train: int =
         return None
     if n_tr < min_items or n_va < min_items:
         return None
+    P = resolve(params)
+    max_val = int(P["label_neighbours.max_val"]) if max_val is None else max_val
+    max_train = int(P["label_neighbours.max_train"]) if max_train is None else max_train
+    cap = P["data_sampling.safety_cap_s"]
     rnd = _random.Random(seed)
     t0 = time.perf_counter()
     with preserved_rng(tr, va):
         V = _read_rows(va, rnd.sample(range(n_va), min(n_va, max_val)), max_features,
-                       t0 + time_budget_s / 3, min_items, labels=True)
+                       t0 + cap / 3, min_items, labels=True)
         T = V and _read_rows(tr, rnd.sample(range(n_tr), min(n_tr, max_train)), max_features,
-                             max(t0 + time_budget_s, time.perf_counter() + time_budget_s / 3),
-                             min_items, labels=True)
+                             max(t0 + cap, time.perf_counter() + cap / 3), min_items, labels=True)
     if not T or T[0].shape[1] != V[0].shape[1]:
         return None
     (Xt, yt), (Xv, yv) = T, V

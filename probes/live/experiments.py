@@ -41,7 +41,7 @@ import statistics
 
 from traindx.engine.parameters import resolve
 from traindx.probes.live.data import preserved_rng, tensors_in
-from traindx.probes.live.overfit import batch_loss, clean_copy, copy_optimizer
+from traindx.probes.live.overfit import batch_loss, clean_copy, copy_optimizer, output_mismatch
 
 #: the closed vocabulary of interventions (kb schema ``kb-experiments``)
 INTERVENTIONS = ("lr_scale", "restore_peak_lr", "unfreeze", "add_missing_params_to_optimizer",
@@ -436,6 +436,8 @@ def _mean_per_batch(scores):
 def decide(measure: dict, r: dict) -> str:
     """The outcome (confirms / refutes / inconclusive) of a measurement ``r`` under ``measure``."""
     metric = measure["metric"]
+    if r.get("no_effect") and measure.get("if_unchanged", "inconclusive") == "inconclusive":
+        return "inconclusive"
     if metric == "finite":
         t, c = r["treated_finite"], r["control_finite"]
         if t and not c:
@@ -542,6 +544,10 @@ def _train_both_copies(model, optimizer, loss_fn, autocast, ctx: dict, iv: dict,
                 mixed_held = _mix(held, seed=1)
                 if mixed_held is not None:
                     held = mixed_held
+            a, kw, _, shape = train[0]
+            unfaithful = output_mismatch(control.model, a, kw, shape)
+            if unfaithful:
+                return f"not applicable: {unfaithful}"
             _control(control, ctx, iv["kind"])
             treated.clip = ctx.get("clip_max") if iv["kind"] != "clip_grad_norm" else None
             treated.zero_grad = True
@@ -563,6 +569,11 @@ def _compare_copies(rc: dict, rt: dict, before_c, before_t, P) -> dict:
     """The measurements of the two runs: held-out losses, the treated copy's gain and its z score
     over the held-out batches, each copy's drop from its start, and the ratio of their swings."""
     r = {"control_finite": rc["finite"], "treated_finite": rt["finite"]}
+    # an intervention that did not reach the copy (nothing of its kind in this model or run: no
+    # squash at the output it sees, no clipping to remove) leaves both copies computing the very
+    # same numbers: that measures nothing about the cause, for or against
+    r["no_effect"] = (before_c == before_t and rc["losses"] == rt["losses"] and rc["scores"] == rt["scores"]
+                      and rc["finite"] == rt["finite"])
     c_after, t_after = _mean_per_batch(rc["scores"]), _mean_per_batch(rt["scores"])
     mc0 = statistics.fmean(before_c) if before_c and all(map(math.isfinite, before_c)) else None
     mt0 = statistics.fmean(before_t) if before_t and all(map(math.isfinite, before_t)) else None
@@ -630,6 +641,10 @@ def describe(r: dict) -> str:
         s = (f"with {what} on a copy, {steps} steps: the treated copy "
              f"{'stayed finite' if r['treated_finite'] else 'went NaN/Inf'}, the unchanged copy "
              f"{'stayed finite' if r['control_finite'] else 'went NaN/Inf'}")
+    if r.get("no_effect") and r.get("outcome") == "inconclusive":
+        s += "; the change left the copy's every loss identical to the unchanged copy's: it did not reach this run"
+    elif r.get("no_effect"):
+        s += "; the change found nothing to change in this run"
     return f"{s} — {r['outcome']}"
 
 

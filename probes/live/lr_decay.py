@@ -38,7 +38,7 @@ import statistics
 
 from traindx.engine.parameters import resolve
 from traindx.probes.live.data import preserved_rng
-from traindx.probes.live.overfit import batch_loss, clean_copy, copy_optimizer
+from traindx.probes.live.overfit import batch_loss, clean_copy, copy_optimizer, output_mismatch
 
 
 
@@ -137,6 +137,9 @@ def lr_decay_test(model, optimizer, batches, loss_fn, *, factor: float = 0.1,
             if isinstance(g.get("lr"), (int, float)):
                 g["lr"] = g["lr"] * factor
         try:
+            unfaithful = output_mismatch(ma, *train[0][:2], train[0][3])
+            if unfaithful:
+                return {**result, "error": unfaithful}
             before = _score(ma, loss_fn, held, autocast)
             val = list(val or ()) if len(val or ()) >= min_eval else []
             same, vsame = _continue(ma, oa, loss_fn, train, held, autocast, checkpoints, val)

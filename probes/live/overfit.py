@@ -121,6 +121,32 @@ def batch_loss(model, loss_fn, args, kwargs, targets, out_shape=None, autocast=N
     return loss.mean() if loss.dim() > 0 else loss
 
 
+def output_mismatch(model, args, kwargs, out_shape) -> str | None:
+    """Why a copy of ``model`` cannot stand for the run, or None: its output on a batch the run's
+    loss saw has another shape than the output that loss saw (and cannot be viewed as it), so the
+    loss is computed from another module (a feature extractor while the classifier head is a second
+    module, a projection head applied outside the model). A copy trained on that loss measures
+    something else. Checked in eval mode without gradients: nothing of the model changes (call it
+    on a copy, inside :func:`~traindx.probes.live.data.preserved_rng`)."""
+    import torch
+
+    if out_shape is None:
+        return None
+    was = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            out = model(*args, **(kwargs or {}))
+    except Exception:
+        return None          # training the copy reports what fails
+    finally:
+        model.train(was)
+    if not torch.is_tensor(out) or tuple(out.shape) == tuple(out_shape) or out.numel() == math.prod(out_shape):
+        return None
+    return (f"the copied model's output {tuple(out.shape)} is not what the loss saw {tuple(out_shape)}: "
+            f"the loss is computed from another module")
+
+
 def _fit(model, optimizer, loss_fn, args, kwargs, targets, steps, out_shape, autocast, stop_loss):
     losses = []
     for _ in range(steps):
@@ -182,6 +208,9 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
         if o1 is None:
             return None
         try:
+            unfaithful = output_mismatch(m1, a, kw, out_shape)
+            if unfaithful:
+                return {**result, "fits": None, "error": unfaithful}
             true_losses = _fit(m1, o1, loss_fn, a, kw, t, steps, out_shape, autocast, stop)
         except Exception as e:  # the copy could not be trained (custom loss signature, OOM, ...)
             return {**result, "fits": None, "error": f"{type(e).__name__}: {e}"[:200]}

@@ -10,12 +10,13 @@ class Labels(Probe):
     source = "probe:labels"
     facts = ("labels_constant", "batch_label_purity", "shuffle", "labels_match_inputs", "train_label_disagreement")
     needs = frozenset({"batch", "loader"})
-    schedule = ("label counts first 30 batches, every 100; nearest-neighbour checks (reading up to 2560 "
-                "examples) only once armed or with the loss at chance")
+    schedule = ("label counts first 30 batches, every 100; nearest-neighbour checks (reading a set count of "
+                "examples, label_neighbours.max_*) only once armed or with the loss at chance")
     parameters = ("curves.chance_tolerance", "monitor.flat_after_steps", "shuffle.min_batches",
                   "shuffle.sorted_purity", "shuffle.sorted_excess", "shuffle.sorted_runs", "shuffle.shuffled_excess",
                   "label_neighbours.related_z", "label_neighbours.unrelated_z", "label_neighbours.lift",
-                  "label_neighbours.unrelated_items")
+                  "label_neighbours.unrelated_items", "label_neighbours.min_examples", "label_neighbours.max_items",
+                  "label_neighbours.max_val", "label_neighbours.max_train", "data_sampling.safety_cap_s")
 
     def findings(self, m, emit, params):
         if m._label_batches:
@@ -32,7 +33,7 @@ class Labels(Probe):
             # loss sits at chance level
             if m._label_nn is None:
                 m._label_nn = D.label_neighbour_agreement(
-                    loaders["train"], min_items=int(params["label_neighbours.min_examples"])) or {}
+                    loaders["train"], min_items=int(params["label_neighbours.min_examples"]), params=params) or {}
             r = m._label_nn
             rel = D.labels_related(r, params)
             emit("labels_match_inputs", rel,
@@ -43,7 +44,8 @@ class Labels(Probe):
             # costly (reads up to 2560 examples): once a symptom (a widening gap, ...) armed the probes
             if m._label_tv is None:
                 m._label_tv = D.train_label_disagreement(
-                    loaders["train"], loaders["val"], min_items=int(params["label_neighbours.min_examples"])) or {}
+                    loaders["train"], loaders["val"], min_items=int(params["label_neighbours.min_examples"]),
+                    params=params) or {}
             r = m._label_tv
             emit("train_label_disagreement", r.get("drop"),
                  f"a validation example's nearest training example shares its label {r.get('val_train', 0) * 100:.0f}% "

@@ -11,7 +11,9 @@ class Leakage(Probe):
     needs = frozenset({"loader"})
     schedule = "once, when findings are first gathered with both loaders declared"
     parameters = ("leakage.near_copy_fraction", "leakage.min_val_hashed", "leakage.min_train_hashed",
-                  "leakage.near_copy_neighbours", "leakage.near_copy_gap", "leakage.near_copy_train_per_neighbour")
+                  "leakage.near_copy_neighbours", "leakage.near_copy_gap", "leakage.near_copy_train_per_neighbour",
+                  "leakage.max_val_hashed", "leakage.max_train_hashed", "leakage.near_copy_max_val",
+                  "leakage.near_copy_max_train", "data_sampling.safety_cap_s")
 
     def findings(self, m, emit, params):
         if "train" not in m._loaders or "val" not in m._loaders:
