@@ -359,7 +359,7 @@ class LossFeed:
             p.on_train_value(self, n)
         if not self._flat_checked and rec.step >= self._flat_after and n >= self._flat_min:
             self._flat_checked = True
-            frac = L.loss_decrease_fraction(list(self._train_vals))
+            frac = L.loss_decrease_fraction(list(self._train_vals), self.params)
             if frac is not None and frac < self._flat_fraction:
                 self.arm(f"loss flat: within {max(frac, 0) * 100:.1f}% of its start after {rec.step} steps")
 
@@ -461,7 +461,7 @@ class LossFeed:
         if self.steps < self._flat_after or self._loss_name not in (None, "cross_entropy", "nll"):
             return False
         nc, _ = self._num_classes()
-        cur = L.current_loss(self._train_vals)
+        cur = L.current_loss(self._train_vals, self.params)
         chance = L.chance_loss(nc)
         return bool(chance and cur is not None and abs(cur - chance) <= self._chance_tolerance * chance)
 
