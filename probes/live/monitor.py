@@ -118,6 +118,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         self._flat_fraction = P["monitor.flat_fraction"]
         self._spike_factor = P["monitor.spike_factor"]
         self._spike_min = P["monitor.spike_min_losses"]
+        self._recent = int(P["monitor.recent_losses"])
         self._flat_min = P["monitor.flat_min_losses"]
         self._gap_evals = int(P["monitor.gap_evaluations"])
         self._squash_min = P["output_squash.min_values"]

@@ -348,7 +348,7 @@ class LossFeed:
         if n >= self._spike_min:
             # the running median, refreshed every 16 losses
             if (n - self._spike_min) % 16 == 0 or self._spike_ref is None:
-                recent = L.finite(self._train_vals[-50:])
+                recent = L.finite(self._train_vals[-self._recent:])
                 self._spike_ref = median(recent) if recent else None
             med = self._spike_ref
             if med is not None and med > 0 and v > self._spike_factor * med:
@@ -400,7 +400,7 @@ class LossFeed:
                 self.arm(f"gap: validation/train loss gap widening over {k} evaluations")
 
     def _recent_train_loss(self):
-        s = L.finite(self._train_vals[-50:])
+        s = L.finite(self._train_vals[-self._recent:])
         return float(sum(s) / len(s)) if s else None
 
     def _process_queue_final(self):
