@@ -140,15 +140,16 @@ def _grad_carried(grad):
         return (grad != 0).any()
 
 
-def grad_accumulates(carried: Sequence[bool]) -> bool | None:
-    """True when, at most observed steps, ``.grad`` still held the previous step's gradient at the
-    first backward of the next step (nothing cleared it)."""
+def grad_accumulates(carried: Sequence[bool], params) -> bool | None:
+    """True when, at more than ``grad_clear.carried_share`` of the observed steps (most of them),
+    ``.grad`` still held the previous step's gradient at the first backward of the next step
+    (nothing cleared it). ``params``: the knowledge base's parameter values (None: the shipped ones)."""
     if not carried:
         return None
-    return sum(bool(c) for c in carried) * 2 > len(carried)
+    return sum(bool(c) for c in carried) > resolve(params)["grad_clear.carried_share"] * len(carried)
 
 
-def zero_grad_called(carried: Sequence[bool]) -> bool | None:
+def zero_grad_called(carried: Sequence[bool], params) -> bool | None:
     """True when gradients were cleared (None or all zero) before the first backward of most steps."""
-    acc = grad_accumulates(carried)
+    acc = grad_accumulates(carried, params)
     return None if acc is None else not acc

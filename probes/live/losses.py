@@ -13,6 +13,7 @@ from statistics import median
 from collections.abc import Iterable, Sequence
 
 from traindx.engine.parameters import resolve
+from traindx.probes.readers.curves import now_points, start_points
 
 #: Loss names as the fact ``loss_function`` spells them, keyed by a normalised alias
 #: (lower case, no underscores, no trailing "loss"): "CrossEntropyLoss", "cross_entropy", "F.nll_loss" ...
@@ -91,30 +92,26 @@ def infer_num_classes(output_shape: Sequence[int] | None, loss_name: str | None,
     return None
 
 
-def _k_head(n: int) -> int:
-    # per-step losses are noisy: at least 5 of them (the log reader, on epoch averages, takes 1)
-    return min(25, max(5, n // 50))
-
-
-def _k_tail(n: int) -> int:
-    return max(3, n // 20)
-
-
-def initial_loss(series: Sequence[float]) -> float | None:
-    """Median of the first ``clamp(N // 50, 5, 25)`` finite training losses."""
+def initial_loss(series: Sequence[float], params) -> float | None:
+    """Median of the first finite training losses: the log reader's start window
+    (:func:`~traindx.probes.readers.curves.start_points`), at least ``curves.start_min_steps`` of
+    them (per-step losses are noisy; the log reader, on epoch averages, takes 1). ``params``: the
+    knowledge base's parameter values (None: the shipped ones)."""
     s = finite(series)
-    return float(median(s[:_k_head(len(s))])) if s else None
+    P = resolve(params)
+    return float(median(s[:start_points(len(s), P, int(P["curves.start_min_steps"]))])) if s else None
 
 
-def current_loss(series: Sequence[float]) -> float | None:
-    """Median of the last ``max(3, N // 20)`` finite training losses (the last ~5% of the run)."""
+def current_loss(series: Sequence[float], params) -> float | None:
+    """Median of the last finite training losses: the log reader's "now" window
+    (:func:`~traindx.probes.readers.curves.now_points`: the last ~5 % of the run, at least 3)."""
     s = finite(series)
-    return float(median(s[-_k_tail(len(s)):])) if s else None
+    return float(median(s[-now_points(len(s), resolve(params)):])) if s else None
 
 
-def loss_decrease_fraction(series: Sequence[float]) -> float | None:
+def loss_decrease_fraction(series: Sequence[float], params) -> float | None:
     """(initial - current) / |initial|: 0 means no progress, 1 means the loss reached 0."""
-    a, b = initial_loss(series), current_loss(series)
+    a, b = initial_loss(series, params), current_loss(series, params)
     if a is None or b is None or a == 0:
         return None
     return float((a - b) / abs(a))
@@ -130,11 +127,13 @@ def loss_negative(series: Iterable[float]) -> bool:
     return any(v < -1e-6 for v in finite(series))
 
 
-def short_run_trend(series: Sequence[float]) -> str | None:
+def short_run_trend(series: Sequence[float], params) -> str | None:
     """The only shape a run too short for :func:`curve_analysis` (under ``monitor.curve_min_losses``) can show:
-    ``nonfinite`` when the loss ends in NaN/Inf or half of it is; else None."""
+    ``nonfinite`` when the loss ends in NaN/Inf or ``curves.nonfinite_share`` of it is (the log
+    reader's cut); else None."""
     vals = list(series)
-    if vals and (not math.isfinite(vals[-1]) or sum(1 for v in vals if not math.isfinite(v)) * 2 >= len(vals)):
+    share = resolve(params)["curves.nonfinite_share"]
+    if vals and (not math.isfinite(vals[-1]) or sum(1 for v in vals if not math.isfinite(v)) >= share * len(vals)):
         return "nonfinite"
     return None
 
@@ -147,8 +146,8 @@ def curve_analysis(steps: Sequence[int], losses: Sequence[float], val_points: Se
     validation loss)`` per evaluation. Returns the :class:`~traindx.probes.readers.curves.CurveAnalysis`
     (its ``facts``: ``loss_trend``, ``loss_spikes``, ``loss_noise``, ``oscillation_trend``,
     ``val_loss_trend``, ``best_val_fraction``, ... and a ``findings`` detail for each), so that a
-    live run and its log are read by one method; the initial loss is the median of at least 5
-    per-step losses; ``params``: the knowledge base's parameter values. Fewer losses than
+    live run and its log are read by one method; the initial loss is the median of at least
+    ``curves.start_min_steps`` per-step losses; ``params``: the knowledge base's parameter values. Fewer losses than
     ``monitor.curve_min_losses`` are left out (no loss trend); None when that leaves nothing."""
     from traindx.probes.readers.curves import analyze
     from traindx.probes.readers.logs import LogData
@@ -163,7 +162,7 @@ def curve_analysis(steps: Sequence[int], losses: Sequence[float], val_points: Se
         log._series("val_loss", "val_loss").extend([int(x) for x, _ in val_points], [float(v) for _, v in val_points])
     log.rows = len(losses)
     log._finish()
-    return analyze(log, num_classes, min_head=5, params=params)[1]
+    return analyze(log, num_classes, min_head=int(resolve(params)["curves.start_min_steps"]), params=params)[1]
 
 
 # --------------------------------------------------------------------------- train / val

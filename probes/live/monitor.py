@@ -50,8 +50,9 @@ LR-decay test               on a plateau under a held LR         same (or start_
 
 The LR-decay test (probes/live/lr_decay.py) runs when the loss curve (read at each look, and every
 eighth of the run: paced by losses, never by the clock) has plateaued while the LR stays at 90 % or
-more of its peak: the next 64 training batches are kept (256 MiB at most) and copies continue on them; a
-runner does not stop the run while it is pending. An unclear answer is asked again 50+ steps later, three tests at most.
+more of its peak: the next 64 training batches are kept (lr_decay.batches; lr_decay.buffer_bytes,
+256 MiB, at most) and copies continue on them; a runner does not stop the run while it is pending.
+An unclear answer is asked again 50+ steps later, three tests at most.
 
 Arming: a non-finite loss, a loss spike above 5x the running median, a loss still within 5% of its
 start after 50 steps, or a validation/train gap widening over 3 evaluations arm the monitor for
@@ -117,6 +118,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         self._flat_fraction = P["monitor.flat_fraction"]
         self._spike_factor = P["monitor.spike_factor"]
         self._spike_min = P["monitor.spike_min_losses"]
+        self._recent = int(P["monitor.recent_losses"])
         self._flat_min = P["monitor.flat_min_losses"]
         self._gap_evals = int(P["monitor.gap_evaluations"])
         self._squash_min = P["output_squash.min_values"]

@@ -348,7 +348,7 @@ class LossFeed:
         if n >= self._spike_min:
             # the running median, refreshed every 16 losses
             if (n - self._spike_min) % 16 == 0 or self._spike_ref is None:
-                recent = L.finite(self._train_vals[-50:])
+                recent = L.finite(self._train_vals[-self._recent:])
                 self._spike_ref = median(recent) if recent else None
             med = self._spike_ref
             if med is not None and med > 0 and v > self._spike_factor * med:
@@ -359,7 +359,7 @@ class LossFeed:
             p.on_train_value(self, n)
         if not self._flat_checked and rec.step >= self._flat_after and n >= self._flat_min:
             self._flat_checked = True
-            frac = L.loss_decrease_fraction(list(self._train_vals))
+            frac = L.loss_decrease_fraction(list(self._train_vals), self.params)
             if frac is not None and frac < self._flat_fraction:
                 self.arm(f"loss flat: within {max(frac, 0) * 100:.1f}% of its start after {rec.step} steps")
 
@@ -400,7 +400,7 @@ class LossFeed:
                 self.arm(f"gap: validation/train loss gap widening over {k} evaluations")
 
     def _recent_train_loss(self):
-        s = L.finite(self._train_vals[-50:])
+        s = L.finite(self._train_vals[-self._recent:])
         return float(sum(s) / len(s)) if s else None
 
     def _process_queue_final(self):
@@ -461,7 +461,7 @@ class LossFeed:
         if self.steps < self._flat_after or self._loss_name not in (None, "cross_entropy", "nll"):
             return False
         nc, _ = self._num_classes()
-        cur = L.current_loss(self._train_vals)
+        cur = L.current_loss(self._train_vals, self.params)
         chance = L.chance_loss(nc)
         return bool(chance and cur is not None and abs(cur - chance) <= self._chance_tolerance * chance)
 

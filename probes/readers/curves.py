@@ -32,11 +32,12 @@ noisy and epoch logs are short.
    of the level statistics below (and the curve is re-smoothed), so a single 60 000 in a loss of 2
    does not move "initial" or "current", and the noise is measured as without the third test.
 4. **Initial and current loss.** ``initial_loss`` is the median of the first ``k_head`` values
-   (``k_head = clamp(N // 50, 1, 25)``: an epoch log's first epoch is already an average, a
-   per-step log needs a few values); a long log uses its first raw rows, which are kept
-   verbatim. ``current_loss`` is the median of the last ``k_tail = max(3, N // 20)`` points
-   (the last ~5 % of the run; the last value for a log of under 5 points, where noise,
-   oscillation and plateau are not judged at all).
+   (``k_head``: ``curves.start_share`` of the points, 2 %, between 1 and
+   ``curves.start_max_points``, 25: an epoch log's first epoch is already an average, a per-step
+   log needs a few values); a long log uses its first raw rows, which are kept verbatim.
+   ``current_loss`` is the median of the last ``k_tail`` points (``curves.now_share`` of them,
+   the last ~5 % of the run, at least ``curves.now_min_points``, 3; the last value for a log of
+   under ``curves.tail_min_points``, 5, where noise, oscillation and plateau are not judged at all).
    ``loss_decrease_fraction = (initial - current) / |initial|``.
 5. **Recent noise.** ``loss_noise`` is the robust residual scale over the last 30 % of the run
    divided by ``|current|``.
@@ -460,11 +461,11 @@ def _loss_levels(c: _LossCurve, s, min_head: int, P) -> None:
     """Step 4: initial and current loss, their step ranges and the decrease fraction."""
     nc, cm, cx = c.nc, c.cm, c.cx
     if s.rows_per_point == 1 or not s.head:
-        c.k_head = min(nc, max(min_head, min(25, nc // 50)))
+        c.k_head = min(nc, start_points(nc, P, min_head))
         c.initial = median(cm[:c.k_head])
         c.ia, c.ib = cx[0], cx[c.k_head - 1]
     else:
-        head = [(x, y) for x, y in s.head if math.isfinite(y)][:25]
+        head = [(x, y) for x, y in s.head if math.isfinite(y)][:int(P["curves.start_max_points"])]
         c.initial = median(y for _, y in head)
         c.ia, c.ib = head[0][0], head[-1][0]
         c.k_head = len(head)
@@ -739,10 +740,11 @@ def _loss_recurring(c: _LossCurve, out: _Out) -> None:
     apart (a smooth spread gives about twice as many of those as equal pairs), are at least
     ``curves.recur_share`` of the values — the same batches giving the same losses, so the weights
     do not change between them. Values on a half-precision grid (``curves.half_mantissa_bits``)
-    repeat by coarseness and are not read; a frozen loss is loss_frozen's."""
+    repeat by coarseness and are not read (``curves.half_grid_share`` of them or more); a frozen
+    loss is loss_frozen's."""
     vs = c.means
     mant = out.p["curves.half_mantissa_bits"]
-    if len(set(vs)) < 2 or sum(_on_half_grid(v, mant) for v in vs) * 2 >= len(vs):
+    if len(set(vs)) < 2 or sum(_on_half_grid(v, mant) for v in vs) >= out.p["curves.half_grid_share"] * len(vs):
         return
     decimals = max((len(t.split(".")[1]) for t in map(repr, vs) if "." in t and "e" not in t), default=0)
     scale = 10 ** decimals
@@ -858,10 +860,24 @@ def _loss_at_chance(c: _LossCurve, num_classes, out: _Out) -> None:
             f"{chance:.3f}: {_fmt(c.initial)} at the start, {_fmt(c.current)} now")
 
 
+def now_points(n: int, P) -> int:
+    """How many of the last of ``n`` points give "now": the last ``curves.now_share`` of them, at
+    least ``curves.now_min_points``. The one definition of the window, read by this reader and by
+    the live loss probes (:func:`traindx.probes.live.losses.current_loss`)."""
+    return max(int(P["curves.now_min_points"]), int(n * P["curves.now_share"]))
+
+
+def start_points(n: int, P, least: int) -> int:
+    """How many of the first of ``n`` points give the start: ``curves.start_share`` of them, at most
+    ``curves.start_max_points``, at least ``least`` (the caller's minimum: 1 for a log's rows,
+    ``curves.start_min_steps`` for per-step losses). Read by this reader and the live loss probes."""
+    return min(int(P["curves.start_max_points"]), max(least, int(n * P["curves.start_share"])))
+
+
 def _tail_k(n: int, P) -> int:
-    """How many of the last points give "now": the last ~5 %, at least 3 (1 for logs under
+    """How many of the last points give "now": :func:`now_points` (1 for logs under
     ``curves.tail_min_points``)."""
-    return 1 if n < P["curves.tail_min_points"] else max(3, n // 20)
+    return 1 if n < P["curves.tail_min_points"] else now_points(n, P)
 
 
 def _analyze_val(log, out: _Out) -> None:

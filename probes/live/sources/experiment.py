@@ -65,7 +65,7 @@ class Experiment(CostlyProbe):
     def run(self, m) -> None:
         lrs = m._lrs()
         context = {"clip_max": m._clip_max, "peak_lr": max(lrs) if lrs else None,
-                   "accumulates": bool(G.grad_accumulates(m._carried)) if m._carried else False,
+                   "accumulates": bool(G.grad_accumulates(m._carried, m.params)) if m._carried else False,
                    "training": self._training_mode(m)}
         self.box.run_pending(m.model, m.optimizer, m._loss_fn or L.loss_callable(m._loss_name), context,
                              m._fwd_autocast)

@@ -11,9 +11,10 @@ class GradAccumulation(Probe):
     facts = ("grad_accumulates", "zero_grad_called")
     needs = frozenset({"model", "optimizer"})
     schedule = ".grad of one small parameter at the first backward of steps 1-5, then every 100th"
+    parameters = ("grad_clear.carried_share",)
 
     def findings(self, m, emit, params):
-        acc = G.grad_accumulates(m._carried)
+        acc = G.grad_accumulates(m._carried, params)
         if acc is None:
             return
         n = len(m._carried)

@@ -20,6 +20,7 @@ class LossVsChance(Probe):
         "still_falling_total", "still_falling_rel", "blip_points", "rare_spikes", "oscillation_growth",
         "wander_net_progress", "spiky_events", "spiky_coverage", "nonfinite_share", "diverge_climb_back",
         "diverge_above_best", "osc_progress_share", "plateau_band", "noise_min_points", "tail_min_points",
+        "now_share", "now_min_points", "start_share", "start_max_points", "start_min_steps",
         "wander_min_points", "spiky_min_covering", "oscillation_min_points")) + ("monitor.curve_min_losses",)
 
     def findings(self, m, emit, params):
@@ -29,7 +30,7 @@ class LossVsChance(Probe):
         nc, how = m._num_classes()
         chance = L.chance_loss(nc) if m._loss_name in (None, "cross_entropy", "nll") else None
         ch = f" (chance ln({nc}) = {chance:.4f})" if chance else ""
-        init, cur = L.initial_loss(s), L.current_loss(s)
+        init, cur = L.initial_loss(s, params), L.current_loss(s, params)
         emit("initial_loss", init, f"training loss at the first steps {init:.4g}{ch}" if init is not None else "")
         emit("current_loss", cur, f"training loss now {cur:.4g}{ch} after {m.steps} steps" if cur is not None else "")
         if nc:
@@ -43,9 +44,9 @@ class LossVsChance(Probe):
                 if f is not None:
                     emit(fact, f.value, f.detail)
         else:
-            tr = L.short_run_trend(s)
+            tr = L.short_run_trend(s, params)
             emit("loss_trend", tr, f"the training loss ends NaN/Inf after {len(s)} losses")
-        f = L.loss_decrease_fraction(s)
+        f = L.loss_decrease_fraction(s, params)
         emit("loss_decrease_fraction", f, f"loss fell by {f * 100:.1f}% of its start" if f is not None else "")
         nf = L.loss_has_nonfinite(s)
         emit("loss_has_nonfinite", nf,

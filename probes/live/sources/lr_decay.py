@@ -16,12 +16,6 @@ import traindx.probes.live.lr_decay as LD
 from traindx.engine.parameters import resolve
 from traindx.probes.live.probe import CostlyProbe
 
-#: the memory the kept batches may hold (the number of batches, the LR ratio that counts as held,
-#: the tests per run and the retry wait are knowledge: ``lr_decay.*`` in kb/parameters/probes.yaml)
-MAX_BYTES = 256 * 2 ** 20
-#: the validation batches kept (references to the run's own tensors) to score the copies on
-VAL_KEEP = 16
-VAL_BYTES = 64 * 2 ** 20
 
 
 
@@ -40,11 +34,12 @@ class LrDecay(CostlyProbe):
                   "lr_decay.helps", "lr_decay.no_help", "lr_decay.min_z", "lr_decay.noise_multiple",
                   "lr_decay.val_helps", "lr_decay.within_noise", "curves.decay_held", "curves.decay_cut",
                   "monitor.curve_min_losses", "lr_decay.min_train_batches", "lr_decay.min_held_out_batches",
-                  "lr_decay.first_look_losses", "lr_decay.look_min_gap_losses")
+                  "lr_decay.first_look_losses", "lr_decay.look_min_gap_losses", "lr_decay.buffer_bytes",
+                  "lr_decay.val_batches", "lr_decay.val_buffer_bytes")
 
     def __init__(self):
         self.state = None
-        self.val: list = []        # the latest validation batches the run scored (at most VAL_KEEP)
+        self.val: list = []        # the latest validation batches the run scored (lr_decay.val_batches at most)
         self.val_bytes = 0
         self.batches: list = []
         self.bytes = 0
@@ -136,7 +131,7 @@ class LrDecay(CostlyProbe):
         if self.batches and self.batches[-1][2] is targets:
             return      # the same loss seen twice (a wrapper and the functional it calls)
         size = sum(t.numel() * t.element_size() for t in D.tensors_in([list(args), kwargs or {}, targets]))
-        if self.bytes + size > MAX_BYTES:
+        if self.bytes + size > m.params["lr_decay.buffer_bytes"]:
             self.state = "ready"
             return
         out_shape = tuple(outputs.shape) if outputs is not None and torch.is_tensor(outputs) else None
@@ -146,8 +141,9 @@ class LrDecay(CostlyProbe):
             self.state = "ready"
 
     def on_val_loss(self, m, outputs, targets) -> None:
-        """A validation loss: keep its batch (references, the latest VAL_KEEP, VAL_BYTES at most), so
-        that the copies are also scored on data the run never trains on."""
+        """A validation loss: keep its batch (references, the latest ``lr_decay.val_batches``,
+        ``lr_decay.val_buffer_bytes`` at most), so that the copies are also scored on data the run
+        never trains on."""
         torch = m._torch
         args, kwargs = m._last_args, m._last_kwargs
         if (args is None or targets is None or not torch.is_tensor(targets) or m.model is None
@@ -156,12 +152,13 @@ class LrDecay(CostlyProbe):
         if self.val and self.val[-1][2] is targets:
             return
         size = sum(t.numel() * t.element_size() for t in D.tensors_in([list(args), kwargs or {}, targets]))
-        if size > VAL_BYTES:
+        keep, most = m.params["lr_decay.val_batches"], m.params["lr_decay.val_buffer_bytes"]
+        if size > most:
             return
         out_shape = tuple(outputs.shape) if outputs is not None and torch.is_tensor(outputs) else None
         self.val.append((tuple(args), dict(kwargs or {}), targets, out_shape, size))
         self.val_bytes += size
-        while len(self.val) > VAL_KEEP or self.val_bytes > VAL_BYTES:
+        while len(self.val) > keep or self.val_bytes > most:
             self.val_bytes -= self.val.pop(0)[4]
 
     # ------------------------------------------------------------------ the experiment
