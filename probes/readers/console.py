@@ -101,7 +101,9 @@ _DATA_WORDS = {"data", "dataload", "dataloader", "loader"}
 _STEP_TIME_WORDS = {"time", "updt", "update", "compute", "batch", "iter", "iteration", "step", "s", "sec",
                     "ms", "forward", "fwd", "gpu", "model", "train"}
 _STEP_TIME_KEY = {"time", "updt", "compute"}
-_TIMING_ROLES = ("data_wait", "step_wait")
+
+
+_TIME_ROLES = ("data_wait", "step_wait", "step_time")
 
 
 def _timing_role(words: list) -> str | None:
@@ -647,6 +649,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
         self.max_ppl = float(p["console.max_plausible_perplexity"])
         self.ppl_noted = False
         self.min_row_numbers = int(p["console.min_headerless_row_numbers"])
+        self.sum_rel_tol = float(p["console.sum_total_rel_tol"])
         self._init_overflows(p)
         self.path = path
         self.cmap = {normalize_name(c): r for r, c in parse_column_map(column_map).items()}
@@ -881,12 +884,16 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
     def _table_record(self, row) -> None:
         metrics = []
         parts = []
+        vparts = []
         epoch = step = None
         for name, role, v in row:
             if v is None:
                 continue
             if role is not None and role[0] == "loss_part":
                 parts.append((name, v))
+                continue
+            if role is not None and role[0] == "val_loss_part":
+                vparts.append((name, v))
                 continue
             norm = normalize_name(name)
             m = match_role(name)
@@ -900,6 +907,8 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
                 metrics.append((role, v))
         if parts:
             metrics.append((("loss", 40, " + ".join(n for n, _ in parts), None), sum(v for _, v in parts)))
+        if vparts:
+            metrics.append((("val_loss", 40, " + ".join(n for n, _ in vparts), None), sum(v for _, v in vparts)))
         if epoch is not None:
             self._set_epoch(epoch)
         if metrics:
@@ -930,8 +939,10 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
 
     def _cand(self, r):
         role, rank, name, transform = r
-        if role in _TIMING_ROLES:
+        if role == "data_wait":
             return None   # summed per line by _timing, not a curve
+        if role == "step_wait":
+            role = "step_time"   # summed by _timing too, and the step-time curve
         key = (role, name)
         c = self.cands.get(key)
         if c is None and len(self.cands) < self.max_names:
@@ -1023,7 +1034,10 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
         """The record's candidates (kept on its plan), after its data-loading and step times."""
         cands = plan.cands if plan is not None else None
         if cands is None:
-            cands = [self._cand(r) for r in rs]
+            # a line that prints a time and nothing else (an evaluation's "time: 0.02") is no
+            # training step: its time joins no step-time curve
+            alone = all(r[0] in _TIME_ROLES for r in rs)
+            cands = [None if alone and r[0] in _TIME_ROLES else self._cand(r) for r in rs]
             if plan is not None:
                 plan.cands = cands
                 plan.timing = _timing_pair(rs)

@@ -446,6 +446,15 @@ def _loss_spikes(c: _LossCurve, out: _Out) -> None:
              f"{_fmt(median(means))}") if spikes else
             "no sudden upward spikes in the training loss")
 
+    if spikes and spikes[-1][1] == n - 1 and c.level[spikes[-1][0]] > 0:
+        # the log ends on the jump: nothing after it shows the loss coming back
+        a, _ = spikes[-1]
+        ref = c.level[a - 1] if a > 0 else c.level[a]
+        peak = max(fin[k].hi for k in range(a, n))
+        if ref > 0:
+            out.add("loss_final_jump", peak / ref, fin[a].x0, fin[-1].x1,
+                    f"the log ends on a jump to {_fmt(peak)} from a level of {_fmt(ref)} "
+                    f"(x{_fmt(peak / ref)}), with nothing after it")
     keep = [i for i in range(n) if not outlier[i]] or list(range(n))
     c.cx = [c.xs[i] for i in keep]
     c.cm = [means[i] for i in keep]
@@ -1129,6 +1138,15 @@ def _analyze_grad_norm(log, out: _Out) -> None:
     out.add("grad_norm_max", float(s.max), x0, x1,
             f"largest gradient norm {_fmt(s.max)}{extra}")
     fin = s.finite_points()
+    if len(fin) >= out.p["curves.noise_min_points"]:
+        # the largest norm after the first record against the median: the start's large
+        # gradients are where a run begins, not a spike
+        level = median(p.mean for p in fin)
+        peak = max(fin[1:], key=lambda p: p.hi)
+        if level > 0:
+            out.add("grad_norm_spike", peak.hi / level, peak.x0, peak.x1,
+                    f"largest gradient norm after the first record {_fmt(peak.hi)}, "
+                    f"x{_fmt(peak.hi / level)} its median {_fmt(level)}")
     r = _thirds_ratio([p.x for p in fin], [p.mean for p in fin], out.p["curves.thirds_min_points"])
     if r is None:
         return
