@@ -133,15 +133,15 @@ def test_the_time_per_step_printed_beside_the_loss_is_read_as_a_step_time_curve(
     lines = [f"INFO:tensorflow:global step {i}: loss = {3.0 - 0.05 * i:.4f} ({2.0 + 0.4 * i:.3f} sec/step)"
              for i in range(1, 25)]
     rep, out = _diagnose(tmp_path, "\n".join(lines))
-    assert "2 metrics (loss, step_time)" in out
+    assert "1 metric (loss) over 24 steps, and the time per step" in out
     assert _facts(rep)["step_time_trend"] == "increasing"
 
 
 def test_a_progress_bars_iterations_per_second_are_its_step_time_inverted(tmp_path):
-    lines = [f"Epoch 1:  {i * 4}%|##   | {i}/25 [00:{i:02d}<00:20, {8.0 / (1 + 0.2 * i):.2f}it/s, loss={2.0 - 0.03 * i:.3f}]"
-             for i in range(1, 25)]
+    lines = [f"Epoch 1:  {i * 4}%|##   | {i}/25 [00:{i:02d}<00:20, {8.0 / (1 + 0.2 * i):.2f}it/s, "
+             f"loss={2.0 - 0.03 * i:.3f}]" for i in range(1, 25)]
     rep, out = _diagnose(tmp_path, "\n".join(lines))
-    assert "step_time" in out.splitlines()[0]
+    assert "and the time per step" in out.splitlines()[0]
     assert _facts(rep)["step_time_trend"] == "increasing"   # fewer iterations per second: longer steps
 
 
@@ -152,3 +152,49 @@ def test_a_time_printed_alone_on_an_evaluation_line_is_no_step(tmp_path):
         lines.append(f"===> Epoch {e}: testing psnr = {34 + 0.1 * e:.2f}, ssim = 0.93, time: 0.02")
     rep, _ = _diagnose(tmp_path, "\n".join(lines))
     assert _facts(rep).get("step_time_trend", "steady") == "steady"
+
+
+# ------------------------------------------------------------------------ a drift is not a swing
+def _keras(train, val) -> str:
+    out = ["Train on 2 samples, validate on 2 samples"]
+    for e, (t, v) in enumerate(zip(train, val), 1):
+        out += [f"Epoch {e}/30",
+                f"2/2 [==============================] - 1s 457ms/sample - loss: {t:.4f} - val_loss: {v:.4f}"]
+    return "\n".join(out)
+
+
+def test_a_validation_loss_climbing_by_large_factors_while_training_falls_is_overfitting(tmp_path):
+    train = [0.46, 0.41, 0.30, 0.22, 0.15, 0.10, 0.07, 0.05, 0.035]
+    val = [300.0, 480.0, 1000.0, 760.0, 1350.0, 3200.0, 3900.0, 4100.0, 5000.0]
+    rep, _ = _diagnose(tmp_path, _keras(train, val))
+    assert _symptom(rep) == "overfitting"
+
+
+def test_a_validation_loss_thrown_back_and_forth_is_still_instability(tmp_path):
+    train = [0.46, 0.41, 0.30, 0.22, 0.15, 0.10, 0.07, 0.05, 0.035]
+    val = [0.9, 2.1, 0.8, 2.4, 0.7, 2.2, 0.9, 2.5, 0.8]
+    rep, _ = _diagnose(tmp_path, _keras(train, val))
+    assert _symptom(rep) == "instability"
+
+
+# ------------------------------------------------------------------------ frozen from the start, or later
+def _epochs(rows) -> str:
+    out = []
+    for e, (l, a, vl, va) in enumerate(rows, 1):
+        out += [f"Epoch {e}/100",
+                f"4451/4451 [==============================] - 3s 760us/step - loss: {l:.4f} - accuracy: {a:.4f}"
+                f" - val_loss: {vl:.4f} - val_accuracy: {va:.4f}"]
+    return "\n".join(out)
+
+
+def test_a_run_frozen_from_its_first_evaluation_is_not_learning(tmp_path):
+    rows = [(0.0291, 0.9980, 0.0265, 0.9983)] + [(0.0266, 0.9983, 0.0265, 0.9983)] * 8
+    rep, _ = _diagnose(tmp_path, _epochs(rows))
+    assert _symptom(rep) == "not_learning"
+
+
+def test_a_run_that_learned_and_then_froze_is_not_called_not_learning(tmp_path):
+    rows = [(1.20 - 0.2 * e, 0.55 + 0.07 * e, 1.25 - 0.2 * e, 0.52 + 0.07 * e) for e in range(5)]
+    rows += [(0.3123, 0.8912, 0.3567, 0.8701)] * 5   # the LR decayed to nothing: nothing moves any more
+    rep, _ = _diagnose(tmp_path, _epochs(rows))
+    assert _symptom(rep) != "not_learning"

@@ -388,8 +388,8 @@ def _fmt_int(n) -> str:
 
 def describe(log: LogData) -> str:
     """``Read NAME: N lines, K metrics (...) over E epochs; R restarts at line L.`` for any log."""
-    roles = [r for r in ("loss", "val_loss", "accuracy", "val_accuracy", "lr", "grad_norm",
-                         "step_time") if r in log.series]
+    roles = [r for r in ("loss", "val_loss", "accuracy", "val_accuracy", "lr", "grad_norm")
+             if r in log.series]
     n = len(roles)
     what = f"{n} metric{'s' if n != 1 else ''} ({', '.join(roles)})" if n else "no metrics"
     lines = getattr(log, "lines", 0)
@@ -404,6 +404,8 @@ def describe(log: LogData) -> str:
         if xs and log.x_label in ("step", "epoch"):
             span = f" over {_fmt_int(max(xs))} {log.x_label}s"
     text = head + what + span
+    if "step_time" in log.series:
+        text += ", and the time per step"
     rl = getattr(log, "restart_lines", None)
     if rl:
         text += (f"; {len(rl)} restart{'s' if len(rl) != 1 else ''} at line"
@@ -880,41 +882,6 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
             self.epoch0 = epoch
         if epoch not in self.epochs_seen and len(self.epochs_seen) < 100000:
             self.epochs_seen.add(epoch)
-
-    def _table_record(self, row) -> None:
-        metrics = []
-        parts = []
-        vparts = []
-        epoch = step = None
-        for name, role, v in row:
-            if v is None:
-                continue
-            if role is not None and role[0] == "loss_part":
-                parts.append((name, v))
-                continue
-            if role is not None and role[0] == "val_loss_part":
-                vparts.append((name, v))
-                continue
-            norm = normalize_name(name)
-            m = match_role(name)
-            if m and m[0] == "epoch":
-                epoch = v
-                continue
-            if m and m[0] == "step":
-                step = int(v)
-                continue
-            if role is not None:
-                metrics.append((role, v))
-        if parts:
-            metrics.append((("loss", 40, " + ".join(n for n, _ in parts), None), sum(v for _, v in parts)))
-        if vparts:
-            metrics.append((("val_loss", 40, " + ".join(n for n, _ in vparts), None), sum(v for _, v in vparts)))
-        if epoch is not None:
-            self._set_epoch(epoch)
-        if metrics:
-            self.epoch_on_line = epoch is not None
-            self._record(metrics, None, None, None, step, False, "table")
-        _ = norm if row else None
 
     def _nan_warning(self, line: str) -> bool:
         if _NAN_WARN.search(line) and (

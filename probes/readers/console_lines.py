@@ -4,7 +4,7 @@ found, a repeated line shape read by a remembered plan, table headers and rows.
 Split out of :mod:`traindx.probes.readers.console` (whose docstring describes the reading);
 :class:`LineParser` is a mixin of :class:`~traindx.probes.readers.console.ConsoleReader` and
 uses its state (``header``, ``plans``, ``mode``) and record methods (``_commit``, ``_role``,
-``_table_record``, ``_set_epoch``, ``_exception_line``, ``_nan_warning``). Torch-free."""
+``_record``, ``_set_epoch``, ``_exception_line``, ``_nan_warning``). Torch-free."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import math
 import re
 from operator import itemgetter
 
-from .logs import match_role
+from .logs import match_role, normalize_name
 
 # ------------------------------------------------------------------------------ line cleaning
 _PREFIX = re.compile(
@@ -383,6 +383,41 @@ class LineParser:
         if any(vals[i] is None for i in self.header_axes):
             return None   # a row of another table (``all  14  0 ...`` under ``Epoch ...``)
         return list(zip(names, roles, vals))
+
+    def _table_record(self, row) -> None:
+        metrics = []
+        parts = []
+        vparts = []
+        epoch = step = None
+        for name, role, v in row:
+            if v is None:
+                continue
+            if role is not None and role[0] == "loss_part":
+                parts.append((name, v))
+                continue
+            if role is not None and role[0] == "val_loss_part":
+                vparts.append((name, v))
+                continue
+            norm = normalize_name(name)
+            m = match_role(name)
+            if m and m[0] == "epoch":
+                epoch = v
+                continue
+            if m and m[0] == "step":
+                step = int(v)
+                continue
+            if role is not None:
+                metrics.append((role, v))
+        if parts:
+            metrics.append((("loss", 40, " + ".join(n for n, _ in parts), None), sum(v for _, v in parts)))
+        if vparts:
+            metrics.append((("val_loss", 40, " + ".join(n for n, _ in vparts), None), sum(v for _, v in vparts)))
+        if epoch is not None:
+            self._set_epoch(epoch)
+        if metrics:
+            self.epoch_on_line = epoch is not None
+            self._record(metrics, None, None, None, step, False, "table")
+        _ = norm if row else None
 
     # A console log repeats a few line shapes thousands of times. The first line of each shape
     # (its ASCII digits all read as 0, which keeps every offset) is parsed in full, with every
