@@ -165,7 +165,8 @@ def _keras(train, val) -> str:
 
 def test_a_validation_loss_climbing_by_large_factors_while_training_falls_is_overfitting(tmp_path):
     train = [0.46, 0.41, 0.30, 0.22, 0.15, 0.10, 0.07, 0.05, 0.035]
-    val = [300.0, 480.0, 1000.0, 760.0, 1350.0, 3200.0, 3900.0, 4100.0, 5000.0]
+    # steps of x1.6 to x2.3 (one step back): a median step of x1.6, but every step a climb
+    val = [300.0, 495.0, 1047.0, 738.0, 1345.0, 3147.0, 4935.0, 7740.0, 9938.0]
     rep, _ = _diagnose(tmp_path, _keras(train, val))
     assert _symptom(rep) == "overfitting"
 
@@ -198,3 +199,14 @@ def test_a_run_that_learned_and_then_froze_is_not_called_not_learning(tmp_path):
     rows += [(0.3123, 0.8912, 0.3567, 0.8701)] * 5   # the LR decayed to nothing: nothing moves any more
     rep, _ = _diagnose(tmp_path, _epochs(rows))
     assert _symptom(rep) != "not_learning"
+
+
+def test_a_bar_redrawn_with_only_its_speed_changed_is_one_record():
+    from traindx.probes.readers.console import read_console_text
+    lines = []
+    for i in range(1, 21):
+        rec = f"acc={0.5 + 0.02 * i:.3f}, loss={1.6 - 0.03 * i:.4f}"
+        lines.append(f"Epoch 1/3:  {i * 5}%|#   | {i}/20 [00:01<00:02, {110.0 + i:.2f}it/s, {rec}]")
+        lines.append(f"Epoch 1/3:  {i * 5}%|#   | {i}/20 [00:01<00:02, {140.0 + i:.2f}it/s, {rec}]")
+    log = read_console_text("\n".join(lines))
+    assert log["loss"].rows == 20 and log["accuracy"].rows == 20

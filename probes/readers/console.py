@@ -944,10 +944,13 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
         if progress or self.mode != "row":
             # a progress bar redrawn, or a line printed twice (to the file and by a logger)
             roles = plan.roles if plan is not None else tuple(r[0] for r in rs)
+            # the speed a redraw prints (appended last, see console_lines._speed) changes with
+            # the clock, not with the record
+            same = vals[:-1] if roles and roles[-1] == "step_time" else vals
             prev = self.prev_progress
-            if prev is not None and prev[0] == x and prev[1] == vals and prev[2] == roles:
+            if prev is not None and prev[0] == x and prev[1] == same and prev[2] == roles:
                 return
-            self.prev_progress = (x, vals, roles)
+            self.prev_progress = (x, same, roles)
         if not is_eval:
             last_x = self.last_x
             if last_x is not None and x < last_x:
