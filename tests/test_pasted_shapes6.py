@@ -210,3 +210,14 @@ def test_a_bar_redrawn_with_only_its_speed_changed_is_one_record():
         lines.append(f"Epoch 1/3:  {i * 5}%|#   | {i}/20 [00:01<00:02, {140.0 + i:.2f}it/s, {rec}]")
     log = read_console_text("\n".join(lines))
     assert log["loss"].rows == 20 and log["accuracy"].rows == 20
+
+
+def test_a_bar_that_starts_printing_its_speed_in_a_redraw_is_still_one_record():
+    from traindx.probes.readers.console import read_console_text
+    lines = []
+    for i in range(1, 21):
+        rec = f"acc={0.5 + 0.02 * i:.3f}, loss={1.6 - 0.03 * i:.4f}"
+        lines.append(f"Epoch 1/3:   0%|    | 0/20 [00:00<?, ?it/s, {rec}]")
+        lines.append(f"Epoch 1/3:   0%|    | 0/20 [00:00<00:02, {140.0 + i:.2f}it/s, {rec}]")
+    log = read_console_text("\n".join(lines))
+    assert log["loss"].rows == 20

@@ -946,11 +946,14 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
             roles = plan.roles if plan is not None else tuple(r[0] for r in rs)
             # the speed a redraw prints (appended last, see console_lines._speed) changes with
             # the clock, not with the record
-            same = vals[:-1] if roles and roles[-1] == "step_time" else vals
+            if roles and roles[-1] == "step_time":
+                vals_seen, roles = vals[:-1], roles[:-1]
+            else:
+                vals_seen = vals
             prev = self.prev_progress
-            if prev is not None and prev[0] == x and prev[1] == same and prev[2] == roles:
+            if prev is not None and prev[0] == x and prev[1] == vals_seen and prev[2] == roles:
                 return
-            self.prev_progress = (x, same, roles)
+            self.prev_progress = (x, vals_seen, roles)
         if not is_eval:
             last_x = self.last_x
             if last_x is not None and x < last_x:
