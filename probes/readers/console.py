@@ -941,19 +941,9 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
             x = float(step)
         else:
             x = self._x(step, counter, counter_total, is_eval)
-        if progress or self.mode != "row":
-            # a progress bar redrawn, or a line printed twice (to the file and by a logger)
-            roles = plan.roles if plan is not None else tuple(r[0] for r in rs)
-            # the speed a redraw prints (appended last, see console_lines._speed) changes with
-            # the clock, not with the record
-            if roles and roles[-1] == "step_time":
-                vals_seen, roles = vals[:-1], roles[:-1]
-            else:
-                vals_seen = vals
-            prev = self.prev_progress
-            if prev is not None and prev[0] == x and prev[1] == vals_seen and prev[2] == roles:
-                return
-            self.prev_progress = (x, vals_seen, roles)
+        if (progress or self.mode != "row") and self._seen(x, vals, plan.roles if plan is not None
+                                                           else tuple(r[0] for r in rs)):
+            return
         if not is_eval:
             last_x = self.last_x
             if last_x is not None and x < last_x:
@@ -991,6 +981,18 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
             if len(c.by) >= 4096:
                 c.series.extend(c.bx, c.by)
                 c.bx, c.by = [], []
+
+    def _seen(self, x: float, vals: list, roles: tuple) -> bool:
+        """A progress bar redrawn, or a line printed twice (to the file and by a logger): the
+        record just read again (True). The speed a redraw prints (appended last, see
+        ``console_lines._speed``) changes with the clock, not with the record."""
+        if roles and roles[-1] == "step_time":
+            vals, roles = vals[:-1], roles[:-1]
+        prev = self.prev_progress
+        if prev is not None and prev[0] == x and prev[1] == vals and prev[2] == roles:
+            return True
+        self.prev_progress = (x, vals, roles)
+        return False
 
     def _ln_ppl(self, c, v: float) -> float:
         """The loss a printed perplexity stands for (ln ppl); Inf beyond
