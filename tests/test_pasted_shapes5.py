@@ -155,8 +155,10 @@ def test_a_detector_table_without_its_header_is_read_under_the_known_layout(tmp_
     rows = []
     for e in range(9):
         box, obj, cls = 0.08 * 0.9 ** e, 0.028 * 0.95 ** e, 0.018 * 0.8 ** e
+        # the validation losses (the last three columns, summed into one since session 11) fall too
         rows.append(f"      {e}/89     5.61G  {box:8.4g}  {obj:8.4g}  {cls:8.4g}  {box + obj + cls:8.4g}         7"
-                    f"       640    0.7966    0.3577    0.3942    0.1884   0.04524   0.01313  0.004035")
+                    f"       640    0.7966    0.3577    0.3942    0.1884   {0.04524 * 0.97 ** e:.4g}"
+                    f"   {0.01313 * 0.98 ** e:.4g}  {0.004035 * 0.95 ** e:.4g}")
     log = read_console_text("\n".join(rows))
     assert log.columns["loss"] == "box + obj + cls"
     assert log["loss"].rows == 9

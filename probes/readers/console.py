@@ -101,7 +101,9 @@ _DATA_WORDS = {"data", "dataload", "dataloader", "loader"}
 _STEP_TIME_WORDS = {"time", "updt", "update", "compute", "batch", "iter", "iteration", "step", "s", "sec",
                     "ms", "forward", "fwd", "gpu", "model", "train"}
 _STEP_TIME_KEY = {"time", "updt", "compute"}
-_TIMING_ROLES = ("data_wait", "step_wait")
+
+
+_TIME_ROLES = ("data_wait", "step_wait", "step_time")
 
 
 def _timing_role(words: list) -> str | None:
@@ -386,8 +388,8 @@ def _fmt_int(n) -> str:
 
 def describe(log: LogData) -> str:
     """``Read NAME: N lines, K metrics (...) over E epochs; R restarts at line L.`` for any log."""
-    roles = [r for r in ("loss", "val_loss", "accuracy", "val_accuracy", "lr", "grad_norm",
-                         "step_time") if r in log.series]
+    roles = [r for r in ("loss", "val_loss", "accuracy", "val_accuracy", "lr", "grad_norm")
+             if r in log.series]
     n = len(roles)
     what = f"{n} metric{'s' if n != 1 else ''} ({', '.join(roles)})" if n else "no metrics"
     lines = getattr(log, "lines", 0)
@@ -402,6 +404,8 @@ def describe(log: LogData) -> str:
         if xs and log.x_label in ("step", "epoch"):
             span = f" over {_fmt_int(max(xs))} {log.x_label}s"
     text = head + what + span
+    if "step_time" in log.series:
+        text += ", and the time per step"
     rl = getattr(log, "restart_lines", None)
     if rl:
         text += (f"; {len(rl)} restart{'s' if len(rl) != 1 else ''} at line"
@@ -647,6 +651,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
         self.max_ppl = float(p["console.max_plausible_perplexity"])
         self.ppl_noted = False
         self.min_row_numbers = int(p["console.min_headerless_row_numbers"])
+        self.sum_rel_tol = float(p["console.sum_total_rel_tol"])
         self._init_overflows(p)
         self.path = path
         self.cmap = {normalize_name(c): r for r, c in parse_column_map(column_map).items()}
@@ -878,35 +883,6 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
         if epoch not in self.epochs_seen and len(self.epochs_seen) < 100000:
             self.epochs_seen.add(epoch)
 
-    def _table_record(self, row) -> None:
-        metrics = []
-        parts = []
-        epoch = step = None
-        for name, role, v in row:
-            if v is None:
-                continue
-            if role is not None and role[0] == "loss_part":
-                parts.append((name, v))
-                continue
-            norm = normalize_name(name)
-            m = match_role(name)
-            if m and m[0] == "epoch":
-                epoch = v
-                continue
-            if m and m[0] == "step":
-                step = int(v)
-                continue
-            if role is not None:
-                metrics.append((role, v))
-        if parts:
-            metrics.append((("loss", 40, " + ".join(n for n, _ in parts), None), sum(v for _, v in parts)))
-        if epoch is not None:
-            self._set_epoch(epoch)
-        if metrics:
-            self.epoch_on_line = epoch is not None
-            self._record(metrics, None, None, None, step, False, "table")
-        _ = norm if row else None
-
     def _nan_warning(self, line: str) -> bool:
         if _NAN_WARN.search(line) and (
                 (_NAN_CTX.search(line) and not _NAN_BENIGN.search(line)) or _nan_row(line, self.min_row_numbers)):
@@ -930,8 +906,10 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
 
     def _cand(self, r):
         role, rank, name, transform = r
-        if role in _TIMING_ROLES:
+        if role == "data_wait":
             return None   # summed per line by _timing, not a curve
+        if role == "step_wait":
+            role = "step_time"   # summed by _timing too, and the step-time curve
         key = (role, name)
         c = self.cands.get(key)
         if c is None and len(self.cands) < self.max_names:
@@ -963,13 +941,9 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
             x = float(step)
         else:
             x = self._x(step, counter, counter_total, is_eval)
-        if progress or self.mode != "row":
-            # a progress bar redrawn, or a line printed twice (to the file and by a logger)
-            roles = plan.roles if plan is not None else tuple(r[0] for r in rs)
-            prev = self.prev_progress
-            if prev is not None and prev[0] == x and prev[1] == vals and prev[2] == roles:
-                return
-            self.prev_progress = (x, vals, roles)
+        if (progress or self.mode != "row") and self._seen(x, vals, plan.roles if plan is not None
+                                                           else tuple(r[0] for r in rs)):
+            return
         if not is_eval:
             last_x = self.last_x
             if last_x is not None and x < last_x:
@@ -1008,6 +982,18 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
                 c.series.extend(c.bx, c.by)
                 c.bx, c.by = [], []
 
+    def _seen(self, x: float, vals: list, roles: tuple) -> bool:
+        """A progress bar redrawn, or a line printed twice (to the file and by a logger): the
+        record just read again (True). The speed a redraw prints (appended last, see
+        ``console_lines._speed``) changes with the clock, not with the record."""
+        if roles and roles[-1] == "step_time":
+            vals, roles = vals[:-1], roles[:-1]
+        prev = self.prev_progress
+        if prev is not None and prev[0] == x and prev[1] == vals and prev[2] == roles:
+            return True
+        self.prev_progress = (x, vals, roles)
+        return False
+
     def _ln_ppl(self, c, v: float) -> float:
         """The loss a printed perplexity stands for (ln ppl); Inf beyond
         ``console.max_plausible_perplexity``, which no vocabulary reaches: the loss overflowed."""
@@ -1023,7 +1009,10 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
         """The record's candidates (kept on its plan), after its data-loading and step times."""
         cands = plan.cands if plan is not None else None
         if cands is None:
-            cands = [self._cand(r) for r in rs]
+            # a line that prints a time and nothing else (an evaluation's "time: 0.02") is no
+            # training step: its time joins no step-time curve
+            alone = all(r[0] in _TIME_ROLES for r in rs)
+            cands = [None if alone and r[0] in _TIME_ROLES else self._cand(r) for r in rs]
             if plan is not None:
                 plan.cands = cands
                 plan.timing = _timing_pair(rs)

@@ -4,7 +4,7 @@ found, a repeated line shape read by a remembered plan, table headers and rows.
 Split out of :mod:`traindx.probes.readers.console` (whose docstring describes the reading);
 :class:`LineParser` is a mixin of :class:`~traindx.probes.readers.console.ConsoleReader` and
 uses its state (``header``, ``plans``, ``mode``) and record methods (``_commit``, ``_role``,
-``_table_record``, ``_set_epoch``, ``_exception_line``, ``_nan_warning``). Torch-free."""
+``_record``, ``_set_epoch``, ``_exception_line``, ``_nan_warning``). Torch-free."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import math
 import re
 from operator import itemgetter
 
-from .logs import match_role
+from .logs import match_role, normalize_name
 
 # ------------------------------------------------------------------------------ line cleaning
 _PREFIX = re.compile(
@@ -45,6 +45,14 @@ _TOKEN = re.compile(
     r"|(?P<junk>\d[\w.]*)"
     r"|(?P<name>[A-Za-z_][\w]*(?:[./@\-][A-Za-z_]\w*|[@\-][15](?![\w.]))*)"
     r"|(?P<sep>[^\sA-Za-z0-9_])", re.IGNORECASE)
+#: a printed speed: the time of one step (``646.632 sec/step``, ``65.28s/it``, ``12 ms/batch``) or its
+#: inverse, steps or examples per second (``1.29it/s``, ``2.37 iter/s``, ``1.43 examples/second``);
+#: group ``per`` is set for a time per step, ``rate`` for a count per second, ``ms`` for milliseconds
+_SPEED = re.compile(
+    r"(?<![\w.])(?P<v>\d+(?:\.\d+)?)\s*(?:"
+    r"(?P<per>(?P<ms>ms)|s|secs?|seconds?)\s*/\s*(?:it|iters?|itr|steps?|batch(?:es)?)"
+    r"|(?P<rate>it|its|iters?|steps?|batch(?:es)?|examples?|samples?|imgs?|images?|tokens?)\s*/\s*(?:s|secs?|seconds?))"
+    r"(?![\w/])", re.IGNORECASE)
 #: a number named only by one of these (``12: 463.5, 463.6 avg, 0.01 rate``) is the running mean of
 #: the line's objective
 _MEAN_WORDS = {"avg", "average", "mean"}
@@ -152,6 +160,11 @@ def _value(kind: str, val: str, role: str | None = None) -> float:
         a, b = val.split("/")
         b = float(b)
         return float(a) / b if b else math.nan
+    if kind == "per_s":
+        v = float(val)
+        return 1.0 / v if v > 0 else math.inf
+    if kind == "ms":
+        return float(val) / 1000.0
     pct = val.endswith("%")
     if pct:
         val = val[:-1]
@@ -215,6 +228,71 @@ def _loss_part(name: str, epoch_table: bool) -> bool:
     return epoch_table and len(words) == 1 and words[0] in _LOSS_PARTS
 
 
+def _half_unit(text: str) -> float:
+    """Half the unit of the last digit printed (``6.110`` -> 0.0005, ``1.2e-3`` -> 0.00005): how far
+    the printed number can be from the value it rounds."""
+    t = text.lower().rstrip("%")
+    mant, _, exp = t.partition("e")
+    decimals = len(mant.split(".", 1)[1]) if "." in mant else 0
+    try:
+        scale = 10.0 ** (int(exp) if exp else 0)
+    except ValueError:
+        return math.inf
+    return 0.5 * 10.0 ** -decimals * scale
+
+
+def _speed(text: str):
+    """The first printed speed of a training record's line (see ``_SPEED``) as a metric of role
+    ``step_time`` (seconds per step, or its inverse when a count per second is printed: a ratio
+    of two such values is a ratio of step times while the batch stays the same); None if none."""
+    m = _SPEED.search(text)
+    if m is None:
+        return None
+    kind = "per_s" if m.group("rate") else "ms" if m.group("ms") else "num"
+    unit = text[m.end("v"):m.end()].strip().replace(" ", "")
+    return ("step_time", 0, unit, None), kind, m.span("v")
+
+
+def _sum_total(line: str, pairs: list, rel_tol: float) -> int | None:
+    """The index of the pair whose value is the sum of a run of two or more pairs printed right
+    before or right after it, within the print's rounding (YOLACT's ``B: 6.110 | C: 2.926 | M:
+    4.701 | S: 0.337 | T: 14.074``: T is the total of the loss components before it); None when no
+    value is such a total. Names the reader does not know are read by this identity alone, so the
+    total must be a positive number printed with decimals and every part at least zero."""
+    texts = [line[a:b] for _, kind, a, b, _pos in pairs]
+    vals = []
+    for (_, kind, _a, _b, _pos), t in zip(pairs, texts):
+        if kind != "num":
+            return None
+        try:
+            vals.append(float(t.rstrip("%")))
+        except ValueError:
+            return None
+    n = len(vals)
+    for k in range(n):
+        total = vals[k]
+        if not (math.isfinite(total) and total > 0) or "." not in texts[k]:
+            continue
+        runs = [range(i, k) for i in range(k - 2, -1, -1)] + [range(k + 1, j) for j in range(k + 3, n + 1)]
+        for run in runs:
+            parts = [vals[i] for i in run]
+            if min(parts) < 0 or sum(1 for v in parts if v > 0) < 2:
+                continue
+            tol = sum(_half_unit(texts[i]) for i in run) + _half_unit(texts[k]) + rel_tol * total
+            if abs(sum(parts) - total) <= tol:
+                return k
+    return None
+
+
+def _val_loss_part(name: str, epoch_table: bool) -> bool:
+    """A component of the validation loss (``val box``, ``val/box_loss``, ``val_cls_loss``): a
+    validation or test split word, then what :func:`_loss_part` calls a component."""
+    words = [w for w in re.split(r"[^0-9a-z]+", name.lower()) if w]
+    if len(words) < 2 or _SPLIT.get(words[0]) not in ("val", "test"):
+        return False
+    return _loss_part("_".join(words[1:]), epoch_table)
+
+
 def _join_split_words(names: list) -> list:
     """A header printed with single spaces (``epoch train loss valid loss accuracy``): a split
     word and the word after it are one column's name (``train loss``)."""
@@ -264,7 +342,15 @@ class LineParser:
         if len(parts) >= 2 and not any(r is not None and r[0] == "loss" and r[1] < PART_RANK for r in roles):
             for i in parts:
                 roles[i] = ("loss_part", 0, names[i], None)
-        if not any(r is not None and r[0] in ("loss", "val_loss", "accuracy", "val_accuracy", "loss_part")
+        # the same for the validation loss's components (YOLOv5's ``val box  val obj  val cls``,
+        # YOLOv8's ``val/box_loss val/cls_loss val/dfl_loss``): read as one validation loss
+        vparts = [i for i, (n, r) in enumerate(zip(names, roles))
+                  if (r is None or r[1] >= PART_RANK) and _val_loss_part(n, bool(axes))]
+        if len(vparts) >= 2 and not any(r is not None and r[0] == "val_loss" and r[1] < PART_RANK for r in roles):
+            for i in vparts:
+                roles[i] = ("val_loss_part", 0, names[i], None)
+        if not any(r is not None and r[0] in ("loss", "val_loss", "accuracy", "val_accuracy", "loss_part",
+                                              "val_loss_part")
                    for r in roles):
             return False
         self.header = (names, delim, roles)
@@ -297,6 +383,41 @@ class LineParser:
         if any(vals[i] is None for i in self.header_axes):
             return None   # a row of another table (``all  14  0 ...`` under ``Epoch ...``)
         return list(zip(names, roles, vals))
+
+    def _table_record(self, row) -> None:
+        metrics = []
+        parts = []
+        vparts = []
+        epoch = step = None
+        for name, role, v in row:
+            if v is None:
+                continue
+            if role is not None and role[0] == "loss_part":
+                parts.append((name, v))
+                continue
+            if role is not None and role[0] == "val_loss_part":
+                vparts.append((name, v))
+                continue
+            norm = normalize_name(name)
+            m = match_role(name)
+            if m and m[0] == "epoch":
+                epoch = v
+                continue
+            if m and m[0] == "step":
+                step = int(v)
+                continue
+            if role is not None:
+                metrics.append((role, v))
+        if parts:
+            metrics.append((("loss", 40, " + ".join(n for n, _ in parts), None), sum(v for _, v in parts)))
+        if vparts:
+            metrics.append((("val_loss", 40, " + ".join(n for n, _ in vparts), None), sum(v for _, v in vparts)))
+        if epoch is not None:
+            self._set_epoch(epoch)
+        if metrics:
+            self.epoch_on_line = epoch is not None
+            self._record(metrics, None, None, None, step, False, "table")
+        _ = norm if row else None
 
     # A console log repeats a few line shapes thousands of times. The first line of each shape
     # (its ASCII digits all read as 0, which keeps every offset) is parsed in full, with every
@@ -420,6 +541,7 @@ class LineParser:
             if r is None:
                 continue
             metrics.append((r, kind, (a, b)))
+        self._more_metrics(line, text, pairs, split, metrics)
         if not metrics:
             ep = st = None
             if epoch is not None and not pairs and _num(line, epoch, self.max_counter_digits) is not None:
@@ -456,6 +578,22 @@ class LineParser:
                            for v in (epoch, counter, counter_total, step)),
                          split, progress, vals)
         return ex
+
+    def _more_metrics(self, line: str, text: str, pairs: list, split, metrics: list) -> None:
+        """What a line says beyond its named metrics, added to ``metrics``: with no name known, a
+        value that is the sum of its neighbours (the loss total, see :func:`_sum_total`); beside a
+        training record's metrics, the speed it prints (see :func:`_speed`)."""
+        if not metrics:
+            if len(pairs) >= 3:
+                k = _sum_total(line, pairs, self.sum_rel_tol)
+                if k is not None:
+                    phrase, kind, a, b, _pos = pairs[k]
+                    metrics.append((("loss", PART_RANK, phrase, None), kind, (a, b)))
+            return
+        if split not in ("val", "test") and not all(r[0] in ("val_loss", "val_accuracy") for r, _, _ in metrics):
+            speed = _speed(text)
+            if speed is not None:
+                metrics.append(speed)
 
     def _line_split(self, text: str, pairs) -> str | None:
         first = pairs[0][4] if pairs else len(text)

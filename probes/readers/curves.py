@@ -447,6 +447,15 @@ def _loss_spikes(c: _LossCurve, out: _Out) -> None:
              f"{_fmt(median(means))}") if spikes else
             "no sudden upward spikes in the training loss")
 
+    if spikes and spikes[-1][1] == n - 1 and c.level[spikes[-1][0]] > 0:
+        # the log ends on the jump: nothing after it shows the loss coming back
+        a, _ = spikes[-1]
+        ref = c.level[a - 1] if a > 0 else c.level[a]
+        peak = max(fin[k].hi for k in range(a, n))
+        if ref > 0:
+            out.add("loss_final_jump", peak / ref, fin[a].x0, fin[-1].x1,
+                    f"the log ends on a jump to {_fmt(peak)} from a level of {_fmt(ref)} "
+                    f"(x{_fmt(peak / ref)}), with nothing after it")
     keep = [i for i in range(n) if not outlier[i]] or list(range(n))
     c.cx = [c.xs[i] for i in keep]
     c.cm = [means[i] for i in keep]
@@ -992,14 +1001,17 @@ def _val_shape(log, out: _Out) -> None:
       accuracy) are one and the same number while the training side moved (or printed nothing):
       the model gives the same answers on held-out data whatever the training does — a constant
       output. A converged run's evaluations still move in their last digits.
-    - ``run_frozen``: the same validation values, and the training loss repeating one number over
-      those evaluations too: a model whose weights do not change (no step is taken, a learning
-      rate of zero, a network dead everywhere); a converged run still moves in its last digits.
+    - ``run_frozen``: the same validation value at every evaluation of the log, and the
+      training loss repeating one number over the last of them too: a model whose weights do not
+      change (no step is taken, a learning rate of zero, a network dead everywhere); a converged
+      run still moves in its last digits.
     - ``val_still_improving``: two or more validation losses (else accuracies), each better than
       every one before it: the model still generalises better at every evaluation.
-    - ``val_loss_swing``: the median factor, as ``|ln(v[i+1] / v[i])|``, by which the validation
-      loss changes from one evaluation to the next (``curves.val_swing_min_evals`` or more,
-      all positive): a validation loss thrown around from one evaluation to the next."""
+    - ``val_loss_swing``: the median factor, as ``|ln(v[i+1] / v[i]) - drift|``, by which the
+      validation loss changes from one evaluation to the next beyond its drift (the mean of those
+      logs: a loss that climbs by a factor at every evaluation drifts, it is not thrown around)
+      (``curves.val_swing_min_evals`` or more, all positive): a validation loss thrown around
+      from one evaluation to the next."""
     p = out.p
     for role, better in (("val_loss", -1.0), ("val_accuracy", 1.0)):
         s = log.get(role)
@@ -1019,10 +1031,14 @@ def _val_shape(log, out: _Out) -> None:
                 out.add("val_frozen", True, fin[-k].x0, fin[-1].x1,
                         f"the {what} is {tail[-1]:.6g} at each of the last {k} evaluations while "
                         "the training moved: the same answers on held-out data")
-            elif same and "run_frozen" not in out.a.facts and _train_loss_still(log, fin[-k].x0):
-                out.add("run_frozen", True, fin[-k].x0, fin[-1].x1,
-                        f"the {what} is {tail[-1]:.6g} at each of the last {k} evaluations and the "
-                        "training loss repeats one number over them too: nothing in the model changes")
+            elif same and "run_frozen" not in out.a.facts and max(vs) - min(vs) <= 1e-9 * lvl \
+                    and _train_loss_still(log, fin[-k].x0):
+                # frozen from the log's first evaluation on: a run that moved and then froze (an LR
+                # decayed to nothing, a converged model printed to few digits) learned, and stopped
+                out.add("run_frozen", True, fin[0].x0, fin[-1].x1,
+                        f"the {what} is {tail[-1]:.6g} at each of the log's {len(vs)} evaluations and "
+                        "the training loss repeats one number over the last of them too: nothing in the "
+                        "model changes")
         if "val_still_improving" not in out.a.facts:
             steps = [better * (b - a) for a, b in zip(vs, vs[1:])]
             if all(d > 0 for d in steps):
@@ -1030,7 +1046,11 @@ def _val_shape(log, out: _Out) -> None:
                         f"the {what} improves at each of its {len(vs)} evaluations: "
                         f"{_fmt(vs[0])} -> {_fmt(vs[-1])}")
         if role == "val_loss" and len(vs) >= p["curves.val_swing_min_evals"] and min(vs) > 0:
-            swing = median(abs(math.log(b / a)) for a, b in zip(vs, vs[1:]))
+            # around the drift: a loss that climbs (or falls) by large factors at every step
+            # drifts, it is not thrown back and forth
+            steps = [math.log(b / a) for a, b in zip(vs, vs[1:])]
+            drift = sum(steps) / len(steps)
+            swing = median(abs(d - drift) for d in steps)
             out.add("val_loss_swing", round(swing, 4), fin[0].x0, fin[-1].x1,
                     f"from one evaluation to the next the validation loss changes by a median "
                     f"factor of {math.exp(swing):.2f} ({_fmt(min(vs))}-{_fmt(max(vs))})")
@@ -1145,6 +1165,15 @@ def _analyze_grad_norm(log, out: _Out) -> None:
     out.add("grad_norm_max", float(s.max), x0, x1,
             f"largest gradient norm {_fmt(s.max)}{extra}")
     fin = s.finite_points()
+    if len(fin) >= out.p["curves.noise_min_points"]:
+        # the largest norm after the first record against the median: the start's large
+        # gradients are where a run begins, not a spike
+        level = median(p.mean for p in fin)
+        peak = max(fin[1:], key=lambda p: p.hi)
+        if level > 0:
+            out.add("grad_norm_spike", peak.hi / level, peak.x0, peak.x1,
+                    f"largest gradient norm after the first record {_fmt(peak.hi)}, "
+                    f"x{_fmt(peak.hi / level)} its median {_fmt(level)}")
     r = _thirds_ratio([p.x for p in fin], [p.mean for p in fin], out.p["curves.thirds_min_points"])
     if r is None:
         return
