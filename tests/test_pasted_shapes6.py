@@ -60,6 +60,18 @@ def test_numbers_that_do_not_add_up_stay_unread(tmp_path):
     msg = res.output.strip().splitlines()
     assert len(msg) == 1 and "run.out" in msg[0] and "no training metrics found" in msg[0]
 
+def test_components_printed_with_an_exponent_past_float_range_are_no_traceback(tmp_path):
+    # found by benchmarks/fuzz.py: a part printed as 1e400 made the rounding tolerance overflow.
+    # Such a line is read or refused like any other: exit 0 or one line naming the file, exit 2.
+    lines = [f"[  1]  {10 * k:6d} || B: 4.000 | C: 1e400 | M: 2.000 | S: 0.500 | T: 6.500 || ETA: 0:01"
+             for k in range(12)]
+    res = _run(tmp_path, "\n".join(lines))
+    assert res.exit_code in (0, 2), res.output
+    assert "Traceback" not in res.output
+    if res.exit_code == 2:
+        msg = res.output.strip().splitlines()
+        assert len(msg) == 1 and "run.out" in msg[0]
+
 
 def test_a_loss_that_ends_on_a_blowup_of_the_components_is_an_explosion(tmp_path):
     lines = [_parts_line(10 * k, [6.1 + 0.05 * (k % 3), 2.9, 4.6, 0.3]) for k in range(10)]

@@ -236,7 +236,7 @@ def _half_unit(text: str) -> float:
     decimals = len(mant.split(".", 1)[1]) if "." in mant else 0
     try:
         scale = 10.0 ** (int(exp) if exp else 0)
-    except ValueError:
+    except (ValueError, OverflowError):
         return math.inf
     return 0.5 * 10.0 ** -decimals * scale
 
@@ -276,10 +276,10 @@ def _sum_total(line: str, pairs: list, rel_tol: float) -> int | None:
         runs = [range(i, k) for i in range(k - 2, -1, -1)] + [range(k + 1, j) for j in range(k + 3, n + 1)]
         for run in runs:
             parts = [vals[i] for i in run]
-            if min(parts) < 0 or sum(1 for v in parts if v > 0) < 2:
+            if min(parts) < 0 or sum(1 for v in parts if v > 0) < 2 or not math.isfinite(sum(parts)):
                 continue
             tol = sum(_half_unit(texts[i]) for i in run) + _half_unit(texts[k]) + rel_tol * total
-            if abs(sum(parts) - total) <= tol:
+            if math.isfinite(tol) and abs(sum(parts) - total) <= tol:
                 return k
     return None
 
