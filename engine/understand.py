@@ -327,7 +327,8 @@ def _compile_grammar(lang: Language, g: dict) -> None:
         metric = words["split_after.metric_words"]
         det = words["split_after.determiners"]
         lang.split_after_rx = rx(r"\s*(?:%\s*)?" + (r"(?:" + metric + r"\s+)?" if metric else "")
-                                 + words["split_after.prepositions"] + r"\s+" + (r"(?:" + det + r"\s+)?" if det else ""))
+                                 + words["split_after.prepositions"] + r"\s+"
+                                 + (r"(?:" + det + r"\s+)?" if det else ""))
     to = words["change_to_words"]
     joins = (to + "|" if to else "") + _ARROWS
     lang.change_to_rx = rx(r"^\s*%?\s*(?:" + joins + r")\s*~?\s*$")
@@ -835,7 +836,8 @@ def _add_later_value(lang: Language, text: str, n, raw: str, series: dict, prev_
     if v is not None and not (fact.endswith("accuracy") and not (0 <= _as_fraction(raw, v) <= 1)):
         if fact.endswith("accuracy"):
             v = _as_fraction(raw, v)
-        if not lang.range_before_rx.search(text[max(0, start - 16):start]) and not lang.range_after_rx.match(text, n.end()):
+        if not lang.range_before_rx.search(text[max(0, start - 16):start]) \
+                and not lang.range_after_rx.match(text, n.end()):
             series.setdefault(fact, []).append((start, v, (n.start(), n.end()), text[prev_fact[2]:n.end()]))
             prev_fact = (fact, n.end(), prev_fact[2])
     return prev_fact
