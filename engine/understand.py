@@ -16,6 +16,9 @@ kind ``language``; a pack adds phrasings, terms and extractors without code):
   capture mapped to a value, or a fixed ``value`` (and ``negated_value`` when a negator precedes).
 - ``metrics``: (split, metric) -> fact, read by one structural reader that attributes a number to
   the nearest split and metric words before it ("train acc 99% val 55%").
+- the grammar words of that attribution and of the classifier (``counted_words``, ``clause_words``,
+  ``unit_words``, ``from_words``, ``range_words``, ``stop_words``, ``number_words``, ...: the schema
+  kb-language describes each); only punctuation, digits and arrows around them are written here.
 
 Nothing is downloaded, nothing is evaluated as code, no torch. Thresholds come from
 ``kb/parameters/language.yaml``.
@@ -211,14 +214,6 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
     lang = Language(params=params)
     raw_terms: dict = {}
     negators: list = []
-    other: list = []
-    peaks: list = []
-    references: list = []
-    settings: list = []
-    gap_words: list = []
-    counted: list = []
-    bounds: list = []
-    comparisons: list = []
     hypothetical: list = []
     grammar: dict = {key: [] for key in _GRAMMAR_LISTS}
     for data, _where in entries:
@@ -268,38 +263,39 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
             lang.metric_rx[mt["id"]] = _compile(r"(?:(?<![a-z_])" + prefixes + r")(?:" + mt["pattern"] + r")(?![a-z_])",
                                                 lang.terms, str(where))
         _same_quantity(lang, data.get("same_quantity", []), facts, str(where))
-        other += data.get("other_quantities", [])
-        peaks += data.get("peak_words", [])
-        references += data.get("reference_words", [])
-        settings += data.get("setting_words", [])
-        gap_words += data.get("setting_gap_words", [])
-        counted += data.get("counted_words", [])
-        bounds += data.get("bound_words", [])
-        comparisons += data.get("comparison_words", [])
         hyp = data.get("hypothetical") or {}
         hypothetical += hyp.get("cues", [])
         for fid in hyp.get("facts", []):
             if fid not in facts:
                 raise KBError(f"unknown fact {fid!r} in hypothetical", str(where))
             lang.hypothetical_facts.add(fid)
-    lang.other_rx = _alternation(other, lang.terms, r"(?<![a-z])", r"(?![a-z])")
-    lang.peak_rx = _alternation(peaks, lang.terms, r"(?<![a-z])", "")
-    lang.reference_rx = _alternation(references, lang.terms, r"(?<![a-z])", r"(?![a-z])")
-    lang.setting_rx = _alternation(settings, lang.terms, "", _setting_gap(gap_words))
-    # "epoch 3", "lr 0.1", "top-1": up to three non-word characters between
-    lang.counted_rx = _alternation(counted, lang.terms, "", r"\W{0,3}$")
-    lang.bound_rx = _alternation(bounds, lang.terms, r"\b", r"\s*$")
-    lang.comparison_rx = _alternation(comparisons, lang.terms, r"\b", r"\b")
     lang.hypothetical_rx = _alternation(hypothetical, lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.training = [(s, t, o) for s, t, o in lang.examples + lang.utterances]
+    _compile_labels(lang, grammar)
     _compile_grammar(lang, grammar)
     return lang
 
 
-#: the grammar words of kb/language that :func:`_compile_grammar` turns into the reader's regexes
-_GRAMMAR_LISTS = ("clause_words", "unit_words", "from_words", "change_to_words", "range_words", "between_words",
-                  "continuation_break_words", "coordination_words", "coordination_fillers", "metric_prefixes",
-                  "stop_words", "split_after.metric_words", "split_after.prepositions", "split_after.determiners")
+def _compile_labels(lang: Language, g: dict) -> None:
+    """What makes a number no metric's value, or not the run's: another quantity's name, a spike's
+    height, someone else's value, a setting's value, a count; and the comparatives around a label."""
+    lang.other_rx = _alternation(g["other_quantities"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
+    lang.peak_rx = _alternation(g["peak_words"], lang.terms, r"(?<![a-z])", "")
+    lang.reference_rx = _alternation(g["reference_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
+    lang.setting_rx = _alternation(g["setting_words"], lang.terms, "", _setting_gap(g["setting_gap_words"]))
+    # "epoch 3", "lr 0.1", "top-1": up to three non-word characters between
+    lang.counted_rx = _alternation(g["counted_words"], lang.terms, "", r"\W{0,3}$")
+    lang.bound_rx = _alternation(g["bound_words"], lang.terms, r"\b", r"\s*$")
+    lang.comparison_rx = _alternation(g["comparison_words"], lang.terms, r"\b", r"\b")
+
+
+#: the word lists of kb/language that :func:`_compile_labels` and :func:`_compile_grammar` turn into the
+#: reader's regexes (each extended by every language file, core and packs)
+_GRAMMAR_LISTS = ("other_quantities", "peak_words", "reference_words", "setting_words", "setting_gap_words",
+                  "counted_words", "bound_words", "comparison_words", "clause_words", "unit_words", "from_words",
+                  "change_to_words", "range_words", "between_words", "continuation_break_words",
+                  "coordination_words", "coordination_fillers", "metric_prefixes", "stop_words",
+                  "split_after.metric_words", "split_after.prepositions", "split_after.determiners")
 
 
 def _any(words: list) -> str | None:
@@ -336,7 +332,8 @@ def _compile_grammar(lang: Language, g: dict) -> None:
         frm = words["from_words"]
         lang.from_rx = rx(frm + r"\s*~?\s*$", 0)
         lang.range_end_rx = rx(frm + r"\s*$|" + frm + r"\s*~?\s*[-+\d.e]+%?\s*(?:" + joins + r")\s*~?\s*$", 0)
-        lang.change_phrase_rx = rx(frm + (r"|(?<![a-z0-9_])" + to + r"\s*~?\s*[-+]?[\d.]+\s*%?\s*$" if to else ""), 0)
+        to_number = r"|(?<![A-Za-z0-9_])" + to + r"\s*~?\s*[-+]?[\d.]+\s*%?\s*$" if to else ""
+        lang.change_phrase_rx = rx(frm + to_number, 0)
     rng = words["range_words"]
     dash = r"-|–|~" + ("|" + rng if rng else "")
     lang.range_after_rx = rx(r"[ \t]*(?:" + dash + r")[ \t]*[~]?[\d.]|[ \t]*,\s*[\d.]+\s*[\])]")
