@@ -34,14 +34,24 @@ from dataclasses import dataclass, field
 from .errors import KBError
 from .parameters import resolve
 
-#: a number as people write it: 1e-3, .001, 3E-4, 1,000, 2k, ~0.693, and a decimal comma after a leading
-#: zero ("0,01": no thousands group starts with "0,")
-NUM = (r"(?<![\d.,])(?<!\d:)(?P<num>[-+]?(?:0,\d+(?![,\d])|\d{1,3}(?:,\d{3})+(?!\d)|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
-       r"(?:\s?(?:k|m|million|thousand)(?![a-z]))?)(?!\d|\.\d|e[-+]?\d|\s*[*×]\s*[\d.])")
-INT = (r"(?<![\d.,])(?<!\d:)(?P<num>\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?\s?(?:k|m|million|thousand)(?![a-z])|\d+)"
-       r"(?!\d|\.\d|,\d{3})")
+#: the number slots of a pattern, {num}/{int}/{pct} (:func:`number_slots`)
 PCT = r"(?<![\d.,])(?P<num>\d+\.?\d*|\.\d+)\s?%"
-SLOTS = {"num": NUM, "int": INT, "pct": PCT}
+
+
+def number_slots(magnitudes: dict) -> dict:
+    """The {num}, {int} and {pct} slots: a number as people write it — 1e-3, .001, 3E-4, 1,000, ~0.693,
+    a decimal comma after a leading zero ("0,01": no thousands group starts with "0,") — and, for
+    {num} and {int}, a magnitude word after it (kb/language ``magnitude_words``: "2k", "1.6 million")."""
+    mag = "|".join(sorted(set(magnitudes), key=len, reverse=True))
+    after = r"(?:\s?(?:" + mag + r")(?![a-z]))?" if mag else ""
+    num = (r"(?<![\d.,])(?<!\d:)(?P<num>[-+]?(?:0,\d+(?![,\d])|\d{1,3}(?:,\d{3})+(?!\d)|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
+           + after + r")(?!\d|\.\d|e[-+]?\d|\s*[*×]\s*[\d.])")
+    whole = r"|\d+(?:\.\d+)?\s?(?:" + mag + r")(?![a-z])" if mag else ""
+    int_ = (r"(?<![\d.,])(?<!\d:)(?P<num>\d{1,3}(?:,\d{3})+(?!\d)" + whole + r"|\d+)"
+            r"(?!\d|\.\d|,\d{3})")
+    return {"num": num, "int": int_, "pct": PCT}
+
+
 _MACRO = re.compile(r"\{([a-z_]+)\}")
 #: clause boundaries in punctuation (the words, kb/language ``clause_words``, are added at load time):
 #: negation and attribution never reach across them
@@ -136,6 +146,7 @@ class Language:
     hypothetical_facts: set = field(default_factory=set)
     clause_rx: re.Pattern | None = None               # clause boundaries: punctuation and ``clause_words``
     number_words: dict = field(default_factory=dict)  # "three" -> 3, "first" -> 1 (a {num} capture may be a word)
+    magnitudes: dict = field(default_factory=dict)    # "k" -> 1000, "million" -> 1000000 ("2k", "1.6 million")
     unit_rx: re.Pattern | None = None                 # a unit right after a number: it counts ("3 epochs")
     split_after_rx: re.Pattern | None = None          # between a number and a split named after it ("61% on the")
     from_rx: re.Pattern | None = None                 # a change's old value follows ("from 2.3")
@@ -164,11 +175,9 @@ class Language:
 
 
 def expand(pattern: str, terms: dict, where: str = "") -> str:
-    """Replace ``{name}`` with its term alternation or number slot (recursively, once per level)."""
+    """Replace ``{name}`` with its term alternation or number slot (both in ``terms``), recursively."""
     def sub(m):
         name = m.group(1)
-        if name in SLOTS:
-            return SLOTS[name]
         if name not in terms:
             raise KBError(f"unknown term {{{name}}} in pattern {pattern!r}", where or None,
                           hint="declare it under terms: in a language file")
@@ -225,8 +234,10 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
         for key, values in (data.get("split_after") or {}).items():
             grammar["split_after." + key] += values
         lang.number_words.update({str(k).lower(): v for k, v in (data.get("number_words") or {}).items()})
+        lang.magnitudes.update({str(k).lower(): v for k, v in (data.get("magnitude_words") or {}).items()})
     # a term is a non-capturing alternation of its variants (longest first); variants may use other terms
     lang.terms = {k: "(?:" + "|".join(sorted(set(v), key=len, reverse=True)) + ")" for k, v in raw_terms.items()}
+    lang.terms.update(number_slots(lang.magnitudes))       # a slot wins over a term of its name
     if negators:
         alternatives = "|".join(sorted(set(negators), key=len, reverse=True))
         lang.negators = re.compile(r"(?:^|\W)(?:" + alternatives + r")(?:\W|$)", re.IGNORECASE)
@@ -370,14 +381,16 @@ def _alternation(patterns: list, terms: dict, before: str, after: str) -> re.Pat
 
 
 # ------------------------------------------------------------------------------ numbers
-def parse_number(text: str, words: dict | None = None):
-    """'1e-3' -> 0.001, '2k' -> 2000, '1,000' -> 1000, '~0.693' -> 0.693, '0,01' -> 0.01; a number word
-    through ``words`` (kb/language ``number_words``: 'three' -> 3); None if not a number."""
+def parse_number(text: str, words: dict | None = None, magnitudes: dict | None = None):
+    """'1e-3' -> 0.001, '1,000' -> 1000, '~0.693' -> 0.693, '0,01' -> 0.01; a magnitude word through
+    ``magnitudes`` ('2k' -> 2000: kb/language ``magnitude_words``), a number word through ``words``
+    (``number_words``: 'three' -> 3); None if not a number."""
     t = text.strip().lower().lstrip("~≈")
     t = t.replace(",", ".", 1) if re.fullmatch(r"[-+]?0,\d+", t) else t
     t = t.replace(",", "").replace(" ", "")
     mult = 1
-    for suffix, m in (("million", 1_000_000), ("thousand", 1000), ("k", 1000), ("m", 1_000_000)):
+    for suffix in sorted(magnitudes or {}, key=len, reverse=True):
+        m = (magnitudes or {})[suffix]
         if t.endswith(suffix):
             mult, t = m, t[: -len(suffix)]
             break
@@ -645,7 +658,7 @@ def _value_of(ex: _Extractor, m: re.Match, lang: Language, text: str):
     if ex.has_value:
         v = ex.value
     elif "num" in m.groupdict() and m.group("num") is not None:
-        v = parse_number(m.group("num"), lang.number_words)
+        v = parse_number(m.group("num"), lang.number_words, lang.magnitudes)
         if v is None:
             return None
         if ex.scale == "fraction" and isinstance(v, (int, float)) and (

@@ -2,8 +2,9 @@
 tests/test_understand_grammar_words.py): the words that start a clause, units after a number, the words
 that name a split after a number, a change's "from" and "to", a range's joins and opener, the words that
 stop a later value, a list's joins and fillers, the split prefixes of a log's column names, numbers
-written as words and the classifier's stop words. They live in kb/language (schema kb-language); each
-test shows the echo a user gets (``I read: ...``) before and after a pack adds one word."""
+written as words, magnitude words ("2k") and the classifier's stop words. They live in kb/language
+(schema kb-language); each test shows the echo a user gets (``I read: ...``) before and after a pack
+adds one word."""
 
 import pytest
 
@@ -75,9 +76,17 @@ def test_a_pack_adds_a_number_word_and_a_pattern_that_captures_it(tmp_path):
     assert "batch_size 12" in _echo(text, [_pack(tmp_path / "word", pattern + "number_words: {dozen: 12}")])
 
 
+def test_a_pack_adds_a_magnitude_word_and_the_number_grows(tmp_path):
+    # "2 lakh images" is 200,000 images once "lakh" is a magnitude word; the shipped KB reads no size
+    text = "the dataset has 2 lakh images in total"
+    assert "train_size" not in _echo(text)
+    assert "train_size 200000" in _echo(text, [_pack(tmp_path, "magnitude_words: {lakh: 100000}")])
+
+
 def test_the_shipped_lists_still_read_changes_ranges_units_and_number_words():
     assert "val_loss 1.1" in _echo("my val loss went from 2.3 to 1.1")
     assert "val_loss" not in _echo("my val loss is between 0.3 and 0.6")
     assert "train_loss 0.2" in _echo("val loss is 3 epochs in and train loss 0.2")
     assert "batch_size 4" in _echo("I use a batch size of four")
+    assert "train_size 1600000" in _echo("ran it for 3k steps, the dataset has 1.6 million images")
     assert "regularization: none" in _echo("I'm not using dropout, augmentation or weight decay")
