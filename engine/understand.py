@@ -16,6 +16,9 @@ kind ``language``; a pack adds phrasings, terms and extractors without code):
   capture mapped to a value, or a fixed ``value`` (and ``negated_value`` when a negator precedes).
 - ``metrics``: (split, metric) -> fact, read by one structural reader that attributes a number to
   the nearest split and metric words before it ("train acc 99% val 55%").
+- the grammar words of that attribution and of the classifier (``counted_words``, ``clause_words``,
+  ``unit_words``, ``from_words``, ``range_words``, ``stop_words``, ``number_words``, ...: the schema
+  kb-language describes each); only punctuation, digits and arrows around them are written here.
 
 Nothing is downloaded, nothing is evaluated as code, no torch. Thresholds come from
 ``kb/parameters/language.yaml``.
@@ -31,19 +34,30 @@ from dataclasses import dataclass, field
 from .errors import KBError
 from .parameters import resolve
 
-#: a number as people write it: 1e-3, .001, 3E-4, 1,000, 2k, ~0.693, and a decimal comma after a leading
-#: zero ("0,01": no thousands group starts with "0,")
-NUM = (r"(?<![\d.,])(?<!\d:)(?P<num>[-+]?(?:0,\d+(?![,\d])|\d{1,3}(?:,\d{3})+(?!\d)|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
-       r"(?:\s?(?:k|m|million|thousand)(?![a-z]))?)(?!\d|\.\d|e[-+]?\d|\s*[*×]\s*[\d.])")
-INT = (r"(?<![\d.,])(?<!\d:)(?P<num>\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?\s?(?:k|m|million|thousand)(?![a-z])|\d+)"
-       r"(?!\d|\.\d|,\d{3})")
+#: the number slots of a pattern, {num}/{int}/{pct} (:func:`number_slots`)
 PCT = r"(?<![\d.,])(?P<num>\d+\.?\d*|\.\d+)\s?%"
-SLOTS = {"num": NUM, "int": INT, "pct": PCT}
+
+
+def number_slots(magnitudes: dict) -> dict:
+    """The {num}, {int} and {pct} slots: a number as people write it — 1e-3, .001, 3E-4, 1,000, ~0.693,
+    a decimal comma after a leading zero ("0,01": no thousands group starts with "0,") — and, for
+    {num} and {int}, a magnitude word after it (kb/language ``magnitude_words``: "2k", "1.6 million")."""
+    mag = "|".join(sorted(set(magnitudes), key=len, reverse=True))
+    after = r"(?:\s?(?:" + mag + r")(?![a-z]))?" if mag else ""
+    num = (r"(?<![\d.,])(?<!\d:)(?P<num>[-+]?(?:0,\d+(?![,\d])|\d{1,3}(?:,\d{3})+(?!\d)|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
+           + after + r")(?!\d|\.\d|e[-+]?\d|\s*[*×]\s*[\d.])")
+    whole = r"|\d+(?:\.\d+)?\s?(?:" + mag + r")(?![a-z])" if mag else ""
+    int_ = (r"(?<![\d.,])(?<!\d:)(?P<num>\d{1,3}(?:,\d{3})+(?!\d)" + whole + r"|\d+)"
+            r"(?!\d|\.\d|,\d{3})")
+    return {"num": num, "int": int_, "pct": PCT}
+
+
 _MACRO = re.compile(r"\{([a-z_]+)\}")
-#: clause boundaries: negation and attribution never reach across them
-_CLAUSE = re.compile(r"[.;!?\n]|,\s|\bbut\b|\bwhile\b|\bwhereas\b|\bhowever\b|，|。|；")
-_NUMBER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "one": 1, "two": 2, "three": 3,
-                 "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+#: clause boundaries in punctuation (the words, kb/language ``clause_words``, are added at load time):
+#: negation and attribution never reach across them
+_CLAUSE_PUNCTUATION = r"[.;!?\n]|,\s|，|。|；"
+#: arrows that join a change's old value to its new one ("lr 0.1 -> 0.01"); the words are ``change_to_words``
+_ARROWS = r"->|→|=>|==>"
 
 
 @dataclass
@@ -130,6 +144,21 @@ class Language:
     comparison_rx: re.Pattern | None = None           # between a label and a number, these break the attribution
     hypothetical_rx: re.Pattern | None = None         # a question or plan: its settings are not the run's
     hypothetical_facts: set = field(default_factory=set)
+    clause_rx: re.Pattern | None = None               # clause boundaries: punctuation and ``clause_words``
+    number_words: dict = field(default_factory=dict)  # "three" -> 3, "first" -> 1 (a {num} capture may be a word)
+    magnitudes: dict = field(default_factory=dict)    # "k" -> 1000, "million" -> 1000000 ("2k", "1.6 million")
+    unit_rx: re.Pattern | None = None                 # a unit right after a number: it counts ("3 epochs")
+    split_after_rx: re.Pattern | None = None          # between a number and a split named after it ("61% on the")
+    from_rx: re.Pattern | None = None                 # a change's old value follows ("from 2.3")
+    change_to_rx: re.Pattern | None = None            # between a change's old and new value ("to", "降到")
+    range_end_rx: re.Pattern | None = None            # "from 0.5" / "from 0.5 to ": a number after is no range's bound
+    change_phrase_rx: re.Pattern | None = None        # a phrase stating a change ("from", "... to 90%")
+    range_after_rx: re.Pattern | None = None          # a range goes on after a number ("3.5-3.7", "0.3 and 0.6")
+    range_before_rx: re.Pattern | None = None         # a range opened before a number ("between", "3.5 to")
+    between_rx: re.Pattern | None = None              # "between 0.31 and 0.33": both bounds
+    continuation_break_rx: re.Pattern | None = None   # between two numbers: the second is no later value of the first
+    coordinated_rx: re.Pattern | None = None          # what joins the items of one list ("dropout, augmentation or")
+    stop_words: frozenset = frozenset()               # words the examples' classifier ignores
     training: list = field(default_factory=list)      # (symptom, text, origin): what the examples' classifier learns
     same_quantity: dict = field(default_factory=dict)  # fact -> the other facts that name its quantity
     params: dict = field(default_factory=dict)
@@ -141,16 +170,14 @@ class Language:
         most commands (explain, kb tools, a log or code alone) never read a complaint, and building
         it is a third of loading the knowledge base."""
         if self._model is None and self.training:
-            self._model = _Examples(self.training, self.params)
+            self._model = _Examples(self.training, self.params, self.stop_words)
         return self._model
 
 
 def expand(pattern: str, terms: dict, where: str = "") -> str:
-    """Replace ``{name}`` with its term alternation or number slot (recursively, once per level)."""
+    """Replace ``{name}`` with its term alternation or number slot (both in ``terms``), recursively."""
     def sub(m):
         name = m.group(1)
-        if name in SLOTS:
-            return SLOTS[name]
         if name not in terms:
             raise KBError(f"unknown term {{{name}}} in pattern {pattern!r}", where or None,
                           hint="declare it under terms: in a language file")
@@ -196,24 +223,26 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
     lang = Language(params=params)
     raw_terms: dict = {}
     negators: list = []
-    other: list = []
-    peaks: list = []
-    references: list = []
-    settings: list = []
-    gap_words: list = []
-    counted: list = []
-    bounds: list = []
-    comparisons: list = []
     hypothetical: list = []
+    grammar: dict = {key: [] for key in _GRAMMAR_LISTS}
     for data, _where in entries:
         for t in data.get("terms", []):
             raw_terms.setdefault(t["id"], []).extend(t["variants"])
         negators += data.get("negators", [])
+        for key in _GRAMMAR_LISTS:
+            grammar[key] += data.get(key, [])
+        for key, values in (data.get("split_after") or {}).items():
+            grammar["split_after." + key] += values
+        lang.number_words.update({str(k).lower(): v for k, v in (data.get("number_words") or {}).items()})
+        lang.magnitudes.update({str(k).lower(): v for k, v in (data.get("magnitude_words") or {}).items()})
     # a term is a non-capturing alternation of its variants (longest first); variants may use other terms
     lang.terms = {k: "(?:" + "|".join(sorted(set(v), key=len, reverse=True)) + ")" for k, v in raw_terms.items()}
+    lang.terms.update(number_slots(lang.magnitudes))       # a slot wins over a term of its name
     if negators:
         alternatives = "|".join(sorted(set(negators), key=len, reverse=True))
         lang.negators = re.compile(r"(?:^|\W)(?:" + alternatives + r")(?:\W|$)", re.IGNORECASE)
+    # "val_loss", "eval_acc": a metric word may follow a split prefix of a log's column name (``metric_prefixes``)
+    prefixes = "".join("|(?<=" + pre + ")" for pre in grammar["metric_prefixes"])
     for data, where in entries:
         for s in data.get("symptoms", []):
             _compile_symptom(lang, s, facts, symptoms, str(where))
@@ -242,34 +271,96 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
             lang.split_rx[sp["id"]] = _compile(r"(?<![a-z])(?:" + sp["pattern"] + r")(?![a-z])", lang.terms, str(where))
         for mt in data.get("metric_words", []):
             # a metric word stands alone or after a split ("val_loss"), never as a component ("loss_mn", "box_loss")
-            lang.metric_rx[mt["id"]] = _compile(r"(?:(?<![a-z_])|(?<=train_)|(?<=val_)|(?<=valid_)|(?<=test_)|(?<=eval_))(?:"  # noqa: E501
-                                                + mt["pattern"] + r")(?![a-z_])", lang.terms, str(where))
+            lang.metric_rx[mt["id"]] = _compile(r"(?:(?<![a-z_])" + prefixes + r")(?:" + mt["pattern"] + r")(?![a-z_])",
+                                                lang.terms, str(where))
         _same_quantity(lang, data.get("same_quantity", []), facts, str(where))
-        other += data.get("other_quantities", [])
-        peaks += data.get("peak_words", [])
-        references += data.get("reference_words", [])
-        settings += data.get("setting_words", [])
-        gap_words += data.get("setting_gap_words", [])
-        counted += data.get("counted_words", [])
-        bounds += data.get("bound_words", [])
-        comparisons += data.get("comparison_words", [])
         hyp = data.get("hypothetical") or {}
         hypothetical += hyp.get("cues", [])
         for fid in hyp.get("facts", []):
             if fid not in facts:
                 raise KBError(f"unknown fact {fid!r} in hypothetical", str(where))
             lang.hypothetical_facts.add(fid)
-    lang.other_rx = _alternation(other, lang.terms, r"(?<![a-z])", r"(?![a-z])")
-    lang.peak_rx = _alternation(peaks, lang.terms, r"(?<![a-z])", "")
-    lang.reference_rx = _alternation(references, lang.terms, r"(?<![a-z])", r"(?![a-z])")
-    lang.setting_rx = _alternation(settings, lang.terms, "", _setting_gap(gap_words))
-    # "epoch 3", "lr 0.1", "top-1": up to three non-word characters between
-    lang.counted_rx = _alternation(counted, lang.terms, "", r"\W{0,3}$")
-    lang.bound_rx = _alternation(bounds, lang.terms, r"\b", r"\s*$")
-    lang.comparison_rx = _alternation(comparisons, lang.terms, r"\b", r"\b")
     lang.hypothetical_rx = _alternation(hypothetical, lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.training = [(s, t, o) for s, t, o in lang.examples + lang.utterances]
+    _compile_labels(lang, grammar)
+    _compile_grammar(lang, grammar)
     return lang
+
+
+def _compile_labels(lang: Language, g: dict) -> None:
+    """What makes a number no metric's value, or not the run's: another quantity's name, a spike's
+    height, someone else's value, a setting's value, a count; and the comparatives around a label."""
+    lang.other_rx = _alternation(g["other_quantities"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
+    lang.peak_rx = _alternation(g["peak_words"], lang.terms, r"(?<![a-z])", "")
+    lang.reference_rx = _alternation(g["reference_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
+    lang.setting_rx = _alternation(g["setting_words"], lang.terms, "", _setting_gap(g["setting_gap_words"]))
+    # "epoch 3", "lr 0.1", "top-1": up to three non-word characters between
+    lang.counted_rx = _alternation(g["counted_words"], lang.terms, "", r"\W{0,3}$")
+    lang.bound_rx = _alternation(g["bound_words"], lang.terms, r"\b", r"\s*$")
+    lang.comparison_rx = _alternation(g["comparison_words"], lang.terms, r"\b", r"\b")
+
+
+#: the word lists of kb/language that :func:`_compile_labels` and :func:`_compile_grammar` turn into the
+#: reader's regexes (each extended by every language file, core and packs)
+_GRAMMAR_LISTS = ("other_quantities", "peak_words", "reference_words", "setting_words", "setting_gap_words",
+                  "counted_words", "bound_words", "comparison_words", "clause_words", "unit_words", "from_words",
+                  "change_to_words", "range_words", "between_words", "continuation_break_words",
+                  "coordination_words", "coordination_fillers", "metric_prefixes", "stop_words",
+                  "split_after.metric_words", "split_after.prepositions", "split_after.determiners")
+
+
+def _any(words: list) -> str | None:
+    """A non-capturing alternation of ``words`` (longest first), None when there are none."""
+    return "(?:" + "|".join(sorted(set(words), key=len, reverse=True)) + ")" if words else None
+
+
+def _compile_grammar(lang: Language, g: dict) -> None:
+    """The number attribution's grammar: its words come from kb/language (``clause_words``,
+    ``unit_words``, ...), the punctuation, digits and arrows around them are syntax, here. Where the
+    reader matched a word case-sensitively (a clause's "but", a change's "from", a continuation's
+    "than"), it still does."""
+    def rx(pattern: str, flags: int = re.IGNORECASE) -> re.Pattern:
+        try:
+            return re.compile(expand(pattern, lang.terms, "kb/language"), flags)
+        except re.error as exc:
+            raise KBError(f"bad pattern {pattern!r}: {exc}", "kb/language") from None
+
+    words = {key: _any(values) for key, values in g.items()}
+    clause = words["clause_words"]
+    lang.clause_rx = rx(_CLAUSE_PUNCTUATION + (r"|\b" + clause + r"\b" if clause else ""), 0)
+    if words["unit_words"]:
+        lang.unit_rx = rx(r"[ \t]*(?:" + words["unit_words"] + r"|[/*]\s*\d)")
+    if words["split_after.prepositions"]:
+        metric = words["split_after.metric_words"]
+        det = words["split_after.determiners"]
+        lang.split_after_rx = rx(r"\s*(?:%\s*)?" + (r"(?:" + metric + r"\s+)?" if metric else "")
+                                 + words["split_after.prepositions"] + r"\s+"
+                                 + (r"(?:" + det + r"\s+)?" if det else ""))
+    to = words["change_to_words"]
+    joins = (to + "|" if to else "") + _ARROWS
+    lang.change_to_rx = rx(r"^\s*%?\s*(?:" + joins + r")\s*~?\s*$")
+    if words["from_words"]:
+        frm = words["from_words"]
+        lang.from_rx = rx(frm + r"\s*~?\s*$", 0)
+        lang.range_end_rx = rx(frm + r"\s*$|" + frm + r"\s*~?\s*[-+\d.e]+%?\s*(?:" + joins + r")\s*~?\s*$", 0)
+        to_number = r"|(?<![A-Za-z0-9_])" + to + r"\s*~?\s*[-+]?[\d.]+\s*%?\s*$" if to else ""
+        lang.change_phrase_rx = rx(frm + to_number, 0)
+    rng = words["range_words"]
+    dash = r"-|–|~" + ("|" + rng if rng else "")
+    lang.range_after_rx = rx(r"[ \t]*(?:" + dash + r")[ \t]*[~]?[\d.]|[ \t]*,\s*[\d.]+\s*[\])]")
+    between = words["between_words"]
+    lang.range_before_rx = rx(r"(?:\d\s*(?:" + dash + r")" + (r"|\b" + between if between else "")
+                              + r"|\[|\[\s*[\d.]+\s*,)\s*[~]?\s*$")
+    if between:
+        num = r"(?:\d+\.?\d*|\.\d+)"
+        lang.between_rx = rx(r"\b" + between + r"\s+~?\s*(?P<a>" + num + r")\s*%?\s*(?:" + (rng + "|" if rng else "")
+                             + r"-|–|&)\s*~?\s*(?P<b>" + num + r")\s*%?")
+    brk = words["continuation_break_words"]
+    lang.continuation_break_rx = rx(r"[:=]" + (r"|\b" + brk + r"\b" if brk else ""), 0)
+    coord, fill = words["coordination_words"], words["coordination_fillers"]
+    lang.coordinated_rx = rx(r"\s*(?:,|/" + (r"|\b" + coord + r"\b|,\s*" + coord + r"\b" if coord else "") + r")\s*"
+                             + (r"(?:" + fill + r"\s+)?" if fill else ""))
+    lang.stop_words = frozenset(w.lower() for w in g["stop_words"])
 
 
 def _same_quantity(lang: Language, groups: list, facts: dict, where: str) -> None:
@@ -290,13 +381,16 @@ def _alternation(patterns: list, terms: dict, before: str, after: str) -> re.Pat
 
 
 # ------------------------------------------------------------------------------ numbers
-def parse_number(text: str):
-    """'1e-3' -> 0.001, '2k' -> 2000, '1,000' -> 1000, '~0.693' -> 0.693, '0,01' -> 0.01; None if not a number."""
+def parse_number(text: str, words: dict | None = None, magnitudes: dict | None = None):
+    """'1e-3' -> 0.001, '1,000' -> 1000, '~0.693' -> 0.693, '0,01' -> 0.01; a magnitude word through
+    ``magnitudes`` ('2k' -> 2000: kb/language ``magnitude_words``), a number word through ``words``
+    (``number_words``: 'three' -> 3); None if not a number."""
     t = text.strip().lower().lstrip("~≈")
     t = t.replace(",", ".", 1) if re.fullmatch(r"[-+]?0,\d+", t) else t
     t = t.replace(",", "").replace(" ", "")
     mult = 1
-    for suffix, m in (("million", 1_000_000), ("thousand", 1000), ("k", 1000), ("m", 1_000_000)):
+    for suffix in sorted(magnitudes or {}, key=len, reverse=True):
+        m = (magnitudes or {})[suffix]
         if t.endswith(suffix):
             mult, t = m, t[: -len(suffix)]
             break
@@ -304,7 +398,7 @@ def parse_number(text: str):
     try:
         v = float(t) * mult
     except ValueError:
-        return _NUMBER_WORDS.get(t)
+        return (words or {}).get(t)
     if math.isfinite(v) and v.is_integer() and "." not in t and "e" not in t:
         return int(v)
     if mult > 1 and v.is_integer():
@@ -312,9 +406,9 @@ def parse_number(text: str):
     return v
 
 
-def _clause_start(text: str, pos: int) -> int:
+def _clause_start(lang: Language, text: str, pos: int) -> int:
     start = 0
-    for m in _CLAUSE.finditer(text, 0, pos):
+    for m in lang.clause_rx.finditer(text, 0, pos):
         start = m.end()
     return start
 
@@ -324,7 +418,7 @@ def negation_at(lang: Language, text: str, pos: int) -> int | None:
     if lang.negators is None:
         return None
     window = int(lang.params["language.negation_window_chars"])
-    start = max(_clause_start(text, pos), pos - window)
+    start = max(_clause_start(lang, text, pos), pos - window)
     m = lang.negators.search(text[start:pos] + " ")
     return None if m is None else start + m.start() + (1 if not text[start + m.start()].isalnum() else 0)
 
@@ -521,14 +615,12 @@ def _fall_from_initial(best: dict) -> tuple[float, Reading] | None:
     return (a - b) / a, now
 
 
-_BETWEEN = re.compile(r"\bbetween\s+~?\s*(?P<a>\d+\.?\d*|\.\d+)\s*%?\s*(?:and|-|–|to|&)\s*"
-                      r"~?\s*(?P<b>\d+\.?\d*|\.\d+)\s*%?", re.IGNORECASE)
-
-
 def _small_swing(scores: dict, strongest: dict, lang: Language, text: str) -> None:
     """Swing words over a range that is narrow ("fluctuates between 0.31 and 0.33", "between 91% and
     93%": within ``language.small_swing`` of its top) describe ordinary step-to-step noise — healthy."""
-    ranges = [(m, parse_number(m.group("a")), parse_number(m.group("b"))) for m in _BETWEEN.finditer(text)]
+    if lang.between_rx is None:
+        return
+    ranges = [(m, parse_number(m.group("a")), parse_number(m.group("b"))) for m in lang.between_rx.finditer(text)]
     ranges = [(m, a, b) for m, a, b in ranges if isinstance(a, (int, float)) and isinstance(b, (int, float))
               and max(abs(a), abs(b)) > 0]
     if not ranges:
@@ -566,7 +658,7 @@ def _value_of(ex: _Extractor, m: re.Match, lang: Language, text: str):
     if ex.has_value:
         v = ex.value
     elif "num" in m.groupdict() and m.group("num") is not None:
-        v = parse_number(m.group("num"))
+        v = parse_number(m.group("num"), lang.number_words, lang.magnitudes)
         if v is None:
             return None
         if ex.scale == "fraction" and isinstance(v, (int, float)) and (
@@ -596,8 +688,6 @@ def _value_of(ex: _Extractor, m: re.Match, lang: Language, text: str):
 
 
 _SKIP = object()
-#: what joins the items of one list ("dropout, augmentation or weight decay"): a negation of the first reaches them all
-_COORDINATED = re.compile(r"\s*(?:,|/|\bor\b|\bnor\b|,\s*or\b|,\s*nor\b)\s*(?:any\s+|the\s+|even\s+)?", re.IGNORECASE)
 
 
 def _read_facts(text: str, lang: Language, only=None) -> list[Reading]:
@@ -616,7 +706,7 @@ def _read_facts(text: str, lang: Language, only=None) -> list[Reading]:
                 continue            # "should I train for 160 epochs?": a plan, not the run's setting
             neg = negation_at(lang, text, m.start()) if ex.has_negated else None
             if ex.has_negated and neg is None and ex.fact in negated_end \
-                    and _COORDINATED.fullmatch(text, negated_end[ex.fact], m.start()):
+                    and lang.coordinated_rx.fullmatch(text, negated_end[ex.fact], m.start()):
                 # "not using any dropout or augmentation": the negation reaches every item of the list
                 v = _SKIP if ex.negated_value is None else ex.negated_value
                 negated_end[ex.fact] = m.end()
@@ -652,9 +742,6 @@ def _read_facts(text: str, lang: Language, only=None) -> list[Reading]:
     return readings
 
 
-_UNIT_AFTER = re.compile(r"[ \t]*(?:epochs?|steps?|iter\w*|batch\w*|images?|samples?|examples?|classes|class|hours?|hrs?|h\b|"  # noqa: E501
-                         r"min\w*|sec\w*|s\b|ms\b|gb|mb|gib|mib|k\b|x\b|layers?|workers?|gpus?|days?|times|nodes|"
-                         r"params|parameters|[/*]\s*\d)", re.IGNORECASE)
 #: the total of a progress counter ("10/100"): it counts, it is no metric's value
 _PROGRESS_TOTAL = re.compile(r"\d\s*/\s*$")
 
@@ -667,16 +754,10 @@ def _setting_gap(words: list) -> str:
     return r"(?:[^\w\n]" + function_words + r"|[\u4e00-\u9fff]){0,12}$"
 
 
-_RANGE_AFTER = re.compile(r"[ \t]*(?:-|–|~|to|and|or)[ \t]*[~]?[\d.]|[ \t]*,\s*[\d.]+\s*[\])]", re.IGNORECASE)
-_RANGE_BEFORE = re.compile(r"(?:\d\s*(?:-|–|~|\band|\bor|to)|\bbetween|\[|\[\s*[\d.]+\s*,)\s*[~]?\s*$", re.IGNORECASE)
 #: (in _NUM_RX) "0.几", "2.多": a number whose decimals are "some" states no value ("90多", ninety-odd, does)
 _SENTENCE = re.compile(r"(?<=[A-Za-z0-9)\]\"'])[.!?]\s+(?=[A-Z])|[\n;]|[!?]\s|。|；|！|？")
 _NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)[~]?\s?(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d|\.[几多]|(?<=\.)[几多])",  # noqa: E501
                      re.IGNORECASE)
-_SPLIT_AFTER = re.compile(r"\s*(?:%\s*)?(?:(?:acc\w*|loss(?:es)?)\s+)?(?:on|for|in)\s+(?:the\s+|my\s+|our\s+|a\s+)?",
-                          re.IGNORECASE)
-_FROM_TO = re.compile(r"^\s*%?\s*(?:(?:all the way |straight )?(?:down|up|back) to|to|->|"
-                      r"→|=>|==>|降到|降至|下降到|升到|升至|上升到|到|至)\s*~?\s*$", re.IGNORECASE)
 
 
 # (complexity above the cap came with the merge of main: to be split, issue 11)
@@ -730,13 +811,13 @@ def _as_fraction(raw: str, v: float) -> float:
     return v / 100.0 if (raw.endswith("%") or v > 1) else v
 
 
-def _continue_from_to(text: str, n, raw: str, series: dict, prev_fact) -> tuple | None:
+def _continue_from_to(lang: Language, text: str, n, raw: str, series: dict, prev_fact) -> tuple | None:
     """"from 2.3 to 1.1": the second number of the pair belongs to the first one's fact.
     Returns the new last-attributed fact, or None when the number is no such continuation."""
     start = n.start()
     lead = max(0, prev_fact[2] - 12) if prev_fact else 0
-    fm = re.search(r"(?:\bfrom|从)\s*~?\s*$", text[lead:prev_fact[2]]) if prev_fact else None
-    if not (prev_fact and _FROM_TO.match(text[prev_fact[1]:start]) and fm):
+    fm = lang.from_rx.search(text[lead:prev_fact[2]]) if prev_fact and lang.from_rx is not None else None
+    if not (prev_fact and lang.change_to_rx.match(text[prev_fact[1]:start]) and fm):
         return None
     fact = prev_fact[0]
     v = parse_number(raw.lower().lstrip("~").strip())
@@ -749,15 +830,15 @@ def _continue_from_to(text: str, n, raw: str, series: dict, prev_fact) -> tuple 
     return (fact, n.end(), prev_fact[2])
 
 
-def _continues_quantity(text: str, start: int, sentence: int, prev_fact, window: int) -> bool:
+def _continues_quantity(lang: Language, text: str, start: int, sentence: int, prev_fact, window: int) -> bool:
     """A bare number soon after an attributed one (at most ``window`` characters on), in the same
     sentence and with no label or comparison between them, states the same quantity later ("starts
-    at 33 but plateaus at 3.0")."""
+    at 33 but plateaus at 3.0"; kb/language ``continuation_break_words``)."""
     return bool(prev_fact and start - prev_fact[1] <= window and prev_fact[1] >= sentence
-                and not re.search(r"[:=]|\b(?:than|vs|per|of)\b", text[prev_fact[1]:start]))
+                and not lang.continuation_break_rx.search(text[prev_fact[1]:start]))
 
 
-def _add_later_value(text: str, n, raw: str, series: dict, prev_fact) -> tuple:
+def _add_later_value(lang: Language, text: str, n, raw: str, series: dict, prev_fact) -> tuple:
     """Record a later value of the last attributed quantity (see _continues_quantity)."""
     start = n.start()
     fact = prev_fact[0]
@@ -765,7 +846,8 @@ def _add_later_value(text: str, n, raw: str, series: dict, prev_fact) -> tuple:
     if v is not None and not (fact.endswith("accuracy") and not (0 <= _as_fraction(raw, v) <= 1)):
         if fact.endswith("accuracy"):
             v = _as_fraction(raw, v)
-        if not _RANGE_BEFORE.search(text[max(0, start - 16):start]) and not _RANGE_AFTER.match(text, n.end()):
+        if not lang.range_before_rx.search(text[max(0, start - 16):start]) \
+                and not lang.range_after_rx.match(text, n.end()):
             series.setdefault(fact, []).append((start, v, (n.start(), n.end()), text[prev_fact[2]:n.end()]))
             prev_fact = (fact, n.end(), prev_fact[2])
     return prev_fact
@@ -807,13 +889,13 @@ def _label_too_far(lang: Language, text: str, start: int, before: list, max_word
     return bool(last[2] == "split" and gap.strip(" \t:=|-") and not any(mk[2] == "metric" for mk in before))
 
 
-def _split_and_metric(text: str, n, raw: str, marks: list, before: list) -> tuple[str, str]:
+def _split_and_metric(lang: Language, text: str, n, raw: str, marks: list, before: list) -> tuple[str, str]:
     """The (split, metric) a number is attributed to, with the defaults for what is unnamed."""
     metric = next((mk[3] for mk in reversed(before) if mk[2] == "metric"), None)
     split = next((mk[3] for mk in reversed(before) if mk[2] == "split"), None)
     # "61% accuracy on validation", "90% on the training set": a split named right after wins
     split = next((mk[3] for mk in marks if mk[2] == "split" and mk[0] >= n.end()
-                  and _SPLIT_AFTER.fullmatch(text[n.end():mk[0]])), split)
+                  and lang.split_after_rx is not None and lang.split_after_rx.fullmatch(text[n.end():mk[0]])), split)
     if metric is None:
         # "train: 10%, valid 0.23": a split word right before the number: % -> accuracy, else loss
         metric = "accuracy" if raw.endswith("%") else "loss"
@@ -840,17 +922,16 @@ def _metric_value(raw: str, metric: str) -> float | None:
     return v
 
 
-def _is_range_bound(text: str, n) -> bool:
+def _is_range_bound(lang: Language, text: str, n) -> bool:
     """A range ("between 0.3 and 0.6", "3.5-3.7", "[3.5, 4.5]") states no single value; a
     "from X to Y" pair is no range."""
     start = n.start()
-    if not (_RANGE_AFTER.match(text, n.end()) or _RANGE_BEFORE.search(text[max(0, start - 16):start])):
+    if not (lang.range_after_rx.match(text, n.end()) or lang.range_before_rx.search(text[max(0, start - 16):start])):
         return False
     prev = text[max(0, start - 32):start]
     if re.match(r"[ \t]*[-–~][ \t]*~?[\d.]", text[n.end():n.end() + 8]):
         return True                  # "stuck from 0.98-1.01": a dash joins a range, after "from" too
-    return not (re.search(r"\bfrom\s*$", prev)
-                or re.search(r"\bfrom\s*~?\s*[-+\d.e]+%?\s*(?:to|->|→|=>)\s*~?\s*$", prev))
+    return not (lang.range_end_rx is not None and lang.range_end_rx.search(prev))
 
 
 def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, series: dict, prev_fact):
@@ -858,38 +939,38 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     attributed (fact, end, start), which the next number may continue."""
     raw = n.group(0).strip()
     start = n.start()
-    continued = _continue_from_to(text, n, raw, series, prev_fact)
+    continued = _continue_from_to(lang, text, n, raw, series, prev_fact)
     if continued is not None:
         return continued
     if lang.setting_rx is not None and lang.setting_rx.search(text[max(0, start - 32):start]):
         return None
     lead = text[max(0, start - 12):start]
-    if _UNIT_AFTER.match(text, n.end()) or _PROGRESS_TOTAL.search(lead) or \
+    if (lang.unit_rx is not None and lang.unit_rx.match(text, n.end())) or _PROGRESS_TOTAL.search(lead) or \
             (lang.counted_rx is not None and lang.counted_rx.search(lead)):
         return prev_fact
     P = lang.params
     after, before, sentence = _marks_near(text, n, marks, reach,
                                           int(P["language.split_before_metric_chars"]))
-    if not before and not after and _continues_quantity(text, start, sentence, prev_fact,
+    if not before and not after and _continues_quantity(lang, text, start, sentence, prev_fact,
                                                         int(P["language.continuation_window_chars"])):
         if lang.peak_rx is not None and lang.peak_rx.search(text, prev_fact[1], start):
             return None             # "sits near 0.8, then spikes up to 4": the spike's height, not a later level
-        return _add_later_value(text, n, raw, series, prev_fact)
+        return _add_later_value(lang, text, n, raw, series, prev_fact)
     if not before:
         return prev_fact
     if not after and _label_too_far(lang, text, start, before, int(P["language.label_gap_max_words"])):
         return prev_fact
-    split, metric = _split_and_metric(text, n, raw, marks, before)
+    split, metric = _split_and_metric(lang, text, n, raw, marks, before)
     fact = lang.metrics.get((split, metric))
     if fact is None:
         return prev_fact
     v = _metric_value(raw, metric)
-    if v is None or _is_range_bound(text, n):
+    if v is None or _is_range_bound(lang, text, n):
         return prev_fact
     origin = before[0][0] if after else before[-1][0]
     if lang.peak_rx is not None and lang.peak_rx.search(text, max(sentence, min(origin, start) - 40), start):
         return None                 # "spikes in the loss, up to 0.25": a spike's height, not where it sits
-    if lang.reference_rx is not None and lang.reference_rx.search(text, _clause_start(text, start), start):
+    if lang.reference_rx is not None and lang.reference_rx.search(text, _clause_start(lang, text, start), start):
         return None                 # "the example claims to reach 0.65 loss": someone else's value, not the run's
     series.setdefault(fact, []).append((start, v, (min(origin, start), n.end()), text[min(origin, start):n.end()]))
     return (fact, n.end(), n.start())
@@ -904,7 +985,7 @@ def _readings_from_series(text: str, lang: Language, series: dict) -> list[Readi
         s0, v0, sp0, ph0 = vals[0]
         s1, v1, sp1, ph1 = vals[-1]
         if fact.endswith("accuracy") and len(vals) > 1 and not _is_log(text, [v[0] for v in vals]) \
-                and not re.search(r"\bfrom\b|从|\bto\s*~?\s*[-+]?[\d.]+\s*%?\s*$", ph1):
+                and not (lang.change_phrase_rx is not None and lang.change_phrase_rx.search(ph1)):
             s1, v1, sp1, ph1 = vals[0]          # prose: the first accuracy stated is the poster's
         out.append(Reading(fact, v1, sp1, " ".join(ph1.split())))
         if fact in ("train_loss",) and len(vals) > 1 and v0 != v1:
@@ -931,11 +1012,9 @@ def _is_log(text: str, starts: list) -> bool:
 # ------------------------------------------------------------------------------ the example classifier
 _TOKEN = re.compile(r"[a-z]+|[\u4e00-\u9fff]|\d+(?:\.\d+)?\s?%?")
 _WORD = re.compile(r"[a-z]+")
-_STOP = {"the", "a", "an", "i", "my", "is", "it", "to", "of", "and", "in", "on", "for", "this", "that", "with",
-         "am", "are", "be", "was", "at", "as", "so", "me", "we", "you", "have", "has", "when", "what"}
 
 
-def _features(text: str) -> dict:
+def _features(text: str, stop: frozenset = frozenset()) -> dict:
     """Sparse counts of the text's features: stemmed words (six letters: morphology over spelling),
     word pairs, number shapes ("#pct", "#num") and character 3- to 5-grams inside each word, which
     still match a typo or an inflection the examples never spelled that way."""
@@ -944,13 +1023,13 @@ def _features(text: str) -> dict:
     for t in _TOKEN.findall(low):
         if t[0].isdigit():
             toks.append("#pct" if t.endswith("%") else "#num")
-        elif t not in _STOP:
+        elif t not in stop:
             toks.append(t[:6])
     out: dict = {}
     for f in ["w:" + t for t in toks] + ["b:" + a + "_" + b for a, b in zip(toks, toks[1:])]:
         out[f] = out.get(f, 0) + 1
     for w in _WORD.findall(low):
-        if w in _STOP:
+        if w in stop:
             continue
         w = " " + w + " "
         for n in (3, 4, 5):
@@ -975,14 +1054,15 @@ class _Examples:
     (softmax with ``language.example_sharpness``); character n-grams count
     ``language.example_char_weight`` times a word's weight."""
 
-    def __init__(self, examples: list, params: dict | None = None):
+    def __init__(self, examples: list, params: dict | None = None, stop: frozenset = frozenset()):
         params = resolve(params)
+        self.stop = stop            # kb/language ``stop_words``: words no feature is made of
         self.sharpness = float(params["language.example_sharpness"])
         self.char_weight = float(params["language.example_char_weight"])
         # (symptom, text) or (symptom, text, origin file): each folder of language files (the core's
         # kb/language, each pack's own) gets its own centroid per symptom, so that a pack's three
         # utterances are not averaged away among the core's hundreds
-        docs = [(ex[0], _features(ex[1]), os.path.dirname(ex[2]) if len(ex) > 2 else "") for ex in examples]
+        docs = [(ex[0], _features(ex[1], stop), os.path.dirname(ex[2]) if len(ex) > 2 else "") for ex in examples]
         df: dict = {}
         for _, f, _o in docs:
             for k in f:
@@ -1013,7 +1093,7 @@ class _Examples:
         return _unit(v)
 
     def similarities(self, text: str) -> dict:
-        v = self._vector(_features(text))
+        v = self._vector(_features(text, self.stop))
         out: dict = {}
         for (sym, _o), c in self.groups.items():      # a symptom is as close as its closest file's centroid
             x = sum(w * c.get(k, 0.0) for k, w in v.items())
@@ -1036,7 +1116,7 @@ class _Examples:
         weight: dict = {}
         for m in _WORD.finditer(text.lower()):
             w = m.group(0)
-            if w in _STOP or len(w) < 3:
+            if w in self.stop or len(w) < 3:
                 continue
             f = "w:" + w[:6]
             x = self.idf.get(f, 0.0) * c.get(f, 0.0)

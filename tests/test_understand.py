@@ -22,8 +22,9 @@ def read(kb, text):
     ("1e-3", 0.001), ("0.001", 0.001), ("3e-4", 3e-4), ("5E-5", 5e-5), ("~0.693", 0.693), ("2k", 2000),
     ("1,000", 1000), (".5", 0.5), ("1.6 million", 1_600_000), ("12", 12),
 ])
-def test_numbers_as_written(text, value):
-    assert parse_number(text) == pytest.approx(value)
+def test_numbers_as_written(kb, text, value):
+    # magnitude words ("2k", "1.6 million") are the knowledge base's (kb/language magnitude_words)
+    assert parse_number(text, kb.language.number_words, kb.language.magnitudes) == pytest.approx(value)
 
 
 @pytest.mark.parametrize("text,fact,value", [

@@ -67,7 +67,7 @@ def main(argv=None) -> int:
         held = [e for e in entries if by_id.get(e["id"]) == coll]
         texts = {utterance_text(e["text"]) for e in held}
         training = [(s, t, o) for s, t, o in training_all if t not in texts]
-        lang._model = U._Examples(training, lang.params)
+        lang._model = U._Examples(training, lang.params, lang.stop_words)
         if args.voice == "examples":
             rows = [_classifier_only(lang, e) for e in held]
         else:
