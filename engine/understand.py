@@ -225,19 +225,24 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
     negators: list = []
     hypothetical: list = []
     grammar: dict = {key: [] for key in _GRAMMAR_LISTS}
-    for data, _where in entries:
+    origins: list = []                                 # (list name, word, file): a bad word names its own file
+    for data, where in entries:
         for t in data.get("terms", []):
             raw_terms.setdefault(t["id"], []).extend(t["variants"])
         negators += data.get("negators", [])
+        origins += [("negators", w, where) for w in data.get("negators", [])]
         for key in _GRAMMAR_LISTS:
             grammar[key] += data.get(key, [])
+            origins += [(key, w, where) for w in data.get(key, [])]
         for key, values in (data.get("split_after") or {}).items():
             grammar["split_after." + key] += values
+            origins += [("split_after." + key, w, where) for w in values]
         lang.number_words.update({str(k).lower(): v for k, v in (data.get("number_words") or {}).items()})
         lang.magnitudes.update({str(k).lower(): v for k, v in (data.get("magnitude_words") or {}).items()})
     # a term is a non-capturing alternation of its variants (longest first); variants may use other terms
     lang.terms = {k: "(?:" + "|".join(sorted(set(v), key=len, reverse=True)) + ")" for k, v in raw_terms.items()}
     lang.terms.update(number_slots(lang.magnitudes))       # a slot wins over a term of its name
+    _check_words(origins, lang.terms)
     if negators:
         alternatives = "|".join(sorted(set(negators), key=len, reverse=True))
         lang.negators = re.compile(r"(?:^|\W)(?:" + alternatives + r")(?:\W|$)", re.IGNORECASE)
@@ -285,6 +290,21 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
     _compile_labels(lang, grammar)
     _compile_grammar(lang, grammar)
     return lang
+
+
+def _check_words(origins: list, terms: dict) -> None:
+    """Each grammar word alone, before the lists are joined into one regex: a word that is no valid
+    pattern (a pack's ``"(("``) is reported with its list and the file that brought it, not as a
+    failure of the joined pattern in whichever file compiles it. A split prefix must also stand in a
+    fixed-width lookbehind. The classifier's ``stop_words`` are plain words, not patterns."""
+    for key, word, where in origins:
+        if key == "stop_words":
+            continue
+        pattern = "(?<=" + str(word) + ")" if key == "metric_prefixes" else "(?:" + str(word) + ")"
+        try:
+            re.compile(expand(pattern, terms, str(where)), re.IGNORECASE)
+        except re.error as exc:
+            raise KBError(f"bad word {word!r} in {key}: {exc}", str(where) or None) from None
 
 
 def _compile_labels(lang: Language, g: dict) -> None:

@@ -90,3 +90,20 @@ def test_the_shipped_lists_still_read_changes_ranges_units_and_number_words():
     assert "batch_size 4" in _echo("I use a batch size of four")
     assert "train_size 1600000" in _echo("ran it for 3k steps, the dataset has 1.6 million images")
     assert "regularization: none" in _echo("I'm not using dropout, augmentation or weight decay")
+
+
+@pytest.mark.parametrize("body, named", [
+    ("metric_prefixes: ['((']", "metric_prefixes"),          # no valid pattern
+    ("metric_prefixes: ['va+l_']", "metric_prefixes"),        # not fixed-width: cannot stand in a lookbehind
+    ("clause_words: ['[unclosed']", "clause_words"),
+    ("split_after: {prepositions: ['(?P<x']}", "split_after.prepositions"),
+])
+def test_a_packs_bad_grammar_word_is_one_error_naming_the_pack_file_and_the_list(tmp_path, body, named):
+    # a word is joined with the shipped ones into one regex; its error must still point at the pack
+    # that brought it, not at the core file whose pattern the joined regex happens to compile in
+    from traindx.engine.errors import KBError
+
+    with pytest.raises(KBError) as exc:
+        load_kb([_pack(tmp_path, body)])
+    msg = str(exc.value)
+    assert "grammar.yaml" in msg and named in msg and "\n" not in msg.strip()
