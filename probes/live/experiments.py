@@ -220,7 +220,8 @@ def _standardize_inputs(plan: _Plan, iv: dict, ctx: dict, train, held):
 
 
 def _drop_output_squash(plan: _Plan, iv: dict, ctx: dict, train, held):
-    plan.out_fn = _unsquash
+    tol = float(plan.params["output_squash.sum_tolerance"])
+    plan.out_fn = lambda out: _unsquash(out, tol)
 
 
 def _train_mode(plan: _Plan, iv: dict, ctx: dict, train, held):
@@ -336,15 +337,16 @@ def _apply(plan: _Plan, iv: dict, ctx: dict, train, held):
 
 
 
-def _unsquash(out):
-    """Undo a softmax/sigmoid already applied to ``out``: log of probabilities that sum to 1, else
-    the logit of values in [0, 1]; anything else passes unchanged."""
+def _unsquash(out, tol):
+    """Undo a softmax/sigmoid already applied to ``out``: log of probabilities that sum to 1 (within
+    ``tol``, ``output_squash.sum_tolerance``), else the logit of values in [0, 1]; anything else
+    passes unchanged."""
     import torch
     if not torch.is_tensor(out) or not out.is_floating_point() or out.numel() == 0:
         return out
     with torch.no_grad():
         lo, hi = float(out.min()), float(out.max())
-        sums_to_one = out.dim() >= 2 and bool(((out.sum(dim=-1) - 1).abs() < 1e-3).all())
+        sums_to_one = out.dim() >= 2 and bool(((out.sum(dim=-1) - 1).abs() < tol).all())
     if lo < 0 or hi > 1:
         return out
     if sums_to_one:
@@ -662,7 +664,9 @@ def _is_tensor(x) -> bool:
 
 def _batch_bytes(args, kwargs, targets) -> int:
     """Bytes of the tensors in a batch (as :func:`~traindx.probes.live.data.tensors_in` finds
-    them); the common case, positional tensors and no keyword arguments, without the generator."""
+    them; ``numel() * element_size()``, which a sparse tensor has and ``nbytes`` has not); positional
+    tensors and no keyword arguments without the generator (:meth:`Experiments.keep` sizes the
+    one-tensor batch itself)."""
     T = _Tensor()
     if not kwargs and all(type(a) is T for a in args) and type(targets) is T:
         return sum(a.numel() * a.element_size() for a in args) + targets.numel() * targets.element_size()
@@ -684,24 +688,37 @@ class Experiments:
         self.batches: list = []
         self.sizes: list = []
         self.kept_bytes = 0          # sum(self.sizes), kept as a running total (this runs every step)
+        self._T = None               # torch.Tensor, once keep() has run (torch is imported lazily)
         self.pending: list[dict] = []
         self.results: list[dict] = []
 
     def keep(self, args, kwargs, targets, out_shape) -> None:
         """Keep one training batch as the loss saw it (called on every training loss, so it stays
         cheap: references only, sizes summed once per batch)."""
-        if not self.enabled or args is None or type(targets) is not _Tensor() and not _is_tensor(targets):
+        if not self.enabled or args is None:
             return
-        if self.batches and self.batches[-1][2] is targets:
+        T = self._T
+        if T is None:
+            T = self._T = _Tensor()
+        if type(targets) is not T and not _is_tensor(targets):
             return
-        size = _batch_bytes(args, kwargs, targets)
-        shape = tuple(out_shape) if out_shape is not None else None
-        self.batches.append((tuple(args), dict(kwargs or {}), targets, shape))
-        self.sizes.append(size)
-        self.kept_bytes += size
-        while self.batches and (len(self.batches) > self.max_batches or self.kept_bytes > self.max_bytes):
-            self.batches.pop(0)
-            self.kept_bytes -= self.sizes.pop(0)
+        batches = self.batches
+        if batches and batches[-1][2] is targets:
+            return
+        if not kwargs and len(args) == 1 and type(args[0]) is T and type(targets) is T:   # the common batch
+            a = args[0]
+            size = a.numel() * a.element_size() + targets.numel() * targets.element_size()
+        else:
+            size = _batch_bytes(args, kwargs, targets)
+        batches.append((tuple(args), dict(kwargs) if kwargs else {}, targets,
+                        tuple(out_shape) if out_shape is not None else None))
+        sizes = self.sizes
+        sizes.append(size)
+        kept = self.kept_bytes + size
+        while batches and (len(batches) > self.max_batches or kept > self.max_bytes):
+            del batches[0]
+            kept -= sizes.pop(0)
+        self.kept_bytes = kept
 
     def request(self, spec: dict) -> None:
         if self.enabled and isinstance(spec, dict) and spec.get("id") and \

@@ -115,17 +115,18 @@ class _SafeCalls:
         self._fuse = fuse
 
     # called on every batch: Fuse.call's guard written out (one Python frame less each)
-    def on_data_wait(self, *a, **kw):
+    # (the loader tap's own calls, written out: no argument packing on every batch)
+    def on_data_wait(self, seconds, synced=None, phase=None):
         if not self._fuse.blown:
             try:
-                self._monitor.on_data_wait(*a, **kw)
+                self._monitor.on_data_wait(seconds, synced=synced, phase=phase)
             except Exception as exc:
                 self._fuse.blow("loader (data wait)", exc, stacklevel=3)
 
-    def on_batch(self, *a, **kw):
+    def on_batch(self, inputs, targets=None, phase=None):
         if not self._fuse.blown:
             try:
-                self._monitor.on_batch(*a, **kw)
+                self._monitor.on_batch(inputs, targets, phase=phase)
             except Exception as exc:
                 self._fuse.blow("loader (batch)", exc, stacklevel=3)
 

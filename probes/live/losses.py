@@ -233,10 +233,11 @@ def custom_loss(loss_name: str | None) -> bool | None:
     return name == "custom"
 
 
-def output_activation(outputs, min_values: int) -> str | None:
+def output_activation(outputs, min_values: int, sum_tolerance: float) -> str | None:
     """Squashing already applied to ``outputs``: softmax, log_softmax, sigmoid or none.
 
-    Rows that are non-negative and sum to 1 (over dim 1) -> softmax; all <= 0 with logsumexp ~ 0 ->
+    Rows that are non-negative and sum to 1 (over dim 1, within ``sum_tolerance``) -> softmax; all <= 0
+    with logsumexp within ``sum_tolerance`` of 0 ->
     log_softmax; every value in [0, 1] -> sigmoid. Needs at least ``min_values`` values
     (``output_squash.min_values``); None for non-tensors.
     """
@@ -252,11 +253,11 @@ def output_activation(outputs, min_values: int) -> str | None:
         if o.dim() >= 2 and o.shape[1] >= 2:
             if lo >= 0:
                 sums = o.sum(1)
-                if bool(((sums - 1).abs() < 1e-3).all()):
+                if bool(((sums - 1).abs() < sum_tolerance).all()):
                     return "softmax"
             if hi <= 1e-6:
                 lse = torch.logsumexp(o, dim=1)
-                if bool((lse.abs() < 1e-3).all()):
+                if bool((lse.abs() < sum_tolerance).all()):
                     return "log_softmax"
         if lo >= 0 and hi <= 1 and hi > lo:
             return "sigmoid"

@@ -78,7 +78,7 @@ import traindx.probes.live.updates as U
 from traindx.probes.live.monitor_batches import BatchFeed
 from traindx.probes.live.monitor_losses import LossFeed
 from traindx.probes.live.monitor_steps import StepFeed
-from traindx.probes.live.probe import ARMED_SCHEDULE, SCHEDULE, Schedule
+from traindx.probes.live.probe import ARMED_SCHEDULE, SCHEDULE, CostlyProbe, Schedule
 from traindx.probes.live.schedule import FLUSH_EVERY, own_time
 from traindx.probes.live.sources import COSTLY, PROBES
 
@@ -122,6 +122,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         self._flat_min = P["monitor.flat_min_losses"]
         self._gap_evals = int(P["monitor.gap_evaluations"])
         self._squash_min = P["output_squash.min_values"]
+        self._squash_sum_tol = float(P["output_squash.sum_tolerance"])
         self._max_class_index = P["output_squash.max_class_index"]
         self._chance_tolerance = P["curves.chance_tolerance"]
         self.model = None
@@ -156,6 +157,9 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         self.costly = {p.id: p for p in self._costly}
         for p in self._costly:
             p.setup(self)
+        # the ones with an on_train_value of their own (called at every recorded training loss)
+        self._value_watchers = tuple(p for p in self._costly
+                                     if type(p).on_train_value is not CostlyProbe.on_train_value)
         self._act_layers: dict[str, dict[str, float]] = {}
         self._act_lin_order: list[str] = []
         self._act_order: list[str] = []
@@ -444,9 +448,10 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         """The overfit-one-batch probe's result (plain data), or None."""
         return self.costly["overfit_batch"].result
 
-    def start_lr_decay(self, batches: int = 64):
+    def start_lr_decay(self, batches: int | None = None):
         """Start the LR-decay test by hand (it starts by itself on a plateau under a held LR): the
-        next ``batches`` training batches (at least 12) are kept and the test runs at the step
+        next ``batches`` training batches (default ``lr_decay.batches``; at least
+        ``lr_decay.min_train_batches`` + ``lr_decay.min_held_out_batches``) are kept and the test runs at the step
         after the last of them (or at the end of the run, on those kept by then)."""
         if self._busy:
             return

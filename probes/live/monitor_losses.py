@@ -16,7 +16,7 @@ import traindx.probes.live.data as D
 import traindx.probes.live.losses as L
 import traindx.probes.live.nan_trace as NT
 from traindx.probes.live.probe import SCHEDULE
-from traindx.probes.live.schedule import ACC, OUTPUTS, due, own_time
+from traindx.probes.live.schedule import OUT_FIRST, OUT_GATE, own_time
 
 class _LossRec:
     __slots__ = ("step", "phase", "value", "training", "bwd", "acc", "nan_info", "eval_set")
@@ -92,7 +92,7 @@ class LossFeed:
         training = self._last_fwd_training if self._last_fwd_training is not None else (
             None if self.model is None else self.model.training)
         rec = _LossRec(self.steps, phase, training, self._bwd_count)
-        rec.eval_set = getattr(self, "_eval_set", None)
+        rec.eval_set = self._eval_set
         self._loss_count += 1
         if loss_fn is not None and self._loss_fn is None:
             self._loss_fn = loss_fn
@@ -100,7 +100,8 @@ class LossFeed:
             if isinstance(ls, float) and ls > 0:
                 self._label_smoothing = ls
         self._read_loss_value(rec, loss)
-        loss_name = self._identify_loss(loss, outputs, targets, loss_name)
+        if self._loss_count <= 100 or self._loss_name is None:     # (see _identify_loss)
+            loss_name = self._identify_loss(loss, outputs, targets, loss_name)
         if phase != "val":
             self._on_train_loss(rec, outputs, targets, loss_name)
         else:
@@ -158,7 +159,7 @@ class LossFeed:
         the costly probes that keep batches, and the NaN trace at the first non-finite value."""
         i = self._train_loss_count
         self._train_loss_count += 1
-        if due(ACC, i) or due(OUTPUTS, i) or self.steps < self._armed_until or self.level == "full":
+        if i < OUT_FIRST or i % OUT_GATE == 0 or self.steps < self._armed_until or self.level == "full":
             if self._sched("outputs", i):
                 self._observe_outputs(rec, outputs, targets, loss_name or self._loss_name,
                                       sample_squash=self.armed or SCHEDULE["squash"](i))
@@ -214,7 +215,7 @@ class LossFeed:
         if m is not None:
             self._defer(lambda v: o.__setitem__("range", max(o["range"], v)), m)
         if sample_squash:
-            act = L.output_activation(outputs, self._squash_min)
+            act = L.output_activation(outputs, self._squash_min, self._squash_sum_tol)
             if act is not None:
                 o["activation"].append(act)
             if targets is not None and torch.is_tensor(targets):
@@ -355,7 +356,7 @@ class LossFeed:
                 self._spikes += 1
                 if not self.armed:
                     self.arm(f"spike: loss {v:.4g} > {self._spike_factor:g}x running median {med:.4g}")
-        for p in self._costly:            # costly probes that arm on the curve's shape (lr_decay)
+        for p in self._value_watchers:    # costly probes that arm on the curve's shape (lr_decay)
             p.on_train_value(self, n)
         if not self._flat_checked and rec.step >= self._flat_after and n >= self._flat_min:
             self._flat_checked = True

@@ -101,10 +101,10 @@ class Watch:
         if self.monitor is not None:
             self.fuse.call("arm", self.monitor.arm, reason)
 
-    def lr_decay_test(self, batches: int = 64):
+    def lr_decay_test(self, batches: int | None = None):
         """Start the LR-decay test now (it starts by itself when the loss plateaus under a held
-        LR): copies continue on the next ``batches`` training batches (the last quarter held out)
-        at the same and at a tenth of the LR.
+        LR): copies continue on the next ``batches`` training batches (default ``lr_decay.batches``;
+        the last quarter held out) at the same and at a tenth of the LR.
         Its answer, ``lr_decay_helps``, is in :meth:`findings` once those batches have been seen."""
         if self.monitor is not None:
             self.fuse.call("lr_decay_test", self.monitor.start_lr_decay, batches)

@@ -25,7 +25,7 @@ class Experiment(CostlyProbe):
     schedule = ("keeps every training batch (references, bounded by count and bytes); an experiment the "
                 "engine asks for runs at the next sampled step")
     parameters = ("experiments.buffer_batches", "experiments.buffer_bytes", "experiments.min_train_batches",
-                  "experiments.min_held_out_batches")
+                  "experiments.min_held_out_batches", "output_squash.sum_tolerance")
 
     def __init__(self):
         self.box = EX.Experiments(True)
@@ -50,8 +50,8 @@ class Experiment(CostlyProbe):
         self.box.request(spec)
 
     def on_train_loss(self, m, outputs, targets) -> None:
-        shape = outputs.shape if outputs is not None and m._torch.is_tensor(outputs) else None
-        self.box.keep(m._last_args, m._last_kwargs, targets, shape)
+        self.box.keep(m._last_args, m._last_kwargs, targets,
+                      outputs.shape if outputs is not None and m._torch.is_tensor(outputs) else None)
 
     @staticmethod
     def _training_mode(m):

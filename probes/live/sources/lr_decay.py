@@ -45,7 +45,7 @@ class LrDecay(CostlyProbe):
         self.bytes = 0
         self.runs: list[dict] = []
         self.next_check = None     # the training loss of the next plateau look (lr_decay.first_look_losses first)
-        self.target = 64
+        self.target = None         # batches to keep (lr_decay.batches unless start() was given a count)
         self.seen = None           # the run's own decay through the plateau, when it has one
 
     @property
@@ -60,12 +60,14 @@ class LrDecay(CostlyProbe):
     def collecting(self) -> bool:
         return self.state == "collecting"
 
-    def start(self, batches: int = 64, params=None) -> None:
-        """Start collecting now (``Monitor.start_lr_decay``)."""
+    def start(self, batches: int | None = None, params=None) -> None:
+        """Start collecting now (``Monitor.start_lr_decay``): ``batches`` training batches, by
+        default ``lr_decay.batches``."""
         if self.state is not None:
             return
         self.state = "collecting"
-        self.target = max(_min_batches(resolve(params)), int(batches))
+        p = resolve(params)
+        self.target = max(_min_batches(p), int(p["lr_decay.batches"] if batches is None else batches))
         self.batches, self.bytes = [], 0
 
     # ------------------------------------------------------------------ arming

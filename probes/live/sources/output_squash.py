@@ -20,7 +20,7 @@ class OutputSquash(Probe):
     facts = ("output_activation", "loss_function", "target_kind", "loss_shape_mismatch", "custom_loss", "num_classes")
     needs = frozenset({"loss"})
     schedule = "outputs and targets of the first 10 training losses, then every 500th; every one while armed"
-    parameters = ("output_squash.min_values", "output_squash.max_class_index")
+    parameters = ("output_squash.min_values", "output_squash.max_class_index", "output_squash.sum_tolerance")
 
     def findings(self, m, emit, params):
         o_ = m._outputs
