@@ -79,3 +79,38 @@ def diagnose_log_text(tmp_path, text, name="run.out"):
     p = tmp_path / name
     p.write_text(text, encoding="utf-8")
     return CliRunner().invoke(main, ["diagnose", "--log", str(p), "--non-interactive", "--format", "json"])
+
+
+def diagnose_log_report(tmp_path, text, name="run.out"):
+    """:func:`diagnose_log_text` for a log traindx must read: exit 0; returns the JSON report and
+    the whole output (the one-line summary of what was read comes before the report)."""
+    import json
+
+    res = diagnose_log_text(tmp_path, text, name)
+    assert res.exit_code == 0, res.output
+    out = res.output
+    return json.loads(out[out.index("{"):]), out
+
+
+def report_symptom(rep):
+    """The symptom a user reads off a report: ``healthy`` / ``out_of_scope`` for those statuses,
+    else the symptom id (None when there is none)."""
+    if rep["status"] in ("healthy", "out_of_scope"):
+        return rep["status"]
+    return rep["symptom"]["id"] if rep.get("symptom") else None
+
+
+def understood_echo(text: str, packs=()) -> str:
+    """The ``I read: ...`` lines a user sees for a complaint ``text``, with knowledge ``packs`` loaded."""
+    from traindx.engine.api import Session, load_kb
+    from traindx.engine.frontends.cli import understood_lines
+
+    s = Session(load_kb(list(packs)))
+    s.add_complaint(text)
+    return "\n".join(understood_lines(s))
+
+
+def language_pack(tmp_path, body: str) -> str:
+    """A knowledge pack folder holding one kb/language file ``grammar.yaml`` with ``body``."""
+    (tmp_path / "grammar.yaml").write_text("kind: language\n" + body + "\n", encoding="utf-8")
+    return str(tmp_path)

@@ -16,6 +16,10 @@ from click.testing import CliRunner
 
 from traindx.engine.frontends.cli import main
 from traindx.probes.readers.console import read_console_text
+from conftest import report_symptom
+
+
+_symptom = report_symptom
 
 
 def _diagnose(tmp_path, text, name="run.out"):
@@ -26,12 +30,6 @@ def _diagnose(tmp_path, text, name="run.out"):
     out = res.output
     rep = json.loads(out[out.index("{"):])
     return rep, out
-
-
-def _symptom(rep):
-    if rep["status"] in ("healthy", "out_of_scope"):
-        return rep["status"]
-    return rep["symptom"]["id"] if rep.get("symptom") else None
 
 
 def _vals(log, role):

@@ -13,7 +13,10 @@ Torch-free.
 import json
 
 
-from conftest import diagnose_log_text
+from conftest import diagnose_log_text, report_symptom
+
+
+_symptom = report_symptom
 
 
 _run = diagnose_log_text
@@ -24,12 +27,6 @@ def _diagnose(tmp_path, text, name="run.out"):
     assert res.exit_code == 0, res.output
     out = res.output
     return json.loads(out[out.index("{"):])
-
-
-def _symptom(rep):
-    if rep["status"] in ("healthy", "out_of_scope"):
-        return rep["status"]
-    return rep["symptom"]["id"] if rep.get("symptom") else None
 
 
 def _fact(rep, name):

@@ -8,27 +8,18 @@ a step printed at the start of a ``|``-separated line, a split's metric behind a
 (``source_train_acc``), progress-bar redraws run together on one line, and a run whose training
 and validation repeat the same numbers epoch after epoch. Torch-free.
 """
-import json
 
 
-from conftest import diagnose_log_text
+from conftest import diagnose_log_text, report_symptom, diagnose_log_report
+
 from traindx.probes.readers.console import read_console_text
 
 
+_symptom = report_symptom
+_diagnose = diagnose_log_report
+
+
 _run = diagnose_log_text
-
-
-def _diagnose(tmp_path, text, name="run.out"):
-    res = _run(tmp_path, text, name)
-    assert res.exit_code == 0, res.output
-    out = res.output
-    return json.loads(out[out.index("{"):]), out
-
-
-def _symptom(rep):
-    if rep["status"] in ("healthy", "out_of_scope"):
-        return rep["status"]
-    return rep["symptom"]["id"] if rep.get("symptom") else None
 
 
 def _cascade(start: float, n: int, dup: int = 1) -> list:

@@ -8,24 +8,15 @@ the loss by orders of magnitude; a printed gradient norm that spikes a hundredfo
 stays flat. Each has a twin that must not fire (numbers that do not add up, a hard last batch, an
 ordinary gradient-norm wobble). Torch-free.
 """
-import json
 
-from conftest import diagnose_log_text
+from conftest import diagnose_log_text, report_symptom, diagnose_log_report
+
+
+_symptom = report_symptom
+_diagnose = diagnose_log_report
+
 
 _run = diagnose_log_text
-
-
-def _diagnose(tmp_path, text, name="run.out"):
-    res = _run(tmp_path, text, name)
-    assert res.exit_code == 0, res.output
-    out = res.output
-    return json.loads(out[out.index("{"):]), out
-
-
-def _symptom(rep):
-    if rep["status"] in ("healthy", "out_of_scope"):
-        return rep["status"]
-    return rep["symptom"]["id"] if rep.get("symptom") else None
 
 
 def _facts(rep):

@@ -6,19 +6,10 @@ each test shows the echo a user gets (``I read: ... val_accuracy 0.6``) before a
 
 import pytest
 
-from traindx.engine.api import Session, load_kb
-from traindx.engine.frontends.cli import understood_lines
+from conftest import language_pack, understood_echo
 
-
-def _echo(text: str, packs=()) -> str:
-    s = Session(load_kb(list(packs)))
-    s.add_complaint(text)
-    return "\n".join(understood_lines(s))
-
-
-def _pack(tmp_path, body: str) -> str:
-    (tmp_path / "grammar.yaml").write_text("kind: language\n" + body + "\n", encoding="utf-8")
-    return str(tmp_path)
+_echo = understood_echo
+_pack = language_pack
 
 
 @pytest.mark.parametrize("body, text, before, after", [
