@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 
 from .errors import InputError
 
@@ -116,6 +117,8 @@ def _number(value, name):
         raise ValueProblem(f"{name} is a number, got {value!r}")
     if isinstance(value, (int, float)):
         v = float(value) if isinstance(value, float) else value
+        if isinstance(v, int) and abs(v) > sys.float_info.max:
+            v = math.inf if v > 0 else -math.inf       # past float range, as the text "1e400" reads
     else:
         text = str(value).strip().lower().replace("_", "").replace(",", "")
         text = text.rstrip("%").strip()

@@ -81,6 +81,37 @@ def test_deeply_nested_json_line_in_a_log(tmp_path):
     assert "nested" in err
 
 
+
+def test_an_integer_past_float_range_in_a_json_log_is_read_as_infinity_not_a_traceback(tmp_path):
+    # found by benchmarks/fuzz.py (seed 0): json reads 1 followed by 400 zeros as an int that no float
+    # holds; like the text "1e400", it is an infinity, and the log is still read
+    from traindx.probes.readers.logs import read_log
+
+    log = tmp_path / "metrics.json"
+    rows = [{"step": k, "loss": 2.3 - 0.1 * k} for k in range(1, 8)] + [{"step": 8, "loss": 10 ** 400}]
+    log.write_text(json.dumps(rows))
+    data = read_log(str(log))
+    loss = data.series["loss"]
+    assert (loss.finite, loss.nonfinite) == (7, 1)
+    r = run_capped("diagnose", "--log", str(log), "--non-interactive")
+    assert r.returncode == 0 and "Traceback" not in r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("flag, name, text", [
+    ("--config", "cfg.yaml", "lr: 1" + "0" * 400 + "\nbatch_size: 32\n"),
+    ("--config", "cfg.json", '{"lr": 1' + "0" * 400 + ', "batch_size": 32}'),
+    ("--answers", "facts.yaml", "current_loss: 1" + "0" * 400 + "\nbatch_size: 1" + "0" * 400 + "\n"),
+])
+def test_an_integer_past_float_range_in_a_config_or_answers_file_is_no_traceback(tmp_path, flag, name, text):
+    # an int no float holds: a config ignores it as a setting; an answer reads it as the text "1e400"
+    # would (an infinity; a whole-number fact then says it must be a whole number, naming the line)
+    f = tmp_path / name
+    f.write_text(text)
+    r = run_capped("diagnose", flag, str(f), "--complaint", "loss stuck", "--non-interactive")
+    assert "Traceback" not in r.stdout + r.stderr
+    assert r.returncode == 0 or (r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+                                 and name in r.stderr)
+
 # ---- the loaders themselves ----------------------------------------------------------------
 
 def test_pack_cannot_loosen_the_limits_its_own_files_are_read_under(tmp_path):

@@ -257,7 +257,9 @@ def _number(value: Any) -> float | int | None:
     """A real number from a config value: YAML 1.1 reads '1e-3' as text, so numeric text counts."""
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):
+        return value if abs(value) <= sys.float_info.max else None     # past float range: no usable number
+    if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, str):
         try:

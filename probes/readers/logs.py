@@ -289,7 +289,10 @@ def _to_float(s: Any) -> float | None:
         if s is None:
             return None
         if isinstance(s, int) and not isinstance(s, bool):
-            return float(s)
+            try:
+                return float(s)
+            except OverflowError:            # past float range, as the text "1e400" reads: an infinity
+                return math.inf if s > 0 else -math.inf
         raise _BadValue(s)
     try:
         return float(s)
