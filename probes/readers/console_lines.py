@@ -12,7 +12,7 @@ import math
 import re
 from operator import itemgetter
 
-from .logs import match_role, normalize_name
+from .logs import match_role
 
 # ------------------------------------------------------------------------------ line cleaning
 _PREFIX = re.compile(
@@ -284,6 +284,10 @@ def _sum_total(line: str, pairs: list, rel_tol: float) -> int | None:
     return None
 
 
+#: a table column read as a component, and the total it is summed into
+_PART_OF = {"loss_part": "loss", "val_loss_part": "val_loss"}
+
+
 def _val_loss_part(name: str, epoch_table: bool) -> bool:
     """A component of the validation loss (``val box``, ``val/box_loss``, ``val_cls_loss``): a
     validation or test split word, then what :func:`_loss_part` calls a component."""
@@ -386,19 +390,14 @@ class LineParser:
 
     def _table_record(self, row) -> None:
         metrics = []
-        parts = []
-        vparts = []
+        parts: dict = {"loss": [], "val_loss": []}      # the components of each, summed into one value
         epoch = step = None
         for name, role, v in row:
             if v is None:
                 continue
-            if role is not None and role[0] == "loss_part":
-                parts.append((name, v))
+            if role is not None and role[0] in _PART_OF:
+                parts[_PART_OF[role[0]]].append((name, v))
                 continue
-            if role is not None and role[0] == "val_loss_part":
-                vparts.append((name, v))
-                continue
-            norm = normalize_name(name)
             m = match_role(name)
             if m and m[0] == "epoch":
                 epoch = v
@@ -408,16 +407,14 @@ class LineParser:
                 continue
             if role is not None:
                 metrics.append((role, v))
-        if parts:
-            metrics.append((("loss", 40, " + ".join(n for n, _ in parts), None), sum(v for _, v in parts)))
-        if vparts:
-            metrics.append((("val_loss", 40, " + ".join(n for n, _ in vparts), None), sum(v for _, v in vparts)))
+        for total, pv in parts.items():
+            if pv:
+                metrics.append(((total, 40, " + ".join(n for n, _ in pv), None), sum(v for _, v in pv)))
         if epoch is not None:
             self._set_epoch(epoch)
         if metrics:
             self.epoch_on_line = epoch is not None
             self._record(metrics, None, None, None, step, False, "table")
-        _ = norm if row else None
 
     # A console log repeats a few line shapes thousands of times. The first line of each shape
     # (its ASCII digits all read as 0, which keeps every offset) is parsed in full, with every
