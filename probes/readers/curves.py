@@ -1058,18 +1058,21 @@ def _val_shape(log, out: _Out) -> None:
 
 def _train_loss_still(log, x0: float) -> bool:
     """The training loss printed since ``x0`` (two values or more) is one and the same number."""
-    s = log.get("loss")
-    vs = [q.mean for q in (s.finite_points() if s is not None else []) if q.x1 >= x0]
+    vs = _values_since(log, "loss", x0)
     return len(vs) >= 2 and max(vs) - min(vs) <= 1e-9 * (max(abs(v) for v in vs) or 1.0)
+
+
+def _values_since(log, role: str, x0: float) -> list:
+    """The finite values of ``role``'s curve printed since ``x0`` (none when the log has no such curve)."""
+    s = log.get(role)
+    return [q.mean for q in (s.finite_points() if s is not None else []) if q.x1 >= x0]
 
 
 def _train_moved(log, x0: float, p) -> bool:
     """The training loss (else accuracy) moved since ``x0``, or the log prints neither."""
     for role in ("loss", "accuracy"):
-        s = log.get(role)
-        fin = [q for q in (s.finite_points() if s is not None else []) if q.x1 >= x0]
-        if len(fin) >= 2:
-            vs = [q.mean for q in fin]
+        vs = _values_since(log, role, x0)
+        if len(vs) >= 2:
             return max(vs) - min(vs) > p["curves.frozen_val_train_move"] * (max(abs(v) for v in vs) or 1.0)
     return log.get("loss") is None and log.get("accuracy") is None
 
