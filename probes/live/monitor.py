@@ -119,6 +119,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         self._spike_factor = P["monitor.spike_factor"]
         self._spike_min = P["monitor.spike_min_losses"]
         self._recent = int(P["monitor.recent_losses"])
+        self._name_losses = int(P["monitor.loss_name_losses"])
         self._flat_min = P["monitor.flat_min_losses"]
         self._gap_evals = int(P["monitor.gap_evaluations"])
         self._squash_min = P["output_squash.min_values"]

@@ -100,7 +100,7 @@ class LossFeed:
             if isinstance(ls, float) and ls > 0:
                 self._label_smoothing = ls
         self._read_loss_value(rec, loss)
-        if self._loss_count <= 100 or self._loss_name is None:     # (see _identify_loss)
+        if self._loss_count <= self._name_losses or self._loss_name is None:     # (see _identify_loss)
             loss_name = self._identify_loss(loss, outputs, targets, loss_name)
         if phase != "val":
             self._on_train_loss(rec, outputs, targets, loss_name)
@@ -137,9 +137,10 @@ class LossFeed:
 
     def _identify_loss(self, loss, outputs, targets, loss_name):
         """Loss identification: a given name, else a value match on the first few losses that come
-        with outputs and targets (names are tallied on the first 100 losses only). Returns the name
+        with outputs and targets (names are tallied on the first ``monitor.loss_name_losses`` losses
+        only). Returns the name
         this loss goes by (None: not known)."""
-        if loss_name != "unknown" and self._loss_count <= 100:
+        if loss_name != "unknown" and self._loss_count <= self._name_losses:
             if loss_name is None and outputs is not None and targets is not None and self._name_checks < 3:
                 self._name_checks += 1
                 loss_name = L.infer_loss_name(loss, outputs, targets)
