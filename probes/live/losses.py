@@ -371,3 +371,78 @@ def loss_callable(loss_name: str | None):
         "bce_with_logits": F.binary_cross_entropy_with_logits, "mse": F.mse_loss, "l1": F.l1_loss,
         "smooth_l1": F.smooth_l1_loss,
     }.get(loss_function(loss_name) or "")
+
+
+# --------------------------------------------------------------------------- the loss's own weights
+#: autograd nodes that add the loss's terms: the walk from the loss goes through these only
+_SUM_NODES = ("AddBackward0", "SubBackward0")
+#: nodes that scale one term by a saved factor (``beta * kl``, ``kl / 4``)
+_SCALE_NODES = {"MulBackward0": False, "DivBackward0": True}
+
+
+def _constant_factor(node):
+    """The constant a scaling node multiplies its term by (a 0-dim tensor that needs no gradient:
+    a Python number or a ``torch.tensor`` weight), else None."""
+    divides = _SCALE_NODES.get(type(node).__name__)
+    if divides is None:
+        return None
+    for attr in ("_saved_other", "_saved_self"):
+        try:
+            t = getattr(node, attr, None)
+        except RuntimeError:      # freed by an earlier backward
+            return None
+        if (t is not None and getattr(t, "dim", None) is not None and t.dim() == 0 and not t.requires_grad
+                and t.device.type == "cpu"):      # a Python number is wrapped on the CPU: no device sync
+            v = float(t)
+            if divides:
+                return (1.0 / v) if attr == "_saved_other" and v != 0 else None
+            return v
+    return None
+
+
+def loss_term_weights(loss, max_nodes: int) -> tuple[float, ...]:
+    """The constant weights of the loss's terms, in graph order: ``rec + beta * kl`` gives
+    ``(beta,)``, ``a + 0.1 * b + c / 4`` gives ``(0.1, 0.25)``. The walk follows only the sums at
+    the top of the loss's graph (at most ``max_nodes`` nodes) and never goes inside a term, so a
+    constant inside the model is no weight. Plain floats; never raises."""
+    try:
+        start = getattr(loss, "grad_fn", None)
+        out, queue, seen = [], [start], 0
+        while queue and seen < max_nodes:
+            node = queue.pop(0)
+            if node is None:
+                continue
+            seen += 1
+            name = type(node).__name__
+            if name in _SUM_NODES:
+                queue.extend(nxt for nxt, _ in node.next_functions)
+                continue
+            w = _constant_factor(node)
+            if w is not None and math.isfinite(w):
+                out.append(w)
+        return tuple(out)
+    except Exception:
+        return ()
+
+
+def weights_scheduled(samples: Sequence[tuple[int, tuple]], change: float) -> tuple[int, float, float] | None:
+    """The loss's term weights over the run (``(step, weights)`` samples): ``(index, first, last)``
+    of the first weight the script schedules: its samples only ever rise or only ever fall, and
+    its largest magnitude is ``change`` times its smallest or more (a weight that reaches zero, or
+    leaves it, changed). A factor that goes up and down from batch to batch (a normaliser such as
+    ``mask.sum()``) is no schedule. Samples whose terms differ in number from the first are
+    another loss and are skipped. None when no weight is scheduled."""
+    if len(samples) < 2:
+        return None
+    n = len(samples[0][1])
+    rows = [w for _, w in samples if len(w) == n]
+    for i in range(n):
+        vals = [r[i] for r in rows]
+        steps = [b - a for a, b in zip(vals, vals[1:])]
+        if not (all(d >= 0 for d in steps) or all(d <= 0 for d in steps)):
+            continue
+        mags = [abs(v) for v in vals]
+        lo, hi = min(mags), max(mags)
+        if hi > 0 and (lo == 0 or hi >= change * lo):
+            return i, vals[0], vals[-1]
+    return None

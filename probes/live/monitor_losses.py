@@ -57,6 +57,7 @@ class LossFeed:
         self._flat_checked = False
         self._spikes = 0
         self._spike_ref = None
+        self._loss_weights: list[tuple[int, tuple]] = []   # (step, the loss's constant term weights)
 
     def on_loss(self, loss, *, phase=None, outputs=None, targets=None, loss_name=None, loss_fn=None):
         """The loss before backward.
@@ -103,7 +104,7 @@ class LossFeed:
         if self._loss_count <= self._name_losses or self._loss_name is None:     # (see _identify_loss)
             loss_name = self._identify_loss(loss, outputs, targets, loss_name)
         if phase != "val":
-            self._on_train_loss(rec, outputs, targets, loss_name)
+            self._on_train_loss(rec, outputs, targets, loss_name, loss)
         else:
             self._val_since_wait = True
             self._val_since_step = True
@@ -155,7 +156,7 @@ class LossFeed:
             self._loss_name = L.loss_function(loss_name)
         return loss_name
 
-    def _on_train_loss(self, rec, outputs, targets, loss_name):
+    def _on_train_loss(self, rec, outputs, targets, loss_name, loss=None):
         """A training (or not yet decided) loss: the sampled looks at outputs, targets and labels,
         the costly probes that keep batches, and the NaN trace at the first non-finite value."""
         i = self._train_loss_count
@@ -181,6 +182,18 @@ class LossFeed:
                 self.arm(f"nonfinite loss at step {self.steps}")
         if rec.phase == "tentative":
             self._tentative.append(rec)
+        if self._sched("loss_weights", i) and loss is not None:
+            self._sample_loss_weights(loss)
+
+    def _sample_loss_weights(self, loss):
+        """The constant weights of the loss's terms at this step (``rec + beta * kl``: beta), read
+        off the loss's graph before backward; kept thinned to ``loss_weights.max_samples``."""
+        w = L.loss_term_weights(loss, self.params["loss_weights.max_nodes"])
+        if not w:
+            return
+        self._loss_weights.append((self.steps, w))
+        if len(self._loss_weights) > self.params["loss_weights.max_samples"]:
+            self._loss_weights = self._loss_weights[::2]
 
     def _resolve_tentative(self, final=True):
         """Losses computed with grad since the last step: one followed by a backward pass (before

@@ -170,6 +170,16 @@ class StepFeed:
             self._note("step post-hook", e)
         return None
 
+    def manual_step(self):
+        """A training step taken without a torch.optim optimizer (the script updates its parameters
+        by hand): counted like an optimizer step, with nothing of an optimizer to read."""
+        if self._busy:
+            return
+        try:
+            self._on_pre_step(None)
+        except Exception as e:
+            self._note("manual step", e)
+
     def _on_pre_step(self, optimizer, closure=False):
         now = time.perf_counter()
         step = self.steps
@@ -260,6 +270,8 @@ class StepFeed:
         return {n for n, p in self._tracked if id(p) in ids}
 
     def _sample_grads(self, step):
+        if not self._tracked:      # no parameter known (a hand-written loop): no gradient evidence
+            return
         names, grads = [], []
         for n, p in self._tracked:
             g = p.grad

@@ -61,6 +61,7 @@ SCHEDULE = {
     "inputs": Schedule(10, 100),
     "labels": Schedule(30, 100),
     "amp": Schedule(10, 50),
+    "loss_weights": Schedule(10, 50),
     "gpu_util": Schedule(1, 50),     # (off the CPU only)
 }
 #: While armed.

@@ -447,6 +447,17 @@ def _loss_spikes(c: _LossCurve, out: _Out) -> None:
              f"{_fmt(median(means))}") if spikes else
             "no sudden upward spikes in the training loss")
 
+    blowups = []
+    for a, b in spikes:
+        ref = c.level[a - 1] if a > 0 else c.level[a]
+        if ref > 0:
+            blowups.append((max(fin[k].hi for k in range(a, b + 1)) / ref, a, b, ref))
+    if blowups:
+        # the largest jump over the level just before it: a blow-up the run came back from (or not)
+        ratio, a, b, ref = max(blowups)
+        out.add("loss_blowup", ratio, fin[a].x0, fin[b].x1,
+                f"the training loss jumped to {_fmt(ratio * ref)} from a level of {_fmt(ref)} "
+                f"(x{_fmt(ratio)}) at {out.rng(fin[a].x0, fin[b].x1)}")
     if spikes and spikes[-1][1] == n - 1 and c.level[spikes[-1][0]] > 0:
         # the log ends on the jump: nothing after it shows the loss coming back
         a, _ = spikes[-1]

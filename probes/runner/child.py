@@ -149,6 +149,8 @@ class _State:
         self.other_steps = 0        # ... and how many steps in a row it took
         self.phase = 1              # training phases seen (pretraining, then fine-tuning, ...)
         self.phase_start = 0        # optimizer steps before the current phase
+        self.optimizers_made = 0    # torch.optim optimizers constructed by the script
+        self.manual_losses = 0      # losses differentiated in a loop with no torch.optim optimizer
 
 
 _S = _State()
@@ -486,6 +488,8 @@ def _install() -> None:
     _S.handles.append(optim_mod.register_optimizer_step_post_hook(_post_step))
     _S.discovery_handle = module_mod.register_module_forward_pre_hook(_seen_module)
     _patch_backward(torch)
+    _patch_autograd_grad(torch)
+    _patch_optimizer_init(optim_mod)
     _patch_loss_modules(torch)
     _patch_functional_losses()
     _patch_grad_scaler(torch)
@@ -506,6 +510,57 @@ def _patch_backward(torch) -> None:
         return orig_backward(self, *args, **kwargs)
 
     _patch(torch.Tensor, "backward", backward)
+
+
+def _patch_autograd_grad(torch) -> None:
+    """torch.autograd.grad in a loop with no torch.optim optimizer (a hand-written update,
+    ``p -= lr * dp``): the scalar being differentiated is the training loss, as with backward."""
+    orig_grad = torch.autograd.grad
+
+    @functools.wraps(orig_grad)
+    def grad(outputs, *args, **kwargs):
+        if not _S.optimizers_made and _mine() and not _compiling():
+            t = outputs[0] if isinstance(outputs, (tuple, list)) and len(outputs) == 1 else outputs
+            if isinstance(t, torch.Tensor):
+                try:
+                    _on_backward(t)
+                except Exception as e:
+                    _probe_error("autograd.grad", e)
+        return orig_grad(outputs, *args, **kwargs)
+
+    _patch(torch.autograd, "grad", grad)
+
+
+def _patch_optimizer_init(optim_mod) -> None:
+    """Count the torch.optim optimizers the script makes: a loop without one updates its
+    parameters by hand, and its steps are counted from the losses it differentiates."""
+    orig_init = optim_mod.Optimizer.__init__
+
+    @functools.wraps(orig_init)
+    def __init__(self, *args, **kwargs):
+        if _mine():
+            _S.optimizers_made += 1
+        return orig_init(self, *args, **kwargs)
+
+    _patch(optim_mod.Optimizer, "__init__", __init__)
+
+
+def _manual_step() -> None:
+    """A loss differentiated in a loop with no torch.optim optimizer: the loss before it has had
+    its hand-written update by now, so that was a training step. Counted, looked at and stopped
+    like an optimizer step."""
+    if getattr(_S.monitor, "busy", False):
+        return
+    _S.manual_losses += 1
+    if _S.manual_losses == 1:
+        return
+    _flush_pending()
+    _maybe_stop()
+    if _S.max_steps is not None and _S.steps >= _S.max_steps:
+        _S.stop_reason = "max_steps"
+        raise StopRun("max_steps")
+    _call_monitor("manual_step")
+    _S.steps += 1
 
 
 def _patch_loss_modules(torch) -> None:
@@ -773,6 +828,8 @@ def _on_backward(t) -> None:
     monitor can hook its ``grad_fn``."""
     if t.numel() != 1:
         return
+    if not _S.optimizers_made:
+        _manual_step()
     base = t
     if _S.scaled is not None:
         ref, unscaled = _S.scaled

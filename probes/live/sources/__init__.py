@@ -18,6 +18,7 @@ from traindx.probes.live.sources.input_stats import InputStats
 from traindx.probes.live.sources.labels import Labels
 from traindx.probes.live.sources.leakage import Leakage
 from traindx.probes.live.sources.loss_vs_chance import LossVsChance
+from traindx.probes.live.sources.loss_weights import LossWeights
 from traindx.probes.live.sources.lr_decay import LrDecay
 from traindx.probes.live.sources.lr_trace import LrTrace
 from traindx.probes.live.sources.mode import Mode
@@ -32,7 +33,7 @@ from traindx.probes.live.sources.update_ratio import UpdateRatio
 #: Cheap probes, in the order their findings are gathered.
 PROBES = (GradFlow, GradNorms, GradAccumulation, LossVsChance, NanTrace, DataTiming, Mode, TrainValGap,
           DatasetSize, InputStats, Labels, Leakage, Regularization, OptimizerCoverage, Init, OutputSquash,
-          UpdateRatio, LrTrace, Clipping, Activations, Amp)
+          UpdateRatio, LrTrace, Clipping, Activations, Amp, LossWeights)
 #: Costly probes (experiments on copies), gathered after the cheap ones.
 COSTLY = (OverfitBatch, LrDecay, Experiment)
 

@@ -10,7 +10,7 @@ class LossVsChance(Probe):
     source = "probe:loss_vs_chance"
     facts = ("initial_loss", "current_loss", "num_classes", "loss_trend", "loss_decrease_fraction",
              "loss_has_nonfinite", "loss_negative", "loss_spikes", "loss_noise", "oscillation_trend",
-             "run_length_steps")
+             "run_length_steps", "loss_blowup")
     needs = frozenset({"loss"})
     schedule = "every training loss (read at each flush: every 25 steps on CPU, 10 off it)"
     parameters = tuple(f"curves.{n}" for n in (
@@ -39,7 +39,7 @@ class LossVsChance(Probe):
         m._on_curve(an)          # the costly probes that wait for a curve shape (lr_decay)
         if an is not None:
             # the log reader's method, so that a live run and its log read alike
-            for fact in ("loss_trend", "loss_spikes", "loss_noise", "oscillation_trend"):
+            for fact in ("loss_trend", "loss_spikes", "loss_noise", "oscillation_trend", "loss_blowup"):
                 f = an.finding(fact)
                 if f is not None:
                     emit(fact, f.value, f.detail)

@@ -219,12 +219,13 @@ class LrDecay(CostlyProbe):
             r = None        # "a decay would help" -- and the run's schedule has since decayed it
         if r is None:
             return
-        extra = {k: r[k] for k in ("gain", "loss_same_lr", "loss_lower_lr", "lr", "factor", "steps",
+        extra = {k: r[k] for k in ("gain", "loss_before", "loss_same_lr", "loss_lower_lr", "lr", "factor", "steps",
                                    "held_out", "at_step", "z", "batch_spread", "val_gain", "val_z",
                                    "val_batches") if k in r}
         emit("lr_decay_helps", bool(r["helps"]),
              f"at step {r['at_step']}, two copies continued {r['steps']} steps on recent batches: held-out "
-             f"loss {r['loss_same_lr']:.4g} at lr {r['lr']:.3g}, {r['loss_lower_lr']:.4g} at "
+             + (f"loss {r['loss_before']:.4g} before, " if r.get("loss_before") is not None else "loss ")
+             + f"{r['loss_same_lr']:.4g} at lr {r['lr']:.3g}, {r['loss_lower_lr']:.4g} at "
              f"{r['factor']:g}x that ({-r['gain']:+.1%}"
              + (f"; the held-out batches' own spread {r['batch_spread']:.1%}, paired z {r['z']:.1f}"
                 if r.get("batch_spread") is not None and r.get("z") is not None else "")
