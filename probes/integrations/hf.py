@@ -74,6 +74,7 @@ from statistics import median
 from transformers import TrainerCallback
 
 from traindx.probes.integrations.lightning import ProbeAccess, RunProbe
+from traindx.probes.live.hooks import CopyInert
 
 __all__ = ["TrainDxCallback"]
 
@@ -157,7 +158,7 @@ class TrainDxCallback(TrainerCallback, ProbeAccess):
             self._ga = int(getattr(args, "gradient_accumulation_steps", 1) or 1)
             self._grad_norms = []
             self.probe.attach(model, _torch_optimizer(optimizer), train_loader=train_dataloader)
-            self.probe.add_hook(model.register_forward_hook(self._on_forward, with_kwargs=True))
+            self.probe.add_hook(model.register_forward_hook(CopyInert(self._on_forward), with_kwargs=True))
             self._config(args, model, task)
         except Exception as e:  # pragma: no cover - a traindx fault
             self.probe.fail("on_train_begin", e)

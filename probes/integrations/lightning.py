@@ -79,6 +79,7 @@ import time
 from dataclasses import replace
 
 from traindx.engine.evidence import Finding
+from traindx.probes.live.hooks import CopyInert
 
 __all__ = ["TrainDxCallback", "RunProbe", "ProbeAccess"]  # noqa: F822 -- built on first access (__getattr__)
 
@@ -552,7 +553,7 @@ class _TrainDxHooks:
         try:
             opt = trainer.optimizers[0] if trainer.optimizers else None
             self.probe.attach(pl_module, opt, train_loader=_unwrap_loader(trainer.train_dataloader))
-            self.probe.add_hook(pl_module.register_forward_hook(self._capture_output))
+            self.probe.add_hook(pl_module.register_forward_hook(CopyInert(self._capture_output)))
             self._config(trainer, pl_module)
             # fixed for the fit: read once, not at every backward
             auto = bool(pl_module.automatic_optimization)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from traindx.probes.live.hooks import CopyInert
 
 
 def _types():
@@ -71,14 +72,14 @@ class ActivationHooks:
         has_relu_modules = any(isinstance(m, relu) for m in model.modules())
         for name, m in model.named_modules():
             if isinstance(m, relu):
-                self.handles.append(m.register_forward_hook(self._hook(name, "relu")))
+                self.handles.append(m.register_forward_hook(CopyInert(self._hook(name, "relu"))))
             elif isinstance(m, sat):
                 kind = {"Tanh": "tanh", "Hardtanh": "hardtanh"}.get(type(m).__name__, "sigmoid")
-                self.handles.append(m.register_forward_hook(self._hook(name, kind)))
+                self.handles.append(m.register_forward_hook(CopyInert(self._hook(name, kind))))
             elif isinstance(m, act):
-                self.handles.append(m.register_forward_hook(self._hook(name, "act")))
+                self.handles.append(m.register_forward_hook(CopyInert(self._hook(name, "act"))))
             elif isinstance(m, lin):
-                self.handles.append(m.register_forward_hook(self._lin_hook(name, not has_relu_modules)))
+                self.handles.append(m.register_forward_hook(CopyInert(self._lin_hook(name, not has_relu_modules))))
 
     def _hook(self, name, kind):
         def hook(module, args, output):

@@ -75,6 +75,7 @@ import traindx.probes.live.experiments as EX
 import traindx.probes.live.gradients as G
 import traindx.probes.live.model_config as MC
 import traindx.probes.live.updates as U
+from traindx.probes.live.hooks import CopyInert
 from traindx.probes.live.monitor_batches import BatchFeed
 from traindx.probes.live.monitor_losses import LossFeed
 from traindx.probes.live.monitor_steps import StepFeed
@@ -299,7 +300,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
     def _hook_model(self):
         if self.model is None or self._model_handles or not hasattr(self.model, "register_forward_pre_hook"):
             return
-        self._model_handles = [self.model.register_forward_pre_hook(self._pre_forward, with_kwargs=True)]
+        self._model_handles = [self.model.register_forward_pre_hook(CopyInert(self._pre_forward), with_kwargs=True)]
         if self.armed and self._act is None:
             self._act = A.ActivationHooks(self.model, self.params)
 
