@@ -11,6 +11,7 @@ the user's — raised by their own data loader or model — pass through untouch
 from __future__ import annotations
 
 import functools
+import time
 import warnings
 
 
@@ -75,69 +76,12 @@ def guarded_hooks(cls, on_fault, names=()):
     return cls
 
 
-class _Marked:
-    """The user's loader, iterated as they would iterate it, remembering the exception it raised
-    itself (so it can be told from traindx's) and the batch fetched but not yet handed over."""
-
-    def __init__(self, loader):
-        self.loader = loader
-        self.it = None
-        self.raised = None
-        self.pending = self._NONE = object()
-
-    def __len__(self):
-        return len(self.loader)
-
-    def __getattr__(self, name):
-        return getattr(self.loader, name)
-
-    def __iter__(self):
-        self.it = iter(self.loader)
-        return self
-
-    def __next__(self):
-        try:
-            batch = next(self.it)
-        except StopIteration:
-            raise
-        except BaseException as exc:
-            self.raised = exc
-            raise
-        self.pending = batch
-        return batch
-
-
-class _SafeCalls:
-    """A proxy of the monitor for the loader wrapper: its feed methods never raise."""
-
-    def __init__(self, monitor, fuse: Fuse):
-        self._monitor = monitor
-        self._fuse = fuse
-
-    # called on every batch: Fuse.call's guard written out (one Python frame less each)
-    # (the loader tap's own calls, written out: no argument packing on every batch)
-    def on_data_wait(self, seconds, synced=None, phase=None):
-        if not self._fuse.blown:
-            try:
-                self._monitor.on_data_wait(seconds, synced=synced, phase=phase)
-            except Exception as exc:
-                self._fuse.blow("loader (data wait)", exc, stacklevel=3)
-
-    def on_batch(self, inputs, targets=None, phase=None):
-        if not self._fuse.blown:
-            try:
-                self._monitor.on_batch(inputs, targets, phase=phase)
-            except Exception as exc:
-                self._fuse.blow("loader (batch)", exc, stacklevel=3)
-
-    def __getattr__(self, name):
-        return getattr(self._monitor, name)
-
-
 class SafeLoader:
-    """Iterate the user's loader through a probe wrapper (``make_tap(loader, monitor)``, e.g. a
-    :class:`~traindx.probes.live.timing.LoaderTap`); if the wrapper faults, the fuse blows and the
-    same pass continues on the user's own iterator — no batch lost, none repeated."""
+    """Iterate the user's loader through a probe tap (``make_tap(monitor)``, a
+    :class:`~traindx.probes.live.timing.LoaderTap`: ``start``, ``before_next``, ``seen``) in one
+    generator: the user's own iterator is called here, so what it raises is theirs and reaches them
+    unchanged; if the tap faults, the fuse blows and the same pass goes on with the user's iterator
+    -- no batch lost, none repeated."""
 
     def __init__(self, loader, make_tap, monitor, fuse: Fuse):
         self.loader = loader
@@ -152,31 +96,34 @@ class SafeLoader:
         return getattr(self.loader, name)
 
     def __iter__(self):
-        if self.fuse.blown:
+        fuse = self.fuse
+        if fuse.blown:
             yield from self.loader
             return
-        marked = _Marked(self.loader)
+        it = iter(self.loader)
         try:
-            it = iter(self.make_tap(marked, _SafeCalls(self.monitor, self.fuse)))
+            tap = self.make_tap(self.monitor)
+            tap.start()
         except Exception as exc:
-            self.fuse.blow("loader", exc)
-            yield from self.loader
-            return
+            fuse.blow("loader", exc, stacklevel=3)
+        clock = time.perf_counter
         while True:
+            if fuse.blown:             # here or elsewhere (observe): the rest of the pass untouched
+                yield from it
+                return
+            try:
+                synced = tap.before_next()
+            except Exception as exc:
+                fuse.blow("loader", exc, stacklevel=3)
+                continue
+            t0 = clock()
             try:
                 batch = next(it)
             except StopIteration:
                 return
+            dt = clock() - t0
+            try:
+                tap.seen(batch, dt, synced)
             except Exception as exc:
-                if exc is marked.raised:   # the user's own loader failed: theirs to see
-                    raise
-                self.fuse.blow("loader", exc)
-                if marked.pending is not marked._NONE:
-                    yield marked.pending
-                if marked.it is not None:
-                    yield from marked.it
-                else:
-                    yield from self.loader
-                return
-            marked.pending = marked._NONE
+                fuse.blow("loader", exc, stacklevel=3)
             yield batch

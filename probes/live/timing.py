@@ -82,6 +82,10 @@ class LoaderTap:
     ``monitor.on_batch(inputs, targets, phase=...)`` around each batch. ``phase`` None infers it
     from ``torch.is_grad_enabled()`` at each ``__next__`` (validation loops run under no_grad).
     On CUDA every ``sync_every``-th wait is timed after ``torch.cuda.synchronize()``.
+
+    The per-batch work is three calls that :class:`~traindx.probes.live.guard.SafeLoader` also makes
+    around the user's own iterator (one generator per batch, not two): :meth:`start` at each pass,
+    :meth:`before_next` just before a ``__next__`` and :meth:`seen` with the batch and the wait.
     """
 
     def __init__(self, loader, monitor, *, phase: str | None = None, sync_every: int = 10):
@@ -89,6 +93,9 @@ class LoaderTap:
         self.monitor = monitor
         self.phase = phase
         self.sync_every = sync_every
+        self._cuda = False
+        self._grad_enabled = None
+        self._i = 0
 
     def __len__(self):
         return len(self.loader)
@@ -97,33 +104,45 @@ class LoaderTap:
         return getattr(self.loader, name)
 
     def __iter__(self):
-        import torch
-
         it = iter(self.loader)
-        mon = self.monitor
-        on_wait, on_batch = mon.on_data_wait, mon.on_batch
-        cuda = torch.cuda.is_available() and getattr(mon, "on_cuda", False)
-        fixed = self.phase
-        grad_enabled = torch.is_grad_enabled
+        self.start()
         clock = time.perf_counter
-        i = 0
         while True:
-            synced = None
-            if cuda and i % self.sync_every == 0:
-                torch.cuda.synchronize()
-                synced = True
+            synced = self.before_next()
             t0 = clock()
             try:
                 batch = next(it)
             except StopIteration:
                 return
-            dt = clock() - t0
-            phase = fixed or ("train" if grad_enabled() else "val")
-            on_wait(dt, synced=synced, phase=phase)
-            if type(batch) is tuple or type(batch) is list:
-                x, y = (batch[0], batch[1]) if len(batch) >= 2 else (batch, None)
-            else:
-                x, y = split_batch(batch)
-            on_batch(x, y, phase=phase)
-            i += 1
+            self.seen(batch, clock() - t0, synced)
             yield batch
+
+    def start(self) -> None:
+        """A new pass: whether its waits are timed after a CUDA sync, and the batch count from 0."""
+        import torch
+
+        self._cuda = torch.cuda.is_available() and getattr(self.monitor, "on_cuda", False)
+        self._grad_enabled = torch.is_grad_enabled
+        self._i = 0
+
+    def before_next(self):
+        """Just before the loader's ``__next__``: on CUDA every ``sync_every``-th wait is timed after a
+        ``torch.cuda.synchronize()`` (returns True then, else None)."""
+        if self._cuda and self._i % self.sync_every == 0:
+            import torch
+
+            torch.cuda.synchronize()
+            return True
+        return None
+
+    def seen(self, batch, seconds, synced) -> None:
+        """The batch the loader returned after blocking ``seconds``: to the monitor's feeds."""
+        mon = self.monitor
+        phase = self.phase or ("train" if self._grad_enabled() else "val")
+        mon.on_data_wait(seconds, synced=synced, phase=phase)
+        if type(batch) is tuple or type(batch) is list:
+            x, y = (batch[0], batch[1]) if len(batch) >= 2 else (batch, None)
+        else:
+            x, y = split_batch(batch)
+        mon.on_batch(x, y, phase=phase)
+        self._i += 1

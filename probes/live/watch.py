@@ -77,7 +77,7 @@ class Watch:
                 phase = "train"
         elif phase in ("train", "val") and phase not in self.monitor._loaders:
             self.fuse.call("loader", self.monitor.add_loader, loader, phase)
-        return SafeLoader(loader, lambda marked, mon: LoaderTap(marked, mon, phase=phase), self.monitor, self.fuse)
+        return SafeLoader(loader, lambda mon: LoaderTap(None, mon, phase=phase), self.monitor, self.fuse)
 
     def observe(self, loss, outputs=None, targets=None, *, phase=None, loss_name=None):
         """Show the monitor a loss (before backward), with what it compared when known.
