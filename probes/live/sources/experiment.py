@@ -29,14 +29,12 @@ class Experiment(CostlyProbe):
 
     def __init__(self):
         self.box = EX.Experiments(True)
+        self.collecting = True       # keeps every training batch while experiments are on
 
     def setup(self, m) -> None:
         """Experiments on or off (``Monitor(experiments=...)``), buffer sizes from ``m.params``."""
         self.box = EX.Experiments(m.experiments_enabled, params=m.params)
-
-    @property
-    def collecting(self) -> bool:
-        return self.box.enabled
+        self.collecting = self.box.enabled
 
     @property
     def ready(self) -> bool:

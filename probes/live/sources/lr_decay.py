@@ -49,16 +49,19 @@ class LrDecay(CostlyProbe):
         self.seen = None           # the run's own decay through the plateau, when it has one
 
     @property
-    def ready(self) -> bool:
-        return self.state == "ready"
+    def state(self):
+        return self._state
+
+    @state.setter
+    def state(self, value) -> None:
+        # ready and collecting are read on every step: plain attributes, set when the state changes
+        self._state = value
+        self.ready = value == "ready"
+        self.collecting = value == "collecting"
 
     @property
     def pending(self) -> bool:
         return self.state is not None
-
-    @property
-    def collecting(self) -> bool:
-        return self.state == "collecting"
 
     def start(self, batches: int | None = None, params=None) -> None:
         """Start collecting now (``Monitor.start_lr_decay``): ``batches`` training batches, by
