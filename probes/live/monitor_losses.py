@@ -16,7 +16,7 @@ import traindx.probes.live.data as D
 import traindx.probes.live.losses as L
 import traindx.probes.live.nan_trace as NT
 from traindx.probes.live.probe import SCHEDULE
-from traindx.probes.live.schedule import OUT_FIRST, OUT_GATE, own_time
+from traindx.probes.live.schedule import ACC, OUTPUTS, due, own_time
 
 class _LossRec:
     __slots__ = ("step", "phase", "value", "training", "bwd", "acc", "nan_info", "eval_set")
@@ -161,7 +161,7 @@ class LossFeed:
         the costly probes that keep batches, and the NaN trace at the first non-finite value."""
         i = self._train_loss_count
         self._train_loss_count += 1
-        if i < OUT_FIRST or i % OUT_GATE == 0 or self.steps < self._armed_until or self.level == "full":
+        if due(ACC, i) or due(OUTPUTS, i) or self.steps < self._armed_until or self.level == "full":
             if self._sched("outputs", i):
                 self._observe_outputs(rec, outputs, targets, loss_name or self._loss_name,
                                       sample_squash=self.armed or SCHEDULE["squash"](i))

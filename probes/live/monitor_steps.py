@@ -19,10 +19,6 @@ import traindx.probes.live.updates as U
 from traindx.probes.live.schedule import AMP as AMP_SCHEDULE
 from traindx.probes.live.schedule import CLEAR, FIRST, GATE, GPU, GRADS, INPUTS, UPDATE, UPDATE_ARMED, due
 
-# the forward hook's two schedules, as plain ints (it runs on every forward)
-_AMP_FIRST, _AMP_EVERY = AMP_SCHEDULE.first, AMP_SCHEDULE.every
-_INPUTS_FIRST, _INPUTS_EVERY = INPUTS.first, INPUTS.every
-
 
 class StepFeed:
     """Mixin of :class:`~traindx.probes.live.monitor.Monitor`: step, forward and gradient hooks."""
@@ -116,7 +112,7 @@ class StepFeed:
         self._last_kwargs = kwargs
         i = self._fwd_count
         self._fwd_count += 1
-        if i < _AMP_FIRST or i % _AMP_EVERY == 0 or self.steps < self._armed_until or self.level == "full":
+        if due(AMP_SCHEDULE, i) or self.steps < self._armed_until or self.level == "full":
             on, dt = AMP.autocast_state(self._device_type)
             if on:
                 self._autocast_seen = True
@@ -129,7 +125,7 @@ class StepFeed:
             # corrupt) its batches between the loader and the model
             j = self._train_fwd_count
             self._train_fwd_count += 1
-            if j < _INPUTS_FIRST or j % _INPUTS_EVERY == 0 or self.steps < self._armed_until or self.level == "full":
+            if due(INPUTS, j) or self.steps < self._armed_until or self.level == "full":
                 try:
                     if self._input_src != "model":
                         self._input_src, self._input_moments = "model", None
@@ -200,15 +196,8 @@ class StepFeed:
                 ch = self._lr_changes
                 self._lr_changes = ch[:1] + ch[1:-1:2] + ch[-1:]
         # losses seen since the last step: backward ran through them -> train, else validation
-        tent = self._tentative
-        if tent:
-            rec = tent[0]
-            if len(tent) == 1 and self._sentinel_param is not None and rec.phase == "tentative" \
-                    and self._bwd_count > rec.bwd:
-                rec.phase = "train"       # the common step: one loss, a backward through it
-                self._tentative = []      # (what _resolve_tentative decides for it, without the loop)
-            else:
-                self._resolve_tentative()
+        if self._tentative:
+            self._resolve_tentative()
         # the sampled work (and the flush) falls on multiples of GATE only, after the first steps:
         # every other step ends here
         if step < FIRST or step % GATE == 0 or step < self._armed_until or self._slow:

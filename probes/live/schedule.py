@@ -22,10 +22,6 @@ FLUSH_EVERY = {"cpu": 25, "device": 10}
 #: period that divides every schedule's period and the flush periods.
 FIRST = max(s.first for s in (GRADS, UPDATE, CLEAR, GPU))
 GATE = math.gcd(GRADS.every, UPDATE.every, CLEAR.every, GPU.every, *FLUSH_EVERY.values())
-#: A training loss's outputs or accuracy can be due only on losses before OUT_FIRST or on multiples
-#: of OUT_GATE (the same construction, for the loss feed; the schedules themselves then decide).
-OUT_FIRST = max(OUTPUTS.first, ACC.first)
-OUT_GATE = math.gcd(OUTPUTS.every, ACC.every)
 
 
 def due(s: Schedule, i: int) -> bool:
