@@ -38,15 +38,18 @@ from .parameters import resolve
 PCT = r"(?<![\d.,])(?P<num>\d+\.?\d*|\.\d+)\s?%"
 
 
-def number_slots(magnitudes: dict) -> dict:
+def number_slots(magnitudes: dict, attached=()) -> dict:
     """The {num}, {int} and {pct} slots: a number as people write it — 1e-3, .001, 3E-4, 1,000, ~0.693,
     a decimal comma after a leading zero ("0,01": no thousands group starts with "0,") — and, for
-    {num} and {int}, a magnitude word after it (kb/language ``magnitude_words``: "2k", "1.6 million")."""
-    mag = "|".join(sorted(set(magnitudes), key=len, reverse=True))
-    after = r"(?:\s?(?:" + mag + r")(?![a-z]))?" if mag else ""
+    {num} and {int}, a magnitude word after it (kb/language ``magnitude_words``: "2k", "1.6 million"),
+    those in ``attached`` (``attached_magnitude_words``: "20w", "30万") only right after the digits."""
+    loose = "|".join(sorted(set(magnitudes) - set(attached), key=len, reverse=True))
+    tight = "|".join(sorted(set(attached), key=len, reverse=True))
+    mag = "|".join(x for x in ((r"\s?(?:" + loose + ")") if loose else "", ("(?:" + tight + ")") if tight else "") if x)
+    after = r"(?:(?:" + mag + r")(?![a-z]))?" if mag else ""
     num = (r"(?<![\d.,])(?<!\d:)(?P<num>[-+]?(?:0,\d+(?![,\d])|\d{1,3}(?:,\d{3})+(?!\d)|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
            + after + r")(?!\d|\.\d|e[-+]?\d|\s*[*×]\s*[\d.])")
-    whole = r"|\d+(?:\.\d+)?\s?(?:" + mag + r")(?![a-z])" if mag else ""
+    whole = r"|\d+(?:\.\d+)?(?:" + mag + r")(?![a-z])" if mag else ""
     int_ = (r"(?<![\d.,])(?<!\d:)(?P<num>\d{1,3}(?:,\d{3})+(?!\d)" + whole + r"|\d+)"
             r"(?!\d|\.\d|,\d{3})")
     return {"num": num, "int": int_, "pct": PCT}
@@ -147,6 +150,7 @@ class Language:
     clause_rx: re.Pattern | None = None               # clause boundaries: punctuation and ``clause_words``
     number_words: dict = field(default_factory=dict)  # "three" -> 3, "first" -> 1 (a {num} capture may be a word)
     magnitudes: dict = field(default_factory=dict)    # "k" -> 1000, "million" -> 1000000 ("2k", "1.6 million")
+    attached_magnitudes: set = field(default_factory=set)   # of those, written right after the digits ("20w")
     unit_rx: re.Pattern | None = None                 # a unit right after a number: it counts ("3 epochs")
     split_after_rx: re.Pattern | None = None          # between a number and a split named after it ("61% on the")
     from_rx: re.Pattern | None = None                 # a change's old value follows ("from 2.3")
@@ -239,9 +243,12 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
             origins += [("split_after." + key, w, where) for w in values]
         lang.number_words.update({str(k).lower(): v for k, v in (data.get("number_words") or {}).items()})
         lang.magnitudes.update({str(k).lower(): v for k, v in (data.get("magnitude_words") or {}).items()})
+        attached = {str(k).lower(): v for k, v in (data.get("attached_magnitude_words") or {}).items()}
+        lang.magnitudes.update(attached)
+        lang.attached_magnitudes.update(attached)
     # a term is a non-capturing alternation of its variants (longest first); variants may use other terms
     lang.terms = {k: "(?:" + "|".join(sorted(set(v), key=len, reverse=True)) + ")" for k, v in raw_terms.items()}
-    lang.terms.update(number_slots(lang.magnitudes))       # a slot wins over a term of its name
+    lang.terms.update(number_slots(lang.magnitudes, lang.attached_magnitudes))   # a slot wins over a term of its name
     _check_words(origins, lang.terms)
     if negators:
         alternatives = "|".join(sorted(set(negators), key=len, reverse=True))
