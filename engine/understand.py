@@ -783,7 +783,7 @@ def _setting_gap(words: list) -> str:
 
 #: (in _NUM_RX) "0.几", "2.多": a number whose decimals are "some" states no value ("90多", ninety-odd, does)
 _SENTENCE = re.compile(r"(?<=[A-Za-z0-9)\]\"'])[.!?]\s+(?=[A-Z])|[\n;]|[!?]\s|。|；|！|？")
-_NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)[~]?\s?(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d|\.[几多]|(?<=\.)[几多])",  # noqa: E501
+_NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)[~]?\s?(?:[-+]?(?:[1-9]\d{0,2}(?:,\d{3})+(?![\d.,])|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d|\.[几多]|(?<=\.)[几多])",  # noqa: E501
                      re.IGNORECASE)
 
 
@@ -966,14 +966,16 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     attributed (fact, end, start), which the next number may continue."""
     raw = n.group(0).strip()
     start = n.start()
+    # a count ("to 360,000 iterations") is no quantity's later value, even after a "from"
+    if lang.unit_rx is not None and lang.unit_rx.match(text, n.end()):
+        return prev_fact
     continued = _continue_from_to(lang, text, n, raw, series, prev_fact)
     if continued is not None:
         return continued
     if lang.setting_rx is not None and lang.setting_rx.search(text[max(0, start - 32):start]):
         return None
     lead = text[max(0, start - 12):start]
-    if (lang.unit_rx is not None and lang.unit_rx.match(text, n.end())) or _PROGRESS_TOTAL.search(lead) or \
-            (lang.counted_rx is not None and lang.counted_rx.search(lead)):
+    if _PROGRESS_TOTAL.search(lead) or (lang.counted_rx is not None and lang.counted_rx.search(lead)):
         return prev_fact
     P = lang.params
     after, before, sentence = _marks_near(text, n, marks, reach,

@@ -76,3 +76,18 @@ def test_a_language_model_named_is_the_task(lang, text):
 def test_pretraining_bert_is_language_modelling_fine_tuning_a_pretrained_one_is_not(lang):
     assert _facts("we are pretraining BERT and the loss is stuck", lang).get("task_type") == "language_modeling"
     assert _facts("I fine-tune the pretrained BERT on a sentiment task", lang).get("task_type") != "language_modeling"
+
+
+def test_a_count_after_from_to_is_no_later_value_of_the_loss(lang):
+    facts = _facts("the loss remains at 0.4 from the 30th iteration to 25,000 iterations, nothing improves", lang)
+    assert facts.get("train_loss") == pytest.approx(0.4)
+
+
+def test_a_value_with_thousands_separators_is_one_number(lang):
+    facts = _facts("my loss went from 12,500 to 9,800 and stopped there", lang)
+    assert facts.get("train_loss") == 9800 and facts.get("initial_loss") == 12500
+
+
+def test_a_progress_lines_batch_position_is_no_batch_size(lang):
+    text = "args: batch_size=16, lr=3e-4\n[Epoch 2 Batch 30/500] loss=2.1"
+    assert _facts(text, lang).get("batch_size") == 16
