@@ -1,0 +1,60 @@
+"""Complaints in other writing systems (issue 10: many real posts are in Chinese, Korean or Russian).
+
+The example classifier compares a Chinese complaint with the Chinese examples (their centroid is not
+drowned among the English ones), and it reads Cyrillic and Hangul words at all: before, a Russian or
+Korean post had no feature but its English words and numbers. The sentences here are written for
+these tests (not taken from the complaint corpus)."""
+import pytest
+
+from conftest import language_pack, understood_echo
+from traindx.engine.loader import load_kb
+from traindx.engine.understand import understand
+
+
+@pytest.fixture(scope="module")
+def core():
+    return load_kb(entry_point_packs=False)
+
+
+# no phrasing in kb/language reads these; the tune half's Chinese utterances say the same
+@pytest.mark.parametrize("text", [
+    "训练了很久，模型的准确率一直没有任何提高，请问是哪里出了问题",      # trained long, accuracy never improved
+    "我的模型训练了50个epoch，准确率一直在10%左右，没有提升",           # 50 epochs, accuracy stays ~10%
+])
+def test_a_chinese_complaint_no_phrasing_reads_is_named_from_the_chinese_examples(core, text):
+    u = understand(text, core.language)
+    assert not u.scores                                   # the phrasings are silent
+    assert u.symptom == "not_learning" and u.how == "examples"
+
+
+def test_the_echo_names_a_chinese_complaint_instead_of_asking(core):
+    line = understood_echo("训练了很久，模型的准确率一直没有任何提高，请问是哪里出了问题").splitlines()[0]
+    assert line.startswith("I read:  not_learning (from your description as a whole")
+
+
+RUSSIAN = """symptoms:
+  - symptom: instability
+    utterances:
+      - лосс скачет вверх и вниз каждые несколько шагов
+      - значения потерь скачут, обучение нестабильное
+      - потери прыгают то вверх, то вниз
+"""
+KOREAN = """symptoms:
+  - symptom: slow_training
+    utterances:
+      - 학습 속도가 너무 느립니다
+      - 한 에포크에 몇 시간이 걸려요, 학습이 너무 느려요
+      - GPU가 있는데도 학습 속도가 느립니다
+"""
+
+
+@pytest.mark.parametrize("body, text, symptom", [
+    (RUSSIAN, "у меня потери постоянно скачут вверх и вниз", "instability"),
+    (KOREAN, "학습 속도가 느려요", "slow_training"),
+], ids=["russian", "korean"])
+def test_a_packs_cyrillic_and_hangul_utterances_teach_the_classifier(tmp_path, core, body, text, symptom):
+    assert understand(text, core.language).symptom is None        # the core knows no such words
+    packed = load_kb([language_pack(tmp_path, body)], entry_point_packs=False)
+    u = understand(text, packed.language)
+    assert u.symptom == symptom and u.how == "examples"
+    assert u.symptom_words                                         # the echo quotes the telling words
