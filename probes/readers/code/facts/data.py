@@ -217,9 +217,12 @@ class DataFacts:
         call = self._fresh_permutation_per_array()
         if call is not None:
             self._permuted_alone(call, "hands its arrays to a helper that draws a new permutation for each")
-            return
-        if not reordered:
-            return
+        elif reordered:
+            self._reordered_without_partner(reordered)
+
+    def _reordered_without_partner(self, reordered: dict) -> None:
+        """``x = x[perm]`` while an array that goes into one call (or comes out of one assignment)
+        with ``x`` is not reordered by the same permutation."""
         partners: dict[str, set] = {}   # arrays that go together: into one call, or out of one
         groups = [[_root_name(a) for a in c.args] for c in ast.walk(self.tree) if isinstance(c, ast.Call)]
         groups += [[_root_name(e) for e in n.targets[0].elts] for n in ast.walk(self.tree)
