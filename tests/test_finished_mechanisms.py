@@ -172,3 +172,37 @@ def test_validation_that_tracks_a_falling_training_loss_stays_healthy(tmp_path):
     val = [1.1 * math.exp(-30 * e / 50) + 0.32 for e in range(1, 11)]
     rep = _diagnose("--log", str(_val_every_epoch(tmp_path / "run.out", train, val)))
     assert rep["status"] == "healthy"
+
+
+BINARY_TWO_DRAWS = textwrap.dedent("""\
+    import torch, torch.nn as nn
+    from torch.utils.data import DataLoader, TensorDataset
+    x = torch.randn(4096, 16)
+    y = (x[:, 0] + 0.5 * x[:, 1] > 0).float()
+    x, y = x[torch.randperm(len(x))], y[torch.randperm(len(y))]
+    loader = DataLoader(TensorDataset(x, y), batch_size=512, shuffle=True)
+    model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 1))
+    opt = torch.optim.Adam(model.parameters(), lr=0.005)
+    crit = nn.BCEWithLogitsLoss()
+    for epoch in range(8):
+        for xb, yb in loader:
+            opt.zero_grad()
+            loss = crit(model(xb).squeeze(1), yb)
+            loss.backward()
+            opt.step()
+    """)
+
+
+def test_features_and_labels_shuffled_by_two_draws_name_corrupted_labels_under_a_flat_loss(tmp_path):
+    """A flat binary loss at ln 2 says only "not learning"; the script shuffles the features and the
+    labels with two separate permutations, so every row carries another row's label. The report
+    names corrupted labels (the code's mechanism under the log's symptom), not undecided between it
+    and a learning rate the script puts at an ordinary 5e-3."""
+    script = tmp_path / "train.py"
+    script.write_text(BINARY_TWO_DRAWS)
+    train = [0.6931 + 0.0004 * ((-1) ** i) - 0.00005 * i for i in range(8)]
+    log = _epochs(tmp_path / "run.out", train, [0.6940 + 0.0003 * i for i in range(8)])
+    rep = _diagnose("--code", str(script), "--log", str(log))
+    assert rep["symptom"]["id"] == "not_learning"
+    assert rep["status"] == "diagnosed"
+    assert rep["root_causes"][0]["id"] == "corrupted_labels"

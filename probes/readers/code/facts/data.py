@@ -170,31 +170,59 @@ class DataFacts:
         return out
 
     def permuted_alone_facts(self) -> None:
-        """permuted_alone: a random permutation reorders an array in place (``x = x[perm]``,
-        ``y = y[torch.randperm(n)]``) while the array it is paired with — the one it goes into a
-        dataset, a ``zip`` or a split with — is not reordered by that same permutation: features and
-        labels no longer belong together. Only ever true."""
+        """permuted_alone: a random permutation reorders one array of a features/labels pair and not
+        its partner, so the rows no longer belong together. Four shapes: an array reordered in place
+        (``x = x[perm]``, ``y = y[torch.randperm(n)]``) while the array it goes into a dataset, a
+        ``zip`` or a split with is not reordered by that same permutation; a tuple assignment that
+        reorders its arrays by different permutations (``X, y = X[randperm(n)], y[randperm(n)]``:
+        two draws) or only some of them; a dataset built from a reordered array beside one that is
+        not (``TensorDataset(x[perm], y)``); and a helper that draws a fresh permutation for each
+        array it is given (``[t[torch.randperm(len(t))] for t in tensors]``) called with two or more.
+        Only ever true."""
         perms: dict[str, ast.AST] = {}
         for n in ast.walk(self.tree):
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
                     and _is_perm_call(n.value):
                 perms[n.targets[0].id] = n
+
+        def key_of(v: ast.AST, name: str | None = None) -> str | None:
+            """The permutation ``v`` reorders its array by (``name``'s, when given), else None."""
+            if not (isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name)
+                    and (name is None or v.value.id == name)):
+                return None
+            if _is_perm_call(v.slice):
+                return f"inline:{v.slice.lineno}:{v.slice.col_offset}"
+            if isinstance(v.slice, ast.Name) and v.slice.id in perms:
+                return v.slice.id
+            return None
+
         reordered: dict[str, list] = {}   # permutation key -> [(array, assignment)]
         for n in ast.walk(self.tree):
-            if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
-                    and isinstance(n.value, ast.Subscript) and isinstance(n.value.value, ast.Name)
-                    and n.value.value.id == n.targets[0].id):
+            if not (isinstance(n, ast.Assign) and len(n.targets) == 1):
                 continue
-            idx = n.value.slice
-            if _is_perm_call(idx):
-                key = f"inline:{n.lineno}"
-            elif isinstance(idx, ast.Name) and idx.id in perms:
-                key = idx.id
-            else:
-                continue
-            reordered.setdefault(key, []).append((n.targets[0].id, n))
-        if not reordered:
-            return
+            tgt = n.targets[0]
+            if isinstance(tgt, ast.Name):
+                key = key_of(n.value, tgt.id)
+                if key:
+                    reordered.setdefault(key, []).append((tgt.id, n))
+            elif isinstance(tgt, ast.Tuple) and isinstance(n.value, ast.Tuple) \
+                    and len(tgt.elts) == len(n.value.elts) and self._tuple_misaligned(tgt, n.value, key_of):
+                self._permuted_alone(n, "reorders the arrays it assigns by different permutations")
+                return
+        for c in (c for c in ast.walk(self.tree) if isinstance(c, ast.Call) and _pairs_arrays(c)):
+            keys = {key_of(a) for a in c.args if key_of(a) or _root_name(a)}
+            if len(keys) > 1 and any(keys):
+                self._permuted_alone(c, "puts a reordered array beside one that is not reordered with it")
+                return
+        call = self._fresh_permutation_per_array()
+        if call is not None:
+            self._permuted_alone(call, "hands its arrays to a helper that draws a new permutation for each")
+        elif reordered:
+            self._reordered_without_partner(reordered)
+
+    def _reordered_without_partner(self, reordered: dict) -> None:
+        """``x = x[perm]`` while an array that goes into one call (or comes out of one assignment)
+        with ``x`` is not reordered by the same permutation."""
         partners: dict[str, set] = {}   # arrays that go together: into one call, or out of one
         groups = [[_root_name(a) for a in c.args] for c in ast.walk(self.tree) if isinstance(c, ast.Call)]
         groups += [[_root_name(e) for e in n.targets[0].elts] for n in ast.walk(self.tree)
@@ -213,6 +241,45 @@ class DataFacts:
                                      f"but not {left[0]}, which it is paired with: the rows no longer "
                                      f"match")
                     return
+
+    @staticmethod
+    def _tuple_misaligned(tgt: ast.Tuple, val: ast.Tuple, key_of) -> bool:
+        """``A, B = A[p], B[q]`` with p, q two permutations (two inline draws are two), or ``A, B =
+        A[p], B``: a pair of arrays reassigned together, not reordered together."""
+        keys = []
+        for t, v in zip(tgt.elts, val.elts):
+            if not isinstance(t, ast.Name):
+                return False
+            k = key_of(v, t.id)
+            if k is None and not (isinstance(v, ast.Name) and v.id == t.id):
+                return False
+            keys.append(k)
+        return any(keys) and len(set(keys)) > 1
+
+    def _fresh_permutation_per_array(self) -> ast.Call | None:
+        """A call, with two or more arrays, of a function that returns each of its ``*args``
+        reordered by a permutation drawn inside the comprehension (a new one per array)."""
+        for fn in (f for f in ast.walk(self.tree) if isinstance(f, ast.FunctionDef) and f.args.vararg):
+            star = fn.args.vararg.arg
+            per_array = any(
+                isinstance(comp, (ast.ListComp, ast.GeneratorExp)) and len(comp.generators) == 1
+                and isinstance(comp.generators[0].target, ast.Name)
+                and isinstance(comp.generators[0].iter, ast.Name) and comp.generators[0].iter.id == star
+                and isinstance(comp.elt, ast.Subscript) and isinstance(comp.elt.value, ast.Name)
+                and comp.elt.value.id == comp.generators[0].target.id and _is_perm_call(comp.elt.slice)
+                for comp in ast.walk(fn))
+            if not per_array:
+                continue
+            for c in ast.walk(self.tree):
+                if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == fn.name \
+                        and sum(1 for a in c.args if _root_name(a)) >= 2:
+                    return c
+        return None
+
+    def _permuted_alone(self, node: ast.AST, what: str) -> None:
+        self.add_finding("permuted_alone", True, node.lineno,
+                         f"`{snippet(node, 60)}` (line {node.lineno}) {what}: features and labels no "
+                         f"longer belong to the same rows")
 
     def item_fetch_facts(self) -> None:
         """item_fetch_blocking: a Dataset's ``__getitem__`` that waits (``time.sleep``) or reads a
@@ -309,6 +376,12 @@ def _root_name(v: ast.AST) -> str | None:
             return _root_name(v.func.value)
         return _root_name(v.args[0]) if len(v.args) == 1 else None
     return None
+
+
+def _pairs_arrays(c: ast.Call) -> bool:
+    """A call that binds arrays row by row: a ``*Dataset(...)`` constructor or ``zip(...)``."""
+    name = snippet(c.func).rsplit(".", 1)[-1]
+    return name == "zip" or name.endswith("Dataset")
 
 
 def _is_perm_call(v: ast.AST) -> bool:
