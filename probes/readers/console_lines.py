@@ -25,6 +25,9 @@ _PREFIX = re.compile(
 _LEVEL = re.compile(r"\b(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|NOTICE|TRACE)\b:?")
 _CLOCK = re.compile(r"(?<![\w.])\d+(?::\d\d){1,2}(?:[.,]\d+)?(?![\w.])|\d+\s+days?,\s*")
 _TENSOR = re.compile(r"\btensor\(\s*\[*", re.IGNORECASE)
+#: a command-line option and its value (``python train.py -b 64 --learning-rate 0.0001 --epoch 200``):
+#: a setting the command asks for, not a value the run printed
+_OPTION = re.compile(r"(?<!\S)--[A-Za-z][\w.-]*(?:=|\s+)(?!-[A-Za-z])\S+")
 
 # ------------------------------------------------------------------------------ axes
 _MM = re.compile(r"\bepoch\s*(?:\(\s*(\w+)\s*\))?\s*\[\s*(\d+)\s*\]\s*\[\s*(\d+)\s*/\s*(\d+)\s*\]",
@@ -56,7 +59,7 @@ _SPEED = re.compile(
 #: a number named only by one of these (``12: 463.5, 463.6 avg, 0.01 rate``) is the running mean of
 #: the line's objective
 _MEAN_WORDS = {"avg", "average", "mean"}
-_PAIR_SEP = {":", "=", "'", '"', "]", "{"}   # [loss]: 4.99, G_Loss: {1.20, 1.10}
+_PAIR_SEP = {":", "=", "'", '"', "]", "{", "["}   # [loss]: 4.99, G_Loss: {1.20, 1.10}, Losses = ['215.0', ...]
 #: a number followed by one of these is a duration (``cost 14.01 s``), not a metric
 _TIME_UNITS = {"s", "sec", "secs", "second", "seconds", "ms", "min", "mins", "minutes", "h", "hr", "hrs",
                "hours"}
@@ -313,6 +316,45 @@ def _join_split_words(names: list) -> list:
     return out
 
 
+#: a column name of a table header: a name, or ``#`` (the row's count: spaCy's ``E  #  LOSS NER``)
+_HEADER_NAME = re.compile(r"[A-Za-z_][\w ./@\-()%]*|#")
+_WORD_SPAN = re.compile(r"\S+(?: \S+)*")
+_CELL_SPAN = re.compile(r"\S+")
+
+
+def _column_spans(line: str, names: list):
+    """Where each column name of a whitespace-aligned header stands on its line (``(start, end)``),
+    or None when the names are not the line's runs of text between wider gaps (a header printed
+    with single spaces)."""
+    spans = [m.span() for m in _WORD_SPAN.finditer(line.replace("\t", " "))]
+    if len(spans) != len(names):
+        return None
+    return spans
+
+
+def _aligned_cells(line: str, spans: list):
+    """The cells of a row of a fixed-width table that leaves some cells blank (Chainer's
+    ``PrintReport`` prints the validation columns only at an evaluation): each number is put in
+    the column whose name it overlaps most, blanks elsewhere. None when a piece of the row is not a
+    number, overlaps no column, or two share a column: the line is no row of this table."""
+    cells = [""] * len(spans)
+    last = -1
+    for m in _CELL_SPAN.finditer(line):
+        a, b = m.span()
+        if _cell(m.group()) is None:
+            return None
+        best, over = -1, 0
+        for i, (c0, c1) in enumerate(spans):
+            o = min(b, c1) - max(a, c0)
+            if o > over:
+                best, over = i, o
+        if best <= last:
+            return None
+        cells[best] = m.group()
+        last = best
+    return cells
+
+
 class LineParser:
     """Line parsing for :class:`~traindx.probes.readers.console.ConsoleReader` (a mixin)."""
 
@@ -335,7 +377,7 @@ class LineParser:
             names = _join_split_words(names)
         if len(names) < 2 or len(names) > 40:
             return False
-        if not all(re.fullmatch(r"[A-Za-z_][\w ./@\-()%]*", n) for n in names):
+        if not all(_HEADER_NAME.fullmatch(n) for n in names):
             return False
         roles = [self._role(n, None) for n in names]
         axes = [i for i, n in enumerate(names) if (match_role(n) or ("",))[0] in ("epoch", "step")]
@@ -359,6 +401,7 @@ class LineParser:
             return False
         self.header = (names, delim, roles)
         self.header_axes = axes
+        self.header_spans = _column_spans(line, names) if delim is None else None
         return True
 
     def _table_row(self, line: str):
@@ -371,8 +414,11 @@ class LineParser:
             if m:
                 s = s[:m.start()].rstrip().rstrip(":").rstrip()
         cells = [c.strip() for c in s.split(delim)] if delim else s.split()
-        if delim is None and len(cells) != len(names):
-            return None
+        present = len(cells)
+        if delim is None and present < len(names) and self.header_spans is not None:
+            cells = _aligned_cells(line, self.header_spans)
+            if cells is None:
+                return None
         if len(cells) != len(names):
             return None
         vals = []
@@ -382,7 +428,7 @@ class LineParser:
             if v is not None:
                 numeric += 1
             vals.append(v)
-        if numeric < max(1, self.header_min_numeric * len(cells)):
+        if numeric < max(1, self.header_min_numeric * present):
             return None
         if any(vals[i] is None for i in self.header_axes):
             return None   # a row of another table (``all  14  0 ...`` under ``Epoch ...``)
@@ -527,6 +573,8 @@ class LineParser:
                 return None
         text = _LEVEL.sub(_spaces, text)
         text = _CLOCK.sub(_spaces, text)
+        if " --" in text:
+            text = _OPTION.sub(_spaces, text)
         progress = bool(_PROGRESS.search(text)) or "it/s" in text or "s/it" in text
         text, epoch, counter, counter_total, step, split = _axes(text, progress)
         pairs = self._pairs(text)
