@@ -43,11 +43,14 @@ _LEAD_STEP = re.compile(r"^\s*(\d+)\s*[:|]\s")
 
 # ------------------------------------------------------------------------------ tokens
 _TOKEN = re.compile(
-    r"(?P<frac>(?<![\w.])\d+\s*/\s*\d+(?![\w.]))"
+    r"(?P<count>(?<![\w.,])[1-9]\d{0,2}(?:,\d{3})+(?![\w.,]))"
+    r"|(?P<frac>(?<![\w.])\d+\s*/\s*\d+(?![\w.]))"
     r"|(?P<num>[-+]?(?:(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?!\w|\.\w)|(?:nan|inf(?:inity)?)\b)%?)"
     r"|(?P<junk>\d[\w.]*)"
     r"|(?P<name>[A-Za-z_][\w]*(?:[./@\-][A-Za-z_]\w*|[@\-][15](?![\w.]))*)"
     r"|(?P<sep>[^\sA-Za-z0-9_])", re.IGNORECASE)
+#: a whole number of at least this many digits, inside a name, is a count (a test set's size)
+_COUNT_DIGITS = 4
 #: a printed speed: the time of one step (``646.632 sec/step``, ``65.28s/it``, ``12 ms/batch``) or its
 #: inverse, steps or examples per second (``1.29it/s``, ``2.37 iter/s``, ``1.43 examples/second``);
 #: group ``per`` is set for a time per step, ``rate`` for a count per second, ``ms`` for milliseconds
@@ -59,7 +62,7 @@ _SPEED = re.compile(
 #: a number named only by one of these (``12: 463.5, 463.6 avg, 0.01 rate``) is the running mean of
 #: the line's objective
 _MEAN_WORDS = {"avg", "average", "mean"}
-_PAIR_SEP = {":", "=", "'", '"', "]", "{", "["}   # [loss]: 4.99, G_Loss: {1.20, 1.10}, Losses = ['215.0', ...]
+_PAIR_SEP = {":", "=", "'", '"', "]", "{"}   # [loss]: 4.99, G_Loss: {1.20, 1.10}
 #: a number followed by one of these is a duration (``cost 14.01 s``), not a metric
 _TIME_UNITS = {"s", "sec", "secs", "second", "seconds", "ms", "min", "mins", "minutes", "h", "hr", "hrs",
                "hours"}
@@ -353,6 +356,57 @@ def _aligned_cells(line: str, spans: list):
         cells[best] = m.group()
         last = best
     return cells
+
+
+def _list_of_values(toks: list, i: int) -> bool:
+    """A bracket opened after a name holds that name's values (``Losses = ['215.0370', '105.7615',
+    ...]``: the first is the total or the one printed first) when its first item, quoted or not, is
+    a number with decimals; a bracket of whole numbers holds indices (``Loss [31, 100]: 3.2``)."""
+    while i < len(toks) and toks[i][0] == "sep" and toks[i][1] in "'\"":
+        i += 1
+    if i >= len(toks) or toks[i][0] != "num":
+        return False
+    t = toks[i][1].lower()
+    return "." in t or "e" in t or "n" in t
+
+
+def _count_in_name(toks: list, i: int) -> bool:
+    """The whole number at ``i`` is a count inside a metric's name (``Accuracy of the network on the
+    10000 test images: 54 %``): printed with thousands separators or with at least
+    ``_COUNT_DIGITS`` digits, and followed by words and then ``:`` or ``=`` and a number."""
+    kind, t = toks[i][0], toks[i][1]
+    if kind == "num" and not (t.isdigit() and len(t) >= _COUNT_DIGITS):
+        return False
+    j = i + 1
+    n = len(toks)
+    if j >= n or toks[j][0] != "name":
+        return False
+    while j < n and toks[j][0] == "name":
+        j += 1
+    return j + 1 < n and toks[j][1] in (":", "=") and toks[j + 1][0] in ("num", "frac")
+
+
+def _after_index(toks: list, i: int) -> int | None:
+    """Where the value begins after a name's bracketed index (``Loss [31, 100](epoch, minibatch):
+    3.209``): the bracket holds whole numbers and commas, an optional parenthesis names them, and a
+    ``:`` or ``=`` comes before the value; None for any other bracket."""
+    n = len(toks)
+    while i < n and (toks[i][1] == "," or (toks[i][0] == "num" and toks[i][1].isdigit())):
+        i += 1
+    if i >= n or toks[i][1] != "]":
+        return None
+    i += 1
+    if i < n and toks[i][1] == "(":
+        i += 1
+        while i < n and (toks[i][0] == "name" or toks[i][1] == ","):
+            i += 1
+        if i >= n or toks[i][1] != ")":
+            return None
+        i += 1
+    if i < n and toks[i][1] in (":", "="):
+        j = i + 1
+        return j if j < n and toks[j][0] == "num" else None
+    return None
 
 
 class LineParser:
@@ -669,6 +723,9 @@ class LineParser:
                     phrase.append(val)
                     i += 1
                     continue
+            if phrase and kind in ("num", "count") and _count_in_name(toks, i):
+                i += 1          # "Accuracy on the 10,000 test images: 54 %": a count inside the name
+                continue
             if phrase and kind in ("num", "frac"):
                 if i + 1 < n and toks[i + 1][0] == "name" and toks[i + 1][1].lower() in _TIME_UNITS:
                     phrase = []       # "cost 14.01 s": a duration
@@ -683,9 +740,14 @@ class LineParser:
                     used.add(i + 1)
                     i += 3
                 continue
-            if phrase and kind == "sep" and val in _PAIR_SEP:
+            if phrase and kind == "sep" and (val in _PAIR_SEP or (val == "[" and _list_of_values(toks, i + 1))):
                 i += 1
                 continue
+            if phrase and val == "[":
+                k = _after_index(toks, i + 1)
+                if k is not None:
+                    i = k
+                    continue
             if kind == "num" and i not in used and not phrase:
                 # number then name: "24.93 avg loss," / "0.001 rate"
                 j = i + 1
