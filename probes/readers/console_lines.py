@@ -373,10 +373,13 @@ def _list_of_values(toks: list, i: int) -> bool:
 def _count_in_name(toks: list, i: int) -> bool:
     """The whole number at ``i`` is a count inside a metric's name (``Accuracy of the network on the
     10000 test images: 54 %``): printed with thousands separators or with at least
-    ``_COUNT_DIGITS`` digits, and followed by words and then ``:`` or ``=`` and a number."""
+    ``_COUNT_DIGITS`` digits, between words, and followed by words and then ``:`` or ``=`` and a
+    number."""
     kind, t = toks[i][0], toks[i][1]
     if kind == "num" and not (t.isdigit() and len(t) >= _COUNT_DIGITS):
         return False
+    if i == 0 or toks[i - 1][0] != "name":
+        return False   # right after ``=`` or ``:`` it is the value (``train=2895 val=705``)
     j = i + 1
     n = len(toks)
     if j >= n or toks[j][0] != "name":
