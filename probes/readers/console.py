@@ -371,6 +371,24 @@ def _split_alone_role(pwords: list, phrase: str):
         PART_RANK + 50 + (20 if split_only == "test" else 0), phrase, None
 
 
+def _path_role(phrase: str):
+    """A name printed as a path of namespaces (Chainer's ``main/loss``, ``validation/main/accuracy``,
+    a summary tag's ``eval/accuracy``): its last part names the metric, and a split word anywhere
+    before it (``validation``, ``fast_validation``) its split; the parts between name a model or
+    an optimizer. None when the last part names no loss or accuracy (``lr/pg0``, ``val/box_loss``:
+    read by the other rules)."""
+    parts = phrase.strip().split("/")
+    if len(parts) < 2 or " " in phrase.strip():
+        return None
+    last = normalize_name(parts[-1])
+    words = [w for p in parts[:-1] for w in normalize_name(p).split("_")]
+    split = next((_SPLIT[w] for w in words if w in _SPLIT), None)
+    m = match_role(last if split is None else split + "_" + last)
+    if m is None or m[0] not in ("loss", "val_loss", "accuracy", "val_accuracy"):
+        return None
+    return m[0], m[1] + (20 if split == "test" else 0), phrase, None
+
+
 def _timing_pair(rs) -> tuple | None:
     """The positions of a data-loading time and a step time among a record's roles, or None."""
     d = st = None
@@ -686,6 +704,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
         # tables
         self.header = None         # (names, delim, roles)
         self.header_axes = []      # the header's epoch/step columns
+        self.header_spans = None   # where a whitespace-aligned header's names stand on its line
         # tracebacks
         self.in_trace = False
         self.trace_line = 0
@@ -709,6 +728,12 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
         return res
 
     def _resolve(self, phrase: str, split: str | None):
+        res = self._resolve_words(phrase, split)
+        if "/" in phrase and (res is None or res[1] >= PART_RANK) and not _SOURCE_PATH.search(phrase):
+            return _path_role(phrase) or res
+        return res
+
+    def _resolve_words(self, phrase: str, split: str | None):
         # Top-1, Prec@1, acc@1: the top-1 accuracy
         phrase_top = _TOP1.sub("top1", phrase) if "1" in phrase else phrase
         norm = normalize_name(phrase_top)

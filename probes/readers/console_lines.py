@@ -25,6 +25,9 @@ _PREFIX = re.compile(
 _LEVEL = re.compile(r"\b(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|NOTICE|TRACE)\b:?")
 _CLOCK = re.compile(r"(?<![\w.])\d+(?::\d\d){1,2}(?:[.,]\d+)?(?![\w.])|\d+\s+days?,\s*")
 _TENSOR = re.compile(r"\btensor\(\s*\[*", re.IGNORECASE)
+#: a command-line option and its value (``python train.py -b 64 --learning-rate 0.0001 --epoch 200``):
+#: a setting the command asks for, not a value the run printed
+_OPTION = re.compile(r"(?<!\S)--[A-Za-z][\w.-]*(?:=|\s+)(?!-[A-Za-z])\S+")
 
 # ------------------------------------------------------------------------------ axes
 _MM = re.compile(r"\bepoch\s*(?:\(\s*(\w+)\s*\))?\s*\[\s*(\d+)\s*\]\s*\[\s*(\d+)\s*/\s*(\d+)\s*\]",
@@ -40,11 +43,14 @@ _LEAD_STEP = re.compile(r"^\s*(\d+)\s*[:|]\s")
 
 # ------------------------------------------------------------------------------ tokens
 _TOKEN = re.compile(
-    r"(?P<frac>(?<![\w.])\d+\s*/\s*\d+(?![\w.]))"
+    r"(?P<count>(?<![\w.,])[1-9]\d{0,2}(?:,\d{3})+(?![\w.,]))"
+    r"|(?P<frac>(?<![\w.])\d+\s*/\s*\d+(?![\w.]))"
     r"|(?P<num>[-+]?(?:(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?!\w|\.\w)|(?:nan|inf(?:inity)?)\b)%?)"
     r"|(?P<junk>\d[\w.]*)"
     r"|(?P<name>[A-Za-z_][\w]*(?:[./@\-][A-Za-z_]\w*|[@\-][15](?![\w.]))*)"
     r"|(?P<sep>[^\sA-Za-z0-9_])", re.IGNORECASE)
+#: a whole number of at least this many digits, inside a name, is a count (a test set's size)
+_COUNT_DIGITS = 4
 #: a printed speed: the time of one step (``646.632 sec/step``, ``65.28s/it``, ``12 ms/batch``) or its
 #: inverse, steps or examples per second (``1.29it/s``, ``2.37 iter/s``, ``1.43 examples/second``);
 #: group ``per`` is set for a time per step, ``rate`` for a count per second, ``ms`` for milliseconds
@@ -313,6 +319,99 @@ def _join_split_words(names: list) -> list:
     return out
 
 
+#: a column name of a table header: a name, or ``#`` (the row's count: spaCy's ``E  #  LOSS NER``)
+_HEADER_NAME = re.compile(r"[A-Za-z_][\w ./@\-()%]*|#")
+_WORD_SPAN = re.compile(r"\S+(?: \S+)*")
+_CELL_SPAN = re.compile(r"\S+")
+
+
+def _column_spans(line: str, names: list):
+    """Where each column name of a whitespace-aligned header stands on its line (``(start, end)``),
+    or None when the names are not the line's runs of text between wider gaps (a header printed
+    with single spaces)."""
+    spans = [m.span() for m in _WORD_SPAN.finditer(line.replace("\t", " "))]
+    if len(spans) != len(names):
+        return None
+    return spans
+
+
+def _aligned_cells(line: str, spans: list):
+    """The cells of a row of a fixed-width table that leaves some cells blank (Chainer's
+    ``PrintReport`` prints the validation columns only at an evaluation): each number is put in
+    the column whose name it overlaps most, blanks elsewhere. None when a piece of the row is not a
+    number, overlaps no column, or two share a column: the line is no row of this table."""
+    cells = [""] * len(spans)
+    last = -1
+    for m in _CELL_SPAN.finditer(line):
+        a, b = m.span()
+        if _cell(m.group()) is None:
+            return None
+        best, over = -1, 0
+        for i, (c0, c1) in enumerate(spans):
+            o = min(b, c1) - max(a, c0)
+            if o > over:
+                best, over = i, o
+        if best <= last:
+            return None
+        cells[best] = m.group()
+        last = best
+    return cells
+
+
+def _list_of_values(toks: list, i: int) -> bool:
+    """A bracket opened after a name holds that name's values (``Losses = ['215.0370', '105.7615',
+    ...]``: the first is the total or the one printed first) when its first item, quoted or not, is
+    a number with decimals; a bracket of whole numbers holds indices (``Loss [31, 100]: 3.2``)."""
+    while i < len(toks) and toks[i][0] == "sep" and toks[i][1] in "'\"":
+        i += 1
+    if i >= len(toks) or toks[i][0] != "num":
+        return False
+    t = toks[i][1].lower()
+    return "." in t or "e" in t or "n" in t
+
+
+def _count_in_name(toks: list, i: int) -> bool:
+    """The whole number at ``i`` is a count inside a metric's name (``Accuracy of the network on the
+    10000 test images: 54 %``): printed with thousands separators or with at least
+    ``_COUNT_DIGITS`` digits, between words, and followed by words and then ``:`` or ``=`` and a
+    number."""
+    kind, t = toks[i][0], toks[i][1]
+    if kind == "num" and not (t.isdigit() and len(t) >= _COUNT_DIGITS):
+        return False
+    if i == 0 or toks[i - 1][0] != "name":
+        return False   # right after ``=`` or ``:`` it is the value (``train=2895 val=705``)
+    j = i + 1
+    n = len(toks)
+    if j >= n or toks[j][0] != "name":
+        return False
+    while j < n and toks[j][0] == "name":
+        j += 1
+    return j + 1 < n and toks[j][1] in (":", "=") and toks[j + 1][0] in ("num", "frac")
+
+
+def _after_index(toks: list, i: int) -> int | None:
+    """Where the value begins after a name's bracketed index (``Loss [31, 100](epoch, minibatch):
+    3.209``): the bracket holds whole numbers and commas, an optional parenthesis names them, and a
+    ``:`` or ``=`` comes before the value; None for any other bracket."""
+    n = len(toks)
+    while i < n and (toks[i][1] == "," or (toks[i][0] == "num" and toks[i][1].isdigit())):
+        i += 1
+    if i >= n or toks[i][1] != "]":
+        return None
+    i += 1
+    if i < n and toks[i][1] == "(":
+        i += 1
+        while i < n and (toks[i][0] == "name" or toks[i][1] == ","):
+            i += 1
+        if i >= n or toks[i][1] != ")":
+            return None
+        i += 1
+    if i < n and toks[i][1] in (":", "="):
+        j = i + 1
+        return j if j < n and toks[j][0] == "num" else None
+    return None
+
+
 class LineParser:
     """Line parsing for :class:`~traindx.probes.readers.console.ConsoleReader` (a mixin)."""
 
@@ -335,7 +434,7 @@ class LineParser:
             names = _join_split_words(names)
         if len(names) < 2 or len(names) > 40:
             return False
-        if not all(re.fullmatch(r"[A-Za-z_][\w ./@\-()%]*", n) for n in names):
+        if not all(_HEADER_NAME.fullmatch(n) for n in names):
             return False
         roles = [self._role(n, None) for n in names]
         axes = [i for i, n in enumerate(names) if (match_role(n) or ("",))[0] in ("epoch", "step")]
@@ -359,6 +458,7 @@ class LineParser:
             return False
         self.header = (names, delim, roles)
         self.header_axes = axes
+        self.header_spans = _column_spans(line, names) if delim is None else None
         return True
 
     def _table_row(self, line: str):
@@ -371,8 +471,11 @@ class LineParser:
             if m:
                 s = s[:m.start()].rstrip().rstrip(":").rstrip()
         cells = [c.strip() for c in s.split(delim)] if delim else s.split()
-        if delim is None and len(cells) != len(names):
-            return None
+        present = len(cells)
+        if delim is None and present < len(names) and self.header_spans is not None:
+            cells = _aligned_cells(line, self.header_spans)
+            if cells is None:
+                return None
         if len(cells) != len(names):
             return None
         vals = []
@@ -382,7 +485,7 @@ class LineParser:
             if v is not None:
                 numeric += 1
             vals.append(v)
-        if numeric < max(1, self.header_min_numeric * len(cells)):
+        if numeric < max(1, self.header_min_numeric * present):
             return None
         if any(vals[i] is None for i in self.header_axes):
             return None   # a row of another table (``all  14  0 ...`` under ``Epoch ...``)
@@ -527,6 +630,8 @@ class LineParser:
                 return None
         text = _LEVEL.sub(_spaces, text)
         text = _CLOCK.sub(_spaces, text)
+        if " --" in text:
+            text = _OPTION.sub(_spaces, text)
         progress = bool(_PROGRESS.search(text)) or "it/s" in text or "s/it" in text
         text, epoch, counter, counter_total, step, split = _axes(text, progress)
         pairs = self._pairs(text)
@@ -621,6 +726,9 @@ class LineParser:
                     phrase.append(val)
                     i += 1
                     continue
+            if phrase and kind in ("num", "count") and _count_in_name(toks, i):
+                i += 1          # "Accuracy on the 10,000 test images: 54 %": a count inside the name
+                continue
             if phrase and kind in ("num", "frac"):
                 if i + 1 < n and toks[i + 1][0] == "name" and toks[i + 1][1].lower() in _TIME_UNITS:
                     phrase = []       # "cost 14.01 s": a duration
@@ -635,9 +743,14 @@ class LineParser:
                     used.add(i + 1)
                     i += 3
                 continue
-            if phrase and kind == "sep" and val in _PAIR_SEP:
+            if phrase and kind == "sep" and (val in _PAIR_SEP or (val == "[" and _list_of_values(toks, i + 1))):
                 i += 1
                 continue
+            if phrase and val == "[":
+                k = _after_index(toks, i + 1)
+                if k is not None:
+                    i = k
+                    continue
             if kind == "num" and i not in used and not phrase:
                 # number then name: "24.93 avg loss," / "0.001 rate"
                 j = i + 1

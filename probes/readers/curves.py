@@ -1003,6 +1003,10 @@ def _analyze_accuracy(log, out: _Out) -> None:
         pct = " (logged in percent)" if s.scale_factor != 1.0 else ""
         out.add(fact, v, fin[-k].x, fin[-1].x,
                 f"latest {what} accuracy {v:.1%}{pct} (median of the last {k} values)")
+        if "accuracy_all_zero" not in out.a.facts and s.rows >= out.p["curves.zero_accuracy_min_records"] \
+                and s.max is not None and s.max <= 0.0 and not s.nonfinite:
+            out.add("accuracy_all_zero", True, fin[0].x0, fin[-1].x1,
+                    f"the {what} accuracy is 0 at every one of its {s.rows} records: no prediction is ever right")
 
 
 def _val_shape(log, out: _Out) -> None:

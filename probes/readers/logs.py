@@ -103,7 +103,7 @@ FACTS = (
     "loss_at_float_floor", "data_time_fraction", "accuracy_trend",
     # what the evaluations alone say (a short excerpt too)
     "val_frozen", "val_still_improving", "val_loss_swing", "run_frozen",
-    "loss_values_recur", "loss_final_jump", "loss_blowup", "grad_norm_spike",
+    "loss_values_recur", "loss_final_jump", "loss_blowup", "grad_norm_spike", "accuracy_all_zero",
 )
 
 #: At most this many buckets per metric (the downsampled curve).
