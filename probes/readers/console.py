@@ -692,7 +692,10 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
         self.train_records = 0
         self.epochs_seen = set()
         self.max_epochs_seen = 0
-        self.step_is_global = None
+        # a step printed per epoch (``epoch 2 step 10``, or steps under ``epoch 1: ...`` summaries)
+        # counts again from the start of each epoch: the x is the step past the previous epoch's end
+        self.step_offset = 0.0
+        self.epoch_at_step = None  # the epoch when the last record with a printed step was read
         self.last_step = None
         self.pending_step = None   # (step, line) of the last step printed without metrics
         # data-loading time against step time, summed over the lines that print both
@@ -962,8 +965,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
                 self.mode = "row"
             self.log.x_label = {"step": "step", "epoch": "epoch", "row": "row"}[self.mode]
         if step is not None and self.mode == "step":
-            self.last_step = step
-            x = float(step)
+            x = self._step_x(step, is_eval)
         else:
             x = self._x(step, counter, counter_total, is_eval)
         if (progress or self.mode != "row") and self._seen(x, vals, plan.roles if plan is not None
@@ -1052,6 +1054,25 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
                 and len(self.log.epoch_starts) < self.max_epoch_starts:
             self.start_epoch = self.epoch
             self.log.epoch_starts.append(x)
+
+    def _step_x(self, step, is_eval) -> float:
+        """The x of a record with a printed step: the step, past the previous epoch's end when the
+        step counts within each epoch (it went back after a later epoch was printed)."""
+        self.last_step = step
+        x = float(step) + self.step_offset
+        if not is_eval and self.last_x is not None and x < self.last_x and self._epoch_moved():
+            self.step_offset = self.last_x      # a new epoch's steps, not a restart
+            x = float(step) + self.step_offset
+        if not is_eval:
+            self.epoch_at_step = self.epoch
+        return x
+
+    def _epoch_moved(self) -> bool:
+        """Whether a later epoch was printed since the last record with a printed step: a step
+        that then goes back counts within the new epoch (a run that restarts prints the same or an
+        earlier epoch again, or none)."""
+        e, before = self.epoch, self.epoch_at_step
+        return e is not None and (before is None or e > before)
 
     def _x(self, step, counter, counter_total, is_eval) -> float:
         if counter is not None and not is_eval:
