@@ -655,6 +655,29 @@ class _Overflows:
             self.log.scale_collapse = run[:4]
 
 
+class _EpochSteps:
+    """A step printed per epoch (``epoch 2 step 10``, or ``step`` lines under ``epoch 1: ...``
+    summaries) counts again from each epoch's start: such a step that goes back after a later epoch
+    was printed continues past the previous epoch's end. A run printed again from the same or an
+    earlier epoch, or without epochs, is a restart (the caller's)."""
+
+    __slots__ = ("offset", "epoch_at_step")
+
+    def __init__(self):
+        self.offset = 0.0
+        self.epoch_at_step = None    # the epoch when the last training record with a step was read
+
+    def x(self, step, last_x, epoch, is_eval) -> float:
+        x = float(step) + self.offset
+        if is_eval:
+            return x
+        before = self.epoch_at_step
+        if last_x is not None and x < last_x and epoch is not None and (before is None or epoch > before):
+            self.offset = last_x                 # a new epoch's steps, not a restart
+            x = float(step) + self.offset
+        self.epoch_at_step = epoch
+        return x
+
 
 class ConsoleReader(LineParser, _RunFacts, _Overflows):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
@@ -692,10 +715,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
         self.train_records = 0
         self.epochs_seen = set()
         self.max_epochs_seen = 0
-        # a step printed per epoch (``epoch 2 step 10``, or steps under ``epoch 1: ...`` summaries)
-        # counts again from the start of each epoch: the x is the step past the previous epoch's end
-        self.step_offset = 0.0
-        self.epoch_at_step = None  # the epoch when the last record with a printed step was read
+        self.epoch_steps = _EpochSteps()
         self.last_step = None
         self.pending_step = None   # (step, line) of the last step printed without metrics
         # data-loading time against step time, summed over the lines that print both
@@ -965,7 +985,8 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
                 self.mode = "row"
             self.log.x_label = {"step": "step", "epoch": "epoch", "row": "row"}[self.mode]
         if step is not None and self.mode == "step":
-            x = self._step_x(step, is_eval)
+            self.last_step = step
+            x = self.epoch_steps.x(step, self.last_x, self.epoch, is_eval)
         else:
             x = self._x(step, counter, counter_total, is_eval)
         if (progress or self.mode != "row") and self._seen(x, vals, plan.roles if plan is not None
@@ -1054,25 +1075,6 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
                 and len(self.log.epoch_starts) < self.max_epoch_starts:
             self.start_epoch = self.epoch
             self.log.epoch_starts.append(x)
-
-    def _step_x(self, step, is_eval) -> float:
-        """The x of a record with a printed step: the step, past the previous epoch's end when the
-        step counts within each epoch (it went back after a later epoch was printed)."""
-        self.last_step = step
-        x = float(step) + self.step_offset
-        if not is_eval and self.last_x is not None and x < self.last_x and self._epoch_moved():
-            self.step_offset = self.last_x      # a new epoch's steps, not a restart
-            x = float(step) + self.step_offset
-        if not is_eval:
-            self.epoch_at_step = self.epoch
-        return x
-
-    def _epoch_moved(self) -> bool:
-        """Whether a later epoch was printed since the last record with a printed step: a step
-        that then goes back counts within the new epoch (a run that restarts prints the same or an
-        earlier epoch again, or none)."""
-        e, before = self.epoch, self.epoch_at_step
-        return e is not None and (before is None or e > before)
 
     def _x(self, step, counter, counter_total, is_eval) -> float:
         if counter is not None and not is_eval:
