@@ -873,8 +873,7 @@ def _add_later_value(lang: Language, text: str, n, raw: str, series: dict, prev_
     if v is not None and not (fact.endswith("accuracy") and not (0 <= _as_fraction(raw, v) <= 1)):
         if fact.endswith("accuracy"):
             v = _as_fraction(raw, v)
-        if not lang.range_before_rx.search(text[max(0, start - 16):start]) \
-                and not lang.range_after_rx.match(text, n.end()):
+        if not _range_word_near(lang, text, n):
             series.setdefault(fact, []).append((start, v, (n.start(), n.end()), text[prev_fact[2]:n.end()]))
             prev_fact = (fact, n.end(), prev_fact[2])
     return prev_fact
@@ -949,11 +948,24 @@ def _metric_value(raw: str, metric: str) -> float | None:
     return v
 
 
+#: how far before a number its range word may stand ("between 0.3 and ..."): characters of text,
+#: a reach of the grammar, not a diagnostic cut
+_RANGE_LOOKBACK = 16
+
+
+def _range_word_near(lang: Language, text: str, n) -> bool:
+    """A range word or mark stands right after the number ``n`` or within ``_RANGE_LOOKBACK``
+    characters before it."""
+    start = n.start()
+    return bool(lang.range_after_rx.match(text, n.end())
+                or lang.range_before_rx.search(text[max(0, start - _RANGE_LOOKBACK):start]))
+
+
 def _is_range_bound(lang: Language, text: str, n) -> bool:
     """A range ("between 0.3 and 0.6", "3.5-3.7", "[3.5, 4.5]") states no single value; a
     "from X to Y" pair is no range."""
     start = n.start()
-    if not (lang.range_after_rx.match(text, n.end()) or lang.range_before_rx.search(text[max(0, start - 16):start])):
+    if not _range_word_near(lang, text, n):
         return False
     prev = text[max(0, start - 32):start]
     if re.match(r"[ \t]*[-–~][ \t]*~?[\d.]", text[n.end():n.end() + 8]):
