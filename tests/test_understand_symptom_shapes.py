@@ -49,3 +49,29 @@ def test_asking_whether_an_architecture_suits_is_architecture_advice(lang, text)
     u = understand(text, lang)
     assert u.symptom == "out_of_scope"
     assert {r.fact: r.value for r in u.facts}.get("wants_architecture_advice") is True
+
+
+@pytest.mark.parametrize("text", [
+    "请问为什么验证集的损失一直小于训练集损失",
+    "训练集loss总是大于测试集loss，这正常吗",
+    "验证集准确率比训练集还高，是哪里错了",
+    "why do I get higher scores on the validation set every epoch?",
+])
+def test_validation_better_than_training_is_healthy_in_more_shapes(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "healthy" and u.how == "phrases"
+    assert {r.fact: r.value for r in u.facts}.get("val_better_than_train") is True
+
+
+@pytest.mark.parametrize("text", [
+    "the loss sits at 0.8 from the 200th iteration on",
+    "the accuracy is the same value from epoch 25 to epoch 60",
+])
+def test_a_level_held_since_a_point_past_the_start_is_a_plateau(lang, text):
+    u = understand(text, lang)
+    assert u.scores.get("plateau", 0) > 0
+
+
+def test_since_the_first_epoch_is_no_progress(lang):
+    u = understand("the loss is the same value from epoch 1, nothing changes", lang)
+    assert u.symptom == "not_learning"
