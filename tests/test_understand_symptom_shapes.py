@@ -75,3 +75,8 @@ def test_a_level_held_since_a_point_past_the_start_is_a_plateau(lang, text):
 def test_since_the_first_epoch_is_no_progress(lang):
     u = understand("the loss is the same value from epoch 1, nothing changes", lang)
     assert u.symptom == "not_learning"
+
+
+def test_stagnant_is_a_plateau_word_like_stagnates(lang):
+    u = understand("my perplexity is stagnant", lang)
+    assert u.symptom == "plateau" and u.scores.get("plateau", 0) >= 3
