@@ -967,6 +967,18 @@ def _metric_value(raw: str, metric: str) -> float | None:
     return v
 
 
+#: a percentage that states a share or a change, not a level: "only 1.6% of the original", "dropped to 1.7%",
+#: "fell by 20%" (a log's "Loss: 2.520%" is still a level)
+_SHARE_AFTER = re.compile(r"\s+of\b", re.IGNORECASE)
+_CHANGE_BEFORE = re.compile(r"\b(?:by|to)\s*$", re.IGNORECASE)
+
+
+def _relative_percent(text: str, n, raw: str) -> bool:
+    """A loss written as a percentage that is a share of another value or the size of a change."""
+    return raw.endswith("%") and bool(_SHARE_AFTER.match(text, n.end())
+                                      or _CHANGE_BEFORE.search(text[max(0, n.start() - 8):n.start()]))
+
+
 #: how far before a number its range word may stand ("between 0.3 and ..."): characters of text,
 #: a reach of the grammar, not a diagnostic cut
 _RANGE_LOOKBACK = 16
@@ -1029,7 +1041,7 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     if fact is None:
         return prev_fact
     v = _metric_value(raw, metric)
-    if v is None or _is_range_bound(lang, text, n):
+    if v is None or _is_range_bound(lang, text, n) or (metric == "loss" and _relative_percent(text, n, raw)):
         return prev_fact
     origin = before[0][0] if after else before[-1][0]
     if lang.peak_rx is not None and lang.peak_rx.search(text, max(sentence, min(origin, start) - 40), start):

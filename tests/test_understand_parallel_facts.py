@@ -72,3 +72,22 @@ def test_training_data_counted_by_what_it_is_made_of(lang, text, size):
 ])
 def test_hardware_and_model_parts_are_no_training_data(lang, text):
     assert "train_size" not in _facts(text, lang)
+
+
+@pytest.mark.parametrize("text", [
+    "the loss went down to 3.5% of where it started",
+    "loss dropped to 12% after the warmup",
+    "my loss fell by 40% in the first epoch",
+])
+def test_a_loss_percentage_that_is_a_share_or_a_change_is_no_loss_value(lang, text):
+    got = _facts(text, lang)
+    assert "train_loss" not in got and "current_loss" not in got
+
+
+def test_a_logged_loss_percentage_is_still_the_loss(lang):
+    assert _facts("Epoch: 004/010 | Loss: 1.875%", lang).get("train_loss") == pytest.approx(1.875)
+
+
+def test_validating_names_the_validation_split(lang):
+    got = _facts("my training loss is 0.9 and my validating loss is 2.4", lang)
+    assert got.get("val_loss") == pytest.approx(2.4) and got.get("train_loss") == pytest.approx(0.9)
