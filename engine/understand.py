@@ -898,10 +898,28 @@ def _marks_near(text: str, n, marks: list, reach: int, split_gap: int) -> tuple[
     return after, before, sentence
 
 
-def _label_too_far(lang: Language, text: str, start: int, before: list, max_words: int) -> bool:
+def _parallel_metric(lang: Language, text: str, before: list, prev_fact, reach: int) -> str | None:
+    """A split word alone before the number, in a clause that answers the last attributed value of
+    another split ("the accuracy on the training set reaches 99%, but the testing set only gets 66%"):
+    the number is the same metric for this split. The split word stands within ``reach`` characters
+    after that value, in its sentence. Returns the metric, or None when the number is no such answer."""
+    last = before[-1]
+    if not prev_fact or last[2] != "split" or any(mk[2] == "metric" for mk in before):
+        return None
+    said = next(((sp, me) for (sp, me), f in lang.metrics.items() if f == prev_fact[0]), None)
+    between = text[prev_fact[1]:last[0]]
+    if said is None or said[0] == last[3] or said[0] == "initial" or not 0 <= last[0] - prev_fact[1] <= reach \
+            or re.search(r"[\d.!?;\n。；！？]", between):
+        return None
+    return said[1] if (last[3], said[1]) in lang.metrics else None
+
+
+def _label_too_far(lang: Language, text: str, start: int, before: list, max_words: int,
+                   split_alone: bool = True) -> bool:
     """The words between the last label and the number break the attribution: another number, a
     comparison (kb/language ``comparison_words``), a clause of more than ``max_words`` words, or a
-    split word not right before the number."""
+    split word not right before the number (unless ``split_alone`` is False: a clause parallel to
+    the one before, see ``_parallel_metric``)."""
     last = before[-1]
     gap = text[last[1]:start]
     if last[2] == "split" and re.match(r"_[a-z]", gap, re.IGNORECASE):
@@ -912,7 +930,8 @@ def _label_too_far(lang: Language, text: str, start: int, before: list, max_word
             len(re.findall(r"[a-z\u4e00-\u9fff']+", gap, re.IGNORECASE)) > max_words:
         return True
     # a split word alone names a value only right before it
-    return bool(last[2] == "split" and gap.strip(" \t:=|-") and not any(mk[2] == "metric" for mk in before))
+    return bool(split_alone and last[2] == "split" and gap.strip(" \t:=|-")
+                and not any(mk[2] == "metric" for mk in before))
 
 
 def _split_and_metric(lang: Language, text: str, n, raw: str, marks: list, before: list) -> tuple[str, str]:
@@ -946,6 +965,18 @@ def _metric_value(raw: str, metric: str) -> float | None:
     elif raw.endswith("%") and metric != "loss":
         return None
     return v
+
+
+#: a percentage that states a share or a change, not a level: "only 1.6% of the original", "dropped to 1.7%",
+#: "fell by 20%" (a log's "Loss: 2.520%" is still a level)
+_SHARE_AFTER = re.compile(r"\s+of\b", re.IGNORECASE)
+_CHANGE_BEFORE = re.compile(r"\b(?:by|to)\s*$", re.IGNORECASE)
+
+
+def _relative_percent(text: str, n, raw: str) -> bool:
+    """A loss written as a percentage that is a share of another value or the size of a change."""
+    return raw.endswith("%") and bool(_SHARE_AFTER.match(text, n.end())
+                                      or _CHANGE_BEFORE.search(text[max(0, n.start() - 8):n.start()]))
 
 
 #: how far before a number its range word may stand ("between 0.3 and ..."): characters of text,
@@ -999,14 +1030,18 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
         return _add_later_value(lang, text, n, raw, series, prev_fact)
     if not before:
         return prev_fact
-    if not after and _label_too_far(lang, text, start, before, int(P["language.label_gap_max_words"])):
+    parallel = None if after else _parallel_metric(lang, text, before, prev_fact, reach)
+    if not after and _label_too_far(lang, text, start, before, int(P["language.label_gap_max_words"]),
+                                    split_alone=parallel is None):
         return prev_fact
     split, metric = _split_and_metric(lang, text, n, raw, marks, before)
+    if parallel is not None:
+        metric = parallel
     fact = lang.metrics.get((split, metric))
     if fact is None:
         return prev_fact
     v = _metric_value(raw, metric)
-    if v is None or _is_range_bound(lang, text, n):
+    if v is None or _is_range_bound(lang, text, n) or (metric == "loss" and _relative_percent(text, n, raw)):
         return prev_fact
     origin = before[0][0] if after else before[-1][0]
     if lang.peak_rx is not None and lang.peak_rx.search(text, max(sentence, min(origin, start) - 40), start):

@@ -11,7 +11,8 @@ from traindx.engine.loader import load_kb
 from traindx.engine.understand import understand
 
 # no phrasing in kb/language says anything about this one; its words are the examples' words
-UNPHRASED = "the accuracy refuses to budge past 80 percent after a while, kinda stagnant"
+# (session 13: the sentence was "... after a while, kinda stagnant" until "stagnant" became a plateau phrasing)
+UNPHRASED = "the accuracy goes up nicely for a few epochs and then just sits around 80 percent forever"
 # made-up jargon no knowledge base knows
 JARGON = "our zorbly gauge is wobbling like crazy on the flumph board"
 PACK = ("kind: language\n"
