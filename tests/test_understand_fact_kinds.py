@@ -135,8 +135,8 @@ def test_more_names(lang, text, fact, value):
 
 # --- the loss at step 0 is the initial loss
 def test_the_loss_at_step_zero_is_the_initial_loss(lang):
-    facts = _facts("the loss is about 51.0 when the iteration is 0. now it is at 2.2", lang)
-    assert facts.get("initial_loss") == pytest.approx(51.0) and facts.get("train_loss") == pytest.approx(2.2)
+    facts = _facts("my loss is above 51.0 when Iteration is 0, is that normal?", lang)
+    assert facts.get("initial_loss") == pytest.approx(51.0) and "train_loss" not in facts
 
 
 # --- batch size: a change, a size stated after its number, Korean particles
