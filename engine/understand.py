@@ -893,12 +893,35 @@ def _marks_near(lang: Language, text: str, n, marks: list, reach: int, split_gap
         sentence = m.end()
     after, split_after = _metric_right_after(lang, text, n.end(), marks)
     before = [mk for mk in marks if mk[1] <= start and start - mk[1] <= reach and mk[0] >= sentence]
+    if split_after is not None and before and (_labels(lang, text, before[-1][1], n) or _own_label(text, before)):
+        after, split_after = [], None          # "loss 0.5 train accuracy stays low": 0.5 has its own label
     if after:                                  # "50% accuracy, 2.5 loss": the metric right after the number
         mk = after[0]
         split = split_after or next((b for b in reversed(before) if b[2] == "split" and start - b[1] <= split_gap),
                                     None)
         before = ([split] if split else []) + [(mk[0], mk[1], "metric", mk[3])]
     return after, before, sentence
+
+
+def _labels(lang: Language, text: str, end: int, n) -> bool:
+    """A label that ends at ``end`` names the number ``n`` (only kb/language ``label_gap_words``,
+    spaces and : = ~ between them)."""
+    m = lang.label_next_rx.match(text, end) if lang.label_next_rx is not None else None
+    return m is not None and n.start() < m.end() <= n.end()
+
+
+def _own_label(text: str, before: list) -> bool:
+    """The last metric word before a number is a label of its own ("the loss stays at 2.3 ..."), not
+    the split-and-metric named after an earlier number ("97% train accuracy and 58% ...")."""
+    metric = next((mk for mk in reversed(before) if mk[2] == "metric"), None)
+    if metric is None:
+        return False
+    head = metric[0]
+    split = next((mk for mk in reversed(before) if mk[2] == "split" and mk[1] <= head
+                  and not text[mk[1]:head].strip(" _-")), None)
+    if split is not None:
+        head = split[0]
+    return not re.search(r"\d\s*%?\s*$", text[max(0, head - 24):head])
 
 
 def _metric_right_after(lang: Language, text: str, end: int, marks: list) -> tuple[list, tuple | None]:
