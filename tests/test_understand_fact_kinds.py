@@ -69,6 +69,7 @@ def test_a_chinese_verb_of_setting_names_the_learning_rate(lang, text, lr):
     ("做的是500分类，loss下不去", 500),
     ("只训练两类图片，acc一直是50%", 2),
     ("数据一共4类，其中一类很多，另外两类各200张", 4),
+    ("一共10类，其中有两类总是分错", 10),                  # two of the classes, not their count
 ])
 def test_a_chinese_count_of_classes(lang, text, n):
     assert _facts(text, lang).get("num_classes") == n
@@ -119,6 +120,12 @@ def test_the_step_stated_before_the_nan(lang, text, step):
 ])
 def test_gpu_utilisation_in_more_word_orders(lang, text, util):
     assert _facts(text, lang).get("gpu_utilization") == pytest.approx(util)
+
+
+@pytest.mark.parametrize("text", ["the usage of the GPU memory is 95%, training is slow",
+                                  "GPU显存利用率为95%，训练很慢"])
+def test_gpu_memory_is_no_utilisation(lang, text):
+    assert "gpu_utilization" not in _facts(text, lang)
 
 
 # --- names: optimizers glued to "optimizer", more optimizers, warmup in a flag, a custom loss in Chinese
