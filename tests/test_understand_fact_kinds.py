@@ -134,6 +134,9 @@ def test_gpu_memory_is_no_utilisation(lang, text):
     ("换成adamax优化器之后loss震荡", "optimizer", "adamax"),
     ("python train.py --num_warmup_steps=2000 --lr 3e-5, loss jumps around", "warmup", True),
     ("python train.py --num_warmup_steps=0 --lr 3e-5, loss jumps around", "warmup", False),
+    ("python train.py --no_warmup --lr 3e-5, loss jumps around", "warmup", False),
+    ("config: use_warmup: false, lr: 3e-5; loss jumps around", "warmup", False),
+    ("python train.py --disable_warmup=True, loss jumps around", "warmup", None),
     ("用的是自定义的损失函数，loss变成负数", "custom_loss", True),
     ("the scores are produced by F.log_softmax and fed to NLLLoss", "output_activation", "log_softmax"),
     ("输出层是softmax层，loss不降", "output_activation", "softmax"),
@@ -152,6 +155,7 @@ def test_the_loss_at_step_zero_is_the_initial_loss(lang):
 # --- batch size: a change, a size stated after its number, Korean particles
 @pytest.mark.parametrize("text, bs", [
     ("still out of memory although the batch size was lowered to 3", 3),
+    ("within each batch the loss dropped to 2 and back", None),      # the loss's change, not the size's
     ("the input is (16, 3, 224, 224) where 16 is the batch size", 16),
     ("배치 크기를 8로 했는데 loss가 줄지 않습니다", None),        # not a batch word this grammar knows: left unread
     ("batch를 16으로 했을 때 loss가 그대로입니다", 16),
