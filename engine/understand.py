@@ -153,6 +153,7 @@ class Language:
     attached_magnitudes: set = field(default_factory=set)   # of those, written right after the digits ("20w")
     unit_rx: re.Pattern | None = None                 # a unit right after a number: it counts ("3 epochs")
     split_after_rx: re.Pattern | None = None          # between a number and a split named after it ("61% on the")
+    label_next_rx: re.Pattern | None = None           # after a label, a number it names follows ("val acc is 55%")
     from_rx: re.Pattern | None = None                 # a change's old value follows ("from 2.3")
     change_to_rx: re.Pattern | None = None            # between a change's old and new value ("to", "降到")
     range_end_rx: re.Pattern | None = None            # "from 0.5" / "from 0.5 to ": a number after is no range's bound
@@ -333,7 +334,8 @@ _GRAMMAR_LISTS = ("other_quantities", "peak_words", "reference_words", "setting_
                   "counted_words", "bound_words", "comparison_words", "clause_words", "unit_words", "from_words",
                   "change_to_words", "range_words", "between_words", "continuation_break_words",
                   "coordination_words", "coordination_fillers", "metric_prefixes", "stop_words",
-                  "split_after.metric_words", "split_after.prepositions", "split_after.determiners")
+                  "split_after.metric_words", "split_after.prepositions", "split_after.determiners",
+                  "label_gap_words")
 
 
 def _any(words: list) -> str | None:
@@ -363,6 +365,8 @@ def _compile_grammar(lang: Language, g: dict) -> None:
         lang.split_after_rx = rx(r"\s*(?:%\s*)?" + (r"(?:" + metric + r"\s+)?" if metric else "")
                                  + words["split_after.prepositions"] + r"\s+"
                                  + (r"(?:" + det + r"\s+)?" if det else ""))
+    gap = words["label_gap_words"]
+    lang.label_next_rx = rx(r"(?:\s|[:=~≈]" + (r"|\b" + gap + r"\b" if gap else "") + r")*[-+]?\.?\d")
     to = words["change_to_words"]
     joins = (to + "|" if to else "") + _ARROWS
     lang.change_to_rx = rx(r"^\s*%?\s*(?:" + joins + r")\s*~?\s*$")
@@ -879,7 +883,7 @@ def _add_later_value(lang: Language, text: str, n, raw: str, series: dict, prev_
     return prev_fact
 
 
-def _marks_near(text: str, n, marks: list, reach: int, split_gap: int) -> tuple[list, list, int]:
+def _marks_near(lang: Language, text: str, n, marks: list, reach: int, split_gap: int) -> tuple[list, list, int]:
     """The metric words right after the number, the split/metric words before it within reach in
     its sentence, and where that sentence starts. With a metric word right after the number, a
     split word counts only within ``split_gap`` characters before it."""
@@ -887,13 +891,14 @@ def _marks_near(text: str, n, marks: list, reach: int, split_gap: int) -> tuple[
     sentence = 0
     for m in _SENTENCE.finditer(text, 0, start):
         sentence = m.end()
-    after = [mk for mk in marks if mk[0] >= n.end() and mk[2] == "metric"
-             and re.fullmatch(r"\s*", text[n.end():mk[0]])
-             and not re.match(r"\s*[:=]", text[mk[1]:])]       # "2.5 loss", not a "loss:" label
+    after, split_after = _metric_right_after(lang, text, n.end(), marks)
     before = [mk for mk in marks if mk[1] <= start and start - mk[1] <= reach and mk[0] >= sentence]
+    if split_after is not None and before and (_labels(lang, text, before[-1][1], n) or _own_label(text, before)):
+        after, split_after = [], None          # "loss 0.5 train accuracy stays low": 0.5 has its own label
     if after:                                  # "50% accuracy, 2.5 loss": the metric right after the number
         mk = after[0]
-        split = next((b for b in reversed(before) if b[2] == "split" and start - b[1] <= split_gap), None)
+        split = split_after or next((b for b in reversed(before) if b[2] == "split" and start - b[1] <= split_gap),
+                                    None)
         before = ([split] if split else []) + [(mk[0], mk[1], "metric", mk[3])]
     return after, before, sentence
 
@@ -912,6 +917,45 @@ def _parallel_metric(lang: Language, text: str, before: list, prev_fact, reach: 
             or re.search(r"[\d.!?;\n。；！？]", between):
         return None
     return said[1] if (last[3], said[1]) in lang.metrics else None
+
+
+def _labels(lang: Language, text: str, end: int, n) -> bool:
+    """A label that ends at ``end`` names the number ``n`` (only kb/language ``label_gap_words``,
+    spaces and : = ~ between them)."""
+    m = lang.label_next_rx.match(text, end) if lang.label_next_rx is not None else None
+    return m is not None and n.start() < m.end() <= n.end()
+
+
+def _own_label(text: str, before: list) -> bool:
+    """The last metric word before a number is a label of its own ("the loss stays at 2.3 ..."), not
+    the split-and-metric named after an earlier number ("97% train accuracy and 58% ...")."""
+    metric = next((mk for mk in reversed(before) if mk[2] == "metric"), None)
+    if metric is None:
+        return False
+    head = metric[0]
+    split = next((mk for mk in reversed(before) if mk[2] == "split" and mk[1] <= head
+                  and not text[mk[1]:head].strip(" _-")), None)
+    if split is not None:
+        head = split[0]
+    return not re.search(r"\d\s*%?\s*$", text[max(0, head - 24):head])
+
+
+def _metric_right_after(lang: Language, text: str, end: int, marks: list) -> tuple[list, tuple | None]:
+    """The metric word right after a number that ends at ``end`` ("2.5 loss"), or right after a split
+    word that is right after it ("60% val accuracy", "5 validation loss": that split is the number's);
+    a "loss:" label, or a split and metric with a number after them (kb/language ``label_gap_words``
+    between), names that number, not this one. Returns ([metric mark] or [], split mark or None)."""
+    def right_after(at: int, kind: str):
+        return next((mk for mk in marks if mk[0] >= at and mk[2] == kind and re.fullmatch(r"\s*", text[at:mk[0]])
+                     and not (kind == "metric" and re.match(r"\s*[:=]", text[mk[1]:]))), None)
+    metric = right_after(end, "metric")
+    if metric is not None:
+        return [metric], None
+    split = right_after(end, "split")
+    metric = right_after(split[1], "metric") if split is not None else None
+    if metric is None or (lang.label_next_rx is not None and lang.label_next_rx.match(text, metric[1])):
+        return [], None                        # "train acc 99% val acc 55%": "val acc" labels the 55%
+    return [metric], split
 
 
 def _label_too_far(lang: Language, text: str, start: int, before: list, max_words: int,
@@ -1021,7 +1065,7 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     if _PROGRESS_TOTAL.search(lead) or (lang.counted_rx is not None and lang.counted_rx.search(lead)):
         return prev_fact
     P = lang.params
-    after, before, sentence = _marks_near(text, n, marks, reach,
+    after, before, sentence = _marks_near(lang, text, n, marks, reach,
                                           int(P["language.split_before_metric_chars"]))
     if not before and not after and _continues_quantity(lang, text, start, sentence, prev_fact,
                                                         int(P["language.continuation_window_chars"])):
