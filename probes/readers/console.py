@@ -86,11 +86,16 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: what a thread adds in front of a pasted line: e-mail/Markdown quote marks, bold
 _QUOTED = re.compile(r"^(?:>[ \t]*|\*\*|\[(?:rank|default)\d+\]:[ \t]?)+")
 
-_EXTRA_FILLER = {"average", "avg", "mean", "running", "current", "smoothed", "batch", "epoch", "set",
-                 "subset", "net", "output", "on", "the", "of", "model", "overall", "total", "final",
+_EXTRA_FILLER = {"average", "avg", "mean", "running", "current", "smoothed", "batch", "epoch", "set", "local",
+                 "reduced", "subset", "net", "output", "on", "the", "of", "model", "overall", "total", "final",
                  "last", "this", "data", "top", "for", "in", "at", "is", "a"}
+#: a value of one process of a distributed run (``[local: 0.70 | reduced: 0.69]``)
+_LOCAL = re.compile(r"\blocal\b", re.IGNORECASE)
 _TIME_WORDS = {"time", "duration", "elapsed", "wall", "speed", "eta", "runtime", "seconds"}
 _PPL = {"ppl", "perplexity"}
+#: error rates of a transcription or translation (word, character, token): 1 - the share right
+#: (by rank: the word error rate, the headline, first)
+_ERROR_RATES = {"wer": 0, "cer": 1, "ter": 2}
 #: ``accuracy_top-1`` too: the name before ``top`` ends in ``_``, a word character
 _TOP1 = re.compile(r"(?<![A-Za-z0-9])(?:top|prec|precision|acc|accuracy)[-@_ ]?1\b", re.IGNORECASE)
 #: a data-loading time and the time of the step beside it (``Time 0.21 (0.78) Data 0.001 (0.61)``,
@@ -121,7 +126,12 @@ _SUMMARY_WORDS = {"best", "min", "max", "lowest", "highest", "minimum", "maximum
                   "peak", "start", "end", "final"}
 _TRACE_START = re.compile(r"^\s*Traceback \(most recent call last\)")
 _EXC_LINE = re.compile(r"^\s*((?:[\w.]+\.)?(\w*(?:Error|Exception|Interrupt)))\b:?\s*(.*)$")
-_CUDA_ASSERT = re.compile(r"\.cuh?:\d+.*\bAssertion\b.*\bfailed")
+#: a kernel's failed assertion: in a ``.cu`` file, or at a GPU block and thread (``DynamicCast.h:78: block:
+#: [38,0,0], thread: [97,0,0] Assertion `false` failed.``)
+#: an error logged by the framework's C++ side at error level (``[E ProcessGroupNCCL.cpp:458] [Rank 0]
+#: Watchdog caught collective operation timeout: ...``): the run failed there
+_CPP_ERROR = re.compile(r"\[E\s+[\w./-]+\.(?:cpp|cc|cu|h|hpp):\d+\]\s*(.+)$")
+_CUDA_ASSERT = re.compile(r"(?:\.cuh?:\d+|\bblock:\s*\[[\d,\s]+\],\s*thread:\s*\[[\d,\s]+\]).*\bAssertion\b.*\bfailed")
 #: a name that is a source file's path (``/pytorch/aten/src/ATen/native/cuda/Loss.cu:115``), not a metric
 _SOURCE_PATH = re.compile(r"(?:/[^/]*){3}|\.(?:py|cu|cuh|cpp|cc|c|h|hpp)$")
 _NAN_WARN = re.compile(r"(?:\bnan\b|\binf(?:inite|inity)?\b|non-?finite)", re.IGNORECASE)
@@ -155,6 +165,7 @@ _ERROR_KINDS = (
 )
 #: the message of a traceback the text ends inside, before the exception's line
 _CUT_SHORT = "an exception whose traceback the text cuts short"
+_CUT_SHORT_NAN = "an exception whose traceback the text cuts short, right after a NaN/Inf loss report"
 _NAN_ERROR = re.compile(r"\bnan\b|\binf(?:inite)?\b|FloatingPointError", re.IGNORECASE)
 
 
@@ -163,9 +174,14 @@ _NAN_ERROR = re.compile(r"\bnan\b|\binf(?:inite)?\b|FloatingPointError", re.IGNO
 def exception_message(line: str) -> str | None:
     """The message of an exception printed without its traceback (``RuntimeError: ...``, behind a
     logger's time stamp and level too; a CUDA kernel's failed assertion, ``Loss.cu:115: ...
-    Assertion `...` failed.``, is one), else None."""
+    Assertion `...` failed.``, and an error the C++ side logs, ``[E ProcessGroupNCCL.cpp:458] ...``,
+    are ones), else None."""
     if "Assertion" in line and _CUDA_ASSERT.search(line):
         return "CUDA error: device-side assertion failed: " + line.strip()[:200]
+    if "[E " in line:
+        c = _CPP_ERROR.search(line)
+        if c is not None:
+            return "C++ error: " + c.group(1).strip()[:200]
     m = _EXC_LINE.match(line)
     if m is None and ("Error" in line or "Exception" in line):
         # the logger's time stamp and level in front (``2022-12-28 16:13:02 [ERROR] RuntimeError: ...``)
@@ -331,6 +347,21 @@ class ConsoleLog(LogData):
         return out
 
 
+def _stand_in_role(words: list, eff: str | None, phrase: str):
+    """A value that stands in for a loss or an accuracy, ranked after every name of it: a
+    perplexity (ln ppl is the cross-entropy), an error rate (WER, CER, TER: 1 - the accuracy);
+    None for any other name."""
+    last = words[-1] if words else None
+    test = 20 if eff == "test" else 0
+    if last in _ERROR_RATES:
+        role = "val_accuracy" if eff in ("val", "test") else "accuracy"
+        return role, 300 + _ERROR_RATES[last] + test, phrase, "complement"
+    if last in _PPL:
+        role = "val_loss" if eff in ("val", "test") else "loss"
+        return role, 300 + test, phrase, "log"
+    return None
+
+
 def _part_role(pwords: list, eff: str | None, phrase: str):
     """One component of a loss (cross_entropy_loss, loss_cls) read as a loss of the last resort,
     ranked after every total and after perplexity; None for any other name."""
@@ -442,10 +473,11 @@ def describe(log: LogData) -> str:
 
 # ------------------------------------------------------------------------------ the reader
 class _Cand:
-    __slots__ = ("role", "rank", "name", "series", "bx", "by", "last", "transform")
+    __slots__ = ("role", "rank", "name", "series", "bx", "by", "last", "transform", "unit")
 
     def __init__(self, role, rank, name, transform=None):
         self.role, self.rank, self.name = role, rank, name
+        self.unit = None   # an error rate's unit (1 or 100), from its first value
         self.series = Series(role, name, want_sq=role in ("loss", "val_loss"))
         self.bx, self.by = [], []
         self.last = None
@@ -539,7 +571,7 @@ def _redraws(line: str) -> list:
 
 def _nan_row(line: str, min_numbers: int) -> bool:
     """A line of numbers only (a table row whose header the excerpt left out: ``49/300  6.4G
-    nan  nan  nan  28  416``) with NaN/Inf cells among at least ``min_numbers``
+    nan  nan  nan  28  416``; dashes stand for a cell left empty) with NaN/Inf cells among at least ``min_numbers``
     (``console.min_headerless_row_numbers``) finite ones: a printed table of the run's metrics
     turned non-finite."""
     m = _PREFIX.match(line)
@@ -552,6 +584,8 @@ def _nan_row(line: str, min_numbers: int) -> bool:
         cells[-1] = cells[-1][:-1]
     bad = finite = 0
     for c in cells:
+        if c.strip("-") == "":
+            continue   # a placeholder for a cell with no value this row (``----``)
         if _ROW_NONFINITE.fullmatch(c):
             bad += 1
         elif _ROW_NUMBER.fullmatch(c):
@@ -679,7 +713,97 @@ class _EpochSteps:
         return x
 
 
-class ConsoleReader(LineParser, _RunFacts, _Overflows):
+class _NanReports:
+    """Lines that report a NaN/Inf loss or gradient in words, or a row of the run's numbers turned
+    NaN (a mixin of :class:`ConsoleReader`, using its ``log``, ``line_no``, ``last_x`` and
+    ``metric_lines``), and what a traceback cut short right after one such report raised."""
+
+    #: ``metric_lines`` when the last NaN report was read (None before the first)
+    nan_at_records = None
+
+    def _nan_warning(self, line: str) -> bool:
+        if _NAN_WARN.search(line) and (
+                (_NAN_CTX.search(line) and not _NAN_BENIGN.search(line)) or _nan_row(line, self.min_row_numbers)):
+            self._nan_hit()
+            return True
+        return False
+
+    def _nan_hit(self) -> None:
+        self.log.nan_warnings += 1
+        self.nan_at_records = self.metric_lines
+        if len(self.log.nan_warning_lines) < self.max_events:
+            self.log.nan_warning_lines.append(self.line_no)
+        if self.log.nan_warning_x is None and self.last_x is not None:
+            self.log.nan_warning_x = self.last_x
+
+    def _cut_short_message(self) -> str:
+        """The message of a traceback the text ends inside: after a NaN/Inf report with no record
+        between it and the traceback, or with a loss whose last printed value is NaN/Inf
+        (TensorFlow's ``Model diverged with loss = NaN.`` above its ``NanLossDuringTrainingError``),
+        the run raised on the non-finite loss."""
+        if self.nan_at_records is not None and self.nan_at_records == self.metric_lines \
+                and self.log.nan_warning_lines and self.log.nan_warning_lines[-1] < self.trace_line:
+            return _CUT_SHORT_NAN
+        if any(c.role in ("loss", "val_loss") and c.last is not None and not math.isfinite(c.last)
+               for c in self.cands.values()):
+            return _CUT_SHORT_NAN
+        return _CUT_SHORT
+
+
+class _Transforms:
+    """A printed value that stands for another (a mixin of :class:`ConsoleReader`, using its ``log``
+    and parameters): a perplexity for its loss, an error rate for its accuracy."""
+
+    def _transformed(self, c, v: float) -> float:
+        if c.transform == "log":
+            return self._ln_ppl(c, v)
+        return self._complement(c, v)
+
+    def _complement(self, c, v: float) -> float:
+        """The accuracy an error rate stands for, ``1 - rate`` (at least 0: a word error rate counts
+        insertions too). The rate's first value decides its unit: above
+        ``console.error_rate_percent_above`` it is printed in percent."""
+        if c.unit is None and math.isfinite(v):
+            c.unit = 100.0 if v > self.params["console.error_rate_percent_above"] else 1.0
+        return max(0.0, 1.0 - v / (c.unit or 1.0)) if math.isfinite(v) else v
+
+    def _ln_ppl(self, c, v: float) -> float:
+        """The loss a printed perplexity stands for (ln ppl); Inf beyond
+        ``console.max_plausible_perplexity``, which no vocabulary reaches: the loss overflowed."""
+        if v > self.max_ppl:
+            if not self.ppl_noted:
+                self.ppl_noted = True
+                self.log.notes.append(f"{c.name} {v:.3g} is beyond any vocabulary's perplexity "
+                                      f"(console.max_plausible_perplexity): read as an overflowed loss")
+            return math.inf
+        return math.log(v) if v > 0 else (math.nan if v != 0 else -math.inf)
+
+
+class _EpochRows:
+    """Training records printed one per batch under the same epoch number, with no step or counter
+    in the log (``Epoch 2 train Loss: 0.0044 Accu: 0.0012`` line after line): a mixin of
+    :class:`ConsoleReader`, using its ``last_x`` and ``log``."""
+
+    epoch_rows = False
+    epoch_row_roles = None
+
+    def _epoch_row_x(self, x: float, roles: tuple) -> float:
+        """The x of a training record in epoch mode: its epoch, until a record with the metrics of
+        the one before it comes at the same epoch; from then on each record is a point of its own,
+        one row after the last (the x axis counts rows)."""
+        last, before = self.last_x, self.epoch_row_roles
+        self.epoch_row_roles = roles
+        if last is None:
+            return x
+        if not self.epoch_rows and (x != last or roles != before):
+            return x
+        if not self.epoch_rows:
+            self.epoch_rows = True
+            self.log.x_label = "row"
+        return last + 1.0
+
+
+class ConsoleReader(LineParser, _RunFacts, _Overflows, _NanReports, _Transforms, _EpochRows):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
     def __init__(self, path: str, column_map=None, params=None, fmt: str = "console"):
@@ -752,6 +876,9 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
 
     def _resolve(self, phrase: str, split: str | None):
         res = self._resolve_words(phrase, split)
+        if res is not None and _LOCAL.search(phrase):
+            # one rank's value beside the value reduced over all ranks: the reduced one is the run's
+            res = (res[0], res[1] + QUALIFIED_RANK) + tuple(res[2:])
         if "/" in phrase and (res is None or res[1] >= PART_RANK) and not _SOURCE_PATH.search(phrase):
             return _path_role(phrase) or res
         return res
@@ -760,8 +887,8 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
         # Top-1, Prec@1, acc@1: the top-1 accuracy
         phrase_top = _TOP1.sub("top1", phrase) if "1" in phrase else phrase
         norm = normalize_name(phrase_top)
-        if not norm or ("/" in phrase and _SOURCE_PATH.search(phrase)):
-            return None
+        if not norm or (("/" in phrase or "." in phrase) and _SOURCE_PATH.search(phrase)):
+            return None   # a source file (``loss_scaler.py:183`` in a logger's prefix): its line number
         if norm in self.cmap:
             return self.cmap[norm], -1, phrase, None
         words = [w for w in norm.split("_") if w]
@@ -774,10 +901,9 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
         timing = _timing_role(words)
         if timing is not None:
             return timing, 0, phrase, None
-        # perplexity: a loss in disguise (ln ppl = cross-entropy), ranked after any loss name
-        if words and words[-1] in _PPL:
-            role = "val_loss" if eff in ("val", "test") else "loss"
-            return role, 300 + (20 if eff == "test" else 0), phrase, "log"
+        stand_in = _stand_in_role(words, eff, phrase)
+        if stand_in is not None:
+            return stand_in
         # sub-phrases of whole printed words (never parts of one identifier: loss_rpn_cls is
         # not "loss"), ending at the last word that is not filler ("Val loss decreased from"
         # names "from", not the loss)
@@ -931,20 +1057,6 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
         if epoch not in self.epochs_seen and len(self.epochs_seen) < 100000:
             self.epochs_seen.add(epoch)
 
-    def _nan_warning(self, line: str) -> bool:
-        if _NAN_WARN.search(line) and (
-                (_NAN_CTX.search(line) and not _NAN_BENIGN.search(line)) or _nan_row(line, self.min_row_numbers)):
-            self._nan_hit()
-            return True
-        return False
-
-    def _nan_hit(self) -> None:
-        self.log.nan_warnings += 1
-        if len(self.log.nan_warning_lines) < self.max_events:
-            self.log.nan_warning_lines.append(self.line_no)
-        if self.log.nan_warning_x is None and self.last_x is not None:
-            self.log.nan_warning_x = self.last_x
-
     # -- records -----------------------------------------------------------------------------
     def _record(self, metrics, split, counter, counter_total, step, progress, style) -> None:
         rs = [r for r, _ in metrics]
@@ -989,9 +1101,12 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
             x = self.epoch_steps.x(step, self.last_x, self.epoch, is_eval)
         else:
             x = self._x(step, counter, counter_total, is_eval)
-        if (progress or self.mode != "row") and self._seen(x, vals, plan.roles if plan is not None
-                                                           else tuple(r[0] for r in rs)):
+        roles = plan.roles if plan is not None else tuple(r[0] for r in rs)
+        if (progress or self.mode != "row") and self._seen(x, vals, roles):
             return
+        if self.mode == "epoch" and not is_eval and (self.epoch_rows or (
+                step is None and counter is None and self.last_step is None)):
+            x = self._epoch_row_x(x, roles)
         if not is_eval:
             last_x = self.last_x
             if last_x is not None and x < last_x:
@@ -1019,8 +1134,8 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
         for c, v in zip(cands, vals):
             if c is None:
                 continue
-            if c.transform == "log":
-                v = self._ln_ppl(c, v)
+            if c.transform is not None:
+                v = self._transformed(c, v)
             if progress and v == c.last and c.role in ("val_loss", "val_accuracy"):
                 continue
             c.last = v
@@ -1041,17 +1156,6 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
             return True
         self.prev_progress = (x, vals, roles)
         return False
-
-    def _ln_ppl(self, c, v: float) -> float:
-        """The loss a printed perplexity stands for (ln ppl); Inf beyond
-        ``console.max_plausible_perplexity``, which no vocabulary reaches: the loss overflowed."""
-        if v > self.max_ppl:
-            if not self.ppl_noted:
-                self.ppl_noted = True
-                self.log.notes.append(f"{c.name} {v:.3g} is beyond any vocabulary's perplexity "
-                                      f"(console.max_plausible_perplexity): read as an overflowed loss")
-            return math.inf
-        return math.log(v) if v > 0 else (math.nan if v != 0 else -math.inf)
 
     def _cands(self, rs, vals, plan) -> list:
         """The record's candidates (kept on its plan), after its data-loading and step times."""
@@ -1117,7 +1221,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows):
         if self.in_trace:
             # the text ends inside a traceback (an excerpt cut before the exception's line): the
             # run still raised
-            self._error(_CUT_SHORT, self.trace_line)
+            self._error(self._cut_short_message(), self.trace_line)
         for c in self.cands.values():
             if c.by:
                 c.series.extend(c.bx, c.by)

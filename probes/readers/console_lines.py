@@ -38,8 +38,9 @@ _STEP = re.compile(r"\b(global[_ ]step|step|steps|iteration|iter|it|batch|update
                    r"n_iter|global_iter)\b[\]'\"]?\s*[:=#]?\s*[\[(]?\s*(\d+)(?![.\d])(?:\s*/\s*(\d+))?\s*[\])]?",
                    re.IGNORECASE)
 _COUNTER = re.compile(r"(?<![\w./])(\d+)\s*/\s*(\d+)(?![\w.]|\s*[a-zA-Z])")
-#: a line that starts with its step and a separator (``12: 463.5 ...``, ``1220 | loss 3.29 | lr ...``)
-_LEAD_STEP = re.compile(r"^\s*(\d+)\s*[:|]\s")
+#: a line that starts with its step and a separator (``12: 463.5 ...``, ``1220 | loss 3.29 | lr ...``), or
+#: with its round in brackets (gradient boosting's ``[6209]\tvalid-rmse:128.8``)
+_LEAD_STEP = re.compile(r"^\s*(?:(\d+)\s*[:|]|\[(\d+)\])\s")
 
 # ------------------------------------------------------------------------------ tokens
 _TOKEN = re.compile(
@@ -206,7 +207,7 @@ def _axes(text: str, progress: bool):
     elif epoch is None:
         lm = _LEAD_STEP.match(text)
         if lm:
-            step = ("i",) + lm.span(1)
+            step = ("i",) + lm.span(1 if lm.group(1) is not None else 2)
             text = _cut(text, 0, lm.end())
     if counter is None:
         cm = _COUNTER.search(text)
@@ -368,6 +369,21 @@ def _list_of_values(toks: list, i: int) -> bool:
         return False
     t = toks[i][1].lower()
     return "." in t or "e" in t or "n" in t
+
+
+def _opens_group(toks: list, i: int) -> bool:
+    """A bracket opened after a name holds named values of that name (``predict_loss: [local: 0.69 |
+    reduced: 0.69]``, ``train: {'loss': 0.5, 'acc': 0.8}``): a name, optionally quoted, then ``:`` or
+    ``=`` and a number."""
+    n = len(toks)
+    while i < n and toks[i][0] == "sep" and toks[i][1] in "'\"":
+        i += 1
+    if i >= n or toks[i][0] != "name":
+        return False
+    i += 1
+    while i < n and toks[i][0] == "sep" and toks[i][1] in "'\"":
+        i += 1
+    return i + 1 < n and toks[i][1] in (":", "=") and toks[i + 1][0] in ("num", "frac")
 
 
 def _count_in_name(toks: list, i: int) -> bool:
@@ -713,6 +729,7 @@ class LineParser:
         n = len(toks)
         i = 0
         phrase: list = []
+        group: list = []     # the name of a bracketed group of named values, which names each of them
         phrase_pos = 0
         used = set()
         while i < n:
@@ -734,7 +751,7 @@ class LineParser:
                     phrase = []       # "cost 14.01 s": a duration
                     i += 2
                     continue
-                out.append((" ".join(phrase[-6:]), kind, pos, end, phrase_pos))
+                out.append((" ".join((group + phrase)[-6:]), kind, pos, end, phrase_pos))
                 used.add(i)
                 phrase = []
                 i += 1
@@ -743,6 +760,12 @@ class LineParser:
                     used.add(i + 1)
                     i += 3
                 continue
+            if phrase and kind == "sep" and val in "[{" and _opens_group(toks, i + 1):
+                group, phrase = phrase, []     # "predict_loss: [local: 0.69 | reduced: 0.69]"
+                i += 1
+                continue
+            if group and kind == "sep" and val in "]}":
+                group = []
             if phrase and kind == "sep" and (val in _PAIR_SEP or (val == "[" and _list_of_values(toks, i + 1))):
                 i += 1
                 continue

@@ -955,6 +955,10 @@ def _analyze_val(log, out: _Out) -> None:
         # above the first third; a noisy floor with a bump after its minimum does not
         third = len(after) // 3
         drifting = median(after[-third:]) >= median(after[:third])
+    # a climb at every evaluation since the best: its last value is where it has got to (the median
+    # of the last few lags behind a rise that does not pause)
+    if len(after) >= out.p["curves.val_climb_min_evals"] and all(b > a for a, b in zip(after, after[1:])):
+        level = max(level, after[-1])
     rise = out.p["curves.val_rise"]
     if (level - best > max(rise * abs(best), out.p["curves.val_rise_noise"] * max(sig, sig_after))
             and n - 1 - best_i >= k_rise and drifting
@@ -1004,9 +1008,10 @@ def _analyze_accuracy(log, out: _Out) -> None:
         out.add(fact, v, fin[-k].x, fin[-1].x,
                 f"latest {what} accuracy {v:.1%}{pct} (median of the last {k} values)")
         if "accuracy_all_zero" not in out.a.facts and s.rows >= out.p["curves.zero_accuracy_min_records"] \
-                and s.max is not None and s.max <= 0.0 and not s.nonfinite:
+                and s.max is not None and s.max <= out.p["curves.zero_accuracy_max"] and not s.nonfinite:
             out.add("accuracy_all_zero", True, fin[0].x0, fin[-1].x1,
-                    f"the {what} accuracy is 0 at every one of its {s.rows} records: no prediction is ever right")
+                    f"the {what} accuracy is at most {s.max:.2%} at every one of its {s.rows} records: "
+                    "no prediction is ever right beyond chance over thousands of answers")
 
 
 def _val_shape(log, out: _Out) -> None:
@@ -1231,10 +1236,10 @@ def _run_length(log, out: _Out) -> None:
     # stretch in it is a run that stopped improving, not one that never started
     ratio = out.p["curves.mid_run_start_ratio"]
     mid = a > 1 and a >= ratio * max(b - a, 0)
-    # steps counted within the excerpt (a progress counter) hide where the run was: the epoch
-    # number printed beside them does not (``Epoch 145/150`` over five epochs of bars)
+    # steps counted within the excerpt (a progress counter, or rows printed under one epoch number)
+    # hide where the run was: the epoch number printed beside them does not (``Epoch 145/150`` over five epochs of bars)
     first_epoch, epochs = getattr(log, "first_epoch", None), getattr(log, "epochs", 0)
-    if not mid and log.x_label == "step" and first_epoch is not None and epochs and first_epoch > 1:
+    if not mid and log.x_label in ("step", "row") and first_epoch is not None and epochs and first_epoch > 1:
         mid = first_epoch - 1 >= ratio * epochs
         if mid:
             out.add("log_starts_mid_run", True, a, b,

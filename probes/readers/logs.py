@@ -181,11 +181,14 @@ _ALIAS_RANK = {name: (role, i) for role, names in ALIASES.items() for i, name in
 GENERIC_RANK = 100
 _SPLIT_TRAIN = {"train", "training", "trn", "tr"}
 _SPLIT_VAL = {"val", "valid", "validation", "eval", "evaluation", "test", "dev"}
-_FILLER = {"avg", "mean", "total", "epoch", "step", "batch", "running", "smoothed", "ema", "overall",
+_SPLIT_ANY = _SPLIT_TRAIN | _SPLIT_VAL
+_FILLER = {"avg", "mean", "total", "tot", "epoch", "step", "batch", "running", "smoothed", "ema", "overall",
            "on", "per", "set", "data", "top1"}
 #: names of the objective itself: a column named by its loss function (train_mse, val_nll) is the
 #: loss when no column says "loss" (it ranks after every "loss" spelling)
-_LOSS_WORDS = {"mse", "mae", "rmse", "nll", "bce", "xent", "huber", "crossentropy", "ce", "cost"}
+#: (``logloss``/``mlogloss``: the log loss as gradient-boosting libraries name their evaluation metric)
+_LOSS_WORDS = {"mse", "mae", "rmse", "nll", "bce", "xent", "huber", "crossentropy", "ce", "cost", "logloss",
+               "mlogloss"}
 _PLURALS = {"losses": "loss", "accuracies": "accuracy"}
 _MISSING = {"", "na", "n/a", "null", "none", "nil", "-", "--", "?", "missing"}
 _TENSOR_RE = re.compile(r"^\s*tensor\(\s*\[?\s*([-+]?(?:[0-9.]+(?:[eE][-+]?[0-9]+)?|nan|inf))",
@@ -214,8 +217,11 @@ def match_role(name: str) -> tuple[str, int] | None:
         return role, rank
     if norm.startswith("lr_") and norm.count("_") <= 2:  # Lightning's LearningRateMonitor: lr-Adam
         return "lr", 50
-    # a plural names the same objective (``losses : 39.6``, ``val_losses``)
-    tokens = {_PLURALS.get(t, t) for t in norm.split("_")}
+    # a plural names the same objective (``losses : 39.6``, ``val_losses``); a number right after a
+    # split word numbers one of several evaluation sets (``validation_0-rmse``, ``valid_1``)
+    parts = norm.split("_")
+    tokens = {_PLURALS.get(t, t) for k, t in enumerate(parts)
+              if not (k and t.isdigit() and parts[k - 1] in _SPLIT_ANY)}
     allowed = _FILLER | _SPLIT_TRAIN | _SPLIT_VAL
     if "loss" in tokens and tokens - {"loss"} <= allowed:
         return ("val_loss" if tokens & _SPLIT_VAL else "loss"), GENERIC_RANK
@@ -226,7 +232,7 @@ def match_role(name: str) -> tuple[str, int] | None:
         words = (words - {"cross", "entropy"}) | {"crossentropy"}
     if len(words) == 1 and words <= _LOSS_WORDS and tokens - {"cross", "entropy"} - _LOSS_WORDS <= allowed:
         return ("val_loss" if tokens & _SPLIT_VAL else "loss"), 150
-    metric = tokens & {"acc", "accuracy"}
+    metric = tokens & {"acc", "accu", "accuracy"}
     if metric and "loss" not in tokens and tokens - metric <= allowed:
         return ("val_accuracy" if tokens & _SPLIT_VAL else "accuracy"), GENERIC_RANK
     return None
@@ -743,17 +749,22 @@ def rl_metric_names(names: Iterable[str]) -> list[str]:
     """The names among ``names`` (a log's columns or printed metric names) that say the run is
     reinforcement learning: a reward-like name (``reward``, ``running_reward``, ``ep_rew_mean``,
     ``episode_return``) and at least one other RL name beside it (``episode``, ``policy_loss``,
-    ``value_loss``, ``entropy``, ``epsilon``, ...) — one ``return`` column alone is not evidence.
+    ``value_loss``, ``entropy``, ``epsilon``, ...) — one ``return`` column alone is not evidence; or,
+    with no reward printed, a policy loss beside a value loss (an actor-critic such as PPO).
     Empty when the names do not say so."""
     rewards, context = [], []
+    heads = set()    # an actor-critic's two losses: the policy's and the value function's
     for name in dict.fromkeys(str(n) for n in names):
         norm = normalize_name(name)
         words = set(norm.split("_"))
         if words & _RL_REWARD_WORDS:
             rewards.append(name)
-        elif words & _RL_CONTEXT_WORDS or norm in _RL_CONTEXT_NAMES:
+        elif words & _RL_CONTEXT_WORDS or norm in _RL_CONTEXT_NAMES or norm.endswith(("_value_loss", "_vf_loss")):
             context.append(name)
-    return rewards + context if rewards and context else []
+        if words & {"loss", "losses"}:
+            heads |= {h for h, ws in (("policy", {"policy", "actor", "pg"}), ("value", {"value", "vf", "critic"}))
+                      if words & ws}
+    return rewards + context if (rewards and context) or heads == {"policy", "value"} else []
 
 
 def rl_names_in_text(text: str) -> list[str]:
