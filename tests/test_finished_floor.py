@@ -120,3 +120,23 @@ def test_layers_frozen_at_their_random_init_name_frozen_parameters(tmp_path):
     code.write_text(FROZEN)
     rep = diagnose_json("--code", str(code), "--log", str(log))
     assert rep["status"] == "diagnosed" and rep["root_causes"][0]["id"] == "frozen_parameters"
+
+
+def test_per_batch_swings_that_grow_while_validation_keeps_improving_are_healthy(tmp_path):
+    """Batch-8 losses spread more as the model grows confident on some batches (swings that grow
+    while the mean falls), but every epoch's validation loss is lower than the last: the swings
+    cost nothing held out — healthy, not instability."""
+    lines = []
+    for e in range(1, 7):
+        for k in range(1, 6):
+            t = e - 1 + k / 5
+            mean = 1.15 - 0.13 * t
+            swing = (0.02 + 0.05 * t) * (1 if (e * 5 + k) % 3 == 0 else -0.8 if (e * 5 + k) % 3 == 1 else 0.3)
+            lines.append(f"{{'loss': {mean + swing:.4f}, 'learning_rate': 0.0005, 'epoch': {t:.1f}}}")
+        lines.append(f"{{'epoch': {e}, 'train_loss': {1.15 - 0.11 * (e - 0.5):.4f}, "
+                     f"'train_acc': {0.35 + 0.08 * e:.4f}, 'val_loss': {1.05 - 0.1 * e:.4f}, "
+                     f"'val_acc': {0.40 + 0.075 * e:.4f}}}")
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(lines) + "\n")
+    rep = diagnose_json("--log", str(log))
+    assert rep["status"] == "healthy", (rep["status"], rep.get("symptom"))
