@@ -140,3 +140,34 @@ def test_per_batch_swings_that_grow_while_validation_keeps_improving_are_healthy
     log.write_text("\n".join(lines) + "\n")
     rep = diagnose_json("--log", str(log))
     assert rep["status"] == "healthy", (rep["status"], rep.get("symptom"))
+
+
+SORTED = textwrap.dedent("""\
+    import torch, torch.nn as nn
+    from torch.utils.data import DataLoader, TensorDataset
+    x, y = torch.randn(2000, 16), torch.randint(0, 5, (2000,))
+    order = torch.argsort(y)
+    x, y = x[order], y[order]
+    loader = DataLoader(TensorDataset(x, y), batch_size=50, shuffle=False)
+    model = nn.Sequential(nn.Linear(16, 64), nn.ReLU(), nn.Linear(64, 5))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    for epoch in range(8):
+        for xb, yb in loader:
+            opt.zero_grad()
+            loss = nn.functional.cross_entropy(model(xb), yb)
+            loss.backward()
+            opt.step()
+    """)
+
+
+def test_class_sorted_batches_never_shuffled_explain_a_loss_at_chance(tmp_path):
+    """Rows sorted by label and never shuffled: each block of batches pulls the model to its class,
+    so the epoch's mean loss stays at chance (ln 5) — not learning, from unshuffled data."""
+    log = tmp_path / "console.log"
+    log.write_text("".join(f"epoch {e} train_loss {1.612 - 0.001 * (e % 3):.4f} val_loss {1.63 + 0.002 * (e % 2):.4f} "
+                           f"val_acc {0.2 + 0.004 * (e % 2):.3f}\n" for e in range(1, 9)))
+    code = tmp_path / "train.py"
+    code.write_text(SORTED)
+    rep = diagnose_json("--code", str(code), "--log", str(log))
+    assert rep["symptom"]["id"] == "not_learning"
+    assert rep["status"] == "diagnosed" and rep["root_causes"][0]["id"] == "unshuffled_data"
