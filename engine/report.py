@@ -357,6 +357,8 @@ def _predicted_symptom(session: Session, cause: str) -> str:
     # which symptoms a loss-curve shape is compatible with, best first: report.curve_symptoms.<trend>;
     # swings that grow over the run come first (report.curve_symptoms.swings_growing)
     shapes = [f"report.curve_symptoms.{trend}"] if isinstance(trend, str) else []
+    if trend == "decreasing" and session.value("loss_pace") == "normal":
+        shapes.insert(0, "report.curve_symptoms.decreasing_normal_pace")
     if session.value("oscillation_trend") == "growing":
         shapes.insert(0, "report.curve_symptoms.swings_growing")
     for name in shapes:

@@ -55,6 +55,23 @@ def test_pipe_table_and_percentages():
     assert _vals(log, "lr")[0] == pytest.approx(1e-3)
 
 
+def test_rich_box_table_with_a_heavy_header_bar():
+    """rich draws its header with heavy bars (``┃ epoch ┃ train_loss ┃``) and its rows with light
+    ones (``│ 1 │ 2.8324 │``): every row is read, under the header's names."""
+    rows = [(e, 2.8324 - 0.0004 * e, 2.8185 - 0.0004 * e) for e in range(1, 13)]
+    text = "\n".join(
+        ["┏━━━━━━━┳━━━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━━━┓",
+         "┃ epoch ┃ train_loss ┃ val_loss ┃ lr       ┃",
+         "┡━━━━━━━╇━━━━━━━━━━━━╇━━━━━━━━━━╇━━━━━━━━━━┩"]
+        + [f"│ {e:<5d} │ {t:<10.4f} │ {v:<8.4f} │ 1.00e-06 │" for e, t, v in rows]
+        + ["└───────┴────────────┴──────────┴──────────┘"])
+    log = read_console_text(text)
+    assert log.x_label == "epoch" and log.epochs == 12
+    assert _vals(log, "loss") == pytest.approx([t for _, t, _ in rows], abs=1e-4)
+    assert _vals(log, "val_loss")[-1] == pytest.approx(rows[-1][2], abs=1e-4)
+    assert _vals(log, "lr")[0] == pytest.approx(1e-6)
+
+
 def test_keras_progress_lines_take_the_epoch_from_the_line_before():
     lines = []
     for e in range(1, 5):

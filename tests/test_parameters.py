@@ -390,3 +390,28 @@ def test_code_reads_every_parameter_from_the_knowledge_base_without_a_default_of
                 defaulted.append(where)
     assert not unknown, unknown
     assert not defaulted, defaulted
+
+
+def _double_softmax_session(pace):
+    """A softmax fed to cross-entropy, read from the code, under a curve that still falls."""
+    s = Session(load_kb(entry_point_packs=False))
+    s.add("output_activation", "softmax", "code:train.py:12")
+    s.add("loss_function", "cross_entropy", "code:train.py:20")
+    s.add("zero_grad_called", True, "code:train.py:30")
+    s.add("frozen_params", [], "code:train.py:1")
+    s.add("optimizer", "adam", "code:train.py:25")
+    s.add("learning_rate", 0.001, "code:train.py:25")
+    s.add("loss_trend", "decreasing", "log:console.log:steps 0-99")
+    s.add("loss_pace", pace, "log:console.log:steps 0-99")
+    return s.report()
+
+
+def test_a_cap_under_a_normal_pace_predicts_the_plateau_it_stops_at():
+    """A diagnosed cause that caps the loss, under a still-falling loss whose pace reads normal,
+    predicts a Plateau (report.curve_symptoms.decreasing_normal_pace), not Training slow; under a
+    slow pace, Training slow stays first."""
+    normal = _double_softmax_session("normal")
+    assert normal["root_causes"][0]["id"] == "double_softmax" and normal["status"] == "diagnosed"
+    assert normal["symptom"]["id"] == "plateau" and normal["symptom"]["predicted"]
+    slow = _double_softmax_session("slow")
+    assert slow["symptom"]["id"] == "slow_training"

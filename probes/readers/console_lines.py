@@ -428,12 +428,17 @@ def _after_index(toks: list, i: int) -> int | None:
     return None
 
 
+#: the heavy and double vertical bars of box-drawn tables (rich's ``┃ epoch ┃ loss ┃`` header over
+#: ``│ 1 │ 0.52 │`` rows) read as the light one, so a header and its rows split on the same bar
+_BOX_BARS = str.maketrans({"┃": "│", "║": "│"})
+
+
 class LineParser:
     """Line parsing for :class:`~traindx.probes.readers.console.ConsoleReader` (a mixin)."""
 
     def _maybe_header(self, line: str) -> bool:
         """A line of names only, one of them a metric: a table header (returns True)."""
-        s = line.strip().strip("|│┃").strip()
+        s = line.strip().translate(_BOX_BARS).strip("|│").strip()
         if not s or len(s) > 400:
             return False
         for delim in (",", "\t", "|", "│", ";"):
@@ -479,7 +484,7 @@ class LineParser:
 
     def _table_row(self, line: str):
         names, delim, roles = self.header
-        s = line.strip().strip("|│┃").strip()
+        s = line.strip().translate(_BOX_BARS).strip("|│").strip()
         if delim is None and "%" in s:
             # a row that ends in its progress bar (``1/99  2.64G  0.05 ...  416: 100%|███| 7/7``),
             # drawn with or without bar characters (``... 448: 100% 1626/1626 [22:57<00:00, ...]``)

@@ -4,6 +4,8 @@ graph cuts and train/eval mode.
 
 from __future__ import annotations
 
+import ast
+
 from ..naming import EVAL_FUNC
 from ..torch_api.names import BN_LAYERS, DROPOUT_LAYERS, TRANSFORMER_LAYERS
 from ..values import Event, ListVal, ModuleVal, OptVal, SchedVal, TensorVal
@@ -146,6 +148,8 @@ class LoopFacts:
             if not scheds:
                 self.add_note(f"line {sched_obj.line}: the scheduler `{sched_obj.text}` is never "
                               f"stepped")
+        if sched_obj is None and not scheds:
+            self.no_scheduler_fact(step_loop)
         if sched_obj is not None and sched_obj.kind:
             self.add_finding("scheduler", sched_obj.kind, sched_obj.line,
                              f"`{sched_obj.text}` (line {sched_obj.line})")
@@ -170,6 +174,25 @@ class LoopFacts:
                 e = mine[0]
                 self.add_finding("scheduler_step_per_batch", False, e.line,
                                  f"`{e.text}` (line {e.line}) runs outside the batch loop (line {lline})")
+
+    def no_scheduler_fact(self, step_loop: int | None) -> None:
+        """scheduler = none: the script steps one optimizer it builds itself in a loop it writes, and
+        nothing changes its LR (no scheduler, no assignment to a param group's ``lr``): the LR is
+        held for the whole run."""
+        if step_loop is None or len(self.optimizers) != 1 or self.schedulers:
+            return
+        if not any(e.kind == "step" for e in self.events):
+            return
+        for n in ast.walk(self.tree):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(
+                n, (ast.AugAssign, ast.AnnAssign)) else []
+            if any(isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant)
+                   and t.slice.value in ("lr", "learning_rate") for t in targets):
+                return
+        opt = self.optimizers[0]
+        self.add_finding("scheduler", "none", opt.line,
+                         f"no LR scheduler and no assignment to a param group's lr in {self.basename}: "
+                         f"the LR of `{opt.text}` (line {opt.line}) is held for the whole run")
 
     def graph_cut_facts(self, loss_t: TensorVal, back: Event, reached: set) -> None:
         """graph_cut: does the loss backpropagated reach the trainable parameters?"""

@@ -15,7 +15,7 @@ from ..values import ModuleVal
 SOURCE_ID = "code:model"
 #: (``num_classes`` is found by ``Conclusions.class_count_facts`` (common.py) and ``rl_training`` by the
 #: reader before interpreting, from the same model definitions; both are this source's facts.)
-FACTS = ("dropout_p", "init_constant", "init_bias_constant", "init_weight_std", "frozen_params",
+FACTS = ("dropout_p", "init_constant", "init_bias_constant", "init_weight_std", "frozen_params", "frozen_weights",
          "requires_grad_attr_on_module", "uses_amp", "grad_scaler_used", "regularization", "rl_training",
          "amp_dtype", "model_has_dropout_or_bn", "num_classes")
 
@@ -73,6 +73,7 @@ class ModelFacts:
         drops, known = self.dropout_facts(models, visible, first_line)
         self.regularization_facts(models, visible, first_line, drops, known)
         self.initialisation_facts(pretrained_ok, first_line)
+        self.frozen_weights_fact(visible)
         self.task_type_facts()
         self.module_requires_grad_facts()
         self.mixed_precision_facts(models, first_line)
@@ -144,10 +145,16 @@ class ModelFacts:
         """init_constant (weights set to one constant) and frozen_params."""
         inits = [r for r in self.records["init"] if not r[3]]
         const = [r for r in inits if r[2] in ("zeros_", "ones_", "constant_", "zero_", "fill_")]
-        if const:
-            r = const[0]
+        hidden = [r for r in const if not r[6]]
+        if hidden:
+            r = hidden[0]
             self.add_finding("init_constant", True, r[0],
                              f"`{r[5]}` (line {r[0]}) sets {r[1]} to one constant")
+        elif const and pretrained_ok:
+            r = const[0]
+            self.add_finding("init_constant", False, r[0],
+                             f"`{r[5]}` (line {r[0]}) sets only the last layer of a block ({r[1]}) to one "
+                             f"constant (a zero one is an identity start): the hidden weights stay random")
         elif pretrained_ok:
             self.add_finding("init_constant", False, first_line,
                              f"no constant or zero weight initialisation in {self.basename}")
@@ -162,21 +169,50 @@ class ModelFacts:
                              f"no requires_grad=False in {self.basename}")
 
     def frozen_by_assignment(self) -> list:
-        """``p.requires_grad = False`` statements the interpreter could not tie to a module (a loop
-        over a slice of a library model's layers): each freezes what its target names. None when the
-        script also sets requires_grad to True or calls requires_grad_ (it may unfreeze them)."""
+        """``p.requires_grad = False`` statements and ``x.requires_grad_(False)`` calls the interpreter
+        could not tie to a module (a loop over a slice of a model's layers): each freezes what its
+        target names. None when the script also sets requires_grad to True or calls requires_grad_
+        with anything but False (it may unfreeze them)."""
         out = []
         for n in ast.walk(self.tree):   # a script that unfreezes anything says nothing either way
             if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and n.value.value is True \
                     and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in n.targets) \
-                    or isinstance(n, ast.Attribute) and n.attr == "requires_grad_":
+                    or _requires_grad_call(n) is True:
                 return []
         for n in ast.walk(self.tree):
             if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and n.value.value is False:
                 for t in n.targets:
                     if isinstance(t, ast.Attribute) and t.attr == "requires_grad":
                         out.append((n.lineno, snippet(t.value, 40), None, None))
-        return out[:20]
+            elif _requires_grad_call(n) is False:
+                out.append((n.lineno, snippet(n.func.value, 40), None, None))
+        return sorted(out)[:20]
+
+    def frozen_weights_fact(self, visible: bool) -> None:
+        """frozen_weights: what the frozen parameters hold. ``trained_here`` when they were frozen
+        after a backward pass of this script (a teacher or a first stage trained, then frozen);
+        ``loaded`` when the script loads weights (``load_state_dict``, ``torch.load``,
+        ``from_pretrained``, ``pretrained=``/``weights=``); ``random_init`` when the model is built
+        in the script (its layers visible) and neither holds: they keep their random init for good."""
+        fr = next((f for f in self.findings if f.fact == "frozen_params"), None)
+        if fr is None or not fr.value:
+            return
+        line = int(fr.source.rsplit(":", 1)[-1])
+        backs = [e.line for e in self.events if e.kind == "backward"]
+        trained_first = bool(self.records["frozen_after_backward"]) or (
+            not self.records["frozen"] and bool(backs) and min(backs) < line)
+        loads = _weight_loads(self.tree)
+        if trained_first:
+            self.add_finding("frozen_weights", "trained_here", line,
+                             "frozen after an earlier backward pass trained them (a teacher or a first "
+                             "stage): a deliberate freeze")
+        elif loads:
+            self.add_finding("frozen_weights", "loaded", line,
+                             f"frozen, and weights are loaded (line {loads[0]})")
+        elif visible:
+            self.add_finding("frozen_weights", "random_init", line,
+                             f"the frozen parameters (line {line}) are never trained and no weights are "
+                             f"loaded into them in {self.basename}: they keep their random init")
 
     def init_value_facts(self) -> None:
         """init_bias_constant (the value biases are set to, when not zero) and init_weight_std (the
@@ -240,3 +276,37 @@ class ModelFacts:
                 if any(isinstance(x, (ast.Break, ast.Return)) for x in ast.walk(n)):
                     return (n.lineno, f"if {snippet(n.test, 50)}: break")
         return None
+
+
+#: calls that put trained weights into a model (a freeze of them is deliberate)
+WEIGHT_LOADERS = ("load_state_dict", "from_pretrained", "load_from_checkpoint", "load_checkpoint",
+                  "load_weights")
+
+
+def _requires_grad_call(n: ast.AST) -> bool | None:
+    """``x.requires_grad_(False)``: False; ``x.requires_grad_()``/``(True)``/``(flag)``: True (it may
+    unfreeze); anything else None."""
+    if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "requires_grad_"):
+        return None
+    arg = n.args[0] if n.args else next((k.value for k in n.keywords if k.arg == "requires_grad"), None)
+    return not (isinstance(arg, ast.Constant) and arg.value is False)
+
+
+def _weight_loads(tree: ast.AST) -> list[int]:
+    """Lines that load weights into a model: a loader method, ``torch.load``/``hub.load``, or a
+    constructor asked for pretrained weights (``pretrained=True``, ``weights=...`` not None)."""
+    out = []
+    for n in ast.walk(tree):
+        if not isinstance(n, ast.Call):
+            continue
+        name = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
+        base = n.func.value if isinstance(n.func, ast.Attribute) else None
+        if name in WEIGHT_LOADERS or name == "load" and isinstance(base, (ast.Name, ast.Attribute)) \
+                and snippet(base, 20).split(".")[-1] in ("torch", "hub"):
+            out.append(n.lineno)
+        elif any(k.arg in ("pretrained", "weights") and not (isinstance(k.value, ast.Constant)
+                                                             and k.value.value in (False, None))
+                 for k in n.keywords):
+            out.append(n.lineno)
+    return sorted(out)
+

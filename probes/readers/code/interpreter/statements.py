@@ -323,6 +323,8 @@ class Statements:
         rec = (getattr(stmt, "lineno", 0), text + cond, module, whole and not cond)
         if not any(r[:2] == rec[:2] for r in self.records["frozen"]):
             self.records["frozen"].append(rec)
+        if any(e.kind == "backward" for e in self.events):   # frozen after it trained (a teacher)
+            self.records["frozen_after_backward"].append(rec[0])
 
     def unpack_value(self, v: Val, n: int) -> list:
         if isinstance(v, ListVal) and not v.comp and len(v.items) == n:

@@ -272,7 +272,7 @@ class TrainingObjects:
         is_bias = re.search(r"bias\b", snippet(target_node)) is not None
         self.records["init"].append((getattr(node, "lineno", 0), text, fn, is_bias,
                                      value.value if isinstance(value, Const) else None,
-                                     snippet(node, 60)))
+                                     snippet(node, 60), _last_of_container(target_node)))
 
     def make_autocast(self, raw: str, args: list, kwargs: dict, node: ast.Call) -> Val:
         line = node.lineno
@@ -359,3 +359,18 @@ class TrainingObjects:
                 return IterVal("items", [ListVal([TensorVal(data=True)], kind="dict")])
             return base if isinstance(base, BatchVal) else Unknown("?")
         return Unknown(snippet(node))
+
+
+def _last_of_container(node: ast.AST) -> bool:
+    """The tensor an init writes is the weight of the last layer of a container (``net[-1].weight``,
+    ``self.layers[-1].weight.data``): the block's output layer. Zeroing it is the identity start of
+    a residual branch, a coupling layer or a zero-initialised head; the units it feeds are told
+    apart by the loss or by the skip path, so no symmetry follows from it."""
+    while isinstance(node, ast.Attribute) and node.attr in ("data", "weight", "bias"):
+        node = node.value
+    if not isinstance(node, ast.Subscript):
+        return False
+    idx = node.slice
+    return (isinstance(idx, ast.UnaryOp) and isinstance(idx.op, ast.USub)
+            and isinstance(idx.operand, ast.Constant) and idx.operand.value == 1)
+

@@ -276,8 +276,10 @@ class ModuleModel:
             if m.params or last in PARAM_LAYERS:
                 t = replace(t, srcs=t.srcs | {m.id})
             t = self.fresh_tensor(replace(t, act=None, act_src=None, safe=False, exp=False), node)
-            if last in ("LSTM", "GRU", "RNN", "MultiheadAttention"):
+            if last == "LSTM":    # output, (h_n, c_n)
                 return ListVal([t, ListVal([t, t], kind="tuple")], kind="tuple")
+            if last in ("GRU", "RNN", "MultiheadAttention"):   # output, h_n (or the attention weights)
+                return ListVal([t, t], kind="tuple")
             return t
         if m.kind in ("external", "opaque", "unknown", "any"):
             t = self.join_tensors(ins)
