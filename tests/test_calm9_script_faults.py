@@ -143,3 +143,13 @@ def test_a_predicted_symptom_is_not_training_slow_while_validation_is_flat():
     assert r["root_causes"][0]["id"] == "frozen_parameters"
     assert r["symptom"]["id"] == "plateau"
     assert diagnose({**_S198, "unfreeze_guarded": False})["status"] == "healthy"
+
+
+def test_a_cosine_run_that_levelled_at_mid_run_answers_the_lr_decay_question_itself():
+    import math
+
+    from traindx.probes.readers.curves import decayed_through_plateau
+
+    lrs = [(s, 0.15 * (1 + math.cos(math.pi * s / 720))) for s in range(720)]
+    assert decayed_through_plateau(lrs, 361) is not None       # levelled at 0.497 of the peak, then cut to ~0
+    assert decayed_through_plateau(lrs, 600) is None           # levelled once the LR was mostly gone
