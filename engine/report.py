@@ -350,6 +350,11 @@ def _predicted_symptom(session: Session, cause: str) -> str:
     among the cause's typical symptoms, the one the observed curve fits best; else its first."""
     kb = session.kb
     typical = [s for s in kb.root_causes[cause].get("symptoms", []) if s in kb.symptoms] or ["not_learning"]
+    # what the validation loss does rules some out (report.curve_symptoms.val_*_excludes)
+    val = {"decreasing": "falling", "flat": "flat"}.get(session.value("val_loss_trend"))
+    if val is not None:
+        ruled_out = kb.param(f"report.curve_symptoms.val_{val}_excludes")
+        typical = [s for s in typical if s not in ruled_out] or typical
     trend = session.value("loss_trend")
     wait = session.value("data_time_fraction")
     if wait is not None and "slow_training" in typical and wait >= kb.param("rules.data_wait.slow"):

@@ -215,6 +215,10 @@ def _correct_count(outputs, targets, loss_name: str | None):
 
 
 # --------------------------------------------------------------------------- what the loss receives
+#: Losses that squash their input themselves, and the squash that, already applied, is done twice.
+SELF_SQUASHING = {"cross_entropy": "softmax", "bce_with_logits": "sigmoid"}
+
+
 def loss_function(loss_name: str | None) -> str | None:
     """The fact value for a loss name ("CrossEntropyLoss", "F.cross_entropy", "mse", ...); ``other`` if unknown."""
     if loss_name is None:

@@ -126,6 +126,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         self._squash_min = P["output_squash.min_values"]
         self._squash_sum_tol = float(P["output_squash.sum_tolerance"])
         self._max_class_index = P["output_squash.max_class_index"]
+        self._val_squash_samples = int(P["output_squash.val_samples"])
         self._chance_tolerance = P["curves.chance_tolerance"]
         self.model = None
         self.optimizer = None
@@ -278,6 +279,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
             pass
         self._unhook_model()
         self._unhook_optimizer()
+        self._drop_other_hooks()
         self._drop_activation_hooks(collect=False)
         if self._grad_hook is not None:
             self._grad_hook.remove()

@@ -43,6 +43,13 @@ class BatchFeed:
         self._last_wait_t = None
         self._val_since_wait = False
         self._gpu_util: list[float] = []
+        # host gaps: a training step's time from the optimizer step to the next training forward
+        # (where a script without a DataLoader makes its batch), paired with the step's interval
+        self._gap_open = False
+        self._gap = None
+        self._gaps = array("d")
+        self._gap_intervals = array("d")
+        self._other_handles: list = []
         self._eval_sets: dict[tuple, int] = {}   # (dataset type, length) -> index in the order seen
         self._eval_set = None                     # index of the set the current evaluation reads
 
@@ -90,6 +97,41 @@ class BatchFeed:
         self._last_wait_t = now
         self._val_since_wait = False
         self._own_wait = 0.0
+
+    def watch_forwards(self, modules) -> None:
+        """Other top-level modules the training step runs besides the bound model (a frozen
+        encoder, a GAN's other half): their forwards also end a host gap, so that their compute
+        is not read as the time spent making the batch."""
+        from traindx.probes.live.hooks import CopyInert
+
+        for mod in modules or ():
+            if hasattr(mod, "register_forward_pre_hook") and mod is not self.model:
+                self._other_handles.append(mod.register_forward_pre_hook(CopyInert(self._other_forward)))
+
+    def _other_forward(self, module, args):
+        if not self._busy:
+            self._gap_end(self._torch.is_grad_enabled() and module.training)
+
+    def _gap_end(self, training: bool) -> None:
+        """A forward: the first training forward after a step closes its host gap; a validation
+        forward first leaves that step out (its gap would hold the evaluation)."""
+        if self._gap_open:
+            self._gap_open = False
+            if training and self._last_step_t is not None:
+                self._gap = max(0.0, time.perf_counter() - self._last_step_t - self._own_step)
+
+    def _gap_step(self, interval) -> None:
+        """An optimizer step ended the interval ``interval`` (None: not counted): keep its host gap."""
+        if interval is not None and self._gap is not None:
+            self._gaps.append(min(self._gap, interval))
+            self._gap_intervals.append(interval)
+        self._gap = None
+        self._gap_open = True
+
+    def _drop_other_hooks(self) -> None:
+        for h in self._other_handles:
+            h.remove()
+        self._other_handles = []
 
     def on_data_loader(self, loader, phase="train"):
         """Declare a loader (for dataset sizes, its sampler, and the val/train overlap probe)."""

@@ -49,7 +49,7 @@ class LossFeed:
         self._mode = {"train": [0, 0], "val": [0, 0]}   # [training, eval] counts
         self._fwd_mode = [0, 0, 0, 0]       # forwards by (grad enabled, model.training)
         self._outputs = {"activation": [], "target_kind": [], "shape_mismatch": [], "range": 0.0,
-                         "num_classes": None, "loss_names": Counter()}
+                         "num_classes": None, "loss_names": Counter(), "val_squash": []}
         self._max_label = None
         self._loss_count = 0
         self._name_checks = 0
@@ -112,6 +112,8 @@ class LossFeed:
                 keep = getattr(p, "on_val_loss", None)
                 if keep is not None:
                     keep(self, outputs, targets)
+            if outputs is not None and len(self._outputs["val_squash"]) < self._val_squash_samples:
+                self._observe_val_squash(outputs, loss_name)
             if outputs is not None and targets is not None:
                 name = L.loss_function(loss_name) if loss_name not in (None, "unknown") else self._loss_name
                 cc = L._correct_count(outputs, targets, name)
@@ -243,6 +245,16 @@ class LossFeed:
             o["num_classes"] = L.infer_num_classes(tuple(outputs.shape), name)
         if targets is not None:
             self._observe_accuracy(outputs, targets, loss_name)
+
+    def _observe_val_squash(self, outputs, loss_name):
+        """What a validation loss that squashes by itself (cross-entropy, BCE with logits) receives:
+        (loss, softmax/sigmoid/log_softmax/none), for the output_squash probe's val_double_squash."""
+        name = L.loss_function(loss_name) if loss_name not in (None, "unknown") else None
+        if name not in L.SELF_SQUASHING:
+            return
+        act = L.output_activation(outputs, self._squash_min, self._squash_sum_tol)
+        if act is not None:
+            self._outputs["val_squash"].append((name, act))
 
     def _observe_accuracy(self, outputs, targets, loss_name):
         if outputs is None or loss_name in (None, "unknown"):

@@ -106,6 +106,7 @@ class StepFeed:
             return None
         torch = self._torch
         ge = torch.is_grad_enabled()
+        self._gap_end(ge and module.training)
         self._fwd_mode[2 * ge + module.training] += 1
         self._last_fwd_training = module.training
         self._last_args = args
@@ -179,8 +180,11 @@ class StepFeed:
     def _on_pre_step(self, optimizer, closure=False):
         now = time.perf_counter()
         step = self.steps
+        interval = None
         if self._last_step_t is not None and not self._val_since_step:
-            self._step_times.append(max(0.0, now - self._last_step_t - self._own_step))
+            interval = max(0.0, now - self._last_step_t - self._own_step)
+            self._step_times.append(interval)
+        self._gap_step(interval)
         self._last_step_t = now
         self._own_step = 0.0
         self._val_since_step = False

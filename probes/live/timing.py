@@ -31,6 +31,22 @@ def data_time_fraction(waits: Sequence[float], intervals: Sequence[float], param
     return float(min(1.0, max(0.0, w / t)))
 
 
+def host_gap_fraction(gaps: Sequence[float], intervals: Sequence[float], params=None) -> float | None:
+    """A script without a DataLoader makes its batch between steps: the share of each training step
+    from the optimizer step to the next training forward (the batch made in Python, the step itself,
+    logging), sum(gaps) / sum(intervals). None with fewer than ``data_timing.min_steps`` steps, or
+    when the mean gap is under ``data_timing.host_gap_min_s`` (a small model's Python overhead is a
+    large share of a tiny step, and no bottleneck)."""
+    P = resolve(params)
+    n = len(gaps)
+    if n < P["data_timing.min_steps"] or n != len(intervals):
+        return None
+    g, t = sum(gaps), sum(intervals)
+    if t <= 0 or g / n < P["data_timing.host_gap_min_s"]:
+        return None
+    return float(min(1.0, max(0.0, g / t)))
+
+
 def step_time_trend(step_times: Sequence[float], params=None) -> str | None:
     """increasing / steady / decreasing time per step (last third vs first third,
     ``data_timing.step_time_ratio`` either way), ignoring the first ``data_timing.warmup_steps``

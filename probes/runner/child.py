@@ -1003,6 +1003,9 @@ def _bind() -> None:
     _S.bound = True
     _call_monitor("bind", model, opt)
     _call_monitor("attach")
+    others = [m for m in roots if m is not model]
+    if others and hasattr(_S.monitor, "watch_forwards"):
+        _call_monitor("watch_forwards", others)
 
 
 def _module_holding(param_ids):

@@ -10,9 +10,10 @@ class DataTiming(Probe):
     source = "probe:data_timing"
     facts = ("data_time_fraction", "gpu_utilization", "step_time_trend")
     needs = frozenset({"loader", "optimizer"})
-    schedule = "every batch wait and every optimizer step; GPU utilisation first step, every 50"
-    parameters = ("data_timing.min_steps", "data_timing.warmup_steps", "data_timing.step_time_min_steps",
-                  "data_timing.step_time_ratio", "trends.min_points")
+    schedule = ("every batch wait and every optimizer step (without a DataLoader: the time from each step to "
+                "the next training forward); GPU utilisation first step, every 50")
+    parameters = ("data_timing.min_steps", "data_timing.host_gap_min_s", "data_timing.warmup_steps",
+                  "data_timing.step_time_min_steps", "data_timing.step_time_ratio", "trends.min_points")
 
     def findings(self, m, emit, params):
         waits = m._synced_waits if (m.on_cuda and m._synced_waits) else m._waits
@@ -22,6 +23,14 @@ class DataTiming(Probe):
                  f"{f * 100:.1f}% of each step is spent waiting for the data loader "
                  f"(mean wait {sum(waits) / len(waits) * 1e3:.2f} ms, "
                  f"step {sum(m._intervals) / len(m._intervals) * 1e3:.2f} ms)")
+        elif not waits and not m.on_cuda:
+            gaps, iv = m._gaps, m._gap_intervals
+            f = T.host_gap_fraction(gaps, iv, params)
+            if f is not None:
+                emit("data_time_fraction", f,
+                     f"no DataLoader: {f * 100:.1f}% of each step passes between the optimizer step and the "
+                     f"next training forward, where the script makes its batch (mean {sum(gaps) / len(gaps) * 1e3:.2f} "
+                     f"ms of a {sum(iv) / len(iv) * 1e3:.2f} ms step, {len(gaps)} steps)")
         u = T.gpu_utilization(m._gpu_util)
         emit("gpu_utilization", u, f"average GPU utilisation {u * 100:.0f}%" if u is not None else "")
         tr = T.step_time_trend(list(m._step_times), params)

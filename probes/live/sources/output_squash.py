@@ -17,10 +17,13 @@ _ACTIVATION_DETAIL = {
 
 class OutputSquash(Probe):
     source = "probe:output_squash"
-    facts = ("output_activation", "loss_function", "target_kind", "loss_shape_mismatch", "custom_loss", "num_classes")
+    facts = ("output_activation", "loss_function", "target_kind", "loss_shape_mismatch", "custom_loss", "num_classes",
+             "val_double_squash")
     needs = frozenset({"loss"})
-    schedule = "outputs and targets of the first 10 training losses, then every 500th; every one while armed"
-    parameters = ("output_squash.min_values", "output_squash.max_class_index", "output_squash.sum_tolerance")
+    schedule = ("outputs and targets of the first 10 training losses, then every 500th; every one while armed; "
+                "the outputs of the first validation losses that squash by themselves")
+    parameters = ("output_squash.min_values", "output_squash.max_class_index", "output_squash.sum_tolerance",
+                  "output_squash.val_samples")
 
     def findings(self, m, emit, params):
         o_ = m._outputs
@@ -35,6 +38,8 @@ class OutputSquash(Probe):
             if top != "none" and k < len(o_["activation"]):
                 top = "none"   # a squash must hold at every sampled batch
             emit("output_activation", top, _ACTIVATION_DETAIL[top] + f" ({len(o_['activation'])} sampled batches)")
+        if o_["val_squash"]:
+            emit("val_double_squash", *_val_double_squash(o_["val_squash"]))
         if o_["target_kind"]:
             tk = Counter(o_["target_kind"]).most_common(1)[0][0]
             emit("target_kind", tk, f"targets look like {tk.replace('_', ' ')}")
@@ -43,3 +48,16 @@ class OutputSquash(Probe):
             emit("loss_shape_mismatch", mm,
                  f"outputs {m._last_out_shape} and targets differ in shape and broadcast" if mm
                  else "outputs and targets have matching shapes")
+
+
+def _val_double_squash(seen: list) -> tuple[bool, str]:
+    """True when every sampled validation loss that squashes by itself (cross-entropy, BCE with
+    logits) received outputs already squashed that way (softmax, sigmoid), with the detail."""
+    n = len(seen)
+    twice = [(name, act) for name, act in seen if L.SELF_SQUASHING[name] == act]
+    if len(twice) == n:
+        name, act = twice[0]
+        return True, (f"the validation loss ({name}) received {act} outputs at {n}/{n} sampled evaluation "
+                      f"batches: it applies {'log_softmax' if act == 'softmax' else 'a sigmoid'} again, so it "
+                      "cannot approach 0 however good the predictions")
+    return False, f"the validation loss received unsquashed outputs ({n - len(twice)}/{n} sampled evaluation batches)"

@@ -16,8 +16,8 @@ SOURCE_ID = "code:model"
 #: (``num_classes`` is found by ``Conclusions.class_count_facts`` (common.py) and ``rl_training`` by the
 #: reader before interpreting, from the same model definitions; both are this source's facts.)
 FACTS = ("dropout_p", "init_constant", "init_bias_constant", "init_weight_std", "frozen_params", "frozen_weights",
-         "requires_grad_attr_on_module", "uses_amp", "grad_scaler_used", "regularization", "rl_training",
-         "amp_dtype", "model_has_dropout_or_bn", "num_classes")
+         "requires_grad_attr_on_module", "unfreeze_guarded", "uses_amp", "grad_scaler_used", "regularization",
+         "rl_training", "amp_dtype", "model_has_dropout_or_bn", "num_classes")
 
 
 #: names whose presence together marks a reinforcement-learning loop (rewards from an environment)
@@ -58,6 +58,24 @@ def rl_markers(tree: ast.AST, min_markers: int):
     return None
 
 
+def guarded_unfreeze(tree: ast.AST) -> tuple[int, str] | None:
+    """(line, text) of the first ``X.requires_grad = V`` (V not the constant False) that runs only
+    under ``if X.requires_grad:`` on the same ``X``: it can freeze, but never unfreezes, as a frozen
+    parameter fails the guard."""
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.If) and isinstance(node.test, ast.Attribute)
+                and node.test.attr == "requires_grad"):
+            continue
+        owner = ast.dump(node.test.value)
+        for st in node.body:
+            for n in ast.walk(st):
+                if isinstance(n, ast.Assign) and not (isinstance(n.value, ast.Constant) and n.value.value is False) \
+                        and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad"
+                                and ast.dump(t.value) == owner for t in n.targets):
+                    return n.lineno, f"if {snippet(node.test, 40)}: {snippet(n, 50)}"
+    return None
+
+
 class ModelFacts:
     """code:model: dropout, regularization, initialisation, frozen parameters, mixed precision."""
 
@@ -76,6 +94,7 @@ class ModelFacts:
         self.frozen_weights_fact(visible)
         self.task_type_facts()
         self.module_requires_grad_facts()
+        self.guarded_unfreeze_facts()
         self.mixed_precision_facts(models, first_line)
 
     def dropout_facts(self, models: list, visible: bool, first_line: int) -> tuple[list, list]:
@@ -240,6 +259,14 @@ class ModelFacts:
                              f"`{mrg[0][1]}` (line {mrg[0][0]}) sets a plain attribute on a Module: its parameters' "
                              "requires_grad does not change, nothing is unfrozen (use .requires_grad_(True) or loop "
                              "over .parameters())")
+
+    def guarded_unfreeze_facts(self) -> None:
+        """unfreeze_guarded: an unfreeze that only touches parameters already requiring grad."""
+        g = guarded_unfreeze(self.tree)
+        if g is not None:
+            self.add_finding("unfreeze_guarded", True, g[0],
+                             f"`{g[1]}` (line {g[0]}) sets requires_grad only on parameters that already "
+                             "require grad: a frozen parameter fails the test, so nothing frozen is ever unfrozen")
 
     def mixed_precision_facts(self, models: list, first_line: int) -> None:
         """uses_amp, amp_dtype and grad_scaler_used."""
