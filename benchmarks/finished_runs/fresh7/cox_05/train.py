@@ -1,0 +1,91 @@
+"""DeepSurv-style survival model: an MLP outputs a log-risk score per patient and is trained with the negative
+Cox partial log-likelihood (Breslow ties) on synthetic right-censored data (20 covariates, true log-hazard
+depends on 5 of them plus one interaction, exponential event times, ~35% censoring).
+Metric: Harrell's concordance index (C-index; 0.5 = random ranking)."""
+import logging
+import time
+import yaml
+import torch
+import torch.nn as nn
+
+logging.basicConfig(level=logging.INFO, format="%(asctime)s | %(levelname)s | %(name)s | %(message)s", datefmt="%Y-%m-%d %H:%M:%S")
+torch.manual_seed(0)
+torch.set_num_threads(1)
+
+with open("config.yaml") as f:
+    cfg = yaml.safe_load(f)
+N_TRAIN, N_VAL, N_FEAT = cfg["data"]["n_train"], cfg["data"]["n_val"], cfg["data"]["n_features"]
+EPOCHS, BATCH, LR, WD = cfg["optimization"]["max_epoch"], cfg["optimization"]["batch_size"], cfg["optimization"]["lr"], cfg["optimization"]["weight_decay"]
+HIDDEN, DROPOUT = cfg["model"]["hidden"], cfg["model"]["dropout"]
+
+
+def make_data(n, g):
+    x = torch.randn(n, N_FEAT, generator=g)
+    beta = torch.zeros(N_FEAT)
+    beta[:5] = torch.tensor([0.8, -0.6, 0.5, 0.4, -0.3])
+    log_hazard = x @ beta + 0.5 * x[:, 5] * x[:, 6]
+    t_event = -torch.log(torch.rand(n, generator=g)) / (0.1 * torch.exp(log_hazard))
+    t_cens = -torch.log(torch.rand(n, generator=g)) / 0.05
+    time_obs = torch.minimum(t_event, t_cens)
+    event = (t_event <= t_cens).float()
+    return x, time_obs, event
+
+
+g = torch.Generator().manual_seed(11)
+x_tr, t_tr, e_tr = make_data(N_TRAIN, g)
+x_va, t_va, e_va = make_data(N_VAL, g)
+
+
+def cox_loss(risk, t, e):
+    order = torch.argsort(t, descending=True)
+    risk, e = risk[order], e[order]
+    log_risk_set = torch.logcumsumexp(risk, dim=0)
+    return -((risk - log_risk_set) * e).sum() / e.sum().clamp(min=1)
+
+
+def c_index(risk, t, e):
+    # pairs (i, j) with t_i < t_j and event_i: concordant if risk_i > risk_j
+    comparable = (t.unsqueeze(1) < t.unsqueeze(0)) & (e.unsqueeze(1) == 1)
+    conc = (risk.unsqueeze(1) > risk.unsqueeze(0)).float() + 0.5 * (risk.unsqueeze(1) == risk.unsqueeze(0)).float()
+    return ((conc * comparable).sum() / comparable.sum()).item()
+
+
+model = nn.Sequential(
+    nn.Linear(N_FEAT, HIDDEN), nn.ReLU(), nn.Dropout(DROPOUT),
+    nn.Linear(HIDDEN, HIDDEN), nn.ReLU(), nn.Dropout(DROPOUT),
+    nn.Linear(HIDDEN, 1),
+)
+opt = torch.optim.Adam(model.parameters(), lr=LR, weight_decay=WD)
+
+
+def evaluate():
+    model.eval()
+    with torch.no_grad():
+        risk = model(x_va).squeeze(1)
+        loss = cox_loss(risk, t_va, e_va).item()
+        ci = c_index(risk, t_va, e_va)
+    model.train()
+    return loss, ci
+
+
+steps_per_epoch = (N_TRAIN + BATCH - 1) // BATCH
+logging.getLogger("survival_cli.train").info(f"{cfg}")
+logging.getLogger("survival_cli.train").info(f"model: {sum(p.numel() for p in model.parameters())} params; train {N_TRAIN} ({int(e_tr.sum())} events), valid {N_VAL}")
+updates = 0
+for epoch in range(1, EPOCHS + 1):
+    t0 = time.time()
+    perm = torch.randperm(N_TRAIN)
+    run, nb = 0.0, 0
+    for step in range(steps_per_epoch):
+        idx = perm[step * BATCH:(step + 1) * BATCH]
+        risk = model(x_tr[idx]).squeeze(1)
+        loss = cox_loss(risk, t_tr[idx], e_tr[idx])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        run += loss.item()
+        nb += 1
+        updates += 1
+    val_loss, val_ci = evaluate()
+    logging.getLogger("train").info(f"epoch {epoch:03d} | loss {run / nb:.3f} | num_updates {updates} | lr {LR} | wall {time.time() - t0:.1f}")
+    logging.getLogger("valid").info(f"epoch {epoch:03d} | valid on 'valid' subset | loss {val_loss:.3f} | c_index {val_ci:.4f} | num_updates {updates}")

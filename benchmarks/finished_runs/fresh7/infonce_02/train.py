@@ -1,0 +1,119 @@
+"""SimCLR-style contrastive pre-training with the InfoNCE / NT-Xent loss on synthetic unlabeled vectors.
+Each 64-dim sample mixes 32 "content" features (a nonlinear view of one of 10 latent class prototypes) with 32
+high-variance nuisance features. Two augmented views (feature dropout, jitter, freshly re-drawn nuisance
+features) of each sample are positives; the other 2N-2 views in the batch are negatives. Labels are used only
+for evaluation: k-NN (k=5) accuracy of validation embeddings against the training embeddings."""
+import math
+import time
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+torch.set_num_threads(1)
+
+N_TRAIN, N_VAL, CLASSES, CONTENT, NUISANCE = 4000, 1000, 10, 32, 32
+EPOCHS, BATCH, LR, TEMP = 25, 256, 3e-3, 0.2
+WARMUP_EPOCHS = 3
+
+g = torch.Generator().manual_seed(5)
+protos = torch.randn(CLASSES, 8, generator=g) * 1.0
+mix = torch.randn(8, CONTENT, generator=g) / 8 ** 0.5
+
+
+def make_data(n):
+    y = torch.randint(CLASSES, (n,), generator=g)
+    z = protos[y] + 0.7 * torch.randn(n, 8, generator=g)
+    content = torch.tanh(z @ mix) * 2
+    nuisance = 3.0 * torch.randn(n, NUISANCE, generator=g)
+    return torch.cat([content, nuisance], 1), y
+
+
+x_tr, y_tr = make_data(N_TRAIN)
+x_va, y_va = make_data(N_VAL)
+
+
+def augment(x):
+    keep = (torch.rand(x.shape[0], CONTENT) > 0.2).float()
+    content = x[:, :CONTENT] * keep + 0.15 * torch.randn(x.shape[0], CONTENT)
+    nuisance = 3.0 * torch.randn(x.shape[0], NUISANCE)
+    return torch.cat([content, nuisance], 1)
+
+
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Sequential(nn.Linear(CONTENT + NUISANCE, 128), nn.ReLU(), nn.Linear(128, 64))
+        self.head = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 32))
+
+    def forward(self, x):
+        h = self.backbone(x)
+        return h, self.head(h)
+
+
+def info_nce(z1, z2, temp):
+    z = F.normalize(torch.cat([z1, z2]), dim=1)
+    sim = z @ z.t() / temp
+    n = z1.shape[0]
+    sim.fill_diagonal_(float("-inf"))
+    targets = torch.cat([torch.arange(n, 2 * n), torch.arange(0, n)])
+    return F.cross_entropy(sim, targets)
+
+
+def knn_acc(model, k=5):
+    model.eval()
+    with torch.no_grad():
+        bank = F.normalize(model(x_tr)[0], dim=1)
+        q = F.normalize(model(x_va)[0], dim=1)
+        idx = (q @ bank.t()).topk(k, dim=1).indices
+        votes = F.one_hot(y_tr[idx], CLASSES).sum(1)
+        acc = (votes.argmax(1) == y_va).float().mean().item()
+        zv1, zv2 = model(augment(x_va))[1], model(augment(x_va))[1]
+        vloss = info_nce(zv1[:BATCH], zv2[:BATCH], TEMP).item()
+    model.train()
+    return acc, vloss
+
+
+model = Encoder()
+opt = torch.optim.Adam(model.parameters(), lr=LR)
+
+
+def lr_at(it):
+    total, warm = EPOCHS * (N_TRAIN // BATCH), WARMUP_EPOCHS * (N_TRAIN // BATCH)
+    if it < warm:
+        return LR * (it + 1) / warm
+    return LR * 0.5 * (1 + math.cos(math.pi * (it - warm) / (total - warm)))
+
+
+steps_per_epoch = N_TRAIN // BATCH
+print("GPU available: False, used: False")
+print("TPU available: False, using: 0 TPU cores")
+print("HPU available: False, using: 0 HPUs")
+print("")
+print("  | Name     | Type       | Params")
+print("------------------------------------------")
+print(f"0 | backbone | Sequential | {sum(p.numel() for p in model.backbone.parameters()) / 1000:.1f} K")
+print(f"1 | head     | Sequential | {sum(p.numel() for p in model.head.parameters()) / 1000:.1f} K")
+print("------------------------------------------")
+print(f"{sum(p.numel() for p in model.parameters()) / 1000:.1f} K    Trainable params")
+it = 0
+for epoch in range(1, EPOCHS + 1):
+    t0 = time.time()
+    perm = torch.randperm(N_TRAIN)
+    run, nb = 0.0, 0
+    for step in range(steps_per_epoch):
+        for grp in opt.param_groups:
+            grp["lr"] = lr_at(it)
+        it += 1
+        xb = x_tr[perm[step * BATCH:(step + 1) * BATCH]]
+        _, z1 = model(augment(xb))
+        _, z2 = model(augment(xb))
+        loss = info_nce(z1, z2, TEMP)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        run += loss.item()
+        nb += 1
+    acc, vloss = knn_acc(model)
+    dt = time.time() - t0
+    print(f"Epoch {epoch - 1}: 100%|██████████| {steps_per_epoch}/{steps_per_epoch} [00:00<00:00, {steps_per_epoch / dt:.2f}it/s, v_num=0, train_loss_step={loss.item():.3f}, lr={opt.param_groups[0]['lr']:.2e}, val_loss={vloss:.3f}, knn_acc={acc:.3f}, train_loss_epoch={run / nb:.3f}]")
