@@ -97,6 +97,19 @@ def grad_norm_max(series: Sequence[float]) -> float | None:
     return float(max(s)) if s else None
 
 
+def grad_norm_blowup(series: Sequence[float], first: int) -> float | None:
+    """The largest finite total gradient norm after the first ``first`` sampled steps, over the
+    median of those first ones (the run's starting gradient scale). None with too few samples or
+    a zero start."""
+    s = list(series)
+    head = finite(s[:first])
+    tail = finite(s[first:])
+    if len(head) < max(1, first // 2) or not tail:
+        return None
+    base = float(median(head))
+    return float(max(tail)) / base if base > 0 else None
+
+
 def grad_norm_median(series: Sequence[float]) -> float | None:
     """Median finite total gradient norm."""
     s = finite(series)

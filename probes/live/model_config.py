@@ -123,6 +123,19 @@ def params_not_in_optimizer(model, optimizer) -> list[str]:
     return out + [n for n, p in hidden_params(model) if id(p) not in held]
 
 
+def share_not_in_optimizer(model, optimizer) -> float | None:
+    """The fraction of the model's trainable weights (elements, hidden ones included) that are in
+    no optimizer param group: 1.0 when nothing the model holds is trained. None without both."""
+    if model is None or optimizer is None:
+        return None
+    held = {id(p) for g in optimizer.param_groups for p in g["params"]}
+    params = [p for p in model.parameters() if p.requires_grad] + [p for _, p in hidden_params(model)]
+    total = sum(p.numel() for p in params)
+    if not total:
+        return None
+    return sum(p.numel() for p in params if id(p) not in held) / total
+
+
 def optimizer_name(optimizer) -> str | None:
     """The optimizer class, lower-case: sgd, adam, adamw, ..."""
     return None if optimizer is None else type(optimizer).__name__.lower()

@@ -49,7 +49,7 @@ class LossFeed:
         self._mode = {"train": [0, 0], "val": [0, 0]}   # [training, eval] counts
         self._fwd_mode = [0, 0, 0, 0]       # forwards by (grad enabled, model.training)
         self._outputs = {"activation": [], "target_kind": [], "shape_mismatch": [], "range": 0.0,
-                         "num_classes": None, "loss_names": Counter(), "val_squash": []}
+                         "num_classes": None, "loss_names": Counter(), "val_squash": [], "all_zero": []}
         self._max_label = None
         self._loss_count = 0
         self._name_checks = 0
@@ -234,6 +234,7 @@ class LossFeed:
             act = L.output_activation(outputs, self._squash_min, self._squash_sum_tol)
             if act is not None:
                 o["activation"].append(act)
+                o["all_zero"].append(not bool(outputs.detach().any()))
             if targets is not None and torch.is_tensor(targets):
                 tk = L.target_kind(outputs, targets, self._max_class_index)
                 if tk is not None:

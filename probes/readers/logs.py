@@ -717,9 +717,45 @@ def _bind_columns(names: Iterable[str], column_map: dict[str, str], path: str,
         role, rank = m
         if role not in best or rank < best[role][0]:
             best[role] = (rank, name)
+    if not best.keys() & {"loss", "val_loss", "accuracy", "val_accuracy"}:   # else: no metric at all
+        named = _named_loss(names, mapped_cols)
+        if named is not None:
+            best[named[0]] = (LAST_RESORT_RANK, named[1])
     bound = {role: col for role, (_, col) in best.items()}
     used = set(bound.values())
     return bound, [n for n in names if n not in used]
+
+
+#: the rank of a column read as the loss only because nothing else is: a name with the word
+#: ``loss`` (or a loss function's word) and a qualifier (``meta_loss``, ``recon_loss``)
+LAST_RESORT_RANK = 300
+#: qualifiers that make a ``loss`` word name something other than an objective's value
+#: (AMP's ``loss_scale``, a loss's weight or coefficient, a spread, a count)
+_NOT_A_LOSS = {"scale", "scaler", "weight", "weights", "coef", "coeff", "factor", "ratio", "std", "var",
+               "count", "n", "num", "scaling", "lambda", "w"}
+
+
+def _named_loss(names, skip) -> tuple[str, str] | None:
+    """(role, column) of the first column whose name holds a loss word with a qualifier of its
+    own (``meta_loss``, ``val_recon_loss``): read as the loss when no column is plainly a loss or
+    an accuracy (the log would otherwise have no metric at all). A
+    train-side one wins over a validation one; None when there is none, or when the names are a
+    reinforcement-learning run's (its policy and value losses are no supervised loss)."""
+    if rl_metric_names(names):
+        return None
+    found = {}
+    for name in names:
+        if name in skip:
+            continue
+        parts = normalize_name(name).split("_")
+        tokens = {_PLURALS.get(t, t) for t in parts}
+        if not (tokens & ({"loss"} | _LOSS_WORDS)) or tokens & _NOT_A_LOSS:
+            continue
+        found.setdefault("val_loss" if tokens & _SPLIT_VAL else "loss", name)
+    for role in ("loss", "val_loss"):
+        if role in found:
+            return role, found[role]
+    return None
 
 
 def _x_role(bound: dict) -> str | None:

@@ -8,7 +8,8 @@ from traindx.probes.live.probe import Probe
 
 class OptimizerCoverage(Probe):
     source = "probe:optimizer_coverage"
-    facts = ("params_not_in_optimizer", "optimizer", "learning_rate", "momentum", "adam_eps")
+    facts = ("params_not_in_optimizer", "params_not_in_optimizer_share", "optimizer", "learning_rate", "momentum",
+             "adam_eps")
     needs = frozenset({"model", "optimizer"})
     schedule = "once, when findings are gathered (the initial LR at bind time)"
 
@@ -22,6 +23,10 @@ class OptimizerCoverage(Probe):
                   + (f" ({len(hidden)} of them kept in plain Python lists/attributes, invisible to "
                      "model.parameters())" if hidden else "")) if missing
                  else "every trainable parameter is in the optimizer")
+            share = MC.share_not_in_optimizer(mod, o)
+            if share is not None:
+                emit("params_not_in_optimizer_share", round(share, 4),
+                     f"{share:.1%} of the model's trainable weights are in no param group")
         if o is not None:
             emit("optimizer", MC.optimizer_name(o), f"{type(o).__name__}")
             lr = m._initial_lr if m._initial_lr is not None else MC.learning_rate(o)

@@ -18,7 +18,7 @@ _ACTIVATION_DETAIL = {
 class OutputSquash(Probe):
     source = "probe:output_squash"
     facts = ("output_activation", "loss_function", "target_kind", "loss_shape_mismatch", "custom_loss", "num_classes",
-             "val_double_squash")
+             "val_double_squash", "outputs_all_zero")
     needs = frozenset({"loss"})
     schedule = ("outputs and targets of the first 10 training losses, then every 500th; every one while armed; "
                 "the outputs of the first validation losses that squash by themselves")
@@ -38,6 +38,11 @@ class OutputSquash(Probe):
             if top != "none" and k < len(o_["activation"]):
                 top = "none"   # a squash must hold at every sampled batch
             emit("output_activation", top, _ACTIVATION_DETAIL[top] + f" ({len(o_['activation'])} sampled batches)")
+        if o_["all_zero"]:
+            z, n = o_["all_zero"][-1], len(o_["all_zero"])
+            emit("outputs_all_zero", z, "every output of the latest sampled training batch is exactly 0"
+                 f" ({sum(o_['all_zero'])} of {n} sampled batches)" if z else
+                 "the latest sampled training batch has non-zero outputs")
         if o_["val_squash"]:
             emit("val_double_squash", *_val_double_squash(o_["val_squash"]))
         if o_["target_kind"]:
