@@ -35,7 +35,9 @@ from .errors import KBError
 from .parameters import resolve
 
 #: the number slots of a pattern, {num}/{int}/{pct} (:func:`number_slots`)
-PCT = r"(?<![\d.,])(?P<num>\d+\.?\d*|\.\d+)\s?%"
+#: a percentage as written: "20%", "20 %", "20％" (full-width), "99 percent", "5 per cent"
+PCT = r"(?<![\d.,])(?P<num>\d+\.?\d*|\.\d+)\s?(?:%|％|percent\b|per cent\b)"
+_PERCENT_AFTER = re.compile(r"\s?(?:%|％|percent\b|per cent\b)", re.IGNORECASE)
 
 
 def number_slots(magnitudes: dict, attached=()) -> dict:
@@ -163,6 +165,8 @@ class Language:
     between_rx: re.Pattern | None = None              # "between 0.31 and 0.33": both bounds
     continuation_break_rx: re.Pattern | None = None   # between two numbers: the second is no later value of the first
     coordinated_rx: re.Pattern | None = None          # what joins the items of one list ("dropout, augmentation or")
+    shared_split_rx: re.Pattern | None = None         # joins two splits that share one label ("train and val loss")
+    own_values_rx: re.Pattern | None = None           # after a number, another for the second split ("0.5 and 0.6")
     stop_words: frozenset = frozenset()               # words the examples' classifier ignores
     training: list = field(default_factory=list)      # (symptom, text, origin): what the examples' classifier learns
     same_quantity: dict = field(default_factory=dict)  # fact -> the other facts that name its quantity
@@ -335,7 +339,7 @@ _GRAMMAR_LISTS = ("other_quantities", "peak_words", "reference_words", "setting_
                   "change_to_words", "range_words", "between_words", "continuation_break_words",
                   "coordination_words", "coordination_fillers", "metric_prefixes", "stop_words",
                   "split_after.metric_words", "split_after.prepositions", "split_after.determiners",
-                  "label_gap_words")
+                  "label_gap_words", "shared_split_words", "respective_words")
 
 
 def _any(words: list) -> str | None:
@@ -392,6 +396,12 @@ def _compile_grammar(lang: Language, g: dict) -> None:
     lang.coordinated_rx = rx(r"\s*(?:,|/" + (r"|\b" + coord + r"\b|,\s*" + coord + r"\b" if coord else "") + r")\s*"
                              + (r"(?:" + fill + r"\s+)?" if fill else ""))
     lang.stop_words = frozenset(w.lower() for w in g["stop_words"])
+    shared = words["shared_split_words"]
+    if shared:
+        lang.shared_split_rx = rx(r"\s*(?:,|/|(?<![a-z])(?:" + shared + r")(?![a-z]))\s*(?:the\s+)?")
+        resp = words["respective_words"]
+        lang.own_values_rx = rx(r"\s*%?\s*(?:,|/|(?<![a-z])(?:" + shared + r")(?![a-z]))\s*~?\s*[-+]?\.?\d"
+                                + (r"|[^.;!?\n]*\b" + resp + r"\b" if resp else ""))
 
 
 def _same_quantity(lang: Language, groups: list, facts: dict, where: str) -> None:
@@ -693,8 +703,7 @@ def _value_of(ex: _Extractor, m: re.Match, lang: Language, text: str):
         if v is None:
             return None
         if ex.scale == "fraction" and isinstance(v, (int, float)) and (
-                1 < v <= 100 or m.group(0).rstrip().endswith("%")
-                or m.string[m.end("num"):m.end("num") + 2].lstrip().startswith("%")):
+                1 < v <= 100 or _PERCENT_AFTER.match(m.string, m.end("num"))):
             v = v / 100.0
     elif "word" in m.groupdict() and m.group("word") is not None:
         w = " ".join(m.group("word").lower().split())
@@ -1092,8 +1101,41 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
         return None                 # "spikes in the loss, up to 0.25": a spike's height, not where it sits
     if lang.reference_rx is not None and lang.reference_rx.search(text, _clause_start(lang, text, start), start):
         return None                 # "the example claims to reach 0.65 loss": someone else's value, not the run's
-    series.setdefault(fact, []).append((start, v, (min(origin, start), n.end()), text[min(origin, start):n.end()]))
+    entry = (start, v, (min(origin, start), n.end()), text[min(origin, start):n.end()])
+    series.setdefault(fact, []).append(entry)
+    twin, paired = (None, False) if after else _shared_split(lang, text, n, marks, before, metric)
+    if twin is not None and paired:
+        # "train and val loss are 0.5, 0.6 respectively": this value is the first split's, the next one the second's
+        series[fact].remove(entry)
+        series.setdefault(twin, []).append(entry)
+        n2 = _NUM_RX.search(text, n.end())
+        v2 = _metric_value(n2.group(0).strip(), metric) if n2 else None
+        if v2 is None or re.search(r"[.;!?\n]", text[n.end():n2.start()]):
+            if not series[fact]:
+                del series[fact]
+            return prev_fact
+        series[fact].append((n2.start(), v2, (n2.start(), n2.end()), text[min(origin, start):n2.end()]))
+        return (fact, n2.end(), n2.start())
+    elif twin is not None:
+        series.setdefault(twin, []).append(entry)
     return (fact, n.end(), n.start())
+
+
+def _shared_split(lang: Language, text: str, n, marks: list, before: list, metric: str) -> str | None:
+    """Two splits joined before one label ("train and valid loss is about 1.9", "training/validation
+    accuracy stays at 50%"): the number is both splits' value. Returns (the first split's fact or None,
+    paired): paired when a value of its own follows for the second split ("0.5/0.6", "... respectively"),
+    then the number is the first split's alone."""
+    if lang.shared_split_rx is None or len(before) < 2 or before[-1][2] != "metric":
+        return None, False
+    second = before[-2]
+    first = next((mk for mk in reversed(marks) if mk[1] <= second[0]), None)
+    if first is None or second[2] != "split" or first[2] != "split" or first[3] == second[3] \
+            or text[second[1]:before[-1][0]].strip(" _-") \
+            or not lang.shared_split_rx.fullmatch(text, first[1], second[0]):
+        return None, False
+    paired = lang.own_values_rx is not None and lang.own_values_rx.match(text, n.end()) is not None
+    return lang.metrics.get((first[3], metric)), paired
 
 
 def _readings_from_series(text: str, lang: Language, series: dict) -> list[Reading]:
