@@ -1,0 +1,78 @@
+"""Facts stated in general forms a user would expect read (issue 10, session 14): two splits sharing
+one label, percentages written as words, argv lists and quoted config values, a changed count of
+classes; and facts no longer read wrong (binary cross-entropy is no count of classes, --min-lr is no
+learning rate). The sentences are written for these tests."""
+import pytest
+
+from traindx.engine.loader import load_kb
+from traindx.engine.understand import understand
+
+
+@pytest.fixture(scope="module")
+def lang():
+    return load_kb(entry_point_packs=False).language
+
+
+def _facts(text, lang):
+    return {r.fact: r.value for r in understand(text, lang).facts}
+
+
+@pytest.mark.parametrize("text, metric, value", [
+    ("my training and validation loss both sit at about 0.69 after 3 epochs", "loss", 0.69),
+    ("train and test accuracy are stuck around 10%", "accuracy", 0.10),
+    ("the train/val accuracy stays at 0.5 whatever I do", "accuracy", 0.5),
+])
+def test_two_splits_joined_before_one_label_share_its_value(lang, text, metric, value):
+    facts = _facts(text, lang)
+    assert facts[f"train_{metric}"] == pytest.approx(value)
+    assert facts[f"val_{metric}"] == pytest.approx(value)
+
+
+def test_joined_splits_with_values_respectively_pair_up(lang):
+    facts = _facts("train and val loss are 0.21, 0.93 respectively after 40 epochs", lang)
+    assert facts["train_loss"] == pytest.approx(0.21) and facts["val_loss"] == pytest.approx(0.93)
+
+
+@pytest.mark.parametrize("text, value", [
+    ("nvidia-smi shows GPU utilization at 35 percent most of the time", 0.35),
+    ("GPU util hovers around 7 per cent, training is slow", 0.07),
+])
+def test_a_percentage_written_as_a_word_is_read(lang, text, value):
+    assert _facts(text, lang)["gpu_utilization"] == pytest.approx(value)
+
+
+def test_an_argv_list_states_its_settings(lang):
+    facts = _facts("args = ['--epochs', '50', '--lr', '3e-4', '--num_classes', '7', '--batch_size', '16']", lang)
+    assert facts["epochs"] == 50 and facts["learning_rate"] == pytest.approx(3e-4)
+    assert facts["num_classes"] == 7 and facts["batch_size"] == 16
+
+
+def test_a_quoted_config_value_is_read(lang):
+    assert _facts("hparams: {'learning_rate': '0.02', 'momentum': 0.9}", lang)["learning_rate"] == pytest.approx(0.02)
+
+
+def test_a_prefixed_workers_setting_is_read(lang):
+    assert _facts("dataloader_num_workers: 12 and still slow", lang)["num_workers"] == 12
+
+
+def test_a_changed_count_of_classes_is_the_new_one(lang):
+    assert _facts("I changed the number of classes from 80 to 4 and the loss is nan", lang)["num_classes"] == 4
+
+
+def test_binary_cross_entropy_is_no_count_of_classes(lang):
+    facts = _facts("It's a 5 classes problem and I use binary cross entropy as the loss", lang)
+    assert facts["num_classes"] == 5
+
+
+def test_a_minimum_learning_rate_flag_is_no_learning_rate(lang):
+    assert _facts("python train.py --lr 2e-4 --min-lr '1e-08' --epochs 10", lang)["learning_rate"] == pytest.approx(2e-4)
+
+
+@pytest.mark.parametrize("text, key, value", [
+    ("opt_level: O2, the loss turns to nan", "uses_amp", True),
+    ("I use the 8bitAdamW optimizer and the loss spikes", "optimizer", "adamw"),
+    ("the loss is nan when it gets to step 300", "nan_first_step", 300),
+    ("Epoch=2/40, loss: 1.3", "epochs", 40),
+])
+def test_more_general_forms(lang, text, key, value):
+    assert _facts(text, lang)[key] == value
