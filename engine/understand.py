@@ -149,6 +149,7 @@ class Language:
     comparison_rx: re.Pattern | None = None           # between a label and a number, these break the attribution
     hypothetical_rx: re.Pattern | None = None         # a question or plan: its settings are not the run's
     hypothetical_facts: set = field(default_factory=set)
+    statement_rx: re.Pattern | None = None            # after a cue, a clause stating the run's value ("which is")
     clause_rx: re.Pattern | None = None               # clause boundaries: punctuation and ``clause_words``
     number_words: dict = field(default_factory=dict)  # "three" -> 3, "first" -> 1 (a {num} capture may be a word)
     magnitudes: dict = field(default_factory=dict)    # "k" -> 1000, "million" -> 1000000 ("2k", "1.6 million")
@@ -233,6 +234,7 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
     raw_terms: dict = {}
     negators: list = []
     hypothetical: list = []
+    statements: list = []
     grammar: dict = {key: [] for key in _GRAMMAR_LISTS}
     origins: list = []                                 # (list name, word, file): a bad word names its own file
     for data, where in entries:
@@ -293,11 +295,13 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
         _same_quantity(lang, data.get("same_quantity", []), facts, str(where))
         hyp = data.get("hypothetical") or {}
         hypothetical += hyp.get("cues", [])
+        statements += hyp.get("statements", [])
         for fid in hyp.get("facts", []):
             if fid not in facts:
                 raise KBError(f"unknown fact {fid!r} in hypothetical", str(where))
             lang.hypothetical_facts.add(fid)
     lang.hypothetical_rx = _alternation(hypothetical, lang.terms, r"(?<![a-z])", r"(?![a-z])")
+    lang.statement_rx = _alternation(statements, lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.training = [(s, t, o) for s, t, o in lang.examples + lang.utterances]
     _compile_labels(lang, grammar)
     _compile_grammar(lang, grammar)
@@ -742,7 +746,7 @@ def _read_facts(text: str, lang: Language, only=None) -> list[Reading]:
             v = _value_of(ex, m, lang, text)
             if v is None:
                 continue
-            if ex.fact in lang.hypothetical_facts and _hypothetical_at(lang, text, m.start()):
+            if ex.fact in lang.hypothetical_facts and _hypothetical_at(lang, text, m.start(), m.end()):
                 continue            # "should I train for 160 epochs?": a plan, not the run's setting
             neg = negation_at(lang, text, m.start()) if ex.has_negated else None
             if ex.has_negated and neg is None and ex.fact in negated_end \
@@ -801,8 +805,9 @@ _NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)[~]?\s?(?:[-+]?(?:[1-9]\d
 
 
 # (complexity above the cap came with the merge of main: to be split, issue 11)
-def _hypothetical_at(lang: Language, text: str, pos: int) -> bool:
-    """A question or plan cue ("should I", "what if", "have you") earlier in the sentence of ``pos``."""
+def _hypothetical_at(lang: Language, text: str, pos: int, end: int | None = None) -> bool:
+    """A question or plan cue ("should I", "what if", "have you") earlier in the sentence of ``pos``, unless a
+    clause stating the run's value (kb/language ``hypothetical.statements``) stands between it and ``end``."""
     if lang.hypothetical_rx is None:
         return False
     sentence = 0
@@ -810,7 +815,10 @@ def _hypothetical_at(lang: Language, text: str, pos: int) -> bool:
         sentence = m.end()
     # searched past ``pos`` so that a cue may look ahead ("tried --lr 1e-07, --lr 1e-08": a sweep); it starts before
     m = lang.hypothetical_rx.search(text, sentence)
-    return m is not None and m.start() < pos
+    if m is None or m.start() >= pos:
+        return False
+    # "should I lower my learning rate, which is 5e-5?": the relative clause states the run's value
+    return not (lang.statement_rx is not None and lang.statement_rx.search(text, m.end(), end or pos))
 
 
 def _read_metrics(text: str, lang: Language) -> list[Reading]:

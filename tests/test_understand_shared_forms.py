@@ -76,3 +76,9 @@ def test_a_minimum_learning_rate_flag_is_no_learning_rate(lang):
 ])
 def test_more_general_forms(lang, text, key, value):
     assert _facts(text, lang)[key] == value
+
+
+def test_a_relative_clause_in_a_question_states_the_runs_setting(lang):
+    facts = _facts("or should I lower my learning rate, which is 2e-5 with a batch size of 8?", lang)
+    assert facts["learning_rate"] == pytest.approx(2e-5) and facts["batch_size"] == 8
+    assert "epochs" not in _facts("should I train for 90 epochs, which is what the paper did?", lang)
