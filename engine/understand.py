@@ -150,6 +150,7 @@ class Language:
     hypothetical_rx: re.Pattern | None = None         # a question or plan: its settings are not the run's
     hypothetical_facts: set = field(default_factory=set)
     statement_rx: re.Pattern | None = None            # after a cue, a clause stating the run's value ("which is")
+    one_number_one_fact: list = field(default_factory=list)  # (kept, dropped): one number read as both is the first
     clause_rx: re.Pattern | None = None               # clause boundaries: punctuation and ``clause_words``
     number_words: dict = field(default_factory=dict)  # "three" -> 3, "first" -> 1 (a {num} capture may be a word)
     magnitudes: dict = field(default_factory=dict)    # "k" -> 1000, "million" -> 1000000 ("2k", "1.6 million")
@@ -293,13 +294,7 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
             lang.metric_rx[mt["id"]] = _compile(r"(?:(?<![a-z_])" + prefixes + r")(?:" + mt["pattern"] + r")(?![a-z_])",
                                                 lang.terms, str(where))
         _same_quantity(lang, data.get("same_quantity", []), facts, str(where))
-        hyp = data.get("hypothetical") or {}
-        hypothetical += hyp.get("cues", [])
-        statements += hyp.get("statements", [])
-        for fid in hyp.get("facts", []):
-            if fid not in facts:
-                raise KBError(f"unknown fact {fid!r} in hypothetical", str(where))
-            lang.hypothetical_facts.add(fid)
+        _fact_lists(lang, data, facts, str(where), hypothetical, statements)
     lang.hypothetical_rx = _alternation(hypothetical, lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.statement_rx = _alternation(statements, lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.training = [(s, t, o) for s, t, o in lang.examples + lang.utterances]
@@ -408,6 +403,22 @@ def _compile_grammar(lang: Language, g: dict) -> None:
                                 + (r"|[^.;!?\n]*\b" + resp + r"\b" if resp else ""))
 
 
+def _fact_lists(lang: Language, data: dict, facts: dict, where: str, hypothetical: list, statements: list) -> None:
+    """A language file's ``hypothetical`` cues, statements and facts (the cues and statements gathered into
+    ``hypothetical`` and ``statements``), and its ``one_number_one_fact`` pairs."""
+    hyp = data.get("hypothetical") or {}
+    hypothetical += hyp.get("cues", [])
+    statements += hyp.get("statements", [])
+    for fid in hyp.get("facts", []):
+        if fid not in facts:
+            raise KBError(f"unknown fact {fid!r} in hypothetical", where)
+        lang.hypothetical_facts.add(fid)
+    for pair in data.get("one_number_one_fact", []):
+        if any(fid not in facts for fid in pair):
+            raise KBError(f"unknown fact in one_number_one_fact {pair!r}", where)
+        lang.one_number_one_fact.append(tuple(pair))
+
+
 def _same_quantity(lang: Language, groups: list, facts: dict, where: str) -> None:
     """``same_quantity`` groups: each fact maps to the others that name its quantity."""
     for group in groups:
@@ -488,6 +499,7 @@ def understand(text: str, lang: Language) -> Understanding:
     # "the initial loss is 4.6": that number is the starting loss, not the current one
     if "initial_loss" in best and "train_loss" in best and best["train_loss"].span[1] == best["initial_loss"].span[1]:
         del best["train_loss"]
+    _one_number_one_fact(best, lang)
     # the symptom from the phrases
     scores: dict[str, float] = {}
     strongest: dict[str, tuple] = {}
@@ -540,6 +552,15 @@ def understand(text: str, lang: Language) -> Understanding:
         best["task_type"] = Reading("task_type", "binary", r.span, r.phrase + " · " + best["num_classes"].phrase)
     u.facts = sorted(best.values(), key=lambda r: r.span[0])
     return u
+
+
+def _one_number_one_fact(best: dict, lang: Language) -> None:
+    """One number read as two facts that exclude each other (kb/language ``one_number_one_fact``: "the val set of
+    200 images" is no training size, "a batch size of 8 images" no size of the data): the first fact keeps it."""
+    for kept, dropped in lang.one_number_one_fact:
+        a, b = best.get(kept), best.get(dropped)
+        if a is not None and b is not None and a.span[0] < b.span[0] and b.span[1] <= a.span[1]:
+            del best[dropped]
 
 
 def read_settings(text: str, lang: Language) -> list[Reading]:

@@ -82,3 +82,24 @@ def test_a_relative_clause_in_a_question_states_the_runs_setting(lang):
     facts = _facts("or should I lower my learning rate, which is 2e-5 with a batch size of 8?", lang)
     assert facts["learning_rate"] == pytest.approx(2e-5) and facts["batch_size"] == 8
     assert "epochs" not in _facts("should I train for 90 epochs, which is what the paper did?", lang)
+
+
+@pytest.mark.parametrize("text, absent", [
+    ("each batch has 16 images and the loss jumps around", "train_size"),      # a batch's count, not the data's
+    ("I use a batch size of 8 images", "train_size"),
+    ("the val set of 200 images gives 60% accuracy", "train_size"),           # the validation size only
+    ("lr 0.1, decayed by 10x every 30 epochs", "epochs"),                     # a period, not the run's length
+])
+def test_a_count_of_something_else_is_not_read(lang, text, absent):
+    assert absent not in _facts(text, lang)
+
+
+@pytest.mark.parametrize("text", ["mixed precision is off and it still diverges", "I run with amp disabled",
+                                  "bf16 is turned off"])
+def test_mixed_precision_said_off_is_off(lang, text):
+    assert _facts(text, lang)["uses_amp"] is False
+
+
+def test_the_parts_of_a_split_named_by_their_counts(lang):
+    facts = _facts("5000 images split into 4000 train and 1000 validation", lang)
+    assert facts["train_size"] == 4000 and facts["val_size"] == 1000
