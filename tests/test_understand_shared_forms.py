@@ -65,7 +65,8 @@ def test_binary_cross_entropy_is_no_count_of_classes(lang):
 
 
 def test_a_minimum_learning_rate_flag_is_no_learning_rate(lang):
-    assert _facts("python train.py --lr 2e-4 --min-lr '1e-08' --epochs 10", lang)["learning_rate"] == pytest.approx(2e-4)
+    facts = _facts("python train.py --lr 2e-4 --min-lr '1e-08' --epochs 10", lang)
+    assert facts["learning_rate"] == pytest.approx(2e-4)
 
 
 @pytest.mark.parametrize("text, key, value", [
