@@ -167,6 +167,7 @@ class Language:
     between_rx: re.Pattern | None = None              # "between 0.31 and 0.33": both bounds
     continuation_break_rx: re.Pattern | None = None   # between two numbers: the second is no later value of the first
     coordinated_rx: re.Pattern | None = None          # what joins the items of one list ("dropout, augmentation or")
+    difference_rx: re.Pattern | None = None           # after a number: it is a difference ("10% lower than")
     shared_split_rx: re.Pattern | None = None         # joins two splits that share one label ("train and val loss")
     own_values_rx: re.Pattern | None = None           # after a number, another for the second split ("0.5 and 0.6")
     stop_words: frozenset = frozenset()               # words the examples' classifier ignores
@@ -338,7 +339,7 @@ _GRAMMAR_LISTS = ("other_quantities", "peak_words", "reference_words", "setting_
                   "change_to_words", "range_words", "between_words", "continuation_break_words",
                   "coordination_words", "coordination_fillers", "metric_prefixes", "stop_words",
                   "split_after.metric_words", "split_after.prepositions", "split_after.determiners",
-                  "label_gap_words", "shared_split_words", "respective_words")
+                  "label_gap_words", "shared_split_words", "respective_words", "difference_words")
 
 
 def _any(words: list) -> str | None:
@@ -395,6 +396,10 @@ def _compile_grammar(lang: Language, g: dict) -> None:
     lang.coordinated_rx = rx(r"\s*(?:,|/" + (r"|\b" + coord + r"\b|,\s*" + coord + r"\b" if coord else "") + r")\s*"
                              + (r"(?:" + fill + r"\s+)?" if fill else ""))
     lang.stop_words = frozenset(w.lower() for w in g["stop_words"])
+    diff = words["difference_words"]
+    if diff:
+        lang.difference_rx = rx(r"\s*(?:%|percent\b|percentage points?\b|points?\b|pp\b)?\s*(?:" + diff
+                                + r")\s+th[ae]n\b")
     shared = words["shared_split_words"]
     if shared:
         lang.shared_split_rx = rx(r"\s*(?:,|/|(?<![a-z])(?:" + shared + r")(?![a-z]))\s*(?:the\s+)?")
@@ -1123,7 +1128,8 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     if fact is None:
         return prev_fact
     v = _metric_value(raw, metric)
-    if v is None or _is_range_bound(lang, text, n) or (metric == "loss" and _relative_percent(text, n, raw)):
+    if v is None or _is_range_bound(lang, text, n) or (metric == "loss" and _relative_percent(text, n, raw)) \
+            or (lang.difference_rx is not None and lang.difference_rx.match(text, n.end())):
         return prev_fact
     origin = before[0][0] if after else before[-1][0]
     if lang.peak_rx is not None and lang.peak_rx.search(text, max(sentence, min(origin, start) - 40), start):

@@ -104,3 +104,13 @@ def test_mixed_precision_said_off_is_off(lang, text):
 def test_the_parts_of_a_split_named_by_their_counts(lang):
     facts = _facts("5000 images split into 4000 train and 1000 validation", lang)
     assert facts["train_size"] == 4000 and facts["val_size"] == 1000
+
+
+def test_a_difference_between_two_accuracies_is_neither_ones_value(lang):
+    facts = _facts("my val accuracy is about 12% lower than the training accuracy (97%)", lang)
+    assert "val_accuracy" not in facts and facts["train_accuracy"] == pytest.approx(0.97)
+
+
+def test_a_count_per_class_is_no_training_size(lang):
+    facts = _facts("a dataset of 6 classes with 400 images each, the loss is stuck", lang)
+    assert facts["num_classes"] == 6 and "train_size" not in facts
