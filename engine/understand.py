@@ -1165,9 +1165,10 @@ def _shared_split(lang: Language, text: str, n, marks: list, before: list, metri
         return None, False
     second = before[-2]
     first = next((mk for mk in reversed(marks) if mk[1] <= second[0]), None)
+    # a Chinese split word may carry 集 ("set") and 的 before the label: "训练集和验证集的准确率"
     if first is None or second[2] != "split" or first[2] != "split" or first[3] == second[3] \
-            or text[second[1]:before[-1][0]].strip(" _-") \
-            or not lang.shared_split_rx.fullmatch(text, first[1], second[0]):
+            or text[second[1]:before[-1][0]].strip(" _-的集") \
+            or not lang.shared_split_rx.fullmatch(text, first[1] + (text[first[1]:first[1] + 1] == "集"), second[0]):
         return None, False
     paired = lang.own_values_rx is not None and lang.own_values_rx.match(text, n.end()) is not None
     return lang.metrics.get((first[3], metric)), paired

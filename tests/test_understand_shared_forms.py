@@ -114,3 +114,20 @@ def test_a_difference_between_two_accuracies_is_neither_ones_value(lang):
 def test_a_count_per_class_is_no_training_size(lang):
     facts = _facts("a dataset of 6 classes with 400 images each, the loss is stuck", lang)
     assert facts["num_classes"] == 6 and "train_size" not in facts
+
+
+def test_a_ranked_epoch_is_no_count_of_epochs(lang):
+    assert "epochs" not in _facts("第4个epoch开始loss变成nan", lang)         # 第 ranks: the 4th epoch
+    assert _facts("一共训练了60轮，loss不降", lang)["epochs"] == 60
+
+
+@pytest.mark.parametrize("text, key, value", [
+    ("検証精度は45%で止まる", "val_accuracy", 0.45),                         # Japanese validation accuracy
+    ("Точность на валидации 35%", "val_accuracy", 0.35),
+    ("학습률 0.0003 으로 학습했습니다", "learning_rate", 0.0003),
+    ("배치 크기 16, 손실이 줄지 않아요", "batch_size", 16),
+    ("エポック数は30", "epochs", 30),
+    ("训练集和验证集的准确率都是50%", "train_accuracy", 0.5),
+])
+def test_settings_and_splits_in_other_languages(lang, text, key, value):
+    assert _facts(text, lang)[key] == pytest.approx(value)
