@@ -555,6 +555,9 @@ def understand(text: str, lang: Language) -> Understanding:
             and best["task_type"].value == "classification":
         r = best["task_type"]
         best["task_type"] = Reading("task_type", "binary", r.span, r.phrase + " · " + best["num_classes"].phrase)
+    elif best.get("task_type") and best["task_type"].value == "binary" and best.get("num_classes") \
+            and isinstance(best["num_classes"].value, int) and best["num_classes"].value > 2:
+        del best["task_type"]       # "3 classes ... binary_crossentropy": a binary loss, not a binary task
     u.facts = sorted(best.values(), key=lambda r: r.span[0])
     return u
 

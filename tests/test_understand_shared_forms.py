@@ -131,3 +131,28 @@ def test_a_ranked_epoch_is_no_count_of_epochs(lang):
 ])
 def test_settings_and_splits_in_other_languages(lang, text, key, value):
     assert _facts(text, lang)[key] == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text, absent", [
+    ("I removed dropout and it still overfits", "regularization"),           # a regularizer taken out
+    ("the dropout layers were removed, val loss still rises", "regularization"),
+    ("the loss plateaus at ln(10)=2.30", "train_loss"),                      # a function's argument, no value
+])
+def test_what_was_taken_out_or_is_an_argument_is_not_read(lang, text, absent):
+    assert absent not in _facts(text, lang)
+
+
+@pytest.mark.parametrize("text, key, value", [
+    ("python train.py --fp16 False --lr 1e-4", "uses_amp", False),
+    ("Trainer(precision=32) and the loss is nan", "uses_amp", False),
+    ("I forgot to shuffle the training data", "shuffle", False),
+    ("out = DenseLayer(h, num_units=4, nonlinearity=softmax)", "output_activation", "softmax"),
+    ("model.compile(loss='binary_crossentropy', metrics=['binary_accuracy'])", "task_type", "binary"),
+])
+def test_settings_said_by_their_library_forms(lang, text, key, value):
+    assert _facts(text, lang)[key] == value
+
+
+def test_a_binary_loss_on_more_than_two_classes_is_no_binary_task(lang):
+    facts = _facts("I have 4 classes and compile with loss='binary_crossentropy'", lang)
+    assert facts["num_classes"] == 4 and "task_type" not in facts
