@@ -35,7 +35,9 @@ from .errors import KBError
 from .parameters import resolve
 
 #: the number slots of a pattern, {num}/{int}/{pct} (:func:`number_slots`)
-PCT = r"(?<![\d.,])(?P<num>\d+\.?\d*|\.\d+)\s?%"
+#: a percentage as written: "20%", "20 %", "20％" (full-width), "99 percent", "5 per cent"
+PCT = r"(?<![\d.,])(?P<num>\d+\.?\d*|\.\d+)\s?(?:%|％|percent\b|per cent\b)"
+_PERCENT_AFTER = re.compile(r"\s?(?:%|％|percent\b|per cent\b)", re.IGNORECASE)
 
 
 def number_slots(magnitudes: dict, attached=()) -> dict:
@@ -147,6 +149,8 @@ class Language:
     comparison_rx: re.Pattern | None = None           # between a label and a number, these break the attribution
     hypothetical_rx: re.Pattern | None = None         # a question or plan: its settings are not the run's
     hypothetical_facts: set = field(default_factory=set)
+    statement_rx: re.Pattern | None = None            # after a cue, a clause stating the run's value ("which is")
+    one_number_one_fact: list = field(default_factory=list)  # (kept, dropped): one number read as both is the first
     clause_rx: re.Pattern | None = None               # clause boundaries: punctuation and ``clause_words``
     number_words: dict = field(default_factory=dict)  # "three" -> 3, "first" -> 1 (a {num} capture may be a word)
     magnitudes: dict = field(default_factory=dict)    # "k" -> 1000, "million" -> 1000000 ("2k", "1.6 million")
@@ -163,6 +167,9 @@ class Language:
     between_rx: re.Pattern | None = None              # "between 0.31 and 0.33": both bounds
     continuation_break_rx: re.Pattern | None = None   # between two numbers: the second is no later value of the first
     coordinated_rx: re.Pattern | None = None          # what joins the items of one list ("dropout, augmentation or")
+    difference_rx: re.Pattern | None = None           # after a number: it is a difference ("10% lower than")
+    shared_split_rx: re.Pattern | None = None         # joins two splits that share one label ("train and val loss")
+    own_values_rx: re.Pattern | None = None           # after a number, another for the second split ("0.5 and 0.6")
     stop_words: frozenset = frozenset()               # words the examples' classifier ignores
     training: list = field(default_factory=list)      # (symptom, text, origin): what the examples' classifier learns
     same_quantity: dict = field(default_factory=dict)  # fact -> the other facts that name its quantity
@@ -229,6 +236,7 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
     raw_terms: dict = {}
     negators: list = []
     hypothetical: list = []
+    statements: list = []
     grammar: dict = {key: [] for key in _GRAMMAR_LISTS}
     origins: list = []                                 # (list name, word, file): a bad word names its own file
     for data, where in entries:
@@ -287,13 +295,9 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
             lang.metric_rx[mt["id"]] = _compile(r"(?:(?<![a-z_])" + prefixes + r")(?:" + mt["pattern"] + r")(?![a-z_])",
                                                 lang.terms, str(where))
         _same_quantity(lang, data.get("same_quantity", []), facts, str(where))
-        hyp = data.get("hypothetical") or {}
-        hypothetical += hyp.get("cues", [])
-        for fid in hyp.get("facts", []):
-            if fid not in facts:
-                raise KBError(f"unknown fact {fid!r} in hypothetical", str(where))
-            lang.hypothetical_facts.add(fid)
+        _fact_lists(lang, data, facts, str(where), hypothetical, statements)
     lang.hypothetical_rx = _alternation(hypothetical, lang.terms, r"(?<![a-z])", r"(?![a-z])")
+    lang.statement_rx = _alternation(statements, lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.training = [(s, t, o) for s, t, o in lang.examples + lang.utterances]
     _compile_labels(lang, grammar)
     _compile_grammar(lang, grammar)
@@ -335,7 +339,7 @@ _GRAMMAR_LISTS = ("other_quantities", "peak_words", "reference_words", "setting_
                   "change_to_words", "range_words", "between_words", "continuation_break_words",
                   "coordination_words", "coordination_fillers", "metric_prefixes", "stop_words",
                   "split_after.metric_words", "split_after.prepositions", "split_after.determiners",
-                  "label_gap_words")
+                  "label_gap_words", "shared_split_words", "respective_words", "difference_words")
 
 
 def _any(words: list) -> str | None:
@@ -392,6 +396,32 @@ def _compile_grammar(lang: Language, g: dict) -> None:
     lang.coordinated_rx = rx(r"\s*(?:,|/" + (r"|\b" + coord + r"\b|,\s*" + coord + r"\b" if coord else "") + r")\s*"
                              + (r"(?:" + fill + r"\s+)?" if fill else ""))
     lang.stop_words = frozenset(w.lower() for w in g["stop_words"])
+    diff = words["difference_words"]
+    if diff:
+        lang.difference_rx = rx(r"\s*(?:%|percent\b|percentage points?\b|points?\b|pp\b)?\s*(?:" + diff
+                                + r")\s+th[ae]n\b")
+    shared = words["shared_split_words"]
+    if shared:
+        lang.shared_split_rx = rx(r"\s*(?:,|/|(?<![a-z])(?:" + shared + r")(?![a-z]))\s*(?:the\s+)?")
+        resp = words["respective_words"]
+        lang.own_values_rx = rx(r"\s*%?\s*(?:,|/|(?<![a-z])(?:" + shared + r")(?![a-z]))\s*~?\s*[-+]?\.?\d"
+                                + (r"|[^.;!?\n]*\b" + resp + r"\b" if resp else ""))
+
+
+def _fact_lists(lang: Language, data: dict, facts: dict, where: str, hypothetical: list, statements: list) -> None:
+    """A language file's ``hypothetical`` cues, statements and facts (the cues and statements gathered into
+    ``hypothetical`` and ``statements``), and its ``one_number_one_fact`` pairs."""
+    hyp = data.get("hypothetical") or {}
+    hypothetical += hyp.get("cues", [])
+    statements += hyp.get("statements", [])
+    for fid in hyp.get("facts", []):
+        if fid not in facts:
+            raise KBError(f"unknown fact {fid!r} in hypothetical", where)
+        lang.hypothetical_facts.add(fid)
+    for pair in data.get("one_number_one_fact", []):
+        if any(fid not in facts for fid in pair):
+            raise KBError(f"unknown fact in one_number_one_fact {pair!r}", where)
+        lang.one_number_one_fact.append(tuple(pair))
 
 
 def _same_quantity(lang: Language, groups: list, facts: dict, where: str) -> None:
@@ -474,6 +504,7 @@ def understand(text: str, lang: Language) -> Understanding:
     # "the initial loss is 4.6": that number is the starting loss, not the current one
     if "initial_loss" in best and "train_loss" in best and best["train_loss"].span[1] == best["initial_loss"].span[1]:
         del best["train_loss"]
+    _one_number_one_fact(best, lang)
     # the symptom from the phrases
     scores: dict[str, float] = {}
     strongest: dict[str, tuple] = {}
@@ -524,8 +555,20 @@ def understand(text: str, lang: Language) -> Understanding:
             and best["task_type"].value == "classification":
         r = best["task_type"]
         best["task_type"] = Reading("task_type", "binary", r.span, r.phrase + " · " + best["num_classes"].phrase)
+    elif best.get("task_type") and best["task_type"].value == "binary" and best.get("num_classes") \
+            and isinstance(best["num_classes"].value, int) and best["num_classes"].value > 2:
+        del best["task_type"]       # "3 classes ... binary_crossentropy": a binary loss, not a binary task
     u.facts = sorted(best.values(), key=lambda r: r.span[0])
     return u
+
+
+def _one_number_one_fact(best: dict, lang: Language) -> None:
+    """One number read as two facts that exclude each other (kb/language ``one_number_one_fact``: "the val set of
+    200 images" is no training size, "a batch size of 8 images" no size of the data): the first fact keeps it."""
+    for kept, dropped in lang.one_number_one_fact:
+        a, b = best.get(kept), best.get(dropped)
+        if a is not None and b is not None and a.span[0] < b.span[0] and b.span[1] <= a.span[1]:
+            del best[dropped]
 
 
 def read_settings(text: str, lang: Language) -> list[Reading]:
@@ -693,8 +736,7 @@ def _value_of(ex: _Extractor, m: re.Match, lang: Language, text: str):
         if v is None:
             return None
         if ex.scale == "fraction" and isinstance(v, (int, float)) and (
-                1 < v <= 100 or m.group(0).rstrip().endswith("%")
-                or m.string[m.end("num"):m.end("num") + 2].lstrip().startswith("%")):
+                1 < v <= 100 or _PERCENT_AFTER.match(m.string, m.end("num"))):
             v = v / 100.0
     elif "word" in m.groupdict() and m.group("word") is not None:
         w = " ".join(m.group("word").lower().split())
@@ -733,7 +775,7 @@ def _read_facts(text: str, lang: Language, only=None) -> list[Reading]:
             v = _value_of(ex, m, lang, text)
             if v is None:
                 continue
-            if ex.fact in lang.hypothetical_facts and _hypothetical_at(lang, text, m.start()):
+            if ex.fact in lang.hypothetical_facts and _hypothetical_at(lang, text, m.start(), m.end()):
                 continue            # "should I train for 160 epochs?": a plan, not the run's setting
             neg = negation_at(lang, text, m.start()) if ex.has_negated else None
             if ex.has_negated and neg is None and ex.fact in negated_end \
@@ -792,8 +834,9 @@ _NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)[~]?\s?(?:[-+]?(?:[1-9]\d
 
 
 # (complexity above the cap came with the merge of main: to be split, issue 11)
-def _hypothetical_at(lang: Language, text: str, pos: int) -> bool:
-    """A question or plan cue ("should I", "what if", "have you") earlier in the sentence of ``pos``."""
+def _hypothetical_at(lang: Language, text: str, pos: int, end: int | None = None) -> bool:
+    """A question or plan cue ("should I", "what if", "have you") earlier in the sentence of ``pos``, unless a
+    clause stating the run's value (kb/language ``hypothetical.statements``) stands between it and ``end``."""
     if lang.hypothetical_rx is None:
         return False
     sentence = 0
@@ -801,7 +844,10 @@ def _hypothetical_at(lang: Language, text: str, pos: int) -> bool:
         sentence = m.end()
     # searched past ``pos`` so that a cue may look ahead ("tried --lr 1e-07, --lr 1e-08": a sweep); it starts before
     m = lang.hypothetical_rx.search(text, sentence)
-    return m is not None and m.start() < pos
+    if m is None or m.start() >= pos:
+        return False
+    # "should I lower my learning rate, which is 5e-5?": the relative clause states the run's value
+    return not (lang.statement_rx is not None and lang.statement_rx.search(text, m.end(), end or pos))
 
 
 def _read_metrics(text: str, lang: Language) -> list[Reading]:
@@ -1085,15 +1131,50 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     if fact is None:
         return prev_fact
     v = _metric_value(raw, metric)
-    if v is None or _is_range_bound(lang, text, n) or (metric == "loss" and _relative_percent(text, n, raw)):
+    if v is None or _is_range_bound(lang, text, n) or (metric == "loss" and _relative_percent(text, n, raw)) \
+            or (lang.difference_rx is not None and lang.difference_rx.match(text, n.end())):
         return prev_fact
     origin = before[0][0] if after else before[-1][0]
     if lang.peak_rx is not None and lang.peak_rx.search(text, max(sentence, min(origin, start) - 40), start):
         return None                 # "spikes in the loss, up to 0.25": a spike's height, not where it sits
     if lang.reference_rx is not None and lang.reference_rx.search(text, _clause_start(lang, text, start), start):
         return None                 # "the example claims to reach 0.65 loss": someone else's value, not the run's
-    series.setdefault(fact, []).append((start, v, (min(origin, start), n.end()), text[min(origin, start):n.end()]))
+    entry = (start, v, (min(origin, start), n.end()), text[min(origin, start):n.end()])
+    series.setdefault(fact, []).append(entry)
+    twin, paired = (None, False) if after else _shared_split(lang, text, n, marks, before, metric)
+    if twin is not None and paired:
+        # "train and val loss are 0.5, 0.6 respectively": this value is the first split's, the next one the second's
+        series[fact].remove(entry)
+        series.setdefault(twin, []).append(entry)
+        n2 = _NUM_RX.search(text, n.end())
+        v2 = _metric_value(n2.group(0).strip(), metric) if n2 else None
+        if v2 is None or re.search(r"[.;!?\n]", text[n.end():n2.start()]):
+            if not series[fact]:
+                del series[fact]
+            return prev_fact
+        series[fact].append((n2.start(), v2, (n2.start(), n2.end()), text[min(origin, start):n2.end()]))
+        return (fact, n2.end(), n2.start())
+    elif twin is not None:
+        series.setdefault(twin, []).append(entry)
     return (fact, n.end(), n.start())
+
+
+def _shared_split(lang: Language, text: str, n, marks: list, before: list, metric: str) -> str | None:
+    """Two splits joined before one label ("train and valid loss is about 1.9", "training/validation
+    accuracy stays at 50%"): the number is both splits' value. Returns (the first split's fact or None,
+    paired): paired when a value of its own follows for the second split ("0.5/0.6", "... respectively"),
+    then the number is the first split's alone."""
+    if lang.shared_split_rx is None or len(before) < 2 or before[-1][2] != "metric":
+        return None, False
+    second = before[-2]
+    first = next((mk for mk in reversed(marks) if mk[1] <= second[0]), None)
+    # a Chinese split word may carry 集 ("set") and 的 before the label: "训练集和验证集的准确率"
+    if first is None or second[2] != "split" or first[2] != "split" or first[3] == second[3] \
+            or text[second[1]:before[-1][0]].strip(" _-的集") \
+            or not lang.shared_split_rx.fullmatch(text, first[1] + (text[first[1]:first[1] + 1] == "集"), second[0]):
+        return None, False
+    paired = lang.own_values_rx is not None and lang.own_values_rx.match(text, n.end()) is not None
+    return lang.metrics.get((first[3], metric)), paired
 
 
 def _readings_from_series(text: str, lang: Language, series: dict) -> list[Reading]:

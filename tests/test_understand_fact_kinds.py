@@ -157,7 +157,7 @@ def test_the_loss_at_step_zero_is_the_initial_loss(lang):
     ("still out of memory although the batch size was lowered to 3", 3),
     ("within each batch the loss dropped to 2 and back", None),      # the loss's change, not the size's
     ("the input is (16, 3, 224, 224) where 16 is the batch size", 16),
-    ("배치 크기를 8로 했는데 loss가 줄지 않습니다", None),        # not a batch word this grammar knows: left unread
+    ("배치 크기를 8로 했는데 loss가 줄지 않습니다", 8),           # Korean "batch size" (배치 크기), then a particle
     ("batch를 16으로 했을 때 loss가 그대로입니다", 16),
 ])
 def test_batch_size_forms(lang, text, bs):
