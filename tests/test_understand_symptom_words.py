@@ -1,0 +1,67 @@
+"""Symptoms in the words people use (issue 10, session 14): how long one epoch takes, stated with a
+number, is a speed question even when asked "is this normal?"; training said to be slow in Korean,
+Russian or Japanese; a metric that rose to a level and then stopped moving, said in Chinese, is a
+plateau (not a run that never learned); validation better than training said in Chinese (with 正确率,
+"the training error is large, the validation error smaller instead", "train loss大于val loss") and a
+loss "generally decreasing" stay healthy. The sentences are written for these tests."""
+import pytest
+
+from traindx.engine.loader import load_kb
+from traindx.engine.understand import understand
+
+
+@pytest.fixture(scope="module")
+def lang():
+    return load_kb(entry_point_packs=False).language
+
+
+@pytest.mark.parametrize("text", [
+    "Each epoch is taking about 40 minutes on my two GPUs, is that normal?",
+    "It costs around 3 hours on one V100 to train a single epoch. Is this expected?",
+    "one iteration takes nearly 12 seconds here, is this the usual speed?",
+    "I waited for 6 hours and it is still in the first epoch",
+])
+def test_how_long_an_epoch_takes_is_a_speed_question(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "slow_training" and u.how == "phrases"
+
+
+@pytest.mark.parametrize("text", [
+    "모델 학습이 너무 느려요",
+    "학습 속도가 갑자기 떨어졌어요",
+    "обучение идёт очень медленно на видеокарте",
+])
+def test_slow_training_said_in_other_languages(lang, text):
+    assert understand(text, lang).symptom == "slow_training"
+
+
+@pytest.mark.parametrize("text", [
+    "准确率很快上升到75%，之后就一直不变了",
+    "mAP提升到0.6以后就没有再提高了",
+    "训练到loss为1.2左右，就一直不下降了",
+])
+def test_rose_to_a_level_then_stopped_said_in_chinese_is_a_plateau(lang, text):
+    assert understand(text, lang).symptom == "plateau"
+
+
+def test_never_moving_said_in_chinese_stays_not_learning(lang):
+    # no level reached first: still a run that does not learn
+    assert understand("训练了很久，准确率一直不变", lang).symptom == "not_learning"
+
+
+@pytest.mark.parametrize("text", [
+    "为什么测试集正确率一直高于训练集？",
+    "训练集的loss很大，验证集的loss反而小很多，正常吗",
+    "我的train loss大于val loss是怎么回事",
+])
+def test_validation_better_than_training_said_in_chinese_is_healthy(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "healthy" and u.fact("val_better_than_train") is not None
+
+
+@pytest.mark.parametrize("text", [
+    "there is a clear downward trend in the loss but it bounces between batches",
+    "the loss is generally decreasing but it bounces around from batch to batch",
+])
+def test_a_loss_whose_trend_is_down_while_it_bounces_is_healthy(lang, text):
+    assert understand(text, lang).symptom == "healthy"
