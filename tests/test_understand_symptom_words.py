@@ -3,7 +3,8 @@ number, is a speed question even when asked "is this normal?"; training said to 
 Russian or Japanese; a metric that rose to a level and then stopped moving, said in Chinese, is a
 plateau (not a run that never learned); validation better than training said in Chinese (with 正确率,
 "the training error is large, the validation error smaller instead", "train loss大于val loss") and a
-loss "generally decreasing" stay healthy. The sentences are written for these tests."""
+loss "generally decreasing" stay healthy; the training loss rising said in Chinese ("loss越来越大") is
+instability, the validation loss rising still overfitting. The sentences are written for these tests."""
 import pytest
 
 from traindx.engine.loader import load_kb
@@ -65,3 +66,15 @@ def test_validation_better_than_training_said_in_chinese_is_healthy(lang, text):
 ])
 def test_a_loss_whose_trend_is_down_while_it_bounces_is_healthy(lang, text):
     assert understand(text, lang).symptom == "healthy"
+
+
+@pytest.mark.parametrize("text", [
+    "我用自己的数据微调，loss越来越大，怎么回事",
+    "训练到第三个epoch时突然出现loss变大的情况",
+])
+def test_the_training_loss_rising_said_in_chinese_is_instability(lang, text):
+    assert understand(text, lang).symptom == "instability"
+
+
+def test_the_validation_loss_rising_said_in_chinese_stays_overfitting(lang):
+    assert understand("训练集loss下降，但验证集loss越来越大", lang).symptom == "overfitting"
