@@ -4,7 +4,8 @@ Russian or Japanese; a metric that rose to a level and then stopped moving, said
 plateau (not a run that never learned); validation better than training said in Chinese (with 正确率,
 "the training error is large, the validation error smaller instead", "train loss大于val loss") and a
 loss "generally decreasing" stay healthy; the training loss rising said in Chinese ("loss越来越大") is
-instability, the validation loss rising still overfitting. The sentences are written for these tests."""
+instability, the validation loss rising still overfitting; a loss "higher than expected" is a level
+compared, not a rise. The sentences are written for these tests."""
 import pytest
 
 from traindx.engine.loader import load_kb
@@ -78,3 +79,15 @@ def test_the_training_loss_rising_said_in_chinese_is_instability(lang, text):
 
 def test_the_validation_loss_rising_said_in_chinese_stays_overfitting(lang):
     assert understand("训练集loss下降，但验证集loss越来越大", lang).symptom == "overfitting"
+
+
+@pytest.mark.parametrize("text", [
+    "the loss is higher than expected for a 3-class problem",
+    "my training loss is always bigger than in the paper",
+])
+def test_a_loss_higher_than_expected_is_a_level_compared_not_a_rise(lang, text):
+    assert understand(text, lang).scores.get("instability", 0) == 0
+
+
+def test_a_loss_getting_higher_than_before_is_still_a_rise(lang):
+    assert understand("my loss gets higher than before after epoch 5", lang).symptom == "instability"
