@@ -5,7 +5,8 @@ plateau (not a run that never learned); validation better than training said in 
 "the training error is large, the validation error smaller instead", "train loss大于val loss") and a
 loss "generally decreasing" stay healthy; the training loss rising said in Chinese ("loss越来越大") is
 instability, the validation loss rising still overfitting; a loss "higher than expected" is a level
-compared, not a rise. The sentences are written for these tests."""
+compared, not a rise; a step in the loss at each epoch or a staircase-shaped loss, said in Chinese, is
+healthy (as the English "at every epoch boundary"). The sentences are written for these tests."""
 import pytest
 
 from traindx.engine.loader import load_kb
@@ -91,3 +92,11 @@ def test_a_loss_higher_than_expected_is_a_level_compared_not_a_rise(lang, text):
 
 def test_a_loss_getting_higher_than_before_is_still_a_rise(lang):
     assert understand("my loss gets higher than before after epoch 5", lang).symptom == "instability"
+
+
+@pytest.mark.parametrize("text", [
+    "为什么每个epoch开始的时候loss会跳一下",
+    "训练时loss呈阶梯状下降，这是什么原因",
+])
+def test_a_step_at_each_epoch_said_in_chinese_is_healthy(lang, text):
+    assert understand(text, lang).symptom == "healthy"
