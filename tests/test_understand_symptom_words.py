@@ -6,7 +6,9 @@ plateau (not a run that never learned); validation better than training said in 
 loss "generally decreasing" stay healthy; the training loss rising said in Chinese ("loss越来越大") is
 instability, the validation loss rising still overfitting; a loss "higher than expected" is a level
 compared, not a rise; a step in the loss at each epoch or a staircase-shaped loss, said in Chinese, is
-healthy (as the English "at every epoch boundary"). The sentences are written for these tests."""
+healthy (as the English "at every epoch boundary"); a Dice/IoU/F1 pinned at zero is not learning;
+"val_loss增加" inside Chinese is overfitting; a process killed by the system ("被杀死", "killed by
+signal") is out of scope. The sentences are written for these tests."""
 import pytest
 
 from traindx.engine.loader import load_kb
@@ -100,3 +102,27 @@ def test_a_loss_getting_higher_than_before_is_still_a_rise(lang):
 ])
 def test_a_step_at_each_epoch_said_in_chinese_is_healthy(lang, text):
     assert understand(text, lang).symptom == "healthy"
+
+
+@pytest.mark.parametrize("text", [
+    "the loss goes down but the dice score is always 0",
+    "my IoU stays at zero after 30 epochs",
+])
+def test_a_segmentation_metric_pinned_at_zero_is_not_learning(lang, text):
+    assert understand(text, lang).symptom == "not_learning"
+
+
+def test_a_metric_of_zero_point_something_is_no_zero(lang):
+    assert understand("the f1 was 0.85 at epoch 3", lang).scores.get("not_learning", 0) == 0
+
+
+def test_the_validation_loss_rising_named_in_english_inside_chinese_is_overfitting(lang):
+    assert understand("为什么train loss减少而val_loss增加", lang).symptom == "overfitting"
+
+
+@pytest.mark.parametrize("text", [
+    "训练到一半进程被杀死了，怎么解决",
+    "the run ends with: worker (pid 3063) is killed by signal: Killed",
+])
+def test_a_process_killed_by_the_system_is_out_of_scope(lang, text):
+    assert understand(text, lang).symptom == "out_of_scope"
