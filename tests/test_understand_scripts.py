@@ -39,18 +39,19 @@ RUSSIAN = """symptoms:
       - значения потерь скачут, обучение нестабильное
       - потери прыгают то вверх, то вниз
 """
+# the core reads Korean "slow" (느리-, 학습 속도) since session 14, so the pack teaches another symptom
 KOREAN = """symptoms:
-  - symptom: slow_training
+  - symptom: instability
     utterances:
-      - 학습 속도가 너무 느립니다
-      - 한 에포크에 몇 시간이 걸려요, 학습이 너무 느려요
-      - GPU가 있는데도 학습 속도가 느립니다
+      - 손실이 위아래로 요동칩니다
+      - 손실 값이 계속 요동치고 학습이 불안정해요
+      - 로스가 위아래로 크게 요동쳐요
 """
 
 
 @pytest.mark.parametrize("body, text, symptom", [
     (RUSSIAN, "у меня потери постоянно скачут вверх и вниз", "instability"),
-    (KOREAN, "학습 속도가 느려요", "slow_training"),
+    (KOREAN, "로스가 계속 요동쳐요", "instability"),
 ], ids=["russian", "korean"])
 def test_a_packs_cyrillic_and_hangul_utterances_teach_the_classifier(tmp_path, core, body, text, symptom):
     assert understand(text, core.language).symptom is None        # the core knows no such words
