@@ -126,3 +126,19 @@ def test_the_validation_loss_rising_named_in_english_inside_chinese_is_overfitti
 ])
 def test_a_process_killed_by_the_system_is_out_of_scope(lang, text):
     assert understand(text, lang).symptom == "out_of_scope"
+
+
+@pytest.mark.parametrize("text", [
+    "training loss spikes to 9 every few thousand steps then recovers, adamw lr 6e-4 no warmup, fp16",
+    "the loss jumps around a lot, I train without warmup and batch size 16",
+])
+def test_a_run_said_to_have_no_warmup_has_no_warmup_bump(lang, text):
+    """"no warmup" is not the end of a warmup: spikes in a run without one are not the normal bump."""
+    u = understand(text, lang)
+    assert u.symptom == "instability"
+    assert all(r.fact != "bump_after_restart" for r in u.facts)
+
+
+def test_the_bump_at_the_end_of_warmup_stays_normal(lang):
+    u = understand("the loss jumps right after the warmup ends and then comes back down, is that ok?", lang)
+    assert u.symptom == "healthy"
