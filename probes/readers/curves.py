@@ -529,6 +529,14 @@ def _loss_shape(c: _LossCurve, P) -> None:
         low = min(low, v)
         rebound = max(rebound, v - low)
     c.rebound = rebound
+    # climb back: the furthest the smoothed loss ever climbs from its running low, as a share of
+    # the whole improvement (start to best); a loss that overfits keeps its low, an unstable one
+    # gives back much of what it learned
+    low_all, climb = math.inf, 0.0
+    for v in sm:
+        low_all = min(low_all, v)
+        climb = max(climb, v - low_all)
+    c.climb_back = climb / (c.initial - c.best) if c.initial > c.best else None
     late_range = (max(late) - min(late)) if late else 0.0
     c.wander = (len(late) >= P["curves.wander_min_points"] and c.current > 0
                 and rebound >= P["curves.wander_rebound"] * c.current
@@ -730,6 +738,10 @@ def _loss_level_facts(c: _LossCurve, s, log, out: _Out) -> None:
                 + (f" (the first record: {_fmt(c.means[0])})" if frozen else ""))
     if s.rows_per_point == 1 and c.n >= out.p["curves.recur_min_points"]:
         _loss_recurring(c, out)
+    if c.climb_back is not None and c.n >= out.p["curves.noise_min_points"]:
+        out.add("loss_climb_back", round(c.climb_back, 4), c.x_start, c.x_end,
+                f"the smoothed training loss fell {_fmt(c.initial)} -> {_fmt(c.best)} at best and "
+                f"climbed back {c.climb_back:.0%} of that fall from a low at some point")
     if c.n >= out.p["curves.noise_min_points"]:  # fewer points say nothing about noise
         out.add("loss_noise", c.noise, c.cx[c.tail_idx[0]], c.x_end,
                 f"step-to-step noise over the last {out.p['curves.tail_fraction']:.0%} is about "
