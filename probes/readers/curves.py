@@ -1199,6 +1199,7 @@ def _analyze_grad_norm(log, out: _Out) -> None:
     extra = f"; {s.nonfinite} NaN/Inf values" if s.nonfinite else ""
     out.add("grad_norm_max", float(s.max), x0, x1,
             f"largest gradient norm {_fmt(s.max)}{extra}")
+    _grad_overflow_first(log, s, out)
     fin = s.finite_points()
     if len(fin) >= out.p["curves.noise_min_points"]:
         # the largest norm after the first record against the median: the start's large
@@ -1216,6 +1217,25 @@ def _analyze_grad_norm(log, out: _Out) -> None:
     t = growth_label(ratio, out.p["curves.grad_norm_growth"])
     out.add("grad_norm_trend", t, x0, x1,
             f"gradient norm median {_fmt(a)} in the first third, {_fmt(b)} in the last ({t})")
+
+
+def _grad_overflow_first(log, s, out: _Out) -> None:
+    """``grad_norm_nonfinite_first``: the gradient norm turns Inf/NaN at a step where the training
+    loss is still finite (or before any loss is). The backward pass overflowed: NaN inputs or a
+    NaN in the forward make the loss non-finite at the same step, never after its gradient."""
+    if not s.nonfinite_steps:
+        return
+    g0 = s.nonfinite_steps[0]
+    loss = log.get("loss")
+    if loss is None:
+        return
+    l0 = loss.nonfinite_steps[0] if loss.nonfinite_steps else None
+    first = l0 is None or g0 < l0
+    out.add("grad_norm_nonfinite_first", first, g0, g0,
+            f"the gradient norm is first Inf/NaN at {log.x_label} {_fx(g0)}"
+            + (f", the training loss only at {_fx(l0)}" if first and l0 is not None else
+               ", while the training loss stays finite" if first else
+               f", where the training loss already is (from {_fx(l0)})"))
 
 
 def _analyze_step_time(log, out: _Out) -> None:
