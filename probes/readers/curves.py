@@ -529,6 +529,14 @@ def _loss_shape(c: _LossCurve, P) -> None:
         low = min(low, v)
         rebound = max(rebound, v - low)
     c.rebound = rebound
+    # climb back: the furthest the smoothed loss ever climbs from its running low, as a share of
+    # the whole improvement (start to best); a loss that overfits keeps its low, an unstable one
+    # gives back much of what it learned
+    low_all, climb = math.inf, 0.0
+    for v in sm:
+        low_all = min(low_all, v)
+        climb = max(climb, v - low_all)
+    c.climb_back = climb / (c.initial - c.best) if c.initial > c.best else None
     late_range = (max(late) - min(late)) if late else 0.0
     c.wander = (len(late) >= P["curves.wander_min_points"] and c.current > 0
                 and rebound >= P["curves.wander_rebound"] * c.current
@@ -730,6 +738,10 @@ def _loss_level_facts(c: _LossCurve, s, log, out: _Out) -> None:
                 + (f" (the first record: {_fmt(c.means[0])})" if frozen else ""))
     if s.rows_per_point == 1 and c.n >= out.p["curves.recur_min_points"]:
         _loss_recurring(c, out)
+    if c.climb_back is not None and c.n >= out.p["curves.noise_min_points"]:
+        out.add("loss_climb_back", round(c.climb_back, 4), c.x_start, c.x_end,
+                f"the smoothed training loss fell {_fmt(c.initial)} -> {_fmt(c.best)} at best and "
+                f"climbed back {c.climb_back:.0%} of that fall from a low at some point")
     if c.n >= out.p["curves.noise_min_points"]:  # fewer points say nothing about noise
         out.add("loss_noise", c.noise, c.cx[c.tail_idx[0]], c.x_end,
                 f"step-to-step noise over the last {out.p['curves.tail_fraction']:.0%} is about "
@@ -1187,6 +1199,7 @@ def _analyze_grad_norm(log, out: _Out) -> None:
     extra = f"; {s.nonfinite} NaN/Inf values" if s.nonfinite else ""
     out.add("grad_norm_max", float(s.max), x0, x1,
             f"largest gradient norm {_fmt(s.max)}{extra}")
+    _grad_overflow_first(log, s, out)
     fin = s.finite_points()
     if len(fin) >= out.p["curves.noise_min_points"]:
         # the largest norm after the first record against the median: the start's large
@@ -1204,6 +1217,25 @@ def _analyze_grad_norm(log, out: _Out) -> None:
     t = growth_label(ratio, out.p["curves.grad_norm_growth"])
     out.add("grad_norm_trend", t, x0, x1,
             f"gradient norm median {_fmt(a)} in the first third, {_fmt(b)} in the last ({t})")
+
+
+def _grad_overflow_first(log, s, out: _Out) -> None:
+    """``grad_norm_nonfinite_first``: the gradient norm turns Inf/NaN at a step where the training
+    loss is still finite (or before any loss is). The backward pass overflowed: NaN inputs or a
+    NaN in the forward make the loss non-finite at the same step, never after its gradient."""
+    if not s.nonfinite_steps:
+        return
+    g0 = s.nonfinite_steps[0]
+    loss = log.get("loss")
+    if loss is None:
+        return
+    l0 = loss.nonfinite_steps[0] if loss.nonfinite_steps else None
+    first = l0 is None or g0 < l0
+    out.add("grad_norm_nonfinite_first", first, g0, g0,
+            f"the gradient norm is first Inf/NaN at {log.x_label} {_fx(g0)}"
+            + (f", the training loss only at {_fx(l0)}" if first and l0 is not None else
+               ", while the training loss stays finite" if first else
+               f", where the training loss already is (from {_fx(l0)})"))
 
 
 def _analyze_step_time(log, out: _Out) -> None:

@@ -15,7 +15,7 @@ from ..values import BatchVal, Const, Event, IterVal, LoaderVal, Unknown
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
 SOURCE_ID = "code:data"
 FACTS = ("shuffle", "num_workers", "batch_size", "nan_written_to_data", "data_sorted", "item_fetch_blocking",
-         "permuted_alone")
+         "permuted_alone", "std_division_unguarded")
 
 
 class DataFacts:
@@ -23,6 +23,7 @@ class DataFacts:
 
     def data_facts(self, step_loop: int | None, ref_ev: Event | None) -> None:
         self.nan_data_facts()
+        self.std_division_facts()
         self.sorted_data_facts()
         self.item_fetch_facts()
         self.permuted_alone_facts()
@@ -344,6 +345,38 @@ class DataFacts:
                                  f"`{snippet(n, 60)}` (line {n.lineno}) stores NaN in the data, and "
                                  f"nothing in {self.basename} removes or masks it")
                 return
+
+    def std_division_facts(self) -> None:
+        """std_division_unguarded: the script divides by a standard deviation it computes
+        (``(x - mean) / x.std(dim)``, or ``/ std`` with ``std = x.std(...)``) with no epsilon, clamp
+        or floor, and nothing in it removes NaN: any slice with no spread (a blank image, a constant
+        feature) becomes 0/0 = NaN in the data."""
+        tree = self.tree
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Attribute) and n.attr in _NAN_CLEANERS or \
+                    isinstance(n, ast.Name) and n.id in _NAN_CLEANERS:
+                return
+        stds = {}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+                stds.setdefault(n.targets[0].id, []).append(_is_std_call(n.value))
+        for n in ast.walk(tree):
+            if not (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div)):
+                continue
+            r = n.right
+            bare = _is_std_call(r) or (isinstance(r, ast.Name) and stds.get(r.id) and all(stds[r.id]))
+            if bare:
+                self.add_finding("std_division_unguarded", True, n.lineno,
+                                 f"`{snippet(n, 60)}` (line {n.lineno}) divides by a standard deviation "
+                                 f"with no epsilon: a slice with no spread becomes NaN")
+                return
+
+
+def _is_std_call(v: ast.AST) -> bool:
+    """``x.std(...)``, ``torch.std(x)``, ``np.std(x)`` itself (not ``x.std() + 1e-8``, not a clamp)."""
+    return isinstance(v, ast.Call) and (
+        isinstance(v.func, ast.Attribute) and v.func.attr == "std"
+        or isinstance(v.func, ast.Name) and v.func.id == "std")
 
 
 #: names of evaluation code, where a sort orders predictions rather than data

@@ -13,7 +13,11 @@ from ..values import Event, ModuleVal, TensorVal
 
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
 SOURCE_ID = "code:loss"
-FACTS = ("loss_function", "output_activation", "custom_loss", "label_smoothing", "unsafe_math", "task_type")
+FACTS = ("loss_function", "output_activation", "custom_loss", "label_smoothing", "unsafe_math", "task_type",
+         "loss_squashes_twice")
+
+#: a stock loss that squashes its input itself -> the squashing that, applied before it, is applied twice
+SQUASHES_ITSELF = {"bce_with_logits": "sigmoid", "cross_entropy": "softmax"}
 
 
 CLASS_PICKS = {"round", "argmax"}
@@ -70,6 +74,8 @@ class LossFacts:
         custom = self.loss_kind_facts(t, stock, entry, line)
         rec = stock[0] if stock and not custom else None
         self.output_activation_facts(t, rec, custom, line)
+        if custom:
+            self.squash_twice_facts(stock)
         self.label_smoothing_facts(rec)
         self.unsafe_math_facts(t, line)
 
@@ -125,6 +131,24 @@ class LossFacts:
                     self.add_finding("output_activation", "none", line,
                                      "raw model outputs (no softmax/log_softmax/sigmoid) reach the "
                                      "hand-written loss")
+
+    def squash_twice_facts(self, stock: list) -> None:
+        """loss_squashes_twice: a hand-written loss hands the model's already squashed output to a
+        stock loss that squashes again (a focal loss on ``F.binary_cross_entropy_with_logits`` fed
+        ``torch.sigmoid(...)``). A stock loss on its own is the rules' (output_activation with
+        loss_function)."""
+        for r in stock:
+            if r.act not in (None, "?") and SQUASHES_ITSELF.get(r.kind) == r.act and r.act_src:
+                self.add_finding("loss_squashes_twice", True, r.act_src[0],
+                                 f"{r.act_src[1]} reaches {r.text} (line {r.line}) inside the "
+                                 f"hand-written loss, which applies a {r.act} again")
+                return
+        known = [r for r in stock if r.act != "?" and r.kind in SQUASHES_ITSELF]
+        if known:
+            r = known[0]
+            self.add_finding("loss_squashes_twice", False, r.line,
+                             f"{r.text} (line {r.line}) inside the hand-written loss receives "
+                             f"{'raw outputs' if not r.act else r.act + ' outputs'}")
 
     def label_smoothing_facts(self, rec) -> None:
         """label_smoothing of a stock cross-entropy loss."""

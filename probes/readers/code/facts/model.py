@@ -239,6 +239,12 @@ class ModelFacts:
         recs = self.records["init"]
         bias = [r for r in recs if r[3] and r[2] == "constant_" and isinstance(r[4], (int, float))
                 and not isinstance(r[4], bool) and r[4] != 0]
+        heads = _output_layers(self.tree)
+        prior = [r for r in bias if _is_output_layer(r[1], r[6], heads)]
+        bias = [r for r in bias if r not in prior]
+        if prior and not bias:
+            self.notes.append(f"`{prior[0][5]}` (line {prior[0][0]}) sets the bias of the layer the model "
+                              f"returns ({prior[0][1]}): a prior on the output logits, behind no ReLU")
         if bias:
             r = min(bias, key=lambda r: r[4])
             self.add_finding("init_bias_constant", float(r[4]), r[0],
@@ -303,6 +309,58 @@ class ModelFacts:
                 if any(isinstance(x, (ast.Break, ast.Return)) for x in ast.walk(n)):
                     return (n.lineno, f"if {snippet(n.test, 50)}: break")
         return None
+
+
+#: calls that pass a layer's output through unchanged in what it is (a squashing, a reshape)
+_PASS_THROUGH = {"sigmoid", "softmax", "log_softmax", "tanh", "squeeze", "view", "reshape", "flatten",
+                 "float", "contiguous", "unsqueeze", "double"}
+
+
+def _output_layers(tree: ast.AST) -> set[str]:
+    """The attribute names of the layers whose output a model's ``forward`` returns, through a
+    squashing or a reshape (``return torch.sigmoid(self.cls(h)).squeeze(1)`` -> ``cls``; a name
+    assigned earlier in ``forward`` is followed to its last assignment before the return)."""
+    out: set[str] = set()
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for fn in cls.body:
+            if not (isinstance(fn, ast.FunctionDef) and fn.name == "forward"):
+                continue
+            assigns = [n for n in ast.walk(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                       and isinstance(n.targets[0], ast.Name)]
+            for ret in (n for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None):
+                name = _returned_layer(ret.value, ret.lineno, assigns)
+                if name:
+                    out.add(name)
+    return out
+
+
+def _returned_layer(e: ast.AST, line: int, assigns: list, depth: int = 0) -> str | None:
+    """The ``self.X`` layer whose call produces ``e`` (see :func:`_output_layers`), or None."""
+    if depth > 8:
+        return None
+    if isinstance(e, ast.Name):
+        prior = [a for a in assigns if a.targets[0].id == e.id and a.lineno < line]
+        if prior:
+            last = max(prior, key=lambda a: a.lineno)
+            return _returned_layer(last.value, last.lineno, assigns, depth + 1)
+        return None
+    if not isinstance(e, ast.Call):
+        return None
+    f = e.func
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
+        return f.attr
+    if isinstance(f, ast.Attribute) and f.attr in _PASS_THROUGH:
+        # x.squeeze(1) / torch.sigmoid(x) / F.log_softmax(x, -1)
+        inner = f.value if not (isinstance(f.value, ast.Name) and f.value.id in ("torch", "F")) else \
+            (e.args[0] if e.args else None)
+        return _returned_layer(inner, line, assigns, depth + 1) if inner is not None else None
+    return None
+
+
+def _is_output_layer(text: str, last_of_container: bool, heads: set) -> bool:
+    """An init target (``self.cls.bias``, ``model.head[-1].bias``) on a layer a forward returns."""
+    m = re.match(r"\w+\.(\w+)(\[-1\])?\.(?:weight|bias)\b", text)
+    return bool(m) and m.group(1) in heads and (m.group(2) is None or last_of_container)
 
 
 #: calls that put trained weights into a model (a freeze of them is deliberate)

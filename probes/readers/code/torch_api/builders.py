@@ -148,15 +148,26 @@ class TrainingObjects:
                 self.add_unresolved(f"line {node.lineno}: cannot tell whether the LambdaLR is meant to "
                                     f"step per batch or per epoch")
         elif kind in SCHED_EPOCHISH:
-            period = None
+            period, pval = None, None
             for k in ("T_max", "step_size", "milestones", "total_iters", "T_0", "patience"):
                 if k in kwargs:
                     period = next((kw.value for kw in node.keywords if kw.arg == k), None)
+                    pval = kwargs[k]
                     break
             if period is None and len(node.args) > 1:
-                period = node.args[1]
+                period, pval = node.args[1], (args[1] if len(args) > 1 else None)
             ptext = snippet(period, 80) if period is not None else ""
-            if period is not None and STEPS_WORDS.search(ptext):
+            # a period whose value is known (a constant, a config entry) and small is counted in
+            # epochs whatever its name says (``LR_STEP = cfg["lr_step"]`` = 5 is StepLR's own
+            # ``step_size``); only a computed one (``len(loader) * 5``) counts batches by its text
+            small = (isinstance(pval, Const) and isinstance(pval.value, (int, float))
+                     and not isinstance(pval.value, bool) and 0 < pval.value < self.params["code.per_batch_period_min"]
+                     and not isinstance(period, ast.Constant))
+            if small and not re.search(r"(len\s*\(|batch|iter)", ptext, re.I):
+                s.per_batch = False
+                s.why = (f"{kind} with period `{ptext}` = {format_number(pval.value)} is the per-epoch "
+                         f"pattern")
+            elif period is not None and STEPS_WORDS.search(ptext):
                 s.per_batch, s.why = True, f"its period `{ptext}` counts batches"
             else:
                 lit = literal_number(period)
