@@ -6,7 +6,9 @@ Shapes: a native (C++) traceback the excerpt cuts short under its title and rule
 printed one per line with no name (a list of losses pasted under a question); a whole number
 between a metric's name and its ``:`` (``Validation loss 6312:  0.1499``: an index, not the
 value); a split's size printed as ``train 5446, val 616``; an accuracy word followed by the head
-it scores (``acc class : 87.50``). Each has a twin that must not change. Torch-free.
+it scores (``acc class : 87.50``); step and data times printed with a glued unit (``iter_time:
+8.7s``). Evidence: a log of accuracies only whose training accuracy rises while the validation
+accuracy falls is overfitting. Each has a twin that must not change. Torch-free.
 """
 
 import math
@@ -159,3 +161,25 @@ def test_a_workers_original_traceback_keeps_the_error_it_belongs_to(tmp_path):
     rep, _ = _diagnose(tmp_path, text)
     assert _symptom(rep) == "out_of_scope"
     assert "KeyError" in _facts(rep)["error_message"]
+
+
+# ------------------------------------------------------------------ accuracies only: train up, val down
+def _mxnet_epochs(train, val):
+    lines = []
+    for e, (t, v) in enumerate(zip(train, val), start=4):
+        lines += [f"INFO:root:Epoch[{e}] Batch [4000]\tSpeed: 201.55 samples/sec\tTrain-accuracy={t - 0.01:.6f}",
+                  f"INFO:root:Epoch[{e}] Train-accuracy={t:.6f}",
+                  f"INFO:root:Epoch[{e}] Time cost=5821.412",
+                  f"INFO:root:Epoch[{e}] Validation-accuracy={v:.6f}"]
+    return "\n".join(lines)
+
+
+def test_training_accuracy_rising_while_validation_falls_is_overfitting(tmp_path):
+    rep, _ = _diagnose(tmp_path, _mxnet_epochs([0.549, 0.575, 0.601], [0.407, 0.395, 0.380]))
+    assert _facts(rep)["val_accuracy_trend"] == "falling"
+    assert _symptom(rep) == "overfitting"
+
+
+def test_both_accuracies_rising_is_not_overfitting(tmp_path):
+    rep, _ = _diagnose(tmp_path, _mxnet_epochs([0.549, 0.575, 0.601], [0.507, 0.530, 0.556]))
+    assert _symptom(rep) != "overfitting"
