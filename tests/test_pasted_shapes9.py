@@ -183,3 +183,24 @@ def test_training_accuracy_rising_while_validation_falls_is_overfitting(tmp_path
 def test_both_accuracies_rising_is_not_overfitting(tmp_path):
     rep, _ = _diagnose(tmp_path, _mxnet_epochs([0.549, 0.575, 0.601], [0.507, 0.530, 0.556]))
     assert _symptom(rep) != "overfitting"
+
+
+# ------------------------------------------------------------------ an epoch glued to its number
+def test_an_epoch_glued_to_its_number_places_the_excerpt_mid_run(tmp_path):
+    lines = []
+    for e in (15, 16):
+        for k in range(6):
+            a = 751 + 375 * k
+            lines.append(f"[PC] 2020-11-11 16:5{k}:59,451 (trainer:486) INFO: {e}epoch:train:{a}-{a + 374}batch: "
+                         f"iter_time=0.001, forward_time=0.005, loss={1.32 + 0.03 * math.sin(3 * k + e):.3f}, "
+                         f"backward_time=0.005, lr_0=0.100, train_time=0.014")
+    rep, _ = _diagnose(tmp_path, "\n".join(lines))
+    assert _facts(rep)["log_starts_mid_run"] is True
+    assert _symptom(rep) == "plateau"
+
+
+def test_an_escaped_carriage_return_before_epoch_is_no_epoch_number(tmp_path):
+    lines = [f"[1,mpirank:0,algo-1]<stdout>:#015Epoch 0:  50% {k}/9 [00:00<00:00,  6.54it/s, "
+             f"loss={2.3 - 0.01 * k:.2f}, v_num=0]" for k in range(1, 9)]
+    rep, _ = _diagnose(tmp_path, "\n".join(lines))
+    assert _facts(rep).get("log_starts_mid_run") is not True

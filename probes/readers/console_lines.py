@@ -34,6 +34,8 @@ _MM = re.compile(r"\bepoch\s*(?:\(\s*(\w+)\s*\))?\s*\[\s*(\d+)\s*\]\s*\[\s*(\d+)
                  re.IGNORECASE)
 _EPOCH = re.compile(r"\b(?:epoch|ep)\b[\]'\"]?\s*(?:\(\s*(\w+)\s*\))?\s*[:=#]?\s*[\[(]?\s*(\d+(?:\.\d+)?)"
                     r"(?:\s*/\s*(\d+))?\s*[\])]?", re.IGNORECASE)
+#: an epoch printed as a number glued to the word and a colon (ESPnet's ``15epoch:train:751-1125batch:``)
+_EPOCH_GLUED = re.compile(r"(?<![\w.#])(\d+)epoch:")
 _STEP = re.compile(r"\b(global[_ ]step|step|steps|iteration|iter|it|batch|update|updates|num_updates|"
                    r"n_iter|global_iter)\b[\]'\"]?\s*[:=#]?\s*[\[(]?\s*(\d+)(?![.\d])(?:\s*/\s*(\d+))?\s*[\])]?",
                    re.IGNORECASE)
@@ -199,6 +201,11 @@ def _axes(text: str, progress: bool):
             split = _SPLIT.get((em.group(1) or "").lower())
             epoch = ("f",) + em.span(2)
             text = _cut(text, *em.span())
+        elif "poch" in text:
+            em = _EPOCH_GLUED.search(text)
+            if em:
+                epoch = ("f",) + em.span(1)
+                text = _cut(text, *em.span())
     sm = _STEP.search(text)
     if sm:
         step = ("i",) + sm.span(2)
