@@ -77,7 +77,7 @@ from traindx.engine.errors import InputError
 from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
-from .console_lines import _PREFIX, _PROGRESS, _SPLIT, PART_RANK, LineParser, _loss_part, shape
+from .console_lines import _PREFIX, _PROGRESS, _SPLIT, PART_RANK, SPLIT_ALONE_RANK, LineParser, _loss_part, shape
 from .logs import (GENERIC_RANK, LogData, RLLogError, Series, match_role, normalize_name, parse_column_map,
                    rl_names_in_text)
 
@@ -124,7 +124,20 @@ def _timing_role(words: list) -> str | None:
 _SUMMARY_WORDS = {"best", "min", "max", "lowest", "highest", "minimum", "maximum", "worst", "previous",
                   "prev", "target", "threshold", "patience", "init", "initial", "base", "warmup",
                   "peak", "start", "end", "final"}
-_TRACE_START = re.compile(r"^\s*Traceback \(most recent call last\)")
+#: a traceback's first line, of Python's or of another language's stack (PaddlePaddle's ``C++ Traceback
+#: (most recent call last):``)
+_TRACE_START = re.compile(r"^\s*(?:[\w+#]+\s+)?Traceback \(most recent call last\)")
+#: a line inside a traceback that is neither a frame nor the exception: a rule under its title
+#: (``-----``), or a numbered native frame (``0   paddle::framework::...``)
+_TRACE_FILLER = re.compile(r"^\s*(?:[-=]{3,}\s*$|\d+\s{2,}\S)")
+#: a line that holds one number and nothing else (a list of values printed one per line)
+_BARE_NUMBER = re.compile(r"\s*[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)\s*", re.IGNORECASE)
+#: the name a bare number's series is reported under
+_BARE_NAME = "unnamed values"
+_BARE_START = frozenset("0123456789-+. \tnNiI")
+#: the longest line read as a bare number (a float's repr with spaces around it)
+_BARE_MAX_CHARS = 40
+_KEY_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
 _EXC_LINE = re.compile(r"^\s*((?:[\w.]+\.)?(\w*(?:Error|Exception|Interrupt)))\b:?\s*(.*)$")
 #: a kernel's failed assertion: in a ``.cu`` file, or at a GPU block and thread (``DynamicCast.h:78: block:
 #: [38,0,0], thread: [97,0,0] Assertion `false` failed.``)
@@ -399,7 +412,21 @@ def _split_alone_role(pwords: list, phrase: str):
         return None
     split_only = _SPLIT[pwords[0]]
     return ("val_loss" if split_only in ("val", "test") else "loss"), \
-        PART_RANK + 50 + (20 if split_only == "test" else 0), phrase, None
+        SPLIT_ALONE_RANK + (20 if split_only == "test" else 0), phrase, None
+
+
+def _head_accuracy_role(pwords: list, eff: str | None, phrase: str):
+    """An accuracy word followed by the one word that names what it scores (``acc class : 87.50``,
+    ``Accuracies on val: class : 88.96``: the accuracy of a model's ``class`` head or task), ranked
+    after every name that ends in what it measures; None for any other name. Only an accuracy:
+    a loss word in front of another word names a setting (``loss scale 128``)."""
+    words = [w for w in pwords if w not in _EXTRA_FILLER and w not in _SPLIT]
+    if len(words) != 2:
+        return None
+    m = match_role((eff + "_" if eff else "") + words[0])
+    if m is None or m[0] not in ("accuracy", "val_accuracy"):
+        return None
+    return m[0], PART_RANK + (20 if eff == "test" else 0), phrase, None
 
 
 def _path_role(phrase: str):
@@ -803,7 +830,96 @@ class _EpochRows:
         return last + 1.0
 
 
-class ConsoleReader(LineParser, _RunFacts, _Overflows, _NanReports, _Transforms, _EpochRows):
+class _BareValues:
+    """Lines that hold one number and nothing else (a mixin of :class:`ConsoleReader`, using its
+    ``bare``, ``min_bare``, ``cands``, ``mode``, ``metric_lines`` and ``log``)."""
+
+    def _bare_value(self, line: str) -> None:
+        """A line that holds one number and nothing else (values printed one per line, no name):
+        kept apart, a curve only for a text that names no metric at all (see :meth:`finish`)."""
+        c = self.bare
+        if c is None:
+            c = self.bare = _Cand("loss", PART_RANK + 100, _BARE_NAME)
+        v = float(line)
+        c.last = v
+        c.bx.append(float(len(c.by) + c.series.rows))
+        c.by.append(v)
+        if len(c.by) >= 4096:
+            c.series.extend(c.bx, c.by)
+            c.bx, c.by = [], []
+
+    def _bare_series(self, best: dict) -> None:
+        """Values printed one per line, in a text that names no loss or accuracy, read as the loss
+        (what a list pasted under a question most often is), when there are at least
+        ``console.min_bare_values`` of them."""
+        c = self.bare
+        if c is None or any(r in best for r in _KEY_ROLES):
+            return
+        if c.by:
+            c.series.extend(c.bx, c.by)
+            c.bx, c.by = [], []
+        if c.series.rows < self.min_bare:
+            return
+        best["loss"] = c
+        self.cands[("loss", _BARE_NAME)] = c
+        if self.mode is None:
+            self.log.x_label = "row"
+        self.metric_lines = max(self.metric_lines, c.series.rows)
+        self.log.notes.append(f"{c.series.rows} lines hold one number each and no metric is named: "
+                              "read as the loss, one value per line")
+
+
+class _Tracebacks:
+    """Tracebacks and exceptions printed without one (a mixin of :class:`ConsoleReader`, using its
+    ``log``, ``line_no``, ``metric_lines``, ``in_trace``, ``trace_line`` and ``trace_lines``)."""
+
+    def _trace(self, line: str) -> None:
+        self.trace_lines += 1
+        if line.startswith((" ", "\t")) or self.trace_lines > 400 or _TRACE_FILLER.match(line):
+            if self.trace_lines > 400:
+                self.in_trace = False
+            return
+        if line.startswith(("During handling", "The above exception")):
+            return
+        m = _EXC_LINE.match(line)
+        if m:
+            self._error(m.group(1) + (": " + m.group(3) if m.group(3) else ""), self.trace_line)
+            self.in_trace = False
+            return
+        self.in_trace = False
+        self._parse(line)
+
+    def _exception_line(self, line: str) -> str | None:
+        """An exception printed without its traceback (see :func:`exception_message`), recorded."""
+        message = exception_message(line)
+        if message is not None:
+            self._error(message, self.line_no)
+        return message
+
+    def _trace_of_last_error(self) -> bool:
+        """The traceback the text ends inside was printed as part of the exception read last, with
+        no record between (PyTorch's ``Caught KeyError in DataLoader worker process 0.`` followed by
+        the worker's ``Original Traceback (most recent call last):``): it is that error's."""
+        errors = self.log.errors
+        return bool(errors) and self.error_records == self.metric_lines and errors[-1]["line"] < self.trace_line
+
+    error_records = -1   # metric_lines when the last error was read
+
+    def _error(self, message: str, line: int) -> None:
+        message = message.strip()
+        if message.startswith("KeyboardInterrupt"):
+            return
+        self.error_records = self.metric_lines
+        self.log.error_count += 1
+        kind = error_kind(message)
+        if len(self.log.errors) < self.max_events:
+            self.log.errors.append({"line": line, "kind": kind, "message": message[:300]})
+        else:
+            self.log.errors[-1] = {"line": line, "kind": kind, "message": message[:300]}
+
+
+class ConsoleReader(LineParser, _RunFacts, _Overflows, _NanReports, _Transforms, _EpochRows, _BareValues,
+                    _Tracebacks):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
     def __init__(self, path: str, column_map=None, params=None, fmt: str = "console"):
@@ -816,6 +932,8 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _NanReports, _Transforms,
         self.max_ppl = float(p["console.max_plausible_perplexity"])
         self.ppl_noted = False
         self.min_row_numbers = int(p["console.min_headerless_row_numbers"])
+        self.min_bare = int(p["console.min_bare_values"])
+        self.bare = None           # the lines that hold one number and nothing else, as a candidate
         self.sum_rel_tol = float(p["console.sum_total_rel_tol"])
         self._init_overflows(p)
         self.path = path
@@ -945,7 +1063,8 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _NanReports, _Transforms,
                 break
         return best if best is not None else (_split_alone_role(pwords, phrase)
                                                or _part_role(pwords, eff, phrase)
-                                               or _qualified_role(pwords, phrase))
+                                               or _qualified_role(pwords, phrase)
+                                               or _head_accuracy_role(pwords, eff, phrase))
 
     # -- feeding -----------------------------------------------------------------------------
     def feed(self, raw: str, new: bool = True) -> None:
@@ -987,6 +1106,9 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _NanReports, _Transforms,
             self.trace_line = self.line_no
             self.trace_lines = 0
             return
+        if len(line) <= _BARE_MAX_CHARS and line[0] in _BARE_START and self.header is None \
+                and _BARE_NUMBER.fullmatch(line):
+            return self._bare_value(line)
         key = shape(line)
         if b"0" not in key and (line.isascii() or not any(c.isdigit() for c in line)):
             low = line.lower()
@@ -1001,40 +1123,6 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _NanReports, _Transforms,
                     self.quiet[line] = (None, exc, False, None, None)
                 return
         self._parse(line, key)
-
-    def _trace(self, line: str) -> None:
-        self.trace_lines += 1
-        if line.startswith((" ", "\t")) or self.trace_lines > 400:
-            if self.trace_lines > 400:
-                self.in_trace = False
-            return
-        if line.startswith(("During handling", "The above exception")):
-            return
-        m = _EXC_LINE.match(line)
-        if m:
-            self._error(m.group(1) + (": " + m.group(3) if m.group(3) else ""), self.trace_line)
-            self.in_trace = False
-            return
-        self.in_trace = False
-        self._parse(line)
-
-    def _exception_line(self, line: str) -> str | None:
-        """An exception printed without its traceback (see :func:`exception_message`), recorded."""
-        message = exception_message(line)
-        if message is not None:
-            self._error(message, self.line_no)
-        return message
-
-    def _error(self, message: str, line: int) -> None:
-        message = message.strip()
-        if message.startswith("KeyboardInterrupt"):
-            return
-        self.log.error_count += 1
-        kind = error_kind(message)
-        if len(self.log.errors) < self.max_events:
-            self.log.errors.append({"line": line, "kind": kind, "message": message[:300]})
-        else:
-            self.log.errors[-1] = {"line": line, "kind": kind, "message": message[:300]}
 
     def _commit(self, epoch, counter, counter_total, step, split, progress, metrics) -> None:
         if epoch is not None:
@@ -1218,7 +1306,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _NanReports, _Transforms,
     def finish(self) -> ConsoleLog:
         log = self.log
         log.lines = self.line_no
-        if self.in_trace:
+        if self.in_trace and not self._trace_of_last_error():
             # the text ends inside a traceback (an excerpt cut before the exception's line): the
             # run still raised
             self._error(self._cut_short_message(), self.trace_line)
@@ -1227,6 +1315,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _NanReports, _Transforms,
                 c.series.extend(c.bx, c.by)
                 c.bx, c.by = [], []
         best = _best_candidates(self.cands.values())
+        self._bare_series(best)
         # every name each role was printed under (a pasted excerpt that prints the loss under two
         # names, "Loss" per batch and "Training Loss" per epoch, states no single loss value)
         # ({name: last value} of the names that say what they measure: not a loss component, a

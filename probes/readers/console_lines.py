@@ -34,6 +34,8 @@ _MM = re.compile(r"\bepoch\s*(?:\(\s*(\w+)\s*\))?\s*\[\s*(\d+)\s*\]\s*\[\s*(\d+)
                  re.IGNORECASE)
 _EPOCH = re.compile(r"\b(?:epoch|ep)\b[\]'\"]?\s*(?:\(\s*(\w+)\s*\))?\s*[:=#]?\s*[\[(]?\s*(\d+(?:\.\d+)?)"
                     r"(?:\s*/\s*(\d+))?\s*[\])]?", re.IGNORECASE)
+#: an epoch printed as a number glued to the word and a colon (ESPnet's ``15epoch:train:751-1125batch:``)
+_EPOCH_GLUED = re.compile(r"(?<![\w.#])(\d+)epoch:")
 _STEP = re.compile(r"\b(global[_ ]step|step|steps|iteration|iter|it|batch|update|updates|num_updates|"
                    r"n_iter|global_iter)\b[\]'\"]?\s*[:=#]?\s*[\[(]?\s*(\d+)(?![.\d])(?:\s*/\s*(\d+))?\s*[\])]?",
                    re.IGNORECASE)
@@ -46,6 +48,7 @@ _LEAD_STEP = re.compile(r"^\s*(?:(\d+)\s*[:|]|\[(\d+)\])\s")
 _TOKEN = re.compile(
     r"(?P<count>(?<![\w.,])[1-9]\d{0,2}(?:,\d{3})+(?![\w.,]))"
     r"|(?P<frac>(?<![\w.])\d+\s*/\s*\d+(?![\w.]))"
+    r"|(?P<dur>(?<![\w.])(?:\d+\.\d*|\.\d+|\d+)(?=(?:ms|s)(?![\w.])))"
     r"|(?P<num>[-+]?(?:(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?!\w|\.\w)|(?:nan|inf(?:inity)?)\b)%?)"
     r"|(?P<junk>\d[\w.]*)"
     r"|(?P<name>[A-Za-z_][\w]*(?:[./@\-][A-Za-z_]\w*|[@\-][15](?![\w.]))*)"
@@ -67,6 +70,9 @@ _PAIR_SEP = {":", "=", "'", '"', "]", "{"}   # [loss]: 4.99, G_Loss: {1.20, 1.10
 #: a number followed by one of these is a duration (``cost 14.01 s``), not a metric
 _TIME_UNITS = {"s", "sec", "secs", "second", "seconds", "ms", "min", "mins", "minutes", "h", "hr", "hrs",
                "hours"}
+#: the name of a time a step or its data loading took (``iter_time: 8.7s``, ``data_time 0.4 s``): its
+#: value, printed with a time unit, is the timing the reader wants (see ``console._timing_role``)
+_TIMED_NAME = re.compile(r"(?:^|[_ ])(?:time|data)$", re.IGNORECASE)
 
 _SPLIT = {"train": "train", "training": "train", "trn": "train", "tr": "train",
           "val": "val", "va": "val", "vl": "val", "valid": "val", "validation": "val", "validate": "val", "eval": "val",
@@ -195,6 +201,11 @@ def _axes(text: str, progress: bool):
             split = _SPLIT.get((em.group(1) or "").lower())
             epoch = ("f",) + em.span(2)
             text = _cut(text, *em.span())
+        elif "poch" in text:
+            em = _EPOCH_GLUED.search(text)
+            if em:
+                epoch = ("f",) + em.span(1)
+                text = _cut(text, *em.span())
     sm = _STEP.search(text)
     if sm:
         step = ("i",) + sm.span(2)
@@ -224,6 +235,8 @@ _LOSS_PARTS = {"box", "obj", "cls", "dfl", "giou", "iou", "l1", "conf", "seg", "
 
 #: the rank of one component of a loss read as the loss (after every total and perplexity)
 PART_RANK = 400
+#: the rank of a split word printed alone as a name (``tr 1.37 | va 1.79``: that split's objective)
+SPLIT_ALONE_RANK = PART_RANK + 50
 
 
 def _loss_part(name: str, epoch_table: bool) -> bool:
@@ -658,12 +671,7 @@ class LineParser:
         pairs = self._pairs(text)
         if split is None:
             split = self._line_split(text, pairs)
-        metrics = []
-        for phrase, kind, a, b, _pos in pairs:
-            r = self._role(phrase, split)
-            if r is None:
-                continue
-            metrics.append((r, kind, (a, b)))
+        metrics = self._named_metrics(line, pairs, split)
         self._more_metrics(line, text, pairs, split, metrics)
         if not metrics:
             ep = st = None
@@ -702,6 +710,18 @@ class LineParser:
                          split, progress, vals)
         return ex
 
+    def _named_metrics(self, line: str, pairs: list, split) -> list:
+        """``(role, kind, (start, end))`` of each pair whose name has a role."""
+        metrics = []
+        for phrase, kind, a, b, _pos in pairs:
+            r = self._role(phrase, split)
+            if r is None:
+                continue
+            if SPLIT_ALONE_RANK <= r[1] < SPLIT_ALONE_RANK + 50 and line[a:b].isdigit():
+                continue   # "train 5446, val 616": a split's size (a count), not its loss
+            metrics.append((r, kind, (a, b)))
+        return metrics
+
     def _more_metrics(self, line: str, text: str, pairs: list, split, metrics: list) -> None:
         """What a line says beyond its named metrics, added to ``metrics``: with no name known, a
         value that is the sum of its neighbours (the loss total, see :func:`_sum_total`); beside a
@@ -729,7 +749,8 @@ class LineParser:
 
     def _pairs(self, text: str) -> list:
         """``(phrase, kind, start, end, phrase_start)`` for each name-number pair of ``text``."""
-        toks = [(m.lastgroup, m.group(m.lastgroup), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+        toks = [("num" if m.lastgroup == "dur" else m.lastgroup, m.group(m.lastgroup), m.start(), m.end())
+                for m in _TOKEN.finditer(text)]
         out = []
         n = len(toks)
         i = 0
@@ -751,8 +772,17 @@ class LineParser:
             if phrase and kind in ("num", "count") and _count_in_name(toks, i):
                 i += 1          # "Accuracy on the 10,000 test images: 54 %": a count inside the name
                 continue
+            if phrase and kind == "num" and val.isdigit() and i + 2 < n and toks[i + 1][1] in (":", "=") \
+                    and toks[i + 2][0] == "num" and toks[i - 1][0] == "name":
+                i += 2          # "Validation loss 6312:  0.1499": a whole number before the ':' is an index
+                continue
             if phrase and kind in ("num", "frac"):
                 if i + 1 < n and toks[i + 1][0] == "name" and toks[i + 1][1].lower() in _TIME_UNITS:
+                    if kind == "num" and toks[i + 1][1].lower() in ("s", "sec", "secs") \
+                            and _TIMED_NAME.search(phrase[-1]):
+                        # "iter_time: 8.711s, data_time: 8.409s": a step's timing, in seconds
+                        out.append((" ".join((group + phrase)[-6:]), kind, pos, end, phrase_pos))
+                        used.add(i)
                     phrase = []       # "cost 14.01 s": a duration
                     i += 2
                     continue

@@ -1109,24 +1109,38 @@ def _train_moved(log, x0: float, p) -> bool:
     return log.get("loss") is None and log.get("accuracy") is None
 
 
+def _thirds_trend(s, p):
+    """``(trend, first-third median, last-third median, points)`` of an accuracy series (rising,
+    flat, falling by ``curves.accuracy_flat_points``), or None with fewer than
+    ``curves.accuracy_trend_min_points`` finite values."""
+    fin = s.finite_points() if s is not None else []
+    if len(fin) < p["curves.accuracy_trend_min_points"]:
+        return None
+    k = max(1, len(fin) // 3)
+    a, b = median(q.mean for q in fin[:k]), median(q.mean for q in fin[-k:])
+    flat = p["curves.accuracy_flat_points"]
+    return ("rising" if b - a >= flat else "falling" if a - b >= flat else "flat"), a, b, fin
+
+
 def _accuracy_trend(log, out: _Out) -> None:
     """A log that prints an accuracy but no training loss: ``accuracy_trend`` (rising, flat,
     falling) from the median of its first third to that of its last third, the training accuracy
-    first (``curves.accuracy_flat_points`` decides flat)."""
+    first (``curves.accuracy_flat_points`` decides flat); with a training accuracy, the validation
+    accuracy's own trend too (``val_accuracy_trend``)."""
+    first = True
     for role in ("accuracy", "val_accuracy"):
-        s = log.get(role)
-        fin = s.finite_points() if s is not None else []
-        if len(fin) < out.p["curves.accuracy_trend_min_points"]:
+        res = _thirds_trend(log.get(role), out.p)
+        if res is None:
             continue
-        k = max(1, len(fin) // 3)
-        a, b = median(p.mean for p in fin[:k]), median(p.mean for p in fin[-k:])
-        flat = out.p["curves.accuracy_flat_points"]
-        t = "rising" if b - a >= flat else "falling" if a - b >= flat else "flat"
+        t, a, b, fin = res
         what = "training" if role == "accuracy" else "validation"
-        out.add("accuracy_trend", t, fin[0].x0, fin[-1].x1,
+        fact = "accuracy_trend" if first else "val_accuracy_trend"
+        out.add(fact, t, fin[0].x0, fin[-1].x1,
                 f"no training loss printed; the {what} accuracy goes {a:.1%} -> {b:.1%} "
                 f"(first third to last third of {len(fin)} values: {t})")
-        return
+        if role == "val_accuracy" or not first:
+            return
+        first = False
 
 
 def _analyze_lr(log, out: _Out) -> None:

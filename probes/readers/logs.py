@@ -100,7 +100,7 @@ FACTS = (
     "loss_pace", "test_accuracy", "test_loss", "log_starts_mid_run", "loss_creeping", "loss_frozen",
     "oscillation_pattern",
     # a console log: a loss clamped at the float floor, data-loading time beside the step time
-    "loss_at_float_floor", "data_time_fraction", "accuracy_trend",
+    "loss_at_float_floor", "data_time_fraction", "accuracy_trend", "val_accuracy_trend",
     # what the evaluations alone say (a short excerpt too)
     "val_frozen", "val_still_improving", "val_loss_swing", "run_frozen",
     "loss_values_recur", "loss_final_jump", "loss_blowup", "grad_norm_spike", "accuracy_all_zero",
