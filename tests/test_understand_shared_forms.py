@@ -156,3 +156,15 @@ def test_settings_said_by_their_library_forms(lang, text, key, value):
 def test_a_binary_loss_on_more_than_two_classes_is_no_binary_task(lang):
     facts = _facts("I have 4 classes and compile with loss='binary_crossentropy'", lang)
     assert facts["num_classes"] == 4 and "task_type" not in facts
+
+
+@pytest.mark.parametrize("text", [
+    "lr 2e-5 with linear decay, the dev f1 hovers around 0.85 for the last 7 epochs",
+    "adamw with a linear lr schedule and 500 warmup steps",
+])
+def test_a_linear_decay_said_in_words_is_the_scheduler(lang, text):
+    assert _facts(text, lang)["scheduler"] == "linearlr"
+
+
+def test_a_linear_warmup_alone_is_no_scheduler(lang):
+    assert "scheduler" not in _facts("I use a linear warmup for 1000 steps, then the loss spikes", lang)
