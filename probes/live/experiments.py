@@ -700,24 +700,27 @@ class Experiments:
         T = self._T
         if T is None:
             T = self._T = _Tensor()
-        if type(targets) is not T and not _is_tensor(targets):
+        tt = type(targets)
+        if tt is not T and not _is_tensor(targets):
             return
         batches = self.batches
         if batches and batches[-1][2] is targets:
             return
-        if not kwargs and len(args) == 1 and type(args[0]) is T and type(targets) is T:   # the common batch
+        if not kwargs and len(args) == 1 and tt is T and type(args[0]) is T:   # the common batch
             a = args[0]
             size = a.numel() * a.element_size() + targets.numel() * targets.element_size()
+            batches.append((tuple(args), {}, targets, None if out_shape is None else tuple(out_shape)))
         else:
             size = _batch_bytes(args, kwargs, targets)
-        batches.append((tuple(args), dict(kwargs) if kwargs else {}, targets,
-                        tuple(out_shape) if out_shape is not None else None))
+            batches.append((tuple(args), dict(kwargs) if kwargs else {}, targets,
+                            None if out_shape is None else tuple(out_shape)))
         sizes = self.sizes
         sizes.append(size)
         kept = self.kept_bytes + size
-        while batches and (len(batches) > self.max_batches or kept > self.max_bytes):
-            del batches[0]
-            kept -= sizes.pop(0)
+        if len(batches) > self.max_batches or kept > self.max_bytes:
+            while batches and (len(batches) > self.max_batches or kept > self.max_bytes):
+                del batches[0]
+                kept -= sizes.pop(0)
         self.kept_bytes = kept
 
     def request(self, spec: dict) -> None:

@@ -111,11 +111,13 @@ class SafeLoader:
             if fuse.blown:             # here or elsewhere (observe): the rest of the pass untouched
                 yield from it
                 return
-            try:
-                synced = tap.before_next()
-            except Exception as exc:
-                fuse.blow("loader", exc, stacklevel=3)
-                continue
+            synced = None
+            if tap._cuda:                  # before_next() does nothing off CUDA
+                try:
+                    synced = tap.before_next()
+                except Exception as exc:
+                    fuse.blow("loader", exc, stacklevel=3)
+                    continue
             t0 = clock()
             try:
                 batch = next(it)

@@ -14,18 +14,27 @@ shallow ``copy.copy`` of the hook itself, or a pickled model gets an inert hook 
 
 from __future__ import annotations
 
+import functools
 
-class CopyInert:
-    """A hook for ``register_forward_hook`` / ``register_forward_pre_hook`` whose copies are inert."""
 
-    __slots__ = ("_fn",)
+def _inert(*args, **kwargs):
+    """What a copy of a traindx hook does: nothing."""
+    return None
 
-    def __init__(self, fn=None):
-        self._fn = fn
 
-    def __call__(self, *args, **kwargs):
-        fn = self._fn
-        return None if fn is None else fn(*args, **kwargs)
+class CopyInert(functools.partial):
+    """A hook for ``register_forward_hook`` / ``register_forward_pre_hook`` whose copies are inert.
+
+    A ``functools.partial`` without bound arguments: the watched module's call goes straight to the
+    hook (no Python frame of its own on every forward); its copies and pickles hold :func:`_inert`."""
+
+    __slots__ = ()
+
+    def __new__(cls, fn=None):
+        return super().__new__(cls, _inert if fn is None else fn)
+
+    def __copy__(self):
+        return CopyInert()
 
     def __deepcopy__(self, memo):
         return CopyInert()

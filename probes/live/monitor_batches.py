@@ -6,12 +6,18 @@ dataset_size, leakage and data_timing probes read.
 
 from __future__ import annotations
 
+import math
 import time
 from array import array
 from collections import Counter
 
 import traindx.probes.live.data as D
-from traindx.probes.live.schedule import INPUTS, LABELS, due
+from traindx.probes.live.schedule import INPUTS, LABELS
+
+# every sampled look at a training batch (inputs, labels) falls on the first _BATCH_FIRST batches or
+# on a multiple of _BATCH_GATE (or while armed)
+_BATCH_FIRST = max(INPUTS.first, LABELS.first)
+_BATCH_GATE = math.gcd(INPUTS.every, LABELS.every)
 
 
 class BatchFeed:
@@ -65,17 +71,21 @@ class BatchFeed:
                 self._val_since_wait = True
                 return
             i = self._train_batch_count
-            self._train_batch_count += 1
+            self._train_batch_count = i + 1
             self._last_inputs = inputs
             self._last_targets = targets
-            if due(INPUTS, i) or due(LABELS, i) or self.steps < self._armed_until or self.level == "full":
-                if self._input_src != "model" and self._sched("inputs", i):
-                    self._input_src = "loader"
-                    self._observe_inputs(inputs)
-                if targets is not None and self._sched("labels", i):
-                    self._observe_labels(targets)
+            if i < _BATCH_FIRST or i % _BATCH_GATE == 0 or self.steps < self._armed_until or self.level == "full":
+                self._batch_looks(inputs, targets, i)
         except Exception as e:  # a probe never breaks the user's run
             self._note("on_batch", e)
+
+    def _batch_looks(self, inputs, targets, i):
+        """The sampled looks at the ``i``-th training batch (inputs, labels)."""
+        if self._input_src != "model" and self._sched("inputs", i):
+            self._input_src = "loader"
+            self._observe_inputs(inputs)
+        if targets is not None and self._sched("labels", i):
+            self._observe_labels(targets)
 
     def on_data_wait(self, seconds: float, *, synced=None, phase=None):
         """Seconds blocked in the loader's ``__next__`` for one batch (``synced``: timed after a
@@ -119,14 +129,6 @@ class BatchFeed:
             self._gap_open = False
             if training and self._last_step_t is not None:
                 self._gap = max(0.0, time.perf_counter() - self._last_step_t - self._own_step)
-
-    def _gap_step(self, interval) -> None:
-        """An optimizer step ended the interval ``interval`` (None: not counted): keep its host gap."""
-        if interval is not None and self._gap is not None:
-            self._gaps.append(min(self._gap, interval))
-            self._gap_intervals.append(interval)
-        self._gap = None
-        self._gap_open = True
 
     def _drop_other_hooks(self) -> None:
         for h in self._other_handles:

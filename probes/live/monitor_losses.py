@@ -16,7 +16,7 @@ import traindx.probes.live.data as D
 import traindx.probes.live.losses as L
 import traindx.probes.live.nan_trace as NT
 from traindx.probes.live.probe import SCHEDULE
-from traindx.probes.live.schedule import ACC, OUTPUTS, due, own_time
+from traindx.probes.live.schedule import ACC, LOSS_FIRST, LOSS_GATE, OUTPUTS, due, own_time
 
 class _LossRec:
     __slots__ = ("step", "phase", "value", "training", "bwd", "acc", "nan_info", "eval_set")
@@ -58,6 +58,7 @@ class LossFeed:
         self._spikes = 0
         self._spike_ref = None
         self._loss_weights: list[tuple[int, tuple]] = []   # (step, the loss's constant term weights)
+        self._loss_out_shape = None          # the output shape of the latest training loss (None: none)
 
     def on_loss(self, loss, *, phase=None, outputs=None, targets=None, loss_name=None, loss_fn=None):
         """The loss before backward.
@@ -81,17 +82,18 @@ class LossFeed:
 
     def _on_loss(self, loss, phase, outputs, targets, loss_name, loss_fn):
         grad_path = loss.requires_grad and self._torch.is_grad_enabled()
-        if phase in (None, "auto"):
+        if phase is None or phase == "auto":
             phase = "tentative" if grad_path else "val"
         elif phase == "train" and not grad_path:
             phase = "val"
-        elif phase not in ("train", "val"):
+        elif phase != "train" and phase != "val":
             phase = "val" if phase in ("eval", "validation", "test") else "train"
         # the mode of the forward that produced this loss, not of the model now: a helper that
         # switches back with model.train() before computing the validation loss ran that forward
         # in eval mode
-        training = self._last_fwd_training if self._last_fwd_training is not None else (
-            None if self.model is None else self.model.training)
+        training = self._last_fwd_training
+        if training is None:
+            training = None if self.model is None else self.model.training
         rec = _LossRec(self.steps, phase, training, self._bwd_count)
         rec.eval_set = self._eval_set
         self._loss_count += 1
@@ -100,28 +102,37 @@ class LossFeed:
             ls = getattr(loss_fn, "label_smoothing", None)
             if isinstance(ls, float) and ls > 0:
                 self._label_smoothing = ls
-        self._read_loss_value(rec, loss)
+        if self._device_type == "cpu" and self._device_known:
+            try:                                   # _read_loss_value on the CPU, written out
+                rec.value = loss.item()
+            except (RuntimeError, ValueError):     # not a scalar
+                rec.value = loss.detach().float().mean().item()
+        else:
+            self._read_loss_value(rec, loss)
         if self._loss_count <= self._name_losses or self._loss_name is None:     # (see _identify_loss)
             loss_name = self._identify_loss(loss, outputs, targets, loss_name)
         if phase != "val":
             self._on_train_loss(rec, outputs, targets, loss_name, loss)
         else:
-            self._val_since_wait = True
-            self._val_since_step = True
-            for p in self._costly:
-                keep = getattr(p, "on_val_loss", None)
-                if keep is not None:
-                    keep(self, outputs, targets)
-            if outputs is not None and len(self._outputs["val_squash"]) < self._val_squash_samples:
-                self._observe_val_squash(outputs, loss_name)
-            if outputs is not None and targets is not None:
-                name = L.loss_function(loss_name) if loss_name not in (None, "unknown") else self._loss_name
-                cc = L._correct_count(outputs, targets, name)
-                if cc is not None:
-                    self._defer_count(cc, lambda hit, n, r=rec: setattr(r, "acc", (hit, n)))
+            self._on_val_loss(rec, outputs, targets, loss_name)
         self._queue.append(rec)
         if phase == "val" and len(self._queue) > 64:
             self._flush()
+
+    def _on_val_loss(self, rec, outputs, targets, loss_name):
+        self._val_since_wait = True
+        self._val_since_step = True
+        for p in self._costly:
+            keep = getattr(p, "on_val_loss", None)
+            if keep is not None:
+                keep(self, outputs, targets)
+        if outputs is not None and len(self._outputs["val_squash"]) < self._val_squash_samples:
+            self._observe_val_squash(outputs, loss_name)
+        if outputs is not None and targets is not None:
+            name = L.loss_function(loss_name) if loss_name not in (None, "unknown") else self._loss_name
+            cc = L._correct_count(outputs, targets, name)
+            if cc is not None:
+                self._defer_count(cc, lambda hit, n, r=rec: setattr(r, "acc", (hit, n)))
 
     def _read_loss_value(self, rec, loss):
         """The value: read now on CPU (no sync to avoid), deferred to the next flush on a device."""
@@ -162,29 +173,35 @@ class LossFeed:
         """A training (or not yet decided) loss: the sampled looks at outputs, targets and labels,
         the costly probes that keep batches, and the NaN trace at the first non-finite value."""
         i = self._train_loss_count
-        self._train_loss_count += 1
-        if due(ACC, i) or due(OUTPUTS, i) or self.steps < self._armed_until or self.level == "full":
-            if self._sched("outputs", i):
-                self._observe_outputs(rec, outputs, targets, loss_name or self._loss_name,
-                                      sample_squash=self.armed or SCHEDULE["squash"](i))
-            elif targets is not None and self._sched("accuracy", i):
-                self._observe_accuracy(outputs, targets, loss_name or self._loss_name)
+        self._train_loss_count = i + 1
+        # every sampled look below falls on i < LOSS_FIRST or a multiple of LOSS_GATE (or armed)
+        look = i < LOSS_FIRST or i % LOSS_GATE == 0 or self.steps < self._armed_until or self.level == "full"
+        if look:
+            if due(ACC, i) or due(OUTPUTS, i) or self.steps < self._armed_until or self.level == "full":
+                if self._sched("outputs", i):
+                    self._observe_outputs(rec, outputs, targets, loss_name or self._loss_name,
+                                          sample_squash=self.armed or SCHEDULE["squash"](i))
+                elif targets is not None and self._sched("accuracy", i):
+                    self._observe_accuracy(outputs, targets, loss_name or self._loss_name)
         if targets is not None:
             self._last_targets = targets
-            if self._train_batch_count == 0 and self._sched("labels", i):
+            if look and self._train_batch_count == 0 and self._sched("labels", i):
                 self._observe_labels(targets)
+        shape = None
         if outputs is not None and self._torch.is_tensor(outputs):
-            self._last_out_shape = outputs.shape
+            self._last_out_shape = shape = outputs.shape
+        self._loss_out_shape = shape          # this loss's output shape (None: no tensor output)
         for p in self._costly:
             if p.collecting:
                 p.on_train_loss(self, outputs, targets)
-        if rec.value is not None and self._nan_first is None and not math.isfinite(rec.value):
+        v = rec.value
+        if v is not None and self._nan_first is None and not math.isfinite(v):
             rec.nan_info = self._trace_nan(outputs, targets)
             if not self.armed:
                 self.arm(f"nonfinite loss at step {self.steps}")
         if rec.phase == "tentative":
             self._tentative.append(rec)
-        if self._sched("loss_weights", i) and loss is not None:
+        if look and self._sched("loss_weights", i) and loss is not None:
             self._sample_loss_weights(loss)
 
     def _sample_loss_weights(self, loss):

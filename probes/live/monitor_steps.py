@@ -19,6 +19,11 @@ import traindx.probes.live.updates as U
 from traindx.probes.live.schedule import AMP as AMP_SCHEDULE
 from traindx.probes.live.schedule import CLEAR, FIRST, GATE, GPU, GRADS, INPUTS, UPDATE, UPDATE_ARMED, due
 
+# the per-forward gates, read as plain ints (due() written out on the hot path)
+_AMP_FIRST, _AMP_EVERY = AMP_SCHEDULE.first, AMP_SCHEDULE.every
+_INPUTS_FIRST, _INPUTS_EVERY = INPUTS.first, INPUTS.every
+_GRADS_FIRST, _GRADS_EVERY = GRADS.first, GRADS.every
+
 
 class StepFeed:
     """Mixin of :class:`~traindx.probes.live.monitor.Monitor`: step, forward and gradient hooks."""
@@ -102,18 +107,24 @@ class StepFeed:
         return None
 
     def _pre_forward(self, module, args, kwargs):
+        # every forward of the root: the gates and the host gap's end written out (no calls on the
+        # steps that sample nothing); the same work as _gap_end and due()
         if self._busy:
             return None
-        torch = self._torch
-        ge = torch.is_grad_enabled()
-        self._gap_end(ge and module.training)
-        self._fwd_mode[2 * ge + module.training] += 1
-        self._last_fwd_training = module.training
+        ge = self._torch.is_grad_enabled()
+        training = module.training
+        if self._gap_open:                   # _gap_end(ge and training)
+            self._gap_open = False
+            if ge and training and self._last_step_t is not None:
+                self._gap = max(0.0, time.perf_counter() - self._last_step_t - self._own_step)
+        self._fwd_mode[2 * ge + training] += 1
+        self._last_fwd_training = training
         self._last_args = args
         self._last_kwargs = kwargs
         i = self._fwd_count
-        self._fwd_count += 1
-        if due(AMP_SCHEDULE, i) or self.steps < self._armed_until or self.level == "full":
+        self._fwd_count = i + 1
+        armed = self.steps < self._armed_until or self.level == "full"
+        if i < _AMP_FIRST or i % _AMP_EVERY == 0 or armed:
             on, dt = AMP.autocast_state(self._device_type)
             if on:
                 self._autocast_seen = True
@@ -121,12 +132,12 @@ class StepFeed:
                 self._fwd_autocast = (self._device_type, dt)
             else:
                 self._fwd_autocast = None
-        if ge and module.training and (args or kwargs):
+        if ge and training and (args or kwargs):
             # inputs are measured where the model receives them: a script may normalise (or
             # corrupt) its batches between the loader and the model
             j = self._train_fwd_count
-            self._train_fwd_count += 1
-            if due(INPUTS, j) or self.steps < self._armed_until or self.level == "full":
+            self._train_fwd_count = j + 1
+            if j < _INPUTS_FIRST or j % _INPUTS_EVERY == 0 or armed:
                 try:
                     if self._input_src != "model":
                         self._input_src, self._input_moments = "model", None
@@ -139,6 +150,9 @@ class StepFeed:
         if self._busy:
             return None
         try:
+            if not kwargs and len(args) == 1 and args[0] is optimizer:
+                self._on_pre_step(optimizer)      # opt.step(): torch hands the hook (self,) and {}
+                return None
             if args and args[0] is optimizer:
                 args = args[1:]           # torch hands the hook step's own ``self`` among its args
             closure = kwargs.get("closure", args[0] if args else None)
@@ -178,13 +192,19 @@ class StepFeed:
             self._note("manual step", e)
 
     def _on_pre_step(self, optimizer, closure=False):
+        # every optimizer step: _gap_step and the one-loss _resolve_tentative written out (the same
+        # work, fewer calls on the steps that sample nothing)
         now = time.perf_counter()
         step = self.steps
         interval = None
         if self._last_step_t is not None and not self._val_since_step:
             interval = max(0.0, now - self._last_step_t - self._own_step)
             self._step_times.append(interval)
-        self._gap_step(interval)
+            if self._gap is not None:         # _gap_step(interval)
+                self._gaps.append(min(self._gap, interval))
+                self._gap_intervals.append(interval)
+        self._gap = None
+        self._gap_open = True
         self._last_step_t = now
         self._own_step = 0.0
         self._val_since_step = False
@@ -200,8 +220,15 @@ class StepFeed:
                 ch = self._lr_changes
                 self._lr_changes = ch[:1] + ch[1:-1:2] + ch[-1:]
         # losses seen since the last step: backward ran through them -> train, else validation
-        if self._tentative:
-            self._resolve_tentative()
+        tentative = self._tentative
+        if tentative:
+            if len(tentative) == 1 and self._sentinel_param is not None:
+                rec = tentative[0]             # the usual step: one loss (see _resolve_tentative)
+                if rec.phase == "tentative":
+                    rec.phase = "train" if self._bwd_count > rec.bwd else "val"
+                self._tentative = []
+            else:
+                self._resolve_tentative()
         # the sampled work (and the flush) falls on multiples of GATE only, after the first steps:
         # every other step ends here
         if step < FIRST or step % GATE == 0 or step < self._armed_until or self._slow:
@@ -345,7 +372,8 @@ class StepFeed:
             except (TypeError, ValueError):
                 self._clip_max = None
         st = self.steps
-        if self._clip_max is not None and (due(GRADS, st) or st < self._armed_until or self.level == "full"):
+        if self._clip_max is not None and (st < _GRADS_FIRST or st % _GRADS_EVERY == 0 or st < self._armed_until
+                                           or self.level == "full"):
             self._clip_pending = (total, self._clip_max)     # computed under no_grad: no graph
 
     def _on_scheduler_step(self, scheduler):

@@ -22,6 +22,11 @@ FLUSH_EVERY = {"cpu": 25, "device": 10}
 #: period that divides every schedule's period and the flush periods.
 FIRST = max(s.first for s in (GRADS, UPDATE, CLEAR, GPU))
 GATE = math.gcd(GRADS.every, UPDATE.every, CLEAR.every, GPU.every, *FLUSH_EVERY.values())
+#: The sampled looks at a training loss (outputs, accuracy, squash, labels, loss weights) fall on the
+#: first LOSS_FIRST training losses and on multiples of LOSS_GATE; the losses in between only record.
+_LOSS_LOOKS = tuple(SCHEDULE[k] for k in ("outputs", "accuracy", "squash", "labels", "loss_weights"))
+LOSS_FIRST = max(s.first for s in _LOSS_LOOKS)
+LOSS_GATE = math.gcd(*(s.every for s in _LOSS_LOOKS))
 
 
 def due(s: Schedule, i: int) -> bool:

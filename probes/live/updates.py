@@ -132,19 +132,13 @@ _CLIP_LISTENERS: list = []
 _CLIP_SAVED: dict = {}
 
 
-def _max_norm_arg(args, kwargs):
-    if len(args) > 1:
-        return args[1]
-    return kwargs.get("max_norm")
-
-
 def _make_clip_wrapper(original):
     @functools.wraps(original)
     def clip_grad_norm_(*args, **kwargs):
         total = original(*args, **kwargs)
         if _CLIP_LISTENERS:
-            mx = _max_norm_arg(args, kwargs)
-            for fn in list(_CLIP_LISTENERS):
+            mx = args[1] if len(args) > 1 else kwargs.get("max_norm")      # the max_norm argument
+            for fn in tuple(_CLIP_LISTENERS):
                 try:
                     fn(total, mx)
                 except Exception:  # a probe never breaks the user's step
@@ -189,18 +183,23 @@ def uninstall_clip_listener(fn) -> None:
 # --------------------------------------------------------------------------- scheduler steps
 _SCHED_LISTENERS: list = []
 _SCHED_SAVED: dict = {}
+_SCHED_CLASSES: list = []      # [(module id, its attribute count), the classes found]
 _TLS = threading.local()
 
 
 def _scheduler_classes():
     from torch.optim import lr_scheduler as S
 
+    key = (id(S), len(vars(S)))
+    if _SCHED_CLASSES and _SCHED_CLASSES[0] == key:    # looked up at every attach: dir() once
+        return list(_SCHED_CLASSES[1])
     base = S.LRScheduler
     out = []
     for name in dir(S):
         c = getattr(S, name)
         if isinstance(c, type) and issubclass(c, base) and "step" in c.__dict__:
             out.append(c)
+    _SCHED_CLASSES[:] = [key, tuple(out)]
     return out
 
 

@@ -35,6 +35,7 @@ class Watch:
         self.train_loader = train_loader
         self.val_loader = val_loader
         self.criterion = criterion
+        self._crit_named = self._crit_name = None
         self.monitor = self.fuse.call("watch()", Monitor, model, optimizer, num_classes=num_classes,
                                       level=level, loss_fn=criterion, params=params, experiments=experiments)
         if self.monitor is not None:
@@ -88,8 +89,11 @@ class Watch:
             return
         try:
             if loss_name is None:
-                if self.criterion is not None:
-                    loss_name = _criterion_name(self.criterion)
+                crit = self.criterion
+                if crit is not None:
+                    if crit is not self._crit_named:        # _criterion_name once per criterion
+                        self._crit_named, self._crit_name = crit, _criterion_name(crit)
+                    loss_name = self._crit_name
                 if loss_name is None and (outputs is None or targets is None):
                     loss_name = "unknown"
             monitor.on_loss(loss, phase=phase, outputs=outputs, targets=targets, loss_name=loss_name)

@@ -48,8 +48,9 @@ class Experiment(CostlyProbe):
         self.box.request(spec)
 
     def on_train_loss(self, m, outputs, targets) -> None:
-        self.box.keep(m._last_args, m._last_kwargs, targets,
-                      outputs.shape if outputs is not None and m._torch.is_tensor(outputs) else None)
+        # m._loss_out_shape: this loss's outputs.shape, None when they are not a tensor (read once
+        # by the monitor just before)
+        self.box.keep(m._last_args, m._last_kwargs, targets, m._loss_out_shape)
 
     @staticmethod
     def _training_mode(m):
