@@ -1305,6 +1305,10 @@ def _analyze_step_time(log, out: _Out) -> None:
     if s is None:
         return
     fin = s.finite_points()
+    if fin and not any(log.get(r) is not None for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
+        out.add("speed_only", True, fin[0].x0, fin[-1].x1,
+                f"the log prints a speed ({len(fin)} record(s), median {_fmt(median(p.mean for p in fin))} s "
+                "per step) and no loss or accuracy: what it shows is how fast the run goes")
     r = _thirds_ratio([p.x for p in fin], [p.mean for p in fin], out.p["curves.thirds_min_points"])
     if r is None:
         return
@@ -1313,6 +1317,14 @@ def _analyze_step_time(log, out: _Out) -> None:
     out.add("step_time_trend", t, fin[0].x0, fin[-1].x1,
             f"time per {log.x_label if log.x_label != 'row' else 'row'}: median {_fmt(a)} s in "
             f"the first third, {_fmt(b)} s in the last ({t})")
+    # the largest step time after the first record against the median: the first step's warm-up
+    # (allocation, compilation, the loader's first fill) is where every run begins, not a stall
+    level = median(p.mean for p in fin)
+    peak = max(fin[1:], key=lambda p: p.hi)
+    if level > 0:
+        out.add("step_time_stall", round(peak.hi / level, 2), peak.x0, peak.x1,
+                f"the slowest record after the first takes {_fmt(peak.hi)} s, x{_fmt(peak.hi / level)} "
+                f"the median {_fmt(level)} s")
 
 
 def _run_length(log, out: _Out) -> None:
