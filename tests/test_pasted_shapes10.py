@@ -110,7 +110,7 @@ def test_a_steady_gradient_norm_under_the_same_loss_is_not_explosion(tmp_path):
     assert _symptom(rep) != "explosion"
 
 
-# ------------------------------------------------------------------ speed: only speeds, a slowdown, stalls
+# ------------------------------------------------------------------ a paste that prints only speeds
 def test_a_progress_bar_without_metrics_is_read_as_speed(tmp_path):
     text = "\n".join(f" {k}%|{'#' * (k // 10):10s}| {k * 9}/900 [0{k // 10}:12<21:07, {6.0 + 0.1 * (k % 3):.2f}s/it]"
                      for k in range(1, 4))
@@ -118,26 +118,3 @@ def test_a_progress_bar_without_metrics_is_read_as_speed(tmp_path):
     assert "time per step" in out.splitlines()[0]
     assert _facts(rep)["speed_only"] is True
     assert _symptom(rep) == "slow_training"
-
-
-def _timed(time):
-    return "\n".join(f"Epoch: [3][{i * 20}/5000]  lr: 0.01  time: {time(i):.3f}  "
-                     f"loss: {0.3 + 1.7 * math.exp(-i / 8):.4f}" for i in range(40))
-
-
-def test_a_step_time_that_keeps_growing_is_slow_training(tmp_path):
-    rep, _ = _diagnose(tmp_path, _timed(lambda i: 0.4 * 1.06 ** i))
-    assert _facts(rep)["step_time_trend"] == "increasing"
-    assert _symptom(rep) == "slow_training"
-
-
-def test_steps_that_stall_now_and_then_are_slow_training(tmp_path):
-    rep, _ = _diagnose(tmp_path, _timed(lambda i: 25.0 if i % 9 == 4 else 0.4 + 0.02 * (i % 3)))
-    assert _facts(rep)["step_time_stall"] >= 10
-    assert _symptom(rep) == "slow_training"
-
-
-def test_a_steady_step_time_under_a_falling_loss_is_not_slow(tmp_path):
-    rep, _ = _diagnose(tmp_path, _timed(lambda i: 0.4 + 0.02 * (i % 3)))
-    assert _facts(rep)["step_time_trend"] == "steady"
-    assert _symptom(rep) != "slow_training"

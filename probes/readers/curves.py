@@ -1317,14 +1317,6 @@ def _analyze_step_time(log, out: _Out) -> None:
     out.add("step_time_trend", t, fin[0].x0, fin[-1].x1,
             f"time per {log.x_label if log.x_label != 'row' else 'row'}: median {_fmt(a)} s in "
             f"the first third, {_fmt(b)} s in the last ({t})")
-    # the largest step time after the first record against the median: the first step's warm-up
-    # (allocation, compilation, the loader's first fill) is where every run begins, not a stall
-    level = median(p.mean for p in fin)
-    peak = max(fin[1:], key=lambda p: p.hi)
-    if level > 0:
-        out.add("step_time_stall", round(peak.hi / level, 2), peak.x0, peak.x1,
-                f"the slowest record after the first takes {_fmt(peak.hi)} s, x{_fmt(peak.hi / level)} "
-                f"the median {_fmt(level)} s")
 
 
 def _run_length(log, out: _Out) -> None:

@@ -105,7 +105,7 @@ FACTS = (
     "val_frozen", "val_still_improving", "val_loss_swing", "val_accuracy_swing", "run_frozen",
     "loss_values_recur", "loss_final_jump", "loss_blowup", "grad_norm_spike", "accuracy_all_zero",
     # how far the loss climbs back from its low; a gradient norm that overflows before the loss
-    "loss_climb_back", "grad_norm_nonfinite_first", "grad_norm_blowup", "step_time_stall", "speed_only",
+    "loss_climb_back", "grad_norm_nonfinite_first", "grad_norm_blowup", "speed_only",
 )
 
 #: At most this many buckets per metric (the downsampled curve).
