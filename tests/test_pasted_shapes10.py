@@ -56,6 +56,13 @@ def test_a_quiet_validation_accuracy_on_a_levelled_loss_stays_a_plateau(tmp_path
     assert _symptom(rep) != "instability"
 
 
+def test_one_drop_of_the_validation_accuracy_then_a_level_is_no_swing(tmp_path):
+    rows = [(1.2 - 0.02 * i, 0.5 + 0.005 * i, 1.1 - 0.01 * i, 0.6 if i == 0 else 0.4) for i in range(8)]
+    rep, _ = _diagnose(tmp_path, _keras(rows))
+    assert _facts(rep)["val_accuracy_swing"] < 0.05
+    assert _symptom(rep) != "instability"
+
+
 # ------------------------------------------------------------------ a loss running off below zero
 def _runaway(acc):
     return [(-6000.0 * (i + 1) ** 3, acc(i), -9000.0 * (i + 1) ** 3, acc(i) + 0.005) for i in range(10)]

@@ -1102,10 +1102,14 @@ def _val_swing(role: str, vs: list, fin: list, out: _Out) -> None:
         if min(vs) <= 0:
             return
         steps = [math.log(b / a) for a, b in zip(vs, vs[1:])]
+        drift = sum(steps) / len(steps)
     else:
         steps = [b - a for a, b in zip(vs, vs[1:])]
-    drift = sum(steps) / len(steps)
+        drift = sum(steps) / len(steps)
     swing = median(abs(d - drift) for d in steps)
+    if role != "val_loss":
+        # nor is one jump and a level after it (0.57, 0.36, 0.36, ...): the median step is no move
+        swing = min(swing, median(abs(d) for d in steps))
     if role == "val_loss":
         out.add("val_loss_swing", round(swing, 4), fin[0].x0, fin[-1].x1,
                 f"from one evaluation to the next the validation loss changes by a median "
