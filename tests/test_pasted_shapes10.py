@@ -98,6 +98,13 @@ def test_a_fall_of_a_few_printed_digits_stays_flat(tmp_path):
     assert _symptom(rep) == "not_learning"
 
 
+def test_a_loss_toggling_between_two_values_stays_flat(tmp_path):
+    # a constant output: the loss alternates between two values, its fall no larger than its toggle
+    vals = [0.9544, 0.9512, 0.9512, 0.9487, 0.9512, 0.9487, 0.9487, 0.9512, 0.9487, 0.9512]
+    rep, _ = _diagnose(tmp_path, "\n".join(f"[Epoch {i}] Train Loss={v:.16f} T=220.5s" for i, v in enumerate(vals, 1)))
+    assert _facts(rep)["loss_trend"] == "flat"
+
+
 # ------------------------------------------------------------------ a gradient norm that blows up
 def _steps(grad):
     return "\n".join(f"step {s:5d} | loss {2.1 + 0.25 * math.sin(1.3 * s):.4f} | grad_norm {grad(s):.4e} | lr 3.0e-04"

@@ -566,6 +566,13 @@ def _loss_shape(c: _LossCurve, P) -> None:
                    and c.spike_points >= P["curves.spiky_coverage"] * c.n)) and not c.blips
 
 
+def _tail_moves(c: _LossCurve) -> float:
+    """The largest move of the loss from one record to the next over the last stretch (a loss that
+    toggles between two values, 0.9512 and 0.9487, moves by 0.0025 however small its robust noise)."""
+    tail = [c.cm[i] for i in c.tail_idx]
+    return max((abs(b - a) for a, b in zip(tail, tail[1:])), default=0.0)
+
+
 def _print_step(cm: list) -> float:
     """The print's resolution: the smallest difference between two distinct values (0 without)."""
     vals = sorted(set(cm))
@@ -641,7 +648,8 @@ def _fell_then_flat(c: _LossCurve, out: _Out) -> bool:
     that moved that little is flat by the 10 % rule, but a quiet curve that dropped and then
     levelled (0.558, 0.526, 0.518, 0.517, 0.514, ...) learned and stopped: a plateau, not a run
     that never started. A fall under ``curves.plateau_min_fall`` of the level is real too when it
-    is ``curves.plateau_sure_bands`` noise bands (and printed digits) or more: a nearly noiseless
+    is ``curves.plateau_sure_bands`` noise bands (printed digits, and moves of the last stretch)
+    or more: a nearly noiseless
     loss whose level is mostly an offset (a summed regression loss, 2349.7 -> 2311.6 with noise in
     the fourth decimal) fell and levelled."""
     P = out.p
@@ -649,7 +657,7 @@ def _fell_then_flat(c: _LossCurve, out: _Out) -> bool:
     if c.n < P["curves.noise_min_points"] or fall <= 0:
         return False
     if c.frac < P["curves.plateau_min_fall"] and fall < P["curves.plateau_sure_bands"] * max(
-            c.sig_tail, _print_step(c.cm)):
+            c.sig_tail, _print_step(c.cm), _tail_moves(c)):
         return False
     if fall < P["curves.plateau_fall_bands"] * c.sig_tail:
         return False
