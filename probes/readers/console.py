@@ -869,6 +869,38 @@ class _BareValues:
                               "read as the loss, one value per line")
 
 
+class _SpeedOnly:
+    """Lines that print a speed and no metric (a progress bar without a postfix, ``12.10s/it``; a
+    throughput line): a mixin of :class:`ConsoleReader`, using its ``speed_only``, ``cands`` and
+    ``log``. Kept apart, the step-time curve only of a text that prints no metric at all."""
+
+    def _speed_value(self, value: float) -> None:
+        c = self.speed_only
+        if c is None:
+            c = self.speed_only = _Cand("step_time", PART_RANK + 100, "speed")
+        c.last = value
+        c.bx.append(float(len(c.by) + c.series.rows))
+        c.by.append(value)
+        if len(c.by) >= 4096:
+            c.series.extend(c.bx, c.by)
+            c.bx, c.by = [], []
+
+    def _speed_series(self, best: dict) -> None:
+        """The speeds of lines without a metric, as the step-time curve of a text that prints no
+        metric and no step time beside one (what a user asking about speed pastes)."""
+        c = self.speed_only
+        if c is None or best or "step_time" in best:
+            return
+        if c.by:
+            c.series.extend(c.bx, c.by)
+            c.bx, c.by = [], []
+        best["step_time"] = c
+        self.cands[("step_time", "speed")] = c
+        if self.mode is None:
+            self.log.x_label = "row"
+        self.log.notes.append(f"{c.series.rows} line(s) print a speed and no metric: read as the time per step")
+
+
 class _Tracebacks:
     """Tracebacks and exceptions printed without one (a mixin of :class:`ConsoleReader`, using its
     ``log``, ``line_no``, ``metric_lines``, ``in_trace``, ``trace_line`` and ``trace_lines``)."""
@@ -918,7 +950,7 @@ class _Tracebacks:
             self.log.errors[-1] = {"line": line, "kind": kind, "message": message[:300]}
 
 
-class ConsoleReader(LineParser, _RunFacts, _Overflows, _NanReports, _Transforms, _EpochRows, _BareValues,
+class ConsoleReader(LineParser, _RunFacts, _Overflows, _NanReports, _Transforms, _EpochRows, _BareValues, _SpeedOnly,
                     _Tracebacks):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
@@ -934,6 +966,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _NanReports, _Transforms,
         self.min_row_numbers = int(p["console.min_headerless_row_numbers"])
         self.min_bare = int(p["console.min_bare_values"])
         self.bare = None           # the lines that hold one number and nothing else, as a candidate
+        self.speed_only = None     # the speeds of lines without a metric, as a candidate
         self.sum_rel_tol = float(p["console.sum_total_rel_tol"])
         self._init_overflows(p)
         self.path = path
@@ -1316,6 +1349,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _NanReports, _Transforms,
                 c.bx, c.by = [], []
         best = _best_candidates(self.cands.values())
         self._bare_series(best)
+        self._speed_series(best)
         # every name each role was printed under (a pasted excerpt that prints the loss under two
         # names, "Loss" per batch and "Training Loss" per epoch, states no single loss value)
         # ({name: last value} of the names that say what they measure: not a loss component, a
@@ -1351,7 +1385,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _NanReports, _Transforms,
             gn = log.series.get("grad_norm")
             if gn is not None and gn.nonfinite:
                 return log  # NaN gradient norms printed without a loss: explosion evidence
-            if log.data_wait is not None or log.scale_collapse is not None:
+            if log.data_wait is not None or log.scale_collapse is not None or "step_time" in log.series:
                 return log  # data-loading and step times (speed), a loss scaler's collapse (NaN gradients)
             rl = log.rl_names
             if rl:
@@ -1514,7 +1548,7 @@ def looks_like_console(text: str, params=None) -> bool:
 def analyze_console(log: ConsoleLog, num_classes=None, params=None):
     """Curve facts plus the text's own evidence: ``(findings, analysis)``."""
     from .curves import analyze
-    if any(r in log.series for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
+    if any(r in log.series for r in ("loss", "val_loss", "accuracy", "val_accuracy", "step_time")):
         findings, analysis = analyze(log, num_classes=num_classes, params=params)
     else:
         findings, analysis = [], None

@@ -674,6 +674,10 @@ class LineParser:
         metrics = self._named_metrics(line, pairs, split)
         self._more_metrics(line, text, pairs, split, metrics)
         if not metrics:
+            sp = _speed(text)
+            if sp is not None:   # a speed and no metric: kept apart (ConsoleReader._speed_series)
+                a, b = sp[2]
+                self._speed_value(_value(sp[1], text[a:b]))
             ep = st = None
             if epoch is not None and not pairs and _num(line, epoch, self.max_counter_digits) is not None:
                 ep = _num(line, epoch, self.max_counter_digits)

@@ -289,8 +289,7 @@ def analyze(log, num_classes: int | None = None, *, min_head: int = 1,
     _analyze_val(log, out)
     _analyze_accuracy(log, out)
     _val_shape(log, out)
-    if loss is None:
-        _accuracy_trend(log, out)
+    _accuracy_trend(log, out, loss is None)
     _analyze_lr(log, out)
     _analyze_grad_norm(log, out)
     _analyze_step_time(log, out)
@@ -567,6 +566,19 @@ def _loss_shape(c: _LossCurve, P) -> None:
                    and c.spike_points >= P["curves.spiky_coverage"] * c.n)) and not c.blips
 
 
+def _tail_moves(c: _LossCurve) -> float:
+    """The largest move of the loss from one record to the next over the last stretch (a loss that
+    toggles between two values, 0.9512 and 0.9487, moves by 0.0025 however small its robust noise)."""
+    tail = [c.cm[i] for i in c.tail_idx]
+    return max((abs(b - a) for a, b in zip(tail, tail[1:])), default=0.0)
+
+
+def _print_step(cm: list) -> float:
+    """The print's resolution: the smallest difference between two distinct values (0 without)."""
+    vals = sorted(set(cm))
+    return min((b - a for a, b in zip(vals, vals[1:]) if b > a), default=0.0)
+
+
 def _moves_beyond_print(cm: list, idx: list) -> bool:
     """The values at ``idx`` spread over more than two steps of the print's resolution (the
     smallest difference between any two values of the curve): 2.3030, 2.3029, 2.3028 or 16.8,
@@ -635,11 +647,19 @@ def _fell_then_flat(c: _LossCurve, out: _Out) -> bool:
     for ``curves.plateau_min_flat_share`` of the run or more (the plateau test of step 6). A loss
     that moved that little is flat by the 10 % rule, but a quiet curve that dropped and then
     levelled (0.558, 0.526, 0.518, 0.517, 0.514, ...) learned and stopped: a plateau, not a run
-    that never started."""
+    that never started. A fall under ``curves.plateau_min_fall`` of the level is real too when it
+    is ``curves.plateau_sure_bands`` noise bands (printed digits, and moves of the last stretch)
+    or more: a nearly noiseless
+    loss whose level is mostly an offset (a summed regression loss, 2349.7 -> 2311.6 with noise in
+    the fourth decimal) fell and levelled."""
     P = out.p
-    if c.n < P["curves.noise_min_points"] or c.frac < P["curves.plateau_min_fall"]:
+    fall = c.initial - c.current
+    if c.n < P["curves.noise_min_points"] or fall <= 0:
         return False
-    if c.initial - c.current < P["curves.plateau_fall_bands"] * c.sig_tail:
+    if c.frac < P["curves.plateau_min_fall"] and fall < P["curves.plateau_sure_bands"] * max(
+            c.sig_tail, _print_step(c.cm), _tail_moves(c)):
+        return False
+    if fall < P["curves.plateau_fall_bands"] * c.sig_tail:
         return False
     trend, region, _ = _plateau_or_decreasing(c, out)
     return trend == "plateaued" and (region[1] - region[0]) >= P["curves.plateau_min_flat_share"] * c.span
@@ -1077,15 +1097,35 @@ def _val_shape(log, out: _Out) -> None:
                 out.add("val_still_improving", True, fin[0].x0, fin[-1].x1,
                         f"the {what} improves at each of its {len(vs)} evaluations: "
                         f"{_fmt(vs[0])} -> {_fmt(vs[-1])}")
-        if role == "val_loss" and len(vs) >= p["curves.val_swing_min_evals"] and min(vs) > 0:
-            # around the drift: a loss that climbs (or falls) by large factors at every step
-            # drifts, it is not thrown back and forth
-            steps = [math.log(b / a) for a, b in zip(vs, vs[1:])]
-            drift = sum(steps) / len(steps)
-            swing = median(abs(d - drift) for d in steps)
-            out.add("val_loss_swing", round(swing, 4), fin[0].x0, fin[-1].x1,
-                    f"from one evaluation to the next the validation loss changes by a median "
-                    f"factor of {math.exp(swing):.2f} ({_fmt(min(vs))}-{_fmt(max(vs))})")
+        if len(vs) >= p["curves.val_swing_min_evals"]:
+            _val_swing(role, vs, fin, out)
+
+
+def _val_swing(role: str, vs: list, fin: list, out: _Out) -> None:
+    """``val_loss_swing`` (the median factor, as a log, by which the validation loss jumps between
+    evaluations) and ``val_accuracy_swing`` (the median jump of the validation accuracy, in
+    accuracy points), each around its drift: a curve that climbs (or falls) by large steps at every
+    evaluation drifts, it is not thrown back and forth."""
+    if role == "val_loss":
+        if min(vs) <= 0:
+            return
+        steps = [math.log(b / a) for a, b in zip(vs, vs[1:])]
+        drift = sum(steps) / len(steps)
+    else:
+        steps = [b - a for a, b in zip(vs, vs[1:])]
+        drift = sum(steps) / len(steps)
+    swing = median(abs(d - drift) for d in steps)
+    if role != "val_loss":
+        # nor is one jump and a level after it (0.57, 0.36, 0.36, ...): the median step is no move
+        swing = min(swing, median(abs(d) for d in steps))
+    if role == "val_loss":
+        out.add("val_loss_swing", round(swing, 4), fin[0].x0, fin[-1].x1,
+                f"from one evaluation to the next the validation loss changes by a median "
+                f"factor of {math.exp(swing):.2f} ({_fmt(min(vs))}-{_fmt(max(vs))})")
+    else:
+        out.add("val_accuracy_swing", round(swing, 4), fin[0].x0, fin[-1].x1,
+                f"from one evaluation to the next the validation accuracy moves by a median "
+                f"{swing:.1%} ({min(vs):.1%}-{max(vs):.1%})")
 
 
 def _train_loss_still(log, x0: float) -> bool:
@@ -1122,11 +1162,12 @@ def _thirds_trend(s, p):
     return ("rising" if b - a >= flat else "falling" if a - b >= flat else "flat"), a, b, fin
 
 
-def _accuracy_trend(log, out: _Out) -> None:
-    """A log that prints an accuracy but no training loss: ``accuracy_trend`` (rising, flat,
-    falling) from the median of its first third to that of its last third, the training accuracy
-    first (``curves.accuracy_flat_points`` decides flat); with a training accuracy, the validation
-    accuracy's own trend too (``val_accuracy_trend``)."""
+def _accuracy_trend(log, out: _Out, no_loss: bool) -> None:
+    """A log that prints an accuracy: ``accuracy_trend`` (rising, flat, falling) from the median of
+    its first third to that of its last third, the training accuracy first
+    (``curves.accuracy_flat_points`` decides flat); with a training accuracy, the validation
+    accuracy's own trend too (``val_accuracy_trend``). Without a training loss they are what the
+    log says of learning; beside one, whether the task's own measure moves while the loss does."""
     first = True
     for role in ("accuracy", "val_accuracy"):
         res = _thirds_trend(log.get(role), out.p)
@@ -1136,7 +1177,7 @@ def _accuracy_trend(log, out: _Out) -> None:
         what = "training" if role == "accuracy" else "validation"
         fact = "accuracy_trend" if first else "val_accuracy_trend"
         out.add(fact, t, fin[0].x0, fin[-1].x1,
-                f"no training loss printed; the {what} accuracy goes {a:.1%} -> {b:.1%} "
+                ("no training loss printed; " if no_loss else "") + f"the {what} accuracy goes {a:.1%} -> {b:.1%} "
                 f"(first third to last third of {len(fin)} values: {t})")
         if role == "val_accuracy" or not first:
             return
@@ -1224,6 +1265,7 @@ def _analyze_grad_norm(log, out: _Out) -> None:
             out.add("grad_norm_spike", peak.hi / level, peak.x0, peak.x1,
                     f"largest gradient norm after the first record {_fmt(peak.hi)}, "
                     f"x{_fmt(peak.hi / level)} its median {_fmt(level)}")
+    _grad_norm_blowup(fin, out)
     r = _thirds_ratio([p.x for p in fin], [p.mean for p in fin], out.p["curves.thirds_min_points"])
     if r is None:
         return
@@ -1231,6 +1273,24 @@ def _analyze_grad_norm(log, out: _Out) -> None:
     t = growth_label(ratio, out.p["curves.grad_norm_growth"])
     out.add("grad_norm_trend", t, x0, x1,
             f"gradient norm median {_fmt(a)} in the first third, {_fmt(b)} in the last ({t})")
+
+
+def _grad_norm_blowup(fin: list, out: _Out) -> None:
+    """``grad_norm_blowup`` from a printed gradient norm: where it is now (the median of the last
+    :func:`now_points` records) over where it started (the median of the first
+    :func:`start_points`), both windows inside their own third of the records: a norm that grew
+    and stays grown, not one spike (``grad_norm_spike``)."""
+    P, n = out.p, len(fin)
+    if n < P["curves.thirds_min_points"]:
+        return
+    k0 = min(n // 3, start_points(n, P, 1))
+    k1 = min(n // 3, now_points(n, P))
+    base = median(p.mean for p in fin[:k0])
+    now = median(p.mean for p in fin[-k1:])
+    if base > 0:
+        out.add("grad_norm_blowup", round(now / base, 2), fin[0].x0, fin[-1].x1,
+                f"the gradient norm is now {_fmt(now)} (median of the last {k1} records), "
+                f"x{_fmt(now / base)} the {_fmt(base)} it started from (first {k0})")
 
 
 def _grad_overflow_first(log, s, out: _Out) -> None:
@@ -1257,6 +1317,10 @@ def _analyze_step_time(log, out: _Out) -> None:
     if s is None:
         return
     fin = s.finite_points()
+    if fin and not any(log.get(r) is not None for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
+        out.add("speed_only", True, fin[0].x0, fin[-1].x1,
+                f"the log prints a speed ({len(fin)} record(s), median {_fmt(median(p.mean for p in fin))} s "
+                "per step) and no loss or accuracy: what it shows is how fast the run goes")
     r = _thirds_ratio([p.x for p in fin], [p.mean for p in fin], out.p["curves.thirds_min_points"])
     if r is None:
         return
