@@ -143,6 +143,8 @@ class Language:
     other_rx: re.Pattern | None = None                # quantities the facts do not track (dice, reward)
     peak_rx: re.Pattern | None = None                 # a spike's height follows these, not the level
     reference_rx: re.Pattern | None = None            # what follows is someone else's value ("the paper gets 76%")
+    ability_rx: re.Pattern | None = None              # what a run can reach: someone else's unless labelled before
+    anaphora_rx: re.Pattern | None = None             # a pronoun subject that stands for the metric named before it
     setting_rx: re.Pattern | None = None              # a setting's name and the gap before its value ("lr is")
     counted_rx: re.Pattern | None = None              # a number after these counts or ranks ("epoch 3", "top-1")
     bound_rx: re.Pattern | None = None                # a comparative bounding the value itself ("more than 70%")
@@ -325,6 +327,8 @@ def _compile_labels(lang: Language, g: dict) -> None:
     lang.other_rx = _alternation(g["other_quantities"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.peak_rx = _alternation(g["peak_words"], lang.terms, r"(?<![a-z])", "")
     lang.reference_rx = _alternation(g["reference_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
+    lang.ability_rx = _alternation(g["ability_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
+    lang.anaphora_rx = _alternation(g["anaphora_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.setting_rx = _alternation(g["setting_words"], lang.terms, "", _setting_gap(g["setting_gap_words"]))
     # "epoch 3", "lr 0.1", "top-1": up to three non-word characters between
     lang.counted_rx = _alternation(g["counted_words"], lang.terms, "", r"\W{0,3}$")
@@ -334,7 +338,7 @@ def _compile_labels(lang: Language, g: dict) -> None:
 
 #: the word lists of kb/language that :func:`_compile_labels` and :func:`_compile_grammar` turn into the
 #: reader's regexes (each extended by every language file, core and packs)
-_GRAMMAR_LISTS = ("other_quantities", "peak_words", "reference_words", "setting_words", "setting_gap_words",
+_GRAMMAR_LISTS = ("other_quantities", "peak_words", "reference_words", "ability_words", "anaphora_words", "setting_words", "setting_gap_words",
                   "counted_words", "bound_words", "comparison_words", "clause_words", "unit_words", "from_words",
                   "change_to_words", "range_words", "between_words", "continuation_break_words",
                   "coordination_words", "coordination_fillers", "metric_prefixes", "stop_words",
@@ -817,6 +821,9 @@ def _read_facts(text: str, lang: Language, only=None) -> list[Reading]:
 
 #: the total of a progress counter ("10/100"): it counts, it is no metric's value
 _PROGRESS_TOTAL = re.compile(r"\d\s*/\s*$")
+#: a second decimal after a slash ("2.35/2.36", "1.4/1.5"): the same value written twice (or two splits' values,
+#: "train/val loss 0.52/0.61"), where a progress counter ("10/100") has whole numbers
+_DECIMAL_PAIR = re.compile(r"[ \t]*/[ \t]*~?\d*\.\d")
 
 
 def _setting_gap(words: list) -> str:
@@ -831,6 +838,8 @@ def _setting_gap(words: list) -> str:
 _SENTENCE = re.compile(r"(?<=[A-Za-z0-9)\]\"'])[.!?]\s+(?=[A-Z])|[\n;]|[!?]\s|。|；|！|？")
 _NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)[~]?\s?(?:[-+]?(?:[1-9]\d{0,2}(?:,\d{3})+(?![\d.,])|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d|\.[几多]|(?<=\.)[几多])",  # noqa: E501
                      re.IGNORECASE)
+
+_GLUED_NUM = re.compile(r"\d+\.\d+(?:e[-+]?\d+)?(?![A-Za-z0-9_]|\.\d)", re.IGNORECASE)
 
 
 # (complexity above the cap came with the merge of main: to be split, issue 11)
@@ -860,7 +869,10 @@ def _read_metrics(text: str, lang: Language) -> list[Reading]:
     reach = int(lang.params["language.attribution_window_chars"])
     series: dict[str, list] = {}
     prev_fact = None            # (fact, end, start) of the last attributed number, for "from X to Y"
-    for n in _NUM_RX.finditer(text):
+    # a decimal written right after a metric's name ("loss0.27", "acc0.91") is that metric's too
+    glued = (_GLUED_NUM.match(text, mk[1]) for mk in marks if mk[2] == "metric" and mk[3] != "other")
+    numbers = sorted([*_NUM_RX.finditer(text), *(g for g in glued if g is not None)], key=lambda m: m.start())
+    for n in numbers:
         prev_fact = _attribute_number(text, lang, n, marks, reach, series, prev_fact)
     return _readings_from_series(text, lang, series)
 
@@ -1099,8 +1111,10 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     attributed (fact, end, start), which the next number may continue."""
     raw = n.group(0).strip()
     start = n.start()
-    # a count ("to 360,000 iterations") is no quantity's later value, even after a "from"
-    if lang.unit_rx is not None and lang.unit_rx.match(text, n.end()):
+    # a count ("to 360,000 iterations") is no quantity's later value, even after a "from"; two decimals
+    # joined by a slash ("about 2.35/2.36") are one value written twice, no count out of a total
+    if lang.unit_rx is not None and lang.unit_rx.match(text, n.end()) \
+            and not ("." in raw and _DECIMAL_PAIR.match(text, n.end())):
         return prev_fact
     continued = _continue_from_to(lang, text, n, raw, series, prev_fact)
     if continued is not None:
@@ -1118,11 +1132,15 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
         if lang.peak_rx is not None and lang.peak_rx.search(text, prev_fact[1], start):
             return None             # "sits near 0.8, then spikes up to 4": the spike's height, not a later level
         return _add_later_value(lang, text, n, raw, series, prev_fact)
-    if not before:
-        return prev_fact
-    parallel = None if after else _parallel_metric(lang, text, before, prev_fact, reach)
-    if not after and _label_too_far(lang, text, start, before, int(P["language.label_gap_max_words"]),
-                                    split_alone=parallel is None):
+    referred = not before and not after
+    if referred:
+        before = _antecedent(lang, text, start, marks, int(P["language.label_gap_max_words"]))
+        if not before:
+            return prev_fact
+    parallel = None if after or referred else _parallel_metric(lang, text, before, prev_fact, reach)
+    if not after and not referred and _label_too_far(lang, text, start, before,
+                                                     int(P["language.label_gap_max_words"]),
+                                                     split_alone=parallel is None):
         return prev_fact
     split, metric = _split_and_metric(lang, text, n, raw, marks, before)
     if parallel is not None:
@@ -1137,7 +1155,7 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     origin = before[0][0] if after else before[-1][0]
     if lang.peak_rx is not None and lang.peak_rx.search(text, max(sentence, min(origin, start) - 40), start):
         return None                 # "spikes in the loss, up to 0.25": a spike's height, not where it sits
-    if lang.reference_rx is not None and lang.reference_rx.search(text, _clause_start(lang, text, start), start):
+    if _someone_elses(lang, text, start, before, after):
         return None                 # "the example claims to reach 0.65 loss": someone else's value, not the run's
     entry = (start, v, (min(origin, start), n.end()), text[min(origin, start):n.end()])
     series.setdefault(fact, []).append(entry)
@@ -1157,6 +1175,47 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     elif twin is not None:
         series.setdefault(twin, []).append(entry)
     return (fact, n.end(), n.start())
+
+
+#: how far before a pronoun ("It is around 8.1") the metric word it stands for may end: characters of text,
+#: a reach of the grammar
+_ANTECEDENT_REACH = 160
+
+
+def _antecedent(lang: Language, text: str, start: int, marks: list, max_words: int) -> list:
+    """A pronoun subject (kb/language ``anaphora_words``) in the number's clause, with only a few words and no
+    number between it and the number, stands for the metric named last before it ("loss didn't change at all.
+    It is around 8.1", "the loss has always been large, which is maintained at about 30000"): that metric word
+    (and a split word right before it) label the number. Returns those marks, or [] when there is no such
+    pronoun or metric."""
+    if lang.anaphora_rx is None:
+        return []
+    clause = _clause_start(lang, text, start)
+    pro = None
+    for m in lang.anaphora_rx.finditer(text, max(0, clause - 2), start):
+        pro = m
+    if pro is None or re.search(r"\d", text[pro.end():start]) \
+            or len(re.findall(r"[a-z\u4e00-\u9fff']+", text[pro.end():start], re.IGNORECASE)) > max_words:
+        return []
+    prior = [mk for mk in marks if mk[1] <= pro.start()]
+    metric = next((mk for mk in reversed(prior) if mk[2] == "metric"), None)
+    if metric is None or pro.start() - metric[1] > _ANTECEDENT_REACH:
+        return []
+    split = next((mk for mk in reversed(prior) if mk[2] == "split" and mk[1] <= metric[0]
+                  and not text[mk[1]:metric[0]].strip(" _-")), None)
+    return ([split] if split else []) + [metric]
+
+
+def _someone_elses(lang: Language, text: str, start: int, before: list, after: list) -> bool:
+    """A reference cue (kb/language ``reference_words``) in the clause before the number at ``start``, or an
+    ability cue (``ability_words``: "can reach") there with none of the number's own labels (a metric or split
+    word; "the testing set can only reach 66%") before it."""
+    clause = _clause_start(lang, text, start)
+    if lang.reference_rx is not None and lang.reference_rx.search(text, clause, start):
+        return True
+    cue = lang.ability_rx.search(text, clause, start) if lang.ability_rx is not None else None
+    labelled = not after and any(clause <= mk[0] < cue.start() for mk in before) if cue is not None else False
+    return cue is not None and not labelled
 
 
 def _shared_split(lang: Language, text: str, n, marks: list, before: list, metric: str) -> str | None:
