@@ -140,6 +140,7 @@ class Language:
     utterances: list = field(default_factory=list)    # (symptom, text, origin): training only
     exclusive: dict = field(default_factory=dict)     # fact -> symptoms it belongs to
     settings_in_logs: set = field(default_factory=set)  # facts also read from a pasted log's lines
+    settings_picks: dict = field(default_factory=dict)  # which of a log's values is the setting (fact -> pick)
     other_rx: re.Pattern | None = None                # quantities the facts do not track (dice, reward)
     peak_rx: re.Pattern | None = None                 # a spike's height follows these, not the level
     reference_rx: re.Pattern | None = None            # what follows is someone else's value ("the paper gets 76%")
@@ -286,6 +287,10 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
             if fid not in facts:
                 raise KBError(f"unknown fact {fid!r} in settings_in_logs", str(where))
             lang.settings_in_logs.add(fid)
+        for fid, pick in (data.get("settings_pick_in_logs") or {}).items():
+            if fid not in facts:
+                raise KBError(f"unknown fact {fid!r} in settings_pick_in_logs", str(where))
+            lang.settings_picks[fid] = pick
         for m in data.get("metrics", []):
             if m["fact"] not in facts:
                 raise KBError(f"unknown fact {m['fact']!r} in a language file", str(where))
@@ -588,7 +593,7 @@ def read_settings(text: str, lang: Language) -> list[Reading]:
     if len(lines) > head + tail:
         lines = lines[:head] + lines[len(lines) - tail:]
     work = "\n".join(lines).replace("\u3000", " ")
-    return _read_facts(work, lang, only=lang.settings_in_logs)
+    return _read_facts(work, lang, only=lang.settings_in_logs, picks=lang.settings_picks)
 
 
 def _credit(scores: dict, strongest: dict, side: str, w: float, reading) -> None:
@@ -767,9 +772,9 @@ def _value_of(ex: _Extractor, m: re.Match, lang: Language, text: str):
 _SKIP = object()
 
 
-def _read_facts(text: str, lang: Language, only=None) -> list[Reading]:
+def _read_facts(text: str, lang: Language, only=None, picks=None) -> list[Reading]:
     out: dict[str, list] = {}
-    picks: dict[str, str] = {}
+    picks = dict(picks or {})
     negated_end: dict[str, int] = {}       # fact -> where its last negated mention ends
     for order, ex in enumerate(lang.extractors):
         if only is not None and ex.fact not in only:

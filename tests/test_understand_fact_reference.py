@@ -73,3 +73,19 @@ def test_a_shape_error_by_its_dimensions(kb):
     s = Session(kb)
     s.add_complaint("I get an error when training on my data: RuntimeError: mat1 dim 1 must match mat2 dim 0")
     assert s.value("error_kind") == "shape_error"
+
+
+@pytest.mark.parametrize("log, lr", [
+    # a decaying schedule: the first (largest) value printed is the one set, not the last one reached
+    ("{'loss': 2.91, 'learning_rate': 0.0006, 'epoch': 0.1}\n{'loss': 2.88, 'learning_rate': 0.000585, 'epoch': 0.2}",
+     0.0006),
+    # a warm-up climbs to the one set
+    ("step 10 loss 6.1 lr: 1.0e-06\nstep 20 loss 5.9 lr: 3.0e-05\nstep 30 loss 5.8 lr: 3.0e-05", 3e-05),
+    # a number before a learning rate's name that labels the next value is not the learning rate
+    ("iter 300   time/iter: 0.45  lr: 0.000200 loss: 1.2\niter 400   time/iter: 0.46  lr: 0.000200 loss: 1.1",
+     0.0002),
+])
+def test_a_pasted_logs_learning_rate_is_the_one_set(kb, log, lr):
+    from traindx.engine.understand import read_settings
+    got = {r.fact: r.value for r in read_settings(log, kb.language)}
+    assert got.get("learning_rate") == pytest.approx(lr)
