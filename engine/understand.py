@@ -160,6 +160,7 @@ class Language:
     attached_magnitudes: set = field(default_factory=set)   # of those, written right after the digits ("20w")
     unit_rx: re.Pattern | None = None                 # a unit right after a number: it counts ("3 epochs")
     split_after_rx: re.Pattern | None = None          # between a number and a split named after it ("61% on the")
+    metric_of_split_rx: re.Pattern | None = None      # between a metric and its split ("accuracy of the val set")
     label_next_rx: re.Pattern | None = None           # after a label, a number it names follows ("val acc is 55%")
     from_rx: re.Pattern | None = None                 # a change's old value follows ("from 2.3")
     change_to_rx: re.Pattern | None = None            # between a change's old and new value ("to", "降到")
@@ -343,8 +344,8 @@ def _compile_labels(lang: Language, g: dict) -> None:
 
 #: the word lists of kb/language that :func:`_compile_labels` and :func:`_compile_grammar` turn into the
 #: reader's regexes (each extended by every language file, core and packs)
-_GRAMMAR_LISTS = ("other_quantities", "peak_words", "reference_words", "ability_words", "anaphora_words", "setting_words", "setting_gap_words",
-                  "counted_words", "bound_words", "comparison_words", "clause_words", "unit_words", "from_words",
+_GRAMMAR_LISTS = ("other_quantities", "peak_words", "reference_words", "ability_words", "anaphora_words",
+                  "metric_of_split_words", "setting_words", "setting_gap_words", "counted_words", "bound_words", "comparison_words", "clause_words", "unit_words", "from_words",
                   "change_to_words", "range_words", "between_words", "continuation_break_words",
                   "coordination_words", "coordination_fillers", "metric_prefixes", "stop_words",
                   "split_after.metric_words", "split_after.prepositions", "split_after.determiners",
@@ -378,6 +379,10 @@ def _compile_grammar(lang: Language, g: dict) -> None:
         lang.split_after_rx = rx(r"\s*(?:%\s*)?" + (r"(?:" + metric + r"\s+)?" if metric else "")
                                  + words["split_after.prepositions"] + r"\s+"
                                  + (r"(?:" + det + r"\s+)?" if det else ""))
+    if words["metric_of_split_words"]:
+        det = words["split_after.determiners"]
+        lang.metric_of_split_rx = rx(r"\s+(?:" + words["metric_of_split_words"] + r")\s+"
+                                     + (r"(?:" + det + r"\s+)?" if det else ""))
     gap = words["label_gap_words"]
     lang.label_next_rx = rx(r"(?:\s|[:=~≈]" + (r"|\b" + gap + r"\b" if gap else "") + r")*[-+]?\.?\d")
     to = words["change_to_words"]
@@ -956,6 +961,12 @@ def _marks_near(lang: Language, text: str, n, marks: list, reach: int, split_gap
         sentence = m.end()
     after, split_after = _metric_right_after(lang, text, n.end(), marks)
     before = [mk for mk in marks if mk[1] <= start and start - mk[1] <= reach and mk[0] >= sentence]
+    if before and before[0][2] == "split" and lang.metric_of_split_rx is not None:
+        # "the accuracy of the validation set was very low, about 30%": the split's metric stands before it
+        head = next((mk for mk in reversed(marks) if mk[1] <= before[0][0]), None)
+        if head is not None and head[2] == "metric" and head[0] >= sentence \
+                and lang.metric_of_split_rx.fullmatch(text, head[1], before[0][0]):
+            before = [head, *before]
     if split_after is not None and before and (_labels(lang, text, before[-1][1], n) or _own_label(text, before)):
         after, split_after = [], None          # "loss 0.5 train accuracy stays low": 0.5 has its own label
     if after:                                  # "50% accuracy, 2.5 loss": the metric right after the number

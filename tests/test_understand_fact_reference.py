@@ -36,6 +36,9 @@ def _echo(kb, text: str) -> str:
      "val_accuracy 0.61"),
     ("the accuracy on the training set can reach 97%, but the validation set can only reach 61%",
      "train_accuracy 0.97"),
+    # a metric joined to the split named after it labels the number after that split
+    ("the accuracy of the validation set was quite poor, about 42%, while training went fine", "val_accuracy 0.42"),
+    ("the loss on the training data stays, roughly, at 0.74 for ages", "train_loss 0.74"),
     # one class of objects
     ("training a detector for a single class, total loss stuck at 0.2", "num_classes 1"),
     ("I have only one class and the loss does not decrease", "num_classes 1"),
