@@ -345,7 +345,8 @@ def _compile_labels(lang: Language, g: dict) -> None:
 #: the word lists of kb/language that :func:`_compile_labels` and :func:`_compile_grammar` turn into the
 #: reader's regexes (each extended by every language file, core and packs)
 _GRAMMAR_LISTS = ("other_quantities", "peak_words", "reference_words", "ability_words", "anaphora_words",
-                  "metric_of_split_words", "setting_words", "setting_gap_words", "counted_words", "bound_words", "comparison_words", "clause_words", "unit_words", "from_words",
+                  "metric_of_split_words", "setting_words", "setting_gap_words", "counted_words", "bound_words",
+                  "comparison_words", "clause_words", "unit_words", "from_words",
                   "change_to_words", "range_words", "between_words", "continuation_break_words",
                   "coordination_words", "coordination_fillers", "metric_prefixes", "stop_words",
                   "split_after.metric_words", "split_after.prepositions", "split_after.determiners",
@@ -372,7 +373,8 @@ def _compile_grammar(lang: Language, g: dict) -> None:
     clause = words["clause_words"]
     lang.clause_rx = rx(_CLAUSE_PUNCTUATION + (r"|\b" + clause + r"\b" if clause else ""), 0)
     if words["unit_words"]:
-        lang.unit_rx = rx(r"[ \t]*(?:" + words["unit_words"] + r"|[/*]\s*\d)")
+        # a unit, a total ("10/100"), or a product: "0.3*kl" weighs a term, it is no metric's value
+        lang.unit_rx = rx(r"[ \t]*(?:" + words["unit_words"] + r"|/\s*\d|[*×])")
     if words["split_after.prepositions"]:
         metric = words["split_after.metric_words"]
         det = words["split_after.determiners"]

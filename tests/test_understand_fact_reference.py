@@ -39,6 +39,9 @@ def _echo(kb, text: str) -> str:
     # a metric joined to the split named after it labels the number after that split
     ("the accuracy of the validation set was quite poor, about 42%, while training went fine", "val_accuracy 0.42"),
     ("the loss on the training data stays, roughly, at 0.74 for ages", "train_loss 0.74"),
+    # a loss computed by hand from tensors, or a weighted mix of terms, is a custom loss
+    ("the loss is not decreasing, my_loss = sum(((feat_a - feat_b) ** 2)) then backward", "custom_loss yes"),
+    ("用0.7*Loss + 0.3*kl训练，loss变成负数", "custom_loss yes"),
     # one class of objects
     ("training a detector for a single class, total loss stuck at 0.2", "num_classes 1"),
     ("I have only one class and the loss does not decrease", "num_classes 1"),
@@ -56,6 +59,8 @@ def test_the_echo_reads_the_stated_value(kb, text, shown):
     ("val loss kept going up and down. It ranged from 0.21 to 0.47", "val_loss 0.47"),
     # "can reach" with the label after the number is someone else's value
     ("I tried the authors' code, it can reach above 90% training accuracy, mine is stuck", "train_accuracy 0.9"),
+    # a coefficient ("0.3*kl") weighs a term, it is no loss value
+    ("用0.7*Loss + 0.3*kl训练，loss变成负数", "train_loss 0.3"),
     # a model that predicts one class has no count of classes
     ("the model always predicts one class for every input", "num_classes 1"),
     # a workaround's setting is not the run's: the one stated for the failing run is
