@@ -140,9 +140,12 @@ class Language:
     utterances: list = field(default_factory=list)    # (symptom, text, origin): training only
     exclusive: dict = field(default_factory=dict)     # fact -> symptoms it belongs to
     settings_in_logs: set = field(default_factory=set)  # facts also read from a pasted log's lines
+    settings_picks: dict = field(default_factory=dict)  # which of a log's values is the setting (fact -> pick)
     other_rx: re.Pattern | None = None                # quantities the facts do not track (dice, reward)
     peak_rx: re.Pattern | None = None                 # a spike's height follows these, not the level
     reference_rx: re.Pattern | None = None            # what follows is someone else's value ("the paper gets 76%")
+    ability_rx: re.Pattern | None = None              # what a run can reach: someone else's unless labelled before
+    anaphora_rx: re.Pattern | None = None             # a pronoun subject that stands for the metric named before it
     setting_rx: re.Pattern | None = None              # a setting's name and the gap before its value ("lr is")
     counted_rx: re.Pattern | None = None              # a number after these counts or ranks ("epoch 3", "top-1")
     bound_rx: re.Pattern | None = None                # a comparative bounding the value itself ("more than 70%")
@@ -157,6 +160,7 @@ class Language:
     attached_magnitudes: set = field(default_factory=set)   # of those, written right after the digits ("20w")
     unit_rx: re.Pattern | None = None                 # a unit right after a number: it counts ("3 epochs")
     split_after_rx: re.Pattern | None = None          # between a number and a split named after it ("61% on the")
+    metric_of_split_rx: re.Pattern | None = None      # between a metric and its split ("accuracy of the val set")
     label_next_rx: re.Pattern | None = None           # after a label, a number it names follows ("val acc is 55%")
     from_rx: re.Pattern | None = None                 # a change's old value follows ("from 2.3")
     change_to_rx: re.Pattern | None = None            # between a change's old and new value ("to", "降到")
@@ -284,6 +288,10 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
             if fid not in facts:
                 raise KBError(f"unknown fact {fid!r} in settings_in_logs", str(where))
             lang.settings_in_logs.add(fid)
+        for fid, pick in (data.get("settings_pick_in_logs") or {}).items():
+            if fid not in facts:
+                raise KBError(f"unknown fact {fid!r} in settings_pick_in_logs", str(where))
+            lang.settings_picks[fid] = pick
         for m in data.get("metrics", []):
             if m["fact"] not in facts:
                 raise KBError(f"unknown fact {m['fact']!r} in a language file", str(where))
@@ -325,6 +333,8 @@ def _compile_labels(lang: Language, g: dict) -> None:
     lang.other_rx = _alternation(g["other_quantities"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.peak_rx = _alternation(g["peak_words"], lang.terms, r"(?<![a-z])", "")
     lang.reference_rx = _alternation(g["reference_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
+    lang.ability_rx = _alternation(g["ability_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
+    lang.anaphora_rx = _alternation(g["anaphora_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.setting_rx = _alternation(g["setting_words"], lang.terms, "", _setting_gap(g["setting_gap_words"]))
     # "epoch 3", "lr 0.1", "top-1": up to three non-word characters between
     lang.counted_rx = _alternation(g["counted_words"], lang.terms, "", r"\W{0,3}$")
@@ -334,8 +344,9 @@ def _compile_labels(lang: Language, g: dict) -> None:
 
 #: the word lists of kb/language that :func:`_compile_labels` and :func:`_compile_grammar` turn into the
 #: reader's regexes (each extended by every language file, core and packs)
-_GRAMMAR_LISTS = ("other_quantities", "peak_words", "reference_words", "setting_words", "setting_gap_words",
-                  "counted_words", "bound_words", "comparison_words", "clause_words", "unit_words", "from_words",
+_GRAMMAR_LISTS = ("other_quantities", "peak_words", "reference_words", "ability_words", "anaphora_words",
+                  "metric_of_split_words", "setting_words", "setting_gap_words", "counted_words", "bound_words",
+                  "comparison_words", "clause_words", "unit_words", "from_words",
                   "change_to_words", "range_words", "between_words", "continuation_break_words",
                   "coordination_words", "coordination_fillers", "metric_prefixes", "stop_words",
                   "split_after.metric_words", "split_after.prepositions", "split_after.determiners",
@@ -362,13 +373,18 @@ def _compile_grammar(lang: Language, g: dict) -> None:
     clause = words["clause_words"]
     lang.clause_rx = rx(_CLAUSE_PUNCTUATION + (r"|\b" + clause + r"\b" if clause else ""), 0)
     if words["unit_words"]:
-        lang.unit_rx = rx(r"[ \t]*(?:" + words["unit_words"] + r"|[/*]\s*\d)")
+        # a unit, a total ("10/100"), or a product: "0.3*kl" weighs a term, it is no metric's value
+        lang.unit_rx = rx(r"[ \t]*(?:" + words["unit_words"] + r"|/\s*\d|[*×])")
     if words["split_after.prepositions"]:
         metric = words["split_after.metric_words"]
         det = words["split_after.determiners"]
         lang.split_after_rx = rx(r"\s*(?:%\s*)?" + (r"(?:" + metric + r"\s+)?" if metric else "")
                                  + words["split_after.prepositions"] + r"\s+"
                                  + (r"(?:" + det + r"\s+)?" if det else ""))
+    if words["metric_of_split_words"]:
+        det = words["split_after.determiners"]
+        lang.metric_of_split_rx = rx(r"\s+(?:" + words["metric_of_split_words"] + r")\s+"
+                                     + (r"(?:" + det + r"\s+)?" if det else ""))
     gap = words["label_gap_words"]
     lang.label_next_rx = rx(r"(?:\s|[:=~≈]" + (r"|\b" + gap + r"\b" if gap else "") + r")*[-+]?\.?\d")
     to = words["change_to_words"]
@@ -584,7 +600,7 @@ def read_settings(text: str, lang: Language) -> list[Reading]:
     if len(lines) > head + tail:
         lines = lines[:head] + lines[len(lines) - tail:]
     work = "\n".join(lines).replace("\u3000", " ")
-    return _read_facts(work, lang, only=lang.settings_in_logs)
+    return _read_facts(work, lang, only=lang.settings_in_logs, picks=lang.settings_picks)
 
 
 def _credit(scores: dict, strongest: dict, side: str, w: float, reading) -> None:
@@ -763,9 +779,9 @@ def _value_of(ex: _Extractor, m: re.Match, lang: Language, text: str):
 _SKIP = object()
 
 
-def _read_facts(text: str, lang: Language, only=None) -> list[Reading]:
+def _read_facts(text: str, lang: Language, only=None, picks=None) -> list[Reading]:
     out: dict[str, list] = {}
-    picks: dict[str, str] = {}
+    picks = dict(picks or {})
     negated_end: dict[str, int] = {}       # fact -> where its last negated mention ends
     for order, ex in enumerate(lang.extractors):
         if only is not None and ex.fact not in only:
@@ -817,6 +833,9 @@ def _read_facts(text: str, lang: Language, only=None) -> list[Reading]:
 
 #: the total of a progress counter ("10/100"): it counts, it is no metric's value
 _PROGRESS_TOTAL = re.compile(r"\d\s*/\s*$")
+#: a second decimal after a slash ("2.35/2.36", "1.4/1.5"): the same value written twice (or two splits' values,
+#: "train/val loss 0.52/0.61"), where a progress counter ("10/100") has whole numbers
+_DECIMAL_PAIR = re.compile(r"[ \t]*/[ \t]*~?\d*\.\d")
 
 
 def _setting_gap(words: list) -> str:
@@ -831,6 +850,8 @@ def _setting_gap(words: list) -> str:
 _SENTENCE = re.compile(r"(?<=[A-Za-z0-9)\]\"'])[.!?]\s+(?=[A-Z])|[\n;]|[!?]\s|。|；|！|？")
 _NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)[~]?\s?(?:[-+]?(?:[1-9]\d{0,2}(?:,\d{3})+(?![\d.,])|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d|\.[几多]|(?<=\.)[几多])",  # noqa: E501
                      re.IGNORECASE)
+
+_GLUED_NUM = re.compile(r"\d+\.\d+(?:e[-+]?\d+)?(?![A-Za-z0-9_]|\.\d)", re.IGNORECASE)
 
 
 # (complexity above the cap came with the merge of main: to be split, issue 11)
@@ -860,7 +881,10 @@ def _read_metrics(text: str, lang: Language) -> list[Reading]:
     reach = int(lang.params["language.attribution_window_chars"])
     series: dict[str, list] = {}
     prev_fact = None            # (fact, end, start) of the last attributed number, for "from X to Y"
-    for n in _NUM_RX.finditer(text):
+    # a decimal written right after a metric's name ("loss0.27", "acc0.91") is that metric's too
+    glued = (_GLUED_NUM.match(text, mk[1]) for mk in marks if mk[2] == "metric" and mk[3] != "other")
+    numbers = sorted([*_NUM_RX.finditer(text), *(g for g in glued if g is not None)], key=lambda m: m.start())
+    for n in numbers:
         prev_fact = _attribute_number(text, lang, n, marks, reach, series, prev_fact)
     return _readings_from_series(text, lang, series)
 
@@ -939,6 +963,12 @@ def _marks_near(lang: Language, text: str, n, marks: list, reach: int, split_gap
         sentence = m.end()
     after, split_after = _metric_right_after(lang, text, n.end(), marks)
     before = [mk for mk in marks if mk[1] <= start and start - mk[1] <= reach and mk[0] >= sentence]
+    if before and before[0][2] == "split" and lang.metric_of_split_rx is not None:
+        # "the accuracy of the validation set was very low, about 30%": the split's metric stands before it
+        head = next((mk for mk in reversed(marks) if mk[1] <= before[0][0]), None)
+        if head is not None and head[2] == "metric" and head[0] >= sentence \
+                and lang.metric_of_split_rx.fullmatch(text, head[1], before[0][0]):
+            before = [head, *before]
     if split_after is not None and before and (_labels(lang, text, before[-1][1], n) or _own_label(text, before)):
         after, split_after = [], None          # "loss 0.5 train accuracy stays low": 0.5 has its own label
     if after:                                  # "50% accuracy, 2.5 loss": the metric right after the number
@@ -1099,8 +1129,10 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     attributed (fact, end, start), which the next number may continue."""
     raw = n.group(0).strip()
     start = n.start()
-    # a count ("to 360,000 iterations") is no quantity's later value, even after a "from"
-    if lang.unit_rx is not None and lang.unit_rx.match(text, n.end()):
+    # a count ("to 360,000 iterations") is no quantity's later value, even after a "from"; two decimals
+    # joined by a slash ("about 2.35/2.36") are one value written twice, no count out of a total
+    if lang.unit_rx is not None and lang.unit_rx.match(text, n.end()) \
+            and not ("." in raw and _DECIMAL_PAIR.match(text, n.end())):
         return prev_fact
     continued = _continue_from_to(lang, text, n, raw, series, prev_fact)
     if continued is not None:
@@ -1118,11 +1150,15 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
         if lang.peak_rx is not None and lang.peak_rx.search(text, prev_fact[1], start):
             return None             # "sits near 0.8, then spikes up to 4": the spike's height, not a later level
         return _add_later_value(lang, text, n, raw, series, prev_fact)
-    if not before:
-        return prev_fact
-    parallel = None if after else _parallel_metric(lang, text, before, prev_fact, reach)
-    if not after and _label_too_far(lang, text, start, before, int(P["language.label_gap_max_words"]),
-                                    split_alone=parallel is None):
+    referred = not before and not after
+    if referred:
+        before = _antecedent(lang, text, start, marks, int(P["language.label_gap_max_words"]))
+        if not before:
+            return prev_fact
+    parallel = None if after or referred else _parallel_metric(lang, text, before, prev_fact, reach)
+    if not after and not referred and _label_too_far(lang, text, start, before,
+                                                     int(P["language.label_gap_max_words"]),
+                                                     split_alone=parallel is None):
         return prev_fact
     split, metric = _split_and_metric(lang, text, n, raw, marks, before)
     if parallel is not None:
@@ -1137,7 +1173,7 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     origin = before[0][0] if after else before[-1][0]
     if lang.peak_rx is not None and lang.peak_rx.search(text, max(sentence, min(origin, start) - 40), start):
         return None                 # "spikes in the loss, up to 0.25": a spike's height, not where it sits
-    if lang.reference_rx is not None and lang.reference_rx.search(text, _clause_start(lang, text, start), start):
+    if _someone_elses(lang, text, start, before, after):
         return None                 # "the example claims to reach 0.65 loss": someone else's value, not the run's
     entry = (start, v, (min(origin, start), n.end()), text[min(origin, start):n.end()])
     series.setdefault(fact, []).append(entry)
@@ -1157,6 +1193,47 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     elif twin is not None:
         series.setdefault(twin, []).append(entry)
     return (fact, n.end(), n.start())
+
+
+#: how far before a pronoun ("It is around 8.1") the metric word it stands for may end: characters of text,
+#: a reach of the grammar
+_ANTECEDENT_REACH = 160
+
+
+def _antecedent(lang: Language, text: str, start: int, marks: list, max_words: int) -> list:
+    """A pronoun subject (kb/language ``anaphora_words``) in the number's clause, with only a few words and no
+    number between it and the number, stands for the metric named last before it ("loss didn't change at all.
+    It is around 8.1", "the loss has always been large, which is maintained at about 30000"): that metric word
+    (and a split word right before it) label the number. Returns those marks, or [] when there is no such
+    pronoun or metric."""
+    if lang.anaphora_rx is None:
+        return []
+    clause = _clause_start(lang, text, start)
+    pro = None
+    for m in lang.anaphora_rx.finditer(text, max(0, clause - 2), start):
+        pro = m
+    if pro is None or re.search(r"\d", text[pro.end():start]) \
+            or len(re.findall(r"[a-z\u4e00-\u9fff']+", text[pro.end():start], re.IGNORECASE)) > max_words:
+        return []
+    prior = [mk for mk in marks if mk[1] <= pro.start()]
+    metric = next((mk for mk in reversed(prior) if mk[2] == "metric"), None)
+    if metric is None or pro.start() - metric[1] > _ANTECEDENT_REACH:
+        return []
+    split = next((mk for mk in reversed(prior) if mk[2] == "split" and mk[1] <= metric[0]
+                  and not text[mk[1]:metric[0]].strip(" _-")), None)
+    return ([split] if split else []) + [metric]
+
+
+def _someone_elses(lang: Language, text: str, start: int, before: list, after: list) -> bool:
+    """A reference cue (kb/language ``reference_words``) in the clause before the number at ``start``, or an
+    ability cue (``ability_words``: "can reach") there with none of the number's own labels (a metric or split
+    word; "the testing set can only reach 66%") before it."""
+    clause = _clause_start(lang, text, start)
+    if lang.reference_rx is not None and lang.reference_rx.search(text, clause, start):
+        return True
+    cue = lang.ability_rx.search(text, clause, start) if lang.ability_rx is not None else None
+    labelled = not after and any(clause <= mk[0] < cue.start() for mk in before) if cue is not None else False
+    return cue is not None and not labelled
 
 
 def _shared_split(lang: Language, text: str, n, marks: list, before: list, metric: str) -> str | None:

@@ -168,7 +168,8 @@ _ERROR_KINDS = (
     ("cuda_error", re.compile(r"CUDA error|device-side assert|cuDNN|CUBLAS|NCCL", re.IGNORECASE)),
     ("dataloader_error", re.compile(r"DataLoader|collate|worker \(pid|default_collate", re.IGNORECASE)),
     ("shape_error", re.compile(r"size mismatch|shape|must match the size|dimension|Expected input "
-                               r"batch_size|mat1 and mat2|sizes? of tensors|must be the same (?:as input )?size",
+                               r"batch_size|mat1 and mat2|\bdim \d+ must match|sizes? of tensors|"
+                               r"must be the same (?:as input )?size",
                                re.IGNORECASE)),
     ("dtype_error", re.compile(r"expected scalar type|dtype|Expected object of scalar type|"
                                r"expected .* but found .*(Float|Long|Half|Double)|"
