@@ -25,7 +25,7 @@ from ..values import (
     AccelVal, Const, CtxVal, Env, IterVal, ListVal, ModuleVal, ParamsVal, ParserVal, Part, Ref,
     SamplerVal, ScalerVal, TensorVal, Unknown, Val, config_file_name)
 from .names import ALBU_NON_AUG, AUG_NAMES, LOSS_FUNCS
-from .scale import draw_scale, function_scale, literal_scale
+from .scale import draw_scale, function_scale
 
 
 @dataclass
