@@ -268,7 +268,18 @@ _CE_CLASSES = ("CrossEntropyLoss", "NLLLoss")
 
 
 def _is_arange(v: ast.AST | None) -> bool:
-    return isinstance(v, ast.Call) and _callee(v) in ("arange", "range")
+    """``torch.arange(n)``, or the two views' positions joined (``torch.cat([arange(n, 2n),
+    arange(0, n)])``, NT-Xent) or shifted (``arange(n) + n``, ``(arange(2n) + n) % (2n)``)."""
+    if isinstance(v, ast.BinOp):
+        return _is_arange(v.left)
+    if not isinstance(v, ast.Call):
+        return False
+    if _callee(v) in ("arange", "range"):
+        return True
+    if _callee(v) in ("cat", "concat", "concatenate", "hstack") and v.args \
+            and isinstance(v.args[0], (ast.List, ast.Tuple)) and v.args[0].elts:
+        return all(_is_arange(e) for e in v.args[0].elts)
+    return False
 
 
 def _callee(call: ast.Call) -> str | None:
