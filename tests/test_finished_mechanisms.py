@@ -206,3 +206,17 @@ def test_features_and_labels_shuffled_by_two_draws_name_corrupted_labels_under_a
     assert rep["symptom"]["id"] == "not_learning"
     assert rep["status"] == "diagnosed"
     assert rep["root_causes"][0]["id"] == "corrupted_labels"
+
+
+def test_inputs_the_script_puts_on_raw_scales_name_unnormalized_inputs_under_a_huge_first_loss(tmp_path):
+    """The log shows a two-class loss that starts forty times above chance and sinks to chance; the
+    code shows why: the inputs are unit draws put on raw units (an offset of 500 and a gain of 120)
+    and handed to the TensorDataset as they are. Neither source alone decides between raw inputs and
+    an oversized initialisation; together they name the inputs."""
+    script = tmp_path / "train.py"
+    script.write_text(_case("synthetic_inputs_put_on_raw_scales"))
+    train = [28.0, 11.5, 6.1, 3.2, 1.6, 0.92, 0.74, 0.71, 0.70, 0.69]
+    log = _epochs(tmp_path / "run.out", train, [t * 0.97 for t in train])
+    rep = _diagnose("--code", str(script), "--log", str(log))
+    assert rep["status"] == "diagnosed"
+    assert rep["root_causes"][0]["id"] == "unnormalized_inputs"

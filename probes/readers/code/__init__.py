@@ -34,6 +34,7 @@ Facts produced (names from kb/facts.yaml), each only when the script shows it:
   ``scheduler_designed_per_batch``, ``warmup``, ``graph_cut``, ``model_mode_in_validation``,
   ``model_mode_in_training``;
 - data: ``shuffle``, ``batch_size``, ``num_workers`` of the loader the training loop iterates;
+  ``input_scale`` of inputs the script makes itself (``torch_api/scale.py`` follows it);
 - model: ``dropout_p``, ``regularization``, ``model_has_dropout_or_bn``, ``init_constant``,
   ``frozen_params``, ``uses_amp``, ``amp_dtype``, ``grad_scaler_used``.
 

@@ -282,6 +282,8 @@ class TensorVal(Val):
     exp: bool = False               # produced by exp (positive)
     ext: bool = False               # output of an external model (has .loss/.logits)
     param_part: Part | None = None  # an element of model.parameters()
+    scale: float | None = None      # data made here: a bound on |value| (|mean| + std) from random
+                                    # draws, constants and simple arithmetic; None when not followed
 
 
 def is_tensor(v: Any) -> bool:

@@ -154,6 +154,8 @@ class Conclusions:
         lf = next((f for f in self.findings if f.fact == "loss_function"), None)
         if lf is None or lf.value not in ("cross_entropy", "nll"):
             return
+        if self.targets_are_batch_positions():
+            return
         from traindx.probes.readers.config import _NC_KEYS
         for node in self.tree.body:
             if not (isinstance(node, ast.Assign) and len(node.targets) == 1
@@ -173,6 +175,32 @@ class Conclusions:
             k, line, text = found[0]
             self.add_finding("num_classes", k, line,
                              f"the model's output layer `{text}` (line {line}) scores {k} classes")
+
+    def targets_are_batch_positions(self) -> bool:
+        """A cross-entropy of the script is given ``torch.arange(n)`` as its targets (InfoNCE, CLIP,
+        SimCLR: each row's positive sits on the diagonal of a similarity matrix): its classes are
+        the batch's rows, not the outputs of a layer or a class-count constant, so chance is not
+        ln(width)."""
+        names: dict[str, list[bool]] = {}
+        losses = set()
+        for n in ast.walk(self.tree):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1:
+                t = n.targets[0]
+                key = t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else None
+                if key is None:
+                    continue
+                names.setdefault(key, []).append(_is_arange(n.value))
+                if isinstance(n.value, ast.Call) and _callee(n.value) in _CE_CLASSES:
+                    losses.add(key)
+        for n in ast.walk(self.tree):
+            if not isinstance(n, ast.Call) or not (_callee(n) in _CE_FUNCTIONS or _callee(n) in losses):
+                continue
+            tgt = n.args[1] if len(n.args) > 1 else next(
+                (k.value for k in n.keywords if k.arg in ("target", "targets", "labels")), None)
+            key = tgt.id if isinstance(tgt, ast.Name) else tgt.attr if isinstance(tgt, ast.Attribute) else None
+            if _is_arange(tgt) or (key is not None and names.get(key) and all(names[key])):
+                return True
+        return False
 
     def output_layer_widths(self) -> list[tuple[int, int, str]]:
         """``(width, line, source)`` of each model's output layer: the ``nn.Linear`` a module's
@@ -233,6 +261,25 @@ class Conclusions:
         else:
             return None
         return val if isinstance(val, int) and not isinstance(val, bool) else None
+
+
+_CE_FUNCTIONS = ("cross_entropy", "nll_loss")
+_CE_CLASSES = ("CrossEntropyLoss", "NLLLoss")
+
+
+def _is_arange(v: ast.AST | None) -> bool:
+    """``torch.arange(n)``, or the two views' positions joined (``torch.cat([arange(n, 2n),
+    arange(0, n)])``, NT-Xent) or shifted (``arange(n) + n``, ``(arange(2n) + n) % (2n)``)."""
+    if isinstance(v, ast.BinOp):
+        return _is_arange(v.left)
+    if not isinstance(v, ast.Call):
+        return False
+    if _callee(v) in ("arange", "range"):
+        return True
+    if _callee(v) in ("cat", "concat", "concatenate", "hstack") and v.args \
+            and isinstance(v.args[0], (ast.List, ast.Tuple)) and v.args[0].elts:
+        return all(_is_arange(e) for e in v.args[0].elts)
+    return False
 
 
 def _callee(call: ast.Call) -> str | None:

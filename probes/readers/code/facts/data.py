@@ -15,7 +15,7 @@ from ..values import BatchVal, Const, Event, IterVal, LoaderVal, Unknown
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
 SOURCE_ID = "code:data"
 FACTS = ("shuffle", "num_workers", "batch_size", "nan_written_to_data", "data_sorted", "item_fetch_blocking",
-         "permuted_alone", "std_division_unguarded")
+         "permuted_alone", "std_division_unguarded", "input_scale")
 
 
 class DataFacts:
@@ -27,6 +27,7 @@ class DataFacts:
         self.sorted_data_facts()
         self.item_fetch_facts()
         self.permuted_alone_facts()
+        self.input_scale_facts()
         ld = None
         how = ""
         if step_loop is not None and ref_ev is not None:
@@ -327,6 +328,18 @@ class DataFacts:
                 if t.endswith(("randperm", "permutation", "shuffle")):
                     return n.lineno
         return None
+
+    def input_scale_facts(self) -> None:
+        """input_scale: the inputs the script makes itself and hands to a ``TensorDataset`` or to the
+        model, when their magnitude is followed from random draws and constants through simple
+        arithmetic (``2048 + 900 * x``, ``x * units + units``); the largest such bound."""
+        recs = self.records["input_scale"]
+        if not recs:
+            return
+        line, scale, text = max(recs, key=lambda r: r[1])
+        self.add_finding("input_scale", round(scale, 3), line,
+                         f"`{text}` (line {line}) gets inputs the script made on a scale of about "
+                         f"{scale:.4g} (followed from its random draws and constants)")
 
     def nan_data_facts(self) -> None:
         """nan_written_to_data: the script stores NaN into an array (``x[mask] = float("nan")``,

@@ -19,6 +19,7 @@ from ..values import (
     ArgsVal, BatchVal, ClassVal, ConfigVal, Const, Env, FileVal, FuncVal, ListVal, LoaderVal,
     LossRec, LossVal, MISSING, ModuleVal, ObjVal, OptVal, ParamsVal, Part, Ref, ScalerVal,
     SchedVal, TensorVal, Unknown, Val, config_file_name, from_model, is_tensor)
+from ..torch_api.scale import binop_scale
 from .calls import BUILTINS
 
 
@@ -239,7 +240,7 @@ class Expressions:
             if isinstance(op, ast.Div) and not isinstance(a, Const) and config_file_name(b) is not None:
                 return config_file_name(b)   # Path(__file__).parent / "config.yaml"
             return Unknown(snippet(node))
-        t = self.join_tensors([a, b])
+        t = replace(self.join_tensors([a, b]), scale=binop_scale(op, a, b))
         line = getattr(node, "lineno", 0)
         # losses: scaling by a number keeps a stock loss a stock loss; weighting it by a tensor
         # (focal loss, per-sample weights) makes it hand-written

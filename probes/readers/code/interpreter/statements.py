@@ -9,6 +9,7 @@ import ast
 from ..naming import RELEVANT
 from ..text import snippet
 from ..torch_api.names import LOSS_CLASSES, canonical
+from ..torch_api.scale import number
 from ..values import (
     BatchVal, ClassVal, Const, CtxVal, Env, FuncVal, IterVal, ListVal, LoaderVal, ModuleVal,
     ObjVal, OptVal, ParamsVal, Ref, SchedVal, TensorVal, Unknown, Val)
@@ -269,6 +270,9 @@ class Statements:
         elif isinstance(target, ast.Subscript):
             base = self.eval_expr(target.value, env)
             key = self.eval_expr(target.slice, env)
+            if isinstance(base, TensorVal) and base.scale is not None:   # x[:, j] = ...: part rewritten
+                new = v.scale if isinstance(v, TensorVal) else number(v)
+                base.scale = max(base.scale, abs(new)) if new is not None else None
             if isinstance(base, ListVal) and base.kind == "dict" and isinstance(key, Const):
                 if base.keys is not None and len(base.keys) != len(base.items):
                     base.keys = None

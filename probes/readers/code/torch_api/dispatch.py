@@ -25,6 +25,7 @@ from ..values import (
     AccelVal, Const, CtxVal, Env, IterVal, ListVal, ModuleVal, ParamsVal, ParserVal, Part, Ref,
     SamplerVal, ScalerVal, TensorVal, Unknown, Val, config_file_name)
 from .names import ALBU_NON_AUG, AUG_NAMES, LOSS_FUNCS
+from .scale import draw_scale, function_scale
 
 
 @dataclass
@@ -62,6 +63,7 @@ EXACT_CALLS: dict[str, str] = {
         "torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_value_",
         "torch.nn.utils.clip_grad_norm")},
     "torch.utils.data.DataLoader": "new_loader",
+    "torch.utils.data.TensorDataset": "tensor_dataset",
     "amp.autocast": "new_autocast",
     "amp.GradScaler": "new_grad_scaler",
     **{q: "no_grad_context" for q in (
@@ -183,9 +185,19 @@ class LibraryCalls:
         return ListVal([], kind="dict", keys=[])
 
     def lib_numpy_function(self, c: LibraryCall) -> Val:
+        if c.last in ("default_rng", "RandomState", "Generator"):
+            return Ref("numpy.random")   # rng.normal(...) is numpy.random.normal(...)
+        if ".random." in c.q or c.last in ("zeros", "ones", "full", "eye", "linspace", "logspace"):
+            scale = draw_scale(c.last, c.args, c.kwargs)
+            if scale is not None:
+                return TensorVal(data=True, scale=scale)
         tens = [v for v in c.args if isinstance(v, TensorVal)]
+        scale = function_scale(c.last, c.args[0]) if c.args else None
         if tens:
-            return self.cut_graph(self.join_tensors(tens), c.line, f"{snippet(c.node, 40)}")
+            t = self.cut_graph(self.join_tensors(tens), c.line, f"{snippet(c.node, 40)}")
+            return replace(t, scale=scale)
+        if scale is not None:   # np.array([...numbers]), np.cos(angles): data on a known scale
+            return TensorVal(data=True, scale=scale)
         return Unknown("ndarray")
 
     def lib_plain_library(self, c: LibraryCall) -> Val:
@@ -248,6 +260,12 @@ class LibraryCalls:
 
     def lib_new_loader(self, c: LibraryCall) -> Val:
         return self.make_loader(c.args, c.kwargs, c.node)
+
+    def lib_tensor_dataset(self, c: LibraryCall) -> None:
+        """``TensorDataset(inputs, targets)``: the inputs' scale, when the script made them."""
+        if c.args:
+            self.record_input_scale(c.args[0], c.node)
+        return None
 
     def lib_sampler(self, c: LibraryCall) -> Val:
         last = c.last

@@ -223,6 +223,8 @@ class ModuleModel:
                 self.records["loss_entry"].append((getattr(node, "lineno", 0), m.qual, ins_t))
             return out
         # a top-level model call: tag its output so the loss can be traced back to it
+        if ins_t:
+            self.record_input_scale(ins_t[0], node)
         ev = self.record_event("call", node, text=snippet(node), obj=m, mode=m.mode)
         idx = len(self.events) - 1
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from ..naming import EPS_WORDS
 from ..text import snippet
+from .scale import draw_scale, function_scale, literal_scale
 from ..values import Const, Env, ListVal, TensorVal, Unknown, Val, from_model
 
 
@@ -46,7 +47,7 @@ TENSOR_FUNCTIONS: dict[str, str] = {
                     "discrete"),
     **dict.fromkeys(("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout"), "dropout"),
     **dict.fromkeys(("randn", "rand", "zeros", "ones", "randint", "arange", "linspace", "empty", "full",
-                     "zeros_like", "ones_like", "randn_like", "rand_like", "eye", "randperm", "normal",
+                     "zeros_like", "ones_like", "randn_like", "rand_like", "eye", "randperm", "normal", "logspace",
                      "one_hot", "bernoulli", "multinomial"), "new_data"),
 }
 
@@ -95,6 +96,11 @@ class TensorModel:
             return self.cut_graph(t, ng.line, ng.how)
         return t
 
+    def record_input_scale(self, x: Val, node: ast.AST) -> None:
+        """The inputs of a dataset or of the model, when the script made them on a followed scale."""
+        if isinstance(x, TensorVal) and x.data and not from_model(x) and x.scale is not None:
+            self.records["input_scale"].append((getattr(node, "lineno", 0), x.scale, snippet(node, 60)))
+
     def cut_graph(self, t: TensorVal, line: int, how: str) -> TensorVal:
         if not t.srcs:
             return replace(t, param=False, param_part=None)
@@ -125,7 +131,7 @@ class TensorModel:
             elif isinstance(v, ListVal):   # torch.stack([...]), torch.cat(list_of_tensors)
                 tens.extend(x_ for x_ in v.items if isinstance(x_, TensorVal))
         if isinstance(x, ListVal) and name in ("stack", "cat", "concat", "concatenate"):
-            x = self.join_tensors(tens) if tens else x
+            x = replace(self.join_tensors(tens), scale=literal_scale(x)) if tens else x
         call = TensorCall(name, args, kwargs, node, qual, x, tens)
         handler = TENSOR_FUNCTIONS.get(name)
         if handler is not None:
@@ -201,7 +207,7 @@ class TensorModel:
         """torch.tensor(x) and friends: a new leaf, cut off the graph of ``x``."""
         if c.tens and (c.tens[0].srcs or c.tens[0].calls):
             return self.cut_graph(self.join_tensors(c.tens), c.line, f"{snippet(c.node, 40)}")
-        return TensorVal(data=True)
+        return TensorVal(data=True, scale=function_scale(c.name, c.x))
 
     def tensor_discrete(self, c: TensorCall) -> Val:
         """argmax/round/...: no gradient flows through."""
@@ -217,7 +223,7 @@ class TensorModel:
         return c.x if isinstance(c.x, TensorVal) else TensorVal()
 
     def tensor_new_data(self, c: TensorCall) -> Val:
-        return TensorVal(data=True)
+        return TensorVal(data=True, scale=draw_scale(c.name, c.args, c.kwargs))
 
     def tensor_elementwise(self, c: TensorCall) -> Val:
         """Any other function: the inputs' provenance carries over; a loss changed by it becomes a
@@ -229,7 +235,8 @@ class TensorModel:
             t = replace(t, loss_mod=True)   # exp(-ce), log(loss)...: a hand-made loss
         if c.name not in SHAPE_OPS:
             t = replace(t, act=None, act_src=None)
-        return self.fresh_tensor(replace(t, safe=False, exp=False), c.node)
+        scale = function_scale(c.name, c.x) if isinstance(c.x, TensorVal) and c.x.data else None
+        return self.fresh_tensor(replace(t, safe=False, exp=False, scale=scale), c.node)
 
     def call_tensor_method(self, t: TensorVal, name: str, args: list, kwargs: dict,
                            node: ast.Call, env: Env | None = None) -> Val:
