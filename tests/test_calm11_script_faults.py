@@ -130,28 +130,3 @@ def test_validation_at_chance_throughout_while_training_fits_points_at_the_label
 def test_validation_that_rose_before_it_fell_is_still_overfitting():
     rep = diagnose(dict(_S235, val_accuracy=0.35, val_accuracy_best=0.6, val_loss=3.0))
     assert rep["root_causes"][0]["id"] == "insufficient_regularization"
-
-
-# ------------------------------------------------------------------ a plateau whose decay test never ran
-
-# s233's measured facts (a DDPM epsilon-prediction MLP at its objective's noise floor, healthy): a
-# hand-written loss the decay copies could not replay, so lr_decay_helps is unknown
-_S233 = {"optimizer": "adam", "learning_rate": 0.0002, "batch_size": 128, "scheduler": "none", "lr_final_ratio": 1.0,
-         "lr_collapse_fraction": 1.0, "loss_function": "custom", "custom_loss": True, "loss_trend": "plateaued",
-         "initial_loss": 0.897, "current_loss": 0.253, "loss_decrease_fraction": 0.72, "loss_noise": 0.159,
-         "loss_spikes": 0, "grad_norm_trend": "steady", "regularization": [], "weight_decay": 0.0, "dropout_p": 0.0,
-         "shuffle": True, "zero_grad_called": True, "frozen_params": [], "params_not_in_optimizer": [],
-         "graph_cut": False, "update_ratio": 0.00054, "weight_norm_ratio": 1.12}
-
-
-def test_a_plateau_whose_decay_was_never_tested_names_no_cause():
-    rep = diagnose(dict(_S233))
-    assert rep["status"] != "diagnosed"
-    assert all(c["confidence"] < 0.5 for c in rep["root_causes"])
-    assert rep["root_causes"][0]["id"] == "missing_lr_decay"       # still the leader, not named
-
-
-def test_a_measured_decay_benefit_still_names_the_missing_decay():
-    rep = diagnose(dict(_S233, lr_decay_helps=True))
-    assert rep["root_causes"][0]["id"] == "missing_lr_decay"
-    assert rep["root_causes"][0]["confidence"] >= 0.5
