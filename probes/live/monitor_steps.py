@@ -56,6 +56,7 @@ class StepFeed:
         self._snapshot = None
         self._update_steps: list[float] = []
         self._update_max: list[float] = []
+        self._weight_norms: list[tuple[int, int, float]] = []   # (step, parameters, |w|) per snapshot
         self._lr_changes: list[tuple[int, float]] = []   # (step, lr) at each change, thinned past 20k
         self._lr_n_changes = 0
         self._initial_lr = None
@@ -352,6 +353,10 @@ class StepFeed:
             params, before = self._snapshot
             self._snapshot = None
             ratios = U.update_ratios(params, before)
+            if len(self._weight_norms) < self._max_weight_norms:
+                self._weight_norms.append((self.steps, len(params), U.weight_norm(before)))
+            else:
+                self._weight_norms[-1] = (self.steps, len(params), U.weight_norm(before))
             r = U.step_update_ratio(ratios)
             if r is not None:
                 self._update_steps.append(r)
@@ -359,6 +364,8 @@ class StepFeed:
                 self._update_max.append(max(fin))
 
     _scaler_token = None
+    #: Weight-norm snapshots kept (the first ones and, past this, the latest in the last slot).
+    _max_weight_norms = 4096
 
     # ------------------------------------------------------------------ listeners (clip, GradScaler)
     def _on_clip(self, total, max_norm):

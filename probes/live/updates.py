@@ -64,6 +64,32 @@ def update_ratios(params: Sequence, before: Sequence) -> list[float]:
     return [d / w if w > 0 else math.nan for d, w in zip(vals[:k], vals[k:])]
 
 
+def weight_norm(before: Sequence) -> float | None:
+    """The norm of a snapshot's elements taken together (the same strided subsample at every
+    sampled step, so two of them compare like for like): how large the weights are."""
+    from traindx.probes.live.gradients import norms_of
+
+    if not before:
+        return None
+    vals = norms_of(list(before))
+    tot = math.sqrt(sum(v * v for v in vals if math.isfinite(v)))
+    return float(tot) if tot > 0 else None
+
+
+def weight_norm_ratio(norms: Sequence[tuple[int, int, float]], min_step: int) -> tuple[float, int] | None:
+    """|weights| at the latest sampled step / at the first one, and that step: how far the weights
+    have grown (> 1) or shrunk toward zero (< 1). ``norms``: (step, number of parameters, norm) per
+    sampled step; only snapshots of as many parameters as the first compare. None before
+    ``min_step`` optimizer steps."""
+    if not norms:
+        return None
+    step0, k0, n0 = norms[0]
+    same = [(s, n) for s, k, n in norms[1:] if k == k0 and n is not None]
+    if not same or n0 is None or n0 <= 0 or same[-1][0] < min_step:
+        return None
+    return float(same[-1][1] / n0), same[-1][0]
+
+
 def step_update_ratio(ratios: Sequence[float]) -> float | None:
     """Median over layers of one step's |update| / |weight| (layers with zero weight left out)."""
     s = [r for r in ratios if math.isfinite(r)]

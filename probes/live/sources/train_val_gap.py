@@ -9,7 +9,7 @@ from traindx.probes.live.probe import Probe
 class TrainValGap(Probe):
     source = "probe:train_val_gap"
     facts = ("train_accuracy", "val_accuracy", "train_loss", "val_loss", "val_loss_trend", "best_val_fraction",
-             "test_accuracy", "test_loss")
+             "test_accuracy", "test_loss", "val_accuracy_best")
     needs = frozenset({"loss"})
     schedule = "every validation loss; training accuracy first 10 training losses, every 20"
     parameters = ("train_val_gap.min_metric_steps", "train_val_gap.acc_window", "train_val_gap.acc_min_batches",
@@ -70,6 +70,10 @@ class TrainValGap(Probe):
              f"({len(epochs)} evaluation(s))")
         if last["accuracy"] is not None:
             emit("val_accuracy", last["accuracy"], f"validation accuracy {last['accuracy'] * 100:.1f}%")
+        accs = [e["accuracy"] for e in epochs if e["accuracy"] is not None]
+        if accs:
+            emit("val_accuracy_best", max(accs), f"best validation accuracy {max(accs) * 100:.1f}% over "
+                 f"{len(accs)} evaluation(s)")
         vl = [e["loss"] for e in epochs]
         van = L.curve_analysis((), (), [(e["step"], e["loss"]) for e in epochs], params=params)
         vf = van.finding("val_loss_trend") if van is not None else None

@@ -8,11 +8,16 @@ from traindx.probes.live.probe import Probe
 
 class UpdateRatio(Probe):
     source = "probe:update_ratio"
-    facts = ("update_ratio",)
+    facts = ("update_ratio", "weight_norm_ratio")
     needs = frozenset({"model", "optimizer"})
     schedule = "steps 1-3, then every 100th; every 5th while armed"
+    parameters = ("update_ratio.weight_norm_min_step",)
 
     def findings(self, m, emit, params):
+        w = U.weight_norm_ratio(m._weight_norms, int(params["update_ratio.weight_norm_min_step"]))
+        if w is not None:
+            emit("weight_norm_ratio", w[0], f"|weights| at step {w[1]} is {w[0]:.3g}x their size before the "
+                 f"first step ({len(m._weight_norms)} sampled steps)")
         r = U.update_ratio(m._update_steps)
         if r is None:
             return
