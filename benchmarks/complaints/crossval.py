@@ -13,6 +13,11 @@ collection would get — for the classifier. The phrasings were written on the t
 whole path's numbers here still flatter them; only the test half and fresh collections can show
 what the phrasings are worth.
 
+``--dump FILE`` writes, per held-out entry, what decided its symptom (the phrasings' scores, the
+classifier's similarity to each symptom and its resemblance to the examples, and the symptom read):
+the combination of the two voices (``language.min_example_*``, ``language.example_override_*``,
+``language.example_sharpness``) can then be swept offline over the same folds.
+
 ``--voice examples`` scores the classifier alone (its best guess for every text, no abstaining);
 ``--voice phrases`` the phrasings alone (no classifier). ``--set`` overrides a parameter of
 ``kb/parameters/language.yaml`` for the run (a sweep without editing the KB). Only ``tune/`` is read.
@@ -38,6 +43,8 @@ def main(argv=None) -> int:
     ap.add_argument("--fold", action="append", default=[], metavar="PREFIX",
                     help="hold out only these collections (default: each tune collection in turn)")
     ap.add_argument("--show-failures", action="store_true", help="list each misread held-out entry")
+    ap.add_argument("--dump", metavar="FILE", help="write each held-out entry's phrasing scores and classifier "
+                    "similarities (JSON lines) for sweeping how the two voices combine")
     args = ap.parse_args(argv)
 
     import run_complaints as rc
@@ -61,6 +68,8 @@ def main(argv=None) -> int:
     if args.voice == "phrases":
         lang.params["language.min_example_similarity"] = 2.0      # the classifier never speaks
     rows_all = []
+    if args.dump:
+        open(args.dump, "w").close()
     print(f"leave-one-collection-out on tune ({len(entries)} entries), voice {args.voice}"
           + (f", set {' '.join(args.set)}" if args.set else ""))
     for coll in collections:
@@ -80,6 +89,8 @@ def main(argv=None) -> int:
               f"healthy alarmed {s['healthy_given_cause_over_0_5']}/{s['healthy_posts']}; named by "
               + ", ".join(f"{h} {c['n']} ({c['right']})" for h, c in v.items()))
         rows_all += rows
+        if args.dump:
+            _dump(args.dump, lang, coll, held, rows)
         if args.show_failures:
             for r in rows:
                 if r["expected"] != r["got"]:
@@ -91,6 +102,23 @@ def main(argv=None) -> int:
           + ", ".join(f"{h} {c['n']} ({c['right']})" for h, c in s["voice"].items()))
     rc.print_summary("tune (cross-validated)", s)
     return 0
+
+
+def _dump(path: str, lang, coll: str, held: list, rows: list) -> None:
+    """Append one JSON line per held-out entry: what the phrasings scored and how close the
+    classifier put it to each symptom (its prose, as the CLI splits it), beside the symptom read."""
+    import json
+
+    from make_utterances import utterance_text
+    from traindx.engine import understand as U
+    with open(path, "a", encoding="utf-8") as fh:
+        for e, r in zip(held, rows):
+            prose = utterance_text(e["text"])
+            u = U.understand(prose, lang)
+            fh.write(json.dumps({"id": e["id"], "collection": coll, "expected": e["symptom"], "got": r["got"],
+                                 "how": u.how, "understood": u.symptom, "scores": u.scores,
+                                 "similarities": lang.model.similarities(prose),
+                                 "resemblance": lang.model.resemblance(prose)}) + "\n")
 
 
 def _classifier_only(lang, entry: dict) -> dict:
