@@ -100,6 +100,16 @@ def report_symptom(rep):
     return rep["symptom"]["id"] if rep.get("symptom") else None
 
 
+def echo_with(kb, text: str) -> str:
+    """The ``I read: ...`` lines a user sees for a complaint ``text``, with an already loaded ``kb``."""
+    from traindx.engine.api import Session
+    from traindx.engine.frontends.cli import understood_lines
+
+    s = Session(kb)
+    s.add_complaint(text)
+    return "\n".join(understood_lines(s))
+
+
 def understood_echo(text: str, packs=()) -> str:
     """The ``I read: ...`` lines a user sees for a complaint ``text``, with knowledge ``packs`` loaded."""
     from traindx.engine.api import Session, load_kb

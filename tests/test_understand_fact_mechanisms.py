@@ -4,9 +4,9 @@ setting beside the value the run used, a machine-translated Chinese "binary clas
 phrasings are written for the tests; each asserts the echo a user sees before any question."""
 
 import pytest
+from conftest import echo_with
 
-from traindx.engine.api import Session, load_kb
-from traindx.engine.frontends.cli import understood_lines
+from traindx.engine.api import load_kb
 
 
 @pytest.fixture(scope="module")
@@ -15,9 +15,7 @@ def kb():
 
 
 def _echo(kb, text: str) -> str:
-    s = Session(kb)
-    s.add_complaint(text)
-    return "\n".join(understood_lines(s))
+    return echo_with(kb, text)
 
 
 @pytest.mark.parametrize("text, shown, not_shown", [

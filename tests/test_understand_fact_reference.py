@@ -5,9 +5,9 @@ objects, a shape error by its dimensions. The phrasings are written for the test
 user sees before any question."""
 
 import pytest
+from conftest import echo_with
 
 from traindx.engine.api import Session, load_kb
-from traindx.engine.frontends.cli import understood_lines
 
 
 @pytest.fixture(scope="module")
@@ -16,9 +16,7 @@ def kb():
 
 
 def _echo(kb, text: str) -> str:
-    s = Session(kb)
-    s.add_complaint(text)
-    return "\n".join(understood_lines(s))
+    return echo_with(kb, text)
 
 
 @pytest.mark.parametrize("text, shown", [
