@@ -1365,8 +1365,6 @@ class _Examples:
                 df[k] = df.get(k, 0) + 1
         n = len(docs)
         self.idf = {k: math.log((1 + n) / (1 + c)) + 1.0 for k, c in df.items()}
-        self.focus = _focus(docs, float(params["language.example_focus"]),
-                            float(params["language.example_focus_prior"]))
         sums: dict[tuple, dict] = {}
         by_script: dict[tuple, dict] = {}
         for sym, f, (origin, script) in docs:
@@ -1391,7 +1389,7 @@ class _Examples:
             idf = self.idf.get(k)
             if idf is None:
                 continue
-            v[k] = (1.0 + math.log(c)) * idf * self.focus.get(k, 1.0) * (self.char_weight if k[0] == "c" else 1.0)
+            v[k] = (1.0 + math.log(c)) * idf * (self.char_weight if k[0] == "c" else 1.0)
         return _unit(v)
 
     def similarities(self, text: str) -> dict:
@@ -1440,36 +1438,6 @@ class _Examples:
             return None, 0.0, None
         best = max(post, key=post.get)
         return best, post[best], self.telling(text, best)
-
-
-def _focus(docs: list, power: float, prior: float) -> dict:
-    """How much each feature says about WHICH symptom, not just that a complaint is about training:
-    1 minus the normalised entropy of the symptoms' rates of documents that carry it (each
-    symptom's rate is its document count plus ``prior``, over its number of documents), to the
-    ``power``. "loss", "model", "training" occur in every symptom's complaints and weigh little;
-    "fluctuat", "overfit", "nan" weigh much. Supervised term weighting: the centroids stop
-    being dominated by the vocabulary every complaint shares, which is what a new collection's
-    different wording varies most. Off by default (``language.example_focus`` 0): it makes the
-    classifier alone better on unseen collections but not the whole path (the parameter says why)."""
-    if power <= 0:
-        return {}
-    sizes: dict = {}
-    per: dict = {}
-    for sym, f, _o in docs:
-        sizes[sym] = sizes.get(sym, 0) + 1
-        for k in f:
-            c = per.setdefault(k, {})
-            c[sym] = c.get(sym, 0) + 1
-    if len(sizes) < 2:
-        return {}
-    top = math.log(len(sizes))
-    out = {}
-    for k, c in per.items():
-        rates = [(c.get(s, 0) + prior) / m for s, m in sizes.items()]
-        z = sum(rates)
-        h = -sum(r / z * math.log(r / z) for r in rates if r > 0) / top
-        out[k] = max(0.0, 1.0 - h) ** power
-    return out
 
 
 def _unit(v: dict) -> dict:
