@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from . import confidence as cf
 from .errors import InputError
 from .evidence import Finding
-from .loader import KnowledgeBase, Rule
+from .loader import KnowledgeBase, Rule, needs_unanswerable
 from .values import SKIP_WORDS, ValueProblem, coerce, fmt
 
 log = logging.getLogger("traindx.engine")
@@ -404,7 +404,7 @@ class Session:
         seen_facts = set(question["facts"])
         frontier = list(seen_facts)
         rules: dict[str, Rule] = {}
-        answerable = answerable_facts(self.kb)
+        answerable = self.kb.answerable_facts
         while frontier:
             fact = frontier.pop()
             for rule in self.kb.rules_by_fact.get(fact, ()):
@@ -412,7 +412,7 @@ class Session:
                     continue
                 # a rule that also needs a fact no answer can give (one only a probe, the code or a log
                 # measures) and that is not known cannot fire from this answer: it adds no value
-                if _needs_unanswerable(rule.when, known, answerable):
+                if needs_unanswerable(rule.when, known, answerable):
                     continue
                 rules[rule.id] = rule
                 for out in rule.sets:
@@ -639,40 +639,3 @@ def _rounded(a, b):
         return None
     coarse, fine = (a, b) if da < db else (b, a)
     return fine if abs(fine - coarse) <= 0.5 * 10 ** -min(da, db) + 1e-12 else None
-
-
-def answerable_facts(kb: KnowledgeBase) -> frozenset:
-    """Facts an interview can obtain: those a question asks, and those a rule derives from them
-    (to a fixpoint). Facts only a probe, the code reader or a log measures are not among them."""
-    cached = getattr(kb, "_answerable_facts", None)
-    if cached is not None:
-        return cached
-    got = set(kb.questions_by_fact)
-    changed = True
-    while changed:
-        changed = False
-        for rule in kb.rules.values():
-            if set(rule.sets) <= got or _needs_unanswerable(rule.when, {}, got):
-                continue
-            got |= set(rule.sets)
-            changed = True
-    kb._answerable_facts = frozenset(got)
-    return kb._answerable_facts
-
-
-def _needs_unanswerable(cond, known, answerable) -> bool:
-    """Whether ``cond`` can only hold with a fact that is neither known nor answerable. Conservative:
-    a fact under ``not`` or in one branch of an ``any`` never blocks on its own."""
-    if not isinstance(cond, dict):
-        return False
-    if "all" in cond:
-        return any(_needs_unanswerable(c, known, answerable) for c in cond["all"])
-    if "any" in cond:
-        return all(_needs_unanswerable(c, known, answerable) for c in cond["any"])
-    if "not" in cond:
-        return False
-    fact = cond.get("fact")
-    if fact is None or cond.get("known") is False:
-        return False
-    return fact not in known and fact not in answerable
-

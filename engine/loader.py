@@ -99,6 +99,7 @@ class KnowledgeBase:
     # indexes built after loading
     rules_by_fact: dict = field(default_factory=dict)
     questions_by_fact: dict = field(default_factory=dict)
+    answerable_facts: frozenset = frozenset()
     extractors: dict = field(default_factory=dict)   # fact -> [compiled regex]
     compiled_deferrals: dict = field(default_factory=dict)
     parameters: dict = field(default_factory=dict)   # id -> {id, value, unit, description, used_by, ...}
@@ -882,6 +883,39 @@ def _index(kb: KnowledgeBase) -> None:
         for fact in q["facts"]:
             qb.setdefault(fact, []).append(q)
     kb.questions_by_fact = qb
+    kb.answerable_facts = _answerable(kb)
     kb.extractors = {fid: [re.compile(p, re.IGNORECASE) for p in f.get("extract", [])]
                      for fid, f in kb.facts.items() if f.get("extract")}
+
+
+def _answerable(kb: KnowledgeBase) -> frozenset:
+    """Facts an interview can obtain: those a question asks, and those a rule derives from them
+    (to a fixpoint). Facts only a probe, the code reader or a log measures are not among them."""
+    got = set(kb.questions_by_fact)
+    changed = True
+    while changed:
+        changed = False
+        for rule in kb.rules.values():
+            if set(rule.sets) <= got or needs_unanswerable(rule.when, {}, got):
+                continue
+            got |= set(rule.sets)
+            changed = True
+    return frozenset(got)
+
+
+def needs_unanswerable(cond, known, answerable) -> bool:
+    """Whether ``cond`` can only hold with a fact that is neither known nor answerable. Conservative:
+    a fact under ``not`` or in one branch of an ``any`` never blocks on its own."""
+    if not isinstance(cond, dict):
+        return False
+    if "all" in cond:
+        return any(needs_unanswerable(c, known, answerable) for c in cond["all"])
+    if "any" in cond:
+        return all(needs_unanswerable(c, known, answerable) for c in cond["any"])
+    if "not" in cond:
+        return False
+    fact = cond.get("fact")
+    if fact is None or cond.get("known") is False:
+        return False
+    return fact not in known and fact not in answerable
 

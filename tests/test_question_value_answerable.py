@@ -2,11 +2,11 @@
 probe, the code reader or a log measures (and that is not known) adds no value to an interview question:
 otherwise such rules crowd the questions that would decide out of the Information Gaps."""
 
-from traindx.engine.inference import _needs_unanswerable, answerable_facts
+from traindx.engine.loader import needs_unanswerable as _needs_unanswerable
 
 
 def test_measured_only_facts_are_not_answerable_but_asked_ones_are(kb):
-    got = answerable_facts(kb)
+    got = kb.answerable_facts
     assert "learning_rate" in got and "weight_decay" in got
     # measured by the live probes only: no question asks them and no rule derives them from answers
     assert "weight_norm_ratio" not in got
@@ -14,14 +14,14 @@ def test_measured_only_facts_are_not_answerable_but_asked_ones_are(kb):
 
 
 def test_a_condition_needing_an_unmeasured_probe_fact_is_blocked_until_it_is_known(kb):
-    got = answerable_facts(kb)
+    got = kb.answerable_facts
     cond = {"all": [{"fact": "weight_norm_ratio", "le": 0.25}, {"fact": "weight_decay", "gt": 0}]}
     assert _needs_unanswerable(cond, {}, got)
     assert not _needs_unanswerable(cond, {"weight_norm_ratio": 0.1}, got)
 
 
 def test_negated_and_alternative_conditions_never_block_on_their_own(kb):
-    got = answerable_facts(kb)
+    got = kb.answerable_facts
     assert not _needs_unanswerable({"not": {"fact": "weight_norm_ratio", "eq": 1}}, {}, got)
     assert not _needs_unanswerable({"any": [{"fact": "weight_norm_ratio", "le": 0.2},
                                             {"fact": "weight_decay", "gt": 0.5}]}, {}, got)
