@@ -9,6 +9,9 @@ temporary directory:
      script: traindx diagnose --script sNN.py --non-interactive --format json
      code:   traindx diagnose --code sNN.py --non-interactive --format json
      log:    traindx diagnose --log metrics.csv --non-interactive --format json   (the plain run's log)
+     console: traindx diagnose --code sNN.py --log console.log --non-interactive --format json
+             (a finished run as its user has it: the script and what the plain run printed, stdout and
+             stderr interleaved as `python sNN.py > console.log 2>&1` leaves them)
 3. scores the report against the manifest.
 
 Scores per mode: symptom accuracy, root-cause top-1 (also_acceptable counts) and top-3 accuracy over the
@@ -45,7 +48,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_MANIFEST = HERE / "scenarios" / "manifest.yaml"
-MODES = ("script", "code", "log")
+MODES = ("script", "code", "log", "console")
+CONSOLE_FILE = "console.log"
 HEALTHY, OUT_OF_SCOPE = "healthy", "out_of_scope"
 FALSE_ALARM_CONFIDENCE = 0.5
 METRIC_FILES = ("metrics.csv", "metrics.jsonl")
@@ -282,15 +286,20 @@ def plain_run(script, workdir, timeout, env):
     workdir.mkdir(parents=True, exist_ok=True)
     shutil.copy(script, workdir / script.name)
     t0 = time.perf_counter()
+    console = workdir / CONSOLE_FILE
     try:
-        p = subprocess.run([sys.executable, script.name], cwd=workdir, env=env, capture_output=True,
-                           text=True, timeout=timeout)
-        rc, err = p.returncode, (_tail(p.stderr) if p.returncode else None)
-    except subprocess.TimeoutExpired as e:
-        rc, err = None, f"plain run timed out after {timeout}s: {_tail(str(e.stderr or ''))}"
+        # stdout and stderr into one file, as a redirected run leaves them (the console mode reads it)
+        with open(console, "wb") as fh:
+            p = subprocess.run([sys.executable, script.name], cwd=workdir, env=env, stdout=fh,
+                               stderr=subprocess.STDOUT, timeout=timeout)
+        rc = p.returncode
+        err = _tail(console.read_text(encoding="utf-8", errors="replace")) if rc else None
+    except subprocess.TimeoutExpired:
+        rc, err = None, f"plain run timed out after {timeout}s"
     seconds = time.perf_counter() - t0
     metrics = next((workdir / m for m in METRIC_FILES if (workdir / m).exists()), None)
-    return {"seconds": seconds, "returncode": rc, "error": err, "metrics": str(metrics) if metrics else None}
+    return {"seconds": seconds, "returncode": rc, "error": err, "metrics": str(metrics) if metrics else None,
+            "console": str(console) if console.exists() else None}
 
 
 def cached_plain_run(script, workdir, args, env):
@@ -306,7 +315,9 @@ def cached_plain_run(script, workdir, args, env):
         info.write_text(json.dumps(result))
     result = json.loads(info.read_text())
     metrics = next((kept / m for m in METRIC_FILES if (kept / m).exists()), None)
-    return {**result, "metrics": str(metrics) if metrics else None}
+    console = kept / CONSOLE_FILE  # absent in a cache kept before the console mode existed
+    return {**result, "metrics": str(metrics) if metrics else None,
+            "console": str(console) if console.exists() else None}
 
 
 def traindx_command(spec):
@@ -316,7 +327,7 @@ def traindx_command(spec):
     return [exe] if exe else [sys.executable, "-m", "traindx.engine.frontends.cli"]
 
 
-def diagnose(cmd_base, mode, script, workdir, metrics, timeout, env):
+def diagnose(cmd_base, mode, script, workdir, metrics, timeout, env, console=None):
     """Run traindx once; returns (report | None, error | None, seconds, argv)."""
     workdir.mkdir(parents=True, exist_ok=True)
     out_json = workdir / "traindx_report.json"
@@ -331,6 +342,12 @@ def diagnose(cmd_base, mode, script, workdir, metrics, timeout, env):
             return None, "no metrics file: the plain run wrote none", None, None
         shutil.copy(metrics, workdir / Path(metrics).name)
         target = ["--log", Path(metrics).name]
+    elif mode == "console":
+        if not console:
+            return None, "no console output kept: the plain run predates the console mode", None, None
+        shutil.copy(script, workdir / script.name)
+        shutil.copy(console, workdir / CONSOLE_FILE)
+        target = ["--code", script.name, "--log", CONSOLE_FILE]
     else:
         raise ValueError(mode)
     argv = list(cmd_base) + ["diagnose"] + target + ["--non-interactive", "--format", "json", "--output", str(out_json)]
@@ -365,7 +382,11 @@ def run_case(entry, scen_dir, modes, cmd_base, args, env):
             if mode == "log" and not plain["metrics"]:
                 per_mode[mode] = {"skipped": "the plain run wrote no metrics file"}
                 continue
-            report, err, secs, argv = diagnose(cmd_base, mode, script, root / mode, plain["metrics"], args.timeout, env)
+            if mode == "console" and not plain.get("console"):
+                per_mode[mode] = {"skipped": "the plain-run cache predates the console mode (no console.log)"}
+                continue
+            report, err, secs, argv = diagnose(cmd_base, mode, script, root / mode, plain["metrics"], args.timeout, env,
+                                               plain.get("console"))
             s = score_case(entry, report, err, mode)
             s["diag_seconds"] = secs
             s["plain_seconds"] = plain["seconds"]
@@ -464,7 +485,8 @@ def print_misses(mode, scored, out=sys.stdout):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--manifest", default=str(DEFAULT_MANIFEST))
-    ap.add_argument("--modes", default="script", help="comma-separated subset of script,code,log (default: script)")
+    ap.add_argument("--modes", default="script",
+                    help="comma-separated subset of script,code,log,console (default: script)")
     ap.add_argument("--only", default="", help="comma-separated scenario names, e.g. s01,s02 (default: all)")
     ap.add_argument("-j", "--jobs", type=int, default=1, help="scenarios run in parallel (default 1)")
     ap.add_argument("--json", dest="json_out", default=None, help="write all results to this JSON file")

@@ -167,3 +167,30 @@ def test_cases_jsonl_keeps_each_case_and_a_stopped_run_resumes(tmp_path):
     assert [k["entry"]["file"] for k in kept] == ["s01.py"] and kept[0]["modes"]["code"]["top1_ok"]
     assert rs.kept_cases(str(path), [FAULT, HEALTHY], ["code", "log"]) == []   # log mode not run yet
     assert rs.kept_cases(None, [FAULT], ["code"]) == []
+
+
+def test_console_mode_hands_traindx_the_script_and_what_it_printed(tmp_path):
+    """A finished run as its user has it: the plain run keeps stdout and stderr interleaved in
+    console.log, and the console mode diagnoses `--code script --log console.log`."""
+    import sys
+    script = tmp_path / "s99.py"
+    script.write_text("import sys\nprint('epoch 1 loss 2.30', flush=True)\n"
+                      "print('a warning', file=sys.stderr, flush=True)\nprint('epoch 2 loss 2.29', flush=True)\n")
+    plain = rs.plain_run(script, tmp_path / "plain", 60, rs.child_env(1))
+    assert plain["returncode"] == 0 and plain["metrics"] is None
+    assert Path(plain["console"]).read_text().splitlines() == ["epoch 1 loss 2.30", "a warning", "epoch 2 loss 2.29"]
+    # a stand-in for traindx that prints the arguments it got as a report
+    fake = tmp_path / "fake_traindx.py"
+    fake.write_text("import json, sys\nout = sys.argv[sys.argv.index('--output') + 1]\n"
+                    "json.dump({'status': 'healthy', 'argv': sys.argv[1:]}, open(out, 'w'))\n")
+    report, err, _, _ = rs.diagnose([sys.executable, str(fake)], "console", script, tmp_path / "console",
+                                    plain["metrics"], 60, rs.child_env(1), plain["console"])
+    assert err is None
+    argv = report["argv"]
+    assert argv[:5] == ["diagnose", "--code", "s99.py", "--log", "console.log"]
+    assert (tmp_path / "console" / "console.log").read_text().startswith("epoch 1 loss 2.30")
+
+
+def test_console_mode_skips_a_cache_kept_without_console_output(tmp_path):
+    _, err, _, _ = rs.diagnose(["traindx"], "console", tmp_path / "s99.py", tmp_path / "c", None, 5, {}, None)
+    assert "predates the console mode" in err
