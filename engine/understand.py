@@ -522,9 +522,44 @@ def understand(text: str, lang: Language) -> Understanding:
         del best["train_loss"]
     _one_number_one_fact(best, lang)
     # the symptom from the phrases
+    scores, strongest, says, denied = _read_cues(work, lang, best)
+    _level(scores, strongest, says, best, lang, work)
+    u.scores = {k: round(v, 3) for k, v in scores.items()}
+    floor = float(lang.params["language.min_symptom_score"])
+    ranked = sorted(((v, k) for k, v in scores.items() if k in strongest), reverse=True)
+    lexicon = ranked[0] if ranked and ranked[0][0] >= floor else None
+    if lexicon is not None:
+        u.symptom, u.how = lexicon[1], "phrases"
+        _, u.symptom_span, phrase = strongest[u.symptom]
+        u.symptom_phrase = " ".join(phrase.split())
+    vote = None if "numbers" in says else _example_vote(work, lang, lexicon, scores, denied)
+    if vote is not None:
+        # the text as a whole resembles the knowledge base's examples of another symptom
+        u.symptom, u.how, u.symptom_phrase, u.symptom_span, u.symptom_words = vote[0], "examples", None, None, vote[1]
+    # facts that only belong to some symptoms (an error kind, RL) are dropped when the post is about another
+    for fid, only in lang.exclusive.items():
+        if fid in best and u.symptom not in only:
+            del best[fid]
+    # a two-class classification is a binary one
+    if best.get("num_classes") and best["num_classes"].value == 2 and best.get("task_type") \
+            and best["task_type"].value == "classification":
+        r = best["task_type"]
+        best["task_type"] = Reading("task_type", "binary", r.span, r.phrase + " · " + best["num_classes"].phrase)
+    elif best.get("task_type") and best["task_type"].value == "binary" and best.get("num_classes") \
+            and isinstance(best["num_classes"].value, int) and best["num_classes"].value > 2:
+        del best["task_type"]       # "3 classes ... binary_crossentropy": a binary loss, not a binary task
+    u.facts = sorted(best.values(), key=lambda r: r.span[0])
+    return u
+
+
+def _read_cues(work: str, lang: Language, best: dict) -> tuple[dict, dict, set, set]:
+    """Every phrasing of kb/language over the text: the symptoms' scores, each symptom's strongest
+    phrase, what the phrasings say of the loss's level (``says``) and the symptoms a negated phrasing
+    argued against (``denied``); facts a phrasing states go into ``best``."""
     scores: dict[str, float] = {}
     strongest: dict[str, tuple] = {}
     says: set = set()
+    denied: set = set()
     # the first sentence (a post's title, a user's opening words) names the problem: its phrasings weigh more
     first = re.search(r"[.?!\n。？！]", work.strip())
     title_end = (first.start() + (len(work) - len(work.lstrip()))) if first else len(work)
@@ -544,38 +579,14 @@ def understand(text: str, lang: Language) -> Understanding:
         scores[cue.symptom] = scores.get(cue.symptom, 0.0) + weight
         if weight > 0 and cue.says:
             says.add(cue.says)
+        if weight < 0:
+            denied.add(cue.symptom)     # the words argued against it: the example classifier will not name it
         for fid, val in cue.states.items():
             if fid not in best:
                 best[fid] = Reading(fid, val, m.span(), " ".join(m.group(0).split()))
         if weight > 0 and weight > strongest.get(cue.symptom, (0,))[0]:
             strongest[cue.symptom] = (weight, m.span(), m.group(0))
-    _level(scores, strongest, says, best, lang, work)
-    u.scores = {k: round(v, 3) for k, v in scores.items()}
-    floor = float(lang.params["language.min_symptom_score"])
-    ranked = sorted(((v, k) for k, v in scores.items() if k in strongest), reverse=True)
-    lexicon = ranked[0] if ranked and ranked[0][0] >= floor else None
-    if lexicon is not None:
-        u.symptom, u.how = lexicon[1], "phrases"
-        _, u.symptom_span, phrase = strongest[u.symptom]
-        u.symptom_phrase = " ".join(phrase.split())
-    vote = _example_vote(work, lang, lexicon, scores)
-    if vote is not None:
-        # the text as a whole resembles the knowledge base's examples of another symptom
-        u.symptom, u.how, u.symptom_phrase, u.symptom_span, u.symptom_words = vote[0], "examples", None, None, vote[1]
-    # facts that only belong to some symptoms (an error kind, RL) are dropped when the post is about another
-    for fid, only in lang.exclusive.items():
-        if fid in best and u.symptom not in only:
-            del best[fid]
-    # a two-class classification is a binary one
-    if best.get("num_classes") and best["num_classes"].value == 2 and best.get("task_type") \
-            and best["task_type"].value == "classification":
-        r = best["task_type"]
-        best["task_type"] = Reading("task_type", "binary", r.span, r.phrase + " · " + best["num_classes"].phrase)
-    elif best.get("task_type") and best["task_type"].value == "binary" and best.get("num_classes") \
-            and isinstance(best["num_classes"].value, int) and best["num_classes"].value > 2:
-        del best["task_type"]       # "3 classes ... binary_crossentropy": a binary loss, not a binary task
-    u.facts = sorted(best.values(), key=lambda r: r.span[0])
-    return u
+    return scores, strongest, says, denied
 
 
 def _one_number_one_fact(best: dict, lang: Language) -> None:
@@ -622,6 +633,9 @@ def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language,
     stagnated" at ln C is Not Learning); with no phrasing at all, numbers at chance still name Not
     Learning (a low loss alone names nothing)."""
     top = max(scores, key=scores.get) if scores else None
+    if top in (None, "not_learning", "plateau", "healthy") and _gap_numbers(scores, strongest, best, lang):
+        says.add("numbers")         # what the stated numbers show: the example classifier does not overrule it
+        return
     if top == "overfitting":
         _close_numbers(scores, strongest, best, lang)
         return
@@ -686,7 +700,7 @@ def _level_numbers(best: dict, lang: Language) -> tuple[bool, bool, dict]:
         if fall < float(lang.params["language.barely_moved_fraction"]):
             chance = True
             witness.setdefault("not_learning", now)
-        elif fall > 1 - float(lang.params["language.learned_loss_fraction"]):
+        else:
             learned = True
             witness.setdefault("plateau", now)
     return chance, learned, witness
@@ -721,6 +735,34 @@ def _small_swing(scores: dict, strongest: dict, lang: Language, text: str) -> No
         m = ranges[0][0]
         scores["instability"] -= w
         _credit(scores, strongest, "healthy", 2 * w, Reading("", None, m.span(), m.group(0)))
+
+
+def _gap_numbers(scores: dict, strongest: dict, best: dict, lang: Language) -> bool:
+    """Stated numbers that show a generalisation gap name Overfitting whatever the words said: a
+    training accuracy of at least ``language.overfit_train_accuracy`` with the validation accuracy
+    ``language.overfit_accuracy_gap`` or more below it ("train acc 0.99, val 0.55"; "the validation
+    accuracy is stuck at 55%" is then a validation plateau, not a training one), or a validation loss
+    at least ``language.overfit_loss_ratio`` times the training loss. Overfitting ends
+    ``language.level_weight`` above every other symptom; True when it did."""
+    pair = None
+    ta, va = best.get("train_accuracy"), best.get("val_accuracy")
+    if ta is not None and va is not None and all(isinstance(r.value, (int, float)) for r in (ta, va)):
+        if float(ta.value) >= float(lang.params["language.overfit_train_accuracy"]) \
+                and float(ta.value) - float(va.value) >= float(lang.params["language.overfit_accuracy_gap"]):
+            pair = (ta, va)
+    tl, vl = best.get("train_loss") or best.get("current_loss"), best.get("val_loss")
+    if pair is None and tl is not None and vl is not None \
+            and all(isinstance(r.value, (int, float)) for r in (tl, vl)) and float(tl.value) > 0 \
+            and float(vl.value) >= float(lang.params["language.overfit_loss_ratio"]) * float(tl.value):
+        pair = (tl, vl)
+    if pair is None:
+        return False
+    w = float(lang.params["language.level_weight"])
+    a, b = pair
+    both = Reading("", None, (min(a.span[0], b.span[0]), max(a.span[1], b.span[1])), f"{a.phrase} · {b.phrase}")
+    rival = max((v for k, v in scores.items() if k != "overfitting"), default=0.0)
+    _credit(scores, strongest, "overfitting", max(w, rival - scores.get("overfitting", 0.0) + w), both)
+    return True
 
 
 def _close_numbers(scores: dict, strongest: dict, best: dict, lang: Language) -> None:
@@ -1445,7 +1487,7 @@ def _unit(v: dict) -> dict:
     return {k: x / z for k, x in v.items()} if z > 0 else {}
 
 
-def _example_vote(text: str, lang: Language, lexicon: tuple | None, scores: dict):
+def _example_vote(text: str, lang: Language, lexicon: tuple | None, scores: dict, denied=frozenset()):
     """When the example classifier's vote decides the symptom: ``(symptom, telling words)``, else None.
 
     - Only for a text that resembles the examples at all (best cosine similarity at least
@@ -1456,7 +1498,9 @@ def _example_vote(text: str, lang: Language, lexicon: tuple | None, scores: dict
       classifier overrules it when it is sure of another symptom (posterior at least
       ``language.example_override_posterior``).
     - Never towards a fault when a healthy phrasing spoke ("is this normal?", "val loss below train
-      loss under dropout"), and never over a healthy reading: a reassuring post is not pushed to a fault."""
+      loss under dropout"), and never over a healthy reading: a reassuring post is not pushed to a fault.
+    - Never towards a symptom a negated phrasing of the text argued against (``denied``: "it is not
+      overfitting", both the training and the validation loss rising)."""
     if lang.model is None:
         return None
     sims = lang.model.similarities(text)
@@ -1466,6 +1510,8 @@ def _example_vote(text: str, lang: Language, lexicon: tuple | None, scores: dict
     guess, p, words = lang.model.classify(text, sims)
     if guess is None:
         return None
+    if guess in denied:
+        return None                # a negated phrasing spoke against it ("not overfitting", both sides worse)
     if guess != "healthy" and scores.get("healthy", 0.0) > 0:
         return None
     if lexicon is None:

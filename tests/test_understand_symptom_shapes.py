@@ -80,3 +80,26 @@ def test_since_the_first_epoch_is_no_progress(lang):
 def test_stagnant_is_a_plateau_word_like_stagnates(lang):
     u = understand("my perplexity is stagnant", lang)
     assert u.symptom == "plateau" and u.scores.get("plateau", 0) >= 3
+
+
+@pytest.mark.parametrize("text", [
+    "我的loss振荡得很厉害",                         # oscillates (the physics spelling)
+    "请问训练过程中loss变化比较剧烈是什么原因",        # the loss changes violently
+    "after 20 epochs the training loss is still shocking and never converges",   # 震荡 translated as 'shock'
+])
+def test_a_swinging_loss_in_the_words_chinese_writers_use_is_instability(lang, text):
+    assert understand(text, lang).symptom == "instability"
+
+
+def test_a_segmentation_metric_at_zero_at_the_end_of_a_sentence_is_not_learning(lang):
+    u = understand("after 100 epochs the mean foreground Dice was 0. I use momentum 0.99", lang)
+    assert u.symptom == "not_learning" and u.how == "phrases"
+
+
+@pytest.mark.parametrize("text", [
+    "while training, both of the loss and validation loss are increasing",
+    "I found the train and test accuracy keeps dropping after 600 epochs",
+])
+def test_both_sides_getting_worse_together_is_instability_not_overfitting(lang, text):
+    # the example classifier leans to overfitting on val/train words; the negated phrasing keeps it from naming it
+    assert understand(text, lang).symptom == "instability"
