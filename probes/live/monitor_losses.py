@@ -72,52 +72,48 @@ class LossFeed:
         ``"unknown"``: say nothing about the loss function). ``loss_fn``: the criterion itself,
         used to re-run the loss on a model copy (overfit probe).
         """
-        torch = self._torch
-        if self._busy or not torch.is_tensor(loss):
+        if self._busy or not isinstance(loss, self._torch.Tensor):     # torch.is_tensor, without its frame
             return
-        try:
-            self._on_loss(loss, phase, outputs, targets, loss_name, loss_fn)
+        try:                # the loss's work written out here (one frame fewer on every loss)
+            grad_path = loss.requires_grad and self._torch.is_grad_enabled()
+            if phase is None or phase == "auto":
+                phase = "tentative" if grad_path else "val"
+            elif phase == "train" and not grad_path:
+                phase = "val"
+            elif phase != "train" and phase != "val":
+                phase = "val" if phase in ("eval", "validation", "test") else "train"
+            # the mode of the forward that produced this loss, not of the model now: a helper that
+            # switches back with model.train() before computing the validation loss ran that forward
+            # in eval mode
+            training = self._last_fwd_training
+            if training is None:
+                training = None if self.model is None else self.model.training
+            rec = _LossRec(self.steps, phase, training, self._bwd_count)
+            rec.eval_set = self._eval_set
+            self._loss_count += 1
+            if loss_fn is not None and self._loss_fn is None:
+                self._loss_fn = loss_fn
+                ls = getattr(loss_fn, "label_smoothing", None)
+                if isinstance(ls, float) and ls > 0:
+                    self._label_smoothing = ls
+            if self._device_type == "cpu" and self._device_known:
+                try:                                   # _read_loss_value on the CPU, written out
+                    rec.value = loss.item()
+                except (RuntimeError, ValueError):     # not a scalar
+                    rec.value = loss.detach().float().mean().item()
+            else:
+                self._read_loss_value(rec, loss)
+            if self._loss_count <= self._name_losses or self._loss_name is None:     # (see _identify_loss)
+                loss_name = self._identify_loss(loss, outputs, targets, loss_name)
+            if phase != "val":
+                self._on_train_loss(rec, outputs, targets, loss_name, loss)
+            else:
+                self._on_val_loss(rec, outputs, targets, loss_name)
+            self._queue.append(rec)
+            if phase == "val" and len(self._queue) > 64:
+                self._flush()
         except Exception as e:  # a probe never breaks the user's run
             self._note("on_loss", e)
-
-    def _on_loss(self, loss, phase, outputs, targets, loss_name, loss_fn):
-        grad_path = loss.requires_grad and self._torch.is_grad_enabled()
-        if phase is None or phase == "auto":
-            phase = "tentative" if grad_path else "val"
-        elif phase == "train" and not grad_path:
-            phase = "val"
-        elif phase != "train" and phase != "val":
-            phase = "val" if phase in ("eval", "validation", "test") else "train"
-        # the mode of the forward that produced this loss, not of the model now: a helper that
-        # switches back with model.train() before computing the validation loss ran that forward
-        # in eval mode
-        training = self._last_fwd_training
-        if training is None:
-            training = None if self.model is None else self.model.training
-        rec = _LossRec(self.steps, phase, training, self._bwd_count)
-        rec.eval_set = self._eval_set
-        self._loss_count += 1
-        if loss_fn is not None and self._loss_fn is None:
-            self._loss_fn = loss_fn
-            ls = getattr(loss_fn, "label_smoothing", None)
-            if isinstance(ls, float) and ls > 0:
-                self._label_smoothing = ls
-        if self._device_type == "cpu" and self._device_known:
-            try:                                   # _read_loss_value on the CPU, written out
-                rec.value = loss.item()
-            except (RuntimeError, ValueError):     # not a scalar
-                rec.value = loss.detach().float().mean().item()
-        else:
-            self._read_loss_value(rec, loss)
-        if self._loss_count <= self._name_losses or self._loss_name is None:     # (see _identify_loss)
-            loss_name = self._identify_loss(loss, outputs, targets, loss_name)
-        if phase != "val":
-            self._on_train_loss(rec, outputs, targets, loss_name, loss)
-        else:
-            self._on_val_loss(rec, outputs, targets, loss_name)
-        self._queue.append(rec)
-        if phase == "val" and len(self._queue) > 64:
-            self._flush()
 
     def _on_val_loss(self, rec, outputs, targets, loss_name):
         self._val_since_wait = True
@@ -188,7 +184,7 @@ class LossFeed:
             if look and self._train_batch_count == 0 and self._sched("labels", i):
                 self._observe_labels(targets)
         shape = None
-        if outputs is not None and self._torch.is_tensor(outputs):
+        if outputs is not None and isinstance(outputs, self._torch.Tensor):
             self._last_out_shape = shape = outputs.shape
         self._loss_out_shape = shape          # this loss's output shape (None: no tensor output)
         for p in self._costly:

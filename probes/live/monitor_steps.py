@@ -232,22 +232,20 @@ class StepFeed:
                 self._resolve_tentative()
         # the sampled work (and the flush) falls on multiples of GATE only, after the first steps:
         # every other step ends here
-        if step < FIRST or step % GATE == 0 or step < self._armed_until or self._slow:
+        if step < FIRST or step % GATE == 0 or step < self._armed_until or self.level == "full" \
+                or self._post_handle is not None or self._act is not None \
+                or (self._nan_first is not None and not self._nan_grad):
             self._pre_step_sampled(optimizer, step, closure)
+        else:                                  # self._slow's last test, without its frame
+            for p in self._costly:
+                if p.ready:
+                    self._pre_step_sampled(optimizer, step, closure)
+                    break
         self.steps = step + 1
         self._bwd_since_step = 0
         if self._scaler_token is not None:
             self._scaler_token[1] += 1
 
-    @property
-    def _slow(self):
-        if (self.level == "full" or self._post_handle is not None or self._act is not None
-                or (self._nan_first is not None and not self._nan_grad)):
-            return True
-        for p in self._costly:
-            if p.ready:
-                return True
-        return False
 
     def _pre_step_sampled(self, optimizer, step, closure):
         if self._post_handle is not None:     # the one-shot post-hook of the last sampled step

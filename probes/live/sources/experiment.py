@@ -30,15 +30,15 @@ class Experiment(CostlyProbe):
     def __init__(self):
         self.box = EX.Experiments(True)
         self.collecting = True       # keeps every training batch while experiments are on
+        # read at every step that samples nothing (the monitor's gate): a plain attribute, kept
+        # equal to bool(self.box.pending) by request() and run(), the only ones that change it
+        self.ready = False
 
     def setup(self, m) -> None:
         """Experiments on or off (``Monitor(experiments=...)``), buffer sizes from ``m.params``."""
         self.box = EX.Experiments(m.experiments_enabled, params=m.params)
         self.collecting = self.box.enabled
-
-    @property
-    def ready(self) -> bool:
-        return bool(self.box.pending)
+        self.ready = False
 
     @property
     def pending(self) -> bool:
@@ -46,6 +46,7 @@ class Experiment(CostlyProbe):
 
     def request(self, spec: dict) -> None:
         self.box.request(spec)
+        self.ready = bool(self.box.pending)
 
     def on_train_loss(self, m, outputs, targets) -> None:
         # m._loss_out_shape: this loss's outputs.shape, None when they are not a tensor (read once
@@ -66,8 +67,11 @@ class Experiment(CostlyProbe):
         context = {"clip_max": m._clip_max, "peak_lr": max(lrs) if lrs else None,
                    "accumulates": bool(G.grad_accumulates(m._carried, m.params)) if m._carried else False,
                    "training": self._training_mode(m)}
-        self.box.run_pending(m.model, m.optimizer, m._loss_fn or L.loss_callable(m._loss_name), context,
-                             m._fwd_autocast)
+        try:
+            self.box.run_pending(m.model, m.optimizer, m._loss_fn or L.loss_callable(m._loss_name), context,
+                                 m._fwd_autocast)
+        finally:
+            self.ready = bool(self.box.pending)
 
     def summary(self):
         return [dict(r) for r in self.box.results]
