@@ -188,6 +188,8 @@ class ModelFacts:
         """init_constant (weights set to one constant) and frozen_params."""
         inits = [r for r in self.records["init"] if not r[3]]
         const = [r for r in inits if r[2] in ("zeros_", "ones_", "constant_", "zero_", "fill_")]
+        tables = [r for r in const if r[7]]
+        const = [r for r in const if not r[7]]
         hidden = [r for r in const if not r[6]]
         if hidden:
             r = hidden[0]
@@ -198,6 +200,11 @@ class ModelFacts:
             self.add_finding("init_constant", False, r[0],
                              f"`{r[5]}` (line {r[0]}) sets only the last layer of a block ({r[1]}) to one "
                              f"constant (a zero one is an identity start): the hidden weights stay random")
+        elif tables and pretrained_ok:
+            r = tables[0]
+            self.add_finding("init_constant", False, r[0],
+                             f"`{r[5]}` (line {r[0]}) sets only an embedding table ({r[1]}) to one constant: "
+                             f"its rows are picked by index and told apart by the data, no layer's units start alike")
         elif pretrained_ok:
             self.add_finding("init_constant", False, first_line,
                              f"no constant or zero weight initialisation in {self.basename}")
