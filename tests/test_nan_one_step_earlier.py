@@ -115,3 +115,27 @@ def test_script_diagnosis_names_nan_in_inputs(tmp_path):
     report = json.loads(out.stdout[out.stdout.index("{"):])
     assert report["symptom"]["id"] == "explosion"
     assert report["root_causes"][0]["id"] == "nan_in_inputs"
+
+
+def test_a_nan_the_script_makes_between_loader_and_model_is_in_the_inputs():
+    # the loader's batches are finite; the loop standardises each batch by its own std, and one
+    # batch's feature is constant, so 0/0 makes NaN model inputs: the input, not module 0, is the fault
+    torch.manual_seed(0)
+    x, y = _data(0)
+    x[:, 2] = torch.where(torch.isinf(x[:, 2]), torch.zeros(()), x[:, 2])
+    x[16 * 7:16 * 8] = 1.0
+    model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 4))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    crit = nn.CrossEntropyLoss()
+    batches = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=16)
+    with tp.watch(model, opt, train_loader=batches) as w:
+        for xb, yb in w.loader(batches, phase="train"):
+            xb = (xb - xb.mean(0)) / xb.std(0)
+            loss = crit(model(xb), yb)
+            w.observe(loss, outputs=None, targets=yb)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    facts = {f.fact: f for f in w.findings()}
+    assert facts["nan_first_step"].value is not None
+    assert facts["inputs_have_nan"].value is True

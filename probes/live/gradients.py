@@ -42,6 +42,8 @@ def norms_of(tensors: Sequence) -> list[float]:
 
     if not tensors:
         return []
+    # a sparse gradient (nn.Embedding(sparse=True), SparseAdam) has the norm of its coalesced values
+    tensors = [t.coalesce().values() if getattr(t, "is_sparse", False) else t for t in tensors]
     by_dev: dict = {}
     for i, t in enumerate(tensors):
         by_dev.setdefault(t.device, []).append(i)

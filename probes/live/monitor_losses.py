@@ -312,8 +312,11 @@ class LossFeed:
         self._busy = True
         try:
             inputs = self._last_inputs if self._last_inputs is not None else self._last_args
-            if inputs is not None:
-                info["inputs_have_nan"] = D.inputs_have_nan(inputs)
+            # the loader's batch and the model's arguments both: a NaN the script makes between them
+            # (its own normalisation, a log of a zero) reaches the model as input all the same
+            bad = self._batch_nonfinite((self._last_inputs, self._last_args))
+            if bad is not None:
+                info["inputs_have_nan"] = bad
             if not info.get("inputs_have_nan"):
                 # one step earlier: the batch of the first non-finite gradient, and the one before
                 # this loss (a saturating forward turns an Inf input into a finite loss and NaN

@@ -183,9 +183,8 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
     true over shuffled. True when the true targets are fitted clearly faster (< 0.5x); otherwise
     None -- never False: one small batch of shuffled labels is memorised about as fast as a hard
     true labelling, so a slow true fit does not show corruption. None too when the true labels
-    could not be fitted (``fits`` not True) or the batch's targets are all equal. None when the copy cannot
-    be made.
-    """
+    could not be fitted (``fits`` not True) or the batch's targets are all equal. ``still_falling``:
+    :func:`_still_falling` when ``fits`` is False. None when the copy cannot be made."""
     import torch
 
     P = resolve(params)
@@ -221,7 +220,8 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
         first, last = true_losses[0], true_losses[-1]
         fits = _fits(first, last, P)
         result.update({"fits": fits, "initial": first, "final": last, "steps": len(true_losses),
-                       "labels_match_inputs": None, "shuffled_final": None})
+                       "labels_match_inputs": None, "shuffled_final": None,
+                       "still_falling": _still_falling(true_losses, P) if fits is False else None})
         if not shuffled:
             return result
         g = torch.Generator(device="cpu").manual_seed(seed)
@@ -243,6 +243,25 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
     result["shuffled_final"] = shuf[-1]
     _labels_verdict(result, true_losses, shuf, half, P)
     return result
+
+
+def _still_falling(losses: list, P) -> bool | None:
+    """A fit that did not get there: was its loss still coming down steadily when its steps ran out
+    (True: the optimizer's LR set the pace, the budget ended the test) or had it stopped (False: the
+    model or the loss path cannot go lower)? The fall over the last fifth of the steps (the mean
+    of the window at 70-80% against the mean of the last tenth, which a noisy per-step loss does
+    not decide) against the whole fall to there: at least ``overfit.still_falling_share`` of it,
+    with the whole fall at least ``overfit.still_falling_min_fall`` of the start. None with too
+    few finite steps."""
+    n = len(losses)
+    if n < 10 or not all(math.isfinite(v) for v in losses) or losses[0] <= 0:
+        return None
+    mid = losses[int(0.7 * n):int(0.8 * n)]
+    end = losses[int(0.9 * n):]
+    a, b = sum(mid) / len(mid), sum(end) / len(end)
+    total = losses[0] - b
+    return bool(total >= P["overfit.still_falling_min_fall"] * losses[0]
+                and a - b >= P["overfit.still_falling_share"] * total)
 
 
 def _fits(first: float, last: float, P) -> bool | None:

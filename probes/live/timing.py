@@ -34,17 +34,26 @@ def data_time_fraction(waits: Sequence[float], intervals: Sequence[float], param
 def host_gap_fraction(gaps: Sequence[float], intervals: Sequence[float], params=None) -> float | None:
     """A script without a DataLoader makes its batch between steps: the share of each training step
     from the optimizer step to the next training forward (the batch made in Python, the step itself,
-    logging), sum(gaps) / sum(intervals). None with fewer than ``data_timing.min_steps`` steps, or
-    when the mean gap is under ``data_timing.host_gap_min_s`` (a small model's Python overhead is a
-    large share of a tiny step, and no bottleneck)."""
+    logging), the median over the timed steps of gap / interval. No worker pipeline stands between
+    the script and its batches, so every step does the same work and a step the machine preempted
+    is an outlier, not the pattern (a ratio of sums lets one such step decide the fraction).
+    None with fewer than ``data_timing.min_steps`` steps, or when the median gap is under
+    ``data_timing.host_gap_min_s`` (a small model's Python overhead is a large share of a tiny step,
+    and no bottleneck)."""
     P = resolve(params)
     n = len(gaps)
     if n < P["data_timing.min_steps"] or n != len(intervals):
         return None
-    g, t = sum(gaps), sum(intervals)
-    if t <= 0 or g / n < P["data_timing.host_gap_min_s"]:
+    ratios = [g / t for g, t in zip(gaps, intervals) if t > 0]
+    if not ratios or _median(list(gaps)) < P["data_timing.host_gap_min_s"]:
         return None
-    return float(min(1.0, max(0.0, g / t)))
+    return float(min(1.0, max(0.0, _median(ratios))))
+
+
+def _median(values: list) -> float:
+    v = sorted(values)
+    k = len(v) // 2
+    return v[k] if len(v) % 2 else (v[k - 1] + v[k]) / 2
 
 
 def step_time_trend(step_times: Sequence[float], params=None) -> str | None:

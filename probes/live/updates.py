@@ -132,8 +132,11 @@ def lr_collapse_fraction(lr_changes: Sequence[tuple[int, float]], total_steps: i
         if lr > peak:
             peak = lr
             collapse = None
-        elif peak > 0 and lr < collapsed * peak and collapse is None:
-            collapse = step
+        elif peak > 0 and lr < collapsed * peak:
+            if collapse is None:
+                collapse = step
+        else:
+            collapse = None   # back above the cut (a warm restart): the LR did not stay collapsed
     if collapse is None:
         return 1.0
     return float(min(1.0, max(0.0, collapse / total_steps)))

@@ -916,6 +916,11 @@ def _pre_step(optimizer, args, kwargs):
     if optimizer is not _S.optimizer:
         if getattr(_S.monitor, "busy", False):
             return None    # the monitor's own copies training (the overfit-one-batch probe)
+        if _remade(_S.optimizer, optimizer):
+            # the same optimizer made anew (a trainer that re-creates it, and its schedule, every
+            # epoch): the same training with its moments reset, read on as one run
+            _S.optimizer = optimizer
+            _call_monitor("bind", optimizer=optimizer)
         # another optimizer: a second model trained alongside (a GAN's discriminator steps in
         # turn with the generator) or a new phase (fine-tuning after pretraining): the latter
         # steps on its own, runner.phase_steps times in a row, and the run is then read from it
@@ -941,6 +946,20 @@ def _pre_step(optimizer, args, kwargs):
             _S.bound = True
             _drop_discovery()
     return None
+
+
+def _remade(old, new) -> bool:
+    """``new`` is ``old`` made again: the same class over the same parameters, group by group, with
+    the same constructor settings. A new phase (fine-tuning after pretraining) changes one of them:
+    other parameters, another optimizer or another LR."""
+    if old is None or type(old) is not type(new):
+        return False
+    try:
+        ids = [[id(p) for p in g["params"]] for g in old.param_groups]
+        return ids == [[id(p) for p in g["params"]] for g in new.param_groups] and \
+            bool(old.defaults == new.defaults)
+    except Exception:
+        return False
 
 
 def _post_step(optimizer, args, kwargs):

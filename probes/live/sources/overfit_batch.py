@@ -16,11 +16,12 @@ NOT_FOR = ("nonfinite", "spike", "gap")
 
 class OverfitBatch(CostlyProbe):
     source = "probe:overfit_batch"
-    facts = ("overfit_one_batch", "labels_match_inputs")
+    facts = ("overfit_one_batch", "labels_match_inputs", "overfit_still_falling")
     needs = frozenset({"model", "optimizer", "batch", "loss"})
     schedule = "once per run, at the next sampled step after arming (not for NaN/spike/gap arming)"
     parameters = ("overfit.stop_loss", "overfit.fits_ratio", "overfit.fits_loss", "overfit.no_fit_ratio",
-                  "overfit.labels_min_progress", "overfit.labels_ratio")
+                  "overfit.labels_min_progress", "overfit.labels_ratio", "overfit.still_falling_share",
+                  "overfit.still_falling_min_fall")
 
     def __init__(self):
         self.ready = False        # run at the next sampled step
@@ -76,6 +77,11 @@ class OverfitBatch(CostlyProbe):
             emit("overfit_one_batch", bool(r["fits"]),
                  f"a copy ({r['optimizer']}, lr {r['lr']:g}) took one batch of {r['examples']} from loss "
                  f"{r['initial']:.4g} to {r['final']:.4g} in {r['steps']} steps", **extra)
+        if r.get("still_falling") is not None:
+            how = "still falling steadily" if r["still_falling"] else "no longer falling"
+            emit("overfit_still_falling", bool(r["still_falling"]),
+                 f"the copy's loss on the batch was {how} when its {r['steps']} steps ran out (lr {r['lr']:g})",
+                 **extra)
         if r.get("labels_match_inputs") is not None and D.labels_related(m._label_nn, params) is None:
             emit("labels_match_inputs", bool(r["labels_match_inputs"]),
                  f"mean loss while fitting the true labels is {r['auc_ratio']:.2f}x that with the labels shuffled"

@@ -284,6 +284,8 @@ class TensorVal(Val):
     param_part: Part | None = None  # an element of model.parameters()
     scale: float | None = None      # data made here: a bound on |value| (|mean| + std) from random
                                     # draws, constants and simple arithmetic; None when not followed
+    leaf: bool = False              # a tensor the script made trainable itself (x.requires_grad_(),
+                                    # requires_grad=True), or computed from one: a model of raw tensors
 
 
 def is_tensor(v: Any) -> bool:
@@ -291,7 +293,8 @@ def is_tensor(v: Any) -> bool:
 
 
 def from_model(t: TensorVal) -> bool:
-    return bool(t.srcs or t.calls)
+    """Computed by the model: a module's parameters or call, or a raw tensor the script trains."""
+    return bool(t.srcs or t.calls or t.leaf)
 
 
 class Env:

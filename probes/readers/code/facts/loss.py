@@ -68,6 +68,9 @@ class LossFacts:
                                 f"(`{inside[0].text}`): its kind is not visible here")
             return
         if not t.calls and not t.losses and not t.cuts:
+            if t.leaf:        # a model of raw tensors the script trains itself: its loss is hand-written
+                self.unsafe_math_facts(t, line)
+                return
             self.add_unresolved(f"line {line}: could not trace where the loss backpropagated at line "
                                 f"{line} comes from")
             return

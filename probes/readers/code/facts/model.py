@@ -31,8 +31,30 @@ RL_NAMES = {"reward", "rewards", "returns", "episode", "episodes", "policy", "ac
             "advantages", "discount", "gamma"}
 
 
+#: names a transition's end flag or reward gets when an environment's step is unpacked
+#: (``obs, reward, done, info = env.step(action)``; gymnasium's ``terminated, truncated``)
+STEP_RESULT_NAMES = {"done", "dones", "terminated", "terminal", "truncated", "is_done", "is_terminal",
+                     "reward", "rewards", "rew", "r"}
+
+
+def unpacked_env_step(node: ast.AST) -> str | None:
+    """``a, r, done = X.step(action)``: a ``step`` called with an action and its result unpacked into
+    3-5 names, one of them an end flag or a reward — the Gym transition protocol, whatever the
+    environment object is called (an optimizer's or scheduler's ``step()`` returns nothing to
+    unpack). The assignment's text, or None."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple)
+            and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+            and node.value.func.attr == "step" and node.value.args):
+        return None
+    names = {e.id.lower() for e in node.targets[0].elts if isinstance(e, ast.Name)}
+    if 3 <= len(node.targets[0].elts) <= 5 and names & STEP_RESULT_NAMES:
+        return snippet(node, 60)
+    return None
+
+
 def rl_markers(tree: ast.AST, min_markers: int):
-    """(line, description) when the script is an RL loop: an RL library import, or an environment
+    """(line, description) when the script is an RL loop: an RL library import, a transition unpacked
+    from a step (:func:`unpacked_env_step`), or an environment
     stepped with actions and rewards collected, or a reward-like name with at least ``min_markers``
     other RL names (code.rl_context_markers) — several independent markers, not one word."""
     names: dict[str, int] = {}
@@ -48,6 +70,8 @@ def rl_markers(tree: ast.AST, min_markers: int):
         elif isinstance(node, ast.Attribute) and node.attr in RL_CALLS and isinstance(node.value, ast.Name) \
                 and "env" in node.value.id.lower():
             env_step = env_step or (node.lineno, f"{node.value.id}.{node.attr}()")
+        elif (step := unpacked_env_step(node)) is not None:
+            return node.lineno, f"an environment's transition unpacked ({step})"
     reward_like = {"reward", "rewards", "returns", "advantage", "advantages"} & set(names)
     if env_step and reward_like:
         return env_step[0], f"{env_step[1]} with {', '.join(sorted(reward_like))}"
@@ -164,6 +188,8 @@ class ModelFacts:
         """init_constant (weights set to one constant) and frozen_params."""
         inits = [r for r in self.records["init"] if not r[3]]
         const = [r for r in inits if r[2] in ("zeros_", "ones_", "constant_", "zero_", "fill_")]
+        tables = [r for r in const if r[7]]
+        const = [r for r in const if not r[7]]
         hidden = [r for r in const if not r[6]]
         if hidden:
             r = hidden[0]
@@ -174,6 +200,11 @@ class ModelFacts:
             self.add_finding("init_constant", False, r[0],
                              f"`{r[5]}` (line {r[0]}) sets only the last layer of a block ({r[1]}) to one "
                              f"constant (a zero one is an identity start): the hidden weights stay random")
+        elif tables and pretrained_ok:
+            r = tables[0]
+            self.add_finding("init_constant", False, r[0],
+                             f"`{r[5]}` (line {r[0]}) sets only an embedding table ({r[1]}) to one constant: "
+                             f"its rows are picked by index and told apart by the data, no layer's units start alike")
         elif pretrained_ok:
             self.add_finding("init_constant", False, first_line,
                              f"no constant or zero weight initialisation in {self.basename}")

@@ -283,7 +283,8 @@ class TrainingObjects:
         is_bias = re.search(r"bias\b", snippet(target_node)) is not None
         self.records["init"].append((getattr(node, "lineno", 0), text, fn, is_bias,
                                      value.value if isinstance(value, Const) else None,
-                                     snippet(node, 60), _last_of_container(target_node)))
+                                     snippet(node, 60), _last_of_container(target_node),
+                                     _lookup_table(target)))
 
     def make_autocast(self, raw: str, args: list, kwargs: dict, node: ast.Call) -> Val:
         line = node.lineno
@@ -370,6 +371,20 @@ class TrainingObjects:
                 return IterVal("items", [ListVal([TensorVal(data=True)], kind="dict")])
             return base if isinstance(base, BatchVal) else Unknown("?")
         return Unknown(snippet(node))
+
+
+#: stock layers that are lookup tables: a row is read by its index, not computed from the input
+LOOKUP_TABLES = ("Embedding", "EmbeddingBag")
+
+
+def _lookup_table(target) -> bool:
+    """The tensor an init writes is an embedding table's weight. Its rows are not units of a layer
+    fed the same input: each row is read and updated only by the indices that pick it, against
+    other rows and weights, so a constant start (word2vec's zero context vectors) breaks no symmetry
+    that the data does not break."""
+    part = getattr(target, "param_part", None) if isinstance(target, TensorVal) else None
+    mod = part.module if part is not None else None
+    return mod is not None and mod.kind == "layer" and mod.qual.split(".")[-1] in LOOKUP_TABLES
 
 
 def _last_of_container(node: ast.AST) -> bool:

@@ -87,7 +87,8 @@ class TensorModel:
         return TensorVal(srcs=frozenset(srcs), calls=frozenset(calls), cuts=tuple(cuts),
                          act=first.act, act_src=first.act_src, losses=tuple(losses),
                          loss_mod=any(t.loss_mod for t in ts), unsafe=tuple(unsafe),
-                         data=any(t.data for t in ts), ext=any(t.ext for t in ts))
+                         data=any(t.data for t in ts), ext=any(t.ext for t in ts),
+                         leaf=any(t.leaf for t in ts))
 
     def fresh_tensor(self, t: TensorVal, node: ast.AST) -> TensorVal:
         """A freshly computed tensor: inside torch.no_grad() it is cut off the graph."""
@@ -254,6 +255,8 @@ class TensorModel:
             flag = args[0] if args else kwargs.get("requires_grad", Const(True))
             if t.param and isinstance(flag, Const) and flag.value is False:
                 self.record_frozen(node.func.value, t, node)
+            if not t.param and not (isinstance(flag, Const) and not flag.value):
+                return replace(t, leaf=True, data=False, scale=None)   # weights of a raw-tensor model
             return t
         if name in ("zero_", "fill_") and t.param:
             self.record_init(node.func.value, t, "zero_" if name == "zero_" else "fill_", node,
