@@ -779,18 +779,43 @@ def _value_of(ex: _Extractor, m: re.Match, lang: Language, text: str):
 _SKIP = object()
 
 
+#: a tuple assignment ("num_epochs, lr, batch_size = 500, 0.01, 32"): names and values paired by position
+_TUPLE_ASSIGN = re.compile(r"(?<![\w.,])([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)+)[ \t]*=[ \t]*\(?[ \t]*"
+                           r"([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?(?:[ \t]*,[ \t]*[-+]?(?:\d+\.?\d*|\.\d+)"
+                           r"(?:e[-+]?\d+)?)+)(?![\w.])", re.IGNORECASE)
+
+
+def _unpacked(text: str) -> list[tuple[int, tuple, str]]:
+    """Each name of a tuple assignment with its own value ("num_epochs, lr = 500, 0.01" -> "num_epochs = 500",
+    "lr = 0.01"), as (where the assignment starts, its span, "name = value"); only where the counts match."""
+    out = []
+    for m in _TUPLE_ASSIGN.finditer(text):
+        names = [x.strip() for x in m.group(1).split(",")]
+        values = [x.strip() for x in m.group(2).split(",")]
+        if len(names) == len(values):
+            out.extend((m.start(), m.span(), f"{a} = {b}") for a, b in zip(names, values))
+    return out
+
+
 def _read_facts(text: str, lang: Language, only=None, picks=None) -> list[Reading]:
     out: dict[str, list] = {}
     picks = dict(picks or {})
     negated_end: dict[str, int] = {}       # fact -> where its last negated mention ends
+    pieces = _unpacked(text)
     for order, ex in enumerate(lang.extractors):
         if only is not None and ex.fact not in only:
             continue
         picks.setdefault(ex.fact, ex.pick)
+        for at, span, piece in pieces:
+            m = ex.rx.search(piece)
+            v = _value_of(ex, m, lang, piece) if m is not None and m.start() == 0 else None
+            if v is not None and v is not _SKIP and not (ex.fact in lang.hypothetical_facts
+                                                         and _hypothetical_at(lang, text, at, at)):
+                out.setdefault(ex.fact, []).append((at, v, span, piece, order))
         for m in ex.rx.finditer(text):
             v = _value_of(ex, m, lang, text)
-            if v is None:
-                continue
+            if v is None or any(a <= m.start() < b for _, (a, b), _ in pieces):
+                continue            # inside a tuple assignment: its names and values are paired above
             if ex.fact in lang.hypothetical_facts and _hypothetical_at(lang, text, m.start(), m.end()):
                 continue            # "should I train for 160 epochs?": a plan, not the run's setting
             neg = negation_at(lang, text, m.start()) if ex.has_negated else None
