@@ -153,6 +153,8 @@ class Language:
     hypothetical_rx: re.Pattern | None = None         # a question or plan: its settings are not the run's
     hypothetical_facts: set = field(default_factory=set)
     statement_rx: re.Pattern | None = None            # after a cue, a clause stating the run's value ("which is")
+    retry_change_rx: re.Pattern | None = None         # a change tried on the run ("then I lowered the lr")
+    retry_futile_rx: re.Pattern | None = None         # ... that did not help ("the error persists")
     one_number_one_fact: list = field(default_factory=list)  # (kept, dropped): one number read as both is the first
     clause_rx: re.Pattern | None = None               # clause boundaries: punctuation and ``clause_words``
     number_words: dict = field(default_factory=dict)  # "three" -> 3, "first" -> 1 (a {num} capture may be a word)
@@ -241,6 +243,7 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
     negators: list = []
     hypothetical: list = []
     statements: list = []
+    retries: dict = {"changes": [], "futile": []}
     grammar: dict = {key: [] for key in _GRAMMAR_LISTS}
     origins: list = []                                 # (list name, word, file): a bad word names its own file
     for data, where in entries:
@@ -303,9 +306,11 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
             lang.metric_rx[mt["id"]] = _compile(r"(?:(?<![a-z_])" + prefixes + r")(?:" + mt["pattern"] + r")(?![a-z_])",
                                                 lang.terms, str(where))
         _same_quantity(lang, data.get("same_quantity", []), facts, str(where))
-        _fact_lists(lang, data, facts, str(where), hypothetical, statements)
+        _fact_lists(lang, data, facts, str(where), hypothetical, statements, retries)
     lang.hypothetical_rx = _alternation(hypothetical, lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.statement_rx = _alternation(statements, lang.terms, r"(?<![a-z])", r"(?![a-z])")
+    lang.retry_change_rx = _alternation(retries["changes"], lang.terms, "", "")
+    lang.retry_futile_rx = _alternation(retries["futile"], lang.terms, "", "")
     lang.training = [(s, t, o) for s, t, o in lang.examples + lang.utterances]
     _compile_labels(lang, grammar)
     _compile_grammar(lang, grammar)
@@ -424,12 +429,15 @@ def _compile_grammar(lang: Language, g: dict) -> None:
                                 + (r"|[^.;!?\n]*\b" + resp + r"\b" if resp else ""))
 
 
-def _fact_lists(lang: Language, data: dict, facts: dict, where: str, hypothetical: list, statements: list) -> None:
-    """A language file's ``hypothetical`` cues, statements and facts (the cues and statements gathered into
-    ``hypothetical`` and ``statements``), and its ``one_number_one_fact`` pairs."""
+def _fact_lists(lang: Language, data: dict, facts: dict, where: str, hypothetical: list, statements: list,
+                retries: dict) -> None:
+    """A language file's ``hypothetical`` cues, statements, retries and facts (gathered into ``hypothetical``,
+    ``statements`` and ``retries``), and its ``one_number_one_fact`` pairs."""
     hyp = data.get("hypothetical") or {}
     hypothetical += hyp.get("cues", [])
     statements += hyp.get("statements", [])
+    for key in ("changes", "futile"):
+        retries[key] += (hyp.get("retries") or {}).get(key, [])
     for fid in hyp.get("facts", []):
         if fid not in facts:
             raise KBError(f"unknown fact {fid!r} in hypothetical", where)
@@ -836,6 +844,9 @@ def _read_facts(text: str, lang: Language, only=None, picks=None) -> list[Readin
             continue
         pick = picks[fact]
         found.sort(key=lambda f: f[0])
+        if pick == "last" and fact in lang.hypothetical_facts and len({str(f[1]) for f in found}) > 1:
+            # "lr = 2e-4 ... then I changed it (lr = 2e-7), the error persists": the retry is not the run asked about
+            found = [f for f in found if not _futile_retry(lang, text, f[2][1])] or found
         if pick == "last":
             chosen = found[-1]
             if chosen[1] is _SKIP:
@@ -854,6 +865,24 @@ def _read_facts(text: str, lang: Language, only=None, picks=None) -> list[Readin
             chosen = found[0]
         readings.append(Reading(fact, chosen[1], chosen[2], " ".join(chosen[3].split())))
     return readings
+
+
+def _futile_retry(lang: Language, text: str, pos: int) -> bool:
+    """The value at ``pos`` stands in a sentence that tells of a change tried after the run and that it did not
+    help (kb/language ``hypothetical.retries``: "then I adjusted bs and lr (bs=2, lr=2e-7), the error persists"):
+    a change verb before the end of the value's phrase ("学习率调整为 5e-6") and a futile outcome after the change."""
+    if lang.retry_change_rx is None or lang.retry_futile_rx is None:
+        return False
+    start, end = 0, len(text)
+    for m in _SENTENCE.finditer(text, 0, pos):
+        start = m.end()
+    nxt = _SENTENCE.search(text, pos)
+    if nxt is not None:
+        end = nxt.start()
+    change = None
+    for m in lang.retry_change_rx.finditer(text, start, pos):
+        change = m
+    return change is not None and lang.retry_futile_rx.search(text, change.end(), end) is not None
 
 
 #: the total of a progress counter ("10/100"): it counts, it is no metric's value

@@ -71,3 +71,23 @@ def test_the_echo_reads_the_stated_value(kb, text, shown):
 ])
 def test_the_echo_does_not_read(kb, text, not_shown):
     assert not_shown not in echo_with(kb, text) + " "
+
+
+@pytest.mark.parametrize("text, shown, not_shown", [
+    # a retry told with an outcome that it did not help: the run asked about keeps its own value
+    ("the loss is nan after 300 steps, batch size 24 and lr 3e-4. I then reduced the lr to 3e-6, still the same",
+     "learning_rate 0.0003", "learning_rate 3e-06"),
+    ("bs = 6, lr = 1e-3, grad norm goes to nan. Later I adjusted them (bs = 3, lr = 1e-5) and the error persists",
+     "batch_size 6", "batch_size 3"),
+    ("出现了nan，学习率 5e-4，批大小 8。随后我把学习率调整为 5e-6，问题依旧",
+     "learning_rate 0.0005", "learning_rate 5e-06"),
+])
+def test_a_retry_that_did_not_help_keeps_the_runs_value(kb, text, shown, not_shown):
+    echo = echo_with(kb, text) + " "
+    assert shown in echo and not_shown + " " not in echo
+
+
+def test_a_change_that_worked_is_the_runs_value(kb):
+    # no futile outcome: the change names the run's value now
+    echo = echo_with(kb, "lr was 0.01 and the loss exploded. I lowered the lr to 1e-4 and now the val loss rises")
+    assert "learning_rate 0.0001" in echo
