@@ -63,6 +63,8 @@ _MACRO = re.compile(r"\{([a-z_]+)\}")
 _CLAUSE_PUNCTUATION = r"[.;!?\n]|,\s|，|。|；"
 #: arrows that join a change's old value to its new one ("lr 0.1 -> 0.01"); the words are ``change_to_words``
 _ARROWS = r"->|→|=>|==>"
+#: an arrow alone between two values ("0.4->0.9", "2.3 → 0.4"): a change, with or without a "from" before them
+_ARROW_GAP = re.compile(r"\s*%?\s*-*(?:" + _ARROWS + r")\s*~?\s*")
 
 
 @dataclass
@@ -819,7 +821,7 @@ def _read_facts(text: str, lang: Language, only=None, picks=None) -> list[Readin
             v = _value_of(ex, m, lang, piece) if m is not None and m.start() == 0 else None
             if v is not None and v is not _SKIP and not (ex.fact in lang.hypothetical_facts
                                                          and _hypothetical_at(lang, text, at, at)):
-                out.setdefault(ex.fact, []).append((at, v, span, piece, order))
+                out.setdefault(ex.fact, []).append((at, v, span, piece, order, False))
         for m in ex.rx.finditer(text):
             v = _value_of(ex, m, lang, text)
             if v is None or any(a <= m.start() < b for _, (a, b), _ in pieces):
@@ -836,7 +838,7 @@ def _read_facts(text: str, lang: Language, only=None, picks=None) -> list[Readin
                 negated_end[ex.fact] = m.end()
             phrase = text[neg:m.end()] if neg is not None else m.group(0)
             span = (neg if neg is not None else m.start(), m.end())
-            out.setdefault(ex.fact, []).append((m.start(), v, span, phrase, order))
+            out.setdefault(ex.fact, []).append((m.start(), v, span, phrase, order, neg is not None))
     readings = []
     for fact, found in out.items():
         found = [f for f in found if f[1] is not _SKIP] if picks[fact] not in ("last", "all") else found
@@ -844,6 +846,8 @@ def _read_facts(text: str, lang: Language, only=None, picks=None) -> list[Readin
             continue
         pick = picks[fact]
         found.sort(key=lambda f: f[0])
+        if any(f[5] for f in found) and any(f[1] is True for f in found) and any(f[1] is False for f in found):
+            continue                # "without fp16 it works, with fp16 it is nan": denied and said, no reading
         if pick == "last" and fact in lang.hypothetical_facts and len({str(f[1]) for f in found}) > 1:
             # "lr = 2e-4 ... then I changed it (lr = 2e-7), the error persists": the retry is not the run asked about
             found = [f for f in found if not _futile_retry(lang, text, f[2][1])] or found
@@ -972,16 +976,18 @@ def _continue_from_to(lang: Language, text: str, n, raw: str, series: dict, prev
     start = n.start()
     lead = max(0, prev_fact[2] - 12) if prev_fact else 0
     fm = lang.from_rx.search(text[lead:prev_fact[2]]) if prev_fact and lang.from_rx is not None else None
-    if not (prev_fact and lang.change_to_rx.match(text[prev_fact[1]:start]) and fm):
+    arrow = prev_fact is not None and _ARROW_GAP.fullmatch(text, prev_fact[1], start) is not None
+    if not (prev_fact and lang.change_to_rx.match(text[prev_fact[1]:start]) and (fm or arrow)):
         return None
     fact = prev_fact[0]
     v = parse_number(raw.lower().lstrip("~").strip())
-    if v is None or not fact:
-        return None
+    if v is None or not fact or not math.isfinite(v):
+        return None                 # "2.3 -> nan": a NaN is no later level of the loss (the NaN reader's)
     if fact.endswith("accuracy"):
         v = _as_fraction(raw, v)
     # the phrase keeps its "from": "went from 60% to 90%" states where the value is now (the later one)
-    series.setdefault(fact, []).append((start, v, (n.start(), n.end()), text[lead + fm.start():n.end()]))
+    series.setdefault(fact, []).append((start, v, (n.start(), n.end()),
+                                        text[(lead + fm.start()) if fm else prev_fact[2]:n.end()]))
     return (fact, n.end(), prev_fact[2])
 
 

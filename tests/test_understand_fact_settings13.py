@@ -91,3 +91,26 @@ def test_a_change_that_worked_is_the_runs_value(kb):
     # no futile outcome: the change names the run's value now
     echo = echo_with(kb, "lr was 0.01 and the loss exploded. I lowered the lr to 1e-4 and now the val loss rises")
     assert "learning_rate 0.0001" in echo
+
+
+@pytest.mark.parametrize("text, shown", [
+    # an arrow alone between two values is a change: the later one is where the metric is now
+    ("my val_loss went 0.31->0.77 over ten epochs while train loss keeps falling", "val_loss 0.77"),
+    ("training loss 3.1 → 1.4 → nan within 400 steps", "train_loss 1.4"),
+])
+def test_an_arrow_is_a_change(kb, text, shown):
+    assert shown in echo_with(kb, text)
+
+
+@pytest.mark.parametrize("text, not_shown", [
+    # a value the run is measured against is not the run's
+    ("the target accuracy is 92% but my model stops at 71%", "train_accuracy 0.92"),
+    ("expected loss around 0.05, it never goes under 0.6", "train_loss 0.05"),
+    # a NaN after an arrow is no level of the loss
+    ("training loss 3.1 → 1.4 → nan within 400 steps", "train_loss nan"),
+    # a setting denied in one clause and said in another: no reading of whether it is used
+    ("Without fp16 everything trains, with fp16 the loss turns nan after 2k steps", "uses_amp"),
+    ("with amp the grad norm overflows, without amp it is fine", "uses_amp"),
+])
+def test_contrasts_and_references_are_not_read(kb, text, not_shown):
+    assert not_shown not in echo_with(kb, text)
