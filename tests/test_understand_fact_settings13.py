@@ -114,3 +114,20 @@ def test_an_arrow_is_a_change(kb, text, shown):
 ])
 def test_contrasts_and_references_are_not_read(kb, text, not_shown):
     assert not_shown not in echo_with(kb, text)
+
+
+def test_a_pasted_collate_error_is_a_dataloader_error(kb):
+    # the traceback's last line is default_collate's own message: the error is the batching step's
+    import sys
+    sys.path.insert(0, "benchmarks")
+    from run_complaints import feed
+
+    from traindx.engine.api import Session
+    s = Session(kb)
+    feed(s, "I get this at the first batch, any idea?\n"
+            "Traceback (most recent call last):\n"
+            '  File "train.py", line 88, in <module>\n'
+            "    for x, y in loader:\n"
+            "RuntimeError: stack expects each tensor to be equal size, but got [3, 64, 64] at entry 0 and "
+            "[3, 64, 50] at entry 5")
+    assert s.value("error_kind") == "dataloader_error"
