@@ -63,6 +63,8 @@ _MACRO = re.compile(r"\{([a-z_]+)\}")
 _CLAUSE_PUNCTUATION = r"[.;!?\n]|,\s|，|。|；"
 #: arrows that join a change's old value to its new one ("lr 0.1 -> 0.01"); the words are ``change_to_words``
 _ARROWS = r"->|→|=>|==>"
+#: an arrow alone between two values ("0.4->0.9", "2.3 → 0.4"): a change, with or without a "from" before them
+_ARROW_GAP = re.compile(r"\s*%?\s*-*(?:" + _ARROWS + r")\s*~?\s*")
 
 
 @dataclass
@@ -153,6 +155,8 @@ class Language:
     hypothetical_rx: re.Pattern | None = None         # a question or plan: its settings are not the run's
     hypothetical_facts: set = field(default_factory=set)
     statement_rx: re.Pattern | None = None            # after a cue, a clause stating the run's value ("which is")
+    retry_change_rx: re.Pattern | None = None         # a change tried on the run ("then I lowered the lr")
+    retry_futile_rx: re.Pattern | None = None         # ... that did not help ("the error persists")
     one_number_one_fact: list = field(default_factory=list)  # (kept, dropped): one number read as both is the first
     clause_rx: re.Pattern | None = None               # clause boundaries: punctuation and ``clause_words``
     number_words: dict = field(default_factory=dict)  # "three" -> 3, "first" -> 1 (a {num} capture may be a word)
@@ -241,6 +245,7 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
     negators: list = []
     hypothetical: list = []
     statements: list = []
+    retries: dict = {"changes": [], "futile": []}
     grammar: dict = {key: [] for key in _GRAMMAR_LISTS}
     origins: list = []                                 # (list name, word, file): a bad word names its own file
     for data, where in entries:
@@ -303,9 +308,11 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
             lang.metric_rx[mt["id"]] = _compile(r"(?:(?<![a-z_])" + prefixes + r")(?:" + mt["pattern"] + r")(?![a-z_])",
                                                 lang.terms, str(where))
         _same_quantity(lang, data.get("same_quantity", []), facts, str(where))
-        _fact_lists(lang, data, facts, str(where), hypothetical, statements)
+        _fact_lists(lang, data, facts, str(where), hypothetical, statements, retries)
     lang.hypothetical_rx = _alternation(hypothetical, lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.statement_rx = _alternation(statements, lang.terms, r"(?<![a-z])", r"(?![a-z])")
+    lang.retry_change_rx = _alternation(retries["changes"], lang.terms, "", "")
+    lang.retry_futile_rx = _alternation(retries["futile"], lang.terms, "", "")
     lang.training = [(s, t, o) for s, t, o in lang.examples + lang.utterances]
     _compile_labels(lang, grammar)
     _compile_grammar(lang, grammar)
@@ -424,12 +431,15 @@ def _compile_grammar(lang: Language, g: dict) -> None:
                                 + (r"|[^.;!?\n]*\b" + resp + r"\b" if resp else ""))
 
 
-def _fact_lists(lang: Language, data: dict, facts: dict, where: str, hypothetical: list, statements: list) -> None:
-    """A language file's ``hypothetical`` cues, statements and facts (the cues and statements gathered into
-    ``hypothetical`` and ``statements``), and its ``one_number_one_fact`` pairs."""
+def _fact_lists(lang: Language, data: dict, facts: dict, where: str, hypothetical: list, statements: list,
+                retries: dict) -> None:
+    """A language file's ``hypothetical`` cues, statements, retries and facts (gathered into ``hypothetical``,
+    ``statements`` and ``retries``), and its ``one_number_one_fact`` pairs."""
     hyp = data.get("hypothetical") or {}
     hypothetical += hyp.get("cues", [])
     statements += hyp.get("statements", [])
+    for key in ("changes", "futile"):
+        retries[key] += (hyp.get("retries") or {}).get(key, [])
     for fid in hyp.get("facts", []):
         if fid not in facts:
             raise KBError(f"unknown fact {fid!r} in hypothetical", where)
@@ -821,18 +831,43 @@ def _value_of(ex: _Extractor, m: re.Match, lang: Language, text: str):
 _SKIP = object()
 
 
+#: a tuple assignment ("num_epochs, lr, batch_size = 500, 0.01, 32"): names and values paired by position
+_TUPLE_ASSIGN = re.compile(r"(?<![\w.,])([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)+)[ \t]*=[ \t]*\(?[ \t]*"
+                           r"([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?(?:[ \t]*,[ \t]*[-+]?(?:\d+\.?\d*|\.\d+)"
+                           r"(?:e[-+]?\d+)?)+)(?![\w.])", re.IGNORECASE)
+
+
+def _unpacked(text: str) -> list[tuple[int, tuple, str]]:
+    """Each name of a tuple assignment with its own value ("num_epochs, lr = 500, 0.01" -> "num_epochs = 500",
+    "lr = 0.01"), as (where the assignment starts, its span, "name = value"); only where the counts match."""
+    out = []
+    for m in _TUPLE_ASSIGN.finditer(text):
+        names = [x.strip() for x in m.group(1).split(",")]
+        values = [x.strip() for x in m.group(2).split(",")]
+        if len(names) == len(values):
+            out.extend((m.start(), m.span(), f"{a} = {b}") for a, b in zip(names, values))
+    return out
+
+
 def _read_facts(text: str, lang: Language, only=None, picks=None) -> list[Reading]:
     out: dict[str, list] = {}
     picks = dict(picks or {})
     negated_end: dict[str, int] = {}       # fact -> where its last negated mention ends
+    pieces = _unpacked(text)
     for order, ex in enumerate(lang.extractors):
         if only is not None and ex.fact not in only:
             continue
         picks.setdefault(ex.fact, ex.pick)
+        for at, span, piece in pieces:
+            m = ex.rx.search(piece)
+            v = _value_of(ex, m, lang, piece) if m is not None and m.start() == 0 else None
+            if v is not None and v is not _SKIP and not (ex.fact in lang.hypothetical_facts
+                                                         and _hypothetical_at(lang, text, at, at)):
+                out.setdefault(ex.fact, []).append((at, v, span, piece, order, False))
         for m in ex.rx.finditer(text):
             v = _value_of(ex, m, lang, text)
-            if v is None:
-                continue
+            if v is None or any(a <= m.start() < b for _, (a, b), _ in pieces):
+                continue            # inside a tuple assignment: its names and values are paired above
             if ex.fact in lang.hypothetical_facts and _hypothetical_at(lang, text, m.start(), m.end()):
                 continue            # "should I train for 160 epochs?": a plan, not the run's setting
             neg = negation_at(lang, text, m.start()) if ex.has_negated else None
@@ -845,7 +880,7 @@ def _read_facts(text: str, lang: Language, only=None, picks=None) -> list[Readin
                 negated_end[ex.fact] = m.end()
             phrase = text[neg:m.end()] if neg is not None else m.group(0)
             span = (neg if neg is not None else m.start(), m.end())
-            out.setdefault(ex.fact, []).append((m.start(), v, span, phrase, order))
+            out.setdefault(ex.fact, []).append((m.start(), v, span, phrase, order, neg is not None))
     readings = []
     for fact, found in out.items():
         found = [f for f in found if f[1] is not _SKIP] if picks[fact] not in ("last", "all") else found
@@ -853,6 +888,11 @@ def _read_facts(text: str, lang: Language, only=None, picks=None) -> list[Readin
             continue
         pick = picks[fact]
         found.sort(key=lambda f: f[0])
+        if any(f[5] for f in found) and any(f[1] is True for f in found) and any(f[1] is False for f in found):
+            continue                # "without fp16 it works, with fp16 it is nan": denied and said, no reading
+        if pick == "last" and fact in lang.hypothetical_facts and len({str(f[1]) for f in found}) > 1:
+            # "lr = 2e-4 ... then I changed it (lr = 2e-7), the error persists": the retry is not the run asked about
+            found = [f for f in found if not _futile_retry(lang, text, f[2][1])] or found
         if pick == "last":
             chosen = found[-1]
             if chosen[1] is _SKIP:
@@ -871,6 +911,24 @@ def _read_facts(text: str, lang: Language, only=None, picks=None) -> list[Readin
             chosen = found[0]
         readings.append(Reading(fact, chosen[1], chosen[2], " ".join(chosen[3].split())))
     return readings
+
+
+def _futile_retry(lang: Language, text: str, pos: int) -> bool:
+    """The value at ``pos`` stands in a sentence that tells of a change tried after the run and that it did not
+    help (kb/language ``hypothetical.retries``: "then I adjusted bs and lr (bs=2, lr=2e-7), the error persists"):
+    a change verb before the end of the value's phrase ("学习率调整为 5e-6") and a futile outcome after the change."""
+    if lang.retry_change_rx is None or lang.retry_futile_rx is None:
+        return False
+    start, end = 0, len(text)
+    for m in _SENTENCE.finditer(text, 0, pos):
+        start = m.end()
+    nxt = _SENTENCE.search(text, pos)
+    if nxt is not None:
+        end = nxt.start()
+    change = None
+    for m in lang.retry_change_rx.finditer(text, start, pos):
+        change = m
+    return change is not None and lang.retry_futile_rx.search(text, change.end(), end) is not None
 
 
 #: the total of a progress counter ("10/100"): it counts, it is no metric's value
@@ -960,16 +1018,18 @@ def _continue_from_to(lang: Language, text: str, n, raw: str, series: dict, prev
     start = n.start()
     lead = max(0, prev_fact[2] - 12) if prev_fact else 0
     fm = lang.from_rx.search(text[lead:prev_fact[2]]) if prev_fact and lang.from_rx is not None else None
-    if not (prev_fact and lang.change_to_rx.match(text[prev_fact[1]:start]) and fm):
+    arrow = prev_fact is not None and _ARROW_GAP.fullmatch(text, prev_fact[1], start) is not None
+    if not (prev_fact and lang.change_to_rx.match(text[prev_fact[1]:start]) and (fm or arrow)):
         return None
     fact = prev_fact[0]
     v = parse_number(raw.lower().lstrip("~").strip())
-    if v is None or not fact:
-        return None
+    if v is None or not fact or not math.isfinite(v):
+        return None                 # "2.3 -> nan": a NaN is no later level of the loss (the NaN reader's)
     if fact.endswith("accuracy"):
         v = _as_fraction(raw, v)
     # the phrase keeps its "from": "went from 60% to 90%" states where the value is now (the later one)
-    series.setdefault(fact, []).append((start, v, (n.start(), n.end()), text[lead + fm.start():n.end()]))
+    series.setdefault(fact, []).append((start, v, (n.start(), n.end()),
+                                        text[(lead + fm.start()) if fm else prev_fact[2]:n.end()]))
     return (fact, n.end(), prev_fact[2])
 
 

@@ -166,7 +166,9 @@ _BANNER = re.compile(r"\b(?:run|seed|restart(?:ing|ed)?|resum(?:e|ing|ed)|trial|
 _ERROR_KINDS = (
     ("cuda_oom", re.compile(r"out of memory|OutOfMemoryError|\bOOM\b", re.IGNORECASE)),
     ("cuda_error", re.compile(r"CUDA error|device-side assert|cuDNN|CUBLAS|NCCL", re.IGNORECASE)),
-    ("dataloader_error", re.compile(r"DataLoader|collate|worker \(pid|default_collate", re.IGNORECASE)),
+    # default_collate's own message ("stack expects each tensor to be equal size") names the batching step
+    ("dataloader_error", re.compile(r"DataLoader|collate|worker \(pid|default_collate|"
+                                    r"stack expects each tensor to be equal size", re.IGNORECASE)),
     ("shape_error", re.compile(r"size mismatch|shape|must match the size|dimension|Expected input "
                                r"batch_size|mat1 and mat2|\bdim \d+ must match|sizes? of tensors|"
                                r"must be the same (?:as input )?size",
