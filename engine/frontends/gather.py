@@ -239,8 +239,8 @@ def _axis_only(line: str) -> bool:
 
 #: facts that describe a curve's shape: a few pasted lines have values, not a shape
 _SHAPE_FACTS = frozenset({"loss_trend", "val_loss_trend", "loss_decrease_fraction", "loss_spikes", "loss_noise",
-                          "best_val_fraction", "lr_final_ratio", "lr_collapse_fraction", "lr_decay_helps",
-                          "grad_norm_trend", "step_time_trend", "loss_pace", "loss_creeping"})
+                          "best_val_fraction", "val_at_best", "lr_final_ratio", "lr_collapse_fraction",
+                          "lr_decay_helps", "grad_norm_trend", "step_time_trend", "loss_pace", "loss_creeping"})
 
 
 def settings_from_paste(session, pasted: str) -> None:

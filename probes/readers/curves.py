@@ -1008,6 +1008,31 @@ def _analyze_val(log, out: _Out) -> None:
         why = f"validation loss flat over the latter half: {_fmt(mid)} -> {_fmt(cur)}"
         a = xs[idx[0]]
     out.add("val_loss_trend", vt, a, x1, why)
+    if vt != "increasing":
+        _val_at_best(ms, xs, k, out)
+
+
+def _val_at_best(ms: list, xs: list, k: int, out: _Out) -> None:
+    """``val_at_best``: the validation loss's latest level (the median of its last ``k`` values) lies
+    within ``curves.val_best_steps`` of its own typical move from one evaluation to the next (the
+    median |v[i+1] - v[i]| over the latter half of the evaluations) of the best value it ever
+    printed. The minimum of a noisy level sits below that level by itself, wherever along the flat
+    stretch it happens to fall; a validation loss that settled is at its best within its own noise
+    even when that minimum came at 60 % of the run, and one that turned is not."""
+    n = len(ms)
+    if n < out.p["curves.val_best_min_evals"]:
+        return
+    half = ms[n // 2:]
+    moves = [abs(b - a) for a, b in zip(half, half[1:])]
+    if not moves:
+        return
+    step = median(moves)
+    level = median(ms[-k:])
+    best = min(ms)
+    if level - best <= out.p["curves.val_best_steps"] * step:
+        out.add("val_at_best", True, xs[n // 2], xs[-1],
+                f"the validation loss ends at {_fmt(level)}, within {out.p['curves.val_best_steps']:g} of its "
+                f"typical moves between evaluations ({_fmt(step)}) of its best, {_fmt(best)}")
 
 
 def _slight_val_rise(out: _Out, first: float, best: float, level: float) -> bool:

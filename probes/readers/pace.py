@@ -2,7 +2,8 @@
 
 A run that learns at a normal pace falls fast at first and then decelerates: its last third falls
 a small fraction of what its first third fell. A run whose loss has fallen little over the whole
-log (under ``pace.slow_max_fall`` of its start), is still falling over its last third (at least
+log (under ``pace.slow_max_fall`` of its start), is still falling over its last third (and still
+decreasing beyond its noise by the curve reader: a levelled-off loss is ``normal``) (at least
 ``pace.slow_min_last_fall`` of its start) and has not decelerated (last-third fall at least
 ``pace.slow_min_ratio`` of the first-third fall) converges slowly: the Training-slow symptom read
 from the curve. Each third's level is the median of a sixth of the run around its boundary.
@@ -70,7 +71,11 @@ def pace_facts(analysis, findings: list, params=None) -> list[Finding]:
     if None in (y0, y1, y2, y3) or y0 <= 0:
         return []
     fall, first, last = (y0 - y3) / y0, (y0 - y1) / y0, (y2 - y3) / y0
-    slow = (fall < float(p["pace.slow_max_fall"]) and last >= float(p["pace.slow_min_last_fall"])
+    # a loss the curve reader found levelled off takes nothing off over its last stretch beyond its
+    # own noise: the medians of sixths can still differ by chance on a noisy per-batch loss, but a
+    # loss that is not still falling is not falling slowly
+    slow = (trend == "decreasing"
+            and fall < float(p["pace.slow_max_fall"]) and last >= float(p["pace.slow_min_last_fall"])
             and (first <= 0 or last >= float(p["pace.slow_min_ratio"]) * first))
     src = f"log:{analysis.name}:steps {x0:g}-{x1:g}"
     how = ("has not slowed down" if first <= 0 or last >= first else
