@@ -406,6 +406,48 @@ def test_a_loop_raising_between_forward_and_loss_leaves_no_mode():
     assert_clean(model, opt)
 
 
+def _raw_split_run(watched: bool):
+    """A loop over raw tensors sliced by hand (no loader: the rows fed are hashed for the overlap)."""
+    _seed(0)
+    x, y = torch.randn(96, 12), torch.randint(0, 4, (96,))
+    model = MLP()
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=3, gamma=0.5)
+    w = tp.watch(model, opt) if watched else None
+    if w is not None:
+        w.monitor.params = {**w.monitor.params, "leakage.row_hash_min_width": 8}   # the MLP's 12 features
+        w.attach()
+    try:
+        for _ in range(3):
+            model.train()
+            for i in range(0, 64, 16):
+                out = model(x[i:i + 16] + 0.01 * random.random())
+                loss = nn.functional.cross_entropy(out, y[i:i + 16])
+                if w is not None:
+                    w.observe(loss, outputs=out, targets=y[i:i + 16])
+                loss.backward()
+                opt.step()
+                opt.zero_grad()
+            sched.step()
+            model.eval()
+            with torch.no_grad():
+                model(x[64:])
+        if w is not None:
+            w.findings()
+    finally:
+        if w is not None:
+            w.detach()
+    return _state(model, opt, sched), model, opt, w
+
+
+def test_hashing_the_rows_of_a_raw_split_changes_nothing():
+    bare, *_ = _raw_split_run(False)
+    watched, model, opt, w = _raw_split_run(True)
+    _equal(bare, watched)
+    assert_clean(model, opt)
+    assert w.monitor._rows is not None and w.monitor._rows.n_val == 96 and w.monitor._rows.n_train == 192
+
+
 def test_no_experiments_keeps_no_batches():
     _seed(0)
     model = MLP()
