@@ -103,11 +103,20 @@ def _equal(a, b, path="state"):
         assert a == b, f"{path}: {a!r} != {b!r}"
 
 
-def train(kind, optim, mode=None, *, amp=False, raise_at=None, epochs=2, holder=None, faulty=False, experiment=None):
+def _hand_loss(out, y, model):
+    """A loss written by hand (no stock criterion): NLL of log-softmax by gather, plus an L2 penalty
+    read off the parameters, as scripts write them."""
+    nll = -(out - out.logsumexp(dim=1, keepdim=True)).gather(1, y[:, None]).mean()
+    return nll + 1e-4 * sum(p.pow(2).sum() for p in model.parameters())
+
+
+def train(kind, optim, mode=None, *, amp=False, raise_at=None, epochs=2, holder=None, faulty=False, experiment=None,
+          hand=False):
     """Train from seed 0. mode: None (bare), "armed", "overfit" (cheap + overfit-one-batch mid-run),
     "lr_decay" (cheap + the LR-decay test on the next 12 batches, run mid-run), "experiment" (cheap +
     ``experiment = (spec, context)`` run on copies at step 12). ``faulty``: one frozen bias and one
-    bias the optimizer never sees (so unfreeze / add-missing experiments have something to do)."""
+    bias the optimizer never sees (so unfreeze / add-missing experiments have something to do).
+    ``hand``: the training loss is written by hand and observed without outputs or a criterion."""
     _seed(0)
     train_ds, val_ds = _data(kind)
     model = MLP() if kind == "mlp" else CNN()
@@ -144,8 +153,10 @@ def train(kind, optim, mode=None, *, amp=False, raise_at=None, epochs=2, holder=
                         loss = crit(out.float(), y)
                 else:
                     out = model(x)
-                    loss = crit(out, y)
-                if w is not None:
+                    loss = _hand_loss(out, y, model) if hand else crit(out, y)
+                if w is not None and hand:
+                    w.observe(loss)
+                elif w is not None:
                     w.observe(loss, outputs=out, targets=y)
                 if amp:
                     scaler.scale(loss).backward()
@@ -353,6 +364,88 @@ def test_experiments_through_the_monitor_change_nothing(kb):
     found = {f.fact: f for f in w.findings() if f.source == "probe:experiment"}
     assert set(found) == {"exp_lr_up", "exp_shuffle"}, w.summary()["experiments"]
     assert "on a copy" in found["exp_lr_up"].detail and "unchanged copy" in found["exp_lr_up"].detail
+
+
+@pytest.mark.parametrize("kind,optim", [("mlp", "sgd"), ("cnn", "adam")])
+def test_experiments_on_a_hand_written_loss_change_nothing(kb, kind, optim):
+    """A loss written by hand (no criterion to re-run): the copies replay its recorded torch calls;
+    the experiments run (not skipped for want of a loss) and the run stays bit-identical, with no
+    hook and no torch-function mode left behind."""
+    from traindx.engine.differential import spec
+
+    bare, *_ = train(kind, optim, epochs=4, hand=True)
+    holder = {"specs": [spec(kb, "lr_up"), spec(kb, "unfreeze")]}
+    watched, model, opt, w = train(kind, optim, "experiment_monitor", epochs=4, holder=holder, hand=True)
+    _equal(bare, watched)
+    assert_clean(model, opt)
+    assert torch._C._len_torch_function_stack() == 0
+    ran = {r["id"]: r for r in w.summary()["experiments"]}
+    assert ran["lr_up"]["outcome"] in ("confirms", "refutes", "inconclusive"), ran
+    assert ran["lr_up"]["trained_on"] >= 6
+
+
+def test_a_loop_raising_between_forward_and_loss_leaves_no_mode():
+    """The recorder's mode is pushed at the end of a training forward: a script that raises before
+    its loss reaches the monitor still leaves nothing behind once the watch is detached."""
+    _seed(0)
+    model = MLP()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(RuntimeError):
+        with tp.watch(model, opt) as w:
+            for step in range(6):
+                x, y = torch.randn(8, 12), torch.randint(0, 4, (8,))
+                out = model(x)
+                if step == 4:
+                    raise RuntimeError("user code failed")
+                loss = _hand_loss(out, y, model)
+                w.observe(loss)
+                loss.backward()
+                opt.step()
+                opt.zero_grad()
+    assert torch._C._len_torch_function_stack() == 0
+    assert_clean(model, opt)
+
+
+def _raw_split_run(watched: bool):
+    """A loop over raw tensors sliced by hand (no loader: the rows fed are hashed for the overlap)."""
+    _seed(0)
+    x, y = torch.randn(96, 12), torch.randint(0, 4, (96,))
+    model = MLP()
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=3, gamma=0.5)
+    w = tp.watch(model, opt) if watched else None
+    if w is not None:
+        w.monitor.params = {**w.monitor.params, "leakage.row_hash_min_width": 8}   # the MLP's 12 features
+        w.attach()
+    try:
+        for _ in range(3):
+            model.train()
+            for i in range(0, 64, 16):
+                out = model(x[i:i + 16] + 0.01 * random.random())
+                loss = nn.functional.cross_entropy(out, y[i:i + 16])
+                if w is not None:
+                    w.observe(loss, outputs=out, targets=y[i:i + 16])
+                loss.backward()
+                opt.step()
+                opt.zero_grad()
+            sched.step()
+            model.eval()
+            with torch.no_grad():
+                model(x[64:])
+        if w is not None:
+            w.findings()
+    finally:
+        if w is not None:
+            w.detach()
+    return _state(model, opt, sched), model, opt, w
+
+
+def test_hashing_the_rows_of_a_raw_split_changes_nothing():
+    bare, *_ = _raw_split_run(False)
+    watched, model, opt, w = _raw_split_run(True)
+    _equal(bare, watched)
+    assert_clean(model, opt)
+    assert w.monitor._rows is not None and w.monitor._rows.n_val == 96 and w.monitor._rows.n_train == 192
 
 
 def test_no_experiments_keeps_no_batches():

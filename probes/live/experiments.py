@@ -41,6 +41,7 @@ import statistics
 
 from traindx.engine.parameters import resolve
 from traindx.probes.live.data import preserved_rng, tensors_in
+from traindx.probes.live.loss_tape import LossTape, replay_loss
 from traindx.probes.live.overfit import batch_loss, clean_copy, copy_optimizer, output_mismatch
 
 #: the closed vocabulary of interventions (kb schema ``kb-experiments``)
@@ -368,6 +369,8 @@ def _loss(plan, batch):
         batch = _map_inputs(batch, plan.in_fn)
     args, kwargs, targets, out_shape = batch
     fn = plan.loss_fn
+    if type(targets) is LossTape and fn is replay_loss:
+        targets = targets.bound(plan.model)     # a hand-written loss, with this copy's parameters
     if plan.out_fn is not None:
         inner, of = fn, plan.out_fn
         fn = lambda o, t: inner(of(o), t)  # noqa: E731
@@ -701,7 +704,7 @@ class Experiments:
         if T is None:
             T = self._T = _Tensor()
         tt = type(targets)
-        if tt is not T and not _is_tensor(targets):
+        if tt is not T and not _is_tensor(targets) and tt is not LossTape:
             return
         batches = self.batches
         if batches and batches[-1][2] is targets:
@@ -710,6 +713,9 @@ class Experiments:
             a = args[0]
             size = a.numel() * a.element_size() + targets.numel() * targets.element_size()
             batches.append((tuple(args), {}, targets, None if out_shape is None else tuple(out_shape)))
+        elif tt is LossTape:         # a hand-written loss: the tape holds the batch's other tensors
+            size = _batch_bytes(args, kwargs, None) + targets.nbytes
+            batches.append((tuple(args), dict(kwargs) if kwargs else {}, targets, None))
         else:
             size = _batch_bytes(args, kwargs, targets)
             batches.append((tuple(args), dict(kwargs) if kwargs else {}, targets,
@@ -733,7 +739,7 @@ class Experiments:
             spec = self.pending.pop(0)
             if model is None or optimizer is None or loss_fn is None:
                 r = {"id": spec["id"], "intervention": spec["intervention"], "steps": spec["steps"],
-                     "outcome": None, "skipped": "needs the model, its optimizer and a stock or given loss"}
+                     "outcome": None, "skipped": "needs the model, its optimizer and a loss it can replay"}
                 r["detail"] = describe(r)
             else:
                 try:

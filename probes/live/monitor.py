@@ -135,6 +135,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         self._attached = False
         self._busy = False
         self._loss_fn = loss_fn
+        self._tape = None          # LT.TapeRecorder of a hand-written loss (experiments on, no stock loss)
         self._loss_name = None
         self._label_smoothing = None
         # hooks
@@ -281,6 +282,9 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         self._unhook_optimizer()
         self._drop_other_hooks()
         self._drop_activation_hooks(collect=False)
+        if self._tape is not None:
+            self._tape.close()
+            self._tape = None
         if self._grad_hook is not None:
             self._grad_hook.remove()
             self._grad_hook = None

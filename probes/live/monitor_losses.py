@@ -14,6 +14,7 @@ from statistics import median
 
 import traindx.probes.live.data as D
 import traindx.probes.live.losses as L
+import traindx.probes.live.loss_tape as LT
 import traindx.probes.live.nan_trace as NT
 from traindx.probes.live.probe import SCHEDULE
 from traindx.probes.live.schedule import ACC, LOSS_FIRST, LOSS_GATE, OUTPUTS, due, own_time
@@ -187,9 +188,13 @@ class LossFeed:
         if outputs is not None and isinstance(outputs, self._torch.Tensor):
             self._last_out_shape = shape = outputs.shape
         self._loss_out_shape = shape          # this loss's output shape (None: no tensor output)
+        kept = targets
+        if loss is not None and self.experiments_enabled and self._loss_fn is None \
+                and (targets is None or L.loss_callable(loss_name or self._loss_name) is None):
+            kept = self._loss_tape(loss, targets)
         for p in self._costly:
             if p.collecting:
-                p.on_train_loss(self, outputs, targets)
+                p.on_train_loss(self, outputs, kept)
         v = rec.value
         if v is not None and self._nan_first is None and not math.isfinite(v):
             rec.nan_info = self._trace_nan(outputs, targets)
@@ -199,6 +204,19 @@ class LossFeed:
             self._tentative.append(rec)
         if look and self._sched("loss_weights", i) and loss is not None:
             self._sample_loss_weights(loss)
+
+    def _loss_tape(self, loss, targets):
+        """A loss no stock criterion computes (hand-written, or one the run did not name): the copies
+        replay it from a tape of the torch calls that made it from the model's outputs
+        (:mod:`~traindx.probes.live.loss_tape`), which stands in for the targets of the batch kept.
+        The recorder starts at the first such loss (its tapes begin with the next forward)."""
+        if self._tape is None:
+            if self.model is None or not hasattr(self.model, "register_forward_hook"):
+                return targets
+            self._tape = LT.TapeRecorder(self.model, self.params["loss_tape.max_ops"])
+            return targets
+        tape = self._tape.finish(loss, targets)
+        return targets if tape is None else tape
 
     def _sample_loss_weights(self, loss):
         """The constant weights of the loss's terms at this step (``rec + beta * kl``: beta), read

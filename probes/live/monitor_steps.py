@@ -14,6 +14,7 @@ from array import array
 
 import traindx.probes.live.amp as AMP
 import traindx.probes.live.gradients as G
+import traindx.probes.live.row_hashes as RH
 import traindx.probes.live.timing as T
 import traindx.probes.live.updates as U
 from traindx.probes.live.schedule import AMP as AMP_SCHEDULE
@@ -76,6 +77,8 @@ class StepFeed:
         self._last_kwargs = None
         self._last_out_shape = None
         self._last_fwd_training = None
+        self._rows = None              # RH.RowHashes: the raw-tensor train/eval overlap
+        self._rows_open = True
         self._autocast_seen = False
         self._autocast_dtypes: set[str] = set()
         self._fwd_autocast = None
@@ -120,6 +123,8 @@ class StepFeed:
                 self._gap = max(0.0, time.perf_counter() - self._last_step_t - self._own_step)
         self._fwd_mode[2 * ge + training] += 1
         self._last_fwd_training = training
+        if self._rows_open and args:
+            self._hash_rows(args[0], ge and training)
         self._last_args = args
         self._last_kwargs = kwargs
         i = self._fwd_count
@@ -146,6 +151,21 @@ class StepFeed:
                 except Exception:
                     pass
         return None
+
+    def _hash_rows(self, x, train):
+        """The raw-tensor overlap (``probe:leakage``): hash the rows this forward was fed, while
+        no pair of loaders is declared and the budgets are not spent."""
+        try:
+            if "train" in self._loaders and "val" in self._loaders:
+                self._rows_open = False
+                return
+            if self._rows is None:
+                self._rows = RH.RowHashes(self.params)
+            self._rows.add(x, train)
+            self._rows_open = self._rows.open
+        except Exception as e:
+            self._rows_open = False
+            self._note("row hashes", e)
 
     def _pre_step(self, optimizer, args, kwargs):
         if self._busy:

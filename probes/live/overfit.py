@@ -18,6 +18,7 @@ import math
 
 from traindx.engine.parameters import resolve
 from traindx.probes.live.data import preserved_rng
+from traindx.probes.live.loss_tape import LossTape, replay_loss
 
 _HOOK_DICTS = ("_forward_hooks", "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
                "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_backward_hooks",
@@ -117,6 +118,8 @@ def batch_loss(model, loss_fn, args, kwargs, targets, out_shape=None, autocast=N
         if out_shape is not None and torch.is_tensor(out) and tuple(out.shape) != tuple(out_shape) \
                 and out.numel() == math.prod(out_shape):
             out = out.reshape(out_shape)
+        if type(targets) is LossTape:        # a hand-written loss: replayed with this model's parameters
+            targets = targets.bound(model) if loss_fn is replay_loss else targets.targets
         loss = loss_fn(out, targets)
     return loss.mean() if loss.dim() > 0 else loss
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import traindx.probes.live.experiments as EX
 import traindx.probes.live.gradients as G
 import traindx.probes.live.losses as L
+import traindx.probes.live.loss_tape as LT
 from traindx.probes.live.probe import CostlyProbe
 
 
@@ -25,7 +26,7 @@ class Experiment(CostlyProbe):
     schedule = ("keeps every training batch (references, bounded by count and bytes); an experiment the "
                 "engine asks for runs at the next sampled step")
     parameters = ("experiments.buffer_batches", "experiments.buffer_bytes", "experiments.min_train_batches",
-                  "experiments.min_held_out_batches", "output_squash.sum_tolerance")
+                  "experiments.min_held_out_batches", "output_squash.sum_tolerance", "loss_tape.max_ops")
 
     def __init__(self):
         self.box = EX.Experiments(True)
@@ -67,9 +68,11 @@ class Experiment(CostlyProbe):
         context = {"clip_max": m._clip_max, "peak_lr": max(lrs) if lrs else None,
                    "accumulates": bool(G.grad_accumulates(m._carried, m.params)) if m._carried else False,
                    "training": self._training_mode(m)}
+        fn = m._loss_fn
+        if fn is None:      # a hand-written loss is replayed from each batch's tape
+            fn = LT.replay_loss if LT.holds_tapes(self.box.batches) else L.loss_callable(m._loss_name)
         try:
-            self.box.run_pending(m.model, m.optimizer, m._loss_fn or L.loss_callable(m._loss_name), context,
-                                 m._fwd_autocast)
+            self.box.run_pending(m.model, m.optimizer, fn, context, m._fwd_autocast)
         finally:
             self.ready = bool(self.box.pending)
 

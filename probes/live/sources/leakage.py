@@ -9,14 +9,18 @@ class Leakage(Probe):
     source = "probe:leakage"
     facts = ("val_train_overlap",)
     needs = frozenset({"loader"})
-    schedule = "once, when findings are first gathered with both loaders declared"
+    schedule = ("once, when findings are first gathered with both loaders declared; without them, the rows "
+                "the model is fed (training forwards until leakage.max_train_hashed rows, evaluation forwards "
+                "until leakage.max_val_hashed), hashed at each forward, compared when findings are gathered")
     parameters = ("leakage.near_copy_fraction", "leakage.min_val_hashed", "leakage.min_train_hashed",
                   "leakage.near_copy_neighbours", "leakage.near_copy_gap", "leakage.near_copy_train_per_neighbour",
                   "leakage.max_val_hashed", "leakage.max_train_hashed", "leakage.near_copy_max_val",
-                  "leakage.near_copy_max_train", "data_sampling.safety_cap_s")
+                  "leakage.near_copy_max_train", "data_sampling.safety_cap_s", "leakage.row_hash_elements",
+                  "leakage.row_hash_min_width", "leakage.train_eval_share")
 
     def findings(self, m, emit, params):
         if "train" not in m._loaders or "val" not in m._loaders:
+            self.fed_rows(m, emit, params)
             return
         if m._overlap is None:
             m._overlap = D.val_train_overlap(m._loaders["train"], m._loaders["val"], params=params) or {}
@@ -35,3 +39,20 @@ class Leakage(Probe):
             emit("val_train_overlap", ov,
                  f"{ov * 100:.1f}% of {m._overlap['val_checked']} validation examples also appear in the training set"
                  if ov is not None else "")
+
+    @staticmethod
+    def fed_rows(m, emit, params):
+        """A raw-tensor run: the share of the evaluation rows the model was fed that it was also fed
+        in training forwards (hashed by :mod:`~traindx.probes.live.row_hashes`)."""
+        rows = getattr(m, "_rows", None)
+        if rows is None:
+            return
+        r = rows.overlap(params["leakage.min_val_hashed"], params["leakage.min_train_hashed"],
+                         params["leakage.train_eval_share"])
+        if r is None:
+            return
+        ov, n_val, n_train, aside = r
+        note = f"; {aside} evaluation batches of training rows set aside" if aside else ""
+        emit("val_train_overlap", ov,
+             f"{ov * 100:.1f}% of {n_val} evaluation rows the model was fed are byte-identical to rows of its "
+             f"training forwards ({n_train} distinct training rows hashed{note})")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import traindx.probes.live.data as D
 import traindx.probes.live.losses as L
+import traindx.probes.live.loss_tape as LT
 import traindx.probes.live.lr_decay as LD
 from traindx.engine.parameters import resolve
 from traindx.probes.live.probe import CostlyProbe
@@ -35,7 +36,7 @@ class LrDecay(CostlyProbe):
                   "lr_decay.val_helps", "lr_decay.within_noise", "curves.decay_held", "curves.decay_cut",
                   "monitor.curve_min_losses", "lr_decay.min_train_batches", "lr_decay.min_held_out_batches",
                   "lr_decay.first_look_losses", "lr_decay.look_min_gap_losses", "lr_decay.buffer_bytes",
-                  "lr_decay.val_batches", "lr_decay.val_buffer_bytes")
+                  "lr_decay.val_batches", "lr_decay.val_buffer_bytes", "loss_tape.max_ops")
 
     def __init__(self):
         self.state = None
@@ -131,11 +132,14 @@ class LrDecay(CostlyProbe):
     def on_train_loss(self, m, outputs, targets) -> None:
         torch = m._torch
         args, kwargs = m._last_args, m._last_kwargs
-        if args is None or targets is None or not torch.is_tensor(targets):
+        tape = type(targets) is LT.LossTape      # a hand-written loss's tape stands for the targets
+        if args is None or targets is None or not (tape or torch.is_tensor(targets)):
             return
         if self.batches and self.batches[-1][2] is targets:
             return      # the same loss seen twice (a wrapper and the functional it calls)
-        size = sum(t.numel() * t.element_size() for t in D.tensors_in([list(args), kwargs or {}, targets]))
+        size = sum(t.numel() * t.element_size() for t in D.tensors_in([list(args), kwargs or {},
+                                                                       None if tape else targets]))
+        size += targets.nbytes if tape else 0
         if self.bytes + size > m.params["lr_decay.buffer_bytes"]:
             self.state = "ready"
             return
@@ -170,7 +174,9 @@ class LrDecay(CostlyProbe):
     def run(self, m) -> None:
         batches, self.batches, self.bytes = self.batches, [], 0
         self.state = None
-        fn = m._loss_fn or L.loss_callable(m._loss_name)
+        fn = m._loss_fn
+        if fn is None:      # a hand-written loss is replayed from each batch's tape
+            fn = LT.replay_loss if LT.holds_tapes(batches) else L.loss_callable(m._loss_name)
         run = {"at_step": m.steps, "batches": len(batches)}
         if fn is None:
             run["skipped"] = "needs a stock or given loss function"
@@ -178,7 +184,9 @@ class LrDecay(CostlyProbe):
             run["skipped"] = f"only {len(batches)} batches fit in memory"
         else:
             try:
-                val = [b[:4] for b in self.val]
+                # validation batches carry stock targets, not tapes: a replayed loss is scored on the
+                # held-out training batches only
+                val = [b[:4] for b in self.val] if fn is not LT.replay_loss else []
                 r = LD.lr_decay_test(m.model, m.optimizer, batches, fn, autocast=m._fwd_autocast, params=m.params,
                                      val=val)
                 run.update(r or {"skipped": "the model or optimizer could not be copied"})

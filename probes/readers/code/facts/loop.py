@@ -150,6 +150,8 @@ class LoopFacts:
                               f"stepped")
         if sched_obj is None and not scheds:
             self.no_scheduler_fact(step_loop)
+        if sched_obj is not None and self.scheduler_held(sched_obj, scheds, step_loop):
+            return
         if sched_obj is not None and sched_obj.kind:
             self.add_finding("scheduler", sched_obj.kind, sched_obj.line,
                              f"`{sched_obj.text}` (line {sched_obj.line})")
@@ -175,20 +177,42 @@ class LoopFacts:
                 self.add_finding("scheduler_step_per_batch", False, e.line,
                                  f"`{e.text}` (line {e.line}) runs outside the batch loop (line {lline})")
 
+    def scheduler_held(self, sched_obj, scheds: list, step_loop: int | None) -> bool:
+        """scheduler = none for a scheduler that never moves the LR during training: built and never
+        stepped, or stepped only outside every loop (once, before or after training), while the script
+        steps its optimizer in a loop and nothing else sets a param group's lr. The LR of the run is
+        held as if no scheduler existed (the live LR trace confirms it: ``lr_final_ratio`` 1)."""
+        if step_loop is None or not any(e.kind == "step" for e in self.events):
+            return False
+        if any(e.loops for e in scheds):
+            return False
+        if self.assigns_lr():
+            return False
+        how = ("is never stepped" if not scheds else
+               f"is stepped only outside the training loop (line {scheds[0].line})")
+        self.add_finding("scheduler", "none", sched_obj.line,
+                         f"`{sched_obj.text}` (line {sched_obj.line}) {how}: the LR is held for the "
+                         f"whole run")
+        return True
+
+    def assigns_lr(self) -> bool:
+        """Whether the script assigns a param group's ``lr`` (``g["lr"] = ...``) anywhere."""
+        for n in ast.walk(self.tree):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(
+                n, (ast.AugAssign, ast.AnnAssign)) else []
+            if any(isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant)
+                   and t.slice.value in ("lr", "learning_rate") for t in targets):
+                return True
+        return False
+
     def no_scheduler_fact(self, step_loop: int | None) -> None:
         """scheduler = none: the script steps one optimizer it builds itself in a loop it writes, and
         nothing changes its LR (no scheduler, no assignment to a param group's ``lr``): the LR is
         held for the whole run."""
         if step_loop is None or len(self.optimizers) != 1 or self.schedulers:
             return
-        if not any(e.kind == "step" for e in self.events):
+        if not any(e.kind == "step" for e in self.events) or self.assigns_lr():
             return
-        for n in ast.walk(self.tree):
-            targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(
-                n, (ast.AugAssign, ast.AnnAssign)) else []
-            if any(isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant)
-                   and t.slice.value in ("lr", "learning_rate") for t in targets):
-                return
         opt = self.optimizers[0]
         self.add_finding("scheduler", "none", opt.line,
                          f"no LR scheduler and no assignment to a param group's lr in {self.basename}: "

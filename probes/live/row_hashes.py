@@ -1,0 +1,97 @@
+"""Train/validation overlap for runs that feed raw tensors (no DataLoader to hash).
+
+A script that slices one tensor into train and validation by hand (or with overlapping index ranges,
+or after duplicating examples) hands its model the same rows in training forwards and in evaluation
+forwards. :class:`RowHashes` hashes the rows of the model's first input where the model receives
+them: training forwards (gradients on, train mode) until ``leakage.max_train_hashed`` rows, evaluation
+forwards (no gradients or eval mode) until ``leakage.max_val_hashed`` rows. A row's hash is exact and
+does not depend on the batch it came in: its bit pattern, read as integers, on a fixed strided sample
+of at most ``leakage.row_hash_elements`` elements, times fixed odd weights, summed (int64 arithmetic
+wraps, no rounding). Nothing of the run changes: the arithmetic is on views of the inputs, no RNG is
+drawn (the weights come from a seeded generator of their own), and device results are read at the end.
+"""
+
+from __future__ import annotations
+
+_INT_VIEW = {8: "int64", 4: "int32", 2: "int16", 1: "int8"}
+
+
+class RowHashes:
+    def __init__(self, params):
+        self.max_train = int(params["leakage.max_train_hashed"])
+        self.max_val = int(params["leakage.max_val_hashed"])
+        self.elements = int(params["leakage.row_hash_elements"])
+        self.min_width = int(params["leakage.row_hash_min_width"])
+        self.train: list = []      # hash tensors (one per batch), maybe on a device
+        self.val: list = []
+        self.n_train = 0
+        self.n_val = 0
+        self.width = None          # the row width (elements) of the first input hashed
+        self._w = None
+
+    @property
+    def open(self) -> bool:
+        return self.n_train < self.max_train or self.n_val < self.max_val
+
+    def add(self, x, train: bool) -> None:
+        """Hash the rows of ``x`` (the model's first input) as training or evaluation rows."""
+        import torch
+
+        if not torch.is_tensor(x) or x.dim() < 2 or x.is_sparse or x.shape[0] == 0:
+            return
+        n = int(x.shape[0])
+        if train:
+            room = self.max_train - self.n_train
+        else:
+            room = self.max_val - self.n_val
+        if room <= 0:
+            return
+        rows = x.detach().reshape(n, -1)
+        width = int(rows.shape[1])
+        if width < self.min_width:
+            return            # a few features: equal rows are expected between any two samples
+        if self.width is None:
+            self.width = width
+        elif width != self.width:
+            return            # another input (a second model input, a different resolution): not comparable
+        rows = rows[:room]
+        step = max(1, -(-width // self.elements))
+        rows = rows[:, ::step]
+        kind = _INT_VIEW.get(rows.element_size())
+        if kind is None:
+            return
+        ints = rows.contiguous().view(getattr(torch, kind)).to(torch.int64)
+        if self._w is None or self._w.device != ints.device:
+            g = torch.Generator().manual_seed(0x5EED)
+            w = torch.randint(1, 2 ** 31 - 1, (int(ints.shape[1]),), generator=g, dtype=torch.int64) * 2 + 1
+            self._w = w.to(ints.device)
+        h = (ints * self._w).sum(dim=1)
+        if train:
+            self.train.append(h)
+            self.n_train += int(h.shape[0])
+        else:
+            self.val.append(h)
+            self.n_val += int(h.shape[0])
+
+    def overlap(self, min_val: int, min_train: int, train_eval: float):
+        """(fraction of the evaluation rows hashed that are also training rows, evaluation rows
+        counted, training rows, evaluation batches set aside), or None under ``min_val`` /
+        ``min_train`` rows. An evaluation batch whose rows are training rows at ``train_eval`` or more
+        is an evaluation of the training data (train accuracy in eval mode), not a split: set aside."""
+        if self.n_val < min_val or self.n_train < min_train:
+            return None
+        tr = set()
+        for h in self.train:
+            tr.update(h.tolist())
+        hit = n = aside = 0
+        for h in self.val:
+            vs = h.tolist()
+            k = sum(1 for v in vs if v in tr)
+            if vs and k >= train_eval * len(vs):
+                aside += 1
+                continue
+            hit += k
+            n += len(vs)
+        if n < min_val:
+            return None
+        return hit / n, n, len(tr), aside
