@@ -626,6 +626,10 @@ class LogData:
     notes: list = field(default_factory=list)
     restarts: list = field(default_factory=list)
     time_kind: str | None = None
+    #: what the run itself said about its validation metrics (a checkpoint callback's "val_loss
+    #: did not improve from 0.266"): ``{role: (stated best or None, evaluations without
+    #: improvement since the last improvement, line)}``; empty for a table of numbers
+    verdicts: dict = field(default_factory=dict)
     _timer: Any = field(default=None, repr=False)
 
     @property
