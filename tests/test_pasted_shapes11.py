@@ -139,3 +139,32 @@ def test_a_validation_accuracy_still_rising_is_no_parting(tmp_path):
     rep, _ = _diagnose(tmp_path, _keras4(0.004))
     assert _facts(rep)["val_accuracy_trend"] != "falling"
     assert _symptom(rep) != "overfitting"
+
+
+# ------------------------------------------------------------------ a loss scaler settling
+def test_a_paste_of_a_loss_scaler_settling_far_above_one_reads_healthy(tmp_path):
+    text = "\n".join(["Starting epoch 1 of 12, 2210 micro batches"] + [
+        f"[2024-06-02 11:0{i}:41,377] [INFO] [loss_scaler.py:190:update_scale] [deepspeed] OVERFLOW! Rank 0 "
+        f"Skipping step. Attempted loss scale: {2 ** (20 - i)}, reducing to {2 ** (19 - i)}" for i in range(5)])
+    rep, out = _diagnose(tmp_path, text)
+    assert "no training metrics" not in out
+    assert _facts(rep)["loss_scale_warmup"] is True
+    assert _symptom(rep) == "healthy"
+
+
+def test_a_hysteresis_step_is_not_a_scale_set_to_one():
+    text = "\n".join([
+        "step 40 loss 3.112",
+        "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 32768, but hysteresis is 2. "
+        "Reducing hysteresis to 1",
+        "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 32768, reducing to 16384",
+    ])
+    assert read_console_text(text).scale_reports[2] == 16384
+
+
+def test_overflows_that_drive_the_scale_to_a_few_units_are_no_warm_up(tmp_path):
+    text = "\n".join(["step 10 | loss 2.9011"] + [
+        f"Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to {2.0 ** (3 - i)}"
+        for i in range(2)] + ["step 20 | loss 2.8874"])
+    rep, _ = _diagnose(tmp_path, text)
+    assert "loss_scale_warmup" not in _facts(rep)

@@ -154,7 +154,7 @@ _NAN_BENIGN = re.compile(r"overflow|loss[ _]?scal|skipping step|reducing", re.IG
 #: Skipping step, loss scaler 0 reducing loss scale to 512.0``, fairseq ``overflow detected,
 #: setting loss scale to: 0.25``, DeepSpeed ``OVERFLOW! ... Attempted loss scale: 2048, reducing to
 #: 1024``)
-_SCALE_DOWN = re.compile(r"\b(?:overflow|skipping step)\b.*\bloss[ _]?scale\b.*?\bto:?\s*"
+_SCALE_DOWN = re.compile(r"\b(?:overflow|skipping step)\b.*\bloss[ _]?scale\b(?:(?!hysteresis).)*?\bto:?\s*"
                          r"((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*\.?\s*$", re.IGNORECASE)
 #: the scale an overflow report started from (``Attempted loss scale: 1, reducing to 1``, ``from 8.0
 #: to 4.0``): the same as the scale it sets when the scaler is at its minimum and cannot lower it
@@ -271,6 +271,9 @@ class ConsoleLog(LogData):
     #: overflows with no step between, or stuck at a minimum no higher than it: ``(halvings, scale
     #: before, scale after, first line, overflows reported at the minimum)``
     scale_collapse: tuple | None = None
+    #: every overflow report of a mixed-precision loss scaler: ``(reports, first line, lowest scale
+    #: set)``, None when there was none
+    scale_reports: tuple | None = None
     rl_names: list = field(default_factory=list)
 
     def describe(self) -> str:
@@ -291,6 +294,25 @@ class ConsoleLog(LogData):
         if x is not None and not any(f.fact == "nan_first_step" for f in out):
             out.append(Finding("nan_first_step", int(x), f"log:{where}:{name}",
                                f"{name} is first NaN/Inf at {self.x_label} {x:g}"))
+        return out
+
+    def _scale_warmup_evidence(self, out: list, where: str, P) -> list:
+        """Overflow reports that left the loss scale at ``console.loss_scale_warmup_min`` or more,
+        with no collapse and no other non-finite evidence: the dynamic loss scaler's warm-up
+        (``loss_scale_warmup``; it starts high and halves on each overflow, skipping those steps)."""
+        rep = self.scale_reports
+        if rep is None or self.scale_collapse is not None or rep[2] < float(P["console.loss_scale_warmup_min"]) \
+                or any(f.fact in ("grads_have_nan", "loss_has_nonfinite") and f.value is True for f in out) \
+                or self.nan_warnings:
+            return out
+        n, line, low = rep
+        out.append(Finding("loss_scale_warmup", True, f"log:{where}:line {line}",
+                           f"{n} overflow report(s) of the loss scaler leave its scale at {low:.4g} or more, "
+                           "far above 1: a dynamic loss scaler settling (those steps are skipped)"))
+        if not any(f.fact == "grads_have_nan" for f in out):
+            out.append(Finding("grads_have_nan", False, f"log:{where}:line {line}",
+                               f"the loss scaler's overflows stop at a scale of {low:.4g}: its warm-up, not "
+                               "gradients that stay non-finite"))
         return out
 
     def _scale_collapse_evidence(self, out: list, where: str) -> list:
@@ -384,7 +406,7 @@ class ConsoleLog(LogData):
                 out.append(Finding("nan_first_step", int(self.nan_warning_x), src,
                                    f"the first NaN/Inf report is at {self.x_label} "
                                    f"{self.nan_warning_x:g}"))
-        return out
+        return self._scale_warmup_evidence(out, where, P)
 
 
 def _stand_in_role(words: list, eff: str | None, phrase: str):
@@ -737,6 +759,9 @@ class _Overflows:
         ends below ``console.loss_scale_floor``, or one that reports at least
         ``console.loss_scale_stuck_reports`` overflows at a minimum scale no higher than the floor
         (``stuck``: the scaler cannot lower it), is kept as ``log.scale_collapse``."""
+        rep = self.log.scale_reports
+        self.log.scale_reports = (1, self.line_no, scale) if rep is None else \
+            (rep[0] + 1, rep[1], min(rep[2], scale))
         run = self.overflow_run
         if run is None or run[4] != self.metric_lines or scale > run[2]:
             run = (0, scale * 2.0, scale, self.line_no, self.metric_lines, 0)
@@ -1459,8 +1484,8 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
             gn = log.series.get("grad_norm")
             if gn is not None and gn.nonfinite:
                 return log  # NaN gradient norms printed without a loss: explosion evidence
-            if log.data_wait is not None or log.scale_collapse is not None or "step_time" in log.series:
-                return log  # data-loading and step times (speed), a loss scaler's collapse (NaN gradients)
+            if log.data_wait is not None or log.scale_reports is not None or "step_time" in log.series:
+                return log  # data-loading and step times (speed), a loss scaler's overflows
             rl = log.rl_names
             if rl:
                 raise RLLogError(f"the log prints rewards ({', '.join(repr(n) for n in rl[:6])}), "

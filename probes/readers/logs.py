@@ -106,6 +106,8 @@ FACTS = (
     "loss_values_recur", "loss_final_jump", "loss_blowup", "grad_norm_spike", "accuracy_all_zero",
     # how far the loss climbs back from its low; a gradient norm that overflows before the loss
     "loss_climb_back", "grad_norm_nonfinite_first", "grad_norm_blowup", "speed_only",
+    # a console log's loss scaler settling
+    "loss_scale_warmup",
 )
 
 #: At most this many buckets per metric (the downsampled curve).
