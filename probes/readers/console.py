@@ -154,9 +154,29 @@ _NAN_BENIGN = re.compile(r"overflow|loss[ _]?scal|skipping step|reducing", re.IG
 #: Skipping step, loss scaler 0 reducing loss scale to 512.0``, fairseq ``overflow detected,
 #: setting loss scale to: 0.25``, DeepSpeed ``OVERFLOW! ... Attempted loss scale: 2048, reducing to
 #: 1024``)
-_SCALE_DOWN = re.compile(r"\b(?:overflow|skipping step)\b.*\bloss[ _]?scale\b.*?\bto:?\s*"
+_SCALE_DOWN = re.compile(r"\b(?:overflow|skipping step)\b.*\bloss[ _]?scale\b(?:(?!hysteresis).)*?\bto:?\s*"
                          r"((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*\.?\s*$", re.IGNORECASE)
+#: the scale an overflow report started from (``Attempted loss scale: 1, reducing to 1``, ``from 8.0
+#: to 4.0``): the same as the scale it sets when the scaler is at its minimum and cannot lower it
+_SCALE_FROM = re.compile(r"\b(?:attempted\s+loss\s+scale|from)\b:?\s*((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)",
+                         re.IGNORECASE)
 _ROW_NONFINITE = re.compile(r"[-+]?(?:nan|inf(?:inity)?)", re.IGNORECASE)
+#: a checkpoint or early-stopping callback's verdict on the metric it monitors (Keras' ``Epoch 00086:
+#: val_loss did not improve from 0.26629`` and ``val_loss improved from 1.59 to 1.58``, Lightning's
+#: ``Monitored metric val_loss did not improve in the last 3 records. Best score: 0.266``): the name
+#: is up to three words right before the verb (``did not improve``, ``improved``)
+_VERDICT = re.compile(r"(?P<neg>\b(?:did|does|has|have|was|is)[ \t]*(?:not|n't)[ \t]+|\bnever[ \t]+)?"
+                      r"\bimproved?\b", re.IGNORECASE)
+_VERDICT_NAME = re.compile(r"((?:[A-Za-z_][\w.\-/]*[ \t]+){1,3})$")
+_VERDICT_NUM = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
+#: the best value a verdict states: after ``from`` (no improvement), after ``to`` (an improvement),
+#: or named ``best`` (``Best score: 0.266``)
+_VERDICT_FROM = re.compile(r"\bfrom:?\s*" + _VERDICT_NUM)
+_VERDICT_TO = re.compile(r"\bto:?\s*" + _VERDICT_NUM)
+_VERDICT_BEST = re.compile(r"\bbest(?:[ _]score)?\s*[:=]?\s*" + _VERDICT_NUM, re.IGNORECASE)
+#: how many evaluations a verdict of no improvement covers (``in the last 3 records``)
+_VERDICT_SPAN = re.compile(r"\blast\s+(\d+)\s+(?:records?|epochs?|evaluations?|checks?|validations?)\b",
+                           re.IGNORECASE)
 #: a cell of a headerless row: a number with an optional unit (``6.47G``, ``12%``) or a counter
 _ROW_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[A-Za-z%]?|\d+/\d+")
 _LOG_LEVEL = re.compile(r"^\s*[\[(]?(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)[\])]?:?", re.IGNORECASE)
@@ -250,8 +270,12 @@ class ConsoleLog(LogData):
     epoch_starts: list = field(default_factory=list)
     other_nonfinite: tuple | None = None
     #: a mixed-precision loss scale driven below ``console.loss_scale_floor`` by a cascade of
-    #: overflows with no step between: ``(halvings, scale before, scale after, first line)``
+    #: overflows with no step between, or stuck at a minimum no higher than it: ``(halvings, scale
+    #: before, scale after, first line, overflows reported at the minimum)``
     scale_collapse: tuple | None = None
+    #: every overflow report of a mixed-precision loss scaler: ``(reports, first line, lowest scale
+    #: set)``, None when there was none
+    scale_reports: tuple | None = None
     rl_names: list = field(default_factory=list)
 
     def describe(self) -> str:
@@ -274,17 +298,41 @@ class ConsoleLog(LogData):
                                f"{name} is first NaN/Inf at {self.x_label} {x:g}"))
         return out
 
+    def _scale_warmup_evidence(self, out: list, where: str, P) -> list:
+        """Overflow reports that left the loss scale at ``console.loss_scale_warmup_min`` or more,
+        with no collapse and no other non-finite evidence: the dynamic loss scaler's warm-up
+        (``loss_scale_warmup``; it starts high and halves on each overflow, skipping those steps)."""
+        rep = self.scale_reports
+        if rep is None or self.scale_collapse is not None or rep[2] < float(P["console.loss_scale_warmup_min"]) \
+                or any(f.fact in ("grads_have_nan", "loss_has_nonfinite") and f.value is True for f in out) \
+                or self.nan_warnings:
+            return out
+        n, line, low = rep
+        out.append(Finding("loss_scale_warmup", True, f"log:{where}:line {line}",
+                           f"{n} overflow report(s) of the loss scaler leave its scale at {low:.4g} or more, "
+                           "far above 1: a dynamic loss scaler settling (those steps are skipped)"))
+        if not any(f.fact == "grads_have_nan" for f in out):
+            out.append(Finding("grads_have_nan", False, f"log:{where}:line {line}",
+                               f"the loss scaler's overflows stop at a scale of {low:.4g}: its warm-up, not "
+                               "gradients that stay non-finite"))
+        return out
+
     def _scale_collapse_evidence(self, out: list, where: str) -> list:
         """A loss scale driven below the floor by a cascade of overflows (``scale_collapse``):
         the gradients are not finite."""
         if self.scale_collapse is None or any(f.fact == "grads_have_nan" and f.value is True for f in out):
             return out
-        halvings, before, after, line = self.scale_collapse
+        halvings, before, after, line, stuck = self.scale_collapse
         out = [f for f in out if f.fact != "grads_have_nan"]
-        out.append(Finding("grads_have_nan", True, f"log:{where}:line {line}",
-                           f"the loss scaler halved its scale {halvings:.0f} time(s) in a row with no step "
-                           f"between ({before:.4g} -> {after:.4g}): the gradients overflow even below "
-                           "a scale of 1, so they are not finite"))
+        if stuck:
+            said = (f"the loss scaler reported {stuck} overflow(s) at its minimum scale {after:.4g}, unable "
+                    "to lower it, with no step between: the gradients overflow even unscaled, so they are "
+                    "not finite")
+        else:
+            said = (f"the loss scaler halved its scale {halvings:.0f} time(s) in a row with no step "
+                    f"between ({before:.4g} -> {after:.4g}): the gradients overflow even below "
+                    "a scale of 1, so they are not finite")
+        out.append(Finding("grads_have_nan", True, f"log:{where}:line {line}", said))
         return out
 
     def evidence(self, findings: list, params=None) -> list:
@@ -360,7 +408,7 @@ class ConsoleLog(LogData):
                 out.append(Finding("nan_first_step", int(self.nan_warning_x), src,
                                    f"the first NaN/Inf report is at {self.x_label} "
                                    f"{self.nan_warning_x:g}"))
-        return out
+        return self._scale_warmup_evidence(out, where, P)
 
 
 def _stand_in_role(words: list, eff: str | None, phrase: str):
@@ -663,8 +711,9 @@ class _Overflows:
         self.layouts = _layouts(p)
         self.scale_floor = float(p["console.loss_scale_floor"])
         self.scale_cascade = float(p["console.loss_scale_cascade_halvings"])
+        self.scale_stuck = int(p["console.loss_scale_stuck_reports"])
         # the loss scaler's overflows since the last record: (halvings, scale before the first,
-        # last scale, line of the first, metric_lines when the last was read)
+        # last scale, line of the first, metric_lines when the last was read, reports at a minimum)
         self.overflow_run = None
 
     def _redrawn(self, line: str) -> bool:
@@ -691,32 +740,78 @@ class _Overflows:
         self._table_record(row)
         return True
 
-    def _overflow_line(self, line: str) -> float | None:
-        """The loss scale an overflow report sets (see ``_SCALE_DOWN``), counted; else None."""
+    def _overflow_line(self, line: str) -> tuple | None:
+        """``(scale, stuck)`` of an overflow report (see ``_SCALE_DOWN``), counted: the scale it
+        sets, and whether it started from that scale (a scaler at its minimum); else None."""
         m = _SCALE_DOWN.search(line)
         if m is None:
             return None
+        f = _SCALE_FROM.search(line, 0, m.start(1))
         try:
             scale = float(m.group(1))
+            stuck = f is not None and float(f.group(1)) == scale
         except ValueError:
             return None
-        self._scale_down(scale)
-        return scale
+        self._scale_down(scale, stuck)
+        return scale, stuck
 
-    def _scale_down(self, scale: float) -> None:
+    def _scale_down(self, scale: float, stuck: bool = False) -> None:
         """One overflow that set the loss scale to ``scale``. Overflows with no record between them
         are one cascade; a cascade of at least ``console.loss_scale_cascade_halvings`` halvings that
-        ends below ``console.loss_scale_floor`` is kept as ``log.scale_collapse``."""
+        ends below ``console.loss_scale_floor``, or one that reports at least
+        ``console.loss_scale_stuck_reports`` overflows at a minimum scale no higher than the floor
+        (``stuck``: the scaler cannot lower it), is kept as ``log.scale_collapse``."""
+        rep = self.log.scale_reports
+        self.log.scale_reports = (1, self.line_no, scale) if rep is None else \
+            (rep[0] + 1, rep[1], min(rep[2], scale))
         run = self.overflow_run
         if run is None or run[4] != self.metric_lines or scale > run[2]:
-            run = (0, scale * 2.0, scale, self.line_no, self.metric_lines)
+            run = (0, scale * 2.0, scale, self.line_no, self.metric_lines, 0)
         before = run[1]
         halvings = math.log2(before / scale) if scale > 0 else math.inf
-        run = (halvings, before, scale, run[3], self.metric_lines)
+        run = (halvings, before, scale, run[3], self.metric_lines, run[5] + (1 if stuck else 0))
         self.overflow_run = run
+        old = self.log.scale_collapse
         if scale < self.scale_floor and halvings >= self.scale_cascade and (
-                self.log.scale_collapse is None or halvings > self.log.scale_collapse[0]):
-            self.log.scale_collapse = run[:4]
+                old is None or halvings > old[0]):
+            self.log.scale_collapse = run[:4] + (0,)
+        elif scale <= self.scale_floor and run[5] >= self.scale_stuck and (old is None or old[4]):
+            self.log.scale_collapse = run[:4] + (run[5],)
+
+
+class _Verdicts:
+    """A checkpoint or early-stopping callback's verdicts on the validation metric it monitors (a
+    mixin of :class:`ConsoleReader`, using its ``log``, ``line_no`` and ``_role``), kept as
+    ``log.verdicts[role] = (stated best, evaluations without improvement since the last improvement,
+    line of the last verdict)``: a run that says its validation loss "did not improve from 0.266"
+    had its best before the evaluations that follow, however few of them a pasted excerpt shows."""
+
+    def _verdict_line(self, line: str):
+        """``(role, stale, best, span)`` for a verdict line (see ``_VERDICT``), else None."""
+        m = _VERDICT.search(line)
+        if m is None:
+            return None
+        nm = _VERDICT_NAME.search(line, 0, m.start())
+        r = self._role(" ".join(nm.group(1).split()), None) if nm else None
+        if r is None or r[0] not in ("val_loss", "val_accuracy"):
+            return None
+        rest = line[m.end():]
+        stale = m.group("neg") is not None
+        b = _VERDICT_BEST.search(rest) or (_VERDICT_FROM if stale else _VERDICT_TO).search(rest)
+        sp = _VERDICT_SPAN.search(rest) if stale else None
+        try:
+            best = float(b.group(1)) if b else None
+        except ValueError:
+            best = None
+        return r[0], stale, best, int(sp.group(1)) if sp else 1
+
+    def _verdict(self, v: tuple) -> None:
+        role, stale, best, span = v
+        old = self.log.verdicts.get(role)
+        count = (old[1] if old is not None else 0) + span if stale else 0
+        if best is None and old is not None:
+            best = old[0]
+        self.log.verdicts[role] = (best, count, self.line_no)
 
 
 class _EpochSteps:
@@ -953,8 +1048,8 @@ class _Tracebacks:
             self.log.errors[-1] = {"line": line, "kind": kind, "message": message[:300]}
 
 
-class ConsoleReader(LineParser, _RunFacts, _Overflows, _NanReports, _Transforms, _EpochRows, _BareValues, _SpeedOnly,
-                    _Tracebacks):
+class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _Transforms, _EpochRows, _BareValues,
+                    _SpeedOnly, _Tracebacks):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
     def __init__(self, path: str, column_map=None, params=None, fmt: str = "console"):
@@ -1155,8 +1250,11 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _NanReports, _Transforms,
                     return self._replay(hit)
                 header = self._maybe_header(line)
                 exc = self._exception_line(line)
+                verdict = self._verdict_line(line) if "mprov" in line else None
+                if verdict is not None:
+                    self._verdict(verdict)
                 if not header and len(self.quiet) < self.max_plans:
-                    self.quiet[line] = (None, exc, False, None, None)
+                    self.quiet[line] = (None, exc, False, None, None, verdict)
                 return
         self._parse(line, key)
 
@@ -1388,8 +1486,8 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _NanReports, _Transforms,
             gn = log.series.get("grad_norm")
             if gn is not None and gn.nonfinite:
                 return log  # NaN gradient norms printed without a loss: explosion evidence
-            if log.data_wait is not None or log.scale_collapse is not None or "step_time" in log.series:
-                return log  # data-loading and step times (speed), a loss scaler's collapse (NaN gradients)
+            if log.data_wait is not None or log.scale_reports is not None or "step_time" in log.series:
+                return log  # data-loading and step times (speed), a loss scaler's overflows
             rl = log.rl_names
             if rl:
                 raise RLLogError(f"the log prints rewards ({', '.join(repr(n) for n in rl[:6])}), "

@@ -589,7 +589,7 @@ class LineParser:
         self._parse_full(line)
 
     def _replay(self, hit: tuple) -> None:
-        epoch, exc, nan_warning, step, scale = hit
+        epoch, exc, nan_warning, step, scale, verdict = hit
         if epoch is not None:
             self._set_epoch(epoch)
         if step is not None:
@@ -599,7 +599,9 @@ class LineParser:
         if nan_warning:
             self._nan_hit()
         if scale is not None:
-            self._scale_down(scale)
+            self._scale_down(*scale)
+        if verdict is not None:
+            self._verdict(verdict)
 
     def _capped(self, plan: _Plan, line: str) -> _Plan:
         """A counter span too long to be a step or epoch counter (``limits.max_counter_digits``)
@@ -648,7 +650,7 @@ class LineParser:
     def _parse_full(self, line: str):
         """Parse one line; returns the extraction (for a plan) when it is a record, else None.
         A line that held no metric leaves ``(epoch, exception message, NaN warning, step, loss
-        scale after an overflow)`` in
+        scale after an overflow, a callback's verdict on a validation metric)`` in
         ``_noise_out`` (None when it set a table header or held a record)."""
         text = line
         m = _PREFIX.match(text)
@@ -674,29 +676,7 @@ class LineParser:
         metrics = self._named_metrics(line, pairs, split)
         self._more_metrics(line, text, pairs, split, metrics)
         if not metrics:
-            sp = _speed(text)
-            if sp is not None:   # a speed and no metric: kept apart (ConsoleReader._speed_series)
-                a, b = sp[2]
-                self._speed_value(_value(sp[1], text[a:b]))
-            ep = st = None
-            if epoch is not None and not pairs and _num(line, epoch, self.max_counter_digits) is not None:
-                ep = _num(line, epoch, self.max_counter_digits)
-                self._set_epoch(ep)
-            if step is not None and not pairs:
-                st = _num(line, step, self.max_counter_digits)
-                if st is not None:
-                    self._axis_step(st)
-            header = False
-            if not pairs:
-                header = self._maybe_header(line)
-                if not header and self.header is None and self.layouts:
-                    header = self._headerless(line)
-            exc = self._exception_line(line)
-            nan_warning = self._nan_warning(line)
-            scale = self._overflow_line(line) if "scal" in line else None
-            if not header:
-                self._noise_out = (ep, exc, nan_warning, st, scale)
-            return None
+            return self._no_record(line, text, epoch, step, pairs)
         if epoch is None and step is None and counter is None and not any(
                 r[0] in _KEY_ROLES or r[0] == "data_wait" for r, _, _ in metrics) and (
                 self.mode is None or len(pairs) > len(metrics) + 1):
@@ -713,6 +693,41 @@ class LineParser:
                            for v in (epoch, counter, counter_total, step)),
                          split, progress, vals)
         return ex
+
+    def _no_record(self, line: str, text: str, epoch, step, pairs) -> None:
+        """A line that holds no metric: a speed, an epoch or step header, a table header, an
+        exception, a NaN warning, a loss scaler's overflow, a callback's verdict (what it found is
+        left in ``_noise_out``, see :meth:`_parse_full`)."""
+        sp = _speed(text)
+        if sp is not None:   # a speed and no metric: kept apart (ConsoleReader._speed_series)
+            a, b = sp[2]
+            self._speed_value(_value(sp[1], text[a:b]))
+        ep = st = None
+        if epoch is not None and not pairs and _num(line, epoch, self.max_counter_digits) is not None:
+            ep = _num(line, epoch, self.max_counter_digits)
+            if self.epoch is None and self.epoch0 is None and self.counted_in_epoch:
+                # the first epoch header comes after records counted within an epoch (an
+                # excerpt that starts mid-epoch): those records were the epoch before
+                self.epoch0 = ep - 1
+            self._set_epoch(ep)
+        if step is not None and not pairs:
+            st = _num(line, step, self.max_counter_digits)
+            if st is not None:
+                self._axis_step(st)
+        header = False
+        if not pairs:
+            header = self._maybe_header(line)
+            if not header and self.header is None and self.layouts:
+                header = self._headerless(line)
+        exc = self._exception_line(line)
+        nan_warning = self._nan_warning(line)
+        scale = self._overflow_line(line) if "scal" in line else None
+        verdict = self._verdict_line(line) if "mprov" in line else None
+        if verdict is not None:
+            self._verdict(verdict)
+        if not header:
+            self._noise_out = (ep, exc, nan_warning, st, scale, verdict)
+        return None
 
     def _named_metrics(self, line: str, pairs: list, split) -> list:
         """``(role, kind, (start, end))`` of each pair whose name has a role."""

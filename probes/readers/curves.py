@@ -932,6 +932,37 @@ def _tail_k(n: int, P) -> int:
     return 1 if n < P["curves.tail_min_points"] else now_points(n, P)
 
 
+def _best_said_before(log, ms: list) -> str | None:
+    """How the run said that its validation loss's best came before every evaluation shown
+    (``from 0.266``, ``in 5 evaluations``), or None: its callback's last verdict was no improvement
+    (``LogData.verdicts``), from a stated best below every value shown, or, with no best stated,
+    over at least as many evaluations as are shown."""
+    v = getattr(log, "verdicts", {}).get("val_loss")
+    if v is None or v[1] <= 0:
+        return None
+    best, stale, _line = v
+    if best is not None:
+        return f"from {_fmt(best)}" if best < min(ms) else None
+    return f"in {stale} evaluations" if stale >= len(ms) else None
+
+
+def _add_best_val_fraction(log, out: _Out, ms: list, xs: tuple, best: float) -> None:
+    """``best_val_fraction``: where the smoothed minimum ``best`` (at ``xs[2]``) lies in the run, or
+    0 when the run said its best came before the evaluations shown (:func:`_best_said_before`)."""
+    x0, x1, xb = xs
+    r0, r1 = out.run_range
+    said = _best_said_before(log, ms)
+    if said is not None:
+        out.add("best_val_fraction", 0.0, x0, x1,
+                f"the run says its validation loss has not improved {said}: its best came before "
+                f"the evaluations shown ({out.rng(x0, x1)})")
+        return
+    bf = min(1.0, max(0.0, (xb - r0) / ((r1 - r0) or 1.0)))
+    out.add("best_val_fraction", bf, x0, x1,
+            f"the best (smoothed) validation loss, {_fmt(best)}, comes at {log.x_label} "
+            f"{_fx(xb)}, {bf:.0%} of the way through the run")
+
+
 def _analyze_val(log, out: _Out) -> None:
     s = log.get("val_loss")
     if s is None:
@@ -958,11 +989,7 @@ def _analyze_val(log, out: _Out) -> None:
     span = (x1 - x0) or 1.0
     best_i = min(range(n), key=lambda i: (sm[i], ms[i]))  # ties: the lowest raw value
     best = sm[best_i]
-    r0, r1 = out.run_range
-    bf = min(1.0, max(0.0, (xs[best_i] - r0) / ((r1 - r0) or 1.0)))
-    out.add("best_val_fraction", bf, x0, x1,
-            f"the best (smoothed) validation loss, {_fmt(best)}, comes at {log.x_label} "
-            f"{_fx(xs[best_i])}, {bf:.0%} of the way through the run")
+    _add_best_val_fraction(log, out, ms, (x0, x1, xs[best_i]), best)
     tail = [i for i, x in enumerate(xs) if x >= x1 - out.p["curves.tail_fraction"] * span] or [n - 1]
     sig = 1.4826 * median(abs(ms[i] - sm[i]) for i in tail)
     mid_x = x0 + 0.5 * span

@@ -106,6 +106,8 @@ FACTS = (
     "loss_values_recur", "loss_final_jump", "loss_blowup", "grad_norm_spike", "accuracy_all_zero",
     # how far the loss climbs back from its low; a gradient norm that overflows before the loss
     "loss_climb_back", "grad_norm_nonfinite_first", "grad_norm_blowup", "speed_only",
+    # a console log's loss scaler settling
+    "loss_scale_warmup",
 )
 
 #: At most this many buckets per metric (the downsampled curve).
@@ -626,6 +628,10 @@ class LogData:
     notes: list = field(default_factory=list)
     restarts: list = field(default_factory=list)
     time_kind: str | None = None
+    #: what the run itself said about its validation metrics (a checkpoint callback's "val_loss
+    #: did not improve from 0.266"): ``{role: (stated best or None, evaluations without
+    #: improvement since the last improvement, line)}``; empty for a table of numbers
+    verdicts: dict = field(default_factory=dict)
     _timer: Any = field(default=None, repr=False)
 
     @property
