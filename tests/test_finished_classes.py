@@ -232,11 +232,12 @@ def test_a_constant_lr_in_the_log_far_from_the_scripts_is_a_conflict(tmp_path):
 
 
 # ----------------------------------------------------------------- elimination alone names nothing
-def test_a_floor_under_a_constant_lr_ranks_the_missing_decay_without_naming_it(tmp_path):
+def test_a_floor_under_a_constant_lr_with_validation_at_its_best_names_no_cause(tmp_path):
     """Clean code (Adam at 1e-3, shuffled, zero_grad, nothing frozen) and a loss that fell and
     levelled off with validation beside it: a run at its label-noise floor looks exactly like one an
-    LR decay would help. The other causes are argued away, but nothing supports the missing decay
-    beyond the constant LR - it leads the ranking, and no cause is named."""
+    LR decay would help, and nothing supports the missing decay beyond the constant LR. No cause is
+    named; since session 16 (finish12) the run reads healthy, its validation loss ending within its own
+    noise of its best (``val_at_best``), where it used to be left undecided with the decay ranked first."""
     script = _write(tmp_path, "train.py", textwrap.dedent("""\
         import torch, torch.nn as nn
         from torch.utils.data import DataLoader, TensorDataset
@@ -256,8 +257,8 @@ def test_a_floor_under_a_constant_lr_ranks_the_missing_decay_without_naming_it(t
     log = _write(tmp_path, "run.log", "".join(f"epoch {i} | train_loss {t:.4f} | val_loss {v:.4f} | lr 1.0e-03\n"
                                                for i, (t, v) in enumerate(zip(train, val))))
     rep = _diagnose("--code", str(script), "--log", str(log))
-    assert rep["status"] != "diagnosed"
-    assert rep["root_causes"][0]["id"] == "missing_lr_decay"
+    assert rep["status"] == "healthy"
+    assert all(c["confidence"] < 0.5 for c in rep["root_causes"])
 
 
 # ----------------------------------------------------------------- a curve fact the epoch averages hide
