@@ -251,11 +251,11 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
 def _still_falling(losses: list, P) -> bool | None:
     """A fit that did not get there: was its loss still coming down steadily when its steps ran out
     (True: the optimizer's LR set the pace, the budget ended the test) or had it stopped (False: the
-    model or the loss path cannot go lower)? The fall over the last fifth of the steps (the mean
-    of the window ``overfit.still_falling_window`` against the mean of the last
-    ``overfit.still_falling_end_share`` of the steps, which a noisy per-step loss does not decide) against the whole fall to there: at least ``overfit.still_falling_share`` of it,
-    with the whole fall at least ``overfit.still_falling_min_fall`` of the start. None with too
-    few finite steps."""
+    model or the loss path cannot go lower)? The late fall (the mean of the window
+    ``overfit.still_falling_window`` against the mean of the last ``overfit.still_falling_end_share``
+    of the steps, which a noisy per-step loss does not decide) against the whole fall to there: at
+    least ``overfit.still_falling_share`` of it, with the whole fall at least
+    ``overfit.still_falling_min_fall`` of the start. None with too few finite steps."""
     n = len(losses)
     if n < 10 or not all(math.isfinite(v) for v in losses) or losses[0] <= 0:
         return None
