@@ -167,6 +167,20 @@ class Outcome:
         self.by_kind[kind]["cases"] += 1
 
 
+def _peak_rss_mb() -> float:
+    """This process's own peak resident memory in MB. ``VmHWM`` is the high-water mark of the process's
+    current address space; ``ru_maxrss`` also carries the peak of the process it was forked from (Linux
+    keeps it across exec), so a fuzz run started by a 1 GB pytest worker would report 1 GB of its own."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _read(path):
     with open(path, encoding="utf-8") as fh:
         return fh.read()
@@ -438,7 +452,7 @@ def main(argv=None) -> int:
               f"{extra['rejected']:6d} rejected  "
               f"{extra['traceback']:3d} tracebacks")
     total = sum(c["cases"] for c in out.by_kind.values())
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = _peak_rss_mb()
     print(f"total      {total:6d} cases  {out.counts['accepted']} accepted  {out.counts['rejected']} rejected  "
           f"{out.counts['traceback']} tracebacks  {len(out.multiline)} multi-line rejections  "
           f"{len(out.no_path)} rejections not naming their file")

@@ -287,3 +287,18 @@ def test_deep_json_is_refused_while_the_format_is_still_being_guessed(tmp_path, 
     with pytest.raises(InputError) as ei:
         read_log(p)
     assert str(ei.value).startswith(f"{p}:") and "\n" not in str(ei.value)
+
+
+def test_a_csv_with_a_long_line_of_letters_is_answered_in_seconds(tmp_path):
+    """The format sniffer looked for ``name=value`` pairs beside the table with a pattern that tried a
+    name at every letter: a 60,000-letter line took 40 s (quadratic), now a fraction of a second. The
+    bound is loose (2 cores under load): the old cost was well above it."""
+    import time
+    from traindx.probes.readers.logs import read_log
+    p = tmp_path / "metrics.csv"
+    p.write_text("step,loss\n0,2.3\n1,2.2\n" + "y" * 60_000 + "\n2,2.1\n")
+    t0 = time.perf_counter()
+    with pytest.raises(InputError) as ei:
+        read_log(p)
+    assert time.perf_counter() - t0 < 10
+    assert str(ei.value).startswith(f"{p}:4:") and "\n" not in str(ei.value)

@@ -168,6 +168,7 @@ _ROW_NONFINITE = re.compile(r"[-+]?(?:nan|inf(?:inity)?)", re.IGNORECASE)
 _VERDICT = re.compile(r"(?P<neg>\b(?:did|does|has|have|was|is)[ \t]*(?:not|n't)[ \t]+|\bnever[ \t]+)?"
                       r"\bimproved?\b", re.IGNORECASE)
 _VERDICT_NAME = re.compile(r"((?:[A-Za-z_][\w.\-/]*[ \t]+){1,3})$")
+_VERDICT_NAME_REACH = 256
 _VERDICT_NUM = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
 #: the best value a verdict states: after ``from`` (no improvement), after ``to`` (an improvement),
 #: or named ``best`` (``Best score: 0.266``)
@@ -625,7 +626,8 @@ class _RunFacts:
 
 
 
-_BAR_AT = re.compile(r"\s*\d+%\|")
+#: (starts only where a run of blanks or digits starts: linear time on a long line of either)
+_BAR_AT = re.compile(r"(?<!\s)(?!(?<=\d)\d)\s*\d+%\|")
 
 
 def _redraws(line: str) -> list:
@@ -791,7 +793,9 @@ class _Verdicts:
         m = _VERDICT.search(line)
         if m is None:
             return None
-        nm = _VERDICT_NAME.search(line, 0, m.start())
+        # a name of at most three words sits just before the verdict: searching only the last
+        # _VERDICT_NAME_REACH characters keeps a long line of letters from costing quadratic time
+        nm = _VERDICT_NAME.search(line, max(0, m.start() - _VERDICT_NAME_REACH), m.start())
         r = self._role(" ".join(nm.group(1).split()), None) if nm else None
         if r is None or r[0] not in ("val_loss", "val_accuracy"):
             return None

@@ -23,7 +23,9 @@ _PREFIX = re.compile(
     r"|\[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?"                                      # 10:00:00
     r")")
 _LEVEL = re.compile(r"\b(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|NOTICE|TRACE)\b:?")
-_CLOCK = re.compile(r"(?<![\w.])\d+(?::\d\d){1,2}(?:[.,]\d+)?(?![\w.])|\d+\s+days?,\s*")
+#: (every pattern below that repeats a class starts only where a run of that class starts, so that a
+#: 4,096-character line of digits or blanks is searched in linear time, not quadratic)
+_CLOCK = re.compile(r"(?<![\w.])\d+(?::\d\d){1,2}(?:[.,]\d+)?(?![\w.])|(?<!\d)\d+\s+days?,\s*")
 _TENSOR = re.compile(r"\btensor\(\s*\[*", re.IGNORECASE)
 #: a command-line option and its value (``python train.py -b 64 --learning-rate 0.0001 --epoch 200``):
 #: a setting the command asks for, not a value the run printed
@@ -79,10 +81,10 @@ _SPLIT = {"train": "train", "training": "train", "trn": "train", "tr": "train",
           "evaluation": "val", "evaluating": "val", "dev": "val", "validating": "val",
           "test": "test", "testing": "test"}
 _KEY_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
-_PROGRESS = re.compile(r"\d+%\|")
+_PROGRESS = re.compile(r"(?<!\d)\d+%\|")
 #: a progress bar's tail printed without bar characters (``448: 100% 1626/1626 [22:57<00:00,
 #: 1.18it/s]``): a percentage, a counter and the bracketed timing
-_PROGRESS_TAIL = re.compile(r":?\s+\d+%\s+\d+/\d+\s*\[")
+_PROGRESS_TAIL = re.compile(r"(?!(?<=\s)\s):?\s+\d+%\s+\d+/\d+\s*\[")
 #: a line's shape is its UTF-8 bytes with the ASCII digits read as 0 (bytes.translate is ~15x
 #: faster than str.translate; a digit's byte never occurs inside a multi-byte character)
 _ZEROS = bytes.maketrans(b"123456789", b"000000000")

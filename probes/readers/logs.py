@@ -923,7 +923,9 @@ def _sniff(path: str, lim: bounded.Limits | None = None) -> str:
     return "console" if _printed_beside_rows(text) else "csv"
 
 
-_PRINTED_PAIR = re.compile(r"[A-Za-z_][\w.]*\s*[=:]\s*[-+]?(?:\d|\.\d|nan\b|inf\b)", re.IGNORECASE)
+#: a name starts where a run of name characters starts: a 64 KB line of letters (a sniffed sample)
+#: is searched in linear time, not the quadratic time an unanchored ``[A-Za-z_][\w.]*`` costs
+_PRINTED_PAIR = re.compile(r"(?<![\w.])[A-Za-z_][\w.]*\s*[=:]\s*[-+]?(?:\d|\.\d|nan\b|inf\b)", re.IGNORECASE)
 
 
 def _printed_beside_rows(text: str) -> bool:
