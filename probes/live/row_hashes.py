@@ -15,8 +15,8 @@ evaluates has nothing to compare its training rows with. So training forwards ar
 evaluation forward has been seen. Before that, the training inputs are kept by reference (no copy, no
 arithmetic: the latest ``leakage.max_train_hashed`` rows, at most ``leakage.pending_train_bytes``) with
 their in-place version counter; the first evaluation forward hashes those still unmodified (a buffer
-the script refills in place, or one that shares storage with the evaluation input, is skipped: its
-content is no longer the training rows it was), then every training forward after it is hashed.
+the script refills in place is skipped: its content is no longer the training rows it was), then
+every training forward after it is hashed.
 A run that evaluates after each epoch re-feeds its training rows after the first evaluation; one that
 evaluates once at the end has its latest training rows kept.
 """
@@ -66,8 +66,8 @@ class RowHashes:
     def _keep(self, x) -> None:
         import torch
 
-        if not isinstance(x, torch.Tensor) or x.dim() < 2 or x.is_sparse:
-            return
+        if not isinstance(x, torch.Tensor) or x.dim() < 2 or x.is_sparse or x.is_inference():
+            return            # (an inference tensor has no version counter to vouch for it later)
         n = int(x.shape[0])
         if n == 0 or x.numel() < n * self.min_width:
             return
@@ -87,14 +87,16 @@ class RowHashes:
 
     def _hash_pending(self, x_eval) -> None:
         """Hash the training inputs kept before the first evaluation forward, skipping any modified in
-        place since (their version moved) or sharing storage with the evaluation input."""
+        place since (their version moved) and the evaluation input itself (the same view of the same
+        memory: a buffer refilled through ``.data``, whose version does not move). Slices of one tensor
+        that overlap the evaluation input are hashed: that is the split this check exists for."""
         import torch
 
-        ptr = x_eval.untyped_storage().data_ptr() if isinstance(x_eval, torch.Tensor) else None
+        same = (x_eval.data_ptr(), tuple(x_eval.shape)) if isinstance(x_eval, torch.Tensor) else None
         pending, self.pending = self.pending, deque()
         self.pending_rows = self.pending_bytes = 0
         for t, version, _, _ in pending:
-            if t._version != version or (ptr is not None and t.untyped_storage().data_ptr() == ptr):
+            if t._version != version or (t.data_ptr(), tuple(t.shape)) == same:
                 continue
             self._hash(t, True)
 
