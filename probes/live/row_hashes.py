@@ -13,7 +13,8 @@ drawn (the weights come from a seeded generator of their own), and device result
 Hashing costs a few hundred microseconds per forward on a small CPU step, and a run that never
 evaluates has nothing to compare its training rows with. So training forwards are hashed only once an
 evaluation forward has been seen. Before that, the training inputs are kept by reference (no copy, no
-arithmetic: the latest ``leakage.max_train_hashed`` rows, at most ``leakage.pending_train_bytes``) with
+arithmetic: at least the latest ``leakage.max_train_hashed`` rows, or half of ``leakage.pending_train_bytes``,
+never more than those bytes) with
 their in-place version counter; the first evaluation forward hashes those still unmodified (a buffer
 the script refills in place is skipped: its content is no longer the training rows it was), then
 every training forward after it is hashed.
@@ -22,8 +23,6 @@ evaluates once at the end has its latest training rows kept.
 """
 
 from __future__ import annotations
-
-from collections import deque
 
 _INT_VIEW = {8: "int64", 4: "int32", 2: "int16", 1: "int8"}
 
@@ -42,7 +41,7 @@ class RowHashes:
         self.width = None          # the row width (elements) of the first input hashed
         self._w = None
         self.eval_seen = False     # an evaluation forward has been fed: training rows are hashed from now on
-        self.pending: deque = deque()   # (input, its _version, rows, bytes): training inputs before any evaluation
+        self.pending: list = []    # (input, its _version, rows, bytes): training inputs before any evaluation
         self.pending_rows = 0
         self.pending_bytes = 0
         self.hashed_forwards = 0   # inputs hashed (the cost paid), training and evaluation
@@ -64,25 +63,31 @@ class RowHashes:
             self._hash(x, False)
 
     def _keep(self, x) -> None:
+        """Keep a training input by reference (before any evaluation forward). Trimmed in bulk, so a
+        step pays an append: the oldest go once more than twice ``max_train`` rows or the byte budget
+        are held, down to ``max_train`` rows and half the budget."""
         import torch
 
         if not isinstance(x, torch.Tensor) or x.dim() < 2 or x.is_sparse or x.is_inference():
             return            # (an inference tensor has no version counter to vouch for it later)
-        n = int(x.shape[0])
+        n = x.shape[0]
         if n == 0 or x.numel() < n * self.min_width:
             return
         size = x.numel() * x.element_size()
-        pending = self.pending
-        pending.append((x, x._version, n, size))
-        rows = self.pending_rows + n
-        kept = self.pending_bytes + size
-        while len(pending) > 1 and (rows - pending[0][2] >= self.max_train or kept > self.max_pending_bytes):
-            _, _, r, b = pending.popleft()
-            rows -= r
-            kept -= b
-        if kept > self.max_pending_bytes:           # one input over the byte budget on its own
-            pending.clear()
-            rows = kept = 0
+        self.pending.append((x, x._version, n, size))
+        self.pending_rows += n
+        self.pending_bytes += size
+        if self.pending_rows > 2 * self.max_train or self.pending_bytes > self.max_pending_bytes:
+            self._trim()
+
+    def _trim(self) -> None:
+        pending, rows, kept = self.pending, self.pending_rows, self.pending_bytes
+        cut = 0
+        while cut < len(pending) and (rows > self.max_train or kept > self.max_pending_bytes // 2):
+            rows -= pending[cut][2]
+            kept -= pending[cut][3]
+            cut += 1
+        del pending[:cut]
         self.pending_rows, self.pending_bytes = rows, kept
 
     def _hash_pending(self, x_eval) -> None:
@@ -93,7 +98,7 @@ class RowHashes:
         import torch
 
         same = (x_eval.data_ptr(), tuple(x_eval.shape)) if isinstance(x_eval, torch.Tensor) else None
-        pending, self.pending = self.pending, deque()
+        pending, self.pending = self.pending, []
         self.pending_rows = self.pending_bytes = 0
         for t, version, _, _ in pending:
             if t._version != version or (t.data_ptr(), tuple(t.shape)) == same:
