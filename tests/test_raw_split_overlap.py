@@ -133,3 +133,16 @@ def test_a_batch_buffer_refilled_in_place_is_not_a_leak():
             model.train()
     found = {f.fact: f for f in w.findings()}
     assert found["val_train_overlap"].value == 0
+
+
+def test_the_kept_training_inputs_stay_within_their_byte_budget():
+    from traindx.engine.parameters import resolve
+
+    params = dict(resolve(None))
+    params["leakage.pending_train_bytes"] = 10 * 32 * 64 * 4          # ten batches of 32 rows x 64 floats
+    rows = RowHashes(params)
+    for _ in range(100):
+        rows.add(torch.randn(32, 64), True)
+        assert rows.pending_bytes <= params["leakage.pending_train_bytes"]
+        assert rows.pending_bytes == sum(t.numel() * t.element_size() for t, *_ in rows.pending)
+    assert len(rows.pending) >= 5 and rows.train == []                 # the latest half at least, none hashed
