@@ -295,6 +295,8 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
             self._listening = False
         self._attached = False
         self._snapshot = None
+        if self._rows is not None:
+            self._rows.drop_pending()         # no evaluation forward will come to compare them with
 
     def __enter__(self):
         return self.attach()

@@ -154,10 +154,13 @@ class StepFeed:
 
     def _hash_rows(self, x, train):
         """The raw-tensor overlap (``probe:leakage``): hash the rows this forward was fed, while
-        no pair of loaders is declared and the budgets are not spent."""
+        no pair of loaders is declared and the budgets are not spent (training rows before the first
+        evaluation forward are only kept by reference, see :mod:`~traindx.probes.live.row_hashes`)."""
         try:
             if "train" in self._loaders and "val" in self._loaders:
                 self._rows_open = False
+                if self._rows is not None:
+                    self._rows.drop_pending()
                 return
             if self._rows is None:
                 self._rows = RH.RowHashes(self.params)

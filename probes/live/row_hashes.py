@@ -9,6 +9,17 @@ does not depend on the batch it came in: its bit pattern, read as integers, on a
 of at most ``leakage.row_hash_elements`` elements, times fixed odd weights, summed (int64 arithmetic
 wraps, no rounding). Nothing of the run changes: the arithmetic is on views of the inputs, no RNG is
 drawn (the weights come from a seeded generator of their own), and device results are read at the end.
+
+Hashing costs a few hundred microseconds per forward on a small CPU step, and a run that never
+evaluates has nothing to compare its training rows with. So training forwards are hashed only once an
+evaluation forward has been seen. Before that, the training inputs are kept by reference (no copy, no
+arithmetic: at least the latest ``leakage.max_train_hashed`` rows, or half of ``leakage.pending_train_bytes``,
+never more than those bytes) with
+their in-place version counter; the first evaluation forward hashes those still unmodified (a buffer
+the script refills in place is skipped: its content is no longer the training rows it was), then
+every training forward after it is hashed.
+A run that evaluates after each epoch re-feeds its training rows after the first evaluation; one that
+evaluates once at the end has its latest training rows kept.
 """
 
 from __future__ import annotations
@@ -22,19 +33,84 @@ class RowHashes:
         self.max_val = int(params["leakage.max_val_hashed"])
         self.elements = int(params["leakage.row_hash_elements"])
         self.min_width = int(params["leakage.row_hash_min_width"])
+        self.max_pending_bytes = int(params["leakage.pending_train_bytes"])
         self.train: list = []      # hash tensors (one per batch), maybe on a device
         self.val: list = []
         self.n_train = 0
         self.n_val = 0
         self.width = None          # the row width (elements) of the first input hashed
         self._w = None
+        self.eval_seen = False     # an evaluation forward has been fed: training rows are hashed from now on
+        self.pending: list = []    # (input, its _version, rows, bytes): training inputs before any evaluation
+        self.pending_rows = 0
+        self.pending_bytes = 0
+        self.hashed_forwards = 0   # inputs hashed (the cost paid), training and evaluation
 
     @property
     def open(self) -> bool:
         return self.n_train < self.max_train or self.n_val < self.max_val
 
     def add(self, x, train: bool) -> None:
-        """Hash the rows of ``x`` (the model's first input) as training or evaluation rows."""
+        """Hash the rows of ``x`` (the model's first input) as training or evaluation rows (training
+        rows before any evaluation forward: kept by reference, hashed at the first one)."""
+        if self.eval_seen:
+            self._hash(x, train)
+        elif train:
+            self._keep(x)
+        else:
+            self.eval_seen = True
+            self._hash_pending(x)
+            self._hash(x, False)
+
+    def _keep(self, x) -> None:
+        """Keep a training input by reference (before any evaluation forward). Trimmed in bulk, so a
+        step pays an append: the oldest go once more than twice ``max_train`` rows or the byte budget
+        are held, down to ``max_train`` rows and half the budget."""
+        import torch
+
+        if not isinstance(x, torch.Tensor) or x.dim() < 2 or x.is_sparse or x.is_inference():
+            return            # (an inference tensor has no version counter to vouch for it later)
+        n = x.shape[0]
+        if n == 0 or x.numel() < n * self.min_width:
+            return
+        size = x.numel() * x.element_size()
+        self.pending.append((x, x._version, n, size))
+        self.pending_rows += n
+        self.pending_bytes += size
+        if self.pending_rows > 2 * self.max_train or self.pending_bytes > self.max_pending_bytes:
+            self._trim()
+
+    def _trim(self) -> None:
+        pending, rows, kept = self.pending, self.pending_rows, self.pending_bytes
+        cut = 0
+        while cut < len(pending) and (rows > self.max_train or kept > self.max_pending_bytes // 2):
+            rows -= pending[cut][2]
+            kept -= pending[cut][3]
+            cut += 1
+        del pending[:cut]
+        self.pending_rows, self.pending_bytes = rows, kept
+
+    def _hash_pending(self, x_eval) -> None:
+        """Hash the training inputs kept before the first evaluation forward, skipping any modified in
+        place since (their version moved) and the evaluation input itself (the same view of the same
+        memory: a buffer refilled through ``.data``, whose version does not move). Slices of one tensor
+        that overlap the evaluation input are hashed: that is the split this check exists for."""
+        import torch
+
+        same = (x_eval.data_ptr(), tuple(x_eval.shape)) if isinstance(x_eval, torch.Tensor) else None
+        pending, self.pending = self.pending, []
+        self.pending_rows = self.pending_bytes = 0
+        for t, version, _, _ in pending:
+            if t._version != version or (t.data_ptr(), tuple(t.shape)) == same:
+                continue
+            self._hash(t, True)
+
+    def drop_pending(self) -> None:
+        """Release the kept training inputs (the watch is detached: no evaluation forward will come)."""
+        self.pending.clear()
+        self.pending_rows = self.pending_bytes = 0
+
+    def _hash(self, x, train: bool) -> None:
         import torch
 
         if not torch.is_tensor(x) or x.dim() < 2 or x.is_sparse or x.shape[0] == 0:
@@ -60,6 +136,7 @@ class RowHashes:
         kind = _INT_VIEW.get(rows.element_size())
         if kind is None:
             return
+        self.hashed_forwards += 1
         ints = rows.contiguous().view(getattr(torch, kind)).to(torch.int64)
         if self._w is None or self._w.device != ints.device:
             g = torch.Generator().manual_seed(0x5EED)

@@ -10,13 +10,15 @@ class Leakage(Probe):
     facts = ("val_train_overlap",)
     needs = frozenset({"loader"})
     schedule = ("once, when findings are first gathered with both loaders declared; without them, the rows "
-                "the model is fed (training forwards until leakage.max_train_hashed rows, evaluation forwards "
-                "until leakage.max_val_hashed), hashed at each forward, compared when findings are gathered")
+                "the model is fed, hashed at each forward and compared when findings are gathered: evaluation "
+                "forwards until leakage.max_val_hashed rows, training forwards from the first evaluation forward "
+                "on until leakage.max_train_hashed rows (the latest ones before it kept by reference within "
+                "leakage.pending_train_bytes, hashed then)")
     parameters = ("leakage.near_copy_fraction", "leakage.min_val_hashed", "leakage.min_train_hashed",
                   "leakage.near_copy_neighbours", "leakage.near_copy_gap", "leakage.near_copy_train_per_neighbour",
                   "leakage.max_val_hashed", "leakage.max_train_hashed", "leakage.near_copy_max_val",
                   "leakage.near_copy_max_train", "data_sampling.safety_cap_s", "leakage.row_hash_elements",
-                  "leakage.row_hash_min_width", "leakage.train_eval_share")
+                  "leakage.row_hash_min_width", "leakage.train_eval_share", "leakage.pending_train_bytes")
 
     def findings(self, m, emit, params):
         if "train" not in m._loaders or "val" not in m._loaders:
