@@ -601,6 +601,29 @@ def test_unshuffled_sorted_data(give_loaders):
     assert facts["labels_constant"] is False
 
 
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_binary_float_labels_tell_sorted_from_shuffled(shuffle):
+    """A BCE head takes its labels as 0.0/1.0 floats: a class-ordered set fed in order is still
+    seen as unshuffled (all of one class, then all of the other), a shuffled one as shuffled."""
+    torch.manual_seed(0)
+    ds = blobs(n=256, c=2)
+    order = torch.argsort(ds.tensors[1], stable=True)
+    ds = torch.utils.data.TensorDataset(ds.tensors[0][order], ds.tensors[1][order].float()[:, None])
+    m = mlp(o=1)
+    facts, *_ = fit(m, sgd(m), ds, shuffle=shuffle, give_loaders=False, crit=nn.BCEWithLogitsLoss())
+    assert facts["shuffle"] is shuffle
+    assert (facts["batch_label_purity"] > 0.9) is not shuffle
+
+
+def test_soft_float_targets_are_not_labels():
+    torch.manual_seed(0)
+    ds = blobs(n=128, c=2)
+    ds = torch.utils.data.TensorDataset(ds.tensors[0], 0.1 + 0.8 * ds.tensors[1].float()[:, None])
+    m = mlp(o=1)
+    facts, *_ = fit(m, sgd(m), ds, give_loaders=False, crit=nn.BCEWithLogitsLoss())
+    assert "batch_label_purity" not in facts
+
+
 def test_shuffled_data():
     torch.manual_seed(0)
     m = mlp()

@@ -127,14 +127,23 @@ def input_scale_spread(stds: Sequence[float]) -> float | None:
 
 # --------------------------------------------------------------------------- labels
 def _label_counts(targets):
-    """Per-batch class counts for 1-D integer labels (negative labels, i.e. ignore_index, left out),
-    or None. Private: returns a tensor (index c: how many labels c)."""
+    """Per-batch class counts for 1-D integer labels (negative labels, i.e. ignore_index, left out)
+    or binary 0.0/1.0 float labels (a BCE head's), or None. Private: returns a tensor (index c: how many labels c)."""
     import torch
 
+    if torch.is_tensor(targets) and targets.dim() == 2 and targets.shape[1] == 1:
+        targets = targets[:, 0]           # a (N, 1) column of binary targets, as BCE heads take them
     if not torch.is_tensor(targets) or targets.dim() != 1 or targets.numel() == 0:
         return None
-    if targets.is_floating_point() or targets.is_complex() or targets.dtype == torch.bool:
+    if targets.is_complex() or targets.dtype == torch.bool:
         return None
+    if targets.is_floating_point():
+        # binary cross-entropy takes its labels as floats: 0.0/1.0 targets are two classes (soft
+        # or smoothed targets, and regression targets, are not labels and stay out)
+        with torch.no_grad():
+            if not bool(((targets == 0) | (targets == 1)).all()):
+                return None
+            targets = targets.long()
     with torch.no_grad():
         # shift by one so that every negative label lands in bin 0, which is dropped
         return torch.bincount(targets.clamp(min=-1) + 1)[1:]

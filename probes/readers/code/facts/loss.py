@@ -14,7 +14,12 @@ from ..values import Event, ModuleVal, TensorVal
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
 SOURCE_ID = "code:loss"
 FACTS = ("loss_function", "output_activation", "custom_loss", "label_smoothing", "unsafe_math", "task_type",
-         "loss_squashes_twice")
+         "loss_squashes_twice", "loss_mixes_tasks")
+
+#: stock losses of a regression target and of a class target: both summed into one backpropagated
+#: loss is a multi-task head (a detector's box and class terms), not a loss that misfits its task
+REGRESSION_LOSSES = frozenset({"mse", "l1", "smooth_l1"})
+CLASS_LOSSES = frozenset({"cross_entropy", "nll", "bce", "bce_with_logits"})
 
 #: a stock loss that squashes its input itself -> the squashing that, applied before it, is applied twice
 SQUASHES_ITSELF = {"bce_with_logits": "sigmoid", "cross_entropy": "softmax"}
@@ -105,6 +110,13 @@ class LossFacts:
                              f"at line {line}{extra}")
             self.add_finding("custom_loss", False, primary.line,
                              f"stock loss `{primary.text}` (line {primary.line})")
+            kinds = {r.kind for r in stock}
+            if kinds & REGRESSION_LOSSES and kinds & CLASS_LOSSES:
+                reg = next(r for r in stock if r.kind in REGRESSION_LOSSES)
+                cls = next(r for r in stock if r.kind in CLASS_LOSSES)
+                self.add_finding("loss_mixes_tasks", True, primary.line,
+                                 f"the loss backpropagated at line {line} sums a regression term `{reg.text}` "
+                                 f"(line {reg.line}) and a classification term `{cls.text}` (line {cls.line})")
         return custom
 
     def output_activation_facts(self, t: TensorVal, rec, custom: bool, line: int) -> None:
