@@ -126,6 +126,8 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         self._squash_min = P["output_squash.min_values"]
         self._squash_sum_tol = float(P["output_squash.sum_tolerance"])
         self._max_class_index = P["output_squash.max_class_index"]
+        self._log_softmax_max = float(P["output_squash.log_softmax_max"])
+        self._target_row_tol = float(P["output_squash.target_row_tolerance"])
         self._val_squash_samples = int(P["output_squash.val_samples"])
         self._chance_tolerance = P["curves.chance_tolerance"]
         self.model = None

@@ -262,12 +262,12 @@ class LossFeed:
         if m is not None:
             self._defer(lambda v: o.__setitem__("range", max(o["range"], v)), m)
         if sample_squash:
-            act = L.output_activation(outputs, self._squash_min, self._squash_sum_tol)
+            act = L.output_activation(outputs, self._squash_min, self._squash_sum_tol, self._log_softmax_max)
             if act is not None:
                 o["activation"].append(act)
                 o["all_zero"].append(not bool(outputs.detach().any()))
             if targets is not None and torch.is_tensor(targets):
-                tk = L.target_kind(outputs, targets, self._max_class_index)
+                tk = L.target_kind(outputs, targets, self._max_class_index, self._target_row_tol)
                 if tk is not None:
                     o["target_kind"].append(tk)
                 mm = L.loss_shape_mismatch(tuple(outputs.shape), tuple(targets.shape), name)
@@ -284,7 +284,7 @@ class LossFeed:
         name = L.loss_function(loss_name) if loss_name not in (None, "unknown") else None
         if name not in L.SELF_SQUASHING:
             return
-        act = L.output_activation(outputs, self._squash_min, self._squash_sum_tol)
+        act = L.output_activation(outputs, self._squash_min, self._squash_sum_tol, self._log_softmax_max)
         if act is not None:
             self._outputs["val_squash"].append((name, act))
 
