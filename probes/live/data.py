@@ -18,6 +18,11 @@ from collections.abc import Sequence
 
 from traindx.engine.parameters import resolve
 
+#: How deep into nested lists, tuples and dicts a batch is searched for tensors (tensors_in) and
+#: hashed (_feed): the shape of batch structures, a bound on work, not knowledge.
+_BATCH_DEPTH = 4
+_HASH_DEPTH = 3
+
 
 # --------------------------------------------------------------------------- sizes
 def dataset_size(loader) -> int | None:
@@ -55,10 +60,10 @@ def tensors_in(obj, _depth: int = 0):
 
     if torch.is_tensor(obj):
         yield obj
-    elif _depth < 4 and isinstance(obj, (list, tuple)):
+    elif _depth < _BATCH_DEPTH and isinstance(obj, (list, tuple)):
         for o in obj:
             yield from tensors_in(o, _depth + 1)
-    elif _depth < 4 and isinstance(obj, dict):
+    elif _depth < _BATCH_DEPTH and isinstance(obj, dict):
         for o in obj.values():
             yield from tensors_in(o, _depth + 1)
 
@@ -318,11 +323,11 @@ def _feed(h, x, depth: int = 0):
             return
     except Exception:  # pragma: no cover
         pass
-    if depth < 3 and isinstance(x, (list, tuple)):
+    if depth < _HASH_DEPTH and isinstance(x, (list, tuple)):
         for o in x:
             _feed(h, o, depth + 1)
         return
-    if depth < 3 and isinstance(x, dict):
+    if depth < _HASH_DEPTH and isinstance(x, dict):
         for k in sorted(x, key=str):
             h.update(str(k).encode())
             _feed(h, x[k], depth + 1)

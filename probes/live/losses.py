@@ -224,8 +224,8 @@ def loss_function(loss_name: str | None) -> str | None:
     if loss_name is None:
         return None
     key = str(loss_name).lower().rsplit(".", 1)[-1].replace("_", "")
-    if key.endswith("loss") and len(key) > 4:
-        key = key[:-4]
+    if key.endswith("loss") and len(key) > len("loss"):
+        key = key[:-len("loss")]
     return LOSS_NAMES.get(key, "other")
 
 

@@ -83,6 +83,10 @@ from traindx.probes.live.probe import ARMED_SCHEDULE, SCHEDULE, CostlyProbe, Sch
 from traindx.probes.live.schedule import FLUSH_EVERY, own_time
 from traindx.probes.live.sources import COSTLY, PROBES
 
+#: The monitor keeps at most this many of its own faults for summary()["errors"]: the length of a
+#: list in the output, not knowledge.
+_MAX_ERRORS = 20
+
 __all__ = ["Monitor", "Schedule", "SCHEDULE"]
 
 
@@ -336,9 +340,9 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         self._snapshot = None
 
     def _note(self, where, e):
-        """Remember a probe's own fault (shown in ``summary()["errors"]``), at most 20 of them."""
+        """Remember a probe's own fault (shown in ``summary()["errors"]``), at most _MAX_ERRORS of them."""
         msg = f"{where}: {type(e).__name__}: {e}"[:200]
-        if msg not in self._errors and len(self._errors) < 20:
+        if msg not in self._errors and len(self._errors) < _MAX_ERRORS:
             self._errors.append(msg)
 
     @property

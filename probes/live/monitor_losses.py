@@ -19,6 +19,14 @@ import traindx.probes.live.nan_trace as NT
 from traindx.probes.live.probe import SCHEDULE
 from traindx.probes.live.schedule import ACC, LOSS_FIRST, LOSS_GATE, OUTPUTS, due, own_time
 
+#: Validation losses are queued and their GPU values read in batches of this many (one host sync
+#: for many): a bound on latency, not knowledge.
+_VAL_FLUSH = 64
+#: Unnamed losses compared against the stock losses to name them (each comparison recomputes the
+#: stock losses on the batch): a bound on cost; a script's loss is the same at every step, so the
+#: first few say all there is.
+_NAME_CHECKS = 3
+
 class _LossRec:
     __slots__ = ("step", "phase", "value", "training", "bwd", "acc", "nan_info", "eval_set")
 
@@ -111,7 +119,7 @@ class LossFeed:
             else:
                 self._on_val_loss(rec, outputs, targets, loss_name)
             self._queue.append(rec)
-            if phase == "val" and len(self._queue) > 64:
+            if phase == "val" and len(self._queue) > _VAL_FLUSH:
                 self._flush()
         except Exception as e:  # a probe never breaks the user's run
             self._note("on_loss", e)
@@ -152,7 +160,8 @@ class LossFeed:
         only). Returns the name
         this loss goes by (None: not known)."""
         if loss_name != "unknown" and self._loss_count <= self._name_losses:
-            if loss_name is None and outputs is not None and targets is not None and self._name_checks < 3:
+            if loss_name is None and outputs is not None and targets is not None \
+                    and self._name_checks < _NAME_CHECKS:
                 self._name_checks += 1
                 loss_name = L.infer_loss_name(loss, outputs, targets)
             if loss_name is not None:
