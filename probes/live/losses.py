@@ -122,9 +122,11 @@ def loss_has_nonfinite(series: Iterable[float]) -> bool:
     return any(not math.isfinite(v) for v in series)
 
 
-def loss_negative(series: Iterable[float]) -> bool:
-    """Whether the loss ever went below zero (impossible for CE/NLL/MSE/BCE)."""
-    return any(v < -1e-6 for v in finite(series))
+def loss_negative(series: Iterable[float], params=None) -> bool:
+    """Whether the loss ever went below zero (impossible for CE/NLL/MSE/BCE), by more than float
+    rounding (``monitor.negative_loss_tolerance``). ``params``: None for the shipped values."""
+    tol = resolve(params)["monitor.negative_loss_tolerance"]
+    return any(v < -tol for v in finite(series))
 
 
 def short_run_trend(series: Sequence[float], params) -> str | None:
