@@ -36,7 +36,6 @@ from typing import Any
 from collections.abc import Callable
 
 from ..errors import InputError
-from ..loader import CLOSE_MATCH_MAX_CHARS
 
 log = logging.getLogger("traindx.mcp")
 
@@ -388,6 +387,7 @@ class Engine:
         for key in facts:
             if not isinstance(key, str) or (key != "complaint" and key not in kb.facts and key not in kb.questions):
                 import difflib
+                from ..loader import CLOSE_MATCH_MAX_CHARS
                 names = list(dict.fromkeys([*kb.facts, *kb.questions]))
                 close = (difflib.get_close_matches(str(key), names, n=3)
                          if len(str(key)) <= CLOSE_MATCH_MAX_CHARS else [])
@@ -473,6 +473,7 @@ class Engine:
         def run(s):
             if question_id not in s.kb.questions:
                 import difflib
+                from ..loader import CLOSE_MATCH_MAX_CHARS
                 close = (difflib.get_close_matches(question_id, list(s.kb.questions), n=3)
                          if len(str(question_id)) <= CLOSE_MATCH_MAX_CHARS else [])
                 raise ToolFailure(f"unknown question {question_id!r}"
@@ -517,6 +518,7 @@ class Engine:
         text = explain(kb, id) if found else None
         if text is None:
             import difflib
+            from ..loader import CLOSE_MATCH_MAX_CHARS
             names = list(kb.root_causes) + list(kb.symptoms) + list(kb.questions) + list(kb.rules) + \
                 list(kb.fixes) + list(kb.facts)
             close = difflib.get_close_matches(id, names, n=3) if len(str(id)) <= CLOSE_MATCH_MAX_CHARS else []
