@@ -382,7 +382,7 @@ class Session:
             return cf.priors(causes, self._symptom_priors(symptom), self.kb.params())
         mis = self.misdiagnosis()
         if mis and mis.get("suspects"):
-            share = 0.5 / len(mis["suspects"])
+            share = self.kb.param("confidence.misdiagnosis_suspect_mass") / len(mis["suspects"])
             return cf.priors(causes, {c: share for c in mis["suspects"]}, self.kb.params())
         return cf.priors(causes, None, self.kb.params())
 

@@ -27,6 +27,11 @@ from .conditions import compile_condition, compile_value, value_facts
 from .errors import InputError, KBError
 from .yamlio import Marks, load_yaml, read_text
 
+#: Names longer than this are not looked up for a "did you mean": difflib's cost grows with the
+#: square of the length, and such a "name" is pasted text, not a misspelt id. A bound on work, not
+#: knowledge.
+CLOSE_MATCH_MAX_CHARS = 100
+
 log = logging.getLogger("traindx.loader")
 
 #: file kind -> (list key, schema file)
@@ -867,7 +872,8 @@ def _check_cycles(b: _Builder) -> None:
 
 def _closest(name: str, table) -> str | None:
     import difflib
-    m = difflib.get_close_matches(name, list(table), n=1, cutoff=0.75) if len(str(name)) <= 100 else []
+    m = (difflib.get_close_matches(name, list(table), n=1, cutoff=0.75)
+         if len(str(name)) <= CLOSE_MATCH_MAX_CHARS else [])
     return m[0] if m else None
 
 

@@ -10,6 +10,11 @@ from . import confidence as cf
 from .inference import Session, render
 from .values import fmt, json_safe
 
+#: The report looks at most at this many of the most informative questions (those above
+#: engine.min_gain_bits) when it lists what else to check: the length of a list in the output, not
+#: knowledge.
+_BEST_QUESTIONS = 10
+
 SCHEMA_VERSION = "1"
 MAX_CAUSES = 5
 
@@ -131,7 +136,8 @@ def _gaps(session: Session) -> list[dict]:
         wanted.append("loss_behavior")
     wanted += [q for q in kb.symptoms.get(symptom, {}).get("questions", [])] if symptom else []
     min_gain = kb.param("engine.min_gain_bits")
-    wanted += [qid for qid in sorted(cands, key=lambda q: -cands[q].gain)[:10] if cands[qid].gain >= min_gain]
+    wanted += [qid for qid in sorted(cands, key=lambda q: -cands[q].gain)[:_BEST_QUESTIONS]
+               if cands[qid].gain >= min_gain]
     wanted += session.skipped
     for qid in wanted:
         if qid in seen or qid not in kb.questions:

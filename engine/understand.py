@@ -1392,6 +1392,12 @@ def _is_log(text: str, starts: list) -> bool:
 # ------------------------------------------------------------------------------ the example classifier
 _TOKEN = re.compile(r"[a-z]+|[\u0430-\u044f\u0451]+|[\uac00-\ud7af]+|[\u4e00-\u9fff]|\d+(?:\.\d+)?\s?%?")
 _WORD = re.compile(r"[a-z]+|[\u0430-\u044f\u0451]+|[\uac00-\ud7af]+")
+#: A word's feature is its first _STEM_LETTERS letters (morphology over spelling): the example
+#: classifier's representation, shared by _features and _Examples.telling so both see one word.
+_STEM_LETTERS = 6
+#: Words shorter than this are never quoted as the ones that told a symptom: presentation of the
+#: classifier's reasons, not a decision (the features keep them).
+_TELLING_MIN_LETTERS = 3
 # the writing systems a complaint may be written in: a Han character is a word of its own
 _SCRIPTS = {"latin": re.compile(r"[a-z]+"), "cyrillic": re.compile(r"[\u0430-\u044f\u0451]+"),
             "hangul": re.compile(r"[\uac00-\ud7af]+"), "han": re.compile(r"[\u4e00-\u9fff]")}
@@ -1415,7 +1421,7 @@ def _features(text: str, stop: frozenset = frozenset()) -> dict:
         if t[0].isdigit():
             toks.append("#pct" if t.endswith("%") else "#num")
         elif t not in stop:
-            toks.append(t[:6])
+            toks.append(t[:_STEM_LETTERS])
     out: dict = {}
     for f in ["w:" + t for t in toks] + ["b:" + a + "_" + b for a, b in zip(toks, toks[1:])]:
         out[f] = out.get(f, 0) + 1
@@ -1524,9 +1530,9 @@ class _Examples:
         weight: dict = {}
         for m in _WORD.finditer(text.lower()):
             w = m.group(0)
-            if w in self.stop or len(w) < 3:
+            if w in self.stop or len(w) < _TELLING_MIN_LETTERS:
                 continue
-            f = "w:" + w[:6]
+            f = "w:" + w[:_STEM_LETTERS]
             x = self.idf.get(f, 0.0) * c.get(f, 0.0)
             if x > 0 and x > weight.get(w, (0.0,))[0]:
                 weight[w] = (x, m.start())

@@ -13,6 +13,11 @@ import sys
 
 from .errors import InputError
 
+#: How fmt shows a value: floats outside [_PLAIN_LOW, _PLAIN_HIGH) in scientific notation, lists
+#: cut after _SHOWN_ITEMS. Presentation, not knowledge: no fact or confidence reads them.
+_PLAIN_LOW, _PLAIN_HIGH = 1e-3, 1e5
+_SHOWN_ITEMS = 6
+
 _TRUE = {"yes", "y", "true", "t", "1", "on", "yeah", "yep", "sure", "correct", "it does", "it is"}
 _FALSE = {"no", "n", "false", "f", "0", "off", "nope", "not", "none", "never", "it doesn't", "it isn't"}
 SKIP_WORDS = {"skip", "s", "unknown", "?", "idk", "don't know", "dont know", "not sure", "n/a", "na", "-", "pass", ""}
@@ -143,14 +148,14 @@ def fmt(value) -> str:
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             return str(value)
-        if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e5):
+        if value != 0 and (abs(value) < _PLAIN_LOW or abs(value) >= _PLAIN_HIGH):
             return f"{value:.2g}"
         return f"{value:.4g}"
     if isinstance(value, (list, tuple)):
         if not value:
             return "none"
-        shown = ", ".join(str(v) for v in value[:6])
-        return shown + (f" (+{len(value) - 6} more)" if len(value) > 6 else "")
+        shown = ", ".join(str(v) for v in value[:_SHOWN_ITEMS])
+        return shown + (f" (+{len(value) - _SHOWN_ITEMS} more)" if len(value) > _SHOWN_ITEMS else "")
     return str(value)
 
 

@@ -120,3 +120,90 @@ def test_the_size_check_sees_an_oversized_function(tmp_path):
     f = tmp_path / "big.py"
     f.write_text(f"class K:\n    def small(self):\n        return 1\n\ndef big():\n{body}\n    return 0\n")
     assert _oversized(f) == [("big", "function", MAX_FUNCTION_LINES + 2)]
+
+
+# ------------------------------------------------------------------ numbers in code (issue 11)
+#: Comparisons against a bare number that stay in engine/ or probes/, as "path::qualified name::value":
+#: the reason it is structure (a format, an API's shape, arithmetic), not knowledge. A number that
+#: decides a fact, a symptom, a cause or a confidence belongs in kb/parameters; one that does not
+#: gets a named module constant saying why (a bound on work, a display choice). 0, 1, -1 and 2 are
+#: allowed everywhere (emptiness, a sign, a pair). An entry no longer found fails below.
+LITERAL_ALLOWED: dict[str, str] = {
+    "engine/understand.py::_value_of::100":
+        "a percent is out of 100: a number in (1, 100] given for a fraction is a percent",
+    "engine/values.py::_as_number::100":
+        "a percent is out of 100: a number in (1, 100] given for a 0..1 fact is a percent",
+    "probes/live/experiments.py::_restore_peak_lr::0.5":
+        "wording: the message says 'half' for exactly 0.5 (the parameter decides)",
+    "probes/live/losses.py::_correct_count::0.5": "binary accuracy's definition: a 0/1 target is 1 above one half",
+    "probes/live/losses.py::target_kind::1.5":
+        "whole-number rows summing above 1 (so to 2 or more) hold several 1s: multi-hot",
+    "probes/readers/code/facts/data.py::DataFacts.data_facts::3": "range(start, stop, step): the three-argument form",
+    "probes/readers/code/facts/model.py::unpacked_env_step::3":
+        "the Gym transition protocol: env.step unpacked into 3 to 5 names (the API's shape)",
+    "probes/readers/code/facts/model.py::unpacked_env_step::5":
+        "the Gym transition protocol: env.step unpacked into 3 to 5 names (the API's shape)",
+    "probes/readers/code/torch_api/names.py::canonical::4": "torch.optim.<module>.<Name>: a qualified name's parts",
+    "probes/readers/code/torch_api/scale.py::draw_scale::3":
+        "logspace(start, end, steps, base): base is the fourth argument",
+    "probes/readers/code/torch_api/tensors.py::TensorModel.tensor_power::0.5":
+        "x.pow(0.5) is a square root: the exponent names the function",
+    "probes/readers/console_lines.py::LineParser._more_metrics::3":
+        "a total and at least two parts it sums: three values",
+    "probes/readers/logs.py::LogData._finish::100.0":
+        "a percent is out of 100: accuracies printed as percents are scaled",
+    "probes/readers/patch.py::_line_of::3": "a code source is code:<file>:<line>: three parts",
+    "probes/readers/runs.py::_wandb_records::3": "W&B's record kinds (the leveldb log format): 3 = a middle fragment",
+    "probes/readers/runs.py::_wandb_records::4": "W&B's record kinds (the leveldb log format): 4 = the last fragment",
+}
+_STRUCTURAL = (0, 1, -1, 2)
+
+
+def _bare_comparisons(path: pathlib.Path):
+    """(qualified name of the enclosing function or class, value, line) of every comparison in one
+    file with a bare int or float literal operand other than 0, 1, -1 and 2."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    out = []
+
+    def visit(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                visit(child, f"{prefix}{child.name}.")
+                continue
+            if isinstance(child, ast.Compare):
+                for o in (child.left, *child.comparators):
+                    sign = 1
+                    if isinstance(o, ast.UnaryOp) and isinstance(o.op, ast.USub):
+                        sign, o = -1, o.operand
+                    if isinstance(o, ast.Constant) and isinstance(o.value, (int, float)) \
+                            and not isinstance(o.value, bool) and sign * o.value not in _STRUCTURAL:
+                        out.append((prefix.rstrip(".") or "<module>", sign * o.value, child.lineno))
+            visit(child, prefix)
+    visit(tree, "")
+    return out
+
+
+@pytest.mark.parametrize("path", SIZED, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_comparison_against_a_bare_number(path):
+    rel = path.relative_to(ROOT).as_posix()
+    bare = [(q, v, line) for q, v, line in _bare_comparisons(path) if f"{rel}::{q}::{v!r}" not in LITERAL_ALLOWED]
+    assert not bare, (
+        f"{rel}: " + "; ".join(f"line {line} ({q}) compares against {v!r}" for q, v, line in bare)
+        + ". A number that decides a fact or a confidence goes to kb/parameters (code receives it); "
+        "one that does not gets a named module constant saying why; structure goes in LITERAL_ALLOWED "
+        "in tests/test_architecture.py with the reason")
+
+
+def test_literal_allow_list_entries_are_still_needed_and_give_a_reason():
+    for key, reason in LITERAL_ALLOWED.items():
+        rel, name, value = key.split("::")
+        assert reason.strip(), f"{key}: an allowed entry names its reason"
+        found = {f"{q}::{v!r}" for q, v, _ in _bare_comparisons(ROOT / rel)}
+        assert f"{name}::{value}" in found, f"{key} no longer compares against that number: remove it"
+
+
+def test_the_literal_check_sees_a_bare_threshold(tmp_path):
+    f = tmp_path / "probe.py"
+    f.write_text("LIMIT = 3\n\nclass K:\n    def f(self, x):\n"
+                 "        return x > 0.3 or x < LIMIT or x == -1 or x < -5\n")
+    assert _bare_comparisons(f) == [("K.f", 0.3, 5), ("K.f", -5, 5)]

@@ -415,3 +415,93 @@ def test_a_cap_under_a_normal_pace_predicts_the_plateau_it_stops_at():
     assert normal["symptom"]["id"] == "plateau" and normal["symptom"]["predicted"]
     slow = _double_softmax_session("slow")
     assert slow["symptom"]["id"] == "slow_training"
+
+
+def _fitted_run_with_a_loss_just_under_zero(params):
+    """A linear regression that starts at its exact fit, trained on MSE minus 5e-7 (a constant
+    subtracted from the loss): every training loss is 5e-7 under zero, about the size of float
+    rounding in a loss near zero. The live monitor's findings, under ``params``."""
+    torch = pytest.importorskip("torch")
+    import traindx.probes as tp
+
+    torch.manual_seed(0)
+    w = torch.tensor([[1.0, -2.0, 0.5, 1.5]])
+    x = torch.randn(64, 4)
+    y = x @ w.T
+    model = torch.nn.Linear(4, 1)
+    with torch.no_grad():
+        model.weight.copy_(w)
+        model.bias.zero_()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    mon = tp.Monitor(params=params)
+    with mon:
+        mon.bind(model, opt)
+        for _ in range(30):
+            out = model(x)
+            loss = torch.nn.functional.mse_loss(out, y) - 5e-7
+            mon.on_loss(loss, phase="train", outputs=out, targets=y, loss_name="mse")
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    return mon.findings()
+
+
+def _report(kb, findings):
+    s = Session(kb)
+    for f in findings:
+        s.add(f.fact, f.value, f.source)
+    return s.report()
+
+
+@pytest.mark.slow
+def test_a_pack_overriding_the_negative_loss_tolerance_changes_a_live_diagnosis(tmp_path):
+    """monitor.negative_loss_tolerance (it was a bare -1e-6 in losses.loss_negative): under the
+    shipped value a live MSE loss 5e-7 under zero is rounding, and the report finds no cause; a pack
+    allowing no rounding reads the loss as negative, and the negative-loss rule diagnoses a wrong
+    loss function. The pack's values reach the monitor as the runner hands them (kb.params())."""
+    core = load_kb(entry_point_packs=False)
+    base = _fitted_run_with_a_loss_just_under_zero(core.params())
+    assert {f.fact: f.value for f in base}["loss_negative"] is False
+    kb = load_kb([_pack(tmp_path, "kind: parameters\noverrides:\n  monitor.negative_loss_tolerance: 0\n")],
+                 entry_point_packs=False)
+    moved = _fitted_run_with_a_loss_just_under_zero(kb.params())
+    assert {f.fact: f.value for f in moved}["loss_negative"] is True
+    before, after = _report(core, base), _report(kb, moved)
+    assert not before["root_causes"] or before["root_causes"][0]["id"] != "wrong_loss_function"
+    assert after["status"] == "diagnosed" and after["root_causes"][0]["id"] == "wrong_loss_function"
+
+
+def test_the_live_cuts_moved_out_of_the_code_are_read_from_params():
+    """The numbers that were literals in the live probes (issue 11: loss_negative's -1e-6,
+    grads_all_zero's 1e-30 over the last 5 samples, _still_falling's 10 steps) follow the
+    parameters they are handed."""
+    import traindx.probes.live.gradients as G
+    import traindx.probes.live.losses as L
+    import traindx.probes.live.overfit as OF
+
+    P = shipped()
+    assert L.loss_negative([0.3, -5e-7], P) is False
+    assert L.loss_negative([0.3, -5e-7], {**P, "monitor.negative_loss_tolerance": 0.0}) is True
+    assert G.grads_all_zero([1e-31] * 5, P) is True
+    assert G.grads_all_zero([1e-31] * 5, {**P, "grad_flow.zero_norm": 1e-32}) is False
+    assert G.grads_all_zero([0.5] + [0.0] * 5, P) is True
+    assert G.grads_all_zero([0.5] + [0.0] * 5, {**P, "grad_flow.zero_recent_samples": 6}) is False
+    falling = [2.0 - 0.1 * i for i in range(9)]
+    assert OF._still_falling(falling, P) is None
+    assert OF._still_falling(falling, {**P, "overfit.still_falling_min_steps": 5}) is True
+
+
+def test_the_output_and_target_tolerances_are_read_from_params():
+    """output_activation's log-softmax ceiling and target_kind's row-sum tolerance are parameters."""
+    torch = pytest.importorskip("torch")
+    import traindx.probes.live.losses as L
+
+    P = shipped()
+    logp = torch.log_softmax(torch.randn(8, 4), dim=1)
+    tol = P["output_squash.sum_tolerance"]
+    assert L.output_activation(logp, 8, tol, P["output_squash.log_softmax_max"]) == "log_softmax"
+    assert L.output_activation(logp, 8, tol, -1e3) == "none"
+    out = torch.randn(8, 4)
+    two_labels = torch.eye(4)[torch.arange(8) % 4] + torch.eye(4)[(torch.arange(8) + 1) % 4]
+    assert L.target_kind(out, two_labels, row_tolerance=P["output_squash.target_row_tolerance"]) == "multi_hot"
+    assert L.target_kind(out, two_labels, row_tolerance=1.5) == "one_hot"

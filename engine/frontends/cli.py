@@ -845,9 +845,11 @@ def explain(ident, kb_dirs):
     text = _explain(kb, ident)
     if text is None:
         import difflib
+
+        from ..loader import CLOSE_MATCH_MAX_CHARS
         names = (list(kb.root_causes) + list(kb.symptoms) + list(kb.questions) + list(kb.rules) + list(kb.fixes)
                  + list(kb.facts))
-        close = difflib.get_close_matches(ident, names, n=3) if len(str(ident)) <= 100 else []
+        close = difflib.get_close_matches(ident, names, n=3) if len(str(ident)) <= CLOSE_MATCH_MAX_CHARS else []
         _fail(InputError(f"no root cause, symptom, question, rule, fix or fact called {ident!r}",
                          hint=("did you mean " + ", ".join(close) + "?") if close
                          else "try 'traindx explain root-causes'"))

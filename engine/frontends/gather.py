@@ -30,6 +30,11 @@ from typing import Any
 
 from ..errors import InputError
 
+#: How many of a config file's findings the one-line summary names, and how many characters of a
+#: value it shows: the length of a line in the output, not knowledge.
+_SHOWN_FINDINGS = 4
+_SHORT_CHARS = 24
+
 
 @dataclass
 class Read:
@@ -124,8 +129,8 @@ def read_config(path: str) -> Read:
     _need(path, "config file")
     from traindx.probes.readers.config import analyze_config
     findings = analyze_config(path)
-    shown = ", ".join(f"{f.fact}={_short(f.value)}" for f in findings[:4])
-    more = f" (+{len(findings) - 4})" if len(findings) > 4 else ""
+    shown = ", ".join(f"{f.fact}={_short(f.value)}" for f in findings[:_SHOWN_FINDINGS])
+    more = f" (+{len(findings) - _SHOWN_FINDINGS})" if len(findings) > _SHOWN_FINDINGS else ""
     return Read(path, list(findings),
                 summary=f"Read {os.path.basename(path)}: {len(findings)} setting(s)"
                         + (f": {shown}{more}" if shown else "") + ".")
@@ -135,7 +140,7 @@ def _short(v) -> str:
     if isinstance(v, float):
         return f"{v:g}"
     s = str(v)
-    return s if len(s) <= 24 else s[:21] + "..."
+    return s if len(s) <= _SHORT_CHARS else s[:_SHORT_CHARS - 3] + "..."
 
 
 # ------------------------------------------------------------------------------ logs

@@ -387,8 +387,10 @@ class Engine:
         for key in facts:
             if not isinstance(key, str) or (key != "complaint" and key not in kb.facts and key not in kb.questions):
                 import difflib
+                from ..loader import CLOSE_MATCH_MAX_CHARS
                 names = list(dict.fromkeys([*kb.facts, *kb.questions]))
-                close = difflib.get_close_matches(str(key), names, n=3) if len(str(key)) <= 100 else []
+                close = (difflib.get_close_matches(str(key), names, n=3)
+                         if len(str(key)) <= CLOSE_MATCH_MAX_CHARS else [])
                 raise ToolFailure(f"unknown fact {key!r}" + (f" (did you mean {', '.join(close)}?)" if close
                                   else " (explain('facts') lists the vocabulary)"))
         saved = (dict(session.base), list(session.asked), list(session.conflicts), list(session.notes),
@@ -471,8 +473,9 @@ class Engine:
         def run(s):
             if question_id not in s.kb.questions:
                 import difflib
+                from ..loader import CLOSE_MATCH_MAX_CHARS
                 close = (difflib.get_close_matches(question_id, list(s.kb.questions), n=3)
-                         if len(str(question_id)) <= 100 else [])
+                         if len(str(question_id)) <= CLOSE_MATCH_MAX_CHARS else [])
                 raise ToolFailure(f"unknown question {question_id!r}"
                                   + (f" (did you mean {', '.join(close)}?)" if close else ""))
             try:
@@ -515,9 +518,10 @@ class Engine:
         text = explain(kb, id) if found else None
         if text is None:
             import difflib
+            from ..loader import CLOSE_MATCH_MAX_CHARS
             names = list(kb.root_causes) + list(kb.symptoms) + list(kb.questions) + list(kb.rules) + \
                 list(kb.fixes) + list(kb.facts)
-            close = difflib.get_close_matches(id, names, n=3) if len(str(id)) <= 100 else []
+            close = difflib.get_close_matches(id, names, n=3) if len(str(id)) <= CLOSE_MATCH_MAX_CHARS else []
             raise ToolFailure(f"no root cause, symptom, question, rule, fix or fact called {id!r}"
                               + (f" (did you mean {', '.join(close)}?)" if close else " (try explain('root-causes'))"))
         return {"id": id, "kind": found[0], "text": text}

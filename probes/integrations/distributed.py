@@ -78,6 +78,11 @@ from traindx.engine.evidence import Finding
 from traindx.probes.live.monitor import Monitor
 from traindx.probes.live.watch import Watch
 
+#: Bounds on output and memory, not knowledge: items of a list shown in a disagreement's text, and
+#: index tensors cached for the per-rank sample.
+_SHOWN_ITEMS = 5
+_IDX_CACHE_SIZE = 4096
+
 __all__ = ["watch_distributed", "DistributedWatch", "merge_findings", "param_checksums", "PENDING_FACTS"]
 
 #: Facts this module produces that ``kb/facts.yaml`` does not declare yet (see the pending pack).
@@ -129,7 +134,8 @@ def _fmt(v) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_fmt(x) for x in list(v)[:5]) + (", ..." if len(v) > 5 else "") + "]"
+        more = ", ..." if len(v) > _SHOWN_ITEMS else ""
+        return "[" + ", ".join(_fmt(x) for x in list(v)[:_SHOWN_ITEMS]) + more + "]"
     return str(v)
 
 
@@ -253,7 +259,7 @@ def _sample_index(n: int, device, k: int):
     if ix is None:
         pos = sorted({(j * (n - 1)) // (k - 1) for j in range(k)}) if k > 1 and n > 1 else [0]
         ix = torch.tensor(pos, dtype=torch.long, device=device)
-        if len(_IDX_CACHE) < 4096:
+        if len(_IDX_CACHE) < _IDX_CACHE_SIZE:
             _IDX_CACHE[key] = ix
     return ix
 

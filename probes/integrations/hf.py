@@ -76,6 +76,10 @@ from transformers import TrainerCallback
 from traindx.probes.integrations.lightning import ProbeAccess, RunProbe
 from traindx.probes.live.hooks import CopyInert
 
+#: Optimizer wrappers (accelerate, DeepSpeed, ...) unwrapped to reach torch's: a bound on work, not
+#: knowledge.
+_MAX_WRAPPERS = 4
+
 __all__ = ["TrainDxCallback"]
 
 _log = logging.getLogger("traindx.probes.callbacks")
@@ -86,7 +90,7 @@ _log = logging.getLogger("traindx.probes.callbacks")
 def _torch_optimizer(opt):
     """The torch optimizer inside accelerate's ``AcceleratedOptimizer`` (or the object itself)."""
     seen = 0
-    while opt is not None and seen < 4 and not hasattr(opt, "_optimizer_step_pre_hooks"):
+    while opt is not None and seen < _MAX_WRAPPERS and not hasattr(opt, "_optimizer_step_pre_hooks"):
         inner = getattr(opt, "optimizer", None)
         if inner is None or inner is opt:
             break

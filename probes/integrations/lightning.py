@@ -81,6 +81,10 @@ from dataclasses import replace
 from traindx.engine.evidence import Finding
 from traindx.probes.live.hooks import CopyInert
 
+#: Training steps tried to find the model output the loss compared before giving up: a bound on
+#: cost, not knowledge.
+_OUTPUT_TRIES = 3
+
 __all__ = ["TrainDxCallback", "RunProbe", "ProbeAccess"]  # noqa: F822 -- built on first access (__getattr__)
 
 _log = logging.getLogger("traindx.probes.callbacks")
@@ -304,7 +308,7 @@ class RunProbe:
             # several stock losses reproduce it: the output is what the loss compared
             self._out_mode = "unnamed"
             return self._criterion_name, outputs, targets
-        if self._out_tries >= 3 or got == "custom":
+        if self._out_tries >= _OUTPUT_TRIES or got == "custom":
             self._out_mode = "off"
         return base, None, None
 

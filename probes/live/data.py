@@ -18,6 +18,13 @@ from collections.abc import Sequence
 
 from traindx.engine.parameters import resolve
 
+#: How deep into nested lists, tuples and dicts a batch is searched for tensors (tensors_in) and
+#: hashed (_feed): the shape of batch structures, a bound on work, not knowledge.
+_BATCH_DEPTH = 4
+_HASH_DEPTH = 3
+#: A floor under the largest std, so that an all-zero input still has a scale: arithmetic, not knowledge.
+_TINY_STD = 1e-30
+
 
 # --------------------------------------------------------------------------- sizes
 def dataset_size(loader) -> int | None:
@@ -55,10 +62,10 @@ def tensors_in(obj, _depth: int = 0):
 
     if torch.is_tensor(obj):
         yield obj
-    elif _depth < 4 and isinstance(obj, (list, tuple)):
+    elif _depth < _BATCH_DEPTH and isinstance(obj, (list, tuple)):
         for o in obj:
             yield from tensors_in(o, _depth + 1)
-    elif _depth < 4 and isinstance(obj, dict):
+    elif _depth < _BATCH_DEPTH and isinstance(obj, dict):
         for o in obj.values():
             yield from tensors_in(o, _depth + 1)
 
@@ -109,19 +116,23 @@ def input_scale(means: Sequence[float], stds: Sequence[float]) -> float | None:
     return float(max(vals)) if vals else None
 
 
-def input_scale_spread(stds: Sequence[float]) -> float | None:
-    """Largest / smallest feature std across input features, robustly: the 95th over the 5th
-    percentile, over features that vary at all (constant features, such as image borders, are left
-    out). 1 means every feature has the same scale."""
+def input_scale_spread(stds: Sequence[float], params=None) -> float | None:
+    """Largest / smallest feature std across input features, robustly: the upper over the lower
+    percentile of ``input_stats.spread_percentiles`` (95th over 5th), over features that vary at all
+    (a std above ``input_stats.constant_rel`` of the largest: constant features, such as image
+    borders, are left out). 1 means every feature has the same scale. ``params``: None for the
+    shipped values."""
+    P = resolve(params)
     s = sorted(v for v in stds if math.isfinite(v))
     if not s:
         return None
     top = s[-1]
-    s = [v for v in s if v > 1e-6 * max(top, 1e-30)]
+    s = [v for v in s if v > P["input_stats.constant_rel"] * max(top, _TINY_STD)]
     if len(s) < 2:
         return 1.0 if s else None
-    lo = s[int(0.05 * (len(s) - 1))]
-    hi = s[int(round(0.95 * (len(s) - 1)))]
+    p_lo, p_hi = P["input_stats.spread_percentiles"]
+    lo = s[int(p_lo * (len(s) - 1))]
+    hi = s[int(round(p_hi * (len(s) - 1)))]
     return float(hi / lo) if lo > 0 else None
 
 
@@ -327,11 +338,11 @@ def _feed(h, x, depth: int = 0):
             return
     except Exception:  # pragma: no cover
         pass
-    if depth < 3 and isinstance(x, (list, tuple)):
+    if depth < _HASH_DEPTH and isinstance(x, (list, tuple)):
         for o in x:
             _feed(h, o, depth + 1)
         return
-    if depth < 3 and isinstance(x, dict):
+    if depth < _HASH_DEPTH and isinstance(x, dict):
         for k in sorted(x, key=str):
             h.update(str(k).encode())
             _feed(h, x[k], depth + 1)

@@ -622,10 +622,14 @@ def _what(iv: dict) -> str:
             "reinit": "the layers re-initialised", "sanitize_inputs": "non-finite inputs zeroed"}.get(k, k)
 
 
+#: Changes of at least this size print as whole percents, smaller ones with a decimal: presentation.
+_WHOLE_PERCENT_FROM = 0.1
+
+
 def _pct_fell(x):
     if x is None:
         return "n/a"
-    fmt = ".0%" if abs(x) >= 0.1 else ".1%"
+    fmt = ".0%" if abs(x) >= _WHOLE_PERCENT_FROM else ".1%"
     return f"fell {x:{fmt}}" if x >= 0 else f"rose {-x:{fmt}}"
 
 

@@ -80,12 +80,16 @@ def params_without_grad(trainable: Iterable[str], ever_had_grad: set[str]) -> li
     return [n for n in trainable if n not in ever_had_grad]
 
 
-def grads_all_zero(recent_totals: Sequence[float]) -> bool | None:
-    """Every gradient numerically zero at each of the latest observed steps (None: nothing seen)."""
-    s = [v for v in recent_totals if v is not None and math.isfinite(v)]
+def grads_all_zero(totals: Sequence[float], params=None) -> bool | None:
+    """Every gradient numerically zero (a total norm under ``grad_flow.zero_norm``) at each of the
+    latest ``grad_flow.zero_recent_samples`` observed steps (None: nothing seen). ``params``: the
+    knowledge base's parameter values (None: the shipped ones)."""
+    P = resolve(params)
+    recent = totals[-int(P["grad_flow.zero_recent_samples"]):]
+    s = [v for v in recent if v is not None and math.isfinite(v)]
     if not s:
         return None
-    return all(v < 1e-30 for v in s)
+    return all(v < P["grad_flow.zero_norm"] for v in s)
 
 
 def nan_grad_params(norms: dict[str, float | None]) -> list[str]:

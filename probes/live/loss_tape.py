@@ -19,6 +19,10 @@ exit path, :meth:`TapeRecorder.close`); the forward hook is inert on copies.
 
 from __future__ import annotations
 
+#: How deep into nested outputs (tuples, lists, dicts, dataclasses) the tape looks for tensors: the
+#: shape of model outputs, a bound on work, not knowledge.
+_NEST_DEPTH = 3
+
 #: the fewest tensors of the model's outputs a tape keeps apart (more than this: not replayable)
 _MAX_OUTPUTS = 16
 
@@ -51,13 +55,13 @@ def flat_tensors(obj, depth=0) -> list:
     if torch.is_tensor(obj):
         return [obj]
     out = []
-    if depth < 3 and isinstance(obj, (list, tuple)):
+    if depth < _NEST_DEPTH and isinstance(obj, (list, tuple)):
         for o in obj:
             out.extend(flat_tensors(o, depth + 1))
-    elif depth < 3 and isinstance(obj, dict):
+    elif depth < _NEST_DEPTH and isinstance(obj, dict):
         for o in obj.values():
             out.extend(flat_tensors(o, depth + 1))
-    elif depth < 3 and hasattr(obj, "__dataclass_fields__"):
+    elif depth < _NEST_DEPTH and hasattr(obj, "__dataclass_fields__"):
         for name in obj.__dataclass_fields__:
             out.extend(flat_tensors(getattr(obj, name, None), depth + 1))
     return out
@@ -246,12 +250,12 @@ class TapeRecorder:
             c = o.detach()
             self.nbytes += c.numel() * c.element_size()
             return _Const(c), False
-        if depth < 3 and isinstance(o, (list, tuple)):
+        if depth < _NEST_DEPTH and isinstance(o, (list, tuple)):
             parts = [self._template(x, depth + 1) for x in o]
             if not any(type(p) in (_Slot, _Const, _Param) or p is not x for (p, _), x in zip(parts, o)):
                 return o, False          # no tensor inside (a shape, a list of dims): as it was
             return (tuple if type(o) is not list else list)(p for p, _ in parts), any(h for _, h in parts)
-        if depth < 3 and type(o) is dict:
+        if depth < _NEST_DEPTH and type(o) is dict:
             parts = {k: self._template(v, depth + 1) for k, v in o.items()}
             return {k: p for k, (p, _) in parts.items()}, any(h for _, h in parts.values())
         return o, False
@@ -260,9 +264,9 @@ class TapeRecorder:
         torch = self._torch
         if isinstance(o, torch.Tensor):
             return id(o) in self.slots or id(o) in self._params
-        if depth < 3 and isinstance(o, (list, tuple)):
+        if depth < _NEST_DEPTH and isinstance(o, (list, tuple)):
             return any(self._touches(x, depth + 1) for x in o)
-        if depth < 3 and type(o) is dict:
+        if depth < _NEST_DEPTH and type(o) is dict:
             return any(self._touches(x, depth + 1) for x in o.values())
         return False
 

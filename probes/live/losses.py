@@ -122,9 +122,11 @@ def loss_has_nonfinite(series: Iterable[float]) -> bool:
     return any(not math.isfinite(v) for v in series)
 
 
-def loss_negative(series: Iterable[float]) -> bool:
-    """Whether the loss ever went below zero (impossible for CE/NLL/MSE/BCE)."""
-    return any(v < -1e-6 for v in finite(series))
+def loss_negative(series: Iterable[float], params=None) -> bool:
+    """Whether the loss ever went below zero (impossible for CE/NLL/MSE/BCE), by more than float
+    rounding (``monitor.negative_loss_tolerance``). ``params``: None for the shipped values."""
+    tol = resolve(params)["monitor.negative_loss_tolerance"]
+    return any(v < -tol for v in finite(series))
 
 
 def short_run_trend(series: Sequence[float], params) -> str | None:
@@ -224,8 +226,8 @@ def loss_function(loss_name: str | None) -> str | None:
     if loss_name is None:
         return None
     key = str(loss_name).lower().rsplit(".", 1)[-1].replace("_", "")
-    if key.endswith("loss") and len(key) > 4:
-        key = key[:-4]
+    if key.endswith("loss") and len(key) > len("loss"):
+        key = key[:-len("loss")]
     return LOSS_NAMES.get(key, "other")
 
 
@@ -237,11 +239,11 @@ def custom_loss(loss_name: str | None) -> bool | None:
     return name == "custom"
 
 
-def output_activation(outputs, min_values: int, sum_tolerance: float) -> str | None:
+def output_activation(outputs, min_values: int, sum_tolerance: float, log_max: float) -> str | None:
     """Squashing already applied to ``outputs``: softmax, log_softmax, sigmoid or none.
 
-    Rows that are non-negative and sum to 1 (over dim 1, within ``sum_tolerance``) -> softmax; all <= 0
-    with logsumexp within ``sum_tolerance`` of 0 ->
+    Rows that are non-negative and sum to 1 (over dim 1, within ``sum_tolerance``) -> softmax; all <=
+    ``log_max`` (``output_squash.log_softmax_max``) with logsumexp within ``sum_tolerance`` of 0 ->
     log_softmax; every value in [0, 1] -> sigmoid. Needs at least ``min_values`` values
     (``output_squash.min_values``); None for non-tensors.
     """
@@ -259,7 +261,7 @@ def output_activation(outputs, min_values: int, sum_tolerance: float) -> str | N
                 sums = o.sum(1)
                 if bool(((sums - 1).abs() < sum_tolerance).all()):
                     return "softmax"
-            if hi <= 1e-6:
+            if hi <= log_max:
                 lse = torch.logsumexp(o, dim=1)
                 if bool((lse.abs() < sum_tolerance).all()):
                     return "log_softmax"
@@ -268,14 +270,18 @@ def output_activation(outputs, min_values: int, sum_tolerance: float) -> str | N
     return "none"
 
 
-def target_kind(outputs, targets, max_class_index: float | None = None) -> str | None:
-    """What the targets look like: class_indices, one_hot, multi_hot (0/1 with several 1s in some
-    row: a multi-label task), probabilities or continuous (whole numbers above
-    ``max_class_index``: ``output_squash.max_class_index``, the shipped value when None)."""
+def target_kind(outputs, targets, max_class_index: float | None = None,
+                row_tolerance: float | None = None) -> str | None:
+    """What the targets look like: class_indices, one_hot (rows summing to 1 within
+    ``row_tolerance``: ``output_squash.target_row_tolerance``), multi_hot (0/1 with several 1s in
+    some row: a multi-label task), probabilities or continuous (whole numbers above
+    ``max_class_index``: ``output_squash.max_class_index``). None for either: the shipped value."""
     import torch
 
-    if max_class_index is None:
-        max_class_index = resolve(None)["output_squash.max_class_index"]
+    if max_class_index is None or row_tolerance is None:
+        P = resolve(None)
+        max_class_index = P["output_squash.max_class_index"] if max_class_index is None else max_class_index
+        row_tolerance = P["output_squash.target_row_tolerance"] if row_tolerance is None else row_tolerance
 
     if not torch.is_tensor(targets) or targets.numel() == 0:
         return None
@@ -290,7 +296,7 @@ def target_kind(outputs, targets, max_class_index: float | None = None) -> str |
         if lo >= 0 and hi <= 1:
             if t.dim() >= 2 and t.shape[-1] >= 2 and torch.is_tensor(outputs) and outputs.shape == t.shape:
                 rows = t.sum(-1)
-                if bool(((rows - 1).abs() < 1e-4).all()):
+                if bool(((rows - 1).abs() < row_tolerance).all()):
                     return "one_hot" if integral else "probabilities"
                 if integral and bool((rows > 1.5).any()):
                     return "multi_hot"

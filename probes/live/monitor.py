@@ -83,6 +83,10 @@ from traindx.probes.live.probe import ARMED_SCHEDULE, SCHEDULE, CostlyProbe, Sch
 from traindx.probes.live.schedule import FLUSH_EVERY, own_time
 from traindx.probes.live.sources import COSTLY, PROBES
 
+#: The monitor keeps at most this many of its own faults for summary()["errors"]: the length of a
+#: list in the output, not knowledge.
+_MAX_ERRORS = 20
+
 __all__ = ["Monitor", "Schedule", "SCHEDULE"]
 
 
@@ -126,6 +130,8 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         self._squash_min = P["output_squash.min_values"]
         self._squash_sum_tol = float(P["output_squash.sum_tolerance"])
         self._max_class_index = P["output_squash.max_class_index"]
+        self._log_softmax_max = float(P["output_squash.log_softmax_max"])
+        self._target_row_tol = float(P["output_squash.target_row_tolerance"])
         self._val_squash_samples = int(P["output_squash.val_samples"])
         self._chance_tolerance = P["curves.chance_tolerance"]
         self.model = None
@@ -336,9 +342,9 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         self._snapshot = None
 
     def _note(self, where, e):
-        """Remember a probe's own fault (shown in ``summary()["errors"]``), at most 20 of them."""
+        """Remember a probe's own fault (shown in ``summary()["errors"]``), at most _MAX_ERRORS of them."""
         msg = f"{where}: {type(e).__name__}: {e}"[:200]
-        if msg not in self._errors and len(self._errors) < 20:
+        if msg not in self._errors and len(self._errors) < _MAX_ERRORS:
             self._errors.append(msg)
 
     @property

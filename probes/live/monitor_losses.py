@@ -19,6 +19,14 @@ import traindx.probes.live.nan_trace as NT
 from traindx.probes.live.probe import SCHEDULE
 from traindx.probes.live.schedule import ACC, LOSS_FIRST, LOSS_GATE, OUTPUTS, due, own_time
 
+#: Validation losses are queued and their GPU values read in batches of this many (one host sync
+#: for many): a bound on latency, not knowledge.
+_VAL_FLUSH = 64
+#: Unnamed losses compared against the stock losses to name them (each comparison recomputes the
+#: stock losses on the batch): a bound on cost; a script's loss is the same at every step, so the
+#: first few say all there is.
+_NAME_CHECKS = 3
+
 class _LossRec:
     __slots__ = ("step", "phase", "value", "training", "bwd", "acc", "nan_info", "eval_set")
 
@@ -111,7 +119,7 @@ class LossFeed:
             else:
                 self._on_val_loss(rec, outputs, targets, loss_name)
             self._queue.append(rec)
-            if phase == "val" and len(self._queue) > 64:
+            if phase == "val" and len(self._queue) > _VAL_FLUSH:
                 self._flush()
         except Exception as e:  # a probe never breaks the user's run
             self._note("on_loss", e)
@@ -152,7 +160,8 @@ class LossFeed:
         only). Returns the name
         this loss goes by (None: not known)."""
         if loss_name != "unknown" and self._loss_count <= self._name_losses:
-            if loss_name is None and outputs is not None and targets is not None and self._name_checks < 3:
+            if loss_name is None and outputs is not None and targets is not None \
+                    and self._name_checks < _NAME_CHECKS:
                 self._name_checks += 1
                 loss_name = L.infer_loss_name(loss, outputs, targets)
             if loss_name is not None:
@@ -262,12 +271,12 @@ class LossFeed:
         if m is not None:
             self._defer(lambda v: o.__setitem__("range", max(o["range"], v)), m)
         if sample_squash:
-            act = L.output_activation(outputs, self._squash_min, self._squash_sum_tol)
+            act = L.output_activation(outputs, self._squash_min, self._squash_sum_tol, self._log_softmax_max)
             if act is not None:
                 o["activation"].append(act)
                 o["all_zero"].append(not bool(outputs.detach().any()))
             if targets is not None and torch.is_tensor(targets):
-                tk = L.target_kind(outputs, targets, self._max_class_index)
+                tk = L.target_kind(outputs, targets, self._max_class_index, self._target_row_tol)
                 if tk is not None:
                     o["target_kind"].append(tk)
                 mm = L.loss_shape_mismatch(tuple(outputs.shape), tuple(targets.shape), name)
@@ -284,7 +293,7 @@ class LossFeed:
         name = L.loss_function(loss_name) if loss_name not in (None, "unknown") else None
         if name not in L.SELF_SQUASHING:
             return
-        act = L.output_activation(outputs, self._squash_min, self._squash_sum_tol)
+        act = L.output_activation(outputs, self._squash_min, self._squash_sum_tol, self._log_softmax_max)
         if act is not None:
             self._outputs["val_squash"].append((name, act))
 

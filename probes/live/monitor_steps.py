@@ -20,6 +20,10 @@ import traindx.probes.live.updates as U
 from traindx.probes.live.schedule import AMP as AMP_SCHEDULE
 from traindx.probes.live.schedule import CLEAR, FIRST, GATE, GPU, GRADS, INPUTS, UPDATE, UPDATE_ARMED, due
 
+#: The LR-change record is thinned to every other change beyond this many (a per-step schedule on a
+#: long run): a bound on memory that keeps the schedule's shape, not knowledge.
+_MAX_LR_CHANGES = 20000
+
 # the per-forward gates, read as plain ints (due() written out on the hot path)
 _AMP_FIRST, _AMP_EVERY = AMP_SCHEDULE.first, AMP_SCHEDULE.every
 _INPUTS_FIRST, _INPUTS_EVERY = INPUTS.first, INPUTS.every
@@ -240,7 +244,7 @@ class StepFeed:
         if lr is not None and (not self._lr_changes or self._lr_changes[-1][1] != lr):
             self._lr_changes.append((step, lr))
             self._lr_n_changes += 1
-            if len(self._lr_changes) > 20000:   # a per-step schedule on a long run: keep its shape
+            if len(self._lr_changes) > _MAX_LR_CHANGES:
                 ch = self._lr_changes
                 self._lr_changes = ch[:1] + ch[1:-1:2] + ch[-1:]
         # losses seen since the last step: backward ran through them -> train, else validation

@@ -255,9 +255,11 @@ def _still_falling(losses: list, P) -> bool | None:
     ``overfit.still_falling_window`` against the mean of the last ``overfit.still_falling_end_share``
     of the steps, which a noisy per-step loss does not decide) against the whole fall to there: at
     least ``overfit.still_falling_share`` of it, with the whole fall at least
-    ``overfit.still_falling_min_fall`` of the start. None with too few finite steps."""
+    ``overfit.still_falling_min_fall`` of the start. None with fewer than
+    ``overfit.still_falling_min_steps`` finite steps."""
     n = len(losses)
-    if n < 10 or not all(math.isfinite(v) for v in losses) or losses[0] <= 0:
+    if n < P["overfit.still_falling_min_steps"] or not all(math.isfinite(v) for v in losses) \
+            or losses[0] <= 0:
         return None
     lo, hi = P["overfit.still_falling_window"]
     mid = losses[int(lo * n):max(int(hi * n), int(lo * n) + 1)]

@@ -96,10 +96,11 @@ def step_update_ratio(ratios: Sequence[float]) -> float | None:
     return float(median(s)) if s else None
 
 
-def update_ratio(per_step: Sequence[float]) -> float | None:
-    """Median of the latest sampled steps' update ratios (healthy is about 1e-3)."""
+def update_ratio(per_step: Sequence[float], recent: int) -> float | None:
+    """Median of the latest ``recent`` (``update_ratio.recent_samples``) sampled steps' update
+    ratios (healthy is about 1e-3)."""
     s = [r for r in per_step if r is not None and math.isfinite(r)]
-    return float(median(s[-10:])) if s else None
+    return float(median(s[-recent:])) if s else None
 
 
 # --------------------------------------------------------------------------- learning-rate trace

@@ -39,6 +39,11 @@ from traindx.engine import bounded
 from traindx.engine.errors import InputError
 from traindx.engine.evidence import Finding
 
+#: Bounds on work, not knowledge: a power in a config expression is folded only within these (a
+#: bigger one is no hyperparameter), and ${...} interpolations are followed this many levels deep.
+_POW_MAX_EXPONENT, _POW_MAX_BASE = 64, 1e6
+_INTERPOLATION_DEPTH = 8
+
 if sys.version_info >= (3, 11):  # pragma: no cover - depends on the interpreter
     import tomllib as _toml
 else:  # pragma: no cover
@@ -330,7 +335,7 @@ _INTERP = re.compile(r"^\$\{([A-Za-z0-9_.\-]+)\}$")
 
 def _resolve_interpolation(value: Any, root: Any, depth: int = 0) -> Any:
     """OmegaConf-style '${optimizer.lr}' pointing inside the same file -> that value."""
-    if not isinstance(value, str) or depth > 8:
+    if not isinstance(value, str) or depth > _INTERPOLATION_DEPTH:
         return value
     m = _INTERP.match(value.strip())
     if not m:
@@ -618,7 +623,7 @@ def arith(op: ast.operator, a: Any, b: Any) -> Any:
         if isinstance(op, ast.Mod):
             return a % b
         if isinstance(op, ast.Pow):
-            if abs(b) > 64 or abs(a) > 1e6:
+            if abs(b) > _POW_MAX_EXPONENT or abs(a) > _POW_MAX_BASE:
                 return UNRESOLVED
             return a ** b
     except (ArithmeticError, ValueError):

@@ -78,8 +78,15 @@ from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
 from .console_lines import _PREFIX, _PROGRESS, _SPLIT, PART_RANK, SPLIT_ALONE_RANK, LineParser, _loss_part, shape
-from .logs import (GENERIC_RANK, LogData, RLLogError, Series, match_role, normalize_name, parse_column_map,
+from .logs import (FLUSH_ROWS, GENERIC_RANK, LogData, RLLogError, Series, match_role, normalize_name, parse_column_map,
                    rl_names_in_text)
+
+#: Bounds on work and memory, not knowledge: a traceback is taken to have ended after this many
+#: lines (whatever follows is the log again), the metric-name -> role cache holds this many
+#: phrases, and at most this many distinct epoch numbers are remembered.
+_TRACE_MAX_LINES = 400
+_ROLE_CACHE_SIZE = 8192
+_MAX_EPOCHS_SEEN = 100_000
 
 # ------------------------------------------------------------------------------ line cleaning
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -946,7 +953,7 @@ class _BareValues:
         c.last = v
         c.bx.append(float(len(c.by) + c.series.rows))
         c.by.append(v)
-        if len(c.by) >= 4096:
+        if len(c.by) >= FLUSH_ROWS:
             c.series.extend(c.bx, c.by)
             c.bx, c.by = [], []
 
@@ -983,7 +990,7 @@ class _SpeedOnly:
         c.last = value
         c.bx.append(float(len(c.by) + c.series.rows))
         c.by.append(value)
-        if len(c.by) >= 4096:
+        if len(c.by) >= FLUSH_ROWS:
             c.series.extend(c.bx, c.by)
             c.bx, c.by = [], []
 
@@ -1009,8 +1016,8 @@ class _Tracebacks:
 
     def _trace(self, line: str) -> None:
         self.trace_lines += 1
-        if line.startswith((" ", "\t")) or self.trace_lines > 400 or _TRACE_FILLER.match(line):
-            if self.trace_lines > 400:
+        if line.startswith((" ", "\t")) or self.trace_lines > _TRACE_MAX_LINES or _TRACE_FILLER.match(line):
+            if self.trace_lines > _TRACE_MAX_LINES:
                 self.in_trace = False
             return
         if line.startswith(("During handling", "The above exception")):
@@ -1123,7 +1130,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
         if hit is not None or key in self.role_cache:
             return hit
         res = self._resolve(phrase, split)
-        if len(self.role_cache) < 8192:
+        if len(self.role_cache) < _ROLE_CACHE_SIZE:
             self.role_cache[key] = res
         return res
 
@@ -1280,7 +1287,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
         self.epoch = epoch
         if self.epoch0 is None:
             self.epoch0 = epoch
-        if epoch not in self.epochs_seen and len(self.epochs_seen) < 100000:
+        if epoch not in self.epochs_seen and len(self.epochs_seen) < _MAX_EPOCHS_SEEN:
             self.epochs_seen.add(epoch)
 
     # -- records -----------------------------------------------------------------------------
@@ -1367,7 +1374,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
             c.last = v
             c.bx.append(x)
             c.by.append(v)
-            if len(c.by) >= 4096:
+            if len(c.by) >= FLUSH_ROWS:
                 c.series.extend(c.bx, c.by)
                 c.bx, c.by = [], []
 

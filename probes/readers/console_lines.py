@@ -14,6 +14,11 @@ from operator import itemgetter
 
 from .logs import match_role
 
+#: The shape of a table header line (format, not knowledge): longer lines, or more names, are prose
+#: or data rows, never a header.
+_HEADER_MAX_CHARS = 400
+_HEADER_MAX_NAMES = 40
+
 # ------------------------------------------------------------------------------ line cleaning
 _PREFIX = re.compile(
     r"^\s*(?:"
@@ -454,7 +459,7 @@ class LineParser:
     def _maybe_header(self, line: str) -> bool:
         """A line of names only, one of them a metric: a table header (returns True)."""
         s = line.strip().translate(_BOX_BARS).strip("|│").strip()
-        if not s or len(s) > 400:
+        if not s or len(s) > _HEADER_MAX_CHARS:
             return False
         for delim in (",", "\t", "|", "│", ";"):
             if s.count(delim) >= 1:
@@ -468,7 +473,7 @@ class LineParser:
         names = [n for n in names if n]
         if delim is None:
             names = _join_split_words(names)
-        if len(names) < 2 or len(names) > 40:
+        if len(names) < 2 or len(names) > _HEADER_MAX_NAMES:
             return False
         if not all(_HEADER_NAME.fullmatch(n) for n in names):
             return False

@@ -102,6 +102,14 @@ from typing import Any
 from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
+#: How _fmt prints a number in a finding's text (scientific outside [_SCI_LOW, _SCI_HIGH), one
+#: decimal from _ONE_DECIMAL_FROM): presentation, not knowledge.
+_SCI_LOW, _SCI_HIGH, _ONE_DECIMAL_FROM = 1e-3, 1e5, 100
+#: Float arithmetic, not knowledge: a level this close to zero is zero (no fraction of it is
+#: taken), and a value within _ROUNDING of a whole number of percent was printed to two decimals.
+_TINY = 1e-12
+_ROUNDING = 1e-6
+
 # The thresholds of the method above are knowledge: kb/parameters/curves.yaml (``curves.*``). A
 # caller passes the knowledge base's ``params()`` (a pack's overrides applied); None reads the
 # shipped values.
@@ -182,9 +190,9 @@ def _fmt(v: float) -> str:
     if v == 0:
         return "0"
     a = abs(v)
-    if a >= 1e5 or a < 1e-3:
+    if a >= _SCI_HIGH or a < _SCI_LOW:
         return f"{v:.3g}"
-    if a >= 100:
+    if a >= _ONE_DECIMAL_FROM:
         return f"{v:.1f}"
     return f"{v:.3g}" if a < 1 else f"{v:.2f}"
 
@@ -492,10 +500,10 @@ def _loss_levels(c: _LossCurve, s, min_head: int, P) -> None:
     c.current = median(cm[-c.k_tail:])
     c.ta, c.tb = cx[-c.k_tail], cx[-1]
     initial, current = c.initial, c.current
-    if abs(initial) > 1e-12:
+    if abs(initial) > _TINY:
         c.frac = (initial - current) / abs(initial)
     else:
-        c.frac = 0.0 if abs(current) <= 1e-12 else (-1.0 if current > 0 else 1.0)
+        c.frac = 0.0 if abs(current) <= _TINY else (-1.0 if current > 0 else 1.0)
 
 
 def _loss_shape(c: _LossCurve, P) -> None:
@@ -1129,7 +1137,7 @@ def _val_shape(log, out: _Out) -> None:
             tail = vs[-k:]
             lvl = max(abs(v) for v in tail) or 1.0
             # an accuracy printed to two decimals (0.80) repeats by coarseness; 0.7188 does not
-            coarse = role == "val_accuracy" and abs(tail[-1] * 100 - round(tail[-1] * 100)) < 1e-6
+            coarse = role == "val_accuracy" and abs(tail[-1] * 100 - round(tail[-1] * 100)) < _ROUNDING
             same = max(tail) - min(tail) <= 1e-9 * lvl and not coarse
             if same and _train_moved(log, fin[-k].x0, p):
                 out.add("val_frozen", True, fin[-k].x0, fin[-1].x1,

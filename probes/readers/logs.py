@@ -320,6 +320,11 @@ def _to_float(s: Any) -> float | None:
 # The bounded per-metric summary
 # --------------------------------------------------------------------------------------------
 
+#: Readers buffer this many raw values of a metric before handing them to Series.extend (one call,
+#: not one per row): a bound on memory and call overhead, not knowledge.
+FLUSH_ROWS = 4096
+
+
 class Series:
     """One metric of a log, reduced as it streams by (see the module docstring, *Streaming*).
 
@@ -881,7 +886,7 @@ def _sniff(path: str, lim: bounded.Limits | None = None) -> str:
     except UnicodeDecodeError:
         raise _not_utf8(path) from None
     text = text.lstrip("\ufeff")
-    bad = sum(1 for ch in text if ord(ch) < 32 and ch not in "\t\r\n\f")
+    bad = sum(1 for ch in text if ch < " " and ch not in "\t\r\n\f")   # ASCII control characters
     if bad > max(2, len(text) // 100):
         raise InputError("binary data (control characters), not a CSV or JSON-lines log", path)
     stripped = text.lstrip()
@@ -1553,7 +1558,7 @@ class _TagScan:
                 bx.append(ev.step)
                 by.append(val)
                 bt.append(ev.wall_time)
-                if len(by) >= 4096:
+                if len(by) >= FLUSH_ROWS:
                     self.flush(c)
 
     def candidate(self, sub: str, tag: str) -> dict | None:

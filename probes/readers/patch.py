@@ -38,6 +38,10 @@ import os
 import re
 from collections.abc import Mapping
 
+#: A learning rate below this is written in scientific notation in the patch (1e-3, not 0.001):
+#: presentation, not knowledge.
+_SCI_BELOW = 1e-2
+
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 
 
@@ -52,7 +56,7 @@ def _line_of(source: str) -> int | None:
 
 
 def _fmt_lr(x: float) -> str:
-    s = f"{x:.0e}" if x < 1e-2 else f"{x:g}"
+    s = f"{x:.0e}" if x < _SCI_BELOW else f"{x:g}"
     return s.replace("e-0", "e-").replace("e+0", "e")
 
 

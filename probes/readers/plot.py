@@ -17,6 +17,13 @@ import os
 
 from traindx.engine.errors import InputError
 
+#: Drawing choices, not knowledge (the plot shows the curves; no fact is read from it): a log y axis
+#: when a positive series spans more than _LOG_SCALE_RATIO, symlog when a signed one spans more
+#: than _SYMLOG_SPAN, point markers up to _MARKERS_UP_TO points.
+_LOG_SCALE_RATIO = 30
+_SYMLOG_SPAN = 1e3
+_MARKERS_UP_TO = 60
+
 _TREND_COLOURS = {"flat": "#f4a261", "plateaued": "#e9c46a", "oscillating": "#e76f51",
                   "diverging": "#d62828", "nonfinite": "#d62828"}
 _TRAIN = "#1d3557"
@@ -28,9 +35,9 @@ def _y_scale(ax, values: list) -> None:
     if not vals:
         return
     lo, hi = min(vals), max(vals)
-    if lo > 0 and hi / lo > 30:
+    if lo > 0 and hi / lo > _LOG_SCALE_RATIO:
         ax.set_yscale("log")
-    elif lo < 0 and max(abs(lo), abs(hi)) > 1e3 and (hi - lo) > 1e3:
+    elif lo < 0 and max(abs(lo), abs(hi)) > _SYMLOG_SPAN and (hi - lo) > _SYMLOG_SPAN:
         ax.set_yscale("symlog", linthresh=max(1.0, min(abs(v) for v in vals if v) or 1.0))
 
 
@@ -111,7 +118,7 @@ def _draw_accuracy(ax, curves: dict) -> None:
         c = curves.get(role)
         if c and c.x:
             ax.plot(c.x, c.y, color=colour, lw=1.3, label=label,
-                    marker="o" if len(c.x) <= 60 else None, ms=3)
+                    marker="o" if len(c.x) <= _MARKERS_UP_TO else None, ms=3)
     ax.set_ylabel("accuracy")
     ax.set_ylim(-0.02, 1.02)
     ax.legend(loc="best", fontsize=8, frameon=False)
@@ -119,7 +126,7 @@ def _draw_accuracy(ax, curves: dict) -> None:
 
 def _draw_other(ax, c, panel: str, unit: str) -> None:
     """The LR, grad-norm or step-time panel."""
-    ax.plot(c.x, c.y, color="#6c757d", lw=1.2, marker="o" if len(c.x) <= 60 else None,
+    ax.plot(c.x, c.y, color="#6c757d", lw=1.2, marker="o" if len(c.x) <= _MARKERS_UP_TO else None,
             ms=3)
     label = {"lr": "learning rate", "grad_norm": "grad norm",
              "step_time": f"s / {unit}"}[panel]
@@ -146,7 +153,7 @@ def _draw_loss(ax, an, log) -> None:
         if bucketed:
             ax.fill_between(tr.x, tr.lo, tr.hi, color=_TRAIN, alpha=0.12, lw=0,
                             label="train loss (min-max per bucket)")
-        few = len(tr.x) <= 60
+        few = len(tr.x) <= _MARKERS_UP_TO
         ax.plot(tr.x, tr.y, color=_TRAIN, lw=1.0 if few else 0.7, alpha=1.0 if few else 0.45,
                 marker="o" if few else None, ms=3, label="train loss")
         if tr.smooth and not few:
@@ -154,7 +161,7 @@ def _draw_loss(ax, an, log) -> None:
         all_y += tr.y + [h for h in tr.hi if h is not None]
     va = curves.get("val_loss")
     if va and va.x:
-        ax.plot(va.x, va.y, color=_VAL, lw=1.3, marker="s" if len(va.x) <= 60 else None, ms=3,
+        ax.plot(va.x, va.y, color=_VAL, lw=1.3, marker="s" if len(va.x) <= _MARKERS_UP_TO else None, ms=3,
                 label="val loss")
         all_y += va.y
     _y_scale(ax, all_y)

@@ -30,7 +30,7 @@ import zlib
 
 from traindx.engine.errors import InputError
 
-from .logs import LogData, Series, _RecordSink, match_role
+from .logs import FLUSH_ROWS, LogData, Series, _RecordSink, match_role
 
 _WANDB_IDENT = b":W&B"
 _BLOCK = 32768
@@ -151,7 +151,7 @@ def read_mlflow(path: str, column_map=None) -> LogData:
                 xs.append(x)
                 ys.append(v)
                 rows += 1
-                if len(ys) >= 4096:
+                if len(ys) >= FLUSH_ROWS:
                     s.extend(xs, ys)
                     xs, ys = [], []
         s.extend(xs, ys)

@@ -76,6 +76,13 @@ import weakref
 
 from traindx.probes.runner.supervise import DEFAULT_MONITOR, _proc_table, classify_crash
 
+#: Bounds on work and output, not knowledge: probe faults kept for the report, optimizer steps
+#: waited for a module to run before binding to what is known, processes walked when listing the
+#: script's descendants.
+_MAX_ERRORS = 20
+_BIND_ATTEMPTS = 3
+_MAX_DESCENDANTS = 10_000
+
 _PROBES_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # traindx/probes
 #: Functional losses wrapped in ``torch.nn.functional``.
 FUNCTIONAL_LOSSES = ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
@@ -221,7 +228,7 @@ def _send(obj: dict) -> None:
 
 def _probe_error(where: str, exc: BaseException) -> None:
     msg = f"{where}: {type(exc).__name__}: {exc}"
-    if msg in _S.probe_errors or len(_S.probe_errors) >= 20:
+    if msg in _S.probe_errors or len(_S.probe_errors) >= _MAX_ERRORS:
         return
     _S.probe_errors.add(msg)
     _send({"type": "probe_error", "message": msg})
@@ -1000,7 +1007,7 @@ def _bind() -> None:
     in_opt = {id(p) for g in opt.param_groups for p in g["params"]}
     _S.bind_attempts += 1
     modules = [m for m in _S.seen.values() if not isinstance(m, _Loss)]
-    if not modules and _S.discovery_handle is not None and _S.bind_attempts < 3:
+    if not modules and _S.discovery_handle is not None and _S.bind_attempts < _BIND_ATTEMPTS:
         return  # nothing ran through a module yet; try again at the next step
     inner = set()
     for m in modules:
@@ -1311,7 +1318,7 @@ def _descendants() -> list[list[int]]:
             if state not in "ZX":
                 children.setdefault(ppid, []).append(pid)
         out, stack = [], [os.getpid()]
-        while stack and len(out) < 10_000:
+        while stack and len(out) < _MAX_DESCENDANTS:
             for c in children.get(stack.pop(), ()):
                 out.append([c, table[c][2]])
                 stack.append(c)

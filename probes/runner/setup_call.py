@@ -36,6 +36,10 @@ from collections.abc import Callable
 
 from traindx.engine.errors import InputError
 
+#: A setup function returns at least the first this-many fields of TrainingSetup (model, optimizer,
+#: loss and train loader; the rest are optional): the call's contract, not knowledge.
+_REQUIRED = 4
+
 __all__ = ["TrainingSetup", "run_setup", "load_setup", "coerce_setup", "instrumented_training"]
 
 _SPEC = re.compile(r"^(?P<module>[A-Za-z_][\w.]*|.+\.py):(?P<func>[A-Za-z_]\w*(\.[A-Za-z_]\w*)*)$")
@@ -176,11 +180,11 @@ def coerce_setup(result: Any, where: str = "the factory") -> TrainingSetup:
         if unknown:
             raise InputError(f"{where} returned a dict with unknown keys {unknown}",
                              hint=f"keys: {', '.join(names)}")
-        missing = [n for n in names[:4] if n not in result]
+        missing = [n for n in names[:_REQUIRED] if n not in result]
         if missing:
             raise InputError(f"{where} returned a dict without {missing}")
         setup = TrainingSetup(**result)
-    elif isinstance(result, (tuple, list)) and 4 <= len(result) <= len(names):
+    elif isinstance(result, (tuple, list)) and _REQUIRED <= len(result) <= len(names):
         setup = TrainingSetup(*result)
     else:
         raise InputError(f"{where} returned {type(result).__name__}; expected a TrainingSetup",

@@ -39,6 +39,9 @@ from collections.abc import Callable, Iterable, Sequence
 from traindx.engine.errors import InputError
 from traindx.engine.evidence import Finding
 
+#: Bytes of an unterminated child output line kept (its tail): a bound on memory, not knowledge.
+_MAX_PARTIAL_LINE = 65536
+
 __all__ = ["RunResult", "run_script", "start_script", "StartedRun", "classify_crash", "crash_findings",
            "STOP_REASONS", "ERROR_KINDS"]
 
@@ -578,8 +581,8 @@ class _ChildSession:
             return
         lines = re.split(rb"\r\n|\n|\r", buf)
         rest = b"" if eof else lines.pop()
-        if len(rest) > 65536:  # a line without end: keep its tail
-            rest = rest[-65536:]
+        if len(rest) > _MAX_PARTIAL_LINE:  # a line without end: keep its tail
+            rest = rest[-_MAX_PARTIAL_LINE:]
         self.partial[tag] = rest
         for line in lines:
             if line.strip():

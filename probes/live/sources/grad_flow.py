@@ -11,6 +11,7 @@ class GradFlow(Probe):
     facts = ("params_without_grad", "frozen_params", "grads_all_zero", "grad_norm_median")
     needs = frozenset({"model", "optimizer"})
     schedule = "per-parameter .grad presence at the sampled steps (first 10, every 50; every step while armed)"
+    parameters = ("grad_flow.zero_norm", "grad_flow.zero_recent_samples")
 
     def findings(self, m, emit, params):
         if m.model is not None:
@@ -28,6 +29,6 @@ class GradFlow(Probe):
              (f"{len(nog)} trainable parameter(s) never received a gradient in {m._grad_samples} sampled steps: "
               + ", ".join(nog[:5])) if nog else
              f"every trainable parameter received a gradient ({m._grad_samples} sampled steps)")
-        z = G.grads_all_zero(list(m._grad_series[-5:]))
+        z = G.grads_all_zero(m._grad_series, params)
         emit("grads_all_zero", z,
              "every gradient was zero at the latest sampled steps" if z else "gradients are non-zero")

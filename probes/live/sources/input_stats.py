@@ -11,6 +11,7 @@ class InputStats(Probe):
     facts = ("inputs_have_nan", "input_scale", "input_scale_spread", "batch_size")
     needs = frozenset({"batch"})
     schedule = "first 10 training forwards (or loader batches), every 100; every one while armed"
+    parameters = ("input_stats.spread_percentiles", "input_stats.constant_rel")
 
     def findings(self, m, emit, params):
         info = m._nan_info or {}
@@ -21,8 +22,10 @@ class InputStats(Probe):
         if m._input_moments is not None:
             s, q, n = m._input_moments
             means, stds = D.feature_stats(s.tolist(), q.tolist(), n)
-            sc, sp = D.input_scale(means, stds), D.input_scale_spread(stds)
+            sc, sp = D.input_scale(means, stds), D.input_scale_spread(stds, params)
             emit("input_scale", sc, f"largest |feature mean| or std {sc:.4g} over {len(means)} features"
                  if sc is not None else "")
-            emit("input_scale_spread", sp, f"feature stds span {sp:.3g}x (95th/5th percentile)"
+            p_lo, p_hi = params["input_stats.spread_percentiles"]
+            emit("input_scale_spread", sp,
+                 f"feature stds span {sp:.3g}x ({p_hi * 100:.0f}th/{p_lo * 100:.0f}th percentile)"
                  if sp is not None else "")

@@ -21,7 +21,8 @@ class LossVsChance(Probe):
         "wander_net_progress", "spiky_events", "spiky_coverage", "nonfinite_share", "diverge_climb_back",
         "diverge_above_best", "osc_progress_share", "plateau_band", "noise_min_points", "tail_min_points",
         "now_share", "now_min_points", "start_share", "start_max_points", "start_min_steps",
-        "wander_min_points", "spiky_min_covering", "oscillation_min_points")) + ("monitor.curve_min_losses",)
+        "wander_min_points", "spiky_min_covering", "oscillation_min_points")) + (
+        "monitor.curve_min_losses", "monitor.negative_loss_tolerance")
 
     def findings(self, m, emit, params):
         s = m._train_series()
@@ -51,5 +52,5 @@ class LossVsChance(Probe):
         nf = L.loss_has_nonfinite(s)
         emit("loss_has_nonfinite", nf,
              f"loss became NaN/Inf at step {m._nan_first}" if nf else "every training loss was finite")
-        neg = L.loss_negative(s)
+        neg = L.loss_negative(s, params)
         emit("loss_negative", neg, "the loss went below zero" if neg else "the loss stayed >= 0")

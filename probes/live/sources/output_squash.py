@@ -23,7 +23,7 @@ class OutputSquash(Probe):
     schedule = ("outputs and targets of the first 10 training losses, then every 500th; every one while armed; "
                 "the outputs of the first validation losses that squash by themselves")
     parameters = ("output_squash.min_values", "output_squash.max_class_index", "output_squash.sum_tolerance",
-                  "output_squash.val_samples")
+                  "output_squash.val_samples", "output_squash.log_softmax_max", "output_squash.target_row_tolerance")
 
     def findings(self, m, emit, params):
         o_ = m._outputs

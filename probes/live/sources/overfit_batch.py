@@ -21,7 +21,8 @@ class OverfitBatch(CostlyProbe):
     schedule = "once per run, at the next sampled step after arming (not for NaN/spike/gap arming)"
     parameters = ("overfit.stop_loss", "overfit.fits_ratio", "overfit.fits_loss", "overfit.no_fit_ratio",
                   "overfit.labels_min_progress", "overfit.labels_ratio", "overfit.still_falling_share",
-                  "overfit.still_falling_min_fall")
+                  "overfit.still_falling_min_fall", "overfit.still_falling_window",
+                  "overfit.still_falling_end_share", "overfit.still_falling_min_steps")
 
     def __init__(self):
         self.ready = False        # run at the next sampled step

@@ -23,7 +23,7 @@ class TrainValGap(Probe):
             return
         s = L.finite(m._train_vals)
         if s:
-            emit("train_loss", m._recent_train_loss(), f"mean of the latest {min(50, len(s))} training losses")
+            emit("train_loss", m._recent_train_loss(), f"mean of the latest {min(m._recent, len(s))} training losses")
         epochs = self._evaluations(m, first)
         if m._train_acc:
             self._train_accuracy(m, emit, epochs)

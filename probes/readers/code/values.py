@@ -20,6 +20,10 @@ class Missing:
 
 MISSING = Missing()
 
+#: A string constant longer than this is text, not a config file's path (code that names its
+#: config): a bound on what is looked at, not knowledge.
+PATH_MAX_CHARS = 300
+
 
 @dataclass(eq=False)
 class Unknown(Val):
@@ -360,6 +364,6 @@ def config_file_name(v: Val) -> Const | None:
     time, and the script's own is the one such idioms name. None otherwise."""
     from traindx.probes.readers.config import CONFIG_SUFFIXES
     if isinstance(v, Const) and isinstance(v.value, str) and "\n" not in v.value \
-            and len(v.value) < 300 and v.value.lower().endswith(CONFIG_SUFFIXES):
+            and len(v.value) < PATH_MAX_CHARS and v.value.lower().endswith(CONFIG_SUFFIXES):
         return Const(v.value)
     return None

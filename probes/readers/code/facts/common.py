@@ -11,7 +11,11 @@ from traindx.engine.evidence import Finding
 from traindx.probes.readers.config import CONFIG_SUFFIXES
 
 from ..report import CodeReport
-from ..values import ListVal, ModuleVal, OptVal, TensorVal
+from ..values import PATH_MAX_CHARS, ListVal, ModuleVal, OptVal, TensorVal
+
+#: Module parents followed up from a layer (a guard against a cycle in the abstract values): a
+#: bound on work, not knowledge.
+_MAX_MODULE_NESTING = 50
 
 
 class Conclusions:
@@ -43,13 +47,13 @@ class Conclusions:
         for n in consts:
             if isinstance(n.value, str) \
                     and n.value.lower().endswith(CONFIG_SUFFIXES) and "\n" not in n.value \
-                    and len(n.value) < 300 and n.value not in out:
+                    and len(n.value) < PATH_MAX_CHARS and n.value not in out:
                 out.append(n.value)
         return out
 
     def ancestors(self, m: ModuleVal) -> list[ModuleVal]:
         out, cur, n = [], m, 0
-        while cur is not None and n < 50:
+        while cur is not None and n < _MAX_MODULE_NESTING:
             out.append(cur)
             cur = cur.parent
             n += 1

@@ -10,6 +10,10 @@ import re
 from ..text import format_number, snippet
 from ..values import ModuleVal
 
+#: Assignments followed back from a forward's return value to the layer that made it: a bound on
+#: work, not knowledge.
+_MAX_ASSIGN_HOPS = 8
+
 
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
 SOURCE_ID = "code:model"
@@ -367,7 +371,7 @@ def _output_layers(tree: ast.AST) -> set[str]:
 
 def _returned_layer(e: ast.AST, line: int, assigns: list, depth: int = 0) -> str | None:
     """The ``self.X`` layer whose call produces ``e`` (see :func:`_output_layers`), or None."""
-    if depth > 8:
+    if depth > _MAX_ASSIGN_HOPS:
         return None
     if isinstance(e, ast.Name):
         prior = [a for a in assigns if a.targets[0].id == e.id and a.lineno < line]

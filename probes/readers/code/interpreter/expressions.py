@@ -22,6 +22,10 @@ from ..values import (
 from ..torch_api.scale import binop_scale
 from .calls import BUILTINS
 
+#: Base classes searched for a class attribute (a guard against a cycle): a bound on work, not
+#: knowledge.
+_MAX_BASES = 10
+
 
 def compare_constants(op: ast.cmpop, a: Any, b: Any) -> bool | None:
     if isinstance(op, ast.Eq):
@@ -408,7 +412,7 @@ class Expressions:
     def class_attribute(self, cls: ClassVal, attr: str, depth: int = 0) -> Any:
         if attr in cls.attrs:
             return cls.attrs[attr]
-        if depth > 10:
+        if depth > _MAX_BASES:
             return MISSING
         for b in cls.bases:
             if isinstance(b, ClassVal):

@@ -14,6 +14,10 @@ from ..values import (
     BatchVal, ClassVal, Const, CtxVal, Env, FuncVal, IterVal, ListVal, LoaderVal, ModuleVal,
     ObjVal, OptVal, ParamsVal, Ref, SchedVal, TensorVal, Unknown, Val)
 
+#: Iterator wrappers (enumerate, tqdm, zip, ...) unwrapped to find what a loop iterates: a bound on
+#: work, not knowledge.
+_MAX_ITER_WRAPPERS = 8
+
 
 class Statements:
     """Executes Python statements (assignments, loops, with, classes) over abstract values."""
@@ -386,7 +390,7 @@ class Statements:
     def loop_source(self, it: Val) -> Val:
         """The thing a loop really iterates: the loader inside enumerate(tqdm(loader))."""
         seen = 0
-        while isinstance(it, IterVal) and it.inner and seen < 8:
+        while isinstance(it, IterVal) and it.inner and seen < _MAX_ITER_WRAPPERS:
             if it.kind == "zip":
                 for x in it.inner:
                     if isinstance(self.loop_source(x), LoaderVal):

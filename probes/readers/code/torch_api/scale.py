@@ -11,6 +11,10 @@ import ast
 
 from ..values import Const, ListVal, TensorVal, Val
 
+#: logspace's end is folded only below this power (a float overflows near 10**308): arithmetic,
+#: not knowledge.
+_MAX_POWER = 300
+
 #: torch / numpy random draws with a standard spread (|mean| + std of order 1)
 UNIT_DRAWS = {"randn", "rand", "randn_like", "rand_like", "standard_normal", "random", "random_sample",
               "bernoulli", "zeros", "ones", "zeros_like", "ones_like", "eye", "empty"}
@@ -62,7 +66,7 @@ def draw_scale(name: str, args: list, kwargs: dict) -> float | None:
         if name == "linspace":
             return max(abs(a), abs(b))
         base = number(kwargs.get("base", args[3] if len(args) > 3 else Const(10.0)))
-        return abs(base) ** max(a, b) if base is not None and max(a, b) < 300 else None
+        return abs(base) ** max(a, b) if base is not None and max(a, b) < _MAX_POWER else None
     if name == "full" and len(args) > 1:
         v = number(args[1])
         return abs(v) if v is not None else None

@@ -13,6 +13,10 @@ from ..text import snippet
 from .scale import draw_scale, function_scale, literal_scale
 from ..values import Const, Env, ListVal, TensorVal, Unknown, Val, from_model
 
+#: math.exp is folded only within this (it overflows a float past about 709.8): arithmetic, not
+#: knowledge.
+_EXP_MAX = 700
+
 
 @dataclass
 class TensorCall:
@@ -277,7 +281,7 @@ class TensorModel:
               "ceil": math.ceil, "floor": math.floor}.get(name)
         try:
             if fn is not None and all(isinstance(a.value, (int, float)) for a in args):
-                if name == "exp" and abs(args[0].value) > 700:
+                if name == "exp" and abs(args[0].value) > _EXP_MAX:
                     return Unknown("math")
                 return Const(fn(*[a.value for a in args]))
         except (ValueError, OverflowError, TypeError):
