@@ -1,0 +1,55 @@
+"""Shapes read from the pasted tuning material in session 17 (issue 13): each sample is written for
+this test (invented numbers in the print shapes of common tools) and asserts what a user sees
+through ``traindx diagnose --log FILE`` or what the reader keeps. Each has a twin that must not
+change. Torch-free.
+"""
+
+from conftest import diagnose_log_report, report_symptom
+
+from traindx.probes.readers.console import read_console_text
+
+_diagnose = diagnose_log_report
+_symptom = report_symptom
+
+
+def _facts(rep):
+    return {f["fact"]: f["value"] for f in rep["facts"]}
+
+
+# ------------------------------------------------------------- a loss tensor printed with its grad_fn
+_BCE_FLAT = [0.6891, 0.6874, 0.6903, 0.6869, 0.6885, 0.6878, 0.6897, 0.6871, 0.6888, 0.6880]
+
+
+def _printed_tensors(node: str, values=_BCE_FLAT, nodes_per_line: int = 1) -> str:
+    """``print("loss", loss)`` inside a tqdm loop: the bar, then the tensor with its autograd node."""
+    out = []
+    for i, v in enumerate(values):
+        step = 260 + 6 * i
+        extra = "".join(f", 'aux{k}': tensor(0.1000, grad_fn=<DivBackward0>)" for k in range(nodes_per_line - 1))
+        out.append(f" {step * 100 // 900:2d}%|##        | {step}/900 [01:{10 + i:02d}<09:12,  1.31it/s]"
+                   f"loss tensor({v:.4f}, device='cuda:0', grad_fn=<{node}>){extra}")
+    return "\n".join(out)
+
+
+def test_a_binary_cross_entropy_node_names_the_loss_and_a_flat_loss_near_ln2_reads_not_learning(tmp_path):
+    rep, _ = _diagnose(tmp_path, _printed_tensors("BinaryCrossEntropyBackward0"))
+    assert _facts(rep)["loss_function"] == "bce"
+    assert _symptom(rep) == "not_learning"
+
+
+def test_a_regression_node_names_mse_and_the_same_numbers_are_no_guess(tmp_path):
+    rep, _ = _diagnose(tmp_path, _printed_tensors("MeanBackward0"))
+    assert "loss_function" not in _facts(rep) and _symptom(rep) != "not_learning"
+    rep, _ = _diagnose(tmp_path, _printed_tensors("MseLossBackward0"))
+    assert _facts(rep)["loss_function"] == "mse"
+    assert _symptom(rep) != "not_learning"
+
+
+def test_several_loss_terms_on_one_line_name_no_loss_function():
+    log = read_console_text(_printed_tensors("BinaryCrossEntropyBackward0", nodes_per_line=2))
+    assert log.loss_nodes == {}
+
+
+def test_a_node_of_arithmetic_names_no_loss_function():
+    log = read_console_text(_printed_tensors("MeanBackward0"))
+    assert log.loss_nodes == {}
