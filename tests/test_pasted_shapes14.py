@@ -53,3 +53,26 @@ def test_several_loss_terms_on_one_line_name_no_loss_function():
 def test_a_node_of_arithmetic_names_no_loss_function():
     log = read_console_text(_printed_tensors("MeanBackward0"))
     assert log.loss_nodes == {}
+
+
+# ------------------------------------------------------------- a GAN's two losses named Err_G / Err_D
+def _dcgan(names=("Err_G", "Err_D")) -> str:
+    """dcgan.torch's per-batch line: epoch and batch counters, timings, then both networks' losses."""
+    g = [2.91, 0.74, 3.62, 1.18, 4.05, 0.66, 2.47, 3.88, 0.93, 2.71, 1.05, 3.34]
+    d = [0.41, 1.32, 0.29, 0.97, 0.22, 1.45, 0.51, 0.25, 1.12, 0.38, 1.07, 0.31]
+    return "\n".join(f"Epoch: [17][{i:8d} / {len(g):7d}]\t Time: 0.41{i}  DataTime: 0.00{i % 3}    "
+                     f"{names[0]}: {a:.4f}  {names[1]}: {b:.4f}\t" for i, (a, b) in enumerate(zip(g, d)))
+
+
+def test_a_gans_err_g_and_err_d_are_read_as_losses(tmp_path):
+    rep, out = _diagnose(tmp_path, _dcgan())
+    assert out.startswith("Read ") and "loss" in out.splitlines()[0]
+    assert _symptom(rep) == "instability"       # the generator's loss swings 0.7 <-> 4 batch to batch
+
+
+def test_an_error_rate_named_err_alone_is_no_loss():
+    import pytest
+
+    from traindx.engine.errors import InputError
+    with pytest.raises(InputError):
+        read_console_text(_dcgan(names=("Err", "top5_err")))
