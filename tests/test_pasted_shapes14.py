@@ -76,3 +76,31 @@ def test_an_error_rate_named_err_alone_is_no_loss():
     from traindx.engine.errors import InputError
     with pytest.raises(InputError):
         read_console_text(_dcgan(names=("Err", "top5_err")))
+
+
+# ------------------------------------------------------------- a throughput printed as a named value
+def _clu(rate_name: str) -> str:
+    """absl + CLU metric writer lines: the step in brackets, then ``name=value`` pairs."""
+    out = []
+    for i, (rate, loss) in enumerate(zip([2.41, 2.38, 1.22, 0.61, 0.60, 0.59], [4.12, 3.87, 3.66, 3.49, 3.35, 3.24])):
+        out.append(f"I0511 09:1{i}:02.118200 140131 logging_writer.py:48] [{200 * (i + 1)}] {rate_name}={rate}, "
+                   f"train_loss={loss}")
+    return "\n".join(out)
+
+
+def test_a_rate_named_steps_per_second_is_read_as_the_time_per_step():
+    st = read_console_text(_clu("steps_per_second")).get("step_time")
+    assert st is not None and st.rows == 6
+    assert abs(st.last_value - 1 / 0.59) < 1e-6          # seconds per step: the rate's inverse
+
+
+def test_an_evaluations_rate_is_not_the_training_speed():
+    assert read_console_text(_clu("eval_steps_per_second")).get("step_time") is None
+
+
+def test_a_paste_of_only_samples_per_sec_timer_lines_is_read(tmp_path):
+    lines = [f"[2023-03-02 11:0{i}:1{i},402] [INFO] [timer.py:190:stop] 0/{40 + 10 * i}, SamplesPerSec={v}"
+             for i, v in enumerate([61.2, 60.8, 61.5, 60.9, 61.1])]
+    rep, out = _diagnose(tmp_path, "\n".join(lines))
+    assert "time per step" in out.splitlines()[0]
+    assert _symptom(rep) == "slow_training"            # all a speed-only paste can speak to
