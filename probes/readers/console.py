@@ -167,6 +167,13 @@ _SCALE_DOWN = re.compile(r"\b(?:overflow|skipping step)\b.*\bloss[ _]?scale\b(?:
 #: to 4.0``): the same as the scale it sets when the scaler is at its minimum and cannot lower it
 _SCALE_FROM = re.compile(r"\b(?:attempted\s+loss\s+scale|from)\b:?\s*((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)",
                          re.IGNORECASE)
+#: the autograd node of a printed tensor (``grad_fn=<BinaryCrossEntropyBackward0>``) and the loss
+#: function each loss node belongs to. ``NllLossBackward`` is left out: ``CrossEntropyLoss`` and
+#: ``NLLLoss`` print the same node, and a node of a sum (``AddBackward``) names no loss.
+_GRAD_FN = re.compile(r"grad_fn=<(\w+?)Backward\d*>")
+_LOSS_NODES = {"binarycrossentropywithlogits": "bce_with_logits", "binarycrossentropy": "bce",
+               "mseloss": "mse", "l1loss": "l1", "smoothl1loss": "smooth_l1", "huberloss": "smooth_l1",
+               "kldiv": "kl_div"}
 _ROW_NONFINITE = re.compile(r"[-+]?(?:nan|inf(?:inity)?)", re.IGNORECASE)
 #: a checkpoint or early-stopping callback's verdict on the metric it monitors (Keras' ``Epoch 00086:
 #: val_loss did not improve from 0.26629`` and ``val_loss improved from 1.59 to 1.58``, Lightning's
@@ -272,6 +279,9 @@ class ConsoleLog(LogData):
     first_epoch: float | None = None
     data_wait: tuple | None = None
     float_floor: tuple | None = None
+    #: the loss functions named by the autograd node of a printed loss tensor (``tensor(0.6876,
+    #: grad_fn=<BinaryCrossEntropyBackward>)``): ``{loss_function: (lines, first line)}``
+    loss_nodes: dict = field(default_factory=dict)
     #: where each epoch's training records begin (x of its first record), when the lines count
     #: steps within each epoch ("[epoch 3][iter 40/91]"), so that a curve can be read by its
     #: position in the epoch; empty otherwise
@@ -365,6 +375,11 @@ class ConsoleLog(LogData):
             out.append(Finding("rl_training", True, f"log:{where}",
                                "the log prints an agent's rewards "
                                f"({', '.join(self.rl_names[:4])}): reinforcement learning"))
+        if len(self.loss_nodes) == 1 and not any(f.fact == "loss_function" for f in out):
+            (kind, (n, first)), = self.loss_nodes.items()
+            out.append(Finding("loss_function", kind, f"log:{where}:line {first}",
+                               f"{n} printed loss tensor(s) carry the autograd node of {kind} "
+                               "(grad_fn=<...Backward>): the loss function that made them"))
         if self.float_floor is not None:
             value, name = self.float_floor
             out.append(Finding("loss_at_float_floor", True, f"log:{where}:{name}",
@@ -615,6 +630,22 @@ class _RunFacts:
         if worst is not None:
             steps = worst.series.nonfinite_steps
             self.log.other_nonfinite = (worst.name, worst.series.nonfinite, steps[0] if steps else None)
+
+    def _loss_node(self, line: str) -> None:
+        """A loss tensor printed with its autograd node names the loss function that made it
+        (``loss tensor(0.6876, grad_fn=<BinaryCrossEntropyBackward>)``). Only a line with one
+        node counts: a dict of several loss terms (``loss_dict = {'loss_cls': tensor(..., grad_fn=
+        <NllLossBackward>), 'loss_mask': tensor(..., grad_fn=<BinaryCrossEntropy...>)}``) names
+        the terms' functions, not the objective's."""
+        nodes = _GRAD_FN.findall(line)
+        if len(nodes) != 1:
+            return
+        kind = _LOSS_NODES.get(nodes[0].lower())
+        if kind is None:
+            return
+        seen = self.log.loss_nodes
+        n, first = seen.get(kind, (0, self.line_no))
+        seen[kind] = (n + 1, first)
 
     def _held_out(self, best: dict) -> None:
         """The last test-set loss/accuracy printed beside a validation series (``test_loss``,
@@ -1251,6 +1282,8 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
         if len(line) <= _BARE_MAX_CHARS and line[0] in _BARE_START and self.header is None \
                 and _BARE_NUMBER.fullmatch(line):
             return self._bare_value(line)
+        if "grad_fn=<" in line:
+            self._loss_node(line)
         key = shape(line)
         if b"0" not in key and (line.isascii() or not any(c.isdigit() for c in line)):
             low = line.lower()

@@ -70,6 +70,13 @@ _SPEED = re.compile(
     r"(?P<per>(?P<ms>ms)|s|secs?|seconds?)\s*/\s*(?:it|iters?|itr|steps?|batch(?:es)?)"
     r"|(?P<rate>it|its|iters?|steps?|batch(?:es)?|examples?|samples?|imgs?|images?|tokens?)\s*/\s*(?:s|secs?|seconds?))"
     r"(?![\w/])", re.IGNORECASE)
+#: a speed printed as a named value: a count per second (``SamplesPerSec=29.5``, ``steps_per_second=1.58``,
+#: ``tokens_per_second_per_gpu:405``, ``samples/sec: 812``). A rate named for a split (``eval_samples_per_second``,
+#: ``train_steps_per_second``) is the average over an evaluation or over the whole run in a summary, not a step's
+_NAMED_RATE = re.compile(
+    r"(?<![A-Za-z0-9])(?<!eval_)(?<!val_)(?<!test_)(?<!train_)(?:it|iters?|iterations?|steps?|batch(?:es)?|examples?|"
+    r"samples?|imgs?|images?|tokens?)[ _]?(?:per[ _]?|/)(?:s|secs?|seconds?)(?:[ _]?per[ _]?(?:gpu|device|rank))?"
+    r"['\"]?\s*[:=]\s*(?P<v>\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?![\w.])", re.IGNORECASE)
 #: a number named only by one of these (``12: 463.5, 463.6 avg, 0.01 rate``) is the running mean of
 #: the line's objective
 _MEAN_WORDS = {"avg", "average", "mean"}
@@ -274,7 +281,10 @@ def _speed(text: str):
     of two such values is a ratio of step times while the batch stays the same); None if none."""
     m = _SPEED.search(text)
     if m is None:
-        return None
+        m = _NAMED_RATE.search(text)
+        if m is None:
+            return None
+        return ("step_time", 0, "/s", None), "per_s", m.span("v")
     kind = "per_s" if m.group("rate") else "ms" if m.group("ms") else "num"
     unit = text[m.end("v"):m.end()].strip().replace(" ", "")
     return ("step_time", 0, unit, None), kind, m.span("v")

@@ -193,6 +193,10 @@ _FILLER = {"avg", "mean", "total", "tot", "epoch", "step", "batch", "running", "
 #: (``logloss``/``mlogloss``: the log loss as gradient-boosting libraries name their evaluation metric)
 _LOSS_WORDS = {"mse", "mae", "rmse", "nll", "bce", "xent", "huber", "crossentropy", "ce", "cost", "logloss",
                "mlogloss"}
+#: a GAN's two networks (generator, discriminator) and the word DCGAN's scripts name their losses by
+#: (``Err_G``, ``Err_D``): alone, ``err`` is an error rate, not a loss
+_GAN_NETS = {"g", "d"}
+_ERR_WORDS = {"err", "error"}
 _PLURALS = {"losses": "loss", "accuracies": "accuracy"}
 _MISSING = {"", "na", "n/a", "null", "none", "nil", "-", "--", "?", "missing"}
 _TENSOR_RE = re.compile(r"^\s*tensor\(\s*\[?\s*([-+]?(?:[0-9.]+(?:[eE][-+]?[0-9]+)?|nan|inf))",
@@ -231,6 +235,8 @@ def match_role(name: str) -> tuple[str, int] | None:
         return ("val_loss" if tokens & _SPLIT_VAL else "loss"), GENERIC_RANK
     if "loss" in tokens and len(tokens) == 2 and len(min(tokens, key=len)) == 1:
         return "loss", 200   # G_Loss, D_Loss, T_Loss: one net's loss, after every plainer name
+    if tokens & _ERR_WORDS and len(tokens) == 2 and tokens - _ERR_WORDS <= _GAN_NETS:
+        return "loss", 200   # Err_G, Err_D (DCGAN): the generator's or the discriminator's loss
     words = tokens - allowed
     if "cross" in words and "entropy" in words:
         words = (words - {"cross", "entropy"}) | {"crossentropy"}
