@@ -82,3 +82,17 @@ def test_a_swing_around_one_level_is_a_hover_not_instability(lang, text, symptom
 ])
 def test_a_swing_over_a_range_stays_instability(lang, text):
     assert understand(text, lang).symptom == "instability"
+
+
+@pytest.mark.parametrize("text", [
+    "I left it running overnight and it only reached step 40. Is this normal? Does it really have to be this slow?",
+    "on my laptop the preprocessing stage is taking so much time before each epoch, is that expected?",
+    "at this pace one run will take more than a week on my machine, is it normal?",
+])
+def test_slowness_said_without_naming_what_is_slow_is_slow_training(lang, text):
+    assert understand(text, lang).symptom == "slow_training"
+
+
+def test_a_loss_that_falls_very_slowly_is_not_slow_training(lang):
+    assert understand("the loss is decreasing very slow after 20 epochs, is this normal?", lang).symptom \
+        != "slow_training"
