@@ -24,6 +24,10 @@ def _facts(u):
     "command: --stage sft --finetuning_type lora --learning_rate 5e-5, why is the loss flat",
     "we do instruction tuning on 20k samples and the loss suddenly drops at step 900",
     "training a small GPT-style model on WikiText-103, the loss plateaus at 4.2",
+    "我们的llm预训练loss一直在3左右",
+    "the MLM accuracy stays at 40% while the loss falls",
+    "we pretrain a 1.3B model from scratch and the loss spikes every few thousand steps",
+    "the model is about 0.5B parameters, lr 3e-4, the loss stops going down",
 ])
 def test_a_language_model_named_by_family_flag_or_corpus(lang, text):
     assert _facts(understand(text, lang)).get("task_type") == "language_modeling"
@@ -32,6 +36,7 @@ def test_a_language_model_named_by_family_flag_or_corpus(lang, text):
 @pytest.mark.parametrize("text", [
     "my optimizer options are opt-level O1 and the loss is nan",      # apex's opt level is no OPT model
     "I tried to adopt a new loss for my segmentation model",
+    "my resnet model has 50 layers and the dataset is 2 GB",
 ])
 def test_words_that_only_look_like_a_language_model(lang, text):
     assert _facts(understand(text, lang)).get("task_type") != "language_modeling"
