@@ -353,7 +353,8 @@ def _compile_labels(lang: Language, g: dict) -> None:
 
 #: the word lists of kb/language that :func:`_compile_labels` and :func:`_compile_grammar` turn into the
 #: reader's regexes (each extended by every language file, core and packs)
-_GRAMMAR_LISTS = ("other_quantities", "peak_words", "later_point_words", "reference_words", "ability_words", "anaphora_words",
+_GRAMMAR_LISTS = ("other_quantities", "peak_words", "later_point_words", "reference_words", "ability_words",
+                  "anaphora_words",
                   "metric_of_split_words", "setting_words", "setting_gap_words", "counted_words", "bound_words",
                   "comparison_words", "clause_words", "unit_words", "from_words",
                   "change_to_words", "range_words", "between_words", "continuation_break_words",
