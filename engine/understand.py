@@ -145,6 +145,7 @@ class Language:
     settings_picks: dict = field(default_factory=dict)  # which of a log's values is the setting (fact -> pick)
     other_rx: re.Pattern | None = None                # quantities the facts do not track (dice, reward)
     peak_rx: re.Pattern | None = None                 # a spike's height follows these, not the level
+    later_point_rx: re.Pattern | None = None          # a value stated at a point past the start ("after epoch 2")
     reference_rx: re.Pattern | None = None            # what follows is someone else's value ("the paper gets 76%")
     ability_rx: re.Pattern | None = None              # what a run can reach: someone else's unless labelled before
     anaphora_rx: re.Pattern | None = None             # a pronoun subject that stands for the metric named before it
@@ -339,6 +340,7 @@ def _compile_labels(lang: Language, g: dict) -> None:
     height, someone else's value, a setting's value, a count; and the comparatives around a label."""
     lang.other_rx = _alternation(g["other_quantities"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.peak_rx = _alternation(g["peak_words"], lang.terms, r"(?<![a-z])", "")
+    lang.later_point_rx = _alternation(g["later_point_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.reference_rx = _alternation(g["reference_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.ability_rx = _alternation(g["ability_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.anaphora_rx = _alternation(g["anaphora_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
@@ -351,7 +353,8 @@ def _compile_labels(lang: Language, g: dict) -> None:
 
 #: the word lists of kb/language that :func:`_compile_labels` and :func:`_compile_grammar` turn into the
 #: reader's regexes (each extended by every language file, core and packs)
-_GRAMMAR_LISTS = ("other_quantities", "peak_words", "reference_words", "ability_words", "anaphora_words",
+_GRAMMAR_LISTS = ("other_quantities", "peak_words", "later_point_words", "reference_words", "ability_words",
+                  "anaphora_words",
                   "metric_of_split_words", "setting_words", "setting_gap_words", "counted_words", "bound_words",
                   "comparison_words", "clause_words", "unit_words", "from_words",
                   "change_to_words", "range_words", "between_words", "continuation_break_words",
@@ -1368,12 +1371,25 @@ def _readings_from_series(text: str, lang: Language, series: dict) -> list[Readi
                 and not (lang.change_phrase_rx is not None and lang.change_phrase_rx.search(ph1)):
             s1, v1, sp1, ph1 = vals[0]          # prose: the first accuracy stated is the poster's
         out.append(Reading(fact, v1, sp1, " ".join(ph1.split())))
-        if fact in ("train_loss",) and len(vals) > 1 and v0 != v1:
+        if fact in ("train_loss",) and len(vals) > 1 and v0 != v1 and not _later_point(lang, text, sp0[0]):
             first_fact = lang.metrics.get(("initial", "loss"))
             if first_fact:
                 out.append(Reading(first_fact, v0, sp0, " ".join(ph0.split())))
     return out
 
+
+
+def _later_point(lang: Language, text: str, start: int) -> bool:
+    """The first value of a loss is stated at a point past the start ("post epoch 2 the loss is around 2.4", "the
+    loss at the end of epoch one is 15.2"): it is no initial loss, and how little it fell since says nothing of
+    whether the run learned before it (``later_point_words``, looked for in the value's sentence before it)."""
+    if lang.later_point_rx is None:
+        return False
+    window = text[max(0, start - 60):start + 60]
+    cut = start - max(0, start - 60)
+    stops = [m.end() for m in re.finditer(r"[.?!\n。？！]", window[:cut])]
+    head = window[stops[-1] if stops else 0:cut + 40]
+    return lang.later_point_rx.search(head) is not None
 
 
 def _is_log(text: str, starts: list) -> bool:
