@@ -321,3 +321,50 @@ def test_a_loss_levelled_off_beyond_its_noise_is_never_read_as_falling_slowly():
     stretch taking nothing off beyond its own noise (a noisy per-batch ranking loss that levelled)."""
     assert _pace("decreasing")["loss_pace"] == "slow"
     assert _pace("plateaued")["loss_pace"] == "normal"
+
+
+BUDGET_SCRIPT = textwrap.dedent("""\
+    import torch, torch.nn as nn
+    from torch.utils.data import DataLoader, TensorDataset
+    x = torch.randn(2000, 16)
+    y = ((x[:, 0] + 0.8 * torch.randn(2000)) > 0).float()
+    loader = DataLoader(TensorDataset(x[:1600], y[:1600]), batch_size=64, shuffle=True)
+    model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 1))
+    {freeze}opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    crit = nn.BCEWithLogitsLoss()
+    for epoch in range(12):
+        for xb, yb in loader:
+            opt.zero_grad()
+            loss = crit(model(xb).squeeze(1), yb)
+            loss.backward()
+            opt.step()
+    """)
+# a binary loss still falling steadily at the end, 31 % off ln 2, validation falling with it
+STILL_FALLING = [0.693 - 0.018 * i for i in range(12)]
+
+
+def _budget_run(tmp_path, freeze=""):
+    log = _epochs(tmp_path / "run.out", STILL_FALLING, [t + 0.01 for t in STILL_FALLING])
+    script = tmp_path / "train.py"
+    script.write_text(BUDGET_SCRIPT.format(freeze=freeze))
+    return log, script
+
+
+def test_a_run_stopped_while_both_losses_still_fall_under_a_plain_script_is_healthy(tmp_path):
+    """Little fallen and not decelerating reads slow on the curve, but a binary loss never reaches
+    zero and nothing in the script slows learning: the budget ended, the run is fine."""
+    log, script = _budget_run(tmp_path)
+    assert _log_facts(log)["loss_pace"] == "slow"
+    assert _diagnose("--code", str(script), "--log", str(log))["status"] == "healthy"
+
+
+def test_the_same_curve_without_the_script_stays_training_slow(tmp_path):
+    log, _ = _budget_run(tmp_path)
+    assert _diagnose("--log", str(log))["symptom"]["id"] == "slow_training"
+
+
+def test_the_same_curve_under_a_script_that_freezes_the_first_layer_is_training_slow(tmp_path):
+    log, script = _budget_run(tmp_path, freeze="for p in model[0].parameters():\n    p.requires_grad = False\n")
+    rep = _diagnose("--code", str(script), "--log", str(log))
+    assert rep["symptom"]["id"] == "slow_training"
+    assert rep["root_causes"][0]["id"] == "frozen_parameters"

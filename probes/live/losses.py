@@ -26,6 +26,7 @@ LOSS_NAMES = {
     "l1": "l1", "mae": "l1",
     "smoothl1": "smooth_l1", "huber": "smooth_l1",
     "kldiv": "kl_div", "kl": "kl_div",
+    "gaussiannll": "likelihood", "poissonnll": "likelihood",
     "custom": "custom",
 }
 #: Losses computed element by element between outputs and targets (these broadcast silently).
@@ -321,7 +322,7 @@ def loss_shape_mismatch(output_shape: Sequence[int] | None, target_shape: Sequen
         return False
     if o == t:
         return False
-    if name not in ELEMENTWISE and name not in ("custom", None, "other"):
+    if name not in ELEMENTWISE and name not in ("custom", None, "other", "likelihood"):
         return False
     # numpy broadcasting rules
     for a, b in zip(reversed(o), reversed(t)):

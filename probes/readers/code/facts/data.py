@@ -224,25 +224,58 @@ class DataFacts:
 
     def _reordered_without_partner(self, reordered: dict) -> None:
         """``x = x[perm]`` while an array that goes into one call (or comes out of one assignment)
-        with ``x`` is not reordered by the same permutation."""
-        partners: dict[str, set] = {}   # arrays that go together: into one call, or out of one
-        groups = [[_root_name(a) for a in c.args] for c in ast.walk(self.tree) if isinstance(c, ast.Call)]
-        groups += [[_root_name(e) for e in n.targets[0].elts] for n in ast.walk(self.tree)
-                   if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple)]
-        for g in groups:
-            names = [a for a in g if a]
-            for a in names:
-                partners.setdefault(a, set()).update(b for b in names if b != a)
+        with ``x`` is not reordered by the same permutation. A reordering inside a function is
+        judged inside it (its calls, tuple assignments and the tuple it returns): what its caller
+        unpacks are the function's results, already paired there."""
         for arrays in reordered.values():
             moved = {a for a, _ in arrays}
             for a, node in arrays:
-                left = sorted(partners.get(a, set()) - moved)
+                scope = self._scope_of(node)
+                # a partner built after the reordering from the reordered array (features drawn
+                # from labels shuffled first) is made in the new order: it still matches
+                left = sorted(self._partners(scope).get(a, set()) - moved - self._derived_after(a, node, scope))
                 if left:
                     self.add_finding("permuted_alone", True, node.lineno,
                                      f"`{snippet(node, 60)}` (line {node.lineno}) reorders {a} at random "
                                      f"but not {left[0]}, which it is paired with: the rows no longer "
                                      f"match")
                     return
+
+    def _scope_of(self, node: ast.AST) -> ast.AST:
+        """The innermost function holding ``node``, else the module."""
+        return min((f for f in ast.walk(self.tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and f.lineno <= node.lineno <= (f.end_lineno or f.lineno)),
+                   key=lambda f: (f.end_lineno or f.lineno) - f.lineno, default=self.tree)
+
+    def _partners(self, scope: ast.AST) -> dict:
+        """Arrays that go together in ``scope``: into one call, out of one tuple assignment, or
+        (in a function) out of one returned tuple."""
+        partners: dict[str, set] = {}
+        groups = [[_root_name(a) for a in c.args] for c in ast.walk(scope) if isinstance(c, ast.Call)]
+        groups += [[_root_name(e) for e in n.targets[0].elts] for n in ast.walk(scope)
+                   if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple)]
+        if scope is not self.tree:
+            groups += [[_root_name(e) for e in r.value.elts] for r in ast.walk(scope)
+                       if isinstance(r, ast.Return) and isinstance(r.value, ast.Tuple)]
+        for g in groups:
+            names = [a for a in g if a]
+            for a in names:
+                partners.setdefault(a, set()).update(b for b in names if b != a)
+        return partners
+
+    @staticmethod
+    def _derived_after(name: str, node: ast.AST, scope: ast.AST) -> set:
+        """Names assigned, after ``node`` and in ``scope``, from ``name`` or from a name so derived
+        (in line order: ``same = labels == ...; adj = f(same)``)."""
+        later = sorted((n for n in ast.walk(scope) if isinstance(n, ast.Assign)
+                        and n.lineno > (getattr(node, "end_lineno", None) or node.lineno)),
+                       key=lambda n: (n.lineno, n.col_offset))
+        derived = {name}
+        for n in later:
+            used = {x.id for x in ast.walk(n.value) if isinstance(x, ast.Name)}
+            if used & derived:
+                derived |= {x.id for t in n.targets for x in ast.walk(t) if isinstance(x, ast.Name)}
+        return derived - {name}
 
     @staticmethod
     def _tuple_misaligned(tgt: ast.Tuple, val: ast.Tuple, key_of) -> bool:

@@ -47,14 +47,17 @@ TRANSFORMER_LAYERS = {"TransformerEncoderLayer", "TransformerDecoderLayer", "Tra
 
 LOSS_CLASSES = {"CrossEntropyLoss": "cross_entropy", "NLLLoss": "nll", "BCELoss": "bce",
                 "BCEWithLogitsLoss": "bce_with_logits", "MSELoss": "mse", "L1Loss": "l1",
-                "SmoothL1Loss": "smooth_l1", "HuberLoss": "smooth_l1", "KLDivLoss": "kl_div"}
+                "SmoothL1Loss": "smooth_l1", "HuberLoss": "smooth_l1", "KLDivLoss": "kl_div",
+                # negative log-likelihoods with no zero: their floor sits on the data's own offset
+                "GaussianNLLLoss": "likelihood", "PoissonNLLLoss": "likelihood"}
 
 
 LOSS_FUNCS = {"cross_entropy": "cross_entropy", "nll_loss": "nll",
               "binary_cross_entropy": "bce",
               "binary_cross_entropy_with_logits": "bce_with_logits", "mse_loss": "mse",
               "l1_loss": "l1", "smooth_l1_loss": "smooth_l1", "huber_loss": "smooth_l1",
-              "kl_div": "kl_div"}
+              "kl_div": "kl_div",
+              "gaussian_nll_loss": "likelihood", "poisson_nll_loss": "likelihood"}
 
 
 
