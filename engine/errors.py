@@ -36,5 +36,10 @@ class InputError(Exception):
         return text
 
 
+class NoMetricsError(InputError):
+    """A log that holds no training metrics at all (no loss, no accuracy, no speed): bad input when
+    the log is the evidence, expected when the code says the run trains an agent on rewards."""
+
+
 class KBError(InputError):
     """A knowledge-base file is malformed or inconsistent."""

@@ -60,3 +60,29 @@ def test_an_optimizer_step_with_a_closure_is_not_an_environment(tmp_path):
     p.write_text(SUPERVISED)
     rep = diagnose_json("--code", str(p))
     assert (rep.get("deferral") or {}).get("id") != "rl_training"
+
+
+EPISODES = "".join(f"Episode: {e} | Ep_r: {1.5 + (e % 7) * 0.4:.2f} | steps: {15 + e % 6}\n"
+                   for e in range(0, 200, 5))
+
+
+def test_an_rl_scripts_console_without_a_supervised_metric_keeps_the_codes_deferral(tmp_path):
+    """A finished RL run brought as its script plus what it printed: the console shows episode counters
+    and an abbreviated reward, no loss. The code already says the run trains an agent, so the log is
+    what such a run prints: the diagnosis defers as RL (exit 0) instead of refusing the log and
+    losing the code's evidence. The same log alone is still bad input: one line naming it, exit 2."""
+    from click.testing import CliRunner
+
+    from traindx.engine.frontends.cli import main
+    code, log = tmp_path / "pg.py", tmp_path / "console.log"
+    code.write_text(RL_SCRIPT)
+    log.write_text("Collecting experience...\n" + EPISODES)
+    rep = diagnose_json("--code", str(code), "--log", str(log))
+    assert rep["status"] == "out_of_scope"
+    assert (rep.get("deferral") or {}).get("id") == "rl_training"
+    assert any("console.log" in c and "no training metrics" in c for c in rep["caveats"])
+    res = CliRunner().invoke(main, ["diagnose", "--log", str(log), "--non-interactive", "--format", "json"])
+    assert res.exit_code == 2
+    err = res.stderr if hasattr(res, "stderr") else res.output
+    lines = [ln for ln in err.strip().splitlines() if ln.strip()]
+    assert len(lines) == 1 and str(log) in lines[0] and "no training metrics" in lines[0]

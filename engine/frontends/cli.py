@@ -413,7 +413,8 @@ class Gatherer:
         self._need_file(path, "log")
         from . import gather
         read = gather.read_log(path, column_map=column_map, num_classes=self.session.value("num_classes"),
-                               params=self.session.kb.params())
+                               params=self.session.kb.params(),
+                               rl_known=self.session.value("rl_training") is True)
         self._take(read)
         return read.analysis
 

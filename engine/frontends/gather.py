@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, NoMetricsError
 
 #: How many of a config file's findings the one-line summary names, and how many characters of a
 #: value it shows: the length of a line in the output, not knowledge.
@@ -144,9 +144,12 @@ def _short(v) -> str:
 
 
 # ------------------------------------------------------------------------------ logs
-def read_log(path: str, column_map=None, num_classes=None, params=None) -> Read:
+def read_log(path: str, column_map=None, num_classes=None, params=None, rl_known: bool = False) -> Read:
     """A metrics log of any kind the readers know; console output included. ``params``: the
-    knowledge base's parameter values (``KnowledgeBase.params()``, a pack's overrides applied)."""
+    knowledge base's parameter values (``KnowledgeBase.params()``, a pack's overrides applied).
+    ``rl_known``: the code already read says the run trains an agent on rewards; a log of its
+    console that prints no supervised metric (episode counters, an abbreviated reward) is then
+    what such a run prints, said in a note, not bad input that would discard the code's evidence."""
     _need(path, "log")
     from traindx.probes.readers.console import describe
     from traindx.probes.readers.logs import read_log as _read
@@ -159,6 +162,13 @@ def read_log(path: str, column_map=None, num_classes=None, params=None) -> Read:
             log = _read(path, column_map=column_map)
     except RLLogError as err:   # rewards, no supervised loss: out of scope, said as evidence
         return Read(path, [_rl_finding(path, err.names)], [], f"Read {os.path.basename(path)}: {err.message}.")
+    except NoMetricsError as err:
+        if not rl_known:
+            raise
+        name = os.path.basename(path)
+        return Read(path, [], [f"{name}: {err.message}; the code trains an agent on rewards, so no supervised "
+                               "loss is expected there"],
+                    f"Read {name}: no supervised metrics (the code is a reinforcement-learning run).")
     read = _analyze(log, path, num_classes, describe(log), params)
     rl = rl_metric_names(list(log.columns.values()) + list(log.ignored_columns))
     if rl and not any(f.fact == "rl_training" for f in read.findings):

@@ -613,7 +613,7 @@ class Engine:
         def run(s):
             from . import gather
             read = gather.read_log(full, column_map=column_map, num_classes=s.value("num_classes"),
-                                   params=s.kb.params())
+                                   params=s.kb.params(), rl_known=s.value("rl_training") is True)
             return self._take(s, read)
         return self._read(session_id, run)
 

@@ -73,7 +73,7 @@ import re
 from dataclasses import dataclass, field
 
 from traindx.engine import bounded
-from traindx.engine.errors import InputError
+from traindx.engine.errors import InputError, NoMetricsError
 from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
@@ -1537,7 +1537,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
                 raise RLLogError(f"the log prints rewards ({', '.join(repr(n) for n in rl[:6])}), "
                                  "not a supervised loss: a reinforcement-learning run",
                                  self.path, None, rl)
-            raise InputError(
+            raise NoMetricsError(
                 f"no training metrics found in {self.line_no:,} line(s) (lines 1-{self.line_no}): "
                 "none holds a loss or accuracy as 'key value', 'key: value', 'key=value', a table "
                 "with a header, a progress bar or a dict", self.path,
