@@ -87,6 +87,9 @@ from .logs import (FLUSH_ROWS, GENERIC_RANK, LogData, RLLogError, Series, match_
 _TRACE_MAX_LINES = 400
 _ROLE_CACHE_SIZE = 8192
 _MAX_EPOCHS_SEEN = 100_000
+#: A bound on work, not knowledge: a verdict's metric name (at most three words) is looked for in this
+#: many characters before the verdict, so a long line of letters costs linear time, not quadratic.
+_VERDICT_NAME_REACH = 256
 
 # ------------------------------------------------------------------------------ line cleaning
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -182,7 +185,6 @@ _ROW_NONFINITE = re.compile(r"[-+]?(?:nan|inf(?:inity)?)", re.IGNORECASE)
 _VERDICT = re.compile(r"(?P<neg>\b(?:did|does|has|have|was|is)[ \t]*(?:not|n't)[ \t]+|\bnever[ \t]+)?"
                       r"\bimproved?\b", re.IGNORECASE)
 _VERDICT_NAME = re.compile(r"((?:[A-Za-z_][\w.\-/]*[ \t]+){1,3})$")
-_VERDICT_NAME_REACH = 256
 _VERDICT_NUM = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
 #: the best value a verdict states: after ``from`` (no improvement), after ``to`` (an improvement),
 #: or named ``best`` (``Best score: 0.266``)
