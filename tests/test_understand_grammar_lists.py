@@ -44,9 +44,6 @@ _pack = language_pack
      "regularization: weight_decay", "regularization: none"),
     # metric_prefixes: a log's "dev_loss" column is the validation loss, not a component's
     ("metric_prefixes: ['dev_']", "dev_loss: 0.5 after 10 epochs", None, "val_loss 0.5"),
-    # stop_words: "good" no longer tells the classifier anything
-    ("stop_words: ['good']", "the paper reports good results although my val accuracy is 0.6",
-     "examples: good", None),
 ])
 def test_a_pack_adds_a_grammar_word_and_the_echo_changes(tmp_path, body, text, before, after):
     shipped = _echo(text)
@@ -56,6 +53,19 @@ def test_a_pack_adds_a_grammar_word_and_the_echo_changes(tmp_path, body, text, b
         assert before in shipped and before not in extended
     if after:
         assert after not in shipped and after in extended
+
+
+def test_a_pack_adds_a_stop_word_and_the_classifier_no_longer_names_it(tmp_path):
+    # stop_words: a word the shipped classifier names in its echo tells it nothing once a pack stops it
+    # (the word is taken from the shipped echo, since which words the examples weigh moves as the corpus
+    # rotates)
+    text = "the paper reports good results although my val accuracy is 0.6"
+    shipped = _echo(text)
+    assert "examples: " in shipped
+    word = shipped.split("examples: ", 1)[1].split()[0].strip(")")
+    extended = _echo(text, [_pack(tmp_path, f"stop_words: ['{word}']")])
+    assert extended.startswith("I read:")
+    assert word not in extended.split("examples: ", 1)[-1].split()
 
 
 def test_a_pack_adds_a_number_word_and_a_pattern_that_captures_it(tmp_path):
