@@ -212,12 +212,13 @@ def test_the_literal_check_sees_a_bare_threshold(tmp_path):
 
 # ---------------------------------------------- numbers outside comparisons (issue 11, session 18)
 #: The modules whose every number outside a comparison is triaged: the curve reader (and its pace
-#: reader) and the complaint reader with the engine core it feeds. A number there that decides a
+#: reader), the complaint reader, and the engine core that turns facts into confidences (inference,
+#: confidence, rule conditions). A number there that decides a
 #: fact or a confidence is a kb/parameters entry the code receives; one that does not is a named
 #: module constant with a comment saying why (a bound on work, presentation, statistics, numeric
 #: stability) or, where a name would only hide the arithmetic, an ARITHMETIC_ALLOWED entry.
 TRIAGED = ["probes/readers/curves.py", "probes/readers/pace.py", "engine/understand.py", "engine/values.py",
-           "engine/inference.py", "engine/confidence.py"]
+           "engine/inference.py", "engine/confidence.py", "engine/conditions.py"]
 
 #: Numbers outside comparisons that stay where they are, as "path::qualified name::value": the reason
 #: it is arithmetic or a format, not knowledge. An entry no longer found fails below.
