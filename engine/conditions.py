@@ -21,6 +21,7 @@ from typing import Any
 from collections.abc import Callable, Mapping
 
 from .errors import KBError
+from .parameters import resolve
 
 Facts = Mapping[str, Any]
 Compiled = Callable[[Facts], "bool | None"]
@@ -112,7 +113,7 @@ def _fact_test(spec: dict, where: str, params: Mapping | None = None) -> tuple[C
     deps = {name}
     checks: list[Callable[[Any, Facts], bool | None]] = []
     known_req = spec.get("known")
-    rtol = spec.get("rtol", 0.1)
+    rtol = spec["rtol"] if "rtol" in spec else resolve(params)["rules.near_rtol"]
     rtol = float(param_value(rtol["param"], params, where) if isinstance(rtol, dict) else rtol)
     for op, arg in spec.items():
         if op in ("fact", "known", "rtol"):

@@ -16,6 +16,9 @@ from collections.abc import Iterable, Mapping
 from .parameters import resolve
 
 OTHER = "_other"
+#: Numeric stability, not knowledge: a probability is kept this far from 0 and 1 (the "other" prior
+#: never vanishes, a logit stays finite).
+_PROB_FLOOR = 1e-6
 # The numbers of the calculus are knowledge (kb/parameters/engine.yaml, ``confidence.*``): the share
 # of the unlisted prior mass that goes to OTHER, OTHER's prior without a symptom, the posterior that
 # decides (stop asking), that diagnoses, that overrides a healthy run, the displayed cap and the
@@ -38,7 +41,7 @@ def priors(causes: Iterable[str], symptom_priors: Mapping[str, float] | None, pa
     other = remainder * p["confidence.other_share"] if unlisted else remainder
     each = (remainder - other) / len(unlisted) if unlisted else 0.0
     out = {c: listed.get(c, each) for c in causes}
-    out[OTHER] = max(other, 1e-6)
+    out[OTHER] = max(other, _PROB_FLOOR)
     out = _normalise(out)
     # no cause is diagnosed on its prior alone: what a symptom's base rate gives above the cap
     # goes to "none of these" until evidence for that cause arrives
@@ -87,7 +90,7 @@ def calibrated(p: float, params=None) -> float:
     """A diagnosed cause's posterior as a calibrated probability: the monotone map
     ``sigmoid(slope * logit(p) + shift)`` (``confidence.calibration.*``)."""
     q = resolve(params)
-    p = min(max(p, 1e-6), 1 - 1e-6)
+    p = min(max(p, _PROB_FLOOR), 1 - _PROB_FLOOR)
     z = q["confidence.calibration.slope"] * math.log(p / (1 - p)) + q["confidence.calibration.shift"]
     return 1.0 / (1.0 + math.exp(-z))
 

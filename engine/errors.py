@@ -36,9 +36,29 @@ class InputError(Exception):
         return text
 
 
-class NoMetricsError(InputError):
+class NoSupervisedMetricsError(InputError):
+    """A log with no supervised metric to read (no loss, no accuracy): one class the front ends
+    catch once (``frontends/gather.read_log``). ``rl_names``: the reward names it prints when it is
+    a reinforcement-learning run's log (out of scope, reported as ``rl_training``), else empty."""
+
+    def __init__(self, message: str, path: str | None = None, line: int | None = None,
+                 col: int | None = None, hint: str | None = None, rl_names: list | None = None):
+        super().__init__(message, path, line, col, hint)
+        self.rl_names = list(rl_names or [])
+
+
+class NoMetricsError(NoSupervisedMetricsError):
     """A log that holds no training metrics at all (no loss, no accuracy, no speed): bad input when
     the log is the evidence, expected when the code says the run trains an agent on rewards."""
+
+
+class RLLogError(NoSupervisedMetricsError):
+    """A log with no supervised loss or accuracy whose metrics are a reinforcement-learning run's
+    rewards (``names``): out of traindx's scope, which the caller reports as ``rl_training``."""
+
+    def __init__(self, message: str, path, line, names: list):
+        super().__init__(message, path, line, rl_names=names)
+        self.names = names
 
 
 class KBError(InputError):

@@ -28,8 +28,15 @@ from .values import SKIP_WORDS, ValueProblem, coerce, fmt
 
 log = logging.getLogger("traindx.engine")
 
+#: A bound on work: forward chaining stops after this many rule firings (a loop in a pack's rules).
 MAX_STEPS = 100_000
+#: The interview's default length (the CLI's and MCP's --max-questions): a limit on the user's
+#: time, which the caller sets; the KB's engine.min_gain_bits decides when to stop earlier.
 DEFAULT_MAX_QUESTIONS = 8
+#: Numeric stability, not knowledge: a question of zero cost is scored as if it cost this much.
+_MIN_COST = 1e-9
+#: How many leading causes ``Session.leading`` returns by default: presentation.
+_LEADING = 3
 
 
 @dataclass
@@ -69,7 +76,7 @@ class Candidate:
 
     @property
     def score(self) -> float:
-        return self.gain / max(self.cost, 1e-9)
+        return self.gain / max(self.cost, _MIN_COST)
 
 
 class Session:
@@ -389,7 +396,7 @@ class Session:
     def posterior(self) -> dict[str, float]:
         return cf.posterior(self.prior(), [(c, lr) for c, lr, _ in self.run().evidence])
 
-    def leading(self, n: int = 3) -> list[tuple[str, float]]:
+    def leading(self, n: int = _LEADING) -> list[tuple[str, float]]:
         return cf.ranked(self.posterior())[:n]
 
     def decided(self) -> bool:
@@ -469,7 +476,7 @@ class Session:
                 continue
             gain = h_now - cf.expected_entropy(dist, worlds)
             if qid in seed_qs:
-                gain *= 1.1   # the seed's own questions break ties
+                gain *= self.kb.param("engine.seed_question_bonus")   # the seed's own questions break ties
             cost = self._cost(q)
             out.append(Candidate(q, gain, cost, worlds))
         out.sort(key=lambda c: (-c.score, c.question["id"]))
@@ -477,7 +484,8 @@ class Session:
 
     def _cost(self, q: dict) -> float:
         costs = [self.kb.sources[s].get("cost", 1.0) for s in q.get("answered_by", []) if s in self.available_sources]
-        return min(costs + [q.get("cost", 10.0)]) if costs else q.get("cost", 10.0)
+        ask = q.get("cost", self.kb.param("engine.default_question_cost"))
+        return min(costs + [ask]) if costs else ask
 
     def next_question(self) -> dict | None:
         """The question that best separates the leading hypotheses, or None when done."""

@@ -195,6 +195,14 @@ class Language:
         return self._model
 
 
+#: How deep ``{term}`` macros may nest inside one another: a bound on work (a term naming itself
+#: stops there), not knowledge.
+_MACRO_DEPTH = 4
+#: The symptom scores a reading reports carry 3 decimals: presentation (the ranking uses the
+#: unrounded scores).
+_SCORE_DECIMALS = 3
+
+
 def expand(pattern: str, terms: dict, where: str = "") -> str:
     """Replace ``{name}`` with its term alternation or number slot (both in ``terms``), recursively."""
     def sub(m):
@@ -203,7 +211,7 @@ def expand(pattern: str, terms: dict, where: str = "") -> str:
             raise KBError(f"unknown term {{{name}}} in pattern {pattern!r}", where or None,
                           hint="declare it under terms: in a language file")
         return terms[name]
-    for _ in range(4):
+    for _ in range(_MACRO_DEPTH):
         new = _MACRO.sub(sub, pattern)
         if new == pattern:
             break
@@ -537,7 +545,7 @@ def understand(text: str, lang: Language) -> Understanding:
     # the symptom from the phrases
     scores, strongest, says, denied = _read_cues(work, lang, best)
     _level(scores, strongest, says, best, lang, work)
-    u.scores = {k: round(v, 3) for k, v in scores.items()}
+    u.scores = {k: round(v, _SCORE_DECIMALS) for k, v in scores.items()}
     floor = float(lang.params["language.min_symptom_score"])
     ranked = sorted(((v, k) for k, v in scores.items() if k in strongest), reverse=True)
     lexicon = ranked[0] if ranked and ranked[0][0] >= floor else None
@@ -1019,7 +1027,7 @@ def _continue_from_to(lang: Language, text: str, n, raw: str, series: dict, prev
     """"from 2.3 to 1.1": the second number of the pair belongs to the first one's fact.
     Returns the new last-attributed fact, or None when the number is no such continuation."""
     start = n.start()
-    lead = max(0, prev_fact[2] - 12) if prev_fact else 0
+    lead = max(0, prev_fact[2] - int(lang.params["language.from_word_reach_chars"])) if prev_fact else 0
     fm = lang.from_rx.search(text[lead:prev_fact[2]]) if prev_fact and lang.from_rx is not None else None
     arrow = prev_fact is not None and _ARROW_GAP.fullmatch(text, prev_fact[1], start) is not None
     if not (prev_fact and lang.change_to_rx.match(text[prev_fact[1]:start]) and (fm or arrow)):
@@ -1074,7 +1082,7 @@ def _marks_near(lang: Language, text: str, n, marks: list, reach: int, split_gap
         if head is not None and head[2] == "metric" and head[0] >= sentence \
                 and lang.metric_of_split_rx.fullmatch(text, head[1], before[0][0]):
             before = [head, *before]
-    if split_after is not None and before and (_labels(lang, text, before[-1][1], n) or _own_label(text, before)):
+    if split_after is not None and before and (_labels(lang, text, before[-1][1], n) or _own_label(lang, text, before)):
         after, split_after = [], None          # "loss 0.5 train accuracy stays low": 0.5 has its own label
     if after:                                  # "50% accuracy, 2.5 loss": the metric right after the number
         mk = after[0]
@@ -1107,7 +1115,7 @@ def _labels(lang: Language, text: str, end: int, n) -> bool:
     return m is not None and n.start() < m.end() <= n.end()
 
 
-def _own_label(text: str, before: list) -> bool:
+def _own_label(lang: Language, text: str, before: list) -> bool:
     """The last metric word before a number is a label of its own ("the loss stays at 2.3 ..."), not
     the split-and-metric named after an earlier number ("97% train accuracy and 58% ...")."""
     metric = next((mk for mk in reversed(before) if mk[2] == "metric"), None)
@@ -1118,7 +1126,7 @@ def _own_label(text: str, before: list) -> bool:
                   and not text[mk[1]:head].strip(" _-")), None)
     if split is not None:
         head = split[0]
-    return not re.search(r"\d\s*%?\s*$", text[max(0, head - 24):head])
+    return not re.search(r"\d\s*%?\s*$", text[max(0, head - int(lang.params["language.own_label_reach_chars"])):head])
 
 
 def _metric_right_after(lang: Language, text: str, end: int, marks: list) -> tuple[list, tuple | None]:
@@ -1198,10 +1206,11 @@ _SHARE_AFTER = re.compile(r"\s+of\b", re.IGNORECASE)
 _CHANGE_BEFORE = re.compile(r"\b(?:by|to)\s*$", re.IGNORECASE)
 
 
-def _relative_percent(text: str, n, raw: str) -> bool:
+def _relative_percent(lang: Language, text: str, n, raw: str) -> bool:
     """A loss written as a percentage that is a share of another value or the size of a change."""
+    reach = int(lang.params["language.change_word_reach_chars"])
     return raw.endswith("%") and bool(_SHARE_AFTER.match(text, n.end())
-                                      or _CHANGE_BEFORE.search(text[max(0, n.start() - 8):n.start()]))
+                                      or _CHANGE_BEFORE.search(text[max(0, n.start() - reach):n.start()]))
 
 
 #: how far before a number its range word may stand ("between 0.3 and ..."): characters of text,
@@ -1223,8 +1232,9 @@ def _is_range_bound(lang: Language, text: str, n) -> bool:
     start = n.start()
     if not _range_word_near(lang, text, n):
         return False
-    prev = text[max(0, start - 32):start]
-    if re.match(r"[ \t]*[-–~][ \t]*~?[\d.]", text[n.end():n.end() + 8]):
+    prev = text[max(0, start - int(lang.params["language.range_end_reach_chars"])):start]
+    dash = int(lang.params["language.range_dash_reach_chars"])
+    if re.match(r"[ \t]*[-–~][ \t]*~?[\d.]", text[n.end():n.end() + dash]):
         return True                  # "stuck from 0.98-1.01": a dash joins a range, after "from" too
     return not (lang.range_end_rx is not None and lang.range_end_rx.search(prev))
 
@@ -1242,9 +1252,10 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     continued = _continue_from_to(lang, text, n, raw, series, prev_fact)
     if continued is not None:
         return continued
-    if lang.setting_rx is not None and lang.setting_rx.search(text[max(0, start - 32):start]):
+    setting_reach = int(lang.params["language.setting_reach_chars"])
+    if lang.setting_rx is not None and lang.setting_rx.search(text[max(0, start - setting_reach):start]):
         return None
-    lead = text[max(0, start - 12):start]
+    lead = text[max(0, start - int(lang.params["language.count_word_reach_chars"])):start]
     if _PROGRESS_TOTAL.search(lead) or (lang.counted_rx is not None and lang.counted_rx.search(lead)):
         return prev_fact
     P = lang.params
@@ -1272,11 +1283,12 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     if fact is None:
         return prev_fact
     v = _metric_value(raw, metric)
-    if v is None or _is_range_bound(lang, text, n) or (metric == "loss" and _relative_percent(text, n, raw)) \
+    if v is None or _is_range_bound(lang, text, n) or (metric == "loss" and _relative_percent(lang, text, n, raw)) \
             or (lang.difference_rx is not None and lang.difference_rx.match(text, n.end())):
         return prev_fact
     origin = before[0][0] if after else before[-1][0]
-    if lang.peak_rx is not None and lang.peak_rx.search(text, max(sentence, min(origin, start) - 40), start):
+    peak_from = max(sentence, min(origin, start) - int(P["language.peak_reach_chars"]))
+    if lang.peak_rx is not None and lang.peak_rx.search(text, peak_from, start):
         return None                 # "spikes in the loss, up to 0.25": a spike's height, not where it sits
     if _someone_elses(lang, text, start, before, after):
         return None                 # "the example claims to reach 0.65 loss": someone else's value, not the run's
@@ -1385,10 +1397,12 @@ def _later_point(lang: Language, text: str, start: int) -> bool:
     whether the run learned before it (``later_point_words``, looked for in the value's sentence before it)."""
     if lang.later_point_rx is None:
         return False
-    window = text[max(0, start - 60):start + 60]
-    cut = start - max(0, start - 60)
+    reach = int(lang.params["language.later_point_reach_chars"])
+    after = int(lang.params["language.later_point_after_chars"])
+    window = text[max(0, start - reach):start + reach]
+    cut = start - max(0, start - reach)
     stops = [m.end() for m in re.finditer(r"[.?!\n。？！]", window[:cut])]
-    head = window[stops[-1] if stops else 0:cut + 40]
+    head = window[stops[-1] if stops else 0:cut + after]
     return lang.later_point_rx.search(head) is not None
 
 
@@ -1414,6 +1428,11 @@ _STEM_LETTERS = 6
 #: Words shorter than this are never quoted as the ones that told a symptom: presentation of the
 #: classifier's reasons, not a decision (the features keep them).
 _TELLING_MIN_LETTERS = 3
+#: How many of those words a reason quotes: presentation, not a decision.
+_TELLING_WORDS = 3
+#: The character n-gram lengths inside a word (3 to 5 letters): the classifier's representation,
+#: like _STEM_LETTERS, so a typo or an inflection still matches; not a cut on any reading.
+_CHAR_NGRAMS = (3, 4, 5)
 # the writing systems a complaint may be written in: a Han character is a word of its own
 _SCRIPTS = {"latin": re.compile(r"[a-z]+"), "cyrillic": re.compile(r"[\u0430-\u044f\u0451]+"),
             "hangul": re.compile(r"[\uac00-\ud7af]+"), "han": re.compile(r"[\u4e00-\u9fff]")}
@@ -1445,7 +1464,7 @@ def _features(text: str, stop: frozenset = frozenset()) -> dict:
         if w in stop:
             continue
         w = " " + w + " "
-        for n in (3, 4, 5):
+        for n in _CHAR_NGRAMS:
             for i in range(len(w) - n + 1):
                 f = "c:" + w[i:i + n]
                 out[f] = out.get(f, 0) + 1
@@ -1540,7 +1559,7 @@ class _Examples:
         z = sum(e.values())
         return {s: x / z for s, x in e.items()}
 
-    def telling(self, text: str, symptom: str, k: int = 3) -> str | None:
+    def telling(self, text: str, symptom: str, k: int = _TELLING_WORDS) -> str | None:
         """The text's words that weigh most towards ``symptom``'s examples (in the text's order)."""
         c = self.centroids.get(symptom, {})
         weight: dict = {}

@@ -6,6 +6,7 @@
 """
 import ast
 import pathlib
+import re
 
 import pytest
 
@@ -207,3 +208,110 @@ def test_the_literal_check_sees_a_bare_threshold(tmp_path):
     f.write_text("LIMIT = 3\n\nclass K:\n    def f(self, x):\n"
                  "        return x > 0.3 or x < LIMIT or x == -1 or x < -5\n")
     assert _bare_comparisons(f) == [("K.f", 0.3, 5), ("K.f", -5, 5)]
+
+
+# ---------------------------------------------- numbers outside comparisons (issue 11, session 18)
+#: The modules whose every number outside a comparison is triaged: the curve reader (and its pace
+#: reader), the complaint reader, and the engine core that turns facts into confidences (inference,
+#: confidence, rule conditions). A number there that decides a
+#: fact or a confidence is a kb/parameters entry the code receives; one that does not is a named
+#: module constant with a comment saying why (a bound on work, presentation, statistics, numeric
+#: stability) or, where a name would only hide the arithmetic, an ARITHMETIC_ALLOWED entry.
+TRIAGED = ["probes/readers/curves.py", "probes/readers/pace.py", "engine/understand.py", "engine/values.py",
+           "engine/inference.py", "engine/confidence.py", "engine/conditions.py"]
+
+#: Numbers outside comparisons that stay where they are, as "path::qualified name::value": the reason
+#: it is arithmetic or a format, not knowledge. An entry no longer found fails below.
+ARITHMETIC_ALLOWED: dict[str, str] = {
+    "engine/understand.py::_value_of::100.0": "a percent is out of 100: '61%' is 0.61",
+    "engine/understand.py::_as_fraction::100.0": "a percent is out of 100: '61%' is 0.61",
+    "engine/values.py::_as_number::100.0": "a percent is out of 100: '61%' is 0.61",
+    "probes/readers/curves.py::_on_half_grid::10.0": "decimal printing: 10 ** -decimals is one printed unit",
+    "probes/readers/curves.py::_loss_recurring::10": "decimal printing: 10 ** decimals counts printed units",
+    "probes/readers/curves.py::_analyze_val::0.5": "the middle of the run: x0 + span / 2",
+    "probes/readers/pace.py::kendall::5": "Kendall's S under no trend has variance n(n-1)(2n+5)/18: the formula",
+    "probes/readers/pace.py::kendall::18": "Kendall's S under no trend has variance n(n-1)(2n+5)/18: the formula",
+    "probes/readers/pace.py::kendall::0.5": "var ** 0.5 is the standard deviation",
+}
+_CONSTANT_NAME = re.compile(r"_?[A-Z][A-Z0-9_]*")
+
+
+def _named_with_a_reason(node: ast.stmt, lines: list[str]) -> bool:
+    """A module-level ``NAME = <numbers>`` (upper-case names) with a comment on its line or above it,
+    in the block of lines it stands in (the reason it is code, not knowledge)."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+    names = [n for t in targets for n in (t.elts if isinstance(t, ast.Tuple) else [t])]
+    if not names or not all(isinstance(n, ast.Name) and _CONSTANT_NAME.fullmatch(n.id) for n in names):
+        return False
+    if "#" in lines[node.end_lineno - 1]:
+        return True
+    i = node.lineno - 2                    # up through the block it stands in (no blank line) to its comment
+    while i >= 0 and lines[i].strip():
+        if lines[i].lstrip().startswith("#"):
+            return True
+        i -= 1
+    return False
+
+
+def _bare_literals(path: pathlib.Path):
+    """(qualified name, value, line) of every int or float literal outside a comparison in one file,
+    other than 0, 1, -1 and 2, a constant subscript (``row[3]``: a field of a tuple) and a commented
+    upper-case module constant. Comparisons are test_no_comparison_against_a_bare_number's."""
+    source = path.read_text(encoding="utf-8")
+    tree, lines = ast.parse(source, filename=str(path)), source.splitlines()
+    out = []
+
+    def number(node):
+        sign = 1
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            sign, node = -1, node.operand
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+            return sign * node.value
+        return None
+
+    def visit(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                visit(child, f"{prefix}{child.name}.")
+                continue
+            if isinstance(child, ast.Compare) or (node is tree and _named_with_a_reason(child, lines)):
+                continue
+            if isinstance(child, ast.Subscript) and number(child.slice) is not None:
+                visit(child.value, prefix)
+                continue
+            v = number(child)
+            if v is not None:
+                if v not in _STRUCTURAL:
+                    out.append((prefix.rstrip(".") or "<module>", v, child.lineno))
+                continue
+            visit(child, prefix)
+    visit(tree, "")
+    return out
+
+
+@pytest.mark.parametrize("rel", TRIAGED)
+def test_no_diagnostic_number_outside_a_comparison(rel):
+    bare = [(q, v, line) for q, v, line in _bare_literals(ROOT / rel)
+            if f"{rel}::{q}::{v!r}" not in ARITHMETIC_ALLOWED]
+    assert not bare, (
+        f"{rel}: " + "; ".join(f"line {line} ({q}) uses the bare number {v!r}" for q, v, line in bare)
+        + ". A number that decides a fact or a confidence goes to kb/parameters (the code receives it); "
+        "one that does not becomes an upper-case module constant with a comment saying why; arithmetic "
+        "goes in ARITHMETIC_ALLOWED in tests/test_architecture.py with the reason")
+
+
+def test_arithmetic_allow_list_entries_are_still_needed_and_give_a_reason():
+    for key, reason in ARITHMETIC_ALLOWED.items():
+        rel, name, value = key.split("::")
+        assert rel in TRIAGED and reason.strip(), f"{key}: an allowed entry is in a triaged module and names its reason"
+        found = {f"{q}::{v!r}" for q, v, _ in _bare_literals(ROOT / rel)}
+        assert f"{name}::{value}" in found, f"{key} no longer uses that number: remove it"
+
+
+def test_the_number_check_sees_a_multiplier_a_window_and_an_unexplained_constant(tmp_path):
+    f = tmp_path / "reader.py"
+    f.write_text("#: a bound on work, not knowledge\nDEPTH = 4\n\nWINDOW = 12\n\n"
+                 "def f(xs, row, n=5):\n    if len(xs) > 3:\n        return row[3] * 1.5 + xs[-8:][0] + 2\n"
+                 "    return max(3, len(xs) // 40) - 0.5\n")
+    assert _bare_literals(f) == [("<module>", 12, 4), ("f", 5, 6), ("f", 1.5, 8), ("f", -8, 8),
+                                 ("f", 3, 9), ("f", 40, 9), ("f", 0.5, 9)]

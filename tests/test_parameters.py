@@ -505,3 +505,42 @@ def test_the_output_and_target_tolerances_are_read_from_params():
     two_labels = torch.eye(4)[torch.arange(8) % 4] + torch.eye(4)[(torch.arange(8) + 1) % 4]
     assert L.target_kind(out, two_labels, row_tolerance=P["output_squash.target_row_tolerance"]) == "multi_hot"
     assert L.target_kind(out, two_labels, row_tolerance=1.5) == "one_hot"
+
+
+def _val_turns_up_at_the_end_log(path):
+    """Train and validation losses falling together to a level (no gap), the validation loss climbing
+    over its last six evaluations of sixty: a rise only its last tenth shows."""
+    import math
+    import random
+
+    rng = random.Random(0)
+    rows = ["epoch,loss,val_loss"]
+    for e in range(60):
+        train = 0.85 + 1.2 * math.exp(-e / 6) + rng.gauss(0, 0.005)
+        val = 0.9 + 1.2 * math.exp(-e / 6) + rng.gauss(0, 0.005) if e < 54 else 0.9 + 0.06 * (e - 53)
+        rows.append(f"{e},{train:.4f},{val:.4f}")
+    path.write_text("\n".join(rows) + "\n")
+    return str(path)
+
+
+@pytest.mark.slow
+def test_a_pack_overriding_a_moved_curve_window_changes_the_diagnosis_end_to_end(tmp_path):
+    """curves.val_rise_tail_parts (was ``n // 10`` in the curve reader, session 18): shipped, the
+    last tenth of the evaluations sits above the best and the run overfits; a pack reading the rise
+    over all the evaluations (1 part) sees no rise, and the same log is a plateau."""
+    import json
+
+    from conftest import run_cli
+
+    log = _val_turns_up_at_the_end_log(tmp_path / "metrics.csv")
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "window.yaml").write_text("kind: parameters\noverrides:\n  curves.val_rise_tail_parts: 1\n")
+    base = json.loads(run_cli("diagnose", "--log", log, "--non-interactive", "--format", "json").stdout)
+    moved = json.loads(run_cli("diagnose", "--log", log, "--kb", str(pack), "--non-interactive",
+                               "--format", "json").stdout)
+    trend = {r["symptom"]["id"]: [e["value"] for e in r["symptom"]["evidence"] if e["fact"] == "val_loss_trend"]
+             for r in (base, moved)}
+    assert base["symptom"]["id"] == "overfitting" and trend["overfitting"] == ["increasing"], trend
+    assert moved["symptom"]["id"] == "plateau", trend
+    assert base["root_causes"][0]["id"] != moved["root_causes"][0]["id"]

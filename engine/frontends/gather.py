@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InputError, NoMetricsError
+from ..errors import InputError, NoSupervisedMetricsError
 
 #: How many of a config file's findings the one-line summary names, and how many characters of a
 #: value it shows: the length of a line in the output, not knowledge.
@@ -154,15 +154,15 @@ def read_log(path: str, column_map=None, num_classes=None, params=None, rl_known
     from traindx.probes.readers.console import describe
     from traindx.probes.readers.logs import read_log as _read
     from traindx.probes.readers.runs import is_run_store, read_run_store
-    from traindx.probes.readers.logs import RLLogError, rl_metric_names
+    from traindx.probes.readers.logs import rl_metric_names
     try:
         if is_run_store(path):
             log = read_run_store(path, column_map=column_map)
         else:
             log = _read(path, column_map=column_map)
-    except RLLogError as err:   # rewards, no supervised loss: out of scope, said as evidence
-        return Read(path, [_rl_finding(path, err.names)], [], f"Read {os.path.basename(path)}: {err.message}.")
-    except NoMetricsError as err:
+    except NoSupervisedMetricsError as err:
+        if err.rl_names:    # rewards, no supervised loss: out of scope, said as evidence
+            return Read(path, [_rl_finding(path, err.rl_names)], [], f"Read {os.path.basename(path)}: {err.message}.")
         if not rl_known:
             raise
         name = os.path.basename(path)

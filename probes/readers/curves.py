@@ -109,6 +109,15 @@ _SCI_LOW, _SCI_HIGH, _ONE_DECIMAL_FROM = 1e-3, 1e5, 100
 #: taken), and a value within _ROUNDING of a whole number of percent was printed to two decimals.
 _TINY = 1e-12
 _ROUNDING = 1e-6
+#: Statistics, not knowledge: the MAD of a Gaussian times _MAD_TO_SD is its standard deviation, its
+#: mean absolute deviation times _MEAN_AD_TO_SD (sqrt(pi/2)) too, and a median's standard error is
+#: _MEDIAN_SE times a mean's (its asymptotic efficiency).
+_MAD_TO_SD, _MEAN_AD_TO_SD, _MEDIAN_SE = 1.4826, 1.2533, 1.25
+#: The method's unit of comparison is a third of a curve (the first against the last; the findings'
+#: texts say "third"): structure of the method, not a cut.
+_THIRDS = 3
+#: A fact's number carries 4 decimals: the precision of a reported value, far finer than any cut.
+_FACT_DECIMALS = 4
 
 # The thresholds of the method above are knowledge: kb/parameters/curves.yaml (``curves.*``). A
 # caller passes the knowledge base's ``params()`` (a pack's overrides applied); None reads the
@@ -235,10 +244,10 @@ def _thirds_ratio(xs: list, ys: list, min_points: int) -> tuple[float, float, fl
     span = x1 - x0
     if span <= 0:
         return None
-    first = [y for x, y in zip(xs, ys) if x <= x0 + span / 3]
-    last = [y for x, y in zip(xs, ys) if x >= x1 - span / 3]
+    first = [y for x, y in zip(xs, ys) if x <= x0 + span / _THIRDS]
+    last = [y for x, y in zip(xs, ys) if x >= x1 - span / _THIRDS]
     if len(first) < 2 or len(last) < 2:
-        k = max(2, len(ys) // 3)
+        k = max(2, len(ys) // _THIRDS)
         first, last = ys[:k], ys[-k:]
     a, b = median(first), median(last)
     if a == 0:
@@ -316,7 +325,7 @@ class _LossCurve:
     shape tests the trend is decided from (step 6).
     """
 
-    def __init__(self, s, fin: list):
+    def __init__(self, s, fin: list, P):
         pts = s.points
         self.x_start, self.x_end = pts[0].x0, pts[-1].x1
         self.span = (self.x_end - self.x_start) or 1.0
@@ -324,7 +333,7 @@ class _LossCurve:
         self.xs = [p.x for p in fin]
         self.means = [p.mean for p in fin]
         self.n = len(fin)
-        self.w = max(3, self.n // 40)
+        self.w = max(int(P["curves.min_window"]), self.n // int(P["curves.smooth_points_per_window"]))
         self.chance = math.inf     # ln(C) for a classifier of C classes (set by the caller)
 
 
@@ -338,7 +347,7 @@ def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
     fin = [p for p in s.points if p.n]
     if not fin:
         return _loss_all_nonfinite(log, s, out)
-    c = _LossCurve(s, fin)
+    c = _LossCurve(s, fin, out.p)
     c.chance = math.log(num_classes) if num_classes and num_classes >= 2 else math.inf
     _loss_spikes(c, out)
     _loss_levels(c, s, min_head, out.p)
@@ -429,8 +438,9 @@ def _loss_spikes(c: _LossCurve, out: _Out) -> None:
     an, n, w, fin, means = out.a, c.n, c.w, c.fin, c.means
     c.level = _rolling_median(means, w)
     c.resid = [m - l for m, l in zip(means, c.level)]
-    c.sig = [1.4826 * v for v in _rolling_median([abs(r) for r in c.resid], max(3, 2 * w))]
-    c.sds = _rolling_median([p.sd for p in fin], max(3, 2 * w))
+    wide = max(int(out.p["curves.min_window"]), 2 * w)
+    c.sig = [_MAD_TO_SD * v for v in _rolling_median([abs(r) for r in c.resid], wide)]
+    c.sds = _rolling_median([p.sd for p in fin], wide)
     spike = c.spike = _spike_mask(c, out.p)
     # the level statistics leave out every point far outside the noise, spike or not: a hard batch
     # at a loss near zero is no spike event, and no part of the level either (so the noise and the
@@ -517,14 +527,14 @@ def _loss_shape(c: _LossCurve, P) -> None:
         tail_idx = list(range(max(0, nc - least), nc))
     c.tail_idx = tail_idx
     res_tail = [abs(cm[i] - sm[i]) for i in tail_idx]
-    scale = 1.4826 * median(res_tail)
+    scale = _MAD_TO_SD * median(res_tail)
     if scale == 0 and _moves_beyond_print(cm, tail_idx):
         # a few tail points, most of them on their running median: the median residual says 0,
         # yet the values move; their mean residual (x1.2533, the mean absolute deviation of a
         # Gaussian) does not claim a frozen loss
-        scale = 1.2533 * sum(res_tail) / len(res_tail)
+        scale = _MEAN_AD_TO_SD * sum(res_tail) / len(res_tail)
     c.sig_tail = math.hypot(scale, median(c.csd[i] for i in tail_idx))
-    denom = max(abs(c.current), 1e-3 * abs(c.initial), 1e-12)
+    denom = max(abs(c.current), P["curves.noise_floor_of_initial"] * abs(c.initial), _TINY)
     c.noise = c.sig_tail / denom
     best_i = min(range(nc), key=lambda i: sm[i])
     c.best = sm[best_i]
@@ -553,11 +563,12 @@ def _loss_shape(c: _LossCurve, P) -> None:
     # test's reference), with the standard error of that difference of two window medians
     # (1.25: a median's efficiency)
     x70 = x_end - tail_fraction * span
-    idx70 = _window(cx, x70 - 0.05 * span, x70 + 0.05 * span) or \
+    half = P["curves.tail_ref_halfwidth"] * span
+    idx70 = _window(cx, x70 - half, x70 + half) or \
         [min(range(nc), key=lambda i: abs(cx[i] - x70))]
     tail_ref = median(cm[i] for i in idx70)
     c.drop = tail_ref - c.current
-    c.se = 1.25 * 1.4826 * median(res_tail) * math.sqrt(1 / c.k_tail + 1 / len(idx70))
+    c.se = _MEDIAN_SE * _MAD_TO_SD * median(res_tail) * math.sqrt(1 / c.k_tail + 1 / len(idx70))
     still_falling = (c.frac >= P["curves.still_falling_total"]
                      and c.drop >= P["curves.still_falling_rel"] * abs(c.current)
                      and c.drop >= P["curves.still_falling_se"] * c.se)
@@ -704,7 +715,7 @@ def _oscillating_why(c: _LossCurve, out: _Out) -> tuple[tuple, str]:
             f"{_fmt(max(p.hi for p, f in zip(c.fin, c.spike) if f))} around a level of "
             f"{_fmt(current)} over {out.rng(c.x_start, x_end)}")
     n, osc_noise = c.n, P["curves.osc_noise"]
-    rel = [math.hypot(c.sig[i], c.sds[i]) / max(abs(c.level[i]), 1e-12) for i in range(n)]
+    rel = [math.hypot(c.sig[i], c.sds[i]) / max(abs(c.level[i]), _TINY) for i in range(n)]
     first = next((i for i in range(n) if rel[i] >= osc_noise), 0)
     return (c.xs[first], x_end), (
         f"the training loss swings by about {_fmt(c.sig_tail)} (±{c.noise:.0%}) around "
@@ -717,7 +728,7 @@ def _plateau_or_decreasing(c: _LossCurve, out: _Out) -> tuple[str, tuple | None,
     takes anything off beyond noise, else ``decreasing``."""
     P, initial, current, nc, drop = out.p, c.initial, c.current, c.nc, c.drop
     share = drop / (initial - current)
-    rel = drop / max(abs(current), 1e-12)
+    rel = drop / max(abs(current), _TINY)
     # a short, quiet log whose last 30 % falls at every point, by more than plateau_rel of its
     # level, is still falling: the window medians of a few points lag a steady decline
     tail = [c.cm[i] for i in c.tail_idx]
@@ -767,7 +778,7 @@ def _loss_level_facts(c: _LossCurve, s, log, out: _Out) -> None:
     if s.rows_per_point == 1 and c.n >= out.p["curves.recur_min_points"]:
         _loss_recurring(c, out)
     if c.climb_back is not None and c.n >= out.p["curves.noise_min_points"]:
-        out.add("loss_climb_back", round(c.climb_back, 4), c.x_start, c.x_end,
+        out.add("loss_climb_back", round(c.climb_back, _FACT_DECIMALS), c.x_start, c.x_end,
                 f"the smoothed training loss fell {_fmt(c.initial)} -> {_fmt(c.best)} at best and "
                 f"climbed back {c.climb_back:.0%} of that fall from a low at some point")
     if c.n >= out.p["curves.noise_min_points"]:  # fewer points say nothing about noise
@@ -829,9 +840,9 @@ def _loss_oscillation_trend(c: _LossCurve, trend: str, out: _Out) -> None:
     growth = out.p["curves.oscillation_growth"]
     n, xs, x_start, x_end = c.n, c.xs, c.x_start, c.x_end
     amp = [abs(r) + (p.sd or 0.0) for r, p in zip(c.resid, c.fin)]
-    third = c.span / 3
-    a1 = [a for a, x in zip(amp, xs) if x <= x_start + third] or amp[: n // 3]
-    a3 = [a for a, x in zip(amp, xs) if x >= x_end - third] or amp[-(n // 3):]
+    third = c.span / _THIRDS
+    a1 = [a for a, x in zip(amp, xs) if x <= x_start + third] or amp[: n // _THIRDS]
+    a3 = [a for a, x in zip(amp, xs) if x >= x_end - third] or amp[-(n // _THIRDS):]
     m1, m3 = sum(a1) / len(a1), sum(a3) / len(a3)
     ratio = (m3 / m1) if m1 > 0 else (math.inf if m3 > 0 else 1.0)
     ot = "growing" if ratio >= growth else "shrinking" if ratio <= 1 / growth else "steady"
@@ -897,7 +908,7 @@ def _loss_epoch_cycle(c: _LossCurve, s, log, out: _Out) -> None:
     ss_tot = sum((r - grand) ** 2 for r in allr)
     means = [sum(r for r, _ in v) / len(v) for v in groups]
     ss_between = sum(len(v) * (m - grand) ** 2 for v, m in zip(groups, means))
-    level = abs(sorted(ys)[len(ys) // 2]) or 1e-12
+    level = abs(sorted(ys)[len(ys) // 2]) or _TINY
     eta2 = ss_between / ss_tot if ss_tot > 0 else 0.0
     raw = [sorted(d for _, d in v)[len(v) // 2] for v in groups]
     amp = (max(raw) - min(raw)) / level
@@ -989,7 +1000,7 @@ def _analyze_val(log, out: _Out) -> None:
             f"{out.rng(xs[-k], xs[-1])})")
     if n < out.p["curves.val_min_points"]:
         return
-    wv = max(1, n // 40)
+    wv = max(1, n // int(out.p["curves.smooth_points_per_window"]))
     sm = _rolling_median(ms, wv)
     if out.a.curves.get("val_loss"):
         out.a.curves["val_loss"].smooth = sm
@@ -999,28 +1010,29 @@ def _analyze_val(log, out: _Out) -> None:
     best = sm[best_i]
     _add_best_val_fraction(log, out, ms, (x0, x1, xs[best_i]), best)
     tail = [i for i, x in enumerate(xs) if x >= x1 - out.p["curves.tail_fraction"] * span] or [n - 1]
-    sig = 1.4826 * median(abs(ms[i] - sm[i]) for i in tail)
+    sig = _MAD_TO_SD * median(abs(ms[i] - sm[i]) for i in tail)
     mid_x = x0 + 0.5 * span
-    idx = _window(xs, mid_x - 0.1 * span, mid_x + 0.1 * span) or \
+    half = out.p["curves.val_mid_halfwidth"] * span
+    idx = _window(xs, mid_x - half, mid_x + half) or \
         [min(range(n), key=lambda i: abs(xs[i] - mid_x))]
     mid = median(sm[i] for i in idx)
     # a rise is a sustained level (the median of the last tenth, at least k_tail values) above the
     # best by more than 10 % and more than twice the scatter of the evaluations since the best (a
     # noisy floor with one or two bad evaluations at the end is not a rise)
-    k_rise = max(k, n // 10)
+    k_rise = max(k, n // int(out.p["curves.val_rise_tail_parts"]))
     level = median(ms[-k_rise:])
     after = ms[best_i + 1:]
     drifting = True
     # scatter around a wider running median (it follows a real rise, not the noise)
     if len(after) >= out.p["curves.val_scatter_min_points"]:
-        wide = _rolling_median(after, max(2, len(after) // 6))
-        sig_after = 1.4826 * median(abs(a - b) for a, b in zip(after, wide))
+        wide = _rolling_median(after, max(2, len(after) // int(out.p["curves.val_scatter_window_parts"])))
+        sig_after = _MAD_TO_SD * median(abs(a - b) for a, b in zip(after, wide))
     else:
         sig_after = sig
     if len(after) >= out.p["curves.val_drift_min_points"]:
         # a rise keeps rising (or holds): the last third of the evaluations since the best sits
         # above the first third; a noisy floor with a bump after its minimum does not
-        third = len(after) // 3
+        third = len(after) // _THIRDS
         drifting = median(after[-third:]) >= median(after[:third])
     # a climb at every evaluation since the best: its last value is where it has got to (the median
     # of the last few lags behind a rise that does not pause)
@@ -1179,11 +1191,11 @@ def _val_swing(role: str, vs: list, fin: list, out: _Out) -> None:
         # nor is one jump and a level after it (0.57, 0.36, 0.36, ...): the median step is no move
         swing = min(swing, median(abs(d) for d in steps))
     if role == "val_loss":
-        out.add("val_loss_swing", round(swing, 4), fin[0].x0, fin[-1].x1,
+        out.add("val_loss_swing", round(swing, _FACT_DECIMALS), fin[0].x0, fin[-1].x1,
                 f"from one evaluation to the next the validation loss changes by a median "
                 f"factor of {math.exp(swing):.2f} ({_fmt(min(vs))}-{_fmt(max(vs))})")
     else:
-        out.add("val_accuracy_swing", round(swing, 4), fin[0].x0, fin[-1].x1,
+        out.add("val_accuracy_swing", round(swing, _FACT_DECIMALS), fin[0].x0, fin[-1].x1,
                 f"from one evaluation to the next the validation accuracy moves by a median "
                 f"{swing:.1%} ({min(vs):.1%}-{max(vs):.1%})")
 
@@ -1216,7 +1228,7 @@ def _thirds_trend(s, p):
     fin = s.finite_points() if s is not None else []
     if len(fin) < p["curves.accuracy_trend_min_points"]:
         return None
-    k = max(1, len(fin) // 3)
+    k = max(1, len(fin) // _THIRDS)
     a, b = median(q.mean for q in fin[:k]), median(q.mean for q in fin[-k:])
     flat = p["curves.accuracy_flat_points"]
     return ("rising" if b - a >= flat else "falling" if a - b >= flat else "flat"), a, b, fin
@@ -1343,8 +1355,8 @@ def _grad_norm_blowup(fin: list, out: _Out) -> None:
     P, n = out.p, len(fin)
     if n < P["curves.thirds_min_points"]:
         return
-    k0 = min(n // 3, start_points(n, P, 1))
-    k1 = min(n // 3, now_points(n, P))
+    k0 = min(n // _THIRDS, start_points(n, P, 1))
+    k1 = min(n // _THIRDS, now_points(n, P))
     base = median(p.mean for p in fin[:k0])
     now = median(p.mean for p in fin[-k1:])
     if base > 0:

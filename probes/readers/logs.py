@@ -83,7 +83,7 @@ from typing import Any
 from collections.abc import Iterable
 
 from traindx.engine import bounded
-from traindx.engine.errors import InputError
+from traindx.engine.errors import InputError, RLLogError  # RLLogError: re-exported, its home is engine.errors
 from traindx.engine.parameters import resolve
 
 #: The evidence source (``kb/sources.yaml``) this module implements.
@@ -826,15 +826,6 @@ def rl_names_in_text(text: str) -> list[str]:
     """:func:`rl_metric_names` of the names printed before numbers in ``text`` (the head of a
     console log: an RL run prints its rewards from its first episode)."""
     return rl_metric_names(m.group(1).strip() for m in _NAME_BEFORE_NUMBER.finditer(text))
-
-
-class RLLogError(InputError):
-    """A log with no supervised loss or accuracy whose metrics are a reinforcement-learning run's
-    rewards (``names``): out of traindx's scope, which the caller reports as ``rl_training``."""
-
-    def __init__(self, message: str, path, line, names: list):
-        super().__init__(message, path, line)
-        self.names = names
 
 
 def _no_metric_error(names, path, line=None) -> InputError:

@@ -34,6 +34,9 @@ from statistics import median
 from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
+#: The pace reader compares a curve's thirds (the module docstring, the findings' texts): the
+#: method's structure, not a cut.
+_THIRDS = 3
 
 
 def _level(xs: list, ys: list, a: float, b: float) -> float | None:
@@ -62,8 +65,8 @@ def pace_facts(analysis, findings: list, params=None) -> list[Finding]:
         return []
     if x0 > max(1.0, float(p["pace.start_fraction"]) * span):
         return []   # a window from the middle of a run: how much it fell says nothing of its pace
-    w = span / 6
-    third = span / 3
+    w = span / int(p["pace.level_window_parts"])
+    third = span / _THIRDS
     y0 = _level(xs, ys, x0, x0 + w)
     y1 = _level(xs, ys, x0 + third - w / 2, x0 + third + w / 2)
     y2 = _level(xs, ys, x0 + 2 * third - w / 2, x0 + 2 * third + w / 2)
@@ -134,7 +137,7 @@ def _creeping(analysis, findings: list, p) -> list[Finding]:
     # and has not decelerated: its second half takes off at least pace.slow_min_ratio of what the
     # first half did (a saturating fall still ticks down in the last digits long after it stopped)
     thin = _bucketed(ys, most)
-    h, k = len(thin) // 2, max(1, len(thin) // 6)
+    h, k = len(thin) // 2, max(1, len(thin) // int(p["pace.level_window_parts"]))
     start, mid, end = median(thin[:k]), median(thin[max(0, h - k // 2):h + k // 2 + 1]), median(thin[-k:])
     late = kendall(thin[h:])[0]
     steady = (z <= -float(p["pace.creep_z"]) and late <= -need_tau
