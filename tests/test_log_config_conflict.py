@@ -18,7 +18,8 @@ def _csv(lrs):
 
 
 def _diagnose(tmp_path, cfg_lr, lrs, fmt="json"):
-    (tmp_path / "config.yaml").write_text(f"optimizer:\n  name: adam\n  lr: {cfg_lr}\nbatch_size: 128\nepochs: {len(lrs)}\n")
+    (tmp_path / "config.yaml").write_text(f"optimizer:\n  name: adam\n  lr: {cfg_lr}\n"
+                                          f"batch_size: 128\nepochs: {len(lrs)}\n")
     (tmp_path / "training.csv").write_text(_csv(lrs))
     res = CliRunner().invoke(main, ["diagnose", "--config", str(tmp_path / "config.yaml"), "--log",
                                     str(tmp_path / "training.csv"), "--non-interactive", "--format", fmt])
@@ -44,7 +45,8 @@ def test_config_lr_against_the_logged_lr_is_named_and_the_logged_one_is_weighed(
     assert lr_fact["value"] == 1e-6 and lr_fact["source"].startswith("log:")
     assert rep["root_causes"][0]["id"] == "lr_too_low"
     md = _diagnose(tmp_path, 0.001, [1e-6] * 15, fmt="markdown")
-    assert "**Sources disagree:** learning rate: 0.001 (config: config.yaml:optimizer.lr) but the log records 1e-06" in md
+    assert ("**Sources disagree:** learning rate: 0.001 (config: config.yaml:optimizer.lr) "
+            "but the log records 1e-06") in md
 
 
 def test_a_decay_from_the_configured_lr_is_no_conflict(tmp_path):
