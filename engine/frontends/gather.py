@@ -345,7 +345,34 @@ def absorb(session, read: Read, add=None):
     if read.summary:
         session.__dict__.setdefault("sources_read", []).append(read.summary)
     remember(session, read)
+    ran = _lr_that_ran(session)
+    if ran is not None:
+        (add or session.add_findings)([ran])
     return True if add is None else added
+
+
+def _lr_that_ran(session):
+    """The LR the log records, as the ``learning_rate`` fact, when the code or config states one
+    outside the recorded range (a conflict from :func:`conflicts`): the log is what ran, the config
+    what was intended (``engine.source_rank.log`` over ``.config``), so the diagnosis weighs the
+    recorded LR (its peak) and the report still names the disagreement. None without a conflict,
+    or when the fact already holds the log's value."""
+    from traindx.engine.evidence import Finding
+    for c in getattr(session, "source_conflicts", []):
+        if c.get("fact") != "learning_rate":
+            continue
+        logged = [v for v in c["values"] if v["source"].startswith("log")]
+        if not logged:
+            continue
+        val, src = logged[0]["value"], logged[0]["source"]
+        peak = max(val) if isinstance(val, list) else val
+        held = getattr(session, "base", {}).get("learning_rate")
+        if held is not None and getattr(held, "source", "") == src:
+            return None
+        return Finding("learning_rate", float(peak), src,
+                       f"the log records the LR the run used ({_short(val)}), not the "
+                       f"{_short(c['values'][0]['value'])} its {c['values'][0]['source'].split(':', 1)[0]} sets")
+    return None
 
 
 def remember(session, read: Read) -> None:

@@ -624,8 +624,11 @@ def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, st
     # below zero, a loss whose magnitude grew is diverging only while it still runs off: a negative
     # loss that levelled off (a Gaussian or flow NLL, an ELBO term) is bounded and falling is progress
     runs_off = current >= 0 or c.drop >= P["curves.negative_runaway_rel"] * abs(current)
+    # a negative loss that falls at every record has no swings to clear: its growing steps are the
+    # run-off itself (the residuals around a running median of an accelerating curve are not noise)
+    run_band = 0.0 if current < 0 and all(b <= a for a, b in zip(c.means, c.means[1:])) else band
     if (current - initial > max(P["curves.diverge_rise"] * abs(initial), band)
-            or (abs(current) > magnitude * abs(initial) and abs(current) - abs(initial) > band
+            or (abs(current) > magnitude * abs(initial) and abs(current) - abs(initial) > run_band
                 and runs_off)
             or (c.best < initial and current - c.best >= P["curves.diverge_climb_back"] * (initial - c.best)
                 and current - c.best > max(P["curves.diverge_above_best"] * abs(c.best), band))):

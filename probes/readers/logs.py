@@ -98,6 +98,7 @@ FACTS = (
     "grad_norm_trend", "loss_negative", "run_length_steps", "loss_at_chance", "lr_decay_helps",
     # the pace reader (pace.py), a console log's held-out test, and where the log starts
     "loss_pace", "test_accuracy", "test_loss", "log_starts_mid_run", "loss_creeping", "loss_frozen",
+    "loss_late_drift",
     "oscillation_pattern",
     # a console log: a loss clamped at the float floor, data-loading time beside the step time
     "loss_at_float_floor", "data_time_fraction", "accuracy_trend", "val_accuracy_trend",

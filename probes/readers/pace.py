@@ -24,7 +24,14 @@ not creeping), and the validation loss
 ``-pace.creep_val_tau``; without a validation loss the training loss alone must reach that tau).
 A model that learns, only slowly (a tiny LR, most layers frozen, every step clipped), creeps; one
 that does not learn wanders around its start (tau near 0), and one that memorises corrupted labels
-creeps on training while validation rises. Torch-free; thresholds in kb/parameters/pace.yaml.
+creeps on training while validation rises.
+
+``loss_late_drift`` (true / false) reads a levelled-off loss (``loss_trend`` plateaued): it still
+*drifts* when the second half of the run (on at most ``pace.creep_max_points`` bucket medians, at
+least ``pace.creep_min_points`` of them) falls record after record, its Mann-Kendall trend below
+``-pace.creep_z`` standard deviations. The LR still moves the weights: an LR that a schedule drove
+to zero leaves a levelled loss that only wanders in its noise. Torch-free; thresholds in
+kb/parameters/pace.yaml.
 """
 
 from __future__ import annotations
@@ -54,8 +61,34 @@ def pace_facts(analysis, findings: list, params=None) -> list[Finding]:
         return _creeping(analysis, findings, resolve(params))
     if trend not in ("decreasing", "plateaued"):
         return []
-    curve = analysis.curves.get("loss")
     p = resolve(params)
+    drift = _late_drift(analysis, p) if trend == "plateaued" else []
+    return _pace(analysis, trend, p) + drift
+
+
+def _late_drift(analysis, p) -> list[Finding]:
+    """``loss_late_drift`` for a levelled-off training loss (see the module docstring)."""
+    curve = analysis.curves.get("loss")
+    ys = [y for y in curve.y if y is not None] if curve is not None else []
+    thin = _bucketed(ys, int(p["pace.creep_max_points"]))
+    late = thin[len(thin) // 2:]
+    if len(late) < int(p["pace.creep_min_points"]):
+        return []
+    tau, z = kendall(late)
+    drifting = z <= -float(p["pace.creep_z"])
+    src = f"log:{analysis.name}:steps {curve.x[0]:g}-{curve.x[-1]:g}"
+    if drifting:
+        detail = (f"after it levelled off the training loss still ticks down record after record over the "
+                  f"second half of the run (trend {z:+.1f} standard deviations, tau {tau:+.2f}): the LR still "
+                  "moves the weights")
+    else:
+        detail = (f"over the second half of the run the levelled training loss shows no steady fall "
+                  f"(trend {z:+.1f} standard deviations, tau {tau:+.2f})")
+    return [Finding("loss_late_drift", drifting, src, detail)]
+
+
+def _pace(analysis, trend, p) -> list[Finding]:
+    curve = analysis.curves.get("loss")
     if curve is None or len(curve.x) < p["pace.min_points"]:
         return []
     xs, ys = curve.x, curve.y
