@@ -203,3 +203,57 @@ def test_layers_outside_the_optimizer_lead_a_plateau(tmp_path):
     rep = _run(tmp_path, DICT_LAYERS, log)
     assert rep["symptom"]["id"] == "plateau"
     assert _top(rep) == "params_not_in_optimizer"
+
+
+RELU_HEAD = '''
+import torch, torch.nn as nn
+
+class Seq(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(8, 32, batch_first=True); self.dense = nn.Linear(32, 1)
+    def forward(self, x):
+        h, _ = self.rnn(x)
+        return torch.relu(self.dense(h))
+
+model = Seq()
+opt = torch.optim.SGD(model.parameters(), lr=0.3, momentum=0.99)
+x = torch.randn(256, 20, 8); y = torch.relu(x[..., :1] + 1.0)
+crit = nn.MSELoss()
+for epoch in range(8):
+    for i in range(0, 224, 32):
+        opt.zero_grad(); loss = crit(model(x[i:i + 32]), y[i:i + 32]); loss.backward(); opt.step()
+        print(f"Epoch {epoch + 1}/8 : Batch {i // 32 + 1}/7 | loss = {loss.item():.6f}")
+    with torch.no_grad():
+        mse = crit(model(x[224:]), y[224:]).item()
+    print(f"Epoch {epoch + 1} test: mse = {mse:.6f}")
+'''
+
+RELU_LOSSES = [1.45, 0.41, 2.83, 1.39, 1.49, 1.43, 1.41, 1.44, 1.39, 1.56, 1.32, 1.63, 1.48, 1.54, 1.37,
+               1.35, 1.44, 1.47, 1.26, 1.31, 1.31, 1.51, 1.43, 1.45, 1.37, 1.36, 1.38, 1.38, 1.47, 1.40,
+               1.32, 1.39, 1.41, 1.35, 1.44, 1.38, 1.42, 1.36, 1.40, 1.39]
+
+
+def _relu_console():
+    out = []
+    for e in range(8):
+        for b in range(5):
+            out.append(f"Epoch {e + 1}/8 : Batch {b + 1}/5 | loss = {RELU_LOSSES[e * 5 + b]:.6f}")
+        out.append(f"Epoch {e + 1} test: mse = 1.472803")
+    return "\n".join(out) + "\n"
+
+
+def test_a_relu_output_that_answers_one_value_is_a_dead_unit(tmp_path):
+    rep = _run(tmp_path, RELU_HEAD, _relu_console())
+    facts = {f["fact"]: f for f in rep["facts"]}
+    assert facts["output_relu"]["value"] is True
+    assert facts["output_relu"]["source"].endswith(":10")
+    assert _top(rep) == "dead_relu"
+
+
+def test_a_hidden_relu_is_no_output_relu(tmp_path):
+    code = RELU_HEAD.replace("return torch.relu(self.dense(h))", "return self.dense(torch.relu(h))")
+    p = tmp_path / "hidden.py"
+    p.write_text(code)
+    rep = diagnose_json("--code", str(p))
+    assert "output_relu" not in {f["fact"] for f in rep["facts"]}

@@ -37,7 +37,7 @@ class TensorCall:
 
 #: torch tensor function name -> handler (``tensor_<handler>`` of :class:`TensorModel`)
 TENSOR_FUNCTIONS: dict[str, str] = {
-    **dict.fromkeys(("softmax", "log_softmax", "sigmoid"), "squash"),
+    **dict.fromkeys(("softmax", "log_softmax", "sigmoid", "relu"), "squash"),
     **dict.fromkeys(("log", "log2", "log10"), "log"),
     "exp": "exp",
     **dict.fromkeys(("sqrt", "rsqrt"), "sqrt"),
