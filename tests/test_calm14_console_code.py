@@ -257,3 +257,42 @@ def test_a_hidden_relu_is_no_output_relu(tmp_path):
     p.write_text(code)
     rep = diagnose_json("--code", str(p))
     assert "output_relu" not in {f["fact"] for f in rep["facts"]}
+
+
+SEG = '''
+import torch, torch.nn as nn
+x = torch.randn(640, 4, 8, 8); y = (x[:, :1] > 1.5).long().squeeze(1)
+net = nn.Sequential(nn.Conv2d(4, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 2, 1))
+opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+for epoch in range(10):
+    opt.zero_grad(); loss = nn.functional.cross_entropy(net(x[:500]), y[:500]); loss.backward(); opt.step()
+    with torch.no_grad():
+        v = nn.functional.cross_entropy(net(x[500:625]), y[500:625]).item()
+        t = nn.functional.cross_entropy(net(x[625:]), y[625:]).item()
+    print(f"Epoch {epoch} - trn Loss: {loss.item():.4f} - val Loss: {v:.4f} - tst Loss: {t:.4f}")
+'''
+
+
+def _seg_log(trn, val, tst):
+    return "".join(f"Epoch {i} - trn Loss: {a:.4f} - val Loss: {b:.4f} val iou: 0.0000 - tst Loss: {c:.4f}\n"
+                   for i, (a, b, c) in enumerate(zip(trn, val, tst)))
+
+
+TRN = [0.353, 0.232, 0.221, 0.213, 0.206, 0.197, 0.189, 0.179, 0.171, 0.163]
+VAL = [0.219, 0.205, 0.201, 0.192, 0.185, 0.176, 0.168, 0.162, 0.152, 0.144]
+
+
+def test_trn_and_tst_columns_are_the_training_and_test_splits(tmp_path):
+    rep = _run(tmp_path, SEG, _seg_log(TRN, VAL, [0.273, 0.251, 0.245, 0.242, 0.238, 0.238, 0.239, 0.240,
+                                                  0.251, 0.239]))
+    facts = {f["fact"]: f["value"] for f in rep["facts"]}
+    assert facts["initial_loss"] == 0.353
+    assert facts["test_loss"] == 0.239
+    # validation at or below training and still falling, the separate test set far above it
+    assert rep["symptom"]["id"] == "overfitting"
+    assert "data_leakage" in [c["id"] for c in rep["root_causes"][:2]]
+
+
+def test_a_test_split_that_agrees_with_validation_is_healthy(tmp_path):
+    rep = _run(tmp_path, SEG, _seg_log(TRN, VAL, [v * 1.05 for v in VAL]))
+    assert rep["status"] == "healthy"
