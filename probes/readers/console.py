@@ -324,6 +324,21 @@ class ConsoleLog(LogData):
                                f"{name} is first NaN/Inf at {self.x_label} {x:g}"))
         return out
 
+    def _size_warning_evidence(self, out: list, where: str) -> list:
+        """PyTorch's target-size warning whose sizes broadcast to more elements than either holds
+        (``size_warning``): the loss compares every output with every target."""
+        if self.size_warning is None or any(f.fact == "loss_shape_mismatch" for f in out):
+            return out
+        n, first, inp, tgt = self.size_warning
+        out.append(Finding("loss_shape_mismatch", True, f"log:{where}:line {first}",
+                           f"PyTorch warned {n} time(s) that the target size {tgt} differs from the "
+                           f"input size {inp}: the loss broadcasts them into pairs that do not belong "
+                           "together"))
+        out.append(Finding("loss_broadcast_expands", True, f"log:{where}:line {first}",
+                           f"a target of size {tgt} against an input of size {inp} broadcasts to "
+                           "more elements than either holds: every output is compared with every target"))
+        return out
+
     def _scale_warmup_evidence(self, out: list, where: str, P) -> list:
         """Overflow reports that left the loss scale at ``console.loss_scale_warmup_min`` or more,
         with no collapse and no other non-finite evidence: the dynamic loss scaler's warm-up
@@ -388,15 +403,7 @@ class ConsoleLog(LogData):
             out.append(Finding("loss_function", kind, f"log:{where}:line {first}",
                                f"{n} printed loss tensor(s) carry the autograd node of {kind} "
                                "(grad_fn=<...Backward>): the loss function that made them"))
-        if self.size_warning is not None and not any(f.fact == "loss_shape_mismatch" for f in out):
-            n, first, inp, tgt = self.size_warning
-            out.append(Finding("loss_shape_mismatch", True, f"log:{where}:line {first}",
-                               f"PyTorch warned {n} time(s) that the target size {tgt} differs from the "
-                               f"input size {inp}: the loss broadcasts them into pairs that do not belong "
-                               "together"))
-            out.append(Finding("loss_broadcast_expands", True, f"log:{where}:line {first}",
-                               f"a target of size {tgt} against an input of size {inp} broadcasts to "
-                               "more elements than either holds: every output is compared with every target"))
+        out = self._size_warning_evidence(out, where)
         if self.float_floor is not None:
             value, name = self.float_floor
             out.append(Finding("loss_at_float_floor", True, f"log:{where}:{name}",
