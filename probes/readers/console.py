@@ -173,6 +173,8 @@ _SCALE_FROM = re.compile(r"\b(?:attempted\s+loss\s+scale|from)\b:?\s*((?:\d+\.?\
 #: the autograd node of a printed tensor (``grad_fn=<BinaryCrossEntropyBackward0>``) and the loss
 #: function each loss node belongs to. ``NllLossBackward`` is left out: ``CrossEntropyLoss`` and
 #: ``NLLLoss`` print the same node, and a node of a sum (``AddBackward``) names no loss.
+_SIZE_WARN = re.compile(r"target size \(torch\.Size\(\[([\d,\s]*)\]\)\) that is different to the input "
+                        r"size \(torch\.Size\(\[([\d,\s]*)\]\)\)")
 _GRAD_FN = re.compile(r"grad_fn=<(\w+?)Backward\d*>")
 _LOSS_NODES = {"binarycrossentropywithlogits": "bce_with_logits", "binarycrossentropy": "bce",
                "mseloss": "mse", "l1loss": "l1", "smoothl1loss": "smooth_l1", "huberloss": "smooth_l1",
@@ -297,6 +299,10 @@ class ConsoleLog(LogData):
     #: set)``, None when there was none
     scale_reports: tuple | None = None
     rl_names: list = field(default_factory=list)
+    #: PyTorch's loss warning that the target's size differs from the input's and the two broadcast
+    #: to more elements than either holds (a (B, 1) output against a (B,) target gives B x B
+    #: pairs): ``(lines, first line, input size, target size)``, None when there was none
+    size_warning: tuple | None = None
 
     def describe(self) -> str:
         """One line: ``Read run.out: 41,200 lines, 3 metrics (loss, val_loss, lr) over 12 epochs;
@@ -316,6 +322,21 @@ class ConsoleLog(LogData):
         if x is not None and not any(f.fact == "nan_first_step" for f in out):
             out.append(Finding("nan_first_step", int(x), f"log:{where}:{name}",
                                f"{name} is first NaN/Inf at {self.x_label} {x:g}"))
+        return out
+
+    def _size_warning_evidence(self, out: list, where: str) -> list:
+        """PyTorch's target-size warning whose sizes broadcast to more elements than either holds
+        (``size_warning``): the loss compares every output with every target."""
+        if self.size_warning is None or any(f.fact == "loss_shape_mismatch" for f in out):
+            return out
+        n, first, inp, tgt = self.size_warning
+        out.append(Finding("loss_shape_mismatch", True, f"log:{where}:line {first}",
+                           f"PyTorch warned {n} time(s) that the target size {tgt} differs from the "
+                           f"input size {inp}: the loss broadcasts them into pairs that do not belong "
+                           "together"))
+        out.append(Finding("loss_broadcast_expands", True, f"log:{where}:line {first}",
+                           f"a target of size {tgt} against an input of size {inp} broadcasts to "
+                           "more elements than either holds: every output is compared with every target"))
         return out
 
     def _scale_warmup_evidence(self, out: list, where: str, P) -> list:
@@ -382,6 +403,7 @@ class ConsoleLog(LogData):
             out.append(Finding("loss_function", kind, f"log:{where}:line {first}",
                                f"{n} printed loss tensor(s) carry the autograd node of {kind} "
                                "(grad_fn=<...Backward>): the loss function that made them"))
+        out = self._size_warning_evidence(out, where)
         if self.float_floor is not None:
             value, name = self.float_floor
             out.append(Finding("loss_at_float_floor", True, f"log:{where}:{name}",
@@ -538,6 +560,18 @@ def _fmt_int(n) -> str:
     return f"{int(n):,}"
 
 
+def _broadcast_numel(a: tuple, b: tuple) -> int:
+    """The number of elements two shapes broadcast to (0 when they do not broadcast)."""
+    n = 1
+    for i in range(1, max(len(a), len(b)) + 1):
+        x = a[-i] if i <= len(a) else 1
+        y = b[-i] if i <= len(b) else 1
+        if x != y and 1 not in (x, y):
+            return 0
+        n *= max(x, y)
+    return n
+
+
 def describe(log: LogData) -> str:
     """``Read NAME: N lines, K metrics (...) over E epochs; R restarts at line L.`` for any log."""
     roles = [r for r in ("loss", "val_loss", "accuracy", "val_accuracy", "lr", "grad_norm")
@@ -648,6 +682,21 @@ class _RunFacts:
         seen = self.log.loss_nodes
         n, first = seen.get(kind, (0, self.line_no))
         seen[kind] = (n + 1, first)
+
+    def _size_warning(self, line: str) -> bool:
+        """PyTorch's ``Using a target size (torch.Size([64])) that is different to the input size
+        (torch.Size([64, 1]))``: remembered (``log.size_warning``) when the two sizes broadcast to
+        more elements than either has, the loss then averaging pairs that do not belong together
+        (a size (1,) against () broadcasts harmlessly and is not)."""
+        m = _SIZE_WARN.search(line)
+        if m is None:
+            return False
+        tgt, inp = (tuple(int(d) for d in re.findall(r"\d+", g)) for g in m.groups())
+        if _broadcast_numel(inp, tgt) <= max(math.prod(inp), math.prod(tgt)):
+            return True
+        n, first, _, _ = self.log.size_warning or (0, self.line_no, None, None)
+        self.log.size_warning = (n + 1, first, list(inp), list(tgt))
+        return True
 
     def _held_out(self, best: dict) -> None:
         """The last test-set loss/accuracy printed beside a validation series (``test_loss``,
@@ -1286,6 +1335,8 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
             return self._bare_value(line)
         if "grad_fn=<" in line:
             self._loss_node(line)
+        if "different to the input size" in line and self._size_warning(line):
+            return
         key = shape(line)
         if b"0" not in key and (line.isascii() or not any(c.isdigit() for c in line)):
             low = line.lower()

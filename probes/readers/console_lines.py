@@ -91,7 +91,7 @@ _TIMED_NAME = re.compile(r"(?:^|[_ ])(?:time|data)$", re.IGNORECASE)
 _SPLIT = {"train": "train", "training": "train", "trn": "train", "tr": "train",
           "val": "val", "va": "val", "vl": "val", "valid": "val", "validation": "val", "validate": "val", "eval": "val",
           "evaluation": "val", "evaluating": "val", "dev": "val", "validating": "val",
-          "test": "test", "testing": "test"}
+          "test": "test", "testing": "test", "tst": "test"}
 _KEY_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
 _PROGRESS = re.compile(r"(?<!\d)\d+%\|")
 #: a progress bar's tail printed without bar characters (``448: 100% 1626/1626 [22:57<00:00,

@@ -1114,6 +1114,10 @@ def _analyze_accuracy(log, out: _Out) -> None:
         pct = " (logged in percent)" if s.scale_factor != 1.0 else ""
         out.add(fact, v, fin[-k].x, fin[-1].x,
                 f"latest {what} accuracy {v:.1%}{pct} (median of the last {k} values)")
+        if role == "val_accuracy":
+            best = min(1.0, max(0.0, max(p.mean for p in fin)))
+            out.add("val_accuracy_best", best, fin[0].x0, fin[-1].x1,
+                    f"best validation accuracy {best:.1%} over its {len(fin)} evaluation(s)")
         if "accuracy_all_zero" not in out.a.facts and s.rows >= out.p["curves.zero_accuracy_min_records"] \
                 and s.max is not None and s.max <= out.p["curves.zero_accuracy_max"] and not s.nonfinite:
             out.add("accuracy_all_zero", True, fin[0].x0, fin[-1].x1,

@@ -14,7 +14,7 @@ from ..values import Event, ModuleVal, TensorVal
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
 SOURCE_ID = "code:loss"
 FACTS = ("loss_function", "output_activation", "custom_loss", "label_smoothing", "unsafe_math", "task_type",
-         "loss_squashes_twice", "loss_mixes_tasks")
+         "loss_squashes_twice", "loss_mixes_tasks", "output_relu")
 
 #: stock losses of a regression target and of a class target: both summed into one backpropagated
 #: loss is a multi-task head (a detector's box and class terms), not a loss that misfits its task
@@ -123,7 +123,10 @@ class LossFacts:
         """output_activation: what squashing (softmax/log_softmax/sigmoid) reaches the loss."""
         if rec is not None and rec.act != "?":
             act = rec.act or "none"
-            if rec.act_src:
+            if act == "relu":
+                self.output_relu_fact(rec)
+                act = "none"
+            if rec.act_src and act != "none":
                 detail = f"{rec.act_src[1]} output fed to {rec.text} (line {rec.line})"
                 self.add_finding("output_activation", act, rec.act_src[0], detail)
             else:
@@ -139,13 +142,21 @@ class LossFacts:
                     if isinstance(self.events[i].value, TensorVal)]
             if acts:
                 a = acts[0] or "none"
-                if srcs[0]:
+                if srcs[0] and a != "relu":
                     self.add_finding("output_activation", a, srcs[0][0],
                                      f"the model output leaves {srcs[0][1]} before the hand-written loss")
                 else:
                     self.add_finding("output_activation", "none", line,
                                      "raw model outputs (no softmax/log_softmax/sigmoid) reach the "
                                      "hand-written loss")
+
+    def output_relu_fact(self, rec) -> None:
+        """output_relu: a ReLU is the last thing the model output passes before a regression loss
+        (``torch.relu(self.head(h))``): an output unit that can die, every prediction then 0."""
+        if rec.kind in REGRESSION_LOSSES and rec.act_src:
+            self.add_finding("output_relu", True, rec.act_src[0],
+                             f"{rec.act_src[1]} output fed to {rec.text} (line {rec.line}): a ReLU on the "
+                             "regression output, 0 for every input once its pre-activation stays negative")
 
     def squash_twice_facts(self, stock: list) -> None:
         """loss_squashes_twice: a hand-written loss hands the model's already squashed output to a

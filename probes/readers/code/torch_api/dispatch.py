@@ -193,6 +193,9 @@ class LibraryCalls:
                 return TensorVal(data=True, scale=scale)
         tens = [v for v in c.args if isinstance(v, TensorVal)]
         scale = function_scale(c.last, c.args[0]) if c.args else None
+        if not tens:   # np.array([out.detach().numpy() for ...]): the tensors inside a list
+            tens = [x for v in c.args if isinstance(v, ListVal) for x in v.items
+                    if isinstance(x, TensorVal) and (x.srcs or x.cuts)]
         if tens:
             t = self.cut_graph(self.join_tensors(tens), c.line, f"{snippet(c.node, 40)}")
             return replace(t, scale=scale)

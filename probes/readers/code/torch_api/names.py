@@ -30,7 +30,7 @@ NOPARAM_LAYERS = {
 
 
 ACT_LAYERS = {"Softmax": "softmax", "Softmax2d": "softmax", "LogSoftmax": "log_softmax",
-              "Sigmoid": "sigmoid"}
+              "Sigmoid": "sigmoid", "ReLU": "relu"}
 
 
 DROPOUT_LAYERS = {"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",

@@ -37,7 +37,7 @@ class TensorCall:
 
 #: torch tensor function name -> handler (``tensor_<handler>`` of :class:`TensorModel`)
 TENSOR_FUNCTIONS: dict[str, str] = {
-    **dict.fromkeys(("softmax", "log_softmax", "sigmoid"), "squash"),
+    **dict.fromkeys(("softmax", "log_softmax", "sigmoid", "relu"), "squash"),
     **dict.fromkeys(("log", "log2", "log10"), "log"),
     "exp": "exp",
     **dict.fromkeys(("sqrt", "rsqrt"), "sqrt"),
@@ -212,6 +212,11 @@ class TensorModel:
         """torch.tensor(x) and friends: a new leaf, cut off the graph of ``x``."""
         if c.tens and (c.tens[0].srcs or c.tens[0].calls):
             return self.cut_graph(self.join_tensors(c.tens), c.line, f"{snippet(c.node, 40)}")
+        cuts = self.join_tensors(c.tens).cuts if c.tens else ()
+        if cuts:
+            # rebuilt from a model output already cut off (``torch.tensor(out.detach().numpy())``):
+            # the cut travels on, so that the layers behind it are known to get no gradient
+            return TensorVal(cuts=cuts)
         return TensorVal(data=True, scale=function_scale(c.name, c.x))
 
     def tensor_discrete(self, c: TensorCall) -> Val:
