@@ -213,13 +213,24 @@ def normalize_name(name: str) -> str:
     return re.sub(r"[^0-9a-z]+", "_", str(name).lower()).strip("_")
 
 
+#: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
+CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
 def match_role(name: str) -> tuple[str, int] | None:
     """The role a column name plays and its rank (lower is better), or None.
 
     Known spellings (:data:`ALIASES`) rank by their position; other names made only of a metric
-    word, a split word and filler words rank after every known spelling.
+    word, a split word and filler words rank after every known spelling. A camelCase name that
+    reads as none of these whole is read split at its humps (``ValidationCost``, ``valLoss``).
     """
-    norm = normalize_name(name)
+    m = _match_role(normalize_name(name))
+    if m is None and CAMEL_HUMP.search(str(name)):
+        m = _match_role(normalize_name(CAMEL_HUMP.sub("_", str(name))))
+    return m
+
+
+def _match_role(norm: str) -> tuple[str, int] | None:
     if norm in _ALIAS_RANK:
         role, rank = _ALIAS_RANK[norm]
         return role, rank
