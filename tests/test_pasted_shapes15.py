@@ -51,8 +51,8 @@ def test_twin_an_axis_without_a_joiner_still_separates_the_name_from_the_value()
 
 
 def test_twin_an_evaluation_at_a_step_keeps_its_metric_an_accuracy():
-    text = "\n".join(f"step {10 * (i + 1)}: loss {v:.4f}\nEvaluating at step {10 * (i + 1)}: accuracy {0.3 + 0.05 * i:.3f}"
-                     for i, v in enumerate(_FALL))
+    text = "\n".join(f"step {10 * (i + 1)}: loss {v:.4f}\n"
+                     f"Evaluating at step {10 * (i + 1)}: accuracy {0.3 + 0.05 * i:.3f}" for i, v in enumerate(_FALL))
     log = read_console_text(text)
     assert "accuracy" in log.roles or "val_accuracy" in log.roles
     assert [round(p.mean, 4) for p in log["loss"].points] == _FALL

@@ -78,8 +78,8 @@ from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
 from .console_lines import _PREFIX, _PROGRESS, _SPLIT, PART_RANK, SPLIT_ALONE_RANK, LineParser, _loss_part, shape
-from .logs import (CAMEL_HUMP, FLUSH_ROWS, GENERIC_RANK, LogData, RLLogError, Series, match_role, normalize_name, parse_column_map,
-                   rl_names_in_text)
+from .logs import (CAMEL_HUMP, FLUSH_ROWS, GENERIC_RANK, LogData, RLLogError, Series, match_role, normalize_name,
+                   parse_column_map, rl_names_in_text)
 
 #: Bounds on work and memory, not knowledge: a traceback is taken to have ended after this many
 #: lines (whatever follows is the log again), the metric-name -> role cache holds this many
