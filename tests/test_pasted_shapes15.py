@@ -128,3 +128,21 @@ def test_twin_a_camel_case_name_known_whole_keeps_its_reading():
     text = "\n".join(f"Epoch[{i}] Train-LogLoss={v:.6f}" for i, v in enumerate(_FALL))
     values, column = _loss(text)
     assert column == "Train-LogLoss" and values == _FALL
+
+
+# ------------------------------------------------------------- gradient-boosting evaluation lines
+def test_lightgbm_evaluation_lines_read_the_training_and_validation_log_loss():
+    text = "Training until validation scores don't improve for 20 rounds\n" + "\n".join(
+        f"[{10 * (i + 1)}]\ttraining's binary_logloss: {v / 4:.6f}\tvalid_1's binary_logloss: {v / 4 + 0.01 * i:.6f}"
+        for i, v in enumerate(_FALL))
+    log = read_console_text(text)
+    assert [round(p.mean, 6) for p in log["loss"].points] == [round(v / 4, 6) for v in _FALL]
+    assert "val_loss" in log.roles
+
+
+def test_catboost_learn_is_the_training_loss_and_best_is_no_point():
+    text = "\n".join(f"{i}:\tlearn: {v / 4:.7f}\ttest: {v / 4 + 0.002 * i:.7f}\tbest: {v / 4:.7f} ({i})\t"
+                     f"total: {60 + 3 * i}ms\tremaining: 5.{i}s" for i, v in enumerate(_FALL))
+    log = read_console_text(text)
+    assert log["loss"].column == "learn" and log["val_loss"].column == "test"
+    assert [round(p.mean, 7) for p in log["loss"].points] == [round(v / 4, 7) for v in _FALL]

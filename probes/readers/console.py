@@ -98,7 +98,7 @@ _QUOTED = re.compile(r"^(?:>[ \t]*|\*\*|\[(?:rank|default)\d+\]:[ \t]?)+")
 
 _EXTRA_FILLER = {"average", "avg", "mean", "running", "current", "smoothed", "batch", "epoch", "set", "local",
                  "reduced", "subset", "net", "output", "on", "the", "of", "model", "overall", "total", "final",
-                 "last", "this", "data", "top", "for", "in", "at", "is", "a"}
+                 "last", "this", "data", "top", "for", "in", "at", "is", "a", "s"}   # s: "training's" (LightGBM)
 #: a value of one process of a distributed run (``[local: 0.70 | reduced: 0.69]``)
 _LOCAL = re.compile(r"\blocal\b", re.IGNORECASE)
 _TIME_WORDS = {"time", "duration", "elapsed", "wall", "speed", "eta", "runtime", "seconds"}

@@ -88,7 +88,8 @@ _TIME_UNITS = {"s", "sec", "secs", "second", "seconds", "ms", "min", "mins", "mi
 #: value, printed with a time unit, is the timing the reader wants (see ``console._timing_role``)
 _TIMED_NAME = re.compile(r"(?:^|[_ ])(?:time|data)$", re.IGNORECASE)
 
-_SPLIT = {"train": "train", "training": "train", "trn": "train", "tr": "train",
+#: (``learn``: CatBoost's name for the training set, ``0: learn: 0.6812 test: 0.6840 best: ...``)
+_SPLIT = {"train": "train", "training": "train", "trn": "train", "tr": "train", "learn": "train",
           "val": "val", "va": "val", "vl": "val", "valid": "val", "validation": "val", "validate": "val", "eval": "val",
           "evaluation": "val", "evaluating": "val", "dev": "val", "validating": "val",
           "test": "test", "testing": "test"}

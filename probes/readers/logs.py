@@ -183,11 +183,12 @@ _ALIAS_RANK = {name: (role, i) for role, names in ALIASES.items() for i, name in
 #: and Lightning's ``lr-Adam`` rank below it, every other reading of a name (a loss function's
 #: word, one net's loss, a perplexity, a loss component, a split word alone) above it
 GENERIC_RANK = 100
-_SPLIT_TRAIN = {"train", "training", "trn", "tr"}
+_SPLIT_TRAIN = {"train", "training", "trn", "tr", "learn"}
 _SPLIT_VAL = {"val", "valid", "validation", "eval", "evaluation", "test", "dev"}
 _SPLIT_ANY = _SPLIT_TRAIN | _SPLIT_VAL
+#: (``binary``/``multi``: LightGBM's ``binary_logloss``, ``multi_logloss`` name the task the log loss is of)
 _FILLER = {"avg", "mean", "total", "tot", "epoch", "step", "batch", "running", "smoothed", "ema", "overall",
-           "on", "per", "set", "data", "top1"}
+           "on", "per", "set", "data", "top1", "binary", "multi"}
 #: names of the objective itself: a column named by its loss function (train_mse, val_nll) is the
 #: loss when no column says "loss" (it ranks after every "loss" spelling)
 #: (``logloss``/``mlogloss``: the log loss as gradient-boosting libraries name their evaluation metric)
