@@ -78,8 +78,8 @@ from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
 from .console_lines import _PREFIX, _PROGRESS, _SPLIT, PART_RANK, SPLIT_ALONE_RANK, LineParser, _loss_part, shape
-from .logs import (CAMEL_HUMP, FLUSH_ROWS, GENERIC_RANK, LogData, RLLogError, Series, match_role, normalize_name,
-                   parse_column_map, rl_names_in_text)
+from .logs import (CAMEL_HUMP, CAMEL_ROLES, FLUSH_ROWS, GENERIC_RANK, LogData, RLLogError, Series, match_role,
+                   normalize_name, parse_column_map, rl_names_in_text)
 
 #: Bounds on work and memory, not knowledge: a traceback is taken to have ended after this many
 #: lines (whatever follows is the log again), the metric-name -> role cache holds this many
@@ -1175,7 +1175,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
         if res is None and CAMEL_HUMP.search(phrase):
             # a camelCase name that names nothing whole: its humps are word boundaries (``ValidationCost``)
             res = self._resolve_words(CAMEL_HUMP.sub(" ", phrase), split)
-            res = res if res is None else (res[0], res[1], phrase) + tuple(res[3:])
+            res = (res[0], res[1], phrase) + tuple(res[3:]) if res is not None and res[0] in CAMEL_ROLES else None
         if res is not None and _LOCAL.search(phrase):
             # one rank's value beside the value reduced over all ranks: the reduced one is the run's
             res = (res[0], res[1] + QUALIFIED_RANK) + tuple(res[2:])

@@ -216,6 +216,9 @@ def normalize_name(name: str) -> str:
 
 #: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
 CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
+#: the roles a camelCase name split at its humps may take: a loss or an accuracy (``DataTime`` is
+#: left to the readers' own timing names)
+CAMEL_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
 
 
 def match_role(name: str) -> tuple[str, int] | None:
@@ -223,11 +226,13 @@ def match_role(name: str) -> tuple[str, int] | None:
 
     Known spellings (:data:`ALIASES`) rank by their position; other names made only of a metric
     word, a split word and filler words rank after every known spelling. A camelCase name that
-    reads as none of these whole is read split at its humps (``ValidationCost``, ``valLoss``).
+    reads as none of these whole is read split at its humps when that names a loss or an
+    accuracy (``ValidationCost``, ``valLoss``).
     """
     m = _match_role(normalize_name(name))
     if m is None and CAMEL_HUMP.search(str(name)):
         m = _match_role(normalize_name(CAMEL_HUMP.sub("_", str(name))))
+        m = m if m is not None and m[0] in CAMEL_ROLES else None
     return m
 
 
