@@ -78,8 +78,8 @@ from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
 from .console_lines import _PREFIX, _PROGRESS, _SPLIT, PART_RANK, SPLIT_ALONE_RANK, LineParser, _loss_part, shape
-from .logs import (FLUSH_ROWS, GENERIC_RANK, LogData, RLLogError, Series, match_role, normalize_name, parse_column_map,
-                   rl_names_in_text)
+from .logs import (CAMEL_HUMP, CAMEL_ROLES, FLUSH_ROWS, GENERIC_RANK, LogData, RLLogError, Series, match_role,
+                   normalize_name, parse_column_map, rl_names_in_text)
 
 #: Bounds on work and memory, not knowledge: a traceback is taken to have ended after this many
 #: lines (whatever follows is the log again), the metric-name -> role cache holds this many
@@ -98,7 +98,7 @@ _QUOTED = re.compile(r"^(?:>[ \t]*|\*\*|\[(?:rank|default)\d+\]:[ \t]?)+")
 
 _EXTRA_FILLER = {"average", "avg", "mean", "running", "current", "smoothed", "batch", "epoch", "set", "local",
                  "reduced", "subset", "net", "output", "on", "the", "of", "model", "overall", "total", "final",
-                 "last", "this", "data", "top", "for", "in", "at", "is", "a"}
+                 "last", "this", "data", "top", "for", "in", "at", "is", "a", "s"}   # s: "training's" (LightGBM)
 #: a value of one process of a distributed run (``[local: 0.70 | reduced: 0.69]``)
 _LOCAL = re.compile(r"\blocal\b", re.IGNORECASE)
 _TIME_WORDS = {"time", "duration", "elapsed", "wall", "speed", "eta", "runtime", "seconds"}
@@ -1159,6 +1159,9 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
         self.bare = None           # the lines that hold one number and nothing else, as a candidate
         self.speed_only = None     # the speeds of lines without a metric, as a candidate
         self.sum_rel_tol = float(p["console.sum_total_rel_tol"])
+        self.axis_joiners = frozenset(str(w).lower() for w in p["console.axis_joiners"])
+        self.aside_words = tuple(int(n) for n in p["console.name_aside_words"])
+        self.loss_abbrevs = frozenset(str(w).lower() for w in p["console.loss_abbreviations"])
         self._init_overflows(p)
         self.path = path
         self.cmap = {normalize_name(c): r for r, c in parse_column_map(column_map).items()}
@@ -1218,6 +1221,10 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
 
     def _resolve(self, phrase: str, split: str | None):
         res = self._resolve_words(phrase, split)
+        if res is None and CAMEL_HUMP.search(phrase):
+            # a camelCase name that names nothing whole: its humps are word boundaries (``ValidationCost``)
+            res = self._resolve_words(CAMEL_HUMP.sub(" ", phrase), split)
+            res = (res[0], res[1], phrase) + tuple(res[3:]) if res is not None and res[0] in CAMEL_ROLES else None
         if res is not None and _LOCAL.search(phrase):
             # one rank's value beside the value reduced over all ranks: the reduced one is the run's
             res = (res[0], res[1] + QUALIFIED_RANK) + tuple(res[2:])
@@ -1286,9 +1293,19 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
             if best is not None:
                 break
         return best if best is not None else (_split_alone_role(pwords, phrase)
-                                               or _part_role(pwords, eff, phrase)
+                                               or _part_role(self._unabbreviated(pwords), eff, phrase)
                                                or _qualified_role(pwords, phrase)
                                                or _head_accuracy_role(pwords, eff, phrase))
+
+    def _unabbreviated(self, pwords: list) -> list:
+        """A one-word name whose first part abbreviates "loss" (``console.loss_abbreviations``:
+        BasicSR's ``l_pix``, ``l_g_gan``, ``l_d_real``) spelt out, so that it reads as the loss
+        component it is (``loss_pix``); any other name as it was."""
+        if len(pwords) == 1:
+            head, sep, rest = pwords[0].partition("_")
+            if sep and rest and head in self.loss_abbrevs and rest.replace("_", "").isalpha():
+                return ["loss_" + rest]
+        return pwords
 
     # -- feeding -----------------------------------------------------------------------------
     def feed(self, raw: str, new: bool = True) -> None:

@@ -88,7 +88,8 @@ _TIME_UNITS = {"s", "sec", "secs", "second", "seconds", "ms", "min", "mins", "mi
 #: value, printed with a time unit, is the timing the reader wants (see ``console._timing_role``)
 _TIMED_NAME = re.compile(r"(?:^|[_ ])(?:time|data)$", re.IGNORECASE)
 
-_SPLIT = {"train": "train", "training": "train", "trn": "train", "tr": "train",
+#: (``learn``: CatBoost's name for the training set, ``0: learn: 0.6812 test: 0.6840 best: ...``)
+_SPLIT = {"train": "train", "training": "train", "trn": "train", "tr": "train", "learn": "train",
           "val": "val", "va": "val", "vl": "val", "valid": "val", "validation": "val", "validate": "val", "eval": "val",
           "evaluation": "val", "evaluating": "val", "dev": "val", "validating": "val",
           "test": "test", "testing": "test", "tst": "test"}
@@ -115,6 +116,22 @@ def _spaces(m) -> str:
 def _cut(text: str, a: int, b: int) -> str:
     """Blank ``text[a:b]`` in place (a separator and spaces): offsets stay those of the line."""
     return text[:a] + (";" + " " * (b - a - 1) if b > a else "") + text[b:]
+
+
+#: how far before an axis the word that joins it to a name is looked for (characters: a bound on
+#: the work per line, not a reading rule; a joiner is a short word right before the axis)
+_JOINER_REACH = 32
+
+
+def _cut_axis(text: str, a: int, b: int, joiners: frozenset) -> str:
+    """Blank an axis ``text[a:b]`` like :func:`_cut`, but with spaces only when the word right
+    before it binds the name in front to the value behind (``loss at step 20: 0.91``, ``Loss at
+    epoch 3 is 0.52``: ``console.axis_joiners``): the name and its value stay one pair."""
+    words = text[max(0, a - _JOINER_REACH):a].split()
+    if len(words) >= 2 and words[-1].lower() in joiners and (words[-2][-1:].isalnum() or words[-2][-1:] == ")"):
+        j = len(text[:a].rstrip()) - len(words[-1])     # the joiner goes with the axis
+        return text[:j] + " " * (b - j) + text[b:]
+    return _cut(text, a, b)
 
 
 def _num(line: str, spec, max_digits: int):
@@ -199,9 +216,10 @@ def _value(kind: str, val: str, role: str | None = None) -> float:
     return v / 100.0 if pct and not (role or "").endswith("loss") else v
 
 
-def _axes(text: str, progress: bool):
+def _axes(text: str, progress: bool, joiners: frozenset = frozenset()):
     """Locate the epoch, in-epoch counter (and its total), step and split named on a line;
-    each axis is ``(kind, start, end)`` or None, and its text is blanked from ``text``."""
+    each axis is ``(kind, start, end)`` or None, and its text is blanked from ``text`` (see
+    :func:`_cut_axis` for an axis that ``joiners`` bind to the name before it)."""
     epoch = counter = counter_total = step = None   # (kind, start, end)
     split = None
     mm = _MM.search(text)
@@ -214,7 +232,7 @@ def _axes(text: str, progress: bool):
         if em:
             split = _SPLIT.get((em.group(1) or "").lower())
             epoch = ("f",) + em.span(2)
-            text = _cut(text, *em.span())
+            text = _cut_axis(text, *em.span(), joiners)
         elif "poch" in text:
             em = _EPOCH_GLUED.search(text)
             if em:
@@ -228,7 +246,7 @@ def _axes(text: str, progress: bool):
         if kind in ("batch", "it") or (st_total is not None and epoch is not None):
             counter, counter_total = step, st_total
             step = None
-        text = _cut(text, *sm.span())
+        text = _cut_axis(text, *sm.span(), joiners)
     elif epoch is None:
         lm = _LEAD_STEP.match(text)
         if lm:
@@ -686,7 +704,7 @@ class LineParser:
         if " --" in text:
             text = _OPTION.sub(_spaces, text)
         progress = bool(_PROGRESS.search(text)) or "it/s" in text or "s/it" in text
-        text, epoch, counter, counter_total, step, split = _axes(text, progress)
+        text, epoch, counter, counter_total, step, split = _axes(text, progress, self.axis_joiners)
         pairs = self._pairs(text)
         if split is None:
             split = self._line_split(text, pairs)
@@ -783,6 +801,19 @@ class LineParser:
                 return s
         return None
 
+    def _name_aside(self, toks: list, i: int) -> int | None:
+        """The index after the ``)`` of a parenthesised aside of words inside a metric's name
+        (``Training loss (for one batch) at step 0: 0.61``), starting at ``toks[i]``; None when
+        the parentheses hold anything but ``console.name_aside_words`` words (a number, one
+        word such as a network's ``(G)``, a long remark)."""
+        lo, hi = self.aside_words
+        j = i
+        while j < len(toks) and j - i <= hi and toks[j][0] == "name":
+            j += 1
+        if j < len(toks) and toks[j][1] == ")" and lo <= j - i <= hi:
+            return j + 1
+        return None
+
     def _pairs(self, text: str) -> list:
         """``(phrase, kind, start, end, phrase_start)`` for each name-number pair of ``text``."""
         toks = [("num" if m.lastgroup == "dur" else m.lastgroup, m.group(m.lastgroup), m.start(), m.end())
@@ -840,8 +871,9 @@ class LineParser:
             if phrase and kind == "sep" and (val in _PAIR_SEP or (val == "[" and _list_of_values(toks, i + 1))):
                 i += 1
                 continue
-            if phrase and val == "[":
-                k = _after_index(toks, i + 1)
+            if phrase and val in "([":
+                # "loss[3]: 0.5" (an index) or "Training loss (for one batch) at step 0: 0.61" (an aside)
+                k = _after_index(toks, i + 1) if val == "[" else self._name_aside(toks, i + 1)
                 if k is not None:
                     i = k
                     continue

@@ -185,11 +185,12 @@ _ALIAS_RANK = {name: (role, i) for role, names in ALIASES.items() for i, name in
 #: and Lightning's ``lr-Adam`` rank below it, every other reading of a name (a loss function's
 #: word, one net's loss, a perplexity, a loss component, a split word alone) above it
 GENERIC_RANK = 100
-_SPLIT_TRAIN = {"train", "training", "trn", "tr"}
+_SPLIT_TRAIN = {"train", "training", "trn", "tr", "learn"}
 _SPLIT_VAL = {"val", "valid", "validation", "eval", "evaluation", "test", "dev"}
 _SPLIT_ANY = _SPLIT_TRAIN | _SPLIT_VAL
+#: (``binary``/``multi``: LightGBM's ``binary_logloss``, ``multi_logloss`` name the task the log loss is of)
 _FILLER = {"avg", "mean", "total", "tot", "epoch", "step", "batch", "running", "smoothed", "ema", "overall",
-           "on", "per", "set", "data", "top1"}
+           "on", "per", "set", "data", "top1", "binary", "multi"}
 #: names of the objective itself: a column named by its loss function (train_mse, val_nll) is the
 #: loss when no column says "loss" (it ranks after every "loss" spelling)
 #: (``logloss``/``mlogloss``: the log loss as gradient-boosting libraries name their evaluation metric)
@@ -215,13 +216,29 @@ def normalize_name(name: str) -> str:
     return re.sub(r"[^0-9a-z]+", "_", str(name).lower()).strip("_")
 
 
+#: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
+CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
+#: the roles a camelCase name split at its humps may take: a loss or an accuracy (``DataTime`` is
+#: left to the readers' own timing names)
+CAMEL_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
+
+
 def match_role(name: str) -> tuple[str, int] | None:
     """The role a column name plays and its rank (lower is better), or None.
 
     Known spellings (:data:`ALIASES`) rank by their position; other names made only of a metric
-    word, a split word and filler words rank after every known spelling.
+    word, a split word and filler words rank after every known spelling. A camelCase name that
+    reads as none of these whole is read split at its humps when that names a loss or an
+    accuracy (``ValidationCost``, ``valLoss``).
     """
-    norm = normalize_name(name)
+    m = _match_role(normalize_name(name))
+    if m is None and CAMEL_HUMP.search(str(name)):
+        m = _match_role(normalize_name(CAMEL_HUMP.sub("_", str(name))))
+        m = m if m is not None and m[0] in CAMEL_ROLES else None
+    return m
+
+
+def _match_role(norm: str) -> tuple[str, int] | None:
     if norm in _ALIAS_RANK:
         role, rank = _ALIAS_RANK[norm]
         return role, rank
