@@ -101,3 +101,12 @@ def test_a_chinese_fall_with_le_is_from_and_to(lang):
     facts = _facts(understand("训练了两天，loss从2.6降到了2.4，之后就不怎么动了", lang))
     assert facts.get("initial_loss") == pytest.approx(2.6)
     assert (facts.get("train_loss") or facts.get("current_loss")) == pytest.approx(2.4)
+
+
+@pytest.mark.parametrize("text", [
+    "loss先升后降。你好，我微调的时候loss是先上升，后下降，但是准确率一直在上升，这是什么原因？",
+    "请问为什么训练时loss到了一定程度就不变了，loss还挺高，但是准确率不低",
+    "Why is val_acc bigger than train_acc? the validation accuracy is bigger than the training accuracy every epoch",
+])
+def test_the_metric_that_matters_is_fine(lang, text):
+    assert understand(text, lang).symptom == "healthy"
