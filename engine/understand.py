@@ -40,6 +40,11 @@ PCT = r"(?<![\d.,])(?P<num>\d+\.?\d*|\.\d+)\s?(?:%|％|percent\b|per cent\b)"
 _PERCENT_AFTER = re.compile(r"\s?(?:%|％|percent\b|per cent\b)", re.IGNORECASE)
 
 
+#: an exponent written out: "3 x 10^-4", "3×10**-4", "3 x E-4" (the same number as 3e-4)
+_TIMES_TEN = r"\s?[x×*]\s?(?:10\s?(?:\^|\*\*)|e)\s?[-−+]?\d+(?![\d.])"
+_TIMES_TEN_RX = re.compile(r"(?P<m>.+?)" + _TIMES_TEN.replace(r"[-−+]?\d+", r"(?P<x>[-−+]?\d+)"), re.IGNORECASE)
+
+
 def number_slots(magnitudes: dict, attached=()) -> dict:
     """The {num}, {int} and {pct} slots: a number as people write it — 1e-3, .001, 3E-4, 1,000, ~0.693,
     a decimal comma after a leading zero ("0,01": no thousands group starts with "0,") — and, for
@@ -49,7 +54,8 @@ def number_slots(magnitudes: dict, attached=()) -> dict:
     tight = "|".join(sorted(set(attached), key=len, reverse=True))
     mag = "|".join(x for x in ((r"\s?(?:" + loose + ")") if loose else "", ("(?:" + tight + ")") if tight else "") if x)
     after = r"(?:(?:" + mag + r")(?![a-z]))?" if mag else ""
-    num = (r"(?<![\d.,])(?<!\d:)(?P<num>[-+]?(?:0,\d+(?![,\d])|\d{1,3}(?:,\d{3})+(?!\d)|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
+    num = (r"(?<![\d.,])(?<!\d:)(?P<num>[-+]?(?:0,\d+(?![,\d])|\d{1,3}(?:,\d{3})+(?!\d)|\d+\.?\d*|\.\d+)"
+           r"(?:e[-+]?\d+|" + _TIMES_TEN + r")?"
            + after + r")(?!\d|\.\d|e[-+]?\d|\s*[*×]\s*[\d.])")
     whole = r"|\d+(?:\.\d+)?(?:" + mag + r")(?![a-z])" if mag else ""
     int_ = (r"(?<![\d.,])(?<!\d:)(?P<num>\d{1,3}(?:,\d{3})+(?!\d)" + whole + r"|\d+)"
@@ -484,6 +490,9 @@ def parse_number(text: str, words: dict | None = None, magnitudes: dict | None =
     ``magnitudes`` ('2k' -> 2000: kb/language ``magnitude_words``), a number word through ``words``
     (``number_words``: 'three' -> 3); None if not a number."""
     t = text.strip().lower().lstrip("~≈")
+    tt = _TIMES_TEN_RX.fullmatch(t)
+    if tt is not None:
+        t = tt.group("m").strip() + "e" + tt.group("x").replace("−", "-")
     t = t.replace(",", ".", 1) if re.fullmatch(r"[-+]?0,\d+", t) else t
     t = t.replace(",", "").replace(" ", "")
     mult = 1
