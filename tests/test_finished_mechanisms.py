@@ -368,3 +368,21 @@ def test_the_same_curve_under_a_script_that_freezes_the_first_layer_is_training_
     rep = _diagnose("--code", str(script), "--log", str(log))
     assert rep["symptom"]["id"] == "slow_training"
     assert rep["root_causes"][0]["id"] == "frozen_parameters"
+
+
+# the same steady fall, but only 21 % off ln 2 by the end: still creeping, less fallen than a settled run
+STILL_HIGH = [0.693 - 0.013 * i for i in range(12)]
+
+
+def test_a_loss_still_creeping_high_above_its_start_under_a_plain_script_is_not_healthy(tmp_path):
+    """Both losses still falling at the end, but the loss has lost less of its start than a settled
+    run has: a run stuck high and creeping (or slowed), not a budget cut short."""
+    log = _epochs(tmp_path / "run.out", STILL_HIGH, [t + 0.01 for t in STILL_HIGH])
+    script = tmp_path / "train.py"
+    script.write_text(BUDGET_SCRIPT.format(freeze=""))
+    facts = _log_facts(log)
+    assert facts["loss_pace"] == "slow" and facts["loss_trend"] == "decreasing"
+    rep = _diagnose("--code", str(script), "--log", str(log))
+    assert rep["status"] != "healthy"
+    assert rep["symptom"]["id"] == "slow_training"
+
