@@ -368,3 +368,61 @@ def test_the_same_curve_under_a_script_that_freezes_the_first_layer_is_training_
     rep = _diagnose("--code", str(script), "--log", str(log))
     assert rep["symptom"]["id"] == "slow_training"
     assert rep["root_causes"][0]["id"] == "frozen_parameters"
+
+
+# the same steady fall, but only 21 % off ln 2 by the end: still creeping, less fallen than a settled run
+STILL_HIGH = [0.693 - 0.013 * i for i in range(12)]
+
+
+def test_a_loss_still_creeping_high_above_its_start_under_a_plain_script_is_not_healthy(tmp_path):
+    """Both losses still falling at the end, but the loss has lost less of its start than a settled
+    run has: a run stuck high and creeping (or slowed), not a budget cut short."""
+    log = _epochs(tmp_path / "run.out", STILL_HIGH, [t + 0.01 for t in STILL_HIGH])
+    script = tmp_path / "train.py"
+    script.write_text(BUDGET_SCRIPT.format(freeze=""))
+    facts = _log_facts(log)
+    assert facts["loss_pace"] == "slow" and facts["loss_trend"] == "decreasing"
+    rep = _diagnose("--code", str(script), "--log", str(log))
+    assert rep["status"] != "healthy"
+    assert rep["symptom"]["id"] == "slow_training"
+
+
+HALF_SCRIPT = textwrap.dedent("""\
+    import torch, torch.nn as nn
+    x, y = torch.randn(512, 4), torch.randn(512, 1)
+    model = nn.Sequential(nn.Linear(4, 32), nn.Tanh(), nn.Linear(32, 2)).half(){cast}
+    opt = torch.optim.Adam(model.parameters(), lr=2e-3)
+    for step in range(200):
+        i = torch.randint(0, 512, (64,))
+        out = model(x[i].half())
+        mu, log_sigma = out[:, :1], out[:, 1:]
+        loss = (log_sigma + 0.5 * ((y[i].half() - mu) / torch.exp(log_sigma)) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    """)
+
+
+def _nan_log(path):
+    path.write_text("".join(f"step {s:4d}  loss {v}\n" for s, v in
+                            zip(range(10, 160, 10), [1.31, 1.12, 0.97, 0.88, 0.81, "nan", "nan", "nan", "nan",
+                                                     "nan", "nan", "nan", "nan", "nan", "nan"])))
+    return path
+
+
+def test_an_exp_in_a_loss_computed_in_float16_that_turns_nan_names_fp16_overflow(tmp_path):
+    """exp overflows float16 from about exp(11): the exp a float32 run survives is the
+    precision's overflow, not only unsafe math."""
+    script = tmp_path / "train.py"
+    script.write_text(HALF_SCRIPT.format(cast=""))
+    rep = _diagnose("--code", str(script), "--log", str(_nan_log(tmp_path / "run.out")))
+    assert rep["symptom"]["id"] == "explosion"
+    assert rep["root_causes"][0]["id"] == "fp16_overflow"
+
+
+def test_the_same_loss_in_bfloat16_names_the_unsafe_exp(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(HALF_SCRIPT.format(cast="").replace(".half()", ".bfloat16()"))
+    rep = _diagnose("--code", str(script), "--log", str(_nan_log(tmp_path / "run.out")))
+    assert rep["symptom"]["id"] == "explosion"
+    assert rep["root_causes"][0]["id"] == "numerical_instability"

@@ -221,6 +221,39 @@ class DataFacts:
             self._permuted_alone(call, "hands its arrays to a helper that draws a new permutation for each")
         elif reordered:
             self._reordered_without_partner(reordered)
+        self._sorted_without_partner()     # a finding made above stands (add_finding keeps the first)
+
+    def _sorted_without_partner(self) -> None:
+        """``order = torch.argsort(t); t, e = t[order], e[order]`` while ``x``, which came out of the
+        same call as ``t`` and ``e`` (``x, t, e = make_data()``) or goes into the same dataset, keeps
+        its order: sorting some arrays of a row-aligned group and not the others misaligns rows as a
+        random permutation does. Evaluation code, and a row-wise sort (``rand(b, n).argsort(1)``),
+        sort something else."""
+        skip = self._evaluation_nodes()
+        moved: dict[str, dict] = {}      # order name -> {array: assignment}
+        orders = {n.targets[0].id for n in ast.walk(self.tree) if id(n) not in skip and isinstance(n, ast.Assign)
+                  and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and _whole_sort(n.value)}
+        for n in (n for n in ast.walk(self.tree) if id(n) not in skip and isinstance(n, ast.Assign)):
+            for t, v in _assigned_pairs(n):
+                if isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and v.value.id == t \
+                        and isinstance(v.slice, ast.Name) and v.slice.id in orders:
+                    moved.setdefault(v.slice.id, {})[t] = n
+        groups = [[_root_name(e) for e in n.targets[0].elts] for n in ast.walk(self.tree)
+                  if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple)
+                  and isinstance(n.value, ast.Call)]
+        groups += [[_root_name(a) for a in c.args] for c in ast.walk(self.tree)
+                   if isinstance(c, ast.Call) and _pairs_arrays(c)]
+        for arrays in moved.values():
+            for g in (set(filter(None, g)) for g in groups):
+                if not g & set(arrays):
+                    continue
+                a, node = next((a, n) for a, n in arrays.items() if a in g)
+                left = sorted(g - set(arrays) - self._derived_after(a, node, self._scope_of(node)))
+                if left:
+                    self.add_finding("permuted_alone", True, node.lineno,
+                                     f"`{snippet(node, 60)}` (line {node.lineno}) sorts {', '.join(sorted(arrays))} "
+                                     f"but not {left[0]}, which came with them: the rows no longer match")
+                    return
 
     def _reordered_without_partner(self, reordered: dict) -> None:
         """``x = x[perm]`` while an array that goes into one call (or comes out of one assignment)
@@ -455,6 +488,30 @@ def _root_name(v: ast.AST) -> str | None:
             return _root_name(v.func.value)
         return _root_name(v.args[0]) if len(v.args) == 1 else None
     return None
+
+
+def _whole_sort(v: ast.AST) -> bool:
+    """An ``argsort`` of whole rows: ``torch.argsort(t)``, ``t.argsort(descending=True)``, not one
+    along another axis (``rand(b, n).argsort(1)``, ``argsort(s, dim=1)``: a sort within each row)."""
+    if not _is_sort_call(v, "argsort"):
+        return False
+    own = isinstance(v.func, ast.Attribute) and snippet(v.func.value) not in ("torch", "np", "numpy")
+    if len(v.args) > (0 if own else 1):
+        return False
+    return not any(k.arg in ("dim", "axis") and not (isinstance(k.value, ast.Constant) and k.value.value == 0)
+                   for k in v.keywords)
+
+
+def _assigned_pairs(n: ast.Assign) -> list:
+    """``(target name, value)`` for ``a = v`` and for each element of ``a, b = v, w``."""
+    if len(n.targets) != 1:
+        return []
+    t = n.targets[0]
+    if isinstance(t, ast.Name):
+        return [(t.id, n.value)]
+    if isinstance(t, ast.Tuple) and isinstance(n.value, ast.Tuple) and len(t.elts) == len(n.value.elts):
+        return [(e.id, v) for e, v in zip(t.elts, n.value.elts) if isinstance(e, ast.Name)]
+    return []
 
 
 def _pairs_arrays(c: ast.Call) -> bool:
