@@ -20,8 +20,10 @@ def core():
 # (the second states no class count, so "stuck at about 10%" is at chance or on a plateau: both are the
 # stuck family an engineer would accept; which one the examples pick moves as the corpus rotates)
 @pytest.mark.parametrize("text, expected", [
-    ("训练了很久，模型的准确率一直没有任何提高，请问是哪里出了问题", {"not_learning"}),   # trained long, accuracy never improved
-    ("我的模型训练了50个epoch，准确率一直在10%左右，没有提升", {"not_learning", "plateau"}),  # 50 epochs, accuracy stays ~10%
+    # trained long, accuracy never improved
+    ("训练了很久，模型的准确率一直没有任何提高，请问是哪里出了问题", {"not_learning"}),
+    # 50 epochs, accuracy stays ~10%
+    ("我的模型训练了50个epoch，准确率一直在10%左右，没有提升", {"not_learning", "plateau"}),
 ])
 def test_a_chinese_complaint_no_phrasing_reads_is_named_from_the_chinese_examples(core, text, expected):
     u = understand(text, core.language)
