@@ -53,6 +53,8 @@ def test_a_fault_in_the_monitor_degrades_to_one_warning(monkeypatch, method):
         monkeypatch.setattr(monitor_mod.Monitor, "__init__", _boom)
     else:
         monkeypatch.setattr(monitor_mod.Monitor, method, _boom)
+        if method in ("on_batch", "on_data_wait"):   # the loader reports a training batch in one call of both
+            monkeypatch.setattr(monitor_mod.Monitor, "on_train_batch", _boom)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with watch(model, opt) as w:
@@ -69,14 +71,14 @@ def test_a_fault_in_the_monitor_after_a_few_batches_keeps_every_batch(monkeypatc
     loader, model, opt = _setup()
     ref_seen, ref_params = _train(*_setup())
     calls = {"n": 0}
-    real = monitor_mod.Monitor.on_batch
+    real = monitor_mod.Monitor.on_train_batch        # what the loader calls for each training batch
 
     def flaky(self, *a, **k):
         calls["n"] += 1
         if calls["n"] == 3:
             raise RuntimeError("injected on the third batch")
         return real(self, *a, **k)
-    monkeypatch.setattr(monitor_mod.Monitor, "on_batch", flaky)
+    monkeypatch.setattr(monitor_mod.Monitor, "on_train_batch", flaky)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with watch(model, opt) as w:

@@ -52,3 +52,52 @@ def test_copy_inert_adds_no_python_frame_and_stays_inert_when_copied():
     for twin in (copy.copy(h), copy.deepcopy(h), pickle.loads(pickle.dumps(h))):
         assert twin(None, (2,), {}) is None
     assert calls == [(1,)]
+
+
+def test_each_device_step_gate_covers_every_sampled_step_look():
+    # the step pre-hook runs its sampled work on steps < FIRST or multiples of the device's gate only
+    from traindx.probes.live.schedule import FIRST, FLUSH_EVERY, GATES
+
+    looks = [SCHEDULE[k] for k in ("grads", "update", "grad_clear")]
+    for kind, gate in GATES.items():
+        flush = FLUSH_EVERY[kind]
+        kind_looks = looks + ([] if kind == "cpu" else [SCHEDULE["gpu_util"]])
+        for i in range(5000):
+            if i % flush == 0 or any(s(i) for s in kind_looks):
+                assert i < FIRST or i % gate == 0, (kind, i)
+    assert GATES["cpu"] > 5       # the CPU gate skips the device flush's steps, or it buys nothing
+
+
+def test_the_stock_loss_test_agrees_with_the_functional_it_stands_for():
+    import traindx.probes.live.losses as L
+
+    for name in ("cross_entropy", "CrossEntropyLoss", "F.nll_loss", "bce", "BCEWithLogitsLoss", "mse",
+                 "l1", "smooth_l1", "huber", "custom", "unknown", "kl_div", None, "", "MyLoss"):
+        for _ in range(2):                        # the second answer comes from the remembered one
+            assert L.is_stock_loss(name) == (L.loss_callable(name) is not None), name
+
+
+def test_the_loader_tap_reports_the_same_waits_and_batches_in_one_call_as_in_two():
+    import torch
+
+    from traindx.probes.live.monitor import Monitor
+    from traindx.probes.live.timing import LoaderTap
+
+    batches = [(torch.randn(4, 3), torch.tensor([0, 1, 0, 1])) for _ in range(40)]
+
+    def feed(fused):
+        model = torch.nn.Linear(3, 2)
+        mon = Monitor(model, torch.optim.SGD(model.parameters(), lr=0.1))
+        tap = LoaderTap(batches, mon, phase="train")
+        with mon:
+            for i, (x, y) in enumerate(tap):
+                if i == 0 and not fused:
+                    tap._fused = None             # the two-call path: on_data_wait, then on_batch
+                assert mon._last_inputs is x and mon._last_targets is y
+        return mon
+
+    one, two = feed(True), feed(False)
+    assert one._train_batch_count == two._train_batch_count == 40
+    assert one._batch_count == two._batch_count == 40
+    assert len(one._waits) == len(two._waits) == len(one._intervals) == len(two._intervals) == 39
+    assert one._label_batches == two._label_batches > 0          # the sampled label looks ran in both

@@ -80,7 +80,7 @@ from traindx.probes.live.monitor_batches import BatchFeed
 from traindx.probes.live.monitor_losses import LossFeed
 from traindx.probes.live.monitor_steps import StepFeed
 from traindx.probes.live.probe import ARMED_SCHEDULE, SCHEDULE, CostlyProbe, Schedule
-from traindx.probes.live.schedule import FLUSH_EVERY, own_time
+from traindx.probes.live.schedule import FLUSH_EVERY, GATE, GATES, own_time
 from traindx.probes.live.sources import COSTLY, PROBES
 
 #: The monitor keeps at most this many of its own faults for summary()["errors"]: the length of a
@@ -178,6 +178,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         self._errors: list[str] = []
         self._deferred: list = []
         self._flush_every = FLUSH_EVERY["cpu"]
+        self._gate = GATE                  # until the device is known: its steps hold every device's gate steps
         self._device_known = False
         self.bind(model, optimizer)
 
@@ -251,6 +252,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         self.on_cuda = kind == "cuda"
         # off the CPU loss values are read in one batch (one host sync) every 10 steps
         self._flush_every = FLUSH_EVERY["cpu"] if kind == "cpu" else FLUSH_EVERY["device"]
+        self._gate = GATES["cpu"] if kind == "cpu" else GATES["device"]
 
     def _read_init(self):
         try:

@@ -87,6 +87,33 @@ class BatchFeed:
         if targets is not None and self._sched("labels", i):
             self._observe_labels(targets)
 
+    def on_train_batch(self, seconds: float, synced, inputs, targets) -> None:
+        """``on_data_wait(seconds, synced=synced, phase="train")`` then ``on_batch(inputs, targets,
+        phase="train")`` in one call: what the loader wrapper reports for every training batch
+        (:meth:`LoaderTap.seen <traindx.probes.live.timing.LoaderTap.seen>`), the same work with two
+        calls and their keyword parsing fewer a step."""
+        if self._busy:
+            return
+        now = time.perf_counter()
+        if self._last_wait_t is not None and not self._val_since_wait:
+            self._intervals.append(max(now - self._last_wait_t - self._own_wait, float(seconds)))
+            self._waits.append(float(seconds))
+            if synced:
+                self._synced_waits.append(float(seconds))
+        self._last_wait_t = now
+        self._val_since_wait = False
+        self._own_wait = 0.0
+        try:
+            self._batch_count += 1
+            i = self._train_batch_count
+            self._train_batch_count = i + 1
+            self._last_inputs = inputs
+            self._last_targets = targets
+            if i < _BATCH_FIRST or i % _BATCH_GATE == 0 or self.steps < self._armed_until or self.level == "full":
+                self._batch_looks(inputs, targets, i)
+        except Exception as e:  # a probe never breaks the user's run
+            self._note("on_batch", e)
+
     def on_data_wait(self, seconds: float, *, synced=None, phase=None):
         """Seconds blocked in the loader's ``__next__`` for one batch (``synced``: timed after a
         ``torch.cuda.synchronize()``; ``phase`` None infers it from grad mode)."""
@@ -139,6 +166,8 @@ class BatchFeed:
         """Declare a loader (for dataset sizes, its sampler, and the val/train overlap probe)."""
         if loader is not None:
             self._loaders[phase] = loader
+            if "train" in self._loaders and "val" in self._loaders:
+                self._close_rows()
 
     add_loader = on_data_loader
 

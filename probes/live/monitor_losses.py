@@ -199,7 +199,7 @@ class LossFeed:
         self._loss_out_shape = shape          # this loss's output shape (None: no tensor output)
         kept = targets
         if loss is not None and self.experiments_enabled and self._loss_fn is None \
-                and (targets is None or L.loss_callable(loss_name or self._loss_name) is None):
+                and (targets is None or not L.is_stock_loss(loss_name or self._loss_name)):
             kept = self._loss_tape(loss, targets)
         for p in self._costly:
             if p.collecting:

@@ -18,7 +18,7 @@ import traindx.probes.live.row_hashes as RH
 import traindx.probes.live.timing as T
 import traindx.probes.live.updates as U
 from traindx.probes.live.schedule import AMP as AMP_SCHEDULE
-from traindx.probes.live.schedule import CLEAR, FIRST, GATE, GPU, GRADS, INPUTS, UPDATE, UPDATE_ARMED, due
+from traindx.probes.live.schedule import CLEAR, FIRST, GPU, GRADS, INPUTS, UPDATE, UPDATE_ARMED, due
 
 #: The LR-change record is thinned to every other change beyond this many (a per-step schedule on a
 #: long run): a bound on memory that keeps the schedule's shape, not knowledge.
@@ -161,18 +161,27 @@ class StepFeed:
         no pair of loaders is declared and the budgets are not spent (training rows before the first
         evaluation forward are only kept by reference, see :mod:`~traindx.probes.live.row_hashes`)."""
         try:
-            if "train" in self._loaders and "val" in self._loaders:
-                self._rows_open = False
-                if self._rows is not None:
-                    self._rows.drop_pending()
-                return
-            if self._rows is None:
-                self._rows = RH.RowHashes(self.params)
-            self._rows.add(x, train)
-            self._rows_open = self._rows.open
+            rows = self._rows
+            if rows is None:
+                if "train" in self._loaders and "val" in self._loaders:
+                    self._rows_open = False       # (a pair declared later closes it: _close_rows)
+                    return
+                rows = self._rows = RH.RowHashes(self.params)
+            if train and not rows.eval_seen:
+                rows.keep(x)                  # by reference; the counts, and so rows.open, do not move
+            else:
+                rows.add(x, train)
+                self._rows_open = rows.open
         except Exception as e:
             self._rows_open = False
             self._note("row hashes", e)
+
+    def _close_rows(self):
+        """A train/val pair of loaders is declared: the loaders' own overlap check takes over from the
+        raw-tensor one (the kept training inputs are let go; hashes made so far stay)."""
+        self._rows_open = False
+        if self._rows is not None:
+            self._rows.drop_pending()
 
     def _pre_step(self, optimizer, args, kwargs):
         if self._busy:
@@ -257,9 +266,9 @@ class StepFeed:
                 self._tentative = []
             else:
                 self._resolve_tentative()
-        # the sampled work (and the flush) falls on multiples of GATE only, after the first steps:
-        # every other step ends here
-        if step < FIRST or step % GATE == 0 or step < self._armed_until or self.level == "full" \
+        # the sampled work (and the flush) falls on multiples of the device's gate only (GATES), after
+        # the first steps: every other step ends here
+        if step < FIRST or step % self._gate == 0 or step < self._armed_until or self.level == "full" \
                 or self._post_handle is not None or self._act is not None \
                 or (self._nan_first is not None and not self._nan_grad):
             self._pre_step_sampled(optimizer, step, closure)

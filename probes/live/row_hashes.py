@@ -45,10 +45,12 @@ class RowHashes:
         self.pending_rows = 0
         self.pending_bytes = 0
         self.hashed_forwards = 0   # inputs hashed (the cost paid), training and evaluation
+        # room left for training or evaluation rows (n_train < max_train or n_val < max_val): a plain
+        # attribute, kept up to date by _hash (the only place the counts move), read at every forward
+        self.open = self.max_train > 0 or self.max_val > 0
+        import torch
 
-    @property
-    def open(self) -> bool:
-        return self.n_train < self.max_train or self.n_val < self.max_val
+        self._T = torch.Tensor
 
     def add(self, x, train: bool) -> None:
         """Hash the rows of ``x`` (the model's first input) as training or evaluation rows (training
@@ -56,24 +58,27 @@ class RowHashes:
         if self.eval_seen:
             self._hash(x, train)
         elif train:
-            self._keep(x)
+            self.keep(x)
         else:
             self.eval_seen = True
             self._hash_pending(x)
             self._hash(x, False)
 
-    def _keep(self, x) -> None:
-        """Keep a training input by reference (before any evaluation forward). Trimmed in bulk, so a
-        step pays an append: the oldest go once more than twice ``max_train`` rows or the byte budget
-        are held, down to ``max_train`` rows and half the budget."""
-        import torch
-
-        if not isinstance(x, torch.Tensor) or x.dim() < 2 or x.is_sparse or x.is_inference():
+    def keep(self, x) -> None:
+        """Keep a training input by reference (before any evaluation forward: the monitor calls this
+        directly then, one frame fewer a forward). Trimmed in bulk, so a step pays an append: the
+        oldest go once more than twice ``max_train`` rows or the byte budget are held, down to
+        ``max_train`` rows and half the budget."""
+        if not isinstance(x, self._T) or x.is_sparse or x.is_inference():
             return            # (an inference tensor has no version counter to vouch for it later)
-        n = x.shape[0]
-        if n == 0 or x.numel() < n * self.min_width:
+        shape = x.shape
+        if len(shape) < 2:
             return
-        size = x.numel() * x.element_size()
+        n = shape[0]
+        numel = x.numel()
+        if n == 0 or numel < n * self.min_width:
+            return
+        size = numel * x.element_size()
         self.pending.append((x, x._version, n, size))
         self.pending_rows += n
         self.pending_bytes += size
@@ -149,6 +154,7 @@ class RowHashes:
         else:
             self.val.append(h)
             self.n_val += int(h.shape[0])
+        self.open = self.n_train < self.max_train or self.n_val < self.max_val
 
     def overlap(self, min_val: int, min_train: int, train_eval: float):
         """(fraction of the evaluation rows hashed that are also training rows, evaluation rows

@@ -22,6 +22,10 @@ FLUSH_EVERY = {"cpu": 25, "device": 10}
 #: period that divides every schedule's period and the flush periods.
 FIRST = max(s.first for s in (GRADS, UPDATE, CLEAR, GPU))
 GATE = math.gcd(GRADS.every, UPDATE.every, CLEAR.every, GPU.every, *FLUSH_EVERY.values())
+#: The same per device kind: on the CPU the flush comes every 25 steps, not 10, so the gate can too
+#: (the GPU-utilisation sample never runs there); a step between gates costs one test.
+GATES = {k: math.gcd(GRADS.every, UPDATE.every, CLEAR.every, *(() if k == "cpu" else (GPU.every,)), every)
+         for k, every in FLUSH_EVERY.items()}
 #: The sampled looks at a training loss (outputs, accuracy, squash, labels, loss weights) fall on the
 #: first LOSS_FIRST training losses and on multiples of LOSS_GATE; the losses in between only record.
 _LOSS_LOOKS = tuple(SCHEDULE[k] for k in ("outputs", "accuracy", "squash", "labels", "loss_weights"))

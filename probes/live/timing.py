@@ -120,6 +120,7 @@ class LoaderTap:
         self.sync_every = sync_every
         self._cuda = False
         self._grad_enabled = None
+        self._fused = None
         self._i = 0
 
     def __len__(self):
@@ -148,6 +149,7 @@ class LoaderTap:
 
         self._cuda = torch.cuda.is_available() and getattr(self.monitor, "on_cuda", False)
         self._grad_enabled = torch.is_grad_enabled
+        self._fused = getattr(self.monitor, "on_train_batch", None)
         self._i = 0
 
     def before_next(self):
@@ -164,10 +166,15 @@ class LoaderTap:
         """The batch the loader returned after blocking ``seconds``: to the monitor's feeds."""
         mon = self.monitor
         phase = self.phase or ("train" if self._grad_enabled() else "val")
-        mon.on_data_wait(seconds, synced=synced, phase=phase)
+        fused = self._fused
+        if fused is None or phase != "train":
+            mon.on_data_wait(seconds, synced=synced, phase=phase)
         if type(batch) is tuple or type(batch) is list:
             x, y = (batch[0], batch[1]) if len(batch) >= 2 else (batch, None)
         else:
             x, y = split_batch(batch)
-        mon.on_batch(x, y, phase=phase)
+        if fused is None or phase != "train":
+            mon.on_batch(x, y, phase=phase)
+        else:
+            fused(seconds, synced, x, y)          # the two calls above in one (Monitor.on_train_batch)
         self._i += 1
