@@ -26,6 +26,8 @@ Nothing is downloaded, nothing is evaluated as code, no torch. Thresholds come f
 
 from __future__ import annotations
 
+import bisect
+import functools
 import math
 import os
 import re
@@ -513,11 +515,41 @@ def parse_number(text: str, words: dict | None = None, magnitudes: dict | None =
     return v
 
 
+#: characters: longer than any clause or sentence mark with its lookaround, so a scan restarted at the end of a
+#: mark this far back finds what a scan from the start finds (a work bound, not knowledge)
+_SCAN_MARGIN = 256
+#: texts and sentence starts whose scans are remembered (a work bound: one report reads a handful of texts)
+_SCANS_KEPT = 16
+_SENTENCES_KEPT = 256
+
+
+@functools.lru_cache(maxsize=_SCANS_KEPT)
+def _mark_spans(rx: re.Pattern, text: str) -> tuple[list, list]:
+    spans = [m.span() for m in rx.finditer(text)]
+    return [a for a, _ in spans], [b for _, b in spans]
+
+
+def _last_mark_end(rx: re.Pattern, text: str, pos: int) -> int:
+    """Where the last match of ``rx`` in ``text[:pos]`` ends (0: none), as ``rx.finditer(text, 0, pos)`` finds
+    it, without rescanning the text from its start for every number (quadratic on a long, number-dense text):
+    the scan resumes after the last mark that starts more than ``_SCAN_MARGIN`` before ``pos``, or at that
+    distance when there is none, since the scans agree that far back."""
+    starts, ends = _mark_spans(rx, text)
+    i = bisect.bisect_left(starts, pos - _SCAN_MARGIN) - 1
+    last = ends[i] if i >= 0 else 0
+    for m in rx.finditer(text, ends[i] if i >= 0 else max(0, pos - _SCAN_MARGIN), pos):
+        last = m.end()
+    return last
+
+
+@functools.lru_cache(maxsize=_SENTENCES_KEPT)
+def _first_match_from(rx: re.Pattern, text: str, start: int):
+    """``rx.search(text, start)``, once per sentence start rather than once per number in the sentence."""
+    return rx.search(text, start)
+
+
 def _clause_start(lang: Language, text: str, pos: int) -> int:
-    start = 0
-    for m in lang.clause_rx.finditer(text, 0, pos):
-        start = m.end()
-    return start
+    return _last_mark_end(lang.clause_rx, text, pos)
 
 
 def negation_at(lang: Language, text: str, pos: int) -> int | None:
@@ -939,9 +971,7 @@ def _futile_retry(lang: Language, text: str, pos: int) -> bool:
     a change verb before the end of the value's phrase ("学习率调整为 5e-6") and a futile outcome after the change."""
     if lang.retry_change_rx is None or lang.retry_futile_rx is None:
         return False
-    start, end = 0, len(text)
-    for m in _SENTENCE.finditer(text, 0, pos):
-        start = m.end()
+    start, end = _last_mark_end(_SENTENCE, text, pos), len(text)
     nxt = _SENTENCE.search(text, pos)
     if nxt is not None:
         end = nxt.start()
@@ -967,6 +997,8 @@ def _setting_gap(words: list) -> str:
 
 
 #: (in _NUM_RX) "0.几", "2.多": a number whose decimals are "some" states no value ("90多", ninety-odd, does)
+_BLANKS = re.compile(r"\s*")
+_COLON_AHEAD = re.compile(r"\s*[:=]")
 _SENTENCE = re.compile(r"(?<=[A-Za-z0-9)\]\"'])[.!?]\s+(?=[A-Z])|[\n;]|[!?]\s|。|；|！|？")
 _NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)[~]?\s?(?:[-+]?(?:[1-9]\d{0,2}(?:,\d{3})+(?![\d.,])|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d|\.[几多]|(?<=\.)[几多])",  # noqa: E501
                      re.IGNORECASE)
@@ -980,11 +1012,9 @@ def _hypothetical_at(lang: Language, text: str, pos: int, end: int | None = None
     clause stating the run's value (kb/language ``hypothetical.statements``) stands between it and ``end``."""
     if lang.hypothetical_rx is None:
         return False
-    sentence = 0
-    for m in _SENTENCE.finditer(text, 0, pos):
-        sentence = m.end()
+    sentence = _last_mark_end(_SENTENCE, text, pos)
     # searched past ``pos`` so that a cue may look ahead ("tried --lr 1e-07, --lr 1e-08": a sweep); it starts before
-    m = lang.hypothetical_rx.search(text, sentence)
+    m = _first_match_from(lang.hypothetical_rx, text, sentence)
     if m is None or m.start() >= pos:
         return False
     # "should I lower my learning rate, which is 5e-5?": the relative clause states the run's value
@@ -1080,9 +1110,7 @@ def _marks_near(lang: Language, text: str, n, marks: list, reach: int, split_gap
     its sentence, and where that sentence starts. With a metric word right after the number, a
     split word counts only within ``split_gap`` characters before it."""
     start = n.start()
-    sentence = 0
-    for m in _SENTENCE.finditer(text, 0, start):
-        sentence = m.end()
+    sentence = _last_mark_end(_SENTENCE, text, start)
     after, split_after = _metric_right_after(lang, text, n.end(), marks)
     before = [mk for mk in marks if mk[1] <= start and start - mk[1] <= reach and mk[0] >= sentence]
     if before and before[0][2] == "split" and lang.metric_of_split_rx is not None:
@@ -1144,8 +1172,11 @@ def _metric_right_after(lang: Language, text: str, end: int, marks: list) -> tup
     a "loss:" label, or a split and metric with a number after them (kb/language ``label_gap_words``
     between), names that number, not this one. Returns ([metric mark] or [], split mark or None)."""
     def right_after(at: int, kind: str):
-        return next((mk for mk in marks if mk[0] >= at and mk[2] == kind and re.fullmatch(r"\s*", text[at:mk[0]])
-                     and not (kind == "metric" and re.match(r"\s*[:=]", text[mk[1]:]))), None)
+        # only blanks between: the marks (sorted by start) from ``at`` to the end of the blanks after it
+        blank_end = _BLANKS.match(text, at).end()
+        first = bisect.bisect_left(marks, at, key=lambda mk: mk[0])
+        return next((mk for mk in marks[first:bisect.bisect_right(marks, blank_end, key=lambda mk: mk[0])]
+                     if mk[2] == kind and not (kind == "metric" and _COLON_AHEAD.match(text, mk[1]))), None)
     metric = right_after(end, "metric")
     if metric is not None:
         return [metric], None
@@ -1181,8 +1212,9 @@ def _split_and_metric(lang: Language, text: str, n, raw: str, marks: list, befor
     metric = next((mk[3] for mk in reversed(before) if mk[2] == "metric"), None)
     split = next((mk[3] for mk in reversed(before) if mk[2] == "split"), None)
     # "61% accuracy on validation", "90% on the training set": a split named right after wins
-    split = next((mk[3] for mk in marks if mk[2] == "split" and mk[0] >= n.end()
-                  and lang.split_after_rx is not None and lang.split_after_rx.fullmatch(text[n.end():mk[0]])), split)
+    after = bisect.bisect_left(marks, n.end(), key=lambda mk: mk[0])
+    split = next((mk[3] for mk in marks[after:] if mk[2] == "split"
+                  and lang.split_after_rx is not None and lang.split_after_rx.fullmatch(text, n.end(), mk[0])), split)
     if metric is None:
         # "train: 10%, valid 0.23": a split word right before the number: % -> accuracy, else loss
         metric = "accuracy" if raw.endswith("%") else "loss"
