@@ -95,14 +95,7 @@ class BatchFeed:
         if self._busy:
             return
         now = time.perf_counter()
-        if self._last_wait_t is not None and not self._val_since_wait:
-            self._intervals.append(max(now - self._last_wait_t - self._own_wait, float(seconds)))
-            self._waits.append(float(seconds))
-            if synced:
-                self._synced_waits.append(float(seconds))
-        self._last_wait_t = now
-        self._val_since_wait = False
-        self._own_wait = 0.0
+        self._record_train_wait(now, seconds, synced)
         try:
             self._batch_count += 1
             i = self._train_batch_count
@@ -113,6 +106,18 @@ class BatchFeed:
                 self._batch_looks(inputs, targets, i)
         except Exception as e:  # a probe never breaks the user's run
             self._note("on_batch", e)
+
+    def _record_train_wait(self, now: float, seconds: float, synced) -> None:
+        """One training batch's loader wait, and the interval since the last one (validation between
+        two training batches breaks the interval)."""
+        if self._last_wait_t is not None and not self._val_since_wait:
+            self._intervals.append(max(now - self._last_wait_t - self._own_wait, float(seconds)))
+            self._waits.append(float(seconds))
+            if synced:
+                self._synced_waits.append(float(seconds))
+        self._last_wait_t = now
+        self._val_since_wait = False
+        self._own_wait = 0.0
 
     def on_data_wait(self, seconds: float, *, synced=None, phase=None):
         """Seconds blocked in the loader's ``__next__`` for one batch (``synced``: timed after a
@@ -126,14 +131,7 @@ class BatchFeed:
             self._val_since_wait = True
             self._last_wait_t = None
             return
-        if self._last_wait_t is not None and not self._val_since_wait:
-            self._intervals.append(max(now - self._last_wait_t - self._own_wait, float(seconds)))
-            self._waits.append(float(seconds))
-            if synced:
-                self._synced_waits.append(float(seconds))
-        self._last_wait_t = now
-        self._val_since_wait = False
-        self._own_wait = 0.0
+        self._record_train_wait(now, seconds, synced)
 
     def watch_forwards(self, modules) -> None:
         """Other top-level modules the training step runs besides the bound model (a frozen
