@@ -395,6 +395,8 @@ def loss_callable(loss_name: str | None):
 
 #: loss name -> whether :func:`loss_callable` has a functional for it
 _STOCK: dict = {}
+#: A bound on memory, not knowledge: names remembered (a run uses a handful; beyond this, asked afresh)
+_STOCK_KEPT = 256
 
 
 def is_stock_loss(loss_name: str | None) -> bool:
@@ -406,7 +408,7 @@ def is_stock_loss(loss_name: str | None) -> bool:
     except (KeyError, TypeError):
         pass
     known = (loss_function(loss_name) or "") in _FUNCTIONALS
-    if loss_name is None or isinstance(loss_name, str):
+    if (loss_name is None or isinstance(loss_name, str)) and len(_STOCK) < _STOCK_KEPT:
         _STOCK[loss_name] = known
     return known
 

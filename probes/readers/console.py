@@ -170,11 +170,13 @@ _SCALE_DOWN = re.compile(r"\b(?:overflow|skipping step)\b.*\bloss[ _]?scale\b(?:
 #: to 4.0``): the same as the scale it sets when the scaler is at its minimum and cannot lower it
 _SCALE_FROM = re.compile(r"\b(?:attempted\s+loss\s+scale|from)\b:?\s*((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)",
                          re.IGNORECASE)
+#: PyTorch's loss warning that the target's size differs from the input's (``Using a target size
+#: (torch.Size([64])) that is different to the input size (torch.Size([64, 1]))``): the two sizes
+_SIZE_WARN = re.compile(r"target size \(torch\.Size\(\[([\d,\s]*)\]\)\) that is different to the input "
+                        r"size \(torch\.Size\(\[([\d,\s]*)\]\)\)")
 #: the autograd node of a printed tensor (``grad_fn=<BinaryCrossEntropyBackward0>``) and the loss
 #: function each loss node belongs to. ``NllLossBackward`` is left out: ``CrossEntropyLoss`` and
 #: ``NLLLoss`` print the same node, and a node of a sum (``AddBackward``) names no loss.
-_SIZE_WARN = re.compile(r"target size \(torch\.Size\(\[([\d,\s]*)\]\)\) that is different to the input "
-                        r"size \(torch\.Size\(\[([\d,\s]*)\]\)\)")
 _GRAD_FN = re.compile(r"grad_fn=<(\w+?)Backward\d*>")
 _LOSS_NODES = {"binarycrossentropywithlogits": "bce_with_logits", "binarycrossentropy": "bce",
                "mseloss": "mse", "l1loss": "l1", "smoothl1loss": "smooth_l1", "huberloss": "smooth_l1",
