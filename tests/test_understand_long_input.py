@@ -33,3 +33,21 @@ def test_the_faster_scan_reads_the_same_sentence_and_clause_as_before(lang):
     u = understand(text, lang)
     facts = {r.fact: r.value for r in u.facts}
     assert facts.get("val_loss") == 0.9 and facts.get("train_loss") == 0.2
+
+
+def test_the_resumed_scan_finds_what_a_scan_from_the_start_finds(lang):
+    # the sentence and clause marks the reader looks back for, near the number and far before it (beyond the
+    # margin it resumes from), in texts of marks, words and runs of blanks
+    import random
+
+    from traindx.engine import understand as reader
+    rnd = random.Random(7)
+    pieces = ["a", "b", " ", "  ", ". ", "! ", "?", "\n", ";", ", ", "A", "1", "but ", "however ", "。", "x" * 300]
+    for rx in (reader._SENTENCE, lang.clause_rx):
+        for _ in range(60):
+            text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 400)))
+            for pos in range(0, len(text) + 1, 5):
+                plain = 0
+                for m in rx.finditer(text, 0, pos):
+                    plain = m.end()
+                assert reader._last_mark_end(rx, text, pos) == plain, (text[max(0, pos - 40):pos], pos)
