@@ -4,6 +4,7 @@
 # actor lr 1e-4, critic lr 1e-3, reward = speed * (cos(angle) - |sin(angle)| - |trackPos|). Prints the same
 # debug lines as the report (Action / Rewards / Policy out) every 10 episodes and the episode return;
 # writes metrics.jsonl.
+import copy
 import json
 import math
 import torch
@@ -40,8 +41,6 @@ class LaneEnv:
 
 actor = nn.Sequential(nn.Linear(6, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 3), nn.Tanh())
 critic = nn.Sequential(nn.Linear(9, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 1))
-actor_t = nn.Sequential(*[m for m in actor]); critic_t = nn.Sequential(*[m for m in critic])
-import copy
 actor_t, critic_t = copy.deepcopy(actor), copy.deepcopy(critic)
 aopt = torch.optim.Adam(actor.parameters(), lr=1e-4)
 copt = torch.optim.Adam(critic.parameters(), lr=1e-3)
