@@ -24,8 +24,6 @@ evaluates once at the end has its latest training rows kept.
 
 from __future__ import annotations
 
-from math import prod as _prod
-
 _INT_VIEW = {8: "int64", 4: "int32", 2: "int16", 1: "int8"}
 
 
@@ -77,9 +75,10 @@ class RowHashes:
         if len(shape) < 2:
             return
         n = shape[0]
-        if n == 0 or _prod(shape) < n * self.min_width:       # prod(shape): x.numel() without a torch call
+        numel = x.numel()
+        if n == 0 or numel < n * self.min_width:
             return
-        size = x.nbytes            # numel() * element_size() in one read (defined: not a sparse COO tensor)
+        size = numel * x.element_size()
         self.pending.append((x, x._version, n, size))
         self.pending_rows += n
         self.pending_bytes += size
