@@ -72,3 +72,19 @@ def test_a_run_with_big_batches_keeps_under_the_byte_bound(tmp_path):
     # the shipped bound lets the same 30 batches (23 MiB) be kept: the pack's bound is what held it
     shipped = _run(load_kb(entry_point_packs=False).params())
     assert len(shipped.batches) == 30 and shipped.kept_bytes == 30 * batch_bytes
+
+
+def test_a_sparse_input_batch_is_kept_and_counted_at_its_dense_size():
+    """A sparse COO input (no ``nbytes`` in torch) is kept like any batch, its bytes counted as
+    ``numel() * element_size()``: the buffer's byte cap sees it, and the watched step is not broken."""
+    from traindx.probes.live.experiments import Experiments
+
+    box = Experiments(True)
+    x = torch.sparse_coo_tensor(torch.tensor([[0, 1], [1, 0]]), torch.tensor([1.0, 2.0]), (4, 8))
+    y = torch.tensor([0, 1, 0, 1])
+    box.keep((x,), {}, y, torch.Size([4, 2]))
+    dense = torch.zeros(4, 8)
+    box.keep((dense,), {}, y.clone(), torch.Size([4, 2]))
+    assert len(box.batches) == 2
+    assert box.sizes == [4 * 8 * 4 + 4 * 8, 4 * 8 * 4 + 4 * 8]
+    assert box.kept_bytes == 2 * (4 * 8 * 4 + 4 * 8)

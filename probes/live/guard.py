@@ -107,6 +107,7 @@ class SafeLoader:
         except Exception as exc:
             fuse.blow("loader", exc, stacklevel=3)
         clock = time.perf_counter
+        seen = None if fuse.blown else tap.seen
         while True:
             if fuse.blown:             # here or elsewhere (observe): the rest of the pass untouched
                 yield from it
@@ -125,7 +126,7 @@ class SafeLoader:
                 return
             dt = clock() - t0
             try:
-                tap.seen(batch, dt, synced)
+                seen(batch, dt, synced)
             except Exception as exc:
                 fuse.blow("loader", exc, stacklevel=3)
             yield batch

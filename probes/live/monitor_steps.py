@@ -128,7 +128,15 @@ class StepFeed:
         self._fwd_mode[2 * ge + training] += 1
         self._last_fwd_training = training
         if self._rows_open and args:
-            self._hash_rows(args[0], ge and training)
+            rows = self._rows
+            if rows is not None and ge and training and not rows.eval_seen:
+                try:                           # _hash_rows' usual case, one frame fewer a forward
+                    rows.keep(args[0])
+                except Exception as e:
+                    self._rows_open = False
+                    self._note("row hashes", e)
+            else:
+                self._hash_rows(args[0], ge and training)
         self._last_args = args
         self._last_kwargs = kwargs
         i = self._fwd_count
