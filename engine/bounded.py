@@ -27,6 +27,7 @@ Nothing here imports torch or anything outside the standard library and PyYAML.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -83,12 +84,28 @@ def _mib(n: int) -> str:
     return f"{n / (1 << 20):.0f} MiB" if n >= 1 << 20 else f"{n} bytes"
 
 
+def missing(path, what: str = "file") -> str:
+    """Why ``path`` cannot be opened although it was named: not there, or a symbolic link that
+    loops or points nowhere (``os.path.exists`` is False for all three)."""
+    if os.path.islink(path):
+        try:
+            os.stat(path)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return f"{what} is a symbolic link that loops (it leads back to itself)"
+        try:
+            return f"{what} is a symbolic link to {os.readlink(path)!r}, which does not exist"
+        except OSError:
+            pass
+    return f"{what} not found"
+
+
 def check_size(path, max_bytes: int, what: str = "file") -> int:
     """The size of ``path`` in bytes; InputError if it is larger than ``max_bytes``."""
     try:
         size = os.stat(path).st_size
     except FileNotFoundError:
-        raise InputError(f"{what} not found", str(path)) from None
+        raise InputError(missing(path, what), str(path)) from None
     except OSError as exc:
         raise InputError(f"cannot read {what}: {exc.strerror}", str(path)) from None
     if size > max_bytes:
@@ -106,7 +123,7 @@ def read_bytes(path, max_bytes: int, what: str = "file") -> bytes:
         with open(path, "rb") as fh:
             raw = fh.read(max_bytes + 1)   # a file that grew since stat() still stops here
     except FileNotFoundError:
-        raise InputError(f"{what} not found", str(path)) from None
+        raise InputError(missing(path, what), str(path)) from None
     except OSError as exc:
         raise InputError(f"cannot read {what}: {exc.strerror}", str(path)) from None
     if len(raw) > max_bytes:

@@ -113,7 +113,8 @@ def _diagnose(script, logs, codes, configs, setup, complaint, answers, non_inter
         # unless knowledge packs may override parameters the child's probes decide with: then the
         # knowledge base is loaded first and its parameters go to the child
         if not os.path.exists(script):
-            raise InputError("script not found", script)
+            from ..bounded import missing
+            raise InputError(missing(script, "script"), script)
         _need_torch("--script")
         from traindx.probes.runner.supervise import start_script
         params = None
@@ -382,7 +383,8 @@ class Gatherer:
 
     def _need_file(self, path, what):
         if not os.path.exists(path):
-            raise InputError(f"{what} not found", path)
+            from ..bounded import missing
+            raise InputError(missing(path, what), path)
 
     def _take(self, read):
         """Add one artifact's evidence (see gather.py) and say what was read."""

@@ -52,7 +52,8 @@ class Read:
 
 def _need(path: str, what: str) -> None:
     if not os.path.exists(path):
-        raise InputError(f"{what} not found", path)
+        from ..bounded import missing
+        raise InputError(missing(path, what), path)
 
 
 # ------------------------------------------------------------------------------ code / config

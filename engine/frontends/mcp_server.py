@@ -566,7 +566,8 @@ class Engine:
     def _need_file(self, path: str, what: str) -> str:
         full = os.path.abspath(os.path.expanduser(path))
         if not os.path.exists(full):
-            raise ToolFailure(f"{what} not found: {path}" + ("" if os.path.isabs(path) else
+            from ..bounded import missing
+            raise ToolFailure(f"{path}: {missing(full, what)}" + ("" if os.path.isabs(path) else
                               f" (relative paths are read from {os.getcwd()})"))
         return full
 

@@ -892,16 +892,30 @@ def _sniff(path: str, lim: bounded.Limits | None = None) -> str:
         n = sample.count(b"\n") + (1 if sample and not sample.endswith(b"\n") else 0)
         raise InputError("empty log file (0 lines: no header, no rows)" if not n else
                          f"empty log file: {n:,} blank line(s) (lines 1-{n:,}), no header, no rows", path)
+    if sample.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError("UTF-16 text (a UTF-16 byte-order mark), not UTF-8: Windows PowerShell writes "
+                         "'>' and Tee-Object output as UTF-16", path, 1,
+                         hint="re-save the file as UTF-8, e.g. with Out-File -Encoding utf8")
     if b"\x00" in sample:
         raise InputError("binary data (a NUL byte), not a CSV, JSON-lines or TensorBoard log", path,
                          sample[: sample.index(b"\x00")].count(b"\n") + 1,
                          hint="pass a TensorBoard log as its events.out.tfevents.* file or folder")
     cut = sample if len(sample) < (1 << 16) else sample[: sample.rfind(b"\n") + 1] or sample
     try:
-        text = cut.decode("utf-8")
+        text, lossy = cut.decode("utf-8"), False
     except UnicodeDecodeError:
-        raise _not_utf8(path) from None
-    text = text.lstrip("\ufeff")
+        # console output is a byte stream: a character cut in two (``tail -c``, a copy taken while
+        # the run was still writing) or a legacy code page's byte must not cost the whole run; the
+        # console reader replaces such bytes. Tables and JSON stay strict (their readers say where).
+        text, lossy = cut.decode("utf-8", errors="replace"), True
+    kind = _sniff_text(text.lstrip("\ufeff"), path, base, len(sample) >= (1 << 16), lim)
+    if lossy and kind != "console":
+        raise _not_utf8(path)
+    return kind
+
+
+def _sniff_text(text: str, path: str, base: str, partial: bool, lim: bounded.Limits) -> str:
+    """The format of a log from the decoded start of it (``partial``: the file goes on)."""
     bad = sum(1 for ch in text if ch < " " and ch not in "\t\r\n\f")   # ASCII control characters
     if bad > max(2, len(text) // 100):
         raise InputError("binary data (control characters), not a CSV or JSON-lines log", path)
@@ -936,7 +950,7 @@ def _sniff(path: str, lim: bounded.Limits | None = None) -> str:
             json.loads(text)
             return "json"
         except ValueError:
-            if _concatenated_dicts(text, partial=len(sample) >= (1 << 16)) is not None:
+            if _concatenated_dicts(text, partial=partial) is not None:
                 return "json"   # metrics dicts printed with indent=, one after another
             return "console"  # printed dicts ({'loss': 1.2, ...}) or a truncated sample
     if not _looks_csv(text):
@@ -1658,7 +1672,7 @@ def read_log(path: str | os.PathLike, column_map: dict | str | None = None, para
     cmap = parse_column_map(column_map)
     lim = bounded.limits(params)
     if not os.path.exists(path):
-        raise InputError("no such file or folder", path)
+        raise InputError(bounded.missing(path, "log").replace("log not found", "no such file or folder"), path)
     if os.path.isfile(path):
         bounded.check_size(path, lim.max_log_bytes, "log")
     try:
