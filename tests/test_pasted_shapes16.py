@@ -123,3 +123,17 @@ def test_twin_a_validation_score_alone_is_no_loss():
     lines = [f"epoch {k + 1} valid score {20.1 + k:.2f}" for k in range(8)]
     with pytest.raises(InputError):
         read_console_text("\n".join(lines))
+
+
+# ------------------------------------------------------------------ a validation loss alone
+def test_a_validation_history_alone_that_bottoms_early_and_climbs_is_overfitting(tmp_path):
+    text = "history of validation losses:\narray([" + ", ".join(f"{v * 400:.4f}" for v in _VAL) + "])"
+    rep, _ = diagnose_log_report(tmp_path, text)
+    assert report_symptom(rep) == "overfitting"
+
+
+def test_twin_a_validation_history_alone_still_falling_is_no_overfitting(tmp_path):
+    falling = [v * 400 for v in _TRAIN[:10]] + [_TRAIN[9] * 400 * 1.01, _TRAIN[9] * 400 * 1.02]
+    text = "val_losses = [" + ", ".join(f"{v:.4f}" for v in falling) + "]"
+    rep, _ = diagnose_log_report(tmp_path, text)
+    assert report_symptom(rep) != "overfitting"
