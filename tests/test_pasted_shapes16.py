@@ -84,6 +84,12 @@ def test_twin_a_schedule_in_a_config_dump_is_no_history():
     assert "lr" not in log.roles and not log.restart_lines
 
 
+def test_twin_brackets_that_label_a_value_are_no_history():
+    # "Loss [epoch, batch](epoch, minibatch): value": the bracket is the value's position
+    lines = [f"Loss [{31 + k // 3}, {100 * (k % 3 + 1)}](epoch, minibatch):  {v}" for k, v in enumerate(_TRAIN)]
+    assert _vals(read_console_text("\n".join(lines)), "loss") == _TRAIN
+
+
 def test_twin_two_values_are_no_history():
     with pytest.raises(InputError):
         read_console_text("losses = [0.61, 0.58]\n")

@@ -1371,8 +1371,8 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
             self.trace_line = self.line_no
             self.trace_lines = 0
             return
-        if (self.hist is not None or "[" in line) and self._history_line(line):
-            return
+        if self.hist is not None and self._history_line(line):
+            return   # a history's next line (a new one opens in LineParser._parse, on a line without a plan)
         if len(line) <= _BARE_MAX_CHARS and line[0] in _BARE_START and self.header is None \
                 and _BARE_NUMBER.fullmatch(line):
             return self._bare_value(line)

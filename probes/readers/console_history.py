@@ -24,10 +24,9 @@ _HISTORY_MAX_VALUES = 100_000
 _HISTORY_MAX_LISTS = 64
 
 _NUM = r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)"
-#: a list that opens with a number followed by a comma, after a name's ``:``/``=``/``(`` or at the
-#: start of the line (cheap test: most lines with ``[`` are time stamps or ``Epoch [1/10]``)
-_LIST_OPEN = re.compile(r"(?:^|[:=(])\s*(?:array\(\s*)?\[\s*(?:np\.float\d*\(|tensor\()?" + _NUM + r"\)?\s*,",
-                        re.IGNORECASE)
+#: a list that opens with a number followed by a comma (cheap test, starting at a ``[``: most lines
+#: with one are time stamps, ``Epoch [1/10]`` or ``[1][50/500]``, whose number is followed by ``]`` or ``/``)
+_LIST_OPEN = re.compile(r"\[\s*(?:np\.float\d*\(|tensor\()?" + _NUM + r"\)?\s*,", re.IGNORECASE)
 #: one list: its opening (``[`` or ``array([``) and its body up to ``]`` or the end of the line
 _LIST = re.compile(r"(?:array\(\s*)?\[([^\[\]]*)(\])?")
 #: a line that only continues an open list: numbers and commas, maybe its closing bracket
@@ -35,6 +34,7 @@ _CONTINUED = re.compile(r"\s*(?:(?:np\.float\d*\(|tensor\()?" + _NUM + r"\)?\s*,
                         re.IGNORECASE)
 _ITEM_WRAP = re.compile(r"^(?:np\.float\d*|tensor)\((.*)\)$")
 #: the name in front of a list: the words just before it, without quotes, braces and ``:``/``=``
+#: (a list is a value only after ``:``, ``=`` or ``(``, or alone at the start of its line)
 _NAME = re.compile(r"([A-Za-z][\w./ -]*?)\W*$")
 _OPENERS = ("loss", "val_loss", "accuracy", "val_accuracy")
 _READ_ROLES = _OPENERS + ("lr", "grad_norm")
@@ -83,7 +83,8 @@ class _Histories:
                     return True
             self.hist_open = None
         if "[" not in line or not _LIST_OPEN.search(line):
-            self._history_flush()
+            if self.hist is not None:
+                self._history_flush()
             return False
         return self._history_lists(line)
 
@@ -91,9 +92,13 @@ class _Histories:
         found = []
         start = 0
         for m in _LIST.finditer(line):
-            vals = _numbers(m.group(1))
-            name = _NAME.search(line[start:m.start()])
+            before = line[start:m.start()]
             start = m.end()
+            tail = before.rstrip()
+            if tail and tail[-1] not in ":=(":
+                continue   # ``Loss [31, 100](epoch, minibatch): 3.2``: brackets that label, not a list assigned
+            vals = _numbers(m.group(1))
+            name = _NAME.search(before)
             phrase = name.group(1).strip() if name else ""
             if not phrase and m.start() == len(line) - len(line.lstrip()) and self.hist_label \
                     and self.hist_label[0] == self.line_no - 1:
