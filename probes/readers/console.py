@@ -77,6 +77,7 @@ from traindx.engine.errors import InputError, NoMetricsError
 from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
+from .console_history import _Histories
 from .console_lines import _PREFIX, _PROGRESS, _SPLIT, PART_RANK, SPLIT_ALONE_RANK, LineParser, _loss_part, shape
 from .logs import (CAMEL_HUMP, CAMEL_ROLES, FLUSH_ROWS, GENERIC_RANK, LogData, RLLogError, Series, match_role,
                    normalize_name, parse_column_map, rl_names_in_text)
@@ -473,6 +474,25 @@ def _stand_in_role(words: list, eff: str | None, phrase: str):
         role = "val_loss" if eff in ("val", "test") else "loss"
         return role, 300 + test, phrase, "log"
     return None
+
+
+#: the rank of a word that names a run's objective without saying "loss" (DL4J's ``Score at
+#: iteration 60 is 0.69``, a CNTK criterion node named ``error``): after every other reading of a
+#: loss, a split word alone included
+OBJECTIVE_WORD_RANK = PART_RANK + 80
+
+
+def _objective_word_role(pwords: list, eff: str | None, phrase: str, words: frozenset):
+    """A training metric named by one of ``console.objective_words`` alone (``score``, ``error``)
+    read as the loss of the last resort: what a training loop prints per iteration under such a
+    name is the objective it minimises when nothing else is printed. A validation or test score
+    (a BLEU or F1 ``score``) is no loss; None for any other name."""
+    if eff in ("val", "test"):
+        return None
+    kept = [w for w in pwords if w not in _EXTRA_FILLER and w not in _SPLIT]
+    if len(kept) != 1 or kept[0] not in words:
+        return None
+    return "loss", OBJECTIVE_WORD_RANK, phrase, None
 
 
 def _part_role(pwords: list, eff: str | None, phrase: str):
@@ -1144,7 +1164,7 @@ class _Tracebacks:
 
 
 class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _Transforms, _EpochRows, _BareValues,
-                    _SpeedOnly, _Tracebacks):
+                    _SpeedOnly, _Tracebacks, _Histories):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
     def __init__(self, path: str, column_map=None, params=None, fmt: str = "console"):
@@ -1164,6 +1184,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
         self.axis_joiners = frozenset(str(w).lower() for w in p["console.axis_joiners"])
         self.aside_words = tuple(int(n) for n in p["console.name_aside_words"])
         self.loss_abbrevs = frozenset(str(w).lower() for w in p["console.loss_abbreviations"])
+        self.objective_words = frozenset(str(w).lower() for w in p["console.objective_words"])
         self._init_overflows(p)
         self.path = path
         self.cmap = {normalize_name(c): r for r, c in parse_column_map(column_map).items()}
@@ -1297,7 +1318,8 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
         return best if best is not None else (_split_alone_role(pwords, phrase)
                                                or _part_role(self._unabbreviated(pwords), eff, phrase)
                                                or _qualified_role(pwords, phrase)
-                                               or _head_accuracy_role(pwords, eff, phrase))
+                                               or _head_accuracy_role(pwords, eff, phrase)
+                                               or _objective_word_role(pwords, eff, phrase, self.objective_words))
 
     def _unabbreviated(self, pwords: list) -> list:
         """A one-word name whose first part abbreviates "loss" (``console.loss_abbreviations``:
@@ -1349,6 +1371,8 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
             self.trace_line = self.line_no
             self.trace_lines = 0
             return
+        if self.hist is not None and self._history_line(line):
+            return   # a history's next line (a new one opens in LineParser._parse, on a line without a plan)
         if len(line) <= _BARE_MAX_CHARS and line[0] in _BARE_START and self.header is None \
                 and _BARE_NUMBER.fullmatch(line):
             return self._bare_value(line)
@@ -1361,6 +1385,8 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
             low = line.lower()
             if "nan" not in low and "inf" not in low:
                 # no number: a table header or an exception's message (what it was is remembered)
+                if line[-1] == ":":
+                    self._history_label(line)
                 hit = self.quiet.get(line)
                 if hit is not None:
                     return self._replay(hit)
@@ -1556,6 +1582,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
     def finish(self) -> ConsoleLog:
         log = self.log
         log.lines = self.line_no
+        self._history_flush()
         if self.in_trace and not self._trace_of_last_error():
             # the text ends inside a traceback (an excerpt cut before the exception's line): the
             # run still raised

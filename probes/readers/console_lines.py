@@ -607,11 +607,15 @@ class LineParser:
             return self._apply(line, plan)
         if len(self.plans) >= self.max_plans:
             return self._parse_again(line)
+        if "[" in line and self._history_line(line):
+            return None   # a metric's history as a list (console_history): never a plan
         ex = self._parse_full(line)
         self.plans[key] = _NO_PLAN if ex is None else self._capped(_Plan(ex, line), line)
 
     def _parse_again(self, line: str) -> None:
         """A full parse of a line whose shape has no plan, or the remembered outcome of one."""
+        if "[" in line and self._history_line(line):
+            return None
         if self.header is None:
             hit = self.noise.get(line)
             if hit is not None:
