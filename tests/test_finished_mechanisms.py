@@ -472,3 +472,16 @@ def test_the_same_flat_loss_under_two_sigmoid_layers_does_not_name_vanishing_gra
     assert rep["symptom"]["id"] == "not_learning"
     named = rep["root_causes"][0]["id"] if rep["status"] == "diagnosed" and rep["root_causes"] else None
     assert named != "vanishing_gradients"
+
+
+def test_a_margin_loss_with_a_small_reconstruction_mse_is_no_regression_loss_on_classes(tmp_path):
+    """A capsule-style classifier trained on a margin loss plus 0.0005 x a reconstruction MSE: the
+    MSE compares the decoder's output with the input, not with the classes, so a run whose loss falls
+    and whose validation follows is healthy, not a wrong loss function."""
+    script = tmp_path / "train.py"
+    script.write_text(_case("a_margin_loss_plus_a_small_reconstruction_mse_is_hand_written"))
+    train = [0.62 * 0.8 ** i + 0.05 for i in range(10)]
+    log = _epochs(tmp_path / "run.out", train, [t + 0.01 for t in train])
+    rep = _diagnose("--code", str(script), "--log", str(log))
+    assert rep["status"] == "healthy"
+    assert not any(c["id"] == "wrong_loss_function" and c["confidence"] >= 0.5 for c in rep["root_causes"])

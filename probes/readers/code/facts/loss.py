@@ -89,9 +89,12 @@ class LossFacts:
 
     def loss_kind_facts(self, t: TensorVal, stock: list, entry: tuple | None, line: int) -> bool:
         """loss_function and custom_loss; True when the loss is hand-written."""
-        # a regression loss beside a hand-written term on the model's outputs (a capsule net's margin
-        # loss + a small reconstruction MSE, an ELBO's KL + MSE) is a side term of a hand-written loss
-        side = bool(stock) and all(r.kind in REGRESSION_LOSSES for r in stock) and bool(t.hand_terms)
+        # in a script that scores classes, a regression loss beside a hand-written term on the model's
+        # outputs (a capsule net's margin loss + a small reconstruction MSE) is a side term: the class
+        # target is served by the hand-written loss, not by the MSE (a VAE's MSE + KL, scoring no
+        # classes, stays an MSE)
+        side = bool(stock) and all(r.kind in REGRESSION_LOSSES for r in stock) and bool(t.hand_terms) \
+            and class_scoring(self.tree) is not None
         custom = (not stock) or t.loss_mod or side
         if custom:
             if side:
