@@ -426,3 +426,62 @@ def test_the_same_loss_in_bfloat16_names_the_unsafe_exp(tmp_path):
     rep = _diagnose("--code", str(script), "--log", str(_nan_log(tmp_path / "run.out")))
     assert rep["symptom"]["id"] == "explosion"
     assert rep["root_causes"][0]["id"] == "numerical_instability"
+
+
+DEEP_SIGMOID_SCRIPT = textwrap.dedent("""\
+    import torch, torch.nn as nn
+    from torch.utils.data import DataLoader, TensorDataset
+    N_CLASSES, DEPTH = 4, {depth}
+    x, y = torch.randn(1024, 16), torch.randint(0, N_CLASSES, (1024,))
+    loader = DataLoader(TensorDataset(x, y), batch_size=64, shuffle=True)
+    layers = [nn.Linear(16, 64), nn.Sigmoid()]
+    for _ in range(DEPTH - 1):
+        layers += [nn.Linear(64, 64), nn.Sigmoid()]
+    model = nn.Sequential(*layers, nn.Linear(64, N_CLASSES))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    crit = nn.CrossEntropyLoss()
+    for epoch in range(12):
+        for xb, yb in loader:
+            opt.zero_grad()
+            loss = crit(model(xb), yb)
+            loss.backward()
+            opt.step()
+    """)
+
+
+def _flat_at_ln4(path):
+    train = [1.386 + (0.003 if i % 2 else -0.003) for i in range(12)]
+    return _epochs(path, train, [1.387 + (0.002 if i % 3 else -0.002) for i in range(12)])
+
+
+def test_a_flat_loss_under_ten_stacked_sigmoid_layers_names_vanishing_gradients(tmp_path):
+    """Ten Sigmoid layers built in a loop (each passes at most a quarter of the gradient) and a loss
+    flat at ln 4: the gradient vanished before reaching the first layers."""
+    script = tmp_path / "train.py"
+    script.write_text(DEEP_SIGMOID_SCRIPT.format(depth=10))
+    rep = _diagnose("--code", str(script), "--log", str(_flat_at_ln4(tmp_path / "run.out")))
+    assert rep["symptom"]["id"] == "not_learning"
+    assert rep["status"] == "diagnosed"
+    assert rep["root_causes"][0]["id"] == "vanishing_gradients"
+
+
+def test_the_same_flat_loss_under_two_sigmoid_layers_does_not_name_vanishing_gradients(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(DEEP_SIGMOID_SCRIPT.format(depth=2))
+    rep = _diagnose("--code", str(script), "--log", str(_flat_at_ln4(tmp_path / "run.out")))
+    assert rep["symptom"]["id"] == "not_learning"
+    named = rep["root_causes"][0]["id"] if rep["status"] == "diagnosed" and rep["root_causes"] else None
+    assert named != "vanishing_gradients"
+
+
+def test_a_margin_loss_with_a_small_reconstruction_mse_is_no_regression_loss_on_classes(tmp_path):
+    """A capsule-style classifier trained on a margin loss plus 0.0005 x a reconstruction MSE: the
+    MSE compares the decoder's output with the input, not with the classes, so a run whose loss falls
+    and whose validation follows is healthy, not a wrong loss function."""
+    script = tmp_path / "train.py"
+    script.write_text(_case("a_margin_loss_plus_a_small_reconstruction_mse_is_hand_written"))
+    train = [0.62 * 0.8 ** i + 0.05 for i in range(10)]
+    log = _epochs(tmp_path / "run.out", train, [t + 0.01 for t in train])
+    rep = _diagnose("--code", str(script), "--log", str(log))
+    assert rep["status"] == "healthy"
+    assert not any(c["id"] == "wrong_loss_function" and c["confidence"] >= 0.5 for c in rep["root_causes"])

@@ -279,6 +279,8 @@ class TensorVal(Val):
     act_src: tuple | None = None
     losses: tuple = ()
     loss_mod: bool = False
+    hand_terms: tuple = ()          # (line, text): terms computed from the model's outputs without a
+                                    # stock loss, added to a stock loss (a margin loss + 0.0005 * mse)
     unsafe: tuple = ()              # (kind, line, text)
     data: bool = False
     param: bool = False

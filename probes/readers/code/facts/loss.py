@@ -89,13 +89,24 @@ class LossFacts:
 
     def loss_kind_facts(self, t: TensorVal, stock: list, entry: tuple | None, line: int) -> bool:
         """loss_function and custom_loss; True when the loss is hand-written."""
-        custom = (not stock) or t.loss_mod
+        # in a script that scores classes, a regression loss beside a hand-written term on the model's
+        # outputs (a capsule net's margin loss + a small reconstruction MSE) is a side term: the class
+        # target is served by the hand-written loss, not by the MSE (a VAE's MSE + KL, scoring no
+        # classes, stays an MSE)
+        side = bool(stock) and all(r.kind in REGRESSION_LOSSES for r in stock) and bool(t.hand_terms) \
+            and class_scoring(self.tree) is not None
+        custom = (not stock) or t.loss_mod or side
         if custom:
-            if entry is not None:
+            if side:
+                where = f"`{t.hand_terms[0][1]}` (line {t.hand_terms[0][0]})"
+                entry = (t.hand_terms[0][0], where)
+            elif entry is not None:
                 where = f"{entry[1]} (line {entry[0]})"
             else:
                 where = f"a hand-written expression backpropagated at line {line}"
             wrapped = f", built on {stock[0].text}" if stock else ""
+            if side:
+                wrapped = f", plus {stock[0].text} (line {stock[0].line})"
             self.add_finding("loss_function", "custom", entry[0] if entry else line,
                              f"the loss is {where}{wrapped}")
             self.add_finding("custom_loss", True, entry[0] if entry else line,

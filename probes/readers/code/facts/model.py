@@ -21,7 +21,7 @@ SOURCE_ID = "code:model"
 #: reader before interpreting, from the same model definitions; both are this source's facts.)
 FACTS = ("dropout_p", "init_constant", "init_bias_constant", "init_weight_std", "frozen_params", "frozen_weights",
          "requires_grad_attr_on_module", "unfreeze_guarded", "uses_amp", "grad_scaler_used", "regularization",
-         "rl_training", "amp_dtype", "model_has_dropout_or_bn", "num_classes")
+         "rl_training", "amp_dtype", "model_has_dropout_or_bn", "num_classes", "sigmoid_depth")
 
 
 #: names whose presence together marks a reinforcement-learning loop (rewards from an environment)
@@ -124,6 +124,24 @@ class ModelFacts:
         self.module_requires_grad_facts()
         self.guarded_unfreeze_facts()
         self.mixed_precision_facts(models, first_line)
+        self.sigmoid_depth_fact()
+
+    def sigmoid_depth_fact(self) -> None:
+        """sigmoid_depth: the most nn.Sigmoid layers one builder (a module's ``__init__``, a function, the
+        script's top level) stacks, a layer built in a ``for _ in range(n)`` loop counted n times."""
+        builders: dict[int, dict[int, tuple]] = {}
+        for line, text, site, builder, trips in self.records["sigmoid_layers"]:
+            sites = builders.setdefault(builder, {})
+            if site not in sites or trips > sites[site][2]:
+                sites[site] = (line, text, trips)
+        if not builders:
+            return
+        sites = max(builders.values(), key=lambda b: sum(x[2] for x in b.values()))
+        depth = sum(x[2] for x in sites.values())
+        parts = sorted(sites.values())
+        self.add_finding("sigmoid_depth", depth, parts[0][0], "; ".join(
+            f"`{text}` (line {line})" + (f" built {trips} times in a loop" if trips > 1 else "")
+            for line, text, trips in parts))
 
     def dropout_facts(self, models: list, visible: bool, first_line: int) -> tuple[list, list]:
         """dropout_p: the largest dropout probability seen; returns (every dropout, those with a known p)."""

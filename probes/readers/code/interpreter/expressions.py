@@ -255,6 +255,12 @@ class Expressions:
                 and is_tensor(b):
             mod = True   # a loss weighted by a tensor (focal loss, per-sample weights)
         t = replace(t, loss_mod=mod)
+        if isinstance(op, (ast.Add, ast.Sub)) and is_tensor(a) and is_tensor(b) and bool(la) != bool(lb):
+            # a stock loss plus a term of the model's outputs that is no stock loss (a hand-written margin
+            # loss, a KL term); a penalty on the parameters alone (an L2 sum) has no model call
+            hand, hnode = (b, rnode) if la else (a, lnode)
+            if hand.calls:
+                t = replace(t, hand_terms=t.hand_terms + ((line, snippet(hnode, 50)),))
         # act: keep the squashing of the tensor operand; probs * mask stays probabilities,
         # but softmax(weights) * logits (two trained tensors, one squashed) is no longer one
         act_of = a if is_tensor(a) and a.act else (b if is_tensor(b) else None)

@@ -47,7 +47,8 @@ class ReaderState:
         self.scalers: list[ScalerVal] = []
         self.records: dict[str, list] = {k: [] for k in (
             "dropout", "bn", "init", "frozen", "aug", "amp", "clip", "early", "ls",
-            "loss_entry", "half", "module_rg", "functional_dropout", "frozen_after_backward", "input_scale")}
+            "loss_entry", "half", "module_rg", "functional_dropout", "frozen_after_backward", "input_scale",
+            "sigmoid_layers")}
         self.unresolved: list[str] = []
         self.notes: list[str] = []
         self.inlined: set = set()

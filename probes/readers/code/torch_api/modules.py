@@ -362,10 +362,36 @@ class ModuleModel:
                 m.params = False
         m.act = ACT_LAYERS.get(last)
         self.record_layer_dropout(last, args, kwargs, line, text)
+        if last == "Sigmoid":
+            self.records["sigmoid_layers"].append((line, text, id(node), self.builder_key(),
+                                                   self.enclosing_trip_count()))
         if last in BN_LAYERS:
             self.records["bn"].append((line, text))
         self.modules.append(m)
         return m
+
+    def builder_key(self) -> int:
+        """The function (a module's ``__init__``, a ``make_model``) building layers now; 0 at module level."""
+        return id(self.fn_stack[-1]) if self.fn_stack else 0
+
+    def enclosing_trip_count(self) -> int:
+        """How many times the layer-building loops around this point run, multiplied: the loops over a
+        ``range(n)`` whose bounds are known and that sit in the function building the layer (the
+        interpreter runs a loop's body twice whatever ``n`` is, so a stack built in a loop shows its
+        depth only here). An unknown count counts once, as does a loop of a caller (a sweep that
+        builds a model per trial does not deepen the model)."""
+        fn = self.fn_stack[-1] if self.fn_stack else None
+        lo, hi = (fn.lineno, getattr(fn, "end_lineno", fn.lineno)) if fn is not None else (0, None)
+        total = 1
+        for (nid, _), it in zip(self.loops, self.loop_vals):
+            node = self.loop_nodes.get(nid)
+            line = getattr(node, "lineno", 0)
+            if not (lo <= line and (hi is None or line <= hi)):
+                continue
+            n = range_trip_count(it)
+            if n is not None and n > 0:
+                total *= n
+        return total
 
     def record_layer_dropout(self, last: str, args: list, kwargs: dict, line: int, text: str) -> None:
         """A dropout layer's p, a layer's ``dropout=``, or a transformer layer's default dropout."""
@@ -389,3 +415,21 @@ class ModuleModel:
         c.parent = None
         self.modules.append(c)
         return c
+
+
+#: range(stop), range(start, stop), range(start, stop, step): the most arguments range takes
+_RANGE_ARGS = 3
+
+
+def range_trip_count(it) -> int | None:
+    """How many items ``range(...)`` with known integer bounds yields; None when a bound is not known."""
+    if not (isinstance(it, IterVal) and it.kind == "range") or not 1 <= len(it.args) <= _RANGE_ARGS:
+        return None
+    vals = [a.value if isinstance(a, Const) and isinstance(a.value, int) and not isinstance(a.value, bool)
+            else None for a in it.args]
+    if any(v is None for v in vals):
+        return None
+    try:
+        return len(range(*vals))
+    except ValueError:      # range(..., 0)
+        return None
