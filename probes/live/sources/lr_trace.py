@@ -8,7 +8,8 @@ from traindx.probes.live.probe import Probe
 
 class LrTrace(Probe):
     source = "probe:lr_trace"
-    facts = ("lr_final_ratio", "lr_peak_ratio", "lr_collapse_fraction", "scheduler_step_per_batch", "learning_rate", "scheduler")
+    facts = ("lr_final_ratio", "lr_peak_ratio", "lr_collapse_fraction", "scheduler_step_per_batch", "learning_rate",
+             "scheduler")
     needs = frozenset({"optimizer"})
     schedule = "every optimizer step (the LR of group 0 at each change); every scheduler.step()"
     parameters = ("curves.lr_collapse", "lr_trace.min_steps", "lr_trace.per_batch_share", "lr_trace.per_epoch_share",
