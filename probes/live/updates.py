@@ -119,6 +119,13 @@ def lr_final_ratio(lr_changes: Sequence[tuple[int, float]]) -> float | None:
     return float(lr_changes[-1][1] / lr_changes[0][1])
 
 
+def lr_peak_ratio(lr_changes: Sequence[tuple[int, float]]) -> float | None:
+    """The highest learning rate so far / the initial one (above 1 after a warm-up)."""
+    if not lr_changes or lr_changes[0][1] <= 0:
+        return None
+    return float(max(lr for _, lr in lr_changes) / lr_changes[0][1])
+
+
 def lr_collapse_fraction(lr_changes: Sequence[tuple[int, float]], total_steps: int,
                          params=None) -> float | None:
     """Fraction of the observed run after which the LR stays below ``curves.lr_collapse`` (1%) of

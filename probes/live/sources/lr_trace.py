@@ -8,7 +8,8 @@ from traindx.probes.live.probe import Probe
 
 class LrTrace(Probe):
     source = "probe:lr_trace"
-    facts = ("lr_final_ratio", "lr_collapse_fraction", "scheduler_step_per_batch", "learning_rate", "scheduler")
+    facts = ("lr_final_ratio", "lr_peak_ratio", "lr_collapse_fraction", "scheduler_step_per_batch", "learning_rate",
+             "scheduler")
     needs = frozenset({"optimizer"})
     schedule = "every optimizer step (the LR of group 0 at each change); every scheduler.step()"
     parameters = ("curves.lr_collapse", "lr_trace.min_steps", "lr_trace.per_batch_share", "lr_trace.per_epoch_share",
@@ -20,6 +21,9 @@ class LrTrace(Probe):
         ch = m._lr_changes
         emit("lr_final_ratio", U.lr_final_ratio(ch),
              f"lr {ch[-1][1]:.3g} now vs {ch[0][1]:.3g} at the start" if ch else "")
+        peak = U.lr_peak_ratio(ch)
+        emit("lr_peak_ratio", peak,
+             f"lr peaked at {max(lr for _, lr in ch):.3g} vs {ch[0][1]:.3g} at the start" if ch else "")
         cf = U.lr_collapse_fraction(ch, m.steps, params)
         cut = f"{params['curves.lr_collapse']:.0%}"
         emit("lr_collapse_fraction", cf,
