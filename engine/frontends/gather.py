@@ -91,12 +91,12 @@ def read_code(path: str, params=None) -> list[Read]:
         full = cfg if os.path.isabs(cfg) else os.path.join(base, cfg)
         if os.path.exists(full):
             try:
-                out.append(read_config(full))
+                out.append(read_config(full, params))
             except InputError as exc:
                 main.notes.append(f"config named by the script was not readable: {exc}")
     try:
         from traindx.probes.readers.config import argparse_defaults
-        defaults = argparse_defaults(path)
+        defaults = argparse_defaults(path, params)
     except (ImportError, AttributeError, InputError):
         defaults = []
     if defaults:
@@ -125,10 +125,11 @@ def _code_summary(path: str, findings: list) -> str:
     return f"Read {name}: {detail}."
 
 
-def read_config(path: str) -> Read:
+def read_config(path: str, params=None) -> Read:
+    """A config file's findings. ``params``: the knowledge base's parameters (None: the shipped ones)."""
     _need(path, "config file")
     from traindx.probes.readers.config import analyze_config
-    findings = analyze_config(path)
+    findings = analyze_config(path, params)
     shown = ", ".join(f"{f.fact}={_short(f.value)}" for f in findings[:_SHOWN_FINDINGS])
     more = f" (+{len(findings) - _SHOWN_FINDINGS})" if len(findings) > _SHOWN_FINDINGS else ""
     return Read(path, list(findings),

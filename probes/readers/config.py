@@ -38,6 +38,7 @@ import yaml
 from traindx.engine import bounded
 from traindx.engine.errors import InputError
 from traindx.engine.evidence import Finding
+from traindx.engine.parameters import resolve
 
 #: Bounds on work, not knowledge: a power in a config expression is folded only within these (a
 #: bigger one is no hyperparameter), and ${...} interpolations are followed this many levels deep.
@@ -362,8 +363,9 @@ def _class_name(value: Any) -> str | None:
     return None
 
 
-def _entries(path_key: tuple, value: Any, line: int | None, root: Any) -> list[_Entry]:
-    """Candidate facts for one key path of a config tree."""
+def _entries(path_key: tuple, value: Any, line: int | None, root: Any, params=None) -> list[_Entry]:
+    """Candidate facts for one key path of a config tree, scored by ``config.section_key_bonus`` and
+    ``config.depth_penalty`` (``params``: the knowledge base's; None: the shipped ones)."""
     keys = [_norm(k) for k in path_key if not isinstance(k, int)]
     if not keys:
         return []
@@ -373,8 +375,10 @@ def _entries(path_key: tuple, value: Any, line: int | None, root: Any) -> list[_
     in_eval = any(p in _EVAL_PARENTS for p in parents) or leaf.startswith(_EVAL_PREFIXES)
     in_sched = any(p in _SCHED_PARENTS for p in parents)
     # Prefer keys under optimizer/training sections, then shallow ones.
-    score = (2.0 if any(("optim" in p or "train" in p or "solver" in p) for p in parents) else 0.0)
-    score -= 0.1 * len(parents)
+    P = resolve(params)
+    in_section = any(("optim" in p or "train" in p or "solver" in p) for p in parents)
+    score = float(P["config.section_key_bonus"]) if in_section else 0.0
+    score -= float(P["config.depth_penalty"]) * len(parents)
     out: list[_Entry] = []
 
     def add(fact: str, v: Any, note: str = "") -> None:
@@ -546,17 +550,18 @@ def _choose(entries: list[_Entry], basename: str, kind_word: str,
     return findings
 
 
-def analyze_config(path: str | os.PathLike) -> list[Finding]:
+def analyze_config(path: str | os.PathLike, params=None) -> list[Finding]:
     """Hyperparameter facts from a YAML/JSON/TOML config file (or a script's argparse defaults,
     when given a ``.py`` file). InputError if the file is missing, empty, not UTF-8, malformed or
-    not a mapping."""
+    not a mapping. ``params``: the knowledge base's parameters (a pack's included; None: the shipped
+    ones)."""
     p = os.fspath(path)
     if p.lower().endswith(".py"):
-        return argparse_defaults(p)
-    cfg = load_config(p)
+        return argparse_defaults(p, params)
+    cfg = load_config(p, params)
     entries: list[_Entry] = []
     for key, value in _walk(cfg.data):
-        for e in _entries(key, value, cfg.lines.get(key), cfg.data):
+        for e in _entries(key, value, cfg.lines.get(key), cfg.data, params):
             entries.append(_where_mapping_name(e, cfg.data) if e.fact in (
                 "optimizer", "scheduler") else e)
     return _choose(entries, cfg.basename, "config")
@@ -706,9 +711,10 @@ def read_argparse(tree: ast.Module) -> dict[str, ArgDefault]:
     return out
 
 
-def argparse_defaults(path: str | os.PathLike) -> list[Finding]:
+def argparse_defaults(path: str | os.PathLike, params=None) -> list[Finding]:
     """Hyperparameter facts from the defaults of a script's argparse options (read with ast,
-    never run). A script that does not parse raises InputError naming the file and line."""
+    never run). A script that does not parse raises InputError naming the file and line.
+    ``params``: as for :func:`analyze_config`."""
     from traindx.probes.readers.code import parse_source  # local: the code package imports this module
 
     p = os.fspath(path)
@@ -719,7 +725,7 @@ def argparse_defaults(path: str | os.PathLike) -> list[Finding]:
     for d in defaults.values():
         if d.value is UNRESOLVED or d.value is None:
             continue
-        for e in _entries((d.dest,), d.value, d.line, {}):
+        for e in _entries((d.dest,), d.value, d.line, {}, params):
             e.where = d.option
             entries.append(e)
     return _choose(entries, basename, "argparse")
