@@ -7,10 +7,11 @@ standard library, TOML with ``tomllib`` (``tomli`` on Python 3.10); a training s
 
 Public API:
 
-- :func:`analyze_config` ``(path) -> list[Finding]`` — one finding per fact, with
-  ``source="config:<basename>:<dotted.key.path>"``.
-- :func:`argparse_defaults` ``(path) -> list[Finding]`` — the same facts from the defaults of a
-  script's argparse options, ``source="config:<basename>:--option"``.
+- :func:`analyze_config` ``(path, params=None) -> list[Finding]`` — one finding per fact, with
+  ``source="config:<basename>:<dotted.key.path>"``; where several keys set one fact, the best-scored
+  key wins (``config.section_key_bonus``, ``config.depth_penalty`` in ``kb/parameters/config.yaml``).
+- :func:`argparse_defaults` ``(path, params=None) -> list[Finding]`` — the same facts from the
+  defaults of a script's argparse options, ``source="config:<basename>:--option"``.
 - :func:`load_config` ``(path) -> ConfigFile`` — the parsed data with the line of every key path
   (used by the code reader to resolve ``cfg["lr"]`` in a script that loads this file).
 
@@ -44,6 +45,9 @@ from traindx.engine.parameters import resolve
 #: bigger one is no hyperparameter), and ${...} interpolations are followed this many levels deep.
 _POW_MAX_EXPONENT, _POW_MAX_BASE = 64, 1e6
 _INTERPOLATION_DEPTH = 8
+#: Presentation: how much of a text value a message quotes, and of a YAML parser's message.
+_SHOWN_TEXT_CHARS = 40
+_SHOWN_PARSER_CHARS = 120
 
 if sys.version_info >= (3, 11):  # pragma: no cover - depends on the interpreter
     import tomllib as _toml
@@ -136,7 +140,7 @@ def _kind_of(value: Any) -> str:
     if isinstance(value, list):
         return "a list"
     if isinstance(value, str):
-        return f"the text {value[:40]!r}"
+        return f"the text {value[:_SHOWN_TEXT_CHARS]!r}"
     return f"a {type(value).__name__}"
 
 
@@ -152,7 +156,7 @@ def _load_yaml(path: str, text: str, lim: bounded.Limits) -> ConfigFile:
             raise InputError(f"malformed YAML: {err.problem or err.context}", path=path,
                              line=mark.line + 1 if mark else None) from None
         except (ValueError, OverflowError, TypeError) as err:  # a timestamp with month 13, a 5000-digit int
-            raise InputError(f"malformed YAML value: {str(err).splitlines()[0][:120]}", path=path,
+            raise InputError(f"malformed YAML value: {str(err).splitlines()[0][:_SHOWN_PARSER_CHARS]}", path=path,
                              line=lines and max(lines.values()) or None) from None
         return ConfigFile(path, data, lines)
 
