@@ -213,8 +213,16 @@ SPLIT_WORDS = {"train": "train", "training": "train", "trn": "train", "tr": "tra
                "val": "val", "va": "val", "vl": "val", "valid": "val", "validation": "val", "validate": "val",
                "eval": "val", "evaluation": "val", "evaluating": "val", "dev": "val", "validating": "val",
                "test": "test", "testing": "test", "tst": "test"}
-_SPLIT_TRAIN = frozenset(w for w, split in SPLIT_WORDS.items() if split == "train")
-_SPLIT_VAL = frozenset(w for w, split in SPLIT_WORDS.items() if split != "train")
+#: The forms only a console line is read by: abbreviations and verb forms (``va 1.79``, ``Testing
+#: Accuracy = 0.43``) that the console reader resolves itself, keeping a test split apart. The
+#: column-name matcher (:func:`match_role`) does not fold them into a validation role: read there,
+#: ``Testing Accuracy`` on a pasted line became a validation accuracy instead of a held-out test
+#: (session 19, a tune complaint's run length moved from 21 steps to 1).
+CONSOLE_ONLY_SPLIT_WORDS = frozenset({"va", "vl", "validate", "evaluating", "validating", "testing", "tst"})
+_SPLIT_TRAIN = frozenset(w for w, split in SPLIT_WORDS.items()
+                         if split == "train" and w not in CONSOLE_ONLY_SPLIT_WORDS)
+_SPLIT_VAL = frozenset(w for w, split in SPLIT_WORDS.items()
+                       if split != "train" and w not in CONSOLE_ONLY_SPLIT_WORDS)
 _SPLIT_ANY = _SPLIT_TRAIN | _SPLIT_VAL
 #: (``binary``/``multi``: LightGBM's ``binary_logloss``, ``multi_logloss`` name the task the log loss is of)
 _FILLER = {"avg", "mean", "total", "tot", "epoch", "step", "batch", "running", "smoothed", "ema", "overall",
