@@ -16,7 +16,11 @@ from .values import fmt, json_safe
 _BEST_QUESTIONS = 10
 
 SCHEMA_VERSION = "1"
+#: Presentation, not knowledge: how many root causes a report lists, the decimals of a cause's prior,
+#: and how many findings that would change the top cause the confidence text names.
 MAX_CAUSES = 5
+_PRIOR_DECIMALS = 3
+_SHOWN_CHANGERS = 3
 
 
 def _evidence_item(fact) -> dict:
@@ -84,7 +88,7 @@ def cause_entries(session: Session, dist: dict) -> list[dict]:
         supporting = [c for c in contributions if c["factor"] > 1]
         specific = supporting[0]["because"] if supporting else rc["description"].strip()
         out.append({"id": cid, "name": rc["name"], "category": rc["category"], "confidence": cf.shown(p, kb.params()),
-                    "specific_issue": specific, "prior": round(prior.get(cid, 0.0), 3),
+                    "specific_issue": specific, "prior": round(prior.get(cid, 0.0), _PRIOR_DECIMALS),
                     "contributions": contributions, "evidence": evidence})
     return out
 
@@ -401,7 +405,7 @@ def _confidence_text(status, top, causes, gaps, session=None) -> str:
         text = "Undecided: " + text + " Not enough evidence to name a root cause."
     changing = [g for g in gaps if g["could_change_ranking"]]
     if changing:
-        text += " Would change it: " + "; ".join(g["text"] for g in changing[:3])
+        text += " Would change it: " + "; ".join(g["text"] for g in changing[:_SHOWN_CHANGERS])
     elif status == "diagnosed":
         text += " No remaining question or measurement would change the ranking."
     return text

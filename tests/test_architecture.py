@@ -213,12 +213,17 @@ def test_the_literal_check_sees_a_bare_threshold(tmp_path):
 # ---------------------------------------------- numbers outside comparisons (issue 11, session 18)
 #: The modules whose every number outside a comparison is triaged: the curve reader (and its pace
 #: reader), the complaint reader, and the engine core that turns facts into confidences (inference,
-#: confidence, rule conditions). A number there that decides a
+#: confidence, rule conditions); since session 19 also the readers that decide facts from a log, a
+#: console, a config or code (console, console_lines, logs, config, the code reader's fact modules)
+#: and the report and the gatherer the front-ends share. A number there that decides a
 #: fact or a confidence is a kb/parameters entry the code receives; one that does not is a named
 #: module constant with a comment saying why (a bound on work, presentation, statistics, numeric
 #: stability) or, where a name would only hide the arithmetic, an ARITHMETIC_ALLOWED entry.
 TRIAGED = ["probes/readers/curves.py", "probes/readers/pace.py", "engine/understand.py", "engine/values.py",
-           "engine/inference.py", "engine/confidence.py", "engine/conditions.py"]
+           "engine/inference.py", "engine/confidence.py", "engine/conditions.py",
+           "probes/readers/console.py", "probes/readers/console_lines.py", "probes/readers/logs.py",
+           "probes/readers/config.py", "engine/report.py", "engine/frontends/gather.py",
+           *sorted(str(p.relative_to(ROOT).as_posix()) for p in (ROOT / "probes/readers/code/facts").glob("*.py"))]
 
 #: Numbers outside comparisons that stay where they are, as "path::qualified name::value": the reason
 #: it is arithmetic or a format, not knowledge. An entry no longer found fails below.
@@ -232,6 +237,24 @@ ARITHMETIC_ALLOWED: dict[str, str] = {
     "probes/readers/pace.py::kendall::5": "Kendall's S under no trend has variance n(n-1)(2n+5)/18: the formula",
     "probes/readers/pace.py::kendall::18": "Kendall's S under no trend has variance n(n-1)(2n+5)/18: the formula",
     "probes/readers/pace.py::kendall::0.5": "var ** 0.5 is the standard deviation",
+    "probes/readers/logs.py::LogData._finish::0.01": "a percent is out of 100: an accuracy printed as 61 is 0.61",
+    "probes/readers/console.py::_RunFacts._held_out::100.0": "a percent is out of 100: a test accuracy of 61 is 0.61",
+    "probes/readers/console.py::_Transforms._complement::100.0": "a percent is out of 100: an error rate's unit",
+    "probes/readers/console_lines.py::_value::100.0": "a percent is out of 100: '61%' is 0.61",
+    "probes/readers/console_lines.py::_value::1000.0": "a unit: a time printed in ms is seconds / 1000",
+    "probes/readers/console_lines.py::_half_unit::10.0": "decimal printing: half a printed unit, 0.5 * 10 ** -decimals",
+    "probes/readers/console_lines.py::_half_unit::0.5": "decimal printing: half a printed unit, 0.5 * 10 ** -decimals",
+    "probes/readers/console.py::exception_message::3": "the exception regex's groups: 3 is the message",
+    "probes/readers/console.py::_Tracebacks._trace::3": "the exception regex's groups: 3 is the message",
+    "probes/readers/console_lines.py::_axes::3": "the counter regexes' groups: 3 and 4 are a counter and its total",
+    "probes/readers/console_lines.py::_axes::4": "the counter regexes' groups: 3 and 4 are a counter and its total",
+    "probes/readers/console.py::ConsoleReader._resolve::3":
+        "a role reading is (role, rank, phrase, transform...): the fields after the phrase are kept",
+    "probes/readers/console.py::_Overflows._scale_down::4":
+        "an overflow run's first four fields (halvings, from, to, line) are what scale_collapse keeps",
+    "probes/readers/console_lines.py::_sum_total::3": "a total and at least two parts it sums: k + 3 ends a run of two",
+    "probes/readers/console_lines.py::LineParser._pairs::3":
+        "a running mean printed after a value is three tokens, '(' number ')': skipped together",
 }
 _CONSTANT_NAME = re.compile(r"_?[A-Z][A-Z0-9_]*")
 

@@ -544,3 +544,23 @@ def test_a_pack_overriding_a_moved_curve_window_changes_the_diagnosis_end_to_end
     assert base["symptom"]["id"] == "overfitting" and trend["overfitting"] == ["increasing"], trend
     assert moved["symptom"]["id"] == "plateau", trend
     assert base["root_causes"][0]["id"] != moved["root_causes"][0]["id"]
+
+
+def test_a_pack_overriding_the_config_key_scores_changes_which_lr_is_read(tmp_path):
+    """A config sets lr at the top and under its optimizer section: the section key wins
+    (config.section_key_bonus); a pack that gives the section no bonus lets the shallower key win.
+    Read as the CLI and MCP read a --config file (gather, with the knowledge base's parameters)."""
+    from traindx.engine.frontends import gather
+    cfg = tmp_path / "train.yaml"
+    cfg.write_text("lr: 0.001\nepochs: 10\noptimizer:\n  name: adam\n  lr: 0.1\n")
+
+    def lr_read(kb):
+        found = {f.fact: (f.value, f.source) for f in gather.read_config(str(cfg), kb.params()).findings}
+        return found["learning_rate"]
+
+    assert lr_read(load_kb(entry_point_packs=False)) == (0.1, "config:train.yaml:optimizer.lr")
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    kb = load_kb([_pack(pack, "kind: parameters\noverrides:\n  config.section_key_bonus: 0\n")],
+                 entry_point_packs=False)
+    assert lr_read(kb) == (0.001, "config:train.yaml:lr")

@@ -409,7 +409,7 @@ class Gatherer:
     def config(self, path):
         self._need_file(path, "config file")
         from . import gather
-        self._take(gather.read_config(path))
+        self._take(gather.read_config(path, self.session.kb.params()))
 
     def log(self, path, column_map=None):
         self._need_file(path, "log")

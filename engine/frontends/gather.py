@@ -34,6 +34,11 @@ from ..errors import InputError, NoSupervisedMetricsError
 #: value it shows: the length of a line in the output, not knowledge.
 _SHOWN_FINDINGS = 4
 _SHORT_CHARS = 24
+#: The same for a code file's flagged facts and an RL log's reward names; and the ellipsis that ends
+#: a shortened value.
+_SHOWN_FLAGGED = 4
+_SHOWN_RL_NAMES = 4
+_ELLIPSIS = "..."
 
 
 @dataclass
@@ -92,12 +97,12 @@ def read_code(path: str, params=None) -> list[Read]:
         full = cfg if os.path.isabs(cfg) else os.path.join(base, cfg)
         if os.path.exists(full):
             try:
-                out.append(read_config(full))
+                out.append(read_config(full, params))
             except InputError as exc:
                 main.notes.append(f"config named by the script was not readable: {exc}")
     try:
         from traindx.probes.readers.config import argparse_defaults
-        defaults = argparse_defaults(path)
+        defaults = argparse_defaults(path, params)
     except (ImportError, AttributeError, InputError):
         defaults = []
     if defaults:
@@ -121,15 +126,16 @@ def _code_summary(path: str, findings: list) -> str:
         bits.append(f"{s} ({src})" if s else "")
     flagged = [f for f in findings if f.value is True and f.fact not in ("uses_amp",)]
     if flagged:
-        bits.append(", ".join(sorted({f.fact for f in flagged})[:4]))
+        bits.append(", ".join(sorted({f.fact for f in flagged})[:_SHOWN_FLAGGED]))
     detail = "; ".join(b for b in bits if b) or f"{len(findings)} finding(s)"
     return f"Read {name}: {detail}."
 
 
-def read_config(path: str) -> Read:
+def read_config(path: str, params=None) -> Read:
+    """A config file's findings. ``params``: the knowledge base's parameters (None: the shipped ones)."""
     _need(path, "config file")
     from traindx.probes.readers.config import analyze_config
-    findings = analyze_config(path)
+    findings = analyze_config(path, params)
     shown = ", ".join(f"{f.fact}={_short(f.value)}" for f in findings[:_SHOWN_FINDINGS])
     more = f" (+{len(findings) - _SHOWN_FINDINGS})" if len(findings) > _SHOWN_FINDINGS else ""
     return Read(path, list(findings),
@@ -141,7 +147,7 @@ def _short(v) -> str:
     if isinstance(v, float):
         return f"{v:g}"
     s = str(v)
-    return s if len(s) <= _SHORT_CHARS else s[:_SHORT_CHARS - 3] + "..."
+    return s if len(s) <= _SHORT_CHARS else s[:_SHORT_CHARS - len(_ELLIPSIS)] + _ELLIPSIS
 
 
 # ------------------------------------------------------------------------------ logs
@@ -180,7 +186,7 @@ def read_log(path: str, column_map=None, num_classes=None, params=None, rl_known
 def _rl_finding(path: str, names: list):
     from traindx.engine.evidence import Finding
     return Finding("rl_training", True, f"log:{os.path.basename(os.path.normpath(path))}",
-                   f"the log records an agent's rewards ({', '.join(names[:4])}): reinforcement learning")
+                   f"the log records an agent's rewards ({', '.join(names[:_SHOWN_RL_NAMES])}): reinforcement learning")
 
 
 def _analyze(log, path, num_classes, summary, params=None) -> Read:

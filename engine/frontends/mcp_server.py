@@ -604,7 +604,7 @@ class Engine:
 
         def run(s):
             from . import gather
-            return self._take(s, gather.read_config(full))
+            return self._take(s, gather.read_config(full, s.kb.params()))
         return self._read(session_id, run)
 
     def tool_read_log(self, session_id: str, path: str, column_map: str | None = None) -> dict:

@@ -7,10 +7,11 @@ standard library, TOML with ``tomllib`` (``tomli`` on Python 3.10); a training s
 
 Public API:
 
-- :func:`analyze_config` ``(path) -> list[Finding]`` — one finding per fact, with
-  ``source="config:<basename>:<dotted.key.path>"``.
-- :func:`argparse_defaults` ``(path) -> list[Finding]`` — the same facts from the defaults of a
-  script's argparse options, ``source="config:<basename>:--option"``.
+- :func:`analyze_config` ``(path, params=None) -> list[Finding]`` — one finding per fact, with
+  ``source="config:<basename>:<dotted.key.path>"``; where several keys set one fact, the best-scored
+  key wins (``config.section_key_bonus``, ``config.depth_penalty`` in ``kb/parameters/config.yaml``).
+- :func:`argparse_defaults` ``(path, params=None) -> list[Finding]`` — the same facts from the
+  defaults of a script's argparse options, ``source="config:<basename>:--option"``.
 - :func:`load_config` ``(path) -> ConfigFile`` — the parsed data with the line of every key path
   (used by the code reader to resolve ``cfg["lr"]`` in a script that loads this file).
 
@@ -38,11 +39,15 @@ import yaml
 from traindx.engine import bounded
 from traindx.engine.errors import InputError
 from traindx.engine.evidence import Finding
+from traindx.engine.parameters import resolve
 
 #: Bounds on work, not knowledge: a power in a config expression is folded only within these (a
 #: bigger one is no hyperparameter), and ${...} interpolations are followed this many levels deep.
 _POW_MAX_EXPONENT, _POW_MAX_BASE = 64, 1e6
 _INTERPOLATION_DEPTH = 8
+#: Presentation: how much of a text value a message quotes, and of a YAML parser's message.
+_SHOWN_TEXT_CHARS = 40
+_SHOWN_PARSER_CHARS = 120
 
 if sys.version_info >= (3, 11):  # pragma: no cover - depends on the interpreter
     import tomllib as _toml
@@ -135,7 +140,7 @@ def _kind_of(value: Any) -> str:
     if isinstance(value, list):
         return "a list"
     if isinstance(value, str):
-        return f"the text {value[:40]!r}"
+        return f"the text {value[:_SHOWN_TEXT_CHARS]!r}"
     return f"a {type(value).__name__}"
 
 
@@ -151,7 +156,7 @@ def _load_yaml(path: str, text: str, lim: bounded.Limits) -> ConfigFile:
             raise InputError(f"malformed YAML: {err.problem or err.context}", path=path,
                              line=mark.line + 1 if mark else None) from None
         except (ValueError, OverflowError, TypeError) as err:  # a timestamp with month 13, a 5000-digit int
-            raise InputError(f"malformed YAML value: {str(err).splitlines()[0][:120]}", path=path,
+            raise InputError(f"malformed YAML value: {str(err).splitlines()[0][:_SHOWN_PARSER_CHARS]}", path=path,
                              line=lines and max(lines.values()) or None) from None
         return ConfigFile(path, data, lines)
 
@@ -362,8 +367,9 @@ def _class_name(value: Any) -> str | None:
     return None
 
 
-def _entries(path_key: tuple, value: Any, line: int | None, root: Any) -> list[_Entry]:
-    """Candidate facts for one key path of a config tree."""
+def _entries(path_key: tuple, value: Any, line: int | None, root: Any, params=None) -> list[_Entry]:
+    """Candidate facts for one key path of a config tree, scored by ``config.section_key_bonus`` and
+    ``config.depth_penalty`` (``params``: the knowledge base's; None: the shipped ones)."""
     keys = [_norm(k) for k in path_key if not isinstance(k, int)]
     if not keys:
         return []
@@ -373,8 +379,10 @@ def _entries(path_key: tuple, value: Any, line: int | None, root: Any) -> list[_
     in_eval = any(p in _EVAL_PARENTS for p in parents) or leaf.startswith(_EVAL_PREFIXES)
     in_sched = any(p in _SCHED_PARENTS for p in parents)
     # Prefer keys under optimizer/training sections, then shallow ones.
-    score = (2.0 if any(("optim" in p or "train" in p or "solver" in p) for p in parents) else 0.0)
-    score -= 0.1 * len(parents)
+    P = resolve(params)
+    in_section = any(("optim" in p or "train" in p or "solver" in p) for p in parents)
+    score = float(P["config.section_key_bonus"]) if in_section else 0.0
+    score -= float(P["config.depth_penalty"]) * len(parents)
     out: list[_Entry] = []
 
     def add(fact: str, v: Any, note: str = "") -> None:
@@ -546,17 +554,18 @@ def _choose(entries: list[_Entry], basename: str, kind_word: str,
     return findings
 
 
-def analyze_config(path: str | os.PathLike) -> list[Finding]:
+def analyze_config(path: str | os.PathLike, params=None) -> list[Finding]:
     """Hyperparameter facts from a YAML/JSON/TOML config file (or a script's argparse defaults,
     when given a ``.py`` file). InputError if the file is missing, empty, not UTF-8, malformed or
-    not a mapping."""
+    not a mapping. ``params``: the knowledge base's parameters (a pack's included; None: the shipped
+    ones)."""
     p = os.fspath(path)
     if p.lower().endswith(".py"):
-        return argparse_defaults(p)
-    cfg = load_config(p)
+        return argparse_defaults(p, params)
+    cfg = load_config(p, params)
     entries: list[_Entry] = []
     for key, value in _walk(cfg.data):
-        for e in _entries(key, value, cfg.lines.get(key), cfg.data):
+        for e in _entries(key, value, cfg.lines.get(key), cfg.data, params):
             entries.append(_where_mapping_name(e, cfg.data) if e.fact in (
                 "optimizer", "scheduler") else e)
     return _choose(entries, cfg.basename, "config")
@@ -706,9 +715,10 @@ def read_argparse(tree: ast.Module) -> dict[str, ArgDefault]:
     return out
 
 
-def argparse_defaults(path: str | os.PathLike) -> list[Finding]:
+def argparse_defaults(path: str | os.PathLike, params=None) -> list[Finding]:
     """Hyperparameter facts from the defaults of a script's argparse options (read with ast,
-    never run). A script that does not parse raises InputError naming the file and line."""
+    never run). A script that does not parse raises InputError naming the file and line.
+    ``params``: as for :func:`analyze_config`."""
     from traindx.probes.readers.code import parse_source  # local: the code package imports this module
 
     p = os.fspath(path)
@@ -719,7 +729,7 @@ def argparse_defaults(path: str | os.PathLike) -> list[Finding]:
     for d in defaults.values():
         if d.value is UNRESOLVED or d.value is None:
             continue
-        for e in _entries((d.dest,), d.value, d.line, {}):
+        for e in _entries((d.dest,), d.value, d.line, {}, params):
             e.where = d.option
             entries.append(e)
     return _choose(entries, basename, "argparse")

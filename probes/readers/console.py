@@ -79,8 +79,8 @@ from traindx.engine.parameters import resolve
 
 from .console_history import _Histories
 from .console_lines import _PREFIX, _PROGRESS, _SPLIT, PART_RANK, SPLIT_ALONE_RANK, LineParser, _loss_part, shape
-from .logs import (CAMEL_HUMP, CAMEL_ROLES, FLUSH_ROWS, GENERIC_RANK, LogData, RLLogError, Series, match_role,
-                   normalize_name, parse_column_map, rl_names_in_text)
+from .logs import (CAMEL_HUMP, CAMEL_ROLES, FLUSH_ROWS, GENERIC_RANK, TEST_SPLIT_RANK, LogData, RLLogError,
+                   Series, match_role, normalize_name, parse_column_map, rl_names_in_text)
 
 #: Bounds on work and memory, not knowledge: a traceback is taken to have ended after this many
 #: lines (whatever follows is the log again), the metric-name -> role cache holds this many
@@ -91,6 +91,32 @@ _MAX_EPOCHS_SEEN = 100_000
 #: A bound on work, not knowledge: a verdict's metric name (at most three words) is looked for in this
 #: many characters before the verdict, so a long line of letters costs linear time, not quadratic.
 _VERDICT_NAME_REACH = 256
+#: More bounds on work and memory: at most this many epoch starts are kept, and a file is read in
+#: pieces of this many characters.
+_MAX_EPOCH_STARTS = 100_000
+_READ_CHUNK_CHARS = 1 << 16
+#: The ranks of readings that come after every name of a metric (the scale of :data:`logs.GENERIC_RANK`,
+#: lower is better; only the order decides which series is the loss): a value that stands in for a
+#: loss or an accuracy (a perplexity, an error rate) before any loss component (:data:`PART_RANK`),
+#: and a number printed with no name, or a speed alone, after everything else.
+STAND_IN_RANK = 300
+LAST_RESORT_RANK = PART_RANK + 100
+#: The word n-grams a metric's phrase is looked up by, longest first (``train loss avg``, ``loss avg``,
+#: ``avg``): the longest known name wins.
+_NAME_NGRAMS = (3, 2, 1)
+#: Presentation, not knowledge: the decimals a fact's value keeps (a share, a held-out metric), and
+#: how much of an error message, a list of names or of restart lines a finding or a summary shows
+#: (an error kept on the log is cut at _KEPT_ERROR_CHARS, the list of ignored columns at 30 names).
+_SHARE_DECIMALS = 4
+_VALUE_DECIMALS = 6
+_SHOWN_ERROR_CHARS = 200
+_SHOWN_RAISED_CHARS = 160
+_SHOWN_TRACE_CHARS = 80
+_KEPT_ERROR_CHARS = 300
+_KEPT_IGNORED_COLUMNS = 30
+_SHOWN_RL_NAMES = 4
+_SHOWN_RL_NAMES_IN_ERROR = 6
+_SHOWN_RESTARTS = 5
 
 # ------------------------------------------------------------------------------ line cleaning
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -235,11 +261,11 @@ def exception_message(line: str) -> str | None:
     Assertion `...` failed.``, and an error the C++ side logs, ``[E ProcessGroupNCCL.cpp:458] ...``,
     are ones), else None."""
     if "Assertion" in line and _CUDA_ASSERT.search(line):
-        return "CUDA error: device-side assertion failed: " + line.strip()[:200]
+        return "CUDA error: device-side assertion failed: " + line.strip()[:_SHOWN_ERROR_CHARS]
     if "[E " in line:
         c = _CPP_ERROR.search(line)
         if c is not None:
-            return "C++ error: " + c.group(1).strip()[:200]
+            return "C++ error: " + c.group(1).strip()[:_SHOWN_ERROR_CHARS]
     m = _EXC_LINE.match(line)
     if m is None and ("Error" in line or "Exception" in line):
         # the logger's time stamp and level in front (``2022-12-28 16:13:02 [ERROR] RuntimeError: ...``)
@@ -394,13 +420,13 @@ class ConsoleLog(LogData):
                 self.nan_warning_lines.append(last["line"])
             else:
                 out.append(Finding("error_kind", last["kind"], src,
-                                   f"the run raised {last['message'][:160]}"))
-                out.append(Finding("error_message", last["message"][:300], src,
+                                   f"the run raised {last['message'][:_SHOWN_RAISED_CHARS]}"))
+                out.append(Finding("error_message", last["message"][:_KEPT_ERROR_CHARS], src,
                                    "the last line of the traceback"))
         if self.rl_names:
             out.append(Finding("rl_training", True, f"log:{where}",
                                "the log prints an agent's rewards "
-                               f"({', '.join(self.rl_names[:4])}): reinforcement learning"))
+                               f"({', '.join(self.rl_names[:_SHOWN_RL_NAMES])}): reinforcement learning"))
         if len(self.loss_nodes) == 1 and not any(f.fact == "loss_function" for f in out):
             (kind, (n, first)), = self.loss_nodes.items()
             out.append(Finding("loss_function", kind, f"log:{where}:line {first}",
@@ -415,11 +441,11 @@ class ConsoleLog(LogData):
         if self.data_wait is not None and not any(f.fact == "data_time_fraction" for f in out):
             share, lines, apart = self.data_wait
             if lines >= int(P["console.min_timing_lines"]):
-                out.append(Finding("data_time_fraction", round(share, 4), f"log:{where}",
+                out.append(Finding("data_time_fraction", round(share, _SHARE_DECIMALS), f"log:{where}",
                                    f"the data-loading time printed on {lines} line(s) is {share:.0%} of "
                                    + ("the data time plus the step time" if apart else "the step time")))
         for fact, (value, name) in sorted(self.held_out.items()):
-            out.append(Finding(fact, round(value, 6), f"log:{where}:{name}",
+            out.append(Finding(fact, round(value, _VALUE_DECIMALS), f"log:{where}:{name}",
                                f"the last {name} printed: {value:.4g} (a test set apart from the "
                                f"validation series)"))
         gn = self.get("grad_norm")
@@ -466,13 +492,13 @@ def _stand_in_role(words: list, eff: str | None, phrase: str):
     perplexity (ln ppl is the cross-entropy), an error rate (WER, CER, TER: 1 - the accuracy);
     None for any other name."""
     last = words[-1] if words else None
-    test = 20 if eff == "test" else 0
+    test = TEST_SPLIT_RANK if eff == "test" else 0
     if last in _ERROR_RATES:
         role = "val_accuracy" if eff in ("val", "test") else "accuracy"
-        return role, 300 + _ERROR_RATES[last] + test, phrase, "complement"
+        return role, STAND_IN_RANK + _ERROR_RATES[last] + test, phrase, "complement"
     if last in _PPL:
         role = "val_loss" if eff in ("val", "test") else "loss"
-        return role, 300 + test, phrase, "log"
+        return role, STAND_IN_RANK + test, phrase, "log"
     return None
 
 
@@ -501,7 +527,7 @@ def _part_role(pwords: list, eff: str | None, phrase: str):
     if not pwords or not _loss_part(pwords[-1], False):
         return None
     role = "val_loss" if eff in ("val", "test") else "loss"
-    return role, PART_RANK + (20 if eff == "test" else 0), phrase, None
+    return role, PART_RANK + (TEST_SPLIT_RANK if eff == "test" else 0), phrase, None
 
 
 #: how far a split's metric behind a qualifier (``source_train_acc``) ranks after the same name
@@ -532,7 +558,7 @@ def _split_alone_role(pwords: list, phrase: str):
         return None
     split_only = _SPLIT[pwords[0]]
     return ("val_loss" if split_only in ("val", "test") else "loss"), \
-        SPLIT_ALONE_RANK + (20 if split_only == "test" else 0), phrase, None
+        SPLIT_ALONE_RANK + (TEST_SPLIT_RANK if split_only == "test" else 0), phrase, None
 
 
 def _head_accuracy_role(pwords: list, eff: str | None, phrase: str):
@@ -546,7 +572,7 @@ def _head_accuracy_role(pwords: list, eff: str | None, phrase: str):
     m = match_role((eff + "_" if eff else "") + words[0])
     if m is None or m[0] not in ("accuracy", "val_accuracy"):
         return None
-    return m[0], PART_RANK + (20 if eff == "test" else 0), phrase, None
+    return m[0], PART_RANK + (TEST_SPLIT_RANK if eff == "test" else 0), phrase, None
 
 
 def _path_role(phrase: str):
@@ -564,7 +590,7 @@ def _path_role(phrase: str):
     m = match_role(last if split is None else split + "_" + last)
     if m is None or m[0] not in ("loss", "val_loss", "accuracy", "val_accuracy"):
         return None
-    return m[0], m[1] + (20 if split == "test" else 0), phrase, None
+    return m[0], m[1] + (TEST_SPLIT_RANK if split == "test" else 0), phrase, None
 
 
 def _timing_pair(rs) -> tuple | None:
@@ -617,13 +643,13 @@ def describe(log: LogData) -> str:
     rl = getattr(log, "restart_lines", None)
     if rl:
         text += (f"; {len(rl)} restart{'s' if len(rl) != 1 else ''} at line"
-                 f"{'s' if len(rl) != 1 else ''} " + ", ".join(_fmt_int(x) for x in rl[:5]))
+                 f"{'s' if len(rl) != 1 else ''} " + ", ".join(_fmt_int(x) for x in rl[:_SHOWN_RESTARTS]))
     elif log.restarts:
         text += f"; {len(log.restarts)} restart{'s' if len(log.restarts) != 1 else ''}"
     errors = getattr(log, "errors", None)
     if errors:
         e = errors[-1]
-        text += f"; a traceback at line {_fmt_int(e['line'])} ({e['message'][:80]})"
+        text += f"; a traceback at line {_fmt_int(e['line'])} ({e['message'][:_SHOWN_TRACE_CHARS]})"
     nw = getattr(log, "nan_warnings", 0)
     if nw:
         text += f"; {nw} NaN/Inf warning{'s' if nw != 1 else ''}"
@@ -1052,7 +1078,7 @@ class _BareValues:
         kept apart, a curve only for a text that names no metric at all (see :meth:`finish`)."""
         c = self.bare
         if c is None:
-            c = self.bare = _Cand("loss", PART_RANK + 100, _BARE_NAME)
+            c = self.bare = _Cand("loss", LAST_RESORT_RANK, _BARE_NAME)
         v = float(line)
         c.last = v
         c.bx.append(float(len(c.by) + c.series.rows))
@@ -1090,7 +1116,7 @@ class _SpeedOnly:
     def _speed_value(self, value: float) -> None:
         c = self.speed_only
         if c is None:
-            c = self.speed_only = _Cand("step_time", PART_RANK + 100, "speed")
+            c = self.speed_only = _Cand("step_time", LAST_RESORT_RANK, "speed")
         c.last = value
         c.bx.append(float(len(c.by) + c.series.rows))
         c.by.append(value)
@@ -1158,9 +1184,9 @@ class _Tracebacks:
         self.log.error_count += 1
         kind = error_kind(message)
         if len(self.log.errors) < self.max_events:
-            self.log.errors.append({"line": line, "kind": kind, "message": message[:300]})
+            self.log.errors.append({"line": line, "kind": kind, "message": message[:_KEPT_ERROR_CHARS]})
         else:
-            self.log.errors[-1] = {"line": line, "kind": kind, "message": message[:300]}
+            self.log.errors[-1] = {"line": line, "kind": kind, "message": message[:_KEPT_ERROR_CHARS]}
 
 
 class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _Transforms, _EpochRows, _BareValues,
@@ -1202,7 +1228,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
         self.counter_epoch = None
         self.counted_in_epoch = False
         self.start_epoch = None
-        self.max_epoch_starts = 100_000
+        self.max_epoch_starts = _MAX_EPOCH_STARTS
         self.last_x = None
         self.train_records = 0
         self.epochs_seen = set()
@@ -1289,7 +1315,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
             pwords.pop()
         best = None
         n = len(pwords)
-        for size in (3, 2, 1):
+        for size in _NAME_NGRAMS:
             start = n - size
             if start < 0:
                 continue
@@ -1309,7 +1335,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
                 if role in ("step", "epoch", "time", "step_time"):
                     continue
                 if eff == "test" and role in ("val_loss", "val_accuracy"):
-                    rank += 20
+                    rank += TEST_SPLIT_RANK
                 if best is None or rank < best[1]:
                     best = (role, rank, phrase, None)
                 break  # the split-qualified reading first: "Test ... accuracy" is a test accuracy
@@ -1610,7 +1636,8 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
         self._held_out(best)
         self._float_floor()
         self._other_nonfinite(best)
-        log.ignored_columns = sorted({c.name for c in self.cands.values()} - set(log.columns.values()))[:30]
+        ignored = sorted({c.name for c in self.cands.values()} - set(log.columns.values()))
+        log.ignored_columns = ignored[:_KEPT_IGNORED_COLUMNS]
         log.rows = self.metric_lines
         log.epochs = self.max_epochs_seen if self.epochs_seen or self.max_epochs_seen else 0
         log.first_epoch = self.epoch0
@@ -1633,7 +1660,8 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
                 return log  # data-loading and step times (speed), a loss scaler's overflows
             rl = log.rl_names
             if rl:
-                raise RLLogError(f"the log prints rewards ({', '.join(repr(n) for n in rl[:6])}), "
+                shown = ", ".join(repr(n) for n in rl[:_SHOWN_RL_NAMES_IN_ERROR])
+                raise RLLogError(f"the log prints rewards ({shown}), "
                                  "not a supervised loss: a reinforcement-learning run",
                                  self.path, None, rl)
             raise NoMetricsError(
@@ -1670,7 +1698,7 @@ def _line_batches(f, path: str = "text", max_piece: int | None = None):
     had_cr = False        # pieces of the current line were split off before its newline came
     line_no = 1
     while True:
-        chunk = f.read(1 << 16)
+        chunk = f.read(_READ_CHUNK_CHARS)
         buf += chunk
         nl = buf.rfind("\n")
         if nl >= 0:

@@ -12,7 +12,7 @@ import math
 import re
 from operator import itemgetter
 
-from .logs import match_role
+from .logs import SPLIT_WORDS as _SPLIT, match_role  # the one split-word table
 
 #: The shape of a table header line (format, not knowledge): longer lines, or more names, are prose
 #: or data rows, never a header.
@@ -88,11 +88,6 @@ _TIME_UNITS = {"s", "sec", "secs", "second", "seconds", "ms", "min", "mins", "mi
 #: value, printed with a time unit, is the timing the reader wants (see ``console._timing_role``)
 _TIMED_NAME = re.compile(r"(?:^|[_ ])(?:time|data)$", re.IGNORECASE)
 
-#: (``learn``: CatBoost's name for the training set, ``0: learn: 0.6812 test: 0.6840 best: ...``)
-_SPLIT = {"train": "train", "training": "train", "trn": "train", "tr": "train", "learn": "train",
-          "val": "val", "va": "val", "vl": "val", "valid": "val", "validation": "val", "validate": "val", "eval": "val",
-          "evaluation": "val", "evaluating": "val", "dev": "val", "validating": "val",
-          "test": "test", "testing": "test", "tst": "test"}
 _KEY_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
 _PROGRESS = re.compile(r"(?<!\d)\d+%\|")
 #: a progress bar's tail printed without bar characters (``448: 100% 1626/1626 [22:57<00:00,
@@ -267,6 +262,17 @@ _LOSS_PARTS = {"box", "obj", "cls", "dfl", "giou", "iou", "l1", "conf", "seg", "
 
 #: the rank of one component of a loss read as the loss (after every total and perplexity)
 PART_RANK = 400
+#: the rank of a total summed from the parts a table prints (``loss_a + loss_b``): before any
+#: spelling but the plainest (the same scale as :data:`logs.GENERIC_RANK`)
+SUMMED_TOTAL_RANK = 40
+#: how far past a line's start, in characters, a split word (``Validation: ...``) still names the
+#: split of a line that pairs no name with a number: the head of the line, not a later aside
+_SPLIT_WORD_REACH = 40
+#: how many words of the name before a number make its phrase (``Training loss (for one batch) at
+#: step 0``: the last six), and of a name printed after its number (``24.93 avg loss``): the last
+#: four; longer runs of words are prose, not a metric's name
+_PHRASE_WORDS = 6
+_TRAILING_NAME_WORDS = 4
 #: the rank of a split word printed alone as a name (``tr 1.37 | va 1.79``: that split's objective)
 SPLIT_ALONE_RANK = PART_RANK + 50
 
@@ -581,7 +587,7 @@ class LineParser:
                 metrics.append((role, v))
         for total, pv in parts.items():
             if pv:
-                metrics.append(((total, 40, " + ".join(n for n, _ in pv), None), sum(v for _, v in pv)))
+                metrics.append(((total, SUMMED_TOTAL_RANK, " + ".join(n for n, _ in pv), None), sum(v for _, v in pv)))
         if epoch is not None:
             self._set_epoch(epoch)
         if metrics:
@@ -798,7 +804,7 @@ class LineParser:
 
     def _line_split(self, text: str, pairs) -> str | None:
         first = pairs[0][4] if pairs else len(text)
-        for w in re.findall(r"[A-Za-z]+", text[:first + 40] if not pairs else
+        for w in re.findall(r"[A-Za-z]+", text[:first + _SPLIT_WORD_REACH] if not pairs else
                             text[:first] + " " + pairs[0][0]):
             s = _SPLIT.get(w.lower())
             if s:
@@ -852,12 +858,12 @@ class LineParser:
                     if kind == "num" and toks[i + 1][1].lower() in ("s", "sec", "secs") \
                             and _TIMED_NAME.search(phrase[-1]):
                         # "iter_time: 8.711s, data_time: 8.409s": a step's timing, in seconds
-                        out.append((" ".join((group + phrase)[-6:]), kind, pos, end, phrase_pos))
+                        out.append((" ".join((group + phrase)[-_PHRASE_WORDS:]), kind, pos, end, phrase_pos))
                         used.add(i)
                     phrase = []       # "cost 14.01 s": a duration
                     i += 2
                     continue
-                out.append((" ".join((group + phrase)[-6:]), kind, pos, end, phrase_pos))
+                out.append((" ".join((group + phrase)[-_PHRASE_WORDS:]), kind, pos, end, phrase_pos))
                 used.add(i)
                 phrase = []
                 i += 1
@@ -892,7 +898,7 @@ class LineParser:
                         (i == 0 or toks[i - 1][0] == "sep"):
                     if len(words) == 1 and words[0].lower() in _MEAN_WORDS:
                         words = [words[0], "loss"]   # darknet's "463.57 avg,": the running mean loss
-                    out.append((" ".join(words[-4:]), kind, pos, end, toks[i + 1][2]))
+                    out.append((" ".join(words[-_TRAILING_NAME_WORDS:]), kind, pos, end, toks[i + 1][2]))
                     i = j
                     continue
             phrase = []

@@ -181,12 +181,48 @@ ALIASES: dict[str, tuple[str, ...]] = {
 }
 _ALIAS_RANK = {name: (role, i) for role, names in ALIASES.items() for i, name in enumerate(names)}
 #: the rank of a name that is not a known spelling but only a metric word with split and filler
-#: words (``avg_train_loss``); every known spelling (:data:`ALIASES`, a test split's +20 included)
+#: words (``avg_train_loss``); every known spelling (:data:`ALIASES`, a test split's +TEST_SPLIT_RANK included)
 #: and Lightning's ``lr-Adam`` rank below it, every other reading of a name (a loss function's
 #: word, one net's loss, a perplexity, a loss component, a split word alone) above it
 GENERIC_RANK = 100
-_SPLIT_TRAIN = {"train", "training", "trn", "tr", "learn"}
-_SPLIT_VAL = {"val", "valid", "validation", "eval", "evaluation", "test", "dev"}
+#: The other readings of a name, on the same scale (lower is better; only their order decides which
+#: column becomes the loss, like a spelling's place in :data:`ALIASES`): Lightning's ``lr-Adam``
+#: before every metric word, a loss function's word (``train_mse``) after every "loss" spelling,
+#: one net's loss (``G_Loss``, DCGAN's ``Err_D``) after every plainer name.
+LR_MONITOR_RANK = 50
+LOSS_WORD_RANK = 150
+ONE_NET_LOSS_RANK = 200
+#: What a test split adds to the rank of the validation reading of its name (the console reader's
+#: ``test loss`` ranks after ``val loss``: the validation series is the one a run is tuned on).
+TEST_SPLIT_RANK = 20
+#: How many names an error message lists (the rest are counted, not shown): presentation.
+_SHOWN_NAMES = 30
+_SHOWN_MISSING = 20
+_SHOWN_RL_NAMES = 6
+_SHOWN_TIES = 5
+#: How much of a file is read to tell its format (64 KiB), and how large a block of JSON lines is
+#: read at once (256 KiB): bounds on work, not knowledge.
+_SNIFF_BYTES = 1 << 16
+_JSONL_BLOCK_BYTES = 1 << 18
+#: The words that name a data split, in a column's name (``val_loss``, ``valid_1``) or on a console
+#: line (``tr 1.37 | va 1.79``), and the split each names: the one table both readers use
+#: (``learn``: CatBoost's name for the training set, ``0: learn: 0.6812 test: 0.6840 best: ...``).
+#: A column name reads a test split as held-out data like a validation one (``val_loss``); the
+#: console reader keeps ``test`` apart (a test split ranks after a validation one).
+SPLIT_WORDS = {"train": "train", "training": "train", "trn": "train", "tr": "train", "learn": "train",
+               "val": "val", "va": "val", "vl": "val", "valid": "val", "validation": "val", "validate": "val",
+               "eval": "val", "evaluation": "val", "evaluating": "val", "dev": "val", "validating": "val",
+               "test": "test", "testing": "test", "tst": "test"}
+#: The forms only a console line is read by: abbreviations and verb forms (``va 1.79``, ``Testing
+#: Accuracy = 0.43``) that the console reader resolves itself, keeping a test split apart. The
+#: column-name matcher (:func:`match_role`) does not fold them into a validation role: read there,
+#: ``Testing Accuracy`` on a pasted line became a validation accuracy instead of a held-out test
+#: (session 19, a tune complaint's run length moved from 21 steps to 1).
+CONSOLE_ONLY_SPLIT_WORDS = frozenset({"va", "vl", "validate", "evaluating", "validating", "testing", "tst"})
+_SPLIT_TRAIN = frozenset(w for w, split in SPLIT_WORDS.items()
+                         if split == "train" and w not in CONSOLE_ONLY_SPLIT_WORDS)
+_SPLIT_VAL = frozenset(w for w, split in SPLIT_WORDS.items()
+                       if split != "train" and w not in CONSOLE_ONLY_SPLIT_WORDS)
 _SPLIT_ANY = _SPLIT_TRAIN | _SPLIT_VAL
 #: (``binary``/``multi``: LightGBM's ``binary_logloss``, ``multi_logloss`` name the task the log loss is of)
 _FILLER = {"avg", "mean", "total", "tot", "epoch", "step", "batch", "running", "smoothed", "ema", "overall",
@@ -243,7 +279,7 @@ def _match_role(norm: str) -> tuple[str, int] | None:
         role, rank = _ALIAS_RANK[norm]
         return role, rank
     if norm.startswith("lr_") and norm.count("_") <= 2:  # Lightning's LearningRateMonitor: lr-Adam
-        return "lr", 50
+        return "lr", LR_MONITOR_RANK
     # a plural names the same objective (``losses : 39.6``, ``val_losses``); a number right after a
     # split word numbers one of several evaluation sets (``validation_0-rmse``, ``valid_1``)
     parts = norm.split("_")
@@ -253,14 +289,14 @@ def _match_role(norm: str) -> tuple[str, int] | None:
     if "loss" in tokens and tokens - {"loss"} <= allowed:
         return ("val_loss" if tokens & _SPLIT_VAL else "loss"), GENERIC_RANK
     if "loss" in tokens and len(tokens) == 2 and len(min(tokens, key=len)) == 1:
-        return "loss", 200   # G_Loss, D_Loss, T_Loss: one net's loss, after every plainer name
+        return "loss", ONE_NET_LOSS_RANK   # G_Loss, D_Loss, T_Loss: one net's loss, after every plainer name
     if tokens & _ERR_WORDS and len(tokens) == 2 and tokens - _ERR_WORDS <= _GAN_NETS:
-        return "loss", 200   # Err_G, Err_D (DCGAN): the generator's or the discriminator's loss
+        return "loss", ONE_NET_LOSS_RANK   # Err_G, Err_D (DCGAN): the generator's or the discriminator's loss
     words = tokens - allowed
     if "cross" in words and "entropy" in words:
         words = (words - {"cross", "entropy"}) | {"crossentropy"}
     if len(words) == 1 and words <= _LOSS_WORDS and tokens - {"cross", "entropy"} - _LOSS_WORDS <= allowed:
-        return ("val_loss" if tokens & _SPLIT_VAL else "loss"), 150
+        return ("val_loss" if tokens & _SPLIT_VAL else "loss"), LOSS_WORD_RANK
     metric = tokens & {"acc", "accu", "accuracy"}
     if metric and "loss" not in tokens and tokens - metric <= allowed:
         return ("val_accuracy" if tokens & _SPLIT_VAL else "accuracy"), GENERIC_RANK
@@ -744,7 +780,7 @@ def _bind_columns(names: Iterable[str], column_map: dict[str, str], path: str,
             best[role] = (-1, col)
         elif strict_map:
             raise InputError(f"mapped column {col!r} (for {role}) is not in the log; it has: "
-                             + ", ".join(repr(n) for n in names[:30]), path, line)
+                             + ", ".join(repr(n) for n in names[:_SHOWN_NAMES]), path, line)
     mapped_cols = {c for _, c in best.values()}
     for name in names:
         if name in mapped_cols:
@@ -848,10 +884,10 @@ def rl_names_in_text(text: str) -> list[str]:
 
 
 def _no_metric_error(names, path, line=None) -> InputError:
-    shown = ", ".join(repr(n) for n in list(names)[:20])
+    shown = ", ".join(repr(n) for n in list(names)[:_SHOWN_MISSING])
     rl = rl_metric_names(names)
     if rl:
-        return RLLogError(f"the log records rewards ({', '.join(repr(n) for n in rl[:6])}), "
+        return RLLogError(f"the log records rewards ({', '.join(repr(n) for n in rl[:_SHOWN_RL_NAMES])}), "
                           "not a supervised loss: a reinforcement-learning run", path, line, rl)
     return InputError(f"no loss, accuracy or other known metric among the columns ({shown})",
                       path, line,
@@ -887,7 +923,7 @@ def _sniff(path: str, lim: bounded.Limits | None = None) -> str:
     if "tfevents" in base:
         return "tensorboard"
     with open(path, "rb") as f:
-        sample = f.read(1 << 16)
+        sample = f.read(_SNIFF_BYTES)
     if not sample.strip():
         n = sample.count(b"\n") + (1 if sample and not sample.endswith(b"\n") else 0)
         raise InputError("empty log file (0 lines: no header, no rows)" if not n else
@@ -1367,7 +1403,7 @@ class _RecordSink:
         for role, col in self.column_map.items():
             if col not in self.seen:
                 raise InputError(f"mapped column {col!r} (for {role}) is not in the log; it has: "
-                                 + ", ".join(repr(k) for k in sorted(self.seen)[:30]), self.path)
+                                 + ", ".join(repr(k) for k in sorted(self.seen)[:_SHOWN_NAMES]), self.path)
         if self.rows == 0:
             raise InputError("no records in the log", self.path)
         if not any(r in self.log.series for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
@@ -1388,7 +1424,7 @@ def _read_jsonl(path: str, column_map: dict, lim: bounded.Limits | None = None) 
     with f:
         try:
             deep = lim.max_depth
-            for start, lines in bounded.iter_line_blocks(f, path, lim, 1 << 18):
+            for start, lines in bounded.iter_line_blocks(f, path, lim, _JSONL_BLOCK_BYTES):
                 line_no = start + len(lines) - 1
                 body = [(start + i, s) for i, s in enumerate(lines) if s.strip()]
                 for ln, s in body:   # json.loads recurses once per level: check the depth first
@@ -1631,7 +1667,7 @@ def _choose_tags(log: LogData, scan: _TagScan, column_map: dict, path: str) -> N
     for role, col in column_map.items():
         if col not in names and not any(n.endswith("/" + col) for n in names):
             raise InputError(f"mapped tag {col!r} (for {role}) is not in the log; it has: "
-                             + ", ".join(repr(n) for n in names[:30]), path)
+                             + ", ".join(repr(n) for n in names[:_SHOWN_NAMES]), path)
     if not names:
         raise InputError("no scalar summaries (add_scalar) in the TensorBoard log", path)
     best: dict[str, dict] = {}
@@ -1646,7 +1682,7 @@ def _choose_tags(log: LogData, scan: _TagScan, column_map: dict, path: str) -> N
                 if o["role"] == role and o is not c and o["rank"] == c["rank"]]
         if ties:  # e.g. several runs (version_0/, version_1/) under one folder
             log.notes.append(f"{role}: read {c['name']!r}; also found "
-                             + ", ".join(repr(t) for t in ties[:5])
+                             + ", ".join(repr(t) for t in ties[:_SHOWN_TIES])
                              + " (pass one run's folder, or a column map, to choose)")
         log.series[role] = c["series"]
         log.columns[role] = c["name"]

@@ -6,7 +6,16 @@ import ast
 from typing import Any
 
 
-def snippet(node: ast.AST, limit: int = 80) -> str:
+#: How many characters of code a finding quotes (presentation, not knowledge): a statement or call
+#: (``SNIPPET_CHARS``), an expression named inside a sentence (``SHORT_SNIPPET_CHARS``), a loop's or
+#: an ``if``'s head (``HEAD_SNIPPET_CHARS``), and ``snippet``'s default.
+SNIPPET_CHARS = 60
+SHORT_SNIPPET_CHARS = 40
+HEAD_SNIPPET_CHARS = 50
+_DEFAULT_SNIPPET_CHARS = 80
+
+
+def snippet(node: ast.AST, limit: int = _DEFAULT_SNIPPET_CHARS) -> str:
     try:
         s = ast.unparse(node)
     except Exception:  # pragma: no cover - unparse of odd nodes

@@ -16,6 +16,8 @@ from ..values import PATH_MAX_CHARS, ListVal, ModuleVal, OptVal, TensorVal
 #: Module parents followed up from a layer (a guard against a cycle in the abstract values): a
 #: bound on work, not knowledge.
 _MAX_MODULE_NESTING = 50
+#: how many characters of an output layer's code a finding quotes (presentation)
+_LAYER_TEXT_CHARS = 80
 
 
 class Conclusions:
@@ -218,7 +220,7 @@ class Conclusions:
             elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
                 w = self._linear_width(_last_layer(node.value))
                 if w is not None and _callee(node.value) == "Sequential":
-                    out.append((w, node.lineno, ast.unparse(_last_layer(node.value))[:80]))
+                    out.append((w, node.lineno, ast.unparse(_last_layer(node.value))[:_LAYER_TEXT_CHARS]))
         return out
 
     def _class_output_width(self, cls: ast.ClassDef) -> list[tuple[int, int, str]]:
@@ -248,7 +250,7 @@ class Conclusions:
         if layer is None:
             return []
         w = self._linear_width(_last_layer(layer) if _callee(layer) == "Sequential" else layer)
-        return [] if w is None else [(w, layer.lineno, ast.unparse(layer)[:80])]
+        return [] if w is None else [(w, layer.lineno, ast.unparse(layer)[:_LAYER_TEXT_CHARS])]
 
     def _linear_width(self, call) -> int | None:
         """The out_features of ``nn.Linear(a, b)`` / ``Linear(in_features=a, out_features=b)``."""

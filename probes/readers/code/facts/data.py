@@ -8,12 +8,14 @@ from __future__ import annotations
 import ast
 import re
 
-from ..text import snippet
+from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, snippet
 from ..values import BatchVal, Const, Event, IterVal, LoaderVal, Unknown
 
 
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
 SOURCE_ID = "code:data"
+#: the decimals input_scale keeps (presentation: the scale is an order of magnitude)
+_SCALE_DECIMALS = 3
 FACTS = ("shuffle", "num_workers", "batch_size", "nan_written_to_data", "data_sorted", "item_fetch_blocking",
          "permuted_alone", "std_division_unguarded", "input_scale")
 
@@ -42,7 +44,8 @@ class DataFacts:
                 if isinstance(step, Const) and isinstance(step.value, int) \
                         and self.slices_by(lnode):
                     self.add_finding("batch_size", step.value, lnode.lineno,
-                                     f"manual batching: `{snippet(lnode.iter, 50)}` (line {lnode.lineno})")
+                                     f"manual batching: `{snippet(lnode.iter, HEAD_SNIPPET_CHARS)}` "
+                                     f"(line {lnode.lineno})")
                     perm = self.permutes(lnode)
                     if perm:
                         self.add_finding("shuffle", True, perm, f"the data is permuted (line {perm}) "
@@ -98,7 +101,7 @@ class DataFacts:
             if kw is not None:
                 if isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool):
                     self.add_finding("shuffle", kw.value.value, call.lineno,
-                                     f"shuffle={kw.value.value} passed to `{snippet(call, 60)}` "
+                                     f"shuffle={kw.value.value} passed to `{snippet(call, SNIPPET_CHARS)}` "
                                      f"(line {call.lineno}), which the training loop iterates")
                 return
             if fn is None:
@@ -112,7 +115,7 @@ class DataFacts:
                 v = call.args[i]
                 if isinstance(v, ast.Constant) and isinstance(v.value, bool):
                     self.add_finding("shuffle", v.value, call.lineno,
-                                     f"shuffle={v.value} passed to `{snippet(call, 60)}` "
+                                     f"shuffle={v.value} passed to `{snippet(call, SNIPPET_CHARS)}` "
                                      f"(line {call.lineno}), which the training loop iterates")
                 return
             defaults = fn.args.defaults
@@ -120,7 +123,7 @@ class DataFacts:
             if 0 <= j < len(defaults) and isinstance(defaults[j], ast.Constant) \
                     and isinstance(defaults[j].value, bool):
                 self.add_finding("shuffle", defaults[j].value, call.lineno,
-                                 f"`{snippet(call, 60)}` (line {call.lineno}) leaves shuffle at "
+                                 f"`{snippet(call, SNIPPET_CHARS)}` (line {call.lineno}) leaves shuffle at "
                                  f"{defaults[j].value}, the default of `{fn.name}` (line {fn.lineno})")
             return
 
@@ -147,12 +150,13 @@ class DataFacts:
                 if by_name or _is_sort_call(idx, "argsort"):
                     first = orders[idx.id] if by_name else n
                     self.add_finding("data_sorted", True, first.lineno,
-                                     f"`{snippet(first, 60)}` (line {first.lineno}) puts the rows in sorted "
-                                     f"order and `{snippet(n, 40)}` (line {n.lineno}) reorders the data by it")
+                                     f"`{snippet(first, SNIPPET_CHARS)}` (line {first.lineno}) puts the rows in sorted "
+                                     f"order and `{snippet(n, SHORT_SNIPPET_CHARS)}` (line {n.lineno}) "
+                                     "reorders the data by it")
                     return
             if isinstance(n, ast.Assign) and _is_sort_call(n.value, "sort_values"):
                 self.add_finding("data_sorted", True, n.lineno,
-                                 f"`{snippet(n, 60)}` (line {n.lineno}) sorts the table's rows")
+                                 f"`{snippet(n, SNIPPET_CHARS)}` (line {n.lineno}) sorts the table's rows")
                 return
 
     def _evaluation_nodes(self) -> set:
@@ -251,7 +255,8 @@ class DataFacts:
                 left = sorted(g - set(arrays) - self._derived_after(a, node, self._scope_of(node)))
                 if left:
                     self.add_finding("permuted_alone", True, node.lineno,
-                                     f"`{snippet(node, 60)}` (line {node.lineno}) sorts {', '.join(sorted(arrays))} "
+                                     f"`{snippet(node, SNIPPET_CHARS)}` (line {node.lineno}) "
+                                     f"sorts {', '.join(sorted(arrays))} "
                                      f"but not {left[0]}, which came with them: the rows no longer match")
                     return
 
@@ -269,7 +274,7 @@ class DataFacts:
                 left = sorted(self._partners(scope).get(a, set()) - moved - self._derived_after(a, node, scope))
                 if left:
                     self.add_finding("permuted_alone", True, node.lineno,
-                                     f"`{snippet(node, 60)}` (line {node.lineno}) reorders {a} at random "
+                                     f"`{snippet(node, SNIPPET_CHARS)}` (line {node.lineno}) reorders {a} at random "
                                      f"but not {left[0]}, which it is paired with: the rows no longer "
                                      f"match")
                     return
@@ -346,7 +351,7 @@ class DataFacts:
 
     def _permuted_alone(self, node: ast.AST, what: str) -> None:
         self.add_finding("permuted_alone", True, node.lineno,
-                         f"`{snippet(node, 60)}` (line {node.lineno}) {what}: features and labels no "
+                         f"`{snippet(node, SNIPPET_CHARS)}` (line {node.lineno}) {what}: features and labels no "
                          f"longer belong to the same rows")
 
     def item_fetch_facts(self) -> None:
@@ -403,7 +408,7 @@ class DataFacts:
         if not recs:
             return
         line, scale, text = max(recs, key=lambda r: r[1])
-        self.add_finding("input_scale", round(scale, 3), line,
+        self.add_finding("input_scale", round(scale, _SCALE_DECIMALS), line,
                          f"`{text}` (line {line}) gets inputs the script made on a scale of about "
                          f"{scale:.4g} (followed from its random draws and constants)")
 
@@ -421,7 +426,7 @@ class DataFacts:
                 n, ast.AugAssign) else []
             if any(isinstance(t, ast.Subscript) for t in targets) and _is_nan(n.value):
                 self.add_finding("nan_written_to_data", True, n.lineno,
-                                 f"`{snippet(n, 60)}` (line {n.lineno}) stores NaN in the data, and "
+                                 f"`{snippet(n, SNIPPET_CHARS)}` (line {n.lineno}) stores NaN in the data, and "
                                  f"nothing in {self.basename} removes or masks it")
                 return
 
@@ -446,7 +451,7 @@ class DataFacts:
             bare = _is_std_call(r) or (isinstance(r, ast.Name) and stds.get(r.id) and all(stds[r.id]))
             if bare:
                 self.add_finding("std_division_unguarded", True, n.lineno,
-                                 f"`{snippet(n, 60)}` (line {n.lineno}) divides by a standard deviation "
+                                 f"`{snippet(n, SNIPPET_CHARS)}` (line {n.lineno}) divides by a standard deviation "
                                  f"with no epsilon: a slice with no spread becomes NaN")
                 return
 

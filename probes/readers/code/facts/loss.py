@@ -7,12 +7,14 @@ from __future__ import annotations
 import ast
 import re
 
-from ..text import format_number, snippet
+from ..text import SNIPPET_CHARS, format_number, snippet
 from ..values import Event, ModuleVal, TensorVal
 
 
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
 SOURCE_ID = "code:loss"
+#: how many unsafe operations the unsafe_math finding quotes (presentation)
+_SHOWN_UNSAFE = 4
 FACTS = ("loss_function", "output_activation", "custom_loss", "label_smoothing", "unsafe_math", "task_type",
          "loss_squashes_twice", "loss_mixes_tasks", "output_relu")
 
@@ -50,7 +52,7 @@ def class_scoring(tree: ast.AST) -> tuple[int, str] | None:
             if picks(a) != picks(b):
                 line = getattr(node, "lineno", 0)
                 if found is None or line < found[0]:
-                    found = (line, snippet(node, 60))
+                    found = (line, snippet(node, SNIPPET_CHARS))
     return found
 
 
@@ -207,7 +209,7 @@ class LossFacts:
                     kinds.append(k)
             first = t.unsafe[0]
             self.add_finding("unsafe_math", kinds, first[1],
-                             "; ".join(f"{txt} (line {ln})" for _, ln, txt in t.unsafe[:4]))
+                             "; ".join(f"{txt} (line {ln})" for _, ln, txt in t.unsafe[:_SHOWN_UNSAFE]))
         else:
             self.add_finding("unsafe_math", [], line,
                              f"no log/exp/sqrt/division without a guard on the path to the loss "

@@ -7,12 +7,18 @@ from __future__ import annotations
 import ast
 import re
 
-from ..text import format_number, snippet
+from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, format_number, snippet
 from ..values import ModuleVal
 
 #: Assignments followed back from a forward's return value to the layer that made it: a bound on
 #: work, not knowledge.
 _MAX_ASSIGN_HOPS = 8
+#: How much of an ``if``'s condition is searched for an early-stopping word (patience, no_improve, ...):
+#: a bound on work (a condition longer than this is not a stopping test), and presentation: how many
+#: other names the rl_training finding shows, and how many frozen assignments are kept.
+_CONDITION_SEARCH_CHARS = 200
+_SHOWN_OTHER_NAMES = 3
+_KEPT_FROZEN = 20
 
 
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
@@ -52,7 +58,7 @@ def unpacked_env_step(node: ast.AST) -> str | None:
         return None
     names = {e.id.lower() for e in node.targets[0].elts if isinstance(e, ast.Name)}
     if 3 <= len(node.targets[0].elts) <= 5 and names & STEP_RESULT_NAMES:
-        return snippet(node, 60)
+        return snippet(node, SNIPPET_CHARS)
     return None
 
 
@@ -82,7 +88,8 @@ def rl_markers(tree: ast.AST, min_markers: int):
     context = {"episode", "episodes", "policy", "action", "actions", "discount", "gamma"} & set(names)
     if len(reward_like) >= 1 and len(context) >= min_markers:
         first = min(names[n] for n in reward_like)
-        return first, f"{', '.join(sorted(reward_like))} with {', '.join(sorted(set(names) - reward_like)[:3])}"
+        others = sorted(set(names) - reward_like)[:_SHOWN_OTHER_NAMES]
+        return first, f"{', '.join(sorted(reward_like))} with {', '.join(others)}"
     return None
 
 
@@ -100,7 +107,7 @@ def guarded_unfreeze(tree: ast.AST) -> tuple[int, str] | None:
                 if isinstance(n, ast.Assign) and not (isinstance(n.value, ast.Constant) and n.value.value is False) \
                         and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad"
                                 and ast.dump(t.value) == owner for t in n.targets):
-                    return n.lineno, f"if {snippet(node.test, 40)}: {snippet(n, 50)}"
+                    return n.lineno, f"if {snippet(node.test, SHORT_SNIPPET_CHARS)}: {snippet(n, HEAD_SNIPPET_CHARS)}"
     return None
 
 
@@ -255,10 +262,10 @@ class ModelFacts:
             if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and n.value.value is False:
                 for t in n.targets:
                     if isinstance(t, ast.Attribute) and t.attr == "requires_grad":
-                        out.append((n.lineno, snippet(t.value, 40), None, None))
+                        out.append((n.lineno, snippet(t.value, SHORT_SNIPPET_CHARS), None, None))
             elif _requires_grad_call(n) is False:
-                out.append((n.lineno, snippet(n.func.value, 40), None, None))
-        return sorted(out)[:20]
+                out.append((n.lineno, snippet(n.func.value, SHORT_SNIPPET_CHARS), None, None))
+        return sorted(out)[:_KEPT_FROZEN]
 
     def frozen_weights_fact(self, visible: bool) -> None:
         """frozen_weights: what the frozen parameters hold. ``trained_here`` when they were frozen
@@ -354,13 +361,13 @@ class ModelFacts:
     def early_stopping(self) -> tuple[int, str] | None:
         for n in ast.walk(self.tree):
             if isinstance(n, ast.Call) and snippet(n.func).endswith("EarlyStopping"):
-                return (n.lineno, snippet(n, 60))
+                return (n.lineno, snippet(n, SNIPPET_CHARS))
         for n in ast.walk(self.tree):
             if isinstance(n, ast.If) and re.search(r"(patience|early_stop|no_improve|"
                                                    r"bad_epochs|epochs_without)",
-                                                   snippet(n.test, 200), re.I):
+                                                   snippet(n.test, _CONDITION_SEARCH_CHARS), re.I):
                 if any(isinstance(x, (ast.Break, ast.Return)) for x in ast.walk(n)):
-                    return (n.lineno, f"if {snippet(n.test, 50)}: break")
+                    return (n.lineno, f"if {snippet(n.test, HEAD_SNIPPET_CHARS)}: break")
         return None
 
 
