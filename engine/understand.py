@@ -979,8 +979,9 @@ _GLUED_REACH = 40
 
 
 def _without_shares(lang: Language, text: str, fact: str, found: list) -> list:
-    """Beside the whole of a setting ("train_batch_size=512"), one device's share of it ("per_device_train_batch_size=4",
-    kb/language ``share_words``) is not the run's setting; a share stated alone still is."""
+    """Beside the whole of a setting ("train_batch_size=512"), one device's share of it
+    ("per_device_train_batch_size=4", kb/language ``share_words``) is not the run's setting; a share stated
+    alone still is."""
     rx = lang.share_rx.get(fact)
     if rx is None or len(found) < 2:
         return found

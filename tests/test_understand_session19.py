@@ -98,7 +98,8 @@ def test_a_batch_size_alone_is_not_dropped_as_a_share(lang):
 
 
 @pytest.mark.parametrize("text, used", [
-    ("Overfitting after epoch 5. model: two conv blocks with dropout=0.5 and weight decay 1e-4", ["dropout", "weight_decay"]),
+    ("Overfitting after epoch 5. model: two conv blocks with dropout=0.5 and weight decay 1e-4",
+     ["dropout", "weight_decay"]),
     ("Val loss climbs from epoch 3. I use dropout: 0.3 and augmentation", ["augmentation", "dropout"]),
 ])
 def test_a_dropout_with_a_nonzero_rate_is_dropout_in_use(lang, text, used):
