@@ -32,15 +32,15 @@ def test_the_whole_batch_size_beside_a_devices_share(lang, text, size):
 
 
 def test_a_rate_after_a_number_is_no_loss_level(lang):
-    text = ("Finetuning is very slow to converge. The train loss was 120 at the start of epoch 3 and now it drops "
-            "only 2 points per epoch.")
+    text = ("Finetuning is very slow to converge. When the train loss reached 120 the val loss started to climb, and "
+            "the train loss reduce very slow, about 2 point per epoch.")
     facts = _facts(understand(text, lang))
     assert facts.get("train_loss") == 120
 
 
 def test_what_more_training_may_reach_is_a_guess_not_the_loss(lang):
-    text = ("The loss is about 1.8 after two days of training and decreasing very slowly. Another week might bring "
-            "it down to 1.6, is it worth it?")
+    text = ("The loss is about 1.8 after two days of training and decreasing very slowly. Training for another week "
+            "might reduce the loss down to ~1.6 (not tried yet), is it worth it?")
     facts = _facts(understand(text, lang))
     assert facts.get("train_loss") == 1.8
 
@@ -72,7 +72,8 @@ def test_a_question_about_the_backbone_is_architecture_advice(lang, text):
 
 
 @pytest.mark.parametrize("text", [
-    "My DDQN agent is not learning at all, it keeps picking the same action for hundreds of steps.",
+    "DQN not learning. I am using the following double DQN agent and it does not learn at all, it keeps picking "
+    "the same action.",
     "The loss does not decrease. I suspect the problem is that I update the target Q network every step.",
 ])
 def test_an_rl_agent_is_out_of_scope_whatever_else_the_post_says(lang, text):
