@@ -167,6 +167,7 @@ class Language:
     retry_change_rx: re.Pattern | None = None         # a change tried on the run ("then I lowered the lr")
     retry_futile_rx: re.Pattern | None = None         # ... that did not help ("the error persists")
     one_number_one_fact: list = field(default_factory=list)  # (kept, dropped): one number read as both is the first
+    share_rx: dict = field(default_factory=dict)      # fact -> a device's share of it ("per_device_", "micro_")
     clause_rx: re.Pattern | None = None               # clause boundaries: punctuation and ``clause_words``
     number_words: dict = field(default_factory=dict)  # "three" -> 3, "first" -> 1 (a {num} capture may be a word)
     magnitudes: dict = field(default_factory=dict)    # "k" -> 1000, "million" -> 1000000 ("2k", "1.6 million")
@@ -467,6 +468,11 @@ def _fact_lists(lang: Language, data: dict, facts: dict, where: str, hypothetica
         if any(fid not in facts for fid in pair):
             raise KBError(f"unknown fact in one_number_one_fact {pair!r}", where)
         lang.one_number_one_fact.append(tuple(pair))
+    for fid, words in (data.get("share_words") or {}).items():
+        if fid not in facts:
+            raise KBError(f"unknown fact {fid!r} in share_words", where)
+        old = [lang.share_rx[fid].pattern] if fid in lang.share_rx else []
+        lang.share_rx[fid] = re.compile("|".join(old + [f"(?:{w})" for w in words]), re.IGNORECASE)
 
 
 def _same_quantity(lang: Language, groups: list, facts: dict, where: str) -> None:
@@ -940,6 +946,7 @@ def _read_facts(text: str, lang: Language, only=None, picks=None) -> list[Readin
             continue
         pick = picks[fact]
         found.sort(key=lambda f: f[0])
+        found = _without_shares(lang, text, fact, found)
         if any(f[5] for f in found) and any(f[1] is True for f in found) and any(f[1] is False for f in found):
             continue                # "without fp16 it works, with fp16 it is nan": denied and said, no reading
         if pick == "last" and fact in lang.hypothetical_facts and len({str(f[1]) for f in found}) > 1:
@@ -963,6 +970,26 @@ def _read_facts(text: str, lang: Language, only=None, picks=None) -> list[Readin
             chosen = found[0]
         readings.append(Reading(fact, chosen[1], chosen[2], " ".join(chosen[3].split())))
     return readings
+
+
+#: the name a value is read from may start before the match, glued to it ("--micro_batch_size=12"); how far back
+#: that name is looked for: characters of text, a reach of the grammar
+_GLUED_HEAD = re.compile(r"[\w-]*$")
+_GLUED_REACH = 40
+
+
+def _without_shares(lang: Language, text: str, fact: str, found: list) -> list:
+    """Beside the whole of a setting ("train_batch_size=512"), one device's share of it
+    ("per_device_train_batch_size=4", kb/language ``share_words``) is not the run's setting; a share stated
+    alone still is."""
+    rx = lang.share_rx.get(fact)
+    if rx is None or len(found) < 2:
+        return found
+    def name(f) -> str:
+        a, b = f[2]
+        return _GLUED_HEAD.search(text, max(0, a - _GLUED_REACH), a).group(0) + text[a:b]
+    whole = [f for f in found if not rx.search(name(f))]
+    return whole if whole and len(whole) < len(found) else found
 
 
 def _futile_retry(lang: Language, text: str, pos: int) -> bool:

@@ -36,12 +36,13 @@ def test_the_echo_names_a_chinese_complaint_instead_of_asking(core):
     assert line.startswith("I read:  not_learning (from your description as a whole")
 
 
+# the core reads Russian swings (скачет, колеблется) since session 19, so the pack teaches another symptom
 RUSSIAN = """symptoms:
-  - symptom: instability
+  - symptom: explosion
     utterances:
-      - лосс скачет вверх и вниз каждые несколько шагов
-      - значения потерь скачут, обучение нестабильное
-      - потери прыгают то вверх, то вниз
+      - лосс улетает в бесконечность через несколько шагов
+      - значения потерь улетают в бесконечность, обучение ломается
+      - потери взрываются и улетают в бесконечность
 """
 # the core reads Korean "slow" (느리-, 학습 속도) since session 14, so the pack teaches another symptom
 KOREAN = """symptoms:
@@ -54,7 +55,7 @@ KOREAN = """symptoms:
 
 
 @pytest.mark.parametrize("body, text, symptom", [
-    (RUSSIAN, "у меня потери постоянно скачут вверх и вниз", "instability"),
+    (RUSSIAN, "у меня потери постоянно улетают в бесконечность", "explosion"),
     (KOREAN, "로스가 계속 요동쳐요", "instability"),
 ], ids=["russian", "korean"])
 def test_a_packs_cyrillic_and_hangul_utterances_teach_the_classifier(tmp_path, core, body, text, symptom):
