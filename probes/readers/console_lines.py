@@ -32,6 +32,8 @@ _LEVEL = re.compile(r"\b(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|NOTICE|TRACE)\
 #: 4,096-character line of digits or blanks is searched in linear time, not quadratic)
 _CLOCK = re.compile(r"(?<![\w.])\d+(?::\d\d){1,2}(?:[.,]\d+)?(?![\w.])|(?<!\d)\d+\s+days?,\s*")
 _TENSOR = re.compile(r"\btensor\(\s*\[*", re.IGNORECASE)
+#: a NumPy scalar's repr (NumPy 2: ``np.float32(0.25)``), a JAX array's (``Array(0.25, dtype=float32)``)
+_NP_SCALAR = re.compile(r"\b(?:np|numpy|jnp)\.(?:float|int|uint|bfloat)\d*\(|\bArray\((?=\s*[-+.\d])")
 #: a command-line option and its value (``python train.py -b 64 --learning-rate 0.0001 --epoch 200``):
 #: a setting the command asks for, not a value the run printed
 _OPTION = re.compile(r"(?<!\S)--[A-Za-z][\w.-]*(?:=|\s+)(?!-[A-Za-z])\S+")
@@ -693,6 +695,8 @@ class LineParser:
             text = " " * m.end() + text[m.end():]
         if "tensor(" in text or "Tensor(" in text:
             text = _TENSOR.sub(_spaces, text)
+        if "p.float" in text or "p.int" in text or "Array(" in text:
+            text = _NP_SCALAR.sub(_spaces, text)
         # a table row?
         if self.header is not None:
             row = self._table_row(text)
