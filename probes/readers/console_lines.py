@@ -28,6 +28,12 @@ _PREFIX = re.compile(
     r"|\[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?"                                      # 10:00:00
     r")")
 _LEVEL = re.compile(r"\b(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|NOTICE|TRACE)\b:?")
+#: Python logging's default format, ``LEVEL:logger.name:message``: the logger's name is no metric's
+#: (``INFO:train:Eval at step 10: loss 0.8`` is an evaluation, not a training line)
+_PY_LOGGER = re.compile(r"\b(?:INFO|WARNING|ERROR|DEBUG|CRITICAL):[\w.<>]+:(?![-+.\d])")
+#: the name of a value printed as a fraction, correct over total (``Accuracy: 9812/10000 (98%)``):
+#: the fraction after it is the value, not a batch counter
+_FRAC_VALUE = re.compile(r"(?:acc\w*|correct\w*|top-?[15])\s*[:=]\s*$", re.IGNORECASE)
 #: (every pattern below that repeats a class starts only where a run of that class starts, so that a
 #: 4,096-character line of digits or blanks is searched in linear time, not quadratic)
 _CLOCK = re.compile(r"(?<![\w.])\d+(?::\d\d){1,2}(?:[.,]\d+)?(?![\w.])|(?<!\d)\d+\s+days?,\s*")
@@ -256,7 +262,8 @@ def _axes(text: str, progress: bool, joiners: frozenset = frozenset()):
             text = _cut(text, 0, lm.end())
     if counter is None:
         cm = _COUNTER.search(text)
-        if cm and not re.search(r"[\w.]\s*$", text[:cm.start()]) or (cm and progress):
+        if cm and not re.search(r"[\w.]\s*$", text[:cm.start()]) and not _FRAC_VALUE.search(text[:cm.start()]) \
+                or (cm and progress):
             counter, counter_total = ("i",) + cm.span(1), ("i",) + cm.span(2)
             text = _cut(text, *cm.span())
     return text, epoch, counter, counter_total, step, split
@@ -703,6 +710,8 @@ class LineParser:
             if row is not None:
                 self._table_record(row)
                 return None
+        if ":" in text:
+            text = _PY_LOGGER.sub(_spaces, text)
         text = _LEVEL.sub(_spaces, text)
         text = _CLOCK.sub(_spaces, text)
         if " --" in text:
