@@ -31,6 +31,11 @@ _LEVEL = re.compile(r"\b(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|NOTICE|TRACE)\
 #: Python logging's default format, ``LEVEL:logger.name:message``: the logger's name is no metric's
 #: (``INFO:train:Eval at step 10: loss 0.8`` is an evaluation, not a training line)
 _PY_LOGGER = re.compile(r"\b(?:INFO|WARNING|ERROR|DEBUG|CRITICAL):[\w.<>]+:(?![-+.\d])")
+#: a split word, a whole number and a bracketed counter opening a line (timm: ``Train: 3 [ 120/390 ( 31%)]``):
+#: the number is the epoch
+_SPLIT_EPOCH = re.compile(r"\s*(train|training|valid|validation|val|eval|test)\s*:?\s*(\d+)\s+(?=\[\s*\d+\s*/\s*\d+)",
+                          re.IGNORECASE)
+_SPLIT_EPOCH_START = frozenset(" TtVvEe")
 #: the name of a value printed as a fraction, correct over total (``Accuracy: 9812/10000 (98%)``):
 #: the fraction after it is the value, not a batch counter
 _FRAC_VALUE = re.compile(r"(?:acc\w*|correct\w*|top-?[15])\s*[:=]\s*$", re.IGNORECASE)
@@ -246,6 +251,12 @@ def _axes(text: str, progress: bool, joiners: frozenset = frozenset()):
             if em:
                 epoch = ("f",) + em.span(1)
                 text = _cut(text, *em.span())
+    if epoch is None and text[:1] in _SPLIT_EPOCH_START:
+        tm = _SPLIT_EPOCH.match(text)
+        if tm:   # timm's "Train: 3 [ 120/390 ( 31%)]": the split, its epoch, then the batch counter
+            split = _SPLIT.get(tm.group(1).lower())
+            epoch = ("f",) + tm.span(2)
+            text = _cut(text, *tm.span())
     sm = _STEP.search(text)
     if sm:
         step = ("i",) + sm.span(2)
