@@ -26,6 +26,7 @@ last finite value and non-finite count), and with ``--diagnose`` the report's sy
 history's.
 """
 
+# ruff: noqa: E501  (the rendered lines are as long as the frameworks print them)
 from __future__ import annotations
 
 import argparse
@@ -758,7 +759,7 @@ def _tfe(recs):
 def _ignite(recs):
     out = []
     for ep, rs in _epochs(recs):
-        for j, r in enumerate(rs, 1):
+        for r in rs:
             out.append(f"Epoch[{ep}] Iteration[{r['step']}/{recs[-1]['step']}] Loss: {g(r.get('loss'), '.2f')}")
             if has_val(r):
                 out.append(f"Validation Results - Epoch: {ep}  Avg accuracy: {g(r.get('val_accuracy'), '.2f')} "
