@@ -78,6 +78,7 @@ from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
 from .console_history import _Histories
+from .console_words import latin_words, localized
 from .console_lines import _PREFIX, _PROGRESS, _SPLIT, PART_RANK, SPLIT_ALONE_RANK, LineParser, _loss_part, shape
 from .logs import (CAMEL_HUMP, CAMEL_ROLES, FLUSH_ROWS, GENERIC_RANK, TEST_SPLIT_RANK, LogData, RLLogError,
                    Series, match_role, normalize_name, parse_column_map, rl_names_in_text)
@@ -1279,6 +1280,11 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
             res = (res[0], res[1] + QUALIFIED_RANK) + tuple(res[2:])
         if "/" in phrase and (res is None or res[1] >= PART_RANK) and not _SOURCE_PATH.search(phrase):
             return _path_role(phrase) or res
+        if res is None and not phrase.isdigit():
+            english = latin_words(phrase)   # Verlust, Genauigkeit, perte: a German/French/Spanish label
+            if english != phrase:
+                res = self._resolve_words(english, split)
+                res = (res[0], res[1], phrase) + tuple(res[3:]) if res is not None else None
         return res
 
     def _resolve_words(self, phrase: str, split: str | None):
@@ -1380,6 +1386,8 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
             return
         if "\x1b" in line:
             line = _ANSI.sub("", line)
+        if not line.isascii():
+            line = localized(line)   # 训练损失 / エポック / Потери: the English words
         if line[0] in ">*[" and _QUOTED.match(line):
             # a log quoted in a thread (``> `` per line), set in bold (``**...**``), or the
             # rank prefix a distributed launcher puts on each line (``[rank2]: ``)

@@ -28,10 +28,23 @@ _PREFIX = re.compile(
     r"|\[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?"                                      # 10:00:00
     r")")
 _LEVEL = re.compile(r"\b(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|NOTICE|TRACE)\b:?")
+#: Python logging's default format, ``LEVEL:logger.name:message``: the logger's name is no metric's
+#: (``INFO:train:Eval at step 10: loss 0.8`` is an evaluation, not a training line)
+_PY_LOGGER = re.compile(r"\b(?:INFO|WARNING|ERROR|DEBUG|CRITICAL):[\w.<>]+:(?![-+.\d])")
+#: a split word, a whole number and a bracketed counter opening a line (timm: ``Train: 3 [ 120/390 ( 31%)]``):
+#: the number is the epoch
+_SPLIT_EPOCH = re.compile(r"\s*(train|training|valid|validation|val|eval|test)\s*:?\s*(\d+)\s+(?=\[\s*\d+\s*/\s*\d+)",
+                          re.IGNORECASE)
+_SPLIT_EPOCH_START = frozenset(" TtVvEe")
+#: the name of a value printed as a fraction, correct over total (``Accuracy: 9812/10000 (98%)``):
+#: the fraction after it is the value, not a batch counter
+_FRAC_VALUE = re.compile(r"(?:acc\w*|correct\w*|top-?[15])\s*[:=]\s*$", re.IGNORECASE)
 #: (every pattern below that repeats a class starts only where a run of that class starts, so that a
 #: 4,096-character line of digits or blanks is searched in linear time, not quadratic)
 _CLOCK = re.compile(r"(?<![\w.])\d+(?::\d\d){1,2}(?:[.,]\d+)?(?![\w.])|(?<!\d)\d+\s+days?,\s*")
 _TENSOR = re.compile(r"\btensor\(\s*\[*", re.IGNORECASE)
+#: a NumPy scalar's repr (NumPy 2: ``np.float32(0.25)``), a JAX array's (``Array(0.25, dtype=float32)``)
+_NP_SCALAR = re.compile(r"\b(?:np|numpy|jnp)\.(?:float|int|uint|bfloat)\d*\(|\bArray\((?=\s*[-+.\d])")
 #: a command-line option and its value (``python train.py -b 64 --learning-rate 0.0001 --epoch 200``):
 #: a setting the command asks for, not a value the run printed
 _OPTION = re.compile(r"(?<!\S)--[A-Za-z][\w.-]*(?:=|\s+)(?!-[A-Za-z])\S+")
@@ -233,6 +246,12 @@ def _axes(text: str, progress: bool, joiners: frozenset = frozenset()):
             if em:
                 epoch = ("f",) + em.span(1)
                 text = _cut(text, *em.span())
+    if epoch is None and text[:1] in _SPLIT_EPOCH_START:
+        tm = _SPLIT_EPOCH.match(text)
+        if tm:   # timm's "Train: 3 [ 120/390 ( 31%)]": the split, its epoch, then the batch counter
+            split = _SPLIT.get(tm.group(1).lower())
+            epoch = ("f",) + tm.span(2)
+            text = _cut(text, *tm.span())
     sm = _STEP.search(text)
     if sm:
         step = ("i",) + sm.span(2)
@@ -249,7 +268,8 @@ def _axes(text: str, progress: bool, joiners: frozenset = frozenset()):
             text = _cut(text, 0, lm.end())
     if counter is None:
         cm = _COUNTER.search(text)
-        if cm and not re.search(r"[\w.]\s*$", text[:cm.start()]) or (cm and progress):
+        if cm and not re.search(r"[\w.]\s*$", text[:cm.start()]) and not _FRAC_VALUE.search(text[:cm.start()]) \
+                or (cm and progress):
             counter, counter_total = ("i",) + cm.span(1), ("i",) + cm.span(2)
             text = _cut(text, *cm.span())
     return text, epoch, counter, counter_total, step, split
@@ -703,12 +723,16 @@ class LineParser:
             text = " " * m.end() + text[m.end():]
         if "tensor(" in text or "Tensor(" in text:
             text = _TENSOR.sub(_spaces, text)
+        if "p.float" in text or "p.int" in text or "Array(" in text:
+            text = _NP_SCALAR.sub(_spaces, text)
         # a table row?
         if self.header is not None:
             row = self._table_row(text)
             if row is not None:
                 self._table_record(row)
                 return None
+        if ":" in text:
+            text = _PY_LOGGER.sub(_spaces, text)
         text = _LEVEL.sub(_spaces, text)
         text = _CLOCK.sub(_spaces, text)
         if " --" in text:

@@ -241,6 +241,8 @@ _MISSING = {"", "na", "n/a", "null", "none", "nil", "-", "--", "?", "missing"}
 _TENSOR_RE = re.compile(r"^\s*tensor\(\s*\[?\s*([-+]?(?:[0-9.]+(?:[eE][-+]?[0-9]+)?|nan|inf))",
                         re.IGNORECASE)
 
+#: a terminal escape sequence (CSI colour/cursor codes, OSC titles/links): text, not binary data
+_ANSI_ESCAPE = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()][0-9A-Za-z])")
 Point = namedtuple("Point", "x0 x1 x n nonfinite mean lo hi sd")
 Point.__doc__ = """One bucket of the downsampled curve: rows at steps ``x0..x1`` (``x`` = middle),
 ``n`` finite values with ``mean``/``lo``/``hi``/``sd`` (``sd`` = within-bucket standard deviation,
@@ -952,7 +954,8 @@ def _sniff(path: str, lim: bounded.Limits | None = None) -> str:
 
 def _sniff_text(text: str, path: str, base: str, partial: bool, lim: bounded.Limits) -> str:
     """The format of a log from the decoded start of it (``partial``: the file goes on)."""
-    bad = sum(1 for ch in text if ch < " " and ch not in "\t\r\n\f")   # ASCII control characters
+    # ASCII control characters, not counting terminal colour/cursor escapes (a coloured console log)
+    bad = sum(1 for ch in _ANSI_ESCAPE.sub("", text) if ch < " " and ch not in "\t\r\n\f")
     if bad > max(2, len(text) // 100):
         raise InputError("binary data (control characters), not a CSV or JSON-lines log", path)
     stripped = text.lstrip()
