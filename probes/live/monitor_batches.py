@@ -94,16 +94,7 @@ class BatchFeed:
         calls and their keyword parsing fewer a step."""
         if self._busy:
             return
-        now = time.perf_counter()
-        last = self._last_wait_t                 # _record_train_wait, written out (one frame fewer a batch)
-        if last is not None and not self._val_since_wait:
-            self._intervals.append(max(now - last - self._own_wait, float(seconds)))
-            self._waits.append(float(seconds))
-            if synced:
-                self._synced_waits.append(float(seconds))
-        self._last_wait_t = now
-        self._val_since_wait = False
-        self._own_wait = 0.0
+        self._record_train_wait(time.perf_counter(), seconds, synced)
         try:
             self._batch_count += 1
             i = self._train_batch_count
