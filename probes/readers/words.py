@@ -13,8 +13,9 @@ knowledge base (the tables are the same objects however often ``kb.params()`` is
   ``lr-Adam``, or a metric word (``loss``, ``acc``, a loss function's name, one GAN net's loss) with
   only split and filler words beside it, ranked on the scale ``logs.*_rank``; a camelCase name that
   reads as none of these whole is read split at its humps when that names a loss or an accuracy.
-- **Other languages**: a line holding a character of a script other than Latin (:data:`LOCAL_CHARS`)
-  has each ``console.local_words`` entry replaced by its English, spaced, before it is read
+- **Other languages**: a line holding a character outside ASCII that a ``console.local_words`` entry
+  is written with (a CJK ideograph, kana, Hangul, Cyrillic, full-width punctuation; any script a
+  pack adds) has each entry replaced by its English, spaced, before it is read
   (:meth:`LogWords.localized`); a printed name that resolves to nothing as it is is looked up once
   more with its ``console.latin_words`` (German, French, Spanish) in English
   (:meth:`LogWords.latin_words`).
@@ -34,9 +35,6 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
           "logs.one_net_loss_rank", "logs.test_split_rank", "logs.last_resort_rank", "console.local_words",
           "console.latin_words")
 
-#: characters of the scripts ``console.local_words`` covers: CJK ideographs, kana, Hangul, Cyrillic,
-#: full-width forms (a format: which lines are worth the substitution at all)
-LOCAL_CHARS = re.compile("[\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
 #: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
 CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
 #: the roles a camelCase name split at its humps may take: a loss or an accuracy (``DataTime`` is
@@ -81,6 +79,11 @@ class LogWords:
         self._compile_languages(p["console.local_words"], p["console.latin_words"])
 
     def _compile_languages(self, local: Mapping, latin: Mapping) -> None:
+        # which lines are worth the substitutions at all: those holding a character outside ASCII
+        # that some entry is written with (an entry matches only text holding one of its own)
+        chars = sorted({ch for k in local for ch in str(k) if not ch.isascii()})
+        self._local_chars = re.compile("[" + "".join(re.escape(ch) for ch in chars) + "]", re.IGNORECASE) \
+            if chars else None
         self._simple = {k: v for k, v in local.items() if re.escape(k) == k}
         self._simple_re = re.compile("|".join(sorted(self._simple, key=len, reverse=True)), re.IGNORECASE) \
             if self._simple else None
@@ -145,7 +148,7 @@ class LogWords:
     # -- other languages ---------------------------------------------------------------------
     def localized(self, line: str) -> str:
         """``line`` with its non-Latin metric words in English (unchanged when it has none)."""
-        if line.isascii() or not LOCAL_CHARS.search(line):
+        if line.isascii() or self._local_chars is None or not self._local_chars.search(line):
             return line
         for rx, rep in self._complex:
             line = rx.sub(rep, line)
