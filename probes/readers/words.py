@@ -84,7 +84,7 @@ class LogWords:
         chars = sorted({ch for k in local for ch in str(k) if not ch.isascii()})
         self._local_chars = re.compile("[" + "".join(re.escape(ch) for ch in chars) + "]", re.IGNORECASE) \
             if chars else None
-        self._simple = {k: v for k, v in local.items() if re.escape(k) == k}
+        self._simple = {str(k).lower(): v for k, v in local.items() if re.escape(k) == k}
         self._simple_re = re.compile("|".join(sorted(self._simple, key=len, reverse=True)), re.IGNORECASE) \
             if self._simple else None
         self._complex = [(re.compile(k, re.IGNORECASE), v) for k, v in local.items() if re.escape(k) != k]
