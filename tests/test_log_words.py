@@ -99,3 +99,10 @@ def test_a_vocabulary_entry_of_the_wrong_shape_fails_the_schema(tmp_path):
     with pytest.raises(KBError) as exc:
         load_kb([_pack(tmp_path, "shape", body)], entry_point_packs=False)
     assert "words.yaml:" in str(exc.value)
+
+
+def test_every_table_the_readers_compile_is_a_documented_parameter_of_the_log_reader():
+    from traindx.probes.readers.words import TABLES
+    kb = load_kb(entry_point_packs=False)
+    for pid in TABLES:
+        assert pid in kb.parameters and "log:curves" in kb.parameters[pid]["used_by"], pid
