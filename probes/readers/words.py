@@ -80,10 +80,11 @@ class LogWords:
 
     def _compile_languages(self, local: Mapping, latin: Mapping) -> None:
         # which lines are worth the substitutions at all: those holding a character outside ASCII
-        # that some entry is written with (an entry matches only text holding one of its own)
-        chars = sorted({ch for k in local for ch in str(k) if not ch.isascii()})
-        self._local_chars = re.compile("[" + "".join(re.escape(ch) for ch in chars) + "]", re.IGNORECASE) \
-            if chars else None
+        # that some entry is written with, in either case (an entry matches only text holding one of
+        # its own); both cases listed, not IGNORECASE, which makes every non-ASCII line (a tqdm bar)
+        # cost twice as much to test
+        chars = sorted({c for k in local for ch in str(k) if not ch.isascii() for c in (ch, ch.lower(), ch.upper())})
+        self._local_chars = re.compile("[" + "".join(re.escape(ch) for ch in chars) + "]") if chars else None
         self._simple = {str(k).lower(): v for k, v in local.items() if re.escape(k) == k}
         self._simple_re = re.compile("|".join(sorted(self._simple, key=len, reverse=True)), re.IGNORECASE) \
             if self._simple else None
