@@ -198,6 +198,8 @@ def _explain_parameter(kb, e) -> list:
         out.append(f"Range: [{e.get('min', '-inf')}, {e.get('max', 'inf')}]")
     if "overridden_by" in e:
         out.append(f"Overridden by: {e['overridden_by']} (default {e['default']!r})")
+    if "extended_by" in e:
+        out.append(f"Extended by: {', '.join(e['extended_by'])}")
     out.append(f"Used by: {', '.join(e['used_by'])}")
     return out
 

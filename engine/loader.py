@@ -295,7 +295,7 @@ class _Builder:
             default = entry["value"]
             if isinstance(default, bool) != isinstance(value, bool) or (
                     isinstance(default, (int, float)) and not isinstance(value, (int, float))) or (
-                    isinstance(default, (str, list)) and type(value) is not type(default)):
+                    isinstance(default, (str, list, dict)) and type(value) is not type(default)):
                 raise KBError(f"override of {ident!r} has the wrong type: {value!r} (the default is {default!r})",
                               path, line, col)
             for bound, bad in (("min", lambda v, b: v < b), ("max", lambda v, b: v > b)):
@@ -305,6 +305,42 @@ class _Builder:
             table[ident] = {**entry, "value": value, "overridden_by": f"{path}:{line}" if line else path,
                             "default": default}
             self.override_at[ident] = (path, line, col)
+        for ident, more in (data.get("extends") or {}).items():
+            self._extend_parameter(ident, more, marks, path, pack)
+
+    def _extend_parameter(self, ident, more, marks, path, pack) -> None:
+        """A pack's words added to a list- or map-valued parameter (a vocabulary): new items of a
+        list are appended, a map's entries added (an entry already there takes the pack's meaning,
+        a list-valued meaning grows)."""
+        table = self.kb.parameters
+        line, col = marks.at(("extends", ident)) or (None, None)
+        if pack == CORE:
+            raise KBError(f"the core knowledge base extends parameter {ident!r}", path, line, col,
+                          hint="add the words where it is defined")
+        if ident not in table:
+            close = _closest(ident, table)
+            raise KBError(f"extension of unknown parameter {ident!r}", path, line, col,
+                          hint=f"did you mean {close!r}?" if close else "see `traindx explain` for the ids")
+        entry = table[ident]
+        default = entry["value"]
+        if not isinstance(default, (list, dict)) or type(more) is not type(default):
+            raise KBError(f"extension of {ident!r} has the wrong type: {more!r} (the default is "
+                          f"{type(default).__name__}; only a list or a map is extended)", path, line, col)
+        if isinstance(default, list):
+            if any(isinstance(v, (list, dict)) for v in more):
+                raise KBError(f"extension of {ident!r} adds an item that is not a word or a number", path, line, col)
+            value = default + [v for v in more if v not in default]
+        else:
+            value = dict(default)
+            for k, v in more.items():
+                old = value.get(k)
+                if isinstance(old, list) != isinstance(v, list) and k in value:
+                    raise KBError(f"extension of {ident!r} gives {k!r} the wrong type: {v!r} (it is {old!r})",
+                                  path, line, col)
+                value[k] = old + [x for x in v if x not in old] if isinstance(old, list) else v
+        where = f"{path}:{line}" if line else path
+        table[ident] = {**entry, "value": value, "extended_by": entry.get("extended_by", []) + [where],
+                        "default": entry.get("default", default)}
 
     def _add_entity(self, single, ident, item, marks, path, pack, json_path) -> None:
         table = self.kb.parameters

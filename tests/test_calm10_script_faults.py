@@ -26,7 +26,10 @@ import traindx.probes as tp  # noqa: E402
 from traindx.engine.api import diagnose  # noqa: E402
 from traindx.engine.errors import InputError  # noqa: E402
 from traindx.probes.live import gradients as G  # noqa: E402
-from traindx.probes.readers.logs import match_role, read_log  # noqa: E402
+from traindx.probes.readers.logs import read_log  # noqa: E402
+from traindx.probes.readers.words import log_words  # noqa: E402
+
+match_role = log_words().match_role   # the shipped knowledge base's vocabulary
 
 
 # ------------------------------------------------------------------ layers in a plain list

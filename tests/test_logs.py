@@ -22,7 +22,10 @@ import yaml
 
 from traindx.engine.errors import InputError
 from traindx.probes.readers.logs import (HEAD_ROWS, MAX_NONFINITE_STEPS, MAX_POINTS, analyze_log,
-                                 match_role, parse_column_map, read_log)
+                                 parse_column_map, read_log)
+from traindx.probes.readers.words import log_words
+
+match_role = log_words().match_role   # the shipped knowledge base's vocabulary
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REAL = "/work/shared/real-logs"

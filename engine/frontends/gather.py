@@ -164,9 +164,9 @@ def read_log(path: str, column_map=None, num_classes=None, params=None, rl_known
     from traindx.probes.readers.logs import rl_metric_names
     try:
         if is_run_store(path):
-            log = read_run_store(path, column_map=column_map)
+            log = read_run_store(path, column_map=column_map, params=params)
         else:
-            log = _read(path, column_map=column_map)
+            log = _read(path, column_map=column_map, params=params)
     except NoSupervisedMetricsError as err:
         if err.rl_names:    # rewards, no supervised loss: out of scope, said as evidence
             return Read(path, [_rl_finding(path, err.rl_names)], [], f"Read {os.path.basename(path)}: {err.message}.")

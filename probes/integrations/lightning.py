@@ -353,8 +353,9 @@ class RunProbe:
 
     def record_metrics(self, step, metrics: dict):
         """Logged metrics at ``step`` (numbers or one-element tensors); kept as a metrics log."""
-        from traindx.probes.readers.logs import match_role
+        from traindx.probes.readers.words import log_words
 
+        match_role = log_words(getattr(self.monitor, "params", None)).match_role   # the monitor's KB's words
         rec = {}
         roles = self._roles
         for k, v in metrics.items():
@@ -721,8 +722,9 @@ class _TrainDxHooks:
         if trainer.sanity_checking or not p.active:
             return
         try:
-            from traindx.probes.readers.logs import match_role
+            from traindx.probes.readers.words import log_words
 
+            match_role = log_words(getattr(p.monitor, "params", None)).match_role
             rec = p.record_metrics(trainer.global_step, dict(trainer.callback_metrics))
             if p._val_fed == self._val_fed_before:
                 # validation_step returned no loss: the logged validation loss stands for it

@@ -33,7 +33,7 @@ Nothing keys on a framework's wording; a line is read by its *structure*:
 4. **Tables.** A line of names only (``epoch,train_loss,val_acc``, fastai's and nolearn's
    whitespace tables, ``|``-separated) followed by rows of as many numbers is a header; its rows
    are records until another header.
-5. **Roles.** Names get roles as in :func:`traindx.probes.readers.logs.match_role` (``loss``,
+5. **Roles.** Names get roles as in :meth:`traindx.probes.readers.words.LogWords.match_role` (``loss``,
    ``val_loss``, ``accuracy``, ``val_accuracy``, ``lr``, ``grad_norm``), trying sub-phrases of
    up to three words. A split word in the line's prefix (``Validation accuracy: ...  (loss
    1.37)``, ``Test net output``, ``Epoch(val)``, ``valid on 'valid' subset``) attributes the
@@ -78,10 +78,10 @@ from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
 from .console_history import _Histories
-from .console_words import latin_words, localized
-from .console_lines import _PREFIX, _PROGRESS, _SPLIT, PART_RANK, SPLIT_ALONE_RANK, LineParser, _loss_part, shape
-from .logs import (CAMEL_HUMP, CAMEL_ROLES, FLUSH_ROWS, GENERIC_RANK, TEST_SPLIT_RANK, LogData, RLLogError,
-                   Series, match_role, normalize_name, parse_column_map, rl_names_in_text)
+from .console_lines import _PREFIX, _PROGRESS, PART_RANK, SPLIT_ALONE_RANK, LineParser, _loss_part, shape
+from .logs import (FLUSH_ROWS, LogData, RLLogError, Series, normalize_name, parse_column_map,
+                   rl_names_in_text)
+from .words import CAMEL_HUMP, CAMEL_ROLES, LogWords, log_words
 
 #: Bounds on work and memory, not knowledge: a traceback is taken to have ended after this many
 #: lines (whatever follows is the log again), the metric-name -> role cache holds this many
@@ -96,7 +96,7 @@ _VERDICT_NAME_REACH = 256
 #: pieces of this many characters.
 _MAX_EPOCH_STARTS = 100_000
 _READ_CHUNK_CHARS = 1 << 16
-#: The ranks of readings that come after every name of a metric (the scale of :data:`logs.GENERIC_RANK`,
+#: The ranks of readings that come after every name of a metric (the scale of ``logs.generic_rank``,
 #: lower is better; only the order decides which series is the loss): a value that stands in for a
 #: loss or an accuracy (a perplexity, an error rate) before any loss component (:data:`PART_RANK`),
 #: and a number printed with no name, or a speed alone, after everything else.
@@ -488,12 +488,12 @@ class ConsoleLog(LogData):
         return self._scale_warmup_evidence(out, where, P)
 
 
-def _stand_in_role(words: list, eff: str | None, phrase: str):
+def _stand_in_role(words: list, eff: str | None, phrase: str, vocab: LogWords):
     """A value that stands in for a loss or an accuracy, ranked after every name of it: a
     perplexity (ln ppl is the cross-entropy), an error rate (WER, CER, TER: 1 - the accuracy);
     None for any other name."""
     last = words[-1] if words else None
-    test = TEST_SPLIT_RANK if eff == "test" else 0
+    test = vocab.test_split_rank if eff == "test" else 0
     if last in _ERROR_RATES:
         role = "val_accuracy" if eff in ("val", "test") else "accuracy"
         return role, STAND_IN_RANK + _ERROR_RATES[last] + test, phrase, "complement"
@@ -509,26 +509,26 @@ def _stand_in_role(words: list, eff: str | None, phrase: str):
 OBJECTIVE_WORD_RANK = PART_RANK + 80
 
 
-def _objective_word_role(pwords: list, eff: str | None, phrase: str, words: frozenset):
+def _objective_word_role(pwords: list, eff: str | None, phrase: str, words: frozenset, vocab: LogWords):
     """A training metric named by one of ``console.objective_words`` alone (``score``, ``error``)
     read as the loss of the last resort: what a training loop prints per iteration under such a
     name is the objective it minimises when nothing else is printed. A validation or test score
     (a BLEU or F1 ``score``) is no loss; None for any other name."""
     if eff in ("val", "test"):
         return None
-    kept = [w for w in pwords if w not in _EXTRA_FILLER and w not in _SPLIT]
+    kept = [w for w in pwords if w not in _EXTRA_FILLER and w not in vocab.split]
     if len(kept) != 1 or kept[0] not in words:
         return None
     return "loss", OBJECTIVE_WORD_RANK, phrase, None
 
 
-def _part_role(pwords: list, eff: str | None, phrase: str):
+def _part_role(pwords: list, eff: str | None, phrase: str, vocab: LogWords):
     """One component of a loss (cross_entropy_loss, loss_cls) read as a loss of the last resort,
     ranked after every total and after perplexity; None for any other name."""
-    if not pwords or not _loss_part(pwords[-1], False):
+    if not pwords or not _loss_part(pwords[-1], False, vocab.split):
         return None
     role = "val_loss" if eff in ("val", "test") else "loss"
-    return role, PART_RANK + (TEST_SPLIT_RANK if eff == "test" else 0), phrase, None
+    return role, PART_RANK + (vocab.test_split_rank if eff == "test" else 0), phrase, None
 
 
 #: how far a split's metric behind a qualifier (``source_train_acc``) ranks after the same name
@@ -536,7 +536,7 @@ def _part_role(pwords: list, eff: str | None, phrase: str):
 QUALIFIED_RANK = 10
 
 
-def _qualified_role(pwords: list, phrase: str):
+def _qualified_role(pwords: list, phrase: str, vocab: LogWords):
     """A split's metric behind a qualifier of one identifier (``source_train_acc``,
     ``target_val_acc``, ``student_val_loss``): the trailing part that starts at a split word names
     the role; None when no part is a split word (``loss_rpn_cls`` stays a loss component)."""
@@ -544,39 +544,39 @@ def _qualified_role(pwords: list, phrase: str):
         return None
     parts = pwords[0].split("_")
     for i in range(1, len(parts) - 1):
-        if parts[i] in _SPLIT:
-            m = match_role("_".join(parts[i:]))
+        if parts[i] in vocab.split:
+            m = vocab.match_role("_".join(parts[i:]))
             if m is not None and m[0] in ("loss", "val_loss", "accuracy", "val_accuracy"):
                 return m[0], m[1] + QUALIFIED_RANK, phrase, None
             return None
     return None
 
 
-def _split_alone_role(pwords: list, phrase: str):
+def _split_alone_role(pwords: list, phrase: str, vocab: LogWords):
     """A split named alone ("tr 1.37 | va 1.79", "train 0.52 val 0.61") stands for that split's
     objective, ranked after every name that says what it measures; None for any other name."""
-    if len(pwords) != 1 or pwords[0] not in _SPLIT:
+    if len(pwords) != 1 or pwords[0] not in vocab.split:
         return None
-    split_only = _SPLIT[pwords[0]]
+    split_only = vocab.split[pwords[0]]
     return ("val_loss" if split_only in ("val", "test") else "loss"), \
-        SPLIT_ALONE_RANK + (TEST_SPLIT_RANK if split_only == "test" else 0), phrase, None
+        SPLIT_ALONE_RANK + (vocab.test_split_rank if split_only == "test" else 0), phrase, None
 
 
-def _head_accuracy_role(pwords: list, eff: str | None, phrase: str):
+def _head_accuracy_role(pwords: list, eff: str | None, phrase: str, vocab: LogWords):
     """An accuracy word followed by the one word that names what it scores (``acc class : 87.50``,
     ``Accuracies on val: class : 88.96``: the accuracy of a model's ``class`` head or task), ranked
     after every name that ends in what it measures; None for any other name. Only an accuracy:
     a loss word in front of another word names a setting (``loss scale 128``)."""
-    words = [w for w in pwords if w not in _EXTRA_FILLER and w not in _SPLIT]
+    words = [w for w in pwords if w not in _EXTRA_FILLER and w not in vocab.split]
     if len(words) != 2:
         return None
-    m = match_role((eff + "_" if eff else "") + words[0])
+    m = vocab.match_role((eff + "_" if eff else "") + words[0])
     if m is None or m[0] not in ("accuracy", "val_accuracy"):
         return None
-    return m[0], PART_RANK + (TEST_SPLIT_RANK if eff == "test" else 0), phrase, None
+    return m[0], PART_RANK + (vocab.test_split_rank if eff == "test" else 0), phrase, None
 
 
-def _path_role(phrase: str):
+def _path_role(phrase: str, vocab: LogWords):
     """A name printed as a path of namespaces (Chainer's ``main/loss``, ``validation/main/accuracy``,
     a summary tag's ``eval/accuracy``): its last part names the metric, and a split word anywhere
     before it (``validation``, ``fast_validation``) its split; the parts between name a model or
@@ -587,11 +587,11 @@ def _path_role(phrase: str):
         return None
     last = normalize_name(parts[-1])
     words = [w for p in parts[:-1] for w in normalize_name(p).split("_")]
-    split = next((_SPLIT[w] for w in words if w in _SPLIT), None)
-    m = match_role(last if split is None else split + "_" + last)
+    split = next((vocab.split[w] for w in words if w in vocab.split), None)
+    m = vocab.match_role(last if split is None else split + "_" + last)
     if m is None or m[0] not in ("loss", "val_loss", "accuracy", "val_accuracy"):
         return None
-    return m[0], m[1] + (TEST_SPLIT_RANK if split == "test" else 0), phrase, None
+    return m[0], m[1] + (vocab.test_split_rank if split == "test" else 0), phrase, None
 
 
 def _timing_pair(rs) -> tuple | None:
@@ -755,7 +755,7 @@ class _RunFacts:
             chosen = best.get(role)
             tests = [c for c in self.cands.values() if c.role == role and c is not chosen
                      and c.last is not None and math.isfinite(c.last)
-                     and any(_SPLIT.get(w) == "test" for w in normalize_name(c.name).split("_"))]
+                     and any(self.words.split.get(w) == "test" for w in normalize_name(c.name).split("_"))]
             if chosen is None or not tests:
                 continue
             c = tests[-1]
@@ -1212,6 +1212,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
         self.aside_words = tuple(int(n) for n in p["console.name_aside_words"])
         self.loss_abbrevs = frozenset(str(w).lower() for w in p["console.loss_abbreviations"])
         self.objective_words = frozenset(str(w).lower() for w in p["console.objective_words"])
+        self.words = log_words(p)   # the knowledge base's vocabulary: roles, split words, other languages
         self._init_overflows(p)
         self.path = path
         self.cmap = {normalize_name(c): r for r, c in parse_column_map(column_map).items()}
@@ -1279,9 +1280,9 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
             # one rank's value beside the value reduced over all ranks: the reduced one is the run's
             res = (res[0], res[1] + QUALIFIED_RANK) + tuple(res[2:])
         if "/" in phrase and (res is None or res[1] >= PART_RANK) and not _SOURCE_PATH.search(phrase):
-            return _path_role(phrase) or res
+            return _path_role(phrase, self.words) or res
         if res is None and not phrase.isdigit():
-            english = latin_words(phrase)   # Verlust, Genauigkeit, perte: a German/French/Spanish label
+            english = self.words.latin_words(phrase)   # Verlust, Genauigkeit, perte: a German/French/Spanish label
             if english != phrase:
                 res = self._resolve_words(english, split)
                 res = (res[0], res[1], phrase) + tuple(res[3:]) if res is not None else None
@@ -1300,12 +1301,14 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
             return None  # "Time cost=85.5": what the epoch cost in time, not the objective
         if _SUMMARY_WORDS.intersection(words):
             return None  # "best val_loss: 0.71" summarises the run; it is not a point of its curve
-        own = next((_SPLIT[w] for w in words if w in _SPLIT), None)
+        vocab = self.words
+        split_words, match_role = vocab.split, vocab.match_role
+        own = next((split_words[w] for w in words if w in split_words), None)
         eff = own or split
         timing = _timing_role(words)
         if timing is not None:
             return timing, 0, phrase, None
-        stand_in = _stand_in_role(words, eff, phrase)
+        stand_in = _stand_in_role(words, eff, phrase, vocab)
         if stand_in is not None:
             return stand_in
         # sub-phrases of whole printed words (never parts of one identifier: loss_rpn_cls is
@@ -1331,7 +1334,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
                 continue
             joined = "_".join(sub)
             cands = [joined]
-            if eff and not any(t in _SPLIT for t in joined.split("_")):
+            if eff and not any(t in split_words for t in joined.split("_")):
                 cands.insert(0, eff + "_" + joined)
             for c in cands:
                 m = match_role(c)
@@ -1341,17 +1344,18 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
                 if role in ("step", "epoch", "time", "step_time"):
                     continue
                 if eff == "test" and role in ("val_loss", "val_accuracy"):
-                    rank += TEST_SPLIT_RANK
+                    rank += vocab.test_split_rank
                 if best is None or rank < best[1]:
                     best = (role, rank, phrase, None)
                 break  # the split-qualified reading first: "Test ... accuracy" is a test accuracy
             if best is not None:
                 break
-        return best if best is not None else (_split_alone_role(pwords, phrase)
-                                               or _part_role(self._unabbreviated(pwords), eff, phrase)
-                                               or _qualified_role(pwords, phrase)
-                                               or _head_accuracy_role(pwords, eff, phrase)
-                                               or _objective_word_role(pwords, eff, phrase, self.objective_words))
+        return best if best is not None else (_split_alone_role(pwords, phrase, vocab)
+                                               or _part_role(self._unabbreviated(pwords), eff, phrase, vocab)
+                                               or _qualified_role(pwords, phrase, vocab)
+                                               or _head_accuracy_role(pwords, eff, phrase, vocab)
+                                               or _objective_word_role(pwords, eff, phrase, self.objective_words,
+                                                                       vocab))
 
     def _unabbreviated(self, pwords: list) -> list:
         """A one-word name whose first part abbreviates "loss" (``console.loss_abbreviations``:
@@ -1387,7 +1391,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
         if "\x1b" in line:
             line = _ANSI.sub("", line)
         if not line.isascii():
-            line = localized(line)   # 训练损失 / エポック / Потери: the English words
+            line = self.words.localized(line)   # 训练损失 / エポック / Потери: the English words
         if line[0] in ">*[" and _QUOTED.match(line):
             # a log quoted in a thread (``> `` per line), set in bold (``**...**``), or the
             # rank prefix a distributed launcher puts on each line (``[rank2]: ``)
@@ -1631,10 +1635,10 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
         # every name each role was printed under (a pasted excerpt that prints the loss under two
         # names, "Loss" per batch and "Training Loss" per epoch, states no single loss value)
         # ({name: last value} of the names that say what they measure: not a loss component, a
-        # perplexity or a split word alone, which rank from logs.GENERIC_RANK on)
+        # perplexity or a split word alone, which rank from logs.generic_rank on)
         log.role_names = {}
         for c in self.cands.values():
-            if c.series.rows and c.role in best and (c.rank < GENERIC_RANK or best[c.role] is c):
+            if c.series.rows and c.role in best and (c.rank < self.words.generic_rank or best[c.role] is c):
                 log.role_names.setdefault(c.role, {})[c.name] = c.last
         # a test split stands in for validation only when no validation was printed
         for role, c in best.items():

@@ -3,8 +3,9 @@ found, a repeated line shape read by a remembered plan, table headers and rows.
 
 Split out of :mod:`traindx.probes.readers.console` (whose docstring describes the reading);
 :class:`LineParser` is a mixin of :class:`~traindx.probes.readers.console.ConsoleReader` and
-uses its state (``header``, ``plans``, ``mode``) and record methods (``_commit``, ``_role``,
-``_record``, ``_set_epoch``, ``_exception_line``, ``_nan_warning``). Torch-free."""
+uses its state (``header``, ``plans``, ``mode``, ``words``: the knowledge base's vocabulary) and
+record methods (``_commit``, ``_role``, ``_record``, ``_set_epoch``, ``_exception_line``,
+``_nan_warning``). Torch-free."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import math
 import re
 from operator import itemgetter
 
-from .logs import SPLIT_WORDS as _SPLIT, match_role  # the one split-word table
+from collections.abc import Mapping
 
 #: The shape of a table header line (format, not knowledge): longer lines, or more names, are prose
 #: or data rows, never a header.
@@ -224,21 +225,22 @@ def _value(kind: str, val: str, role: str | None = None) -> float:
     return v / 100.0 if pct and not (role or "").endswith("loss") else v
 
 
-def _axes(text: str, progress: bool, joiners: frozenset = frozenset()):
+def _axes(text: str, progress: bool, joiners: frozenset, split_words: Mapping):
     """Locate the epoch, in-epoch counter (and its total), step and split named on a line;
     each axis is ``(kind, start, end)`` or None, and its text is blanked from ``text`` (see
-    :func:`_cut_axis` for an axis that ``joiners`` bind to the name before it)."""
+    :func:`_cut_axis` for an axis that ``joiners`` bind to the name before it). ``split_words``:
+    the knowledge base's ``logs.split_words`` (word -> split)."""
     epoch = counter = counter_total = step = None   # (kind, start, end)
     split = None
     mm = _MM.search(text)
     if mm:
-        split = _SPLIT.get((mm.group(1) or "").lower())
+        split = split_words.get((mm.group(1) or "").lower())
         epoch, counter, counter_total = ("f",) + mm.span(2), ("i",) + mm.span(3), ("i",) + mm.span(4)
         text = _cut(text, *mm.span())
     else:
         em = _EPOCH.search(text)
         if em:
-            split = _SPLIT.get((em.group(1) or "").lower())
+            split = split_words.get((em.group(1) or "").lower())
             epoch = ("f",) + em.span(2)
             text = _cut_axis(text, *em.span(), joiners)
         elif "poch" in text:
@@ -249,7 +251,7 @@ def _axes(text: str, progress: bool, joiners: frozenset = frozenset()):
     if epoch is None and text[:1] in _SPLIT_EPOCH_START:
         tm = _SPLIT_EPOCH.match(text)
         if tm:   # timm's "Train: 3 [ 120/390 ( 31%)]": the split, its epoch, then the batch counter
-            split = _SPLIT.get(tm.group(1).lower())
+            split = split_words.get(tm.group(1).lower())
             epoch = ("f",) + tm.span(2)
             text = _cut(text, *tm.span())
     sm = _STEP.search(text)
@@ -283,7 +285,7 @@ _LOSS_PARTS = {"box", "obj", "cls", "dfl", "giou", "iou", "l1", "conf", "seg", "
 #: the rank of one component of a loss read as the loss (after every total and perplexity)
 PART_RANK = 400
 #: the rank of a total summed from the parts a table prints (``loss_a + loss_b``): before any
-#: spelling but the plainest (the same scale as :data:`logs.GENERIC_RANK`)
+#: spelling but the plainest (the same scale as ``logs.generic_rank``)
 SUMMED_TOTAL_RANK = 40
 #: how far past a line's start, in characters, a split word (``Validation: ...``) still names the
 #: split of a line that pairs no name with a number: the head of the line, not a later aside
@@ -297,12 +299,13 @@ _TRAILING_NAME_WORDS = 4
 SPLIT_ALONE_RANK = PART_RANK + 50
 
 
-def _loss_part(name: str, epoch_table: bool) -> bool:
+def _loss_part(name: str, epoch_table: bool, split_words: Mapping) -> bool:
     """``box_loss``, ``loss_cls`` (one component of a loss), or, in a table with an epoch or step
-    column, a bare component name (``box``, ``obj``, ``cls``)."""
+    column, a bare component name (``box``, ``obj``, ``cls``); a split word or ``total`` beside
+    ``loss`` makes it no component."""
     words = [w for w in re.split(r"[^0-9a-z]+", name.lower()) if w]
     if "loss" in words:
-        return len(words) > 1 and not any(w in _SPLIT or w == "total" for w in words)
+        return len(words) > 1 and not any(w in split_words or w == "total" for w in words)
     return epoch_table and len(words) == 1 and words[0] in _LOSS_PARTS
 
 
@@ -369,23 +372,24 @@ def _sum_total(line: str, pairs: list, rel_tol: float) -> int | None:
 _PART_OF = {"loss_part": "loss", "val_loss_part": "val_loss"}
 
 
-def _val_loss_part(name: str, epoch_table: bool) -> bool:
+def _val_loss_part(name: str, epoch_table: bool, split_words: Mapping) -> bool:
     """A component of the validation loss (``val box``, ``val/box_loss``, ``val_cls_loss``): a
     validation or test split word, then what :func:`_loss_part` calls a component."""
     words = [w for w in re.split(r"[^0-9a-z]+", name.lower()) if w]
-    if len(words) < 2 or _SPLIT.get(words[0]) not in ("val", "test"):
+    if len(words) < 2 or split_words.get(words[0]) not in ("val", "test"):
         return False
-    return _loss_part("_".join(words[1:]), epoch_table)
+    return _loss_part("_".join(words[1:]), epoch_table, split_words)
 
 
-def _join_split_words(names: list) -> list:
+def _join_split_words(names: list, split_words: Mapping) -> list:
     """A header printed with single spaces (``epoch train loss valid loss accuracy``): a split
     word and the word after it are one column's name (``train loss``)."""
     out: list = []
     i = 0
     while i < len(names):
         n = names[i]
-        if " " not in n and n.lower() in _SPLIT and i + 1 < len(names) and names[i + 1].lower() not in _SPLIT:
+        if " " not in n and n.lower() in split_words and i + 1 < len(names) \
+                and names[i + 1].lower() not in split_words:
             out.append(n + " " + names[i + 1])
             i += 2
             continue
@@ -526,24 +530,24 @@ class LineParser:
                 names = s.split()
         names = [n for n in names if n]
         if delim is None:
-            names = _join_split_words(names)
+            names = _join_split_words(names, self.words.split)
         if len(names) < 2 or len(names) > _HEADER_MAX_NAMES:
             return False
         if not all(_HEADER_NAME.fullmatch(n) for n in names):
             return False
         roles = [self._role(n, None) for n in names]
-        axes = [i for i, n in enumerate(names) if (match_role(n) or ("",))[0] in ("epoch", "step")]
+        axes = [i for i, n in enumerate(names) if (self.words.match_role(n) or ("",))[0] in ("epoch", "step")]
         # loss components without their total (YOLO's ``box_loss obj_loss cls_loss`` or, in a
         # table with an epoch column, ``box obj cls``): read as one loss, their sum
         parts = [i for i, (n, r) in enumerate(zip(names, roles))
-                 if (r is None or r[1] >= PART_RANK) and _loss_part(n, bool(axes))]
+                 if (r is None or r[1] >= PART_RANK) and _loss_part(n, bool(axes), self.words.split)]
         if len(parts) >= 2 and not any(r is not None and r[0] == "loss" and r[1] < PART_RANK for r in roles):
             for i in parts:
                 roles[i] = ("loss_part", 0, names[i], None)
         # the same for the validation loss's components (YOLOv5's ``val box  val obj  val cls``,
         # YOLOv8's ``val/box_loss val/cls_loss val/dfl_loss``): read as one validation loss
         vparts = [i for i, (n, r) in enumerate(zip(names, roles))
-                  if (r is None or r[1] >= PART_RANK) and _val_loss_part(n, bool(axes))]
+                  if (r is None or r[1] >= PART_RANK) and _val_loss_part(n, bool(axes), self.words.split)]
         if len(vparts) >= 2 and not any(r is not None and r[0] == "val_loss" and r[1] < PART_RANK for r in roles):
             for i in vparts:
                 roles[i] = ("val_loss_part", 0, names[i], None)
@@ -596,7 +600,7 @@ class LineParser:
             if role is not None and role[0] in _PART_OF:
                 parts[_PART_OF[role[0]]].append((name, v))
                 continue
-            m = match_role(name)
+            m = self.words.match_role(name)
             if m and m[0] == "epoch":
                 epoch = v
                 continue
@@ -738,7 +742,7 @@ class LineParser:
         if " --" in text:
             text = _OPTION.sub(_spaces, text)
         progress = bool(_PROGRESS.search(text)) or "it/s" in text or "s/it" in text
-        text, epoch, counter, counter_total, step, split = _axes(text, progress, self.axis_joiners)
+        text, epoch, counter, counter_total, step, split = _axes(text, progress, self.axis_joiners, self.words.split)
         pairs = self._pairs(text)
         if split is None:
             split = self._line_split(text, pairs)
@@ -830,7 +834,7 @@ class LineParser:
         first = pairs[0][4] if pairs else len(text)
         for w in re.findall(r"[A-Za-z]+", text[:first + _SPLIT_WORD_REACH] if not pairs else
                             text[:first] + " " + pairs[0][0]):
-            s = _SPLIT.get(w.lower())
+            s = self.words.split.get(w.lower())
             if s:
                 return s
         return None

@@ -86,6 +86,8 @@ from traindx.engine import bounded
 from traindx.engine.errors import InputError, RLLogError  # RLLogError: re-exported, its home is engine.errors
 from traindx.engine.parameters import resolve
 
+from .words import CAMEL_HUMP, LogWords, log_words, normalize_name  # noqa: F401 (CAMEL_HUMP: re-exported)
+
 #: The evidence source (``kb/sources.yaml``) this module implements.
 SOURCE_ID = "log:curves"
 
@@ -139,62 +141,6 @@ _PERCENT_ROLES = ("accuracy", "val_accuracy")
 #: An accuracy series whose largest value exceeds this is in percent (a fraction cannot pass 1).
 _PERCENT_THRESHOLD = 1.001
 
-#: Known spellings per role, best first, in normalised form (see :func:`normalize_name`).
-ALIASES: dict[str, tuple[str, ...]] = {
-    "step": ("step", "global_step", "globalstep", "iteration", "iter", "it", "steps", "train_step",
-             "trainer_global_step", "n_iter", "num_steps", "batch", "batch_idx", "update"),
-    "epoch": ("epoch", "epochs", "ep"),
-    "loss": ("loss", "train_loss", "training_loss", "loss_train", "train_loss_step", "loss_step",
-             "train_batch_loss", "batch_loss", "trn_loss", "tr_loss", "running_loss",
-             "train_loss_epoch", "loss_epoch", "avg_loss", "train_avg_loss", "mean_loss",
-             "total_loss", "train_total_loss", "objective"),
-    "val_loss": ("val_loss", "valid_loss", "validation_loss", "eval_loss", "evaluation_loss",
-                 "loss_val", "loss_valid", "loss_validation", "loss_eval", "val_loss_epoch",
-                 "val_loss_step", "avg_val_loss", "val_avg_loss", "mean_val_loss",
-                 "val_total_loss", "dev_loss", "loss_dev", "test_loss", "loss_test"),
-    "accuracy": ("accuracy", "acc", "train_acc", "train_accuracy", "training_accuracy",
-                 "training_acc", "acc_train", "accuracy_train", "train_acc_step",
-                 "train_accuracy_step", "train_acc_epoch", "train_accuracy_epoch", "acc_step",
-                 "acc_epoch", "sparse_categorical_accuracy", "categorical_accuracy",
-                 "binary_accuracy", "top1", "acc1", "train_top1", "train_acc1", "trn_acc",
-                 "tr_acc"),
-    "val_accuracy": ("val_accuracy", "val_acc", "valid_acc", "valid_accuracy",
-                     "validation_accuracy", "validation_acc", "eval_accuracy", "eval_acc",
-                     "acc_val", "accuracy_val", "acc_valid", "accuracy_valid",
-                     "accuracy_validation", "acc_eval", "accuracy_eval", "val_acc_epoch",
-                     "val_accuracy_epoch", "val_sparse_categorical_accuracy",
-                     "val_categorical_accuracy", "val_binary_accuracy", "val_top1", "val_acc1",
-                     "eval_top1", "dev_acc", "dev_accuracy", "test_accuracy", "test_acc",
-                     "acc_test", "accuracy_test", "test_top1"),
-    "lr": ("lr", "learning_rate", "learningrate", "train_lr", "lr_0", "lr_group_0",
-           "learning_rate_0", "current_lr", "optimizer_lr", "lr_step"),
-    "grad_norm": ("grad_norm", "gradient_norm", "grad_norm_total", "total_grad_norm", "gradnorm",
-                  "train_grad_norm", "grad_l2_norm", "grad_2_0_norm_total", "global_grad_norm",
-                  "grad_global_norm", "gnorm", "total_norm"),
-    "step_time": ("step_time", "time_per_step", "iter_time", "iteration_time", "batch_time",
-                  "time_per_iter", "time_per_batch", "sec_per_step", "s_per_step",
-                  "seconds_per_step", "sec_per_iter", "s_per_iter", "train_step_time",
-                  "step_duration"),
-    "time": ("time", "wall_time", "walltime", "wallclock", "wall_clock", "timestamp", "elapsed",
-             "elapsed_time", "time_elapsed", "elapsed_s", "elapsed_sec", "time_s", "runtime",
-             "relative_time"),
-}
-_ALIAS_RANK = {name: (role, i) for role, names in ALIASES.items() for i, name in enumerate(names)}
-#: the rank of a name that is not a known spelling but only a metric word with split and filler
-#: words (``avg_train_loss``); every known spelling (:data:`ALIASES`, a test split's +TEST_SPLIT_RANK included)
-#: and Lightning's ``lr-Adam`` rank below it, every other reading of a name (a loss function's
-#: word, one net's loss, a perplexity, a loss component, a split word alone) above it
-GENERIC_RANK = 100
-#: The other readings of a name, on the same scale (lower is better; only their order decides which
-#: column becomes the loss, like a spelling's place in :data:`ALIASES`): Lightning's ``lr-Adam``
-#: before every metric word, a loss function's word (``train_mse``) after every "loss" spelling,
-#: one net's loss (``G_Loss``, DCGAN's ``Err_D``) after every plainer name.
-LR_MONITOR_RANK = 50
-LOSS_WORD_RANK = 150
-ONE_NET_LOSS_RANK = 200
-#: What a test split adds to the rank of the validation reading of its name (the console reader's
-#: ``test loss`` ranks after ``val loss``: the validation series is the one a run is tuned on).
-TEST_SPLIT_RANK = 20
 #: How many names an error message lists (the rest are counted, not shown): presentation.
 _SHOWN_NAMES = 30
 _SHOWN_MISSING = 20
@@ -204,39 +150,6 @@ _SHOWN_TIES = 5
 #: read at once (256 KiB): bounds on work, not knowledge.
 _SNIFF_BYTES = 1 << 16
 _JSONL_BLOCK_BYTES = 1 << 18
-#: The words that name a data split, in a column's name (``val_loss``, ``valid_1``) or on a console
-#: line (``tr 1.37 | va 1.79``), and the split each names: the one table both readers use
-#: (``learn``: CatBoost's name for the training set, ``0: learn: 0.6812 test: 0.6840 best: ...``).
-#: A column name reads a test split as held-out data like a validation one (``val_loss``); the
-#: console reader keeps ``test`` apart (a test split ranks after a validation one).
-SPLIT_WORDS = {"train": "train", "training": "train", "trn": "train", "tr": "train", "learn": "train",
-               "val": "val", "va": "val", "vl": "val", "valid": "val", "validation": "val", "validate": "val",
-               "eval": "val", "evaluation": "val", "evaluating": "val", "dev": "val", "validating": "val",
-               "test": "test", "testing": "test", "tst": "test"}
-#: The forms only a console line is read by: abbreviations and verb forms (``va 1.79``, ``Testing
-#: Accuracy = 0.43``) that the console reader resolves itself, keeping a test split apart. The
-#: column-name matcher (:func:`match_role`) does not fold them into a validation role: read there,
-#: ``Testing Accuracy`` on a pasted line became a validation accuracy instead of a held-out test
-#: (session 19, a tune complaint's run length moved from 21 steps to 1).
-CONSOLE_ONLY_SPLIT_WORDS = frozenset({"va", "vl", "validate", "evaluating", "validating", "testing", "tst"})
-_SPLIT_TRAIN = frozenset(w for w, split in SPLIT_WORDS.items()
-                         if split == "train" and w not in CONSOLE_ONLY_SPLIT_WORDS)
-_SPLIT_VAL = frozenset(w for w, split in SPLIT_WORDS.items()
-                       if split != "train" and w not in CONSOLE_ONLY_SPLIT_WORDS)
-_SPLIT_ANY = _SPLIT_TRAIN | _SPLIT_VAL
-#: (``binary``/``multi``: LightGBM's ``binary_logloss``, ``multi_logloss`` name the task the log loss is of)
-_FILLER = {"avg", "mean", "total", "tot", "epoch", "step", "batch", "running", "smoothed", "ema", "overall",
-           "on", "per", "set", "data", "top1", "binary", "multi"}
-#: names of the objective itself: a column named by its loss function (train_mse, val_nll) is the
-#: loss when no column says "loss" (it ranks after every "loss" spelling)
-#: (``logloss``/``mlogloss``: the log loss as gradient-boosting libraries name their evaluation metric)
-_LOSS_WORDS = {"mse", "mae", "rmse", "nll", "bce", "xent", "huber", "crossentropy", "ce", "cost", "logloss",
-               "mlogloss"}
-#: a GAN's two networks (generator, discriminator) and the word DCGAN's scripts name their losses by
-#: (``Err_G``, ``Err_D``): alone, ``err`` is an error rate, not a loss
-_GAN_NETS = {"g", "d"}
-_ERR_WORDS = {"err", "error"}
-_PLURALS = {"losses": "loss", "accuracies": "accuracy"}
 _MISSING = {"", "na", "n/a", "null", "none", "nil", "-", "--", "?", "missing"}
 _TENSOR_RE = re.compile(r"^\s*tensor\(\s*\[?\s*([-+]?(?:[0-9.]+(?:[eE][-+]?[0-9]+)?|nan|inf))",
                         re.IGNORECASE)
@@ -247,62 +160,6 @@ Point = namedtuple("Point", "x0 x1 x n nonfinite mean lo hi sd")
 Point.__doc__ = """One bucket of the downsampled curve: rows at steps ``x0..x1`` (``x`` = middle),
 ``n`` finite values with ``mean``/``lo``/``hi``/``sd`` (``sd`` = within-bucket standard deviation,
 0 for a one-row bucket) and ``nonfinite`` NaN/Inf values. ``mean`` is None when ``n == 0``."""
-
-
-def normalize_name(name: str) -> str:
-    """``"Loss/train"`` -> ``"loss_train"``: lower-case, non-alphanumeric runs become ``_``."""
-    return re.sub(r"[^0-9a-z]+", "_", str(name).lower()).strip("_")
-
-
-#: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
-CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
-#: the roles a camelCase name split at its humps may take: a loss or an accuracy (``DataTime`` is
-#: left to the readers' own timing names)
-CAMEL_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
-
-
-def match_role(name: str) -> tuple[str, int] | None:
-    """The role a column name plays and its rank (lower is better), or None.
-
-    Known spellings (:data:`ALIASES`) rank by their position; other names made only of a metric
-    word, a split word and filler words rank after every known spelling. A camelCase name that
-    reads as none of these whole is read split at its humps when that names a loss or an
-    accuracy (``ValidationCost``, ``valLoss``).
-    """
-    m = _match_role(normalize_name(name))
-    if m is None and CAMEL_HUMP.search(str(name)):
-        m = _match_role(normalize_name(CAMEL_HUMP.sub("_", str(name))))
-        m = m if m is not None and m[0] in CAMEL_ROLES else None
-    return m
-
-
-def _match_role(norm: str) -> tuple[str, int] | None:
-    if norm in _ALIAS_RANK:
-        role, rank = _ALIAS_RANK[norm]
-        return role, rank
-    if norm.startswith("lr_") and norm.count("_") <= 2:  # Lightning's LearningRateMonitor: lr-Adam
-        return "lr", LR_MONITOR_RANK
-    # a plural names the same objective (``losses : 39.6``, ``val_losses``); a number right after a
-    # split word numbers one of several evaluation sets (``validation_0-rmse``, ``valid_1``)
-    parts = norm.split("_")
-    tokens = {_PLURALS.get(t, t) for k, t in enumerate(parts)
-              if not (k and t.isdigit() and parts[k - 1] in _SPLIT_ANY)}
-    allowed = _FILLER | _SPLIT_TRAIN | _SPLIT_VAL
-    if "loss" in tokens and tokens - {"loss"} <= allowed:
-        return ("val_loss" if tokens & _SPLIT_VAL else "loss"), GENERIC_RANK
-    if "loss" in tokens and len(tokens) == 2 and len(min(tokens, key=len)) == 1:
-        return "loss", ONE_NET_LOSS_RANK   # G_Loss, D_Loss, T_Loss: one net's loss, after every plainer name
-    if tokens & _ERR_WORDS and len(tokens) == 2 and tokens - _ERR_WORDS <= _GAN_NETS:
-        return "loss", ONE_NET_LOSS_RANK   # Err_G, Err_D (DCGAN): the generator's or the discriminator's loss
-    words = tokens - allowed
-    if "cross" in words and "entropy" in words:
-        words = (words - {"cross", "entropy"}) | {"crossentropy"}
-    if len(words) == 1 and words <= _LOSS_WORDS and tokens - {"cross", "entropy"} - _LOSS_WORDS <= allowed:
-        return ("val_loss" if tokens & _SPLIT_VAL else "loss"), LOSS_WORD_RANK
-    metric = tokens & {"acc", "accu", "accuracy"}
-    if metric and "loss" not in tokens and tokens - metric <= allowed:
-        return ("val_accuracy" if tokens & _SPLIT_VAL else "accuracy"), GENERIC_RANK
-    return None
 
 
 def parse_column_map(spec: str | dict | None) -> dict[str, str]:
@@ -773,8 +630,9 @@ class LogData:
 # --------------------------------------------------------------------------------------------
 
 def _bind_columns(names: Iterable[str], column_map: dict[str, str], path: str,
-                  line: int | None = None, strict_map: bool = True) -> tuple[dict, list]:
-    """{role: column} for the best column of each role, and the unused names."""
+                  line: int | None = None, strict_map: bool = True, *, words: LogWords) -> tuple[dict, list]:
+    """{role: column} for the best column of each role, and the unused names (``words``: the
+    knowledge base's vocabulary, :func:`~traindx.probes.readers.words.log_words`)."""
     names = list(names)
     best: dict[str, tuple] = {}
     for role, col in column_map.items():
@@ -787,31 +645,22 @@ def _bind_columns(names: Iterable[str], column_map: dict[str, str], path: str,
     for name in names:
         if name in mapped_cols:
             continue
-        m = match_role(name)
+        m = words.match_role(name)
         if m is None:
             continue
         role, rank = m
         if role not in best or rank < best[role][0]:
             best[role] = (rank, name)
     if not best.keys() & {"loss", "val_loss", "accuracy", "val_accuracy"}:   # else: no metric at all
-        named = _named_loss(names, mapped_cols)
+        named = _named_loss(names, mapped_cols, words)
         if named is not None:
-            best[named[0]] = (LAST_RESORT_RANK, named[1])
+            best[named[0]] = (words.last_resort_rank, named[1])
     bound = {role: col for role, (_, col) in best.items()}
     used = set(bound.values())
     return bound, [n for n in names if n not in used]
 
 
-#: the rank of a column read as the loss only because nothing else is: a name with the word
-#: ``loss`` (or a loss function's word) and a qualifier (``meta_loss``, ``recon_loss``)
-LAST_RESORT_RANK = 300
-#: qualifiers that make a ``loss`` word name something other than an objective's value
-#: (AMP's ``loss_scale``, a loss's weight or coefficient, a spread, a count)
-_NOT_A_LOSS = {"scale", "scaler", "weight", "weights", "coef", "coeff", "factor", "ratio", "std", "var",
-               "count", "n", "num", "scaling", "lambda", "w"}
-
-
-def _named_loss(names, skip) -> tuple[str, str] | None:
+def _named_loss(names, skip, words: LogWords) -> tuple[str, str] | None:
     """(role, column) of the first column whose name holds a loss word with a qualifier of its
     own (``meta_loss``, ``val_recon_loss``): read as the loss when no column is plainly a loss or
     an accuracy (the log would otherwise have no metric at all). A
@@ -823,11 +672,9 @@ def _named_loss(names, skip) -> tuple[str, str] | None:
     for name in names:
         if name in skip:
             continue
-        parts = normalize_name(name).split("_")
-        tokens = {_PLURALS.get(t, t) for t in parts}
-        if not (tokens & ({"loss"} | _LOSS_WORDS)) or tokens & _NOT_A_LOSS:
-            continue
-        found.setdefault("val_loss" if tokens & _SPLIT_VAL else "loss", name)
+        role = words.names_a_loss(name)
+        if role is not None:
+            found.setdefault(role, name)
     for role in ("loss", "val_loss"):
         if role in found:
             return role, found[role]
@@ -916,7 +763,7 @@ def _not_utf8(path: str) -> InputError:
                       hint="re-save the file as UTF-8")
 
 
-def _sniff(path: str, lim: bounded.Limits | None = None) -> str:
+def _sniff(path: str, lim: bounded.Limits, words: LogWords) -> str:
     """'csv', 'jsonl', 'json' or 'tensorboard'; InputError for empty/binary/non-UTF-8 files."""
     lim = lim or bounded.limits()
     if os.path.isdir(path):
@@ -946,13 +793,13 @@ def _sniff(path: str, lim: bounded.Limits | None = None) -> str:
         # the run was still writing) or a legacy code page's byte must not cost the whole run; the
         # console reader replaces such bytes. Tables and JSON stay strict (their readers say where).
         text, lossy = cut.decode("utf-8", errors="replace"), True
-    kind = _sniff_text(text.lstrip("\ufeff"), path, base, len(sample) >= (1 << 16), lim)
+    kind = _sniff_text(text.lstrip("\ufeff"), path, base, len(sample) >= (1 << 16), lim, words)
     if lossy and kind != "console":
         raise _not_utf8(path)
     return kind
 
 
-def _sniff_text(text: str, path: str, base: str, partial: bool, lim: bounded.Limits) -> str:
+def _sniff_text(text: str, path: str, base: str, partial: bool, lim: bounded.Limits, words: LogWords) -> str:
     """The format of a log from the decoded start of it (``partial``: the file goes on)."""
     # ASCII control characters, not counting terminal colour/cursor escapes (a coloured console log)
     bad = sum(1 for ch in _ANSI_ESCAPE.sub("", text) if ch < " " and ch not in "\t\r\n\f")
@@ -989,7 +836,7 @@ def _sniff_text(text: str, path: str, base: str, partial: bool, lim: bounded.Lim
             json.loads(text)
             return "json"
         except ValueError:
-            if _concatenated_dicts(text, partial=partial) is not None:
+            if _concatenated_dicts(text, words, partial=partial) is not None:
                 return "json"   # metrics dicts printed with indent=, one after another
             return "console"  # printed dicts ({'loss': 1.2, ...}) or a truncated sample
     if not _looks_csv(text):
@@ -1044,8 +891,7 @@ def _looks_csv(text: str) -> bool:
 # CSV
 # --------------------------------------------------------------------------------------------
 
-def _read_csv(path: str, column_map: dict, lim: bounded.Limits | None = None) -> LogData:
-    lim = lim or bounded.limits()
+def _read_csv(path: str, column_map: dict, lim: bounded.Limits, words: LogWords) -> LogData:
     log = LogData(path=path, format="csv")
     try:
         f = open(path, encoding="utf-8-sig", newline="")
@@ -1053,19 +899,17 @@ def _read_csv(path: str, column_map: dict, lim: bounded.Limits | None = None) ->
         raise InputError(f"cannot read: {e.strerror}", path) from None
     with f:
         try:
-            _read_csv_stream(f, path, column_map, log, lim)
+            _read_csv_stream(f, path, column_map, log, lim, words)
         except UnicodeDecodeError:
             raise _not_utf8(path) from None
     return log
 
 
-def _read_csv_stream(f, path: str, column_map: dict, log: LogData,
-                     lim: bounded.Limits | None = None) -> None:
-    lim = lim or bounded.limits()
+def _read_csv_stream(f, path: str, column_map: dict, log: LogData, lim: bounded.Limits, words: LogWords) -> None:
     header_line, line_no = _csv_header_line(f, path, lim)
     header, delim = _csv_header(header_line, path, line_no, lim)
     ncols = len(header)
-    bound, unused = _bind_columns(header, column_map, path, line_no)
+    bound, unused = _bind_columns(header, column_map, path, line_no, words=words)
     xrole = _x_role(bound)
     metrics = {r: c for r, c in bound.items() if r in _METRIC_ROLES}
     if not any(r in metrics for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
@@ -1319,8 +1163,9 @@ def _flatten(rec: dict, prefix: str = "") -> dict:
 class _RecordSink:
     """Feeds dict records (JSON lines / documents) into a LogData, binding keys as they appear."""
 
-    def __init__(self, log: LogData, path: str, column_map: dict):
+    def __init__(self, log: LogData, path: str, column_map: dict, words: LogWords):
         self.log = log
+        self.words = words
         self.path = path
         self.column_map = column_map
         self.seen: set = set()
@@ -1334,7 +1179,7 @@ class _RecordSink:
         new = [k for k in keys if k not in self.seen]
         self.seen.update(new)
         cmap = {r: c for r, c in self.column_map.items() if c in new}
-        bound, _ = _bind_columns(new, cmap, self.path, line, strict_map=False)
+        bound, _ = _bind_columns(new, cmap, self.path, line, strict_map=False, words=self.words)
         for role, key in bound.items():
             if role in self.bound:
                 if role in cmap:  # a mapped key always wins
@@ -1415,10 +1260,9 @@ class _RecordSink:
         self.log.ignored_columns = sorted(self.seen - set(self.bound.values()))
 
 
-def _read_jsonl(path: str, column_map: dict, lim: bounded.Limits | None = None) -> LogData:
-    lim = lim or bounded.limits()
+def _read_jsonl(path: str, column_map: dict, lim: bounded.Limits, words: LogWords) -> LogData:
     log = LogData(path=path, format="jsonl")
-    sink = _RecordSink(log, path, column_map)
+    sink = _RecordSink(log, path, column_map, words)
     line_no = 0
     try:
         f = open(path, encoding="utf-8-sig", newline=None)
@@ -1456,8 +1300,7 @@ def _read_jsonl(path: str, column_map: dict, lim: bounded.Limits | None = None) 
     return log
 
 
-def _read_json_doc(path: str, column_map: dict, lim: bounded.Limits | None = None) -> LogData:
-    lim = lim or bounded.limits()
+def _read_json_doc(path: str, column_map: dict, lim: bounded.Limits, words: LogWords) -> LogData:
     log = LogData(path=path, format="json")
     try:
         text = bounded.read_bytes(path, lim.max_json_doc_bytes, "JSON log").decode("utf-8-sig")
@@ -1469,14 +1312,14 @@ def _read_json_doc(path: str, column_map: dict, lim: bounded.Limits | None = Non
         # pretty-printed records one after another; never past the depth limit (loads_json's
         # refusal of a too-deep document stands)
         deep = bounded.json_depth(text, lim.max_depth) > lim.max_depth
-        doc = None if deep or not text.lstrip().startswith("{") else _concatenated_dicts(text)
+        doc = None if deep or not text.lstrip().startswith("{") else _concatenated_dicts(text, words)
         if doc is None:
             raise
     del text
     records = None
     if isinstance(doc, list):
         records = doc
-    elif isinstance(doc, dict) and _is_record(doc):
+    elif isinstance(doc, dict) and _is_record(doc, words):
         records = [doc]   # one metrics dict (a trainer's json.dumps(metrics, indent=...) print)
     elif isinstance(doc, dict):
         for key in ("log_history", "history", "logs", "records", "metrics", "log"):
@@ -1488,28 +1331,28 @@ def _read_json_doc(path: str, column_map: dict, lim: bounded.Limits | None = Non
             if lists and len({len(v) for v in lists.values()}) == 1:  # Keras History.history
                 n = len(next(iter(lists.values())))
                 records = [{k: v[i] for k, v in lists.items()} for i in range(n)]
-                if not any(match_role(k) and match_role(k)[0] in _X_ROLES for k in lists):
+                if not any(words.match_role(k) and words.match_role(k)[0] in _X_ROLES for k in lists):
                     records = [dict(r, epoch=i + 1) for i, r in enumerate(records)]
     if records is None:
         raise InputError("JSON document holds no list of per-step records", path,
                          hint="expected JSON lines, a list of objects, a trainer_state.json or "
                               "a Keras history dict")
-    sink = _RecordSink(log, path, column_map)
+    sink = _RecordSink(log, path, column_map, words)
     for rec in records:
         sink.add(rec, None)
     sink.finish()
     return log
 
 
-def _is_record(doc: dict) -> bool:
+def _is_record(doc: dict, words: LogWords) -> bool:
     """A dict that is itself one per-step record: scalar values only (no lists or nested dicts)
     and at least one key the reader knows as a metric (loss, accuracy, ...)."""
     if not doc or any(isinstance(v, (list, dict)) for v in doc.values()):
         return False
-    return any(match_role(k) and match_role(k)[0] not in _X_ROLES for k in doc)
+    return any(words.match_role(k) and words.match_role(k)[0] not in _X_ROLES for k in doc)
 
 
-def _concatenated_dicts(text: str, partial: bool = False) -> list | None:
+def _concatenated_dicts(text: str, words: LogWords, partial: bool = False) -> list | None:
     """Several JSON objects one after another (each printed with ``indent=``, or one per line
     among blank lines): the list of them, or None when the text is anything else. ``partial``: the
     text is the head of a file, so an object cut off at its end is allowed. The caller has
@@ -1530,7 +1373,7 @@ def _concatenated_dicts(text: str, partial: bool = False) -> list | None:
         if not isinstance(obj, dict):
             return None
         out.append(obj)
-    return out if len(out) >= 2 and all(_is_record(o) for o in out) else None
+    return out if len(out) >= 2 and all(_is_record(o, words) for o in out) else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -1549,8 +1392,7 @@ def _event_files(path: str) -> list[str]:
     return found
 
 
-def _read_tensorboard(path: str, column_map: dict, lim: bounded.Limits | None = None) -> LogData:
-    lim = lim or bounded.limits()
+def _read_tensorboard(path: str, column_map: dict, lim: bounded.Limits, words: LogWords) -> LogData:
     try:
         from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
         from tensorboard.util import tensor_util
@@ -1566,7 +1408,7 @@ def _read_tensorboard(path: str, column_map: dict, lim: bounded.Limits | None = 
     for fname in files:
         bounded.check_size(fname, lim.max_log_bytes, "TensorBoard event file")
     log = LogData(path=path, format="tensorboard", x_label="step", x_column="step")
-    scan = _TagScan(column_map, path if os.path.isdir(path) else os.path.dirname(path))
+    scan = _TagScan(column_map, path if os.path.isdir(path) else os.path.dirname(path), words)
     for fname in files:
         try:
             scan.read_file(fname, EventFileLoader(fname).Load(), tensor_util)
@@ -1587,8 +1429,9 @@ class _TagScan:
     sub-folder, as add_scalars writes them) matches a role; each candidate streams into its own
     bounded Series, and the best candidate per role is chosen at the end (_choose_tags)."""
 
-    def __init__(self, column_map: dict, top: str):
+    def __init__(self, column_map: dict, top: str, words: LogWords):
         self.top = top
+        self.words = words
         self.mapped = {c: r for r, c in column_map.items()}
         self.cands: dict[tuple, dict] = {}  # (subdir, tag) -> {role, rank, name, series, timer, bufs}
         self.skipped: dict[tuple, None] = {}
@@ -1641,6 +1484,7 @@ class _TagScan:
         if name in self.mapped or tag in self.mapped:
             role, rank = self.mapped.get(name) or self.mapped[tag], -1
         else:
+            match_role = self.words.match_role
             m = (match_role(f"{os.path.basename(sub)}/{tag}") if sub else None) or match_role(tag)
             if m is None or m[0] in _X_ROLES:
                 self.skipped[key] = None
@@ -1710,22 +1554,23 @@ def read_log(path: str | os.PathLike, column_map: dict | str | None = None, para
     path = os.fspath(path)
     cmap = parse_column_map(column_map)
     lim = bounded.limits(params)
+    words = log_words(params)
     if not os.path.exists(path):
         raise InputError(bounded.missing(path, "log").replace("log not found", "no such file or folder"), path)
     if os.path.isfile(path):
         bounded.check_size(path, lim.max_log_bytes, "log")
     try:
-        kind = _sniff(path, lim)
+        kind = _sniff(path, lim, words)
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     if kind == "tensorboard":
-        log = _read_tensorboard(path, cmap, lim)
+        log = _read_tensorboard(path, cmap, lim, words)
     elif kind == "console":
         from .console import read_console
         return read_console(path, column_map=cmap, params=params)  # finished there
     elif kind == "jsonl":
         try:
-            log = _read_jsonl(path, cmap, lim)
+            log = _read_jsonl(path, cmap, lim, words)
         except InputError as err:  # JSON lines among printed text: read it as console output
             if path.endswith((".jsonl", ".ndjson")):
                 raise  # a file that says it is JSON lines must be
@@ -1735,10 +1580,10 @@ def read_log(path: str | os.PathLike, column_map: dict | str | None = None, para
             except InputError:
                 raise err from None
     elif kind == "json":
-        log = _read_json_doc(path, cmap, lim)
+        log = _read_json_doc(path, cmap, lim, words)
     else:
         try:
-            log = _read_csv(path, cmap, lim)
+            log = _read_csv(path, cmap, lim, words)
         except InputError as err:  # delimited lines among printed text, in a file not named .csv
             if path.lower().endswith((".csv", ".tsv")):
                 raise
@@ -1771,6 +1616,6 @@ def analyze_log(path: str | os.PathLike, num_classes: int | None = None,
     return analyze(log, num_classes=num_classes, params=params)
 
 
-__all__ = ["read_log", "analyze_log", "parse_column_map", "match_role", "normalize_name",
+__all__ = ["read_log", "analyze_log", "parse_column_map", "normalize_name",
            "rl_metric_names", "rl_names_in_text", "RLLogError",
-           "LogData", "Series", "Point", "ALIASES", "ROLES", "FACTS", "SOURCE_ID"]
+           "LogData", "Series", "Point", "ROLES", "FACTS", "SOURCE_ID"]

@@ -30,7 +30,8 @@ import zlib
 
 from traindx.engine.errors import InputError
 
-from .logs import FLUSH_ROWS, LogData, Series, _RecordSink, match_role
+from .logs import FLUSH_ROWS, LogData, Series, _RecordSink
+from .words import log_words
 
 _WANDB_IDENT = b":W&B"
 _BLOCK = 32768
@@ -88,18 +89,20 @@ def is_run_store(path: str) -> bool:
     return bool(_wandb_file(path)) or bool(_mlflow_runs(path))
 
 
-def read_run_store(path, column_map=None) -> LogData:
+def read_run_store(path, column_map=None, params=None) -> LogData:
+    """An MLflow or W&B run's metrics. ``params``: the knowledge base's parameters (its vocabulary
+    names the metrics; None: the shipped ones)."""
     path = os.fspath(path)
     wb = _wandb_file(path)
     if wb:
-        log = read_wandb(wb, column_map)
+        log = read_wandb(wb, column_map, params)
     else:
-        log = read_mlflow(path, column_map)
+        log = read_mlflow(path, column_map, params)
     return log
 
 
 # ------------------------------------------------------------------------------ MLflow
-def read_mlflow(path: str, column_map=None) -> LogData:
+def read_mlflow(path: str, column_map=None, params=None) -> LogData:
     from .logs import parse_column_map
     cmap = parse_column_map(column_map)
     runs = _mlflow_runs(path)
@@ -116,12 +119,13 @@ def read_mlflow(path: str, column_map=None) -> LogData:
         for fn in files:
             keys.append(os.path.relpath(os.path.join(root, fn), mdir).replace(os.sep, "/"))
     mapped = {c: r for r, c in cmap.items()}
+    words = log_words(params)
     best: dict = {}
     for k in sorted(keys):
         if k in mapped:
             role, rank = mapped[k], -1
         else:
-            m = match_role(k)
+            m = words.match_role(k)
             if m is None or m[0] in ("step", "epoch"):
                 continue
             role, rank = m
@@ -199,7 +203,7 @@ def _wandb_records(path: str):
                 pending = b""
 
 
-def read_wandb(path: str, column_map=None) -> LogData:
+def read_wandb(path: str, column_map=None, params=None) -> LogData:
     from .logs import parse_column_map
     try:
         from wandb.proto import wandb_internal_pb2 as pb
@@ -207,7 +211,7 @@ def read_wandb(path: str, column_map=None) -> LogData:
         raise InputError("reading a W&B run needs the wandb package", path,
                          hint="pip install traindx[wandb]") from None
     log = LogData(path=os.path.dirname(path) or path, format="wandb")
-    sink = _RecordSink(log, path, parse_column_map(column_map))
+    sink = _RecordSink(log, path, parse_column_map(column_map), log_words(params))
     n = 0
     for data in _wandb_records(path):
         rec = pb.Record()

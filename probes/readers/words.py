@@ -1,0 +1,183 @@
+"""The readers' vocabulary, compiled: which column or printed name plays which role, the words that
+name a data split, and metric words printed in other languages.
+
+The words live in the knowledge base (``kb/parameters/log_words.yaml``: ``logs.split_words``,
+``logs.role_spellings``, the rank scale, ``console.local_words``, ``console.latin_words``, ...), so
+a pack adds a word with ``extends`` and no code changes. :func:`log_words` compiles them once per
+knowledge base (the tables are the same objects however often ``kb.params()`` is called) into a
+:class:`LogWords`; the log reader, the console reader and the run-folder reader receive it and call
+:meth:`LogWords.match_role`, :meth:`LogWords.localized` and :meth:`LogWords.latin_words` on it.
+
+- **Roles** (:meth:`LogWords.match_role`): a name, lower-cased with every run of non-alphanumerics
+  one ``_``, is a known spelling of a role (``logs.role_spellings``, ranked by its place), Lightning's
+  ``lr-Adam``, or a metric word (``loss``, ``acc``, a loss function's name, one GAN net's loss) with
+  only split and filler words beside it, ranked on the scale ``logs.*_rank``; a camelCase name that
+  reads as none of these whole is read split at its humps when that names a loss or an accuracy.
+- **Other languages**: a line holding a character outside ASCII that a ``console.local_words`` entry
+  is written with (a CJK ideograph, kana, Hangul, Cyrillic, full-width punctuation; any script a
+  pack adds) has each entry replaced by its English, spaced, before it is read
+  (:meth:`LogWords.localized`); a printed name that resolves to nothing as it is is looked up once
+  more with its ``console.latin_words`` (German, French, Spanish) in English
+  (:meth:`LogWords.latin_words`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from traindx.engine.parameters import resolve
+
+#: The parameters compiled into a :class:`LogWords` (every one is a ``kb/parameters`` entry).
+TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spellings", "logs.filler_words",
+          "logs.loss_function_words", "logs.one_net_words", "logs.error_words", "logs.plural_words",
+          "logs.not_a_loss_words", "logs.lr_monitor_rank", "logs.generic_rank", "logs.loss_word_rank",
+          "logs.one_net_loss_rank", "logs.test_split_rank", "logs.last_resort_rank", "console.local_words",
+          "console.latin_words")
+
+#: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
+CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
+#: the roles a camelCase name split at its humps may take: a loss or an accuracy (``DataTime`` is
+#: left to the readers' own timing names)
+CAMEL_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
+#: the metric words of an accuracy and of a loss (the roles' own names: structure, not vocabulary)
+_ACC_WORDS = frozenset({"acc", "accu", "accuracy"})
+_CROSS_ENTROPY = frozenset({"cross", "entropy"})
+#: How many compiled vocabularies are kept (one per knowledge base a process loads): a bound on memory.
+_CACHE_SIZE = 8
+
+
+def normalize_name(name: str) -> str:
+    """``"Loss/train"`` -> ``"loss_train"``: lower-case, non-alphanumeric runs become ``_``."""
+    return re.sub(r"[^0-9a-z]+", "_", str(name).lower()).strip("_")
+
+
+class LogWords:
+    """The vocabulary of one knowledge base, compiled (see the module docstring)."""
+
+    def __init__(self, p: Mapping):
+        self.split = {str(w).lower(): str(s) for w, s in p["logs.split_words"].items()}
+        console_only = frozenset(str(w).lower() for w in p["logs.console_only_split_words"])
+        self.split_train = frozenset(w for w, s in self.split.items() if s == "train" and w not in console_only)
+        self.split_val = frozenset(w for w, s in self.split.items() if s != "train" and w not in console_only)
+        self.split_any = self.split_train | self.split_val
+        self.aliases = {role: tuple(names) for role, names in p["logs.role_spellings"].items()}
+        self.alias_rank = {name: (role, i) for role, names in self.aliases.items() for i, name in enumerate(names)}
+        self.filler = frozenset(p["logs.filler_words"])
+        self.allowed = self.filler | self.split_train | self.split_val
+        self.loss_words = frozenset(p["logs.loss_function_words"])
+        self.one_nets = frozenset(p["logs.one_net_words"])
+        self.err_words = frozenset(p["logs.error_words"])
+        self.plurals = dict(p["logs.plural_words"])
+        self.not_a_loss = frozenset(p["logs.not_a_loss_words"])
+        self.lr_monitor_rank = int(p["logs.lr_monitor_rank"])
+        self.generic_rank = int(p["logs.generic_rank"])
+        self.loss_word_rank = int(p["logs.loss_word_rank"])
+        self.one_net_loss_rank = int(p["logs.one_net_loss_rank"])
+        self.test_split_rank = int(p["logs.test_split_rank"])
+        self.last_resort_rank = int(p["logs.last_resort_rank"])
+        self._compile_languages(p["console.local_words"], p["console.latin_words"])
+
+    def _compile_languages(self, local: Mapping, latin: Mapping) -> None:
+        # which lines are worth the substitutions at all: those holding a character outside ASCII
+        # that some entry is written with, in either case (an entry matches only text holding one of
+        # its own); both cases listed, not IGNORECASE, which makes every non-ASCII line (a tqdm bar)
+        # cost twice as much to test
+        chars = sorted({c for k in local for ch in str(k) if not ch.isascii() for c in (ch, ch.lower(), ch.upper())})
+        self._local_chars = re.compile("[" + "".join(re.escape(ch) for ch in chars) + "]") if chars else None
+        self._simple = {str(k).lower(): v for k, v in local.items() if re.escape(k) == k}
+        self._simple_re = re.compile("|".join(sorted(self._simple, key=len, reverse=True)), re.IGNORECASE) \
+            if self._simple else None
+        self._complex = [(re.compile(k, re.IGNORECASE), v) for k, v in local.items() if re.escape(k) != k]
+        self.latin = {str(k).lower(): v for k, v in latin.items()}
+        self._latin_re = re.compile(r"(?<![^\W\d_])(" + "|".join(sorted(self.latin, key=len, reverse=True))
+                                    + r")(?![^\W\d_])", re.IGNORECASE) if self.latin else None
+
+    # -- roles -------------------------------------------------------------------------------
+    def match_role(self, name: str) -> tuple[str, int] | None:
+        """The role a column name plays and its rank (lower is better), or None.
+
+        Known spellings (``logs.role_spellings``) rank by their position; other names made only of
+        a metric word, a split word and filler words rank after every known spelling. A camelCase
+        name that reads as none of these whole is read split at its humps when that names a loss or
+        an accuracy (``ValidationCost``, ``valLoss``).
+        """
+        m = self._match_role(normalize_name(name))
+        if m is None and CAMEL_HUMP.search(str(name)):
+            m = self._match_role(normalize_name(CAMEL_HUMP.sub("_", str(name))))
+            m = m if m is not None and m[0] in CAMEL_ROLES else None
+        return m
+
+    def _match_role(self, norm: str) -> tuple[str, int] | None:
+        if norm in self.alias_rank:
+            role, rank = self.alias_rank[norm]
+            return role, rank
+        if norm.startswith("lr_") and norm.count("_") <= 2:  # Lightning's LearningRateMonitor: lr-Adam
+            return "lr", self.lr_monitor_rank
+        # a plural names the same objective (``losses : 39.6``, ``val_losses``); a number right after a
+        # split word numbers one of several evaluation sets (``validation_0-rmse``, ``valid_1``)
+        parts = norm.split("_")
+        plurals = self.plurals
+        tokens = {plurals.get(t, t) for k, t in enumerate(parts)
+                  if not (k and t.isdigit() and parts[k - 1] in self.split_any)}
+        allowed = self.allowed
+        val = bool(tokens & self.split_val)
+        if "loss" in tokens and tokens - {"loss"} <= allowed:
+            return ("val_loss" if val else "loss"), self.generic_rank
+        if "loss" in tokens and len(tokens) == 2 and len(min(tokens, key=len)) == 1:
+            return "loss", self.one_net_loss_rank   # G_Loss, D_Loss, T_Loss: one net's loss, after every plainer name
+        if tokens & self.err_words and len(tokens) == 2 and tokens - self.err_words <= self.one_nets:
+            return "loss", self.one_net_loss_rank   # Err_G, Err_D (DCGAN): the generator's or the discriminator's loss
+        words = tokens - allowed
+        if "cross" in words and "entropy" in words:
+            words = (words - _CROSS_ENTROPY) | {"crossentropy"}
+        if len(words) == 1 and words <= self.loss_words and tokens - _CROSS_ENTROPY - self.loss_words <= allowed:
+            return ("val_loss" if val else "loss"), self.loss_word_rank
+        metric = tokens & _ACC_WORDS
+        if metric and "loss" not in tokens and tokens - metric <= allowed:
+            return ("val_accuracy" if val else "accuracy"), self.generic_rank
+        return None
+
+    def names_a_loss(self, name: str) -> str | None:
+        """``loss`` or ``val_loss`` for a name holding a loss word (or a loss function's word) and no
+        qualifier that makes it something else (``logs.not_a_loss_words``); None otherwise."""
+        tokens = {self.plurals.get(t, t) for t in normalize_name(name).split("_")}
+        if not (tokens & ({"loss"} | self.loss_words)) or tokens & self.not_a_loss:
+            return None
+        return "val_loss" if tokens & self.split_val else "loss"
+
+    # -- other languages ---------------------------------------------------------------------
+    def localized(self, line: str) -> str:
+        """``line`` with its non-Latin metric words in English (unchanged when it has none)."""
+        if line.isascii() or self._local_chars is None or not self._local_chars.search(line):
+            return line
+        for rx, rep in self._complex:
+            line = rx.sub(rep, line)
+        if self._simple_re is None:
+            return line
+        simple = self._simple
+        return self._simple_re.sub(lambda m: f" {simple[m.group(0).lower()]} ", line)
+
+    def latin_words(self, phrase: str) -> str:
+        """``phrase`` with Latin-script metric words of other languages in English (``Val-Verlust``
+        -> ``Val-loss``); unchanged when it has none."""
+        if self._latin_re is None:
+            return phrase
+        return self._latin_re.sub(lambda m: self.latin[m.group(1).lower()], phrase)
+
+
+_compiled: list = []   # [(tables, LogWords)], newest last
+
+
+def log_words(params: Mapping | None = None) -> LogWords:
+    """The compiled vocabulary of ``params`` (a knowledge base's ``params()``, a pack's words
+    included; None: the shipped knowledge base's). Compiled once per set of tables."""
+    p = resolve(params)
+    tables = tuple(p[t] for t in TABLES)
+    for seen, words in _compiled:
+        if all(a is b for a, b in zip(seen, tables)):
+            return words
+    words = LogWords(p)
+    _compiled.append((tables, words))
+    del _compiled[:-_CACHE_SIZE]
+    return words

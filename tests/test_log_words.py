@@ -1,0 +1,108 @@
+"""The readers' vocabulary lives in the knowledge base (kb/parameters/log_words.yaml): a pack adds a
+word with ``extends`` and the log readers read what they could not read before, with no code."""
+import json
+import math
+
+import pytest
+
+from conftest import run_cli
+from traindx.engine.api import load_kb
+from traindx.engine.errors import KBError
+from traindx.probes.readers.words import log_words
+
+
+def _curves(epochs=30):
+    """(train, held-out) loss per epoch: both fall for ten epochs, then the held-out loss climbs."""
+    out = []
+    for e in range(1, epochs + 1):
+        train = 2.3 * math.exp(-e / 8) + 0.05
+        held = 1.2 + 0.002 * (e - 10) ** 2 if e > 10 else train + 0.2
+        out.append((e, train, held))
+    return out
+
+
+def _pack(tmp_path, name, body):
+    pack = tmp_path / name
+    pack.mkdir()
+    (pack / "words.yaml").write_text(body, encoding="utf-8")
+    return str(pack)
+
+
+def _diagnose(*args):
+    r = run_cli("diagnose", *args, "--non-interactive", "--format", "json")
+    return r, (json.loads(r.stdout) if r.returncode == 0 else None)
+
+
+def test_a_pack_adding_metric_words_of_a_new_language_makes_a_console_log_readable(tmp_path):
+    """A Greek console log (Εποχή, απώλεια εκπαίδευσης / επικύρωσης): the shipped vocabulary knows
+    no Greek, so `diagnose --log` refuses it in one line; a pack that adds the four words to
+    console.local_words reads both losses and diagnoses the overfitting they show."""
+    log = tmp_path / "train.log"
+    log.write_text("".join(f"Εποχή {e}/30  απώλεια εκπαίδευσης: {t:.4f}  απώλεια επικύρωσης: {v:.4f}\n"
+                           for e, t, v in _curves()), encoding="utf-8")
+    pack = _pack(tmp_path, "greek", 'kind: parameters\nextends:\n  console.local_words:\n'
+                 '    "Εποχή": epoch\n    "απώλεια": loss\n    "εκπαίδευσης": train\n    "επικύρωσης": val\n')
+    core, _ = _diagnose("--log", str(log))
+    assert core.returncode != 0 and "no training metrics found" in core.stderr
+    assert len(core.stderr.strip().splitlines()) == 1 and "Traceback" not in core.stderr
+    extended, report = _diagnose("--log", str(log), "--kb", pack)
+    assert extended.returncode == 0, extended.stderr
+    assert "2 metrics (loss, val_loss) over 30 epochs" in extended.stderr
+    assert report["symptom"]["id"] == "overfitting"
+
+
+def test_a_pack_adding_a_split_word_reads_that_column_as_the_validation_loss(tmp_path):
+    """``holdout_loss`` names no split the shipped vocabulary knows, so a CSV of a training loss and
+    a rising holdout loss reads as a healthy run; a pack adding ``holdout`` to logs.split_words
+    reads the column as the validation loss and the diagnosis becomes overfitting."""
+    log = tmp_path / "metrics.csv"
+    log.write_text("epoch,loss,holdout_loss\n" + "".join(f"{e},{t:.4f},{v:.4f}\n" for e, t, v in _curves()))
+    pack = _pack(tmp_path, "split", "kind: parameters\nextends:\n  logs.split_words:\n    holdout: val\n")
+    core, before = _diagnose("--log", str(log))
+    extended, after = _diagnose("--log", str(log), "--kb", pack)
+    assert core.returncode == 0 and extended.returncode == 0, (core.stderr, extended.stderr)
+    assert before["symptom"]["id"] != "overfitting"
+    assert after["symptom"]["id"] == "overfitting"
+
+
+def test_extends_adds_to_the_shipped_words_and_explain_names_the_pack(tmp_path):
+    pack = _pack(tmp_path, "it", "kind: parameters\nextends:\n  console.latin_words:\n    perdita: loss\n"
+                 "  logs.filler_words: [media]\n  logs.role_spellings:\n    loss: [perdita_totale]\n")
+    kb = load_kb([pack], entry_point_packs=False)
+    words = log_words(kb.params())
+    assert words.latin_words("Val-Perdita") == "Val-loss"
+    assert words.latin_words("Val-Verlust") == "Val-loss"            # the shipped words stay
+    assert words.match_role("media_loss") == ("loss", words.generic_rank)
+    assert words.match_role("perdita_totale")[0] == "loss"
+    assert log_words(kb.params()) is words                           # compiled once per knowledge base
+    assert log_words().latin_words("Val-Perdita") == "Val-Perdita"   # the shipped vocabulary is unchanged
+    r = run_cli("explain", "console.latin_words", "--kb", pack)
+    assert r.returncode == 0 and "Extended by:" in r.stdout and "words.yaml" in r.stdout
+
+
+@pytest.mark.parametrize("body, message", [
+    ("kind: parameters\nextends:\n  logs.split_wordz:\n    holdout: val\n", "unknown parameter 'logs.split_wordz'"),
+    ("kind: parameters\nextends:\n  logs.split_words: [holdout]\n", "wrong type"),
+    ("kind: parameters\nextends:\n  logs.generic_rank: [1]\n", "wrong type"),
+    ("kind: parameters\nextends:\n  logs.role_spellings:\n    loss: perdita\n", "wrong type"),
+])
+def test_a_bad_extension_is_one_line_with_its_line(tmp_path, body, message):
+    with pytest.raises(KBError) as exc:
+        load_kb([_pack(tmp_path, "bad", body)], entry_point_packs=False)
+    text = str(exc.value)
+    assert message in text and "words.yaml:" in text and "\n" not in text
+
+
+def test_a_vocabulary_entry_of_the_wrong_shape_fails_the_schema(tmp_path):
+    body = ("kind: parameters\nparameters:\n  - id: mine.words\n    value: {holdout: 3}\n    unit: words\n"
+            "    description: x\n    used_by: [log:curves]\n")
+    with pytest.raises(KBError) as exc:
+        load_kb([_pack(tmp_path, "shape", body)], entry_point_packs=False)
+    assert "words.yaml:" in str(exc.value)
+
+
+def test_every_table_the_readers_compile_is_a_documented_parameter_of_the_log_reader():
+    from traindx.probes.readers.words import TABLES
+    kb = load_kb(entry_point_packs=False)
+    for pid in TABLES:
+        assert pid in kb.parameters and "log:curves" in kb.parameters[pid]["used_by"], pid
