@@ -142,7 +142,26 @@ def restart_steps() -> History:
     return h
 
 
-HISTORIES = [healthy_epochs, overfit_epochs, nan_steps, flat_steps, restart_steps]
+def alarming_healthy_steps() -> History:
+    """Healthy, though it looks alarming: the loss rises while the LR warms up, one spike (grad norm
+    10x) is gone two logs later, and the curve is noisy; validation tracks training."""
+    h = History("alarming_healthy_steps", "healthy", "step")
+    n = 60
+    for i in range(1, n + 1):
+        step = i * 10
+        loss = 2.3 + 0.08 * i if i <= 5 else 0.35 + 2.0 * math.exp(-(i - 5) / 12)
+        loss += {24: 1.6, 25: 0.5}.get(i, 0.0) + _wiggle(i, 0.12)
+        gn = 1.2 + _wiggle(i, 0.4) + (12.0 if i in (24, 25) else 0.0)
+        r = _rec(i, 1 + (step - 1) // 200, step, 3, n * 10, loss=loss, lr=1e-3 * min(1.0, i / 8), grad_norm=gn,
+                 accuracy=max(0.1, 0.9 - 0.8 * math.exp(-max(0, i - 5) / 12)))
+        if i % 10 == 0:
+            r["val_loss"] = 0.42 + 2.0 * math.exp(-(i - 5) / 12)
+            r["val_accuracy"] = 0.87 - 0.8 * math.exp(-(i - 5) / 12)
+        h.records.append(r)
+    return h
+
+
+HISTORIES = [healthy_epochs, overfit_epochs, nan_steps, flat_steps, restart_steps, alarming_healthy_steps]
 
 
 # ------------------------------------------------------------------------------------ helpers
@@ -244,7 +263,7 @@ class Row:
     values: bool = True
     note: str = ""
     traceback: bool = False
-    eol: str = ""
+    newline: str = "\n"
     fn: object = None
 
 
@@ -304,14 +323,15 @@ def _row_lines(row: Row, recs: list) -> list:
                            + fm.vformat(row.tail, (), ns))
             out += _fill(row.post, fm, ns)
     out += [fm.vformat(f, (), base) for f in row.foot]
-    return [ln + row.eol for ln in out] if row.eol else out
+    return out
 
 
 def _register(rows) -> None:
     for row in rows:
         fn = row.fn or (lambda recs, row=row: _row_lines(row, recs))
         STYLES[row.name] = dict(fn=fn, axis=row.axis, roles=set(row.roles), percent=row.percent,
-                                values=row.values, note=row.note, traceback=row.traceback)
+                                values=row.values, note=row.note, traceback=row.traceback,
+                                newline=row.newline)
 
 
 def _epochs(recs):
@@ -566,6 +586,164 @@ TABLE_19 = [
 _register(TABLE_19)
 
 
+# -- session 20's styles (styles20): frameworks and habits session 19 did not cover
+def _skorch(recs):
+    """skorch's history table: the best value so far of each column is coloured."""
+    out = ["  epoch    train_loss    valid_acc    valid_loss     dur",
+           "-------  ------------  -----------  ------------  ------"]
+    best = {}
+    for r in recs:
+        cells = []
+        for k, w, better in (("loss", 12, min), ("val_accuracy", 11, max), ("val_loss", 12, min)):
+            v = r.get(k)
+            s = g(v)
+            if v is not None and v == v and (k not in best or better(v, best[k]) == v):
+                best[k] = v
+                s = {"loss": "\x1b[36m", "val_accuracy": "\x1b[32m", "val_loss": "\x1b[35m"}[k] + s + "\x1b[0m"
+                w += 9
+            cells.append(f"{s:>{w}}")
+        out.append(f"{r['i']:>7}  " + "  ".join(cells) + "  0.1234")
+    return out
+
+
+def _torchtune(recs):
+    """torchtune's bar: ``{epoch}|{step}|Loss: x`` as the description, frames joined by ``\\r``."""
+    frames = [f"{r['epoch']}|{r['step']}|Loss: {g(r.get('loss'), '.6f')}: {int(100 * r['i'] / len(recs)):3d}%|█         | "
+              f"{r['step']}/{recs[-1]['step']} [01:02<00:30,  1.60it/s]" for r in recs]
+    return ["\r".join(frames[i:i + 10]) for i in range(0, len(frames), 10)]
+
+
+def _hf_after_bar(recs):
+    """HF Trainer's dict printed while tqdm's bar is on the line: the dict follows the bar."""
+    out = []
+    for r in recs:
+        p = int(100 * r["i"] / len(recs))
+        bar = f"{p:3d}%|{'█' * (p // 10):<10}| {r['step']}/{recs[-1]['step']} [01:02<30:00,  1.60it/s]"
+        d = {"loss": r.get("loss"), "grad_norm": r.get("grad_norm"), "learning_rate": r.get("lr"),
+             "epoch": round(r["step"] / recs[-1]["step"] * 3, 2)}
+        out.append(bar + repr({k: v for k, v in d.items() if v is not None}))
+        if has_val(r):
+            out.append(bar + repr({"eval_loss": r.get("val_loss"), "eval_accuracy": r.get("val_accuracy"),
+                                   "eval_runtime": 3.2, "epoch": d["epoch"]}))
+    return out
+
+
+def _mixed_cr(recs):
+    """Progress bars and the epoch's metric line on one physical line, separated by ``\\r``."""
+    out = []
+    for r in recs:
+        bars = "\r".join(f"{p:3d}%|{'█' * (p // 10):<10}| {p}/100 [00:0{p // 20}<00:05]" for p in (10, 50, 100))
+        s = f"Epoch {r['i']}: loss {g(r.get('loss'))} acc {g(r.get('accuracy'))}"
+        if has_val(r):
+            s += f" val_loss {g(r.get('val_loss'))} val_acc {g(r.get('val_accuracy'))}"
+        out.append(bars + "\r" + s)
+    return out
+
+
+_TF = "shape=(), dtype=float32"
+_GLUE = "05/01/2024 12:00:03 - INFO - __main__ -   "
+TABLE_20 = [
+    Row("fastai_error_rate", roles=("loss", "val_loss"), head=("epoch     train_loss  valid_loss  error_rate  time    ",),
+        line=("{i - 1:<10}{g(loss, '.6f'):<12}{g(val_loss, '.6f'):<12}{g(1 - val_accuracy, '.6f') if val_accuracy is not None else '':<12}00:{i % 60:02d}   ",)),
+    Row("val_block_indented", line=("Epoch {i}/{n} train loss {loss} acc {accuracy}",),
+        post=(("  validation:", "val"), ("    loss: {val_loss}", "val"), ("    acc: {val_accuracy}", "val"))),
+    Row("keras_val_wrapped", pre=("Epoch {i}/{n}",),
+        line=("100/100 [==============================] - 3s 28ms/step - loss: {loss} - accuracy: {accuracy}",),
+        post=((" - val_loss: {val_loss} - val_accuracy: {val_accuracy}", "val"),)),
+    Row("keras_verbose2", pre=("Epoch {i}/{n}",), sep=" - ", tail=" - 3s/epoch - 28ms/step",
+        line=("100/100 - 3s - loss: {loss} - accuracy: {accuracy}", ("val_loss: {val_loss} - val_accuracy: {val_accuracy}", "val"))),
+    Row("paddle_hapi", pre=("Epoch {i}/{n}",),
+        line=("step 938/938 [==============================] - loss: {loss} - acc: {accuracy} - 12ms/step",),
+        post=(("Eval begin...", "val"), ("step 157/157 [==============================] - loss: {val_loss} - acc: {val_accuracy} - 5ms/step", "val"),
+              ("Eval samples: 10000", "val"))),
+    Row("mindspore", roles=("loss",), **_STEP, line=("epoch: {epoch} step: {step}, loss is {loss}",),
+        post=(("epoch time: 12345.678 ms, per step time: 6.584 ms", "i % 10 == 0"),)),
+    Row("oneflow_libai", roles=("loss", "lr"), **_STEP,
+        line=("[05/01 12:{i % 60:02d}:00 lb.utils.events]:  eta: 0:10:00  iteration: {step - 1}/{N}  consumed_samples: {step * 32}  "
+              "total_loss: {loss}  time: 0.2012 s/iter  data_time: 0.0101 s/iter total_throughput: 159.04 samples/s  lr: {lr:.2e}",)),
+    Row("catalyst", roles=("loss", "accuracy", "lr") + VAL,
+        line=("train ({i}/{n}) accuracy01: {accuracy} | accuracy01/std: 0.0112 | loss: {loss} | loss/std: 0.0534 | lr: {lr} | momentum: 0.9",),
+        post=(("valid ({i}/{n}) accuracy01: {val_accuracy} | accuracy01/std: 0.0121 | loss: {val_loss} | loss/std: 0.0610", "val"),)),
+    Row("ignite_results", per="batch", roles=("loss", "accuracy", "val_loss", "val_accuracy"), **_STEP,
+        line=("Epoch[{ep}] Iteration[{j * 100}/{nb * 100}] Loss: {loss:.2f}",),
+        post=(("Training Results - Epoch[{ep}] Avg accuracy: {accuracy:.2f} Avg loss: {loss:.2f}", "val"),
+              ("Validation Results - Epoch[{ep}] Avg accuracy: {val_accuracy:.2f} Avg loss: {val_loss:.2f}", "val"))),
+    Row("skorch", fn=_skorch, roles=("loss", "val_loss", "val_accuracy")),
+    Row("flax_clu", roles=("loss", "accuracy", "lr", "val_loss", "val_accuracy"), **_STEP,
+        line=("[{step}] train/accuracy={accuracy}, train/learning_rate={lr}, train/loss={loss}",),
+        post=(("[{step}] eval/accuracy={val_accuracy}, eval/loss={val_loss}", "val"),)),
+    Row("haiku_slash", roles=("accuracy", "val_accuracy"), **_STEP,
+        post=(("[Step {step}] Train / Test accuracy: {accuracy:.3f} / {val_accuracy:.3f}.", "val_accuracy"),
+              ("[Step {step}] Train accuracy: {accuracy:.3f}.", "val_accuracy is None"))),
+    Row("tf_eager_tensor", roles=("loss", "accuracy"), **_STEP,
+        line=("Epoch {epoch} step {step}: loss: tf.Tensor({loss}, " + _TF + ") accuracy: tf.Tensor({accuracy}, " + _TF + ")",)),
+    Row("allennlp", roles=("loss", "accuracy") + VAL,
+        line=("accuracy: {accuracy}, batch_loss: {loss}, loss: {loss} ||: 100%|##########| 938/938 [00:12<00:00, 75.12it/s]",),
+        post=(("Validating", "val"),
+              ("accuracy: {val_accuracy}, batch_loss: {val_loss}, loss: {val_loss} ||: 100%|##########| 157/157 [00:01<00:00, 98.1it/s]", "val"),
+              ("                       Training |  Validation", "val"),
+              ("accuracy           |     {accuracy:.3f}  |     {val_accuracy:.3f}", "val"),
+              ("loss               |     {loss:.3f}  |     {val_loss:.3f}", "val"))),
+    Row("speechbrain", roles=("loss", "lr", "val_loss"),
+        line=("epoch: {i}, lr: {lr:.2e} - train loss: {loss:.2f}", (" - valid loss: {val_loss:.2f}, valid error: 4.52e-01", "val"))),
+    Row("detectron2_json", roles=("loss", "lr"), **_STEP,
+        line=('{{"data_time": 0.0101, "eta_seconds": {(N - step) * 2}, "iteration": {step - 1}, "loss_box_reg": 0.2, "loss_cls": 0.3, '
+              '"lr": {lr}, "time": 0.2021, "total_loss": {loss}}}',)),
+    Row("yolov5", roles=("loss",), values=False, note="box is the only loss printed",
+        pre=("", "     Epoch   gpu_mem       box       obj       cls    labels  img_size"),
+        line=("{i - 1:>10}/{n - 1:<3}   3.21G  {loss:8.4g}   0.07123   0.03123       123       640: 100%|██████████| 50/50 [00:12<00:00,  4.1it/s]",),
+        post=("               Class     Images     Labels          P          R     mAP@.5 mAP@.5:.95: 100%|██████████| 5/5 [00:01<00:00,  4.5it/s]",
+              "                 all        128        929      0.612      0.543      0.581      0.402")),
+    Row("yolov8_cls", roles=("loss", "val_accuracy"),
+        pre=("", "      Epoch    GPU_mem       loss  Instances       Size"),
+        line=("{i:>8}/{n:<3}    1.21G  {loss:9.4g}         32        224: 100%|██████████| 50/50 [00:12<00:00,  4.1it/s]",),
+        post=(("               classes   top1_acc   top5_acc: 100%|██████████| 5/5 [00:01<00:00,  4.5it/s]", "val"),
+              ("                   all  {val_accuracy:9.3g}      0.995", "val"))),
+    Row("torchtune_bar", fn=_torchtune, roles=("loss",), **_STEP),
+    Row("hf_dict_after_bar", fn=_hf_after_bar, roles=("loss", "grad_norm", "lr", "val_loss", "val_accuracy"), **_STEP),
+    Row("nanogpt", roles=("loss", "val_loss"), **_STEP,
+        pre=(("step {step}: train loss {loss:.4f}, val loss {val_loss:.4f}", "val"),),
+        line=("iter {step}: loss {loss:.4f}, time 12.34ms, mfu 3.21%",)),
+    Row("r_luz", pre=("Epoch {i}/{n}",), line=("Train metrics: Loss: {loss} - Acc: {accuracy}",),
+        post=(("Valid metrics: Loss: {val_loss} - Acc: {val_accuracy}", "val"),)),
+    Row("julia_info_block", pre=("┌ Info: Epoch {i}",), line=("│   loss = {loss}",),
+        post=("│   acc = {accuracy}", ("│   val_loss = {val_loss}", "val"), ("│   val_acc = {val_accuracy}", "val"), "└ @ Main ~/train.jl:42")),
+    Row("julia_flux_println", line=("Epoch {i}: loss = {loss}, acc = {accuracy}", (", val_loss = {val_loss}, val_acc = {val_accuracy}", "val"))),
+    Row("crlf_windows", newline="\r\n", tail=" | time 12.3s",
+        line=("epoch {i:2d} | train_loss {loss} | train_acc {accuracy}", (" | val_loss {val_loss} | val_acc {val_accuracy}", "val"))),
+    Row("mixed_cr_progress", fn=_mixed_cr),
+    Row("ts_iso_t", roles=("loss", "lr", "grad_norm"), **_STEP,
+        line=("2024-05-01T12:{i % 60:02d}:03.123456Z step={step} loss={loss} lr={lr:.2e} grad_norm={get('grad_norm', 1.0):.3f}",)),
+    Row("ts_clock_brackets", line=("[12:{i % 60:02d}:03] Epoch {i} | loss: {loss} | acc: {accuracy}", (" | val_loss: {val_loss} | val_acc: {val_accuracy}", "val"))),
+    Row("ts_unix_seconds", roles=("loss", "lr"), **_STEP, line=("{1714564800.123 + i * 12.5:.3f} step={step} loss={loss} lr={lr:.1e}",)),
+    Row("ts_syslog", line=("May  1 12:{i % 60:02d}:03 node01 python[1234]: epoch {i} loss {loss} acc {accuracy}",
+                           (" val_loss {val_loss} val_acc {val_accuracy}", "val"))),
+    Row("absl_glog", roles=("loss", "accuracy"), **_STEP,
+        line=("I0501 12:{i % 60:02d}:03.123456 140234 train.py:123] step {step}: loss = {loss}, accuracy = {accuracy}",)),
+    Row("loguru", line=("2024-05-01 12:{i % 60:02d}:03.123 | INFO     | __main__:train:42 - Epoch {i}: train_loss={loss}, train_acc={accuracy}",
+                        (", val_loss={val_loss}, val_acc={val_accuracy}", "val"))),
+    Row("hf_glue_logger", roles=("loss", "val_loss", "val_accuracy"),
+        line=(_GLUE + "***** epoch {i} *****",),
+        post=(_GLUE + "  loss = {loss}", (_GLUE + "  eval_loss = {val_loss}", "val"), (_GLUE + "  eval_acc = {val_accuracy}", "val"))),
+    Row("tf1_minibatch", roles=("loss", "accuracy"), **_STEP,
+        line=("Step {step}, Minibatch Loss= {loss}, Training Accuracy= {accuracy:.3f}",)),
+    Row("gluon_bare_splits", roles=("loss", "accuracy", "val_accuracy"),
+        line=("[Epoch {i}] train={accuracy:.6f}", (" val={val_accuracy:.6f}", "val_accuracy"), " loss={loss:.6f} time: 12.34")),
+    Row("chainer_report", roles=("loss", "accuracy") + VAL,
+        head=("epoch       main/loss   validation/main/loss  main/accuracy  validation/main/accuracy  elapsed_time",),
+        line=("{i:<12}{g(loss, '.6g'):<12}{g(val_loss, '.6g'):<22}{g(accuracy, '.6g'):<15}{g(val_accuracy, '.6g'):<26}{i * 12.3:.4g}",)),
+    Row("dgl_pipes", roles=("loss", "accuracy", "val_accuracy"),
+        line=("Epoch {i:05d} | Loss {loss} | Train Acc {accuracy}", (" | Val Acc {val_accuracy}", "val_accuracy"), " | Time(s) 0.0123")),
+    Row("pyg_bare_splits", roles=("loss", "accuracy", "val_accuracy"),
+        line=("Epoch: {i:03d}, Loss: {loss}, Train: {accuracy}", (", Val: {val_accuracy}, Test: 0.7800", "val_accuracy"))),
+    Row("accelerate_eval_dict", roles=("val_accuracy",), post=(("epoch {i - 1}: {{'accuracy': {val_accuracy}, 'f1': 0.8123}}", "val_accuracy"),)),
+    Row("unnamed_after_epoch", note="unnamed columns: not expected to read", line=("Epoch {i}  {loss}  {accuracy}  {val_loss}  {val_accuracy}",)),
+    Row("hours_eta_unnamed", roles=("loss", "lr"), note="unnamed columns: not expected to read", **_STEP,
+        line=("{step:>6} {loss:.4f} {lr:.2e}  {i * 0.01:.2f} hours  eta 0:{(60 - i) % 60:02d}:00",)),
+]
+_register(TABLE_20)
+
+
 # ------------------------------------------------------------------------------------ rendering
 def render(hist: History, name: str) -> tuple:
     """(text, truth) for one history in one style."""
@@ -588,7 +766,7 @@ def render(hist: History, name: str) -> tuple:
             finite = [v for v in vals if not math.isnan(v)]
             truth["roles"][role] = {"n": len(vals), "last": finite[-1] if finite else None,
                                     "nonfinite": len(vals) - len(finite)}
-    return "\n".join(lines) + "\n", truth
+    return st["newline"].join(lines) + st["newline"], truth
 
 
 def all_cases(styles=None, histories=None):
