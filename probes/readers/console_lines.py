@@ -42,7 +42,7 @@ _FRAC_VALUE = re.compile(r"(?:acc\w*|correct\w*|top-?[15])\s*[:=]\s*$", re.IGNOR
 #: (every pattern below that repeats a class starts only where a run of that class starts, so that a
 #: 4,096-character line of digits or blanks is searched in linear time, not quadratic)
 _CLOCK = re.compile(r"(?<![\w.])\d+(?::\d\d){1,2}(?:[.,]\d+)?(?![\w.])|(?<!\d)\d+\s+days?,\s*")
-_TENSOR = re.compile(r"\btensor\(\s*\[*", re.IGNORECASE)
+_TENSOR = re.compile(r"\b(?:tf\.)?tensor\(\s*\[*", re.IGNORECASE)
 #: a NumPy scalar's repr (NumPy 2: ``np.float32(0.25)``), a JAX array's (``Array(0.25, dtype=float32)``)
 _NP_SCALAR = re.compile(r"\b(?:np|numpy|jnp)\.(?:float|int|uint|bfloat)\d*\(|\bArray\((?=\s*[-+.\d])")
 #: a command-line option and its value (``python train.py -b 64 --learning-rate 0.0001 --epoch 200``):
