@@ -562,6 +562,19 @@ def _split_alone_role(pwords: list, phrase: str):
         SPLIT_ALONE_RANK + (TEST_SPLIT_RANK if split_only == "test" else 0), phrase, None
 
 
+def _split_alone_scores(cands, best: dict) -> None:
+    """Split words printed alone beside a named loss (gluon's ``train=0.81 val=0.79 loss=0.52``,
+    PyG's ``Loss: 0.52, Train: 0.81, Val: 0.79, Test: 0.78``) score something other than the loss:
+    the training split's word lost to the named loss and printed other values, so the validation
+    split's word is no validation loss either (it is dropped from ``best``, not guessed)."""
+    v, lo = best.get("val_loss"), best.get("loss")
+    if v is None or lo is None or not SPLIT_ALONE_RANK <= v.rank < SPLIT_ALONE_RANK + 50 or lo.rank >= SPLIT_ALONE_RANK:
+        return
+    if any(c.role == "loss" and SPLIT_ALONE_RANK <= c.rank < SPLIT_ALONE_RANK + 50 and c.series.rows
+           and c.last != lo.last for c in cands):
+        del best["val_loss"]
+
+
 def _head_accuracy_role(pwords: list, eff: str | None, phrase: str):
     """An accuracy word followed by the one word that names what it scores (``acc class : 87.50``,
     ``Accuracies on val: class : 88.96``: the accuracy of a model's ``class`` head or task), ranked
@@ -1626,6 +1639,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
                 c.series.extend(c.bx, c.by)
                 c.bx, c.by = [], []
         best = _best_candidates(self.cands.values())
+        _split_alone_scores(self.cands.values(), best)
         self._bare_series(best)
         self._speed_series(best)
         # every name each role was printed under (a pasted excerpt that prints the loss under two
