@@ -288,6 +288,9 @@ SUMMED_TOTAL_RANK = 40
 #: how far past a line's start, in characters, a split word (``Validation: ...``) still names the
 #: split of a line that pairs no name with a number: the head of the line, not a later aside
 _SPLIT_WORD_REACH = 40
+#: the longest line looked at as a split's heading (``Validation @ 1000``; a few words): a bound on
+#: the work per line, not a decision
+_HEADING_MAX_CHARS = 80
 #: how many words of the name before a number make its phrase (``Training loss (for one batch) at
 #: step 0``: the last six), and of a name printed after its number (``24.93 avg loss``): the last
 #: four; longer runs of words are prose, not a metric's name
@@ -693,8 +696,10 @@ class LineParser:
         if epoch is not None:
             self._set_epoch(epoch)
         self.epoch_on_line = epoch is not None
-        self._record_values(vals, plan.rs, plan.split, counter, total, step, plan.progress,
-                            plan.style, plan.is_eval, plan)
+        rs, is_eval, kept = plan.rs, plan.is_eval, plan
+        if self.block_split is not None:   # a validation block is open (console._SplitBlocks)
+            rs, is_eval, kept = self._block_record(rs, plan.split, step, is_eval, plan)
+        self._record_values(vals, rs, plan.split, counter, total, step, plan.progress, plan.style, is_eval, kept)
 
     def _apply_each(self, line: str, plan: _Plan) -> None:
         """The plan read metric by metric: a value that is not a number is left out."""
@@ -767,6 +772,9 @@ class LineParser:
         """A line that holds no metric: a speed, an epoch or step header, a table header, an
         exception, a NaN warning, a loss scaler's overflow, a callback's verdict (what it found is
         left in ``_noise_out``, see :meth:`_parse_full`)."""
+        if not pairs and epoch is None and step is None and len(text) <= _HEADING_MAX_CHARS and \
+                self._heading(text.strip()):
+            return None   # a split's heading: never remembered as noise (replaying it would skip it)
         sp = _speed(text)
         if sp is not None:   # a speed and no metric: kept apart (ConsoleReader._speed_series)
             a, b = sp[2]
