@@ -43,8 +43,12 @@ def test_validation_block_ends_at_the_next_training_line_without_an_epoch():
 
 
 def test_a_heading_word_inside_a_sentence_opens_no_block():
-    text = "\n".join([f"epoch {e} loss {1.0 / e:.4f}" if e % 2 else f"Validation finished in {e}s\nepoch {e} loss {1.0 / e:.4f}"
-                      for e in range(1, 9)])
+    lines = []
+    for e in range(1, 9):
+        if e % 2 == 0:
+            lines.append(f"Validation finished in {e}s")
+        lines.append(f"epoch {e} loss {1.0 / e:.4f}")
+    text = "\n".join(lines)
     log = read_console_text(text)
     assert "val_loss" not in log.series
     assert log.series["loss"].rows == 8
