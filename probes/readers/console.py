@@ -78,7 +78,8 @@ from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
 from .console_history import _Histories
-from .console_lines import _PREFIX, _PROGRESS, PART_RANK, SPLIT_ALONE_RANK, LineParser, _loss_part, shape
+from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, PART_RANK, SPLIT_ALONE_RANK, LineParser, _loss_part,
+                            shape)
 from .logs import (FLUSH_ROWS, LogData, RLLogError, Series, normalize_name, parse_column_map,
                    rl_names_in_text)
 from .words import CAMEL_HUMP, CAMEL_ROLES, LogWords, log_words
@@ -560,6 +561,19 @@ def _split_alone_role(pwords: list, phrase: str, vocab: LogWords):
     split_only = vocab.split[pwords[0]]
     return ("val_loss" if split_only in ("val", "test") else "loss"), \
         SPLIT_ALONE_RANK + (vocab.test_split_rank if split_only == "test" else 0), phrase, None
+
+
+def _split_alone_scores(cands, best: dict) -> None:
+    """Split words printed alone beside a named loss (gluon's ``train=0.81 val=0.79 loss=0.52``,
+    PyG's ``Loss: 0.52, Train: 0.81, Val: 0.79, Test: 0.78``) score something other than the loss:
+    the training split's word lost to the named loss and printed other values, so the validation
+    split's word is no validation loss either (it is dropped from ``best``, not guessed)."""
+    v, lo = best.get("val_loss"), best.get("loss")
+    if v is None or lo is None or not SPLIT_ALONE_RANK <= v.rank < SPLIT_ALONE_RANK + 50 or lo.rank >= SPLIT_ALONE_RANK:
+        return
+    if any(c.role == "loss" and SPLIT_ALONE_RANK <= c.rank < SPLIT_ALONE_RANK + 50 and c.series.rows
+           and c.last != lo.last for c in cands):
+        del best["val_loss"]
 
 
 def _head_accuracy_role(pwords: list, eff: str | None, phrase: str, vocab: LogWords):
@@ -1109,6 +1123,57 @@ class _BareValues:
                               "read as the loss, one value per line")
 
 
+#: a line that only names a split, opening (or closing) a block of that split's metrics printed
+#: one per line or without a split word (``Validation @ 1000``, ``Eval begin...``, ``Validating``,
+#: ``  validation:``); the word is looked up in the split-word table
+_SPLIT_HEADING = re.compile(r"[\W_]*(?:(?:running|starting|start|begin)\s+)?([A-Za-z]+)"
+                            r"(?:\s+(?:begin|start|started|results?|metrics|set|phase|summary|loop|mode|stats))?"
+                            r"(?:\s*@\s*\d+|\s+(?:at|on)(?:\s+[A-Za-z]+)?(?:\s+\d+)?)?[\W_]*")
+_TO_VAL = {"loss": "val_loss", "accuracy": "val_accuracy"}
+
+
+class _SplitBlocks:
+    """A validation block: a heading line naming only a split, then that split's metrics printed
+    without a split word (one per line, indented; or a progress line of the evaluation loop). A
+    mixin of :class:`ConsoleReader` (``block_split``, ``block_seen``). The block holds the
+    metric lines after the heading that carry no epoch, step or split of their own, and ends at a
+    line that does, at a training heading, or when a metric repeats (the next record began)."""
+
+    def _heading(self, text: str) -> bool:
+        """Whether ``text`` (a line without metrics) is a split's heading; opens or closes the block."""
+        if not any(ch.isalpha() for ch in text):
+            return False
+        m = _SPLIT_HEADING.fullmatch(text)
+        split = self.words.split.get(m.group(1).lower()) if m else None
+        if split is None:
+            return False
+        self.block_split = None if split == "train" else split
+        self.block_seen = set()
+        return True
+
+    def _block_record(self, rs, split, step, is_eval, plan):
+        """``(roles, is_eval, plan)`` of a record read while a block is open: its training roles
+        read as the block's split (without the plan, whose candidates are the training ones)."""
+        mapped = self._in_block(rs, split, step, is_eval)
+        return (rs, is_eval, plan) if mapped is None else (mapped, True, None)
+
+    def _in_block(self, rs, split, step, is_eval):
+        """The record's roles inside a block (training roles read as the block's split) and
+        whether it is an evaluation; None when the record is not the block's (which ends it)."""
+        if step is not None or self.epoch_on_line or (split is not None and split not in ("val", "test")):
+            self.block_split = None
+            return None
+        if is_eval:
+            return None
+        base = {r[0] for r in rs}
+        if base & self.block_seen:
+            self.block_split = None
+            return None
+        self.block_seen |= base
+        mapped = [(_TO_VAL[r[0]],) + tuple(r[1:]) if r[0] in _TO_VAL else r for r in rs]
+        return mapped if any(r[0] in _TO_VAL for r in rs) else None
+
+
 class _SpeedOnly:
     """Lines that print a speed and no metric (a progress bar without a postfix, ``12.10s/it``; a
     throughput line): a mixin of :class:`ConsoleReader`, using its ``speed_only``, ``cands`` and
@@ -1190,8 +1255,8 @@ class _Tracebacks:
             self.log.errors[-1] = {"line": line, "kind": kind, "message": message[:_KEPT_ERROR_CHARS]}
 
 
-class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _Transforms, _EpochRows, _BareValues,
-                    _SpeedOnly, _Tracebacks, _Histories):
+class ConsoleReader(LineParser, _SplitBlocks, _RunFacts, _Overflows, _Verdicts, _NanReports, _Transforms, _EpochRows,
+                    _BareValues, _SpeedOnly, _Tracebacks, _Histories):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
     def __init__(self, path: str, column_map=None, params=None, fmt: str = "console"):
@@ -1226,6 +1291,8 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
         self.epoch = None
         self.epoch0 = None
         self.per_epoch = None
+        self.block_split = None    # the split of a validation block after its heading (_SplitBlocks)
+        self.block_seen: set = set()
         self.max_counter = 0
         self.counter_epoch = None
         self.counted_in_epoch = False
@@ -1422,21 +1489,26 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
         if b"0" not in key and (line.isascii() or not any(c.isdigit() for c in line)):
             low = line.lower()
             if "nan" not in low and "inf" not in low:
-                # no number: a table header or an exception's message (what it was is remembered)
-                if line[-1] == ":":
-                    self._history_label(line)
-                hit = self.quiet.get(line)
-                if hit is not None:
-                    return self._replay(hit)
-                header = self._maybe_header(line)
-                exc = self._exception_line(line)
-                verdict = self._verdict_line(line) if "mprov" in line else None
-                if verdict is not None:
-                    self._verdict(verdict)
-                if not header and len(self.quiet) < self.max_plans:
-                    self.quiet[line] = (None, exc, False, None, None, verdict)
-                return
+                return self._quiet_line(line)
         self._parse(line, key)
+
+    def _quiet_line(self, line: str) -> None:
+        """A line without a number: a table header, a split's heading or an exception's message
+        (what it was is remembered, a heading excepted: it changes the reader's state)."""
+        if line[-1] == ":":
+            self._history_label(line)
+        if len(line) <= _HEADING_MAX_CHARS and self._heading(line.strip()):
+            return
+        hit = self.quiet.get(line)
+        if hit is not None:
+            return self._replay(hit)
+        header = self._maybe_header(line)
+        exc = self._exception_line(line)
+        verdict = self._verdict_line(line) if "mprov" in line else None
+        if verdict is not None:
+            self._verdict(verdict)
+        if not header and len(self.quiet) < self.max_plans:
+            self.quiet[line] = (None, exc, False, None, None, verdict)
 
     def _commit(self, epoch, counter, counter_total, step, split, progress, metrics) -> None:
         if epoch is not None:
@@ -1449,8 +1521,10 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
         """A step printed on a line without metrics (caffe's ``Iteration 8000, Testing net``):
         the x of an evaluation record printed right under it, before any training record."""
         self.pending_step = (step, self.line_no)
+        self.block_split = None
 
     def _set_epoch(self, epoch: float) -> None:
+        self.block_split = None
         if self.epoch is not None and epoch < self.epoch and self.mode != "step":
             pass
         self.epoch = epoch
@@ -1463,6 +1537,8 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
     def _record(self, metrics, split, counter, counter_total, step, progress, style) -> None:
         rs = [r for r, _ in metrics]
         is_eval = split in ("val", "test") or all(r[0] in ("val_loss", "val_accuracy") for r in rs)
+        if self.block_split is not None:
+            rs, is_eval, _ = self._block_record(rs, split, step, is_eval, None)
         self._record_values([v for _, v in metrics], rs, split, counter, counter_total, step,
                             progress, style, is_eval, None)
 
@@ -1630,6 +1706,7 @@ class ConsoleReader(LineParser, _RunFacts, _Overflows, _Verdicts, _NanReports, _
                 c.series.extend(c.bx, c.by)
                 c.bx, c.by = [], []
         best = _best_candidates(self.cands.values())
+        _split_alone_scores(self.cands.values(), best)
         self._bare_series(best)
         self._speed_series(best)
         # every name each role was printed under (a pasted excerpt that prints the loss under two

@@ -43,7 +43,7 @@ _FRAC_VALUE = re.compile(r"(?:acc\w*|correct\w*|top-?[15])\s*[:=]\s*$", re.IGNOR
 #: (every pattern below that repeats a class starts only where a run of that class starts, so that a
 #: 4,096-character line of digits or blanks is searched in linear time, not quadratic)
 _CLOCK = re.compile(r"(?<![\w.])\d+(?::\d\d){1,2}(?:[.,]\d+)?(?![\w.])|(?<!\d)\d+\s+days?,\s*")
-_TENSOR = re.compile(r"\btensor\(\s*\[*", re.IGNORECASE)
+_TENSOR = re.compile(r"\b(?:tf\.)?tensor\(\s*\[*", re.IGNORECASE)
 #: a NumPy scalar's repr (NumPy 2: ``np.float32(0.25)``), a JAX array's (``Array(0.25, dtype=float32)``)
 _NP_SCALAR = re.compile(r"\b(?:np|numpy|jnp)\.(?:float|int|uint|bfloat)\d*\(|\bArray\((?=\s*[-+.\d])")
 #: a command-line option and its value (``python train.py -b 64 --learning-rate 0.0001 --epoch 200``):
@@ -290,6 +290,9 @@ SUMMED_TOTAL_RANK = 40
 #: how far past a line's start, in characters, a split word (``Validation: ...``) still names the
 #: split of a line that pairs no name with a number: the head of the line, not a later aside
 _SPLIT_WORD_REACH = 40
+#: the longest line looked at as a split's heading (``Validation @ 1000``; a few words): a bound on
+#: the work per line, not a decision
+_HEADING_MAX_CHARS = 80
 #: how many words of the name before a number make its phrase (``Training loss (for one batch) at
 #: step 0``: the last six), and of a name printed after its number (``24.93 avg loss``): the last
 #: four; longer runs of words are prose, not a metric's name
@@ -697,8 +700,10 @@ class LineParser:
         if epoch is not None:
             self._set_epoch(epoch)
         self.epoch_on_line = epoch is not None
-        self._record_values(vals, plan.rs, plan.split, counter, total, step, plan.progress,
-                            plan.style, plan.is_eval, plan)
+        rs, is_eval, kept = plan.rs, plan.is_eval, plan
+        if self.block_split is not None:   # a validation block is open (console._SplitBlocks)
+            rs, is_eval, kept = self._block_record(rs, plan.split, step, is_eval, plan)
+        self._record_values(vals, rs, plan.split, counter, total, step, plan.progress, plan.style, is_eval, kept)
 
     def _apply_each(self, line: str, plan: _Plan) -> None:
         """The plan read metric by metric: a value that is not a number is left out."""
@@ -771,6 +776,9 @@ class LineParser:
         """A line that holds no metric: a speed, an epoch or step header, a table header, an
         exception, a NaN warning, a loss scaler's overflow, a callback's verdict (what it found is
         left in ``_noise_out``, see :meth:`_parse_full`)."""
+        if not pairs and epoch is None and step is None and len(text) <= _HEADING_MAX_CHARS and \
+                self._heading(text.strip()):
+            return None   # a split's heading: never remembered as noise (replaying it would skip it)
         sp = _speed(text)
         if sp is not None:   # a speed and no metric: kept apart (ConsoleReader._speed_series)
             a, b = sp[2]
