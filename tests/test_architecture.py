@@ -255,7 +255,7 @@ ARITHMETIC_ALLOWED: dict[str, str] = {
     "probes/readers/console.py::_Tracebacks._trace::3": "the exception regex's groups: 3 is the message",
     "probes/readers/console_lines.py::_axes::3": "the counter regexes' groups: 3 and 4 are a counter and its total",
     "probes/readers/console_lines.py::_axes::4": "the counter regexes' groups: 3 and 4 are a counter and its total",
-    "probes/readers/console.py::ConsoleReader._resolve::3":
+    "probes/readers/console.py::_NameRoles._resolve::3":
         "a role reading is (role, rank, phrase, transform...): the fields after the phrase are kept",
     "probes/readers/console.py::_Overflows._scale_down::4":
         "an overflow run's first four fields (halvings, from, to, line) are what scale_collapse keeps",

@@ -1255,78 +1255,10 @@ class _Tracebacks:
             self.log.errors[-1] = {"line": line, "kind": kind, "message": message[:_KEPT_ERROR_CHARS]}
 
 
-class ConsoleReader(LineParser, _SplitBlocks, _RunFacts, _Overflows, _Verdicts, _NanReports, _Transforms, _EpochRows,
-                    _BareValues, _SpeedOnly, _Tracebacks, _Histories):
-    """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
+class _NameRoles:
+    """What each printed metric name means (its role, rank and split), cached per name: a mixin of
+    :class:`ConsoleReader` (``words``, ``role_cache``, ``objective_words``, ``loss_abbrevs``)."""
 
-    def __init__(self, path: str, column_map=None, params=None, fmt: str = "console"):
-        p = self.params = resolve(params)
-        self.max_line = int(p["console.max_line_chars"])
-        self.max_names = int(p["console.max_metric_names"])
-        self.max_events = int(p["console.max_events"])
-        self.max_counter_digits = int(p["limits.max_counter_digits"])
-        self.header_min_numeric = float(p["console.table_min_numeric"])
-        self.max_ppl = float(p["console.max_plausible_perplexity"])
-        self.ppl_noted = False
-        self.min_row_numbers = int(p["console.min_headerless_row_numbers"])
-        self.min_bare = int(p["console.min_bare_values"])
-        self.bare = None           # the lines that hold one number and nothing else, as a candidate
-        self.speed_only = None     # the speeds of lines without a metric, as a candidate
-        self.sum_rel_tol = float(p["console.sum_total_rel_tol"])
-        self.axis_joiners = frozenset(str(w).lower() for w in p["console.axis_joiners"])
-        self.aside_words = tuple(int(n) for n in p["console.name_aside_words"])
-        self.loss_abbrevs = frozenset(str(w).lower() for w in p["console.loss_abbreviations"])
-        self.objective_words = frozenset(str(w).lower() for w in p["console.objective_words"])
-        self.words = log_words(p)   # the knowledge base's vocabulary: roles, split words, other languages
-        self._init_overflows(p)
-        self.path = path
-        self.cmap = {normalize_name(c): r for r, c in parse_column_map(column_map).items()}
-        self.log = ConsoleLog(path=path, format=fmt)
-        self.cands: dict = {}
-        self.role_cache: dict = {}
-        self.line_no = 0
-        self.metric_lines = 0
-        # axis state
-        self.mode = None           # 'step' | 'epoch' | 'row'
-        self.epoch = None
-        self.epoch0 = None
-        self.per_epoch = None
-        self.block_split = None    # the split of a validation block after its heading (_SplitBlocks)
-        self.block_seen: set = set()
-        self.max_counter = 0
-        self.counter_epoch = None
-        self.counted_in_epoch = False
-        self.start_epoch = None
-        self.max_epoch_starts = _MAX_EPOCH_STARTS
-        self.last_x = None
-        self.train_records = 0
-        self.epochs_seen = set()
-        self.max_epochs_seen = 0
-        self.epoch_steps = _EpochSteps()
-        self.last_step = None
-        self.pending_step = None   # (step, line) of the last step printed without metrics
-        # data-loading time against step time, summed over the lines that print both
-        self.t_data = self.t_step = 0.0
-        self.t_lines = 0
-        self.t_apart = False
-        self.prev_progress = None
-        self.epoch_on_line = False
-        # tables
-        self.header = None         # (names, delim, roles)
-        self.header_axes = []      # the header's epoch/step columns
-        self.header_spans = None   # where a whitespace-aligned header's names stand on its line
-        # tracebacks
-        self.in_trace = False
-        self.trace_line = 0
-        self.trace_lines = 0
-        self.styles = {}
-        self.plans: dict = {}
-        self.noise: dict = {}      # exact text -> what a full parse of it found (no metric)
-        self.quiet: dict = {}      # the same for lines without a number
-        self._noise_out = None
-        self.max_plans = int(p["console.max_line_shapes"])
-
-    # -- roles -------------------------------------------------------------------------------
     def _role(self, phrase: str, split: str | None):
         key = (phrase, split)
         hit = self.role_cache.get(key)
@@ -1433,6 +1365,78 @@ class ConsoleReader(LineParser, _SplitBlocks, _RunFacts, _Overflows, _Verdicts, 
             if sep and rest and head in self.loss_abbrevs and rest.replace("_", "").isalpha():
                 return ["loss_" + rest]
         return pwords
+
+
+class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows, _Verdicts, _NanReports, _Transforms,
+                    _EpochRows, _BareValues, _SpeedOnly, _Tracebacks, _Histories):
+    """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
+
+    def __init__(self, path: str, column_map=None, params=None, fmt: str = "console"):
+        p = self.params = resolve(params)
+        self.max_line = int(p["console.max_line_chars"])
+        self.max_names = int(p["console.max_metric_names"])
+        self.max_events = int(p["console.max_events"])
+        self.max_counter_digits = int(p["limits.max_counter_digits"])
+        self.header_min_numeric = float(p["console.table_min_numeric"])
+        self.max_ppl = float(p["console.max_plausible_perplexity"])
+        self.ppl_noted = False
+        self.min_row_numbers = int(p["console.min_headerless_row_numbers"])
+        self.min_bare = int(p["console.min_bare_values"])
+        self.bare = None           # the lines that hold one number and nothing else, as a candidate
+        self.speed_only = None     # the speeds of lines without a metric, as a candidate
+        self.sum_rel_tol = float(p["console.sum_total_rel_tol"])
+        self.axis_joiners = frozenset(str(w).lower() for w in p["console.axis_joiners"])
+        self.aside_words = tuple(int(n) for n in p["console.name_aside_words"])
+        self.loss_abbrevs = frozenset(str(w).lower() for w in p["console.loss_abbreviations"])
+        self.objective_words = frozenset(str(w).lower() for w in p["console.objective_words"])
+        self.words = log_words(p)   # the knowledge base's vocabulary: roles, split words, other languages
+        self._init_overflows(p)
+        self.path = path
+        self.cmap = {normalize_name(c): r for r, c in parse_column_map(column_map).items()}
+        self.log = ConsoleLog(path=path, format=fmt)
+        self.cands: dict = {}
+        self.role_cache: dict = {}
+        self.line_no = 0
+        self.metric_lines = 0
+        # axis state
+        self.mode = None           # 'step' | 'epoch' | 'row'
+        self.epoch = None
+        self.epoch0 = None
+        self.per_epoch = None
+        self.block_split = None    # the split of a validation block after its heading (_SplitBlocks)
+        self.block_seen: set = set()
+        self.max_counter = 0
+        self.counter_epoch = None
+        self.counted_in_epoch = False
+        self.start_epoch = None
+        self.max_epoch_starts = _MAX_EPOCH_STARTS
+        self.last_x = None
+        self.train_records = 0
+        self.epochs_seen = set()
+        self.max_epochs_seen = 0
+        self.epoch_steps = _EpochSteps()
+        self.last_step = None
+        self.pending_step = None   # (step, line) of the last step printed without metrics
+        # data-loading time against step time, summed over the lines that print both
+        self.t_data = self.t_step = 0.0
+        self.t_lines = 0
+        self.t_apart = False
+        self.prev_progress = None
+        self.epoch_on_line = False
+        # tables
+        self.header = None         # (names, delim, roles)
+        self.header_axes = []      # the header's epoch/step columns
+        self.header_spans = None   # where a whitespace-aligned header's names stand on its line
+        # tracebacks
+        self.in_trace = False
+        self.trace_line = 0
+        self.trace_lines = 0
+        self.styles = {}
+        self.plans: dict = {}
+        self.noise: dict = {}      # exact text -> what a full parse of it found (no metric)
+        self.quiet: dict = {}      # the same for lines without a number
+        self._noise_out = None
+        self.max_plans = int(p["console.max_line_shapes"])
 
     # -- feeding -----------------------------------------------------------------------------
     def feed(self, raw: str, new: bool = True) -> None:
