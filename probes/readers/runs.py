@@ -35,6 +35,7 @@ from .logs import FLUSH_ROWS, LogData, Series, _RecordSink, match_role
 _WANDB_IDENT = b":W&B"
 _BLOCK = 32768
 _HEADER = 7
+_HISTORY = "wandb-history.jsonl"
 
 
 # ------------------------------------------------------------------------------ detection
@@ -78,24 +79,50 @@ def _wandb_file(path: str) -> str | None:
     return None
 
 
+def _wandb_history(path: str) -> str | None:
+    """A W&B run's ``wandb-history.jsonl`` (one ``wandb.log`` call a line: what W&B before 0.10 kept,
+    and what a run folder copied without its ``.wandb`` file still holds) in ``path``, its
+    ``files/`` or, for a ``wandb/`` folder, its latest run folder."""
+    for where in (path, os.path.join(path, "files")):
+        f = os.path.join(where, _HISTORY)
+        if os.path.isfile(f):
+            return f
+    try:
+        runs = sorted(d for d in os.listdir(path) if d.startswith(("offline-run-", "run-"))
+                      and os.path.isdir(os.path.join(path, d)))
+    except OSError:
+        return None
+    for d in reversed(runs):
+        for where in (os.path.join(path, d), os.path.join(path, d, "files")):
+            f = os.path.join(where, _HISTORY)
+            if os.path.isfile(f):
+                return f
+    return None
+
+
 def is_run_store(path: str) -> bool:
-    """True for an MLflow run/experiment/mlruns folder or a W&B offline run (file or folder)."""
+    """True for an MLflow run/experiment/mlruns folder or a W&B run (a ``.wandb`` file, a folder
+    holding one, or one holding ``wandb-history.jsonl``)."""
     path = os.fspath(path)
     if os.path.isfile(path):
         return path.endswith(".wandb")
     if not os.path.isdir(path):
         return False
-    return bool(_wandb_file(path)) or bool(_mlflow_runs(path))
+    return bool(_wandb_file(path)) or bool(_wandb_history(path)) or bool(_mlflow_runs(path))
 
 
-def read_run_store(path, column_map=None) -> LogData:
+def read_run_store(path, column_map=None, params=None) -> LogData:
     path = os.fspath(path)
     wb = _wandb_file(path)
     if wb:
-        log = read_wandb(wb, column_map)
-    else:
-        log = read_mlflow(path, column_map)
-    return log
+        return read_wandb(wb, column_map)
+    history = _wandb_history(path)
+    if history:
+        from .logs import read_log
+        log = read_log(history, column_map, params)
+        log.format = "wandb"
+        return log
+    return read_mlflow(path, column_map)
 
 
 # ------------------------------------------------------------------------------ MLflow
