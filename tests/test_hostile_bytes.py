@@ -194,3 +194,17 @@ def test_a_script_that_is_a_named_pipe_is_refused_before_anything_runs(tmp_path)
     with pytest.raises(InputError, match="named pipe, not a Python script") as err:
         check_script(fifo)   # before: read_bytes() blocked for ever waiting for a writer
     assert str(err.value).startswith(f"{fifo}:")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"facts": [("learning_rate", 0.1)]}, "answers are a mapping of fact names"),
+    ({"facts": {"batch_size": 10 ** 5000}}, "batch_size: the number given is too large to use"),
+    ({"complaint": b"loss is nan"}, "the complaint is text, got bytes"),
+    ({"complaint": 42}, "the complaint is text, got int"),
+    ({"findings": [1, "loss nan"]}, "a finding is a traindx Finding"),
+])
+def test_the_python_api_says_what_is_wrong_with_what_it_was_given(kwargs, message):
+    # before: AttributeError / TypeError / a ValueError about int-to-string conversion, from inside
+    from traindx.engine.api import diagnose
+    with pytest.raises(InputError, match=message):
+        diagnose(**kwargs)
