@@ -208,3 +208,26 @@ def test_the_python_api_says_what_is_wrong_with_what_it_was_given(kwargs, messag
     from traindx.engine.api import diagnose
     with pytest.raises(InputError, match=message):
         diagnose(**kwargs)
+
+
+def test_an_mlflow_store_with_broken_metric_files_reads_the_good_ones(tmp_path):
+    from traindx.engine.frontends import gather
+    metrics = tmp_path / "mlruns" / "0" / "abc123" / "metrics"
+    metrics.mkdir(parents=True)
+    (metrics / "loss").write_text("".join(f"{1700000000000 + i} {2 - i * 0.01} {i}\n" for i in range(50)))
+    os.symlink(tmp_path / "gone", metrics / "val_loss")        # before: FileNotFoundError traceback
+    os.symlink("train_acc", metrics / "train_acc")             # a loop: before, OSError ELOOP traceback
+    os.mkfifo(metrics / "val_accuracy")                        # before: blocked for ever
+    read = gather.read_log(str(tmp_path / "mlruns"))
+    assert read.analysis.log.series["loss"].rows == 50
+    assert sum("not a regular file" in n for n in read.notes) == 3
+
+
+def test_an_mlflow_metric_file_without_newlines_is_one_line_not_its_size_in_memory(tmp_path):
+    from traindx.probes.readers.runs import read_mlflow
+    metrics = tmp_path / "run" / "metrics"
+    metrics.mkdir(parents=True)
+    (metrics / "loss").write_text("1" * (2 << 20))
+    with pytest.raises(InputError, match="line longer than") as err:
+        read_mlflow(str(tmp_path / "run"))
+    assert str(err.value).startswith(f"{metrics / 'loss'}:1:")

@@ -28,6 +28,7 @@ import os
 import struct
 import zlib
 
+from traindx.engine import bounded
 from traindx.engine.errors import InputError
 
 from .logs import FLUSH_ROWS, LogData, Series, _RecordSink, match_role
@@ -67,7 +68,7 @@ def _wandb_file(path: str) -> str | None:
         return path
     if not os.path.isdir(path):
         return None
-    files = [f for f in sorted(os.listdir(path)) if f.endswith(".wandb")]
+    files = [f for f in sorted(os.listdir(path)) if f.endswith(".wandb") and os.path.isfile(os.path.join(path, f))]
     if files:
         return os.path.join(path, files[-1])
     runs = sorted(d for d in os.listdir(path) if d.startswith(("offline-run-", "run-"))
@@ -122,13 +123,21 @@ def read_run_store(path, column_map=None, params=None) -> LogData:
         log = read_log(history, column_map, params)
         log.format = "wandb"
         return log
-    return read_mlflow(path, column_map)
+    return read_mlflow(path, column_map, params)
 
 
 # ------------------------------------------------------------------------------ MLflow
-def read_mlflow(path: str, column_map=None) -> LogData:
+def _numbered_lines(f, path: str, lim):
+    """``(line number, line)`` of a metric file, each line bounded (a line without end is one error,
+    not a file held in memory whole)."""
+    for first, lines in bounded.iter_line_blocks(f, path, lim):
+        yield from enumerate(lines, first)
+
+
+def read_mlflow(path: str, column_map=None, params=None) -> LogData:
     from .logs import parse_column_map
     cmap = parse_column_map(column_map)
+    lim = bounded.limits(params)
     runs = _mlflow_runs(path)
     if not runs:
         raise InputError("no MLflow run here (a run folder holds metrics/)", path)
@@ -141,7 +150,11 @@ def read_mlflow(path: str, column_map=None) -> LogData:
     keys = []
     for root, _dirs, files in os.walk(mdir):
         for fn in files:
-            keys.append(os.path.relpath(os.path.join(root, fn), mdir).replace(os.sep, "/"))
+            key = os.path.relpath(os.path.join(root, fn), mdir).replace(os.sep, "/")
+            if os.path.isfile(os.path.join(root, fn)):
+                keys.append(key)
+            else:   # a dangling or looping symlink, a named pipe: said, not read (a pipe would block)
+                log.notes.append(f"skipped MLflow metric {key!r}: not a regular file")
     mapped = {c: r for r, c in cmap.items()}
     best: dict = {}
     for k in sorted(keys):
@@ -165,7 +178,7 @@ def read_mlflow(path: str, column_map=None) -> LogData:
         log.columns[role] = key
         xs, ys = [], []
         with open(fpath, encoding="utf-8", errors="replace") as f:
-            for i, line in enumerate(f, 1):
+            for i, line in _numbered_lines(f, fpath, lim):
                 parts = line.split()
                 if not parts:
                     continue
