@@ -57,3 +57,20 @@ def test_a_plot_whose_write_fails_leaves_a_caveat_and_the_report(tmp_path, monke
     assert res.exit_code == 0, res.output
     report = json.loads(res.output[res.output.index("{"):])
     assert any("the plot could not be written (No space left on device)" in c for c in report["caveats"])
+
+
+def test_an_interview_answer_over_the_complaint_limit_is_asked_again_not_fatal(monkeypatch, capsys):
+    # before: a paste of ~1 MB of garbage at the first prompt ended the interview with exit 2 and
+    # no saved session
+    from traindx.engine.api import Session
+    from traindx.engine.frontends import cli
+    from traindx.engine.loader import load_kb
+    session = Session(load_kb())
+    interview = cli.Interview(session, cli.Styler(False), cli.Gatherer(session, cli.Styler(False)))
+    long_prose = "".join("my model does not learn at all, " * 30 + "\n" for _ in range(40))   # 38,440 chars
+    answers = iter([long_prose, "the loss goes nan after 3 epochs"])
+    monkeypatch.setattr(interview, "ask", lambda prompt: next(answers))
+    monkeypatch.setattr(cli, "_drain_paste", lambda text: text)
+    interview.ask_complaint()
+    assert session.value("complaint") == "the loss goes nan after 3 epochs"
+    assert "over the 20000-character limit" in capsys.readouterr().out

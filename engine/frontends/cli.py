@@ -606,13 +606,23 @@ class Interview:
             except OSError:   # the terminal went away under the prompt: as end of input
                 raise EOFError from None
 
-    def run(self):
-        s, st = self.s, self.st
-        if s.value("complaint") is None and s.symptom() is None:
+    def ask_complaint(self):
+        """The first question, asked again when the answer cannot be taken (a paste whose prose is
+        over ``limits.max_text_chars``): the interview goes on, nothing typed before is lost."""
+        while True:
             text = ""
             while not text.strip():
                 text = self.ask("What is going wrong with your training?")
-            self.gather.complaint(_drain_paste(text))
+            try:
+                self.gather.complaint(_drain_paste(text))
+                return
+            except InputError as err:
+                click.echo(self.st(f"{err.message}" + (f" ({err.hint})" if err.hint else ""), dim=True))
+
+    def run(self):
+        s, st = self.s, self.st
+        if s.value("complaint") is None and s.symptom() is None:
+            self.ask_complaint()
         self.respond_to_pressure()
         self.confirm_understanding()
         self.preamble()
