@@ -231,3 +231,17 @@ def test_an_mlflow_metric_file_without_newlines_is_one_line_not_its_size_in_memo
     with pytest.raises(InputError, match="line longer than") as err:
         read_mlflow(str(tmp_path / "run"))
     assert str(err.value).startswith(f"{metrics / 'loss'}:1:")
+
+
+def test_a_named_pipe_among_tensorboard_event_files_is_passed_over(tmp_path):
+    pytest.importorskip("tensorboard")
+    from tensorboard.compat.proto import event_pb2, summary_pb2
+    from tensorboard.summary.writer.event_file_writer import EventFileWriter
+    writer = EventFileWriter(str(tmp_path))
+    for i in range(20):
+        value = summary_pb2.Summary.Value(tag="loss", simple_value=2 - i * 0.05)
+        writer.add_event(event_pb2.Event(step=i, wall_time=1.0 + i, summary=summary_pb2.Summary(value=[value])))
+    writer.close()
+    os.mkfifo(tmp_path / "events.out.tfevents.2.host")    # before: the loader blocked on it for ever
+    log = read_log(tmp_path)
+    assert log.series["loss"].rows == 20

@@ -1540,7 +1540,8 @@ def _event_files(path: str) -> list[str]:
     for root, dirs, files in os.walk(path):
         dirs.sort()
         for fn in sorted(files):
-            if "tfevents" in fn:
+            # a dangling link or a named pipe is no event file (a pipe would block the loader)
+            if "tfevents" in fn and os.path.isfile(os.path.join(root, fn)):
                 found.append(os.path.join(root, fn))
     return found
 
