@@ -245,3 +245,16 @@ def test_a_named_pipe_among_tensorboard_event_files_is_passed_over(tmp_path):
     os.mkfifo(tmp_path / "events.out.tfevents.2.host")    # before: the loader blocked on it for ever
     log = read_log(tmp_path)
     assert log.series["loss"].rows == 20
+
+
+def test_a_knowledge_pack_given_as_a_file_or_a_symlink_loop_says_so(tmp_path):
+    from traindx.engine.errors import KBError
+    from traindx.engine.loader import load_kb
+    f = tmp_path / "rules.yaml"
+    f.write_text("kind: rules\nrules: []\n")
+    with pytest.raises(KBError, match="a folder of YAML files, not a file"):   # before: "not found"
+        load_kb([str(f)])
+    loop = tmp_path / "pack"
+    os.symlink(loop, loop)
+    with pytest.raises(KBError, match="symbolic link that loops"):
+        load_kb([str(loop)])
