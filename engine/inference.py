@@ -18,7 +18,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from . import confidence as cf
 from .errors import InputError
@@ -159,8 +159,6 @@ class Session:
 
     def add_finding(self, finding: Finding) -> Fact | None:
         """Add a probe/reader finding. Facts outside the vocabulary are noted and ignored."""
-        if not isinstance(finding, Finding):
-            raise InputError(f"a finding is a traindx Finding(fact, value, source), got {type(finding).__name__}")
         if finding.fact not in self.kb.facts:
             self.notes.append(f"ignored unknown fact {finding.fact!r} from {finding.source}")
             return None
@@ -184,8 +182,6 @@ class Session:
         Facts already known are kept: an answer or a measurement beats a reading of prose.
 
         Longer than ``limits.max_text_chars``: an InputError (every rule's pattern runs over it)."""
-        if not isinstance(text, str):
-            raise InputError(f"the complaint is text, got {type(text).__name__}")
         limit = self.kb.parameters["limits.max_text_chars"]["value"]
         if limit and len(text) > limit:
             raise InputError(f"the complaint is {len(text)} characters, over the {limit}-character limit",
@@ -246,9 +242,6 @@ class Session:
 
     def add_answers(self, answers: dict, source: str = "user", marks=None, path: str | None = None) -> None:
         """An answers file: fact names or question ids -> values."""
-        if not isinstance(answers, Mapping):
-            raise InputError(f"answers are a mapping of fact names or question ids to values, "
-                             f"got {type(answers).__name__}", path)
         for key, value in answers.items():
             try:
                 if key == "complaint":
