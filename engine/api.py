@@ -15,6 +15,9 @@ Findings from probes and readers go in with ``s.add_findings([...])``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from .errors import InputError
 from .evidence import Finding
 from .inference import Session as _Session
 from .loader import KnowledgeBase, load_kb
@@ -24,8 +27,29 @@ from .report import build_report
 __all__ = ["load_kb", "Session", "Finding", "KnowledgeBase", "diagnose"]
 
 
+def _expect(ok: bool, what: str, got, path=None) -> None:
+    """An argument of the wrong type from a caller of the API: an InputError saying what was expected
+    (not an AttributeError from deep inside)."""
+    if not ok:
+        raise InputError(f"{what}, got {type(got).__name__}", path)
+
+
 class Session(_Session):
-    """A diagnosis session (see :class:`traindx.engine.inference.Session`) with report helpers."""
+    """A diagnosis session (see :class:`traindx.engine.inference.Session`) with report helpers and
+    the API's argument checks."""
+
+    def add_answers(self, answers, source: str = "user", marks=None, path: str | None = None) -> None:
+        _expect(isinstance(answers, Mapping), "answers are a mapping of fact names or question ids to values",
+                answers, path)
+        super().add_answers(answers, source, marks, path)
+
+    def add_finding(self, finding):
+        _expect(isinstance(finding, Finding), "a finding is a traindx Finding(fact, value, source)", finding)
+        return super().add_finding(finding)
+
+    def add_complaint(self, text) -> None:
+        _expect(isinstance(text, str), "the complaint is text", text)
+        super().add_complaint(text)
 
     def report(self) -> dict:
         """The report as a dict matching ``schemas/report.schema.json``."""

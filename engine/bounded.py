@@ -31,6 +31,8 @@ import errno
 import json
 import os
 import re
+import select
+import stat
 from contextlib import contextmanager
 from dataclasses import dataclass
 from collections.abc import Iterator, Mapping
@@ -56,6 +58,7 @@ class Limits:
     max_columns: int = 10_000
     max_text_chars: int = 20_000
     max_event_files: int = 10_000
+    pipe_wait_seconds: int = 10
 
     @classmethod
     def from_params(cls, params: Mapping) -> Limits:
@@ -114,10 +117,63 @@ def check_size(path, max_bytes: int, what: str = "file") -> int:
     return size
 
 
+def file_kind(path) -> str:
+    """What ``path`` leads to: ``"file"``, ``"dir"``, ``"pipe"`` (a named pipe, ``<(...)``),
+    ``"device"`` (``/dev/zero``, a terminal) or ``"other"`` (a socket); OSError if it cannot be
+    stat'ed."""
+    mode = os.stat(path).st_mode
+    for kind, test in (("file", stat.S_ISREG), ("dir", stat.S_ISDIR), ("pipe", stat.S_ISFIFO),
+                       ("device", stat.S_ISCHR), ("device", stat.S_ISBLK)):
+        if test(mode):
+            return kind
+    return "other"
+
+
+def read_pipe(path, max_bytes: int, what: str = "file", wait_s: float | None = None,
+              chunk: int = 1 << 20) -> Iterator[bytes]:
+    """The bytes a pipe gives, in blocks, until its writer closes it. A named pipe is opened without
+    waiting for a writer; at most ``wait_s`` seconds (``limits.pipe_wait_seconds``) pass without a
+    byte: before the first one that is an InputError (nobody writes to it), after it the read ends
+    there (a writer that keeps the pipe open, ``tail -f``). More than ``max_bytes`` is an InputError."""
+    wait_s = limits().pipe_wait_seconds if wait_s is None else wait_s
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise InputError(f"cannot read {what}: {exc.strerror}", str(path)) from None
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        total = 0
+        while True:
+            if not poller.poll(wait_s * 1000):
+                if total:
+                    return
+                raise InputError(f"{what} is a pipe nothing was written to in {wait_s:g} s", str(path),
+                                 hint="start the program that writes to it first, or pass a file")
+            try:
+                data = os.read(fd, chunk)
+            except BlockingIOError:
+                continue
+            if not data:
+                return
+            total += len(data)
+            if total > max_bytes:
+                raise InputError(f"{what} gives more than the {_mib(max_bytes)} limit", str(path))
+            yield data
+    finally:
+        os.close(fd)
+
+
 def read_bytes(path, max_bytes: int, what: str = "file") -> bytes:
-    """The bytes of a regular file no larger than ``max_bytes``; InputError otherwise."""
+    """The bytes of a regular file (or a pipe) no larger than ``max_bytes``; InputError otherwise."""
     if os.path.isdir(path):
         raise InputError(f"expected a {what}, got a directory", str(path))
+    kind = file_kind(path) if os.path.exists(path) else "file"
+    if kind == "pipe":
+        return b"".join(read_pipe(path, max_bytes, what))
+    if kind != "file":
+        raise InputError(f"a {kind}, not a {what}" if kind == "device"
+                         else f"not a regular file: cannot read it as a {what}", str(path))
     check_size(path, max_bytes, what)
     try:
         with open(path, "rb") as fh:

@@ -465,7 +465,11 @@ def load_kb(extra_dirs: Iterable[str] = (), *, entry_point_packs: bool = True, c
     dirs = [os.fspath(d) for d in extra_dirs]
     for d in dirs:
         if not os.path.isdir(d):
-            raise KBError("knowledge pack folder not found", str(d))
+            if os.path.exists(d):
+                raise KBError("a knowledge pack is a folder of YAML files, not a file", str(d),
+                              hint="pass the folder that holds it: --kb FOLDER")
+            from .bounded import missing
+            raise KBError(missing(d, "knowledge pack folder"), str(d))
     explicit = {_pack_name(d) for d in dirs}
     for d in (discover_packs() if entry_point_packs else []):
         if _pack_name(d) in explicit:   # --kb wins: the folder being edited shadows its installed copy

@@ -35,7 +35,12 @@ def coerce(fact: dict, value, *, from_text: bool = False, choices: dict | None =
     to_type = _COERCERS.get(ftype)
     if to_type is None:
         raise ValueProblem(f"unknown type {ftype!r} for {fact['id']}")
-    return to_type(fact, value, choices)
+    try:
+        return to_type(fact, value, choices)
+    except ValueProblem:
+        raise
+    except (OverflowError, ValueError):   # a number too large to convert or even to print
+        raise ValueProblem(f"{fact['id']}: the number given is too large to use") from None
 
 
 def _as_number(fact: dict, value, choices):

@@ -239,6 +239,28 @@ def test_timeout_kills_the_whole_process_tree(tmp_path):
     assert wait_dead(pids) == []
 
 
+def test_a_daemon_the_script_double_forked_is_stopped_with_the_run(tmp_path):
+    """The classic daemon: fork, setsid, fork again, the middle process exits at once -- the
+    grandchild was reparented to init before the parent ever saw it, and outlived traindx."""
+    pidfile = tmp_path / "pid"
+    script = write(tmp_path / "daemonize.py", """\
+        import os, sys, time
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                open(sys.argv[1], "w").write(str(os.getpid()))
+                time.sleep(1000)
+            os._exit(0)
+        os.wait()
+        while not os.path.exists(sys.argv[1]):
+            time.sleep(0.01)
+        print("step 1 loss 2.0")
+    """)
+    r = run_fake(script, [str(pidfile)], timeout=60)
+    assert r.stopped_reason == "finished"
+    assert wait_dead([int(pidfile.read_text())], seconds=5) == []
+
+
 # --------------------------------------------------------------------------------------------
 # crashes are evidence; bad input is an InputError
 

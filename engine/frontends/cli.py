@@ -107,6 +107,7 @@ def _diagnose(script, logs, codes, configs, setup, complaint, answers, non_inter
               timeout, kb_dirs, column_map, plot, resume, color, script_args):
     started = None
     kb = None
+    _check_targets({"--output": output, "--plot": plot, "--patch": OPTIONS.get("patch")})
     if script:
         # start the script now: its interpreter and torch imports overlap with loading the
         # knowledge base and reading the code; it is supervised (and may be stopped) later --
@@ -129,6 +130,31 @@ def _diagnose(script, logs, codes, configs, setup, complaint, answers, non_inter
     finally:
         if started is not None:
             started.abort()          # a no-op once it was supervised to its end
+
+
+def _check_targets(targets: dict) -> None:
+    """The files the report, plot and patch go to, checked before anything runs or is read: a
+    minutes-long --script run is not lost to an --output that names a folder."""
+    for opt, path in targets.items():
+        if not path:
+            continue
+        if os.path.isdir(path):
+            raise InputError(f"{opt} names a folder; give the file to write", path,
+                             hint=f"e.g. {opt} {os.path.join(path, _TARGET_EXAMPLES[opt])}")
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise InputError(f"{opt}: the folder {folder} does not exist", path)
+        if opt == "--plot" and os.path.splitext(path)[1]:
+            from matplotlib.backend_bases import FigureCanvasBase
+            kinds = FigureCanvasBase.get_supported_filetypes()
+            if os.path.splitext(path)[1][1:].lower() not in kinds:
+                raise InputError(f"--plot: matplotlib cannot write a {os.path.splitext(path)[1]!r} file "
+                                 f"(it writes {', '.join(sorted(kinds)[:8])}, ...)", path,
+                                 hint="e.g. --plot curves.png")
+
+
+#: a file name to suggest for each output option given a folder
+_TARGET_EXAMPLES = {"--output": "report.md", "--plot": "curves.png", "--patch": "fix.diff"}
 
 
 def _installed_packs() -> bool:
@@ -218,6 +244,9 @@ def _add_plot(report, analysis, plot):
             report["plot"] = plot
         except ImportError:
             raise InputError("--plot needs matplotlib", hint="pip install 'traindx[plot]'") from None
+        except (OSError, ValueError) as exc:   # the diagnosis stands without its picture
+            report["caveats"].append(f"--plot {plot}: the plot could not be written "
+                                     f"({getattr(exc, 'strerror', None) or exc}).")
     elif plot:
         report["caveats"].append("--plot was given but no --log was read, so there is no curve to draw.")
 
@@ -234,7 +263,12 @@ def _emit_report(report, session, st, fmt, output, interactive, resume):
         if os.path.exists(SESSION_FILE) and resume:
             os.remove(SESSION_FILE)
     elif output:
-        _write(output, text)
+        try:
+            _write(output, text)
+        except InputError as err:   # the report is not lost: it goes to stdout, the error to stderr
+            click.echo(text)
+            err.message += "; the report was printed to standard output instead"
+            raise
     else:
         click.echo(text)
 
@@ -256,8 +290,11 @@ def _add_patch(report, session, scripts, out_path):
             report["caveats"].append(f"--patch {out_path}: no patch was written — the code reader did not locate "
                                      "the fault in the script, or no patch template fits the diagnosis.")
         else:
-            _write(out_path, report["patch"]["diff"])
-            report["patch"]["written_to"] = out_path
+            try:
+                _write(out_path, report["patch"]["diff"], "the patch")
+                report["patch"]["written_to"] = out_path
+            except InputError as err:   # the report (which holds the diff) is still written
+                report["caveats"].append(f"--patch {out_path}: {err.message}; the diff is in this report.")
 
 
 class StopSignals:
@@ -360,12 +397,12 @@ def _md(report):
     return render_markdown(report)
 
 
-def _write(path, text):
+def _write(path, text, what="the report"):
     try:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(text if text.endswith("\n") else text + "\n")
     except OSError as exc:
-        raise InputError(f"cannot write the report: {exc.strerror}", path) from None
+        raise InputError(f"cannot write {what}: {exc.strerror}", path) from None
 
 
 class Gatherer:
@@ -569,13 +606,23 @@ class Interview:
             except OSError:   # the terminal went away under the prompt: as end of input
                 raise EOFError from None
 
-    def run(self):
-        s, st = self.s, self.st
-        if s.value("complaint") is None and s.symptom() is None:
+    def ask_complaint(self):
+        """The first question, asked again when the answer cannot be taken (a paste whose prose is
+        over ``limits.max_text_chars``): the interview goes on, nothing typed before is lost."""
+        while True:
             text = ""
             while not text.strip():
                 text = self.ask("What is going wrong with your training?")
-            self.gather.complaint(_drain_paste(text))
+            try:
+                self.gather.complaint(_drain_paste(text))
+                return
+            except InputError as err:
+                click.echo(self.st(f"{err.message}" + (f" ({err.hint})" if err.hint else ""), dim=True))
+
+    def run(self):
+        s, st = self.s, self.st
+        if s.value("complaint") is None and s.symptom() is None:
+            self.ask_complaint()
         self.respond_to_pressure()
         self.confirm_understanding()
         self.preamble()

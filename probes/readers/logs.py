@@ -777,10 +777,6 @@ def _sniff(path: str, lim: bounded.Limits, words: LogWords) -> str:
         n = sample.count(b"\n") + (1 if sample and not sample.endswith(b"\n") else 0)
         raise InputError("empty log file (0 lines: no header, no rows)" if not n else
                          f"empty log file: {n:,} blank line(s) (lines 1-{n:,}), no header, no rows", path)
-    if sample.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise InputError("UTF-16 text (a UTF-16 byte-order mark), not UTF-8: Windows PowerShell writes "
-                         "'>' and Tee-Object output as UTF-16", path, 1,
-                         hint="re-save the file as UTF-8, e.g. with Out-File -Encoding utf8")
     if b"\x00" in sample:
         raise InputError("binary data (a NUL byte), not a CSV, JSON-lines or TensorBoard log", path,
                          sample[: sample.index(b"\x00")].count(b"\n") + 1,
@@ -1387,7 +1383,8 @@ def _event_files(path: str) -> list[str]:
     for root, dirs, files in os.walk(path):
         dirs.sort()
         for fn in sorted(files):
-            if "tfevents" in fn:
+            # a dangling link or a named pipe is no event file (a pipe would block the loader)
+            if "tfevents" in fn and os.path.isfile(os.path.join(root, fn)):
                 found.append(os.path.join(root, fn))
     return found
 
@@ -1559,6 +1556,20 @@ def read_log(path: str | os.PathLike, column_map: dict | str | None = None, para
         raise InputError(bounded.missing(path, "log").replace("log not found", "no such file or folder"), path)
     if os.path.isfile(path):
         bounded.check_size(path, lim.max_log_bytes, "log")
+    from .rawtext import materialized, relocated
+    with materialized(path, lim) as (readable, note):
+        if readable == path:
+            return _read_log(path, cmap, lim, params, words)
+        try:   # UTF-16 text or a pipe, read from a UTF-8 copy: every message names the user's file
+            log = _read_log(readable, cmap, lim, params, words)
+        except InputError as err:
+            raise relocated(err, readable, path) from None
+    log.path = path
+    log.notes = [n.replace(readable, path) for n in log.notes] + ([note] if note else [])
+    return log
+
+
+def _read_log(path: str, cmap: dict, lim: bounded.Limits, params, words: LogWords) -> LogData:
     try:
         kind = _sniff(path, lim, words)
     except OSError as e:

@@ -28,6 +28,7 @@ import os
 import struct
 import zlib
 
+from traindx.engine import bounded
 from traindx.engine.errors import InputError
 
 from .logs import FLUSH_ROWS, LogData, Series, _RecordSink
@@ -36,6 +37,7 @@ from .words import log_words
 _WANDB_IDENT = b":W&B"
 _BLOCK = 32768
 _HEADER = 7
+_HISTORY = "wandb-history.jsonl"
 
 
 # ------------------------------------------------------------------------------ detection
@@ -67,7 +69,7 @@ def _wandb_file(path: str) -> str | None:
         return path
     if not os.path.isdir(path):
         return None
-    files = [f for f in sorted(os.listdir(path)) if f.endswith(".wandb")]
+    files = [f for f in sorted(os.listdir(path)) if f.endswith(".wandb") and os.path.isfile(os.path.join(path, f))]
     if files:
         return os.path.join(path, files[-1])
     runs = sorted(d for d in os.listdir(path) if d.startswith(("offline-run-", "run-"))
@@ -79,14 +81,36 @@ def _wandb_file(path: str) -> str | None:
     return None
 
 
+def _wandb_history(path: str) -> str | None:
+    """A W&B run's ``wandb-history.jsonl`` (one ``wandb.log`` call a line: what W&B before 0.10 kept,
+    and what a run folder copied without its ``.wandb`` file still holds) in ``path``, its
+    ``files/`` or, for a ``wandb/`` folder, its latest run folder."""
+    for where in (path, os.path.join(path, "files")):
+        f = os.path.join(where, _HISTORY)
+        if os.path.isfile(f):
+            return f
+    try:
+        runs = sorted(d for d in os.listdir(path) if d.startswith(("offline-run-", "run-"))
+                      and os.path.isdir(os.path.join(path, d)))
+    except OSError:
+        return None
+    for d in reversed(runs):
+        for where in (os.path.join(path, d), os.path.join(path, d, "files")):
+            f = os.path.join(where, _HISTORY)
+            if os.path.isfile(f):
+                return f
+    return None
+
+
 def is_run_store(path: str) -> bool:
-    """True for an MLflow run/experiment/mlruns folder or a W&B offline run (file or folder)."""
+    """True for an MLflow run/experiment/mlruns folder or a W&B run (a ``.wandb`` file, a folder
+    holding one, or one holding ``wandb-history.jsonl``)."""
     path = os.fspath(path)
     if os.path.isfile(path):
         return path.endswith(".wandb")
     if not os.path.isdir(path):
         return False
-    return bool(_wandb_file(path)) or bool(_mlflow_runs(path))
+    return bool(_wandb_file(path)) or bool(_wandb_history(path)) or bool(_mlflow_runs(path))
 
 
 def read_run_store(path, column_map=None, params=None) -> LogData:
@@ -95,16 +119,28 @@ def read_run_store(path, column_map=None, params=None) -> LogData:
     path = os.fspath(path)
     wb = _wandb_file(path)
     if wb:
-        log = read_wandb(wb, column_map, params)
-    else:
-        log = read_mlflow(path, column_map, params)
-    return log
+        return read_wandb(wb, column_map, params)
+    history = _wandb_history(path)
+    if history:
+        from .logs import read_log
+        log = read_log(history, column_map, params)
+        log.format = "wandb"
+        return log
+    return read_mlflow(path, column_map, params)
 
 
 # ------------------------------------------------------------------------------ MLflow
+def _numbered_lines(f, path: str, lim):
+    """``(line number, line)`` of a metric file, each line bounded (a line without end is one error,
+    not a file held in memory whole)."""
+    for first, lines in bounded.iter_line_blocks(f, path, lim):
+        yield from enumerate(lines, first)
+
+
 def read_mlflow(path: str, column_map=None, params=None) -> LogData:
     from .logs import parse_column_map
     cmap = parse_column_map(column_map)
+    lim = bounded.limits(params)
     runs = _mlflow_runs(path)
     if not runs:
         raise InputError("no MLflow run here (a run folder holds metrics/)", path)
@@ -117,7 +153,11 @@ def read_mlflow(path: str, column_map=None, params=None) -> LogData:
     keys = []
     for root, _dirs, files in os.walk(mdir):
         for fn in files:
-            keys.append(os.path.relpath(os.path.join(root, fn), mdir).replace(os.sep, "/"))
+            key = os.path.relpath(os.path.join(root, fn), mdir).replace(os.sep, "/")
+            if os.path.isfile(os.path.join(root, fn)):
+                keys.append(key)
+            else:   # a dangling or looping symlink, a named pipe: said, not read (a pipe would block)
+                log.notes.append(f"skipped MLflow metric {key!r}: not a regular file")
     mapped = {c: r for r, c in cmap.items()}
     words = log_words(params)
     best: dict = {}
@@ -142,7 +182,7 @@ def read_mlflow(path: str, column_map=None, params=None) -> LogData:
         log.columns[role] = key
         xs, ys = [], []
         with open(fpath, encoding="utf-8", errors="replace") as f:
-            for i, line in enumerate(f, 1):
+            for i, line in _numbered_lines(f, fpath, lim):
                 parts = line.split()
                 if not parts:
                     continue

@@ -1192,6 +1192,7 @@ def main(argv=None) -> int:
     _S.params = json.loads(opts.params) if opts.params else None
     _S.experiments = bool(opts.experiments)
     signal.signal(signal.SIGTERM, _on_sigterm)
+    _adopt_orphans()
     _send({"type": "start", "pid": os.getpid()})
 
     code, reason = 0, "finished"
@@ -1305,6 +1306,24 @@ def _finish(code: int, reason: str) -> None:
             stream.flush()
         except Exception:
             pass
+
+
+#: prctl(2) option: orphaned descendants are reparented to this process, not to init
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _adopt_orphans() -> None:
+    """Make the script's process the reaper of its orphaned descendants (Linux): a daemon started
+    by double-forking (``os.system("tensorboard ... &")``, a setsid + fork) then stays below it,
+    where :func:`_descendants` and the parent's looks find it and stop it with the run; without
+    this it went to init and outlived traindx. Nothing else about the script changes."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):   # noqa: BLE001 - best effort: the process-group stop still applies
+        pass
 
 
 def _descendants() -> list[list[int]]:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable, Iterable, Sequence
 
+from traindx.engine import bounded
 from traindx.engine.errors import InputError
 from traindx.engine.evidence import Finding
 
@@ -178,6 +179,10 @@ def check_script(path: str | os.PathLike) -> Path:
                          hint="pass the training script, e.g. --script train.py")
     if p.is_dir():
         raise InputError("is a directory, not a Python script", path=str(path))
+    kind = bounded.file_kind(p)
+    if kind != "file":   # a named pipe would be read here and again by the interpreter (or block)
+        raise InputError(f"is a {'named pipe' if kind == 'pipe' else kind}, not a Python script file",
+                         path=str(path), hint="pass the script itself, e.g. --script train.py")
     try:
         source = p.read_bytes()
     except OSError as e:
