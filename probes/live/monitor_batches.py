@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import time
+import weakref
 from array import array
 from collections import Counter
 
@@ -56,6 +57,8 @@ class BatchFeed:
         self._gaps = array("d")
         self._gap_intervals = array("d")
         self._other_handles: list = []
+        self._other_modules: list = []            # weakrefs to the other top-level modules run
+        self._optimizers = ()                     # every optimizer the script made (a WeakSet)
         self._eval_sets: dict[tuple, int] = {}   # (dataset type, length) -> index in the order seen
         self._eval_set = None                     # index of the set the current evaluation reads
 
@@ -141,6 +144,17 @@ class BatchFeed:
         for mod in modules or ():
             if hasattr(mod, "register_forward_pre_hook") and mod is not self.model:
                 self._other_handles.append(mod.register_forward_pre_hook(CopyInert(self._other_forward)))
+                self._other_modules.append(weakref.ref(mod))
+
+    def note_optimizers(self, optimizers) -> None:
+        """Every optimizer the script makes (a live WeakSet the runner keeps adding to): parameters
+        none of them holds are trained by nothing (``probe:optimizer_coverage``)."""
+        self._optimizers = optimizers if optimizers is not None else ()
+
+    def unbound_modules(self) -> tuple[list, list]:
+        """(other top-level modules still alive, optimizers still alive), see :meth:`watch_forwards`."""
+        mods = [r() for r in self._other_modules]
+        return [m for m in mods if m is not None], [o for o in list(self._optimizers) if o is not None]
 
     def _other_forward(self, module, args):
         if not self._busy:

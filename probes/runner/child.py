@@ -157,6 +157,7 @@ class _State:
         self.phase = 1              # training phases seen (pretraining, then fine-tuning, ...)
         self.phase_start = 0        # optimizer steps before the current phase
         self.optimizers_made = 0    # torch.optim optimizers constructed by the script
+        self.optimizers = weakref.WeakSet()  # ... and the optimizers themselves (weakly)
         self.manual_losses = 0      # losses differentiated in a loop with no torch.optim optimizer
 
 
@@ -545,9 +546,14 @@ def _patch_optimizer_init(optim_mod) -> None:
 
     @functools.wraps(orig_init)
     def __init__(self, *args, **kwargs):
+        out = orig_init(self, *args, **kwargs)
         if _mine():
             _S.optimizers_made += 1
-        return orig_init(self, *args, **kwargs)
+            try:
+                _S.optimizers.add(self)
+            except TypeError:      # an optimizer class that cannot be weakly referenced
+                pass
+        return out
 
     _patch(optim_mod.Optimizer, "__init__", __init__)
 
@@ -1032,6 +1038,8 @@ def _bind() -> None:
     others = [m for m in roots if m is not model]
     if others and hasattr(_S.monitor, "watch_forwards"):
         _call_monitor("watch_forwards", others)
+        if hasattr(_S.monitor, "note_optimizers"):
+            _call_monitor("note_optimizers", _S.optimizers)
 
 
 def _module_holding(param_ids):
