@@ -63,3 +63,63 @@ def test_a_head_outside_the_optimizer_is_named_by_the_live_probe(tmp_path, how):
         assert "beside the model" in f.detail
     else:
         assert f.value == []
+
+
+# A loss below zero is a fault only when the loss cannot go there. A confidence penalty (cross-entropy minus
+# a multiple of the predictions' entropy) goes below zero by design while its cross-entropy stays >= 0; an
+# NLLLoss fed raw logits goes below zero inside the stock criterion itself.
+OWN_TERMS = """\
+    import os, sys
+    os.environ["OMP_NUM_THREADS"] = "1"
+    import torch, torch.nn as nn
+    torch.manual_seed(0)
+    x = torch.randn(512, 8); y = (x[:, 0] > 0).long()
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    for step in range(30):
+        i = (step * 32) % 512
+        out = model(x[i:i + 32])
+        if sys.argv[1] == "bonus":
+            ent = -(out.softmax(1) * out.log_softmax(1)).sum(1).mean()
+            loss = nn.functional.cross_entropy(out, y[i:i + 32]) - 1.5 * ent
+        else:
+            loss = nn.functional.nll_loss(out, y[i:i + 32]) + 1e-4 * sum((p ** 2).sum() for p in model.parameters())
+        opt.zero_grad(); loss.backward(); opt.step()
+    print("done", flush=True)
+"""
+
+
+@pytest.mark.parametrize("how,own", [("bonus", True), ("raw", False)])
+def test_a_loss_below_zero_is_told_apart_from_its_stock_criterion(tmp_path, how, own):
+    p = tmp_path / "own_terms.py"
+    p.write_text(textwrap.dedent(OWN_TERMS))
+    r = run_script(p, [how])
+    assert r.exit_code == 0, r.stderr_tail
+    assert r.finding("loss_negative").value is True
+    assert r.finding("loss_negative_own_terms").value is own
+
+
+def _session(facts: dict):
+    from traindx.engine.api import Finding, Session, load_kb
+
+    s = Session(load_kb())
+    s.add_findings(Finding(fact=k, value=v, source=src) for k, (v, src) in facts.items())
+    return s
+
+
+# a healthy classifier whose confidence penalty takes the loss below zero (values written for this test)
+PENALISED = {
+    "loss_trend": ("decreasing", "probe:loss_vs_chance"),
+    "loss_negative": (True, "probe:loss_vs_chance"),
+    "loss_function": ("cross_entropy", "probe:output_squash"),
+    "train_accuracy": (0.84, "probe:loss_vs_chance"),
+    "val_accuracy": (0.82, "probe:loss_vs_chance"),
+    "num_classes": (5, "probe:loss_vs_chance"),
+}
+
+
+def test_a_loss_below_zero_through_its_own_terms_names_no_cause():
+    before = _session(PENALISED)
+    assert before.leading(1)[0][0] == "wrong_loss_function"      # a stock CE below zero: fed the wrong thing
+    after = _session({**PENALISED, "loss_negative_own_terms": (True, "probe:loss_weights")})
+    assert all(c["id"] != "wrong_loss_function" or c["confidence"] < 0.2 for c in after.report()["root_causes"])

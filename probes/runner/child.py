@@ -159,6 +159,7 @@ class _State:
         self.optimizers_made = 0    # torch.optim optimizers constructed by the script
         self.optimizers = weakref.WeakSet()  # ... and the optimizers themselves (weakly)
         self.manual_losses = 0      # losses differentiated in a loop with no torch.optim optimizer
+        self.composite_losses = 0   # training losses made of stock criteria and other terms
 
 
 _S = _State()
@@ -865,6 +866,7 @@ def _on_backward(t) -> None:
     _S.pending = [p for p in pending if p not in parts]
     _flush_pending()
     if parts:      # a composite loss (criterion + penalty, several criteria): report the total
+        _note_loss_parts(base, parts)
         first = parts[0]
         _call_monitor("on_loss", base, phase="train", outputs=first.outputs,
                       targets=first.targets, loss_name=first.name)
@@ -875,6 +877,25 @@ def _on_backward(t) -> None:
 
 #: autograd nodes visited looking for the criteria a composite loss is made of
 PARTS_MAX_NODES = 256
+#: composite losses whose total and criteria go to the monitor: the first PARTS_FIRST, then every
+#: PARTS_EVERY-th (a bound on work: a few detached scalars per sample, no device sync)
+PARTS_FIRST, PARTS_EVERY = 10, 50
+
+
+def _note_loss_parts(base, parts) -> None:
+    """A composite loss: its total and its lowest stock criterion, sampled, for probe:loss_weights
+    (a total below zero while every criterion stays at or above zero is the script's own terms)."""
+    _S.composite_losses += 1
+    n = _S.composite_losses
+    if n > PARTS_FIRST and n % PARTS_EVERY:
+        return
+    try:
+        import torch
+
+        lowest = torch.stack([p.value.detach().float().reshape(()) for p in parts]).min()
+        _call_monitor("note_loss_parts", base.detach().float().reshape(()), lowest)
+    except Exception as e:
+        _probe_error("loss parts", e)
 
 
 def _parts_of(loss, pending) -> list:
