@@ -67,7 +67,6 @@ class LossFeed:
         self._spikes = 0
         self._spike_ref = None
         self._loss_weights: list[tuple[int, tuple]] = []   # (step, the loss's constant term weights)
-        self._loss_parts: list[tuple] = []   # (step, total, lowest stock criterion): composite losses, sampled
         self._loss_out_shape = None          # the output shape of the latest training loss (None: none)
 
     def on_loss(self, loss, *, phase=None, outputs=None, targets=None, loss_name=None, loss_fn=None):
@@ -227,14 +226,6 @@ class LossFeed:
             return targets
         tape = self._tape.finish(loss, targets)
         return targets if tape is None else tape
-
-    def note_loss_parts(self, total, lowest_part):
-        """A composite loss's total and lowest stock criterion (detached 0-dim tensors, read only
-        when findings are gathered), sampled by the runner; thinned to loss_weights.max_samples."""
-        if not self._busy:
-            self._loss_parts.append((self.steps, total, lowest_part))
-        if len(self._loss_parts) > self.params["loss_weights.max_samples"]:
-            self._loss_parts = self._loss_parts[::2]
 
     def _sample_loss_weights(self, loss):
         """The constant weights of the loss's terms at this step (``rec + beta * kl``: beta), read
