@@ -123,3 +123,54 @@ def test_a_loss_below_zero_through_its_own_terms_names_no_cause():
     assert before.leading(1)[0][0] == "wrong_loss_function"      # a stock CE below zero: fed the wrong thing
     after = _session({**PENALISED, "loss_negative_own_terms": (True, "probe:loss_weights")})
     assert all(c["id"] != "wrong_loss_function" or c["confidence"] < 0.2 for c in after.report()["root_causes"])
+
+
+# Overlapping windows of one noisy series split at random: each validation window is its neighbours'
+# values shifted by a step or two, which a distance between whole rows misses on a noisy series.
+def _windows(stride):
+    g = torch.Generator().manual_seed(1)
+    series = torch.randn(4000, 3, generator=g).cumsum(0) * 0.05 + torch.randn(4000, 3, generator=g)
+    x = torch.stack([series[i:i + 48] for i in range(0, 4000 - 48, stride)])
+    return torch.utils.data.TensorDataset(x, torch.zeros(len(x)))
+
+
+def test_overlapping_windows_split_at_random_are_copies_of_training_windows():
+    from traindx.probes.live import data as D
+
+    ds = _windows(2)
+    train, val = torch.utils.data.random_split(ds, [len(ds) - 300, 300], generator=torch.Generator().manual_seed(0))
+    r = D.near_duplicate_fraction(train, val)
+    assert r["fraction"] > 0.9 and r["shifted"] > 0.9 * r["val_checked"]
+    # the same windows split by time (validation after a gap) share no stretch
+    apart = D.near_duplicate_fraction(torch.utils.data.Subset(ds, range(0, 1200)),
+                                      torch.utils.data.Subset(ds, range(1300, 1600)))
+    assert apart["fraction"] < 0.05 and apart["shifted"] == 0
+
+
+def test_binary_rows_do_not_read_as_windows():
+    from traindx.probes.live import data as D
+
+    g = torch.Generator().manual_seed(0)
+    x = (torch.rand(3000, 80, generator=g) > 0.9).float()
+    ds = torch.utils.data.TensorDataset(x, torch.zeros(3000))
+    train, val = torch.utils.data.random_split(ds, [2500, 500], generator=torch.Generator().manual_seed(0))
+    assert D.near_duplicate_fraction(train, val)["shifted"] == 0
+
+
+def test_a_gap_measured_on_copied_validation_rows_names_the_split_first():
+    facts = {"val_train_overlap": (0.95, "probe:leakage"), "train_accuracy": (1.0, "probe:train_val_gap"),
+             "val_accuracy": (0.8, "probe:train_val_gap"), "train_loss": (0.002, "probe:train_val_gap"),
+             "val_loss": (0.67, "probe:train_val_gap"), "loss_trend": ("decreasing", "probe:loss_vs_chance"),
+             "val_loss_trend": ("flat", "probe:train_val_gap"), "best_val_fraction": (0.24, "probe:train_val_gap"),
+             "dropout_p": (0.0, "probe:regularization"), "weight_decay": (0.0, "probe:regularization"),
+             "num_classes": (60, "probe:loss_vs_chance"), "regularization": ([], "probe:regularization"),
+             "model_has_dropout_or_bn": (False, "probe:regularization"),
+             "val_accuracy_best": (0.81, "probe:train_val_gap"),
+             "model_mode_in_validation": ("eval", "probe:mode"), "model_mode_in_training": ("train", "probe:mode"),
+             "current_loss": (0.002, "probe:loss_vs_chance"), "initial_loss": (3.9, "probe:loss_vs_chance"),
+             "loss_decrease_fraction": (0.999, "probe:loss_vs_chance"), "scheduler": ("none", "code:train.py:30"),
+             "lr_final_ratio": (1.0, "probe:lr_trace"), "optimizer": ("adam", "probe:optimizer_coverage"),
+             "learning_rate": (1e-3, "probe:optimizer_coverage"), "shuffle": (True, "probe:labels")}
+    assert _session(facts).leading(1)[0][0] == "data_leakage"
+    clean = _session({**facts, "val_train_overlap": (0.0, "probe:leakage")})
+    assert clean.leading(1)[0][0] == "insufficient_regularization"

@@ -18,7 +18,9 @@ class Leakage(Probe):
                   "leakage.near_copy_neighbours", "leakage.near_copy_gap", "leakage.near_copy_train_per_neighbour",
                   "leakage.max_val_hashed", "leakage.max_train_hashed", "leakage.near_copy_max_val",
                   "leakage.near_copy_max_train", "data_sampling.safety_cap_s", "leakage.row_hash_elements",
-                  "leakage.row_hash_min_width", "leakage.train_eval_share", "leakage.pending_train_bytes")
+                  "leakage.row_hash_min_width", "leakage.train_eval_share", "leakage.pending_train_bytes",
+                  "leakage.window_chunk", "leakage.window_min_chunk", "leakage.window_max_elements",
+                  "leakage.window_distinct")
 
     def findings(self, m, emit, params):
         if "train" not in m._loaders or "val" not in m._loaders:
@@ -33,10 +35,12 @@ class Leakage(Probe):
         ov = m._overlap.get("overlap") if m._overlap else None
         near = m._overlap.get("near") if m._overlap else None
         if near:
+            shifted = (f"; {near['shifted']} share a stretch of consecutive values with a training example at "
+                       "another position: overlapping windows split at random") if near.get("shifted") else ""
             emit("val_train_overlap", near["fraction"],
                  f"{near['fraction'] * 100:.0f}% of {near['val_checked']} validation examples are near-copies of "
                  f"training examples (a few training examples far closer than any other; exact copies: "
-                 f"{(ov or 0) * 100:.0f}%) — copies made before the split")
+                 f"{(ov or 0) * 100:.0f}%{shifted}) — copies made before the split")
         else:
             emit("val_train_overlap", ov,
                  f"{ov * 100:.1f}% of {m._overlap['val_checked']} validation examples also appear in the training set"
