@@ -174,3 +174,28 @@ def test_a_gap_measured_on_copied_validation_rows_names_the_split_first():
     assert _session(facts).leading(1)[0][0] == "data_leakage"
     clean = _session({**facts, "val_train_overlap": (0.0, "probe:leakage")})
     assert clean.leading(1)[0][0] == "insufficient_regularization"
+
+
+def test_raw_tensor_windows_split_at_random_are_found_where_the_model_is_fed():
+    """A script that slices its windows into tensors itself (no DataLoader): the rows the model is fed
+    in training and in evaluation forwards are compared for shifted stretches, not only hashed whole."""
+    from traindx.engine.parameters import resolve
+    from traindx.probes.live import data as D
+    from traindx.probes.live.row_hashes import RowHashes
+
+    params = resolve(None)
+    x = _windows(2).tensors[0]
+    perm = torch.randperm(len(x), generator=torch.Generator().manual_seed(0))
+
+    def fed(train_idx, val_idx):
+        rows = RowHashes(params)
+        rows.add(x[val_idx[:64]], train=False)                 # an evaluation forward first: hashing starts
+        for i in range(0, len(train_idx), 64):
+            rows.add(x[train_idx[i:i + 64]], train=True)
+        rows.add(x[val_idx[64:256]], train=False)
+        return rows.window_overlap(D.window_copies, params, params["leakage.train_eval_share"])
+
+    shuffled = fed(perm[300:], perm[:300])
+    assert shuffled[0] > 0.9
+    by_time = fed(torch.arange(0, 1200), torch.arange(1300, 1600))
+    assert by_time[0] < 0.05

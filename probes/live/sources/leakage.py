@@ -59,6 +59,14 @@ class Leakage(Probe):
             return
         ov, n_val, n_train, aside = r
         note = f"; {aside} evaluation batches of training rows set aside" if aside else ""
+        win = rows.window_overlap(D.window_copies, params, params["leakage.train_eval_share"]) \
+            if hasattr(rows, "window_overlap") else None
+        if win is not None and win[0] >= params["leakage.near_copy_fraction"] and win[0] > ov:
+            emit("val_train_overlap", win[0],
+                 f"{win[0] * 100:.0f}% of {win[1]} evaluation rows the model was fed share a stretch of consecutive "
+                 f"values with a training row at another position (exact copies: {ov * 100:.1f}%{note}): overlapping "
+                 "windows split at random")
+            return
         emit("val_train_overlap", ov,
              f"{ov * 100:.1f}% of {n_val} evaluation rows the model was fed are byte-identical to rows of its "
              f"training forwards ({n_train} distinct training rows hashed{note})")
