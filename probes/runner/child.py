@@ -887,7 +887,7 @@ def _note_loss_parts(base, parts) -> None:
     (a total below zero while every criterion stays at or above zero is the script's own terms)."""
     _S.composite_losses += 1
     n = _S.composite_losses
-    if n > PARTS_FIRST and n % PARTS_EVERY:
+    if (n > PARTS_FIRST and n % PARTS_EVERY) or not hasattr(_S.monitor, "note_loss_parts"):
         return
     try:
         import torch
