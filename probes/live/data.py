@@ -532,6 +532,11 @@ def labels_related(result: dict | None, params=None) -> bool | None:
     return None
 
 
+#: candidate training stretches compared value by value per validation stretch (a bound on work: a true
+#: copy is among the first, a projection collision of unrelated values is rare)
+WINDOW_CANDIDATES = 8
+
+
 def near_duplicate_fraction(train, val, *, max_val: int | None = None, max_train: int | None = None,
                             max_features: int = 65536, seed: int = 0, params=None) -> dict | None:
     """Fraction of (a sample of) validation examples that are near-copies of training examples
@@ -577,17 +582,64 @@ def near_duplicate_fraction(train, val, *, max_val: int | None = None, max_train
     if not T or T[0].shape[1] != V[0].shape[1] or len(T[0]) < least:
         return None
     T, V = T[0], V[0]
+    raw_t, raw_v = T, V
     mu, sd = T.mean(0), T.std(0)
     keep = sd > 1e-12 * (1 + mu.abs())
     if int(keep.sum()) < 2:
         return None
     T = ((T - mu) / sd)[:, keep].float()
     V = ((V - mu) / sd)[:, keep].float()
+    shifted = window_copies(raw_t, raw_v, P)
+    T = ((T - mu) / sd)[:, keep].float()
+    V = ((V - mu) / sd)[:, keep].float()
     near = torch.cdist(V, T).topk(k, dim=1, largest=False).values       # ascending
     head = near[:, : k // 2 + 1]
     gap = head[:, 1:] >= jump * head[:, :-1]
     copy = gap.any(1) | (near[:, 0] <= 1e-9 * (1 + near[:, -1]))
-    return {"fraction": float(copy.double().mean()), "val_checked": len(V), "train_read": len(T)}
+    if shifted is not None:
+        copy = copy | shifted
+    return {"fraction": float(copy.double().mean()), "val_checked": len(V), "train_read": len(T),
+            "shifted": int(shifted.sum()) if shifted is not None else 0}
+
+
+def window_copies(T, V, P):
+    """Which validation rows share a stretch of consecutive values with a training row at another
+    position: windows cut from one series with a stride shorter than the window and then split at
+    random (each validation window is its neighbours' values shifted by a few steps, which a
+    distance between whole rows misses when the series is noisy). A validation row counts when its
+    first or its last ``c`` values (``c`` = half the row, at most ``leakage.window_chunk``) appear,
+    in order and exactly, anywhere inside a training row. A stretch must hold at least
+    ``leakage.window_distinct`` distinct values per value of it (continuous data: binary or one-hot
+    rows repeat by chance). Candidates are found by a seeded random projection of every stretch
+    and then compared value by value. A boolean tensor over the rows of ``V``, or None when the rows
+    are too short (under two stretches of ``leakage.window_min_chunk``) or longer than
+    ``leakage.window_max_elements`` (a bound on work)."""
+    import torch
+
+    n, L = T.shape
+    c = min(L // 2, int(P["leakage.window_chunk"]))
+    if c < P["leakage.window_min_chunk"] or L > P["leakage.window_max_elements"] or not n or not len(V):
+        return None
+    g = torch.Generator().manual_seed(0)
+    w = torch.rand(c, generator=g, dtype=torch.float64) + 0.5
+    th = torch.nn.functional.conv1d(T.unsqueeze(1), w.view(1, 1, c)).squeeze(1)      # (n, L - c + 1)
+    flat, order = th.reshape(-1).sort()
+    out = torch.zeros(len(V), dtype=torch.bool)
+    for start in (0, L - c):
+        chunks = V[:, start:start + c]
+        distinct = torch.tensor([len(torch.unique(r)) for r in chunks])
+        ok = distinct >= P["leakage.window_distinct"] * c
+        h = chunks @ w
+        tol = 1e-9 * (chunks.abs() @ w + 1e-300)
+        lo = torch.searchsorted(flat, h - tol)
+        hi = torch.searchsorted(flat, h + tol, right=True)
+        for i in torch.nonzero(ok & (hi > lo)).flatten().tolist():
+            for j in order[int(lo[i]):int(hi[i])][:WINDOW_CANDIDATES].tolist():
+                row, off = divmod(j, th.shape[1])
+                if torch.equal(T[row, off:off + c], chunks[i]):
+                    out[i] = True
+                    break
+    return out
 
 
 def train_label_disagreement(train, val, *, max_val: int | None = None, max_train: int | None = None,

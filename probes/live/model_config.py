@@ -123,6 +123,23 @@ def params_not_in_optimizer(model, optimizer) -> list[str]:
     return out + [n for n, p in hidden_params(model) if id(p) not in held]
 
 
+def unheld_with_grad(modules, optimizers) -> list[tuple[str, int]]:
+    """Parameters of other top-level modules the training step runs (besides the bound model) that
+    the loss's backward reached (their ``.grad`` is set) while no optimizer the script made holds
+    them: a head or an embedding built beside the model and never handed to an optimizer. A frozen
+    encoder run under ``no_grad`` or with ``requires_grad=False`` has no gradient; a GAN's other
+    half is held by its own optimizer. ``(name, elements)`` pairs, names as ``Class.param``."""
+    held = {id(p) for o in optimizers or () if o is not None for g in o.param_groups for p in g["params"]}
+    out = []
+    for mod in modules or ():
+        if mod is None:
+            continue
+        for n, p in mod.named_parameters():
+            if p.requires_grad and p.grad is not None and id(p) not in held:
+                out.append((f"{type(mod).__name__}.{n}", p.numel()))
+    return out
+
+
 def share_not_in_optimizer(model, optimizer) -> float | None:
     """The fraction of the model's trainable weights (elements, hidden ones included) that are in
     no optimizer param group: 1.0 when nothing the model holds is trained. None without both."""

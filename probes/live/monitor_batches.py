@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import time
+import weakref
 from array import array
 from collections import Counter
 
@@ -56,6 +57,9 @@ class BatchFeed:
         self._gaps = array("d")
         self._gap_intervals = array("d")
         self._other_handles: list = []
+        self._other_modules: list = []            # weakrefs to the other top-level modules run
+        self._optimizers = ()                     # every optimizer the script made (a WeakSet)
+        self._loss_parts: list[tuple] = []   # (step, total, lowest stock criterion): composite losses, sampled
         self._eval_sets: dict[tuple, int] = {}   # (dataset type, length) -> index in the order seen
         self._eval_set = None                     # index of the set the current evaluation reads
 
@@ -141,6 +145,25 @@ class BatchFeed:
         for mod in modules or ():
             if hasattr(mod, "register_forward_pre_hook") and mod is not self.model:
                 self._other_handles.append(mod.register_forward_pre_hook(CopyInert(self._other_forward)))
+                self._other_modules.append(weakref.ref(mod))
+
+    def note_optimizers(self, optimizers) -> None:
+        """Every optimizer the script makes (a live WeakSet the runner keeps adding to): parameters
+        none of them holds are trained by nothing (``probe:optimizer_coverage``)."""
+        self._optimizers = optimizers if optimizers is not None else ()
+
+    def note_loss_parts(self, total, lowest_part):
+        """A composite loss's total and lowest stock criterion (detached 0-dim tensors, read only
+        when findings are gathered), sampled by the runner; thinned to loss_weights.max_samples."""
+        if not self._busy:
+            self._loss_parts.append((self.steps, total, lowest_part))
+        if len(self._loss_parts) > self.params["loss_weights.max_samples"]:
+            self._loss_parts = self._loss_parts[::2]
+
+    def unbound_modules(self) -> tuple[list, list]:
+        """(other top-level modules still alive, optimizers still alive), see :meth:`watch_forwards`."""
+        mods = [r() for r in self._other_modules]
+        return [m for m in mods if m is not None], [o for o in list(self._optimizers) if o is not None]
 
     def _other_forward(self, module, args):
         if not self._busy:

@@ -33,6 +33,15 @@ class RowHashes:
         self.max_val = int(params["leakage.max_val_hashed"])
         self.elements = int(params["leakage.row_hash_elements"])
         self.min_width = int(params["leakage.row_hash_min_width"])
+        # rows kept whole (detached, as they came) for the overlapping-window check: windows of one
+        # series split at random share stretches of values at shifted positions, which a row's hash
+        # cannot see; bounded by leakage.window_max_elements per row and near_copy_max_* rows
+        self.window_width = int(params["leakage.window_max_elements"])
+        self.keep_train = int(params["leakage.near_copy_max_train"])
+        self.keep_val = int(params["leakage.near_copy_max_val"])
+        self.kept_train: list = []
+        self.kept_val: list = []   # (index of the batch in self.val, rows)
+        self.n_kept_train = self.n_kept_val = 0
         self.max_pending_bytes = int(params["leakage.pending_train_bytes"])
         self.train: list = []      # hash tensors (one per batch), maybe on a device
         self.val: list = []
@@ -136,6 +145,7 @@ class RowHashes:
         elif width != self.width:
             return            # another input (a second model input, a different resolution): not comparable
         rows = rows[:room]
+        self._keep_whole(rows, train)
         step = max(1, -(-width // self.elements))
         rows = rows[:, ::step]
         kind = _INT_VIEW.get(rows.element_size())
@@ -155,6 +165,47 @@ class RowHashes:
             self.val.append(h)
             self.n_val += int(h.shape[0])
         self.open = self.n_train < self.max_train or self.n_val < self.max_val
+
+    def _keep_whole(self, rows, train: bool) -> None:
+        """Keep float rows of at most ``window_width`` values whole, up to the caps (a detached copy on
+        the rows' device, read when findings are gathered: a buffer the script refills stays as fed)."""
+        if not rows.is_floating_point() or rows.shape[1] > self.window_width:
+            return
+        if train and self.n_kept_train < self.keep_train:
+            part = rows[:self.keep_train - self.n_kept_train].clone()
+            self.kept_train.append(part)
+            self.n_kept_train += int(part.shape[0])
+        elif not train and self.n_kept_val < self.keep_val:
+            part = rows[:self.keep_val - self.n_kept_val].clone()
+            self.kept_val.append((len(self.val), part))
+            self.n_kept_val += int(part.shape[0])
+
+    def window_overlap(self, window_copies, params, train_eval: float):
+        """(fraction of the kept evaluation rows that share a stretch of values with a kept training row
+        at a shifted position, rows checked), from ``window_copies`` (:func:`~traindx.probes.live.data.
+        window_copies`); evaluation batches of training rows (see :meth:`overlap`) left out. None
+        when nothing comparable was kept."""
+        import torch
+
+        if not self.kept_train or not self.kept_val:
+            return None
+        tr = set()
+        for h in self.train:
+            tr.update(h.tolist())
+        vals = []
+        for i, rows in self.kept_val:
+            vs = self.val[i].tolist() if i < len(self.val) else []
+            if vs and sum(1 for v in vs if v in tr) >= train_eval * len(vs):
+                continue       # an evaluation of the training rows, not a split
+            vals.append(rows)
+        if not vals:
+            return None
+        T = torch.cat([t.detach().to("cpu", torch.float64) for t in self.kept_train])
+        V = torch.cat([v.detach().to("cpu", torch.float64) for v in vals])
+        hit = window_copies(T, V, params)
+        if hit is None:
+            return None
+        return float(hit.double().mean()), len(V)
 
     def overlap(self, min_val: int, min_train: int, train_eval: float):
         """(fraction of the evaluation rows hashed that are also training rows, evaluation rows

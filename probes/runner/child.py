@@ -157,7 +157,9 @@ class _State:
         self.phase = 1              # training phases seen (pretraining, then fine-tuning, ...)
         self.phase_start = 0        # optimizer steps before the current phase
         self.optimizers_made = 0    # torch.optim optimizers constructed by the script
+        self.optimizers = weakref.WeakSet()  # ... and the optimizers themselves (weakly)
         self.manual_losses = 0      # losses differentiated in a loop with no torch.optim optimizer
+        self.composite_losses = 0   # training losses made of stock criteria and other terms
 
 
 _S = _State()
@@ -545,9 +547,14 @@ def _patch_optimizer_init(optim_mod) -> None:
 
     @functools.wraps(orig_init)
     def __init__(self, *args, **kwargs):
+        out = orig_init(self, *args, **kwargs)
         if _mine():
             _S.optimizers_made += 1
-        return orig_init(self, *args, **kwargs)
+            try:
+                _S.optimizers.add(self)
+            except TypeError:      # an optimizer class that cannot be weakly referenced
+                pass
+        return out
 
     _patch(optim_mod.Optimizer, "__init__", __init__)
 
@@ -859,6 +866,7 @@ def _on_backward(t) -> None:
     _S.pending = [p for p in pending if p not in parts]
     _flush_pending()
     if parts:      # a composite loss (criterion + penalty, several criteria): report the total
+        _note_loss_parts(base, parts)
         first = parts[0]
         _call_monitor("on_loss", base, phase="train", outputs=first.outputs,
                       targets=first.targets, loss_name=first.name)
@@ -869,6 +877,25 @@ def _on_backward(t) -> None:
 
 #: autograd nodes visited looking for the criteria a composite loss is made of
 PARTS_MAX_NODES = 256
+#: composite losses whose total and criteria go to the monitor: the first PARTS_FIRST, then every
+#: PARTS_EVERY-th (a bound on work: a few detached scalars per sample, no device sync)
+PARTS_FIRST, PARTS_EVERY = 10, 50
+
+
+def _note_loss_parts(base, parts) -> None:
+    """A composite loss: its total and its lowest stock criterion, sampled, for probe:loss_weights
+    (a total below zero while every criterion stays at or above zero is the script's own terms)."""
+    _S.composite_losses += 1
+    n = _S.composite_losses
+    if (n > PARTS_FIRST and n % PARTS_EVERY) or not hasattr(_S.monitor, "note_loss_parts"):
+        return
+    try:
+        import torch
+
+        lowest = torch.stack([p.value.detach().float().reshape(()) for p in parts]).min()
+        _call_monitor("note_loss_parts", base.detach().float().reshape(()), lowest)
+    except Exception as e:
+        _probe_error("loss parts", e)
 
 
 def _parts_of(loss, pending) -> list:
@@ -1032,6 +1059,8 @@ def _bind() -> None:
     others = [m for m in roots if m is not model]
     if others and hasattr(_S.monitor, "watch_forwards"):
         _call_monitor("watch_forwards", others)
+        if hasattr(_S.monitor, "note_optimizers"):
+            _call_monitor("note_optimizers", _S.optimizers)
 
 
 def _module_holding(param_ids):

@@ -18,7 +18,9 @@ class Leakage(Probe):
                   "leakage.near_copy_neighbours", "leakage.near_copy_gap", "leakage.near_copy_train_per_neighbour",
                   "leakage.max_val_hashed", "leakage.max_train_hashed", "leakage.near_copy_max_val",
                   "leakage.near_copy_max_train", "data_sampling.safety_cap_s", "leakage.row_hash_elements",
-                  "leakage.row_hash_min_width", "leakage.train_eval_share", "leakage.pending_train_bytes")
+                  "leakage.row_hash_min_width", "leakage.train_eval_share", "leakage.pending_train_bytes",
+                  "leakage.window_chunk", "leakage.window_min_chunk", "leakage.window_max_elements",
+                  "leakage.window_distinct")
 
     def findings(self, m, emit, params):
         if "train" not in m._loaders or "val" not in m._loaders:
@@ -33,10 +35,12 @@ class Leakage(Probe):
         ov = m._overlap.get("overlap") if m._overlap else None
         near = m._overlap.get("near") if m._overlap else None
         if near:
+            shifted = (f"; {near['shifted']} share a stretch of consecutive values with a training example at "
+                       "another position: overlapping windows split at random") if near.get("shifted") else ""
             emit("val_train_overlap", near["fraction"],
                  f"{near['fraction'] * 100:.0f}% of {near['val_checked']} validation examples are near-copies of "
                  f"training examples (a few training examples far closer than any other; exact copies: "
-                 f"{(ov or 0) * 100:.0f}%) — copies made before the split")
+                 f"{(ov or 0) * 100:.0f}%{shifted}) — copies made before the split")
         else:
             emit("val_train_overlap", ov,
                  f"{ov * 100:.1f}% of {m._overlap['val_checked']} validation examples also appear in the training set"
@@ -55,6 +59,14 @@ class Leakage(Probe):
             return
         ov, n_val, n_train, aside = r
         note = f"; {aside} evaluation batches of training rows set aside" if aside else ""
+        win = rows.window_overlap(D.window_copies, params, params["leakage.train_eval_share"]) \
+            if hasattr(rows, "window_overlap") else None
+        if win is not None and win[0] >= params["leakage.near_copy_fraction"] and win[0] > ov:
+            emit("val_train_overlap", win[0],
+                 f"{win[0] * 100:.0f}% of {win[1]} evaluation rows the model was fed share a stretch of consecutive "
+                 f"values with a training row at another position (exact copies: {ov * 100:.1f}%{note}): overlapping "
+                 "windows split at random")
+            return
         emit("val_train_overlap", ov,
              f"{ov * 100:.1f}% of {n_val} evaluation rows the model was fed are byte-identical to rows of its "
              f"training forwards ({n_train} distinct training rows hashed{note})")

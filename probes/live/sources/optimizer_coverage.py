@@ -18,10 +18,15 @@ class OptimizerCoverage(Probe):
         if mod is not None and o is not None:
             missing = MC.params_not_in_optimizer(mod, o)
             hidden = {n for n, _ in MC.hidden_params(mod)} & set(missing)
+            others, opts = m.unbound_modules() if hasattr(m, "unbound_modules") else ([], [])
+            outside = MC.unheld_with_grad(others, [o, *opts]) if others else []
+            missing = missing + [n for n, _ in outside]
             emit("params_not_in_optimizer", missing,
                  (f"{len(missing)} trainable parameter(s) in no param group: " + ", ".join(missing[:5])
                   + (f" ({len(hidden)} of them kept in plain Python lists/attributes, invisible to "
-                     "model.parameters())" if hidden else "")) if missing
+                     "model.parameters())" if hidden else "")
+                  + (f" ({len(outside)} of them in a module run beside the model that the loss's backward "
+                     "reaches, held by no optimizer)" if outside else "")) if missing
                  else "every trainable parameter is in the optimizer")
             share = MC.share_not_in_optimizer(mod, o)
             if share is not None:
