@@ -710,6 +710,9 @@ def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language,
     if top == "instability":
         _small_swing(scores, strongest, lang, text)
         return
+    if top == "healthy":
+        _not_normal(scores, strongest, says, best, lang)
+        return
     if top not in ("not_learning", "plateau", None):
         return
     chance, learned, witness = _level_numbers(best, lang)
@@ -745,7 +748,7 @@ def _level_numbers(best: dict, lang: Language) -> tuple[bool, bool, dict]:
     for f in ("train_accuracy", "val_accuracy"):
         if f in best and isinstance(best[f].value, (int, float)):
             a = float(best[f].value)
-            if c and c >= 2 and abs(a - 1.0 / c) <= near:
+            if a <= float(lang.params["language.zero_accuracy"]) or (c and c >= 2 and abs(a - 1.0 / c) <= near):
                 chance = True
                 witness.setdefault("not_learning", best[f])
             elif a >= good and (not c or a >= float(lang.params["language.learned_over_chance"]) / c):
@@ -772,6 +775,20 @@ def _level_numbers(best: dict, lang: Language) -> tuple[bool, bool, dict]:
             learned = True
             witness.setdefault("plateau", now)
     return chance, learned, witness
+
+
+def _not_normal(scores: dict, strongest: dict, says: set, best: dict, lang: Language) -> None:
+    """A reassuring reading ("is this normal?", "it became normal") over stated numbers at chance and
+    none past it (an accuracy of 0 or 1/C, a loss at ln C) is no healthy run: the numbers name Not
+    Learning, ``language.level_weight`` above the healthy reading, and the example classifier does not
+    overrule them."""
+    chance, learned, witness = _level_numbers(best, lang)
+    if not chance or learned:
+        return
+    w = float(lang.params["language.level_weight"])
+    says.add("numbers")
+    _credit(scores, strongest, "not_learning",
+            max(w, scores.get("healthy", 0.0) - scores.get("not_learning", 0.0) + w), witness.get("not_learning"))
 
 
 def _fall_from_initial(best: dict) -> tuple[float, Reading] | None:
