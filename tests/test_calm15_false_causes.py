@@ -37,7 +37,9 @@ RAW_FEATURES = {
 
 def test_a_floor_worse_than_a_constant_guess_is_not_decided_as_a_missing_decay():
     s = _session(RAW_FEATURES)
-    assert s.leading(1)[0][1] < 0.6              # no longer a confident missing decay
+    ranked = dict(s.leading(3))
+    assert ranked.get("missing_lr_decay", 0.0) < 0.6   # no longer a confident missing decay
+    assert s.leading(1)[0][0] != "missing_lr_decay"    # raw inputs under a plateau lead (finish16)
     assert not s.decided()                       # open: the standardisation copy decides it
     assert differential.next_experiment(s) is not None
     assert "standardize" in [r["id"] for r in differential.rank(s)]

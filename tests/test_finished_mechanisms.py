@@ -485,3 +485,54 @@ def test_a_margin_loss_with_a_small_reconstruction_mse_is_no_regression_loss_on_
     rep = _diagnose("--code", str(script), "--log", str(log))
     assert rep["status"] == "healthy"
     assert not any(c["id"] == "wrong_loss_function" and c["confidence"] >= 0.5 for c in rep["root_causes"])
+
+
+RAW_SCALE_SCRIPT = textwrap.dedent("""\
+    import torch, torch.nn as nn
+    from torch.utils.data import DataLoader, TensorDataset
+    torch.manual_seed(0)
+    x = {inputs}
+    y = torch.randn(2000, 1)
+    loader = DataLoader(TensorDataset(x, y), batch_size=64, shuffle=True)
+    model = nn.Sequential(nn.Linear(6, 64), nn.Tanh(), nn.Linear(64, 64), nn.Tanh(), nn.Linear(64, 1))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    crit = nn.MSELoss()
+    for epoch in range(24):
+        for xb, yb in loader:
+            opt.zero_grad()
+            loss = crit(model(xb), yb)
+            loss.backward()
+            opt.step()
+        print(f"epoch {{epoch + 1}} loss {{loss.item():.4f}}")
+    """)
+
+
+def _stalled_early(path):
+    """A loss that falls over the first three epochs, then wanders at one level for the other 17."""
+    train = [1.52, 1.35, 1.31, 1.311, 1.319, 1.314, 1.320, 1.321, 1.307, 1.305, 1.326, 1.311, 1.311,
+             1.330, 1.317, 1.326, 1.317, 1.321, 1.309, 1.321]
+    val = [1.370, 1.367, 1.380, 1.371, 1.369, 1.378, 1.379, 1.366, 1.366, 1.366, 1.368, 1.365, 1.365,
+           1.381, 1.373, 1.398, 1.381, 1.392, 1.382, 1.395]
+    return _epochs(path, train, val)
+
+
+def test_a_loss_stalled_early_on_inputs_in_the_thousands_names_unnormalized_inputs(tmp_path):
+    """Raw features in physical units (hundreds to thousands) through tanh layers: the loss falls a
+    little, then stalls under a constant LR. Read as a plateau, the raw inputs explain it; a missing LR
+    decay (the plateau's most common cause) does not, and must not lead."""
+    log = _stalled_early(tmp_path / "run.out")
+    script = tmp_path / "train.py"
+    script.write_text(RAW_SCALE_SCRIPT.format(inputs="300 + 1500 * torch.rand(2000, 6)"))
+    rep = _diagnose("--code", str(script), "--log", str(log))
+    assert rep["symptom"]["id"] == "plateau"
+    assert rep["status"] == "diagnosed"
+    assert rep["root_causes"][0]["id"] == "unnormalized_inputs"
+
+
+def test_the_same_stalled_loss_on_standardised_inputs_does_not_name_unnormalized_inputs(tmp_path):
+    log = _stalled_early(tmp_path / "run.out")
+    script = tmp_path / "train.py"
+    script.write_text(RAW_SCALE_SCRIPT.format(inputs="torch.randn(2000, 6)"))
+    rep = _diagnose("--code", str(script), "--log", str(log))
+    assert rep["symptom"]["id"] == "plateau"
+    assert "unnormalized_inputs" not in [c["id"] for c in rep["root_causes"][:1]]

@@ -17,7 +17,7 @@ SOURCE_ID = "code:data"
 #: the decimals input_scale keeps (presentation: the scale is an order of magnitude)
 _SCALE_DECIMALS = 3
 FACTS = ("shuffle", "num_workers", "batch_size", "nan_written_to_data", "data_sorted", "item_fetch_blocking",
-         "permuted_alone", "std_division_unguarded", "input_scale")
+         "permuted_alone", "std_division_unguarded", "input_scale", "inputs_normalized")
 
 
 class DataFacts:
@@ -406,6 +406,15 @@ class DataFacts:
         arithmetic (``2048 + 900 * x``, ``x * units + units``); the largest such bound."""
         recs = self.records["input_scale"]
         if not recs:
+            return
+        bn = self.records["input_bn"]
+        if bn:
+            # the raw inputs reach a BatchNorm before any weight: it standardises each feature with
+            # the batch's statistics, so their scale is not what the first weights see
+            line, text = bn[0]
+            self.add_finding("inputs_normalized", True, line,
+                             f"`{text}` (line {line}) is applied to the raw inputs first: a BatchNorm "
+                             f"standardises each feature before any weight sees it")
             return
         line, scale, text = max(recs, key=lambda r: r[1])
         self.add_finding("input_scale", round(scale, _SCALE_DECIMALS), line,

@@ -217,6 +217,8 @@ class ModelFacts:
         """init_constant (weights set to one constant) and frozen_params."""
         inits = [r for r in self.records["init"] if not r[3]]
         const = [r for r in inits if r[2] in ("zeros_", "ones_", "constant_", "zero_", "fill_")]
+        norms = [r for r in const if r[8]]
+        const = [r for r in const if not r[8]]
         tables = [r for r in const if r[7]]
         const = [r for r in const if not r[7]]
         hidden = [r for r in const if not r[6]]
@@ -234,6 +236,11 @@ class ModelFacts:
             self.add_finding("init_constant", False, r[0],
                              f"`{r[5]}` (line {r[0]}) sets only an embedding table ({r[1]}) to one constant: "
                              f"its rows are picked by index and told apart by the data, no layer's units start alike")
+        elif norms and pretrained_ok:
+            r = norms[0]
+            self.add_finding("init_constant", False, r[0],
+                             f"`{r[5]}` (line {r[0]}) sets only a normalisation layer's gain or shift ({r[1]}) "
+                             f"to one constant, that layer's own default: the weights of its units stay random")
         elif pretrained_ok:
             self.add_finding("init_constant", False, first_line,
                              f"no constant or zero weight initialisation in {self.basename}")

@@ -40,6 +40,9 @@ class ReaderState:
         self.seq = 0
         self.ops = 0
         self.cond: list[str] = []
+        #: the tests of the unresolved ``if`` statements being read, innermost last, each with
+        #: whether its body (True) or its ``else`` (False) runs now
+        self.guards: list[tuple[ast.expr, bool]] = []
         self.modules: list[ModuleVal] = []
         self.optimizers: list[OptVal] = []
         self.schedulers: list[SchedVal] = []
@@ -48,7 +51,7 @@ class ReaderState:
         self.records: dict[str, list] = {k: [] for k in (
             "dropout", "bn", "init", "frozen", "aug", "amp", "clip", "early", "ls",
             "loss_entry", "half", "module_rg", "functional_dropout", "frozen_after_backward", "input_scale",
-            "sigmoid_layers")}
+            "sigmoid_layers", "input_bn")}
         self.unresolved: list[str] = []
         self.notes: list[str] = []
         self.inlined: set = set()

@@ -137,10 +137,13 @@ class Statements:
             return self.exec_block(s.body if truth else s.orelse, env)
         self.cond.append(snippet(s.test, 60))
         try:
+            self.guards.append((s.test, True))
             st1 = self.exec_block(s.body, env)
+            self.guards[-1] = (s.test, False)
             st2 = self.exec_block(s.orelse, env)
         finally:
             self.cond.pop()
+            self.guards.pop()
         if st1 == "raise" and st2 is None:
             return None
         if st1 and st1 == st2 and st1 in ("return", "raise"):

@@ -15,7 +15,7 @@ from ..values import (
     MISSING, ModuleVal, OptVal, ParamsVal, Part, Ref, SamplerVal, ScalerVal, SchedVal, TensorVal,
     Unknown, Val, literal_number)
 from .names import (
-    EPOCH_WORDS, OPT_NO_WD, SCHED_EPOCHISH, SCHED_PER_BATCH,
+    EPOCH_WORDS, NORM_LAYERS, OPT_NO_WD, SCHED_EPOCHISH, SCHED_PER_BATCH,
     STEPS_WORDS)
 
 
@@ -284,7 +284,8 @@ class TrainingObjects:
         self.records["init"].append((getattr(node, "lineno", 0), text, fn, is_bias,
                                      value.value if isinstance(value, Const) else None,
                                      snippet(node, 60), _last_of_container(target_node),
-                                     _lookup_table(target)))
+                                     _lookup_table(target), _norm_layer_param(target, target_node,
+                                                                              self.guards)))
 
     def make_autocast(self, raw: str, args: list, kwargs: dict, node: ast.Call) -> Val:
         line = node.lineno
@@ -385,6 +386,29 @@ def _lookup_table(target) -> bool:
     part = getattr(target, "param_part", None) if isinstance(target, TensorVal) else None
     mod = part.module if part is not None else None
     return mod is not None and mod.kind == "layer" and mod.qual.split(".")[-1] in LOOKUP_TABLES
+
+
+def _norm_layer_param(target, node: ast.AST, guards: list) -> bool:
+    """The tensor an init writes is a normalisation layer's gain or shift (``nn.init.ones_(m.weight)``
+    under ``elif isinstance(m, nn.BatchNorm2d):``, or on a BatchNorm the reader built). Gain 1 and
+    shift 0 are those layers' own defaults; each channel's gain scales a normalised channel, no units
+    fed the same input start alike."""
+    part = getattr(target, "param_part", None) if isinstance(target, TensorVal) else None
+    mod = part.module if part is not None else None
+    if mod is not None and mod.kind == "layer" and mod.qual.split(".")[-1] in NORM_LAYERS:
+        return True
+    while isinstance(node, ast.Attribute) and node.attr in ("data", "weight", "bias"):
+        node = node.value
+    if not guards or not guards[-1][1] or not isinstance(node, ast.Name):
+        return False
+    test = guards[-1][0]
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+            and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and test.args[0].id == node.id):
+        return False
+    kinds = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    names = [k.attr if isinstance(k, ast.Attribute) else k.id if isinstance(k, ast.Name) else None
+             for k in kinds]
+    return bool(names) and all(n in NORM_LAYERS for n in names)
 
 
 def _last_of_container(node: ast.AST) -> bool:

@@ -274,6 +274,8 @@ class ModuleModel:
             last = m.qual.rsplit(".", 1)[-1]
             if last in DROPOUT_LAYERS or last in ("Identity", "Flatten", "Unflatten"):
                 return x
+            if last in BN_LAYERS and isinstance(x, TensorVal) and x.data and x.scale is not None:
+                self.records["input_bn"].append((line, m.text or m.qual))
             t = self.join_tensors(ins)
             if m.params or last in PARAM_LAYERS:
                 t = replace(t, srcs=t.srcs | {m.id})

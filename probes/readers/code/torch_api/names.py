@@ -39,6 +39,10 @@ DROPOUT_LAYERS = {"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropou
 
 BN_LAYERS = {"BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LazyBatchNorm1d",
              "LazyBatchNorm2d", "LazyBatchNorm3d"}
+#: normalisation layers: their weight is a per-channel gain (1 by default) and their bias a shift (0),
+#: not a matrix of units fed the same input
+NORM_LAYERS = BN_LAYERS | {"LayerNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+                           "RMSNorm", "LocalResponseNorm"}
 
 
 #: layers with a dropout argument that defaults to code.transformer_default_dropout
