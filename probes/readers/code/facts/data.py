@@ -56,6 +56,10 @@ class DataFacts:
                                          f"manual batching by slicing at line {lnode.lineno} with no "
                                          f"permutation of the data")
                     return
+            elif isinstance(src, IterVal) and src.kind == "range" and len(src.args) == 1 \
+                    and self.slices_by_multiple(self.loop_nodes.get(step_loop)):
+                self.manual_batches_shuffle(self.loop_nodes.get(step_loop))
+                return
         if ld is None:
             real = [x for x in self.loaders if x.line]
             named = [x for x in real if x.var and "train" in x.var.lower()]
@@ -405,6 +409,26 @@ class DataFacts:
             if isinstance(n, ast.Slice) and isinstance(n.lower, ast.Name) and n.lower.id == tgt:
                 return True
         return False
+
+    @staticmethod
+    def slices_by_multiple(loop: ast.AST) -> bool:
+        """The loop over batch numbers slices the data from a multiple of its variable:
+        ``for b in range(len(x) // B): xb = x[b * B:(b + 1) * B]``."""
+        tgt = loop.target.id if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) else None
+        return tgt is not None and any(
+            isinstance(n, ast.Slice) and isinstance(n.lower, ast.BinOp) and isinstance(n.lower.op, ast.Mult)
+            and any(isinstance(v, ast.Name) and v.id == tgt for v in (n.lower.left, n.lower.right))
+            for n in ast.walk(loop))
+
+    def manual_batches_shuffle(self, loop: ast.AST) -> None:
+        """shuffle for batches sliced by batch number: a permutation in reach mixes them, else none."""
+        perm = self.permutes(loop)
+        if perm:
+            self.add_finding("shuffle", True, perm, f"the data is permuted (line {perm}) before manual batching")
+        else:
+            self.add_finding("shuffle", False, loop.lineno,
+                             f"manual batching by batch number at line {loop.lineno} "
+                             f"(`{snippet(loop.iter, HEAD_SNIPPET_CHARS)}`) with no permutation of the data")
 
     def permutes(self, loop: ast.AST) -> int | None:
         # a permutation in the loop or in the function around it
