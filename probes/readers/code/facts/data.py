@@ -27,6 +27,7 @@ class DataFacts:
         self.nan_data_facts()
         self.std_division_facts()
         self.sorted_data_facts()
+        self.class_block_facts()
         self.item_fetch_facts()
         self.permuted_alone_facts()
         self.input_scale_facts()
@@ -55,6 +56,10 @@ class DataFacts:
                                          f"manual batching by slicing at line {lnode.lineno} with no "
                                          f"permutation of the data")
                     return
+            elif isinstance(src, IterVal) and src.kind == "range" and len(src.args) == 1 \
+                    and self.slices_by_multiple(self.loop_nodes.get(step_loop)):
+                self.manual_batches_shuffle(self.loop_nodes.get(step_loop))
+                return
         if ld is None:
             real = [x for x in self.loaders if x.line]
             named = [x for x in real if x.var and "train" in x.var.lower()]
@@ -158,6 +163,25 @@ class DataFacts:
                 self.add_finding("data_sorted", True, n.lineno,
                                  f"`{snippet(n, SNIPPET_CHARS)}` (line {n.lineno}) sorts the table's rows")
                 return
+
+    def class_block_facts(self) -> None:
+        """data_sorted, also when the script builds its rows class by class: labels made as constant
+        blocks (``ys.append(np.full(n, c))`` in a loop then concatenated, ``torch.cat([torch.zeros(n),
+        torch.ones(n)])``, ``np.repeat(np.arange(k), n)``), so the rows sit in label order from the
+        start. Not when the script mixes its rows anywhere (a split, a permutation, a shuffle call),
+        nor for blocks made inside the training loop (a GAN's real/fake targets) or in evaluation code."""
+        if any(isinstance(n, ast.Call) and _callee(n) in _MIXERS for n in ast.walk(self.tree)):
+            return
+        skip = self._evaluation_nodes()
+        for loop in ast.walk(self.tree):
+            if isinstance(loop, (ast.For, ast.While)) and any(
+                    isinstance(c, ast.Call) and _callee(c) == "backward" for c in ast.walk(loop)):
+                skip.update(id(c) for c in ast.walk(loop))
+        hit = _class_blocks(self.tree, skip)
+        if hit is not None:
+            self.add_finding("data_sorted", True, hit.lineno,
+                             f"`{snippet(hit, SNIPPET_CHARS)}` (line {hit.lineno}) builds the labels class by "
+                             "class, as constant blocks, so the rows sit in label order")
 
     def _evaluation_nodes(self) -> set:
         """ids of the nodes inside evaluation code: functions named for evaluation/metrics/ranking
@@ -386,6 +410,26 @@ class DataFacts:
                 return True
         return False
 
+    @staticmethod
+    def slices_by_multiple(loop: ast.AST) -> bool:
+        """The loop over batch numbers slices the data from a multiple of its variable:
+        ``for b in range(len(x) // B): xb = x[b * B:(b + 1) * B]``."""
+        tgt = loop.target.id if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) else None
+        return tgt is not None and any(
+            isinstance(n, ast.Slice) and isinstance(n.lower, ast.BinOp) and isinstance(n.lower.op, ast.Mult)
+            and any(isinstance(v, ast.Name) and v.id == tgt for v in (n.lower.left, n.lower.right))
+            for n in ast.walk(loop))
+
+    def manual_batches_shuffle(self, loop: ast.AST) -> None:
+        """shuffle for batches sliced by batch number: a permutation in reach mixes them, else none."""
+        perm = self.permutes(loop)
+        if perm:
+            self.add_finding("shuffle", True, perm, f"the data is permuted (line {perm}) before manual batching")
+        else:
+            self.add_finding("shuffle", False, loop.lineno,
+                             f"manual batching by batch number at line {loop.lineno} "
+                             f"(`{snippet(loop.iter, HEAD_SNIPPET_CHARS)}`) with no permutation of the data")
+
     def permutes(self, loop: ast.AST) -> int | None:
         # a permutation in the loop or in the function around it
         scope = self.tree
@@ -482,6 +526,76 @@ _BLOCKING_CALLS = {"sleep", "imread", "imdecode", "urlopen", "urlretrieve", "rea
                    "loadmat", "load_image", "decode_image", "read_image", "read_file"}
 _BLOCKING_NAMES = {"open", "io.open", "Image.open", "PIL.Image.open", "np.load", "numpy.load",
                    "torch.load", "np.fromfile", "numpy.fromfile", "requests.get"}
+
+
+#: calls that put rows in a random order or split them at random: after one, the order built is gone
+_MIXERS = {"random_split", "train_test_split", "randperm", "permutation", "shuffle", "sample",
+           "KFold", "StratifiedKFold", "ShuffleSplit", "StratifiedShuffleSplit", "GroupKFold"}
+#: calls that join arrays end to end
+_JOINERS = {"cat", "concatenate", "concat", "hstack", "vstack"}
+
+
+def _callee(c: ast.Call) -> str:
+    """The last name of a call's callee: ``np.random.shuffle(x)`` -> ``shuffle``."""
+    f = c.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _constant_block(v: ast.AST) -> bool:
+    """A block of one label: ``np.full(n, c)``, ``torch.zeros(n)``, ``np.ones(n) * c``, ``[c] * n``."""
+    if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Mult):
+        return _constant_block(v.left) or _constant_block(v.right) or (
+            isinstance(v.left, ast.List) and len(v.left.elts) == 1)
+    if not isinstance(v, ast.Call):
+        return False
+    name = _callee(v)
+    shape = v.args[0] if v.args else None
+    one_axis = not isinstance(shape, (ast.Tuple, ast.List)) or len(shape.elts) == 1
+    return one_axis and ((name == "full" and len(v.args) == 2) or (name in ("zeros", "ones") and len(v.args) == 1))
+
+
+def _class_blocks(tree: ast.AST, skip: set) -> ast.AST | None:
+    """The first node that builds labels as blocks: a constant block appended in a loop to a list
+    that is then joined, a joined list of two or more blocks, or ``repeat(arange(k), n)`` given to a
+    dataset as its labels."""
+    joined = {a.id for n in ast.walk(tree) if isinstance(n, ast.Call) and _callee(n) in _JOINERS
+              for a in n.args[:1] if isinstance(a, ast.Name)}
+    # a repeated range is labels only where it is a dataset's second array (a grid of coordinates is not)
+    labels = {a.id for n in ast.walk(tree) if isinstance(n, ast.Call) and _callee(n).endswith("Dataset")
+              for a in n.args[1:] if isinstance(a, ast.Name)}
+    # ... or the second of the pair a data-making function returns (``return x, y``)
+    labels |= {n.value.elts[1].id for n in ast.walk(tree) if isinstance(n, ast.Return)
+               and isinstance(n.value, ast.Tuple) and len(n.value.elts) == 2 and isinstance(n.value.elts[1], ast.Name)}
+    for n in ast.walk(tree):
+        if id(n) in skip:
+            continue
+        if isinstance(n, (ast.For, ast.While)):
+            for c in ast.walk(n):
+                if isinstance(c, ast.Call) and _callee(c) == "append" and isinstance(c.func, ast.Attribute) \
+                        and isinstance(c.func.value, ast.Name) and c.func.value.id in joined \
+                        and len(c.args) == 1 and _constant_block(c.args[0]):
+                    return c
+        if isinstance(n, ast.Call) and _callee(n) in _JOINERS and n.args \
+                and isinstance(n.args[0], (ast.List, ast.Tuple)) and len(n.args[0].elts) >= 2 \
+                and all(_constant_block(e) for e in n.args[0].elts):
+            return n
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                and n.targets[0].id in labels and isinstance(n.value, ast.Call) and _repeats_each_label(n.value):
+            return n
+    return None
+
+
+def _repeats_each_label(n: ast.Call) -> bool:
+    """``np.repeat(np.arange(k), n)``, ``torch.repeat_interleave(torch.arange(k), n)`` or
+    ``torch.arange(k).repeat_interleave(n)``: each label n times in a row (a tensor's ``.repeat``
+    tiles instead, and is not this)."""
+    name = _callee(n)
+    own = getattr(n.func, "value", None)
+    is_arange = [isinstance(a, ast.Call) and _callee(a) == "arange" for a in (*n.args[:1], own)]
+    module = isinstance(own, ast.Name) and own.id in ("np", "numpy", "torch")
+    if name == "repeat_interleave":
+        return any(is_arange)
+    return name == "repeat" and module and bool(n.args) and is_arange[0]
 
 
 def _is_sort_call(v: ast.AST, attr: str) -> bool:
