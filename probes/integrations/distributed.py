@@ -76,6 +76,7 @@ from statistics import median
 from traindx.engine.evidence import Finding
 
 from traindx.probes.live.monitor import Monitor
+from traindx.probes.live.timing import data_time_fraction
 from traindx.probes.live.watch import Watch
 
 #: Bounds on output and memory, not knowledge: items of a list shown in a disagreement's text, and
@@ -484,8 +485,11 @@ class _RankExchange:
                 "grad_nan_first": min(nan_grad.values()) if nan_grad else None,
                 "grad_nan_params": sorted(nan_grad, key=nan_grad.get)[:5],
                 "inputs_nan": m._inputs_nan,
-                # the data-wait share over the run (the monitor's data_time_fraction) and since the last exchange
-                "dtf": frac(a[wk + "_sum"], a[wk], a["ints_sum"], a["ints"]),
+                # the data-wait share over the run and since the last exchange: a periodic exchange sums
+                # what came since the last one (never O(run)); the last one is the monitor's own
+                # data_time_fraction (its longest waits left out), the figure the rank reports
+                "dtf": frac(a[wk + "_sum"], a[wk], a["ints_sum"], a["ints"]) if kind == "periodic" else
+                data_time_fraction(m._synced_waits if wk == "synced" else m._waits, m._intervals, m.params),
                 "dtf_recent": frac(*win[wk], *win["ints"]),
                 "wait_ms": (a[wk + "_sum"] / a[wk] * 1e3) if a[wk] else None,
                 "step_ms": (median(st) * 1e3) if len(st) else None,

@@ -5,7 +5,8 @@ Source (kb/sources.yaml): ``probe:data_timing``.
 How ``data_time_fraction`` is measured: the wait is the time blocked inside the loader iterator's
 ``__next__`` for one batch; the rest of the step is everything until the next ``__next__`` call.
 fraction = sum(wait) / sum(wait + rest), over iterations 2.. (the first one includes starting the
-workers). On CUDA the tap calls ``torch.cuda.synchronize()`` before timing a sampled ``__next__``, so
+workers), the longest ``data_timing.outlier_share`` of each left out (one stall is no bottleneck).
+On CUDA the tap calls ``torch.cuda.synchronize()`` before timing a sampled ``__next__``, so
 queued GPU work is counted as compute, not as data wait; only the synchronised samples then give the
 wait, and the mean iteration time gives the denominator.
 """
@@ -21,14 +22,26 @@ from traindx.probes.live.losses import trend
 
 def data_time_fraction(waits: Sequence[float], intervals: Sequence[float], params=None) -> float | None:
     """mean(wait) / mean(iteration time), clipped to [0, 1]; None with fewer than
-    ``data_timing.min_steps`` iterations."""
-    if len(intervals) < resolve(params)["data_timing.min_steps"] or not waits:
+    ``data_timing.min_steps`` iterations. The longest ``data_timing.outlier_share`` of the waits
+    and of the iteration times are left out of the two means: a loader that cannot keep up stalls
+    batch after batch, while one stall (a garbage collection, a page fault, the machine preempting
+    the process) is no pattern and, in a ratio of sums over a hundred millisecond steps, would alone
+    decide the fraction."""
+    P = resolve(params)
+    if len(intervals) < P["data_timing.min_steps"] or not waits:
         return None
-    w = sum(waits) / len(waits)
-    t = sum(intervals) / len(intervals)
+    w = trimmed_mean(waits, P["data_timing.outlier_share"])
+    t = trimmed_mean(intervals, P["data_timing.outlier_share"])
     if t <= 0:
         return None
     return float(min(1.0, max(0.0, w / t)))
+
+
+def trimmed_mean(values: Sequence[float], share: float) -> float:
+    """The mean of ``values`` without its largest ``share`` (rounded down: a short run keeps all)."""
+    vals = sorted(values)
+    kept = vals[:len(vals) - int(len(vals) * share)] or vals
+    return sum(kept) / len(kept)
 
 
 def host_gap_fraction(gaps: Sequence[float], intervals: Sequence[float], params=None) -> float | None:

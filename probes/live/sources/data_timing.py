@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import traindx.probes.live.timing as T
+from traindx.engine.parameters import resolve
 from traindx.probes.live.probe import Probe
 
 
@@ -12,17 +13,19 @@ class DataTiming(Probe):
     needs = frozenset({"loader", "optimizer"})
     schedule = ("every batch wait and every optimizer step (without a DataLoader: the time from each step to "
                 "the next training forward); GPU utilisation first step, every 50")
-    parameters = ("data_timing.min_steps", "data_timing.host_gap_min_s", "data_timing.warmup_steps",
+    parameters = ("data_timing.min_steps", "data_timing.outlier_share", "data_timing.host_gap_min_s",
+                  "data_timing.warmup_steps",
                   "data_timing.step_time_min_steps", "data_timing.step_time_ratio", "trends.min_points")
 
     def findings(self, m, emit, params):
         waits = m._synced_waits if (m.on_cuda and m._synced_waits) else m._waits
         f = T.data_time_fraction(waits, m._intervals, params)
+        cut = resolve(params)["data_timing.outlier_share"]
         if f is not None:
             emit("data_time_fraction", f,
                  f"{f * 100:.1f}% of each step is spent waiting for the data loader "
-                 f"(mean wait {sum(waits) / len(waits) * 1e3:.2f} ms, "
-                 f"step {sum(m._intervals) / len(m._intervals) * 1e3:.2f} ms)")
+                 f"(mean wait {T.trimmed_mean(waits, cut) * 1e3:.2f} ms, "
+                 f"step {T.trimmed_mean(m._intervals, cut) * 1e3:.2f} ms, the longest {cut:.0%} of each left out)")
         elif not waits and not m.on_cuda:
             gaps, iv = m._gaps, m._gap_intervals
             f = T.host_gap_fraction(gaps, iv, params)
