@@ -283,15 +283,7 @@ class _Builder:
         for i, item in enumerate(data.get("parameters", [])):
             self._add_entity("parameter", item["id"], dict(item), marks, path, pack, ("parameters", i))
         for ident, value in (data.get("overrides") or {}).items():
-            line, col = marks.at(("overrides", ident)) or (None, None)
-            if pack == CORE:
-                raise KBError(f"the core knowledge base overrides parameter {ident!r}", path, line, col,
-                              hint="change its value where it is defined")
-            if ident not in table:
-                close = _closest(ident, table)
-                raise KBError(f"override of unknown parameter {ident!r}", path, line, col,
-                              hint=f"did you mean {close!r}?" if close else "see `traindx explain` for the ids")
-            entry = table[ident]
+            entry, line, col = self._pack_parameter(ident, "overrides", marks, path, pack)
             default = entry["value"]
             if isinstance(default, bool) != isinstance(value, bool) or (
                     isinstance(default, (int, float)) and not isinstance(value, (int, float))) or (
@@ -308,20 +300,27 @@ class _Builder:
         for ident, more in (data.get("extends") or {}).items():
             self._extend_parameter(ident, more, marks, path, pack)
 
+    def _pack_parameter(self, ident, key, marks, path, pack):
+        """``(entry, line, col)`` of the parameter a pack's ``overrides:`` or ``extends:`` (``key``)
+        names; a KBError where the core does it or the parameter is unknown."""
+        table = self.kb.parameters
+        line, col = marks.at((key, ident)) or (None, None)
+        verb, noun, fix = (("overrides", "override", "change its value where it is defined") if key == "overrides"
+                           else ("extends", "extension", "add the words where it is defined"))
+        if pack == CORE:
+            raise KBError(f"the core knowledge base {verb} parameter {ident!r}", path, line, col, hint=fix)
+        if ident not in table:
+            close = _closest(ident, table)
+            raise KBError(f"{noun} of unknown parameter {ident!r}", path, line, col,
+                          hint=f"did you mean {close!r}?" if close else "see `traindx explain` for the ids")
+        return table[ident], line, col
+
     def _extend_parameter(self, ident, more, marks, path, pack) -> None:
         """A pack's words added to a list- or map-valued parameter (a vocabulary): new items of a
         list are appended, a map's entries added (an entry already there takes the pack's meaning,
         a list-valued meaning grows)."""
         table = self.kb.parameters
-        line, col = marks.at(("extends", ident)) or (None, None)
-        if pack == CORE:
-            raise KBError(f"the core knowledge base extends parameter {ident!r}", path, line, col,
-                          hint="add the words where it is defined")
-        if ident not in table:
-            close = _closest(ident, table)
-            raise KBError(f"extension of unknown parameter {ident!r}", path, line, col,
-                          hint=f"did you mean {close!r}?" if close else "see `traindx explain` for the ids")
-        entry = table[ident]
+        entry, line, col = self._pack_parameter(ident, "extends", marks, path, pack)
         default = entry["value"]
         if not isinstance(default, (list, dict)) or type(more) is not type(default):
             raise KBError(f"extension of {ident!r} has the wrong type: {more!r} (the default is "
