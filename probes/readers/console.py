@@ -329,6 +329,10 @@ class ConsoleLog(LogData):
     #: every overflow report of a mixed-precision loss scaler: ``(reports, first line, lowest scale
     #: set)``, None when there was none
     scale_reports: tuple | None = None
+    #: the loss scale printed (a loss_scale column of a record, or set by an overflow report)
+    #: falling ``console.loss_scale_fall_halvings`` halvings or more to ``console.loss_scale_floor``
+    #: or below: ``(halvings, highest scale before, scale, line, "column" or "overflow")``
+    scale_fall: tuple | None = None
     rl_names: list = field(default_factory=list)
     #: PyTorch's loss warning that the target's size differs from the input's and the two broadcast
     #: to more elements than either holds (a (B, 1) output against a (B,) target gives B x B
@@ -375,7 +379,7 @@ class ConsoleLog(LogData):
         with no collapse and no other non-finite evidence: the dynamic loss scaler's warm-up
         (``loss_scale_warmup``; it starts high and halves on each overflow, skipping those steps)."""
         rep = self.scale_reports
-        if rep is None or self.scale_collapse is not None or rep[2] < float(P["console.loss_scale_warmup_min"]) \
+        if rep is None or self._scale_fell() or rep[2] < float(P["console.loss_scale_warmup_min"]) \
                 or any(f.fact in ("grads_have_nan", "loss_has_nonfinite") and f.value is True for f in out) \
                 or self.nan_warnings:
             return out
@@ -389,13 +393,43 @@ class ConsoleLog(LogData):
                                "gradients that stay non-finite"))
         return out
 
+    def _scale_fell(self) -> bool:
+        """Whether the loss scale collapsed (``scale_collapse``) or fell to a fraction of 1
+        (``scale_fall``)."""
+        return self.scale_collapse is not None or self.scale_fall is not None
+
+    def _scale_fall_evidence(self, out: list, where: str) -> list:
+        """The printed loss scale fallen to a fraction of 1 (``scale_fall``) or driven below the
+        floor by a cascade of overflows (``scale_collapse``): ``loss_scale_collapsed``."""
+        fall = self.scale_fall
+        if fall is not None:
+            halvings, high, low, line, how = fall
+            what = "printed loss scale" if how == "column" else "loss scale the overflow reports set"
+            said = (f"the {what} falls to {low:.4g}" + (f", {halvings:.0f} halvings below {high:.4g}"
+                    if math.isfinite(halvings) else "") + ": a dynamic loss scaler halves only on a step "
+                    "whose gradients overflowed, so they overflow at nearly every step, which is skipped")
+        elif self.scale_collapse is not None:
+            line = self.scale_collapse[3]
+            said = "the loss scaler's overflows drove its scale below 1 with no step between"
+        else:
+            return out
+        out.append(Finding("loss_scale_collapsed", True, f"log:{where}:line {line}", said))
+        return out
+
     def _scale_collapse_evidence(self, out: list, where: str) -> list:
-        """A loss scale driven below the floor by a cascade of overflows (``scale_collapse``):
-        the gradients are not finite."""
-        if self.scale_collapse is None or any(f.fact == "grads_have_nan" and f.value is True for f in out):
+        """A loss scale driven below the floor by a cascade of overflows (``scale_collapse``), or
+        fallen to a fraction of 1 (``scale_fall``): the gradients are not finite."""
+        out = self._scale_fall_evidence(out, where)
+        if not self._scale_fell() or any(f.fact == "grads_have_nan" and f.value is True for f in out):
+            return out
+        out = [f for f in out if f.fact != "grads_have_nan"]
+        if self.scale_collapse is None:
+            halvings, high, low, line, _how = self.scale_fall
+            out.append(Finding("grads_have_nan", True, f"log:{where}:line {line}",
+                               f"the loss scale fell to {low:.4g}: the gradients overflowed at the steps "
+                               "that halved it, so they are not finite"))
             return out
         halvings, before, after, line, stuck = self.scale_collapse
-        out = [f for f in out if f.fact != "grads_have_nan"]
         if stuck:
             said = (f"the loss scaler reported {stuck} overflow(s) at its minimum scale {after:.4g}, unable "
                     "to lower it, with no step between: the gradients overflow even unscaled, so they are "
@@ -416,7 +450,7 @@ class ConsoleLog(LogData):
         if self.errors:
             last = self.errors[-1]
             src = f"log:{where}:line {last['line']}"
-            if last["kind"] == "nonfinite" or (last["message"] == _CUT_SHORT and self.scale_collapse is not None):
+            if last["kind"] == "nonfinite" or (last["message"] == _CUT_SHORT and self._scale_fell()):
                 # (a traceback cut short right after the loss scale collapsed: the scaler giving up)
                 self.nan_warnings += 1
                 self.nan_warning_lines.append(last["line"])
@@ -856,6 +890,15 @@ def _best_candidates(cands) -> dict:
     return best
 
 
+def _scale_names(names) -> re.Pattern:
+    """A loss-scale column's name (any of ``names``, their words joined by a space, an underscore,
+    a hyphen or nothing) and the number after it, quoted or not."""
+    alts = sorted((r"[\s_-]?".join(re.escape(w) for w in str(n).lower().split()) for n in names),
+                  key=len, reverse=True)
+    return re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(alts) + r")(?![A-Za-z0-9])[\"']?\s*[:=]?\s*[\"']?"
+                      r"((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)(?![\d.])", re.IGNORECASE)
+
+
 class _Overflows:
     """Line shapes read beside the records (a mixin of :class:`ConsoleReader`, using its ``log``,
     ``metric_lines``, ``_feed`` and table methods): progress-bar redraws run together on one line,
@@ -866,6 +909,11 @@ class _Overflows:
         self.scale_floor = float(p["console.loss_scale_floor"])
         self.scale_cascade = float(p["console.loss_scale_cascade_halvings"])
         self.scale_stuck = int(p["console.loss_scale_stuck_reports"])
+        self.scale_fall_halvings = float(p["console.loss_scale_fall_halvings"])
+        self.scale_start = float(p["console.loss_scale_start_min"])
+        self.scale_high = None   # the highest loss scale printed so far
+        self.last_rs = ()        # the roles of the last record read
+        self.scale_column = _scale_names(p["console.loss_scale_names"])
         # the loss scaler's overflows since the last record: (halvings, scale before the first,
         # last scale, line of the first, metric_lines when the last was read, reports at a minimum)
         self.overflow_run = None
@@ -907,7 +955,37 @@ class _Overflows:
         except ValueError:
             return None
         self._scale_down(scale, stuck)
+        if f is not None and not stuck:
+            self._scale_seen(float(f.group(1)), "overflow")
+        self._scale_seen(scale, "overflow")
         return scale, stuck
+
+    def _scale_column_line(self, line: str) -> None:
+        """A training record's loss-scale column (``console.loss_scale_names``): a reading. The record
+        must hold a metric read by its name (ranked before ``logs.generic_rank``): a configuration
+        dump's ``"loss_scale": 0`` (DeepSpeed's dynamic scale) is read as a last-resort loss only."""
+        m = self.scale_column.search(line)
+        if m is None or not any(r[1] < self.words.generic_rank for r in self.last_rs):
+            return
+        try:
+            scale = float(m.group(1))
+        except ValueError:
+            return
+        if math.isfinite(scale) and scale >= 0:
+            self._scale_seen(scale, "column")
+
+    def _scale_seen(self, scale: float, how: str) -> None:
+        """One loss scale the log printed. At ``console.loss_scale_floor`` or below, and
+        ``console.loss_scale_fall_halvings`` halvings or more below the highest scale printed before
+        it (or ``console.loss_scale_start_min``): kept as ``log.scale_fall``, the deepest fall."""
+        high = max(self.scale_start, self.scale_high or 0.0)
+        self.scale_high = max(scale, self.scale_high or 0.0)
+        if scale > self.scale_floor:
+            return
+        halvings = math.log2(high / scale) if scale > 0 else math.inf
+        old = self.log.scale_fall
+        if halvings >= self.scale_fall_halvings and (old is None or halvings > old[0]):
+            self.log.scale_fall = (halvings, high, scale, self.line_no, how)
 
     def _scale_down(self, scale: float, stuck: bool = False) -> None:
         """One overflow that set the loss scale to ``scale``. Overflows with no record between them
@@ -1494,7 +1572,10 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
             low = line.lower()
             if "nan" not in low and "inf" not in low:
                 return self._quiet_line(line)
+        records = self.metric_lines
         self._parse(line, key)
+        if self.metric_lines != records and "cale" in line:
+            self._scale_column_line(line)   # a record's loss-scale column (never a config dump's)
 
     def _quiet_line(self, line: str) -> None:
         """A line without a number: a table header, a split's heading or an exception's message
@@ -1563,6 +1644,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         """One record: ``vals[k]`` is the value of the metric with role ``rs[k]``; ``plan`` (when
         read by one) keeps the metrics' candidates."""
         self.metric_lines += 1
+        self.last_rs = rs
         styles = self.styles
         styles[style] = styles.get(style, 0) + 1
         if self.mode is None:
