@@ -119,3 +119,26 @@ def test_a_few_early_back_offs_then_a_steady_scale_is_healthy(tmp_path):
     assert facts.get("grads_have_nan") is not True
     assert _symptom(rep) == "healthy"
     assert not any(c["id"] == "fp16_overflow" and c["contributions"] for c in rep["root_causes"])
+
+
+# ------------------------- DeepSpeed's fused optimizer: "Reducing dynamic loss scale from A to B"
+def _deepspeed_reductions(last: float) -> str:
+    out = []
+    scale, it = 65536.0, 0
+    while scale > last:
+        it += 10
+        out.append(f"[2022-03-01 09:00:{it % 60:02d},101] [INFO] [timer.py:166:stop] 0/{it}, SamplesPerSec=31.2{it % 7}")
+        out.append("[2022-03-01 09:00:00,190] [INFO] [fused_optimizer.py:314:_update_scale] ")
+        out.append(f"Grad overflow on iteration {it}")
+        out.append(f"[2022-03-01 09:00:00,190] [INFO] [fused_optimizer.py:316:_update_scale] Reducing dynamic "
+                   f"loss scale from {scale} to {scale / 2}")
+        scale /= 2
+    return "\n".join(out) + "\n"
+
+
+def test_deepspeed_reductions_far_below_one_are_a_collapse():
+    assert read_console_text(_deepspeed_reductions(0.25)).scale_fall is not None
+
+
+def test_deepspeed_reductions_that_stop_far_above_one_are_no_collapse():
+    assert read_console_text(_deepspeed_reductions(1024.0)).scale_fall is None

@@ -199,6 +199,12 @@ _SCALE_DOWN = re.compile(r"\b(?:overflow|skipping step)\b.*\bloss[ _]?scale\b(?:
 #: to 4.0``): the same as the scale it sets when the scaler is at its minimum and cannot lower it
 _SCALE_FROM = re.compile(r"\b(?:attempted\s+loss\s+scale|from)\b:?\s*((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)",
                          re.IGNORECASE)
+#: a loss scaler's report of a scale it lowered, on a line of its own (DeepSpeed's fused optimizer
+#: ``Reducing dynamic loss scale from 8.0 to 4.0``, under a separate ``Grad overflow`` line): the
+#: two scales, read as the scale printed (not counted as an overflow report)
+_SCALE_REDUCED = re.compile(r"\breduc\w*\s+(?:the\s+)?(?:dynamic\s+)?loss[ _]?scale\s+from\s+"
+                            r"((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s+to\s+((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)",
+                            re.IGNORECASE)
 #: PyTorch's loss warning that the target's size differs from the input's (``Using a target size
 #: (torch.Size([64])) that is different to the input size (torch.Size([64, 1]))``): the two sizes
 _SIZE_WARN = re.compile(r"target size \(torch\.Size\(\[([\d,\s]*)\]\)\) that is different to the input "
@@ -946,19 +952,21 @@ class _Overflows:
         """``(scale, stuck)`` of an overflow report (see ``_SCALE_DOWN``), counted: the scale it
         sets, and whether it started from that scale (a scaler at its minimum); else None."""
         m = _SCALE_DOWN.search(line)
-        if m is None:
-            return None
-        f = _SCALE_FROM.search(line, 0, m.start(1))
         try:
-            scale = float(m.group(1))
-            stuck = f is not None and float(f.group(1)) == scale
+            if m is None:
+                r = _SCALE_REDUCED.search(line)
+                if r is None:
+                    return None
+                out = (float(r.group(2)), False, float(r.group(1)), False)
+            else:
+                f = _SCALE_FROM.search(line, 0, m.start(1))
+                scale = float(m.group(1))
+                start = None if f is None else float(f.group(1))
+                out = (scale, start == scale, start, True)
         except ValueError:
             return None
-        self._scale_down(scale, stuck)
-        if f is not None and not stuck:
-            self._scale_seen(float(f.group(1)), "overflow")
-        self._scale_seen(scale, "overflow")
-        return scale, stuck
+        self._scale_down(*out)
+        return out
 
     def _scale_column_line(self, line: str) -> None:
         """A training record's loss-scale column (``console.loss_scale_names``): a reading. The record
@@ -987,12 +995,20 @@ class _Overflows:
         if halvings >= self.scale_fall_halvings and (old is None or halvings > old[0]):
             self.log.scale_fall = (halvings, high, scale, self.line_no, how)
 
-    def _scale_down(self, scale: float, stuck: bool = False) -> None:
-        """One overflow that set the loss scale to ``scale``. Overflows with no record between them
+    def _scale_down(self, scale: float, stuck: bool = False, start: float | None = None,
+                    counted: bool = True) -> None:
+        """One overflow that set the loss scale to ``scale`` (from ``start`` when the report says),
+        both read as scales printed (:meth:`_scale_seen`); a report that is not ``counted`` (a
+        scaler's own line beside the overflow's) ends there. Overflows with no record between them
         are one cascade; a cascade of at least ``console.loss_scale_cascade_halvings`` halvings that
         ends below ``console.loss_scale_floor``, or one that reports at least
         ``console.loss_scale_stuck_reports`` overflows at a minimum scale no higher than the floor
         (``stuck``: the scaler cannot lower it), is kept as ``log.scale_collapse``."""
+        if start is not None:
+            self._scale_seen(start, "overflow")
+        self._scale_seen(scale, "overflow")
+        if not counted:
+            return
         rep = self.log.scale_reports
         self.log.scale_reports = (1, self.line_no, scale) if rep is None else \
             (rep[0] + 1, rep[1], min(rep[2], scale))
