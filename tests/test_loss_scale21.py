@@ -127,7 +127,8 @@ def _deepspeed_reductions(last: float) -> str:
     scale, it = 65536.0, 0
     while scale > last:
         it += 10
-        out.append(f"[2022-03-01 09:00:{it % 60:02d},101] [INFO] [timer.py:166:stop] 0/{it}, SamplesPerSec=31.2{it % 7}")
+        out.append(f"[2022-03-01 09:00:{it % 60:02d},101] [INFO] [timer.py:166:stop] 0/{it}, "
+                   f"SamplesPerSec=31.2{it % 7}")
         out.append("[2022-03-01 09:00:00,190] [INFO] [fused_optimizer.py:314:_update_scale] ")
         out.append(f"Grad overflow on iteration {it}")
         out.append(f"[2022-03-01 09:00:00,190] [INFO] [fused_optimizer.py:316:_update_scale] Reducing dynamic "
