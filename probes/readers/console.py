@@ -199,6 +199,12 @@ _SCALE_DOWN = re.compile(r"\b(?:overflow|skipping step)\b.*\bloss[ _]?scale\b(?:
 #: to 4.0``): the same as the scale it sets when the scaler is at its minimum and cannot lower it
 _SCALE_FROM = re.compile(r"\b(?:attempted\s+loss\s+scale|from)\b:?\s*((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)",
                          re.IGNORECASE)
+#: a loss scaler's report of a scale it lowered, on a line of its own (DeepSpeed's fused optimizer
+#: ``Reducing dynamic loss scale from 8.0 to 4.0``, under a separate ``Grad overflow`` line): the
+#: two scales, read as the scale printed (not counted as an overflow report)
+_SCALE_REDUCED = re.compile(r"\breduc\w*\s+(?:the\s+)?(?:dynamic\s+)?loss[ _]?scale\s+from\s+"
+                            r"((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s+to\s+((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)",
+                            re.IGNORECASE)
 #: PyTorch's loss warning that the target's size differs from the input's (``Using a target size
 #: (torch.Size([64])) that is different to the input size (torch.Size([64, 1]))``): the two sizes
 _SIZE_WARN = re.compile(r"target size \(torch\.Size\(\[([\d,\s]*)\]\)\) that is different to the input "
@@ -329,6 +335,10 @@ class ConsoleLog(LogData):
     #: every overflow report of a mixed-precision loss scaler: ``(reports, first line, lowest scale
     #: set)``, None when there was none
     scale_reports: tuple | None = None
+    #: the loss scale printed (a loss_scale column of a record, or set by an overflow report)
+    #: falling ``console.loss_scale_fall_halvings`` halvings or more to ``console.loss_scale_floor``
+    #: or below: ``(halvings, highest scale before, scale, line, "column" or "overflow")``
+    scale_fall: tuple | None = None
     rl_names: list = field(default_factory=list)
     #: PyTorch's loss warning that the target's size differs from the input's and the two broadcast
     #: to more elements than either holds (a (B, 1) output against a (B,) target gives B x B
@@ -375,7 +385,7 @@ class ConsoleLog(LogData):
         with no collapse and no other non-finite evidence: the dynamic loss scaler's warm-up
         (``loss_scale_warmup``; it starts high and halves on each overflow, skipping those steps)."""
         rep = self.scale_reports
-        if rep is None or self.scale_collapse is not None or rep[2] < float(P["console.loss_scale_warmup_min"]) \
+        if rep is None or self._scale_fell() or rep[2] < float(P["console.loss_scale_warmup_min"]) \
                 or any(f.fact in ("grads_have_nan", "loss_has_nonfinite") and f.value is True for f in out) \
                 or self.nan_warnings:
             return out
@@ -389,13 +399,43 @@ class ConsoleLog(LogData):
                                "gradients that stay non-finite"))
         return out
 
+    def _scale_fell(self) -> bool:
+        """Whether the loss scale collapsed (``scale_collapse``) or fell to a fraction of 1
+        (``scale_fall``)."""
+        return self.scale_collapse is not None or self.scale_fall is not None
+
+    def _scale_fall_evidence(self, out: list, where: str) -> list:
+        """The printed loss scale fallen to a fraction of 1 (``scale_fall``) or driven below the
+        floor by a cascade of overflows (``scale_collapse``): ``loss_scale_collapsed``."""
+        fall = self.scale_fall
+        if fall is not None:
+            halvings, high, low, line, how = fall
+            what = "printed loss scale" if how == "column" else "loss scale the overflow reports set"
+            said = (f"the {what} falls to {low:.4g}" + (f", {halvings:.0f} halvings below {high:.4g}"
+                    if math.isfinite(halvings) else "") + ": a dynamic loss scaler halves only on a step "
+                    "whose gradients overflowed, so they overflow at nearly every step, which is skipped")
+        elif self.scale_collapse is not None:
+            line = self.scale_collapse[3]
+            said = "the loss scaler's overflows drove its scale below 1 with no step between"
+        else:
+            return out
+        out.append(Finding("loss_scale_collapsed", True, f"log:{where}:line {line}", said))
+        return out
+
     def _scale_collapse_evidence(self, out: list, where: str) -> list:
-        """A loss scale driven below the floor by a cascade of overflows (``scale_collapse``):
-        the gradients are not finite."""
-        if self.scale_collapse is None or any(f.fact == "grads_have_nan" and f.value is True for f in out):
+        """A loss scale driven below the floor by a cascade of overflows (``scale_collapse``), or
+        fallen to a fraction of 1 (``scale_fall``): the gradients are not finite."""
+        out = self._scale_fall_evidence(out, where)
+        if not self._scale_fell() or any(f.fact == "grads_have_nan" and f.value is True for f in out):
+            return out
+        out = [f for f in out if f.fact != "grads_have_nan"]
+        if self.scale_collapse is None:
+            halvings, high, low, line, _how = self.scale_fall
+            out.append(Finding("grads_have_nan", True, f"log:{where}:line {line}",
+                               f"the loss scale fell to {low:.4g}: the gradients overflowed at the steps "
+                               "that halved it, so they are not finite"))
             return out
         halvings, before, after, line, stuck = self.scale_collapse
-        out = [f for f in out if f.fact != "grads_have_nan"]
         if stuck:
             said = (f"the loss scaler reported {stuck} overflow(s) at its minimum scale {after:.4g}, unable "
                     "to lower it, with no step between: the gradients overflow even unscaled, so they are "
@@ -416,7 +456,7 @@ class ConsoleLog(LogData):
         if self.errors:
             last = self.errors[-1]
             src = f"log:{where}:line {last['line']}"
-            if last["kind"] == "nonfinite" or (last["message"] == _CUT_SHORT and self.scale_collapse is not None):
+            if last["kind"] == "nonfinite" or (last["message"] == _CUT_SHORT and self._scale_fell()):
                 # (a traceback cut short right after the loss scale collapsed: the scaler giving up)
                 self.nan_warnings += 1
                 self.nan_warning_lines.append(last["line"])
@@ -856,6 +896,15 @@ def _best_candidates(cands) -> dict:
     return best
 
 
+def _scale_names(names) -> re.Pattern:
+    """A loss-scale column's name (any of ``names``, their words joined by a space, an underscore,
+    a hyphen or nothing) and the number after it, quoted or not."""
+    alts = sorted((r"[\s_-]?".join(re.escape(w) for w in str(n).lower().split()) for n in names),
+                  key=len, reverse=True)
+    return re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(alts) + r")(?![A-Za-z0-9])[\"']?\s*[:=]?\s*[\"']?"
+                      r"((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)(?![\d.])", re.IGNORECASE)
+
+
 class _Overflows:
     """Line shapes read beside the records (a mixin of :class:`ConsoleReader`, using its ``log``,
     ``metric_lines``, ``_feed`` and table methods): progress-bar redraws run together on one line,
@@ -866,6 +915,11 @@ class _Overflows:
         self.scale_floor = float(p["console.loss_scale_floor"])
         self.scale_cascade = float(p["console.loss_scale_cascade_halvings"])
         self.scale_stuck = int(p["console.loss_scale_stuck_reports"])
+        self.scale_fall_halvings = float(p["console.loss_scale_fall_halvings"])
+        self.scale_start = float(p["console.loss_scale_start_min"])
+        self.scale_high = None   # the highest loss scale printed so far
+        self.last_rs = ()        # the roles of the last record read
+        self.scale_column = _scale_names(p["console.loss_scale_names"])
         # the loss scaler's overflows since the last record: (halvings, scale before the first,
         # last scale, line of the first, metric_lines when the last was read, reports at a minimum)
         self.overflow_run = None
@@ -898,23 +952,63 @@ class _Overflows:
         """``(scale, stuck)`` of an overflow report (see ``_SCALE_DOWN``), counted: the scale it
         sets, and whether it started from that scale (a scaler at its minimum); else None."""
         m = _SCALE_DOWN.search(line)
-        if m is None:
-            return None
-        f = _SCALE_FROM.search(line, 0, m.start(1))
         try:
-            scale = float(m.group(1))
-            stuck = f is not None and float(f.group(1)) == scale
+            if m is None:
+                r = _SCALE_REDUCED.search(line)
+                if r is None:
+                    return None
+                out = (float(r.group(2)), False, float(r.group(1)), False)
+            else:
+                f = _SCALE_FROM.search(line, 0, m.start(1))
+                scale = float(m.group(1))
+                start = None if f is None else float(f.group(1))
+                out = (scale, start == scale, start, True)
         except ValueError:
             return None
-        self._scale_down(scale, stuck)
-        return scale, stuck
+        self._scale_down(*out)
+        return out
 
-    def _scale_down(self, scale: float, stuck: bool = False) -> None:
-        """One overflow that set the loss scale to ``scale``. Overflows with no record between them
+    def _scale_column_line(self, line: str) -> None:
+        """A training record's loss-scale column (``console.loss_scale_names``): a reading. The record
+        must hold a metric read by its name (ranked before ``logs.generic_rank``): a configuration
+        dump's ``"loss_scale": 0`` (DeepSpeed's dynamic scale) is read as a last-resort loss only."""
+        m = self.scale_column.search(line)
+        if m is None or not any(r[1] < self.words.generic_rank for r in self.last_rs):
+            return
+        try:
+            scale = float(m.group(1))
+        except ValueError:
+            return
+        if math.isfinite(scale) and scale >= 0:
+            self._scale_seen(scale, "column")
+
+    def _scale_seen(self, scale: float, how: str) -> None:
+        """One loss scale the log printed. At ``console.loss_scale_floor`` or below, and
+        ``console.loss_scale_fall_halvings`` halvings or more below the highest scale printed before
+        it (or ``console.loss_scale_start_min``): kept as ``log.scale_fall``, the deepest fall."""
+        high = max(self.scale_start, self.scale_high or 0.0)
+        self.scale_high = max(scale, self.scale_high or 0.0)
+        if scale > self.scale_floor:
+            return
+        halvings = math.log2(high / scale) if scale > 0 else math.inf
+        old = self.log.scale_fall
+        if halvings >= self.scale_fall_halvings and (old is None or halvings > old[0]):
+            self.log.scale_fall = (halvings, high, scale, self.line_no, how)
+
+    def _scale_down(self, scale: float, stuck: bool = False, start: float | None = None,
+                    counted: bool = True) -> None:
+        """One overflow that set the loss scale to ``scale`` (from ``start`` when the report says),
+        both read as scales printed (:meth:`_scale_seen`); a report that is not ``counted`` (a
+        scaler's own line beside the overflow's) ends there. Overflows with no record between them
         are one cascade; a cascade of at least ``console.loss_scale_cascade_halvings`` halvings that
         ends below ``console.loss_scale_floor``, or one that reports at least
         ``console.loss_scale_stuck_reports`` overflows at a minimum scale no higher than the floor
         (``stuck``: the scaler cannot lower it), is kept as ``log.scale_collapse``."""
+        if start is not None:
+            self._scale_seen(start, "overflow")
+        self._scale_seen(scale, "overflow")
+        if not counted:
+            return
         rep = self.log.scale_reports
         self.log.scale_reports = (1, self.line_no, scale) if rep is None else \
             (rep[0] + 1, rep[1], min(rep[2], scale))
@@ -1494,7 +1588,10 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
             low = line.lower()
             if "nan" not in low and "inf" not in low:
                 return self._quiet_line(line)
+        records = self.metric_lines
         self._parse(line, key)
+        if self.metric_lines != records and "cale" in line:
+            self._scale_column_line(line)   # a record's loss-scale column (never a config dump's)
 
     def _quiet_line(self, line: str) -> None:
         """A line without a number: a table header, a split's heading or an exception's message
@@ -1563,6 +1660,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         """One record: ``vals[k]`` is the value of the metric with role ``rs[k]``; ``plan`` (when
         read by one) keeps the metrics' candidates."""
         self.metric_lines += 1
+        self.last_rs = rs
         styles = self.styles
         styles[style] = styles.get(style, 0) + 1
         if self.mode is None:

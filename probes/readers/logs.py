@@ -111,7 +111,7 @@ FACTS = (
     # how far the loss climbs back from its low; a gradient norm that overflows before the loss
     "loss_climb_back", "grad_norm_nonfinite_first", "grad_norm_blowup", "speed_only",
     # a console log's loss scaler settling
-    "loss_scale_warmup",
+    "loss_scale_warmup", "loss_scale_collapsed",
 )
 
 #: At most this many buckets per metric (the downsampled curve).
