@@ -281,6 +281,11 @@ class TensorVal(Val):
     loss_mod: bool = False
     hand_terms: tuple = ()          # (line, text): terms computed from the model's outputs without a
                                     # stock loss, added to a stock loss (a margin loss + 0.0005 * mse)
+    signed: bool = False            # a difference or negation of computed tensors (an entropy gap,
+                                    # -log p): can be below zero by construction; kept only through
+                                    # sums and scaling by a number, not through other operations
+    hand_signed: tuple = ()         # (line, text): hand terms added to a stock loss that can be
+                                    # below zero (signed, or subtracted from the stock loss)
     unsafe: tuple = ()              # (kind, line, text)
     data: bool = False
     param: bool = False

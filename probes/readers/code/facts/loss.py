@@ -16,7 +16,7 @@ SOURCE_ID = "code:loss"
 #: how many unsafe operations the unsafe_math finding quotes (presentation)
 _SHOWN_UNSAFE = 4
 FACTS = ("loss_function", "output_activation", "custom_loss", "label_smoothing", "unsafe_math", "task_type",
-         "loss_squashes_twice", "loss_mixes_tasks", "output_relu")
+         "loss_squashes_twice", "loss_mixes_tasks", "output_relu", "loss_own_terms_signed")
 
 #: stock losses of a regression target and of a class target: both summed into one backpropagated
 #: loss is a multi-task head (a detector's box and class terms), not a loss that misfits its task
@@ -123,6 +123,12 @@ class LossFacts:
                              f"at line {line}{extra}")
             self.add_finding("custom_loss", False, primary.line,
                              f"stock loss `{primary.text}` (line {primary.line})")
+            if t.hand_signed:
+                hl, htext = t.hand_signed[0]
+                self.add_finding("loss_own_terms_signed", True, hl,
+                                 f"the loss backpropagated at line {line} adds the script's own term `{htext}` "
+                                 f"(line {hl}) to `{primary.text}`, and that term can be below zero (a difference "
+                                 f"or negation of computed values)")
             kinds = {r.kind for r in stock}
             if kinds & REGRESSION_LOSSES and kinds & CLASS_LOSSES:
                 reg = next(r for r in stock if r.kind in REGRESSION_LOSSES)

@@ -182,7 +182,7 @@ class Expressions:
             except TypeError:
                 return Unknown(snippet(node))
         if isinstance(v, TensorVal):
-            return replace(v, safe=False)
+            return replace(v, safe=False, signed=isinstance(node.op, ast.USub) or v.signed)
         return Unknown(snippet(node))
 
     def eval_BoolOp(self, node: ast.BoolOp, env: Env) -> Val:
@@ -254,13 +254,16 @@ class Expressions:
         if isinstance(op, (ast.Mult, ast.Div, ast.Pow)) and (la or lb) and is_tensor(a) \
                 and is_tensor(b):
             mod = True   # a loss weighted by a tensor (focal loss, per-sample weights)
-        t = replace(t, loss_mod=mod)
+        t = replace(t, loss_mod=mod, signed=_signed(op, a, b, la, lb))
         if isinstance(op, (ast.Add, ast.Sub)) and is_tensor(a) and is_tensor(b) and bool(la) != bool(lb):
             # a stock loss plus a term of the model's outputs that is no stock loss (a hand-written margin
             # loss, a KL term); a penalty on the parameters alone (an L2 sum) has no model call
             hand, hnode = (b, rnode) if la else (a, lnode)
             if hand.calls:
-                t = replace(t, hand_terms=t.hand_terms + ((line, snippet(hnode, 50)),))
+                term = (line, snippet(hnode, 50))
+                t = replace(t, hand_terms=t.hand_terms + (term,))
+                if hand.signed or (isinstance(op, ast.Sub) and hand is b):
+                    t = replace(t, hand_signed=t.hand_signed + (term,))
         # act: keep the squashing of the tensor operand; probs * mask stays probabilities,
         # but softmax(weights) * logits (two trained tensors, one squashed) is no longer one
         act_of = a if is_tensor(a) and a.act else (b if is_tensor(b) else None)
@@ -496,3 +499,17 @@ class Expressions:
         self.add_unresolved(f"line {node.lineno}: values come from {path}, which is not next to "
                             f"{self.basename}: pass it with --config")
         return Unknown(snippet(node))
+
+
+def _signed(op, a, b, la, lb) -> bool:
+    """Whether ``a op b`` can be below zero by construction: a difference of two computed tensors
+    that are no stock losses (an entropy gap, a log-ratio), or a sum or a scaling by a number of
+    such a value. Anything else (an exp, a square, a stock loss of it) starts afresh."""
+    ta, tb = isinstance(a, TensorVal), isinstance(b, TensorVal)
+    if isinstance(op, ast.Sub) and ta and tb and not la and not lb:
+        return True
+    if isinstance(op, (ast.Add, ast.Sub)) and ta and tb:
+        return (a.signed and not la) or (b.signed and not lb)
+    if isinstance(op, (ast.Mult, ast.Div)) and ta != tb:
+        return (a if ta else b).signed
+    return False

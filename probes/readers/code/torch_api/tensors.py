@@ -80,7 +80,7 @@ class TensorModel:
         ts = [v for v in vals if isinstance(v, TensorVal)]
         if not ts:
             return TensorVal()
-        srcs, calls, cuts, losses, unsafe, hand = set(), set(), [], [], [], []
+        srcs, calls, cuts, losses, unsafe, hand, hsigned = set(), set(), [], [], [], [], []
         for t in ts:
             srcs |= t.srcs
             calls |= t.calls
@@ -88,10 +88,12 @@ class TensorModel:
             losses.extend(x for x in t.losses if x not in losses)
             unsafe.extend(u for u in t.unsafe if u not in unsafe)
             hand.extend(h for h in t.hand_terms if h not in hand)
+            hsigned.extend(h for h in t.hand_signed if h not in hsigned)
         first = next((t for t in ts if t.act), ts[0])
         return TensorVal(srcs=frozenset(srcs), calls=frozenset(calls), cuts=tuple(cuts),
                          act=first.act, act_src=first.act_src, losses=tuple(losses),
                          loss_mod=any(t.loss_mod for t in ts), unsafe=tuple(unsafe), hand_terms=tuple(hand),
+                         hand_signed=tuple(hsigned),
                          data=any(t.data for t in ts), ext=any(t.ext for t in ts),
                          leaf=any(t.leaf for t in ts))
 
