@@ -147,6 +147,21 @@ def test_overlapping_windows_split_at_random_are_copies_of_training_windows():
     assert apart["fraction"] < 0.05 and apart["shifted"] == 0
 
 
+def test_near_copies_are_found_on_data_with_a_constant_feature():
+    # a constant column (an image border, a padding feature) is dropped before the distances; the
+    # windows check once left the features standardised twice, and the drop made the second pass fail
+    from traindx.probes.live import data as D
+
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(1200, 20, generator=g)
+    x[:, 3] = 1.0
+    val = torch.cat([x[:150] + 1e-4 * torch.randn(150, 20, generator=g), torch.randn(150, 20, generator=g)])
+    val[:, 3] = 1.0
+    r = D.near_duplicate_fraction(torch.utils.data.TensorDataset(x, torch.zeros(1200)),
+                                  torch.utils.data.TensorDataset(val, torch.zeros(300)))
+    assert 0.4 < r["fraction"] < 0.6
+
+
 def test_binary_rows_do_not_read_as_windows():
     from traindx.probes.live import data as D
 

@@ -587,8 +587,6 @@ def near_duplicate_fraction(train, val, *, max_val: int | None = None, max_train
     keep = sd > 1e-12 * (1 + mu.abs())
     if int(keep.sum()) < 2:
         return None
-    T = ((T - mu) / sd)[:, keep].float()
-    V = ((V - mu) / sd)[:, keep].float()
     shifted = window_copies(raw_t, raw_v, P)
     T = ((T - mu) / sd)[:, keep].float()
     V = ((V - mu) / sd)[:, keep].float()
