@@ -189,15 +189,8 @@ class RowHashes:
 
         if not self.kept_train or not self.kept_val:
             return None
-        tr = set()
-        for h in self.train:
-            tr.update(h.tolist())
-        vals = []
-        for i, rows in self.kept_val:
-            vs = self.val[i].tolist() if i < len(self.val) else []
-            if vs and sum(1 for v in vs if v in tr) >= train_eval * len(vs):
-                continue       # an evaluation of the training rows, not a split
-            vals.append(rows)
+        _, _, aside = self._val_batches(train_eval)
+        vals = [rows for i, rows in self.kept_val if i not in aside]
         if not vals:
             return None
         T = torch.cat([t.detach().to("cpu", torch.float64) for t in self.kept_train])
@@ -214,18 +207,26 @@ class RowHashes:
         is an evaluation of the training data (train accuracy in eval mode), not a split: set aside."""
         if self.n_val < min_val or self.n_train < min_train:
             return None
+        tr, split, aside = self._val_batches(train_eval)
+        hit = sum(k for k, _ in split)
+        n = sum(m for _, m in split)
+        if n < min_val:
+            return None
+        return hit / n, n, len(tr), len(aside)
+
+    def _val_batches(self, train_eval: float):
+        """(the training rows' hashes, ``(rows also in training, rows)`` of each evaluation batch that
+        is a split, the indices of the batches set aside): a batch whose rows are training rows at
+        ``train_eval`` or more is an evaluation of the training data (train accuracy in eval mode)."""
         tr = set()
         for h in self.train:
             tr.update(h.tolist())
-        hit = n = aside = 0
-        for h in self.val:
+        split, aside = [], set()
+        for i, h in enumerate(self.val):
             vs = h.tolist()
             k = sum(1 for v in vs if v in tr)
             if vs and k >= train_eval * len(vs):
-                aside += 1
-                continue
-            hit += k
-            n += len(vs)
-        if n < min_val:
-            return None
-        return hit / n, n, len(tr), aside
+                aside.add(i)
+            else:
+                split.append((k, len(vs)))
+        return tr, split, aside
