@@ -11,8 +11,10 @@ from traindx.engine.loader import load_kb
 from traindx.engine.understand import understand
 
 # no phrasing in kb/language says anything about this one; its words are the examples' words
-# (session 13: the sentence was "... after a while, kinda stagnant" until "stagnant" became a plateau phrasing)
-UNPHRASED = "the accuracy goes up nicely for a few epochs and then just sits around 80 percent forever"
+# (session 13: the sentence was "... after a while, kinda stagnant" until "stagnant" became a plateau phrasing;
+# session 22: "the accuracy goes up nicely ..." until web_r's utterances made "goes up" lean overfitting, 0.246
+# against plateau 0.243: the examples voice still reads the mechanism, the corpus measures its accuracy)
+UNPHRASED = "the accuracy climbs nicely for a few epochs and then just sits around 80 percent forever"
 # made-up jargon no knowledge base knows
 JARGON = "our zorbly gauge is wobbling like crazy on the flumph board"
 PACK = ("kind: language\n"
