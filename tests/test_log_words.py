@@ -65,6 +65,22 @@ def test_a_pack_adding_a_split_word_reads_that_column_as_the_validation_loss(tmp
     assert after["symptom"]["id"] == "overfitting"
 
 
+def test_a_pack_adding_a_reward_word_defers_that_agent_log_as_reinforcement_learning(tmp_path):
+    """An agent's log (episode, payoff, epsilon) names its reward with a word the shipped vocabulary
+    does not know, so ``diagnose --log`` refuses it as a log without metrics (exit 2); a pack adding
+    ``payoff`` to logs.rl_reward_words reads it as a reinforcement-learning run: out of scope, said."""
+    log = tmp_path / "agent.csv"
+    log.write_text("episode,payoff,epsilon\n" + "".join(f"{e},{e * 0.37 % 5:.3f},{max(0.05, 1 - e / 50):.3f}\n"
+                                                       for e in range(1, 80)))
+    pack = _pack(tmp_path, "rl", "kind: parameters\nextends:\n  logs.rl_reward_words: [payoff]\n")
+    core, _ = _diagnose("--log", str(log))
+    extended, after = _diagnose("--log", str(log), "--kb", pack)
+    assert core.returncode == 2 and "no loss, accuracy or other known metric" in core.stderr
+    assert extended.returncode == 0, extended.stderr
+    assert after["symptom"]["id"] == "out_of_scope"
+    assert "reinforcement-learning" in extended.stderr
+
+
 def test_extends_adds_to_the_shipped_words_and_explain_names_the_pack(tmp_path):
     pack = _pack(tmp_path, "it", "kind: parameters\nextends:\n  console.latin_words:\n    perdita: loss\n"
                  "  logs.filler_words: [media]\n  logs.role_spellings:\n    loss: [perdita_totale]\n")

@@ -162,6 +162,7 @@ def read_log(path: str, column_map=None, num_classes=None, params=None, rl_known
     from traindx.probes.readers.logs import read_log as _read
     from traindx.probes.readers.runs import is_run_store, read_run_store
     from traindx.probes.readers.logs import rl_metric_names
+    from traindx.probes.readers.words import log_words
     try:
         if is_run_store(path):
             log = read_run_store(path, column_map=column_map, params=params)
@@ -177,7 +178,7 @@ def read_log(path: str, column_map=None, num_classes=None, params=None, rl_known
                                "loss is expected there"],
                     f"Read {name}: no supervised metrics (the code is a reinforcement-learning run).")
     read = _analyze(log, path, num_classes, describe(log), params)
-    rl = rl_metric_names(list(log.columns.values()) + list(log.ignored_columns))
+    rl = rl_metric_names(list(log.columns.values()) + list(log.ignored_columns), log_words(params))
     if rl and not any(f.fact == "rl_training" for f in read.findings):
         read.findings.append(_rl_finding(path, rl))
     return read

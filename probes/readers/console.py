@@ -1968,7 +1968,7 @@ def read_console(path, column_map=None, params=None) -> ConsoleLog:
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     with f:
-        reader.log.rl_names = rl_names_in_text(f.read(_rl_head(params)))
+        reader.log.rl_names = rl_names_in_text(f.read(_rl_head(params)), reader.words)
         f.seek(0)
         _feed_all(reader, f, path, bounded.limits(params).max_line_chars)
     log = reader.finish()
@@ -1983,7 +1983,7 @@ def _rl_head(params) -> int:
 def read_console_text(text: str, name: str = "pasted log", column_map=None, params=None) -> ConsoleLog:
     """Read console text already in memory (a pasted excerpt)."""
     reader = ConsoleReader(name, column_map, params, fmt="pasted")
-    reader.log.rl_names = rl_names_in_text(text[:_rl_head(params)])
+    reader.log.rl_names = rl_names_in_text(text[:_rl_head(params)], reader.words)
     _feed_all(reader, io.StringIO(text, newline="\n"), name, bounded.limits(params).max_line_chars)
     log = reader.finish()
     _finish(log, params)

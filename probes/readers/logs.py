@@ -666,7 +666,7 @@ def _named_loss(names, skip, words: LogWords) -> tuple[str, str] | None:
     an accuracy (the log would otherwise have no metric at all). A
     train-side one wins over a validation one; None when there is none, or when the names are a
     reinforcement-learning run's (its policy and value losses are no supervised loss)."""
-    if rl_metric_names(names):
+    if rl_metric_names(names, words):
         return None
     found = {}
     for name in names:
@@ -688,13 +688,6 @@ def _x_role(bound: dict) -> str | None:
     return None
 
 
-#: metric-name words of a reinforcement-learning run: a reward the agent collects from its
-#: environment, and the names that come with it (per-episode counts, policy/value losses)
-_RL_REWARD_WORDS = {"reward", "rewards", "rew", "return", "returns"}
-_RL_CONTEXT_WORDS = {"episode", "episodes", "policy", "entropy", "advantage", "advantages",
-                     "epsilon", "actor", "critic", "timesteps", "rollout"}
-_RL_CONTEXT_NAMES = {"value_loss", "vf_loss", "q_loss", "ep_len_mean", "episode_length",
-                     "total_timesteps", "approx_kl"}
 #: a printed name followed by its number (``Last reward: 20``, ``episode 3``, ``epsilon=0.1``)
 #: (a name starts at a word's start and its parts are bounded: linear time on any text, even one
 #: unbroken run of letters)
@@ -704,37 +697,21 @@ _NAME_BEFORE_NUMBER = re.compile(r"(?<![A-Za-z0-9_/.])([A-Za-z][A-Za-z0-9_/.]{0,
                                  re.IGNORECASE)
 
 
-def rl_metric_names(names: Iterable[str]) -> list[str]:
-    """The names among ``names`` (a log's columns or printed metric names) that say the run is
-    reinforcement learning: a reward-like name (``reward``, ``running_reward``, ``ep_rew_mean``,
-    ``episode_return``) and at least one other RL name beside it (``episode``, ``policy_loss``,
-    ``value_loss``, ``entropy``, ``epsilon``, ...) — one ``return`` column alone is not evidence; or,
-    with no reward printed, a policy loss beside a value loss (an actor-critic such as PPO).
-    Empty when the names do not say so."""
-    rewards, context = [], []
-    heads = set()    # an actor-critic's two losses: the policy's and the value function's
-    for name in dict.fromkeys(str(n) for n in names):
-        norm = normalize_name(name)
-        words = set(norm.split("_"))
-        if words & _RL_REWARD_WORDS:
-            rewards.append(name)
-        elif words & _RL_CONTEXT_WORDS or norm in _RL_CONTEXT_NAMES or norm.endswith(("_value_loss", "_vf_loss")):
-            context.append(name)
-        if words & {"loss", "losses"}:
-            heads |= {h for h, ws in (("policy", {"policy", "actor", "pg"}), ("value", {"value", "vf", "critic"}))
-                      if words & ws}
-    return rewards + context if (rewards and context) or heads == {"policy", "value"} else []
+def rl_metric_names(names: Iterable[str], words: LogWords | None = None) -> list[str]:
+    """:meth:`LogWords.rl_names` of ``words`` (None: the shipped knowledge base's vocabulary): the
+    names that say the run is reinforcement learning, empty when they do not."""
+    return (words or log_words()).rl_names(names)
 
 
-def rl_names_in_text(text: str) -> list[str]:
+def rl_names_in_text(text: str, words: LogWords | None = None) -> list[str]:
     """:func:`rl_metric_names` of the names printed before numbers in ``text`` (the head of a
     console log: an RL run prints its rewards from its first episode)."""
-    return rl_metric_names(m.group(1).strip() for m in _NAME_BEFORE_NUMBER.finditer(text))
+    return rl_metric_names((m.group(1).strip() for m in _NAME_BEFORE_NUMBER.finditer(text)), words)
 
 
-def _no_metric_error(names, path, line=None) -> InputError:
+def _no_metric_error(names, path, words: LogWords, line=None) -> InputError:
     shown = ", ".join(repr(n) for n in list(names)[:_SHOWN_MISSING])
-    rl = rl_metric_names(names)
+    rl = rl_metric_names(names, words)
     if rl:
         return RLLogError(f"the log records rewards ({', '.join(repr(n) for n in rl[:_SHOWN_RL_NAMES])}), "
                           "not a supervised loss: a reinforcement-learning run", path, line, rl)
@@ -909,7 +886,7 @@ def _read_csv_stream(f, path: str, column_map: dict, log: LogData, lim: bounded.
     xrole = _x_role(bound)
     metrics = {r: c for r, c in bound.items() if r in _METRIC_ROLES}
     if not any(r in metrics for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
-        raise _no_metric_error(header, path, line_no)
+        raise _no_metric_error(header, path, words, line_no)
     log.ignored_columns = unused
     if xrole:
         log.x_label, log.x_column = xrole, bound[xrole]
@@ -1251,7 +1228,7 @@ class _RecordSink:
         if self.rows == 0:
             raise InputError("no records in the log", self.path)
         if not any(r in self.log.series for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
-            raise _no_metric_error(sorted(self.seen), self.path)
+            raise _no_metric_error(sorted(self.seen), self.path, self.words)
         self.log.rows = self.rows
         self.log.ignored_columns = sorted(self.seen - set(self.bound.values()))
 
@@ -1520,7 +1497,7 @@ def _choose_tags(log: LogData, scan: _TagScan, column_map: dict, path: str) -> N
         if c["role"] not in best or c["rank"] < best[c["role"]]["rank"]:
             best[c["role"]] = c
     if not any(r in best for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
-        raise _no_metric_error(names, path)
+        raise _no_metric_error(names, path, scan.words)
     for role, c in best.items():
         ties = [o["name"] for o in cands.values()
                 if o["role"] == role and o is not c and o["rank"] == c["rank"]]

@@ -33,7 +33,8 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
           "logs.loss_function_words", "logs.one_net_words", "logs.error_words", "logs.plural_words",
           "logs.not_a_loss_words", "logs.lr_monitor_rank", "logs.generic_rank", "logs.loss_word_rank",
           "logs.one_net_loss_rank", "logs.test_split_rank", "logs.last_resort_rank", "console.local_words",
-          "console.latin_words")
+          "console.latin_words", "logs.rl_reward_words", "logs.rl_context_words", "logs.rl_context_names",
+          "logs.rl_value_loss_suffixes", "logs.rl_actor_critic_heads")
 
 #: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
 CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -77,6 +78,11 @@ class LogWords:
         self.test_split_rank = int(p["logs.test_split_rank"])
         self.last_resort_rank = int(p["logs.last_resort_rank"])
         self._compile_languages(p["console.local_words"], p["console.latin_words"])
+        self.rl_reward = frozenset(p["logs.rl_reward_words"])
+        self.rl_context = frozenset(p["logs.rl_context_words"])
+        self.rl_context_names = frozenset(p["logs.rl_context_names"])
+        self.rl_value_suffixes = tuple(p["logs.rl_value_loss_suffixes"])
+        self.rl_heads = {head: frozenset(ws) for head, ws in p["logs.rl_actor_critic_heads"].items()}
 
     def _compile_languages(self, local: Mapping, latin: Mapping) -> None:
         # which lines are worth the substitutions at all: those holding a character outside ASCII
@@ -147,6 +153,28 @@ class LogWords:
         return "val_loss" if tokens & self.split_val else "loss"
 
     # -- other languages ---------------------------------------------------------------------
+    def rl_names(self, names) -> list[str]:
+        """The names among ``names`` (a log's columns or printed metric names) that say the run is
+        reinforcement learning: a reward-like name (``logs.rl_reward_words``: ``reward``,
+        ``running_reward``, ``ep_rew_mean``, ``episode_return``) and at least one RL context name beside
+        it (``logs.rl_context_words`` / ``rl_context_names`` / ``rl_value_loss_suffixes``: ``episode``,
+        ``policy_loss``, ``value_loss``, ``entropy``, ``epsilon``, ...) — one ``return`` column alone is
+        not evidence; or, with no reward printed, a loss of each actor-critic head
+        (``logs.rl_actor_critic_heads``: a policy loss beside a value loss, as PPO prints). Empty when
+        the names do not say so."""
+        rewards, context = [], []
+        heads = set()
+        for name in dict.fromkeys(str(n) for n in names):
+            norm = normalize_name(name)
+            words = set(norm.split("_"))
+            if words & self.rl_reward:
+                rewards.append(name)
+            elif words & self.rl_context or norm in self.rl_context_names or norm.endswith(self.rl_value_suffixes):
+                context.append(name)
+            if words & {"loss", "losses"}:
+                heads |= {h for h, ws in self.rl_heads.items() if words & ws}
+        return rewards + context if (rewards and context) or (self.rl_heads and heads == set(self.rl_heads)) else []
+
     def localized(self, line: str) -> str:
         """``line`` with its non-Latin metric words in English (unchanged when it has none)."""
         if line.isascii() or self._local_chars is None or not self._local_chars.search(line):
