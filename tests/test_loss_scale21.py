@@ -8,7 +8,10 @@ flat the printed loss. A scaler that backs off a few times at the start and then
 Torch-free.
 """
 
-from conftest import diagnose_log_report, report_symptom
+import json
+
+import pytest
+from conftest import diagnose_log_report, report_symptom, run_cli
 
 from traindx.probes.readers.console import read_console_text
 
@@ -143,3 +146,59 @@ def test_deepspeed_reductions_far_below_one_are_a_collapse():
 
 def test_deepspeed_reductions_that_stop_far_above_one_are_no_collapse():
     assert read_console_text(_deepspeed_reductions(1024.0)).scale_fall is None
+
+
+# ------------------------------------------ the same fall in a structured log (CSV, JSON lines, TensorBoard)
+def _csv(scales, name="loss_scale") -> str:
+    """A CSV a training loop writes: step, a nearly flat loss, the scaler's scale per record."""
+    rows = [f"step,loss,{name}"]
+    rows += [f"{100 * (i + 1)},{7.41 - 0.003 * i + (0.01 if i % 2 else 0.0):.4f},{sc}" for i, sc in enumerate(scales)]
+    return "\n".join(rows) + "\n"
+
+
+def _read(path):
+    """``traindx diagnose --log PATH`` as a user runs it: the JSON report."""
+    r = run_cli("diagnose", "--log", str(path), "--non-interactive", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_a_csv_loss_scale_column_that_collapses_is_the_same_fp16_explosion(tmp_path):
+    """The console reader and the structured readers share one derivation (probes/readers/loss_scale.py):
+    a CSV's loss_scale column falling to a fraction of 1 is read as the fairseq column above is."""
+    (tmp_path / "m.csv").write_text(_csv(_COLLAPSING))
+    rep = _read(tmp_path / "m.csv")
+    assert _facts(rep).get("loss_scale_collapsed") is True
+    assert _symptom(rep) == "explosion" and _top(rep) == "fp16_overflow"
+    (tmp_path / "ok.csv").write_text(_csv(_STEADY))
+    rep = _read(tmp_path / "ok.csv")
+    assert "loss_scale_collapsed" not in _facts(rep) and _symptom(rep) != "explosion"
+
+
+def test_a_placeholder_loss_scale_column_of_zeros_is_no_fall(tmp_path):
+    (tmp_path / "m.csv").write_text(_csv(["0"] * 12))
+    assert "loss_scale_collapsed" not in _facts(_read(tmp_path / "m.csv"))
+
+
+def test_json_lines_with_deepspeeds_loss_scale_key_collapse(tmp_path):
+    lines = [json.dumps({"step": 50 * (i + 1), "train/loss": 2.31 - 0.001 * i, "train/loss_scale": float(sc)})
+             for i, sc in enumerate(_COLLAPSING)]
+    (tmp_path / "m.jsonl").write_text("\n".join(lines) + "\n")
+    rep = _read(tmp_path / "m.jsonl")
+    assert _facts(rep).get("loss_scale_collapsed") is True and _top(rep) == "fp16_overflow"
+
+
+def test_a_tensorboard_loss_scale_tag_that_collapses(tmp_path):
+    """DeepSpeed's ``Train/Samples/loss_scale`` / Megatron's ``loss-scale`` scalar tags."""
+    pytest.importorskip("tensorboard")
+    from tensorboard.compat.proto import event_pb2, summary_pb2
+    from tensorboard.summary.writer.event_file_writer import EventFileWriter
+    writer = EventFileWriter(str(tmp_path))
+    for i, sc in enumerate(_COLLAPSING):
+        meta = summary_pb2.SummaryMetadata(plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="scalars"))
+        vals = [summary_pb2.Summary.Value(tag="train/loss", simple_value=2.3 - 0.001 * i, metadata=meta),
+                summary_pb2.Summary.Value(tag="Train/Samples/loss_scale", simple_value=float(sc), metadata=meta)]
+        writer.add_event(event_pb2.Event(step=100 * i, wall_time=1.0 + i, summary=summary_pb2.Summary(value=vals)))
+    writer.close()
+    rep = _read(tmp_path)
+    assert _facts(rep).get("loss_scale_collapsed") is True and _top(rep) == "fp16_overflow"

@@ -82,6 +82,7 @@ from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, PART_RANK, S
                             shape)
 from .logs import (FLUSH_ROWS, LogData, RLLogError, Series, normalize_name, parse_column_map,
                    rl_names_in_text)
+from .loss_scale import ScaleFall, fall_grads_said, fall_said
 from .words import CAMEL_HUMP, CAMEL_ROLES, LogWords, log_words
 
 #: Bounds on work and memory, not knowledge: a traceback is taken to have ended after this many
@@ -409,11 +410,7 @@ class ConsoleLog(LogData):
         floor by a cascade of overflows (``scale_collapse``): ``loss_scale_collapsed``."""
         fall = self.scale_fall
         if fall is not None:
-            halvings, high, low, line, how = fall
-            what = "printed loss scale" if how == "column" else "loss scale the overflow reports set"
-            said = (f"the {what} falls to {low:.4g}" + (f", {halvings:.0f} halvings below {high:.4g}"
-                    if math.isfinite(halvings) else "") + ": a dynamic loss scaler halves only on a step "
-                    "whose gradients overflowed, so they overflow at nearly every step, which is skipped")
+            line, said = fall[3], fall_said(fall)
         elif self.scale_collapse is not None:
             line = self.scale_collapse[3]
             said = "the loss scaler's overflows drove its scale below 1 with no step between"
@@ -430,10 +427,8 @@ class ConsoleLog(LogData):
             return out
         out = [f for f in out if f.fact != "grads_have_nan"]
         if self.scale_collapse is None:
-            halvings, high, low, line, _how = self.scale_fall
-            out.append(Finding("grads_have_nan", True, f"log:{where}:line {line}",
-                               f"the loss scale fell to {low:.4g}: the gradients overflowed at the steps "
-                               "that halved it, so they are not finite"))
+            out.append(Finding("grads_have_nan", True, f"log:{where}:line {self.scale_fall[3]}",
+                               fall_grads_said(self.scale_fall)))
             return out
         halvings, before, after, line, stuck = self.scale_collapse
         if stuck:
@@ -915,9 +910,7 @@ class _Overflows:
         self.scale_floor = float(p["console.loss_scale_floor"])
         self.scale_cascade = float(p["console.loss_scale_cascade_halvings"])
         self.scale_stuck = int(p["console.loss_scale_stuck_reports"])
-        self.scale_fall_halvings = float(p["console.loss_scale_fall_halvings"])
-        self.scale_start = float(p["console.loss_scale_start_min"])
-        self.scale_high = None   # the highest loss scale printed so far
+        self.scale_watch = ScaleFall(p)   # the deepest fall of the scales printed (log.scale_fall)
         self.last_rs = ()        # the roles of the last record read
         self.scale_column = _scale_names(p["console.loss_scale_names"])
         # the loss scaler's overflows since the last record: (halvings, scale before the first,
@@ -986,14 +979,8 @@ class _Overflows:
         """One loss scale the log printed. At ``console.loss_scale_floor`` or below, and
         ``console.loss_scale_fall_halvings`` halvings or more below the highest scale printed before
         it (or ``console.loss_scale_start_min``): kept as ``log.scale_fall``, the deepest fall."""
-        high = max(self.scale_start, self.scale_high or 0.0)
-        self.scale_high = max(scale, self.scale_high or 0.0)
-        if scale > self.scale_floor:
-            return
-        halvings = math.log2(high / scale) if scale > 0 else math.inf
-        old = self.log.scale_fall
-        if halvings >= self.scale_fall_halvings and (old is None or halvings > old[0]):
-            self.log.scale_fall = (halvings, high, scale, self.line_no, how)
+        self.scale_watch.seen(scale, self.line_no, how)
+        self.log.scale_fall = self.scale_watch.fall
 
     def _scale_down(self, scale: float, stuck: bool = False, start: float | None = None,
                     counted: bool = True) -> None:

@@ -102,6 +102,8 @@ from typing import Any
 from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
+from .loss_scale import scale_fall_findings
+
 #: How _fmt prints a number in a finding's text (scientific outside [_SCI_LOW, _SCI_HIGH), one
 #: decimal from _ONE_DECIMAL_FROM): presentation, not knowledge.
 _SCI_LOW, _SCI_HIGH, _ONE_DECIMAL_FROM = 1e-3, 1e5, 100
@@ -312,6 +314,7 @@ def analyze(log, num_classes: int | None = None, *, min_head: int = 1,
     _analyze_step_time(log, out)
     _run_length(log, out)
     an.loss_trend = loss
+    _loss_scale(log, an, params)
     return an.findings, an
 
 
@@ -1323,6 +1326,15 @@ def decayed_through_plateau(lrs: list, start: float, params=None) -> tuple[float
     if peak > 0 and at_start >= p["curves.decay_held"] * peak and now <= p["curves.decay_cut"] * at_start:
         return at_start, now
     return None
+
+
+def _loss_scale(log, an: CurveAnalysis, params) -> None:
+    """A structured log's loss-scale column fallen to a fraction of 1 (:mod:`.loss_scale`, the
+    derivation the console reader uses): ``loss_scale_collapsed`` and ``grads_have_nan``."""
+    findings = scale_fall_findings(log, an.findings, params)
+    for f in findings[len(an.findings):]:
+        an.facts[f.fact] = f.value
+    an.findings[:] = findings
 
 
 def _analyze_grad_norm(log, out: _Out) -> None:

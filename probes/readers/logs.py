@@ -86,6 +86,7 @@ from traindx.engine import bounded
 from traindx.engine.errors import InputError, RLLogError  # RLLogError: re-exported, its home is engine.errors
 from traindx.engine.parameters import resolve
 
+from .loss_scale import ROLE as LOSS_SCALE
 from .words import CAMEL_HUMP, LogWords, log_words, normalize_name  # noqa: F401 (CAMEL_HUMP: re-exported)
 
 #: The evidence source (``kb/sources.yaml``) this module implements.
@@ -136,7 +137,7 @@ _ROLE_ALIASES = {
 }
 _X_ROLES = ("step", "epoch")
 _METRIC_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy", "lr", "grad_norm", "step_time",
-                 "time")
+                 "time", LOSS_SCALE)
 _PERCENT_ROLES = ("accuracy", "val_accuracy")
 #: An accuracy series whose largest value exceeds this is in percent (a fraction cannot pass 1).
 _PERCENT_THRESHOLD = 1.001
@@ -644,6 +645,9 @@ def _bind_columns(names: Iterable[str], column_map: dict[str, str], path: str,
     mapped_cols = {c for _, c in best.values()}
     for name in names:
         if name in mapped_cols:
+            continue
+        if LOSS_SCALE not in best and words.names_a_loss_scale(name):
+            best[LOSS_SCALE] = (0, name)   # a mixed-precision loss scale (fp16), never a loss
             continue
         m = words.match_role(name)
         if m is None:
@@ -1459,7 +1463,8 @@ class _TagScan:
             role, rank = self.mapped.get(name) or self.mapped[tag], -1
         else:
             match_role = self.words.match_role
-            m = (match_role(f"{os.path.basename(sub)}/{tag}") if sub else None) or match_role(tag)
+            m = (LOSS_SCALE, 0) if self.words.names_a_loss_scale(tag) else \
+                (match_role(f"{os.path.basename(sub)}/{tag}") if sub else None) or match_role(tag)
             if m is None or m[0] in _X_ROLES:
                 self.skipped[key] = None
                 return None

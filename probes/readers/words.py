@@ -34,7 +34,7 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
           "logs.not_a_loss_words", "logs.lr_monitor_rank", "logs.generic_rank", "logs.loss_word_rank",
           "logs.one_net_loss_rank", "logs.test_split_rank", "logs.last_resort_rank", "console.local_words",
           "console.latin_words", "logs.rl_reward_words", "logs.rl_context_words", "logs.rl_context_names",
-          "logs.rl_value_loss_suffixes", "logs.rl_actor_critic_heads")
+          "logs.rl_value_loss_suffixes", "logs.rl_actor_critic_heads", "console.loss_scale_names")
 
 #: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
 CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -83,6 +83,9 @@ class LogWords:
         self.rl_context_names = frozenset(p["logs.rl_context_names"])
         self.rl_value_suffixes = tuple(p["logs.rl_value_loss_suffixes"])
         self.rl_heads = {head: frozenset(ws) for head, ws in p["logs.rl_actor_critic_heads"].items()}
+        # a loss-scale column's names, normalised, with and without "_" between their words
+        scale = {normalize_name(n) for n in p["console.loss_scale_names"]}
+        self.scale_names = tuple(sorted(scale | {n.replace("_", "") for n in scale}))
 
     def _compile_languages(self, local: Mapping, latin: Mapping) -> None:
         # which lines are worth the substitutions at all: those holding a character outside ASCII
@@ -153,6 +156,13 @@ class LogWords:
         return "val_loss" if tokens & self.split_val else "loss"
 
     # -- other languages ---------------------------------------------------------------------
+    def names_a_loss_scale(self, name: str) -> bool:
+        """Whether a structured log's column or tag prints the mixed-precision loss scale: its
+        normalised name is one of ``console.loss_scale_names`` (words joined by ``_`` or nothing) or
+        ends in one after a ``_`` (``Train/Samples/loss_scale``, Megatron's ``loss-scale``)."""
+        norm = normalize_name(name)
+        return any(norm == n or norm.endswith("_" + n) for n in self.scale_names)
+
     def rl_names(self, names) -> list[str]:
         """The names among ``names`` (a log's columns or printed metric names) that say the run is
         reinforcement learning: a reward-like name (``logs.rl_reward_words``: ``reward``,
