@@ -189,14 +189,16 @@ def test_json_lines_with_deepspeeds_loss_scale_key_collapse(tmp_path):
 
 
 def test_a_tensorboard_loss_scale_tag_that_collapses(tmp_path):
-    """DeepSpeed's ``Train/Samples/loss_scale`` / Megatron's ``loss-scale`` scalar tags."""
+    """DeepSpeed's monitor tags (``Train/Samples/train_loss``, ``Train/Samples/lr``,
+    ``Train/Samples/loss_scale``: its documented fields) read as the loss, the lr and the loss scale."""
     pytest.importorskip("tensorboard")
     from tensorboard.compat.proto import event_pb2, summary_pb2
     from tensorboard.summary.writer.event_file_writer import EventFileWriter
     writer = EventFileWriter(str(tmp_path))
     for i, sc in enumerate(_COLLAPSING):
         meta = summary_pb2.SummaryMetadata(plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="scalars"))
-        vals = [summary_pb2.Summary.Value(tag="train/loss", simple_value=2.3 - 0.001 * i, metadata=meta),
+        vals = [summary_pb2.Summary.Value(tag="Train/Samples/train_loss", simple_value=2.3 - 0.001 * i, metadata=meta),
+                summary_pb2.Summary.Value(tag="Train/Samples/lr", simple_value=1e-4, metadata=meta),
                 summary_pb2.Summary.Value(tag="Train/Samples/loss_scale", simple_value=float(sc), metadata=meta)]
         writer.add_event(event_pb2.Event(step=100 * i, wall_time=1.0 + i, summary=summary_pb2.Summary(value=vals)))
     writer.close()
