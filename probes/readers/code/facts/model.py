@@ -27,7 +27,7 @@ SOURCE_ID = "code:model"
 #: reader before interpreting, from the same model definitions; both are this source's facts.)
 FACTS = ("dropout_p", "init_constant", "init_bias_constant", "init_weight_std", "frozen_params", "frozen_weights",
          "requires_grad_attr_on_module", "unfreeze_guarded", "uses_amp", "grad_scaler_used", "regularization",
-         "rl_training", "amp_dtype", "model_has_dropout_or_bn", "num_classes", "sigmoid_depth")
+         "rl_training", "amp_dtype", "model_has_dropout_or_bn", "num_classes", "sigmoid_depth", "input_lookup_buffer")
 
 
 #: names whose presence together marks a reinforcement-learning loop (rewards from an environment)
@@ -111,6 +111,33 @@ def guarded_unfreeze(tree: ast.AST) -> tuple[int, str] | None:
     return None
 
 
+def buffer_lookups(tree: ast.AST) -> tuple[int, str] | None:
+    """(line, text) of the first ``self.B[x]`` or ``F.embedding(x, self.B)`` inside a ``forward`` whose
+    argument ``x`` picks rows of ``B``, a tensor registered with ``register_buffer``: an embedding table
+    kept as a buffer, which ``.parameters()`` never yields, so no optimizer updates it. (A mask or a
+    positional table is sliced by a length or indexed by positions, not by the forward's own input.)"""
+    buffers = {n.args[0].value for n in ast.walk(tree) if isinstance(n, ast.Call)
+               and isinstance(n.func, ast.Attribute) and n.func.attr == "register_buffer"
+               and n.args and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str)}
+
+    def own(e: ast.AST) -> bool:
+        return isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self" \
+            and e.attr in buffers
+    for fn in ast.walk(tree):
+        if not (buffers and isinstance(fn, ast.FunctionDef) and fn.name == "forward"):
+            continue
+        inputs = {a.arg for a in fn.args.args[1:]}
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Subscript) and own(n.value) and isinstance(n.slice, ast.Name) \
+                    and n.slice.id in inputs:
+                return n.lineno, snippet(n, SHORT_SNIPPET_CHARS)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "embedding" \
+                    and len(n.args) == 2 and isinstance(n.args[0], ast.Name) and n.args[0].id in inputs \
+                    and own(n.args[1]):
+                return n.lineno, snippet(n, SHORT_SNIPPET_CHARS)
+    return None
+
+
 class ModelFacts:
     """code:model: dropout, regularization, initialisation, frozen parameters, mixed precision."""
 
@@ -130,6 +157,7 @@ class ModelFacts:
         self.task_type_facts()
         self.module_requires_grad_facts()
         self.guarded_unfreeze_facts()
+        self.buffer_lookup_facts()
         self.mixed_precision_facts(models, first_line)
         self.sigmoid_depth_fact()
 
@@ -340,6 +368,14 @@ class ModelFacts:
             self.add_finding("unfreeze_guarded", True, g[0],
                              f"`{g[1]}` (line {g[0]}) sets requires_grad only on parameters that already "
                              "require grad: a frozen parameter fails the test, so nothing frozen is ever unfrozen")
+
+    def buffer_lookup_facts(self) -> None:
+        """input_lookup_buffer: the model's input picks rows of a buffer (an embedding never trained)."""
+        g = buffer_lookups(self.tree)
+        if g is not None:
+            self.add_finding("input_lookup_buffer", True, g[0],
+                             f"`{g[1]}` (line {g[0]}) looks the input up in a registered buffer: an embedding "
+                             "table outside .parameters(), which no optimizer updates")
 
     def mixed_precision_facts(self, models: list, first_line: int) -> None:
         """uses_amp, amp_dtype and grad_scaler_used."""
