@@ -162,3 +162,15 @@ def test_the_loss_at_step_zero_is_the_initial_loss(lang):
 ])
 def test_batch_size_forms(lang, text, bs):
     assert _facts(text, lang).get("batch_size") == bs
+
+
+# --- session 22: a learning rate changed "from X to Y" in Chinese, a hyphen for the separator, a param group's rate
+@pytest.mark.parametrize("text, lr", [
+    ("学习率我从0.01降到0.001以后，loss开始震荡", 0.001),
+    ("lr从3e-4调到1e-4，还是不收敛", 0.0001),
+    ("Adam with learningrate-0.0003 and the loss jumps around", 0.0003),
+    ("the loss blows up, lr-1e-3, batch 16", 0.001),
+    ("iter: [200/5000], loss: 0.52, pg0_lr: 0.000200, scale: 1.0\nthe loss spikes", 0.0002),
+])
+def test_a_learning_rate_in_more_grammar(lang, text, lr):
+    assert _facts(text, lang).get("learning_rate") == pytest.approx(lr)
