@@ -1331,10 +1331,9 @@ def decayed_through_plateau(lrs: list, start: float, params=None) -> tuple[float
 def _loss_scale(log, an: CurveAnalysis, params) -> None:
     """A structured log's loss-scale column fallen to a fraction of 1 (:mod:`.loss_scale`, the
     derivation the console reader uses): ``loss_scale_collapsed`` and ``grads_have_nan``."""
-    findings = scale_fall_findings(log, an.findings, params)
-    for f in findings[len(an.findings):]:
+    for f in scale_fall_findings(log, params):   # the curves derive neither fact otherwise
         an.facts[f.fact] = f.value
-    an.findings[:] = findings
+        an.findings.append(f)
 
 
 def _analyze_grad_norm(log, out: _Out) -> None:

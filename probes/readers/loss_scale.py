@@ -64,25 +64,20 @@ def fall_grads_said(fall: tuple) -> str:
             "so they are not finite")
 
 
-def scale_fall_findings(log, findings: list, params: Mapping | None = None) -> list:
+def scale_fall_findings(log, params: Mapping | None = None) -> list:
     """``loss_scale_collapsed`` and ``grads_have_nan`` from a structured log's ``loss_scale`` series
-    (bucket by bucket, in order: each bucket's highest scale, then its lowest), added to
-    ``findings`` unless already there; ``findings`` unchanged when the scale did not fall. A column
-    that is never above 0 is no scale (a placeholder), not a fall."""
+    (bucket by bucket, in order: each bucket's highest scale, then its lowest); empty when the scale
+    did not fall. A column that is never above 0 is no scale (a placeholder), not a fall."""
     s = log.series.get(ROLE) if hasattr(log, "series") else None
-    if s is None or not s.finite or s.max <= 0 or any(f.fact == "loss_scale_collapsed" for f in findings):
-        return findings
+    if s is None or not s.finite or s.max <= 0:
+        return []
     watch = ScaleFall(params)
     for p in s.finite_points():
-        watch.seen(p.hi, p.x1, "column")
-        if p.lo >= 0:
-            watch.seen(p.lo, p.x1, "column")
+        for scale in (p.hi, p.lo):
+            if scale >= 0:   # a negative "scale" is no scale a scaler prints
+                watch.seen(scale, p.x1, "column")
     if watch.fall is None:
-        return findings
-    where = f"log:{log.name}:{s.column}"
-    step = f" ({log.x_label} {watch.fall[3]:g})"
-    out = list(findings) + [Finding("loss_scale_collapsed", True, where, fall_said(watch.fall) + step)]
-    if not any(f.fact == "grads_have_nan" and f.value is True for f in out):
-        out = [f for f in out if f.fact != "grads_have_nan"]
-        out.append(Finding("grads_have_nan", True, where, fall_grads_said(watch.fall) + step))
-    return out
+        return []
+    where, step = f"log:{log.name}:{s.column}", f" ({log.x_label} {watch.fall[3]:g})"
+    return [Finding("loss_scale_collapsed", True, where, fall_said(watch.fall) + step),
+            Finding("grads_have_nan", True, where, fall_grads_said(watch.fall) + step)]

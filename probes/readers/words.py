@@ -155,7 +155,7 @@ class LogWords:
             return None
         return "val_loss" if tokens & self.split_val else "loss"
 
-    # -- other languages ---------------------------------------------------------------------
+    # -- a loss scale, a reinforcement-learning run ------------------------------------------
     def names_a_loss_scale(self, name: str) -> bool:
         """Whether a structured log's column or tag prints the mixed-precision loss scale: its
         normalised name is one of ``console.loss_scale_names`` (words joined by ``_`` or nothing) or
@@ -185,6 +185,7 @@ class LogWords:
                 heads |= {h for h, ws in self.rl_heads.items() if words & ws}
         return rewards + context if (rewards and context) or (self.rl_heads and heads == set(self.rl_heads)) else []
 
+    # -- other languages ---------------------------------------------------------------------
     def localized(self, line: str) -> str:
         """``line`` with its non-Latin metric words in English (unchanged when it has none)."""
         if line.isascii() or self._local_chars is None or not self._local_chars.search(line):
