@@ -171,11 +171,15 @@ def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answ
     st = Styler(_color_default() if color is None else color)
     if script_args and not script:
         raise InputError("arguments after -- are for --script, but no --script was given")
+    if (complaint == "-") + list(logs).count("-") > 1:
+        raise InputError("standard input (-) can be read once: give `-` to one of --complaint and --log")
     available = set()
     if script or setup:
         available |= {s for s in kb.sources if s.startswith("probe:")}
     session = _open_session(kb, resume, available)
     gather = Gatherer(session, st, quiet=not interactive)
+    complaint = _piped_complaint(complaint, kb, not (script or logs or codes or configs or setup or answers
+                                                     or resume))
     analysis = _gather_evidence(gather, session, kb, script, logs, codes, configs, setup, complaint, answers,
                                 max_steps, timeout, column_map, script_args, started)
     if interactive:
@@ -207,6 +211,23 @@ def _open_session(kb, resume, available):
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise InputError(f"saved session is damaged ({type(exc).__name__}: {exc})", SESSION_FILE,
                          hint="start again without --resume") from None
+
+
+def _piped_complaint(complaint, kb, nothing_else: bool):
+    """``--complaint -`` reads the complaint from standard input; with no evidence given at all, a
+    complaint piped in (``tail -n 200 nohup.out | traindx diagnose``) is read the same way."""
+    from ..bounded import limits
+    if complaint == "-":
+        from .piped import read_text
+        return read_text(limits(kb.params()).max_file_bytes)
+    if complaint or not nothing_else or sys.stdin.isatty():
+        return complaint
+    from .piped import SHOWN_NAME, waiting_text
+    text = waiting_text(limits(kb.params()).max_file_bytes)
+    if text.strip():
+        click.echo(f"Read the complaint from {SHOWN_NAME} ({len(text.splitlines())} lines).", err=True)
+        return text
+    return complaint
 
 
 def _gather_evidence(gather, session, kb, script, logs, codes, configs, setup, complaint, answers,
@@ -449,6 +470,8 @@ class Gatherer:
         self._take(gather.read_config(path, self.session.kb.params()))
 
     def log(self, path, column_map=None):
+        if path == "-":
+            return self._piped_log(column_map)
         self._need_file(path, "log")
         from . import gather
         read = gather.read_log(path, column_map=column_map, num_classes=self.session.value("num_classes"),
@@ -456,6 +479,19 @@ class Gatherer:
                                rl_known=self.session.value("rl_training") is True)
         self._take(read)
         return read.analysis
+
+    def _piped_log(self, column_map=None):
+        """``--log -``: standard input spooled to a private file, read like a named log; what is
+        said about it names ``<stdin>``, and the file is gone on every exit path."""
+        from ..bounded import limits
+        from .piped import Spool
+        spool = Spool()
+        try:
+            return self.log(spool.fill(limits(self.session.kb.params()).max_log_bytes), column_map)
+        except InputError as err:
+            raise spool.shown(err) from None
+        finally:
+            spool.close()
 
     def complaint(self, text):
         """The user's words; a log excerpt pasted with them is read like a console log."""
