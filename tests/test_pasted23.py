@@ -1,0 +1,57 @@
+"""Session 23 (issue 13, pasted console logs): evidence a pasted excerpt holds that was read wrong.
+
+- A clock value (an ``eta: 2 days, 3:59:15`` before the step's ``time:`` and ``data_time:``, as
+  mmengine, mmdet and YOLOX print every line) ended no name: the reader joined ``eta`` to the next
+  name (``eta time``, ``eta lr``), so the step time and the data-loading time went unread.
+
+Each sample is written for this test (invented numbers in the print shapes of common code) and
+asserts what a user sees through ``traindx diagnose --log FILE`` or what the reader keeps; each has
+a twin that must not change. Torch-free.
+"""
+
+import pytest
+from conftest import diagnose_log_report, report_symptom
+
+from traindx.probes.readers.console import read_console_text
+
+
+def _mm_lines(eta: str, data_time: float, losses: list) -> str:
+    return "".join(
+        f"2024/03/02 10:{11 + k:02d}:05 - mmengine - INFO - Epoch(train)  [1][{40 + k}/2000]  "
+        f"lr: 1.0000e-02  eta: {eta}  time: 9.0113  data_time: {data_time:.4f}  memory: 9120  "
+        f"loss: {v:.4f}  loss_cls: {v / 2:.4f}\n"
+        for k, v in enumerate(losses))
+
+
+_SLOW_FALL = [6.412, 6.371, 6.335, 6.297, 6.262, 6.228, 6.190, 6.153]
+_FALL = [6.412, 5.103, 4.322, 3.817, 3.506, 3.311, 3.198, 3.121]
+
+
+@pytest.mark.parametrize("eta", ["2 days, 3:59:15", "3:59:15", "0:00:05"])
+def test_an_eta_clock_before_the_step_time_leaves_the_step_and_data_times_read(eta):
+    log = read_console_text(_mm_lines(eta, 7.4021, _SLOW_FALL))
+    share, lines, _ = log.data_wait
+    assert lines == len(_SLOW_FALL)
+    assert share == pytest.approx(7.4021 / 9.0113, rel=1e-3)
+    assert log.columns["lr"] == "lr" and "step_time" in log.series
+
+
+def test_the_same_line_without_an_eta_reads_the_same():
+    with_eta = read_console_text(_mm_lines("1:02:03", 0.0114, _SLOW_FALL))
+    without = read_console_text(_mm_lines("1:02:03", 0.0114, _SLOW_FALL).replace("eta: 1:02:03  ", ""))
+    assert with_eta.data_wait == pytest.approx(without.data_wait)
+    assert with_eta.columns == without.columns
+
+
+def test_an_excerpt_whose_steps_wait_on_the_loader_reads_as_slow_training(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, _mm_lines("2 days, 4:24:09", 7.4021, _FALL))
+    assert report_symptom(rep) == "slow_training"
+    facts = {f["fact"]: f["value"] for f in rep["facts"]}
+    assert facts["data_time_fraction"] >= 0.7
+
+
+def test_the_same_excerpt_with_a_fast_loader_is_not_slow_training(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, _mm_lines("2 days, 4:24:09", 0.0114, _FALL))
+    assert report_symptom(rep) != "slow_training"
+    facts = {f["fact"]: f["value"] for f in rep["facts"]}
+    assert facts["data_time_fraction"] < 0.1
