@@ -55,3 +55,42 @@ def test_the_same_excerpt_with_a_fast_loader_is_not_slow_training(tmp_path):
     assert report_symptom(rep) != "slow_training"
     facts = {f["fact"]: f["value"] for f in rep["facts"]}
     assert facts["data_time_fraction"] < 0.1
+
+
+# ---------------------------------------------------------------- chance read from loss and accuracy
+_LEVELLED = [2.912, 2.604, 2.455, 2.381, 2.342, 2.325, 2.318, 2.315, 2.314, 2.314]
+
+
+def _keras(losses: list, val_acc: list) -> str:
+    n = len(losses)
+    return "".join(f"Epoch {k + 1}/{n}\n1875/1875 [==============================] - 9s 5ms/step - loss: {v:.4f}"
+                   f" - accuracy: {a - 0.004:.4f} - val_loss: {v + 0.002:.4f} - val_accuracy: {a:.4f}\n"
+                   for k, (v, a) in enumerate(zip(losses, val_acc)))
+
+
+def test_a_loss_levelled_at_ln10_beside_an_accuracy_of_a_tenth_is_not_learning(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, _keras(_LEVELLED, [0.1064, 0.0982, 0.1031] * 3 + [0.1064]))
+    assert report_symptom(rep) == "not_learning"
+
+
+def test_the_same_loss_beside_an_accuracy_well_above_a_tenth_stays_a_plateau(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, _keras(_LEVELLED, [0.402, 0.431, 0.447] * 3 + [0.452]))
+    assert report_symptom(rep) == "plateau"
+
+
+def _mid_run(losses: list, acc: float) -> str:
+    return "".join(f"Epoch {120 + k}/300, step 200/200, loss = {v:.4f}, acc = {acc + 0.002 * (k % 2):.4f}\n"
+                   for k, v in enumerate(losses))
+
+
+_FLAT_NEAR_LN2 = [0.7223, 0.7219, 0.7228, 0.7215, 0.7226, 0.7220, 0.7224, 0.7218]
+
+
+def test_a_flat_excerpt_near_ln2_beside_an_accuracy_of_a_half_is_not_learning(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, _mid_run(_FLAT_NEAR_LN2, 0.498))
+    assert report_symptom(rep) == "not_learning"
+
+
+def test_the_same_excerpt_beside_an_accuracy_of_seventy_percent_is_a_plateau(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, _mid_run(_FLAT_NEAR_LN2, 0.701))
+    assert report_symptom(rep) == "plateau"
