@@ -94,3 +94,36 @@ def test_a_flat_excerpt_near_ln2_beside_an_accuracy_of_a_half_is_not_learning(tm
 def test_the_same_excerpt_beside_an_accuracy_of_seventy_percent_is_a_plateau(tmp_path):
     rep, _ = diagnose_log_report(tmp_path, _mid_run(_FLAT_NEAR_LN2, 0.701))
     assert report_symptom(rep) == "plateau"
+
+
+# ------------------------------------------------------------------------ a flat loss during warm-up
+_FLATISH = [1.912, 1.905, 1.921, 1.898, 1.907, 1.893, 1.911, 1.889, 1.902, 1.894]
+
+
+def _d2(losses: list, lrs: list) -> str:
+    return "".join(f"[10/24 10:{15 + k:02d}:04 d2.utils.events]:  eta: 0:13:08  iter: {619 + 20 * k}  "
+                   f"total_loss: {v:.3f}  loss_cls: {v * 0.75:.3f}  time: 0.5756  data_time: 0.0068  "
+                   f"lr: {lr:.6f}  max_mem: 10458M\n" for k, (v, lr) in enumerate(zip(losses, lrs)))
+
+
+def test_a_flat_excerpt_while_the_learning_rate_warms_up_is_slow_training(tmp_path):
+    warm = [0.000062 + 0.000002 * k for k in range(len(_FLATISH))]
+    rep, _ = diagnose_log_report(tmp_path, _d2(_FLATISH, warm))
+    facts = {f["fact"]: f["value"] for f in rep["facts"]}
+    assert facts["lr_rising"] is True
+    assert report_symptom(rep) == "slow_training"
+
+
+def test_the_same_excerpt_at_a_held_learning_rate_is_a_plateau(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, _d2(_FLATISH, [0.0002] * len(_FLATISH)))
+    facts = {f["fact"]: f["value"] for f in rep["facts"]}
+    assert facts["lr_rising"] is False
+    assert report_symptom(rep) == "plateau"
+
+
+def test_a_rate_that_rises_and_then_decays_is_no_warm_up_under_way():
+    lrs = [0.0001, 0.0002, 0.0003, 0.0002, 0.0001]
+    log = read_console_text(_d2(_FLATISH[:5], lrs))
+    from traindx.probes.readers import curves
+    facts = {f.fact: f.value for f in curves.analyze(log)[0]}
+    assert facts["lr_rising"] is False
