@@ -122,6 +122,13 @@ def _spaces(m) -> str:
     return " " * (m.end() - m.start())
 
 
+def _clock_gap(m) -> str:
+    """A clock value (``eta: 2 days, 3:59:15``, ``[00:12<00:34``) blanked as a separator: the name
+    before it named the clock, so it must not run on into the next name (``eta: 3:59:15  time:
+    8.91  data_time: 7.43`` is a step time and a data time, not an ``eta time``)."""
+    return "," + " " * (m.end() - m.start() - 1)
+
+
 def _cut(text: str, a: int, b: int) -> str:
     """Blank ``text[a:b]`` in place (a separator and spaces): offsets stay those of the line."""
     return text[:a] + (";" + " " * (b - a - 1) if b > a else "") + text[b:]
@@ -743,7 +750,7 @@ class LineParser:
         if ":" in text:
             text = _PY_LOGGER.sub(_spaces, text)
         text = _LEVEL.sub(_spaces, text)
-        text = _CLOCK.sub(_spaces, text)
+        text = _CLOCK.sub(_clock_gap, text)
         if " --" in text:
             text = _OPTION.sub(_spaces, text)
         progress = bool(_PROGRESS.search(text)) or "it/s" in text or "s/it" in text

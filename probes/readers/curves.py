@@ -1287,6 +1287,7 @@ def _analyze_lr(log, out: _Out) -> None:
     out.add("lr_final_ratio", ratio, x0, x1,
             f"learning rate {_fmt(ref)} ({'peak after warm-up' if warm else 'initial'}) -> "
             f"{_fmt(last)} now: x{_fmt(ratio)}")
+    _lr_rising(fin, out, x0, x1)
     collapse = out.p["curves.lr_collapse"]
     # at or below the cut is collapsed (StepLR's gamma=0.01 lands exactly on 1%)
     above = [i for i, p in enumerate(fin) if p.hi > collapse * ref * (1 + 1e-9)]
@@ -1308,6 +1309,20 @@ def _analyze_lr(log, out: _Out) -> None:
             out.add("lr_decay_helps", False, reg.start, x1,
                     f"the schedule cut the learning rate {_fmt(cut[0])} -> {_fmt(cut[1])} after the "
                     f"loss levelled off at {log.x_label} {_fx(reg.start)}, and the loss did not move")
+
+
+def _lr_rising(fin: list, out: _Out, x0: float, x1: float) -> None:
+    """``lr_rising``: the printed learning rate never falls from one record to the next and ends
+    ``curves.lr_rising_min`` or more above its first value, at its highest: a warm-up still under
+    way over the whole log (the run has not yet reached the rate it will train at)."""
+    lrs = [p.mean for p in fin]
+    if len(lrs) < 2 or lrs[0] <= 0:
+        return
+    rising = all(b >= a for a, b in zip(lrs, lrs[1:])) and lrs[-1] >= (1 + out.p["curves.lr_rising_min"]) * lrs[0]
+    out.add("lr_rising", rising, x0, x1,
+            f"the learning rate {'rises' if rising else 'does not rise'} over the whole log "
+            f"({_fmt(lrs[0])} -> {_fmt(lrs[-1])} over {len(lrs)} records)"
+            + (": a warm-up still under way" if rising else ""))
 
 
 def decayed_through_plateau(lrs: list, start: float, params=None) -> tuple[float, float] | None:
