@@ -61,8 +61,10 @@ for epoch in range(12):
     model.eval()
     with torch.no_grad():
         out = model(x[:96])
-        print(f"epoch {epoch + 1} train loss {loss.item():.4f} acc {(model(x[:16]).argmax(1) == y[:16]).float().mean():.3f}"
-              f" | val loss {F.cross_entropy(out, y[:96]).item():.4f} acc {(out.argmax(1) == y[:96]).float().mean():.3f}")
+        ta = (model(x[:16]).argmax(1) == y[:16]).float().mean()
+        va = (out.argmax(1) == y[:96]).float().mean()
+        print(f"epoch {epoch + 1} train loss {loss.item():.4f} acc {ta:.3f}"
+              f" | val loss {F.cross_entropy(out, y[:96]).item():.4f} acc {va:.3f}")
 '''
 
 #: what such a run prints: training converges, the evaluation-mode validation is poor and worsens
