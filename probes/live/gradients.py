@@ -36,6 +36,26 @@ def frozen_params(model) -> list[str]:
     return [n for n, p in model.named_parameters() if not p.requires_grad]
 
 
+def frozen_since(model, earlier: dict) -> list[str]:
+    """Names of the model's frozen parameters built after an earlier training phase: not among
+    ``earlier`` (id -> weakref of the parameters that phase's model held) and no copy of one of
+    them (a new head initialised from a trained one holds trained values). Such a parameter was
+    never trained by this run and, frozen, keeps its initialisation."""
+    import torch
+
+    olds = [p for p in (r() for r in earlier.values()) if p is not None]
+    out = []
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            if p.requires_grad or id(p) in earlier:
+                continue
+            if any(o.shape == p.shape and o.device == p.device and o.dtype == p.dtype and torch.equal(o, p)
+                   for o in olds):
+                continue
+            out.append(n)
+    return out
+
+
 def norms_of(tensors: Sequence) -> list[float]:
     """The L2 norm of each tensor, as floats, with one reduction per device and one host sync."""
     import torch

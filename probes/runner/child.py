@@ -156,6 +156,8 @@ class _State:
         self.other_steps = 0        # ... and how many steps in a row it took
         self.phase = 1              # training phases seen (pretraining, then fine-tuning, ...)
         self.phase_start = 0        # optimizer steps before the current phase
+        self.earlier_params = {}    # id -> weakref of the parameters earlier phases' models held when bound
+        self.phase_params = {}      # ... and those of this phase's model, kept when it is bound
         self.optimizers_made = 0    # torch.optim optimizers constructed by the script
         self.optimizers = weakref.WeakSet()  # ... and the optimizers themselves (weakly)
         self.manual_losses = 0      # losses differentiated in a loop with no torch.optim optimizer
@@ -1013,6 +1015,10 @@ def _new_phase(optimizer) -> None:
     from torch.nn.modules import module as module_mod
 
     _call_monitor("detach")
+    # what existed when the earlier phase began training: a layer built since (a new task's head) has
+    # not been trained by this run
+    _S.earlier_params.update(_S.phase_params)
+    _S.phase_params = {}
     _S.monitor = _make_monitor()
     _S.optimizer, _S.model, _S.bound, _S.bind_attempts = optimizer, None, False, 0
     _S.other_opt, _S.other_steps = None, 0
@@ -1055,6 +1061,14 @@ def _bind() -> None:
     _S.model = model
     _S.bound = True
     _call_monitor("bind", model, opt)
+    if model is not None:
+        _S.phase_params = {id(p): weakref.ref(p) for p in model.parameters()}
+        _S.phase_params.update({id(p): weakref.ref(p) for g in opt.param_groups for p in g["params"]})
+    if _S.earlier_params and _S.monitor is not None:
+        try:
+            _S.monitor.earlier_params = dict(_S.earlier_params)
+        except Exception as e:   # a monitor of another kind may refuse new attributes
+            _probe_error("earlier params", e)
     _call_monitor("attach")
     others = [m for m in roots if m is not model]
     if others and hasattr(_S.monitor, "watch_forwards"):

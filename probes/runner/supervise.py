@@ -338,6 +338,7 @@ class _ChildSession:
         self.summary: dict | None = None
         self.probe_errors: list[str] = []
         self.phases: list[dict] = []            # training phases after the first (see _child)
+        self.phase_step = 0                     # the optimizer step the current phase began at
         self.reason: str | None = None          # set when *we* stop the run: decided | timeout
         self.next_escalation: tuple[float, int] | None = None
         self.tree: dict[int, int] = {}          # pid -> start time, every descendant seen
@@ -614,7 +615,9 @@ class _ChildSession:
             # later look: stopping now would lose it (max_steps and the timeout still apply)
             stop = False
             if self.decide is not None and self.reason is None and not ev.get("pending"):
-                if self.decide(list(self.findings.values()), self.steps):
+                # the steps of the phase being read: a new phase's curve starts afresh, and its shape
+                # needs as many steps of its own as the first phase's did
+                if self.decide(list(self.findings.values()), self.steps - self.phase_step):
                     self.reason = "decided"
                     stop = True
             if stop:
@@ -648,6 +651,7 @@ class _ChildSession:
         elif kind == "phase":
             # a new training phase: what the earlier one measured no longer describes the run
             self.findings = {}
+            self.phase_step = int(ev.get("step") or 0)
             self.phases.append({"phase": int(ev.get("phase") or 0), "step": int(ev.get("step") or 0),
                                 "previous_steps": int(ev.get("previous_steps") or 0)})
 

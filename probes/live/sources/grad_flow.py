@@ -8,7 +8,7 @@ from traindx.probes.live.probe import Probe
 
 class GradFlow(Probe):
     source = "probe:grad_flow"
-    facts = ("params_without_grad", "frozen_params", "grads_all_zero", "grad_norm_median")
+    facts = ("params_without_grad", "frozen_params", "grads_all_zero", "grad_norm_median", "frozen_weights")
     needs = frozenset({"model", "optimizer"})
     schedule = "per-parameter .grad presence at the sampled steps (first 10, every 50; every step while armed)"
     parameters = ("grad_flow.zero_norm", "grad_flow.zero_recent_samples")
@@ -18,6 +18,12 @@ class GradFlow(Probe):
             fr = G.frozen_params(m.model)
             emit("frozen_params", fr,
                  f"{len(fr)} parameter(s) with requires_grad=False" + (f": {', '.join(fr[:5])}" if fr else ""))
+            earlier = getattr(m, "earlier_params", None)
+            new = G.frozen_since(m.model, earlier) if earlier and fr else []
+            if new:
+                emit("frozen_weights", "random_init",
+                     f"{', '.join(new[:5])} built after the earlier training phase and frozen: never trained by "
+                     "this run, it keeps its initialisation")
         if not m._grad_samples:
             return
         # the model's parameters (an optimizer-only parameter without a gradient is the

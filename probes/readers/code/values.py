@@ -297,6 +297,12 @@ class TensorVal(Val):
                                     # draws, constants and simple arithmetic; None when not followed
     leaf: bool = False              # a tensor the script made trainable itself (x.requires_grad_(),
                                     # requires_grad=True), or computed from one: a model of raw tensors
+    onehot: bool = False            # targets spread over the class axis (F.one_hot(y), eye(C)[y], a
+                                    # scatter of 1s, a smoothed one-hot): one column per class
+    class_terms: tuple | None = None  # (line, text): log-probabilities times such targets, the per-class
+                                    # terms of a cross-entropy not yet summed over the class axis
+    class_mean: tuple | None = None   # (line, text): where those terms were averaged over the class axis
+                                    # (a mean over every element): the cross-entropy divided by C
 
 
 def is_tensor(v: Any) -> bool:

@@ -16,7 +16,7 @@ SOURCE_ID = "code:loss"
 #: how many unsafe operations the unsafe_math finding quotes (presentation)
 _SHOWN_UNSAFE = 4
 FACTS = ("loss_function", "output_activation", "custom_loss", "label_smoothing", "unsafe_math", "task_type",
-         "loss_squashes_twice", "loss_mixes_tasks", "output_relu", "loss_own_terms_signed")
+         "loss_squashes_twice", "loss_mixes_tasks", "output_relu", "loss_own_terms_signed", "loss_averages_classes")
 
 #: stock losses of a regression target and of a class target: both summed into one backpropagated
 #: loss is a multi-task head (a detector's box and class terms), not a loss that misfits its task
@@ -86,6 +86,7 @@ class LossFacts:
         self.output_activation_facts(t, rec, custom, line)
         if custom:
             self.squash_twice_facts(stock)
+            self.class_mean_facts(t)
         self.label_smoothing_facts(rec)
         self.unsafe_math_facts(t, line)
 
@@ -194,6 +195,16 @@ class LossFacts:
             self.add_finding("loss_squashes_twice", False, r.line,
                              f"{r.text} (line {r.line}) inside the hand-written loss receives "
                              f"{'raw outputs' if not r.act else r.act + ' outputs'}")
+
+    def class_mean_facts(self, t: TensorVal) -> None:
+        """loss_averages_classes: a hand-written cross-entropy whose per-class terms (log-probabilities
+        times one-hot targets) are averaged over the class axis instead of summed over it."""
+        if t.class_mean:
+            ml, mtext = t.class_mean
+            self.add_finding("loss_averages_classes", True, ml,
+                             f"`{mtext}` (line {ml}) averages the log-probabilities times one-hot targets "
+                             "over every class, not only the batch: the loss and every gradient are the "
+                             "cross-entropy divided by the number of classes")
 
     def label_smoothing_facts(self, rec) -> None:
         """label_smoothing of a stock cross-entropy loss."""

@@ -27,7 +27,8 @@ SOURCE_ID = "code:model"
 #: reader before interpreting, from the same model definitions; both are this source's facts.)
 FACTS = ("dropout_p", "init_constant", "init_bias_constant", "init_weight_std", "frozen_params", "frozen_weights",
          "requires_grad_attr_on_module", "unfreeze_guarded", "uses_amp", "grad_scaler_used", "regularization",
-         "rl_training", "amp_dtype", "model_has_dropout_or_bn", "num_classes", "sigmoid_depth", "input_lookup_buffer")
+         "rl_training", "amp_dtype", "model_has_dropout_or_bn", "num_classes", "sigmoid_depth", "input_lookup_buffer",
+         "eval_stats_never_updated")
 
 
 #: names whose presence together marks a reinforcement-learning loop (rewards from an environment)
@@ -138,6 +139,115 @@ def buffer_lookups(tree: ast.AST) -> tuple[int, str] | None:
     return None
 
 
+def _self_attr(e: ast.AST, names: set) -> str | None:
+    """``self.X`` (or ``self.X.data``) with X in ``names``: X, else None."""
+    if isinstance(e, ast.Attribute) and e.attr == "data":
+        e = e.value
+    if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self" and e.attr in names:
+        return e.attr
+    return None
+
+
+def _training_branches(fn: ast.AST):
+    """(training body, evaluation body) of each ``if self.training:`` / ``if not self.training:`` in ``fn``."""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.If):
+            yield from _training_branches_of(n)
+
+
+def _training_branches_of(n: ast.If):
+    """(training body, evaluation body) when ``n`` tests ``self.training`` (or its negation)."""
+    test, negated = n.test, False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, negated = test.operand, True
+    if isinstance(test, ast.Attribute) and test.attr == "training" and isinstance(test.value, ast.Name) \
+            and test.value.id == "self":
+        yield (n.orelse, n.body) if negated else (n.body, n.orelse)
+
+
+def _buffer_writes(tree: ast.AST, names: set) -> list[tuple[ast.AST, str]]:
+    """(node, buffer) of every statement that changes a buffer named in ``names``: an assignment to
+    ``X.name`` (or an element of it), or an in-place method (``X.name.mul_(...)``, ``.copy_``, ...)."""
+    out = []
+    for n in ast.walk(tree):
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(
+            n, (ast.AugAssign, ast.AnnAssign)) else []
+        for t in targets:
+            t = t.value if isinstance(t, ast.Subscript) else t
+            if isinstance(t, ast.Attribute) and t.attr in names:
+                out.append((n, t.attr))
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_") \
+                and not n.func.attr.startswith("_"):
+            v = n.func.value
+            v = v.value if isinstance(v, ast.Attribute) and v.attr == "data" else v
+            if isinstance(v, ast.Attribute) and v.attr in names:
+                out.append((n, v.attr))
+    return out
+
+
+def mode_branch(tree: ast.AST) -> tuple[int, str] | None:
+    """(line, text) of the first ``if self.training:`` in a module's ``forward``: a hand-written layer
+    whose output depends on the mode, as Dropout's and BatchNorm's do."""
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for fn in cls.body:
+            if isinstance(fn, ast.FunctionDef) and fn.name == "forward":
+                for n in ast.walk(fn):
+                    if isinstance(n, ast.If) and any(True for _ in _training_branches_of(n)):
+                        return n.lineno, f"if {snippet(n.test, SHORT_SNIPPET_CHARS)}:"
+    return None
+
+
+def stale_eval_buffers(tree: ast.AST) -> tuple[int, str] | None:
+    """(line, text) of the first read of a registered buffer in the evaluation branch of a module's
+    ``forward`` (``if self.training: <batch statistics> else: <self.B>``) that the training branch
+    does not read, when nothing the script runs ever writes B: its only writes sit in methods no code
+    calls (an update op never run), or there are none. A hand-written normalisation layer then
+    evaluates with the statistics it was created with, whatever the training taught it. None when
+    the script never switches a model to evaluation, or loads weights (a checkpoint brings the
+    statistics)."""
+    evals = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and (
+        n.func.attr == "eval" or n.func.attr == "train" and n.args and isinstance(n.args[0], ast.Constant)
+        and n.args[0].value is False) for n in ast.walk(tree))
+    if not evals or _weight_loads(tree):
+        return None
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        buffers = {n.args[0].value for n in ast.walk(cls) if isinstance(n, ast.Call)
+                   and isinstance(n.func, ast.Attribute) and n.func.attr == "register_buffer"
+                   and n.args and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str)}
+        forward = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "forward"), None)
+        if not buffers or forward is None:
+            continue
+        for train, evaluation in _training_branches(forward):
+            in_train = {_self_attr(n, buffers) for st in train for n in ast.walk(st)}
+            reads = [(n, b) for st in evaluation for n in ast.walk(st)
+                     if (b := _self_attr(n, buffers)) is not None and b not in in_train]
+            if not reads:
+                continue
+            stale = {b for _, b in reads}
+            methods = {f.name: f for f in cls.body if isinstance(f, ast.FunctionDef)}
+            for node, b in _buffer_writes(tree, stale):
+                home = next((m for m in methods.values() if m.name != "__init__" and any(
+                    x is node for x in ast.walk(m))), None)
+                if home is None or home.name == "forward" or _mentioned(tree, home):
+                    stale.discard(b)
+            hit = next(((n, b) for n, b in reads if b in stale), None)
+            if hit is not None:
+                return hit[0].lineno, snippet(hit[0], SHORT_SNIPPET_CHARS)
+    return None
+
+
+def _mentioned(tree: ast.AST, fn: ast.FunctionDef) -> bool:
+    """The method's name appears anywhere outside its own definition (a call, a hook, a getattr)."""
+    own = {id(x) for x in ast.walk(fn)}
+    for n in ast.walk(tree):
+        if id(n) in own:
+            continue
+        if isinstance(n, ast.Attribute) and n.attr == fn.name or isinstance(n, ast.Name) and n.id == fn.name \
+                or isinstance(n, ast.Constant) and n.value == fn.name:
+            return True
+    return False
+
+
 class ModelFacts:
     """code:model: dropout, regularization, initialisation, frozen parameters, mixed precision."""
 
@@ -158,6 +268,7 @@ class ModelFacts:
         self.module_requires_grad_facts()
         self.guarded_unfreeze_facts()
         self.buffer_lookup_facts()
+        self.stale_eval_buffer_facts()
         self.mixed_precision_facts(models, first_line)
         self.sigmoid_depth_fact()
 
@@ -234,9 +345,14 @@ class ModelFacts:
         elif models:
             self.add_unresolved(f"regularization inside {models[0].describe()} is not visible in "
                                 f"{self.basename}")
+        branch = mode_branch(self.tree)
         if self.records["dropout"] or self.records["bn"]:
             x = (self.records["bn"] or self.records["dropout"])[0]
             self.add_finding("model_has_dropout_or_bn", True, x[0], f"`{x[-1]}` (line {x[0]})")
+        elif branch is not None:
+            self.add_finding("model_has_dropout_or_bn", True, branch[0],
+                             f"`{branch[1]}` (line {branch[0]}): a hand-written layer that computes "
+                             "differently in training and in evaluation")
         elif visible:
             self.add_finding("model_has_dropout_or_bn", False, first_line,
                              "no Dropout or BatchNorm layer in the model")
@@ -376,6 +492,15 @@ class ModelFacts:
             self.add_finding("input_lookup_buffer", True, g[0],
                              f"`{g[1]}` (line {g[0]}) looks the input up in a registered buffer: an embedding "
                              "table outside .parameters(), which no optimizer updates")
+
+    def stale_eval_buffer_facts(self) -> None:
+        """eval_stats_never_updated: evaluation reads running statistics no code updates."""
+        g = stale_eval_buffers(self.tree)
+        if g is not None:
+            self.add_finding("eval_stats_never_updated", True, g[0],
+                             f"`{g[1]}` (line {g[0]}) is what the model uses in evaluation mode, a registered "
+                             "buffer that no code the script runs ever updates: evaluation normalises with the "
+                             "statistics the layer was created with, not the ones training saw")
 
     def mixed_precision_facts(self, models: list, first_line: int) -> None:
         """uses_amp, amp_dtype and grad_scaler_used."""

@@ -271,6 +271,8 @@ class Expressions:
             act_of = None
         t = replace(t, act=act_of.act if act_of else None,
                     act_src=act_of.act_src if act_of else None)
+        if _class_terms(op, a, b):
+            t = replace(t, class_terms=(line, snippet(node, 50)))
         safe = False
         if isinstance(op, (ast.Add, ast.Sub)):
             other, onode = (b, rnode) if is_tensor(a) else (a, lnode)
@@ -499,6 +501,15 @@ class Expressions:
         self.add_unresolved(f"line {node.lineno}: values come from {path}, which is not next to "
                             f"{self.basename}: pass it with --config")
         return Unknown(snippet(node))
+
+
+def _class_terms(op, a, b) -> bool:
+    """``a * b`` is the model's log-probabilities times one-hot targets: a cross-entropy's per-class
+    terms, before the sum over the classes."""
+    if not (isinstance(op, ast.Mult) and is_tensor(a) and is_tensor(b) and (a.onehot or b.onehot)):
+        return False
+    logp = b if a.onehot else a
+    return logp.act == "log_softmax" and from_model(logp)
 
 
 def _signed(op, a, b, la, lb) -> bool:

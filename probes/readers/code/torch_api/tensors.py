@@ -50,6 +50,8 @@ TENSOR_FUNCTIONS: dict[str, str] = {
     **dict.fromkeys(("argmax", "argmin", "argsort", "round", "floor", "ceil", "sign", "bucketize"),
                     "discrete"),
     **dict.fromkeys(("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout"), "dropout"),
+    **dict.fromkeys(("mean", "sum", "nanmean", "nansum"), "reduce"),
+    **dict.fromkeys(("scatter", "scatter_"), "scatter"),
     **dict.fromkeys(("randn", "rand", "zeros", "ones", "randint", "arange", "linspace", "empty", "full",
                      "zeros_like", "ones_like", "randn_like", "rand_like", "eye", "randperm", "normal", "logspace",
                      "one_hot", "bernoulli", "multinomial"), "new_data"),
@@ -60,6 +62,14 @@ KEEPS_LOSS = {"mean", "sum", "view", "reshape", "squeeze", "unsqueeze", "flatten
               "float", "double", "half", "to", "cuda", "cpu", "clone", "contiguous",
               "type", "type_as", "requires_grad_", "retain_grad", "nan_to_num", "add",
               "sub", "stack", "cat", "view_as", "reshape_as"}
+#: functions after which one-hot targets are still one column per class (a dtype, a device, a view)
+KEEPS_ONEHOT = {"float", "double", "half", "bfloat16", "to", "cuda", "cpu", "type", "type_as", "view", "reshape",
+                "squeeze", "unsqueeze", "clone", "contiguous", "permute", "transpose", "movedim", "flatten",
+                "view_as", "reshape_as", "detach"}
+#: tensor functions that build one-hot targets from class ids (``eye`` is indexed by them)
+ONEHOT_BUILDERS = {"one_hot", "eye"}
+#: the class axis of a (batch, classes) array of per-class terms, as a reduction names it
+CLASS_AXES = {1, -1}
 #: functions that keep what squashing the tensor carries (anything else forgets it)
 SHAPE_OPS = {"view", "reshape", "squeeze", "unsqueeze", "flatten", "permute",
              "transpose", "contiguous", "float", "double", "half", "bfloat16", "to",
@@ -90,7 +100,10 @@ class TensorModel:
             hand.extend(h for h in t.hand_terms if h not in hand)
             hsigned.extend(h for h in t.hand_signed if h not in hsigned)
         first = next((t for t in ts if t.act), ts[0])
+        terms = next((t.class_terms for t in ts if t.class_terms), None)
+        cmean = next((t.class_mean for t in ts if t.class_mean), None)
         return TensorVal(srcs=frozenset(srcs), calls=frozenset(calls), cuts=tuple(cuts),
+                         onehot=all(t.onehot for t in ts), class_terms=terms, class_mean=cmean,
                          act=first.act, act_src=first.act_src, losses=tuple(losses),
                          loss_mod=any(t.loss_mod for t in ts), unsafe=tuple(unsafe), hand_terms=tuple(hand),
                          hand_signed=tuple(hsigned),
@@ -236,7 +249,38 @@ class TensorModel:
         return c.x if isinstance(c.x, TensorVal) else TensorVal()
 
     def tensor_new_data(self, c: TensorCall) -> Val:
-        return TensorVal(data=True, scale=draw_scale(c.name, c.args, c.kwargs))
+        return TensorVal(data=True, scale=draw_scale(c.name, c.args, c.kwargs), onehot=c.name in ONEHOT_BUILDERS)
+
+    def tensor_scatter(self, c: TensorCall) -> Val:
+        """``torch.zeros(B, C).scatter_(1, y, 1)``: data made here, scattered into, is one-hot targets."""
+        out = self.tensor_elementwise(c)
+        if isinstance(out, TensorVal) and isinstance(c.x, TensorVal) and c.x.data and not from_model(c.x):
+            return replace(out, onehot=True)
+        return out
+
+    def tensor_reduce(self, c: TensorCall) -> Val:
+        """mean/sum: per-class cross-entropy terms summed over the class axis are a cross-entropy;
+        averaged over it (a mean over every element, or over the class axis) they are the
+        cross-entropy divided by the number of classes (``class_mean``). An axis not followed
+        forgets them."""
+        out = self.tensor_elementwise(c)
+        x = c.x
+        if not (isinstance(out, TensorVal) and isinstance(x, TensorVal) and x.class_terms):
+            return out
+        dim = c.kwargs.get("dim", c.kwargs.get("axis", c.args[1] if len(c.args) > 1 else None))
+        if dim is None:
+            dims: set | None = None
+        elif isinstance(dim, Const) and isinstance(dim.value, int):
+            dims = {dim.value}
+        elif isinstance(dim, ListVal) and all(isinstance(d, Const) for d in dim.items):
+            dims = {d.value for d in dim.items}
+        else:
+            return replace(out, class_terms=None)
+        if dims is not None and not dims & CLASS_AXES:
+            return replace(out, class_terms=x.class_terms)     # over the batch: still per class
+        if c.name in ("mean", "nanmean"):
+            return replace(out, class_terms=None, class_mean=(c.line, snippet(c.node, 60)))
+        return replace(out, class_terms=None)
 
     def tensor_elementwise(self, c: TensorCall) -> Val:
         """Any other function: the inputs' provenance carries over; a loss changed by it becomes a
@@ -247,7 +291,9 @@ class TensorModel:
         if t.losses and c.name not in KEEPS_LOSS:
             t = replace(t, loss_mod=True)   # exp(-ce), log(loss)...: a hand-made loss
         if c.name not in SHAPE_OPS:
-            t = replace(t, act=None, act_src=None)
+            t = replace(t, act=None, act_src=None, class_terms=None)
+        if c.name not in KEEPS_ONEHOT:
+            t = replace(t, onehot=False)
         scale = function_scale(c.name, c.x) if isinstance(c.x, TensorVal) and c.x.data else None
         return self.fresh_tensor(replace(t, safe=False, exp=False, scale=scale), c.node)
 
