@@ -119,3 +119,23 @@ def test_chinese_regularizer_words(lang, text, item):
 
 def test_a_regularizer_said_not_used_in_chinese_is_not_read(lang):
     assert "augmentation" not in facts(understand("过拟合很严重，没有用数据增强", lang)).get("regularization", [])
+
+
+@pytest.mark.parametrize("text", [
+    "why does the val loss jump around so much while the training loss curve is slowly converging?",
+    "the validation curve is very unstable, although the train loss is slowly decreasing and smooth",
+])
+def test_slow_convergence_beside_an_unstable_curve_is_no_slow_training(lang, text):
+    assert understand(text, lang).symptom == "instability"
+
+
+def test_slow_steps_are_still_slow_training(lang):
+    assert understand("training is so slow, each epoch takes 4 hours on one gpu", lang).symptom == "slow_training"
+
+
+@pytest.mark.parametrize("text", [
+    "改了数据增强以后，跑到第20个epoch左右val_loss的值就开始上升，train_loss一直在下降",
+    "训练十几轮后 eval_loss值也开始增加，但是训练loss还在降",
+])
+def test_a_validation_loss_rising_with_its_value_word_is_overfitting(lang, text):
+    assert understand(text, lang).symptom == "overfitting"
