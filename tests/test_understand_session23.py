@@ -139,3 +139,24 @@ def test_slow_steps_are_still_slow_training(lang):
 ])
 def test_a_validation_loss_rising_with_its_value_word_is_overfitting(lang, text):
     assert understand(text, lang).symptom == "overfitting"
+
+
+def _nan_step(text):
+    from traindx.engine.frontends import gather
+    prose, pasted = gather.split_paste(text)
+    found = {f.fact: f.value for f in gather.read_pasted(pasted).findings}
+    return prose, found.get("nan_first_step")
+
+
+def test_a_title_naming_a_nan_in_words_is_prose_not_a_log_row(lang):
+    prose, step = _nan_step("The box loss turns into NaN after about 300 iterations, then the whole loss reports as "
+                            "NaN.\niteration: 300 / 5000, loss: 1.27\niteration: 320 / 5000, loss: nan\n")
+    assert "turns into NaN" in prose
+    assert step == 320
+
+
+def test_a_question_as_the_title_is_prose_not_a_log_row(lang):
+    prose, step = _nan_step("cls_loss: nan?\nSTEP 410  lr: 0.0004  cls_loss: 3.1\n"
+                            "STEP 411  lr: 0.0004  cls_loss: nan\n")
+    assert prose.startswith("cls_loss: nan?")
+    assert step == 411
