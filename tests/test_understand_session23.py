@@ -160,3 +160,20 @@ def test_a_question_as_the_title_is_prose_not_a_log_row(lang):
                             "STEP 411  lr: 0.0004  cls_loss: nan\n")
     assert prose.startswith("cls_loss: nan?")
     assert step == 411
+
+
+@pytest.mark.parametrize("text", [
+    "I wrote my own triplet loss class and since then training does not converge",
+    "we implemented a weighted dice loss following the paper, the val dice stays at 0.1",
+    "我自己实现的损失函数，训练时loss一直是nan",
+])
+def test_a_loss_the_poster_wrote_is_a_custom_loss(lang, text):
+    assert facts(understand(text, lang)).get("custom_loss") is True
+
+
+@pytest.mark.parametrize("text", [
+    "I implemented a small CNN and the loss goes down very slowly",
+    "after I implemented the augmentation the loss is stuck at 0.7",
+])
+def test_implementing_something_else_is_no_custom_loss(lang, text):
+    assert "custom_loss" not in facts(understand(text, lang))
