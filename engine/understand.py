@@ -47,6 +47,13 @@ _TIMES_TEN = r"\s?[x×*]\s?(?:10\s?(?:\^|\*\*)|e)\s?[-−+]?\d+(?![\d.])"
 _TIMES_TEN_RX = re.compile(r"(?P<m>.+?)" + _TIMES_TEN.replace(r"[-−+]?\d+", r"(?P<x>[-−+]?\d+)"), re.IGNORECASE)
 
 
+#: thousands written with a space ("12 000 datapoints", "40 000 iterations", as French, Russian and Scandinavian
+#: writers do): only whole thousands, so that two numbers side by side ("bs 32 100 epochs") stay two; and the
+#: "000" of such a number is never a number of its own
+_SPACED_THOUSANDS = r"|[1-9]\d{0,2}(?:[ \u00a0\u202f]000)+(?![\d.,])"
+_NOT_A_GROUP = r"(?!(?<=\d[ \u00a0\u202f])000(?![\d.,]))"
+
+
 def number_slots(magnitudes: dict, attached=()) -> dict:
     """The {num}, {int} and {pct} slots: a number as people write it — 1e-3, .001, 3E-4, 1,000, ~0.693,
     a decimal comma after a leading zero ("0,01": no thousands group starts with "0,") — and, for
@@ -56,11 +63,13 @@ def number_slots(magnitudes: dict, attached=()) -> dict:
     tight = "|".join(sorted(set(attached), key=len, reverse=True))
     mag = "|".join(x for x in ((r"\s?(?:" + loose + ")") if loose else "", ("(?:" + tight + ")") if tight else "") if x)
     after = r"(?:(?:" + mag + r")(?![a-z]))?" if mag else ""
-    num = (r"(?<![\d.,])(?<!\d:)(?P<num>[-+]?(?:0,\d+(?![,\d])|\d{1,3}(?:,\d{3})+(?!\d)|\d+\.?\d*|\.\d+)"
+    num = (r"(?<![\d.,])(?<!\d:)" + _NOT_A_GROUP + r"(?P<num>[-+]?(?:0,\d+(?![,\d])|\d{1,3}(?:,\d{3})+(?!\d)"
+           + _SPACED_THOUSANDS + r"|\d+\.?\d*|\.\d+)"
            r"(?:e[-+]?\d+|" + _TIMES_TEN + r")?"
            + after + r")(?!\d|\.\d|e[-+]?\d|\s*[*×]\s*[\d.])")
     whole = r"|\d+(?:\.\d+)?(?:" + mag + r")(?![a-z])" if mag else ""
-    int_ = (r"(?<![\d.,])(?<!\d:)(?P<num>\d{1,3}(?:,\d{3})+(?!\d)" + whole + r"|\d+)"
+    int_ = (r"(?<![\d.,])(?<!\d:)" + _NOT_A_GROUP + r"(?P<num>\d{1,3}(?:,\d{3})+(?!\d)" + _SPACED_THOUSANDS + whole
+            + r"|\d+)"
             r"(?!\d|\.\d|,\d{3})")
     return {"num": num, "int": int_, "pct": PCT}
 
@@ -154,6 +163,7 @@ class Language:
     other_rx: re.Pattern | None = None                # quantities the facts do not track (dice, reward)
     peak_rx: re.Pattern | None = None                 # a spike's height follows these, not the level
     later_point_rx: re.Pattern | None = None          # a value stated at a point past the start ("after epoch 2")
+    now_rx: re.Pattern | None = None                  # a value stated as the run's present one ("currently 0.55")
     reference_rx: re.Pattern | None = None            # what follows is someone else's value ("the paper gets 76%")
     ability_rx: re.Pattern | None = None              # what a run can reach: someone else's unless labelled before
     anaphora_rx: re.Pattern | None = None             # a pronoun subject that stands for the metric named before it
@@ -358,6 +368,7 @@ def _compile_labels(lang: Language, g: dict) -> None:
     lang.other_rx = _alternation(g["other_quantities"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.peak_rx = _alternation(g["peak_words"], lang.terms, r"(?<![a-z])", "")
     lang.later_point_rx = _alternation(g["later_point_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
+    lang.now_rx = _alternation(g["now_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.reference_rx = _alternation(g["reference_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.ability_rx = _alternation(g["ability_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.anaphora_rx = _alternation(g["anaphora_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
@@ -370,7 +381,8 @@ def _compile_labels(lang: Language, g: dict) -> None:
 
 #: the word lists of kb/language that :func:`_compile_labels` and :func:`_compile_grammar` turn into the
 #: reader's regexes (each extended by every language file, core and packs)
-_GRAMMAR_LISTS = ("other_quantities", "peak_words", "later_point_words", "reference_words", "ability_words",
+_GRAMMAR_LISTS = ("other_quantities", "peak_words", "later_point_words", "now_words", "reference_words",
+                  "ability_words",
                   "anaphora_words",
                   "metric_of_split_words", "setting_words", "setting_gap_words", "counted_words", "bound_words",
                   "comparison_words", "clause_words", "unit_words", "from_words",
@@ -1464,7 +1476,13 @@ def _readings_from_series(text: str, lang: Language, series: dict) -> list[Readi
         vals.sort()
         s0, v0, sp0, ph0 = vals[0]
         s1, v1, sp1, ph1 = vals[-1]
-        if fact.endswith("accuracy") and len(vals) > 1 and not _is_log(text, [v[0] for v in vals]) \
+        now = _now_value(lang, text, vals)
+        if now is not None:
+            # "the loss is currently 0.55; it was 0.6 at 10k iterations": the present value, in any order; only
+            # a value stated before it can be where the run started
+            s1, v1, sp1, ph1 = vals[now]
+            s0, v0, sp0, ph0 = vals[0] if now > 0 else vals[now]
+        elif fact.endswith("accuracy") and len(vals) > 1 and not _is_log(text, [v[0] for v in vals]) \
                 and not (lang.change_phrase_rx is not None and lang.change_phrase_rx.search(ph1)):
             s1, v1, sp1, ph1 = vals[0]          # prose: the first accuracy stated is the poster's
         out.append(Reading(fact, v1, sp1, " ".join(ph1.split())))
@@ -1474,6 +1492,38 @@ def _readings_from_series(text: str, lang: Language, series: dict) -> list[Readi
                 out.append(Reading(first_fact, v0, sp0, " ".join(ph0.split())))
     return out
 
+
+
+#: a word, for counting how far apart two marks stand (Latin letters or one CJK character each)
+_WORDS = re.compile(r"[a-z']+|[\u4e00-\u9fff]", re.IGNORECASE)
+
+
+def _now_value(lang: Language, text: str, vals: list) -> int | None:
+    """Which of a quantity's values (``vals``, in text order) the poster states as the run's present one: a
+    ``now_words`` cue ("currently", "right now", "目前") before it in its clause, with no other number and no
+    change's "from" between them, and no change going on from it ("now it drops from 2.3 to 1.1" states no
+    present value of 2.3). None when no value has one, when a pasted log states the values (its last line is
+    the present), or when the values are one."""
+    if lang.now_rx is None or len(vals) < 2 or _is_log(text, [v[0] for v in vals]):
+        return None
+    found, reach = None, int(lang.params["language.now_reach_words"])
+    for i, (start, _v, _span, _phrase) in enumerate(vals):
+        clause = _clause_start(lang, text, start)
+        cue = None
+        for m in lang.now_rx.finditer(text, clause, start):
+            cue = m
+        if cue is None or re.search(r"\d", text[cue.end():start]) \
+                or len(_WORDS.findall(text, cue.end(), start)) > reach:
+            continue
+        if lang.from_rx is not None and lang.from_rx.search(text, cue.end(), start):
+            continue
+        nxt = _NUM_RX.search(text, start + 1)
+        gap = text[start:nxt.start()] if nxt is not None else ""
+        if nxt is not None and lang.change_to_rx is not None \
+                and lang.change_to_rx.search(re.sub(r"^[~]?\s?[-+\d.e%]+", "", gap)):
+            continue
+        found = i
+    return found
 
 
 def _later_point(lang: Language, text: str, start: int) -> bool:

@@ -248,11 +248,23 @@ _PROSE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*(?!\s*[:=])|[\u4e00-\u9fff]")
 def _prose_title(line: str, min_words: int) -> bool:
     """The first line of a paste is its title in the user's words ("fp16 finetune will loss=0",
     "训练时 loss = nan") when it holds one number at most and at least ``min_words`` words besides
-    the metric's name: a log line holds a step or an epoch beside its value."""
-    if len(_STANDALONE_NUMBER.findall(line)) > 1:
+    the metric's name: a log line holds a step or an epoch beside its value. A NaN or Inf counts as a
+    number only where a value is printed (after ":" or "="): "the rpn_loss_box reports as NaN" names one.
+    A line that ends in a question mark is the user's question ("total_loss: nan?"), whatever its words."""
+    numbers = [m for m in _STANDALONE_NUMBER.finditer(line)
+               if m.group(0)[0].isdigit() or m.group(0)[0] in "+-." or _PRINTED_BEFORE.search(line, 0, m.start())]
+    if len(numbers) > 1:
         return False
+    if _QUESTION_END.search(line):
+        return True
     words = [w for w in _PROSE_WORD.findall(line) if w.lower() not in ("nan", "inf")]
     return len(words) >= min_words
+
+
+#: a printed value's separator right before it ("loss: nan", "loss=inf")
+_PRINTED_BEFORE = re.compile(r"[:=]\s*$")
+#: a line that ends in a question mark (ASCII or full-width): a question, the user's words
+_QUESTION_END = re.compile(r"[?？]\s*$")
 
 
 def _axis_only(line: str) -> bool:
