@@ -182,3 +182,13 @@ def test_a_dataframe_run_gets_its_symptom(tmp_path):
     rep, _ = diagnose_log_report(tmp_path, _frame(["epoch", "train_loss", "dead_units", "val_loss", "val_acc"],
                                                   VALUES, wrap_after=2))
     assert report_symptom(rep) == "overfitting"
+
+
+def test_decimal_commas_of_a_line_in_another_language_are_points():
+    """German writes ``1,1939``: on a line read in German the comma is the decimal point; a list of
+    numbers (``1,2,3``) stays a list."""
+    text = "\n".join(f"Epoche {e + 1} von {EPOCHS}: Trainings-NLL = {TRAIN[e]:.4f}, Validierungs-NLL = {VAL[e]:.4f}, "
+                     f"Schichten 1,2,3".replace(".", ",") for e in range(EPOCHS))
+    log = read_console_text(text)
+    _assert_overfitting_read(log)
+    assert log.columns["val_loss"] == "val-NLL"

@@ -123,6 +123,9 @@ _SHOWN_RL_NAMES_IN_ERROR = 6
 _SHOWN_RESTARTS = 5
 
 # ------------------------------------------------------------------------------ line cleaning
+#: a decimal comma between digits (``1,1939``), in a line written in a language that uses one; never
+#: in a list of numbers (``1,2,3``) or next to a point (``1,234.5``)
+_DECIMAL_COMMA = re.compile(r"(?<![\w.,])(\d+),(\d+)(?![\w.]|,\d)")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: what a thread adds in front of a pasted line: e-mail/Markdown quote marks, bold
 _QUOTED = re.compile(r"^(?:>[ \t]*|\*\*|\[(?:rank|default)\d+\]:[ \t]?)+")
@@ -1592,8 +1595,9 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
 
     def _latin_line(self, line: str, key: bytes) -> tuple:
         """``line`` and its shape, with metric and axis words of another Latin-script language in
-        English (``Época 3/8 - pérdida: 0.7`` -> ``epoch 3/8 - loss: 0.7``). Whether a shape of line
-        holds any is decided once per shape: every line of a shape has the same words."""
+        English (``Época 3/8 - pérdida: 0,7`` -> ``epoch 3/8 - loss: 0.7``) and its decimal commas
+        read as points. Whether a shape of line holds any is decided once per shape: every line of a
+        shape has the same words."""
         latin = self.latin_shapes.get(key)
         if latin is None:
             latin = self.words.has_latin(line)
@@ -1601,7 +1605,8 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
                 self.latin_shapes[key] = latin
         if not latin:
             return line, key
-        line = self.words.latin_words(line)
+        # these languages write a decimal comma (Verlust = 1,1939): read as a point
+        line = _DECIMAL_COMMA.sub(r"\1.\2", self.words.latin_words(line))
         return line, shape(line)
 
     def _quiet_line(self, line: str) -> None:
