@@ -82,16 +82,16 @@ def test_a_pack_adding_a_reward_word_defers_that_agent_log_as_reinforcement_lear
 
 
 def test_extends_adds_to_the_shipped_words_and_explain_names_the_pack(tmp_path):
-    pack = _pack(tmp_path, "it", "kind: parameters\nextends:\n  console.latin_words:\n    perdita: loss\n"
+    pack = _pack(tmp_path, "it", "kind: parameters\nextends:\n  console.latin_words:\n    förlust: loss\n"
                  "  logs.filler_words: [media]\n  logs.role_spellings:\n    loss: [perdita_totale]\n")
     kb = load_kb([pack], entry_point_packs=False)
     words = log_words(kb.params())
-    assert words.latin_words("Val-Perdita") == "Val-loss"
+    assert words.latin_words("Val-Förlust") == "Val-loss"
     assert words.latin_words("Val-Verlust") == "Val-loss"            # the shipped words stay
     assert words.match_role("media_loss") == ("loss", words.generic_rank)
     assert words.match_role("perdita_totale")[0] == "loss"
     assert log_words(kb.params()) is words                           # compiled once per knowledge base
-    assert log_words().latin_words("Val-Perdita") == "Val-Perdita"   # the shipped vocabulary is unchanged
+    assert log_words().latin_words("Val-Förlust") == "Val-Förlust"   # the shipped vocabulary is unchanged
     r = run_cli("explain", "console.latin_words", "--kb", pack)
     assert r.returncode == 0 and "Extended by:" in r.stdout and "words.yaml" in r.stdout
 

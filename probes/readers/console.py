@@ -78,6 +78,7 @@ from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
 from .console_history import _Histories
+from .console_tables import BOX_START, _Boxes, _Frames
 from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, PART_RANK, SPLIT_ALONE_RANK, LineParser, _loss_part,
                             shape)
 from .logs import (FLUSH_ROWS, LogData, RLLogError, Series, normalize_name, parse_column_map,
@@ -122,6 +123,9 @@ _SHOWN_RL_NAMES_IN_ERROR = 6
 _SHOWN_RESTARTS = 5
 
 # ------------------------------------------------------------------------------ line cleaning
+#: a decimal comma between digits (``1,1939``), in a line written in a language that uses one; never
+#: in a list of numbers (``1,2,3``) or next to a point (``1,234.5``)
+_DECIMAL_COMMA = re.compile(r"(?<![\w.,])(\d+),(\d+)(?![\w.]|,\d)")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: what a thread adds in front of a pasted line: e-mail/Markdown quote marks, bold
 _QUOTED = re.compile(r"^(?:>[ \t]*|\*\*|\[(?:rank|default)\d+\]:[ \t]?)+")
@@ -1449,7 +1453,7 @@ class _NameRoles:
 
 
 class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows, _Verdicts, _NanReports, _Transforms,
-                    _EpochRows, _BareValues, _SpeedOnly, _Tracebacks, _Histories):
+                    _EpochRows, _BareValues, _SpeedOnly, _Tracebacks, _Histories, _Boxes, _Frames):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
     def __init__(self, path: str, column_map=None, params=None, fmt: str = "console"):
@@ -1508,6 +1512,12 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         self.header = None         # (names, delim, roles)
         self.header_axes = []      # the header's epoch/step columns
         self.header_spans = None   # where a whitespace-aligned header's names stand on its line
+        self.header_indexed = None    # where the first name of a header over an unnamed index column starts
+        self.row_index = None      # the index label of the table row read last (console_tables._Frames)
+        self.frame = None          # a wrapped DataFrame's rows by index label (console_tables._Frames)
+        self.frame_more = False
+        self.box = None            # a boxed key/value block's rows (console_tables._Boxes)
+        self.box_raw, self.box_sections, self.box_off = [], [], False
         # tracebacks
         self.in_trace = False
         self.trace_line = 0
@@ -1515,6 +1525,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         self.styles = {}
         self.plans: dict = {}
         self.noise: dict = {}      # exact text -> what a full parse of it found (no metric)
+        self.latin_shapes: dict = {}   # line shape -> whether it holds words of another language
         self.quiet: dict = {}      # the same for lines without a number
         self._noise_out = None
         self.max_plans = int(p["console.max_line_shapes"])
@@ -1561,6 +1572,8 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
             self.trace_line = self.line_no
             self.trace_lines = 0
             return
+        if (self.box is not None or line[0] in BOX_START) and self._box_line(line):
+            return   # a rule or a row of a boxed key/value block (console_tables._Boxes)
         if self.hist is not None and self._history_line(line):
             return   # a history's next line (a new one opens in LineParser._parse, on a line without a plan)
         if len(line) <= _BARE_MAX_CHARS and line[0] in _BARE_START and self.header is None \
@@ -1570,7 +1583,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
             self._loss_node(line)
         if "different to the input size" in line and self._size_warning(line):
             return
-        key = shape(line)
+        line, key = self._latin_line(line, shape(line))
         if b"0" not in key and (line.isascii() or not any(c.isdigit() for c in line)):
             low = line.lower()
             if "nan" not in low and "inf" not in low:
@@ -1579,6 +1592,22 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         self._parse(line, key)
         if self.metric_lines != records and "cale" in line:
             self._scale_column_line(line)   # a record's loss-scale column (never a config dump's)
+
+    def _latin_line(self, line: str, key: bytes) -> tuple:
+        """``line`` and its shape, with metric and axis words of another Latin-script language in
+        English (``Época 3/8 - pérdida: 0,7`` -> ``epoch 3/8 - loss: 0.7``) and its decimal commas
+        read as points. Whether a shape of line holds any is decided once per shape: every line of a
+        shape has the same words."""
+        latin = self.latin_shapes.get(key)
+        if latin is None:
+            latin = self.words.has_latin(line)
+            if len(self.latin_shapes) < self.max_plans:
+                self.latin_shapes[key] = latin
+        if not latin:
+            return line, key
+        # these languages write a decimal comma (Verlust = 1,1939): read as a point
+        line = _DECIMAL_COMMA.sub(r"\1.\2", self.words.latin_words(line))
+        return line, shape(line)
 
     def _quiet_line(self, line: str) -> None:
         """A line without a number: a table header, a split's heading or an exception's message
@@ -1786,6 +1815,10 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         log = self.log
         log.lines = self.line_no
         self._history_flush()
+        if self.box:
+            self._box_flush()      # a boxed block the text ends in, without its closing rule
+        if self.frame is not None:
+            self._frame_flush()    # a wrapped DataFrame the text ends in
         if self.in_trace and not self._trace_of_last_error():
             # the text ends inside a traceback (an excerpt cut before the exception's line): the
             # run still raised

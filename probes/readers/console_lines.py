@@ -519,6 +519,10 @@ def _after_index(toks: list, i: int) -> int | None:
 #: the heavy and double vertical bars of box-drawn tables (rich's ``┃ epoch ┃ loss ┃`` header over
 #: ``│ 1 │ 0.52 │`` rows) read as the light one, so a header and its rows split on the same bar
 _BOX_BARS = str.maketrans({"┃": "│", "║": "│"})
+#: the end of a pandas header whose frame goes on in another block of columns, and the name of the
+#: columns pandas elides from a wide frame (their cells print ``...`` too)
+_WRAPPED = "\\"
+_ELIDED = "..."
 
 
 class LineParser:
@@ -529,6 +533,9 @@ class LineParser:
         s = line.strip().translate(_BOX_BARS).strip("|│").strip()
         if not s or len(s) > _HEADER_MAX_CHARS:
             return False
+        wrapped = s.endswith(_WRAPPED) and line[:1].isspace()
+        if wrapped:   # a pandas frame too wide for the screen: more of its columns follow in a block below
+            s = s[:-len(_WRAPPED)].rstrip()
         for delim in (",", "\t", "|", "│", ";"):
             if s.count(delim) >= 1:
                 names = [c.strip() for c in s.split(delim)]
@@ -543,7 +550,7 @@ class LineParser:
             names = _join_split_words(names, self.words.split)
         if len(names) < 2 or len(names) > _HEADER_MAX_NAMES:
             return False
-        if not all(_HEADER_NAME.fullmatch(n) for n in names):
+        if not all(_HEADER_NAME.fullmatch(n) or n == _ELIDED for n in names):
             return False
         roles = [self._role(n, None) for n in names]
         axes = [i for i, n in enumerate(names) if (self.words.match_role(n) or ("",))[0] in ("epoch", "step")]
@@ -561,13 +568,19 @@ class LineParser:
         if len(vparts) >= 2 and not any(r is not None and r[0] == "val_loss" and r[1] < PART_RANK for r in roles):
             for i in vparts:
                 roles[i] = ("val_loss_part", 0, names[i], None)
-        if not any(r is not None and r[0] in ("loss", "val_loss", "accuracy", "val_accuracy", "loss_part",
-                                              "val_loss_part")
-                   for r in roles):
+        # a block of a wrapped pandas frame may hold no metric of its own (its others are in another block)
+        framed = delim is None and (wrapped or self.frame is not None)
+        if not framed and not any(r is not None and r[0] in ("loss", "val_loss", "accuracy", "val_accuracy",
+                                                             "loss_part", "val_loss_part")
+                                  for r in roles):
             return False
         self.header = (names, delim, roles)
         self.header_axes = axes
         self.header_spans = _column_spans(line, names) if delim is None else None
+        # pandas prints its index column without a name: the header starts blank, and a row's index
+        # label ends before the header's first name starts (where it starts, or None)
+        self.header_indexed = len(line) - len(line.lstrip()) if delim is None and line[:1].isspace() else None
+        self._frame_header(wrapped)
         return True
 
     def _table_row(self, line: str):
@@ -580,6 +593,12 @@ class LineParser:
             if m:
                 s = s[:m.start()].rstrip().rstrip(":").rstrip()
         cells = [c.strip() for c in s.split(delim)] if delim else s.split()
+        self.row_index = None
+        if self.header_indexed is not None and len(cells) == len(names) + 1:
+            first = _CELL_SPAN.search(line)
+            if first is not None and first.end() <= self.header_indexed:
+                self.row_index = cells[0]   # a pandas row's index label, which no header name heads
+                cells = cells[1:]
         present = len(cells)
         if delim is None and present < len(names) and self.header_spans is not None:
             cells = _aligned_cells(line, self.header_spans)
@@ -601,6 +620,8 @@ class LineParser:
         return list(zip(names, roles, vals))
 
     def _table_record(self, row) -> None:
+        if self.frame is not None and self._frame_row(row):
+            return   # a block of a wrapped pandas frame: read with its other blocks (console_tables._Frames)
         metrics = []
         parts: dict = {"loss": [], "val_loss": []}      # the components of each, summed into one value
         epoch = step = None
@@ -747,6 +768,8 @@ class LineParser:
             if row is not None:
                 self._table_record(row)
                 return None
+            if self.frame is not None and not self.frame_more:
+                self._frame_flush()   # the line after a wrapped frame's last block
         if ":" in text:
             text = _PY_LOGGER.sub(_spaces, text)
         text = _LEVEL.sub(_spaces, text)

@@ -17,8 +17,10 @@ knowledge base (the tables are the same objects however often ``kb.params()`` is
   is written with (a CJK ideograph, kana, Hangul, Cyrillic, full-width punctuation; any script a
   pack adds) has each entry replaced by its English, spaced, before it is read
   (:meth:`LogWords.localized`); a printed name that resolves to nothing as it is is looked up once
-  more with its ``console.latin_words`` (German, French, Spanish) in English
-  (:meth:`LogWords.latin_words`).
+  more with its ``console.latin_words`` (German, French, Spanish, Portuguese, Italian, Dutch, Polish)
+  in English (:meth:`LogWords.latin_words`); the console reader reads a whole line holding one of
+  them (:meth:`LogWords.has_latin`, once per line shape) with them in English, its epoch and step
+  words included (``Época 3/8``, ``Epoka 2``).
 """
 
 from __future__ import annotations
@@ -99,7 +101,9 @@ class LogWords:
             if self._simple else None
         self._complex = [(re.compile(k, re.IGNORECASE), v) for k, v in local.items() if re.escape(k) != k]
         self.latin = {str(k).lower(): v for k, v in latin.items()}
-        self._latin_re = re.compile(r"(?<![^\W\d_])(" + "|".join(sorted(self.latin, key=len, reverse=True))
+        # whole words (or phrases), longest first: no letter on either side (a digit, "_" or "-" may be)
+        self._latin_re = re.compile(r"(?<![^\W\d_])(" + "|".join(re.escape(k) for k in sorted(self.latin, key=len,
+                                                                                            reverse=True))
                                     + r")(?![^\W\d_])", re.IGNORECASE) if self.latin else None
 
     # -- roles -------------------------------------------------------------------------------
@@ -197,9 +201,15 @@ class LogWords:
         simple = self._simple
         return self._simple_re.sub(lambda m: f" {simple[m.group(0).lower()]} ", line)
 
+    def has_latin(self, line: str) -> bool:
+        """Whether ``line`` holds a Latin-script metric, split or axis word of another language
+        (``console.latin_words``); the console reader asks once per line shape."""
+        return self._latin_re is not None and self._latin_re.search(line) is not None
+
     def latin_words(self, phrase: str) -> str:
-        """``phrase`` with Latin-script metric words of other languages in English (``Val-Verlust``
-        -> ``Val-loss``); unchanged when it has none."""
+        """``phrase`` (a printed name, or a whole console line) with Latin-script metric, split and
+        axis words of other languages in English (``Val-Verlust`` -> ``Val-loss``, ``Época 3/8 -
+        pérdida validación: 0.70`` -> ``epoch 3/8 - loss val: 0.70``); unchanged when it has none."""
         if self._latin_re is None:
             return phrase
         return self._latin_re.sub(lambda m: self.latin[m.group(1).lower()], phrase)

@@ -1,0 +1,157 @@
+"""Two table shapes of the console reader that span several lines per record: a boxed key/value
+block (stable-baselines3's logger) and a pandas DataFrame printed whole, its columns wrapped.
+
+- **A boxed block** (:class:`_Boxes`)::
+
+      ----------------------------------
+      | train/           |             |
+      |     epoch        | 1           |
+      |     loss         | 12.72       |
+      | val/             |             |
+      |     mse          | 0.9341      |
+      ----------------------------------
+
+  Between two rules of dashes, each ``| key | value |`` row is one metric of the same record; a
+  row with no value is a section (``train/``, ``rollout/``) whose name, nested by its indent,
+  prefixes the keys under it (``val/mse``). The block is read as one record when its closing rule
+  comes (a key that names the epoch or the step, ``train/epoch``, is the record's axis). A block
+  that turns out to be something else (a row that is not a name and a number) is read line by
+  line as before.
+- **A pandas DataFrame** (:class:`_Frames`): a whitespace-aligned header whose first column, the
+  index, has no name (the header starts blank, each row has one cell more than the header names:
+  the index label, dropped), and ``...`` for elided columns. When the frame is too wide for the
+  screen pandas prints it in blocks of columns, each header but the last ending in ``\\``, each
+  block repeating the index: the rows are kept by index label until the last block ends, then read
+  as one record per index label with every block's columns.
+
+Mixins of :class:`~traindx.probes.readers.console.ConsoleReader` (its ``words``, ``_role``,
+``_table_record``, ``_feed``). Torch-free.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .console_lines import _cell
+
+#: a rule of dashes alone on its line, above and below a boxed block
+_BOX_RULE = re.compile(r"\s*-{3,}\s*")
+#: one ``| key | value |`` row of a boxed block: its key's indent, the key, the value (maybe blank)
+_BOX_ROW = re.compile(r"\s*\|( *)([^|]*?)\s*\|\s*([^|]*?)\s*\|\s*")
+#: the first characters a rule or a row of a boxed block can start with
+BOX_START = frozenset("-| \t")
+#: the most rows one boxed block holds (a bound on the lines buffered before it is read)
+_BOX_MAX_ROWS = 200
+#: the most index labels a wrapped DataFrame keeps before its last block (a bound on memory)
+_FRAME_MAX_ROWS = 100_000
+#: the roles of a key that gives a record its x rather than a metric
+_AXIS_ROLES = ("epoch", "step")
+
+
+class _Boxes:
+    """Boxed key/value blocks (see the module docstring): ``box`` is None outside a block, else the
+    ``(name, key, value)`` rows read so far; ``box_raw`` the block's lines, read one by one should
+    the block turn out to be no block; ``box_sections`` the open sections ``(indent, name)``."""
+
+    box = None
+    box_raw: list = []
+    box_sections: list = []
+    box_off = False
+
+    def _box_line(self, line: str) -> bool:
+        """Whether ``line`` was taken as a rule or a row of a boxed block (False: read it as usual)."""
+        if self.box_off:
+            return False
+        if _BOX_RULE.fullmatch(line):
+            if self.box:
+                self._box_flush()      # the closing rule: the block is one record
+            elif self.box is None:
+                self.box, self.box_raw, self.box_sections = [], [line], []
+            else:
+                self.box_raw.append(line)   # a second rule before any row (the next block's top)
+            return True
+        if self.box is None:
+            return False
+        m = _BOX_ROW.fullmatch(line)
+        if m is None or len(self.box_raw) > _BOX_MAX_ROWS:
+            self._box_abort()
+            return False
+        indent, key, value = len(m.group(1)), m.group(2), m.group(3)
+        secs = self.box_sections
+        while secs and secs[-1][0] >= indent:
+            secs.pop()
+        if not (key[:1].isalpha() or key[:1] == "_"):
+            self._box_abort()   # a row of numbers under a table's header (| 1 | 0.52 |), not a key
+            return False
+        if not value:
+            secs.append((indent, key.rstrip("/")))   # a section: its name prefixes the keys below it
+            self.box_raw.append(line)
+            return True
+        v = _cell(value)
+        if v is None:
+            self._box_abort()
+            return False
+        self.box.append(("/".join([s for _, s in secs] + [key]), key, v))
+        self.box_raw.append(line)
+        return True
+
+    def _box_abort(self) -> None:
+        """The lines buffered were no boxed block: read them one by one, as any other line."""
+        raw = self.box_raw
+        self.box, self.box_raw, self.box_sections = None, [], []
+        self.box_off = True
+        try:
+            for line in raw:
+                self._feed(line)
+        finally:
+            self.box_off = False
+
+    def _box_flush(self) -> None:
+        """The block read so far as one record: a key naming the epoch or the step is its x."""
+        rows = []
+        match_role = self.words.match_role
+        for name, key, v in self.box:
+            m = match_role(key)
+            if m is not None and m[0] in _AXIS_ROLES:
+                rows.append((key, None, v))
+            else:
+                rows.append((name, self._role(name, None), v))
+        self.box, self.box_raw, self.box_sections = None, [], []
+        self._table_record(rows)
+
+
+class _Frames:
+    """A pandas DataFrame printed in blocks of columns (see the module docstring): ``frame`` is None
+    unless a wrapped frame is being read, else ``{index label: [(name, role, value), ...]}``;
+    ``frame_more`` says whether the current block's header announced another block."""
+
+    frame = None
+    frame_more = False
+    header_indexed = None
+    row_index = None
+
+    def _frame_header(self, wrapped: bool) -> None:
+        """A header was read; ``wrapped``: it ends in ``\\`` (more columns follow in another block)."""
+        if self.frame is not None and not self.frame_more:
+            self._frame_flush()        # a new table after a wrapped frame's last block
+        if wrapped and self.frame is None:
+            self.frame = {}
+        self.frame_more = wrapped
+
+    def _frame_row(self, row) -> bool:
+        """Keep a row of a wrapped frame by its index label (True), or say it is read now (False)."""
+        if self.frame is None or self.row_index is None:
+            return False
+        kept = self.frame.get(self.row_index)
+        if kept is None:
+            if len(self.frame) >= _FRAME_MAX_ROWS:
+                return True
+            kept = self.frame[self.row_index] = []
+        kept.extend(row)
+        return True
+
+    def _frame_flush(self) -> None:
+        """A wrapped frame's rows, every block's columns together, one record per index label."""
+        frame, self.frame, self.frame_more = self.frame, None, False
+        for row in (frame or {}).values():
+            self._table_record(row)
