@@ -122,3 +122,30 @@ def test_every_table_the_readers_compile_is_a_documented_parameter_of_the_log_re
     kb = load_kb(entry_point_packs=False)
     for pid in TABLES:
         assert pid in kb.parameters and "log:curves" in kb.parameters[pid]["used_by"], pid
+
+
+def test_a_pack_adding_a_data_wait_word_measures_the_data_wait(tmp_path):
+    """``io_time`` names no data-loading time the shipped words know (console.data_wait_words), so the
+    share of each step spent waiting for data goes unmeasured; a pack that adds ``io`` to the
+    data-wait words reads it (0.25 s of a 0.30 s step), with no code."""
+    from traindx.engine.frontends.gather import read_pasted
+    text = "".join(f"epoch {e} loss {2.0 / e:.4f} time 0.30 io_time 0.25\n" for e in range(1, 9))
+    core = {f.fact: f.value for f in read_pasted(text, params=load_kb(entry_point_packs=False).params()).findings}
+    assert "data_time_fraction" not in core
+    pack = _pack(tmp_path, "io", "kind: parameters\nextends:\n  console.data_wait_words: [io]\n"
+                 "  console.data_time_words: [io]\n")
+    kb = load_kb([pack], entry_point_packs=False)
+    extended = {f.fact: f.value for f in read_pasted(text, params=kb.params()).findings}
+    assert extended["data_time_fraction"] == pytest.approx(0.25 / 0.30, abs=1e-3)
+    assert extended["loss_trend"] == core["loss_trend"] == "decreasing"
+
+
+def test_every_table_the_vocabulary_reads_keys_its_cache():
+    """log_words() compiles once per set of tables: a table LogWords reads but the cache key omits
+    would let a pack's words go unseen (the reader would keep the shipped vocabulary)."""
+    import inspect
+    import re
+
+    from traindx.probes.readers import words
+    read = set(re.findall(r'p\["([a-z_]+\.[a-z_]+)"\]', inspect.getsource(words.LogWords)))
+    assert read and read <= set(words.TABLES), sorted(read - set(words.TABLES))

@@ -302,7 +302,7 @@ def read_pasted(text: str, name: str = "pasted log", num_classes=None, params=No
     from traindx.probes.readers.console import read_console_text
 
     from ..parameters import resolve
-    log = read_console_text(text, name=name)
+    log = read_console_text(text, name=name, params=params)
     summary = log.describe().replace(f"Read {name}:", f"Read the {name}:", 1)
     read = _analyze(log, name, num_classes, summary, params)
     P = resolve(params)

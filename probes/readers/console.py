@@ -135,39 +135,29 @@ _EXTRA_FILLER = {"average", "avg", "mean", "running", "current", "smoothed", "ba
                  "last", "this", "data", "top", "for", "in", "at", "is", "a", "s"}   # s: "training's" (LightGBM)
 #: a value of one process of a distributed run (``[local: 0.70 | reduced: 0.69]``)
 _LOCAL = re.compile(r"\blocal\b", re.IGNORECASE)
-_TIME_WORDS = {"time", "duration", "elapsed", "wall", "speed", "eta", "runtime", "seconds"}
 _PPL = {"ppl", "perplexity"}
 #: error rates of a transcription or translation (word, character, token): 1 - the share right
 #: (by rank: the word error rate, the headline, first)
 _ERROR_RATES = {"wer": 0, "cer": 1, "ter": 2}
 #: ``accuracy_top-1`` too: the name before ``top`` ends in ``_``, a word character
 _TOP1 = re.compile(r"(?<![A-Za-z0-9])(?:top|prec|precision|acc|accuracy)[-@_ ]?1\b", re.IGNORECASE)
-#: a data-loading time and the time of the step beside it (``Time 0.21 (0.78) Data 0.001 (0.61)``,
-#: ``time: 0.539, data_time: 0.051``, ``updt_s:0.30 data_s:13.3``): how much of a step waits on data
-_DATA_TIME_WORDS = {"data", "dataload", "dataloader", "loader", "loading", "load", "fetch", "time", "s",
-                    "sec", "ms", "wait"}
-_DATA_WORDS = {"data", "dataload", "dataloader", "loader"}
-_STEP_TIME_WORDS = {"time", "updt", "update", "compute", "batch", "iter", "iteration", "step", "s", "sec",
-                    "ms", "forward", "fwd", "gpu", "model", "train"}
-_STEP_TIME_KEY = {"time", "updt", "compute"}
 
 
 _TIME_ROLES = ("data_wait", "step_wait", "step_time")
 
 
-def _timing_role(words: list) -> str | None:
-    """``data_wait`` for the name of a data-loading time, ``step_wait`` for a step's time."""
+def _timing_role(words: list, vocab) -> str | None:
+    """``data_wait`` for the name of a data-loading time, ``step_wait`` for a step's time (a data-loading
+    time and the time of the step beside it: ``Time 0.21 (0.78) Data 0.001 (0.61)``, ``time: 0.539,
+    data_time: 0.051``, ``updt_s:0.30 data_s:13.3``; the words are ``console.*_words`` in the KB)."""
     ws = set(words)
     if not ws:
         return None
-    if ws & _DATA_WORDS and ws <= _DATA_TIME_WORDS:
+    if ws & vocab.data_wait and ws <= vocab.data_time:
         return "data_wait"
-    if ws & _STEP_TIME_KEY and ws <= _STEP_TIME_WORDS:
+    if ws & vocab.step_time_key and ws <= vocab.step_time:
         return "step_wait"
     return None
-_SUMMARY_WORDS = {"best", "min", "max", "lowest", "highest", "minimum", "maximum", "worst", "previous",
-                  "prev", "target", "threshold", "patience", "init", "initial", "base", "warmup",
-                  "peak", "start", "end", "final"}
 #: a traceback's first line, of Python's or of another language's stack (PaddlePaddle's ``C++ Traceback
 #: (most recent call last):``)
 _TRACE_START = re.compile(r"^\s*(?:[\w+#]+\s+)?Traceback \(most recent call last\)")
@@ -1381,15 +1371,15 @@ class _NameRoles:
         if norm in self.cmap:
             return self.cmap[norm], -1, phrase, None
         words = [w for w in norm.split("_") if w]
-        if "cost" in words and _TIME_WORDS.intersection(words):
-            return None  # "Time cost=85.5": what the epoch cost in time, not the objective
-        if _SUMMARY_WORDS.intersection(words):
-            return None  # "best val_loss: 0.71" summarises the run; it is not a point of its curve
         vocab = self.words
+        if "cost" in words and vocab.time_cost.intersection(words):
+            return None  # "Time cost=85.5": what the epoch cost in time, not the objective
+        if vocab.summary.intersection(words):
+            return None  # "best val_loss: 0.71" summarises the run; it is not a point of its curve
         split_words, match_role = vocab.split, vocab.match_role
         own = next((split_words[w] for w in words if w in split_words), None)
         eff = own or split
-        timing = _timing_role(words)
+        timing = _timing_role(words, vocab)
         if timing is not None:
             return timing, 0, phrase, None
         stand_in = _stand_in_role(words, eff, phrase, vocab)

@@ -36,7 +36,9 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
           "logs.not_a_loss_words", "logs.lr_monitor_rank", "logs.generic_rank", "logs.loss_word_rank",
           "logs.one_net_loss_rank", "logs.test_split_rank", "logs.last_resort_rank", "console.local_words",
           "console.latin_words", "logs.rl_reward_words", "logs.rl_context_words", "logs.rl_context_names",
-          "logs.rl_value_loss_suffixes", "logs.rl_actor_critic_heads", "console.loss_scale_names")
+          "logs.rl_value_loss_suffixes", "logs.rl_actor_critic_heads", "console.loss_scale_names",
+          "console.time_cost_words", "console.summary_words", "console.data_wait_words",
+          "console.data_time_words", "console.step_time_key_words", "console.step_time_words")
 
 #: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
 CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -85,6 +87,12 @@ class LogWords:
         self.rl_context_names = frozenset(p["logs.rl_context_names"])
         self.rl_value_suffixes = tuple(p["logs.rl_value_loss_suffixes"])
         self.rl_heads = {head: frozenset(ws) for head, ws in p["logs.rl_actor_critic_heads"].items()}
+        self.time_cost = frozenset(p["console.time_cost_words"])
+        self.summary = frozenset(p["console.summary_words"])
+        self.data_wait = frozenset(p["console.data_wait_words"])
+        self.data_time = frozenset(p["console.data_time_words"])
+        self.step_time_key = frozenset(p["console.step_time_key_words"])
+        self.step_time = frozenset(p["console.step_time_words"])
         # a loss-scale column's names, normalised, with and without "_" between their words
         scale = {normalize_name(n) for n in p["console.loss_scale_names"]}
         self.scale_names = tuple(sorted(scale | {n.replace("_", "") for n in scale}))
