@@ -32,7 +32,8 @@ FINISHED_TUNING = ("tune", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fre
 FACTS = ("loss_trend", "loss_decrease_fraction", "loss_noise", "loss_pace", "loss_creeping",
          "log_starts_mid_run", "run_length_steps", "initial_loss", "current_loss", "loss_spikes",
          "val_loss_trend", "train_accuracy", "val_accuracy", "loss_at_chance", "num_classes",
-         "loss_frozen", "best_val_fraction", "train_val_gap", "step_time_trend", "data_time_fraction", "speed_only")
+         "loss_frozen", "best_val_fraction", "train_val_gap", "step_time_trend", "data_time_fraction", "speed_only",
+         "lr_rising")
 
 
 def tau(ys: list) -> float | None:

@@ -53,9 +53,10 @@ class _Boxes:
     ``(name, key, value)`` rows read so far; ``box_raw`` the block's lines, read one by one should
     the block turn out to be no block; ``box_sections`` the open sections ``(indent, name)``."""
 
+    # set per reader in ConsoleReader.__init__ (a class-level list would be one list shared by every reader)
     box = None
-    box_raw: list = []
-    box_sections: list = []
+    box_raw: list
+    box_sections: list
     box_off = False
 
     def _box_line(self, line: str) -> bool:
