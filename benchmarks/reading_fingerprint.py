@@ -54,8 +54,8 @@ def _log_print(log) -> str:
 def _attempt(fn) -> str:
     try:
         return fn()
-    except Exception as exc:   # a reader's refusal is part of its reading
-        return f"ERR {type(exc).__name__} {str(exc)[:SHOWN_CHARS]}"
+    except Exception as exc:   # a reader's refusal is part of its reading (whole: a cut made before the
+        return f"ERR {type(exc).__name__} {exc}"   # tree's path is replaced would differ between trees)
 
 
 def fingerprint(path: str) -> str:

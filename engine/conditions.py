@@ -1,7 +1,9 @@
 """Conditions and value expressions: knowledge-base data compiled to closures at load time.
 
 A condition is ``{all: [...]}``, ``{any: [...]}``, ``{not: ...}`` (negation as failure: true unless the inner
-condition is known to hold) or a test of one fact
+condition is known to hold), ``{for_some: {param: ID}, as: C, holds: ...}`` (the inner condition holds for
+some value of a list parameter, ``{var: C}`` standing for it: ``{fact: current_loss, near: {ln: {var: C}}}``
+for every standard class count, a list a pack can extend) or a test of one fact
 (``{fact: learning_rate, lt: 1e-5}``). Evaluation is three-valued: ``True``, ``False`` or
 ``None`` (unknown — the fact has no value yet). A rule fires only on ``True``; a condition that is
 ``None`` could still fire once more is known, which is what question selection looks at.
@@ -49,9 +51,37 @@ def param_value(ident, params: Mapping | None, where: str = ""):
     return value
 
 
+def param_list(ident, params: Mapping | None, where: str = "") -> list:
+    """The numbers a ``{for_some: {param: ID}}`` ranges over; a clear KBError when ID is no list of numbers."""
+    if params is None or ident not in params:
+        raise KBError(f"unknown parameter {ident!r}", where, hint="see `traindx explain` or kb/parameters for the ids")
+    value = params[ident]
+    if not isinstance(value, list) or any(_num(v) is None for v in value):
+        raise KBError(f"parameter {ident!r} is not a list of numbers ({value!r}): for_some ranges over one", where)
+    return list(value)
+
+
+def _bind(obj, var: str, value):
+    """``obj`` with every ``{var: VAR}`` replaced by ``value`` (another variable's stays, for an outer binding)."""
+    if isinstance(obj, dict):
+        if set(obj) == {"var"} and obj["var"] == var:
+            return value
+        return {k: _bind(v, var, value) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_bind(v, var, value) for v in obj]
+    return obj
+
+
+def instances(spec: dict, params: Mapping | None, where: str = "") -> list:
+    """A ``for_some`` condition's inner condition once per value of its list parameter, the variable bound."""
+    ranges = spec["for_some"]
+    values = param_list(ranges["param"], params, where) if isinstance(ranges, dict) else list(ranges)
+    return [_bind(spec["holds"], spec["as"], v) for v in values]
+
+
 def value_facts(expr) -> set[str]:
-    """The facts a value expression reads (parameters are constants, not facts)."""
-    if not isinstance(expr, dict) or "param" in expr:
+    """The facts a value expression reads (parameters and bound variables are constants, not facts)."""
+    if not isinstance(expr, dict) or "param" in expr or "var" in expr:
         return set()
     if "fact" in expr:
         return {expr["fact"]}
@@ -69,6 +99,9 @@ def compile_value(expr, where: str = "", params: Mapping | None = None) -> tuple
         if set(expr) == {"param"}:
             value = param_value(expr["param"], params, where)
             return (lambda facts: value), set()
+        if set(expr) == {"var"}:
+            raise KBError(f"variable {expr['var']!r} is not bound here: only inside the holds of a for_some "
+                          f"with as: {expr['var']}", where)
         (op, arg), = expr.items()
         if op in ("ln", "log10", "abs"):
             fn, deps = compile_value(arg, where, params)
@@ -242,6 +275,8 @@ def compile_condition(spec, where: str = "", params: Mapping | None = None) -> t
                     result = None
             return result
         return f_any, set().union(*(p[1] for p in parts))
+    if "for_some" in spec:
+        return compile_condition({"any": instances(spec, params, where)}, where, params)
     if "not" in spec:
         fn, deps = compile_condition(spec["not"], where, params)
 
@@ -260,6 +295,10 @@ def condition_text(spec) -> str:
         return " or ".join(_paren(c) for c in spec["any"])
     if "not" in spec:
         return f"not {_paren(spec['not'])}"
+    if "for_some" in spec:
+        ranges = spec["for_some"]
+        over = f"[{ranges['param']}]" if isinstance(ranges, dict) else value_text(ranges)
+        return f"for some {spec['as']} in {over}: {_paren(spec['holds'])}"
     name = spec["fact"]
     sym = {"eq": "=", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "in": "in", "not_in": "not in",
            "contains": "contains", "matches": "matches", "near": "≈"}
@@ -278,7 +317,7 @@ def condition_text(spec) -> str:
 
 def _paren(c) -> str:
     t = condition_text(c)
-    return f"({t})" if ("all" in c or "any" in c) and " " in t else t
+    return f"({t})" if ("all" in c or "any" in c or "for_some" in c) and " " in t else t
 
 
 def value_text(expr) -> str:
@@ -287,6 +326,8 @@ def value_text(expr) -> str:
             return expr["fact"]
         if set(expr) == {"param"}:
             return f"[{expr['param']}]"
+        if set(expr) == {"var"}:
+            return str(expr["var"])
         (op, arg), = expr.items()
         if op in ("ln", "log10", "abs"):
             return f"{op}({value_text(arg)})"

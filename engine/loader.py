@@ -602,8 +602,16 @@ def _check_param_refs(b: _Builder) -> None:
                     b.fail("rule", rid, path, f"unknown parameter {ident!r}",
                            hint=f"did you mean {close!r}?" if close else "see `traindx explain` for the ids")
                 value = params[ident]["value"]
-                if isinstance(value, bool) or not isinstance(value, (int, float)):
+                if path[-1] == "for_some":
+                    if not isinstance(value, list) or not all(_is_number(v) for v in value):
+                        b.fail("rule", rid, path, f"parameter {ident!r} is not a list of numbers ({value!r}): "
+                                                  "for_some ranges over one")
+                elif not _is_number(value):
                     b.fail("rule", rid, path, f"parameter {ident!r} is not a number ({value!r})")
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _compile(b: _Builder) -> None:
@@ -824,6 +832,8 @@ def _only_negated(cond, fact) -> bool:
         return all(_only_negated(c, fact) for c in cond.get("all", cond.get("any")) if fact in _facts_in(c))
     if "not" in cond:
         return _only_negated(cond["not"], fact)
+    if "for_some" in cond:
+        return _only_negated(cond["holds"], fact)
     return cond.get("fact") != fact or cond.get("known") is False
 
 
@@ -832,6 +842,8 @@ def _facts_in(cond) -> set:
         return set().union(*(_facts_in(c) for c in cond.get("all", cond.get("any"))))
     if "not" in cond:
         return _facts_in(cond["not"])
+    if "for_some" in cond:
+        return _facts_in(cond["holds"])
     return {cond["fact"]} | value_facts(next((v for k, v in cond.items() if k in ("lt", "le", "gt", "ge", "near")), 0))
 
 
@@ -845,6 +857,9 @@ def _check_condition_facts(b, kind, ident, subpath, cond, need_fact):
         return
     if "not" in cond:
         _check_condition_facts(b, kind, ident, subpath + ("not",), cond["not"], need_fact)
+        return
+    if "for_some" in cond:
+        _check_condition_facts(b, kind, ident, subpath + ("holds",), cond["holds"], need_fact)
         return
     need_fact(kind, ident, subpath + ("fact",), cond["fact"])
     f = b.kb.facts[cond["fact"]]
@@ -959,6 +974,8 @@ def needs_unanswerable(cond, known, answerable) -> bool:
         return all(needs_unanswerable(c, known, answerable) for c in cond["any"])
     if "not" in cond:
         return False
+    if "for_some" in cond:
+        return needs_unanswerable(cond["holds"], known, answerable)
     fact = cond.get("fact")
     if fact is None or cond.get("known") is False:
         return False

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import run_cli
 from traindx.engine.api import load_kb
-from traindx.engine.errors import KBError
+from traindx.engine.errors import KBError, NoMetricsError
 from traindx.probes.readers.words import log_words
 
 
@@ -149,3 +149,24 @@ def test_every_table_the_vocabulary_reads_keys_its_cache():
     from traindx.probes.readers import words
     read = set(re.findall(r'p\["([a-z_]+\.[a-z_]+)"\]', inspect.getsource(words.LogWords)))
     assert read and read <= set(words.TABLES), sorted(read - set(words.TABLES))
+
+
+def test_stand_in_metric_names_are_knowledge_a_pack_extends(tmp_path):
+    """A word error rate stands in for the validation accuracy (1 - WER) and a perplexity for the loss
+    (ln ppl); a symbol error rate (``SER``) or a ``pplx`` column is read only once a pack adds the word
+    to console.error_rate_words / console.perplexity_words."""
+    from traindx.probes.readers.console import read_console_text
+
+    def text(err, ppl):
+        return "".join(f"epoch {e} | train {ppl} {math.exp(2.0 - e / 20):.3f} | valid {err} {0.6 - e / 100:.3f}\n"
+                       for e in range(1, 21))
+    shipped = read_console_text(text("wer", "ppl"))
+    assert shipped.series["val_accuracy"].points[-1].mean == pytest.approx(0.6, abs=1e-6)   # 1 - WER 0.40
+    assert shipped.series["loss"].points[0].mean == pytest.approx(1.95, abs=1e-3)         # ln ppl
+    with pytest.raises(NoMetricsError):
+        read_console_text(text("ser", "pplx"))
+    pack = _pack(tmp_path, "speech", "kind: parameters\nextends:\n  console.error_rate_words: [ser]\n"
+                 "  console.perplexity_words: [pplx]\n")
+    extended = read_console_text(text("ser", "pplx"), params=load_kb([pack], entry_point_packs=False).params())
+    assert extended.series["val_accuracy"].points[-1].mean == pytest.approx(0.6, abs=1e-6)
+    assert extended.series["loss"].points[0].mean == pytest.approx(1.95, abs=1e-3)

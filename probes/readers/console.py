@@ -130,15 +130,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: what a thread adds in front of a pasted line: e-mail/Markdown quote marks, bold
 _QUOTED = re.compile(r"^(?:>[ \t]*|\*\*|\[(?:rank|default)\d+\]:[ \t]?)+")
 
-_EXTRA_FILLER = {"average", "avg", "mean", "running", "current", "smoothed", "batch", "epoch", "set", "local",
-                 "reduced", "subset", "net", "output", "on", "the", "of", "model", "overall", "total", "final",
-                 "last", "this", "data", "top", "for", "in", "at", "is", "a", "s"}   # s: "training's" (LightGBM)
 #: a value of one process of a distributed run (``[local: 0.70 | reduced: 0.69]``)
 _LOCAL = re.compile(r"\blocal\b", re.IGNORECASE)
-_PPL = {"ppl", "perplexity"}
-#: error rates of a transcription or translation (word, character, token): 1 - the share right
-#: (by rank: the word error rate, the headline, first)
-_ERROR_RATES = {"wer": 0, "cer": 1, "ter": 2}
 #: ``accuracy_top-1`` too: the name before ``top`` ends in ``_``, a word character
 _TOP1 = re.compile(r"(?<![A-Za-z0-9])(?:top|prec|precision|acc|accuracy)[-@_ ]?1\b", re.IGNORECASE)
 
@@ -524,10 +517,10 @@ def _stand_in_role(words: list, eff: str | None, phrase: str, vocab: LogWords):
     None for any other name."""
     last = words[-1] if words else None
     test = vocab.test_split_rank if eff == "test" else 0
-    if last in _ERROR_RATES:
+    if last in vocab.error_rates:
         role = "val_accuracy" if eff in ("val", "test") else "accuracy"
-        return role, STAND_IN_RANK + _ERROR_RATES[last] + test, phrase, "complement"
-    if last in _PPL:
+        return role, STAND_IN_RANK + vocab.error_rates[last] + test, phrase, "complement"
+    if last in vocab.perplexity:
         role = "val_loss" if eff in ("val", "test") else "loss"
         return role, STAND_IN_RANK + test, phrase, "log"
     return None
@@ -546,7 +539,7 @@ def _objective_word_role(pwords: list, eff: str | None, phrase: str, words: froz
     (a BLEU or F1 ``score``) is no loss; None for any other name."""
     if eff in ("val", "test"):
         return None
-    kept = [w for w in pwords if w not in _EXTRA_FILLER and w not in vocab.split]
+    kept = [w for w in pwords if w not in vocab.phrase_filler and w not in vocab.split]
     if len(kept) != 1 or kept[0] not in words:
         return None
     return "loss", OBJECTIVE_WORD_RANK, phrase, None
@@ -610,7 +603,7 @@ def _head_accuracy_role(pwords: list, eff: str | None, phrase: str, vocab: LogWo
     ``Accuracies on val: class : 88.96``: the accuracy of a model's ``class`` head or task), ranked
     after every name that ends in what it measures; None for any other name. Only an accuracy:
     a loss word in front of another word names a setting (``loss scale 128``)."""
-    words = [w for w in pwords if w not in _EXTRA_FILLER and w not in vocab.split]
+    words = [w for w in pwords if w not in vocab.phrase_filler and w not in vocab.split]
     if len(words) != 2:
         return None
     m = vocab.match_role((eff + "_" if eff else "") + words[0])
@@ -1391,10 +1384,10 @@ class _NameRoles:
         pwords = [normalize_name(w) for w in phrase_top.split()]
         pwords = [w for w in pwords if w]
         if len(pwords) == 1 and "_" in pwords[0] and match_role(pwords[0]) is None:
-            kept = [t for t in pwords[0].split("_") if t not in _EXTRA_FILLER]
+            kept = [t for t in pwords[0].split("_") if t not in vocab.phrase_filler]
             if kept:
                 pwords = ["_".join(kept)]
-        while len(pwords) > 1 and pwords[-1] in _EXTRA_FILLER:
+        while len(pwords) > 1 and pwords[-1] in vocab.phrase_filler:
             pwords.pop()
         best = None
         n = len(pwords)
@@ -1402,7 +1395,7 @@ class _NameRoles:
             start = n - size
             if start < 0:
                 continue
-            sub = [w for w in pwords[start:] if w not in _EXTRA_FILLER or w == "total"] \
+            sub = [w for w in pwords[start:] if w not in vocab.phrase_filler or w == "total"] \
                 if size > 1 else pwords[start:]
             if not sub:
                 continue

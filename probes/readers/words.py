@@ -38,7 +38,8 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
           "console.latin_words", "logs.rl_reward_words", "logs.rl_context_words", "logs.rl_context_names",
           "logs.rl_value_loss_suffixes", "logs.rl_actor_critic_heads", "console.loss_scale_names",
           "console.time_cost_words", "console.summary_words", "console.data_wait_words",
-          "console.data_time_words", "console.step_time_key_words", "console.step_time_words")
+          "console.data_time_words", "console.step_time_key_words", "console.step_time_words",
+          "console.phrase_filler_words", "console.perplexity_words", "console.error_rate_words")
 
 #: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
 CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -93,6 +94,9 @@ class LogWords:
         self.data_time = frozenset(p["console.data_time_words"])
         self.step_time_key = frozenset(p["console.step_time_key_words"])
         self.step_time = frozenset(p["console.step_time_words"])
+        self.phrase_filler = frozenset(p["console.phrase_filler_words"])
+        self.perplexity = frozenset(p["console.perplexity_words"])
+        self.error_rates = {str(w).lower(): rank for rank, w in enumerate(p["console.error_rate_words"])}
         # a loss-scale column's names, normalised, with and without "_" between their words
         scale = {normalize_name(n) for n in p["console.loss_scale_names"]}
         self.scale_names = tuple(sorted(scale | {n.replace("_", "") for n in scale}))
