@@ -107,3 +107,26 @@ def test_a_value_in_backticks_is_read(lang):
     f = facts(understand("the loss is hard to decrease (lr is `3e-5`, batch size is `16`)", lang))
     assert f.get("learning_rate") == pytest.approx(3e-5)
     assert f.get("batch_size") == 16
+
+
+@pytest.mark.parametrize("text", [
+    "Sudden PSNR drop after 300k iterations, it was stable at 41 dB before",
+    "the dice suddenly drops to 0.1 at epoch 19",
+    "the validation PSNR plummets from 30 to 5 after 12k steps",
+])
+def test_a_quality_metric_collapsing_is_instability(lang, text):
+    assert understand(text, lang).symptom == "instability"
+
+
+def test_a_rise_told_with_the_adverb_after_the_verb_is_instability(lang):
+    assert understand("the training loss is increasing all of a sudden at epoch 15", lang).symptom == "instability"
+
+
+@pytest.mark.parametrize("text", [
+    "with augmentation I end up having a lower test loss than train one",
+    "I get a much higher validation accuracy than training accuracy, is that a leak?",
+])
+def test_the_adjective_first_comparison_is_val_better_than_train(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "healthy"
+    assert facts(u).get("val_better_than_train") is True
