@@ -130,3 +130,15 @@ def test_the_adjective_first_comparison_is_val_better_than_train(lang, text):
     u = understand(text, lang)
     assert u.symptom == "healthy"
     assert facts(u).get("val_better_than_train") is True
+
+
+@pytest.mark.parametrize("text", [
+    "the training PSNR is good but the test PSNR is poor, about 20 dB",
+    "train dice is high (0.9) but the validation dice stays low around 0.4",
+])
+def test_a_train_test_gap_in_a_quality_metric_is_overfitting(lang, text):
+    assert understand(text, lang).symptom == "overfitting"
+
+
+def test_a_misspelt_overfitting_is_read(lang):
+    assert understand("why is my model overfting so fast on 300 images?", lang).symptom == "overfitting"
