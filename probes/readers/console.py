@@ -166,6 +166,10 @@ _TRACE_START = re.compile(r"^\s*(?:[\w+#]+\s+)?Traceback \(most recent call last
 _TRACE_FILLER = re.compile(r"^\s*(?:[-=]{3,}\s*$|\d+\s{2,}\S)")
 #: a line that holds one number and nothing else (a list of values printed one per line)
 _BARE_NUMBER = re.compile(r"\s*[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)\s*", re.IGNORECASE)
+#: a line that holds a whole number and then one value with decimals, and nothing else (``788 41.2322``,
+#: ``12: 0.53``, ``3, 0.61``): a value printed one per line after its index, which is its step
+_INDEXED_NUMBER = re.compile(r"\s*(\d+)\s*[,:]?\s+([-+]?(?:(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+"
+                             r"|nan|inf))\s*", re.IGNORECASE)
 #: the name a bare number's series is reported under
 _BARE_NAME = "unnamed values"
 _BARE_START = frozenset("0123456789-+. \tnNiI")
@@ -1163,15 +1167,17 @@ class _BareValues:
     """Lines that hold one number and nothing else (a mixin of :class:`ConsoleReader`, using its
     ``bare``, ``min_bare``, ``cands``, ``mode``, ``metric_lines`` and ``log``)."""
 
-    def _bare_value(self, line: str) -> None:
-        """A line that holds one number and nothing else (values printed one per line, no name):
-        kept apart, a curve only for a text that names no metric at all (see :meth:`finish`)."""
+    def _bare_value(self, line: str, index: int | None = None) -> None:
+        """A line that holds one number and nothing else (values printed one per line, no name), or
+        a whole number and then one value (``788 41.2322``: the value's index, its step): kept apart,
+        a curve only for a text that names no metric at all (see :meth:`finish`)."""
         c = self.bare
         if c is None:
             c = self.bare = _Cand("loss", LAST_RESORT_RANK, _BARE_NAME)
         v = float(line)
         c.last = v
-        c.bx.append(float(len(c.by) + c.series.rows))
+        row = len(c.by) + c.series.rows
+        c.bx.append(float(row if index is None else index))
         c.by.append(v)
         if len(c.by) >= FLUSH_ROWS:
             c.series.extend(c.bx, c.by)
@@ -1569,6 +1575,10 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         if len(line) <= _BARE_MAX_CHARS and line[0] in _BARE_START and self.header is None \
                 and _BARE_NUMBER.fullmatch(line):
             return self._bare_value(line)
+        if len(line) <= _BARE_MAX_CHARS and line[0] in _BARE_START and self.header is None:
+            m = _INDEXED_NUMBER.fullmatch(line)
+            if m:
+                return self._bare_value(m.group(2), int(m.group(1)))
         if "grad_fn=<" in line:
             self._loss_node(line)
         if "different to the input size" in line and self._size_warning(line):
