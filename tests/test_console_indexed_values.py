@@ -77,3 +77,22 @@ def test_only_rewards_with_an_env_step_raise_the_rl_error():
     text = "\n".join(f"env_step={1000 * i} test_reward: {10.0 + i:.2f}" for i in range(10))
     with pytest.raises(RLLogError):
         read_console_text(text)
+
+
+@pytest.mark.parametrize("name,role", [
+    ("char train", "accuracy"),            # Tesseract's lstmtraining: the character error on training lines
+    ("word error rate", "accuracy"),
+    ("val character error", "val_accuracy"),
+    ("wer", "accuracy"),
+])
+def test_an_error_rate_named_by_its_unit_stands_in_for_the_accuracy(name, role):
+    lines = [f"At iteration {100 * i}, Mean rms=1.2%, {name}={60 - 2 * i}%, skip ratio=0%" for i in range(1, 11)]
+    log = read_console_text("\n".join(lines))
+    assert log.series[role].last_value == pytest.approx(1 - 0.40)
+
+
+@pytest.mark.parametrize("name", ["words", "word count", "train tokens"])
+def test_a_unit_word_without_an_error_word_or_split_is_no_error_rate(name):
+    lines = [f"step {i} loss {1.0 / i:.3f} {name}: {1000 * i}" for i in range(1, 11)]
+    log = read_console_text("\n".join(lines))
+    assert "accuracy" not in log.series

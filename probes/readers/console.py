@@ -136,9 +136,6 @@ _EXTRA_FILLER = {"average", "avg", "mean", "running", "current", "smoothed", "ba
 #: a value of one process of a distributed run (``[local: 0.70 | reduced: 0.69]``)
 _LOCAL = re.compile(r"\blocal\b", re.IGNORECASE)
 _PPL = {"ppl", "perplexity"}
-#: error rates of a transcription or translation (word, character, token): 1 - the share right
-#: (by rank: the word error rate, the headline, first)
-_ERROR_RATES = {"wer": 0, "cer": 1, "ter": 2}
 #: ``accuracy_top-1`` too: the name before ``top`` ends in ``_``, a word character
 _TOP1 = re.compile(r"(?<![A-Za-z0-9])(?:top|prec|precision|acc|accuracy)[-@_ ]?1\b", re.IGNORECASE)
 
@@ -524,13 +521,15 @@ class ConsoleLog(LogData):
 
 def _stand_in_role(words: list, eff: str | None, phrase: str, vocab: LogWords):
     """A value that stands in for a loss or an accuracy, ranked after every name of it: a
-    perplexity (ln ppl is the cross-entropy), an error rate (WER, CER, TER: 1 - the accuracy);
+    perplexity (ln ppl is the cross-entropy), an error rate (WER, CER, TER, ``char train``: 1 - the
+    accuracy; ``console.error_rate_*`` in the KB);
     None for any other name."""
     last = words[-1] if words else None
     test = vocab.test_split_rank if eff == "test" else 0
-    if last in _ERROR_RATES:
+    rate = vocab.error_rate(words)
+    if rate is not None:
         role = "val_accuracy" if eff in ("val", "test") else "accuracy"
-        return role, STAND_IN_RANK + _ERROR_RATES[last] + test, phrase, "complement"
+        return role, STAND_IN_RANK + vocab.error_rates[rate] + test, phrase, "complement"
     if last in _PPL:
         role = "val_loss" if eff in ("val", "test") else "loss"
         return role, STAND_IN_RANK + test, phrase, "log"
