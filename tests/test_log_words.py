@@ -154,7 +154,7 @@ def test_every_table_the_vocabulary_reads_keys_its_cache():
 def test_stand_in_metric_names_are_knowledge_a_pack_extends(tmp_path):
     """A word error rate stands in for the validation accuracy (1 - WER) and a perplexity for the loss
     (ln ppl); a symbol error rate (``SER``) or a ``pplx`` column is read only once a pack adds the word
-    to console.error_rate_words / console.perplexity_words."""
+    to console.error_rate_names / console.perplexity_words."""
     from traindx.probes.readers.console import read_console_text
 
     def text(err, ppl):
@@ -165,7 +165,7 @@ def test_stand_in_metric_names_are_knowledge_a_pack_extends(tmp_path):
     assert shipped.series["loss"].points[0].mean == pytest.approx(1.95, abs=1e-3)         # ln ppl
     with pytest.raises(NoMetricsError):
         read_console_text(text("ser", "pplx"))
-    pack = _pack(tmp_path, "speech", "kind: parameters\nextends:\n  console.error_rate_words: [ser]\n"
+    pack = _pack(tmp_path, "speech", "kind: parameters\nextends:\n  console.error_rate_names: [ser]\n"
                  "  console.perplexity_words: [pplx]\n")
     extended = read_console_text(text("ser", "pplx"), params=load_kb([pack], entry_point_packs=False).params())
     assert extended.series["val_accuracy"].points[-1].mean == pytest.approx(0.6, abs=1e-6)

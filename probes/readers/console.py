@@ -159,6 +159,10 @@ _TRACE_START = re.compile(r"^\s*(?:[\w+#]+\s+)?Traceback \(most recent call last
 _TRACE_FILLER = re.compile(r"^\s*(?:[-=]{3,}\s*$|\d+\s{2,}\S)")
 #: a line that holds one number and nothing else (a list of values printed one per line)
 _BARE_NUMBER = re.compile(r"\s*[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)\s*", re.IGNORECASE)
+#: a line that holds a whole number and then one value with decimals, and nothing else (``788 41.2322``,
+#: ``12: 0.53``, ``3, 0.61``): a value printed one per line after its index, which is its step
+_INDEXED_NUMBER = re.compile(r"\s*(\d+)\s*[,:]?\s+([-+]?(?:(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+"
+                             r"|nan|inf))\s*", re.IGNORECASE)
 #: the name a bare number's series is reported under
 _BARE_NAME = "unnamed values"
 _BARE_START = frozenset("0123456789-+. \tnNiI")
@@ -513,13 +517,15 @@ class ConsoleLog(LogData):
 
 def _stand_in_role(words: list, eff: str | None, phrase: str, vocab: LogWords):
     """A value that stands in for a loss or an accuracy, ranked after every name of it: a
-    perplexity (ln ppl is the cross-entropy), an error rate (WER, CER, TER: 1 - the accuracy);
+    perplexity (ln ppl is the cross-entropy), an error rate (WER, CER, TER, ``char train``: 1 - the
+    accuracy; ``console.error_rate_*`` in the KB);
     None for any other name."""
     last = words[-1] if words else None
     test = vocab.test_split_rank if eff == "test" else 0
-    if last in vocab.error_rates:
+    rate = vocab.error_rate(words)
+    if rate is not None:
         role = "val_accuracy" if eff in ("val", "test") else "accuracy"
-        return role, STAND_IN_RANK + vocab.error_rates[last] + test, phrase, "complement"
+        return role, STAND_IN_RANK + vocab.error_rates[rate] + test, phrase, "complement"
     if last in vocab.perplexity:
         role = "val_loss" if eff in ("val", "test") else "loss"
         return role, STAND_IN_RANK + test, phrase, "log"
@@ -1156,15 +1162,17 @@ class _BareValues:
     """Lines that hold one number and nothing else (a mixin of :class:`ConsoleReader`, using its
     ``bare``, ``min_bare``, ``cands``, ``mode``, ``metric_lines`` and ``log``)."""
 
-    def _bare_value(self, line: str) -> None:
-        """A line that holds one number and nothing else (values printed one per line, no name):
-        kept apart, a curve only for a text that names no metric at all (see :meth:`finish`)."""
+    def _bare_value(self, line: str, index: int | None = None) -> None:
+        """A line that holds one number and nothing else (values printed one per line, no name), or
+        a whole number and then one value (``788 41.2322``: the value's index, its step): kept apart,
+        a curve only for a text that names no metric at all (see :meth:`finish`)."""
         c = self.bare
         if c is None:
             c = self.bare = _Cand("loss", LAST_RESORT_RANK, _BARE_NAME)
         v = float(line)
         c.last = v
-        c.bx.append(float(len(c.by) + c.series.rows))
+        row = len(c.by) + c.series.rows
+        c.bx.append(float(row if index is None else index))
         c.by.append(v)
         if len(c.by) >= FLUSH_ROWS:
             c.series.extend(c.bx, c.by)
@@ -1562,6 +1570,10 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         if len(line) <= _BARE_MAX_CHARS and line[0] in _BARE_START and self.header is None \
                 and _BARE_NUMBER.fullmatch(line):
             return self._bare_value(line)
+        if len(line) <= _BARE_MAX_CHARS and line[0] in _BARE_START and self.header is None:
+            m = _INDEXED_NUMBER.fullmatch(line)
+            if m:
+                return self._bare_value(m.group(2), int(m.group(1)))
         if "grad_fn=<" in line:
             self._loss_node(line)
         if "different to the input size" in line and self._size_warning(line):

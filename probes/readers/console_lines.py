@@ -447,6 +447,37 @@ def _aligned_cells(line: str, spans: list):
     return cells
 
 
+def _inside_name(toks: list, i: int) -> int:
+    """How many tokens from ``i``, inside a metric's phrase, belong to its name and not its value: a
+    count inside the name (``Accuracy on the 10,000 test images: 54 %``), or an index before the
+    value (:func:`_index_before_value`); 0 when ``toks[i]`` is the value."""
+    kind, val = toks[i][0], toks[i][1]
+    if kind in ("num", "count") and _count_in_name(toks, i):
+        return 1
+    if kind == "num" and val.isdigit() and toks[i - 1][0] == "name":
+        return _index_before_value(toks, i)
+    return 0
+
+
+def _index_before_value(toks: list, i: int) -> int:
+    """How many tokens the whole number at ``i``, right after a metric's name, takes up when it is an
+    index and the value follows (``Validation loss 6312:  0.1499``: the number and its ``:``;
+    ``Train loss 3 9.564240``, a decimal value right after it: the number); 0 when it is the value."""
+    n = len(toks)
+    if i + 2 < n and toks[i + 1][1] in (":", "=") and toks[i + 2][0] == "num":
+        return 2
+    if i + 1 < n and toks[i + 1][0] == "num" and _has_decimals(toks[i + 1][1]):
+        return 1
+    return 0
+
+
+def _has_decimals(t: str) -> bool:
+    """Whether a number token is printed with decimals or an exponent (``35.2297``, ``1e-3``, ``nan``), as a
+    metric's value is, unlike an index or a count."""
+    t = t.lower()
+    return "." in t or "e" in t or "n" in t
+
+
 def _list_of_values(toks: list, i: int) -> bool:
     """A bracket opened after a name holds that name's values (``Losses = ['215.0370', '105.7615',
     ...]``: the first is the total or the one printed first) when its first item, quoted or not, is
@@ -455,8 +486,7 @@ def _list_of_values(toks: list, i: int) -> bool:
         i += 1
     if i >= len(toks) or toks[i][0] != "num":
         return False
-    t = toks[i][1].lower()
-    return "." in t or "e" in t or "n" in t
+    return _has_decimals(toks[i][1])
 
 
 def _opens_group(toks: list, i: int) -> bool:
@@ -912,12 +942,9 @@ class LineParser:
                     phrase.append(val)
                     i += 1
                     continue
-            if phrase and kind in ("num", "count") and _count_in_name(toks, i):
-                i += 1          # "Accuracy on the 10,000 test images: 54 %": a count inside the name
-                continue
-            if phrase and kind == "num" and val.isdigit() and i + 2 < n and toks[i + 1][1] in (":", "=") \
-                    and toks[i + 2][0] == "num" and toks[i - 1][0] == "name":
-                i += 2          # "Validation loss 6312:  0.1499": a whole number before the ':' is an index
+            skip = _inside_name(toks, i) if phrase else 0
+            if skip:
+                i += skip       # a count inside the name, or an index between the name and its value
                 continue
             if phrase and kind in ("num", "frac"):
                 if i + 1 < n and toks[i + 1][0] == "name" and toks[i + 1][1].lower() in _TIME_UNITS:

@@ -692,12 +692,13 @@ def _x_role(bound: dict) -> str | None:
     return None
 
 
-#: a printed name followed by its number (``Last reward: 20``, ``episode 3``, ``epsilon=0.1``)
+#: a printed name followed by its number (``Last reward: 20``, ``episode 3``, ``epsilon=0.1``, a dict's
+#: ``'reward': 1.7``)
 #: (a name starts at a word's start and its parts are bounded: linear time on any text, even one
 #: unbroken run of letters)
 _NAME_BEFORE_NUMBER = re.compile(r"(?<![A-Za-z0-9_/.])([A-Za-z][A-Za-z0-9_/.]{0,47}"
                                  r"(?:[ _-][A-Za-z][A-Za-z0-9_]{0,31}){0,2})"
-                                 r"[ \t]{0,40}(?:[:=|][ \t]{0,40}|[ \t])[-+]?(?:\d|nan\b|inf\b)",
+                                 r"['\"]?[ \t]{0,40}(?:[:=|][ \t]{0,40}|[ \t])[-+]?(?:\d|nan\b|inf\b)",
                                  re.IGNORECASE)
 
 

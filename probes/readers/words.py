@@ -39,7 +39,8 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
           "logs.rl_value_loss_suffixes", "logs.rl_actor_critic_heads", "console.loss_scale_names",
           "console.time_cost_words", "console.summary_words", "console.data_wait_words",
           "console.data_time_words", "console.step_time_key_words", "console.step_time_words",
-          "console.phrase_filler_words", "console.perplexity_words", "console.error_rate_words")
+          "console.phrase_filler_words", "console.perplexity_words",
+          "console.error_rate_names", "console.error_rate_units", "console.error_rate_words")
 
 #: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
 CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -96,7 +97,9 @@ class LogWords:
         self.step_time = frozenset(p["console.step_time_words"])
         self.phrase_filler = frozenset(p["console.phrase_filler_words"])
         self.perplexity = frozenset(p["console.perplexity_words"])
-        self.error_rates = {str(w).lower(): rank for rank, w in enumerate(p["console.error_rate_words"])}
+        self.error_rates = {str(n).lower(): i for i, n in enumerate(p["console.error_rate_names"])}
+        self.error_rate_units = {str(w).lower(): str(n).lower() for w, n in p["console.error_rate_units"].items()}
+        self.error_rate_words = frozenset(str(w).lower() for w in p["console.error_rate_words"])
         # a loss-scale column's names, normalised, with and without "_" between their words
         scale = {normalize_name(n) for n in p["console.loss_scale_names"]}
         self.scale_names = tuple(sorted(scale | {n.replace("_", "") for n in scale}))
@@ -200,6 +203,26 @@ class LogWords:
             if words & {"loss", "losses"}:
                 heads |= {h for h, ws in self.rl_heads.items() if words & ws}
         return rewards + context if (rewards and context) or (self.rl_heads and heads == set(self.rl_heads)) else []
+
+    def error_rate(self, words: list) -> str | None:
+        """The error rate (``console.error_rate_names``) a name's words name: the rate's own name last
+        (``val_wer``), or a unit word (``console.error_rate_units``) with otherwise only split words and
+        ``console.error_rate_words`` (``char train``, ``word error rate``), the unit first when no error
+        word is printed; None otherwise."""
+        if not words:
+            return None
+        if words[-1] in self.error_rates:
+            return words[-1]
+        units = [w for w in words if w in self.error_rate_units]
+        if len(units) != 1 or len(words) < 2:
+            return None
+        if not all(w in self.split or w in self.error_rate_words or w == units[0] for w in words):
+            return None
+        # with no error word, the unit comes first (``char train``): a split and then a unit is a
+        # count of what was read (``train tokens: 1000``)
+        if self.error_rate_words.intersection(words) or words[0] == units[0]:
+            return self.error_rate_units[units[0]]
+        return None
 
     # -- other languages ---------------------------------------------------------------------
     def localized(self, line: str) -> str:
