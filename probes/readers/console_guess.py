@@ -24,6 +24,7 @@ Every bound is a ``kb/parameters/console.yaml`` parameter (``console.guess_*``).
 
 from __future__ import annotations
 
+import math
 import re
 import statistics
 from collections.abc import Iterable, Mapping
@@ -40,6 +41,8 @@ _PAIR = re.compile(
 #: shared stem already says "the same word"
 _DENSE_SCRIPT = 0x2E80
 _THAI = (0x0E00, 0x0E7F)
+#: the smallest size a label's values are compared at on a log scale (a metric stuck at 0)
+_TINY = 1e-12
 
 
 class _Label:
@@ -93,43 +96,72 @@ def _is_counter(lab: _Label, share: float) -> bool:
     return sum(1 for s in rising if s == stride) >= share * len(rising)
 
 
-def _stem_len(name: str) -> int:
-    return 2 if any(ord(c) >= _DENSE_SCRIPT or _THAI[0] <= ord(c) <= _THAI[1] for c in name) else 3
+def _dense(name: str) -> bool:
+    return any(ord(c) >= _DENSE_SCRIPT or _THAI[0] <= ord(c) <= _THAI[1] for c in name)
 
 
-def _shared_stem(a: str, b: str) -> bool:
-    """Whether ``a`` and ``b`` share a run of characters long enough to be one word (``häviö``)."""
-    need = max(_stem_len(a), _stem_len(b))
+def _shared_stem(a: str, b: str, p: Mapping) -> bool:
+    """Whether ``a`` and ``b`` share a run of characters long enough to be one word (``häviö``,
+    ``损失``): ``console.guess_stem_chars``, or ``console.guess_dense_stem_chars`` in a script written
+    without spaces."""
+    dense = _dense(a) or _dense(b)
+    need = int(p["console.guess_dense_stem_chars" if dense else "console.guess_stem_chars"])
     a_nospace, b_nospace = a.replace(" ", ""), b.replace(" ", "")
     return any(a_nospace[i:i + need] in b_nospace for i in range(len(a_nospace) - need + 1))
 
 
-def _families(names: list[str]) -> list[list[str]]:
-    parent = {n: n for n in names}
+def _together(a: _Label, b: _Label) -> float:
+    """The share of the rarer label's lines that print the other too."""
+    return len(set(a.lines) & set(b.lines)) / min(len(a.lines), len(b.lines))
 
-    def root(n):
-        while parent[n] != n:
-            n = parent[n]
-        return n
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            if _shared_stem(a, b):
-                parent[root(b)] = root(a)
-    groups: dict[str, list[str]] = {}
-    for n in names:
-        groups.setdefault(root(n), []).append(n)
-    return list(groups.values())
+
+def _level(lab: _Label) -> float:
+    """The label's typical size, on a log scale: what tells a loss's two splits (alike) from a loss
+    and an accuracy that share a split word (``训练损失`` / ``训练准确率``)."""
+    return math.log(max(statistics.median(abs(v) for v in lab.values), _TINY))
+
+
+def _kind(lab: _Label) -> str | None:
+    """``acc`` (printed with %), ``loss`` (above 1, so no share), or None (within [0, 1]: either)."""
+    if lab.percent:
+        return "acc"
+    return "loss" if max(abs(v) for v in lab.values) > 1 else None
+
+
+def _pairs_of_one_metric(labels: list[_Label], p: Mapping) -> tuple[list[list[_Label]], list[_Label]]:
+    """Labels paired as one metric on two splits: sharing a stem, of no different kinds; first those
+    printed in the same lines (an epoch's summary, not a step's loss beside it), then the closest in
+    size; and the labels left alone."""
+    edges = []
+    together = float(p["console.guess_together_share"])
+    for i, a in enumerate(labels):
+        for b in labels[i + 1:]:
+            ka, kb = _kind(a), _kind(b)
+            if (ka and kb and ka != kb) or not _shared_stem(a.name, b.name, p):
+                continue
+            edges.append((_together(a, b) < together, abs(_level(a) - _level(b)), a.name, b.name, a, b))
+    paired: set[str] = set()
+    pairs = []
+    for *_, a, b in sorted(edges, key=lambda e: e[:4]):
+        if a.name in paired or b.name in paired:
+            continue
+        paired |= {a.name, b.name}
+        pairs.append(sorted((a, b), key=lambda lab: (statistics.mean(lab.positions), -len(lab.lines))))
+    return pairs, [lab for lab in labels if lab.name not in paired]
+
+
+def _rise(members: list[_Label]) -> float:
+    """How far the first member's values rose from its first third to its last (negative: fell)."""
+    first = members[0].values
+    third = max(1, len(first) // 3)
+    return statistics.median(first[-third:]) - statistics.median(first[:third])
 
 
 def _is_accuracy(members: list[_Label]) -> bool:
     if any(m.percent for m in members):
         return True
     values = [v for m in members for v in m.values]
-    if not values or min(values) < 0 or max(values) > 1:
-        return False
-    first = members[0].values
-    third = max(1, len(first) // 3)
-    return statistics.median(first[-third:]) > statistics.median(first[:third])
+    return bool(values) and min(values) >= 0 and max(values) <= 1 and _rise(members) > 0
 
 
 _SPLITS = ("train", "val", "test")
@@ -150,15 +182,23 @@ def guess_vocabulary(lines: list[str], params: Mapping | None = None) -> dict[st
         vocab[lab.name] = role
     metrics = [n for n, lab in kept.items()
                if lab not in counters and not lab.integer and len(set(lab.values)) > 1]
-    lone: list[_Label] = []
-    for family in _families(metrics):
-        members = sorted((kept[n] for n in family), key=lambda lab: (statistics.mean(lab.positions), -len(lab.lines)))
-        if len(members) == 1:
-            lone.append(members[0])
-            continue
-        metric = "acc" if _is_accuracy(members) else "loss"
+    pairs, lone = _pairs_of_one_metric([kept[n] for n in metrics], p)
+    # one loss and one accuracy at most: a pair printed earlier, in more lines, wins its kind; of
+    # two pairs within [0, 1] (a flat BCE loss beside a flat accuracy) the one that rose more is
+    # the accuracy
+    ranked = sorted(pairs, key=lambda ms: (statistics.mean(ms[0].positions), -len(ms[0].lines)))
+    taken: dict[str, list[_Label]] = {}
+    for members in ranked:
+        kind = "acc" if _is_accuracy(members) else "loss"
+        if kind in taken and kind == "loss" and "acc" not in taken and _kind(members[0]) is None \
+                and _rise(members) > _rise(taken["loss"]):
+            taken["acc"], members = members, taken["loss"]
+            kind = "loss"
+            taken.pop("loss")
+        taken.setdefault(kind, members)
+    for kind, members in taken.items():
         for lab, split in zip(members, _SPLITS):
-            vocab[lab.name] = f"{split} {metric}"
+            vocab[lab.name] = f"{split} {kind}"
     peak = float(p["console.guess_min_loss_peak"])
     lone = [lab for lab in lone if _is_accuracy([lab]) or max(abs(v) for v in lab.values) > peak]
     if lone and not any(v.endswith(("loss", "acc")) for v in vocab.values()):
