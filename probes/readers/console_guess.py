@@ -12,8 +12,10 @@ values alone, with no word of the language:
   are one metric on two splits: the one printed first in a line (or in more lines) is the training
   value, the next the validation value, a third the test value;
 * a metric printed with ``%``, or kept within [0, 1] while it rises, is an **accuracy**; any other
-  is a **loss**. A label alone (no stem shared) is read only as the training loss, and only the one
-  seen in most lines, never one that stays below ``console.guess_min_loss_peak`` (a learning rate);
+  is a **loss**. A label alone (no stem shared) is read only as the training loss, only beside a
+  counter, and only the one seen in most lines, never one that stays below
+  ``console.guess_min_loss_peak`` (a learning rate); a label of one letter (``T: 9.1``, the ``G`` of
+  ``5.61G``) is never read;
   a value that never changes (a batch size) or carries a unit (``12.3s``) is never a metric.
 
 The guesses become a vocabulary (the labels with their English roles) that the console reader reads
@@ -58,12 +60,12 @@ class _Label:
         self.with_unit = 0
 
 
-def _pairs(lines: Iterable[str], max_label: int) -> dict[str, _Label]:
+def _pairs(lines: Iterable[str], max_label: int, min_label: int) -> dict[str, _Label]:
     labels: dict[str, _Label] = {}
     for i, line in enumerate(lines):
         for pos, m in enumerate(_PAIR.finditer(line)):
             name = m.group("label").strip().lower()
-            if not name or len(name) > max_label:
+            if not min_label <= len(name) <= max_label:
                 continue
             text = m.group("num").replace(",", ".")
             try:
@@ -171,7 +173,8 @@ def guess_vocabulary(lines: list[str], params: Mapping | None = None) -> dict[st
     """``{printed label: English role words}`` for the labels whose role the values tell, or ``{}``
     when they tell no loss and no accuracy (nothing to read)."""
     p = resolve(params)
-    labels = _pairs(lines[:int(p["console.guess_max_lines"])], int(p["console.guess_max_label_chars"]))
+    labels = _pairs(lines[:int(p["console.guess_max_lines"])], int(p["console.guess_max_label_chars"]),
+                    int(p["console.guess_min_label_chars"]))
     need = int(p["console.guess_min_lines"])
     kept = {n: lab for n, lab in labels.items()
             if len(lab.lines) >= need and lab.with_unit <= len(lab.lines) * float(p["console.guess_max_unit_share"])}
@@ -201,7 +204,7 @@ def guess_vocabulary(lines: list[str], params: Mapping | None = None) -> dict[st
             vocab[lab.name] = f"{split} {kind}"
     peak = float(p["console.guess_min_loss_peak"])
     lone = [lab for lab in lone if _is_accuracy([lab]) or max(abs(v) for v in lab.values) > peak]
-    if lone and not any(v.endswith(("loss", "acc")) for v in vocab.values()):
+    if lone and counters and not any(v.endswith(("loss", "acc")) for v in vocab.values()):
         best = max(lone, key=lambda lab: len(lab.lines))
         vocab[best.name] = "train acc" if _is_accuracy([best]) else "train loss"
     if not any(v.endswith(("loss", "acc")) for v in vocab.values()):
