@@ -6,7 +6,6 @@ columns). Each log is made up here; the tests check what is read and the symptom
 import pytest
 from conftest import diagnose_log_report, report_symptom
 
-from traindx.engine.errors import NoMetricsError
 from traindx.probes.readers.console import read_console_text
 
 EPOCHS = 12
@@ -81,17 +80,19 @@ def test_a_setting_phrase_is_no_axis():
 
 
 def test_a_pack_extends_the_other_language_words(tmp_path):
-    """A word the shipped vocabulary lacks (Swedish) is read once a pack adds it, axis word included."""
+    """A word the shipped vocabulary lacks (Swedish) is read for sure once a pack adds it, axis word
+    included; without the pack it is only guessed from the values (and the log says so)."""
     from traindx.engine.api import load_kb
     pack = tmp_path / "sv"
     pack.mkdir()
     (pack / "words.yaml").write_text("kind: parameters\nextends:\n  console.latin_words:\n"
                                      "    förlust: loss\n    epok: epoch\n    validering: val\n", encoding="utf-8")
     text = "\n".join(f"Epok {e + 1}: förlust {TRAIN[e]:.4f}, validering förlust {VAL[e]:.4f}" for e in range(EPOCHS))
-    with pytest.raises(NoMetricsError, match="no training metrics"):
-        read_console_text(text)
+    guessed = read_console_text(text)
+    assert guessed.guessed_names == {"epok": "epoch", "förlust": "train loss", "validering förlust": "val loss"}
     log = read_console_text(text, params=load_kb([str(pack)], entry_point_packs=False).params())
     _assert_overfitting_read(log)
+    assert not log.guessed_names
 
 
 def _boxed(nested: bool) -> str:

@@ -67,6 +67,7 @@ tracebacks/warnings are kept (counted beyond). A file with no metric raises one
 from __future__ import annotations
 
 import io
+import itertools
 import math
 import os
 import re
@@ -77,6 +78,7 @@ from traindx.engine.errors import InputError, NoMetricsError
 from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
+from . import console_guess
 from .console_history import _Histories
 from .console_tables import BOX_START, _Boxes, _Frames
 from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, PART_RANK, SPLIT_ALONE_RANK, LineParser, _loss_part,
@@ -336,6 +338,8 @@ class ConsoleLog(LogData):
     #: to more elements than either holds (a (B, 1) output against a (B,) target gives B x B
     #: pairs): ``(lines, first line, input size, target size)``, None when there was none
     size_warning: tuple | None = None
+    #: the printed names whose roles were guessed from their values (:mod:`.console_guess`), by role
+    guessed_names: dict = field(default_factory=dict)
 
     def describe(self) -> str:
         """One line: ``Read run.out: 41,200 lines, 3 metrics (loss, val_loss, lr) over 12 epochs;
@@ -681,6 +685,8 @@ def describe(log: LogData) -> str:
         if xs and log.x_label in ("step", "epoch"):
             span = f" over {_fmt_int(max(xs))} {log.x_label}s"
     text = head + what + span
+    if getattr(log, "guessed_names", None):
+        text += " (names in unknown words, read by their values)"
     if "step_time" in log.series:
         text += ", and the time per step"
     rl = getattr(log, "restart_lines", None)
@@ -1973,9 +1979,10 @@ def _feed_all(reader, f, path: str, max_piece: int | None) -> None:
                 reader.feed(piece, new)
 
 
-def read_console(path, column_map=None, params=None) -> ConsoleLog:
+def read_console(path, column_map=None, params=None, guess: bool = True) -> ConsoleLog:
     """Read a console log file into a :class:`ConsoleLog` (finished: percent accuracies scaled,
-    restarts listed). Raises InputError (one line, file and lines tried) when no metric is found."""
+    restarts listed). Raises InputError (one line, file and lines tried) when no metric is found,
+    not even under names guessed from their values (``guess``; see :mod:`.console_guess`)."""
     path = os.fspath(path)
     reader = ConsoleReader(path, column_map, params)
     try:
@@ -1986,8 +1993,36 @@ def read_console(path, column_map=None, params=None) -> ConsoleLog:
         reader.log.rl_names = rl_names_in_text(f.read(_rl_head(params)), reader.words)
         f.seek(0)
         _feed_all(reader, f, path, bounded.limits(params).max_line_chars)
-    log = reader.finish()
+    try:
+        log = reader.finish()
+    except NoMetricsError as exc:
+        if not guess:
+            raise
+        return _read_guessed(lambda p: read_console(path, column_map, p, guess=False),
+                             _head_lines(path, params), params, exc)
     _finish(log, params)
+    return log
+
+
+def _head_lines(path: str, params) -> list[str]:
+    """The first ``console.guess_max_lines`` lines of a file, each cut at the longest line read."""
+    limit, width = int(resolve(params)["console.guess_max_lines"]), bounded.limits(params).max_line_chars
+    with open(path, encoding="utf-8-sig", errors="replace", newline="\n") as f:
+        return [line[:width] for line in itertools.islice(f, limit)]
+
+
+def _read_guessed(read, lines: list[str], params, exc: NoMetricsError) -> ConsoleLog:
+    """The log read again under the names :func:`console_guess.guess_vocabulary` finds, with a note
+    saying so; the original one-line refusal when the values tell nothing or still read as nothing."""
+    vocab = console_guess.guess_vocabulary(lines, params)
+    if not vocab:
+        raise exc
+    try:
+        log = read(console_guess.with_vocabulary(params, vocab))
+    except NoMetricsError:
+        raise exc from None
+    log.notes.append(console_guess.note(vocab))
+    log.guessed_names = dict(vocab)
     return log
 
 
@@ -1995,12 +2030,20 @@ def _rl_head(params) -> int:
     return int(resolve(params)["console.rl_head_chars"])
 
 
-def read_console_text(text: str, name: str = "pasted log", column_map=None, params=None) -> ConsoleLog:
-    """Read console text already in memory (a pasted excerpt)."""
+def read_console_text(text: str, name: str = "pasted log", column_map=None, params=None,
+                      guess: bool = True) -> ConsoleLog:
+    """Read console text already in memory (a pasted excerpt); ``guess`` as in :func:`read_console`."""
     reader = ConsoleReader(name, column_map, params, fmt="pasted")
     reader.log.rl_names = rl_names_in_text(text[:_rl_head(params)], reader.words)
     _feed_all(reader, io.StringIO(text, newline="\n"), name, bounded.limits(params).max_line_chars)
-    log = reader.finish()
+    try:
+        log = reader.finish()
+    except NoMetricsError as exc:
+        if not guess:
+            raise
+        limit, width = int(resolve(params)["console.guess_max_lines"]), bounded.limits(params).max_line_chars
+        lines = [line[:width] for line in itertools.islice(io.StringIO(text, newline="\n"), limit)]
+        return _read_guessed(lambda p: read_console_text(text, name, column_map, p, guess=False), lines, params, exc)
     _finish(log, params)
     return log
 
