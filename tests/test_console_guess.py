@@ -57,3 +57,12 @@ def test_values_that_tell_no_metric_stay_one_clear_refusal(text):
     with pytest.raises(NoMetricsError) as exc:
         read_console_text(text)
     assert "no training metrics found" in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_known_words_stay_the_readers_and_an_unknown_pair_beside_them_is_guessed():
+    """``Epoch`` is the reader's own word (the axis, not guessed); the unknown pair beside it is."""
+    text = "".join(f"Epoch {e} | koulutushäviö: {2 * math.exp(-e / 5) + 0.1:.4f} | "
+                   f"validointihäviö: {2 * math.exp(-e / 5) + 0.3:.4f}\n" for e in range(1, 13))
+    log = read_console_text(text)
+    assert log.guessed_names == {"koulutushäviö": "train loss", "validointihäviö": "val loss"}
+    assert log.epochs == 12

@@ -20,7 +20,8 @@ values alone, with no word of the language:
 
 The guesses become a vocabulary (the labels with their English roles) that the console reader reads
 the log with again, and the log carries a note naming every guess, so the report says the metric
-names were guessed. Only a log the shipped vocabulary could not read at all is ever guessed at.
+names were guessed. Only a log the shipped vocabulary could not read at all is ever guessed at, and
+only labels holding no word of that vocabulary (``valid score``, ``err`` are the readers' to refuse).
 Every bound is a ``kb/parameters/console.yaml`` parameter (``console.guess_*``).
 """
 
@@ -32,6 +33,8 @@ import statistics
 from collections.abc import Iterable, Mapping
 
 from traindx.engine.parameters import resolve
+
+from .words import log_words
 
 #: a label: one to four words of letters or marks of any script (no digits, no punctuation that
 #: separates fields), then an optional ``:``/``=``, then a number, then what follows it
@@ -48,10 +51,11 @@ _TINY = 1e-12
 
 
 class _Label:
-    __slots__ = ("name", "lines", "values", "positions", "percent", "integer", "with_unit")
+    __slots__ = ("name", "lines", "values", "positions", "percent", "integer", "with_unit", "known")
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, known: bool):
         self.name = name
+        self.known = known
         self.lines: list[int] = []
         self.values: list[float] = []
         self.positions: list[int] = []
@@ -60,7 +64,7 @@ class _Label:
         self.with_unit = 0
 
 
-def _pairs(lines: Iterable[str], max_label: int, min_label: int) -> dict[str, _Label]:
+def _pairs(lines: Iterable[str], max_label: int, min_label: int, known: frozenset) -> dict[str, _Label]:
     labels: dict[str, _Label] = {}
     for i, line in enumerate(lines):
         for pos, m in enumerate(_PAIR.finditer(line)):
@@ -72,7 +76,8 @@ def _pairs(lines: Iterable[str], max_label: int, min_label: int) -> dict[str, _L
                 value = float(text)
             except ValueError:
                 continue
-            lab = labels.setdefault(name, _Label(name))
+            lab = labels.get(name) or labels.setdefault(name, _Label(name, bool(known.intersection(
+                re.split(r"[ '’-]+", name)))))
             after = m.group("after")
             if after and after.strip() != "%":
                 lab.with_unit += 1
@@ -174,7 +179,7 @@ def guess_vocabulary(lines: list[str], params: Mapping | None = None) -> dict[st
     when they tell no loss and no accuracy (nothing to read)."""
     p = resolve(params)
     labels = _pairs(lines[:int(p["console.guess_max_lines"])], int(p["console.guess_max_label_chars"]),
-                    int(p["console.guess_min_label_chars"]))
+                    int(p["console.guess_min_label_chars"]), log_words(params).known_words)
     need = int(p["console.guess_min_lines"])
     kept = {n: lab for n, lab in labels.items()
             if len(lab.lines) >= need and lab.with_unit <= len(lab.lines) * float(p["console.guess_max_unit_share"])}
@@ -182,9 +187,10 @@ def guess_vocabulary(lines: list[str], params: Mapping | None = None) -> dict[st
                       key=lambda lab: len(set(lab.values)))
     vocab: dict[str, str] = {}
     for lab, role in zip(counters, ("epoch", "step")):
-        vocab[lab.name] = role
+        if not lab.known:                  # "Epoch" is the reader's already; an unknown counter is named
+            vocab[lab.name] = role
     metrics = [n for n, lab in kept.items()
-               if lab not in counters and not lab.integer and len(set(lab.values)) > 1]
+               if lab not in counters and not lab.known and not lab.integer and len(set(lab.values)) > 1]
     pairs, lone = _pairs_of_one_metric([kept[n] for n in metrics], p)
     # one loss and one accuracy at most: a pair printed earlier, in more lines, wins its kind; of
     # two pairs within [0, 1] (a flat BCE loss beside a flat accuracy) the one that rose more is

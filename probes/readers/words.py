@@ -40,7 +40,8 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
           "console.time_cost_words", "console.summary_words", "console.data_wait_words",
           "console.data_time_words", "console.step_time_key_words", "console.step_time_words",
           "console.phrase_filler_words", "console.perplexity_words",
-          "console.error_rate_names", "console.error_rate_units", "console.error_rate_words")
+          "console.error_rate_names", "console.error_rate_units", "console.error_rate_words",
+          "console.objective_words")
 
 #: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
 CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -63,6 +64,8 @@ class LogWords:
     """The vocabulary of one knowledge base, compiled (see the module docstring)."""
 
     def __init__(self, p: Mapping):
+        self._tables = [p[t] for t in TABLES]
+        self._known: frozenset | None = None
         self.split = {str(w).lower(): str(s) for w, s in p["logs.split_words"].items()}
         console_only = frozenset(str(w).lower() for w in p["logs.console_only_split_words"])
         self.split_train = frozenset(w for w, s in self.split.items() if s == "train" and w not in console_only)
@@ -103,6 +106,23 @@ class LogWords:
         # a loss-scale column's names, normalised, with and without "_" between their words
         scale = {normalize_name(n) for n in p["console.loss_scale_names"]}
         self.scale_names = tuple(sorted(scale | {n.replace("_", "") for n in scale}))
+
+    @property
+    def known_words(self) -> frozenset:
+        """Every word of the vocabulary (metric, split, filler, summary, timing and reward words, the
+        words of other languages): a printed label holding one is the readers' to judge, never one
+        whose role :mod:`.console_guess` guesses from its values."""
+        if self._known is None:
+            words: set[str] = set()
+            for table in self._tables:
+                items = table.items() if isinstance(table, Mapping) else \
+                    table if isinstance(table, (list, tuple)) else ()
+                for item in items:
+                    for text in (item if isinstance(item, tuple) else (item,)):
+                        for t in (text if isinstance(text, (list, tuple)) else (text,)):
+                            words.update(w for w in re.split(r"[^\w]+|_", str(t).lower()) if w and not w.isdigit())
+            self._known = frozenset(words)
+        return self._known
 
     def _compile_languages(self, local: Mapping, latin: Mapping) -> None:
         # which lines are worth the substitutions at all: those holding a character outside ASCII
