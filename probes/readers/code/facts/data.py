@@ -17,7 +17,7 @@ SOURCE_ID = "code:data"
 #: the decimals input_scale keeps (presentation: the scale is an order of magnitude)
 _SCALE_DECIMALS = 3
 FACTS = ("shuffle", "num_workers", "batch_size", "nan_written_to_data", "data_sorted", "item_fetch_blocking",
-         "permuted_alone", "std_division_unguarded", "input_scale", "inputs_normalized")
+         "permuted_alone", "split_in_label_order", "std_division_unguarded", "input_scale", "inputs_normalized")
 
 
 class DataFacts:
@@ -28,6 +28,7 @@ class DataFacts:
         self.std_division_facts()
         self.sorted_data_facts()
         self.class_block_facts()
+        self.label_order_split_facts()
         self.item_fetch_facts()
         self.permuted_alone_facts()
         self.input_scale_facts()
@@ -182,6 +183,16 @@ class DataFacts:
             self.add_finding("data_sorted", True, hit.lineno,
                              f"`{snippet(hit, SNIPPET_CHARS)}` (line {hit.lineno}) builds the labels class by "
                              "class, as constant blocks, so the rows sit in label order")
+
+    def label_order_split_facts(self) -> None:
+        """split_in_label_order: labels built class by class are cut by one bound into a first and a
+        second part (``y[:n]`` / ``y[n:]``, or ``idx[:n]`` / ``idx[n:]`` of a row-order index list that
+        then indexes them) with nothing mixing them first, so the parts hold other classes. Only ever true."""
+        node = _label_order_cut(self.tree)
+        if node is not None:
+            self.add_finding("split_in_label_order", True, node.lineno,
+                             f"`{snippet(node, SNIPPET_CHARS)}` (line {node.lineno}) cuts rows whose labels were "
+                             "built class by class, unmixed, into two parts that hold different classes")
 
     def _evaluation_nodes(self) -> set:
         """ids of the nodes inside evaluation code: functions named for evaluation/metrics/ranking
@@ -583,6 +594,85 @@ def _class_blocks(tree: ast.AST, skip: set) -> ast.AST | None:
                 and n.targets[0].id in labels and isinstance(n.value, ast.Call) and _repeats_each_label(n.value):
             return n
     return None
+
+
+def _label_order_cut(tree: ast.AST) -> ast.AST | None:
+    """The cut of :meth:`DataFacts.label_order_split_facts`: the first node cutting class-ordered rows."""
+    ordered = _label_block_names(tree)
+    if not ordered:
+        return None
+    rows = {name for n in ast.walk(tree) if isinstance(n, ast.Assign)
+            for name, v in _assigned_pairs(n) if _is_index_range(v)}
+    mixed = {_root_name(c.args[0]) for c in ast.walk(tree)
+             if isinstance(c, ast.Call) and _callee(c) in _MIXERS and c.args}
+    # an array assigned again (``y = y[perm]``) may have been reordered since it was built
+    assigned = [name for n in ast.walk(tree) if isinstance(n, ast.Assign) for name, _ in _assigned_pairs(n)]
+    mixed |= {name for name in set(assigned) if assigned.count(name) > 1}
+    used = [n.slice for n in ast.walk(tree) if isinstance(n, ast.Subscript)
+            and isinstance(n.value, ast.Name) and n.value.id in ordered]
+    for base, node in _cut_pairs(tree, (ordered | rows) - mixed):
+        if base in ordered or any(_derived_from(tree, idx, base) or any(
+                isinstance(c, ast.Name) and c.id == base for c in ast.walk(idx)) for idx in used):
+            return node
+    return None
+
+
+def _label_block_names(tree: ast.AST) -> set:
+    """Names assigned labels built class by class: a repeated range (``arange(k).repeat_interleave(n)``,
+    ``np.repeat(np.arange(k), n)``) or a join of constant blocks (``cat([zeros(n), ones(n)])``, or of a
+    comprehension of ``full(n, c)``)."""
+    out: set = set()
+    for n in ast.walk(tree):
+        if not isinstance(n, ast.Assign):
+            continue
+        for name, v in _assigned_pairs(n):
+            if not isinstance(v, ast.Call):
+                continue
+            if _repeats_each_label(v):
+                out.add(name)
+            elif _callee(v) in _JOINERS and v.args:
+                parts = v.args[0]
+                if isinstance(parts, (ast.List, ast.Tuple)) and len(parts.elts) >= 2 \
+                        and all(_constant_block(e) for e in parts.elts):
+                    out.add(name)
+                elif isinstance(parts, (ast.ListComp, ast.GeneratorExp)) and _constant_block(parts.elt):
+                    out.add(name)
+    return out
+
+
+def _is_index_range(v: ast.AST) -> bool:
+    """An index list in row order: ``list(range(n))``, ``range(n)``, ``np.arange(n)``, ``torch.arange(n)``."""
+    if isinstance(v, ast.Call) and _callee(v) == "list" and len(v.args) == 1:
+        v = v.args[0]
+    return isinstance(v, ast.Call) and _callee(v) in ("range", "arange") and len(v.args) == 1
+
+
+def _cut_pairs(tree: ast.AST, names: set) -> list:
+    """``(name, node)`` for each name cut by one bound into a head and a tail (``a[:k]`` and ``a[k:]``)."""
+    heads: dict = {}
+    tails: dict = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in names \
+                and isinstance(n.slice, ast.Slice) and n.slice.step is None:
+            lo, hi = n.slice.lower, n.slice.upper
+            if lo is None and hi is not None:
+                heads.setdefault((n.value.id, snippet(hi)), n)
+            elif hi is None and lo is not None:
+                tails.setdefault((n.value.id, snippet(lo)), n)
+    return [(key[0], heads[key]) for key in heads if key in tails]
+
+
+def _derived_from(tree: ast.AST, idx: ast.AST, base: str) -> bool:
+    """``idx`` is a name assigned (directly or in a tuple) from an expression that cuts ``base``."""
+    if not isinstance(idx, ast.Name):
+        return False
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign):
+            for name, v in _assigned_pairs(n):
+                if name == idx.id and any(isinstance(c, ast.Subscript) and isinstance(c.value, ast.Name)
+                                          and c.value.id == base for c in ast.walk(v)):
+                    return True
+    return False
 
 
 def _repeats_each_label(n: ast.Call) -> bool:
