@@ -43,7 +43,7 @@ def _diagnose(args: list[str]) -> dict:
     from click.testing import CliRunner
 
     from traindx.engine.frontends.cli import main
-    res = CliRunner().invoke(main, ["diagnose", *args, "--non-interactive", "--format", "json"])
+    res = CliRunner().invoke(main, ["diagnose", *args, *EXTRA_ARGS, "--non-interactive", "--format", "json"])
     if res.exit_code == 2:
         return {"status": "error", "error": (res.stderr if hasattr(res, "stderr") else res.output).strip()}
     if res.exit_code != 0:
@@ -51,6 +51,10 @@ def _diagnose(args: list[str]) -> dict:
     out = res.stdout if hasattr(res, "stdout") else res.output
     start = out.index("{")
     return json.loads(out[start:])
+
+
+#: options added to every diagnosis (``--kb DIR``: a pack, e.g. one overriding a parameter for an A/B run)
+EXTRA_ARGS: list[str] = []
 
 
 def _symptom(rep: dict) -> str | None:
@@ -75,7 +79,7 @@ def run_finished(root: str, split: str | None, verbose: bool) -> dict:
     rows = []
     for sp in sorted(os.listdir(root)):
         d = os.path.join(root, sp)
-        if not os.path.isdir(d) or (split and sp != split):
+        if not os.path.isdir(d) or (split and sp not in split.split(",")):
             continue
         for rid in sorted(os.listdir(d)):
             run = os.path.join(d, rid)
@@ -145,7 +149,7 @@ def run_pasted(root: str, split: str | None, verbose: bool) -> dict:
     entries = index if isinstance(index, list) else index.get("logs") or index.get("entries") or []
     rows = []
     for e in entries:
-        if split and e["split"] != split:
+        if split and e["split"] not in split.split(","):
             continue
         path = os.path.join(root, e["split"], e["id"] + ".txt")
         if not os.path.isfile(path):
@@ -201,13 +205,16 @@ def _print_confusion(conf: dict) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("corpus", choices=["finished", "pasted", "real"])
-    ap.add_argument("--split", help="only this split (tune or test)")
+    ap.add_argument("--split", help="only these splits (comma-separated, e.g. tune,fresh3)")
+    ap.add_argument("--kb", action="append", default=[], help="a pack folder added to every diagnosis (repeatable)")
     ap.add_argument("--root", help="corpus folder (default: the one in benchmarks/)")
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per case")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     ap.add_argument("--confusion", action="store_true",
                     help="also print each misread symptom pair (want -> got) with its count")
     a = ap.parse_args(argv)
+    for d in a.kb:
+        EXTRA_ARGS.extend(["--kb", d])
     if a.corpus == "finished":
         res = run_finished(a.root or os.path.join(HERE, "finished_runs"), a.split, a.verbose)
         for sp, r in res.items():
