@@ -79,3 +79,27 @@ def test_a_loss_named_by_its_ranking_loss_function_is_the_loss(style):
     assert log.series["loss"].rows == EPOCHS
     assert log.series["loss"].last_value == pytest.approx(TRAIN[-1], abs=1e-4)
     assert log.series["val_loss"].last_value == pytest.approx(VAL[-1], abs=1e-4)
+
+
+NEIGHBOURS = {
+    # Czech: adjectives before the loss function's name
+    "cs": lambda e, n: (f"Epocha {e + 1}/{n}: trénovací NLL {TRAIN[e]:.4f} nat, validační NLL {VAL[e]:.4f} nat, "
+                        f"validační přesnost {VAL_ACC[e]:.3f}"),
+    # Indonesian: the English word loss with an Indonesian split word after it
+    "id": lambda e, n: (f"Epoch {e + 1}/{n} selesai - loss latih: {TRAIN[e]:.4f} - loss validasi: {VAL[e]:.4f} - "
+                        f"akurasi validasi: {VAL_ACC[e]:.3f}"),
+    # Ukrainian: "on training" / "on validation" phrases after the noun
+    "uk": lambda e, n: (f"Епоха {e + 1}/{n}: втрати на навчанні {TRAIN[e]:.4f} | втрати на валідації {VAL[e]:.4f}, "
+                        f"точність на валідації {VAL_ACC[e]:.3f}"),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(NEIGHBOURS))
+def test_the_validation_split_of_a_neighbouring_language_is_read(lang):
+    """Without its split words a Czech, Indonesian or Ukrainian line reads one loss (or none): the
+    validation loss printed beside the training loss is what tells overfitting apart."""
+    text = "\n".join(NEIGHBOURS[lang](e, EPOCHS) for e in range(EPOCHS)) + "\n"
+    log = read_console_text(text)
+    assert log.series["loss"].last_value == pytest.approx(TRAIN[-1], abs=1e-4)
+    assert log.series["val_loss"].last_value == pytest.approx(VAL[-1], abs=1e-4)
+    assert log.series["val_accuracy"].last_value == pytest.approx(VAL_ACC[-1], abs=1e-3)
