@@ -103,3 +103,23 @@ def test_the_validation_split_of_a_neighbouring_language_is_read(lang):
     assert log.series["loss"].last_value == pytest.approx(TRAIN[-1], abs=1e-4)
     assert log.series["val_loss"].last_value == pytest.approx(VAL[-1], abs=1e-4)
     assert log.series["val_accuracy"].last_value == pytest.approx(VAL_ACC[-1], abs=1e-3)
+
+
+def test_bracketed_rounds_under_named_steps_are_no_restarts():
+    """LightGBM-style ``[N]`` evaluation rounds printed between a script's own ``iter S`` lines are a
+    second counter, not the step going back: no restart, and each round's validation loss sits at
+    the step it was printed after (so its best is placed late, where it was)."""
+    lines = []
+    for e in range(EPOCHS):
+        lines += [f"[Debug] iter {40 * e + i}: batch listnet = {TRAIN[e]:.5f}" for i in (10, 20, 30, 40)]
+        lines.append(f"[{e + 1}]\ttraining's listnet: {TRAIN[e]:.6f}\tvalid_1's listnet: {VAL[e]:.6f}")
+    log = read_console_text("\n".join(lines) + "\n")
+    assert not log.restart_lines
+    assert [p[0] for p in log.series["val_loss"].points][:3] == [40, 80, 120]
+    assert log.series["loss"].points[-1][0] == 40 * EPOCHS
+
+
+def test_a_log_of_rounds_alone_keeps_them_as_its_steps():
+    text = "".join(f"[{e}]\ttrain-rmse:{TRAIN[e]:.5f}\tvalid-rmse:{VAL[e]:.5f}\n" for e in range(EPOCHS))
+    log = read_console_text(text)
+    assert [p[0] for p in log.series["loss"].points] == list(range(EPOCHS))
