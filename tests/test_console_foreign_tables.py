@@ -80,16 +80,16 @@ def test_a_setting_phrase_is_no_axis():
 
 
 def test_a_pack_extends_the_other_language_words(tmp_path):
-    """A word the shipped vocabulary lacks (Swedish) is read for sure once a pack adds it, axis word
+    """A word the shipped vocabulary lacks (Finnish) is read for sure once a pack adds it, axis word
     included; without the pack it is only guessed from the values (and the log says so)."""
     from traindx.engine.api import load_kb
-    pack = tmp_path / "sv"
+    pack = tmp_path / "fi"
     pack.mkdir()
     (pack / "words.yaml").write_text("kind: parameters\nextends:\n  console.latin_words:\n"
-                                     "    förlust: loss\n    epok: epoch\n    validering: val\n", encoding="utf-8")
-    text = "\n".join(f"Epok {e + 1}: förlust {TRAIN[e]:.4f}, validering förlust {VAL[e]:.4f}" for e in range(EPOCHS))
+                                     "    häviö: loss\n    kierros: epoch\n    validointi: val\n", encoding="utf-8")
+    text = "\n".join(f"Kierros {e + 1}: häviö {TRAIN[e]:.4f}, validointi häviö {VAL[e]:.4f}" for e in range(EPOCHS))
     guessed = read_console_text(text)
-    assert guessed.guessed_names == {"epok": "epoch", "förlust": "train loss", "validering förlust": "val loss"}
+    assert guessed.guessed_names == {"kierros": "epoch", "häviö": "train loss", "validointi häviö": "val loss"}
     log = read_console_text(text, params=load_kb([str(pack)], entry_point_packs=False).params())
     _assert_overfitting_read(log)
     assert not log.guessed_names

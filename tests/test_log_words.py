@@ -34,15 +34,15 @@ def _diagnose(*args):
 
 
 def test_a_pack_adding_metric_words_of_a_new_language_makes_a_console_log_readable(tmp_path):
-    """A Greek console log (Εποχή, απώλεια εκπαίδευσης / επικύρωσης): the shipped vocabulary knows
-    no Greek, so `diagnose --log` reads it only by guessing the names from their values, and says so;
-    a pack that adds the four words to console.local_words reads both losses for sure and diagnoses
-    the overfitting they show."""
+    """A Hebrew console log (אפוק, הפסד אימון / אימות): the shipped vocabulary knows no Hebrew, so
+    `diagnose --log` reads it only by guessing the names from their values, and says so; a pack that
+    adds the four words to console.local_words reads both losses for sure and diagnoses the
+    overfitting they show."""
     log = tmp_path / "train.log"
-    log.write_text("".join(f"Εποχή {e}/30  απώλεια εκπαίδευσης: {t:.4f}  απώλεια επικύρωσης: {v:.4f}\n"
+    log.write_text("".join(f"אפוק {e}/30  הפסד אימון: {t:.4f}  הפסד אימות: {v:.4f}\n"
                            for e, t, v in _curves()), encoding="utf-8")
-    pack = _pack(tmp_path, "greek", 'kind: parameters\nextends:\n  console.local_words:\n'
-                 '    "Εποχή": epoch\n    "απώλεια": loss\n    "εκπαίδευσης": train\n    "επικύρωσης": val\n')
+    pack = _pack(tmp_path, "hebrew", 'kind: parameters\nextends:\n  console.local_words:\n'
+                 '    "אפוק": epoch\n    "הפסד": loss\n    "אימון": train\n    "אימות": val\n')
     core, _ = _diagnose("--log", str(log))
     assert core.returncode == 0 and "read by their values" in core.stderr.splitlines()[0]
     extended, report = _diagnose("--log", str(log), "--kb", pack)
@@ -83,16 +83,16 @@ def test_a_pack_adding_a_reward_word_defers_that_agent_log_as_reinforcement_lear
 
 
 def test_extends_adds_to_the_shipped_words_and_explain_names_the_pack(tmp_path):
-    pack = _pack(tmp_path, "it", "kind: parameters\nextends:\n  console.latin_words:\n    förlust: loss\n"
+    pack = _pack(tmp_path, "it", "kind: parameters\nextends:\n  console.latin_words:\n    häviö: loss\n"
                  "  logs.filler_words: [media]\n  logs.role_spellings:\n    loss: [perdita_totale]\n")
     kb = load_kb([pack], entry_point_packs=False)
     words = log_words(kb.params())
-    assert words.latin_words("Val-Förlust") == "Val-loss"
+    assert words.latin_words("Val-Häviö") == "Val-loss"
     assert words.latin_words("Val-Verlust") == "Val-loss"            # the shipped words stay
     assert words.match_role("media_loss") == ("loss", words.generic_rank)
     assert words.match_role("perdita_totale")[0] == "loss"
     assert log_words(kb.params()) is words                           # compiled once per knowledge base
-    assert log_words().latin_words("Val-Förlust") == "Val-Förlust"   # the shipped vocabulary is unchanged
+    assert log_words().latin_words("Val-Häviö") == "Val-Häviö"       # the shipped vocabulary is unchanged
     r = run_cli("explain", "console.latin_words", "--kb", pack)
     assert r.returncode == 0 and "Extended by:" in r.stdout and "words.yaml" in r.stdout
 

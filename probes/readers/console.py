@@ -1499,6 +1499,8 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         self.epoch_steps = _EpochSteps()
         self.last_step = None
         self.pending_step = None   # (step, line) of the last step printed without metrics
+        self.step_round = False    # the step of the record being read is a bracketed round (``[8]``)
+        self.steps_named = False   # a training record's step was named (``iter 960``), not a round
         # data-loading time against step time, summed over the lines that print both
         self.t_data = self.t_step = 0.0
         self.t_lines = 0
@@ -1660,6 +1662,21 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         self._record_values([v for _, v in metrics], rs, split, counter, counter_total, step,
                             progress, style, is_eval, None)
 
+    def _round_step(self, step: int | None) -> int | None:
+        """A record's step, or None for a bracketed round (``[8]\ttraining's listnet: 2.37``) behind
+        the steps the log names itself (``iter 960: batch listnet = 2.34``): rounds and named steps are
+        two counters, and a round below the last named step is no restart; the record takes the
+        latest step, as an evaluation does."""
+        is_round, self.step_round = self.step_round, False
+        if step is None:
+            return None
+        if not is_round:
+            self.steps_named = True
+            return step
+        if self.steps_named and self.mode == "step" and self.last_step is not None and step < self.last_step:
+            return None
+        return step
+
     def _cand(self, r):
         role, rank, name, transform = r
         if role == "data_wait":
@@ -1678,6 +1695,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         read by one) keeps the metrics' candidates."""
         self.metric_lines += 1
         self.last_rs = rs
+        step = self._round_step(step)
         styles = self.styles
         styles[style] = styles.get(style, 0) + 1
         if self.mode is None:

@@ -170,13 +170,14 @@ class _Plan:
     ``console.max_metric_names`` reached, never will)."""
 
     __slots__ = ("e", "c", "ct", "st", "split", "progress", "ms", "rs", "roles", "is_eval", "style",
-                 "cands", "texts", "timing")
+                 "cands", "texts", "timing", "round")
 
     def __init__(self, ex: tuple, line: str):
         epoch, counter, counter_total, step, split, progress, metrics = ex
         self.e, self.c, self.ct, self.st = (None if v is None else (v[1], v[2])
                                             for v in (epoch, counter, counter_total, step))
         self.split, self.progress = split, progress
+        self.round = step is not None and step[0] == "r"
         self.ms = tuple((a, b, float if kind == "num" and line[b - 1] != "%" else _converter(kind, r[0]))
                         for r, kind, (a, b) in metrics)
         self.rs = tuple(r for r, _, _ in metrics)
@@ -273,7 +274,8 @@ def _axes(text: str, progress: bool, joiners: frozenset, split_words: Mapping):
     elif epoch is None:
         lm = _LEAD_STEP.match(text)
         if lm:
-            step = ("i",) + lm.span(1 if lm.group(1) is not None else 2)
+            # a number in brackets opening the line is a round (gradient boosting's ``[8]``): kind "r"
+            step = ("i",) + lm.span(1) if lm.group(1) is not None else ("r",) + lm.span(2)
             text = _cut(text, 0, lm.end())
     if counter is None:
         cm = _COUNTER.search(text)
@@ -759,6 +761,7 @@ class LineParser:
             self._set_epoch(epoch)
         self.epoch_on_line = epoch is not None
         rs, is_eval, kept = plan.rs, plan.is_eval, plan
+        self.step_round = plan.round
         if self.block_split is not None:   # a validation block is open (console._SplitBlocks)
             rs, is_eval, kept = self._block_record(rs, plan.split, step, is_eval, plan)
         self._record_values(vals, rs, plan.split, counter, total, step, plan.progress, plan.style, is_eval, kept)
@@ -773,6 +776,7 @@ class LineParser:
                 continue
         if metrics:
             e, c, ct, st = plan.e, plan.c, plan.ct, plan.st
+            self.step_round = plan.round
             self._commit(None if e is None else float(line[e[0]:e[1]]),
                          None if c is None else int(line[c[0]:c[1]]),
                          None if ct is None else int(line[ct[0]:ct[1]]),
@@ -827,6 +831,7 @@ class LineParser:
             except ValueError:
                 continue
         if vals:
+            self.step_round = step is not None and step[0] == "r"
             self._commit(*(None if v is None else _num(line, v, self.max_counter_digits)
                            for v in (epoch, counter, counter_total, step)),
                          split, progress, vals)

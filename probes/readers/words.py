@@ -14,11 +14,12 @@ knowledge base (the tables are the same objects however often ``kb.params()`` is
   only split and filler words beside it, ranked on the scale ``logs.*_rank``; a camelCase name that
   reads as none of these whole is read split at its humps when that names a loss or an accuracy.
 - **Other languages**: a line holding a character outside ASCII that a ``console.local_words`` entry
-  is written with (a CJK ideograph, kana, Hangul, Cyrillic, full-width punctuation; any script a
-  pack adds) has each entry replaced by its English, spaced, before it is read
-  (:meth:`LogWords.localized`); a printed name that resolves to nothing as it is is looked up once
-  more with its ``console.latin_words`` (German, French, Spanish, Portuguese, Italian, Dutch, Polish)
-  in English (:meth:`LogWords.latin_words`); the console reader reads a whole line holding one of
+  is written with (a CJK ideograph, kana, Hangul, Devanagari, Greek, Cyrillic, full-width
+  punctuation; any script a pack adds) has each entry replaced by its English, spaced, before it is
+  read (:meth:`LogWords.localized`); a printed name that resolves to nothing as it is is looked up
+  once more with its ``console.latin_words`` (German, French, Spanish, Portuguese, Italian, Dutch,
+  Swedish, Czech, Indonesian, Vietnamese, Polish) in English (:meth:`LogWords.latin_words`); the
+  console reader reads a whole line holding one of
   them (:meth:`LogWords.has_latin`, once per line shape) with them in English, its epoch and step
   words included (``Época 3/8``, ``Epoka 2``).
 """

@@ -19,6 +19,7 @@ from ..values import (
     ArgsVal, BatchVal, ClassVal, ConfigVal, Const, Env, FileVal, FuncVal, ListVal, LoaderVal,
     LossRec, LossVal, MISSING, ModuleVal, ObjVal, OptVal, ParamsVal, Part, Ref, ScalerVal,
     SchedVal, TensorVal, Unknown, Val, config_file_name, from_model, is_tensor)
+from ..torch_api.names import PARAM_LAYERS
 from ..torch_api.scale import binop_scale
 from .calls import BUILTINS
 
@@ -366,7 +367,7 @@ class Expressions:
             return v
         if attr == "training":
             return Const(base.mode == "train")
-        if attr in ("weight", "bias") and base.kind in ("layer", "any"):
+        if attr in ("weight", "bias") and (base.kind in ("layer", "any") or self.extends_layer(base.cls)):
             return TensorVal(param=True, srcs=frozenset([base.id]),
                              param_part=Part(base, snippet(node), whole=False))
         if attr == "module":
@@ -419,6 +420,14 @@ class Expressions:
             return Const(d.value, f"argparse default {d.option}={format_number(d.value)}, line "
                          f"{d.line}", soft=True)
         return Unknown(snippet(node))
+
+    def extends_layer(self, cls: ClassVal | None, depth: int = 0) -> bool:
+        """Whether a class of this file derives from a torch layer with parameters (``class
+        MaskedLinear(nn.Linear)``): its ``super().__init__`` made the layer's ``weight`` and ``bias``."""
+        if cls is None or depth > _MAX_BASES:
+            return False
+        return any(isinstance(b, Ref) and b.qual.rsplit(".", 1)[-1] in PARAM_LAYERS
+                   or isinstance(b, ClassVal) and self.extends_layer(b, depth + 1) for b in cls.bases)
 
     def class_attribute(self, cls: ClassVal, attr: str, depth: int = 0) -> Any:
         if attr in cls.attrs:

@@ -8,7 +8,7 @@ import ast
 
 from ..naming import RELEVANT
 from ..text import snippet
-from ..torch_api.names import LOSS_CLASSES, canonical
+from ..torch_api.names import LOSS_CLASSES, PARAM_LAYERS, canonical
 from ..torch_api.scale import number
 from ..values import (
     BatchVal, ClassVal, Const, CtxVal, Env, FuncVal, IterVal, ListVal, LoaderVal, ModuleVal,
@@ -239,8 +239,9 @@ class Statements:
                 if q in ("torch.nn.Module", "pl.LightningModule") or q.endswith(".nn.Module") \
                         or q.endswith("LightningModule"):
                     is_module = True
-                if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in LOSS_CLASSES:
-                    is_module = True
+                last = q.rsplit(".", 1)[-1]
+                if q.startswith("torch.nn.") and (last in LOSS_CLASSES or last in PARAM_LAYERS):
+                    is_module = True   # a loss, or a layer with parameters extended (class MaskedLinear(nn.Linear))
             elif isinstance(b, ClassVal) and b.is_module:
                 is_module = True
         cv = ClassVal(node=node, bases=bases, attrs={}, is_module=is_module)
