@@ -37,10 +37,11 @@ from traindx.engine.parameters import resolve
 from .words import log_words
 
 #: a label: one to four words of letters or marks of any script (no digits, no punctuation that
-#: separates fields), then an optional ``:``/``=``, then a number, then what follows it
+#: separates fields), then an optional ``:``/``=``, then a number, then what follows it; a label starts
+#: only where a run of label characters starts (trying one at every letter of a long word is quadratic)
 _LABEL_CHAR = r"[^\s\d:=|,;()\[\]{}<>/\\\"#*+%!?@$&^~`.\-–—_'’·•：，、（）【】「」]"
 _PAIR = re.compile(
-    rf"(?P<label>{_LABEL_CHAR}+(?:[ '’-]{_LABEL_CHAR}+){{0,3}})\s*[:=：]?\s*"
+    rf"(?<!{_LABEL_CHAR})(?P<label>{_LABEL_CHAR}+(?:[ '’-]{_LABEL_CHAR}+){{0,3}})\s*[:=：]?\s*"
     r"(?P<num>[-+]?(?:\d+(?:[.,]\d+)?|[.,]\d+)(?:[eE][-+]?\d+)?)(?P<after>\s*%|[^\W\d_]*)")
 #: a character of a script written without spaces between words (CJK, Thai, ...): a shorter
 #: shared stem already says "the same word"
@@ -64,7 +65,10 @@ class _Label:
         self.with_unit = 0
 
 
-def _pairs(lines: Iterable[str], max_label: int, min_label: int, known: frozenset) -> dict[str, _Label]:
+def _pairs(lines: Iterable[str], max_label: int, min_label: int, known: frozenset,
+           max_labels: int) -> dict[str, _Label]:
+    """Every label's values, one a line; at most ``max_labels`` distinct labels (the first seen): a
+    bound on memory and on the pairing's work for text that prints a new word before every number."""
     labels: dict[str, _Label] = {}
     for i, line in enumerate(lines):
         for pos, m in enumerate(_PAIR.finditer(line)):
@@ -75,6 +79,8 @@ def _pairs(lines: Iterable[str], max_label: int, min_label: int, known: frozense
             try:
                 value = float(text)
             except ValueError:
+                continue
+            if name not in labels and len(labels) >= max_labels:
                 continue
             lab = labels.get(name) or labels.setdefault(name, _Label(name, bool(known.intersection(
                 re.split(r"[ '’-]+", name)))))
@@ -179,7 +185,8 @@ def guess_vocabulary(lines: list[str], params: Mapping | None = None) -> dict[st
     when they tell no loss and no accuracy (nothing to read)."""
     p = resolve(params)
     labels = _pairs(lines[:int(p["console.guess_max_lines"])], int(p["console.guess_max_label_chars"]),
-                    int(p["console.guess_min_label_chars"]), log_words(params).known_words)
+                    int(p["console.guess_min_label_chars"]), log_words(params).known_words,
+                    int(p["console.max_metric_names"]))
     need = int(p["console.guess_min_lines"])
     kept = {n: lab for n, lab in labels.items()
             if len(lab.lines) >= need and lab.with_unit <= len(lab.lines) * float(p["console.guess_max_unit_share"])}
