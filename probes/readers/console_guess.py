@@ -10,7 +10,7 @@ values alone, with no word of the language:
   changes least often is the epoch, another the step;
 * labels that **share a stem** (``koulutushäviö`` / ``validointihäviö``, ``训练损失`` / ``验证损失``)
   are one metric on two splits: the one printed first in a line (or in more lines) is the training
-  value, the next the validation value, a third the test value;
+  value, the next the validation value;
 * a metric printed with ``%``, or kept within [0, 1] while it rises, is an **accuracy**; any other
   is a **loss**. A label alone (no stem shared) is read only as the training loss, only beside a
   counter, and only the one seen in most lines, never one that stays below
@@ -177,7 +177,7 @@ def _is_accuracy(members: list[_Label]) -> bool:
     return bool(values) and min(values) >= 0 and max(values) <= 1 and _rise(members) > 0
 
 
-_SPLITS = ("train", "val", "test")
+_SPLITS = ("train", "val")
 
 
 def guess_vocabulary(lines: list[str], params: Mapping | None = None) -> dict[str, str]:
@@ -206,11 +206,8 @@ def guess_vocabulary(lines: list[str], params: Mapping | None = None) -> dict[st
     taken: dict[str, list[_Label]] = {}
     for members in ranked:
         kind = "acc" if _is_accuracy(members) else "loss"
-        if kind in taken and kind == "loss" and "acc" not in taken and _kind(members[0]) is None \
-                and _rise(members) > _rise(taken["loss"]):
-            taken["acc"], members = members, taken["loss"]
-            kind = "loss"
-            taken.pop("loss")
+        if kind == "loss" and "loss" in taken and _kind(members[0]) is None and _rise(members) > _rise(taken["loss"]):
+            kind = "acc"
         taken.setdefault(kind, members)
     for kind, members in taken.items():
         for lab, split in zip(members, _SPLITS):
