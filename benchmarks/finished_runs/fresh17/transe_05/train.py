@@ -1,0 +1,108 @@
+"""TransE knowledge-graph embedding on a synthetic graph: 300 entities and 12 relations with hidden 8-d geometry; the
+tail of (h, r) is the entity nearest to e_h + r_r, so relations really are translations. 6000 training triples and
+600 held-out triples with unseen (head, relation) pairs. 32-d embeddings, L2 distance, margin ranking loss
+(margin 1.0) against one corrupted tail per triple, entity embeddings renormalised to unit length after every step,
+Adam; validation MRR (Hits@10 also computed) over all 400 candidate tails (raw setting)."""
+import math
+import sys
+import time
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+torch.set_num_threads(1)
+LR, BATCH, EPOCHS, DIM = 0.01, 128, 12, 32
+MET = "mrr"
+
+
+def _p(msg):
+    print(f"[rank0]: {msg}")
+
+
+def log_start(n_params, n_tr, n_va, lr, batch, epochs):
+    sys.stderr.write("WARNING:torch.distributed.run:\n*****************************************\n"
+                     "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your "
+                     "system being overloaded, please further tune the variable for optimal performance in your "
+                     "application as needed. \n*****************************************\n")
+    _p(f"world_size=1 local_rank=0 params={n_params} train_triples={n_tr} val_triples={n_va} lr={lr} batch={batch}")
+
+
+def log_step(epoch, i, n, loss, lr, gstep, el):
+    if i % 16 == 0:
+        _p(f"epoch {epoch} iter {i}/{n} loss {loss:.4f} lr {lr:.2e}")
+
+
+def log_epoch(epoch, epochs, tl, tm, vl, vm, lr, gstep, el):
+    _p(f"epoch {epoch} | train_loss {tl:.4f} | train_mrr {tm:.4f} | val_loss {vl:.4f} | val_mrr {vm:.4f} | {el:.1f}s")
+
+
+def log_end(vm, el):
+    _p(f"finished, best val_mrr {vm:.4f}")
+NE, NR, MARGIN = 400, 20, 1.0
+gen = torch.Generator().manual_seed(2)
+true_e = torch.randn(NE, 8, generator=gen)
+true_r = torch.randn(NR, 8, generator=gen) * 0.8
+pairs = torch.randperm(NE * NR, generator=gen)[:6600]
+heads, rels = pairs // NR, pairs % NR
+tails = torch.cdist(true_e[heads] + true_r[rels], true_e).argmin(1)
+triples = torch.stack([heads, rels, tails], 1)
+train, val = triples[:6000], triples[6000:]
+val_neg = torch.randint(0, NE, (len(val),), generator=gen)
+
+
+class TransE(nn.Module):
+    def __init__(self, dim=DIM):
+        super().__init__()
+        self.ent = nn.Embedding(NE, dim)
+        self.rel = nn.Embedding(NR, dim)
+        nn.init.uniform_(self.ent.weight, -6 / math.sqrt(dim), 6 / math.sqrt(dim))
+        nn.init.uniform_(self.rel.weight, -6 / math.sqrt(dim), 6 / math.sqrt(dim))
+        with torch.no_grad():
+            self.ent.weight.copy_(F.normalize(self.ent.weight, dim=1))
+
+    def dist(self, h, r, t):
+        return (self.ent(h).detach() + self.rel(r) - self.ent(t).detach()).norm(dim=1)
+
+
+def evaluate(model, data):
+    with torch.no_grad():
+        q = model.ent(data[:, 0]) + model.rel(data[:, 1])
+        d = torch.cdist(q, model.ent.weight)
+        rank = (d < d.gather(1, data[:, 2:3])).sum(1) + 1
+        return (1.0 / rank.float()).mean().item(), (rank <= 10).float().mean().item()
+
+
+model = TransE()
+optimizer = torch.optim.Adam(model.parameters(), lr=LR)
+n_params = sum(p.numel() for p in model.parameters())
+steps = (len(train) + BATCH - 1) // BATCH
+log_start(n_params, len(train), len(val), LR, BATCH, EPOCHS)
+
+gstep = 0
+t0 = time.time()
+for epoch in range(1, EPOCHS + 1):
+    order = torch.randperm(len(train))
+    tot_loss = 0.0
+    for i in range(steps):
+        batch = train[order[i * BATCH:(i + 1) * BATCH]]
+        h, r, t = batch[:, 0], batch[:, 1], batch[:, 2]
+        t_neg = torch.randint(0, NE, t.shape)
+        optimizer.zero_grad()
+        pos, neg = model.dist(h, r, t), model.dist(h, r, t_neg)
+        loss = F.relu(MARGIN + pos - neg).mean()
+        loss.backward()
+        optimizer.step()
+        with torch.no_grad():
+            model.ent.weight.copy_(F.normalize(model.ent.weight, dim=1))
+        gstep += 1
+        tot_loss += loss.item() * len(batch)
+        log_step(epoch, i + 1, steps, loss.item(), optimizer.param_groups[0]["lr"], gstep, time.time() - t0)
+    with torch.no_grad():
+        val_loss = F.relu(MARGIN + model.dist(val[:, 0], val[:, 1], val[:, 2])
+                          - model.dist(val[:, 0], val[:, 1], val_neg)).mean().item()
+    tr_mrr, tr_hits = evaluate(model, train[:600])
+    val_mrr, val_hits = evaluate(model, val)
+    log_epoch(epoch, EPOCHS, tot_loss / len(train), tr_mrr, val_loss, val_mrr,
+              optimizer.param_groups[0]["lr"], gstep, time.time() - t0)
+log_end(val_mrr, time.time() - t0)
