@@ -69,6 +69,26 @@ def diagnose_json(*args):
     return json.loads(out[out.index("{"):])
 
 
+def diagnose_code_and_log(tmp_path, code: str, log: str):
+    """``traindx diagnose --code train.py --log console.log`` on a script and what it printed,
+    both written under ``tmp_path``: the JSON report of a finished run read from its evidence."""
+    c = tmp_path / "train.py"
+    c.write_text(code)
+    lg = tmp_path / "console.log"
+    lg.write_text(log)
+    return diagnose_json("--code", str(c), "--log", str(lg))
+
+
+def top_cause(rep):
+    """The id of a JSON report's leading root cause, None when it names none."""
+    return rep["root_causes"][0]["id"] if rep["root_causes"] else None
+
+
+def facts_by_id(rep):
+    """A JSON report's facts, each entry (value, source, ...) under its fact id."""
+    return {f["fact"]: f for f in rep["facts"]}
+
+
 def diagnose_log_text(tmp_path, text, name="run.out"):
     """``text`` written to ``tmp_path/name`` and read with ``traindx diagnose --log FILE
     --non-interactive --format json`` in-process, as a user pointing traindx at a console log does;

@@ -259,7 +259,6 @@ ARITHMETIC_ALLOWED: dict[str, str] = {
         "a role reading is (role, rank, phrase, transform...): the fields after the phrase are kept",
     "probes/readers/console.py::_Overflows._scale_down::4":
         "an overflow run's first four fields (halvings, from, to, line) are what scale_collapse keeps",
-    "probes/readers/console_lines.py::_sum_total::3": "a total and at least two parts it sums: k + 3 ends a run of two",
     "probes/readers/console_lines.py::LineParser._pairs::3":
         "a running mean printed after a value is three tokens, '(' number ')': skipped together",
 }

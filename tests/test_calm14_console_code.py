@@ -8,7 +8,7 @@
 - a model output rebuilt with ``torch.tensor(...)`` from ``.detach().numpy()`` cuts the graph in the
   code, also when the pieces go through a list and ``np.array``;
 - layers kept outside the optimizer together with a plateau lead the diagnosis."""
-from conftest import diagnose_json
+from conftest import diagnose_json, diagnose_code_and_log as _run, top_cause as _top
 
 REGRESSOR = '''
 import torch, torch.nn as nn
@@ -35,18 +35,6 @@ def _console(tmp_path, head: str, name="run.log"):
     p = tmp_path / name
     p.write_text(head + "\n".join(lines) + "\n")
     return p
-
-
-def _run(tmp_path, code: str, log_text: str):
-    c = tmp_path / "train.py"
-    c.write_text(code)
-    lg = tmp_path / "console.log"
-    lg.write_text(log_text)
-    return diagnose_json("--code", str(c), "--log", str(lg))
-
-
-def _top(rep):
-    return rep["root_causes"][0]["id"] if rep["root_causes"] else None
 
 
 def test_a_target_size_warning_that_broadcasts_is_the_loss(tmp_path):

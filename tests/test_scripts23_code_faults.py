@@ -19,7 +19,7 @@ import weakref
 
 import pytest
 
-from conftest import diagnose_json
+from conftest import diagnose_code_and_log as _run, top_cause as _top, facts_by_id as _facts
 
 HAND_BN = '''
 import torch
@@ -75,22 +75,6 @@ BN_LOG = "\n".join(
         [0.80, 0.93, 0.96, 0.98, 0.985, 0.99, 0.992, 0.993, 0.995, 0.996, 0.996, 0.997],
         [34.5, 48.2, 60.1, 67.9, 70.3, 72.8, 75.0, 76.4, 78.1, 79.5, 80.2, 81.1],
         [0.54, 0.53, 0.53, 0.52, 0.53, 0.52, 0.53, 0.52, 0.52, 0.53, 0.52, 0.52]))) + "\n"
-
-
-def _run(tmp_path, code: str, log: str):
-    c = tmp_path / "train.py"
-    c.write_text(code)
-    lg = tmp_path / "console.log"
-    lg.write_text(log)
-    return diagnose_json("--code", str(c), "--log", str(lg))
-
-
-def _top(rep):
-    return rep["root_causes"][0]["id"] if rep["root_causes"] else None
-
-
-def _facts(rep):
-    return {f["fact"]: f for f in rep["facts"]}
 
 
 def test_a_batch_norm_whose_update_op_never_runs_is_a_mode_mismatch(tmp_path):

@@ -11,7 +11,7 @@ What a user would notice:
 """
 from __future__ import annotations
 
-from conftest import diagnose_json
+from conftest import diagnose_code_and_log as _run, top_cause as _top, facts_by_id as _facts
 
 SPLIT = '''import torch
 import torch.nn as nn
@@ -82,22 +82,6 @@ BN_LOG = "\n".join(
         [0.0079, 0.004, 0.0018, 0.001, 0.0007, 0.0006, 0.0005, 0.0004],
         [2.14, 2.8, 3.29, 3.7, 4.18, 4.0, 3.9, 3.96],
         [0.74, 0.75, 0.73, 0.76, 0.74, 0.75, 0.73, 0.75]))) + "\n"
-
-
-def _run(tmp_path, code: str, log: str):
-    c = tmp_path / "train.py"
-    c.write_text(code)
-    lg = tmp_path / "console.log"
-    lg.write_text(log)
-    return diagnose_json("--code", str(c), "--log", str(lg))
-
-
-def _top(rep):
-    return rep["root_causes"][0]["id"] if rep["root_causes"] else None
-
-
-def _facts(rep):
-    return {f["fact"]: f for f in rep["facts"]}
 
 
 def test_a_split_cut_from_rows_in_label_order_is_unshuffled_data(tmp_path):

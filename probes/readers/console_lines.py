@@ -349,12 +349,14 @@ def _speed(text: str):
     return ("step_time", 0, unit, None), kind, m.span("v")
 
 
-def _sum_total(line: str, pairs: list, rel_tol: float) -> int | None:
-    """The index of the pair whose value is the sum of a run of two or more pairs printed right
-    before or right after it, within the print's rounding (YOLACT's ``B: 6.110 | C: 2.926 | M:
-    4.701 | S: 0.337 | T: 14.074``: T is the total of the loss components before it); None when no
-    value is such a total. Names the reader does not know are read by this identity alone, so the
-    total must be a positive number printed with decimals and every part at least zero."""
+def _sum_total(line: str, pairs: list, rel_tol: float, max_parts: int) -> int | None:
+    """The index of the pair whose value is the sum of a run of two to ``max_parts`` pairs printed
+    right before or right after it, within the print's rounding (YOLACT's ``B: 6.110 | C: 2.926 |
+    M: 4.701 | S: 0.337 | T: 14.074``: T is the total of the loss components before it); None when
+    no value is such a total. Names the reader does not know are read by this identity alone, so
+    the total must be a positive number printed with decimals and every part at least zero. Each
+    run grows one pair at a time from the total outward, so a line of n numbers costs
+    n x ``max_parts`` additions, not n cubed."""
     texts = [line[a:b] for _, kind, a, b, _pos in pairs]
     vals = []
     for (_, kind, _a, _b, _pos), t in zip(pairs, texts):
@@ -364,20 +366,39 @@ def _sum_total(line: str, pairs: list, rel_tol: float) -> int | None:
             vals.append(float(t.rstrip("%")))
         except ValueError:
             return None
+    halves = [_half_unit(t) for t in texts]
     n = len(vals)
     for k in range(n):
         total = vals[k]
         if not (math.isfinite(total) and total > 0) or "." not in texts[k]:
             continue
-        runs = [range(i, k) for i in range(k - 2, -1, -1)] + [range(k + 1, j) for j in range(k + 3, n + 1)]
-        for run in runs:
-            parts = [vals[i] for i in run]
-            if min(parts) < 0 or sum(1 for v in parts if v > 0) < 2 or not math.isfinite(sum(parts)):
-                continue
-            tol = sum(_half_unit(texts[i]) for i in run) + _half_unit(texts[k]) + rel_tol * total
-            if math.isfinite(tol) and abs(sum(parts) - total) <= tol:
+        own = halves[k] + rel_tol * total
+        for step in (-1, 1):
+            if _run_sums_to(vals, halves, k, step, max_parts, total, own):
                 return k
     return None
+
+
+def _run_sums_to(vals: list, halves: list, k: int, step: int, max_parts: int, total: float, own: float) -> bool:
+    """Whether a run of two to ``max_parts`` values beside index ``k`` (before it for ``step`` -1,
+    after it for +1), all at least zero and two of them positive, sums to ``total`` within the
+    rounding of every printed number (``halves``) plus ``own`` (the total's share)."""
+    acc = tol = 0.0
+    positive = 0
+    i = k + step
+    for size in range(1, max_parts + 1):
+        if not 0 <= i < len(vals) or vals[i] < 0:
+            return False
+        acc += vals[i]
+        tol += halves[i]
+        positive += vals[i] > 0
+        i += step
+        if size < 2 or positive < 2 or not math.isfinite(acc):
+            continue
+        bound = tol + own
+        if math.isfinite(bound) and abs(acc - total) <= bound:
+            return True
+    return False
 
 
 #: a table column read as a component, and the total it is summed into
@@ -893,7 +914,7 @@ class LineParser:
         training record's metrics, the speed it prints (see :func:`_speed`)."""
         if not metrics:
             if len(pairs) >= 3:
-                k = _sum_total(line, pairs, self.sum_rel_tol)
+                k = _sum_total(line, pairs, self.sum_rel_tol, self.sum_max_parts)
                 if k is not None:
                     phrase, kind, a, b, _pos = pairs[k]
                     metrics.append((("loss", PART_RANK, phrase, None), kind, (a, b)))
