@@ -245,8 +245,9 @@ def _gather_evidence(gather, session, kb, script, logs, codes, configs, setup, c
         gather.config(path)
     for path in codes:
         gather.code(path)
+    others = bool(complaint or answers or configs or codes or script or setup)
     for path in logs:
-        analysis = gather.log(path, column_map) or analysis
+        analysis = gather.log(path, column_map, others) or analysis
     if script:
         gather.code(script, for_script=True)
     if setup:
@@ -469,25 +470,25 @@ class Gatherer:
         from . import gather
         self._take(gather.read_config(path, self.session.kb.params()))
 
-    def log(self, path, column_map=None):
+    def log(self, path, column_map=None, other_evidence=False):
         if path == "-":
-            return self._piped_log(column_map)
+            return self._piped_log(column_map, other_evidence)
         self._need_file(path, "log")
         from . import gather
         read = gather.read_log(path, column_map=column_map, num_classes=self.session.value("num_classes"),
                                params=self.session.kb.params(),
-                               rl_known=self.session.value("rl_training") is True)
+                               rl_known=self.session.value("rl_training") is True, other_evidence=other_evidence)
         self._take(read)
         return read.analysis
 
-    def _piped_log(self, column_map=None):
+    def _piped_log(self, column_map=None, other_evidence=False):
         """``--log -``: standard input spooled to a private file, read like a named log; what is
         said about it names ``<stdin>``, and the file is gone on every exit path."""
         from ..bounded import limits
         from .piped import Spool
         spool = Spool()
         try:
-            return self.log(spool.fill(limits(self.session.kb.params()).max_log_bytes), column_map)
+            return self.log(spool.fill(limits(self.session.kb.params()).max_log_bytes), column_map, other_evidence)
         except InputError as err:
             raise spool.shown(err) from None
         finally:

@@ -151,12 +151,16 @@ def _short(v) -> str:
 
 
 # ------------------------------------------------------------------------------ logs
-def read_log(path: str, column_map=None, num_classes=None, params=None, rl_known: bool = False) -> Read:
+def read_log(path: str, column_map=None, num_classes=None, params=None, rl_known: bool = False,
+             other_evidence: bool = False) -> Read:
     """A metrics log of any kind the readers know; console output included. ``params``: the
     knowledge base's parameter values (``KnowledgeBase.params()``, a pack's overrides applied).
     ``rl_known``: the code already read says the run trains an agent on rewards; a log of its
     console that prints no supervised metric (episode counters, an abbreviated reward) is then
-    what such a run prints, said in a note, not bad input that would discard the code's evidence."""
+    what such a run prints, said in a note, not bad input that would discard the code's evidence.
+    ``other_evidence``: the code, a config or the user's words were given with the log; a log that
+    holds no metric (a script that prints "epoch 3 done") is then said in a note and the diagnosis
+    rests on the rest, instead of refusing the whole diagnosis. Alone, it is bad input as before."""
     _need(path, "log")
     from traindx.probes.readers.console import describe
     from traindx.probes.readers.logs import read_log as _read
@@ -171,12 +175,15 @@ def read_log(path: str, column_map=None, num_classes=None, params=None, rl_known
     except NoSupervisedMetricsError as err:
         if err.rl_names:    # rewards, no supervised loss: out of scope, said as evidence
             return Read(path, [_rl_finding(path, err.rl_names)], [], f"Read {os.path.basename(path)}: {err.message}.")
-        if not rl_known:
-            raise
         name = os.path.basename(path)
-        return Read(path, [], [f"{name}: {err.message}; the code trains an agent on rewards, so no supervised "
-                               "loss is expected there"],
-                    f"Read {name}: no supervised metrics (the code is a reinforcement-learning run).")
+        if rl_known:
+            return Read(path, [], [f"{name}: {err.message}; the code trains an agent on rewards, so no supervised "
+                                   "loss is expected there"],
+                        f"Read {name}: no supervised metrics (the code is a reinforcement-learning run).")
+        if not other_evidence:
+            raise
+        return Read(path, [], [f"{name}: {err.message}; the diagnosis rests on the other evidence given"],
+                    f"Read {name}: no training metrics in it; diagnosing from the other evidence.")
     read = _analyze(log, path, num_classes, describe(log), params)
     rl = rl_metric_names(list(log.columns.values()) + list(log.ignored_columns), log_words(params))
     if rl and not any(f.fact == "rl_training" for f in read.findings):
