@@ -150,6 +150,7 @@ class Language:
     """The compiled language knowledge of a knowledge base (core + packs)."""
     terms: dict = field(default_factory=dict)
     negators: re.Pattern | None = None
+    attached_negators: re.Pattern | None = None
     cues: list = field(default_factory=list)
     extractors: list = field(default_factory=list)
     metrics: dict = field(default_factory=dict)       # (split, metric) -> fact
@@ -271,6 +272,7 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
     lang = Language(params=params)
     raw_terms: dict = {}
     negators: list = []
+    attached_negators: list = []                       # negators of scripts without spaces: no word bounds
     hypothetical: list = []
     statements: list = []
     retries: dict = {"changes": [], "futile": []}
@@ -281,6 +283,8 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
             raw_terms.setdefault(t["id"], []).extend(t["variants"])
         negators += data.get("negators", [])
         origins += [("negators", w, where) for w in data.get("negators", [])]
+        attached_negators += data.get("attached_negators", [])
+        origins += [("attached_negators", w, where) for w in data.get("attached_negators", [])]
         for key in _GRAMMAR_LISTS:
             grammar[key] += data.get(key, [])
             origins += [(key, w, where) for w in data.get(key, [])]
@@ -296,9 +300,7 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
     lang.terms = {k: "(?:" + "|".join(sorted(set(v), key=len, reverse=True)) + ")" for k, v in raw_terms.items()}
     lang.terms.update(number_slots(lang.magnitudes, lang.attached_magnitudes))   # a slot wins over a term of its name
     _check_words(origins, lang.terms)
-    if negators:
-        alternatives = "|".join(sorted(set(negators), key=len, reverse=True))
-        lang.negators = re.compile(r"(?:^|\W)(?:" + alternatives + r")(?:\W|$)", re.IGNORECASE)
+    _compile_negators(lang, negators, attached_negators)
     # "val_loss", "eval_acc": a metric word may follow a split prefix of a log's column name (``metric_prefixes``)
     prefixes = "".join("|(?<=" + pre + ")" for pre in grammar["metric_prefixes"])
     for data, where in entries:
@@ -345,6 +347,17 @@ def compile_language(entries: list, facts: dict, symptoms: dict, params: dict) -
     _compile_labels(lang, grammar)
     _compile_grammar(lang, grammar)
     return lang
+
+
+def _compile_negators(lang: Language, negators: list, attached: list) -> None:
+    """A negator between word boundaries ("not", "no", "without"), and one matched where it stands
+    (``attached_negators``: a script written without spaces, "没有用混合精度")."""
+    if negators:
+        alternatives = "|".join(sorted(set(negators), key=len, reverse=True))
+        lang.negators = re.compile(r"(?:^|\W)(?:" + alternatives + r")(?:\W|$)", re.IGNORECASE)
+    if attached:
+        lang.attached_negators = re.compile("(?:" + "|".join(sorted(set(attached), key=len, reverse=True)) + ")",
+                                            re.IGNORECASE)
 
 
 def _check_words(origins: list, terms: dict) -> None:
@@ -571,13 +584,23 @@ def _clause_start(lang: Language, text: str, pos: int) -> int:
 
 
 def negation_at(lang: Language, text: str, pos: int) -> int | None:
-    """Where a negator starts, in the same clause within the window before ``pos`` (None: not negated)."""
-    if lang.negators is None:
-        return None
-    window = int(lang.params["language.negation_window_chars"])
-    start = max(_clause_start(lang, text, pos), pos - window)
-    m = lang.negators.search(text[start:pos] + " ")
-    return None if m is None else start + m.start() + (1 if not text[start + m.start()].isalnum() else 0)
+    """Where a negator starts, in the same clause within the window before ``pos`` (None: not negated).
+    A negator of a script without spaces (``attached_negators``) has a window of its own, shorter:
+    it negates the verb and object right after it ("没有用混合精度"), and nothing marks where its reach
+    ends but punctuation."""
+    clause = _clause_start(lang, text, pos)
+    found = []
+    if lang.negators is not None:
+        start = max(clause, pos - int(lang.params["language.negation_window_chars"]))
+        m = lang.negators.search(text[start:pos] + " ")
+        if m is not None:
+            found.append(start + m.start() + (1 if not text[start + m.start()].isalnum() else 0))
+    if lang.attached_negators is not None:
+        start = max(clause, pos - int(lang.params["language.attached_negation_window_chars"]))
+        m = lang.attached_negators.search(text, start, pos)
+        if m is not None:
+            found.append(m.start())
+    return min(found) if found else None
 
 
 def negated_before(lang: Language, text: str, pos: int) -> bool:
