@@ -105,3 +105,17 @@ def test_a_config_flattened_onto_one_line(lang):
     assert f.get("learning_rate") == pytest.approx(1e-4)
     # a count said before the setting's name still is the batch size
     assert facts(understand("I use 16 as batch size", lang)).get("batch_size") == 16
+
+
+def test_accuracy_falling_suddenly_in_chinese_is_instability(lang):
+    assert understand("训练到第20轮的时候，验证集准确率突然掉到了10%，之后一直上不去", lang).symptom == "instability"
+    # a loss that falls suddenly is still a healthy question
+    assert understand("训练了一会儿 loss 突然降了很多，这正常吗", lang).symptom == "healthy"
+
+
+@pytest.mark.parametrize("text", [
+    "the longer we train, the worse the f1 on the held-out days gets",
+    "my bleu scores get worse even though the training loss keeps going down",
+])
+def test_worse_with_more_training_is_overfitting(lang, text):
+    assert understand(text, lang).symptom == "overfitting"
