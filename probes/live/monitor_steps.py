@@ -159,10 +159,24 @@ class StepFeed:
                 try:
                     if self._input_src != "model":
                         self._input_src, self._input_moments = "model", None
-                    self._observe_inputs(args[0] if args else kwargs)
+                    self._observe_inputs(self._model_input(args) if args else kwargs)
                 except Exception:
                     pass
         return None
+
+    def _model_input(self, args):
+        """The input whose features are measured: the first one, or, when that holds token or index ids
+        (integers), the first later floating input of the same rank and as many rows (a recommender's
+        float fields fed beside its token ids). A recurrent state (one rank more) is not it."""
+        x = args[0]
+        torch = self._torch
+        if len(args) < 2 or not torch.is_tensor(x) or x.is_floating_point() or x.dim() < 1:
+            return x
+        n = x.shape[0]
+        for a in args[1:]:
+            if torch.is_tensor(a) and a.is_floating_point() and a.dim() == x.dim() and a.shape[0] == n:
+                return a
+        return x
 
     def _hash_rows(self, x, train):
         """The raw-tensor overlap (``probe:leakage``): hash the rows this forward was fed, while

@@ -16,7 +16,8 @@ SOURCE_ID = "code:loss"
 #: how many unsafe operations the unsafe_math finding quotes (presentation)
 _SHOWN_UNSAFE = 4
 FACTS = ("loss_function", "output_activation", "custom_loss", "label_smoothing", "unsafe_math", "task_type",
-         "loss_squashes_twice", "loss_mixes_tasks", "output_relu", "loss_own_terms_signed", "loss_averages_classes")
+         "loss_squashes_twice", "loss_mixes_tasks", "output_relu", "loss_own_terms_signed", "loss_averages_classes",
+         "loss_mixes_targets")
 
 #: stock losses of a regression target and of a class target: both summed into one backpropagated
 #: loss is a multi-task head (a detector's box and class terms), not a loss that misfits its task
@@ -56,6 +57,33 @@ def class_scoring(tree: ast.AST) -> tuple[int, str] | None:
     return found
 
 
+def mixed_target_pair(stock: list, tree: ast.AST) -> tuple | None:
+    """Two calls of a class loss (cross-entropy, NLL, BCE) in one statement that score the same
+    prediction (first argument) against different targets (second argument), as ``(line, text)``
+    pairs, or None. The loss records name the callee and its line; the calls are found there."""
+    where = {(r.line, r.text) for r in stock if r.kind in CLASS_LOSSES}
+    # a loss module (``crit = nn.CrossEntropyLoss()``) is recorded where it is built: its calls go by its name
+    names = {ast.unparse(tg) for node in ast.walk(tree) if isinstance(node, ast.Assign)
+             and (getattr(node, "lineno", 0), snippet(node.value, SNIPPET_CHARS)) in where for tg in node.targets}
+
+    def scored(node: ast.AST) -> bool:
+        return (isinstance(node, ast.Call) and len(node.args) >= 2
+                and ((getattr(node, "lineno", 0), ast.unparse(node.func)) in where or ast.unparse(node.func) in names))
+
+    for stmt in ast.walk(tree):
+        if not isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr)):
+            continue
+        seen: dict[str, tuple] = {}
+        for node in ast.walk(stmt):
+            if not scored(node):
+                continue
+            pred, target = ast.unparse(node.args[0]), ast.unparse(node.args[1])
+            first = seen.setdefault(pred, (target, (node.lineno, snippet(node, SNIPPET_CHARS))))
+            if first[0] != target:
+                return first[1], (node.lineno, snippet(node, SNIPPET_CHARS))
+    return None
+
+
 class LossFacts:
     """code:loss: the loss, what squashing reaches it, custom losses and unsafe math."""
 
@@ -88,6 +116,7 @@ class LossFacts:
             self.squash_twice_facts(stock)
             self.class_mean_facts(t)
         self.label_smoothing_facts(rec)
+        self.mixed_targets_facts(stock)
         self.unsafe_math_facts(t, line)
 
     def loss_kind_facts(self, t: TensorVal, stock: list, entry: tuple | None, line: int) -> bool:
@@ -195,6 +224,18 @@ class LossFacts:
             self.add_finding("loss_squashes_twice", False, r.line,
                              f"{r.text} (line {r.line}) inside the hand-written loss receives "
                              f"{'raw outputs' if not r.act else r.act + ' outputs'}")
+
+    def mixed_targets_facts(self, stock: list) -> None:
+        """loss_mixes_targets: two class losses of the same prediction against different targets summed
+        into the backpropagated loss (mixup, CutMix, FMix, a hand-made label smoothing)."""
+        pair = mixed_target_pair(stock, self.tree)
+        if pair is not None:
+            (la, ta), (lb, tb) = pair
+            self.add_finding("loss_mixes_targets", True, la,
+                             f"the loss backpropagated scores one prediction against two targets: `{ta}` "
+                             f"(line {la}) and `{tb}` (line {lb}): the training targets are a mix "
+                             "of two labels, so the training loss cannot fall to zero and training accuracy "
+                             "on the mixed inputs stays below validation's")
 
     def class_mean_facts(self, t: TensorVal) -> None:
         """loss_averages_classes: a hand-written cross-entropy whose per-class terms (log-probabilities
