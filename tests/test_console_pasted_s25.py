@@ -1,0 +1,52 @@
+"""Shapes met in session 25's pasted tuning material (fresh19): a loss that leaves its level for
+astronomically large values and keeps climbing at every record is on its way to Inf, however short
+the excerpt (its climb is no noise band to clear)."""
+
+import json
+
+from conftest import diagnose_log_text
+
+from traindx.probes.readers.console import read_console_text
+
+
+def _report(tmp_path, text):
+    res = diagnose_log_text(tmp_path, text)
+    assert res.exit_code == 0, res.output
+    out = res.stdout if hasattr(res, "stdout") else res.output
+    return json.loads(out[out.index("{"):])
+
+
+def _fact(rep, name):
+    return next((f["value"] for f in rep["facts"] if f["fact"] == name), None)
+
+
+def _runaway_excerpt() -> str:
+    # an excerpt from mid-run: a few ordinary records, then the loss leaves for 1e17 and grows
+    # several-fold at every record after that
+    vals = [0.41, 0.37, 0.44, 0.39, 3.1e17, 2.2e18, 9.7e18, 4.4e19, 1.9e20]
+    return "\n".join(f"iteration {1200 + i}: total loss = {v:.4f} ({0.31 + 0.01 * (i % 2):.2f} s/iter)"
+                     for i, v in enumerate(vals))
+
+
+def test_a_loss_that_runs_off_at_every_record_is_an_explosion(tmp_path):
+    rep = _report(tmp_path, _runaway_excerpt())
+    assert _fact(rep, "loss_trend") == "diverging"
+    assert rep["symptom"]["id"] == "explosion"
+
+
+def test_the_same_excerpt_with_its_last_record_back_down_is_no_run_off(tmp_path):
+    """The climb has to hold at every record of the recent stretch: a loss that comes back down
+    between its jumps is swinging, and the noise band still stands between it and a divergence."""
+    vals = [0.41, 0.37, 0.44, 0.39, 3.1e17, 0.52, 9.7e18, 0.47, 1.9e20, 0.45]
+    text = "\n".join(f"iteration {1200 + i}: total loss = {v:.4f}" for i, v in enumerate(vals))
+    rep = _report(tmp_path, text)
+    assert _fact(rep, "loss_trend") != "diverging"
+
+
+def test_a_falling_loss_is_not_touched(tmp_path):
+    vals = [2.3 * 0.93 ** i for i in range(30)]
+    text = "\n".join(f"step {i * 10}: loss = {v:.4f}" for i, v in enumerate(vals))
+    log = read_console_text(text)
+    assert log.series["loss"].rows == 30
+    rep = _report(tmp_path, text)
+    assert _fact(rep, "loss_trend") in ("decreasing", "plateaued")
