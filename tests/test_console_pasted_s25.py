@@ -50,3 +50,24 @@ def test_a_falling_loss_is_not_touched(tmp_path):
     assert log.series["loss"].rows == 30
     rep = _report(tmp_path, text)
     assert _fact(rep, "loss_trend") in ("decreasing", "plateaued")
+
+
+def test_a_batch_id_is_the_position_in_the_run():
+    """``batch_id:412, cost:3.2`` (PaddlePaddle's fluid-era examples, many custom loops): the batch
+    index is where the record sits, so an excerpt from batch 412 on starts mid-run."""
+    lines = [f"batch_id:{412 + i}, cost:{3.2 + 0.05 * ((i * 5) % 3 - 1):.4f}" for i in range(12)]
+    log = read_console_text("\n".join(lines))
+    s = log.series["loss"]
+    assert s.rows == 12
+    assert s.first_x == 412 and s.last_x == 423
+
+
+def test_a_flat_excerpt_from_a_later_batch_id_is_a_plateau_not_a_loss_that_never_moved(tmp_path):
+    lines = []
+    for i in range(16):
+        lines.append(f"step_id: {9000 + 10 * i}, avg_loss: {0.83 + 0.02 * ((i * 7) % 5 - 2) / 2:.5f}")
+        if i % 5 == 4:
+            lines.append("finished one pass over the training files")
+    rep = _report(tmp_path, "\n".join(lines))
+    assert _fact(rep, "log_starts_mid_run") is True
+    assert rep["symptom"]["id"] == "plateau"
