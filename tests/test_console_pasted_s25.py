@@ -71,3 +71,28 @@ def test_a_flat_excerpt_from_a_later_batch_id_is_a_plateau_not_a_loss_that_never
     rep = _report(tmp_path, "\n".join(lines))
     assert _fact(rep, "log_starts_mid_run") is True
     assert rep["symptom"]["id"] == "plateau"
+
+
+def test_a_fractional_epoch_that_repeats_stays_the_position_in_the_run(tmp_path):
+    """HF Trainer's log dicts round the epoch to two decimals, so a run that logs often prints the
+    same epoch twice: the records stay at their epoch (3.40 ... 3.45), not rows counted from the
+    first repeat, and an excerpt from epoch 3.4 on starts mid-run."""
+    noise = [0.0123, -0.0071, 0.0048, -0.0139, 0.0097, -0.0025, 0.0152, -0.0113, 0.0031, -0.0068, 0.0119,
+             -0.0144, 0.0059, -0.0007]
+    lines = [str({"loss": round(0.71 + noise[i], 4), "learning_rate": 2.1e-05 - 1e-07 * i,
+                  "epoch": round(3.40 + 0.004 * i, 2)}) for i in range(14)]
+    log = read_console_text("\n".join(lines))
+    s = log.series["loss"]
+    assert s.rows == 14
+    assert s.first_x == 3.4 and s.last_x <= 3.46
+    rep = _report(tmp_path, "\n".join(lines))
+    assert _fact(rep, "log_starts_mid_run") is True
+    assert rep["symptom"]["id"] == "plateau"
+
+
+def test_whole_epochs_printed_per_batch_still_count_rows():
+    """``Epoch 2 train loss: ...`` line after line under the same whole epoch: each line is a row."""
+    text = "\n".join(f"Epoch 2 train loss: {0.9 - 0.01 * i:.4f}" for i in range(10))
+    s = read_console_text(text).series["loss"]
+    assert s.rows == 10
+    assert s.last_x - s.first_x >= 9
