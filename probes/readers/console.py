@@ -1147,14 +1147,21 @@ class _EpochRows:
 
     epoch_rows = False
     epoch_row_roles = None
+    #: an epoch printed with a fraction (``'epoch': 0.03``) was read: a position in the run at the print's
+    #: resolution, so a record that repeats it was logged within that resolution, not per batch of an epoch
+    epoch_fractional = False
 
     def _epoch_row_x(self, x: float, roles: tuple) -> float:
         """The x of a training record in epoch mode: its epoch, until a record with the metrics of
         the one before it comes at the same epoch; from then on each record is a point of its own,
-        one row after the last (the x axis counts rows)."""
+        one row after the last (the x axis counts rows). A fractional epoch (HF Trainer's ``'epoch':
+        2.11``, rounded to two decimals) stays the x when it repeats: the run's position, which
+        says whether the excerpt starts mid-run."""
         last, before = self.last_x, self.epoch_row_roles
         self.epoch_row_roles = roles
-        if last is None:
+        if x != int(x) and not self.epoch_rows:
+            self.epoch_fractional = True
+        if last is None or self.epoch_fractional:
             return x
         if not self.epoch_rows and (x != last or roles != before):
             return x

@@ -57,8 +57,8 @@ _EPOCH = re.compile(r"\b(?:epoch|ep)\b[\]'\"]?\s*(?:\(\s*(\w+)\s*\))?\s*[:=#]?\s
                     r"(?:\s*/\s*(\d+))?\s*[\])]?", re.IGNORECASE)
 #: an epoch printed as a number glued to the word and a colon (ESPnet's ``15epoch:train:751-1125batch:``)
 _EPOCH_GLUED = re.compile(r"(?<![\w.#])(\d+)epoch:")
-_STEP = re.compile(r"\b(global[_ ]step|step|steps|iteration|iter|it|batch|update|updates|num_updates|"
-                   r"n_iter|global_iter)\b[\]'\"]?\s*[:=#]?\s*[\[(]?\s*(\d+)(?![.\d])(?:\s*/\s*(\d+))?\s*[\])]?",
+_STEP = re.compile(r"\b(global[_ ]step|step|steps|iteration|iter|it|batch|batch_id|batch_idx|step_id|iter_id|"
+                   r"update|updates|num_updates|n_iter|global_iter)\b[\]'\"]?\s*[:=#]?\s*[\[(]?\s*(\d+)(?![.\d])(?:\s*/\s*(\d+))?\s*[\])]?",
                    re.IGNORECASE)
 _COUNTER = re.compile(r"(?<![\w./])(\d+)\s*/\s*(\d+)(?![\w.]|\s*[a-zA-Z])")
 #: a line that starts with its step and a separator (``12: 463.5 ...``, ``1220 | loss 3.29 | lr ...``), or
@@ -267,7 +267,7 @@ def _axes(text: str, progress: bool, joiners: frozenset, split_words: Mapping):
         step = ("i",) + sm.span(2)
         st_total = ("i",) + sm.span(3) if sm.group(3) else None
         kind = sm.group(1).lower()
-        if kind in ("batch", "it") or (st_total is not None and epoch is not None):
+        if kind in ("batch", "batch_id", "batch_idx", "it") or (st_total is not None and epoch is not None):
             counter, counter_total = step, st_total
             step = None
         text = _cut_axis(text, *sm.span(), joiners)

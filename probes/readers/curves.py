@@ -628,8 +628,10 @@ def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, st
     # loss that levelled off (a Gaussian or flow NLL, an ELBO term) is bounded and falling is progress
     runs_off = current >= 0 or c.drop >= P["curves.negative_runaway_rel"] * abs(current)
     # a negative loss that falls at every record has no swings to clear: its growing steps are the
-    # run-off itself (the residuals around a running median of an accelerating curve are not noise)
-    run_band = 0.0 if current < 0 and all(b <= a for a, b in zip(c.means, c.means[1:])) else band
+    # run-off itself (the residuals around a running median of an accelerating curve are not noise);
+    # so has a loss grown tenfold whose recent stretch rises at every record (0.06 -> 5e19 -> 4e20 -> 2e21)
+    run_band = 0.0 if ((current < 0 and all(b <= a for a, b in zip(c.means, c.means[1:])))
+                       or (current > 0 and _rises_every_record(c))) else band
     if (current - initial > max(P["curves.diverge_rise"] * abs(initial), band)
             or (abs(current) > magnitude * abs(initial) and abs(current) - abs(initial) > run_band
                 and runs_off)
@@ -651,6 +653,14 @@ def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, st
         why += (f"; its {len(c.spikes)} one-point spikes in {c.n} points fall back at once "
                 f"(hard batches, not instability)")
     return trend, region, why
+
+
+def _rises_every_record(c: _LossCurve) -> bool:
+    """The recent stretch (the points ``loss_noise`` is measured on) climbs at every record, two
+    records or more: an accelerating run-off, whose residuals around the running median are the
+    climb itself, not swings."""
+    tail = [c.cm[i] for i in c.tail_idx]
+    return len(tail) >= 2 and all(b > a for a, b in zip(tail, tail[1:]))
 
 
 def _never_rises(c: _LossCurve, out: _Out) -> bool:
