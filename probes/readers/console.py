@@ -86,7 +86,7 @@ from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, PART_RANK, S
 from .logs import (FLUSH_ROWS, LogData, RLLogError, Series, normalize_name, parse_column_map,
                    rl_names_in_text)
 from .loss_scale import ScaleFall, fall_grads_said, fall_said
-from .words import CAMEL_HUMP, CAMEL_ROLES, LogWords, log_words
+from .words import ACRONYM_HUMP, CAMEL_HUMP, CAMEL_ROLES, LogWords, log_words
 
 #: Bounds on work and memory, not knowledge: a traceback is taken to have ended after this many
 #: lines (whatever follows is the log again), the metric-name -> role cache holds this many
@@ -1357,6 +1357,12 @@ class _NameRoles:
             # a camelCase name that names nothing whole: its humps are word boundaries (``ValidationCost``)
             res = self._resolve_words(CAMEL_HUMP.sub(" ", phrase), split)
             res = (res[0], res[1], phrase) + tuple(res[3:]) if res is not None and res[0] in CAMEL_ROLES else None
+        if res is None and ACRONYM_HUMP.search(phrase):
+            # an acronym before the metric word (``VQVAELoss``, ``CTCLoss``): one named loss among others
+            # (``CTCLoss: 0.0, SARLoss: 1.6, loss: 1.6``), so it ranks with a loss's components
+            res = self._resolve_words(ACRONYM_HUMP.sub(" ", CAMEL_HUMP.sub(" ", phrase)), split)
+            res = (res[0], max(res[1], PART_RANK), phrase) + tuple(res[3:]) \
+                if res is not None and res[0] in CAMEL_ROLES else None
         if res is not None and _LOCAL.search(phrase):
             # one rank's value beside the value reduced over all ranks: the reduced one is the run's
             res = (res[0], res[1] + QUALIFIED_RANK) + tuple(res[2:])

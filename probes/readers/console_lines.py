@@ -491,6 +491,14 @@ def _list_of_values(toks: list, i: int) -> bool:
     return _has_decimals(toks[i][1])
 
 
+def _pipe_before_value(toks: list, i: int) -> bool:
+    """The line's only ``|``, at ``i``, parts a metric's name from its value when that value ends the
+    line (trax's ``Step 63: train  CrossEntropyLoss |  2.31``); a ``|`` among others is a column of a
+    table (a model summary's ``1 | loss_fn | CrossEntropyLoss | 0``) and parts nothing."""
+    return i + 2 == len(toks) and toks[i + 1][0] == "num" and \
+        sum(1 for t in toks if t[0] == "sep" and t[1] == "|") == 1
+
+
 def _opens_group(toks: list, i: int) -> bool:
     """A bracket opened after a name holds named values of that name (``predict_loss: [local: 0.69 |
     reduced: 0.69]``, ``train: {'loss': 0.5, 'acc': 0.8}``): a name, optionally quoted, then ``:`` or
@@ -976,8 +984,14 @@ class LineParser:
                 continue
             if group and kind == "sep" and val in "]}":
                 group = []
-            if phrase and kind == "sep" and (val in _PAIR_SEP or (val == "[" and _list_of_values(toks, i + 1))):
+            if phrase and kind == "sep" and (val in _PAIR_SEP or (val == "[" and _list_of_values(toks, i + 1))
+                                             or (val == "|" and _pipe_before_value(toks, i))):
                 i += 1
+                continue
+            if phrase and val == "(" and i + 2 < n and toks[i + 1][0] == "name" and toks[i + 2][1] == ")" \
+                    and toks[i + 1][1].lower() in self.words.split:
+                phrase.append(toks[i + 1][1])     # "loss (val) 0.73": the split in parentheses names the loss's
+                i += 3
                 continue
             if phrase and val in "([":
                 # "loss[3]: 0.5" (an index) or "Training loss (for one batch) at step 0: 0.61" (an aside)

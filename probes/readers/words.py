@@ -46,6 +46,9 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
 
 #: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
 CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
+#: an upper-case run followed by a capitalised word (``VQVAELoss``, ``CTCLoss``): the run is an acronym,
+#: and the word after it begins where its last capital does
+ACRONYM_HUMP = re.compile(r"(?<=[A-Z])(?=[A-Z][a-z])")
 #: the roles a camelCase name split at its humps may take: a loss or an accuracy (``DataTime`` is
 #: left to the readers' own timing names)
 CAMEL_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
