@@ -57,3 +57,29 @@ def test_a_language_s_train_and_validation_losses_are_read_for_sure(line):
     assert {"loss", "val_loss"} <= set(log.series)
     assert log.series["val_loss"].points[-1].mean == pytest.approx(_curve(12) + 0.1, abs=1e-4)
     assert not any("read by their values" in n or "guess" in n for n in log.notes)
+
+
+def _exposition(epochs=10):
+    """One metric a line in Prometheus's exposition format, the epoch as a label, a timestamp after the value."""
+    rows = ['lm_learning_rate{group="0"} 0.01\n']
+    for e in range(1, epochs + 1):
+        ts = 1700000000000 + 1000 * e
+        rows += [f'lm_train_loss{{epoch="{e}",rank="0"}} {_curve(e):.5f} {ts}\n',
+                 f'lm_val_loss{{epoch="{e}"}} {_curve(e) + 0.1:.5f} {ts}\n',
+                 f'lm_token_perplexity{{epoch="{e}"}} {math.exp(_curve(e)):.3f} {ts}\n']
+    return "".join(rows)
+
+
+def test_a_label_set_is_no_value_and_its_epoch_is_the_axis():
+    log = read_console_text(_exposition())
+    assert log.x_label == "epoch"
+    xs = [p.x for p in log.series["loss"].points]
+    assert xs == [float(e) for e in range(1, 11)]
+    assert log.series["loss"].points[-1].mean == pytest.approx(_curve(10), abs=1e-5)
+    assert log.series["val_loss"].points[0].mean == pytest.approx(_curve(1) + 0.1, abs=1e-5)
+
+
+def test_the_same_metric_printed_twice_in_one_epoch_is_still_two_rows():
+    text = "".join(f"Epoch {1 + i // 3} train loss: {_curve(i):.4f}\n" for i in range(12))
+    log = read_console_text(text)
+    assert len(log.series["loss"].points) == 12

@@ -1727,7 +1727,9 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
             return
         if self.mode == "epoch" and not is_eval and (self.epoch_rows or (
                 step is None and counter is None and self.last_step is None)):
-            x = self._epoch_row_x(x, roles)
+            # the same metrics under the same names again at the same epoch: a new row (one metric
+            # a line under different names, Prometheus's exposition, is one record of the epoch)
+            x = self._epoch_row_x(x, tuple((r[0], r[2]) for r in rs) if len(rs[0]) > 2 else roles)
         if not is_eval:
             last_x = self.last_x
             if last_x is not None and x < last_x:

@@ -53,7 +53,7 @@ _OPTION = re.compile(r"(?<!\S)--[A-Za-z][\w.-]*(?:=|\s+)(?!-[A-Za-z])\S+")
 # ------------------------------------------------------------------------------ axes
 _MM = re.compile(r"\bepoch\s*(?:\(\s*(\w+)\s*\))?\s*\[\s*(\d+)\s*\]\s*\[\s*(\d+)\s*/\s*(\d+)\s*\]",
                  re.IGNORECASE)
-_EPOCH = re.compile(r"\b(?:epoch|ep)\b[\]'\"]?\s*(?:\(\s*(\w+)\s*\))?\s*[:=#]?\s*[\[(]?\s*(\d+(?:\.\d+)?)"
+_EPOCH = re.compile(r"\b(?:epoch|ep)\b[\]'\"]?\s*(?:\(\s*(\w+)\s*\))?\s*[:=#]?\s*(?:(?<==)\")?[\[(]?\s*(\d+(?:\.\d+)?)"
                     r"(?:\s*/\s*(\d+))?\s*[\])]?", re.IGNORECASE)
 #: an epoch printed as a number glued to the word and a colon (ESPnet's ``15epoch:train:751-1125batch:``)
 _EPOCH_GLUED = re.compile(r"(?<![\w.#])(\d+)epoch:")
@@ -497,6 +497,27 @@ def _pipe_before_value(toks: list, i: int) -> bool:
     table (a model summary's ``1 | loss_fn | CrossEntropyLoss | 0``) and parts nothing."""
     return i + 2 == len(toks) and toks[i + 1][0] == "num" and \
         sum(1 for t in toks if t[0] == "sep" and t[1] == "|") == 1
+
+
+def _label_set(toks: list, i: int) -> int:
+    """The index after the ``}`` of a label set opened before ``toks[i]`` (Prometheus's exposition
+    ``name{label="value",...} 0.41``: each label a name, ``=`` and a quoted value, its number no
+    metric), or 0 when the braces hold anything else (a dict of named values)."""
+    n = len(toks)
+    labels = 0
+    while i < n and toks[i][1] != "}":
+        if i + 2 < n and toks[i][0] == "name" and toks[i + 1][1] == "=" and toks[i + 2][1] == '"':
+            j = i + 3
+            while j < n and toks[j][1] != '"':
+                j += 1
+            labels += 1
+            i = j + 1
+        elif toks[i][1] in ('"', ",", ";"):
+            labels += toks[i][1] == '"'   # the quote an epoch label leaves when its axis is cut from the line
+            i += 1
+        else:
+            return 0
+    return i + 1 if labels and i < n else 0
 
 
 def _opens_group(toks: list, i: int) -> bool:
@@ -977,6 +998,9 @@ class LineParser:
                 if i + 2 < n and toks[i][1] == "(" and toks[i + 1][0] == "num" and toks[i + 2][1] == ")":
                     used.add(i + 1)
                     i += 3
+                continue
+            if phrase and val == "{" and _label_set(toks, i + 1):
+                i = _label_set(toks, i + 1)    # "train_loss{epoch=\"3\"} 0.41": the name's labels, then its value
                 continue
             if phrase and kind == "sep" and val in "[{" and _opens_group(toks, i + 1):
                 group, phrase = phrase, []     # "predict_loss: [local: 0.69 | reduced: 0.69]"
