@@ -954,6 +954,18 @@ class LineParser:
             return j + 1
         return None
 
+    def _name_tail(self, toks: list, i: int, phrase: list) -> int:
+        """The index after what ``toks[i]`` opens when it still belongs to the name in ``phrase``, else 0:
+        a label set (``train_loss{epoch="3"} 0.41``: the name's labels, then its value), or a split in
+        parentheses (``loss (val) 0.73``: the split is the loss's, and joins its name)."""
+        if toks[i][1] == "{":
+            return _label_set(toks, i + 1)
+        if i + 2 < len(toks) and toks[i + 1][0] == "name" and toks[i + 2][1] == ")" \
+                and toks[i + 1][1].lower() in self.words.split:
+            phrase.append(toks[i + 1][1])
+            return i + 3
+        return 0
+
     def _pairs(self, text: str) -> list:
         """``(phrase, kind, start, end, phrase_start)`` for each name-number pair of ``text``."""
         toks = [("num" if m.lastgroup == "dur" else m.lastgroup, m.group(m.lastgroup), m.start(), m.end())
@@ -999,8 +1011,9 @@ class LineParser:
                     used.add(i + 1)
                     i += 3
                 continue
-            if phrase and val == "{" and _label_set(toks, i + 1):
-                i = _label_set(toks, i + 1)    # "train_loss{epoch=\"3\"} 0.41": the name's labels, then its value
+            k = self._name_tail(toks, i, phrase) if phrase and val in "{(" else 0
+            if k:
+                i = k
                 continue
             if phrase and kind == "sep" and val in "[{" and _opens_group(toks, i + 1):
                 group, phrase = phrase, []     # "predict_loss: [local: 0.69 | reduced: 0.69]"
@@ -1011,11 +1024,6 @@ class LineParser:
             if phrase and kind == "sep" and (val in _PAIR_SEP or (val == "[" and _list_of_values(toks, i + 1))
                                              or (val == "|" and _pipe_before_value(toks, i))):
                 i += 1
-                continue
-            if phrase and val == "(" and i + 2 < n and toks[i + 1][0] == "name" and toks[i + 2][1] == ")" \
-                    and toks[i + 1][1].lower() in self.words.split:
-                phrase.append(toks[i + 1][1])     # "loss (val) 0.73": the split in parentheses names the loss's
-                i += 3
                 continue
             if phrase and val in "([":
                 # "loss[3]: 0.5" (an index) or "Training loss (for one batch) at step 0: 0.61" (an aside)
