@@ -83,3 +83,31 @@ def test_the_same_metric_printed_twice_in_one_epoch_is_still_two_rows():
     text = "".join(f"Epoch {1 + i // 3} train loss: {_curve(i):.4f}\n" for i in range(12))
     log = read_console_text(text)
     assert len(log.series["loss"].points) == 12
+
+
+def _ctr_log(train_score="train_auc", val_score="valid_auc"):
+    """A click model: the training loss falls, the validation loss stays high, the AUCs part."""
+    return "".join(f"ep {e:02d} | train loss {_curve(e, 0.62, 0.30):.4f} {train_score} {0.80 + 0.01 * e:.3f} | "
+                   f"valid loss {0.70 + 0.002 * (e % 3):.4f} {val_score} {0.63 + 0.002 * e:.3f}\n"
+                   for e in range(1, 13))
+
+
+def test_an_auc_stands_in_for_the_accuracy_of_its_split():
+    log = read_console_text(_ctr_log())
+    assert log.series["accuracy"].points[-1].mean == pytest.approx(0.92, abs=1e-6)
+    assert log.series["val_accuracy"].points[-1].mean == pytest.approx(0.654, abs=1e-6)
+
+
+def test_a_training_accuracy_beside_a_validation_auc_is_no_gap():
+    log = read_console_text(_ctr_log(train_score="train_acc"))
+    assert "accuracy" in log.series and "val_accuracy" not in log.series
+
+
+def test_diagnose_reads_a_widening_auc_gap_as_overfitting(tmp_path):
+    from conftest import run_cli
+    import json
+    p = tmp_path / "ctr.log"
+    p.write_text(_ctr_log(), encoding="utf-8")
+    r = run_cli("diagnose", "--log", str(p), "--non-interactive", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["symptom"]["id"] == "overfitting"

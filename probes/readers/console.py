@@ -533,6 +533,10 @@ def _stand_in_role(words: list, eff: str | None, phrase: str, vocab: LogWords):
     if last in vocab.perplexity:
         role = "val_loss" if eff in ("val", "test") else "loss"
         return role, STAND_IN_RANK + test, phrase, "log"
+    if last in vocab.half_chance_scores and all(w in vocab.split for w in words[:-1]):
+        # an AUC: 0.5 at chance and 1.0 when perfect, as a binary accuracy
+        role = "val_accuracy" if eff in ("val", "test") else "accuracy"
+        return role, STAND_IN_RANK + len(vocab.error_rates) + test, phrase, None
     return None
 
 
@@ -606,6 +610,19 @@ def _split_alone_scores(cands, best: dict) -> None:
     if any(c.role == "loss" and SPLIT_ALONE_RANK <= c.rank < SPLIT_ALONE_RANK + 50 and c.series.rows
            and c.last != lo.last for c in cands):
         del best["val_loss"]
+
+
+def _scores_only_beside_scores(best: dict, vocab: LogWords) -> None:
+    """An AUC stands in for an accuracy only beside another AUC or no accuracy at all: a training
+    accuracy and a validation AUC (``acc=0.80`` per step, ``auc=0.66`` per evaluation) measure two
+    different things, and their difference is no gap (the AUC is dropped from ``best``)."""
+    def is_score(c) -> bool:
+        words = [w for w in normalize_name(c.name).split("_") if w]
+        return bool(words) and words[-1] in vocab.half_chance_scores
+    a, v = best.get("accuracy"), best.get("val_accuracy")
+    if a is None or v is None or is_score(a) == is_score(v):
+        return
+    del best["accuracy" if is_score(a) else "val_accuracy"]
 
 
 def _head_accuracy_role(pwords: list, eff: str | None, phrase: str, vocab: LogWords):
@@ -1856,6 +1873,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
                 c.bx, c.by = [], []
         best = _best_candidates(self.cands.values())
         _split_alone_scores(self.cands.values(), best)
+        _scores_only_beside_scores(best, self.words)
         self._bare_series(best)
         self._speed_series(best)
         # every name each role was printed under (a pasted excerpt that prints the loss under two
