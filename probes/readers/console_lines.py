@@ -491,12 +491,26 @@ def _list_of_values(toks: list, i: int) -> bool:
     return _has_decimals(toks[i][1])
 
 
+def _parts_pair(toks: list, i: int) -> bool:
+    """Whether the separator at ``i``, right after a name, stands between the name and its value:
+    ``:``/``=``/quotes (:data:`_PAIR_SEP`), a ``[`` opening a list of values, or a lone ``|``."""
+    val = toks[i][1]
+    return val in _PAIR_SEP or (val == "[" and _list_of_values(toks, i + 1)) or \
+        (val == "|" and _pipe_before_value(toks, i))
+
+
 def _pipe_before_value(toks: list, i: int) -> bool:
     """The line's only ``|``, at ``i``, parts a metric's name from its value when that value ends the
     line (trax's ``Step 63: train  CrossEntropyLoss |  2.31``); a ``|`` among others is a column of a
     table (a model summary's ``1 | loss_fn | CrossEntropyLoss | 0``) and parts nothing."""
     return i + 2 == len(toks) and toks[i + 1][0] == "num" and \
         sum(1 for t in toks if t[0] == "sep" and t[1] == "|") == 1
+
+
+#: tokens of one label of a label set before its value's text: its name, ``=`` and the opening quote
+_LABEL_HEAD_TOKENS = 3
+#: tokens of a parenthesised word after a metric's name: ``(``, the word, ``)``
+_PAREN_WORD_TOKENS = 3
 
 
 def _label_set(toks: list, i: int) -> int:
@@ -507,7 +521,7 @@ def _label_set(toks: list, i: int) -> int:
     labels = 0
     while i < n and toks[i][1] != "}":
         if i + 2 < n and toks[i][0] == "name" and toks[i + 1][1] == "=" and toks[i + 2][1] == '"':
-            j = i + 3
+            j = i + _LABEL_HEAD_TOKENS
             while j < n and toks[j][1] != '"':
                 j += 1
             labels += 1
@@ -963,7 +977,7 @@ class LineParser:
         if i + 2 < len(toks) and toks[i + 1][0] == "name" and toks[i + 2][1] == ")" \
                 and toks[i + 1][1].lower() in self.words.split:
             phrase.append(toks[i + 1][1])
-            return i + 3
+            return i + _PAREN_WORD_TOKENS
         return 0
 
     def _pairs(self, text: str) -> list:
@@ -1011,8 +1025,7 @@ class LineParser:
                     used.add(i + 1)
                     i += 3
                 continue
-            k = self._name_tail(toks, i, phrase) if phrase and val in "{(" else 0
-            if k:
+            if phrase and val in "{(" and (k := self._name_tail(toks, i, phrase)):
                 i = k
                 continue
             if phrase and kind == "sep" and val in "[{" and _opens_group(toks, i + 1):
@@ -1021,8 +1034,7 @@ class LineParser:
                 continue
             if group and kind == "sep" and val in "]}":
                 group = []
-            if phrase and kind == "sep" and (val in _PAIR_SEP or (val == "[" and _list_of_values(toks, i + 1))
-                                             or (val == "|" and _pipe_before_value(toks, i))):
+            if phrase and kind == "sep" and _parts_pair(toks, i):
                 i += 1
                 continue
             if phrase and val in "([":
