@@ -86,7 +86,7 @@ from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, PART_RANK, S
 from .logs import (FLUSH_ROWS, LogData, RLLogError, Series, normalize_name, parse_column_map,
                    rl_names_in_text)
 from .loss_scale import ScaleFall, fall_grads_said, fall_said
-from .words import CAMEL_HUMP, CAMEL_ROLES, LogWords, log_words
+from .words import ACRONYM_HUMP, CAMEL_HUMP, CAMEL_ROLES, LogWords, log_words
 
 #: Bounds on work and memory, not knowledge: a traceback is taken to have ended after this many
 #: lines (whatever follows is the log again), the metric-name -> role cache holds this many
@@ -533,6 +533,10 @@ def _stand_in_role(words: list, eff: str | None, phrase: str, vocab: LogWords):
     if last in vocab.perplexity:
         role = "val_loss" if eff in ("val", "test") else "loss"
         return role, STAND_IN_RANK + test, phrase, "log"
+    if last in vocab.half_chance_scores and all(w in vocab.split for w in words[:-1]):
+        # an AUC: 0.5 at chance and 1.0 when perfect, as a binary accuracy
+        role = "val_accuracy" if eff in ("val", "test") else "accuracy"
+        return role, STAND_IN_RANK + len(vocab.error_rates) + test, phrase, None
     return None
 
 
@@ -606,6 +610,19 @@ def _split_alone_scores(cands, best: dict) -> None:
     if any(c.role == "loss" and SPLIT_ALONE_RANK <= c.rank < SPLIT_ALONE_RANK + 50 and c.series.rows
            and c.last != lo.last for c in cands):
         del best["val_loss"]
+
+
+def _scores_only_beside_scores(best: dict, vocab: LogWords) -> None:
+    """An AUC stands in for an accuracy only beside another AUC or no accuracy at all: a training
+    accuracy and a validation AUC (``acc=0.80`` per step, ``auc=0.66`` per evaluation) measure two
+    different things, and their difference is no gap (the AUC is dropped from ``best``)."""
+    def is_score(c) -> bool:
+        words = [w for w in normalize_name(c.name).split("_") if w]
+        return bool(words) and words[-1] in vocab.half_chance_scores
+    a, v = best.get("accuracy"), best.get("val_accuracy")
+    if a is None or v is None or is_score(a) == is_score(v):
+        return
+    del best["accuracy" if is_score(a) else "val_accuracy"]
 
 
 def _head_accuracy_role(pwords: list, eff: str | None, phrase: str, vocab: LogWords):
@@ -1364,6 +1381,12 @@ class _NameRoles:
             # a camelCase name that names nothing whole: its humps are word boundaries (``ValidationCost``)
             res = self._resolve_words(CAMEL_HUMP.sub(" ", phrase), split)
             res = (res[0], res[1], phrase) + tuple(res[3:]) if res is not None and res[0] in CAMEL_ROLES else None
+        if res is None and ACRONYM_HUMP.search(phrase):
+            # an acronym before the metric word (``VQVAELoss``, ``CTCLoss``): one named loss among others
+            # (``CTCLoss: 0.0, SARLoss: 1.6, loss: 1.6``), so it ranks with a loss's components
+            res = self._resolve_words(ACRONYM_HUMP.sub(" ", CAMEL_HUMP.sub(" ", phrase)), split)
+            res = (res[0], max(res[1], PART_RANK), phrase) + tuple(res[3:]) \
+                if res is not None and res[0] in CAMEL_ROLES else None
         if res is not None and _LOCAL.search(phrase):
             # one rank's value beside the value reduced over all ranks: the reduced one is the run's
             res = (res[0], res[1] + QUALIFIED_RANK) + tuple(res[2:])
@@ -1729,7 +1752,9 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
             return
         if self.mode == "epoch" and not is_eval and (self.epoch_rows or (
                 step is None and counter is None and self.last_step is None)):
-            x = self._epoch_row_x(x, roles)
+            # the same metrics under the same names again at the same epoch: a new row (one metric
+            # a line under different names, Prometheus's exposition, is one record of the epoch)
+            x = self._epoch_row_x(x, tuple((r[0], r[2]) for r in rs) if len(rs[0]) > 2 else roles)
         if not is_eval:
             last_x = self.last_x
             if last_x is not None and x < last_x:
@@ -1856,6 +1881,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
                 c.bx, c.by = [], []
         best = _best_candidates(self.cands.values())
         _split_alone_scores(self.cands.values(), best)
+        _scores_only_beside_scores(best, self.words)
         self._bare_series(best)
         self._speed_series(best)
         # every name each role was printed under (a pasted excerpt that prints the loss under two

@@ -53,7 +53,7 @@ _OPTION = re.compile(r"(?<!\S)--[A-Za-z][\w.-]*(?:=|\s+)(?!-[A-Za-z])\S+")
 # ------------------------------------------------------------------------------ axes
 _MM = re.compile(r"\bepoch\s*(?:\(\s*(\w+)\s*\))?\s*\[\s*(\d+)\s*\]\s*\[\s*(\d+)\s*/\s*(\d+)\s*\]",
                  re.IGNORECASE)
-_EPOCH = re.compile(r"\b(?:epoch|ep)\b[\]'\"]?\s*(?:\(\s*(\w+)\s*\))?\s*[:=#]?\s*[\[(]?\s*(\d+(?:\.\d+)?)"
+_EPOCH = re.compile(r"\b(?:epoch|ep)\b[\]'\"]?\s*(?:\(\s*(\w+)\s*\))?\s*[:=#]?\s*(?:(?<==)\")?[\[(]?\s*(\d+(?:\.\d+)?)"
                     r"(?:\s*/\s*(\d+))?\s*[\])]?", re.IGNORECASE)
 #: an epoch printed as a number glued to the word and a colon (ESPnet's ``15epoch:train:751-1125batch:``)
 _EPOCH_GLUED = re.compile(r"(?<![\w.#])(\d+)epoch:")
@@ -512,6 +512,49 @@ def _list_of_values(toks: list, i: int) -> bool:
     return _has_decimals(toks[i][1])
 
 
+def _parts_pair(toks: list, i: int) -> bool:
+    """Whether the separator at ``i``, right after a name, stands between the name and its value:
+    ``:``/``=``/quotes (:data:`_PAIR_SEP`), a ``[`` opening a list of values, or a lone ``|``."""
+    val = toks[i][1]
+    return val in _PAIR_SEP or (val == "[" and _list_of_values(toks, i + 1)) or \
+        (val == "|" and _pipe_before_value(toks, i))
+
+
+def _pipe_before_value(toks: list, i: int) -> bool:
+    """The line's only ``|``, at ``i``, parts a metric's name from its value when that value ends the
+    line (trax's ``Step 63: train  CrossEntropyLoss |  2.31``); a ``|`` among others is a column of a
+    table (a model summary's ``1 | loss_fn | CrossEntropyLoss | 0``) and parts nothing."""
+    return i + 2 == len(toks) and toks[i + 1][0] == "num" and \
+        sum(1 for t in toks if t[0] == "sep" and t[1] == "|") == 1
+
+
+#: tokens of one label of a label set before its value's text: its name, ``=`` and the opening quote
+_LABEL_HEAD_TOKENS = 3
+#: tokens of a parenthesised word after a metric's name: ``(``, the word, ``)``
+_PAREN_WORD_TOKENS = 3
+
+
+def _label_set(toks: list, i: int) -> int:
+    """The index after the ``}`` of a label set opened before ``toks[i]`` (Prometheus's exposition
+    ``name{label="value",...} 0.41``: each label a name, ``=`` and a quoted value, its number no
+    metric), or 0 when the braces hold anything else (a dict of named values)."""
+    n = len(toks)
+    labels = 0
+    while i < n and toks[i][1] != "}":
+        if i + 2 < n and toks[i][0] == "name" and toks[i + 1][1] == "=" and toks[i + 2][1] == '"':
+            j = i + _LABEL_HEAD_TOKENS
+            while j < n and toks[j][1] != '"':
+                j += 1
+            labels += 1
+            i = j + 1
+        elif toks[i][1] in ('"', ",", ";"):
+            labels += toks[i][1] == '"'   # the quote an epoch label leaves when its axis is cut from the line
+            i += 1
+        else:
+            return 0
+    return i + 1 if labels and i < n else 0
+
+
 def _opens_group(toks: list, i: int) -> bool:
     """A bracket opened after a name holds named values of that name (``predict_loss: [local: 0.69 |
     reduced: 0.69]``, ``train: {'loss': 0.5, 'acc': 0.8}``): a name, optionally quoted, then ``:`` or
@@ -946,6 +989,18 @@ class LineParser:
             return j + 1
         return None
 
+    def _name_tail(self, toks: list, i: int, phrase: list) -> int:
+        """The index after what ``toks[i]`` opens when it still belongs to the name in ``phrase``, else 0:
+        a label set (``train_loss{epoch="3"} 0.41``: the name's labels, then its value), or a split in
+        parentheses (``loss (val) 0.73``: the split is the loss's, and joins its name)."""
+        if toks[i][1] == "{":
+            return _label_set(toks, i + 1)
+        if i + 2 < len(toks) and toks[i + 1][0] == "name" and toks[i + 2][1] == ")" \
+                and toks[i + 1][1].lower() in self.words.split:
+            phrase.append(toks[i + 1][1])
+            return i + _PAREN_WORD_TOKENS
+        return 0
+
     def _pairs(self, text: str) -> list:
         """``(phrase, kind, start, end, phrase_start)`` for each name-number pair of ``text``."""
         toks = [("num" if m.lastgroup == "dur" else m.lastgroup, m.group(m.lastgroup), m.start(), m.end())
@@ -991,13 +1046,16 @@ class LineParser:
                     used.add(i + 1)
                     i += 3
                 continue
+            if phrase and val in "{(" and (k := self._name_tail(toks, i, phrase)):
+                i = k
+                continue
             if phrase and kind == "sep" and val in "[{" and _opens_group(toks, i + 1):
                 group, phrase = phrase, []     # "predict_loss: [local: 0.69 | reduced: 0.69]"
                 i += 1
                 continue
             if group and kind == "sep" and val in "]}":
                 group = []
-            if phrase and kind == "sep" and (val in _PAIR_SEP or (val == "[" and _list_of_values(toks, i + 1))):
+            if phrase and kind == "sep" and _parts_pair(toks, i):
                 i += 1
                 continue
             if phrase and val in "([":

@@ -42,10 +42,13 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
           "console.data_time_words", "console.step_time_key_words", "console.step_time_words",
           "console.phrase_filler_words", "console.perplexity_words",
           "console.error_rate_names", "console.error_rate_units", "console.error_rate_words",
-          "console.objective_words")
+          "console.objective_words", "console.half_chance_score_names")
 
 #: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
 CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
+#: an upper-case run followed by a capitalised word (``VQVAELoss``, ``CTCLoss``): the run is an acronym,
+#: and the word after it begins where its last capital does
+ACRONYM_HUMP = re.compile(r"(?<=[A-Z])(?=[A-Z][a-z])")
 #: the roles a camelCase name split at its humps may take: a loss or an accuracy (``DataTime`` is
 #: left to the readers' own timing names)
 CAMEL_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
@@ -95,6 +98,7 @@ class LogWords:
         self.rl_heads = {head: frozenset(ws) for head, ws in p["logs.rl_actor_critic_heads"].items()}
         self.time_cost = frozenset(p["console.time_cost_words"])
         self.summary = frozenset(p["console.summary_words"])
+        self.half_chance_scores = frozenset(str(w).lower() for w in p["console.half_chance_score_names"])
         self.data_wait = frozenset(p["console.data_wait_words"])
         self.data_time = frozenset(p["console.data_time_words"])
         self.step_time_key = frozenset(p["console.step_time_key_words"])
