@@ -69,6 +69,18 @@ def diagnose_json(*args):
     return json.loads(out[out.index("{"):])
 
 
+@pytest.fixture(scope="module")
+def lang():
+    """The core knowledge base's language (no entry-point packs): what a complaint is read with."""
+    from traindx.engine.loader import load_kb
+    return load_kb(entry_point_packs=False).language
+
+
+def stated_facts(u) -> dict:
+    """What an understanding read: each fact's value under its id."""
+    return {r.fact: r.value for r in u.facts}
+
+
 def diagnose_code_and_log(tmp_path, code: str, log: str):
     """``traindx diagnose --code train.py --log console.log`` on a script and what it printed,
     both written under ``tmp_path``: the JSON report of a finished run read from its evidence."""

@@ -5,17 +5,9 @@ falling, "无穷大" infinite) do not. A pack adds a negator of its own language
 are written for these tests, in the shape of Chinese forum posts."""
 import pytest
 
+from conftest import stated_facts as facts
 from traindx.engine.loader import load_kb
 from traindx.engine.understand import understand
-
-
-@pytest.fixture(scope="module")
-def lang():
-    return load_kb(entry_point_packs=False).language
-
-
-def facts(u) -> dict:
-    return {r.fact: r.value for r in u.facts}
 
 
 @pytest.mark.parametrize("text", [

@@ -5,13 +5,7 @@ Chinese text (no word boundary there). The sentences are written for these tests
 import pytest
 
 from conftest import language_pack, understood_echo
-from traindx.engine.loader import load_kb
 from traindx.engine.understand import understand
-
-
-@pytest.fixture(scope="module")
-def lang():
-    return load_kb(entry_point_packs=False).language
 
 
 def _facts(text, lang):

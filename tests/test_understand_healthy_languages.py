@@ -4,13 +4,7 @@ fault. The sentences are written for these tests (not taken from the complaint c
 import pytest
 
 from conftest import understood_echo
-from traindx.engine.loader import load_kb
 from traindx.engine.understand import understand
-
-
-@pytest.fixture(scope="module")
-def lang():
-    return load_kb(entry_point_packs=False).language
 
 
 @pytest.mark.parametrize("text", [

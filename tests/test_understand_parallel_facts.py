@@ -5,13 +5,7 @@ abbreviation, family name or recipe, in other languages; a forecast over time), 
 counted by what it is made of. The sentences are written for these tests."""
 import pytest
 
-from traindx.engine.loader import load_kb
 from traindx.engine.understand import understand
-
-
-@pytest.fixture(scope="module")
-def lang():
-    return load_kb(entry_point_packs=False).language
 
 
 def _facts(text, lang):

@@ -4,13 +4,7 @@ a loss's first value stated past the start is no initial loss; a swing around on
 unstable run. The sentences are written for these tests, in the shape of forum posts."""
 import pytest
 
-from traindx.engine.loader import load_kb
 from traindx.engine.understand import understand
-
-
-@pytest.fixture(scope="module")
-def lang():
-    return load_kb(entry_point_packs=False).language
 
 
 def _facts(u):

@@ -6,13 +6,7 @@ exponent written out ("3 x 10^-4"); a setting proposed in a question ("is this a
 1.0. The sentences are written for these tests, in the shape of forum posts."""
 import pytest
 
-from traindx.engine.loader import load_kb
 from traindx.engine.understand import understand
-
-
-@pytest.fixture(scope="module")
-def lang():
-    return load_kb(entry_point_packs=False).language
 
 
 def _facts(u):

@@ -7,13 +7,7 @@ learning; Russian complaints name their symptom. The sentences are written for t
 forum posts and issue threads."""
 import pytest
 
-from traindx.engine.loader import load_kb
 from traindx.engine.understand import understand
-
-
-@pytest.fixture(scope="module")
-def lang():
-    return load_kb(entry_point_packs=False).language
 
 
 def _facts(u):

@@ -5,13 +5,7 @@ said of the start, an AUC that rose from 0.5, training and validation accuracies
 sentences are written for these tests, in the shape of forum posts and issue threads."""
 import pytest
 
-from traindx.engine.loader import load_kb
 from traindx.engine.understand import understand
-
-
-@pytest.fixture(scope="module")
-def lang():
-    return load_kb(entry_point_packs=False).language
 
 
 @pytest.mark.parametrize("text", [

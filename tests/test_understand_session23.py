@@ -6,17 +6,8 @@ name those regularizers. The sentences are written for these tests, in the shape
 threads."""
 import pytest
 
-from traindx.engine.loader import load_kb
+from conftest import stated_facts as facts
 from traindx.engine.understand import understand
-
-
-@pytest.fixture(scope="module")
-def lang():
-    return load_kb(entry_point_packs=False).language
-
-
-def facts(u) -> dict:
-    return {r.fact: r.value for r in u.facts}
 
 
 @pytest.mark.parametrize("text", [

@@ -7,17 +7,8 @@ accuracy" is a run coming apart; 混合精度 / 半精度 are mixed precision an
 read. The sentences are written for these tests, in the shape of forum posts and issue threads."""
 import pytest
 
-from traindx.engine.loader import load_kb
+from conftest import stated_facts as facts
 from traindx.engine.understand import understand
-
-
-@pytest.fixture(scope="module")
-def lang():
-    return load_kb(entry_point_packs=False).language
-
-
-def facts(u) -> dict:
-    return {r.fact: r.value for r in u.facts}
 
 
 @pytest.mark.parametrize("text", [

@@ -8,17 +8,8 @@ Lightning's ``loss_epoch`` is the loss, and a config flattened onto one line ("M
 EPOCHS = 3") gives each setting its own value. The sentences are written for these tests."""
 import pytest
 
-from traindx.engine.loader import load_kb
+from conftest import stated_facts as facts
 from traindx.engine.understand import understand
-
-
-@pytest.fixture(scope="module")
-def lang():
-    return load_kb(entry_point_packs=False).language
-
-
-def facts(u) -> dict:
-    return {r.fact: r.value for r in u.facts}
 
 
 @pytest.mark.parametrize("text", [

@@ -4,13 +4,7 @@ classes; and facts no longer read wrong (binary cross-entropy is no count of cla
 learning rate). The sentences are written for these tests."""
 import pytest
 
-from traindx.engine.loader import load_kb
 from traindx.engine.understand import understand
-
-
-@pytest.fixture(scope="module")
-def lang():
-    return load_kb(entry_point_packs=False).language
 
 
 def _facts(text, lang):

@@ -5,13 +5,7 @@ shapes of overfitting people use without the word (the held-out metric peaked at
 after it, the validation loss jumped up or turned). The sentences are written for these tests."""
 import pytest
 
-from traindx.engine.loader import load_kb
 from traindx.engine.understand import understand
-
-
-@pytest.fixture(scope="module")
-def lang():
-    return load_kb(entry_point_packs=False).language
 
 
 @pytest.mark.parametrize("text", [

@@ -4,13 +4,7 @@ deployment (out of scope), and asking whether an architecture suits another prob
 network family for another (architecture advice). The sentences are written for these tests."""
 import pytest
 
-from traindx.engine.loader import load_kb
 from traindx.engine.understand import understand
-
-
-@pytest.fixture(scope="module")
-def lang():
-    return load_kb(entry_point_packs=False).language
 
 
 @pytest.mark.parametrize("text", [

@@ -11,13 +11,7 @@ healthy (as the English "at every epoch boundary"); a Dice/IoU/F1 pinned at zero
 signal") is out of scope. The sentences are written for these tests."""
 import pytest
 
-from traindx.engine.loader import load_kb
 from traindx.engine.understand import understand
-
-
-@pytest.fixture(scope="module")
-def lang():
-    return load_kb(entry_point_packs=False).language
 
 
 @pytest.mark.parametrize("text", [
