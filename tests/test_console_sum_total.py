@@ -4,12 +4,14 @@ number pairs is refused in seconds, not minutes, and the identity still reads a 
 before its components or after them. Each sample is written for this test. Torch-free."""
 
 import random
+import string
 import time
 
 import pytest
 
 from conftest import diagnose_log_report
 from traindx.engine.errors import InputError
+from traindx.engine.parameters import resolve
 from traindx.probes.readers.console import read_console_text
 
 
@@ -29,15 +31,24 @@ def test_a_total_printed_before_its_components_is_read_as_the_loss(tmp_path):
     assert abs(f["initial_loss"] - 4.3) < 0.2 and f["loss_trend"] == "decreasing"
 
 
-def test_a_total_of_more_components_than_any_loss_prints_is_not_read(tmp_path):
-    # twenty small unnamed numbers and their sum: no detector prints twenty loss terms, and a line
-    # of numbers that happens to hold a sum of a long run is not a loss
+def _named_parts(n: int) -> str:
+    """Twelve records of ``n`` unnamed components (two-letter names) and their total ``T``."""
     lines = []
     for k in range(12):
-        parts = [0.1 + 0.001 * (j + k) for j in range(20)]
-        lines.append(" ".join(f"{v:.3f}" for v in parts) + f" {sum(parts):.3f}")
+        parts = [0.5 - 0.01 * k + 0.01 * j for j in range(n)]
+        cells = " | ".join(f"{string.ascii_uppercase[j] * 2}: {v:.3f}" for j, v in enumerate(parts))
+        lines.append(f"[{k:3d}] {cells} | T: {sum(parts):.3f}")
+    return "\n".join(lines)
+
+
+def test_a_total_of_more_components_than_any_loss_prints_is_not_read():
+    # four components and their total are a loss; twenty are not (no detector prints twenty loss
+    # terms, console.sum_total_max_parts), unless a pack raises the bound
+    assert "loss" in read_console_text(_named_parts(4)).series
     with pytest.raises(InputError):
-        read_console_text("\n".join(lines))
+        read_console_text(_named_parts(20))
+    raised = dict(resolve(None), **{"console.sum_total_max_parts": 32})
+    assert "loss" in read_console_text(_named_parts(20), params=raised).series
 
 
 def test_lines_packed_with_word_number_pairs_are_refused_in_bounded_time():
