@@ -2050,17 +2050,17 @@ def read_console(path, column_map=None, params=None, guess: bool = True) -> Cons
     except NoMetricsError as exc:
         if not guess:
             raise
-        return _read_guessed(lambda p: read_console(path, column_map, p, guess=False),
-                             _head_lines(path, params), params, exc)
+        with open(path, encoding="utf-8-sig", errors="replace", newline="\n") as f:
+            head = _head_lines(f, params)
+        return _read_guessed(lambda p: read_console(path, column_map, p, guess=False), head, params, exc)
     _finish(log, params)
     return log
 
 
-def _head_lines(path: str, params) -> list[str]:
-    """The first ``console.guess_max_lines`` lines of a file, each cut at the longest line read."""
+def _head_lines(f, params) -> list[str]:
+    """The first ``console.guess_max_lines`` lines of an open text, each cut at the longest line read."""
     limit, width = int(resolve(params)["console.guess_max_lines"]), bounded.limits(params).max_line_chars
-    with open(path, encoding="utf-8-sig", errors="replace", newline="\n") as f:
-        return [line[:width] for line in itertools.islice(f, limit)]
+    return [line[:width] for line in itertools.islice(f, limit)]
 
 
 def _read_guessed(read, lines: list[str], params, exc: NoMetricsError) -> ConsoleLog:
@@ -2093,9 +2093,8 @@ def read_console_text(text: str, name: str = "pasted log", column_map=None, para
     except NoMetricsError as exc:
         if not guess:
             raise
-        limit, width = int(resolve(params)["console.guess_max_lines"]), bounded.limits(params).max_line_chars
-        lines = [line[:width] for line in itertools.islice(io.StringIO(text, newline="\n"), limit)]
-        return _read_guessed(lambda p: read_console_text(text, name, column_map, p, guess=False), lines, params, exc)
+        head = _head_lines(io.StringIO(text, newline="\n"), params)
+        return _read_guessed(lambda p: read_console_text(text, name, column_map, p, guess=False), head, params, exc)
     _finish(log, params)
     return log
 

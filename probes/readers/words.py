@@ -64,6 +64,19 @@ def normalize_name(name: str) -> str:
     return re.sub(r"[^0-9a-z]+", "_", str(name).lower()).strip("_")
 
 
+def _texts(table):
+    """Every string of a vocabulary table: a map's keys and values, a list's items, nested lists."""
+    if isinstance(table, str):
+        yield table
+    elif isinstance(table, Mapping):
+        for k, v in table.items():
+            yield from _texts(k)
+            yield from _texts(v)
+    elif isinstance(table, (list, tuple)):
+        for item in table:
+            yield from _texts(item)
+
+
 class LogWords:
     """The vocabulary of one knowledge base, compiled (see the module docstring)."""
 
@@ -118,15 +131,8 @@ class LogWords:
         words of other languages): a printed label holding one is the readers' to judge, never one
         whose role :mod:`.console_guess` guesses from its values."""
         if self._known is None:
-            words: set[str] = set()
-            for table in self._tables:
-                items = table.items() if isinstance(table, Mapping) else \
-                    table if isinstance(table, (list, tuple)) else ()
-                for item in items:
-                    for text in (item if isinstance(item, tuple) else (item,)):
-                        for t in (text if isinstance(text, (list, tuple)) else (text,)):
-                            words.update(w for w in re.split(r"[^\w]+|_", str(t).lower()) if w and not w.isdigit())
-            self._known = frozenset(words)
+            self._known = frozenset(w for table in self._tables for text in _texts(table)
+                                    for w in re.split(r"[^\w]+|_", text.lower()) if w and not w.isdigit())
         return self._known
 
     def _compile_languages(self, local: Mapping, latin: Mapping) -> None:
