@@ -504,6 +504,8 @@ def main(argv=None):
     ap.add_argument("--only", default="", help="comma-separated scenario names, e.g. s01,s02 (default: all)")
     ap.add_argument("-j", "--jobs", type=int, default=1, help="scenarios run in parallel (default 1)")
     ap.add_argument("--json", dest="json_out", default=None, help="write all results to this JSON file")
+    ap.add_argument("--rescore", default=None, metavar="JSON",
+                    help="score a --json result again against the manifest as it is now (runs nothing)")
     ap.add_argument("--traindx", default=None, help="command that starts traindx (default: traindx on PATH)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds allowed per traindx call")
     ap.add_argument("--plain-timeout", type=float, default=120, help="seconds allowed per plain run")
@@ -525,6 +527,8 @@ def main(argv=None):
 
     manifest = Path(args.manifest)
     entries = load_manifest(manifest)
+    if args.rescore:
+        return rescore(args.rescore, entries)
     if args.only:
         wanted = {w.strip().removesuffix(".py") for w in args.only.split(",") if w.strip()}
         unknown = wanted - {case_name(e) for e in entries}
@@ -601,6 +605,28 @@ def main(argv=None):
         }
         Path(args.json_out).write_text(json.dumps(payload, indent=2, default=str))
         print(f"results written to {args.json_out}")
+    return 0
+
+
+def rescore(path, entries, out=None) -> int:
+    """The tables of a saved ``--json`` result scored by this version of :func:`score_case` against
+    the manifest's current entries (a label or a scoring rule changed since the run): each report is
+    rebuilt from what the result kept (status, symptom, ranked causes, error, times)."""
+    by_file = {e["file"]: e for e in entries}
+    data = json.loads(Path(path).read_text())
+    for mode in data["modes"]:
+        scored = []
+        for case in data["cases"]:
+            old = case["modes"].get(mode) or {}
+            if "file" not in old or old["file"] not in by_file:
+                continue
+            report = None if old.get("status") is None else {
+                "status": old["status"], "symptom": {"id": old["symptom"]} if old.get("symptom") else None,
+                "root_causes": old.get("root_causes") or []}
+            s = score_case(by_file[old["file"]], report, old.get("error"), mode)
+            s.update({k: old[k] for k in ("diag_seconds", "plain_seconds") if k in old})
+            scored.append(s)
+        print_mode_table(mode, summarize(scored), out or sys.stdout)
     return 0
 
 

@@ -213,3 +213,16 @@ def test_a_symptom_with_no_settled_cause_is_scored_on_its_symptom_only():
     assert summary["healthy"] == 1 and summary["false_alarms"] == 0 and summary["unsettled"] == 1
     assert summary["faults"] == 0 and summary["ece"] is None and summary["symptom_accuracy"] == 1.0
     assert rs.score_case(UNSETTLED, report(symptom="not_learning"))["symptom_ok"] is False
+
+
+def test_rescore_scores_a_saved_result_against_the_manifest_as_it_is_now(tmp_path):
+    # a saved result scored when an unsettled case still counted as healthy: rescored, it is no false alarm
+    old = rs.score_case(UNSETTLED, report(symptom="slow_training", causes=[("data_loading_bottleneck", 0.7)]))
+    old.update(kind="healthy", false_alarm=True, diag_seconds=2.0, plain_seconds=4.0)
+    saved = tmp_path / "run.json"
+    case = {"file": "s40.py", "modes": {"script": old}}
+    saved.write_text(__import__("json").dumps({"modes": ["script"], "cases": [case]}))
+    buf = __import__("io").StringIO()
+    assert rs.rescore(saved, [UNSETTLED], out=buf) == 0
+    out = buf.getvalue()
+    assert "1 with no settled cause" in out and "0/0" in out and "0.50x" in out
