@@ -169,7 +169,7 @@ def score_case(entry, report, error=None, mode="script"):
     if kind == "fault":
         res["top1_ok"] = bool(top1_id in accepted)
         res["top3_ok"] = bool(any(i in accepted for i, _ in causes[:3]))
-    else:
+    elif kind != UNSETTLED:      # an unsettled case is scored on its symptom only
         res["outcome_ok"] = bool(ok_report and status == expected_status(entry))
     if kind == HEALTHY:
         if not ok_report:

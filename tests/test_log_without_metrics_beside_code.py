@@ -59,3 +59,41 @@ def test_a_missing_log_is_bad_input_whatever_else_is_given(tmp_path):
                                     "--non-interactive", "--format", "json"])
     assert res.exit_code == 2
     assert "nope.log" in (res.stderr if hasattr(res, "stderr") else res.output)
+
+
+# ------------------------------------------------------------------ the same through MCP (no `mcp` needed)
+def _engine():
+    from traindx.engine.frontends.mcp_server import Engine
+    return Engine()
+
+
+def test_mcp_read_log_without_metrics_after_the_code_is_a_note_and_the_code_decides(tmp_path):
+    code, log = _files(tmp_path)
+    eng = _engine()
+    sid = eng.call("start_diagnosis", {})["session_id"]
+    eng.call("read_code", {"session_id": sid, "path": str(code)})
+    got = eng.call("read_log", {"session_id": sid, "path": str(log)})
+    assert any("console.log" in n and "no training metrics" in n for n in got["notes"])
+    rep = eng.call("get_report", {"session_id": sid, "format": "json"})
+    assert rep["root_causes"] and rep["root_causes"][0]["id"] == "double_softmax"
+
+
+def test_mcp_read_log_without_metrics_after_a_complaint_is_a_note(tmp_path):
+    _, log = _files(tmp_path)
+    eng = _engine()
+    sid = eng.call("start_diagnosis", {"complaint": "my loss is stuck at 0.69 from the first epoch, 2 classes"})
+    got = eng.call("read_log", {"session_id": sid["session_id"], "path": str(log)})
+    assert any("console.log" in n and "no training metrics" in n for n in got["notes"])
+
+
+def test_mcp_read_log_without_metrics_in_an_empty_session_fails_naming_the_file(tmp_path):
+    from traindx.engine.frontends.mcp_server import ToolFailure
+    _, log = _files(tmp_path)
+    eng = _engine()
+    sid = eng.call("start_diagnosis", {})["session_id"]
+    try:
+        eng.call("read_log", {"session_id": sid, "path": str(log)})
+    except ToolFailure as err:
+        assert "console.log" in str(err) and "no training metrics" in str(err)
+    else:
+        raise AssertionError("a log with no metric in an empty session was accepted")

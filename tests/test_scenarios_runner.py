@@ -1,5 +1,6 @@
 """The scenario runner's scoring functions, on hand-made reports (fast; runs no training and no traindx)."""
 import importlib.util
+import io
 from pathlib import Path
 
 import pytest
@@ -209,6 +210,10 @@ def test_a_symptom_with_no_settled_cause_is_scored_on_its_symptom_only():
     s = rs.score_case(UNSETTLED, report(symptom="slow_training", causes=[("data_loading_bottleneck", 0.7)]))
     assert s["kind"] == "unsettled" and s["symptom_ok"]
     assert s["false_alarm"] is None and s["top1_ok"] is None and s["top1_correct"] is None
+    assert s["outcome_ok"] is None      # a right symptom with a cause named is no miss in the list
+    shown = io.StringIO()
+    rs.print_misses("script", [s], out=shown)
+    assert "misses (script): 0" in shown.getvalue()
     summary = rs.summarize([s, rs.score_case(HEALTHY, report(status="healthy"))])
     assert summary["healthy"] == 1 and summary["false_alarms"] == 0 and summary["unsettled"] == 1
     assert summary["faults"] == 0 and summary["ece"] is None and summary["symptom_accuracy"] == 1.0

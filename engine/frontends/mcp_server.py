@@ -613,8 +613,12 @@ class Engine:
 
         def run(s):
             from . import gather
+            # as the CLI's --log beside --code/--config/--complaint/--answers: a log that prints no
+            # metric is a note once the session holds other evidence, and bad input only alone
+            others = bool(s.base) or s.understood is not None
             read = gather.read_log(full, column_map=column_map, num_classes=s.value("num_classes"),
-                                   params=s.kb.params(), rl_known=s.value("rl_training") is True)
+                                   params=s.kb.params(), rl_known=s.value("rl_training") is True,
+                                   other_evidence=others)
             return self._take(s, read)
         return self._read(session_id, run)
 

@@ -254,15 +254,22 @@ def _call_monitor(name: str, *args, **kwargs):
         return None
 
 
-def _findings_payload() -> list:
-    found = _call_monitor("findings") or []
-    out = []
-    for f in found:
+def _findings_event(awaiting: bool | None = None) -> dict:
+    """A ``findings`` event: every fact the monitor holds now. ``complete`` says the monitor
+    answered, so the parent may withdraw a fact it no longer reports (a measurement the run has
+    since overtaken); after a monitor fault the parent keeps what it had."""
+    found = _call_monitor("findings")
+    out, complete = [], found is not None
+    for f in found or ():
         try:
             out.append(f.to_dict() if hasattr(f, "to_dict") else dict(f))
         except Exception as e:
+            complete = False
             _probe_error("finding", e)
-    return out
+    ev = {"type": "findings", "step": _S.steps, "findings": out, "complete": complete}
+    if awaiting is not None:
+        ev["await"] = awaiting
+    return ev
 
 
 def _pace():
@@ -304,12 +311,11 @@ def _emit(force: bool = False) -> None:
             _S.next_look = next_look(_S.steps, _S.every, _pace())
         else:
             _S.next_tick = 2 * max(_S.ticks, _pace()["runner.look_first_ticks"])
-    payload = _findings_payload()
+    ev = _findings_event()
     _S.emit_steps, _S.activity = _S.steps, False
-    pending = getattr(_S.monitor, "pending_probes", None) or []
-    reply = due and _S.control_fd is not None
-    _send({"type": "findings", "step": _S.steps, "findings": payload, "pending": list(pending),
-           "reply": reply})
+    ev["pending"] = list(getattr(_S.monitor, "pending_probes", None) or [])
+    ev["reply"] = reply = due and _S.control_fd is not None
+    _send(ev)
     if reply:
         _await_reply()
 
@@ -1320,7 +1326,7 @@ def _final_experiments() -> None:
             return
         _call_monitor("request_experiment", spec)
         _call_monitor("run_experiments")
-        _send({"type": "findings", "step": _S.steps, "findings": _findings_payload(), "await": True})
+        _send(_findings_event(awaiting=True))
 
 
 def _finish(code: int, reason: str) -> None:
@@ -1332,7 +1338,7 @@ def _finish(code: int, reason: str) -> None:
         if _S.monitor is not None:
             awaiting = bool(getattr(_S, "experiments", False)) and _S.control_fd is not None \
                 and getattr(_S.monitor, "request_experiment", None) is not None
-            _send({"type": "findings", "step": _S.steps, "findings": _findings_payload(), "await": awaiting})
+            _send(_findings_event(awaiting=awaiting))
             if awaiting:
                 _final_experiments()
         summary = _call_monitor("summary")

@@ -602,6 +602,11 @@ class _ChildSession:
             return
         kind = ev.get("type")
         if kind == "findings":
+            if ev.get("complete"):
+                # every fact the monitor holds now: one it no longer reports was overtaken by the
+                # run (an LR-decay answer the run's own decay made moot) and is withdrawn, so the
+                # verdict rests on the latest look, not on whichever look saw it last
+                self.findings = {}
             for d in ev.get("findings", ()):
                 try:
                     f = Finding(fact=d["fact"], value=d.get("value"), source=d.get("source", "probe"),
