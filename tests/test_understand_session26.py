@@ -94,3 +94,29 @@ def test_a_progress_bar_percent_is_no_accuracy(lang):
     assert "train_accuracy" not in facts(u)
     u = understand("Epoch: 010/010 | Train: 10.000% | Loss: 2.303", lang)
     assert facts(u).get("train_accuracy") == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("text", [
+    "the training loss keeps falling but the WER on the dev set increases after epoch 8",
+    "微调时loss在降，但是测试集的f1先升后降",
+    "the AUC rises first and then falls while the loss keeps going down",
+])
+def test_a_held_out_error_rising_or_a_metric_peaking_is_overfitting(lang, text):
+    assert understand(text, lang).symptom == "overfitting"
+
+
+def test_a_loss_that_rises_first_and_then_falls_is_no_overfitting(lang):
+    assert understand("loss先升后降，但是准确率一直在上升", lang).symptom != "overfitting"
+
+
+@pytest.mark.parametrize("text", [
+    "训练到第30个epoch以后准确率就上不去了",
+    "训练从第三个epoch开始loss就不变了",
+    "why can my loss only go down to 0.9 on this dataset?",
+])
+def test_a_ceiling_or_floor_reached_is_a_plateau(lang, text):
+    assert understand(text, lang).symptom == "plateau"
+
+
+def test_time_per_epoch_growing_is_no_error_rate(lang):
+    assert understand("the time per epoch keeps increasing after each epoch", lang).symptom == "slow_training"
