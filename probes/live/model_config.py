@@ -270,3 +270,25 @@ def init_scale_ratio(ratios: dict[str, float]) -> tuple[float, str] | None:
         return None
     n, r = max(items, key=lambda nr: abs(math.log(nr[1])))
     return float(r), n
+
+
+# --------------------------------------------------------------------------- the first weights
+def start_state(model, params=None) -> dict | None:
+    """A CPU copy of ``model``'s parameters and buffers (its state dict), or None when they take more
+    than ``experiments.start_state_bytes``: what an experiment starts from when the run went NaN/Inf
+    at its first steps (the run's own weights are non-finite by then)."""
+    if model is None:
+        return None
+    sd = model.state_dict()
+    size = sum(t.numel() * t.element_size() for t in sd.values() if hasattr(t, "element_size"))
+    if size > resolve(params)["experiments.start_state_bytes"]:
+        return None
+    return {k: (t.detach().to("cpu", copy=True) if hasattr(t, "detach") else t) for k, t in sd.items()}
+
+
+def weights_finite(model) -> bool:
+    """Whether every floating parameter of ``model`` is finite."""
+    import torch
+
+    with torch.no_grad():
+        return all(bool(torch.isfinite(p).all()) for p in model.parameters() if p.is_floating_point())
