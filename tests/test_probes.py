@@ -1106,7 +1106,7 @@ def test_multi_hot_targets_are_told_from_one_hot_and_probabilities():
 
 def test_a_frozen_constant_weight_is_not_a_symmetry_problem():
     from traindx.probes.live import model_config as MC
-    m = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+    m = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 4))
     nn.init.zeros_(m[2].weight)
     assert MC.init_constant(m) == ["2.weight"]          # trains from identical units: symmetry
     m[2].weight.requires_grad_(False)

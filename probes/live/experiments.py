@@ -447,6 +447,8 @@ def decide(measure: dict, r: dict) -> str:
         t, c = r["treated_finite"], r["control_finite"]
         if t and not c:
             return "confirms"
+        if t and c and r.get("from_start"):
+            return "inconclusive"       # restarted from the first weights, the blow-up did not come back
         if t == c:
             return "refutes" if t else "inconclusive"
         return "refutes"
@@ -511,6 +513,7 @@ def run_experiment(model, optimizer, batches, loss_fn, spec: dict, *, context: d
     r = _compare_copies(rc, rt, before_c, before_t, P)
     r["held_out"] = len(held)
     r["trained_on"] = len(train)
+    r["from_start"] = ctx.get("start_state") is not None
     outcome = decide(spec["measure"], r)
     r = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()}
     res = {**out, **r, "outcome": outcome}
@@ -540,8 +543,12 @@ def _train_both_copies(model, optimizer, loss_fn, autocast, ctx: dict, iv: dict,
             copies.append(_Plan(m, o, autocast))
             copies[-1].params = P
         control, treated = copies
+        start = ctx.get("start_state")
         for p in copies:
             p.loss_fn = loss_fn
+            if start is not None:        # the run blew up at once: both copies from its first weights
+                p.model.load_state_dict(start)
+                p.optimizer.state.clear()
             if ctx.get("training") is not None:     # both copies train in the run's training mode
                 p.training = bool(ctx["training"])
         try:
@@ -650,6 +657,8 @@ def describe(r: dict) -> str:
         s = (f"with {what} on a copy, {steps} steps: the treated copy "
              f"{'stayed finite' if r['treated_finite'] else 'went NaN/Inf'}, the unchanged copy "
              f"{'stayed finite' if r['control_finite'] else 'went NaN/Inf'}")
+    if r.get("from_start"):
+        s = s.replace(" on a copy", " on a copy of the run's first weights (its own were NaN/Inf)", 1)
     if r.get("no_effect") and r.get("outcome") == "inconclusive":
         s += "; the change left the copy's every loss identical to the unchanged copy's: it did not reach this run"
     elif r.get("no_effect"):

@@ -364,3 +364,55 @@ def _slots_in(o) -> set:
             s |= _slots_in(x)
         return s
     return set()
+
+
+#: the torch calls (by name) whose result is a row of log-probabilities over the last axis
+_LOG_PROBS = frozenset({"log_softmax"})
+_SOFTMAX = frozenset({"softmax"})
+_MUL = frozenset({"mul", "__mul__", "__rmul__", "multiply", "mul_"})
+
+
+def _name(func) -> str:
+    return getattr(func, "__name__", "") or ""
+
+
+def class_ids_weigh_log_probs(tape) -> str | None:
+    """What a hand-written soft-target cross-entropy (``-(y * log_softmax(z)).sum(-1)``) computed when
+    ``y`` holds class indices, not one-hot rows: the tape multiplies log-probabilities over C classes
+    by a constant of one column whose values are whole numbers 0..C-1 reaching 2 or more (an index, not
+    a 0/1 mask or a weight), so each example's index scales the log-probabilities of every class and
+    the loss is minimised by flat outputs. The detail, or None. Reads the tape only (no tensor is
+    computed but the constant's min/max)."""
+    import torch
+
+    if tape is None or not tape.out_shapes or len(tape.out_shapes[0]) < 2:
+        return None
+    width = tape.out_shapes[0][-1]          # an index reaching 2 needs 3 classes or more (below)
+    logp, soft = set(), set()
+    for func, args, _kw, outs in tape.ops:
+        if type(outs) is not int:
+            continue
+        n = _name(func)
+        slots = [a.k for a in args if type(a) is _Slot] if isinstance(args, (list, tuple)) else []
+        if n in _LOG_PROBS:
+            logp.add(outs)
+        elif n in _SOFTMAX:
+            soft.add(outs)
+        elif n == "log" and any(k in soft for k in slots):
+            logp.add(outs)
+        elif n in _MUL and any(k in logp for k in slots):
+            for a in args:
+                if type(a) is not _Const:
+                    continue
+                c = a.t
+                if c.dim() < 2 or c.shape[-1] != 1 or c.numel() < 2 or c.is_complex():
+                    continue
+                with torch.no_grad():
+                    f = c.float()
+                    lo, hi = float(f.min()), float(f.max())
+                    whole = bool((f == f.round()).all())
+                if whole and lo >= 0 and 2 <= hi <= width - 1:
+                    return (f"the hand-written loss multiplies the log-probabilities of all {width} classes by "
+                            f"one column of class indices ({int(lo)}..{int(hi)}), not one-hot rows: each "
+                            f"example's index scales every class's log-probability")
+    return None

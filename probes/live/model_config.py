@@ -191,23 +191,49 @@ def _init_layers(model, params=None):
                 yield (f"{name}.weight" if name else "weight"), w
 
 
+def _is_constant(w) -> bool:
+    flat = w.detach().reshape(-1)
+    return bool((flat == flat[0]).all())
+
+
+def zero_start_layers(names: Sequence[str], constant: set) -> set:
+    """The constant weights among ``names`` (weight layers in registration order) that close a block
+    whose other layers are random: the last weight layer of a block (of the model, when nothing follows
+    it) while some earlier layer of that block is not constant. That is an identity or uniform start
+    (Glow/RealNVP couplings, zero-gamma residual branches, a new classifier head started at uniform
+    predictions, as the code reader reads ``zeros_`` on a block's last layer): nothing after it reads
+    its units as alike, each output gets its own gradient from the loss, so no symmetry is kept."""
+    out = set()
+    for n in names:
+        if n not in constant:
+            continue
+        parts = n.split(".")[:-1]          # the module path of the weight
+        for depth in range(len(parts) - 1, -1, -1):
+            prefix = ".".join(parts[:depth])
+            block = [m for m in names if not prefix or m.startswith(prefix + ".")]
+            if block[-1] != n:
+                break                      # a layer of the block comes after it: it is hidden
+            if any(m not in constant for m in block):
+                out.add(n)
+                break
+    return out
+
+
 def init_constant(model, params=None) -> list[str]:
     """Trainable Linear/conv weights that are all zero or one constant (every unit identical:
     symmetry that training never breaks). A frozen constant weight is left out: it is never
-    updated, so what matters about it is that it is frozen (``frozen_params``), not its init."""
+    updated, so what matters about it is that it is frozen (``frozen_params``), not its init. A
+    constant layer that closes a block of random layers is a deliberate start, not a fault
+    (:func:`zero_start_layers`)."""
     import torch
 
     if model is None:
         return []
-    out = []
     with torch.no_grad():
-        for n, w in _init_layers(model, params):
-            if not w.requires_grad:
-                continue
-            flat = w.detach().reshape(-1)
-            if bool((flat == flat[0]).all()):
-                out.append(n)
-    return out
+        layers = list(_init_layers(model, params))
+        const = {n for n, w in layers if _is_constant(w)}
+    skip = zero_start_layers([n for n, _ in layers], const)
+    return [n for n, w in layers if w.requires_grad and n in const and n not in skip]
 
 
 def kaiming_uniform_std(fan_in: int) -> float:
@@ -223,7 +249,11 @@ def init_scale_ratios(model, params=None) -> dict[str, float]:
     if model is None:
         return out
     with torch.no_grad():
-        for n, w in _init_layers(model, params):
+        layers = list(_init_layers(model, params))
+        skip = zero_start_layers([n for n, _ in layers], {n for n, w in layers if _is_constant(w)})
+        for n, w in layers:
+            if n in skip:                  # a deliberate zero start has no scale to compare
+                continue
             fan_in = w.shape[1] * (w[0][0].numel() if w.dim() > 2 else 1)
             std = float(w.detach().float().std())
             out[n] = std / kaiming_uniform_std(fan_in)
@@ -240,3 +270,25 @@ def init_scale_ratio(ratios: dict[str, float]) -> tuple[float, str] | None:
         return None
     n, r = max(items, key=lambda nr: abs(math.log(nr[1])))
     return float(r), n
+
+
+# --------------------------------------------------------------------------- the first weights
+def start_state(model, params=None) -> dict | None:
+    """A CPU copy of ``model``'s parameters and buffers (its state dict), or None when they take more
+    than ``experiments.start_state_bytes``: what an experiment starts from when the run went NaN/Inf
+    at its first steps (the run's own weights are non-finite by then)."""
+    if model is None:
+        return None
+    sd = model.state_dict()
+    size = sum(t.numel() * t.element_size() for t in sd.values() if hasattr(t, "element_size"))
+    if size > resolve(params)["experiments.start_state_bytes"]:
+        return None
+    return {k: (t.detach().to("cpu", copy=True) if hasattr(t, "detach") else t) for k, t in sd.items()}
+
+
+def weights_finite(model) -> bool:
+    """Whether every floating parameter of ``model`` is finite."""
+    import torch
+
+    with torch.no_grad():
+        return all(bool(torch.isfinite(p).all()) for p in model.parameters() if p.is_floating_point())

@@ -175,6 +175,7 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
         self._act_order: list[str] = []
         # init
         self._init = None
+        self._start_state = None      # the first weights, for experiments on a run that blew up at once
         self._errors: list[str] = []
         self._deferred: list = []
         self._flush_every = FLUSH_EVERY["cpu"]
@@ -260,6 +261,10 @@ class Monitor(StepFeed, LossFeed, BatchFeed):
                           "ratios": MC.init_scale_ratios(self.model, self.params)}
         except Exception:
             self._init = None
+        try:
+            self._start_state = MC.start_state(self.model, self.params) if self.experiments_enabled else None
+        except Exception:
+            self._start_state = None
 
     def attach(self):
         """Register every hook and wrapper. Idempotent."""

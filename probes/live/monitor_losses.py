@@ -26,6 +26,9 @@ _VAL_FLUSH = 64
 #: stock losses on the batch): a bound on cost; a script's loss is the same at every step, so the
 #: first few say all there is.
 _NAME_CHECKS = 3
+#: hand-written loss tapes read for what the loss does with its targets (the same loop every step: a
+#: bound on work)
+_TAPE_READS = 3
 
 class _LossRec:
     __slots__ = ("step", "phase", "value", "training", "bwd", "acc", "nan_info", "eval_set")
@@ -40,6 +43,15 @@ class _LossRec:
         self.nan_info = None
         self.eval_set = None          # which held-out set an evaluation loss came from (None: unknown)
 
+
+
+def _read_tape(o: dict, tape) -> None:
+    """What a hand-written loss does with its targets, read off its tape: class indices weighing the
+    log-probabilities of every class is a target broadcast against the outputs (loss_shape_mismatch)."""
+    why = LT.class_ids_weigh_log_probs(tape)
+    if why:
+        o["shape_mismatch"].append(True)
+        o["mismatch_detail"] = why
 
 
 class LossFeed:
@@ -58,7 +70,9 @@ class LossFeed:
         self._mode = {"train": [0, 0], "val": [0, 0]}   # [training, eval] counts
         self._fwd_mode = [0, 0, 0, 0]       # forwards by (grad enabled, model.training)
         self._outputs = {"activation": [], "target_kind": [], "shape_mismatch": [], "range": 0.0,
-                         "num_classes": None, "loss_names": Counter(), "val_squash": [], "all_zero": []}
+                         "num_classes": None, "loss_names": Counter(), "val_squash": [], "all_zero": [],
+                         "mismatch_detail": None}
+        self._tape_read = 0
         self._max_label = None
         self._loss_count = 0
         self._name_checks = 0
@@ -225,6 +239,9 @@ class LossFeed:
             self._tape = LT.TapeRecorder(self.model, self.params["loss_tape.max_ops"])
             return targets
         tape = self._tape.finish(loss, targets)
+        if tape is not None and self._tape_read < _TAPE_READS:
+            self._tape_read += 1
+            _read_tape(self._outputs, tape)
         return targets if tape is None else tape
 
     def _sample_loss_weights(self, loss):

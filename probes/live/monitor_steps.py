@@ -54,6 +54,8 @@ class StepFeed:
         self._sentinel_param = None
         self._carried: list[bool] = []
         self._check_clear = False
+        self._carry_open = False          # a step whose .grad carry is being followed (see _close_carry)
+        self._carry = None
         self._bwd_count = 0
         self._bwd_since_step = 0
         self._grad_hook = None
@@ -105,14 +107,29 @@ class StepFeed:
         if self._check_clear and self._bwd_since_step == 1:
             self._check_clear = False
             try:
-                t = G._grad_carried(self._sentinel_param.grad)
-                if t is None:
-                    self._carried.append(False)
-                else:
-                    self._defer(lambda v: self._carried.append(bool(v)), t)
+                self._carry = G._grad_carried(self._sentinel_param.grad)
+                self._carry_open = True
             except Exception:
                 pass
+        elif self._carry_open and self._carry is not None:
+            # a later backward before the same step: a .grad cleared in between (a GAN's discriminator,
+            # reached first by the generator's loss and zeroed before its own) was not carried into the step
+            try:
+                t = G._grad_carried(self._sentinel_param.grad)
+                self._carry = None if t is None else (self._carry & t)
+            except Exception:
+                self._carry_open = False
         return None
+
+    def _close_carry(self):
+        """At the step: whether the sentinel's .grad kept the previous step's gradient through every
+        backward of this step (nothing cleared it before the step used it)."""
+        self._carry_open = False
+        t, self._carry = self._carry, None
+        if t is None:
+            self._carried.append(False)
+        else:
+            self._defer(lambda v: self._carried.append(bool(v)), t)
 
     def _pre_forward(self, module, args, kwargs):
         # every forward of the root: the gates and the host gap's end written out (no calls on the
@@ -256,6 +273,8 @@ class StepFeed:
         now = time.perf_counter()
         step = self.steps
         interval = None
+        if self._carry_open:
+            self._close_carry()
         if self._last_step_t is not None and not self._val_since_step:
             interval = max(0.0, now - self._last_step_t - self._own_step)
             self._step_times.append(interval)

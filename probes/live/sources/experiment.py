@@ -14,6 +14,7 @@ import traindx.probes.live.experiments as EX
 import traindx.probes.live.gradients as G
 import traindx.probes.live.losses as L
 import traindx.probes.live.loss_tape as LT
+import traindx.probes.live.model_config as MC
 from traindx.probes.live.probe import CostlyProbe
 
 
@@ -26,7 +27,8 @@ class Experiment(CostlyProbe):
     schedule = ("keeps every training batch (references, bounded by count and bytes); an experiment the "
                 "engine asks for runs at the next sampled step")
     parameters = ("experiments.buffer_batches", "experiments.buffer_bytes", "experiments.min_train_batches",
-                  "experiments.min_held_out_batches", "output_squash.sum_tolerance", "loss_tape.max_ops")
+                  "experiments.min_held_out_batches", "output_squash.sum_tolerance", "loss_tape.max_ops",
+                  "experiments.start_state_bytes", "experiments.restart_within_steps")
 
     def __init__(self):
         self.box = EX.Experiments(True)
@@ -63,11 +65,25 @@ class Experiment(CostlyProbe):
             return grad_train >= grad_eval
         return m._last_fwd_training
 
+    @staticmethod
+    def _start_state(m):
+        """The first weights to start both copies from, when the run blew up within
+        ``experiments.restart_within_steps`` of its start and its weights are non-finite now (copies of
+        them could show nothing); else None (the copies start from the run's current state)."""
+        if m._start_state is None or m._nan_first is None or m.model is None:
+            return None
+        if m._nan_first > m.params["experiments.restart_within_steps"]:
+            return None
+        try:
+            return None if MC.weights_finite(m.model) else m._start_state
+        except Exception:
+            return None
+
     def run(self, m) -> None:
         lrs = m._lrs()
         context = {"clip_max": m._clip_max, "peak_lr": max(lrs) if lrs else None,
                    "accumulates": bool(G.grad_accumulates(m._carried, m.params)) if m._carried else False,
-                   "training": self._training_mode(m)}
+                   "training": self._training_mode(m), "start_state": self._start_state(m)}
         fn = m._loss_fn
         if fn is None:      # a hand-written loss is replayed from each batch's tape
             fn = LT.replay_loss if LT.holds_tapes(self.box.batches) else L.loss_callable(m._loss_name)

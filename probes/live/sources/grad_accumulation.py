@@ -10,7 +10,7 @@ class GradAccumulation(Probe):
     source = "probe:grad_accumulation"
     facts = ("grad_accumulates", "zero_grad_called")
     needs = frozenset({"model", "optimizer"})
-    schedule = ".grad of one small parameter at the first backward of steps 1-5, then every 100th"
+    schedule = ".grad of one small parameter at each backward of steps 1-5, then of every 100th"
     parameters = ("grad_clear.carried_share",)
 
     def findings(self, m, emit, params):
@@ -20,6 +20,6 @@ class GradAccumulation(Probe):
         n = len(m._carried)
         k = sum(m._carried)
         emit("grad_accumulates", acc,
-             f".grad still held the previous step's gradient at the first backward of {k} of {n} checked steps")
+             f".grad still held the previous step's gradient through the backward passes of {k} of {n} checked steps")
         emit("zero_grad_called", not acc,
              f"gradients were cleared before the first backward of {n - k}/{n} checked steps")

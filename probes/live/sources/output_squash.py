@@ -51,8 +51,8 @@ class OutputSquash(Probe):
         if o_["shape_mismatch"]:
             mm = any(o_["shape_mismatch"])
             emit("loss_shape_mismatch", mm,
-                 f"outputs {m._last_out_shape} and targets differ in shape and broadcast" if mm
-                 else "outputs and targets have matching shapes")
+                 (o_["mismatch_detail"] or f"outputs {m._last_out_shape} and targets differ in shape and broadcast")
+                 if mm else "outputs and targets have matching shapes")
 
 
 def _val_double_squash(seen: list) -> tuple[bool, str]:
