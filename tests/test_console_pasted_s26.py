@@ -56,6 +56,13 @@ def test_a_number_of_seconds_with_no_word_of_time_stays_unread():
         read_console_text(text)
 
 
+def test_the_seconds_of_an_elapsed_clock_are_no_duration():
+    """``time 1h 38m 21s`` is how long the run has gone, not how long a record took."""
+    text = "\n".join(f"tick {i}  kimg {4.1 * i:.1f}  time 1h {i}m 21s  gpumem 9.8" for i in range(1, 6))
+    with pytest.raises(InputError):
+        read_console_text(text)
+
+
 def test_a_duration_beside_a_loss_leaves_the_loss_reading_alone():
     text = "\n".join(f"epoch {i}: loss {2.0 * 0.9 ** i:.4f}, took {12.0 + i:.1f}s" for i in range(8))
     log = read_console_text(text)

@@ -96,6 +96,9 @@ _NAMED_RATE = re.compile(
 _DURATION = re.compile(r"(?<![\w.:])(?P<v>\d+(?:\.\d+)?)\s*(?:(?P<ms>ms)|s|secs?|seconds?)(?![\w/])",
                        re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z]+")
+#: the hours or minutes of a clock time written in units (``1h 38m 21s``) right before its seconds: the
+#: seconds are then a part of an elapsed time, not a record's duration
+_CLOCK_PART = re.compile(r"\d\s*(?:h|hr|hrs|m|min|mins)\s*,?\s*$", re.IGNORECASE)
 #: a number named only by one of these (``12: 463.5, 463.6 avg, 0.01 rate``) is the running mean of
 #: the line's objective
 _MEAN_WORDS = {"avg", "average", "mean"}
@@ -360,6 +363,8 @@ def _duration(text: str, duration_words: frozenset):
     of epoch 118 / 500000  Time Taken: 5.0622 sec``, ``took 222.8s``); None if none. What the record
     took is how fast the run goes, read only when the text prints nothing else."""
     for m in _DURATION.finditer(text):
+        if _CLOCK_PART.search(text, 0, m.start()):
+            continue
         if m.group("ms") or any(w.lower() in duration_words for w in _WORD.findall(text[:m.start()])):
             return ("step_time", 0, "s", None), "ms" if m.group("ms") else "num", m.span("v")
     return None
