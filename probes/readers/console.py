@@ -176,6 +176,10 @@ _EXC_LINE = re.compile(r"^\s*((?:[\w.]+\.)?(\w*(?:Error|Exception|Interrupt)))\b
 #: [38,0,0], thread: [97,0,0] Assertion `false` failed.``)
 #: an error logged by the framework's C++ side at error level (``[E ProcessGroupNCCL.cpp:458] [Rank 0]
 #: Watchdog caught collective operation timeout: ...``): the run failed there
+#: the shell's report of a child it saw die of SIGKILL (``Killed``, alone on its line): most often the
+#: kernel's out-of-memory killer ending a run that ran out of host memory
+_KILLED = re.compile(r"^[\s*_>`]*Killed[\s*_`.!]*$")
+_KILLED_MESSAGE = "Killed: the process was sent SIGKILL, most often by the system's out-of-memory killer"
 _CPP_ERROR = re.compile(r"\[E\s+[\w./-]+\.(?:cpp|cc|cu|h|hpp):\d+\]\s*(.+)$")
 _CUDA_ASSERT = re.compile(r"(?:\.cuh?:\d+|\bblock:\s*\[[\d,\s]+\],\s*thread:\s*\[[\d,\s]+\]).*\bAssertion\b.*\bfailed")
 #: a name that is a source file's path (``/pytorch/aten/src/ATen/native/cuda/Loss.cu:115``), not a metric
@@ -262,6 +266,8 @@ def exception_message(line: str) -> str | None:
     logger's time stamp and level too; a CUDA kernel's failed assertion, ``Loss.cu:115: ...
     Assertion `...` failed.``, and an error the C++ side logs, ``[E ProcessGroupNCCL.cpp:458] ...``,
     are ones), else None."""
+    if "Killed" in line and _KILLED.match(line):
+        return _KILLED_MESSAGE
     if "Assertion" in line and _CUDA_ASSERT.search(line):
         return "CUDA error: device-side assertion failed: " + line.strip()[:_SHOWN_ERROR_CHARS]
     if "[E " in line:

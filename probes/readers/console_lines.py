@@ -82,15 +82,23 @@ _COUNT_DIGITS = 4
 _SPEED = re.compile(
     r"(?<![\w.])(?P<v>\d+(?:\.\d+)?)\s*(?:"
     r"(?P<per>(?P<ms>ms)|s|secs?|seconds?)\s*/\s*(?:it|iters?|itr|steps?|batch(?:es)?)"
-    r"|(?P<rate>it|its|iters?|steps?|batch(?:es)?|examples?|samples?|imgs?|images?|tokens?)\s*/\s*(?:s|secs?|seconds?))"
+    r"|(?P<rate>it|its|iters?|steps?|batch(?:es)?|examples?|samples?|imgs?|images?|tokens?|words?)\s*/\s*(?:s|secs?|seconds?))"
     r"(?![\w/])", re.IGNORECASE)
 #: a speed printed as a named value: a count per second (``SamplesPerSec=29.5``, ``steps_per_second=1.58``,
 #: ``tokens_per_second_per_gpu:405``, ``samples/sec: 812``). A rate named for a split (``eval_samples_per_second``,
 #: ``train_steps_per_second``) is the average over an evaluation or over the whole run in a summary, not a step's
 _NAMED_RATE = re.compile(
     r"(?<![A-Za-z0-9])(?<!eval_)(?<!val_)(?<!test_)(?<!train_)(?:it|iters?|iterations?|steps?|batch(?:es)?|examples?|"
-    r"samples?|imgs?|images?|tokens?)[ _]?(?:per[ _]?|/)(?:s|secs?|seconds?)(?:[ _]?per[ _]?(?:gpu|device|rank))?"
+    r"samples?|imgs?|images?|tokens?|words?)[ _]?(?:per[ _]?|/)(?:s|secs?|seconds?)"
+    r"(?:[ _]?per[ _]?(?:gpu|device|rank))?"
     r"['\"]?\s*[:=]\s*(?P<v>\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?![\w.])", re.IGNORECASE)
+#: a number with a unit of time (``5.0622 sec``, ``222.8s``, ``618.377 ms``), not inside a clock time or a name
+_DURATION = re.compile(r"(?<![\w.:])(?P<v>\d+(?:\.\d+)?)\s*(?:(?P<ms>ms)|s|secs?|seconds?)(?![\w/])",
+                       re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z]+")
+#: the hours or minutes of a clock time written in units (``1h 38m 21s``) right before its seconds: the
+#: seconds are then a part of an elapsed time, not a record's duration
+_CLOCK_PART = re.compile(r"\d\s*(?:h|hr|hrs|m|min|mins)\s*,?\s*$", re.IGNORECASE)
 #: a number named only by one of these (``12: 463.5, 463.6 avg, 0.01 rate``) is the running mean of
 #: the line's objective
 _MEAN_WORDS = {"avg", "average", "mean"}
@@ -347,6 +355,19 @@ def _speed(text: str):
     kind = "per_s" if m.group("rate") else "ms" if m.group("ms") else "num"
     unit = text[m.end("v"):m.end()].strip().replace(" ", "")
     return ("step_time", 0, unit, None), kind, m.span("v")
+
+
+def _duration(text: str, duration_words: frozenset):
+    """The first duration of a line that prints no metric, as :func:`_speed` returns a speed: a number
+    in milliseconds, or one in seconds after a word of ``console.duration_words`` on the line (``End
+    of epoch 118 / 500000  Time Taken: 5.0622 sec``, ``took 222.8s``); None if none. What the record
+    took is how fast the run goes, read only when the text prints nothing else."""
+    for m in _DURATION.finditer(text):
+        if _CLOCK_PART.search(text, 0, m.start()):
+            continue
+        if m.group("ms") or any(w.lower() in duration_words for w in _WORD.findall(text[:m.start()])):
+            return ("step_time", 0, "s", None), "ms" if m.group("ms") else "num", m.span("v")
+    return None
 
 
 def _sum_total(line: str, pairs: list, rel_tol: float, max_parts: int) -> int | None:
@@ -908,7 +929,7 @@ class LineParser:
         if not pairs and epoch is None and step is None and len(text) <= _HEADING_MAX_CHARS and \
                 self._heading(text.strip()):
             return None   # a split's heading: never remembered as noise (replaying it would skip it)
-        sp = _speed(text)
+        sp = _speed(text) or _duration(text, self.words.duration)
         if sp is not None:   # a speed and no metric: kept apart (ConsoleReader._speed_series)
             a, b = sp[2]
             self._speed_value(_value(sp[1], text[a:b]))

@@ -42,7 +42,7 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
           "console.data_time_words", "console.step_time_key_words", "console.step_time_words",
           "console.phrase_filler_words", "console.perplexity_words",
           "console.error_rate_names", "console.error_rate_units", "console.error_rate_words",
-          "console.objective_words", "console.half_chance_score_names")
+          "console.objective_words", "console.half_chance_score_names", "console.duration_words")
 
 #: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
 CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -110,6 +110,7 @@ class LogWords:
         self.rl_value_suffixes = tuple(p["logs.rl_value_loss_suffixes"])
         self.rl_heads = {head: frozenset(ws) for head, ws in p["logs.rl_actor_critic_heads"].items()}
         self.time_cost = frozenset(p["console.time_cost_words"])
+        self.duration = frozenset(str(w).lower() for w in p["console.duration_words"])
         self.summary = frozenset(p["console.summary_words"])
         self.half_chance_scores = frozenset(str(w).lower() for w in p["console.half_chance_score_names"])
         self.data_wait = frozenset(p["console.data_wait_words"])
