@@ -20,8 +20,8 @@ def _facts(text: str) -> dict:
 
 def test_a_bar_over_the_epochs_and_the_epoch_lines_after_it_are_one_curve():
     # a trange(..., unit="epoch") bar redrawn with \r, then the same history printed per epoch
-    bar = "".join(f"Fitting epochs: {100 * e // 10:3d}%|##  | {e}/10 [00:0{e}<00:05, 0.31s/epoch, loss={_curve(e):.3f}]\r"
-                  for e in range(1, 11)) + "\n"
+    bar = "".join(f"Fitting epochs: {100 * e // 10:3d}%|##  | {e}/10 "
+                  f"[00:0{e}<00:05, 0.31s/epoch, loss={_curve(e):.3f}]\r" for e in range(1, 11)) + "\n"
     table = "".join(f"epoch={e} loss={_curve(e):.6f}\n" for e in range(1, 11))
     log = read_console_text(bar + table)
     xs = [p.x for p in log.series["loss"].points]
