@@ -567,9 +567,20 @@ def _objective_word_role(pwords: list, eff: str | None, phrase: str, words: froz
 
 def _part_role(pwords: list, eff: str | None, phrase: str, vocab: LogWords):
     """One component of a loss (cross_entropy_loss, loss_cls) read as a loss of the last resort,
-    ranked after every total and after perplexity; None for any other name."""
-    if not pwords or not _loss_part(pwords[-1], False, vocab.split):
+    ranked after every total and after perplexity; None for any other name. A split word before
+    the kind of loss in one identifier (``val_margin_loss``, ``validation.margin_loss``,
+    ``train_mse_loss``) names that split's loss of that kind, ranked the same (a plain ``val_loss``
+    beside it is the curve); a path (``val/box_loss``) is left to :func:`_path_role`."""
+    if not pwords:
         return None
+    name = pwords[-1]
+    if not _loss_part(name, False, vocab.split):
+        words = [w for w in re.split(r"[^0-9a-z]+", name.lower()) if w]
+        if len(pwords) != 1 or "/" in phrase or not words or words[0] not in vocab.split:
+            return None
+        eff = vocab.split[words[0]]
+        if not _loss_part("_".join(words[1:]), False, vocab.split):
+            return None
     role = "val_loss" if eff in ("val", "test") else "loss"
     return role, PART_RANK + (vocab.test_split_rank if eff == "test" else 0), phrase, None
 
@@ -1546,6 +1557,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         self.epoch_on_line = False
         # tables
         self.header = None         # (names, delim, roles)
+        self.header_cells = None   # (line, delim, cells, names) of the header, for a second line of names
         self.header_axes = []      # the header's epoch/step columns
         self.header_spans = None   # where a whitespace-aligned header's names stand on its line
         self.header_indexed = None    # where the first name of a header over an unnamed index column starts

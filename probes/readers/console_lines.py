@@ -54,7 +54,12 @@ _OPTION = re.compile(r"(?<!\S)--[A-Za-z][\w.-]*(?:=|\s+)(?!-[A-Za-z])\S+")
 _MM = re.compile(r"\bepoch\s*(?:\(\s*(\w+)\s*\))?\s*\[\s*(\d+)\s*\]\s*\[\s*(\d+)\s*/\s*(\d+)\s*\]",
                  re.IGNORECASE)
 _EPOCH = re.compile(r"\b(?:epoch|ep)\b[\]'\"]?\s*(?:\(\s*(\w+)\s*\))?\s*[:=#]?\s*(?:(?<==)\")?[\[(]?\s*(\d+(?:\.\d+)?)"
-                    r"(?:\s*/\s*(\d+))?\s*[\])]?", re.IGNORECASE)
+                    r"(?![\d.]*\s*%)(?:\s*/\s*(\d+))?\s*[\])]?", re.IGNORECASE)
+#: a progress bar that counts epochs, not steps: its description names epochs before the percentage
+#: (``Training epochs on cpu:   8%|``, ``Epochs: 50%|``) or its unit is the epoch (``0.15s/epoch``,
+#: ``3.2epoch/s``); its counter (``1/12``) is then the epoch
+_EPOCH_BAR = re.compile(r"^[^\d|%]*\bepochs?\b[^\d|%]*\d+%|\d\s*(?:s|secs?)\s*/\s*epoch\b|\depochs?\s*/\s*s\b",
+                        re.IGNORECASE)
 #: an epoch printed as a number glued to the word and a colon (ESPnet's ``15epoch:train:751-1125batch:``)
 _EPOCH_GLUED = re.compile(r"(?<![\w.#])(\d+)epoch:")
 _STEP = re.compile(r"\b(global[_ ]step|step|steps|iteration|iter|it|batch|batch_id|batch_idx|step_id|iter_id|"
@@ -290,6 +295,8 @@ def _axes(text: str, progress: bool, joiners: frozenset, split_words: Mapping):
         if cm and not re.search(r"[\w.]\s*$", text[:cm.start()]) and not _FRAC_VALUE.search(text[:cm.start()]) \
                 or (cm and progress):
             counter, counter_total = ("i",) + cm.span(1), ("i",) + cm.span(2)
+            if progress and epoch is None and step is None and _EPOCH_BAR.search(text):
+                epoch, counter, counter_total = counter, None, None   # a bar over the epochs
             text = _cut(text, *cm.span())
     return text, epoch, counter, counter_total, step, split
 
@@ -633,6 +640,21 @@ def _after_index(toks: list, i: int) -> int | None:
     return None
 
 
+#: the delimiters a table's header may split its names on (LaTeX's ``&`` included)
+_HEADER_DELIMS = (",", "\t", "|", "│", ";", "&")
+#: a unit printed in parentheses under a column's name on a header's second line
+_UNIT_BELOW = re.compile(r"^\([^()]*\)$")
+#: the end of a row of a LaTeX tabular (``1 & 0.087 & 0.29 \\``)
+_LATEX_ROW_END = "\\\\"
+
+
+def _latex_row(s: str) -> str:
+    """A row of a LaTeX tabular without its ``\\\\`` (the cells split on ``&``); any other text as it was."""
+    if s.endswith(_LATEX_ROW_END) and "&" in s:
+        return s[:-len(_LATEX_ROW_END)].rstrip()
+    return s
+
+
 #: the heavy and double vertical bars of box-drawn tables (rich's ``┃ epoch ┃ loss ┃`` header over
 #: ``│ 1 │ 0.52 │`` rows) read as the light one, so a header and its rows split on the same bar
 _BOX_BARS = str.maketrans({"┃": "│", "║": "│"})
@@ -646,14 +668,19 @@ class LineParser:
     """Line parsing for :class:`~traindx.probes.readers.console.ConsoleReader` (a mixin)."""
 
     def _maybe_header(self, line: str) -> bool:
-        """A line of names only, one of them a metric: a table header (returns True)."""
-        s = line.strip().translate(_BOX_BARS).strip("|│").strip()
+        """A line of names only, one of them a metric: a table header (returns True). A line of
+        names right below a header, cell for cell under its columns, goes on with their names
+        (:meth:`_header_continued`)."""
+        s = _latex_row(line.strip().translate(_BOX_BARS).strip("|│").strip())
         if not s or len(s) > _HEADER_MAX_CHARS:
             return False
+        joined = self._header_continued(s)
+        if joined is not None:
+            s = joined
         wrapped = s.endswith(_WRAPPED) and line[:1].isspace()
         if wrapped:   # a pandas frame too wide for the screen: more of its columns follow in a block below
             s = s[:-len(_WRAPPED)].rstrip()
-        for delim in (",", "\t", "|", "│", ";"):
+        for delim in _HEADER_DELIMS:
             if s.count(delim) >= 1:
                 names = [c.strip() for c in s.split(delim)]
                 break
@@ -692,6 +719,8 @@ class LineParser:
                                   for r in roles):
             return False
         self.header = (names, delim, roles)
+        self.header_cells = (self.line_no, delim, len(s.split(delim)) if delim else 0,
+                             [c.strip() for c in s.split(delim)] if delim else [])
         self.header_axes = axes
         self.header_spans = _column_spans(line, names) if delim is None else None
         # pandas prints its index column without a name: the header starts blank, and a row's index
@@ -700,9 +729,23 @@ class LineParser:
         self._frame_header(wrapped)
         return True
 
+    def _header_continued(self, s: str) -> str | None:
+        """The header's names with this line's words below them, when this line comes right after
+        the header and splits on its delimiter into as many cells (blank ones included): a header
+        printed on two lines (MATLAB's ``Mini-batch | Validation`` over ``RMSE | Loss``) names each
+        column by both; None for any other line."""
+        h = self.header_cells
+        if h is None or self.header is None or h[0] != self.line_no - 1 or not h[1] or s.count(h[1]) + 1 != h[2]:
+            return None
+        # a unit in parentheses below a name (``(hh:mm:ss)``) says how it is printed, not what it is
+        below = [_UNIT_BELOW.sub("", c.strip()) for c in s.split(h[1])]
+        if not any(below) or not all(not c or _HEADER_NAME.fullmatch(c) for c in below):
+            return None   # a rule under the header (``---- | ----``), or no names
+        return h[1].join(f"{a} {b}".strip() for a, b in zip(h[3], below))
+
     def _table_row(self, line: str):
         names, delim, roles = self.header
-        s = line.strip().translate(_BOX_BARS).strip("|│").strip()
+        s = _latex_row(line.strip().translate(_BOX_BARS).strip("|│").strip())
         if delim is None and "%" in s:
             # a row that ends in its progress bar (``1/99  2.64G  0.05 ...  416: 100%|███| 7/7``),
             # drawn with or without bar characters (``... 448: 100% 1626/1626 [22:57<00:00, ...]``)

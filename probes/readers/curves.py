@@ -1058,10 +1058,14 @@ def _analyze_val(log, out: _Out) -> None:
     if (level - best > max(rise * abs(best), out.p["curves.val_rise_noise"] * max(sig, sig_after))
             and n - 1 - best_i >= k_rise and drifting
             and not _slight_val_rise(out, sm[0], best, level)):
+        shared = _rise_shared(log, out, (xs[best_i], xs[-k_rise]), best, level)
         vt = "increasing"
         why = (f"validation loss bottomed at {_fmt(best)} ({log.x_label} {_fx(xs[best_i])}) and "
                f"has risen to {_fmt(level)}")
         a = xs[best_i]
+        if shared is not None:
+            out.add("val_rise_shared", True, a, x1, why + shared)
+            _val_at_best(ms, xs, k, out)   # a floor both losses wander on: is validation still at its best?
     elif mid - cur > max(out.p["curves.val_fall"] * abs(mid), sig):
         vt = "decreasing"
         why = f"validation loss still falling over the latter half: {_fmt(mid)} -> {_fmt(cur)}"
@@ -1096,6 +1100,29 @@ def _val_at_best(ms: list, xs: list, k: int, out: _Out) -> None:
         out.add("val_at_best", True, xs[n // 2], xs[-1],
                 f"the validation loss ends at {_fmt(level)}, within {out.p['curves.val_best_steps']:g} of its "
                 f"typical moves between evaluations ({_fmt(step)}) of its best, {_fmt(best)}")
+
+
+def _rise_shared(log, out: _Out, xs: tuple, best: float, level: float) -> str | None:
+    """A validation loss that rose from its best while the training loss rose with it, by at least
+    ``curves.val_rise_shared`` of validation's rise (each relative to its own level at the best), opened
+    no gap between them: the two drift together at a noise floor or under the same step noise, not the
+    model memorising its training set (whose training loss keeps its low). ``xs``: the x of the best
+    and the x from which ``level`` (the recent validation level) is taken. The clause said after the
+    rise when shared, else None; None too without a training loss beside the evaluations."""
+    s = log.get("loss")
+    if s is None or best <= 0:
+        return None
+    pts = s.finite_points()
+    xb, x_now = xs
+    at_best = [p.mean for p in pts if p.x <= xb][-_tail_k(len(pts), out.p):]
+    now = [p.mean for p in pts if p.x >= x_now]
+    if not at_best or not now:
+        return None
+    t0, t1 = median(at_best), median(now)
+    if t0 <= 0 or (t1 - t0) / t0 < out.p["curves.val_rise_shared"] * (level - best) / best:
+        return None
+    return (f", and the training loss rose with it ({_fmt(t0)} -> {_fmt(t1)}): no gap opened between "
+            "them, the two drift up together")
 
 
 def _slight_val_rise(out: _Out, first: float, best: float, level: float) -> bool:
