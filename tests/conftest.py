@@ -124,6 +124,11 @@ def diagnose_log_report(tmp_path, text, name="run.out"):
     return json.loads(out[out.index("{"):]), out
 
 
+def report_fact(rep, name):
+    """The value of one fact in a JSON report (None when the report does not hold it)."""
+    return next((f["value"] for f in rep["facts"] if f["fact"] == name), None)
+
+
 def report_symptom(rep):
     """The symptom a user reads off a report: ``healthy`` / ``out_of_scope`` for those statuses,
     else the symptom id (None when there is none)."""

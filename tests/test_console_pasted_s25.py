@@ -2,22 +2,9 @@
 astronomically large values and keeps climbing at every record is on its way to Inf, however short
 the excerpt (its climb is no noise band to clear)."""
 
-import json
-
-from conftest import diagnose_log_text
+from conftest import diagnose_log_report, report_fact
 
 from traindx.probes.readers.console import read_console_text
-
-
-def _report(tmp_path, text):
-    res = diagnose_log_text(tmp_path, text)
-    assert res.exit_code == 0, res.output
-    out = res.stdout if hasattr(res, "stdout") else res.output
-    return json.loads(out[out.index("{"):])
-
-
-def _fact(rep, name):
-    return next((f["value"] for f in rep["facts"] if f["fact"] == name), None)
 
 
 def _runaway_excerpt() -> str:
@@ -29,8 +16,8 @@ def _runaway_excerpt() -> str:
 
 
 def test_a_loss_that_runs_off_at_every_record_is_an_explosion(tmp_path):
-    rep = _report(tmp_path, _runaway_excerpt())
-    assert _fact(rep, "loss_trend") == "diverging"
+    rep = diagnose_log_report(tmp_path, _runaway_excerpt())[0]
+    assert report_fact(rep, "loss_trend") == "diverging"
     assert rep["symptom"]["id"] == "explosion"
 
 
@@ -39,8 +26,8 @@ def test_the_same_excerpt_with_its_last_record_back_down_is_no_run_off(tmp_path)
     between its jumps is swinging, and the noise band still stands between it and a divergence."""
     vals = [0.41, 0.37, 0.44, 0.39, 3.1e17, 0.52, 9.7e18, 0.47, 1.9e20, 0.45]
     text = "\n".join(f"iteration {1200 + i}: total loss = {v:.4f}" for i, v in enumerate(vals))
-    rep = _report(tmp_path, text)
-    assert _fact(rep, "loss_trend") != "diverging"
+    rep = diagnose_log_report(tmp_path, text)[0]
+    assert report_fact(rep, "loss_trend") != "diverging"
 
 
 def test_a_falling_loss_is_not_touched(tmp_path):
@@ -48,8 +35,8 @@ def test_a_falling_loss_is_not_touched(tmp_path):
     text = "\n".join(f"step {i * 10}: loss = {v:.4f}" for i, v in enumerate(vals))
     log = read_console_text(text)
     assert log.series["loss"].rows == 30
-    rep = _report(tmp_path, text)
-    assert _fact(rep, "loss_trend") in ("decreasing", "plateaued")
+    rep = diagnose_log_report(tmp_path, text)[0]
+    assert report_fact(rep, "loss_trend") in ("decreasing", "plateaued")
 
 
 def test_a_batch_id_is_the_position_in_the_run():
@@ -68,8 +55,8 @@ def test_a_flat_excerpt_from_a_later_batch_id_is_a_plateau_not_a_loss_that_never
         lines.append(f"step_id: {9000 + 10 * i}, avg_loss: {0.83 + 0.02 * ((i * 7) % 5 - 2) / 2:.5f}")
         if i % 5 == 4:
             lines.append("finished one pass over the training files")
-    rep = _report(tmp_path, "\n".join(lines))
-    assert _fact(rep, "log_starts_mid_run") is True
+    rep = diagnose_log_report(tmp_path, "\n".join(lines))[0]
+    assert report_fact(rep, "log_starts_mid_run") is True
     assert rep["symptom"]["id"] == "plateau"
 
 
@@ -85,8 +72,8 @@ def test_a_fractional_epoch_that_repeats_stays_the_position_in_the_run(tmp_path)
     s = log.series["loss"]
     assert s.rows == 14
     assert s.first_x == 3.4 and s.last_x <= 3.46
-    rep = _report(tmp_path, "\n".join(lines))
-    assert _fact(rep, "log_starts_mid_run") is True
+    rep = diagnose_log_report(tmp_path, "\n".join(lines))[0]
+    assert report_fact(rep, "log_starts_mid_run") is True
     assert rep["symptom"]["id"] == "plateau"
 
 

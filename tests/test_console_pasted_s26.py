@@ -2,24 +2,11 @@
 took (a duration, a words-per-second rate) is a speed question, not an unreadable log; and the
 shell's ``Killed`` after a run is a crash handed on, not a curve to judge."""
 
-import json
-
 import pytest
-from conftest import diagnose_log_text
+from conftest import diagnose_log_report, report_fact
 
 from traindx.engine.errors import InputError
 from traindx.probes.readers.console import read_console_text
-
-
-def _report(tmp_path, text):
-    res = diagnose_log_text(tmp_path, text)
-    assert res.exit_code == 0, res.output
-    out = res.stdout if hasattr(res, "stdout") else res.output
-    return json.loads(out[out.index("{"):])
-
-
-def _fact(rep, name):
-    return next((f["value"] for f in rep["facts"] if f["fact"] == name), None)
 
 
 def test_epoch_durations_alone_are_a_speed(tmp_path):
@@ -28,8 +15,8 @@ def test_epoch_durations_alone_are_a_speed(tmp_path):
                      f"time taken {7.1 + 0.05 * (i % 3):.3f} sec" for i in range(10))
     log = read_console_text(text)
     assert log.series["step_time"].rows == 10
-    rep = _report(tmp_path, text)
-    assert _fact(rep, "speed_only") is True
+    rep = diagnose_log_report(tmp_path, text)[0]
+    assert report_fact(rep, "speed_only") is True
     assert rep["symptom"]["id"] == "slow_training"
 
 
@@ -77,7 +64,7 @@ def test_the_shell_killing_the_run_hands_it_on(tmp_path):
     text = "\n".join(lines + ["saving snapshot", "", "Killed", ""])
     log = read_console_text(text)
     assert [e["kind"] for e in log.errors] == ["other_error"]
-    rep = _report(tmp_path, text)
+    rep = diagnose_log_report(tmp_path, text)[0]
     assert rep["status"] == "out_of_scope"
 
 

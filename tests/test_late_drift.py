@@ -6,6 +6,7 @@ import json
 import math
 
 from click.testing import CliRunner
+from conftest import report_fact
 
 from traindx.engine.frontends.cli import main
 
@@ -31,19 +32,15 @@ def _diagnose(tmp_path, drift):
     return json.loads(out[out.index("\n{") + 1:] if not out.startswith("{") else out)
 
 
-def _fact(rep, name):
-    return next((f["value"] for f in rep["facts"] if f["fact"] == name), None)
-
-
 def test_a_levelled_loss_still_drifting_down_beside_level_accuracies_is_healthy(tmp_path):
     rep = _diagnose(tmp_path, drift=0.0002)
-    assert _fact(rep, "loss_trend") == "plateaued"
-    assert _fact(rep, "loss_late_drift") is True
+    assert report_fact(rep, "loss_trend") == "plateaued"
+    assert report_fact(rep, "loss_late_drift") is True
     assert rep["status"] == "healthy"
 
 
 def test_the_same_curve_without_the_drift_stays_a_plateau(tmp_path):
     rep = _diagnose(tmp_path, drift=0.0)
-    assert _fact(rep, "loss_trend") == "plateaued"
-    assert _fact(rep, "loss_late_drift") is False
+    assert report_fact(rep, "loss_trend") == "plateaued"
+    assert report_fact(rep, "loss_late_drift") is False
     assert rep["symptom"]["id"] == "plateau"

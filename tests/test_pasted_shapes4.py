@@ -13,7 +13,7 @@ Torch-free.
 import json
 
 
-from conftest import diagnose_log_text, report_symptom
+from conftest import diagnose_log_text, report_fact, report_symptom
 
 
 _symptom = report_symptom
@@ -29,15 +29,11 @@ def _diagnose(tmp_path, text, name="run.out"):
     return json.loads(out[out.index("{"):])
 
 
-def _fact(rep, name):
-    return next((f["value"] for f in rep["facts"] if f["fact"] == name), None)
-
-
 def test_one_pretty_printed_metrics_dict_is_read(tmp_path):
     rec = {"eta": "1 day, 2:03:04", "iter": 90000, "loss": 0.4817, "loss_cls": 0.2012,
            "lr": 0.02, "time": 0.61}
     rep = _diagnose(tmp_path, json.dumps(rec, indent=2) + "\n", "metrics.json")
-    assert _fact(rep, "train_loss") == 0.4817
+    assert report_fact(rep, "train_loss") == 0.4817
     assert _symptom(rep) == "healthy"
     assert any(n["id"] == "single_record" for n in rep["normal"]["behaviours"]), rep["normal"]
 
@@ -47,8 +43,8 @@ def test_pretty_printed_dicts_one_after_another_are_a_curve(tmp_path):
     text = "".join(json.dumps({"iter": 100 * (i + 1), "loss": v, "lr": 0.01}, indent=2) + "\n"
                    for i, v in enumerate(losses))
     rep = _diagnose(tmp_path, text, "metrics.json")
-    assert _fact(rep, "run_length_steps") == 901
-    assert _fact(rep, "loss_trend") == "decreasing"
+    assert report_fact(rep, "run_length_steps") == 901
+    assert report_fact(rep, "loss_trend") == "decreasing"
     assert _symptom(rep) == "healthy"
 
 
@@ -62,7 +58,7 @@ def test_one_progress_bar_line_is_healthy_at_the_lowest_confidence(tmp_path):
     text = ("Epoch 3:  41%|####      | 357/870 [00:04<00:05, 98.1it/s, loss=0.382, acc=0.87, v_num=1]\n")
     rep = _diagnose(tmp_path, text)
     assert rep["status"] == "healthy"
-    assert _fact(rep, "single_record") is True
+    assert report_fact(rep, "single_record") is True
     assert rep["symptom"]["id"] == "healthy"
 
 
