@@ -370,6 +370,9 @@ def _slots_in(o) -> set:
 _LOG_PROBS = frozenset({"log_softmax"})
 _SOFTMAX = frozenset({"softmax"})
 _MUL = frozenset({"mul", "__mul__", "__rmul__", "multiply", "mul_"})
+#: the largest value a 0/1 mask or a one-hot row holds: a column of whole numbers reaching past it
+#: counts classes (a definition, not a tuned cut)
+_MASK_MAX = 1
 
 
 def _name(func) -> str:
@@ -387,7 +390,7 @@ def class_ids_weigh_log_probs(tape) -> str | None:
 
     if tape is None or not tape.out_shapes or len(tape.out_shapes[0]) < 2:
         return None
-    width = tape.out_shapes[0][-1]          # an index reaching 2 needs 3 classes or more (below)
+    width = tape.out_shapes[0][-1]          # an index past a mask's 1 needs 3 classes or more (below)
     logp, soft = set(), set()
     for func, args, _kw, outs in tape.ops:
         if type(outs) is not int:
@@ -411,7 +414,7 @@ def class_ids_weigh_log_probs(tape) -> str | None:
                     f = c.float()
                     lo, hi = float(f.min()), float(f.max())
                     whole = bool((f == f.round()).all())
-                if whole and lo >= 0 and 2 <= hi <= width - 1:
+                if whole and lo >= 0 and _MASK_MAX < hi <= width - 1:
                     return (f"the hand-written loss multiplies the log-probabilities of all {width} classes by "
                             f"one column of class indices ({int(lo)}..{int(hi)}), not one-hot rows: each "
                             f"example's index scales every class's log-probability")

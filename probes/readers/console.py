@@ -1557,7 +1557,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         self.epoch_on_line = False
         # tables
         self.header = None         # (names, delim, roles)
-        self.header_cells = None   # (line, delim, cells, names) of the header, for a second line of names
+        self.header_cells = None   # (line, delim, names) of the header, for a second line of names
         self.header_axes = []      # the header's epoch/step columns
         self.header_spans = None   # where a whitespace-aligned header's names stand on its line
         self.header_indexed = None    # where the first name of a header over an unnamed index column starts

@@ -719,8 +719,7 @@ class LineParser:
                                   for r in roles):
             return False
         self.header = (names, delim, roles)
-        self.header_cells = (self.line_no, delim, len(s.split(delim)) if delim else 0,
-                             [c.strip() for c in s.split(delim)] if delim else [])
+        self.header_cells = (self.line_no, delim, [c.strip() for c in s.split(delim)] if delim else [])
         self.header_axes = axes
         self.header_spans = _column_spans(line, names) if delim is None else None
         # pandas prints its index column without a name: the header starts blank, and a row's index
@@ -735,13 +734,13 @@ class LineParser:
         printed on two lines (MATLAB's ``Mini-batch | Validation`` over ``RMSE | Loss``) names each
         column by both; None for any other line."""
         h = self.header_cells
-        if h is None or self.header is None or h[0] != self.line_no - 1 or not h[1] or s.count(h[1]) + 1 != h[2]:
+        if h is None or self.header is None or h[0] != self.line_no - 1 or not h[1] or s.count(h[1]) + 1 != len(h[2]):
             return None
         # a unit in parentheses below a name (``(hh:mm:ss)``) says how it is printed, not what it is
         below = [_UNIT_BELOW.sub("", c.strip()) for c in s.split(h[1])]
         if not any(below) or not all(not c or _HEADER_NAME.fullmatch(c) for c in below):
             return None   # a rule under the header (``---- | ----``), or no names
-        return h[1].join(f"{a} {b}".strip() for a, b in zip(h[3], below))
+        return h[1].join(f"{a} {b}".strip() for a, b in zip(h[2], below))
 
     def _table_row(self, line: str):
         names, delim, roles = self.header
