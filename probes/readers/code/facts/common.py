@@ -249,17 +249,22 @@ class Conclusions:
         layer = layers.get(expr.func.attr)
         if layer is None:
             return []
-        w = self._linear_width(_last_layer(layer) if _callee(layer) == "Sequential" else layer)
+        w = self._linear_width(_last_layer(layer) if _callee(layer) == "Sequential" else layer,
+                               _defaults(init, cls.name, self.tree))
         return [] if w is None else [(w, layer.lineno, ast.unparse(layer)[:_LAYER_TEXT_CHARS])]
 
-    def _linear_width(self, call) -> int | None:
-        """The out_features of ``nn.Linear(a, b)`` / ``Linear(in_features=a, out_features=b)``."""
+    def _linear_width(self, call, defaults: dict | None = None) -> int | None:
+        """The out_features of ``nn.Linear(a, b)`` / ``Linear(in_features=a, out_features=b)``: a
+        literal, a module-level constant, or an argument of ``__init__`` with such a default
+        (``def __init__(self, n_class=C)``) when the model is built without it."""
         if not isinstance(call, ast.Call) or _callee(call) not in ("Linear", "LazyLinear"):
             return None
         pos = 0 if _callee(call) == "LazyLinear" else 1
         arg = next((k.value for k in call.keywords if k.arg == "out_features"), None)
         if arg is None and len(call.args) > pos:
             arg = call.args[pos]
+        if isinstance(arg, ast.Name) and arg.id in (defaults or {}):
+            arg = defaults[arg.id]
         if isinstance(arg, ast.Constant):
             val = arg.value
         elif isinstance(arg, ast.Name):
@@ -267,6 +272,24 @@ class Conclusions:
         else:
             return None
         return val if isinstance(val, int) and not isinstance(val, bool) else None
+
+
+def _defaults(init: ast.FunctionDef, cls: str, tree: ast.AST) -> dict:
+    """The arguments of a class's ``__init__`` that keep their default wherever the script builds
+    the class (no call ``cls(...)`` passes them), name -> the default's expression."""
+    a = init.args
+    pos = a.posonlyargs + a.args
+    out = {p.arg: d for p, d in zip(pos[len(pos) - len(a.defaults):], a.defaults)}
+    out.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
+    names = [p.arg for p in pos[1:]]          # after self
+    for c in ast.walk(tree):
+        if isinstance(c, ast.Call) and _callee(c) == cls:
+            if c.keywords and any(k.arg is None for k in c.keywords) or any(
+                    isinstance(x, ast.Starred) for x in c.args):
+                return {}                     # **kwargs / *args: any argument may be passed
+            for k in names[:len(c.args)] + [k.arg for k in c.keywords]:
+                out.pop(k, None)
+    return out
 
 
 _CE_FUNCTIONS = ("cross_entropy", "nll_loss")
@@ -295,5 +318,16 @@ def _callee(call: ast.Call) -> str | None:
 
 
 def _last_layer(call: ast.Call):
-    """The last positional argument of ``nn.Sequential(...)`` (its output layer), else None."""
-    return call.args[-1] if _callee(call) == "Sequential" and call.args else None
+    """The output layer of ``nn.Sequential(...)``: its last positional argument, or the one before a
+    trailing squashing or shape-only layer (``nn.Linear(h, C), nn.Softmax(-1)``: the Linear scores
+    the C classes the softmax then squashes), else None."""
+    if _callee(call) != "Sequential" or not call.args:
+        return None
+    layers = list(call.args)
+    while len(layers) > 1 and isinstance(layers[-1], ast.Call) and _callee(layers[-1]) in _AFTER_OUTPUT:
+        layers.pop()
+    return layers[-1]
+
+
+#: layers that may follow a classifier's output layer without changing its width
+_AFTER_OUTPUT = {"Softmax", "LogSoftmax", "Sigmoid", "Flatten", "Identity"}

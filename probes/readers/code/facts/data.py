@@ -481,10 +481,8 @@ class DataFacts:
         ``a[i] = np.nan``) and nothing in it removes or masks NaN afterwards (nan_to_num, isnan,
         fillna, nanmean ...). A script that cleans its NaN says nothing either way."""
         tree = self.tree
-        for n in ast.walk(tree):
-            if isinstance(n, ast.Attribute) and n.attr in _NAN_CLEANERS or \
-                    isinstance(n, ast.Name) and n.id in _NAN_CLEANERS:
-                return
+        if _cleans_nan(tree):
+            return
         for n in ast.walk(tree):
             targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(
                 n, ast.AugAssign) else []
@@ -495,15 +493,14 @@ class DataFacts:
                 return
 
     def std_division_facts(self) -> None:
-        """std_division_unguarded: the script divides by a standard deviation it computes
-        (``(x - mean) / x.std(dim)``, or ``/ std`` with ``std = x.std(...)``) with no epsilon, clamp
-        or floor, and nothing in it removes NaN: any slice with no spread (a blank image, a constant
+        """std_division_unguarded: the script divides by a spread it computes from the data, a standard
+        deviation (``(x - mean) / x.std(dim)``, or ``/ std`` with ``std = x.std(...)``) or a range
+        (``(x - x.min(0)) / (x.max(0) - x.min(0))``, min-max scaling), with no epsilon, clamp or
+        floor, and nothing in it removes NaN: any slice with no spread (a blank image, a constant
         feature) becomes 0/0 = NaN in the data."""
         tree = self.tree
-        for n in ast.walk(tree):
-            if isinstance(n, ast.Attribute) and n.attr in _NAN_CLEANERS or \
-                    isinstance(n, ast.Name) and n.id in _NAN_CLEANERS:
-                return
+        if _cleans_nan(tree):
+            return
         stds = {}
         for n in ast.walk(tree):
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
@@ -515,16 +512,40 @@ class DataFacts:
             bare = _is_std_call(r) or (isinstance(r, ast.Name) and stds.get(r.id) and all(stds[r.id]))
             if bare:
                 self.add_finding("std_division_unguarded", True, n.lineno,
-                                 f"`{snippet(n, SNIPPET_CHARS)}` (line {n.lineno}) divides by a standard deviation "
-                                 f"with no epsilon: a slice with no spread becomes NaN")
+                                 f"`{snippet(n, SNIPPET_CHARS)}` (line {n.lineno}) divides by a spread of the data "
+                                 f"(a standard deviation or a max - min range) with no epsilon: a slice with no "
+                                 f"spread becomes NaN")
                 return
 
 
+def _cleans_nan(tree: ast.AST) -> bool:
+    """Whether the script names a NaN cleaner (nan_to_num, isnan, fillna ...) anywhere but inside a
+    ``print(...)``: a share of finite values printed as a report measures NaN, it removes none."""
+    printed = {id(n) for c in ast.walk(tree) if isinstance(c, ast.Call) and _callee(c) == "print"
+               for n in ast.walk(c)}
+    return any(id(n) not in printed and (isinstance(n, ast.Attribute) and n.attr in _NAN_CLEANERS
+                                         or isinstance(n, ast.Name) and n.id in _NAN_CLEANERS)
+               for n in ast.walk(tree))
+
+
 def _is_std_call(v: ast.AST) -> bool:
-    """``x.std(...)``, ``torch.std(x)``, ``np.std(x)`` itself (not ``x.std() + 1e-8``, not a clamp)."""
-    return isinstance(v, ast.Call) and (
-        isinstance(v.func, ast.Attribute) and v.func.attr == "std"
-        or isinstance(v.func, ast.Name) and v.func.id == "std")
+    """A spread computed from the data itself (not ``x.std() + 1e-8``, not a clamp): a standard
+    deviation (``x.std(...)``, ``torch.std(x)``, ``np.std(x)``) or a range (``x.max(0) - x.min(0)``,
+    ``np.ptp(x)``, ``x.ptp()``: min-max scaling), zero on a slice whose values are all alike."""
+    if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Sub):
+        return _callee_name(v.left) in _MAXIMA and _callee_name(v.right) in _MINIMA
+    return _callee_name(v) in _SPREADS
+
+
+def _callee_name(v: ast.AST) -> str:
+    """The last name of a call's callee (``x.max(axis=0)`` -> ``max``), or "" for anything else."""
+    return _callee(v) if isinstance(v, ast.Call) else ""
+
+
+#: calls that compute a spread of their data; a range is written as a maximum minus a minimum
+_SPREADS = {"std", "ptp"}
+_MAXIMA = {"max", "amax", "nanmax"}
+_MINIMA = {"min", "amin", "nanmin"}
 
 
 #: names of evaluation code, where a sort orders predictions rather than data

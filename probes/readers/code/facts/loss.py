@@ -17,7 +17,7 @@ SOURCE_ID = "code:loss"
 _SHOWN_UNSAFE = 4
 FACTS = ("loss_function", "output_activation", "custom_loss", "label_smoothing", "unsafe_math", "task_type",
          "loss_squashes_twice", "loss_mixes_tasks", "output_relu", "loss_own_terms_signed", "loss_averages_classes",
-         "loss_mixes_targets")
+         "loss_mixes_targets", "target_kind")
 
 #: stock losses of a regression target and of a class target: both summed into one backpropagated
 #: loss is a multi-task head (a detector's box and class terms), not a loss that misfits its task
@@ -55,6 +55,107 @@ def class_scoring(tree: ast.AST) -> tuple[int, str] | None:
                 if found is None or line < found[0]:
                     found = (line, snippet(node, SNIPPET_CHARS))
     return found
+
+
+#: calls whose values are whole numbers: class ids drawn, picked or converted
+_INTEGER_MAKERS = {"randint", "integers", "argmax", "argmin", "long", "int", "LongTensor", "searchsorted",
+                   "digitize", "bincount", "floor", "ceil", "choice", "permutation", "arange"}
+#: draws of continuous values
+_CONTINUOUS_DRAWS = {"normal", "randn", "randn_like", "standard_normal", "uniform", "rand", "rand_like",
+                     "exponential", "gamma", "beta", "lognormal", "laplace", "random", "random_sample"}
+#: calls whose values keep the kind of their (first) input: conversions, shapes, clipping, smooth maps
+_KEEPS_KIND = {"tensor", "as_tensor", "from_numpy", "array", "asarray", "float", "double", "float32",
+               "FloatTensor", "Tensor", "view", "reshape", "unsqueeze", "squeeze", "flatten", "clip", "clamp",
+               "to", "detach", "numpy", "copy", "clone", "stack", "cat", "concatenate", "hstack", "vstack",
+               "sin", "cos", "tanh", "exp", "log", "sqrt", "abs", "sum", "mean", "dot", "matmul"}
+#: how many names deep a loss target's values are followed back (through their assignments)
+_TARGET_DEPTH = 8
+
+
+def loss_calls(stock: list, tree: ast.AST) -> list[ast.Call]:
+    """The calls of the script's stock losses with a prediction and a target (``crit(out, y)``,
+    ``F.mse_loss(out, y)``): the recorded calls, and calls of a loss module by the name it was
+    assigned to (``crit = nn.MSELoss()``)."""
+    where = {(r.line, r.text) for r in stock}
+    names = {ast.unparse(tg) for node in ast.walk(tree) if isinstance(node, ast.Assign)
+             and (getattr(node, "lineno", 0), snippet(node.value, SNIPPET_CHARS)) in where for tg in node.targets}
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call) and len(n.args) >= 2
+            and ((getattr(n, "lineno", 0), ast.unparse(n.func)) in where or ast.unparse(n.func) in names)]
+
+
+def assigned_values(tree: ast.AST) -> dict[str, list]:
+    """Every value the script assigns to each name; a tuple unpacked from a tuple pairs its items
+    (``x, y = a, b``), a name unpacked from anything else gets a value that is never followed."""
+    out: dict[str, list] = {}
+    unknown = ast.Constant(value=None)
+    for n in ast.walk(tree):
+        if not isinstance(n, ast.Assign):
+            continue
+        for tg in n.targets:
+            if isinstance(tg, ast.Name):
+                out.setdefault(tg.id, []).append(n.value)
+            elif isinstance(tg, (ast.Tuple, ast.List)):
+                pairs = isinstance(n.value, (ast.Tuple, ast.List)) and len(n.value.elts) == len(tg.elts)
+                for k, e in enumerate(tg.elts):
+                    if isinstance(e, ast.Name):
+                        out.setdefault(e.id, []).append(n.value.elts[k] if pairs else unknown)
+    return out
+
+
+def value_kind(expr: ast.AST, assigns: dict, depth: int = _TARGET_DEPTH) -> str | None:
+    """"int" when the values an expression the script builds itself are whole numbers (class ids
+    drawn, arg-maxed, compared or rounded), "float" when they come from continuous draws through
+    arithmetic, None when not followed (a loader's batch, a file read)."""
+    if depth <= 0:
+        return None
+    if isinstance(expr, ast.Compare):
+        return "int"
+    if isinstance(expr, ast.Subscript):
+        return value_kind(expr.value, assigns, depth)
+    if isinstance(expr, ast.Name):
+        values = assigns.get(expr.id, [])
+        # an update of the name from itself (``y = np.clip(y, 5, 50)``) reads its earlier values
+        earlier = [v for v in values if not _names(v, expr.id)]
+        inner = {**assigns, expr.id: earlier}
+        kinds = {value_kind(v, inner if v not in earlier else assigns, depth - 1) for v in values}
+        return "int" if "int" in kinds else "float" if kinds == {"float"} else None
+    if isinstance(expr, ast.BinOp):
+        kinds = {value_kind(x, assigns, depth) for x in (expr.left, expr.right)} - {None}
+        return "float" if "float" in kinds else "int" if kinds == {"int"} else None
+    if isinstance(expr, ast.UnaryOp):
+        return value_kind(expr.operand, assigns, depth)
+    if not isinstance(expr, ast.Call):
+        return None
+    f = expr.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    if name in _INTEGER_MAKERS:
+        return "int"
+    if name in _CONTINUOUS_DRAWS:
+        return "float"
+    if name in ("round", "around"):
+        digits = expr.args[1] if len(expr.args) > 1 else next(
+            (k.value for k in expr.keywords if k.arg in ("decimals", "ndigits")), None)
+        if not (isinstance(digits, ast.Constant) and isinstance(digits.value, int) and digits.value > 0):
+            return "int"           # rounded to whole numbers
+    elif name == "astype":
+        if not expr.args or "int" in ast.unparse(expr.args[0]):
+            return "int" if expr.args else None
+    elif name not in _KEEPS_KIND:
+        return None
+    # a method keeps the kind of its object (``y.float()``), a function that of its first argument
+    inner = f.value if isinstance(f, ast.Attribute) and (name == "astype" or not expr.args
+                                                          or not isinstance(f.value, ast.Name)
+                                                          or f.value.id not in _MODULES) else (
+        expr.args[0] if expr.args else None)
+    return value_kind(inner, assigns, depth) if inner is not None else None
+
+
+#: the modules whose functions take the data as their first argument (``np.clip(y, 0, 1)``)
+_MODULES = {"np", "numpy", "torch", "F", "math", "jnp", "tf"}
+
+
+def _names(expr: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(expr))
 
 
 def mixed_target_pair(stock: list, tree: ast.AST) -> tuple | None:
@@ -117,6 +218,7 @@ class LossFacts:
             self.class_mean_facts(t)
         self.label_smoothing_facts(rec)
         self.mixed_targets_facts(stock)
+        self.continuous_target_facts(stock)
         self.unsafe_math_facts(t, line)
 
     def loss_kind_facts(self, t: TensorVal, stock: list, entry: tuple | None, line: int) -> bool:
@@ -236,6 +338,23 @@ class LossFacts:
                              f"(line {la}) and `{tb}` (line {lb}): the training targets are a mix "
                              "of two labels, so the training loss cannot fall to zero and training accuracy "
                              "on the mixed inputs stays below validation's")
+
+    def continuous_target_facts(self, stock: list) -> None:
+        """target_kind = continuous: every target a regression loss (MSE, L1, smooth L1) is given is
+        data the script builds itself from continuous draws through arithmetic (a price from a
+        formula plus noise), nothing that makes whole numbers on the way (class ids drawn, compared,
+        arg-maxed or rounded): a regression, whatever the script scores its predictions with."""
+        regs = [r for r in stock if r.kind in REGRESSION_LOSSES]
+        if not regs or len(regs) != len(stock):
+            return
+        assigns = assigned_values(self.tree)
+        calls = loss_calls(regs, self.tree)
+        if calls and all(value_kind(c.args[1], assigns) == "float" for c in calls):
+            c = calls[0]
+            self.add_finding("target_kind", "continuous", c.lineno,
+                             f"`{ast.unparse(c.args[1])}` given to `{snippet(c, SNIPPET_CHARS)}` (line {c.lineno}) "
+                             "is built in the script from continuous draws through arithmetic, never made "
+                             "whole numbers: a regression target")
 
     def class_mean_facts(self, t: TensorVal) -> None:
         """loss_averages_classes: a hand-written cross-entropy whose per-class terms (log-probabilities
