@@ -664,7 +664,8 @@ def _read_cues(work: str, lang: Language, best: dict) -> tuple[dict, dict, set, 
     says: set = set()
     denied: set = set()
     # the first sentence (a post's title, a user's opening words) names the problem: its phrasings weigh more
-    first = re.search(r"[.?!\n。？！]", work.strip())
+    # (a decimal point, "AUC score of 0.5 on ...", ends no sentence)
+    first = re.search(r"(?<!\d)\.|\.(?!\d)|[?!\n。？！]", work.strip())
     title_end = (first.start() + (len(work) - len(work.lstrip()))) if first else len(work)
     title_weight = float(lang.params["language.first_sentence_weight"])
     for cue in lang.cues:

@@ -227,6 +227,7 @@ def split_paste(text: str, params=None) -> tuple[str, str | None]:
     in_trace = False
     title = next((i for i, ln in enumerate(lines) if ln.strip()), None)
     min_words = int(reader.params["console.title_prose_min_words"])
+    paragraphs = 0                       # metric rows the reader found in the user's paragraphs
     for i, ln in enumerate(lines):
         if i == title and _prose_title(ln, min_words):
             continue                     # "fp16 finetune will loss=0": the user's words, not a log row
@@ -235,12 +236,14 @@ def split_paste(text: str, params=None) -> tuple[str, str | None]:
         reader.feed(ln)
         after = (reader.metric_lines, len(reader.log.errors), reader.log.nan_warnings,
                  reader.header)
-        if reader.in_trace or in_trace or before != after:
+        if not (reader.in_trace or in_trace) and before[1:] == after[1:] and _paragraph(ln, reader.params):
+            paragraphs += after[0] - before[0]     # a paragraph that mentions a loss is no log row
+        elif reader.in_trace or in_trace or before != after:
             log_idx.add(i)
         elif ln.strip() and reader.epoch_on_line is False and _axis_only(ln):
             log_idx.add(i)
         in_trace = reader.in_trace
-    if reader.metric_lines < reader.params["console.min_pasted_records"] and not reader.log.errors:
+    if reader.metric_lines - paragraphs < reader.params["console.min_pasted_records"] and not reader.log.errors:
         return text, None
     prose = "\n".join(ln for i, ln in enumerate(lines) if i not in log_idx).strip()
     log = "\n".join(ln for i, ln in enumerate(lines) if i in log_idx)
@@ -266,6 +269,17 @@ def _prose_title(line: str, min_words: int) -> bool:
         return True
     words = [w for w in _PROSE_WORD.findall(line) if w.lower() not in ("nan", "inf")]
     return len(words) >= min_words
+
+
+def _paragraph(line: str, params) -> bool:
+    """A line in the user's words however many numbers it mentions: at least
+    ``console.prose_line_min_words`` words and ``console.prose_line_words_per_number`` words per number
+    (a log row or a traceback line holds far fewer words, a printed row about one number per name)."""
+    words = _PROSE_WORD.findall(line)
+    if len(words) < int(params["console.prose_line_min_words"]):
+        return False
+    numbers = len(_STANDALONE_NUMBER.findall(line))
+    return len(words) >= float(params["console.prose_line_words_per_number"]) * numbers
 
 
 #: a printed value's separator right before it ("loss: nan", "loss=inf")
