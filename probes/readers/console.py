@@ -180,6 +180,13 @@ _EXC_LINE = re.compile(r"^\s*((?:[\w.]+\.)?(\w*(?:Error|Exception|Interrupt)))\b
 #: kernel's out-of-memory killer ending a run that ran out of host memory
 _KILLED = re.compile(r"^[\s*_>`]*Killed[\s*_`.!]*$")
 _KILLED_MESSAGE = "Killed: the process was sent SIGKILL, most often by the system's out-of-memory killer"
+#: the shell's report of a child that died of a crash signal, alone on its line (``Segmentation fault (core
+#: dumped)``, ``Bus error``, ``Aborted (core dumped)``, ``Illegal instruction (core dumped)``): the run crashed
+#: in native code (a framework's C++ side, a driver, a bad build). ``Aborted`` and ``Floating point
+#: exception`` count only with ``(core dumped)``: alone they are words a person may write
+_SIGNAL_DEATH = re.compile(r"^[\s*_>`]*(?:(?:Segmentation fault|Bus error)(?:\s*\(core dumped\))?|"
+                           r"(?:Aborted|Illegal instruction|Floating point exception)\s*\(core dumped\))[\s*_`.!]*$")
+_SIGNAL_DEATH_MESSAGE = "{}: the process died of a crash signal (native code: the framework's C++ side, a driver)"
 _CPP_ERROR = re.compile(r"\[E\s+[\w./-]+\.(?:cpp|cc|cu|h|hpp):\d+\]\s*(.+)$")
 _CUDA_ASSERT = re.compile(r"(?:\.cuh?:\d+|\bblock:\s*\[[\d,\s]+\],\s*thread:\s*\[[\d,\s]+\]).*\bAssertion\b.*\bfailed")
 #: a name that is a source file's path (``/pytorch/aten/src/ATen/native/cuda/Loss.cu:115``), not a metric
@@ -268,6 +275,8 @@ def exception_message(line: str) -> str | None:
     are ones), else None."""
     if "Killed" in line and _KILLED.match(line):
         return _KILLED_MESSAGE
+    if ("fault" in line or "dumped" in line or "Bus error" in line) and _SIGNAL_DEATH.match(line):
+        return _SIGNAL_DEATH_MESSAGE.format(line.strip(" \t*_>`.!"))
     if "Assertion" in line and _CUDA_ASSERT.search(line):
         return "CUDA error: device-side assertion failed: " + line.strip()[:_SHOWN_ERROR_CHARS]
     if "[E " in line:
