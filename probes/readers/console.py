@@ -180,6 +180,13 @@ _EXC_LINE = re.compile(r"^\s*((?:[\w.]+\.)?(\w*(?:Error|Exception|Interrupt)))\b
 #: kernel's out-of-memory killer ending a run that ran out of host memory
 _KILLED = re.compile(r"^[\s*_>`]*Killed[\s*_`.!]*$")
 _KILLED_MESSAGE = "Killed: the process was sent SIGKILL, most often by the system's out-of-memory killer"
+#: the shell's report of a child that died of a crash signal, alone on its line (``Segmentation fault (core
+#: dumped)``, ``Bus error``, ``Aborted (core dumped)``, ``Illegal instruction (core dumped)``): the run crashed
+#: in native code (a framework's C++ side, a driver, a bad build). ``Aborted`` and ``Floating point
+#: exception`` count only with ``(core dumped)``: alone they are words a person may write
+_SIGNAL_DEATH = re.compile(r"^[\s*_>`]*(?:(?:Segmentation fault|Bus error)(?:\s*\(core dumped\))?|"
+                           r"(?:Aborted|Illegal instruction|Floating point exception)\s*\(core dumped\))[\s*_`.!]*$")
+_SIGNAL_DEATH_MESSAGE = "{}: the process died of a crash signal (native code: the framework's C++ side, a driver)"
 _CPP_ERROR = re.compile(r"\[E\s+[\w./-]+\.(?:cpp|cc|cu|h|hpp):\d+\]\s*(.+)$")
 _CUDA_ASSERT = re.compile(r"(?:\.cuh?:\d+|\bblock:\s*\[[\d,\s]+\],\s*thread:\s*\[[\d,\s]+\]).*\bAssertion\b.*\bfailed")
 #: a name that is a source file's path (``/pytorch/aten/src/ATen/native/cuda/Loss.cu:115``), not a metric
@@ -268,6 +275,8 @@ def exception_message(line: str) -> str | None:
     are ones), else None."""
     if "Killed" in line and _KILLED.match(line):
         return _KILLED_MESSAGE
+    if ("fault" in line or "dumped" in line or "Bus error" in line) and _SIGNAL_DEATH.match(line):
+        return _SIGNAL_DEATH_MESSAGE.format(line.strip(" \t*_>`.!"))
     if "Assertion" in line and _CUDA_ASSERT.search(line):
         return "CUDA error: device-side assertion failed: " + line.strip()[:_SHOWN_ERROR_CHARS]
     if "[E " in line:
@@ -525,10 +534,11 @@ class ConsoleLog(LogData):
         return self._scale_warmup_evidence(out, where, P)
 
 
-def _stand_in_role(words: list, eff: str | None, phrase: str, vocab: LogWords):
+def _stand_in_role(words: list, eff: str | None, phrase: str, vocab: LogWords, scores: bool = False):
     """A value that stands in for a loss or an accuracy, ranked after every name of it: a
     perplexity (ln ppl is the cross-entropy), an error rate (WER, CER, TER, ``char train``: 1 - the
-    accuracy; ``console.error_rate_*`` in the KB);
+    accuracy; ``console.error_rate_*`` in the KB), an AUC; with ``scores`` (a text read again
+    because it printed no loss and no accuracy) a quality score (``console.quality_score_names``);
     None for any other name."""
     last = words[-1] if words else None
     test = vocab.test_split_rank if eff == "test" else 0
@@ -543,7 +553,25 @@ def _stand_in_role(words: list, eff: str | None, phrase: str, vocab: LogWords):
         # an AUC: 0.5 at chance and 1.0 when perfect, as a binary accuracy
         role = "val_accuracy" if eff in ("val", "test") else "accuracy"
         return role, STAND_IN_RANK + len(vocab.error_rates) + test, phrase, None
+    score = _quality_score(words, vocab) if scores else None
+    if score is not None:
+        # an F1, Dice, mAP, BLEU or R2: the accuracy of a log that prints nothing else
+        role = "val_accuracy" if eff in ("val", "test") else "accuracy"
+        return role, STAND_IN_RANK + len(vocab.error_rates) + 1 + vocab.quality_scores[score] + test, phrase, None
     return None
+
+
+def _quality_score(words: list, vocab: LogWords) -> str | None:
+    """The quality score a name's words name (``console.quality_score_names``: ``mean average dice``,
+    ``valid scores bleu``, ``iou results miou``, ``train scores mean pearson r2 score``): the last of
+    them, when every other word is a split word, a filler word, a heading word or a score too; None
+    for any other name."""
+    kept = [w for w in words if w not in vocab.split and w not in vocab.phrase_filler
+            and w not in vocab.score_heading]
+    if not kept or any(w not in vocab.quality_scores for w in kept):
+        return None
+    return kept[-1]
+
 
 
 #: the rank of a word that names a run's objective without saying "loss" (DL4J's ``Score at
@@ -1436,7 +1464,7 @@ class _NameRoles:
         timing = _timing_role(words, vocab)
         if timing is not None:
             return timing, 0, phrase, None
-        stand_in = _stand_in_role(words, eff, phrase, vocab)
+        stand_in = _stand_in_role(words, eff, phrase, vocab, self.scores)
         if stand_in is not None:
             return stand_in
         # sub-phrases of whole printed words (never parts of one identifier: loss_rpn_cls is
@@ -1485,6 +1513,11 @@ class _NameRoles:
                                                or _objective_word_role(pwords, eff, phrase, self.objective_words,
                                                                        vocab))
 
+    def _quality_named(self, phrase: str) -> bool:
+        """Whether ``phrase`` names a quality score (``console.quality_score_names``) read as one."""
+        words = [w for w in normalize_name(phrase).split("_") if w]
+        return self.scores and _quality_score(words, self.words) is not None
+
     def _unabbreviated(self, pwords: list) -> list:
         """A one-word name whose first part abbreviates "loss" (``console.loss_abbreviations``:
         BasicSR's ``l_pix``, ``l_g_gan``, ``l_d_real``) spelt out, so that it reads as the loss
@@ -1500,8 +1533,11 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
                     _EpochRows, _BareValues, _SpeedOnly, _Tracebacks, _Histories, _Boxes, _Frames):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
-    def __init__(self, path: str, column_map=None, params=None, fmt: str = "console"):
+    def __init__(self, path: str, column_map=None, params=None, fmt: str = "console", scores: bool = False):
         p = self.params = resolve(params)
+        #: a quality score (F1, Dice, mAP, BLEU, R2) stands in for an accuracy: only when the text,
+        #: read without, printed no loss and no accuracy (:func:`_read_scores`)
+        self.scores = scores
         self.max_line = int(p["console.max_line_chars"])
         self.max_names = int(p["console.max_metric_names"])
         self.max_events = int(p["console.max_events"])
@@ -2049,12 +2085,13 @@ def _feed_all(reader, f, path: str, max_piece: int | None) -> None:
                 reader.feed(piece, new)
 
 
-def read_console(path, column_map=None, params=None, guess: bool = True) -> ConsoleLog:
+def read_console(path, column_map=None, params=None, guess: bool = True, scores: bool = False) -> ConsoleLog:
     """Read a console log file into a :class:`ConsoleLog` (finished: percent accuracies scaled,
     restarts listed). Raises InputError (one line, file and lines tried) when no metric is found,
-    not even under names guessed from their values (``guess``; see :mod:`.console_guess`)."""
+    not even as quality scores (:func:`_read_scores`) or under names guessed from their values
+    (``guess``; see :mod:`.console_guess`)."""
     path = os.fspath(path)
-    reader = ConsoleReader(path, column_map, params)
+    reader = ConsoleReader(path, column_map, params, scores=scores)
     try:
         f = open(path, encoding="utf-8-sig", errors="replace", newline="\n")
     except OSError as e:
@@ -2068,6 +2105,9 @@ def read_console(path, column_map=None, params=None, guess: bool = True) -> Cons
     except NoMetricsError as exc:
         if not guess:
             raise
+        scored = _read_scores(lambda: read_console(path, column_map, params, guess=False, scores=True))
+        if scored is not None:
+            return scored
         with open(path, encoding="utf-8-sig", errors="replace", newline="\n") as f:
             head = _head_lines(f, params)
         return _read_guessed(lambda p: read_console(path, column_map, p, guess=False), head, params, exc)
@@ -2079,6 +2119,20 @@ def _head_lines(f, params) -> list[str]:
     """The first ``console.guess_max_lines`` lines of an open text, each cut at the longest line read."""
     limit, width = int(resolve(params)["console.guess_max_lines"]), bounded.limits(params).max_line_chars
     return [line[:width] for line in itertools.islice(f, limit)]
+
+
+def _read_scores(read) -> ConsoleLog | None:
+    """The text read again with quality scores standing in for accuracies (an evaluation table, a
+    per-epoch dict of F1, Dice, mAP, BLEU or R2 scores printed without a loss or an accuracy), with a
+    note saying so; None when that reads nothing either. Only after the plain reading found nothing,
+    so that a score never moves the reading of a log that prints a loss or an accuracy."""
+    try:
+        log = read()
+    except NoMetricsError:
+        return None
+    names = ", ".join(f"{log.columns[r]!r}" for r in ("accuracy", "val_accuracy") if r in log.columns)
+    log.notes.append(f"no loss or accuracy printed: the quality score(s) {names} read as accuracies")
+    return log
 
 
 def _read_guessed(read, lines: list[str], params, exc: NoMetricsError) -> ConsoleLog:
@@ -2101,9 +2155,10 @@ def _rl_head(params) -> int:
 
 
 def read_console_text(text: str, name: str = "pasted log", column_map=None, params=None,
-                      guess: bool = True) -> ConsoleLog:
-    """Read console text already in memory (a pasted excerpt); ``guess`` as in :func:`read_console`."""
-    reader = ConsoleReader(name, column_map, params, fmt="pasted")
+                      guess: bool = True, scores: bool = False) -> ConsoleLog:
+    """Read console text already in memory (a pasted excerpt); ``guess`` and ``scores`` as in
+    :func:`read_console`."""
+    reader = ConsoleReader(name, column_map, params, fmt="pasted", scores=scores)
     reader.log.rl_names = rl_names_in_text(text[:_rl_head(params)], reader.words)
     _feed_all(reader, io.StringIO(text, newline="\n"), name, bounded.limits(params).max_line_chars)
     try:
@@ -2111,6 +2166,9 @@ def read_console_text(text: str, name: str = "pasted log", column_map=None, para
     except NoMetricsError as exc:
         if not guess:
             raise
+        scored = _read_scores(lambda: read_console_text(text, name, column_map, params, guess=False, scores=True))
+        if scored is not None:
+            return scored
         head = _head_lines(io.StringIO(text, newline="\n"), params)
         return _read_guessed(lambda p: read_console_text(text, name, column_map, p, guess=False), head, params, exc)
     _finish(log, params)

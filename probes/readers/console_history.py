@@ -104,6 +104,8 @@ class _Histories:
                     and self.hist_label[0] == self.line_no - 1:
                 phrase = self.hist_label[1]   # the list alone on its line, named by the line above
             r = self._role(phrase, None) if phrase and vals else None
+            if r is not None and self._quality_named(phrase):
+                continue   # ``average dice: [0.59, 0.32, 0.08]``: a score per class or n-gram, not per epoch
             if r is not None and r[0] in _READ_ROLES:
                 found.append((r, vals, m.group(2) is None))
         if not any(r[0] in _OPENERS for r, _, _ in found):

@@ -46,6 +46,12 @@ _CLOCK = re.compile(r"(?<![\w.])\d+(?::\d\d){1,2}(?:[.,]\d+)?(?![\w.])|(?<!\d)\d
 _TENSOR = re.compile(r"\b(?:tf\.)?tensor\(\s*\[*", re.IGNORECASE)
 #: a NumPy scalar's repr (NumPy 2: ``np.float32(0.25)``), a JAX array's (``Array(0.25, dtype=float32)``)
 _NP_SCALAR = re.compile(r"\b(?:np|numpy|jnp)\.(?:float|int|uint|bfloat)\d*\(|\bArray\((?=\s*[-+.\d])")
+#: a Julia Float32 literal's suffix (``38.7037f0``: Float32 values in the ordinary range print so): read
+#: as blanks, the number before it is the value (``1.5f-5`` stays unread: its exponent is the value's)
+_JULIA_F32 = re.compile(r"(?<=\d)f0(?![\w.])")
+#: a Julia symbol naming the value after it in a tuple (``(:epoch,8,:trn,38.7,:tst,38.6)``, Knet's examples):
+#: the colon and the comma after the symbol are read as blanks, ``epoch 8, trn 38.7, tst 38.6``
+_JULIA_SYMBOL = re.compile(r"(?<=[(,]):([A-Za-z_]\w*),(?=\s*[-+.\d])")
 #: a command-line option and its value (``python train.py -b 64 --learning-rate 0.0001 --epoch 200``):
 #: a setting the command asks for, not a value the run printed
 _OPTION = re.compile(r"(?<!\S)--[A-Za-z][\w.-]*(?:=|\s+)(?!-[A-Za-z])\S+")
@@ -923,6 +929,10 @@ class LineParser:
             text = _TENSOR.sub(_spaces, text)
         if "p.float" in text or "p.int" in text or "Array(" in text:
             text = _NP_SCALAR.sub(_spaces, text)
+        if "f0" in text:
+            text = _JULIA_F32.sub(_spaces, text)
+        if ",:" in text or "(:" in text:
+            text = _JULIA_SYMBOL.sub(lambda m: " " + m.group(1) + " ", text)
         # a table row?
         if self.header is not None:
             row = self._table_row(text)

@@ -42,7 +42,8 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
           "console.data_time_words", "console.step_time_key_words", "console.step_time_words",
           "console.phrase_filler_words", "console.perplexity_words",
           "console.error_rate_names", "console.error_rate_units", "console.error_rate_words",
-          "console.objective_words", "console.half_chance_score_names", "console.duration_words")
+          "console.objective_words", "console.half_chance_score_names", "console.duration_words",
+          "console.quality_score_names", "console.score_heading_words")
 
 #: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
 CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -113,6 +114,8 @@ class LogWords:
         self.duration = frozenset(str(w).lower() for w in p["console.duration_words"])
         self.summary = frozenset(p["console.summary_words"])
         self.half_chance_scores = frozenset(str(w).lower() for w in p["console.half_chance_score_names"])
+        self.quality_scores = {str(w).lower(): i for i, w in enumerate(p["console.quality_score_names"])}
+        self.score_heading = frozenset(str(w).lower() for w in p["console.score_heading_words"])
         self.data_wait = frozenset(p["console.data_wait_words"])
         self.data_time = frozenset(p["console.data_time_words"])
         self.step_time_key = frozenset(p["console.step_time_key_words"])
