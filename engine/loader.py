@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -704,6 +705,13 @@ def _check_references(b: _Builder) -> None:
         _check_condition_facts(b, "deferral", did, ("when",), d.get("when"), need_fact)
     for nid, entry in kb.normal.items():
         _check_condition_facts(b, "normal", nid, ("when",), entry.get("when"), need_fact)
+    for fid, fx in kb.fixes.items():
+        for i, t in enumerate(fx.get("tailor") or []):
+            _check_condition_facts(b, "fix", fid, ("tailor", i, "when"), t["when"], need_fact)
+            loose = set(re.findall(r"\{(\w+)", t["say"])) - _facts_in(t["when"])
+            if loose:       # a placeholder the condition does not require could be shown unfilled
+                b.fail("fix", fid, ("tailor", i, "say"), f"names {', '.join(sorted(loose))}, which its "
+                       "condition does not test")
 
 
 def _check_cause_refs(b: _Builder) -> None:

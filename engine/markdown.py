@@ -121,6 +121,8 @@ def _fix_section(out: list, report: dict) -> None:
     out += ["### Fix", ""]
     fix = report.get("fix")
     if fix:
+        for line in fix.get("tailored") or []:
+            out += [f"**Given your setup:** {line}", ""]
         out.append(fix["summary"])
         out.append("")
         for i, s in enumerate(fix.get("steps") or [], 1):

@@ -226,9 +226,9 @@ def _symptom_block(session: Session, status, symptom, top, deferral) -> tuple[st
                           "how": (sym_fact.detail if sym_fact and sym_fact.detail else None)}
 
 
-def _fix_and_cautions(kb, top, mis, sym, deferral) -> tuple[dict | None, list, str | None]:
-    """The diagnosed cause's fix, what not to do (the misdiagnosis's, the cause's, the symptom's)
-    and the reference sheet."""
+def _fix_and_cautions(kb, top, mis, sym, deferral, facts=None) -> tuple[dict | None, list, str | None]:
+    """The diagnosed cause's fix (tailored to ``facts``, name -> value: :func:`tailored`), what not
+    to do (the misdiagnosis's, the cause's, the symptom's) and the reference sheet."""
     fix = None
     what_not = []
     reference = None
@@ -236,7 +236,8 @@ def _fix_and_cautions(kb, top, mis, sym, deferral) -> tuple[dict | None, list, s
         rc = kb.root_causes[top["id"]]
         fx = kb.fixes[rc["fix"]]
         fix = {"id": fx["id"], "summary": fx["summary"], "steps": fx.get("steps", []), "code": fx["code"],
-               "verify": fx.get("verify"), "reference": fx["reference"]}
+               "verify": fx.get("verify"), "reference": fx["reference"],
+               "tailored": tailored(kb, fx, facts or {})}
         what_not += rc.get("what_not_to_do", [])
         reference = rc["reference"]
     if mis:
@@ -245,6 +246,19 @@ def _fix_and_cautions(kb, top, mis, sym, deferral) -> tuple[dict | None, list, s
         what_not += [w for w in sym.get("what_not_to_do", []) if w not in what_not]
         reference = reference or sym.get("reference")
     return fix, what_not, reference
+
+
+def tailored(kb, fix: dict, facts: dict) -> list[str]:
+    """The fix's ``tailor`` lines whose condition holds on ``facts`` (name -> value), placeholders
+    filled: what the user already does changes what to try first (dropout already at 0.5 is not
+    "add dropout"). Unknown facts never hold, so a line never guesses."""
+    from .conditions import compile_condition
+    out = []
+    for i, t in enumerate(fix.get("tailor") or []):
+        test, _deps = compile_condition(t["when"], f"fix {fix['id']} tailor {i}", kb.params())
+        if test(facts) is True:
+            out.append(" ".join(render(t["say"], facts).split()))
+    return out
 
 
 def build_report(session: Session) -> dict:
@@ -262,7 +276,8 @@ def build_report(session: Session) -> dict:
         for c, p in zip(causes, cf.calibrated_ranking([dist.get(c["id"], 0.0) for c in causes], kb.params())):
             c["confidence"] = cf.shown(p, kb.params())
     symptom, sym, symptom_block = _symptom_block(session, status, symptom, top, deferral)
-    fix, what_not, reference = _fix_and_cautions(kb, top, mis, sym, deferral)
+    fix, what_not, reference = _fix_and_cautions(kb, top, mis, sym, deferral,
+                                                 {k: f.value for k, f in facts.items()})
 
     experiments = experiment_entries(session)
     if fix is not None:

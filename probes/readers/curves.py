@@ -313,6 +313,7 @@ def analyze(log, num_classes: int | None = None, *, min_head: int = 1,
     _analyze_grad_norm(log, out)
     _analyze_step_time(log, out)
     _run_length(log, out)
+    _logged_lr(log, out)
     an.loss_trend = loss
     _loss_scale(log, an, params)
     return an.findings, an
@@ -1346,6 +1347,29 @@ def _analyze_lr(log, out: _Out) -> None:
             out.add("lr_decay_helps", False, reg.start, x1,
                     f"the schedule cut the learning rate {_fmt(cut[0])} -> {_fmt(cut[1])} after the "
                     f"loss levelled off at {log.x_label} {_fx(reg.start)}, and the loss did not move")
+
+
+def _logged_lr(log, out: _Out) -> None:
+    """``learning_rate``: the LR the log records, when it says which LR the run was set to: a steady
+    LR (every record within ``curves.logged_lr_steady_ratio`` of the others), or the peak of a
+    schedule the log holds from the run's start (``log_starts_mid_run`` false) with no warm-up
+    still rising at its end. A mid-run excerpt of a decaying schedule, or a warm-up cut before its
+    top, records only part of the schedule: its peak is not the LR the run was given, and none is
+    read. What ran outranks what the code or config intended (``engine.source_rank.log``)."""
+    s = log.get("lr")
+    if s is None or not s.finite:
+        return
+    fin = s.finite_points()
+    lo, hi = min(p.lo for p in fin), max(p.hi for p in fin)
+    if lo <= 0:
+        return
+    steady = hi <= lo * out.p["curves.logged_lr_steady_ratio"]
+    whole = out.a.facts.get("log_starts_mid_run") is False and out.a.facts.get("lr_rising") is not True
+    if not (steady or whole):
+        return
+    what = _fmt(hi) if steady and math.isclose(lo, hi) else f"its peak, {_fmt(lo)}-{_fmt(hi)} recorded"
+    out.add("learning_rate", hi, fin[0].x0, fin[-1].x1,
+            f"the log records the learning rate the run used: {what}" + ("" if steady else " from the run's start"))
 
 
 def _lr_rising(fin: list, out: _Out, x0: float, x1: float) -> None:

@@ -98,7 +98,7 @@ FACTS = (
     "nan_first_step", "loss_spikes", "loss_noise", "oscillation_trend", "train_accuracy",
     "val_accuracy", "val_accuracy_best", "loss_shape_mismatch", "loss_broadcast_expands",
     "train_loss", "val_loss", "val_loss_trend", "best_val_fraction",
-    "step_time_trend", "lr_final_ratio", "lr_collapse_fraction", "lr_rising", "grad_norm_max",
+    "step_time_trend", "learning_rate", "lr_final_ratio", "lr_collapse_fraction", "lr_rising", "grad_norm_max",
     "grad_norm_trend", "loss_negative", "run_length_steps", "loss_at_chance", "lr_decay_helps",
     # the pace reader (pace.py), a console log's held-out test, and where the log starts
     "loss_pace", "test_accuracy", "test_loss", "log_starts_mid_run", "loss_creeping", "loss_frozen",
