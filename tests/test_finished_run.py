@@ -161,7 +161,7 @@ def test_settings_printed_in_a_pasted_log_are_read_in_mcp():
     out = eng.call("start_diagnosis", {"complaint": text})
     rep = eng.call("get_report", {"session_id": out["session_id"]})
     lr = [f for f in rep["facts"] if f["fact"] == "learning_rate"]
-    assert lr and lr[0]["value"] == pytest.approx(3e-4) and "pasted log" in lr[0]["detail"]
+    assert lr and lr[0]["value"] == pytest.approx(3e-4) and "pasted log" in lr[0]["detail"] + lr[0]["source"]
     assert "learning_rate" not in out["next_question"]["facts"]
     keras = "accuracy stays at chance:\n" + "\n".join(
         f"Epoch {e}/40\n250/250 - 3s - loss: 1.3863 - accuracy: 0.2500" for e in range(1, 5))

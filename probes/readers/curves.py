@@ -1350,26 +1350,22 @@ def _analyze_lr(log, out: _Out) -> None:
 
 
 def _logged_lr(log, out: _Out) -> None:
-    """``learning_rate``: the LR the log records, when it says which LR the run was set to: a steady
-    LR (every record within ``curves.logged_lr_steady_ratio`` of the others), or the peak of a
-    schedule the log holds from the run's start (``log_starts_mid_run`` false) with no warm-up
-    still rising at its end. A mid-run excerpt of a decaying schedule, or a warm-up cut before its
-    top, records only part of the schedule: its peak is not the LR the run was given, and none is
-    read. What ran outranks what the code or config intended (``engine.source_rank.log``)."""
+    """``learning_rate``: the LR the log records, when every record lies within
+    ``curves.logged_lr_steady_ratio`` of the others: one steady LR, the rate the run was set to,
+    even in an excerpt from mid-run. A schedule that moves further is not read: its peak need not be
+    the LR the run was given (a StepLR stepped before the first print, a warm-up cut before its top,
+    an excerpt from a decay's tail), so the question stays open and a code's or config's LR stands.
+    What ran outranks what the code or config intended (``engine.source_rank.log``)."""
     s = log.get("lr")
     if s is None or not s.finite:
         return
     fin = s.finite_points()
     lo, hi = min(p.lo for p in fin), max(p.hi for p in fin)
-    if lo <= 0:
+    if lo <= 0 or hi > lo * out.p["curves.logged_lr_steady_ratio"]:
         return
-    steady = hi <= lo * out.p["curves.logged_lr_steady_ratio"]
-    whole = out.a.facts.get("log_starts_mid_run") is False and out.a.facts.get("lr_rising") is not True
-    if not (steady or whole):
-        return
-    what = _fmt(hi) if steady and math.isclose(lo, hi) else f"its peak, {_fmt(lo)}-{_fmt(hi)} recorded"
+    what = _fmt(hi) if math.isclose(lo, hi) else f"{_fmt(lo)}-{_fmt(hi)}, read as its highest"
     out.add("learning_rate", hi, fin[0].x0, fin[-1].x1,
-            f"the log records the learning rate the run used: {what}" + ("" if steady else " from the run's start"))
+            f"the log records the learning rate the run used: {what}")
 
 
 def _lr_rising(fin: list, out: _Out, x0: float, x1: float) -> None:
