@@ -1,0 +1,43 @@
+"""Session 27 (finish27): what a finished run's console leaves that the reader missed — a loss printed
+in words the knowledge base lacks beside an accuracy it knows (``acc`` is English in any language's
+print)."""
+import json
+import math
+
+from conftest import run_cli
+from traindx.probes.readers.console import read_console_text
+
+
+def _finnish_with_acc(epochs=20):
+    """Train loss falls, validation loss turns up after epoch 8; the accuracies keep the English
+    abbreviation the reader knows, the losses are Finnish words it does not."""
+    rows = []
+    for e in range(1, epochs + 1):
+        train = 2.0 * math.exp(-e / 5) + 0.05
+        held = 0.9 + 0.01 * (e - 8) ** 2 if e > 8 else train + 0.3
+        rows.append(f"Kierros {e}/{epochs} - koulutushäviö {train:.4f} - koulutus acc {1 - train / 3:.4f} - "
+                    f"validointihäviö {held:.4f} - validointi acc {0.8 - 0.002 * e:.4f}\n")
+    return "".join(rows)
+
+
+def test_a_loss_in_unknown_words_beside_a_known_accuracy_is_read_by_its_values():
+    log = read_console_text(_finnish_with_acc())
+    assert {"loss", "val_loss"} <= set(log.series)
+    assert log.guessed_names["koulutushäviö"] == "train loss"
+    assert log.guessed_names["validointihäviö"] == "val loss"
+    assert any("how their values behave" in n for n in log.notes)
+
+
+def test_such_a_log_is_diagnosed_from_its_losses(tmp_path):
+    path = tmp_path / "train.log"
+    path.write_text(_finnish_with_acc(), encoding="utf-8")
+    r = run_cli("diagnose", "--log", str(path), "--non-interactive", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["symptom"]["id"] == "overfitting"
+
+
+def test_an_accuracy_only_log_with_no_unknown_pair_is_read_as_before():
+    text = "".join(f"Epoch {e}/12 - acc {0.5 + 0.03 * e:.4f} - val_acc {0.48 + 0.03 * e:.4f}\n" for e in range(1, 13))
+    log = read_console_text(text)
+    assert set(log.series) == {"accuracy", "val_accuracy"}
+    assert not log.guessed_names
