@@ -41,3 +41,18 @@ def test_an_accuracy_only_log_with_no_unknown_pair_is_read_as_before():
     log = read_console_text(text)
     assert set(log.series) == {"accuracy", "val_accuracy"}
     assert not log.guessed_names
+
+
+def test_an_arrow_after_a_name_parts_it_from_its_value():
+    text = "".join(f"it {e:04d} >> fit_loss -> {3 - 0.1 * e:.4f} >> valid_mse => {3.2 - 0.1 * e:.4f}\n"
+                   for e in range(1, 16))
+    log = read_console_text(text)
+    assert log.series["loss"].points[-1].mean == 1.5
+    assert log.series["val_loss"].points[-1].mean == 1.7
+
+
+def test_an_arrow_between_two_numbers_stays_a_change_of_value():
+    text = "".join(f"epoch {e} loss {2 - 0.1 * e:.3f} lr 0.1 -> 0.05\n" for e in range(1, 12))
+    log = read_console_text(text)
+    assert log.series["loss"].points[-1].mean == 0.9
+    assert "val_loss" not in log.series

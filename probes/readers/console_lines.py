@@ -542,10 +542,28 @@ def _list_of_values(toks: list, i: int) -> bool:
 
 def _parts_pair(toks: list, i: int) -> bool:
     """Whether the separator at ``i``, right after a name, stands between the name and its value:
-    ``:``/``=``/quotes (:data:`_PAIR_SEP`), a ``[`` opening a list of values, or a lone ``|``."""
+    ``:``/``=``/quotes (:data:`_PAIR_SEP`), a ``[`` opening a list of values, a lone ``|``, or an arrow
+    (``meta_loss -> 3.96``, Julia's pair ``:loss => 0.52``, ``loss → 0.52``)."""
     val = toks[i][1]
     return val in _PAIR_SEP or (val == "[" and _list_of_values(toks, i + 1)) or \
-        (val == "|" and _pipe_before_value(toks, i))
+        (val == "|" and _pipe_before_value(toks, i)) or _arrow_before_value(toks, i)
+
+
+#: an arrow's characters: ``-``/``=`` then ``>`` (two tokens), or one arrow character
+_ARROW_HEADS = ("-", "=")
+_ARROWS = ("→", "⇒", "⟶")
+
+
+def _arrow_before_value(toks: list, i: int) -> bool:
+    """An arrow right after a name whose value follows it: ``->``/``=>`` (their first character, at
+    ``i``; the ``>`` after it is skipped as the next separator) or one arrow character. An arrow after a
+    number (``lr 0.1 -> 0.01``) is a change of value and never gets here (no name before it)."""
+    if toks[i][1] in _ARROWS:
+        return i + 1 < len(toks) and toks[i + 1][0] == "num"
+    if toks[i][1] in _ARROW_HEADS and i + 2 < len(toks) and toks[i + 1][1] == ">":
+        return toks[i + 2][0] == "num"
+    return toks[i][1] == ">" and i > 0 and toks[i - 1][1] in _ARROW_HEADS and i + 1 < len(toks) \
+        and toks[i + 1][0] == "num"
 
 
 def _pipe_before_value(toks: list, i: int) -> bool:
