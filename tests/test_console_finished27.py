@@ -56,3 +56,11 @@ def test_an_arrow_between_two_numbers_stays_a_change_of_value():
     log = read_console_text(text)
     assert log.series["loss"].points[-1].mean == 0.9
     assert "val_loss" not in log.series
+
+
+def test_slovak_split_words_in_their_other_cases_name_the_split():
+    text = "".join(f"Epocha {e}/10 - strata trénovania {2 - 0.1 * e:.3f} - strata validácie {2.2 - 0.1 * e:.3f}\n"
+                   for e in range(1, 11))
+    log = read_console_text(text)
+    assert log.series["loss"].points[-1].mean == 1.0
+    assert log.series["val_loss"].points[-1].mean == 1.2
