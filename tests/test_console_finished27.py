@@ -64,3 +64,15 @@ def test_slovak_split_words_in_their_other_cases_name_the_split():
     log = read_console_text(text)
     assert log.series["loss"].points[-1].mean == 1.0
     assert log.series["val_loss"].points[-1].mean == 1.2
+
+
+def test_a_loss_that_prints_only_nan_in_unknown_words_is_read_as_diverged(tmp_path):
+    text = "".join(f"Kierros {e}/12 - koulutushäviö nan - koulutus acc 0.3100 - validointihäviö nan - "
+                   f"validointi acc 0.2950\n" for e in range(1, 13))
+    log = read_console_text(text)
+    assert log.guessed_names["koulutushäviö"] == "train loss"
+    assert log.guessed_names["validointihäviö"] == "val loss"
+    path = tmp_path / "train.log"
+    path.write_text(text, encoding="utf-8")
+    r = run_cli("diagnose", "--log", str(path), "--non-interactive", "--format", "json")
+    assert json.loads(r.stdout)["symptom"]["id"] == "explosion"
