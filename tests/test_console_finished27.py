@@ -76,3 +76,20 @@ def test_a_loss_that_prints_only_nan_in_unknown_words_is_read_as_diverged(tmp_pa
     path.write_text(text, encoding="utf-8")
     r = run_cli("diagnose", "--log", str(path), "--non-interactive", "--format", "json")
     assert json.loads(r.stdout)["symptom"]["id"] == "explosion"
+
+
+def test_a_value_field_takes_the_name_a_quoted_field_gives_it():
+    """ClearML-like ``'name' iteration=N value=V`` and a TensorBoard event's ``tag: "name" simple_value: V``."""
+    reported = "".join(f"[tracker] scalar 'loss/train' iteration={i} value={2 / i:.4f}\n"
+                       f"[tracker] scalar 'loss/val' iteration={i} value={2.5 / i:.4f}\n" for i in range(1, 13))
+    log = read_console_text(reported)
+    assert log.series["loss"].points[-1].mean == round(2 / 12, 4)
+    assert log.series["val_loss"].points[-1].mean == round(2.5 / 12, 4)
+    event = "".join(f'step: {i} tag: "loss" simple_value: {3 / i:.4f}\n' for i in range(1, 13))
+    assert read_console_text(event).series["loss"].points[-1].mean == 0.25
+
+
+def test_a_value_field_with_no_quoted_name_names_nothing_new():
+    text = "".join(f"epoch {e} loss {2 - 0.1 * e:.3f} best value {1.5:.3f}\n" for e in range(1, 12))
+    log = read_console_text(text)
+    assert log.series["loss"].points[-1].mean == 0.9

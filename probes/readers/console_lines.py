@@ -540,6 +540,25 @@ def _list_of_values(toks: list, i: int) -> bool:
     return _has_decimals(toks[i][1])
 
 
+#: the name of a field that holds a record's value when another field, quoted, names the metric
+#: (ClearML's ``Reporting scalar 'loss/train' iteration=3 value=0.41``, a TensorBoard event printed as
+#: ``tag: "loss" simple_value: 0.41``, MLflow's ``Metric(key='loss', value=0.41, step=3)``)
+_VALUE_FIELDS = frozenset({"value", "simple_value", "scalar_value"})
+#: quote characters around a field's name
+_QUOTES = ("'", '"')
+
+
+def _named_by_field(toks: list, i: int, phrase: list) -> list:
+    """The phrase naming the value at ``i``: the quoted name printed before it in the line when the
+    phrase ends in a value field's name (``value``), else the phrase itself."""
+    if phrase[-1].lower() not in _VALUE_FIELDS:
+        return phrase
+    for k in range(i - 2, 0, -1):
+        if toks[k][0] == "name" and toks[k - 1][1] in _QUOTES and toks[k + 1][1] == toks[k - 1][1]:
+            return [toks[k][1]]
+    return phrase
+
+
 def _parts_pair(toks: list, i: int) -> bool:
     """Whether the separator at ``i``, right after a name, stands between the name and its value:
     ``:``/``=``/quotes (:data:`_PAIR_SEP`), a ``[`` opening a list of values, a lone ``|``, or an arrow
@@ -1109,6 +1128,7 @@ class LineParser:
                 i += skip       # a count inside the name, or an index between the name and its value
                 continue
             if phrase and kind in ("num", "frac"):
+                phrase = _named_by_field(toks, i, phrase)
                 if i + 1 < n and toks[i + 1][0] == "name" and toks[i + 1][1].lower() in _TIME_UNITS:
                     if kind == "num" and toks[i + 1][1].lower() in ("s", "sec", "secs") \
                             and _TIMED_NAME.search(phrase[-1]):
