@@ -1110,8 +1110,7 @@ class LineParser:
         i = 0
         phrase: list = []
         group: list = []     # the name of a bracketed group of named values, which names each of them
-        phrase_pos = 0
-        used = set()
+        phrase_pos, used = 0, set()
         while i < n:
             kind, val, pos, end = toks[i]
             if kind == "name":
