@@ -2111,6 +2111,10 @@ def read_console(path, column_map=None, params=None, guess: bool = True, scores:
         with open(path, encoding="utf-8-sig", errors="replace", newline="\n") as f:
             head = _head_lines(f, params)
         return _read_guessed(lambda p: read_console(path, column_map, p, guess=False), head, params, exc)
+    if guess and not _reads_a_loss(log):
+        with open(path, encoding="utf-8-sig", errors="replace", newline="\n") as f:
+            head = _head_lines(f, params)
+        log = _loss_guessed(lambda p: read_console(path, column_map, p, guess=False), head, params, log) or log
     _finish(log, params)
     return log
 
@@ -2150,6 +2154,31 @@ def _read_guessed(read, lines: list[str], params, exc: NoMetricsError) -> Consol
     return log
 
 
+def _reads_a_loss(log: ConsoleLog) -> bool:
+    """Whether the log holds a loss, or holds no accuracy either (nothing for a guess to stand beside)."""
+    return any(role in log.series for role in ("loss", "val_loss")) or not any(
+        role in log.series for role in ("accuracy", "val_accuracy"))
+
+
+def _loss_guessed(read, lines: list[str], params, first: ConsoleLog) -> ConsoleLog | None:
+    """A log whose known names hold an accuracy and no loss (``acc`` is English in any language's
+    print) read again with the names its values tell a loss (``entrenamendu-galera`` /
+    ``balidazio-galera``, one metric on two splits), with the note saying so; None when the values
+    tell no loss, or the second reading holds none or loses a metric the first one read."""
+    vocab = console_guess.guess_vocabulary(lines, params)
+    if not any(role.endswith("loss") for role in vocab.values()):
+        return None
+    try:
+        log = read(console_guess.with_vocabulary(params, vocab))
+    except NoMetricsError:
+        return None
+    if not any(role in log.series for role in ("loss", "val_loss")) or not set(first.series) <= set(log.series):
+        return None
+    log.notes.append(console_guess.note(vocab))
+    log.guessed_names = dict(vocab)
+    return log
+
+
 def _rl_head(params) -> int:
     return int(resolve(params)["console.rl_head_chars"])
 
@@ -2171,6 +2200,10 @@ def read_console_text(text: str, name: str = "pasted log", column_map=None, para
             return scored
         head = _head_lines(io.StringIO(text, newline="\n"), params)
         return _read_guessed(lambda p: read_console_text(text, name, column_map, p, guess=False), head, params, exc)
+    if guess and not _reads_a_loss(log):
+        head = _head_lines(io.StringIO(text, newline="\n"), params)
+        log = _loss_guessed(lambda p: read_console_text(text, name, column_map, p, guess=False), head, params,
+                            log) or log
     _finish(log, params)
     return log
 

@@ -20,8 +20,11 @@ values alone, with no word of the language:
 
 The guesses become a vocabulary (the labels with their English roles) that the console reader reads
 the log with again, and the log carries a note naming every guess, so the report says the metric
-names were guessed. Only a log the shipped vocabulary could not read at all is ever guessed at, and
-only labels holding no word of that vocabulary (``valid score``, ``err`` are the readers' to refuse).
+names were guessed. Only a log the shipped vocabulary could not read at all, or read only an accuracy
+from (``acc`` is English in any language's print: ``koulutushäviö 0.41 - koulutus acc 0.87``), is ever
+guessed at, and only labels holding no word of that vocabulary (``valid score``, ``err`` are the
+readers' to refuse); the second reading is kept only when it loses no metric the first one read. A
+label printed as ``nan``/``inf`` is a loss that diverged (no accuracy or setting prints one).
 Every bound is a ``kb/parameters/console.yaml`` parameter (``console.guess_*``).
 """
 
@@ -42,7 +45,8 @@ from .words import log_words
 _LABEL_CHAR = r"[^\s\d:=|,;()\[\]{}<>/\\\"#*+%!?@$&^~`.\-–—_'’·•：，、（）【】「」]"
 _PAIR = re.compile(
     rf"(?<!{_LABEL_CHAR})(?P<label>{_LABEL_CHAR}+(?:[ '’-]{_LABEL_CHAR}+){{0,3}})\s*[:=：]?\s*"
-    r"(?P<num>[-+]?(?:\d+(?:[.,]\d+)?|[.,]\d+)(?:[eE][-+]?\d+)?)(?P<after>\s*%|[^\W\d_]*)")
+    r"(?P<num>[-+]?(?:(?:\d+(?:[.,]\d+)?|[.,]\d+)(?:[eE][-+]?\d+)?|(?:nan|inf(?:inity)?)(?![^\W\d_])))"
+    r"(?P<after>\s*%|[^\W\d_]*)", re.IGNORECASE)
 #: a character of a script written without spaces between words (CJK, Thai, ...): a shorter
 #: shared stem already says "the same word"
 _DENSE_SCRIPT = 0x2E80
@@ -131,14 +135,23 @@ def _together(a: _Label, b: _Label) -> float:
 def _level(lab: _Label) -> float:
     """The label's typical size, on a log scale: what tells a loss's two splits (alike) from a loss
     and an accuracy that share a split word (``训练损失`` / ``训练准确率``)."""
-    return math.log(max(statistics.median(abs(v) for v in lab.values), _TINY))
+    return math.log(max(statistics.median([abs(v) for v in _finite(lab)] or [_TINY]), _TINY))
+
+
+def _finite(lab: _Label) -> list[float]:
+    return [v for v in lab.values if math.isfinite(v)]
+
+
+def _blew_up(lab: _Label) -> bool:
+    """A label printed as ``nan``/``inf``: a loss that diverged (an accuracy or a setting never prints one)."""
+    return len(_finite(lab)) < len(lab.values)
 
 
 def _kind(lab: _Label) -> str | None:
     """``acc`` (printed with %), ``loss`` (above 1, so no share), or None (within [0, 1]: either)."""
     if lab.percent:
         return "acc"
-    return "loss" if max(abs(v) for v in lab.values) > 1 else None
+    return "loss" if _blew_up(lab) or max(abs(v) for v in lab.values) > 1 else None
 
 
 def _pairs_of_one_metric(labels: list[_Label], p: Mapping) -> tuple[list[list[_Label]], list[_Label]]:
@@ -165,7 +178,9 @@ def _pairs_of_one_metric(labels: list[_Label], p: Mapping) -> tuple[list[list[_L
 
 def _rise(members: list[_Label]) -> float:
     """How far the first member's values rose from its first third to its last (negative: fell)."""
-    first = members[0].values
+    first = _finite(members[0])
+    if not first:
+        return 0.0
     third = max(1, len(first) // 3)
     return statistics.median(first[-third:]) - statistics.median(first[:third])
 
@@ -173,6 +188,8 @@ def _rise(members: list[_Label]) -> float:
 def _is_accuracy(members: list[_Label]) -> bool:
     if any(m.percent for m in members):
         return True
+    if any(_blew_up(m) for m in members):
+        return False
     values = [v for m in members for v in m.values]
     return bool(values) and min(values) >= 0 and max(values) <= 1 and _rise(members) > 0
 
@@ -197,7 +214,8 @@ def guess_vocabulary(lines: list[str], params: Mapping | None = None) -> dict[st
         if not lab.known:                  # "Epoch" is the reader's already; an unknown counter is named
             vocab[lab.name] = role
     metrics = [n for n, lab in kept.items()
-               if lab not in counters and not lab.known and not lab.integer and len(set(lab.values)) > 1]
+               if lab not in counters and not lab.known and not lab.integer
+               and (len(set(lab.values)) > 1 or _blew_up(lab))]
     pairs, lone = _pairs_of_one_metric([kept[n] for n in metrics], p)
     # one loss and one accuracy at most: a pair printed earlier, in more lines, wins its kind; of
     # two pairs within [0, 1] (a flat BCE loss beside a flat accuracy) the one that rose more is
@@ -213,7 +231,7 @@ def guess_vocabulary(lines: list[str], params: Mapping | None = None) -> dict[st
         for lab, split in zip(members, _SPLITS):
             vocab[lab.name] = f"{split} {kind}"
     peak = float(p["console.guess_min_loss_peak"])
-    lone = [lab for lab in lone if _is_accuracy([lab]) or max(abs(v) for v in lab.values) > peak]
+    lone = [lab for lab in lone if _is_accuracy([lab]) or _blew_up(lab) or max(abs(v) for v in lab.values) > peak]
     if lone and counters and not any(v.endswith(("loss", "acc")) for v in vocab.values()):
         best = max(lone, key=lambda lab: len(lab.lines))
         vocab[best.name] = "train acc" if _is_accuracy([best]) else "train loss"

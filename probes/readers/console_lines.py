@@ -546,12 +546,49 @@ def _list_of_values(toks: list, i: int) -> bool:
     return _has_decimals(toks[i][1])
 
 
+#: the name of a field that holds a record's value when another field, quoted, names the metric
+#: (ClearML's ``Reporting scalar 'loss/train' iteration=3 value=0.41``, a TensorBoard event printed as
+#: ``tag: "loss" simple_value: 0.41``, MLflow's ``Metric(key='loss', value=0.41, step=3)``)
+_VALUE_FIELDS = frozenset({"value", "simple_value", "scalar_value"})
+#: quote characters around a field's name
+_QUOTES = ("'", '"')
+
+
+def _named_by_field(toks: list, i: int, phrase: list) -> list:
+    """The phrase naming the value at ``i``: the quoted name printed before it in the line when the
+    phrase ends in a value field's name (``value``), else the phrase itself."""
+    if phrase[-1].lower() not in _VALUE_FIELDS:
+        return phrase
+    for k in range(i - 2, 0, -1):
+        if toks[k][0] == "name" and toks[k - 1][1] in _QUOTES and toks[k + 1][1] == toks[k - 1][1]:
+            return [toks[k][1]]
+    return phrase
+
+
 def _parts_pair(toks: list, i: int) -> bool:
     """Whether the separator at ``i``, right after a name, stands between the name and its value:
-    ``:``/``=``/quotes (:data:`_PAIR_SEP`), a ``[`` opening a list of values, or a lone ``|``."""
+    ``:``/``=``/quotes (:data:`_PAIR_SEP`), a ``[`` opening a list of values, a lone ``|``, or an arrow
+    (``meta_loss -> 3.96``, Julia's pair ``:loss => 0.52``, ``loss → 0.52``)."""
     val = toks[i][1]
     return val in _PAIR_SEP or (val == "[" and _list_of_values(toks, i + 1)) or \
-        (val == "|" and _pipe_before_value(toks, i))
+        (val == "|" and _pipe_before_value(toks, i)) or _arrow_before_value(toks, i)
+
+
+#: an arrow's characters: ``-``/``=`` then ``>`` (two tokens), or one arrow character
+_ARROW_HEADS = ("-", "=")
+_ARROWS = ("→", "⇒", "⟶")
+
+
+def _arrow_before_value(toks: list, i: int) -> bool:
+    """An arrow right after a name whose value follows it: ``->``/``=>`` (their first character, at
+    ``i``; the ``>`` after it is skipped as the next separator) or one arrow character. An arrow after a
+    number (``lr 0.1 -> 0.01``) is a change of value and never gets here (no name before it)."""
+    if toks[i][1] in _ARROWS:
+        return i + 1 < len(toks) and toks[i + 1][0] == "num"
+    if toks[i][1] in _ARROW_HEADS and i + 2 < len(toks) and toks[i + 1][1] == ">":
+        return toks[i + 2][0] == "num"
+    return toks[i][1] == ">" and i > 0 and toks[i - 1][1] in _ARROW_HEADS and i + 1 < len(toks) \
+        and toks[i + 1][0] == "num"
 
 
 def _pipe_before_value(toks: list, i: int) -> bool:
@@ -1083,8 +1120,7 @@ class LineParser:
         i = 0
         phrase: list = []
         group: list = []     # the name of a bracketed group of named values, which names each of them
-        phrase_pos = 0
-        used = set()
+        phrase_pos, used = 0, set()
         while i < n:
             kind, val, pos, end = toks[i]
             if kind == "name":
@@ -1101,6 +1137,7 @@ class LineParser:
                 i += skip       # a count inside the name, or an index between the name and its value
                 continue
             if phrase and kind in ("num", "frac"):
+                phrase = _named_by_field(toks, i, phrase)
                 if i + 1 < n and toks[i + 1][0] == "name" and toks[i + 1][1].lower() in _TIME_UNITS:
                     if kind == "num" and toks[i + 1][1].lower() in ("s", "sec", "secs") \
                             and _TIMED_NAME.search(phrase[-1]):
