@@ -33,7 +33,8 @@ from traindx.engine.parameters import resolve
 
 #: The parameters compiled into a :class:`LogWords` (every one is a ``kb/parameters`` entry).
 TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spellings", "logs.filler_words",
-          "logs.loss_function_words", "logs.one_net_words", "logs.error_words", "logs.plural_words",
+          "logs.loss_function_words", "logs.split_loss_names", "logs.one_net_words", "logs.error_words",
+          "logs.plural_words",
           "logs.not_a_loss_words", "logs.lr_monitor_rank", "logs.generic_rank", "logs.loss_word_rank",
           "logs.one_net_loss_rank", "logs.test_split_rank", "logs.last_resort_rank", "console.local_words",
           "console.latin_words", "logs.rl_reward_words", "logs.rl_context_words", "logs.rl_context_names",
@@ -55,7 +56,6 @@ ACRONYM_HUMP = re.compile(r"(?<=[A-Z])(?=[A-Z][a-z])")
 CAMEL_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
 #: the metric words of an accuracy and of a loss (the roles' own names: structure, not vocabulary)
 _ACC_WORDS = frozenset({"acc", "accu", "accuracy"})
-_CROSS_ENTROPY = frozenset({"cross", "entropy"})
 #: How many compiled vocabularies are kept (one per knowledge base a process loads): a bound on memory.
 _CACHE_SIZE = 8
 
@@ -94,6 +94,8 @@ class LogWords:
         self.filler = frozenset(p["logs.filler_words"])
         self.allowed = self.filler | self.split_train | self.split_val
         self.loss_words = frozenset(p["logs.loss_function_words"])
+        self.split_loss_names = tuple((frozenset(normalize_name(k).split("_")), str(v))
+                                      for k, v in p["logs.split_loss_names"].items())
         self.one_nets = frozenset(p["logs.one_net_words"])
         self.err_words = frozenset(p["logs.error_words"])
         self.plurals = dict(p["logs.plural_words"])
@@ -192,9 +194,12 @@ class LogWords:
         if tokens & self.err_words and len(tokens) == 2 and tokens - self.err_words <= self.one_nets:
             return "loss", self.one_net_loss_rank   # Err_G, Err_D (DCGAN): the generator's or the discriminator's loss
         words = tokens - allowed
-        if "cross" in words and "entropy" in words:
-            words = (words - _CROSS_ENTROPY) | {"crossentropy"}
-        if len(words) == 1 and words <= self.loss_words and tokens - _CROSS_ENTROPY - self.loss_words <= allowed:
+        spelled = set()
+        for parts, joined in self.split_loss_names:     # cross_entropy, cross_ent: one loss function's name
+            if parts <= words:
+                spelled |= parts
+                words = (words - parts) | {joined}
+        if len(words) == 1 and words <= self.loss_words and tokens - spelled - self.loss_words <= allowed:
             return ("val_loss" if val else "loss"), self.loss_word_rank
         metric = tokens & _ACC_WORDS
         if metric and "loss" not in tokens and tokens - metric <= allowed:
