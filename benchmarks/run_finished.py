@@ -75,7 +75,7 @@ def _top(rep: dict) -> str | None:
     return rep["root_causes"][0]["id"]
 
 
-def run_finished(root: str, split: str | None, verbose: bool) -> dict:
+def run_finished(root: str, split: str | None, verbose: bool, only: set | None = None) -> dict:
     rows = []
     for sp in sorted(os.listdir(root)):
         d = os.path.join(root, sp)
@@ -85,6 +85,8 @@ def run_finished(root: str, split: str | None, verbose: bool) -> dict:
             run = os.path.join(d, rid)
             meta_p = os.path.join(run, "meta.yaml")
             if not os.path.isfile(meta_p) or not os.path.isfile(os.path.join(run, "console.log")):
+                continue
+            if only and rid not in only:
                 continue
             with open(meta_p, encoding="utf-8") as fh:
                 meta = yaml.safe_load(fh)
@@ -143,13 +145,13 @@ def _confusion(rows: list, want: str, got: str) -> dict:
     return dict(Counter(f"{r[want]} -> {r[got]}" for r in rows if r[want] != r[got]).most_common())
 
 
-def run_pasted(root: str, split: str | None, verbose: bool) -> dict:
+def run_pasted(root: str, split: str | None, verbose: bool, only: set | None = None) -> dict:
     with open(os.path.join(root, "index.yaml"), encoding="utf-8") as fh:
         index = yaml.safe_load(fh)
     entries = index if isinstance(index, list) else index.get("logs") or index.get("entries") or []
     rows = []
     for e in entries:
-        if split and e["split"] not in split.split(","):
+        if (split and e["split"] not in split.split(",")) or (only and e["id"] not in only):
             continue
         path = os.path.join(root, e["split"], e["id"] + ".txt")
         if not os.path.isfile(path):
@@ -158,10 +160,11 @@ def run_pasted(root: str, split: str | None, verbose: bool) -> dict:
         got = _symptom(rep)
         rows.append({"id": e["id"], "split": e["split"], "format": e.get("format"),
                      "want": e["symptom"], "got": got, "ok": got == e["symptom"],
-                     "error": rep.get("error")})
+                     "cause": _top(rep), "error": rep.get("error")})
         if verbose:
             r = rows[-1]
             print(f"{'+' if r['ok'] else '-'} {r['id']:10s} {r['format'] or '':16s} {r['want']} -> {r['got']}"
+                  + (f" ({r['cause']})" if r["cause"] else "")
                   + (f"  [{r['error'][:150]}]" if r["error"] else ""))
     out = {}
     for sp in sorted({r["split"] for r in rows}):
@@ -212,11 +215,14 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     ap.add_argument("--confusion", action="store_true",
                     help="also print each misread symptom pair (want -> got) with its count")
+    ap.add_argument("--only", help="only these case ids (comma-separated: pasted ids, or finished run ids "
+                                   "such as kws_03), e.g. to diagnose the same cases with two trees' Pythons")
     a = ap.parse_args(argv)
+    only = set(a.only.split(",")) if a.only else None
     for d in a.kb:
         EXTRA_ARGS.extend(["--kb", d])
     if a.corpus == "finished":
-        res = run_finished(a.root or os.path.join(HERE, "finished_runs"), a.split, a.verbose)
+        res = run_finished(a.root or os.path.join(HERE, "finished_runs"), a.split, a.verbose, only)
         for sp, r in res.items():
             print(f"[{sp}] {r['runs']} runs in {r['styles']} print styles: symptom {r['symptom']}/{r['runs']} "
                   f"({100 * r['symptom'] / max(1, r['runs']):.1f}%), top-1 {r['top1']}/{r['faulty']} "
@@ -225,7 +231,7 @@ def main(argv=None) -> int:
             if a.confusion:
                 _print_confusion(r["confusion"])
     elif a.corpus == "pasted":
-        res = run_pasted(a.root or os.path.join(HERE, "pasted_logs"), a.split, a.verbose)
+        res = run_pasted(a.root or os.path.join(HERE, "pasted_logs"), a.split, a.verbose, only)
         for sp, r in res.items():
             print(f"[{sp}] {r['logs']} pasted logs in {r['formats']} formats: symptom {r['symptom']}/{r['logs']} "
                   f"({100 * r['symptom'] / max(1, r['logs']):.1f}%), unreadable {r['unread']}")

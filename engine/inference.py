@@ -608,6 +608,11 @@ def _render(template: str, values: dict) -> str:
     return _PLACEHOLDER.sub(lambda m: fmt(values[m.group(1)]) if m.group(1) in values else m.group(0), template)
 
 
+def placeholders(template: str) -> list[str]:
+    """The fact names a template's ``{fact}`` placeholders name, in order."""
+    return _PLACEHOLDER.findall(template)
+
+
 def render(template: str | None, values: dict) -> str | None:
     return _render(template, values) if template else template
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -705,13 +704,14 @@ def _check_references(b: _Builder) -> None:
         _check_condition_facts(b, "deferral", did, ("when",), d.get("when"), need_fact)
     for nid, entry in kb.normal.items():
         _check_condition_facts(b, "normal", nid, ("when",), entry.get("when"), need_fact)
+    from .inference import placeholders     # (inference imports this module)
     for fid, fx in kb.fixes.items():
         for i, t in enumerate(fx.get("tailor") or []):
             _check_condition_facts(b, "fix", fid, ("tailor", i, "when"), t["when"], need_fact)
-            loose = set(re.findall(r"\{(\w+)", t["say"])) - _facts_in(t["when"])
+            loose = set(placeholders(t["say"])) - _required_facts(t["when"])
             if loose:       # a placeholder the condition does not require could be shown unfilled
                 b.fail("fix", fid, ("tailor", i, "say"), f"names {', '.join(sorted(loose))}, which its "
-                       "condition does not test")
+                       "condition does not require to be known")
 
 
 def _check_cause_refs(b: _Builder) -> None:
@@ -843,6 +843,16 @@ def _only_negated(cond, fact) -> bool:
     if "for_some" in cond:
         return _only_negated(cond["holds"], fact)
     return cond.get("fact") != fact or cond.get("known") is False
+
+
+def _required_facts(cond) -> set:
+    """The facts ``cond`` holds only when known: a tested fact, and every part of an ``all`` (an
+    ``any``, a ``not`` or ``known: false`` can hold with the fact unknown)."""
+    if "all" in cond:
+        return set().union(*(_required_facts(c) for c in cond["all"]))
+    if "fact" in cond and cond.get("known", True) is not False:
+        return {cond["fact"]}
+    return set()
 
 
 def _facts_in(cond) -> set:

@@ -67,3 +67,8 @@ def test_a_pack_tailors_its_own_fix_and_a_loose_placeholder_is_refused(tmp_path)
     assert res.exit_code == 2
     err = (res.stderr if hasattr(res, "stderr") else res.output).strip().splitlines()
     assert len(err) == 1 and "fixes.yaml" in err[0] and "optimizer" in err[0], err
+    # a fact only one branch of an `any` tests may be unknown when the line is shown: refused too
+    fixes.write_text(good.replace("{fact: batch_size, gt: 0}",
+                                  "{any: [{fact: batch_size, gt: 0}, {fact: optimizer, eq: adam}]}"))
+    res = CliRunner().invoke(main, ["kb", "check", "--kb", str(pack)])
+    assert res.exit_code == 2 and "batch_size" in (res.stderr if hasattr(res, "stderr") else res.output)
