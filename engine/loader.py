@@ -22,7 +22,7 @@ from collections.abc import Iterable
 
 import jsonschema
 
-from . import bounded
+from . import bounded, kbmemo
 from .conditions import compile_condition, compile_value, value_facts
 from .errors import InputError, KBError
 from .yamlio import Marks, load_yaml, read_text
@@ -455,12 +455,10 @@ def _pack_name(folder: str) -> str:
 
 
 def load_kb(extra_dirs: Iterable[str] = (), *, entry_point_packs: bool = True, core: bool = True) -> KnowledgeBase:
-    """Load and validate the core knowledge base plus packs; raise :class:`KBError` on any problem."""
-    b = _Builder()
-    seen = set()
-    if core:
-        b.add_dir(core_dir(), CORE)
-        seen.add(os.path.realpath(core_dir()))
+    """Load and validate the core knowledge base plus packs; raise :class:`KBError` on any problem.
+
+    A process that loads the same folders with the same bytes again gets a copy of the first
+    load (:mod:`.kbmemo`), not a second parse."""
     dirs = [os.fspath(d) for d in extra_dirs]
     for d in dirs:
         if not os.path.isdir(d):
@@ -475,6 +473,21 @@ def load_kb(extra_dirs: Iterable[str] = (), *, entry_point_packs: bool = True, c
             log.info("installed knowledge pack %s is shadowed by a --kb folder of the same name", d)
             continue
         dirs.append(d)
+    key = kbmemo.key(([core_dir()] if core else []) + dirs, core=core)
+    kb = kbmemo.get(key)
+    if kb is None:
+        kb = _build(dirs, core)
+        kbmemo.put(key, kb)
+    return kb
+
+
+def _build(dirs: list[str], core: bool) -> KnowledgeBase:
+    """Parse, check and compile the core (when ``core``) and each pack folder of ``dirs``."""
+    b = _Builder()
+    seen = set()
+    if core:
+        b.add_dir(core_dir(), CORE)
+        seen.add(os.path.realpath(core_dir()))
     for d in dirs:
         real = os.path.realpath(d)
         if real in seen:   # the same folder twice: --kb of an installed pack's own folder, or --kb twice

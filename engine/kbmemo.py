@@ -1,0 +1,100 @@
+"""An in-process memo of loaded knowledge bases, keyed by the content of every file a load reads.
+
+Loading the core knowledge base parses and schema-checks some fifty YAML files and compiles about a
+thousand patterns: seconds of work. A process that loads it more than once (the MCP server per pack
+set, a benchmark or a tool embedding traindx that diagnoses case after case, the test suite) pays
+that once: a later load of the same folders, whose files hold the same bytes, gets a deep copy of
+the first load's result, so a caller that changes its knowledge base changes only its own copy.
+
+The key is a hash of the bytes of every file the loader would read, so an edited pack is loaded
+afresh even within one clock tick. A load that fails is not remembered: its error is raised again
+on every try. A folder too large to hash cheaply is simply not memoised.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import os
+import threading
+from collections import OrderedDict
+
+#: how many distinct pack sets one process keeps (an MCP server juggles a few; tests a handful)
+MAX_ENTRIES = 8
+#: a pack whose YAML files total more than this is loaded afresh each time, never hashed
+MAX_HASHED_BYTES = 64 << 20
+#: the read size while hashing
+CHUNK = 1 << 16
+
+_SUBDIRS = ("cases", "rules", "parameters", "language")
+_memo: OrderedDict = OrderedDict()
+_lock = threading.Lock()
+
+
+def _files(directory: str) -> list[str]:
+    """The files ``loader._Builder.add_dir`` reads from ``directory``, in its order."""
+    out = []
+    for name in sorted(os.listdir(directory)):
+        full = os.path.join(directory, name)
+        if name.endswith((".yaml", ".yml")) and os.path.isfile(full):
+            out.append(full)
+    for sub in _SUBDIRS:
+        subdir = os.path.join(directory, sub)
+        if os.path.isdir(subdir):
+            out.extend(os.path.join(subdir, n) for n in sorted(os.listdir(subdir)) if n.endswith((".yaml", ".yml")))
+    refdir = os.path.join(directory, "references")
+    if os.path.isdir(refdir):
+        out.extend(os.path.join(refdir, n) for n in sorted(os.listdir(refdir)) if n.endswith(".md"))
+    return out
+
+
+def key(directories: list[str], **options) -> str | None:
+    """A hash naming this load: the options, each folder's real path, and the names and bytes of
+    every file read from it. None where a folder cannot be listed or is too large to hash."""
+    h = hashlib.sha256(repr(sorted(options.items())).encode())
+    total = 0
+    try:
+        for d in directories:
+            h.update(b"\0dir\0" + os.path.realpath(d).encode("utf-8", "surrogateescape"))
+            for path in _files(d):
+                st = os.stat(path)
+                total += st.st_size
+                if total > MAX_HASHED_BYTES:
+                    return None
+                h.update(b"\0file\0" + path.encode("utf-8", "surrogateescape") + b"\0")
+                if path.endswith(".md"):   # a reference sheet is read when shown, not when loaded
+                    continue
+                with open(path, "rb") as f:
+                    for chunk in iter(lambda: f.read(CHUNK), b""):
+                        h.update(chunk)
+    except (OSError, ValueError):
+        return None
+    return h.hexdigest()
+
+
+def get(k: str | None):
+    """A deep copy of the knowledge base remembered under ``k``, or None."""
+    if k is None:
+        return None
+    with _lock:
+        kb = _memo.get(k)
+        if kb is not None:
+            _memo.move_to_end(k)
+    return copy.deepcopy(kb) if kb is not None else None
+
+
+def put(k: str | None, kb) -> None:
+    """Remember a deep copy of ``kb`` under ``k`` (the caller keeps the original)."""
+    if k is None:
+        return
+    kept = copy.deepcopy(kb)
+    with _lock:
+        _memo[k] = kept
+        _memo.move_to_end(k)
+        while len(_memo) > MAX_ENTRIES:
+            _memo.popitem(last=False)
+
+
+def clear() -> None:
+    """Forget every remembered knowledge base."""
+    with _lock:
+        _memo.clear()
