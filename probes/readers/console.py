@@ -80,7 +80,7 @@ from traindx.engine.parameters import resolve
 
 from . import console_guess
 from .console_history import _Histories
-from .console_tables import BOX_START, _Boxes, _Frames
+from .console_tables import BOX_START, _Boxes, _Frames, markup_row
 from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, PART_RANK, SPLIT_ALONE_RANK, LineParser, _loss_part,
                             shape)
 from .logs import (FLUSH_ROWS, LogData, RLLogError, Series, normalize_name, parse_column_map,
@@ -168,6 +168,8 @@ _INDEXED_NUMBER = re.compile(r"\s*(\d+)\s*[,:]?\s+([-+]?(?:(?:\d+\.\d*|\.\d+)(?:
 #: the name a bare number's series is reported under
 _BARE_NAME = "unnamed values"
 _BARE_START = frozenset("0123456789-+. \tnNiI")
+#: the first letters of a SQL dump's table and row statements (``CREATE TABLE``, ``INSERT INTO``)
+_MARKUP_START = frozenset("CI")
 #: the longest line read as a bare number (a float's repr with spaces around it)
 _BARE_MAX_CHARS = 40
 _KEY_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
@@ -1635,8 +1637,8 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         line = raw.rstrip("\r\n")
         if not line or line.isspace():
             return
-        if "\x1b" in line:
-            line = _ANSI.sub("", line)
+        if "\x1b" in line or "<t" in line or "<T" in line or line[0] in _MARKUP_START:
+            line = _unmarked(line)
         if not line.isascii():
             line = self.words.localized(line)   # 训练损失 / エポック / Потери: the English words
         if line[0] in ">*[" and _QUOTED.match(line):
@@ -1988,6 +1990,14 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
                 "with a header, a progress bar or a dict", self.path,
                 hint="name a metric with --column-map, e.g. loss=my_loss")
         return log
+
+
+def _unmarked(line: str) -> str:
+    """A line without its terminal colours, and a table row printed as markup (an HTML table's row, a
+    SQL dump's table and rows) as the delimited row the table reader reads."""
+    if "\x1b" in line:
+        line = _ANSI.sub("", line)
+    return markup_row(line) or line
 
 
 def _lines(f, path: str = "text", max_piece: int | None = None):

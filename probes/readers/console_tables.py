@@ -156,3 +156,70 @@ class _Frames:
         frame, self.frame, self.frame_more = self.frame, None, False
         for row in (frame or {}).values():
             self._table_record(row)
+
+
+#: one cell of an HTML table row, header or data (``<th>loss</th>``, ``<td class="n">0.52</td>``)
+_HTML_CELL = re.compile(r"<t[dh]\b[^>]*>(.*?)</t[dh]>", re.I)
+#: markup inside a cell (``<b>0.41</b>``)
+_HTML_TAG = re.compile(r"<[^>]*>")
+#: a SQL table's definition on one line: its column list (``CREATE TABLE m (epoch INTEGER, loss REAL)``)
+_SQL_CREATE = re.compile(r"\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?[\w.\"`\[\]]+\s*\((.*)\)\s*;?\s*$", re.I)
+#: a SQL row: its column list if any and its values (``INSERT INTO m VALUES (1, 0.52);``)
+_SQL_INSERT = re.compile(r"\s*INSERT\s+(?:OR\s+\w+\s+)?INTO\s+[\w.\"`\[\]]+\s*(?:\(([^()]*)\))?\s*VALUES\s*"
+                         r"\(([^()]*)\)\s*;?\s*$", re.I)
+#: a column definition's constraints that are no column (``PRIMARY KEY (run, epoch)``)
+_SQL_CONSTRAINTS = ("primary", "foreign", "unique", "constraint", "check")
+#: a SQL name's quotes
+_SQL_QUOTES = "\"`[]' "
+
+
+def _top_level(cols: str) -> list:
+    """A SQL list split on the commas outside parentheses (``DECIMAL(10, 4)``, ``PRIMARY KEY (a, b)``)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(cols):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(cols[start:i])
+            start = i + 1
+    return parts + [cols[start:]]
+
+
+def _sql_names(cols: str) -> list:
+    """The column names of a SQL column list (each definition's first word, quotes off)."""
+    names = []
+    for c in _top_level(cols):
+        words = c.split()
+        if words and words[0].lower().strip(_SQL_QUOTES) not in _SQL_CONSTRAINTS:
+            names.append(words[0].strip(_SQL_QUOTES))
+    return names
+
+
+def markup_row(line: str) -> str | None:
+    """A table printed as markup, one row a line, as the delimited row the table reader reads:
+    an HTML ``<tr>`` of ``<th>``/``<td>`` cells as ``a|b|c``; a SQL dump's ``CREATE TABLE`` as its
+    column names (a header) and each ``INSERT ... VALUES (...)`` as its values (a row), or, when
+    the insert names its columns, as ``name=value`` pairs. None for any other line."""
+    if "<t" in line or "<T" in line:
+        cells = _HTML_CELL.findall(line)
+        if len(cells) >= 2:
+            return "|".join(_HTML_TAG.sub("", c).strip() for c in cells)
+        return None
+    head = line.lstrip()[:6].upper()
+    if head == "CREATE":
+        m = _SQL_CREATE.match(line)
+        return ", ".join(_sql_names(m.group(1))) if m else None
+    if head == "INSERT":
+        m = _SQL_INSERT.match(line)
+        if not m:
+            return None
+        vals = [v.strip() for v in m.group(2).split(",")]
+        if m.group(1):
+            names = _sql_names(m.group(1))
+            if len(names) == len(vals):
+                return ", ".join(f"{n}={v}" for n, v in zip(names, vals))
+            return None
+        return ", ".join(vals)
+    return None

@@ -309,6 +309,12 @@ def is_tensor(v: Any) -> bool:
     return isinstance(v, TensorVal)
 
 
+def mixes_squashed(vals) -> bool:
+    """Among the tensor operands of a product, one carries a squashing the other lacks."""
+    acts = {v.act for v in vals if isinstance(v, TensorVal)}
+    return len(acts) > 1 and any(acts)
+
+
 def from_model(t: TensorVal) -> bool:
     """Computed by the model: a module's parameters or call, or a raw tensor the script trains."""
     return bool(t.srcs or t.calls or t.leaf)

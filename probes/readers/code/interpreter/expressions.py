@@ -18,7 +18,7 @@ from ..text import format_number, snippet
 from ..values import (
     ArgsVal, BatchVal, ClassVal, ConfigVal, Const, Env, FileVal, FuncVal, ListVal, LoaderVal,
     LossRec, LossVal, MISSING, ModuleVal, ObjVal, OptVal, ParamsVal, Part, Ref, ScalerVal,
-    SchedVal, TensorVal, Unknown, Val, config_file_name, from_model, is_tensor)
+    SchedVal, TensorVal, Unknown, Val, config_file_name, from_model, is_tensor, mixes_squashed)
 from ..torch_api.names import PARAM_LAYERS
 from ..torch_api.scale import binop_scale
 from .calls import BUILTINS
@@ -50,6 +50,18 @@ def compare_constants(op: ast.cmpop, a: Any, b: Any) -> bool | None:
     if isinstance(op, ast.IsNot):
         return a is not b
     return None
+
+
+def _squashing_kept(op: ast.operator, a: Val, b: Val) -> TensorVal | None:
+    """The operand whose squashing a binary operation's result keeps, if any: probs * mask stays
+    probabilities, but softmax(weights) * logits (two trained tensors, one squashed) is no longer
+    one, nor is softmax(scores) @ values (a weighted average of the values)."""
+    act_of = a if is_tensor(a) and a.act else (b if is_tensor(b) else None)
+    if is_tensor(a) and is_tensor(b) and a.act != b.act and from_model(a) and from_model(b):
+        return None
+    if isinstance(op, ast.MatMult) and mixes_squashed([a, b]):
+        return None
+    return act_of
 
 
 class Expressions:
@@ -265,11 +277,7 @@ class Expressions:
                 t = replace(t, hand_terms=t.hand_terms + (term,))
                 if hand.signed or (isinstance(op, ast.Sub) and hand is b):
                     t = replace(t, hand_signed=t.hand_signed + (term,))
-        # act: keep the squashing of the tensor operand; probs * mask stays probabilities,
-        # but softmax(weights) * logits (two trained tensors, one squashed) is no longer one
-        act_of = a if is_tensor(a) and a.act else (b if is_tensor(b) else None)
-        if is_tensor(a) and is_tensor(b) and a.act != b.act and from_model(a) and from_model(b):
-            act_of = None
+        act_of = _squashing_kept(op, a, b)
         t = replace(t, act=act_of.act if act_of else None,
                     act_src=act_of.act_src if act_of else None)
         if _class_terms(op, a, b):

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from ..naming import EPS_WORDS
 from ..text import snippet
 from .scale import draw_scale, function_scale, literal_scale
-from ..values import Const, Env, ListVal, TensorVal, Unknown, Val, from_model
+from ..values import Const, Env, ListVal, TensorVal, Unknown, Val, from_model, mixes_squashed
 
 #: math.exp is folded only within this (it overflows a float past about 709.8): arithmetic, not
 #: knowledge.
@@ -81,6 +81,11 @@ SHAPE_OPS = {"view", "reshape", "squeeze", "unsqueeze", "flatten", "permute",
              "einsum", "norm", "std", "var", "prod", "cumsum", "diag", "tril", "triu",
              "pad", "interpolate", "roll", "flip", "requires_grad_", "retain_grad",
              "detach_", "movedim", "swapaxes", "long", "int", "bool"}
+
+#: products that contract one operand against another: squashed weights times unsquashed values
+#: (``torch.bmm(attn, v)``, a kernel smoother's ``softmax(-d) @ y``) average the values, so the
+#: result is no longer probabilities (an elementwise ``probs * mask`` stays them)
+MIXING_PRODUCTS = {"matmul", "mm", "bmm", "einsum"}
 
 
 class TensorModel:
@@ -290,7 +295,7 @@ class TensorModel:
         t = self.join_tensors(c.tens)
         if t.losses and c.name not in KEEPS_LOSS:
             t = replace(t, loss_mod=True)   # exp(-ce), log(loss)...: a hand-made loss
-        if c.name not in SHAPE_OPS:
+        if c.name not in SHAPE_OPS or (c.name in MIXING_PRODUCTS and mixes_squashed(c.tens)):
             t = replace(t, act=None, act_src=None, class_terms=None)
         if c.name not in KEEPS_ONEHOT:
             t = replace(t, onehot=False)
