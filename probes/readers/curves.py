@@ -1182,7 +1182,8 @@ def _val_shape(log, out: _Out) -> None:
     - ``val_loss_swing``: the median factor, as ``|ln(v[i+1] / v[i]) - drift|``, by which the
       validation loss changes from one evaluation to the next beyond its drift (the mean of those
       logs: a loss that climbs by a factor at every evaluation drifts, it is not thrown around)
-      (``curves.val_swing_min_evals`` or more, all positive): a validation loss thrown around
+      (``curves.val_swing_min_evals`` or more, all positive; or ``curves.val_swing_few_evals``
+      that each jump by ``curves.val_swing_few_evals_min`` or more, both ways): a validation loss thrown around
       from one evaluation to the next."""
     p = out.p
     for role, better in (("val_loss", -1.0), ("val_accuracy", 1.0)):
@@ -1217,8 +1218,29 @@ def _val_shape(log, out: _Out) -> None:
                 out.add("val_still_improving", True, fin[0].x0, fin[-1].x1,
                         f"the {what} improves at each of its {len(vs)} evaluations: "
                         f"{_fmt(vs[0])} -> {_fmt(vs[-1])}")
-        if len(vs) >= p["curves.val_swing_min_evals"]:
+        if len(vs) >= p["curves.val_swing_min_evals"] or (
+                role == "val_loss" and len(vs) >= p["curves.val_swing_few_evals"]
+                and _thrown_both_ways(vs, p["curves.val_swing_few_evals_min"])):
             _val_swing(role, vs, fin, out)
+
+
+def _thrown_both_ways(vs: list, least: float) -> bool:
+    """Whether a short validation history ``vs`` jumps at each evaluation by a factor of e^``least``
+    or more, and both ways (one fall and a level after it is no swing, nor a steady climb)."""
+    if min(vs) <= 0:
+        return False
+    steps = [math.log(b / a) for a, b in zip(vs, vs[1:])]
+    return min(abs(d) for d in steps) >= least and min(steps) < 0 < max(steps)
+
+
+def _loss_swing(vs: list) -> float | None:
+    """The median factor, as a log, by which a validation loss ``vs`` jumps between evaluations
+    around its drift; None when a value is not positive (no factor between them)."""
+    if min(vs) <= 0:
+        return None
+    steps = [math.log(b / a) for a, b in zip(vs, vs[1:])]
+    drift = sum(steps) / len(steps)
+    return median(abs(d - drift) for d in steps)
 
 
 def _val_swing(role: str, vs: list, fin: list, out: _Out) -> None:
@@ -1227,15 +1249,13 @@ def _val_swing(role: str, vs: list, fin: list, out: _Out) -> None:
     accuracy points), each around its drift: a curve that climbs (or falls) by large steps at every
     evaluation drifts, it is not thrown back and forth."""
     if role == "val_loss":
-        if min(vs) <= 0:
+        swing = _loss_swing(vs)
+        if swing is None:
             return
-        steps = [math.log(b / a) for a, b in zip(vs, vs[1:])]
-        drift = sum(steps) / len(steps)
     else:
         steps = [b - a for a, b in zip(vs, vs[1:])]
         drift = sum(steps) / len(steps)
-    swing = median(abs(d - drift) for d in steps)
-    if role != "val_loss":
+        swing = median(abs(d - drift) for d in steps)
         # nor is one jump and a level after it (0.57, 0.36, 0.36, ...): the median step is no move
         swing = min(swing, median(abs(d) for d in steps))
     if role == "val_loss":
