@@ -1,0 +1,64 @@
+"""Healthy runs told in words (session 28, issue 10): one term of a composite objective rising while another term
+or the total falls (a VAE's KL term, a GAN's generator against its discriminator, a detector's box against its
+class loss) is the trade-off the objective makes; a run that is surprisingly fast is no slow run; a metric that is
+low in the first few epochs is where every run starts. Each family has its fault-side twin, which keeps its
+symptom. The sentences are written for these tests."""
+import pytest
+
+from traindx.engine.understand import understand
+
+
+@pytest.mark.parametrize("text", [
+    "the KL term keeps going up during training while the reconstruction gets better, is that a problem?",
+    "my kld loss increases every epoch of the beta-VAE run",
+    "why does the KL divergence not decrease at all in my VAE?",
+    "the generator loss rises while the discriminator loss goes down, did I break something?",
+    "the box loss converges but the cls loss does not decrease after 30 epochs",
+    "the reconstruction loss decreases and the commitment loss increases slowly",
+    "the total loss goes down while the distillation loss increases, should I worry?",
+])
+def test_one_term_of_a_composite_objective_rising_is_healthy(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "healthy", u.scores
+
+
+@pytest.mark.parametrize("text,symptom", [
+    ("the training loss decreases but the validation loss increases after epoch 8", "overfitting"),
+    ("the KL loss becomes nan after 3 epochs", "explosion"),
+    ("the loss increases steadily from 0.7 to 5 and the accuracy drops", "instability"),
+])
+def test_splits_and_a_broken_term_are_no_trade_off(lang, text, symptom):
+    u = understand(text, lang)
+    assert u.symptom == symptom, u.scores
+
+
+@pytest.mark.parametrize("text", [
+    "each epoch runs surprisingly fast, about 20 seconds on my laptop, is that ok?",
+    "why is training so quick? it finishes 50 epochs in two minutes",
+])
+def test_a_surprisingly_fast_run_is_no_slow_run(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "healthy", u.scores
+
+
+@pytest.mark.parametrize("text", [
+    "the training was not very fast, one epoch takes 3 hours on a V100",
+    "why is yours so fast? mine needs two hours per epoch",
+])
+def test_a_run_said_not_fast_or_slower_than_another_is_slow(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "slow_training", u.scores
+
+
+@pytest.mark.parametrize("text", [
+    "the validation mAP is almost 0 in the first few epochs, is this normal?",
+    "in the first two epochs the accuracy is very low, about 4%, is that expected?",
+])
+def test_a_metric_low_in_the_first_epochs_is_where_runs_start(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "healthy", u.scores
+
+
+def test_a_metric_that_stays_at_zero_is_not_learning(lang):
+    u = understand("the mAP stays at 0 in the first 3 epochs and never moves", lang)
+    assert u.symptom == "not_learning", u.scores
