@@ -62,3 +62,26 @@ def test_a_metric_low_in_the_first_epochs_is_where_runs_start(lang, text):
 def test_a_metric_that_stays_at_zero_is_not_learning(lang):
     u = understand("the mAP stays at 0 in the first 3 epochs and never moves", lang)
     assert u.symptom == "not_learning", u.scores
+
+
+@pytest.mark.parametrize("text", [
+    "the accuracy of the training set is excellent, but the accuracy of the validation set is almost 0",
+    "the accuracy on the test set is only 40% while the accuracy on the training set is 99%",
+])
+def test_training_good_validation_poor_in_the_of_form_is_overfitting(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "overfitting", u.scores
+
+
+def test_zero_accuracy_on_both_splits_is_not_learning(lang):
+    u = understand("the accuracy on the training set is 0 and on the test set it is 0 too", lang)
+    assert u.symptom == "not_learning", u.scores
+
+
+@pytest.mark.parametrize("text", [
+    "验证loss到第20轮以后一直往上涨，训练loss还在降",
+    "val loss 到后面一直往上走，怎么回事",
+])
+def test_a_validation_loss_going_upward_in_chinese_is_overfitting(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "overfitting", u.scores
