@@ -85,3 +85,27 @@ def test_zero_accuracy_on_both_splits_is_not_learning(lang):
 def test_a_validation_loss_going_upward_in_chinese_is_overfitting(lang, text):
     u = understand(text, lang)
     assert u.symptom == "overfitting", u.scores
+
+
+@pytest.mark.parametrize("text", [
+    "why is my loss not monotonically decreasing? it goes 2.1, 2.0, 2.05, 1.9",
+    "the loss does not go down at every step, is my optimizer broken?",
+    "sometimes the loss is higher than the previous one, is that a bug?",
+])
+def test_a_loss_that_does_not_fall_at_every_step_is_sgd_noise(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "healthy", u.scores
+
+
+def test_a_loss_not_always_decreasing_is_left_to_the_other_words(lang):
+    u = understand("the loss is not always decreasing and then it explodes to 1e6", lang)
+    assert u.symptom != "healthy", u.scores
+
+
+@pytest.mark.parametrize("text", [
+    "at the start of training my loss increases for a few hundred steps, is this normal?",
+    "一开始loss上升，后来就下降了，正常吗",
+])
+def test_an_early_bump_told_time_first_is_healthy(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "healthy", u.scores
