@@ -55,3 +55,15 @@ def test_a_qualified_log_probability_is_no_log_likelihood():
     for name in (["old", "log", "prob"], ["neg", "log", "likelihood"], ["action", "log", "prob"], ["log"],
                  ["log", "prob", "ratio"], ["clogp"]):
         assert not words.names_log_likelihood(name), name
+
+
+def test_a_pack_names_another_log_likelihood(tmp_path):
+    """``console.log_likelihood_names`` is knowledge: a pack adds a name (a program's ``mll``)."""
+    from traindx.engine.api import load_kb
+    text = "".join(f"iter {i} train mll {-4.0 + 0.3 * i:.2f}\n" for i in range(1, 9))
+    pack = tmp_path / "gp"
+    pack.mkdir()
+    (pack / "words.yaml").write_text("kind: parameters\nextends:\n  console.log_likelihood_names: [mll]\n",
+                                     encoding="utf-8")
+    log = read_console_text(text, params=load_kb([str(pack)], entry_point_packs=False).params())
+    assert _means(log, "loss")[0] == pytest.approx(3.7)
