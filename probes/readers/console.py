@@ -538,8 +538,9 @@ class ConsoleLog(LogData):
 
 def _stand_in_role(words: list, eff: str | None, phrase: str, vocab: LogWords, scores: bool = False):
     """A value that stands in for a loss or an accuracy, ranked after every name of it: a
-    perplexity (ln ppl is the cross-entropy), an error rate (WER, CER, TER, ``char train``: 1 - the
-    accuracy; ``console.error_rate_*`` in the KB), an AUC; with ``scores`` (a text read again
+    perplexity (ln ppl is the cross-entropy), a log-likelihood (``console.log_likelihood_names``: its
+    negation), an error rate (WER, CER, TER, ``char train``: 1 - the accuracy; ``console.error_rate_*``
+    in the KB), an AUC; with ``scores`` (a text read again
     because it printed no loss and no accuracy) a quality score (``console.quality_score_names``);
     None for any other name."""
     last = words[-1] if words else None
@@ -551,6 +552,10 @@ def _stand_in_role(words: list, eff: str | None, phrase: str, vocab: LogWords, s
     if last in vocab.perplexity:
         role = "val_loss" if eff in ("val", "test") else "loss"
         return role, STAND_IN_RANK + test, phrase, "log"
+    if vocab.names_log_likelihood(words):
+        # a log-likelihood rises as the model learns: its negation is the loss
+        role = "val_loss" if eff in ("val", "test") else "loss"
+        return role, STAND_IN_RANK + test, phrase, "negate"
     if last in vocab.half_chance_scores and all(w in vocab.split for w in words[:-1]):
         # an AUC: 0.5 at chance and 1.0 when perfect, as a binary accuracy
         role = "val_accuracy" if eff in ("val", "test") else "accuracy"
@@ -1182,6 +1187,8 @@ class _Transforms:
     def _transformed(self, c, v: float) -> float:
         if c.transform == "log":
             return self._ln_ppl(c, v)
+        if c.transform == "negate":
+            return -v
         return self._complement(c, v)
 
     def _complement(self, c, v: float) -> float:

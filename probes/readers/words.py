@@ -45,6 +45,9 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
           "console.error_rate_names", "console.error_rate_units", "console.error_rate_words",
           "console.objective_words", "console.half_chance_score_names", "console.duration_words",
           "console.quality_score_names", "console.score_heading_words")
+#: tables compiled with TABLES whose words are never among the known words: a label holding "log", "p",
+#: "per", "tokens" or "of" but no name of them (``old_log_prob``) is still one whose role is guessed from its values
+AUX_TABLES = ("console.log_likelihood_names", "console.log_likelihood_units", "console.log_likelihood_scope_words")
 
 #: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
 CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -124,6 +127,9 @@ class LogWords:
         self.step_time = frozenset(p["console.step_time_words"])
         self.phrase_filler = frozenset(p["console.phrase_filler_words"])
         self.perplexity = frozenset(p["console.perplexity_words"])
+        self.log_likelihood = frozenset(normalize_name(n) for n in p["console.log_likelihood_names"])
+        self.log_likelihood_units = frozenset(str(w).lower() for w in p["console.log_likelihood_units"])
+        self.log_likelihood_scope = frozenset(str(w).lower() for w in p["console.log_likelihood_scope_words"])
         self.error_rates = {str(n).lower(): i for i, n in enumerate(p["console.error_rate_names"])}
         self.error_rate_units = {str(w).lower(): str(n).lower() for w, n in p["console.error_rate_units"].items()}
         self.error_rate_words = frozenset(str(w).lower() for w in p["console.error_rate_words"])
@@ -244,6 +250,18 @@ class LogWords:
                 heads |= {h for h, ws in self.rl_heads.items() if words & ws}
         return rewards + context if (rewards and context) or (self.rl_heads and heads == set(self.rl_heads)) else []
 
+    def names_log_likelihood(self, words: list) -> bool:
+        """Whether a name's words name a log-likelihood (``console.log_likelihood_names``), once split
+        words, phrase filler and ``console.log_likelihood_units`` are dropped and the words after a
+        ``console.log_likelihood_scope_words`` word that follows it are cut."""
+        kept = []
+        for w in words:
+            if kept and w in self.log_likelihood_scope:
+                break   # "log-likelihood for 'out-xent'", "log_prob of heldout": what it is measured on
+            if w not in self.split and w not in self.phrase_filler and w not in self.log_likelihood_units:
+                kept.append(w)
+        return bool(kept) and "_".join(kept) in self.log_likelihood
+
     def error_rate(self, words: list) -> str | None:
         """The error rate (``console.error_rate_names``) a name's words name: the rate's own name last
         (``val_wer``), or a unit word (``console.error_rate_units``) with otherwise only split words and
@@ -297,7 +315,7 @@ def log_words(params: Mapping | None = None) -> LogWords:
     """The compiled vocabulary of ``params`` (a knowledge base's ``params()``, a pack's words
     included; None: the shipped knowledge base's). Compiled once per set of tables."""
     p = resolve(params)
-    tables = tuple(p[t] for t in TABLES)
+    tables = tuple(p[t] for t in TABLES + AUX_TABLES)
     for seen, words in _compiled:
         if all(a is b for a, b in zip(seen, tables)):
             return words
