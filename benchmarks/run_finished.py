@@ -6,8 +6,12 @@ Corpora (each ``index.yaml`` / ``meta.yaml`` says what is expected):
   meta.yaml}`` — each run is diagnosed as a user would from its artifacts,
   ``traindx diagnose --code train.py [--config config.yaml] --log console.log --non-interactive
   --format json``. Scored: symptom accuracy, top-1 cause accuracy, and causes named on healthy
-  runs. A run whose expected symptom is ``out_of_scope`` (a crash: shape, dtype, collate, OOM) is
-  right when the report hands it on (status ``out_of_scope``); its "cause" is the deferral.
+  runs, and the expected calibration error (ECE, as ``run_scenarios.py`` computes it: the top-listed
+  cause's confidence against whether it is the run's cause); ``--rows FILE.jsonl`` writes one line per
+  run, which ``benchmarks/calibrate.py`` fits and measures on (``base`` is the run's base program, so
+  ``--lobo`` holds each out in turn). A run whose expected symptom is ``out_of_scope`` (a crash: shape,
+  dtype, collate, OOM) is right when the report hands it on (status ``out_of_scope``); its "cause" is
+  the deferral.
 - ``pasted``: ``benchmarks/pasted_logs/<split>/<id>.txt`` with ``index.yaml`` — console excerpts
   pasted into public threads (tune: GitHub, test: other sites), read with
   ``traindx diagnose --log FILE --non-interactive --format json``; scored on the symptom.
@@ -36,6 +40,8 @@ from collections import Counter
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import run_scenarios as RS  # noqa: E402
 REAL = os.path.join(HERE, "..", "..", "shared", "real-logs")
 
 
@@ -106,11 +112,11 @@ def run_finished(root: str, split: str | None, verbose: bool, only: set | None =
                 cause_ok = got_c is None
             else:
                 cause_ok = got_c == want_c
-            rows.append({"id": f"{sp}/{rid}", "split": sp, "style": meta.get("style"),
+            rows.append({"id": f"{sp}/{rid}", "split": sp, "style": meta.get("style"), "base": meta.get("base"),
                          "want_symptom": want_s, "got_symptom": got_s, "want_cause": want_c,
                          "got_cause": got_c, "symptom_ok": got_s == want_s, "cause_ok": cause_ok,
                          "healthy": want_c == "healthy", "seconds": dt,
-                         "error": rep.get("error")})
+                         "error": rep.get("error"), **_calibration_row(rep, want_s, want_c)})
             if verbose:
                 r = rows[-1]
                 mark = ("S" if r["symptom_ok"] else "s") + ("C" if r["cause_ok"] else "c")
@@ -119,10 +125,28 @@ def run_finished(root: str, split: str | None, verbose: bool, only: set | None =
     return _summary_finished(rows)
 
 
+def _calibration_row(rep: dict, want_s: str, want_c: str) -> dict:
+    """What calibration is measured on, as ``run_scenarios.py`` scores it: the report's status and its
+    top-listed cause's confidence, right when that cause is the run's (a cause listed on a healthy or
+    out-of-scope run is wrong). ``kind``/``top1_ok`` make the row readable by ``calibrate.py``."""
+    causes = RS.ranked_causes(rep)
+    kind = "out_of_scope" if want_s == "out_of_scope" else ("healthy" if want_c == "healthy" else "fault")
+    top_id, top_conf = causes[0] if causes else (None, None)
+    correct = None if top_id is None or top_conf is None else (kind == "fault" and top_id == want_c)
+    return {"kind": kind, "status": rep.get("status"), "top1_confidence": top_conf, "top1_correct": correct,
+            "top1_ok": (top_id == want_c) if kind == "fault" else None}
+
+
+def _ece(rows: list) -> float | None:
+    return RS.expected_calibration_error([(r["top1_confidence"], r["top1_correct"]) for r in rows
+                                          if r.get("top1_correct") is not None])
+
+
 def _summary_finished(rows: list) -> dict:
     out = {}
-    for sp in sorted({r["split"] for r in rows}):
-        rs = [r for r in rows if r["split"] == sp]
+    splits = sorted({r["split"] for r in rows})
+    for sp in splits + (["all"] if len(splits) > 1 else []):
+        rs = [r for r in rows if sp in ("all", r["split"])]
         healthy = [r for r in rs if r["healthy"]]
         faulty = [r for r in rs if not r["healthy"]]
         out[sp] = {
@@ -136,7 +160,10 @@ def _summary_finished(rows: list) -> dict:
             "unread": sum(1 for r in rs if r["error"]),
             "seconds": round(sum(r["seconds"] for r in rs), 1),
             "confusion": _confusion(rs, "want_symptom", "got_symptom"),
+            "ece": _ece(rs),
+            "calibrated_on": sum(1 for r in rs if r.get("top1_correct") is not None),
         }
+    out["_rows"] = rows
     return out
 
 
@@ -215,6 +242,9 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     ap.add_argument("--confusion", action="store_true",
                     help="also print each misread symptom pair (want -> got) with its count")
+    ap.add_argument("--rows", metavar="FILE.jsonl",
+                    help="finished runs: also write one JSON line per run (status, top-1 confidence, right or "
+                         "not), the input benchmarks/calibrate.py fits and measures on")
     ap.add_argument("--only", help="only these case ids (comma-separated: pasted ids, or finished run ids "
                                    "such as kws_03), e.g. to diagnose the same cases with two trees' Pythons")
     a = ap.parse_args(argv)
@@ -223,11 +253,17 @@ def main(argv=None) -> int:
         EXTRA_ARGS.extend(["--kb", d])
     if a.corpus == "finished":
         res = run_finished(a.root or os.path.join(HERE, "finished_runs"), a.split, a.verbose, only)
+        rows = res.pop("_rows")
+        if a.rows:
+            with open(a.rows, "w", encoding="utf-8") as fh:
+                fh.writelines(json.dumps(r, default=str) + "\n" for r in rows)
         for sp, r in res.items():
+            ece = "n/a" if r["ece"] is None else f"{r['ece']:.3f}"
             print(f"[{sp}] {r['runs']} runs in {r['styles']} print styles: symptom {r['symptom']}/{r['runs']} "
                   f"({100 * r['symptom'] / max(1, r['runs']):.1f}%), top-1 {r['top1']}/{r['faulty']} "
                   f"({100 * r['top1'] / max(1, r['faulty']):.1f}%), cause named on healthy runs "
-                  f"{r['cause_on_healthy']}/{r['healthy']}, unreadable logs {r['unread']}, {r['seconds']} s")
+                  f"{r['cause_on_healthy']}/{r['healthy']}, unreadable logs {r['unread']}, ECE {ece} "
+                  f"(over {r['calibrated_on']} listed causes), {r['seconds']} s")
             if a.confusion:
                 _print_confusion(r["confusion"])
     elif a.corpus == "pasted":
