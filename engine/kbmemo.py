@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import os
+import stat
 import threading
 from collections import OrderedDict
 
@@ -56,19 +57,39 @@ def key(directories: list[str], **options) -> str | None:
         for d in directories:
             h.update(b"\0dir\0" + os.path.realpath(d).encode("utf-8", "surrogateescape"))
             for path in _files(d):
-                st = os.stat(path)
-                total += st.st_size
-                if total > MAX_HASHED_BYTES:
-                    return None
                 h.update(b"\0file\0" + path.encode("utf-8", "surrogateescape") + b"\0")
                 if path.endswith(".md"):   # a reference sheet is read when shown, not when loaded
                     continue
-                with open(path, "rb") as f:
-                    for chunk in iter(lambda: f.read(CHUNK), b""):
-                        h.update(chunk)
+                size = _hash_file(path, h, MAX_HASHED_BYTES - total)
+                if size is None:
+                    return None
+                total += size
     except (OSError, ValueError):
         return None
     return h.hexdigest()
+
+
+def _hash_file(path: str, h, budget: int) -> int | None:
+    """Add a regular file's bytes to ``h``; its size, or None where it is no regular file (a pipe,
+    a device: opened without blocking, never read here, so the loader's own bounded read refuses
+    it in one line) or is larger than ``budget``."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > budget:
+            return None
+        h.update(str(st.st_size).encode() + b"\0")
+        left = st.st_size                  # a file that grows while it is hashed is read up to its size
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            while left > 0:
+                chunk = f.read(min(CHUNK, left))
+                if not chunk:
+                    break
+                h.update(chunk)
+                left -= len(chunk)
+        return st.st_size
+    finally:
+        os.close(fd)
 
 
 def get(k: str | None):

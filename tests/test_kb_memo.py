@@ -55,3 +55,19 @@ def test_the_key_names_every_file_a_load_reads(tmp_path):
         f.write("kind: rules\nrules: []\n")
     assert kbmemo.key([pack], core=True) != before
     assert kbmemo.key([pack], core=False) != kbmemo.key([pack], core=True)
+
+
+def test_a_pipe_in_a_pack_is_refused_by_the_loader_not_waited_on_by_the_memo(tmp_path, monkeypatch):
+    import time
+
+    from traindx.engine import bounded
+    monkeypatch.setattr(bounded, "limits", lambda params=None: bounded.Limits(pipe_wait_seconds=1))
+    pack = tmp_path / "pack"
+    (pack / "rules").mkdir(parents=True)
+    os.mkfifo(pack / "rules" / "r.yaml")
+    assert kbmemo.key([str(pack)], core=True) is None          # not hashed: a pipe is never opened to read
+    start = time.monotonic()
+    with pytest.raises(KBError, match="pipe") as err:
+        load_kb([str(pack)], entry_point_packs=False)
+    assert time.monotonic() - start < 30
+    assert str(pack / "rules" / "r.yaml") in str(err.value)
