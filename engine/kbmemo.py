@@ -18,6 +18,7 @@ import os
 import stat
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 
 #: how many distinct pack sets one process keeps (an MCP server juggles a few; tests a handful)
 MAX_ENTRIES = 8
@@ -26,40 +27,25 @@ MAX_HASHED_BYTES = 64 << 20
 #: the read size while hashing
 CHUNK = 1 << 16
 
-_SUBDIRS = ("cases", "rules", "parameters", "language")
 _memo: OrderedDict = OrderedDict()
 _lock = threading.Lock()
 
 
-def _files(directory: str) -> list[str]:
-    """The files ``loader._Builder.add_dir`` reads from ``directory``, in its order."""
-    out = []
-    for name in sorted(os.listdir(directory)):
-        full = os.path.join(directory, name)
-        if name.endswith((".yaml", ".yml")) and os.path.isfile(full):
-            out.append(full)
-    for sub in _SUBDIRS:
-        subdir = os.path.join(directory, sub)
-        if os.path.isdir(subdir):
-            out.extend(os.path.join(subdir, n) for n in sorted(os.listdir(subdir)) if n.endswith((".yaml", ".yml")))
-    refdir = os.path.join(directory, "references")
-    if os.path.isdir(refdir):
-        out.extend(os.path.join(refdir, n) for n in sorted(os.listdir(refdir)) if n.endswith(".md"))
-    return out
-
-
-def key(directories: list[str], **options) -> str | None:
+def key(directories: list[str], files_of: Callable, **options) -> str | None:
     """A hash naming this load: the options, each folder's real path, and the names and bytes of
-    every file read from it. None where a folder cannot be listed or is too large to hash."""
+    every file read from it (``files_of(folder)``: its YAML files and its reference sheets, which are
+    read when shown and so only named here). None where a folder cannot be listed or is too large
+    to hash."""
     h = hashlib.sha256(repr(sorted(options.items())).encode())
     total = 0
     try:
         for d in directories:
             h.update(b"\0dir\0" + os.path.realpath(d).encode("utf-8", "surrogateescape"))
-            for path in _files(d):
+            yaml_files, sheets = files_of(d)
+            for path in sheets:
+                h.update(b"\0sheet\0" + path.encode("utf-8", "surrogateescape") + b"\0")
+            for path in yaml_files:
                 h.update(b"\0file\0" + path.encode("utf-8", "surrogateescape") + b"\0")
-                if path.endswith(".md"):   # a reference sheet is read when shown, not when loaded
-                    continue
                 size = _hash_file(path, h, MAX_HASHED_BYTES - total)
                 if size is None:
                     return None

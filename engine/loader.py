@@ -358,31 +358,19 @@ class _Builder:
 
     def add_dir(self, directory: str, pack: str) -> None:
         inside = _Inside(directory)
-        names = sorted(os.listdir(directory))
-        for name in names:
-            full = os.path.join(directory, name)
-            if name.endswith((".yaml", ".yml")) and os.path.isfile(full):
-                inside.check(full)
-                self.add_file(full, pack)
-        for sub in ("cases", "rules", "parameters", "language"):
-            subdir = os.path.join(directory, sub)
-            if os.path.isdir(subdir):
-                inside.check(subdir)
-                for name in sorted(os.listdir(subdir)):
-                    if name.endswith((".yaml", ".yml")):
-                        inside.check(os.path.join(subdir, name))
-                        self.add_file(os.path.join(subdir, name), pack)
-        refdir = os.path.join(directory, "references")
-        if os.path.isdir(refdir):
-            inside.check(refdir)
-            for name in sorted(os.listdir(refdir)):
-                if name.endswith(".md"):
-                    inside.check(os.path.join(refdir, name))
-                    ref = name[:-3]
-                    if ref in self.kb.references and pack != CORE:
-                        raise KBError(f"reference sheet {ref!r} clashes with an existing one", os.path.join(refdir,
-                                                                                                            name))
-                    self.kb.references[ref] = os.path.join(refdir, name)
+        for sub in (*PACK_SUBDIRS, REFERENCES):
+            if os.path.isdir(os.path.join(directory, sub)):
+                inside.check(os.path.join(directory, sub))
+        yaml_files, sheets = pack_files(directory)
+        for path in yaml_files:
+            inside.check(path)
+            self.add_file(path, pack)
+        for path in sheets:
+            inside.check(path)
+            ref = os.path.basename(path)[:-3]
+            if ref in self.kb.references and pack != CORE:
+                raise KBError(f"reference sheet {ref!r} clashes with an existing one", path)
+            self.kb.references[ref] = path
 
     def where(self, kind: str, ident: str, *subpath) -> tuple:
         path, marks, prefix = self.entity_marks[(kind, ident)]
@@ -392,6 +380,27 @@ class _Builder:
     def fail(self, kind, ident, subpath, message, hint=None):
         path, line, col = self.where(kind, ident, *subpath)
         raise KBError(message, path, line, col, hint=hint)
+
+
+#: the folders of a pack whose YAML files are loaded after its top-level ones, in this order
+PACK_SUBDIRS = ("cases", "rules", "parameters", "language")
+#: the folder of a pack's reference sheets (``NAME.md``, shown by ``traindx explain``)
+REFERENCES = "references"
+
+
+def pack_files(directory: str) -> tuple[list[str], list[str]]:
+    """The files a load reads from a pack folder, in load order: its YAML files (the top level's
+    regular files, then those of each of PACK_SUBDIRS) and its reference sheets."""
+    yaml_files = [os.path.join(directory, n) for n in sorted(os.listdir(directory))
+                  if n.endswith((".yaml", ".yml")) and os.path.isfile(os.path.join(directory, n))]
+    for sub in PACK_SUBDIRS:
+        subdir = os.path.join(directory, sub)
+        if os.path.isdir(subdir):
+            yaml_files += [os.path.join(subdir, n) for n in sorted(os.listdir(subdir)) if n.endswith((".yaml", ".yml"))]
+    refdir = os.path.join(directory, REFERENCES)
+    sheets = ([os.path.join(refdir, n) for n in sorted(os.listdir(refdir)) if n.endswith(".md")]
+              if os.path.isdir(refdir) else [])
+    return yaml_files, sheets
 
 
 class _Inside:
@@ -473,7 +482,7 @@ def load_kb(extra_dirs: Iterable[str] = (), *, entry_point_packs: bool = True, c
             log.info("installed knowledge pack %s is shadowed by a --kb folder of the same name", d)
             continue
         dirs.append(d)
-    key = kbmemo.key(([core_dir()] if core else []) + dirs, core=core)
+    key = kbmemo.key(([core_dir()] if core else []) + dirs, pack_files, core=core)
     kb = kbmemo.get(key)
     if kb is None:
         kb = _build(dirs, core)

@@ -5,7 +5,7 @@ import pytest
 
 from traindx.engine import kbmemo
 from traindx.engine.errors import KBError
-from traindx.engine.loader import load_kb
+from traindx.engine.loader import load_kb, pack_files
 
 
 def _pack(tmp_path, value) -> str:
@@ -48,13 +48,13 @@ def test_a_broken_pack_fails_on_every_load(tmp_path):
 
 def test_the_key_names_every_file_a_load_reads(tmp_path):
     pack = _pack(tmp_path, 0.5)
-    before = kbmemo.key([pack], core=True)
+    before = kbmemo.key([pack], pack_files, core=True)
     os.mkdir(os.path.join(pack, "rules"))
-    assert kbmemo.key([pack], core=True) == before          # an empty folder reads nothing
+    assert kbmemo.key([pack], pack_files, core=True) == before          # an empty folder reads nothing
     with open(os.path.join(pack, "rules", "r.yaml"), "w") as f:
         f.write("kind: rules\nrules: []\n")
-    assert kbmemo.key([pack], core=True) != before
-    assert kbmemo.key([pack], core=False) != kbmemo.key([pack], core=True)
+    assert kbmemo.key([pack], pack_files, core=True) != before
+    assert kbmemo.key([pack], pack_files, core=False) != kbmemo.key([pack], pack_files, core=True)
 
 
 def test_a_pipe_in_a_pack_is_refused_by_the_loader_not_waited_on_by_the_memo(tmp_path, monkeypatch):
@@ -65,7 +65,7 @@ def test_a_pipe_in_a_pack_is_refused_by_the_loader_not_waited_on_by_the_memo(tmp
     pack = tmp_path / "pack"
     (pack / "rules").mkdir(parents=True)
     os.mkfifo(pack / "rules" / "r.yaml")
-    assert kbmemo.key([str(pack)], core=True) is None          # not hashed: a pipe is never opened to read
+    assert kbmemo.key([str(pack)], pack_files, core=True) is None          # not hashed: a pipe is never opened to read
     start = time.monotonic()
     with pytest.raises(KBError, match="pipe") as err:
         load_kb([str(pack)], entry_point_packs=False)

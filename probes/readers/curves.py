@@ -1224,21 +1224,27 @@ def _val_shape(log, out: _Out) -> None:
             _val_swing(role, vs, fin, out)
 
 
+def _log_steps(vs: list) -> list | None:
+    """The log of each factor by which a positive series ``vs`` moves from one value to the next;
+    None when a value is not positive (no factor between them)."""
+    if min(vs) <= 0:
+        return None
+    return [math.log(b / a) for a, b in zip(vs, vs[1:])]
+
+
 def _thrown_both_ways(vs: list, least: float) -> bool:
     """Whether a short validation history ``vs`` jumps at each evaluation by a factor of e^``least``
     or more, and both ways (one fall and a level after it is no swing, nor a steady climb)."""
-    if min(vs) <= 0:
-        return False
-    steps = [math.log(b / a) for a, b in zip(vs, vs[1:])]
-    return min(abs(d) for d in steps) >= least and min(steps) < 0 < max(steps)
+    steps = _log_steps(vs)
+    return steps is not None and min(abs(d) for d in steps) >= least and min(steps) < 0 < max(steps)
 
 
 def _loss_swing(vs: list) -> float | None:
     """The median factor, as a log, by which a validation loss ``vs`` jumps between evaluations
     around its drift; None when a value is not positive (no factor between them)."""
-    if min(vs) <= 0:
+    steps = _log_steps(vs)
+    if steps is None:
         return None
-    steps = [math.log(b / a) for a, b in zip(vs, vs[1:])]
     drift = sum(steps) / len(steps)
     return median(abs(d - drift) for d in steps)
 

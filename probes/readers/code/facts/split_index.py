@@ -26,6 +26,12 @@ def _split_of(name: str, split_words: Mapping) -> set:
     return {split_words[w] for w in _words(name) if w in split_words}
 
 
+def _held_out(name: str, split_words: Mapping) -> bool:
+    """Whether a name's words say validation or test, and not train."""
+    splits = _split_of(name, split_words)
+    return bool(splits & {"val", "test"}) and "train" not in splits
+
+
 def _stem(name: str, split_words: Mapping) -> tuple:
     """A name's words with its split word taken out: ``train_indices`` and ``val_indices`` share one."""
     return tuple("*" if w in split_words else w for w in _words(name))
@@ -39,12 +45,12 @@ def _index_names(value: ast.AST) -> list:
         if isinstance(n, ast.Subscript):
             s = n.slice.elts[0] if isinstance(n.slice, ast.Tuple) and n.slice.elts else n.slice
             if isinstance(s, ast.Name):
-                out.append((s.id, n))
+                out.append(s.id)
         elif isinstance(n, ast.Call):
             f = n.func
             callee = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
             if callee in _ROW_SELECTORS:
-                out.extend((a.id, n) for a in n.args[1:] if isinstance(a, ast.Name))
+                out.extend(a.id for a in n.args[1:] if isinstance(a, ast.Name))
     return out
 
 
@@ -68,23 +74,18 @@ def held_out_from_train_index(tree: ast.AST, split_words: Mapping) -> tuple | No
     training index (a name whose words say train), where the script also assigns the held-out index
     of the same stem (``val_indices`` beside ``train_indices``): the held-out rows were meant to be
     selected by it. None when no such assignment exists."""
-    assigned = [(name, value, node) for name, value, node in _targets(tree)]
+    held_out = [(name, value, node) for name, value, node in _targets(tree) if _held_out(name, split_words)]
     stems: dict = {}
-    for name, _, _ in assigned:
-        if _split_of(name, split_words) & {"val", "test"} and "train" not in _split_of(name, split_words):
-            stems.setdefault(_stem(name, split_words), name)
-    for name, value, node in assigned:
-        splits = _split_of(name, split_words)
-        if not splits & {"val", "test"} or "train" in splits:
-            continue
-        for idx, _ in _index_names(value):
+    for name, _, _ in held_out:
+        stems.setdefault(_stem(name, split_words), name)
+    for name, value, node in held_out:
+        for idx in _index_names(value):
             if _split_of(idx, split_words) != {"train"}:
                 continue
             meant = stems.get(_stem(idx, split_words))
             if meant is not None and meant != idx:
                 return node, name, idx, meant
     return None
-
 
 
 def held_out_detail(hit: tuple) -> str:
