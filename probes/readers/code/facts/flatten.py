@@ -154,15 +154,17 @@ class _Flow:
 
     def run(self, body: list) -> ast.AST | None:
         for st in body:
-            if isinstance(st, ast.Assign):
+            if isinstance(st, ast.Assign) and all(isinstance(t, ast.Name) for t in st.targets):
                 k = self.kind(st.value)
                 for t in st.targets:
-                    if isinstance(t, ast.Name):
-                        self.env[t.id] = k
+                    self.env[t.id] = k
             elif isinstance(st, (ast.Return, ast.Expr)) and st.value is not None:
                 self.kind(st.value)
-            elif isinstance(st, ast.AugAssign | ast.AnnAssign) and isinstance(st.target, ast.Name):
-                self.env.pop(st.target.id, None)
+            else:
+                # a name set inside a branch, a loop or by unpacking may no longer hold the map
+                for n in ast.walk(st):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                        self.env.pop(n.id, None)
             if self.hit is not None:
                 break
         return self.hit
