@@ -68,8 +68,12 @@ _EPOCH_BAR = re.compile(r"^[^\d|%]*\bepochs?\b[^\d|%]*\d+%|\d\s*(?:s|secs?)\s*/\
                         re.IGNORECASE)
 #: an epoch printed as a number glued to the word and a colon (ESPnet's ``15epoch:train:751-1125batch:``)
 _EPOCH_GLUED = re.compile(r"(?<![\w.#])(\d+)epoch:")
+#: a whole number printed with thousands separators (``iter:   1,000``, Python's ``{:,d}``): three digits
+#: after each comma, and no further digit, point or comma-digit after the last group
+_GROUPED = r"\d{1,3}(?:,\d{3})+(?![\d.]|,\d)"
 _STEP = re.compile(r"\b(global[_ ]step|step|steps|iteration|iter|it|batch|batch_id|batch_idx|step_id|iter_id|"
-                   r"update|updates|num_updates|n_iter|global_iter)\b[\]'\"]?\s*[:=#]?\s*[\[(]?\s*(\d+)(?![.\d])(?:\s*/\s*(\d+))?\s*[\])]?",
+                   r"update|updates|num_updates|n_iter|global_iter)\b[\]'\"]?\s*[:=#]?\s*[\[(]?\s*"
+                   rf"({_GROUPED}|\d+(?![.\d]))(?:\s*/\s*({_GROUPED}|\d+))?\s*[\])]?",
                    re.IGNORECASE)
 _COUNTER = re.compile(r"(?<![\w./])(\d+)\s*/\s*(\d+)(?![\w.]|\s*[a-zA-Z])")
 #: a line that starts with its step and a separator (``12: 463.5 ...``, ``1220 | loss 3.29 | lr ...``), or
@@ -176,7 +180,13 @@ def _num(line: str, spec, max_digits: int):
     t = line[a:b]
     if kind == "f":
         return float(t)
+    t = t.replace(",", "")   # a count printed with thousands separators (_GROUPED)
     return int(t) if len(t.strip().lstrip("+-")) <= max_digits else None
+
+
+def _count(t: str) -> int:
+    """A step or counter a plan reads, thousands separators (_GROUPED) dropped."""
+    return int(t.replace(",", "")) if "," in t else int(t)
 
 
 class _Plan:
@@ -922,9 +932,9 @@ class LineParser:
                 [convert(line[a:b]) for a, b, convert in plan.ms]
             e, c, ct, st = plan.e, plan.c, plan.ct, plan.st
             epoch = None if e is None else float(line[e[0]:e[1]])
-            counter = None if c is None else int(line[c[0]:c[1]])
-            total = None if ct is None else int(line[ct[0]:ct[1]])
-            step = None if st is None else int(line[st[0]:st[1]])
+            counter = None if c is None else _count(line[c[0]:c[1]])
+            total = None if ct is None else _count(line[ct[0]:ct[1]])
+            step = None if st is None else _count(line[st[0]:st[1]])
         except ValueError:
             return self._apply_each(line, plan)
         if epoch is not None:
@@ -948,9 +958,9 @@ class LineParser:
             e, c, ct, st = plan.e, plan.c, plan.ct, plan.st
             self.step_round = plan.round
             self._commit(None if e is None else float(line[e[0]:e[1]]),
-                         None if c is None else int(line[c[0]:c[1]]),
-                         None if ct is None else int(line[ct[0]:ct[1]]),
-                         None if st is None else int(line[st[0]:st[1]]),
+                         None if c is None else _count(line[c[0]:c[1]]),
+                         None if ct is None else _count(line[ct[0]:ct[1]]),
+                         None if st is None else _count(line[st[0]:st[1]]),
                          plan.split, plan.progress, metrics)
 
     def _parse_full(self, line: str):

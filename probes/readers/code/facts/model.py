@@ -9,6 +9,7 @@ import re
 
 from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, format_number, snippet
 from ..values import ModuleVal
+from .flatten import feature_map_detail, feature_map_into_linear
 
 #: Assignments followed back from a forward's return value to the layer that made it: a bound on
 #: work, not knowledge.
@@ -28,7 +29,7 @@ SOURCE_ID = "code:model"
 FACTS = ("dropout_p", "init_constant", "init_bias_constant", "init_weight_std", "frozen_params", "frozen_weights",
          "requires_grad_attr_on_module", "unfreeze_guarded", "uses_amp", "grad_scaler_used", "regularization",
          "rl_training", "amp_dtype", "model_has_dropout_or_bn", "num_classes", "sigmoid_depth", "input_lookup_buffer",
-         "eval_stats_never_updated")
+         "eval_stats_never_updated", "feature_map_into_linear")
 
 
 #: names whose presence together marks a reinforcement-learning loop (rewards from an environment)
@@ -269,6 +270,9 @@ class ModelFacts:
         self.guarded_unfreeze_facts()
         self.buffer_lookup_facts()
         self.stale_eval_buffer_facts()
+        hit = feature_map_into_linear(self.tree)
+        if hit is not None:
+            self.add_finding("feature_map_into_linear", True, hit.lineno, feature_map_detail(hit))
         self.mixed_precision_facts(models, first_line)
         self.sigmoid_depth_fact()
 

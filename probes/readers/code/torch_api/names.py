@@ -119,3 +119,13 @@ def canonical(qual: str) -> str:
     if qual.startswith("lightning.pytorch.") or qual.startswith("pytorch_lightning."):
         return "pl." + last
     return qual
+
+
+#: 2-D layers whose output is a feature map (batch, channels, height, width): nn.Linear applied to it
+#: multiplies the last (width) axis only
+MAP_LAYERS = {"Conv2d", "ConvTranspose2d", "LazyConv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
+              "AdaptiveMaxPool2d", "LPPool2d", "FractionalMaxPool2d", "PixelShuffle", "Upsample"}
+#: layers that keep their input's shape (activations, dropout, per-channel normalisation)
+SHAPE_KEEPING_LAYERS = (NOPARAM_LAYERS - {"Flatten", "Unflatten", "CosineSimilarity", "PairwiseDistance", "GLU"}
+                        - MAP_LAYERS - {n for n in NOPARAM_LAYERS if "Pool" in n or "Pad" in n}) | NORM_LAYERS \
+    | {"PReLU"}
