@@ -1,0 +1,30 @@
+"""Pasted console shapes mended in session 29 (issue 13). Each sample is written for this test
+(invented numbers in the print shapes of common loggers) and asserts what the reader keeps or what
+a user sees through ``traindx diagnose --log FILE``. Torch-free.
+"""
+
+from traindx.probes.readers.console import read_console_text
+
+
+def _xs(log, role):
+    return [p.x for p in log[role].points]
+
+
+# ------------------------------------------------------------------- a date is no batch counter
+def test_a_month_day_year_date_before_each_record_is_not_read_as_a_counter():
+    losses = [3.912, 3.544, 3.201, 2.987, 2.803, 2.655]
+    text = "\n".join(f"INFO - 03/07/21 10:{k:02d}:15 - Epoch: [12][{25 * k}]   Time 0.41 (0.43)   "
+                     f"Loss {v:.4f} ({sum(losses[:k + 1]) / (k + 1):.4f})   Lr: 0.0500"
+                     for k, v in enumerate(losses))
+    log = read_console_text(text)
+    xs = _xs(log, "loss")
+    # "03/07/21" read as the counter 3 of 7 put every record at one x; each record is its own point
+    assert len(set(xs)) == len(losses)
+    assert [round(p.mean, 4) for p in log["loss"].points] == losses
+
+
+def test_a_batch_counter_beside_a_date_is_still_the_counter():
+    text = "\n".join(f"2021/03/07 10:{k:02d}:15 train [{40 * (k + 1)}/400] loss: {2.5 - 0.2 * k:.3f}"
+                     for k in range(6))
+    log = read_console_text(text)
+    assert len(set(_xs(log, "loss"))) == 6
