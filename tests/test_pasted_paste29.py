@@ -3,6 +3,8 @@
 a user sees through ``traindx diagnose --log FILE``. Torch-free.
 """
 
+from conftest import diagnose_log_report, report_fact, report_symptom
+
 from traindx.probes.readers.console import read_console_text
 
 
@@ -28,3 +30,32 @@ def test_a_batch_counter_beside_a_date_is_still_the_counter():
                      for k in range(6))
     log = read_console_text(text)
     assert len(set(_xs(log, "loss"))) == 6
+
+
+# ------------------------------------------------- a validation loss that ends NaN, training finite
+def _val_nan_log(train):
+    rows = []
+    for k, t in enumerate(train):
+        val = "nan" if k >= 2 else f"{t * 1.07:.4f}"
+        rows.append(f"epoch {k + 1:3d} | train_loss {t:.4f} | val_loss {val} | val_acc {0.41 + 0.01 * k:.3f}")
+    return "\n".join(rows) + "\n"
+
+
+def test_a_validation_loss_that_turns_nan_beside_a_finite_training_loss_is_explosion(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, _val_nan_log([1.284, 1.102, 0.987, 0.941, 0.912, 0.897, 0.889]))
+    assert report_fact(rep, "val_loss_nonfinite") is True
+    assert report_symptom(rep) == "explosion"
+
+
+def test_a_validation_loss_that_stays_finite_is_no_explosion(tmp_path):
+    rows = [f"epoch {k + 1:3d} | train_loss {t:.4f} | val_loss {t * 1.07:.4f}"
+            for k, t in enumerate([1.284, 1.102, 0.987, 0.941, 0.912, 0.897, 0.889])]
+    rep, _ = diagnose_log_report(tmp_path, "\n".join(rows) + "\n")
+    assert report_fact(rep, "val_loss_nonfinite") is False
+    assert report_symptom(rep) != "explosion"
+
+
+def test_a_nan_validation_loss_beside_a_frozen_training_loss_is_left_to_the_flat_rules(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, _val_nan_log([2.71828] * 7))
+    assert report_fact(rep, "val_loss_nonfinite") is True
+    assert report_symptom(rep) != "explosion"

@@ -1003,6 +1003,11 @@ def _analyze_val(log, out: _Out) -> None:
     s = log.get("val_loss")
     if s is None:
         return
+    if s.rows:
+        out.add("val_loss_nonfinite", s.trailing_nonfinite > 0, s.first_x, s.last_x,
+                f"the validation loss ends in {s.trailing_nonfinite} NaN/Inf value(s) "
+                f"(from {log.x_label} {_fx(s.trailing_nonfinite_x)})" if s.trailing_nonfinite
+                else "the latest validation loss is finite")
     fin = s.finite_points()
     if not fin:
         out.a.notes.append("every validation-loss value is NaN/Inf")
