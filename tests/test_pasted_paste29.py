@@ -59,3 +59,30 @@ def test_a_nan_validation_loss_beside_a_frozen_training_loss_is_left_to_the_flat
     rep, _ = diagnose_log_report(tmp_path, _val_nan_log([2.71828] * 7))
     assert report_fact(rep, "val_loss_nonfinite") is True
     assert report_symptom(rep) != "explosion"
+
+
+# ------------------------------------------------------------ a loss that drops straight to zero
+def _keras(losses):
+    rows = []
+    for k, v in enumerate(losses):
+        rows += [f"Epoch {k + 1}/{len(losses)}",
+                 f"3125/3125 [==============================] - 41s 13ms/step - loss: {v:.4e}"]
+    return "\n".join(rows) + "\n"
+
+
+def test_a_loss_that_drops_from_an_ordinary_value_to_zero_and_stays_is_explosion(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, _keras([2.3114, 1.5206, 0.8312, 0.0, 0.0, 0.0]))
+    assert report_fact(rep, "loss_fell_to_zero") is True
+    assert report_symptom(rep) == "explosion"
+
+
+def test_a_loss_pinned_at_float32_epsilon_after_a_drop_is_explosion(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, _keras([1.9021, 1.2287, 0.6513, 1.1921e-07, 1.1921e-07]))
+    assert report_fact(rep, "loss_fell_to_zero") is True
+    assert report_symptom(rep) == "explosion"
+
+
+def test_a_loss_that_reaches_zero_through_small_values_is_no_explosion(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, _keras([0.5132, 0.0521, 0.0043, 0.0003, 0.0, 0.0]))
+    assert report_fact(rep, "loss_fell_to_zero") is False
+    assert report_symptom(rep) != "explosion"

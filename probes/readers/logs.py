@@ -115,6 +115,8 @@ FACTS = (
     "loss_scale_warmup", "loss_scale_collapsed",
     # a validation rise the training loss shares (no overfitting); a validation loss that ends NaN/Inf
     "val_rise_shared", "val_loss_nonfinite",
+    # a loss that drops from an ordinary value straight to zero and stays there
+    "loss_fell_to_zero",
 )
 
 #: At most this many buckets per metric (the downsampled curve).
