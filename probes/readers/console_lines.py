@@ -75,7 +75,9 @@ _STEP = re.compile(r"\b(global[_ ]step|step|steps|iteration|iter|it|batch|batch_
                    r"update|updates|num_updates|n_iter|global_iter)\b[\]'\"]?\s*[:=#]?\s*[\[(]?\s*"
                    rf"({_GROUPED}|\d+(?![.\d]))(?:\s*/\s*({_GROUPED}|\d+))?\s*[\])]?",
                    re.IGNORECASE)
-_COUNTER = re.compile(r"(?<![\w./])(\d+)\s*/\s*(\d+)(?![\w.]|\s*[a-zA-Z])")
+#: a batch counter ``120/390``; never two numbers of a date (``08/11/20``, ``12/15/2021``): a third
+#: number after another slash makes it no counter
+_COUNTER = re.compile(r"(?<![\w./])(\d+)\s*/\s*(\d+)(?![\w./]|\s*[a-zA-Z])")
 #: a line that starts with its step and a separator (``12: 463.5 ...``, ``1220 | loss 3.29 | lr ...``), or
 #: with its round in brackets (gradient boosting's ``[6209]\tvalid-rmse:128.8``)
 _LEAD_STEP = re.compile(r"^\s*(?:(\d+)\s*[:|]|\[(\d+)\])\s")

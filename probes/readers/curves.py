@@ -794,6 +794,7 @@ def _loss_level_facts(c: _LossCurve, s, log, out: _Out) -> None:
                 + (f" (the first record: {_fmt(c.means[0])})" if frozen else ""))
     if s.rows_per_point == 1 and c.n >= out.p["curves.recur_min_points"]:
         _loss_recurring(c, out)
+    _loss_fell_to_zero(c, out)
     if c.climb_back is not None and c.n >= out.p["curves.noise_min_points"]:
         out.add("loss_climb_back", round(c.climb_back, _FACT_DECIMALS), c.x_start, c.x_end,
                 f"the smoothed training loss fell {_fmt(c.initial)} -> {_fmt(c.best)} at best and "
@@ -802,6 +803,24 @@ def _loss_level_facts(c: _LossCurve, s, log, out: _Out) -> None:
         out.add("loss_noise", c.noise, c.cx[c.tail_idx[0]], c.x_end,
                 f"step-to-step noise over the last {out.p['curves.tail_fraction']:.0%} is about "
                 f"{_fmt(c.sig_tail)} on a level of {_fmt(current)} ({c.noise:.0%})")
+
+
+def _loss_fell_to_zero(c: _LossCurve, out: _Out) -> None:
+    """``loss_fell_to_zero``: the training loss ends on at least ``curves.zero_fall_min_records``
+    records at zero (at most ``curves.zero_loss_floor``: 0, or float32's epsilon a clipped probability
+    leaves), and the record before them was an ordinary loss (``curves.zero_fall_from`` or more): it
+    dropped there in one record. False when the loss does not end at zero."""
+    ms, floor = c.means, out.p["curves.zero_loss_floor"]
+    k = 0
+    while k < len(ms) and abs(ms[-1 - k]) <= floor:
+        k += 1
+    if len(ms) < 2:
+        return
+    fell = k < len(ms) and k >= out.p["curves.zero_fall_min_records"] and ms[-1 - k] >= out.p["curves.zero_fall_from"]
+    out.add("loss_fell_to_zero", fell, c.xs[-1 - k] if fell else c.x_start, c.x_end,
+            f"the training loss drops from {_fmt(ms[-1 - k])} to {_fmt(ms[-1])} in one record and stays "
+            f"there for {k} records: learning does not take a loss to zero in one step" if fell
+            else "the training loss does not drop to zero in one record and stay there")
 
 
 def _on_half_grid(v: float, mantissas) -> bool:
@@ -999,10 +1018,20 @@ def _add_best_val_fraction(log, out: _Out, ms: list, xs: tuple, best: float) -> 
             f"{_fx(xb)}, {bf:.0%} of the way through the run")
 
 
+def _val_nonfinite(log, s, out: _Out) -> None:
+    """``val_loss_nonfinite``: the validation loss ends in NaN/Inf values (false: its latest is finite)."""
+    if s.rows:
+        out.add("val_loss_nonfinite", s.trailing_nonfinite > 0, s.first_x, s.last_x,
+                f"the validation loss ends in {s.trailing_nonfinite} NaN/Inf value(s) "
+                f"(from {log.x_label} {_fx(s.trailing_nonfinite_x)})" if s.trailing_nonfinite
+                else "the latest validation loss is finite")
+
+
 def _analyze_val(log, out: _Out) -> None:
     s = log.get("val_loss")
     if s is None:
         return
+    _val_nonfinite(log, s, out)
     fin = s.finite_points()
     if not fin:
         out.a.notes.append("every validation-loss value is NaN/Inf")

@@ -113,8 +113,10 @@ FACTS = (
     "loss_climb_back", "grad_norm_nonfinite_first", "grad_norm_blowup", "speed_only",
     # a console log's loss scaler settling
     "loss_scale_warmup", "loss_scale_collapsed",
-    # a validation rise the training loss shares (no overfitting)
-    "val_rise_shared",
+    # a validation rise the training loss shares (no overfitting); a validation loss that ends NaN/Inf
+    "val_rise_shared", "val_loss_nonfinite",
+    # a loss that drops from an ordinary value straight to zero and stays there
+    "loss_fell_to_zero",
 )
 
 #: At most this many buckets per metric (the downsampled curve).
