@@ -1,0 +1,67 @@
+"""What people write, read (session 29, issue 10): a model that learns nothing said in Korean, Japanese or
+Russian; a volatile loss; a ceiling stated with its number ("does not increase more than 0.15"); a number whose
+last digits are left out ("0.12xx", "28.xxx"). Each family keeps its near miss apart (nvidia-smi's "Volatile
+GPU-Util", a ratio such as "1.5x slower", digits that are all zero). The sentences are written for these tests."""
+import pytest
+
+from traindx.engine.understand import understand
+
+
+@pytest.mark.parametrize("text", [
+    "모델이 학습이 안 돼요. 50 에폭 동안 loss가 줄지 않아요",
+    "정확도가 전혀 변하지 않습니다",
+    "추론해 보면 모든 출력 값이 똑같이 나옵니다",
+    "何エポック回してもlossが一定のままです",
+    "モデルが全然学習しない、どうすればいい？",
+    "моя сеть всегда выдаёт один и тот же ответ для любого входа",
+    "классификатор предсказывает только один класс для всех картинок",
+])
+def test_learning_nothing_in_other_languages_is_not_learning(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "not_learning", u.scores
+
+
+@pytest.mark.parametrize("text", [
+    "the loss is so volatile that I cannot tell if it learns",
+    "I get a volatile loss curve as soon as I switch to SGD",
+])
+def test_a_volatile_loss_is_unstable(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "instability", u.scores
+
+
+def test_the_volatile_gpu_util_column_is_no_unstable_loss(lang):
+    u = understand("nvidia-smi shows Volatile GPU-Util at 3% and an epoch takes an hour", lang)
+    assert u.symptom == "slow_training", u.scores
+
+
+@pytest.mark.parametrize("text", [
+    "my validation accuracy won't increase more than 62% whatever I try",
+    "the f1 doesn't improve more than 0.55 no matter the lr",
+])
+def test_a_ceiling_stated_with_its_number_is_a_plateau(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "plateau", u.scores
+
+
+@pytest.mark.parametrize("text,fact,value,written", [
+    ("the training loss sits around 0.34xx after 12 epochs", "train_loss", 0.34, "0.34xx"),
+    ("the loss saturates at 17.xxx and never goes lower", "train_loss", 17.0, "17.xxx"),
+    ("val accuracy is about 0.81xx while train accuracy is 0.99", "val_accuracy", 0.81, "0.81xx"),
+])
+def test_a_number_with_its_last_digits_left_out_is_read_as_written(lang, text, fact, value, written):
+    u = understand(text, lang)
+    r = u.fact(fact)
+    assert r is not None and r.value == pytest.approx(value), [x.as_dict() for x in u.facts]
+    assert written in r.phrase          # the echo quotes what the user wrote
+
+
+@pytest.mark.parametrize("text,fact", [
+    ("training is 1.5x slower since I turned on checkpointing", "train_loss"),
+    ("the loss starts tiny, like 0.000xx, and stays there", "train_loss"),
+])
+def test_a_ratio_and_zero_digits_are_no_stated_loss(lang, text, fact):
+    u = understand(text, lang)
+    r = u.fact(fact)
+    assert r is None or r.value != 0, [x.as_dict() for x in u.facts]
+    assert u.fact("current_loss") is None or u.fact("current_loss").value != 1.5
