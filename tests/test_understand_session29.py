@@ -65,3 +65,18 @@ def test_a_ratio_and_zero_digits_are_no_stated_loss(lang, text, fact):
     r = u.fact(fact)
     assert r is None or r.value != 0, [x.as_dict() for x in u.facts]
     assert u.fact("current_loss") is None or u.fact("current_loss").value != 1.5
+
+
+@pytest.mark.parametrize("text,count", [
+    ("accuracy stays at 4% after 30 epochs, class_num: 25 in my config", 25),
+    ("the number of labels is 12 and the model always predicts label 0", 12),
+    ("NUMCLASS=6 and the loss does not go down", 6),
+    ("Number of class = 40, the val accuracy is stuck", 40),
+    ("my detector has only one classes and the mAP is 0", 1),
+    ("类别共有120种，准确率一直上不去", 120),
+    ("分类15个，loss不下降", 15),
+])
+def test_the_count_of_classes_under_other_names(lang, text, count):
+    u = understand(text, lang)
+    r = u.fact("num_classes")
+    assert r is not None and r.value == count, [x.as_dict() for x in u.facts]
