@@ -63,7 +63,7 @@ def number_slots(magnitudes: dict, attached=()) -> dict:
     tight = "|".join(sorted(set(attached), key=len, reverse=True))
     mag = "|".join(x for x in ((r"\s?(?:" + loose + ")") if loose else "", ("(?:" + tight + ")") if tight else "") if x)
     after = r"(?:(?:" + mag + r")(?![a-z]))?" if mag else ""
-    num = (r"(?<![\d.,])(?<!\d:)" + _NOT_A_GROUP + r"(?P<num>[-+]?(?:0,\d+(?![,\d])|\d{1,3}(?:,\d{3})+(?!\d)"
+    num = (r"(?<![\d.,])(?<!\d:)" + _NOT_A_GROUP + r"(?P<num>[-+]?(?:0,\d+(?!\d|,\d)|\d{1,3}(?:,\d{3})+(?!\d)"
            + _SPACED_THOUSANDS + r"|\d+\.?\d*|\.\d+)"
            r"(?:e[-+]?\d+|" + _TIMES_TEN + r")?"
            + after + r")(?!\d|\.\d|e[-+]?\d|\s*[*×]\s*[\d.])")
@@ -1104,7 +1104,7 @@ def _setting_gap(words: list) -> str:
 _BLANKS = re.compile(r"\s*")
 _COLON_AHEAD = re.compile(r"\s*[:=]")
 _SENTENCE = re.compile(r"(?<=[A-Za-z0-9)\]\"'])[.!?]\s+(?=[A-Z])|[\n;]|[!?]\s|。|；|！|？")
-_NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)[~]?\s?(?:[-+]?(?:[1-9]\d{0,2}(?:,\d{3})+(?![\d.,])|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d|\.[几多]|(?<=\.)[几多])",  # noqa: E501
+_NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)[~]?\s?(?:[-+]?(?:[1-9]\d{0,2}(?:,\d{3})+(?![\d.,])|0,\d+(?!\d|,\d)|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d|\.[几多]|(?<=\.)[几多])",  # noqa: E501
                      re.IGNORECASE)
 
 _GLUED_NUM = re.compile(r"\d+\.\d+(?:e[-+]?\d+)?(?![A-Za-z0-9_]|\.\d)", re.IGNORECASE)

@@ -80,3 +80,29 @@ def test_the_count_of_classes_under_other_names(lang, text, count):
     u = understand(text, lang)
     r = u.fact("num_classes")
     assert r is not None and r.value == count, [x.as_dict() for x in u.facts]
+
+
+@pytest.mark.parametrize("text,value", [
+    ("my training loss still sits at 0,45, and it has for days", 0.45),
+    ("the loss went down to 0,8 quickly but does not move since", 0.8),
+])
+def test_a_decimal_comma_is_read_by_the_metric_reader(lang, text, value):
+    u = understand(text, lang)
+    r = u.fact("train_loss") or u.fact("current_loss")
+    assert r is not None and r.value == pytest.approx(value), [x.as_dict() for x in u.facts]
+
+
+def test_a_list_after_a_zero_stays_a_list(lang):
+    u = understand("I train on --gpus 0,1,2 and the loss is stuck", lang)
+    assert all(x.value != 0.1 for x in u.facts), [x.as_dict() for x in u.facts]
+
+
+@pytest.mark.parametrize("text", [
+    "my loss is still 4.1 after a day; in your logs you had a loss of 0.9 by step 3000",
+    "my loss stays around 4.1. other people arrived at a loss of 0.2 on this data",
+    "the loss is stuck at 4.1 and everyone else got a loss of 0.3 with the same script",
+])
+def test_another_persons_value_is_not_the_runs(lang, text):
+    u = understand(text, lang)
+    r = u.fact("train_loss") or u.fact("current_loss")
+    assert r is not None and r.value == pytest.approx(4.1), [x.as_dict() for x in u.facts]
