@@ -106,3 +106,16 @@ def test_another_persons_value_is_not_the_runs(lang, text):
     u = understand(text, lang)
     r = u.fact("train_loss") or u.fact("current_loss")
     assert r is not None and r.value == pytest.approx(4.1), [x.as_dict() for x in u.facts]
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:1 and cpu!",
+     "cuda_error"),
+    ("RuntimeError: shape '[8, -1, 3]' is invalid for input of size 1000 when I run train.py", "shape_error"),
+    ("my script crashes after 30 epochs because of insufficient GPU memory, how do I fix this?", "cuda_oom"),
+    ("there seems to be a GPU memory leak: usage grows every epoch until the job dies", "cuda_oom"),
+])
+def test_the_kind_of_a_crash_said_in_other_words(lang, text, kind):
+    u = understand(text, lang)
+    r = u.fact("error_kind")
+    assert u.symptom == "out_of_scope" and r is not None and r.value == kind, (u.symptom, [x.as_dict() for x in u.facts])
