@@ -119,3 +119,17 @@ def test_the_kind_of_a_crash_said_in_other_words(lang, text, kind):
     u = understand(text, lang)
     r = u.fact("error_kind")
     assert u.symptom == "out_of_scope" and r is not None and r.value == kind, (u.symptom, [x.as_dict() for x in u.facts])
+
+
+@pytest.mark.parametrize("text", [
+    "did anyone else get a constant loss while fine-tuning? is that a problem?",
+    "I keep getting a constant loss on my own images, is it the data?",
+])
+def test_a_constant_loss_is_not_learning(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "not_learning", u.scores
+
+
+def test_a_constant_loss_after_progress_is_a_plateau(lang):
+    u = understand("constant loss after 2000 steps, before that it went down nicely", lang)
+    assert u.symptom == "plateau", u.scores
