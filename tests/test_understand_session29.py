@@ -118,7 +118,8 @@ def test_another_persons_value_is_not_the_runs(lang, text):
 def test_the_kind_of_a_crash_said_in_other_words(lang, text, kind):
     u = understand(text, lang)
     r = u.fact("error_kind")
-    assert u.symptom == "out_of_scope" and r is not None and r.value == kind, (u.symptom, [x.as_dict() for x in u.facts])
+    assert u.symptom == "out_of_scope" and r is not None and r.value == kind, \
+        (u.symptom, [x.as_dict() for x in u.facts])
 
 
 @pytest.mark.parametrize("text", [
