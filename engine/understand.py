@@ -63,7 +63,7 @@ def number_slots(magnitudes: dict, attached=()) -> dict:
     tight = "|".join(sorted(set(attached), key=len, reverse=True))
     mag = "|".join(x for x in ((r"\s?(?:" + loose + ")") if loose else "", ("(?:" + tight + ")") if tight else "") if x)
     after = r"(?:(?:" + mag + r")(?![a-z]))?" if mag else ""
-    num = (r"(?<![\d.,])(?<!\d:)" + _NOT_A_GROUP + r"(?P<num>[-+]?(?:0,\d+(?![,\d])|\d{1,3}(?:,\d{3})+(?!\d)"
+    num = (r"(?<![\d.,])(?<!\d:)" + _NOT_A_GROUP + r"(?P<num>[-+]?(?:0,\d+(?!\d|,\d)|\d{1,3}(?:,\d{3})+(?!\d)"
            + _SPACED_THOUSANDS + r"|\d+\.?\d*|\.\d+)"
            r"(?:e[-+]?\d+|" + _TIMES_TEN + r")?"
            + after + r")(?!\d|\.\d|e[-+]?\d|\s*[*×]\s*[\d.])")
@@ -82,6 +82,17 @@ _CLAUSE_PUNCTUATION = r"[.;!?\n]|,\s|，|。|；"
 _ARROWS = r"->|→|=>|==>"
 #: an arrow alone between two values ("0.4->0.9", "2.3 → 0.4"): a change, with or without a "from" before them
 _ARROW_GAP = re.compile(r"\s*%?\s*-*(?:" + _ARROWS + r")\s*~?\s*")
+
+
+#: a number whose last digits are left out ("5.xx", "0.12xx", "28.xxx", "7.x"): its known digits are its value; the
+#: x's become zeros (the text keeps its length, so spans still point into it). One "x" after a decimal digit stays:
+#: "1.5x" is a ratio ("1.5x slower"); so do known digits that are all zero ("0.000xx" is small, not 0)
+_PLACEHOLDER_DIGITS = re.compile(r"(?<![\w.])(?P<known>\d+\.\d*)(?P<x>(?<=\.)[xX]+|(?<=\d)[xX]{2,})(?![A-Za-z0-9_])")
+
+
+def _zero_placeholders(m: re.Match) -> str:
+    known = m.group("known")
+    return known + "0" * len(m.group("x")) if re.search(r"[1-9]", known) else m.group(0)
 
 
 @dataclass
@@ -614,7 +625,7 @@ def understand(text: str, lang: Language) -> Understanding:
     u = Understanding(text=text)
     if not text or not text.strip():
         return u
-    work = text.replace("\u3000", " ").replace("≈", "~")
+    work = _PLACEHOLDER_DIGITS.sub(_zero_placeholders, text.replace("\u3000", " ").replace("≈", "~"))
     readings = _read_facts(work, lang) + _read_metrics(work, lang)
     best: dict[str, Reading] = {}
     for r in readings:
@@ -652,7 +663,20 @@ def understand(text: str, lang: Language) -> Understanding:
             and isinstance(best["num_classes"].value, int) and best["num_classes"].value > 2:
         del best["task_type"]       # "3 classes ... binary_crossentropy": a binary loss, not a binary task
     u.facts = sorted(best.values(), key=lambda r: r.span[0])
+    if work != text:
+        _as_written(u, work, text)
     return u
+
+
+def _as_written(u: Understanding, work: str, text: str) -> None:
+    """The echo quotes the user's own words: a phrase read from the normalised text ("0.1200" for "0.12xx")
+    is given back as written (the two have the same length, so a span points into both)."""
+    for r in u.facts:
+        a, b = r.span
+        if r.phrase == " ".join(work[a:b].split()):
+            r.phrase = " ".join(text[a:b].split())
+    if u.symptom_span and u.symptom_phrase == " ".join(work[u.symptom_span[0]:u.symptom_span[1]].split()):
+        u.symptom_phrase = " ".join(text[u.symptom_span[0]:u.symptom_span[1]].split())
 
 
 def _read_cues(work: str, lang: Language, best: dict) -> tuple[dict, dict, set, set]:
@@ -1080,7 +1104,7 @@ def _setting_gap(words: list) -> str:
 _BLANKS = re.compile(r"\s*")
 _COLON_AHEAD = re.compile(r"\s*[:=]")
 _SENTENCE = re.compile(r"(?<=[A-Za-z0-9)\]\"'])[.!?]\s+(?=[A-Z])|[\n;]|[!?]\s|。|；|！|？")
-_NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)[~]?\s?(?:[-+]?(?:[1-9]\d{0,2}(?:,\d{3})+(?![\d.,])|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d|\.[几多]|(?<=\.)[几多])",  # noqa: E501
+_NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)[~]?\s?(?:[-+]?(?:[1-9]\d{0,2}(?:,\d{3})+(?![\d.,])|0,\d+(?!\d|,\d)|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d|\.[几多]|(?<=\.)[几多])",  # noqa: E501
                      re.IGNORECASE)
 
 _GLUED_NUM = re.compile(r"\d+\.\d+(?:e[-+]?\d+)?(?![A-Za-z0-9_]|\.\d)", re.IGNORECASE)
