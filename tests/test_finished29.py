@@ -153,3 +153,25 @@ def test_two_accuracies_beside_guessed_losses_keep_the_guessed_losses():
     log = read_console_text(_georgian_with_acc())
     assert {"loss", "val_loss", "accuracy", "val_accuracy"} <= set(log.series)
     assert abs(log.series["val_accuracy"].last_value - (1 - (0.5 * 0.8 ** 12 + 0.08) / 2)) < 1e-3
+
+
+def test_after_a_metric_named_held_out_the_second_unqualified_printing_is_held_out():
+    """``Ep 3: loss on train 0.81, acc 0.61; loss on val 0.67, acc 0.79; test acc 0.75, loss 0.70``:
+    the bare ``acc`` after the validation loss is the validation's; a third bare printing is no curve."""
+    from traindx.probes.readers.console import read_console_text
+    text = "".join(f"Ep {e}: loss on train {1 / e:.4f}, acc {0.5 + e / 40:.4f}; loss on val {1.1 / e:.4f}, "
+                   f"acc {0.45 + e / 40:.4f}; acc {0.44 + e / 40:.4f}\n" for e in range(1, 11))
+    log = read_console_text(text)
+    assert {"loss", "val_loss", "accuracy", "val_accuracy"} <= set(log.series)
+    assert log.series["accuracy"].rows == 10
+    assert abs(log.series["accuracy"].last_value - 0.75) < 1e-4
+    assert abs(log.series["val_accuracy"].last_value - 0.70) < 1e-4
+
+
+def test_progress_redraws_run_together_keep_one_loss():
+    from traindx.probes.readers.console import read_console_text
+    text = "".join(f"{s}/500 [===>....] - ETA: 1:02 - loss: {2 / s:.4f} - acc: 0.5000"
+                   f"{s + 1}/500 [===>....] - ETA: 1:01 - loss: {2 / (s + 1):.4f} - acc: 0.5100\n"
+                   for s in range(1, 40, 2))
+    log = read_console_text(text)
+    assert "val_loss" not in log.series

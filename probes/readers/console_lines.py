@@ -695,6 +695,8 @@ _LATEX_ROW_END = "\\\\"
 
 #: a training metric and the role its second printing on one line has (see _second_is_held_out)
 _HELD_OUT_ROLE = {"loss": "val_loss", "accuracy": "val_accuracy"}
+_HELD_OUT_ROLES = frozenset(_HELD_OUT_ROLE.values())
+_AS_HELD_OUT = "second printing"    # marks a held-out metric read from a second printing
 #: a letter of any script (a word that qualifies a metric's name, known or not, holds one; a
 #: script's vowel signs, which are no letters to ``\w``, stay inside its words split at spaces)
 _LETTER = re.compile(r"[^\W\d_]")
@@ -705,21 +707,31 @@ def _second_is_held_out(metrics: list, quals: list) -> list:
     that no split word of the knowledge base tells apart (``Epoch 3 | তালিম loss: 0.61 | যাচাই loss:
     0.74``: the split words are in a language it lacks, the metric word is one it knows): the first
     is the training value, the second the held-out one, the order every epoch summary prints them
-    in. Read as one metric, the two would alternate in one curve (a loss that oscillates). Both
-    printed after the same words (``loss: 15.9 ... loss: 15.9``: a progress bar's redraws run
-    together), a value restated after its name (caffe's ``loss = 6.37 (* 1 = 6.37 loss)``) or a
-    third printing is left alone. A line whose first name says "train" (``train [loss 0.85] val
-    [loss 1.01]``) is read the same way: that word is the first metric's, not the line's."""
+    in. Read as one metric, the two would alternate in one curve (a loss that oscillates); a third
+    printing then is a test split's, on no curve. Both printed after the same words (``loss: 15.9
+    ... loss: 15.9``: a progress bar's redraws run together) or a value restated after its name
+    (caffe's ``loss = 6.37 (* 1 = 6.37 loss)``) is left alone. A line whose first name says
+    "train" (``train [loss 0.85] val [loss 1.01]``) is read the same way: that word is the first
+    metric's, not the line's. Printed behind the same words, the second is the held-out one when a
+    metric named held-out stands between the two (``loss on train 0.81, acc 0.61; loss on val 0.67,
+    acc 0.79``: the line's second half is the validation's)."""
     first: dict = {}
+    held_out = set()    # the metrics read first before a held-out metric of the line's own naming
     out = []
     for m, q in zip(metrics, quals):
         r = m[0]
         key = (r[0], r[2])
         if key not in first:
             first[key] = q
-        elif first[key] is not None and q is not None and q != first[key] and r[0] in _HELD_OUT_ROLE \
-                and (_HELD_OUT_ROLE[r[0]], r[2]) not in first:
-            first[(_HELD_OUT_ROLE[r[0]], r[2])] = q
+            if r[0] in _HELD_OUT_ROLES:
+                held_out.update(first)
+        elif r[0] in _HELD_OUT_ROLE and (_HELD_OUT_ROLE[r[0]], r[2]) in first:
+            if first[(_HELD_OUT_ROLE[r[0]], r[2])] is not _AS_HELD_OUT:
+                out.append(m)
+            continue   # a third printing after the two read as train and held-out: a test split's, no curve
+        elif first[key] is not None and q is not None and (q != first[key] or key in held_out) \
+                and r[0] in _HELD_OUT_ROLE:
+            first[(_HELD_OUT_ROLE[r[0]], r[2])] = _AS_HELD_OUT
             m = ((_HELD_OUT_ROLE[r[0]],) + tuple(r[1:]),) + tuple(m[1:])
         out.append(m)
     return out
