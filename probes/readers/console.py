@@ -1556,10 +1556,10 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         self.ppl_noted = False
         self.min_row_numbers = int(p["console.min_headerless_row_numbers"])
         self.min_bare = int(p["console.min_bare_values"])
-        self.bare = None           # the lines that hold one number and nothing else, as a candidate
-        self.speed_only = None     # the speeds of lines without a metric, as a candidate
+        self.bare = self.speed_only = None   # candidates: lines of one number alone; speeds of lines without a metric
         self.sum_rel_tol = float(p["console.sum_total_rel_tol"])
         self.sum_max_parts = int(p["console.sum_total_max_parts"])
+        self.qualifier_words = int(p["console.held_out_qualifier_words"])
         self.axis_joiners = frozenset(str(w).lower() for w in p["console.axis_joiners"])
         self.aside_words = tuple(int(n) for n in p["console.name_aside_words"])
         self.loss_abbrevs = frozenset(str(w).lower() for w in p["console.loss_abbreviations"])

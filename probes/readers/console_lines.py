@@ -481,6 +481,8 @@ def _join_split_words(names: list, split_words: Mapping) -> list:
 _HEADER_NAME = re.compile(r"[A-Za-z_][\w ./@\-()%]*|#")
 _WORD_SPAN = re.compile(r"\S+(?: \S+)*")
 _CELL_SPAN = re.compile(r"\S+")
+#: the gap between the columns of a whitespace-aligned table whose cells may hold one space
+_WIDE_GAP = re.compile(r"\s{2,}")
 
 
 def _column_spans(line: str, names: list):
@@ -703,6 +705,50 @@ _UNIT_BELOW = re.compile(r"^\([^()]*\)$")
 _LATEX_ROW_END = "\\\\"
 
 
+#: a training metric and the role its second printing on one line has (see _second_is_held_out)
+_HELD_OUT_ROLE = {"loss": "val_loss", "accuracy": "val_accuracy"}
+_HELD_OUT_ROLES = frozenset(_HELD_OUT_ROLE.values())
+_AS_HELD_OUT = "second printing"    # marks a held-out metric read from a second printing
+#: a letter of any script (a word that qualifies a metric's name, known or not, holds one; a
+#: script's vowel signs, which are no letters to ``\w``, stay inside its words split at spaces)
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def _second_is_held_out(metrics: list, quals: list) -> list:
+    """A line that prints the loss (or accuracy) twice under one name, each after words of its own
+    that no split word of the knowledge base tells apart (``Epoch 3 | তালিম loss: 0.61 | যাচাই loss:
+    0.74``: the split words are in a language it lacks, the metric word is one it knows): the first
+    is the training value, the second the held-out one, the order every epoch summary prints them
+    in. Read as one metric, the two would alternate in one curve (a loss that oscillates); a third
+    printing then is a test split's, on no curve. Both printed after the same words (``loss: 15.9
+    ... loss: 15.9``: a progress bar's redraws run together) or a value restated after its name
+    (caffe's ``loss = 6.37 (* 1 = 6.37 loss)``) is left alone. A line whose first name says
+    "train" (``train [loss 0.85] val [loss 1.01]``) is read the same way: that word is the first
+    metric's, not the line's. Printed behind the same words, the second is the held-out one when a
+    metric named held-out stands between the two (``loss on train 0.81, acc 0.61; loss on val 0.67,
+    acc 0.79``: the line's second half is the validation's)."""
+    first: dict = {}
+    held_out = set()    # the metrics read first before a held-out metric of the line's own naming
+    out = []
+    for m, q in zip(metrics, quals):
+        r = m[0]
+        key = (r[0], r[2])
+        if key not in first:
+            first[key] = q
+            if r[0] in _HELD_OUT_ROLES:
+                held_out.update(first)
+        elif r[0] in _HELD_OUT_ROLE and (_HELD_OUT_ROLE[r[0]], r[2]) in first:
+            if first[(_HELD_OUT_ROLE[r[0]], r[2])] is not _AS_HELD_OUT:
+                out.append(m)
+            continue   # a third printing after the two read as train and held-out: a test split's, no curve
+        elif first[key] is not None and q is not None and (q != first[key] or key in held_out) \
+                and r[0] in _HELD_OUT_ROLE:
+            first[(_HELD_OUT_ROLE[r[0]], r[2])] = _AS_HELD_OUT
+            m = ((_HELD_OUT_ROLE[r[0]],) + tuple(r[1:]),) + tuple(m[1:])
+        out.append(m)
+    return out
+
+
 def _latex_row(s: str) -> str:
     """A row of a LaTeX tabular without its ``\\\\`` (the cells split on ``&``); any other text as it was."""
     if s.endswith(_LATEX_ROW_END) and "&" in s:
@@ -807,6 +853,12 @@ class LineParser:
             if m:
                 s = s[:m.start()].rstrip().rstrip(":").rstrip()
         cells = [c.strip() for c in s.split(delim)] if delim else s.split()
+        if delim is None and len(cells) > len(names) + 1:
+            # cells that hold a space themselves (H2O's scoring history: ``2026-12-05 05:40:24``,
+            # ``0.151 sec``) in a table whose columns stand two or more spaces apart, as its header's do
+            wide = [c for c in _WIDE_GAP.split(s) if c]
+            if len(wide) in (len(names), len(names) + 1):
+                cells = wide
         self.row_index = None
         if self.header_indexed is not None and len(cells) == len(names) + 1:
             first = _CELL_SPAN.search(line)
@@ -1001,7 +1053,7 @@ class LineParser:
         pairs = self._pairs(text)
         if split is None:
             split = self._line_split(text, pairs)
-        metrics = self._named_metrics(line, pairs, split)
+        metrics = self._named_metrics(line, pairs, split, None if progress else text)
         self._more_metrics(line, text, pairs, split, metrics)
         if not metrics:
             return self._no_record(line, text, epoch, step, pairs)
@@ -1061,16 +1113,25 @@ class LineParser:
             self._noise_out = (ep, exc, nan_warning, st, scale, verdict)
         return None
 
-    def _named_metrics(self, line: str, pairs: list, split) -> list:
-        """``(role, kind, (start, end))`` of each pair whose name has a role."""
+    def _named_metrics(self, line: str, pairs: list, split, text: str | None = None) -> list:
+        """``(role, kind, (start, end))`` of each pair whose name has a role (``text``: the line with
+        its prefix and axes blanked, where the words that qualify each name are read; None on a
+        progress bar's line, whose metrics are read by name alone: two printings there are redraws)."""
         metrics = []
-        for phrase, kind, a, b, _pos in pairs:
+        quals = []
+        for k, (phrase, kind, a, b, pos) in enumerate(pairs):
             r = self._role(phrase, split)
             if r is None:
                 continue
             if SPLIT_ALONE_RANK <= r[1] < SPLIT_ALONE_RANK + 50 and line[a:b].isdigit():
                 continue   # "train 5446, val 616": a split's size (a count), not its loss
             metrics.append((r, kind, (a, b)))
+            # the words printed between the pair before and this one's name: its qualifier, when
+            # the name comes before the value (None for "6.37 loss", a value restated after its name)
+            words = [w for w in (text or "")[pairs[k - 1][3] if k else 0:pos].split() if _LETTER.search(w)]
+            quals.append(" ".join(words) if pos <= a and len(words) <= self.qualifier_words else None)
+        if text is not None and split in (None, "train") and len(metrics) > 1:
+            metrics = _second_is_held_out(metrics, quals)
         return metrics
 
     def _more_metrics(self, line: str, text: str, pairs: list, split, metrics: list) -> None:

@@ -917,6 +917,8 @@ def _read_csv_stream(f, path: str, column_map: dict, log: LogData, lim: bounded.
             rows = list(reader)
         except csv.Error as e:
             raise InputError(f"malformed CSV: {e}", path, start + reader.line_num - 1) from None
+        if delim != "," and any("," in ln for ln in lines):
+            rows = _decimal_points(rows)
         row_lines = None
         if len(rows) != len(lines) or set(map(len, rows)) != {ncols}:
             rows, row_lines = _clean_rows(rows, lines, start, ncols, header_key, cut, path)
@@ -938,6 +940,18 @@ def _read_csv_stream(f, path: str, column_map: dict, log: LogData, lim: bounded.
     if rows_total == 0:
         raise InputError("the log has a header but no data rows", path, line_no)
     log.rows = rows_total
+
+
+#: a number written with a decimal comma (``14,119561``), as a European locale's spreadsheet or
+#: ``df.to_csv(sep=";", decimal=",")`` writes it beside a ``;`` or tab delimiter
+_DECIMAL_COMMA_CELL = re.compile(r"\s*[-+]?\d+,\d+(?:[eE][-+]?\d+)?\s*")
+
+
+def _decimal_points(rows: list) -> list:
+    """Rows of a ``;``- or tab-delimited file with each decimal-comma number written with a point
+    (a comma there cannot be the delimiter, so ``0,200000`` is 0.2, never two cells)."""
+    full = _DECIMAL_COMMA_CELL.fullmatch
+    return [[c.replace(",", ".") if "," in c and full(c) else c for c in row] for row in rows]
 
 
 def _csv_header_line(f, path: str, lim: bounded.Limits) -> tuple[str, int]:

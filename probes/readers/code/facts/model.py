@@ -456,7 +456,12 @@ class ModelFacts:
                 and not isinstance(r[4], bool) and r[4] != 0]
         heads = _output_layers(self.tree)
         prior = [r for r in bias if _is_output_layer(r[1], r[6], heads)]
-        bias = [r for r in bias if r not in prior]
+        gates = _gate_layers(self.tree)
+        gated = [r for r in bias if r not in prior and _is_output_layer(r[1], r[6], gates)]
+        bias = [r for r in bias if r not in prior and r not in gated]
+        if gated and not bias:
+            self.notes.append(f"`{gated[0][5]}` (line {gated[0][0]}) sets the bias of a layer read only through a "
+                              f"sigmoid ({gated[0][1]}): a gate's bias (a highway or LSTM-style gate), behind no ReLU")
         if prior and not bias:
             self.notes.append(f"`{prior[0][5]}` (line {prior[0][0]}) sets the bias of the layer the model "
                               f"returns ({prior[0][1]}): a prior on the output logits, behind no ReLU")
@@ -564,6 +569,51 @@ def _output_layers(tree: ast.AST) -> set[str]:
                 if name:
                     out.add(name)
     return out
+
+
+def _gate_layers(tree: ast.AST) -> set[str]:
+    """The attribute names of the layers a module reads only through a sigmoid (``g =
+    torch.sigmoid(self.t(x))``: a highway or LSTM-style gate, whose bias is set negative on purpose
+    to start it closed) or never reads at all: no ReLU sits behind either, so a negative constant
+    bias on them kills no unit. A layer passed anywhere else (``self.net = nn.Sequential(self.fc,
+    ...)``, ``relu(self.t(x))``, ``for m in [self.a, self.b]``) is none of them."""
+    out: set[str] = set()
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        methods = [f for f in cls.body if isinstance(f, ast.FunctionDef)]
+        if not any(f.name == "forward" for f in methods):
+            continue
+        owned = {t.attr for f in methods if f.name == "__init__" for n in ast.walk(f)
+                 if isinstance(n, ast.Assign) for t in n.targets
+                 if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+        ok = set(owned)
+        for f in methods:
+            for parent in ast.walk(f):
+                for child in ast.iter_child_nodes(parent):
+                    if isinstance(child, ast.Attribute) and child.attr in ok and isinstance(child.value, ast.Name) \
+                            and child.value.id == "self" and isinstance(child.ctx, ast.Load) \
+                            and not _read_as_gate(parent, child, f.name == "__init__", f):
+                        ok.discard(child.attr)
+        out |= ok
+    return out
+
+
+def _read_as_gate(parent: ast.AST, ref: ast.Attribute, in_init: bool, fn: ast.FunctionDef) -> bool:
+    """``self.X`` (``ref``, a child of ``parent``) read where a gate is: its ``.weight``/``.bias``
+    set up in ``__init__``, or called as the only argument of a sigmoid."""
+    if isinstance(parent, ast.Attribute) and parent.attr in ("weight", "bias"):
+        return in_init
+    if not (isinstance(parent, ast.Call) and parent.func is ref):
+        return False
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call) and n.args and n.args[0] is parent and len(n.args) == 1:
+            f = n.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            if name == "sigmoid":
+                return True
+        if isinstance(n, ast.Call) and not n.args and isinstance(n.func, ast.Attribute) \
+                and n.func.attr == "sigmoid" and n.func.value is parent:
+            return True
+    return False
 
 
 def _returned_layer(e: ast.AST, line: int, assigns: list, depth: int = 0) -> str | None:
