@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -338,6 +339,7 @@ class _Builder:
                                   path, line, col)
                 value[k] = old + [x for x in v if x not in old] if isinstance(old, list) else v
         where = f"{path}:{line}" if line else path
+        self.override_at[ident] = (path, line, col)
         table[ident] = {**entry, "value": value, "extended_by": entry.get("extended_by", []) + [where],
                         "default": entry.get("default", default)}
 
@@ -841,6 +843,7 @@ def _check_parameters(b: _Builder) -> None:
     pack's overrides: a pack's typo is reported at its override."""
     kb = b.kb
     for pid, p in kb.parameters.items():
+        _check_map_parameter(b, pid, p)
         what = p.get("items_are")
         if not what:
             continue
@@ -854,6 +857,32 @@ def _check_parameters(b: _Builder) -> None:
             if pid in b.override_at:
                 raise KBError(message, *b.override_at[pid], hint=hint)
             b.fail("parameter", pid, ("value", i), message, hint=hint)
+
+
+def _check_map_parameter(b: _Builder, pid: str, p: dict) -> None:
+    """A map-valued parameter whose keys are patterns (``keys_are: pattern``) holds only ones that
+    compile, and one whose meanings are a fact's values (``meanings_are_values_of``) only those; a
+    pack's bad entry is reported at its extension."""
+    value = p["value"]
+    fact = p.get("meanings_are_values_of")
+    allowed = (b.kb.facts.get(fact) or {}).get("values") if fact else None
+    for key, meaning in value.items() if isinstance(value, dict) else ():
+        message = None
+        if p.get("keys_are") == "pattern":
+            try:
+                re.compile(str(key))
+            except re.error as e:
+                message = f"parameter {pid!r} holds a pattern that does not compile: {key!r} ({e})"
+        if message is None and allowed is not None and meaning not in allowed:
+            message = f"parameter {pid!r} gives {key!r} the meaning {meaning!r}, not a value of {fact!r}"
+            hint = f"one of: {', '.join(map(str, allowed))}"
+        else:
+            hint = None
+        if message is None:
+            continue
+        if pid in b.override_at:
+            raise KBError(message, *b.override_at[pid], hint=hint)
+        b.fail("parameter", pid, ("value", str(key)), message, hint=hint)
 
 
 def _only_negated(cond, fact) -> bool:

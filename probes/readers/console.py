@@ -245,23 +245,6 @@ _ROW_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[A-Za-z%]?|\
 _LOG_LEVEL = re.compile(r"^\s*[\[(]?(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)[\])]?:?", re.IGNORECASE)
 _BANNER = re.compile(r"\b(?:run|seed|restart(?:ing|ed)?|resum(?:e|ing|ed)|trial|fold)\b", re.IGNORECASE)
 
-#: error kinds (kb/facts.yaml error_kind) by the traceback's last line
-_ERROR_KINDS = (
-    ("cuda_oom", re.compile(r"out of memory|OutOfMemoryError|\bOOM\b", re.IGNORECASE)),
-    ("cuda_error", re.compile(r"CUDA error|device-side assert|cuDNN|CUBLAS|NCCL", re.IGNORECASE)),
-    # default_collate's own message ("stack expects each tensor to be equal size") names the batching step
-    ("dataloader_error", re.compile(r"DataLoader|collate|worker \(pid|default_collate|"
-                                    r"stack expects each tensor to be equal size", re.IGNORECASE)),
-    ("shape_error", re.compile(r"size mismatch|shape|must match the size|dimension|Expected input "
-                               r"batch_size|mat1 and mat2|\bdim \d+ must match|sizes? of tensors|"
-                               r"must be the same (?:as input )?size",
-                               re.IGNORECASE)),
-    ("dtype_error", re.compile(r"expected scalar type|dtype|Expected object of scalar type|"
-                               r"expected .* but found .*(Float|Long|Half|Double)|"
-                               r"can(?:'|no)t be cast|type (?:Float|Long|Half|Double|Int|Bool|Byte)\b",
-                               re.IGNORECASE)),
-    ("import_error", re.compile(r"^(ImportError|ModuleNotFoundError)")),
-)
 #: the message of a traceback the text ends inside, before the exception's line
 _CUT_SHORT = "an exception whose traceback the text cuts short"
 _CUT_SHORT_NAN = "an exception whose traceback the text cuts short, right after a NaN/Inf loss report"
@@ -296,11 +279,13 @@ def exception_message(line: str) -> str | None:
     return None
 
 
-def error_kind(message: str) -> str:
-    """The error kind (kb/facts.yaml ``error_kind``, or ``nonfinite``) of an exception message."""
+def error_kind(message: str, kinds) -> str:
+    """The error kind (kb/facts.yaml ``error_kind``, or ``nonfinite``) of an exception message; ``kinds``:
+    (pattern, kind) pairs in order (``console.error_kinds``, compiled in
+    :class:`~traindx.probes.readers.words.LogWords`)."""
     if _NAN_ERROR.search(message) and not re.search(r"out of memory", message, re.I):
         return "nonfinite"
-    for k, rx in _ERROR_KINDS:
+    for rx, k in kinds:
         if rx.search(message):
             return k
     return "other_error"
@@ -1408,7 +1393,7 @@ class _Tracebacks:
             return
         self.error_records = self.metric_lines
         self.log.error_count += 1
-        kind = error_kind(message)
+        kind = error_kind(message, self.words.error_kinds)
         if len(self.log.errors) < self.max_events:
             self.log.errors.append({"line": line, "kind": kind, "message": message[:_KEPT_ERROR_CHARS]})
         else:

@@ -47,7 +47,8 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
           "console.quality_score_names", "console.score_heading_words")
 #: tables compiled with TABLES whose words are never among the known words: a label holding "log", "p",
 #: "per", "tokens" or "of" but no name of them (``old_log_prob``) is still one whose role is guessed from its values
-AUX_TABLES = ("console.log_likelihood_names", "console.log_likelihood_units", "console.log_likelihood_scope_words")
+AUX_TABLES = ("console.log_likelihood_names", "console.log_likelihood_units", "console.log_likelihood_scope_words",
+              "console.error_kinds")
 
 #: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
 CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -128,6 +129,9 @@ class LogWords:
         self.phrase_filler = frozenset(p["console.phrase_filler_words"])
         self.perplexity = frozenset(p["console.perplexity_words"])
         self.log_likelihood = frozenset(normalize_name(n) for n in p["console.log_likelihood_names"])
+        # (pattern, kind) in the knowledge base's order: the first that a printed exception's message matches
+        self.error_kinds = tuple((re.compile(str(rx), re.IGNORECASE), str(kind))
+                                 for rx, kind in p["console.error_kinds"].items())
         self.log_likelihood_units = frozenset(str(w).lower() for w in p["console.log_likelihood_units"])
         self.log_likelihood_scope = frozenset(str(w).lower() for w in p["console.log_likelihood_scope_words"])
         self.error_rates = {str(n).lower(): i for i, n in enumerate(p["console.error_rate_names"])}

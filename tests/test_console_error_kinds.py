@@ -1,0 +1,65 @@
+"""The kind of a crash a console log printed is knowledge (``console.error_kinds``): the shipped patterns
+name the usual crashes, every kind they give is one the ``error_kind`` fact allows, and a pack teaches the
+reader a message it does not know without code."""
+import pytest
+
+from traindx.engine.api import load_kb
+from traindx.probes.readers.console import read_console_text
+
+TRACE = ("epoch 1 loss 2.31\nepoch 2 loss 2.12\nTraceback (most recent call last):\n"
+         "  File \"fit.py\", line 40, in <module>\n    out = net(x)\n{message}\n")
+
+
+def _kind(message, params=None):
+    log = read_console_text(TRACE.format(message=message), params=params)
+    assert log.errors, "the exception was not read"
+    return log.errors[-1]["kind"]
+
+
+@pytest.mark.parametrize("message, kind", [
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", "cuda_oom"),
+    ("RuntimeError: CUDA error: device-side assert triggered", "cuda_error"),
+    ("RuntimeError: stack expects each tensor to be equal size, but got [3, 32, 32] at entry 0", "dataloader_error"),
+    ("RuntimeError: mat1 and mat2 shapes cannot be multiplied (8x12 and 48x10)", "shape_error"),
+    ("RuntimeError: expected scalar type Long but found Float", "dtype_error"),
+    ("ModuleNotFoundError: No module named 'timm'", "import_error"),
+    ("ValueError: the learning rate schedule ran out of milestones", "other_error"),
+])
+def test_a_printed_crash_gets_its_kind(message, kind):
+    assert _kind(message) == kind
+
+
+def test_every_kind_the_patterns_give_is_an_error_kind_the_fact_allows():
+    kb = load_kb(entry_point_packs=False)
+    allowed = set(kb.facts["error_kind"]["values"])
+    kinds = set(kb.params()["console.error_kinds"].values())
+    assert kinds and kinds <= allowed, kinds - allowed
+
+
+def test_a_pack_teaches_the_reader_another_crash(tmp_path):
+    message = "XlaRuntimeError: RESOURCE_EXHAUSTED: Out of HBM while trying to allocate 3.1G"
+    assert _kind("RuntimeError: HBM exhausted on core 0") == "other_error"
+    pack = tmp_path / "tpu"
+    pack.mkdir()
+    (pack / "words.yaml").write_text(
+        "kind: parameters\nextends:\n  console.error_kinds:\n    'HBM exhausted|RESOURCE_EXHAUSTED': cuda_oom\n",
+        encoding="utf-8")
+    params = load_kb([str(pack)], entry_point_packs=False).params()
+    assert _kind("RuntimeError: HBM exhausted on core 0", params) == "cuda_oom"
+    assert _kind(message, params) == "cuda_oom"
+
+
+@pytest.mark.parametrize("entry, says", [
+    ("'(unclosed': cuda_oom", "does not compile"),
+    ("'TPU fell over': tpu_trouble", "not a value of 'error_kind'"),
+])
+def test_a_pack_s_bad_crash_pattern_is_one_line_at_its_file_and_line(tmp_path, entry, says):
+    from traindx.engine.errors import KBError
+    pack = tmp_path / "bad"
+    pack.mkdir()
+    (pack / "words.yaml").write_text(f"kind: parameters\nextends:\n  console.error_kinds:\n    {entry}\n",
+                                     encoding="utf-8")
+    with pytest.raises(KBError) as exc:
+        load_kb([str(pack)], entry_point_packs=False)
+    line = str(exc.value)
+    assert "words.yaml:4" in line and says in line and "\n" not in line, line
