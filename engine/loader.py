@@ -852,11 +852,16 @@ def _check_parameters(b: _Builder) -> None:
             if v in table:
                 continue
             close = _closest(str(v), table)
-            message = f"parameter {pid!r} names an unknown {what.replace('_', ' ')} {v!r}"
-            hint = f"did you mean {close!r}?" if close else None
-            if pid in b.override_at:
-                raise KBError(message, *b.override_at[pid], hint=hint)
-            b.fail("parameter", pid, ("value", i), message, hint=hint)
+            _parameter_error(b, pid, ("value", i), f"parameter {pid!r} names an unknown {what.replace('_', ' ')} {v!r}",
+                             f"did you mean {close!r}?" if close else None)
+
+
+def _parameter_error(b: _Builder, pid: str, where: tuple, message: str, hint: str | None) -> None:
+    """A parameter's value is wrong: reported at the pack's override or extension that made it so,
+    else at the parameter's own entry."""
+    if pid in b.override_at:
+        raise KBError(message, *b.override_at[pid], hint=hint)
+    b.fail("parameter", pid, where, message, hint=hint)
 
 
 def _check_map_parameter(b: _Builder, pid: str, p: dict) -> None:
@@ -865,24 +870,25 @@ def _check_map_parameter(b: _Builder, pid: str, p: dict) -> None:
     pack's bad entry is reported at its extension."""
     value = p["value"]
     fact = p.get("meanings_are_values_of")
-    allowed = (b.kb.facts.get(fact) or {}).get("values") if fact else None
+    allowed = None
+    if fact:
+        allowed = (b.kb.facts.get(fact) or {}).get("values")
+        if allowed is None:
+            _parameter_error(b, pid, ("meanings_are_values_of",),
+                             f"parameter {pid!r} takes its meanings from {fact!r}, not a fact with listed values", None)
+            return
     for key, meaning in value.items() if isinstance(value, dict) else ():
-        message = None
         if p.get("keys_are") == "pattern":
             try:
                 re.compile(str(key))
             except re.error as e:
-                message = f"parameter {pid!r} holds a pattern that does not compile: {key!r} ({e})"
-        if message is None and allowed is not None and meaning not in allowed:
-            message = f"parameter {pid!r} gives {key!r} the meaning {meaning!r}, not a value of {fact!r}"
-            hint = f"one of: {', '.join(map(str, allowed))}"
-        else:
-            hint = None
-        if message is None:
-            continue
-        if pid in b.override_at:
-            raise KBError(message, *b.override_at[pid], hint=hint)
-        b.fail("parameter", pid, ("value", str(key)), message, hint=hint)
+                _parameter_error(b, pid, ("value", str(key)),
+                                 f"parameter {pid!r} holds a pattern that does not compile: {key!r} ({e})", None)
+                continue
+        if allowed is not None and meaning not in allowed:
+            _parameter_error(b, pid, ("value", str(key)),
+                             f"parameter {pid!r} gives {key!r} the meaning {meaning!r}, not a value of {fact!r}",
+                             f"one of: {', '.join(map(str, allowed))}")
 
 
 def _only_negated(cond, fact) -> bool:

@@ -63,3 +63,16 @@ def test_a_pack_s_bad_crash_pattern_is_one_line_at_its_file_and_line(tmp_path, e
         load_kb([str(pack)], entry_point_packs=False)
     line = str(exc.value)
     assert "words.yaml:4" in line and says in line and "\n" not in line, line
+
+
+def test_a_map_taking_its_meanings_from_an_unknown_fact_is_an_error(tmp_path):
+    from traindx.engine.errors import KBError
+    pack = tmp_path / "own"
+    pack.mkdir()
+    (pack / "words.yaml").write_text(
+        "kind: parameters\nparameters:\n  - id: mine.crash_kinds\n    value: {'TPU': cuda_oom}\n"
+        "    unit: pattern -> error kind\n    description: x\n    used_by: [log:curves]\n"
+        "    keys_are: pattern\n    meanings_are_values_of: error_kynd\n", encoding="utf-8")
+    with pytest.raises(KBError) as exc:
+        load_kb([str(pack)], entry_point_packs=False)
+    assert "error_kynd" in str(exc.value) and "words.yaml" in str(exc.value) and "\n" not in str(exc.value)

@@ -12,19 +12,15 @@ import ast
 from dataclasses import dataclass
 
 from ..text import SHORT_SNIPPET_CHARS, snippet
-from ..torch_api.names import MAP_LAYERS, SHAPE_KEEPING_LAYERS
+from ..torch_api.names import MAP_FUNCS, MAP_LAYERS, SHAPE_KEEPING_FUNCS, SHAPE_KEEPING_LAYERS
+from .common import _callee as _called_name
 
 #: Linear layers (their first argument is in_features)
 _LINEAR = {"Linear", "LazyLinear"}
 #: the adaptive pools, whose first argument fixes the output's (height, width)
 _ADAPTIVE = {"AdaptiveAvgPool2d", "AdaptiveMaxPool2d"}
-#: functional calls (``F.relu(x)``, ``torch.tanh(x)``) that keep their first argument's shape
-_KEEPING_FUNCS = {"relu", "relu_", "gelu", "tanh", "sigmoid", "dropout", "dropout2d", "leaky_relu", "elu", "selu",
-                  "silu", "mish", "softplus", "hardtanh", "relu6", "batch_norm", "instance_norm", "group_norm",
-                  "layer_norm", "local_response_norm"}
-#: functional calls that make a feature map of a feature map
-_MAP_FUNCS = {"max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "conv2d", "interpolate",
-              "pixel_shuffle"}
+#: the namespaces a layer or functional call is written under (``nn.Linear``, ``F.relu``); a call on
+#: another name (``self.fc(x)``, ``x.view(...)``) is no torch-API call here
 _NN_NAMESPACES = {"nn", "torch", "F", "functional"}
 
 
@@ -40,12 +36,13 @@ class _Layer:
 
 
 def _callee(e: ast.AST) -> str | None:
+    """The called name of a torch-API call (``nn.Conv2d(...)``, ``F.relu(x)``, ``Linear(...)``), else None."""
     if not isinstance(e, ast.Call):
         return None
     f = e.func
-    if isinstance(f, ast.Attribute) and (not isinstance(f.value, ast.Name) or f.value.id in _NN_NAMESPACES):
-        return f.attr
-    return f.id if isinstance(f, ast.Name) else None
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id not in _NN_NAMESPACES:
+        return None
+    return _called_name(e)
 
 
 def _const_int(e: ast.AST | None) -> int | None:
@@ -148,9 +145,9 @@ class _Flow:
                 self.hit = e
             return lay if lay.makes else (inner if lay.keeps else None)
         name = _callee(e)
-        if name in _KEEPING_FUNCS:
+        if name in SHAPE_KEEPING_FUNCS:
             return inner
-        return _Layer(makes=True) if name in _MAP_FUNCS else None
+        return _Layer(makes=True) if name in MAP_FUNCS else None
 
     def run(self, body: list) -> ast.AST | None:
         for st in body:

@@ -129,3 +129,10 @@ MAP_LAYERS = {"Conv2d", "ConvTranspose2d", "LazyConv2d", "MaxPool2d", "AvgPool2d
 SHAPE_KEEPING_LAYERS = (NOPARAM_LAYERS - {"Flatten", "Unflatten", "CosineSimilarity", "PairwiseDistance", "GLU"}
                         - MAP_LAYERS - {n for n in NOPARAM_LAYERS if "Pool" in n or "Pad" in n}) | NORM_LAYERS \
     | {"PReLU"}
+#: functional calls (``F.relu(x)``, ``torch.tanh(x)``) that keep their first argument's shape
+SHAPE_KEEPING_FUNCS = {"relu", "relu_", "gelu", "tanh", "sigmoid", "dropout", "dropout2d", "leaky_relu", "elu",
+                       "selu", "silu", "mish", "softplus", "hardtanh", "relu6", "batch_norm", "instance_norm",
+                       "group_norm", "layer_norm", "local_response_norm"}
+#: functional calls whose output is a feature map of a feature map (the functional MAP_LAYERS)
+MAP_FUNCS = {"max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "conv2d", "interpolate",
+             "pixel_shuffle"}
