@@ -9,6 +9,7 @@ import re
 
 from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, format_number, snippet
 from ..values import ModuleVal
+from .common import _callee
 from .flatten import feature_map_detail, feature_map_into_linear
 
 #: Assignments followed back from a forward's return value to the layer that made it: a bound on
@@ -587,33 +588,37 @@ def _gate_layers(tree: ast.AST) -> set[str]:
                  if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
         ok = set(owned)
         for f in methods:
+            sig_inputs = _sigmoid_inputs(f)
             for parent in ast.walk(f):
                 for child in ast.iter_child_nodes(parent):
                     if isinstance(child, ast.Attribute) and child.attr in ok and isinstance(child.value, ast.Name) \
                             and child.value.id == "self" and isinstance(child.ctx, ast.Load) \
-                            and not _read_as_gate(parent, child, f.name == "__init__", f):
+                            and not _read_as_gate(parent, child, f.name == "__init__", sig_inputs):
                         ok.discard(child.attr)
         out |= ok
     return out
 
 
-def _read_as_gate(parent: ast.AST, ref: ast.Attribute, in_init: bool, fn: ast.FunctionDef) -> bool:
+def _sigmoid_inputs(fn: ast.FunctionDef) -> set[int]:
+    """The ids of the nodes a function squashes with a sigmoid: the only argument of ``sigmoid(...)``
+    (``torch.sigmoid(self.t(x))``) or the receiver of ``.sigmoid()``."""
+    out: set[int] = set()
+    for n in ast.walk(fn):
+        if not isinstance(n, ast.Call):
+            continue
+        if len(n.args) == 1 and _callee(n) == "sigmoid":
+            out.add(id(n.args[0]))
+        elif not n.args and isinstance(n.func, ast.Attribute) and n.func.attr == "sigmoid":
+            out.add(id(n.func.value))
+    return out
+
+
+def _read_as_gate(parent: ast.AST, ref: ast.Attribute, in_init: bool, sig_inputs: set[int]) -> bool:
     """``self.X`` (``ref``, a child of ``parent``) read where a gate is: its ``.weight``/``.bias``
-    set up in ``__init__``, or called as the only argument of a sigmoid."""
+    set up in ``__init__``, or called as the only argument of a sigmoid (``sig_inputs``)."""
     if isinstance(parent, ast.Attribute) and parent.attr in ("weight", "bias"):
         return in_init
-    if not (isinstance(parent, ast.Call) and parent.func is ref):
-        return False
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Call) and n.args and n.args[0] is parent and len(n.args) == 1:
-            f = n.func
-            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
-            if name == "sigmoid":
-                return True
-        if isinstance(n, ast.Call) and not n.args and isinstance(n.func, ast.Attribute) \
-                and n.func.attr == "sigmoid" and n.func.value is parent:
-            return True
-    return False
+    return isinstance(parent, ast.Call) and parent.func is ref and id(parent) in sig_inputs
 
 
 def _returned_layer(e: ast.AST, line: int, assigns: list, depth: int = 0) -> str | None:
