@@ -76,3 +76,38 @@ def test_a_map_taking_its_meanings_from_an_unknown_fact_is_an_error(tmp_path):
     with pytest.raises(KBError) as exc:
         load_kb([str(pack)], entry_point_packs=False)
     assert "error_kynd" in str(exc.value) and "words.yaml" in str(exc.value) and "\n" not in str(exc.value)
+
+
+# One table for both places a crash is seen: a traceback a finished run's console printed, and a
+# script that crashed under --script. The same message gets the same kind in both.
+@pytest.mark.parametrize("exc_type, message, kind", [
+    ("RuntimeError", "mat1 and mat2 must have the same dtype, but got Double and Float", "dtype_error"),
+    ("RuntimeError", "No CUDA GPUs are available", "cuda_error"),
+    ("AssertionError", "Torch not compiled with CUDA enabled", "cuda_error"),
+    ("RuntimeError", "Expected 4D (batched) or 3D (unbatched) input to conv2d, but got input of size: [8, 64]",
+     "shape_error"),
+    ("RuntimeError", "CUDA out of memory. Tried to allocate 20.00 MiB", "cuda_oom"),
+    ("RuntimeError", "[enforce fail at alloc_cpu.cpp:114] DefaultCPUAllocator: can't allocate memory: "
+     "you tried to allocate 8589934592 bytes", "other_error"),
+    ("ValueError", "DataLoader with IterableDataset: expected unspecified shuffle option", "dataloader_error"),
+])
+def test_a_crash_gets_the_same_kind_printed_in_a_log_and_raised_under_script(exc_type, message, kind):
+    from traindx.probes.runner.supervise import classify_crash
+    assert _kind(f"{exc_type}: {message}") == kind
+    assert classify_crash([exc_type, "Exception"], message, []) == kind
+
+
+def test_a_pack_s_crash_pattern_reaches_a_crashing_script(tmp_path):
+    from traindx.probes.runner.supervise import run_script
+    script = tmp_path / "fit.py"
+    script.write_text("raise RuntimeError('HBM exhausted on core 0')\n", encoding="utf-8")
+    pack = tmp_path / "tpu"
+    pack.mkdir()
+    (pack / "words.yaml").write_text(
+        "kind: parameters\nextends:\n  console.error_kinds:\n    'HBM exhausted': cuda_oom\n", encoding="utf-8")
+    plain = run_script(script, max_steps=5, timeout=120)
+    taught = run_script(script, max_steps=5, timeout=120,
+                        params=load_kb([str(pack)], entry_point_packs=False).params())
+    assert plain.stopped_reason == taught.stopped_reason == "crashed"
+    assert plain.finding("error_kind").value == "other_error"
+    assert taught.finding("error_kind").value == "cuda_oom"

@@ -69,6 +69,13 @@ def normalize_name(name: str) -> str:
     return re.sub(r"[^0-9a-z]+", "_", str(name).lower()).strip("_")
 
 
+def compile_error_kinds(table: Mapping) -> tuple:
+    """``console.error_kinds`` (pattern -> error kind, in order) as (compiled pattern, kind) pairs,
+    case-insensitive: the one table a console log's printed crash and a ``--script`` run's crash are
+    both classified by."""
+    return tuple((re.compile(str(rx), re.IGNORECASE), str(kind)) for rx, kind in table.items())
+
+
 def _texts(table):
     """Every string of a vocabulary table: a map's keys and values, a list's items, nested lists."""
     if isinstance(table, str):
@@ -130,8 +137,7 @@ class LogWords:
         self.perplexity = frozenset(p["console.perplexity_words"])
         self.log_likelihood = frozenset(normalize_name(n) for n in p["console.log_likelihood_names"])
         # (pattern, kind) in the knowledge base's order: the first that a printed exception's message matches
-        self.error_kinds = tuple((re.compile(str(rx), re.IGNORECASE), str(kind))
-                                 for rx, kind in p["console.error_kinds"].items())
+        self.error_kinds = compile_error_kinds(p["console.error_kinds"])
         self.log_likelihood_units = frozenset(str(w).lower() for w in p["console.log_likelihood_units"])
         self.log_likelihood_scope = frozenset(str(w).lower() for w in p["console.log_likelihood_scope_words"])
         self.error_rates = {str(n).lower(): i for i, n in enumerate(p["console.error_rate_names"])}

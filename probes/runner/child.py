@@ -1104,6 +1104,15 @@ def _module_holding(param_ids):
 # ============================================================================================
 # main
 
+def _error_kinds():
+    """A pack's ``console.error_kinds`` (``--params``), compiled; ``None``: the shipped table."""
+    table = (_S.params or {}).get("console.error_kinds")
+    if not table:
+        return None
+    from traindx.probes.readers.words import compile_error_kinds
+    return compile_error_kinds(table)
+
+
 def _crash_event(exc: BaseException) -> tuple[dict, str]:
     """The crash event for the parent and the traceback text (the script's own frames only)."""
     te = traceback.TracebackException.from_exception(exc)
@@ -1117,7 +1126,7 @@ def _crash_event(exc: BaseException) -> tuple[dict, str]:
     innermost = user[-1] if user else (frames[-1] if frames else None)
     names = [c.__name__ for c in type(exc).__mro__]
     event = {"type": "crash", "exc_type": type(exc).__name__,
-             "error_kind": classify_crash(names, str(exc), files), "message": message,
+             "error_kind": classify_crash(names, str(exc), files, _error_kinds()), "message": message,
              "traceback": text[-20000:],
              "file": innermost.filename if innermost else None,
              "line": innermost.lineno if innermost else None, "syntax": None}

@@ -23,6 +23,7 @@ POSIX only (process groups, ``pass_fds``).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -103,52 +104,44 @@ class RunResult:
 # --------------------------------------------------------------------------------------------
 # crash classification (probe:crash)
 
-_OOM = re.compile(
-    r"(CUDA|HIP|MPS|XPU|GPU)\b[^\n]*out of memory|out of memory[^\n]*(GPU|CUDA|device)"
-    r"|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_ALLOC_FAILED|cudaErrorMemoryAllocation", re.I)
-_CUDA = re.compile(
-    r"CUDA error|CUDA driver|CUDA kernel errors|cuDNN error|CUDNN_STATUS|CUBLAS_STATUS|"
-    r"device-side assert|NCCL error|no CUDA GPUs are available|Torch not compiled with CUDA|"
-    r"Found no NVIDIA driver|CUDA-capable device|cudaError|CUDA initialization", re.I)
-_DATALOADER = re.compile(r"DataLoader worker|default_collate|collate_fn|DataLoader timed out", re.I)
-_DTYPE = re.compile(
-    r"dtype|scalar type|\bFound dtype\b|not implemented for '\w+'|can't be cast to the desired"
-    r"|(Float|Double|Long|Half|BFloat16|Int|Byte|Bool|Char|Short)Tensor\b"
-    r"|expected (both )?[\w ]*(Float|Double|Long|Half|BFloat16)\b[^\n]*but (got|found)", re.I)
-_SHAPE = re.compile(
-    r"shape|size mismatch|sizes? of tensors? must match|must match the size|cannot be multiplied"
-    r"|Expected input batch_size|to have \d+ channels|Expected \d+D|-dimensional|dimension out of range"
-    r"|invalid for input of size|Target size|non-singleton dimension|size of tensor"
-    r"|same number of dimensions|Expected (hidden|input) size|input\.size\(-1\)|mat1 and mat2"
-    r"|number of dimensions|Expected size \d+|size \[[\d, ]*\]", re.I)
-_CPU_ALLOC = re.compile(r"DefaultCPUAllocator|CPU memory|can't allocate memory", re.I)
-
-
 def classify_crash(exc_types: Sequence[str], message: str,
-                   frame_files: Iterable[str] = ()) -> str:
+                   frame_files: Iterable[str] = (), kinds=None) -> str:
     """The ``error_kind`` of a crash, one of :data:`ERROR_KINDS`.
 
     ``exc_types`` are the names of the exception's class and its bases (``["OutOfMemoryError",
     "RuntimeError", ...]``), ``message`` is ``str(exc)`` (all its lines), ``frame_files`` the file
-    names in its traceback. Only the message and file names are read, never the source lines, so
-    words in the user's code cannot sway it. Order matters: an OOM inside a DataLoader worker is an
-    OOM; a size error raised while collating a batch is a DataLoader error.
+    names in its traceback. ``kinds``: the (pattern, kind) pairs of ``console.error_kinds``, compiled
+    (:func:`~traindx.probes.readers.words.compile_error_kinds`; ``None``: the shipped table), the
+    one table a console log's printed crash is read by too. Only the class names, the message and
+    the file names are read, never the source lines, so words in the user's code cannot sway it. An
+    ImportError is an import error whatever it says; then the first pattern the message matches; a
+    shape or type error (or none) raised while collating a batch is a DataLoader error; with no
+    pattern matching, the class decides (an OutOfMemoryError, an accelerator error).
     """
     names = set(exc_types)
-    files = [str(f).replace("\\", "/") for f in frame_files]
-    if ("OutOfMemoryError" in names and not _CPU_ALLOC.search(message)) or _OOM.search(message):
-        return "cuda_oom"
-    if _DATALOADER.search(message) or any("torch/utils/data/" in f for f in files):
-        return "dataloader_error"
-    if "AcceleratorError" in names or "CudaError" in names or _CUDA.search(message):
-        return "cuda_error"
-    if "ImportError" in names or "ModuleNotFoundError" in names:
+    if names & {"ImportError", "ModuleNotFoundError"}:
         return "import_error"
-    if _DTYPE.search(message):
-        return "dtype_error"
-    if _SHAPE.search(message):
-        return "shape_error"
+    if kinds is None:
+        kinds = _shipped_error_kinds()
+    kind = next((k for rx, k in kinds if rx.search(message)), None)
+    collating = any("torch/utils/data/" in str(f).replace("\\", "/") for f in frame_files)
+    if collating and kind in (None, "shape_error", "dtype_error"):
+        return "dataloader_error"
+    if kind is not None:
+        return kind
+    if "OutOfMemoryError" in names:
+        return "cuda_oom"
+    if names & {"AcceleratorError", "CudaError"}:
+        return "cuda_error"
     return "other_error"
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_error_kinds():
+    """``console.error_kinds`` as the knowledge base ships it, compiled once."""
+    from traindx.engine.parameters import shipped
+    from traindx.probes.readers.words import compile_error_kinds
+    return compile_error_kinds(shipped()["console.error_kinds"])
 
 
 def crash_findings(crash: dict) -> list[Finding]:
