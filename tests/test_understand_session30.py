@@ -105,3 +105,32 @@ def test_two_network_families_compared_in_chinese_is_architecture_advice(lang):
     u = understand("做时间序列预测，lstm和transformer哪个更好？", lang)
     assert u.symptom == "out_of_scope", u.scores
     assert u.fact("wants_architecture_advice") is not None
+
+
+def test_a_nan_counter_at_zero_is_no_nan(lang):
+    text = ("the lm loss climbs after loading the weights\n"
+            "iteration 10/ 9000 | lm_loss: 3.1E+00 | number of nan iterations: 0\n"
+            "iteration 20/ 9000 | lm_loss: 8.7E+00 | number of nan iterations: 0")
+    u = understand(text, lang)
+    assert u.symptom != "explosion", u.scores
+    assert u.fact("nan_first_step") is None, [r.as_dict() for r in u.facts]
+
+
+def test_a_nan_loss_beside_its_counter_is_still_an_explosion(lang):
+    u = understand("my loss goes nan\niteration 300 | lm loss: nan | number of nan iterations: 3", lang)
+    assert u.symptom == "explosion", u.scores
+    assert u.fact("nan_first_step") is not None and u.fact("nan_first_step").value == 300
+
+
+@pytest.mark.parametrize("text", [
+    "微调到第二轮以后loss剧增，之前一直在降",
+    "换了数据集之后loss猛增到20",
+])
+def test_a_loss_that_surges_in_chinese_is_unstable(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "instability", u.scores
+
+
+def test_an_accuracy_that_surges_in_chinese_is_no_instability(lang):
+    u = understand("训练到第5个epoch时准确率猛增", lang)
+    assert u.symptom != "instability", u.scores
