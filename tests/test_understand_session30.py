@@ -147,3 +147,12 @@ def test_a_loss_that_surges_in_chinese_is_unstable(lang, text):
 def test_an_accuracy_that_surges_in_chinese_is_no_instability(lang):
     u = understand("训练到第5个epoch时准确率猛增", lang)
     assert u.symptom != "instability", u.scores
+
+
+@pytest.mark.parametrize("text", [
+    "my network learns the train samples well but does terribly on the test images",
+    "it fits the training set very well but performs badly on new data",
+])
+def test_fitting_the_training_set_but_failing_on_new_data_is_overfitting(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "overfitting", u.scores
