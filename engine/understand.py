@@ -764,6 +764,9 @@ def _level(scores: dict, strongest: dict, says: set, best: dict, lang: Language,
     if top in (None, "not_learning", "plateau", "healthy") and _gap_numbers(scores, strongest, best, lang):
         says.add("numbers")         # what the stated numbers show: the example classifier does not overrule it
         return
+    if top is None and _val_above_train(scores, strongest, best, lang):
+        says.add("numbers")
+        return
     if top == "overfitting":
         _close_numbers(scores, strongest, best, lang)
         return
@@ -919,7 +922,8 @@ def _close_numbers(scores: dict, strongest: dict, best: dict, lang: Language) ->
     close, pair = None, ()
     if "train_accuracy" in best and "val_accuracy" in best:
         pair = (best["train_accuracy"], best["val_accuracy"])
-        close = abs(float(pair[0].value) - float(pair[1].value)) <= tol
+        # no gap, or the validation side ahead ("is it overfitting? train 85%, val 91%"): no overfitting
+        close = float(pair[0].value) - float(pair[1].value) <= tol
     elif "train_loss" in best and "val_loss" in best and float(best["train_loss"].value) > 0:
         pair = (best["train_loss"], best["val_loss"])
         close = float(pair[1].value) <= (1 + tol) * float(pair[0].value)
@@ -929,6 +933,20 @@ def _close_numbers(scores: dict, strongest: dict, best: dict, lang: Language) ->
         a, b = pair
         both = Reading("", None, (min(a.span[0], b.span[0]), max(a.span[1], b.span[1])), f"{a.phrase} · {b.phrase}")
         _credit(scores, strongest, "healthy", w, both)
+
+
+def _val_above_train(scores: dict, strongest: dict, best: dict, lang: Language) -> bool:
+    """With no phrasing at all, a stated validation accuracy ``language.val_above_train_accuracy`` or more above
+    the stated training accuracy ("train acc 0.88 ... test acc 0.93") is a healthy run (dropout and augmentation are
+    off at evaluation): healthy gets ``language.level_weight``; True when it did."""
+    ta, va = best.get("train_accuracy"), best.get("val_accuracy")
+    if ta is None or va is None or not all(isinstance(r.value, (int, float)) for r in (ta, va)):
+        return False
+    if float(va.value) - float(ta.value) < float(lang.params["language.val_above_train_accuracy"]):
+        return False
+    both = Reading("", None, (min(ta.span[0], va.span[0]), max(ta.span[1], va.span[1])), f"{ta.phrase} · {va.phrase}")
+    _credit(scores, strongest, "healthy", float(lang.params["language.level_weight"]), both)
+    return True
 
 
 def _value_of(ex: _Extractor, m: re.Match, lang: Language, text: str):
