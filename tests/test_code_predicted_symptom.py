@@ -75,3 +75,27 @@ def test_a_clean_script_predicts_no_symptom(tmp_path):
     rep = _code(tmp_path, CLEAN)
     assert rep["status"] != "diagnosed"
     assert rep["symptom"] is None
+
+
+SOFTMAX_INTO_CE = '''
+import torch, torch.nn as nn
+torch.manual_seed(0)
+X = torch.randn(512, 20); y = (X[:, 0] > 0).long() + (X[:, 1] > 0).long()
+model = nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 3), nn.Softmax(dim=1))
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+loss_fn = nn.CrossEntropyLoss()
+for epoch in range(20):
+    for i in range(0, 512, 32):
+        opt.zero_grad()
+        loss = loss_fn(model(X[i:i+32]), y[i:i+32])
+        loss.backward()
+        opt.step()
+    print(f"epoch {epoch} loss {loss.item():.4f}")
+'''
+
+
+def test_a_softmax_fed_to_cross_entropy_predicts_a_loss_stalled_above_its_floor(tmp_path):
+    # the loss can fall a little but never below ln(1 + (C-1)/e): a plateau, not a flat start
+    rep = _code(tmp_path, SOFTMAX_INTO_CE)
+    assert rep["root_causes"][0]["id"] == "double_softmax"
+    assert rep["symptom"]["id"] == "plateau"
