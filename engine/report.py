@@ -194,21 +194,39 @@ def _status(session: Session, deferral, symptom, causes) -> tuple[str, dict | No
     return ("diagnosed", top) if top else ("insufficient_evidence", top)
 
 
-def _symptom_block(session: Session, status, symptom, top, deferral) -> tuple[str | None, dict | None, dict | None]:
+def _likely_lead(session: Session, status, symptom, causes, deferral) -> dict | None:
+    """The leading cause whose usual symptom the report may predict though it names no cause: no
+    symptom was observed (code read alone), and the leader has evidence of its own
+    (confidence.min_support_to_name) and stands at confidence.predict_symptom or more."""
+    if status == "diagnosed" or deferral or symptom is not None or not causes:
+        return None
+    lead = causes[0]
+    if _support(lead) < session.kb.param("confidence.min_support_to_name"):
+        return None
+    return lead if lead["confidence"] >= session.kb.param("confidence.predict_symptom") else None
+
+
+def _symptom_block(session: Session, status, symptom, top, deferral,
+                   causes=()) -> tuple[str | None, dict | None, dict | None]:
     """(symptom id, its KB entry, the report's symptom block): the observed symptom, or the one a
-    diagnosed cause predicts when none (or "healthy") was observed."""
+    diagnosed cause predicts when none (or "healthy") was observed, or, when nothing was observed,
+    the one a likely but unconfirmed leader (:func:`_likely_lead`) predicts, said as such."""
     kb, facts = session.kb, session.facts
     predicted = False
+    lead = _likely_lead(session, status, symptom, causes, deferral)
     if status == "diagnosed" and symptom in (None, "healthy"):
         symptom, predicted = _predicted_symptom(session, top["id"]), True
+    elif lead is not None:
+        top, symptom, predicted = lead, _predicted_symptom(session, lead["id"]), True
     sym = kb.symptoms.get(symptom) if symptom else None
     sym_fact = facts.get("symptom")
     if sym and predicted:
         rc = kb.root_causes[top["id"]]
         ev = [_evidence_item(facts[f]) for f in ("loss_trend", "loss_decrease_fraction") if f in facts]
+        basis = "the diagnosis" if lead is None else "the likeliest cause, not yet confirmed"
         return symptom, sym, {"id": symptom, "name": sym["name"], "category": sym["category"], "evidence": ev,
                               "predicted": True,
-                              "how": f"predicted from the diagnosis: {rc['name'].lower()} usually shows as "
+                              "how": f"predicted from {basis}: {rc['name'].lower()} usually shows as "
                                      f"“{sym['name'].lower()}”"
                                      + (f"; the observed curve looked {fmt(facts['symptom'].value)}"
                                         if "symptom" in facts else "; no curve was observed")}
@@ -275,7 +293,7 @@ def build_report(session: Session) -> dict:
     if status == "diagnosed":   # decided on the raw posterior; shown as a calibrated probability
         for c, p in zip(causes, cf.calibrated_ranking([dist.get(c["id"], 0.0) for c in causes], kb.params())):
             c["confidence"] = cf.shown(p, kb.params())
-    symptom, sym, symptom_block = _symptom_block(session, status, symptom, top, deferral)
+    symptom, sym, symptom_block = _symptom_block(session, status, symptom, top, deferral, causes)
     fix, what_not, reference = _fix_and_cautions(kb, top, mis, sym, deferral,
                                                  {k: f.value for k, f in facts.items()})
 

@@ -25,7 +25,7 @@ from ..values import (
     AccelVal, Const, CtxVal, Env, IterVal, ListVal, ModuleVal, ParamsVal, ParserVal, Part, Ref,
     SamplerVal, ScalerVal, TensorVal, Unknown, Val, config_file_name)
 from .names import ALBU_NON_AUG, AUG_NAMES, LOSS_FUNCS
-from .scale import draw_scale, function_scale
+from .scale import CLIPS, clip_scale, draw_scale, function_scale
 
 
 @dataclass
@@ -192,7 +192,8 @@ class LibraryCalls:
             if scale is not None:
                 return TensorVal(data=True, scale=scale)
         tens = [v for v in c.args if isinstance(v, TensorVal)]
-        scale = function_scale(c.last, c.args[0]) if c.args else None
+        scale = clip_scale(c.args, c.kwargs) if c.last in CLIPS else function_scale(
+            c.last, c.args[0]) if c.args else None
         if not tens:   # np.array([out.detach().numpy() for ...]): the tensors inside a list
             tens = [x for v in c.args if isinstance(v, ListVal) for x in v.items
                     if isinstance(x, TensorVal) and (x.srcs or x.cuts)]

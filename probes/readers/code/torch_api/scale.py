@@ -29,6 +29,27 @@ KEEPS_SCALE = {"view", "reshape", "squeeze", "unsqueeze", "flatten", "permute", 
 BOUNDED = {"sin", "cos", "tanh"}
 
 
+#: functions that hold their input between two limits: ``np.clip(x, lo, hi)``, ``torch.clamp(x, min, max)``
+CLIPS = {"clip", "clamp", "clip_", "clamp_"}
+#: the keyword names of the lower and the upper limit (numpy, torch)
+_LIMIT_KEYWORDS = (("a_min", "min"), ("a_max", "max"))
+
+
+def clip_scale(args: list, kwargs: dict) -> float | None:
+    """The scale of ``clip(x, lo, hi)`` (``x.clip(lo, hi)`` comes as ``[x, lo, hi]``) when the scale of
+    ``x`` is followed: no more than the larger |limit| when both limits are numbers, else that of ``x``."""
+    x = args[0] if args else None
+    if not isinstance(x, TensorVal) or x.scale is None:
+        return None
+    limits = []
+    for i, keys in enumerate(_LIMIT_KEYWORDS, start=1):
+        v = args[i] if len(args) > i else next((kwargs[k] for k in keys if k in kwargs), None)
+        limits.append(number(v) if v is not None else None)
+    if any(lim is None for lim in limits):
+        return x.scale
+    return min(x.scale, max(abs(lim) for lim in limits))
+
+
 def number(v: Val) -> float | None:
     if isinstance(v, Const) and isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
         return float(v.value)

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from ..naming import EPS_WORDS
 from ..text import snippet
-from .scale import draw_scale, function_scale, literal_scale
+from .scale import CLIPS, clip_scale, draw_scale, function_scale, literal_scale
 from ..values import Const, Env, ListVal, TensorVal, Unknown, Val, from_model, mixes_squashed
 
 #: math.exp is folded only within this (it overflows a float past about 709.8): arithmetic, not
@@ -226,6 +226,8 @@ class TensorModel:
     def tensor_guard(self, c: TensorCall) -> Val:
         """clamp/softplus/normalize...: the result is safe to log or divide by (log1p & co are not)."""
         t = self.join_tensors(c.tens)
+        if c.name in CLIPS and isinstance(c.x, TensorVal) and c.x.data:   # data held between two limits
+            t = replace(t, scale=clip_scale(c.args, c.kwargs))
         return self.fresh_tensor(replace(t, safe=c.name not in ("log1p", "log_sigmoid", "logsigmoid",
                                                                 "logsumexp"), exp=False), c.node)
 
