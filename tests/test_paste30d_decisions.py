@@ -1,0 +1,40 @@
+"""Symptom decisions from curves already read (issue 13, session 30, paste30d). Each sample is
+written for this test (invented numbers in common print shapes) and asserts what a user reads off
+``traindx diagnose --log FILE``. Torch-free.
+"""
+
+from conftest import diagnose_log_report, report_fact, report_symptom
+
+
+# ------------------------------------- a few records from mid-run cannot show a plateau
+def _excerpt(start, every, losses):
+    return "\n".join(f"step {start + every * k} | loss {v:.4f} | lr 3.0e-04"
+                     for k, v in enumerate(losses)) + "\n"
+
+
+def test_three_records_from_late_in_a_run_are_too_few_to_call_a_plateau(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, _excerpt(24000, 500, [1.8731, 1.8655, 1.8702]))
+    assert report_fact(rep, "log_starts_mid_run") is True
+    assert report_fact(rep, "loss_trend") == "flat"
+    # three numbers carry no noise band: a slow late descent and a stall read the same
+    assert report_symptom(rep) == "healthy"
+
+
+def test_four_records_from_mid_run_are_still_no_plateau(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, _excerpt(9000, 250, [0.6412, 0.6398, 0.6420, 0.6377]))
+    assert report_symptom(rep) == "healthy"
+
+
+def test_a_long_flat_stretch_from_mid_run_is_still_a_plateau(tmp_path):
+    losses = [2.412, 2.398, 2.421, 2.405, 2.417, 2.401, 2.409, 2.414, 2.399, 2.411, 2.404, 2.416]
+    rep, _ = diagnose_log_report(tmp_path, _excerpt(30000, 200, losses))
+    assert report_fact(rep, "loss_trend") == "flat"
+    assert report_symptom(rep) == "plateau"
+
+
+def test_a_few_records_from_mid_run_at_chance_are_still_not_learning(tmp_path):
+    # ten classes, ln 10 = 2.303, accuracy at a tenth: nothing learned, however short the excerpt
+    text = "\n".join(f"step {5000 + 500 * k} | loss {v:.4f} | acc {a:.3f}"
+                     for k, (v, a) in enumerate([(2.3031, 0.098), (2.3027, 0.101), (2.3029, 0.099)])) + "\n"
+    rep, _ = diagnose_log_report(tmp_path, text)
+    assert report_symptom(rep) == "not_learning"
