@@ -38,3 +38,24 @@ def test_a_few_records_from_mid_run_at_chance_are_still_not_learning(tmp_path):
                      for k, (v, a) in enumerate([(2.3031, 0.098), (2.3027, 0.101), (2.3029, 0.099)])) + "\n"
     rep, _ = diagnose_log_report(tmp_path, text)
     assert report_symptom(rep) == "not_learning"
+
+
+# ------------------------------- a short flat tail after a long fall is settling, not a plateau
+def _epochs(losses):
+    return "\n".join(f"Epoch {k + 1}/{len(losses)} - loss: {v:.4f}" for k, v in enumerate(losses)) + "\n"
+
+
+def test_a_loss_that_fell_for_most_of_the_run_and_levelled_at_the_end_is_healthy(tmp_path):
+    losses = [2.31, 1.85, 1.52, 1.27, 1.08, 0.93, 0.82, 0.74, 0.68, 0.64, 0.61, 0.595, 0.62, 0.58, 0.61, 0.59, 0.605, 0.6]
+    rep, _ = diagnose_log_report(tmp_path, _epochs(losses))
+    assert report_fact(rep, "loss_trend") == "plateaued"
+    assert report_fact(rep, "loss_flat_share") < 0.5
+    assert report_symptom(rep) == "healthy"
+
+
+def test_a_loss_flat_for_most_of_the_run_after_its_fall_is_a_plateau(tmp_path):
+    losses = [2.31, 1.35, 1.02, 0.98, 0.985, 0.979, 0.983, 0.977, 0.981, 0.978, 0.982, 0.979, 0.98]
+    rep, _ = diagnose_log_report(tmp_path, _epochs(losses))
+    assert report_fact(rep, "loss_trend") == "plateaued"
+    assert report_fact(rep, "loss_flat_share") >= 0.5
+    assert report_symptom(rep) == "plateau"
