@@ -46,7 +46,8 @@ def _epochs(losses):
 
 
 def test_a_loss_that_fell_for_most_of_the_run_and_levelled_at_the_end_is_healthy(tmp_path):
-    losses = [2.31, 1.85, 1.52, 1.27, 1.08, 0.93, 0.82, 0.74, 0.68, 0.64, 0.61, 0.595, 0.62, 0.58, 0.61, 0.59, 0.605, 0.6]
+    losses = [2.31, 1.85, 1.52, 1.27, 1.08, 0.93, 0.82, 0.74, 0.68,
+              0.64, 0.61, 0.595, 0.62, 0.58, 0.61, 0.59, 0.605, 0.6]
     rep, _ = diagnose_log_report(tmp_path, _epochs(losses))
     assert report_fact(rep, "loss_trend") == "plateaued"
     assert report_fact(rep, "loss_flat_share") < 0.5
