@@ -60,3 +60,12 @@ def test_a_loss_flat_for_most_of_the_run_after_its_fall_is_a_plateau(tmp_path):
     assert report_fact(rep, "loss_trend") == "plateaued"
     assert report_fact(rep, "loss_flat_share") >= 0.5
     assert report_symptom(rep) == "plateau"
+
+
+def test_a_few_records_from_mid_run_with_validation_stalled_are_a_plateau(tmp_path):
+    rows = [(0.8312, 0.9120), (0.8297, 0.9034), (0.8305, 0.9101), (0.8290, 0.9088)]
+    text = "\n".join(f"epoch {41 + k} | train_loss {t:.4f} | val_loss {v:.4f}" for k, (t, v) in enumerate(rows)) + "\n"
+    rep, _ = diagnose_log_report(tmp_path, text)
+    assert report_fact(rep, "val_still_improving") is None
+    # the evaluations show the stall the four training records cannot
+    assert report_symptom(rep) == "plateau"
