@@ -358,6 +358,11 @@ def _analyze_loss(log, out: _Out, num_classes, min_head: int = 1) -> str | None:
     _loss_shape(c, out.p)
     trend, region, why = _loss_trend(c, s, log, out)
     out.add("loss_trend", trend, c.x_start, c.x_end, why)
+    if trend == "plateaued" and region is not None:
+        share = (region[1] - region[0]) / c.span
+        out.add("loss_flat_share", round(share, _FACT_DECIMALS), region[0], region[1],
+                f"the training loss has been flat for the last {share:.0%} of what the log shows "
+                f"({out.rng(region[0], region[1])})")
     if region is not None:
         out.a.region = Event("symptom", region[0], region[1], trend)
         out.a.events.append(out.a.region)

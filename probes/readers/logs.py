@@ -117,6 +117,8 @@ FACTS = (
     "val_rise_shared", "val_loss_nonfinite",
     # a loss that drops from an ordinary value straight to zero and stays there
     "loss_fell_to_zero",
+    # how much of the shown run a levelled-off loss has been flat for
+    "loss_flat_share",
 )
 
 #: At most this many buckets per metric (the downsampled curve).
