@@ -10,7 +10,7 @@ import re
 
 from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, snippet
 from ..values import BatchVal, Const, Event, IterVal, LoaderVal, Unknown
-from .split_index import held_out_detail, held_out_from_train_index
+from .label_feature import split_findings
 
 
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
@@ -19,7 +19,7 @@ SOURCE_ID = "code:data"
 _SCALE_DECIMALS = 3
 FACTS = ("shuffle", "num_workers", "batch_size", "nan_written_to_data", "data_sorted", "item_fetch_blocking",
          "permuted_alone", "split_in_label_order", "std_division_unguarded", "input_scale", "inputs_normalized",
-         "held_out_from_train_index")
+         "held_out_from_train_index", "train_features_from_labels")
 
 
 class DataFacts:
@@ -31,9 +31,8 @@ class DataFacts:
         self.sorted_data_facts()
         self.class_block_facts()
         self.label_order_split_facts()
-        held_out = held_out_from_train_index(self.tree, self.params["logs.split_words"])
-        if held_out is not None:
-            self.add_finding("held_out_from_train_index", True, held_out[0].lineno, held_out_detail(held_out))
+        for fact, line, detail in split_findings(self.tree, self.params["logs.split_words"]):
+            self.add_finding(fact, True, line, detail)
         self.item_fetch_facts()
         self.permuted_alone_facts()
         self.input_scale_facts()
