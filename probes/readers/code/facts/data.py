@@ -10,6 +10,7 @@ import re
 
 from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, snippet
 from ..values import BatchVal, Const, Event, IterVal, LoaderVal, Unknown
+from .batch_order import permutation_in_reach, window_orders
 from .label_feature import split_findings
 
 
@@ -151,6 +152,7 @@ class DataFacts:
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
                     and _is_sort_call(n.value, "argsort"):
                 orders[n.targets[0].id] = n
+        orders = window_orders(self.tree, orders, skip)
         for n in ast.walk(self.tree):
             if id(n) in skip:
                 continue
@@ -446,18 +448,9 @@ class DataFacts:
                              f"(`{snippet(loop.iter, HEAD_SNIPPET_CHARS)}`) with no permutation of the data")
 
     def permutes(self, loop: ast.AST) -> int | None:
-        # a permutation in the loop or in the function around it
-        scope = self.tree
-        for fn in ast.walk(self.tree):
-            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-                    n is loop for n in ast.walk(fn)):
-                scope = fn
-        for n in ast.walk(scope):
-            if isinstance(n, ast.Call):
-                t = snippet(n.func)
-                if t.endswith(("randperm", "permutation", "shuffle")):
-                    return n.lineno
-        return None
+        """The line of a permutation that orders the batches of ``loop`` (:func:`permutation_in_reach`)."""
+        srt = next((f for f in self.findings if f.fact == "data_sorted"), None)
+        return permutation_in_reach(self.tree, loop, int(srt.source.rsplit(":", 1)[1]) if srt else None)
 
     def input_scale_facts(self) -> None:
         """input_scale: the inputs the script makes itself and hands to a ``TensorDataset`` or to the
