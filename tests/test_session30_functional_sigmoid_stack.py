@@ -41,6 +41,17 @@ class Deep(nn.Module):
 
 
 model = Deep()
+'''
+
+SEQUENTIAL = '''
+import torch, torch.nn as nn
+
+model = nn.Sequential(nn.Linear(16, 48),
+                      *[nn.Sequential(nn.Linear(48, 48), nn.Sigmoid()) for _ in range(8)],
+                      nn.Linear(48, 4))
+'''
+
+TRAIN = '''
 opt = torch.optim.SGD(model.parameters(), lr=0.05)
 x, y = torch.randn(2048, 16), torch.randint(0, 4, (2048,))
 for epoch in range(15):
@@ -49,21 +60,8 @@ for epoch in range(15):
         opt.zero_grad(); loss.backward(); opt.step()
     print(f"epoch {epoch} loss {loss.item():.4f}")
 '''
-
-SEQUENTIAL = '''
-import torch, torch.nn as nn
-
-net = nn.Sequential(nn.Linear(16, 48),
-                    *[nn.Sequential(nn.Linear(48, 48), nn.Sigmoid()) for _ in range(8)],
-                    nn.Linear(48, 4))
-opt = torch.optim.SGD(net.parameters(), lr=0.05)
-x, y = torch.randn(2048, 16), torch.randint(0, 4, (2048,))
-for epoch in range(15):
-    for i in range(0, 2048, 64):
-        loss = nn.functional.cross_entropy(net(x[i:i + 64]), y[i:i + 64])
-        opt.zero_grad(); loss.backward(); opt.step()
-    print(f"epoch {epoch} loss {loss.item():.4f}")
-'''
+BLOCKS += TRAIN
+SEQUENTIAL += TRAIN
 
 LOG = "".join(f"epoch {e} loss {1.3863 + 0.0004 * ((e * 7) % 5 - 2):.4f}\n" for e in range(15))
 
