@@ -269,15 +269,16 @@ class DataFacts:
         self._sorted_without_partner()     # a finding made above stands (add_finding keeps the first)
 
     def _sorted_without_partner(self) -> None:
-        """``order = torch.argsort(t); t, e = t[order], e[order]`` while ``x``, which came out of the
-        same call as ``t`` and ``e`` (``x, t, e = make_data()``) or goes into the same dataset, keeps
-        its order: sorting some arrays of a row-aligned group and not the others misaligns rows as a
-        random permutation does. Evaluation code, and a row-wise sort (``rand(b, n).argsort(1)``),
+        """``order = torch.argsort(t); t, e = t[order], e[order]`` (or ``order = torch.randperm(n)``)
+        while ``x``, which came out of the same call as ``t`` and ``e`` (``x, t, e = make_data()``) or
+        goes into the same dataset, keeps its order: reordering some arrays of a row-aligned group and
+        not the others misaligns rows. Evaluation code, and a row-wise sort (``rand(b, n).argsort(1)``),
         sort something else."""
         skip = self._evaluation_nodes()
         moved: dict[str, dict] = {}      # order name -> {array: assignment}
         orders = {n.targets[0].id for n in ast.walk(self.tree) if id(n) not in skip and isinstance(n, ast.Assign)
-                  and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and _whole_sort(n.value)}
+                  and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                  and (_whole_sort(n.value) or _is_perm_call(n.value))}
         for n in (n for n in ast.walk(self.tree) if id(n) not in skip and isinstance(n, ast.Assign)):
             for t, v in _assigned_pairs(n):
                 if isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and v.value.id == t \
@@ -297,7 +298,7 @@ class DataFacts:
                 if left:
                     self.add_finding("permuted_alone", True, node.lineno,
                                      f"`{snippet(node, SNIPPET_CHARS)}` (line {node.lineno}) "
-                                     f"sorts {', '.join(sorted(arrays))} "
+                                     f"reorders {', '.join(sorted(arrays))} "
                                      f"but not {left[0]}, which came with them: the rows no longer match")
                     return
 
