@@ -29,14 +29,42 @@ def scripts() -> list[str]:
     return out
 
 
+def held_out_from() -> int:
+    """The first held-out scenario number: the last ``Held out: sNNN on`` of the scenario manifest."""
+    import re
+    with open(os.path.join(HERE, "scenarios", "manifest.yaml"), encoding="utf-8") as fh:
+        found = re.findall(r"Held out: s(\d+) on", fh.read())
+    return int(found[-1])
+
+
+def tuning_only(paths: list[str]) -> list[str]:
+    """The scripts that are tuning material: finished runs of FINISHED_TUNING splits, scenarios before the
+    held-out ones, and the fault-injection bases."""
+    import re
+    sys.path.insert(0, HERE)
+    from curve_features import FINISHED_TUNING
+    first = held_out_from()
+    out = []
+    for p in paths:
+        rel = os.path.relpath(p, HERE).split(os.sep)
+        if rel[0] == "finished_runs" and rel[1] not in FINISHED_TUNING:
+            continue
+        m = re.match(r"s(\d+)", rel[-1]) if rel[0] == "scenarios" else None
+        if m and int(m.group(1)) >= first:
+            continue
+        out.append(p)
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("fact", help="a code fact's id, e.g. loss_own_terms_signed")
+    ap.add_argument("--tuning", action="store_true", help="read tuning material only (no held-out script)")
     args = ap.parse_args(argv)
     from traindx.engine.errors import InputError
     from traindx.probes.readers.code import analyze_code
 
-    paths = scripts()
+    paths = tuning_only(scripts()) if args.tuning else scripts()
     hits, unread = [], 0
     for p in paths:
         try:

@@ -10,7 +10,8 @@ import re
 
 from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, snippet
 from ..values import BatchVal, Const, Event, IterVal, LoaderVal, Unknown
-from .split_index import held_out_detail, held_out_from_train_index
+from .batch_order import permutation_in_reach, window_orders
+from .label_feature import split_findings
 
 
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
@@ -19,7 +20,7 @@ SOURCE_ID = "code:data"
 _SCALE_DECIMALS = 3
 FACTS = ("shuffle", "num_workers", "batch_size", "nan_written_to_data", "data_sorted", "item_fetch_blocking",
          "permuted_alone", "split_in_label_order", "std_division_unguarded", "input_scale", "inputs_normalized",
-         "held_out_from_train_index")
+         "held_out_from_train_index", "train_features_from_labels")
 
 
 class DataFacts:
@@ -31,9 +32,8 @@ class DataFacts:
         self.sorted_data_facts()
         self.class_block_facts()
         self.label_order_split_facts()
-        held_out = held_out_from_train_index(self.tree, self.params["logs.split_words"])
-        if held_out is not None:
-            self.add_finding("held_out_from_train_index", True, held_out[0].lineno, held_out_detail(held_out))
+        for fact, line, detail in split_findings(self.tree, self.params["logs.split_words"]):
+            self.add_finding(fact, True, line, detail)
         self.item_fetch_facts()
         self.permuted_alone_facts()
         self.input_scale_facts()
@@ -152,6 +152,7 @@ class DataFacts:
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
                     and _is_sort_call(n.value, "argsort"):
                 orders[n.targets[0].id] = n
+        orders = window_orders(self.tree, orders, skip)
         for n in ast.walk(self.tree):
             if id(n) in skip:
                 continue
@@ -268,15 +269,16 @@ class DataFacts:
         self._sorted_without_partner()     # a finding made above stands (add_finding keeps the first)
 
     def _sorted_without_partner(self) -> None:
-        """``order = torch.argsort(t); t, e = t[order], e[order]`` while ``x``, which came out of the
-        same call as ``t`` and ``e`` (``x, t, e = make_data()``) or goes into the same dataset, keeps
-        its order: sorting some arrays of a row-aligned group and not the others misaligns rows as a
-        random permutation does. Evaluation code, and a row-wise sort (``rand(b, n).argsort(1)``),
+        """``order = torch.argsort(t); t, e = t[order], e[order]`` (or ``order = torch.randperm(n)``)
+        while ``x``, which came out of the same call as ``t`` and ``e`` (``x, t, e = make_data()``) or
+        goes into the same dataset, keeps its order: reordering some arrays of a row-aligned group and
+        not the others misaligns rows. Evaluation code, and a row-wise sort (``rand(b, n).argsort(1)``),
         sort something else."""
         skip = self._evaluation_nodes()
         moved: dict[str, dict] = {}      # order name -> {array: assignment}
         orders = {n.targets[0].id for n in ast.walk(self.tree) if id(n) not in skip and isinstance(n, ast.Assign)
-                  and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and _whole_sort(n.value)}
+                  and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                  and (_whole_sort(n.value) or _is_perm_call(n.value))}
         for n in (n for n in ast.walk(self.tree) if id(n) not in skip and isinstance(n, ast.Assign)):
             for t, v in _assigned_pairs(n):
                 if isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and v.value.id == t \
@@ -296,7 +298,7 @@ class DataFacts:
                 if left:
                     self.add_finding("permuted_alone", True, node.lineno,
                                      f"`{snippet(node, SNIPPET_CHARS)}` (line {node.lineno}) "
-                                     f"sorts {', '.join(sorted(arrays))} "
+                                     f"reorders {', '.join(sorted(arrays))} "
                                      f"but not {left[0]}, which came with them: the rows no longer match")
                     return
 
@@ -447,18 +449,9 @@ class DataFacts:
                              f"(`{snippet(loop.iter, HEAD_SNIPPET_CHARS)}`) with no permutation of the data")
 
     def permutes(self, loop: ast.AST) -> int | None:
-        # a permutation in the loop or in the function around it
-        scope = self.tree
-        for fn in ast.walk(self.tree):
-            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-                    n is loop for n in ast.walk(fn)):
-                scope = fn
-        for n in ast.walk(scope):
-            if isinstance(n, ast.Call):
-                t = snippet(n.func)
-                if t.endswith(("randperm", "permutation", "shuffle")):
-                    return n.lineno
-        return None
+        """The line of a permutation that orders the batches of ``loop`` (:func:`permutation_in_reach`)."""
+        srt = next((f for f in self.findings if f.fact == "data_sorted"), None)
+        return permutation_in_reach(self.tree, loop, int(srt.source.rsplit(":", 1)[1]) if srt else None)
 
     def input_scale_facts(self) -> None:
         """input_scale: the inputs the script makes itself and hands to a ``TensorDataset`` or to the

@@ -30,7 +30,7 @@ SOURCE_ID = "code:model"
 FACTS = ("dropout_p", "init_constant", "init_bias_constant", "init_weight_std", "frozen_params", "frozen_weights",
          "requires_grad_attr_on_module", "unfreeze_guarded", "uses_amp", "grad_scaler_used", "regularization",
          "rl_training", "amp_dtype", "model_has_dropout_or_bn", "num_classes", "sigmoid_depth", "input_lookup_buffer",
-         "eval_stats_never_updated", "feature_map_into_linear")
+         "eval_stats_never_updated", "feature_map_into_linear", "gradient_reversal")
 
 
 #: names whose presence together marks a reinforcement-learning loop (rewards from an environment)
@@ -276,6 +276,12 @@ class ModelFacts:
             self.add_finding("feature_map_into_linear", True, hit.lineno, feature_map_detail(hit))
         self.mixed_precision_facts(models, first_line)
         self.sigmoid_depth_fact()
+        grl = gradient_reversal(self.tree)
+        if grl is not None:
+            self.add_finding("gradient_reversal", True, grl.lineno,
+                             f"`{grl.name}` (line {grl.lineno}) is an autograd Function whose backward returns the "
+                             "negated gradient: a gradient-reversal layer, trained adversarially against a domain "
+                             "or nuisance classifier")
 
     def sigmoid_depth_fact(self) -> None:
         """sigmoid_depth: the most nn.Sigmoid layers one builder (a module's ``__init__``, a function, the
@@ -682,3 +688,31 @@ def _weight_loads(tree: ast.AST) -> list[int]:
             out.append(n.lineno)
     return sorted(out)
 
+
+
+def gradient_reversal(tree: ast.AST) -> ast.ClassDef | None:
+    """The first ``torch.autograd.Function`` subclass whose ``backward`` returns its incoming gradient
+    negated (``return -ctx.lam * g, None``, ``g.neg()``): the gradient-reversal layer of domain-adversarial
+    training, whose validation split is usually the target domain the labels never came from."""
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        if not any((b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "")) == "Function"
+                   for b in cls.bases):
+            continue
+        for fn in cls.body:
+            if not (isinstance(fn, ast.FunctionDef) and fn.name == "backward" and len(fn.args.args) >= 2):
+                continue
+            grad = fn.args.args[-1].arg
+            for ret in (n for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None):
+                first = ret.value.elts[0] if isinstance(ret.value, ast.Tuple) and ret.value.elts else ret.value
+                if _negates(first, grad):
+                    return cls
+    return None
+
+
+def _negates(e: ast.AST, grad: str) -> bool:
+    """Whether ``e`` is the gradient named ``grad`` negated: ``-g``, ``-lam * g``, ``g * -lam``, ``g.neg()``,
+    ``torch.neg(g)``, ``g.neg() * lam``."""
+    uses = any(isinstance(n, ast.Name) and n.id == grad for n in ast.walk(e))
+    neg = any(isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) for n in ast.walk(e)) \
+        or any(isinstance(n, ast.Call) and _callee(n) in ("neg", "negative") for n in ast.walk(e))
+    return uses and neg

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from ..naming import LOSS_WORDS, MODEL_WORDS
 from ..text import snippet
+from ..torch_api.modules import returns_sigmoid
 from ..torch_api.names import LOSS_CLASSES, canonical
 from ..values import (
     AccelVal, ArgsVal, BatchVal, ClassVal, ConfigVal, Const, CtxVal, Env, FileVal, Frame, FuncVal,
@@ -173,6 +174,9 @@ class Calls:
             obj = ModuleVal(kind="local", qual=cv.name, line=node.lineno, text=snippet(node),
                             cls=cv)
             self.modules.append(obj)
+            if returns_sigmoid(cv.node):  # a block squashing its output: one sigmoid layer per block built
+                self.records["sigmoid_layers"].append((node.lineno, snippet(node, 60), id(node), self.builder_key(),
+                                                       self.enclosing_trip_count()))
         else:
             obj = ObjVal(cls=cv)
         init = self.class_attribute(cv, "__init__")

@@ -144,12 +144,29 @@ class Expressions:
 
     def eval_ListComp(self, node: ast.ListComp, env: Env) -> Val:
         cenv = self.eval_comprehension(node, env)
-        return ListVal([self.eval_expr(node.elt, cenv)], kind="list", line=node.lineno, comp=True)
+        return ListVal([self.eval_comp_element(node, cenv)], kind="list", line=node.lineno, comp=True)
 
     def eval_GeneratorExp(self, node: ast.GeneratorExp, env: Env) -> Val:
         cenv = self.eval_comprehension(node, env)
-        elt = self.eval_expr(node.elt, cenv)
+        elt = self.eval_comp_element(node, cenv)
         return ListVal([elt], kind="gen", line=node.lineno, comp=True)
+
+    def eval_comp_element(self, node: ast.ListComp | ast.GeneratorExp, cenv: Env) -> Val:
+        """A list comprehension's (or generator's) element, read once, with how many elements a
+        ``range`` with known bounds makes of it kept while it is read (``[Block(d) for _ in range(8)]``
+        builds eight blocks: what :meth:`enclosing_trip_count` multiplies)."""
+        from ..torch_api.modules import range_trip_count
+        trips = 1
+        for gen in node.generators:  # a range call is read again (no side effects), nothing else is
+            f = gen.iter.func if isinstance(gen.iter, ast.Call) else None
+            pure = isinstance(f, ast.Name) and f.id == "range"
+            n = range_trip_count(self.eval_expr(gen.iter, cenv)) if pure else None
+            trips = trips * n if n and trips else None
+        self.comp_trips.append((id(self.fn_stack[-1]) if self.fn_stack else 0, trips))
+        try:
+            return self.eval_expr(node.elt, cenv)
+        finally:
+            self.comp_trips.pop()
 
     def eval_DictComp(self, node: ast.DictComp, env: Env) -> Val:
         cenv = self.eval_comprehension(node, env)

@@ -32,6 +32,9 @@ class ReaderState:
         self.loops: list[tuple] = []
         self.loop_nodes: dict[int, ast.AST] = {}
         self.loop_vals: list[Val] = []
+        #: the comprehensions whose element is being read, innermost last: (the function they sit in,
+        #: how many elements their ``range`` bounds make, None when unknown)
+        self.comp_trips: list[tuple] = []
         self.frames: list[Frame] = []
         self.fn_stack: list[ast.AST] = []
         self.nograd: list[CtxVal | None] = []

@@ -393,6 +393,10 @@ class ModuleModel:
             n = range_trip_count(it)
             if n is not None and n > 0:
                 total *= n
+        here = id(fn) if fn is not None else 0
+        for where, n in self.comp_trips:  # [Block(d) for _ in range(n)] in the same builder
+            if where == here and n:
+                total *= n
         return total
 
     def record_layer_dropout(self, last: str, args: list, kwargs: dict, line: int, text: str) -> None:
@@ -435,3 +439,37 @@ def range_trip_count(it) -> int | None:
         return len(range(*vals))
     except ValueError:      # range(..., 0)
         return None
+
+
+def returns_sigmoid(cls: ast.ClassDef) -> bool:
+    """Whether a module class's ``forward`` returns its output squashed by a functional sigmoid
+    (``return torch.sigmoid(self.h(x))``, ``F.sigmoid``, ``h.sigmoid()``, or a name last assigned one
+    before the return): a block that stacked acts as one sigmoid layer. A sigmoid used as a gate
+    (``t = torch.sigmoid(...); return h * t + x * (1 - t)``) is not returned and is not counted."""
+    fwd = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "forward"), None)
+    if fwd is None:
+        return False
+    rets = [n for n in ast.walk(fwd) if isinstance(n, ast.Return) and n.value is not None]
+    if not rets:
+        return False
+    last: dict = {}
+    for n in ast.walk(fwd):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            if n.lineno >= last.get(n.targets[0].id, (0, None))[0]:
+                last[n.targets[0].id] = (n.lineno, n.value)
+    for r in rets:
+        v = r.value
+        if isinstance(v, ast.Name) and v.id in last:
+            v = last[v.id][1]
+        if not _is_sigmoid_call(v):
+            return False
+    return True
+
+
+def _is_sigmoid_call(v: ast.AST) -> bool:
+    """``torch.sigmoid(x)``, ``F.sigmoid(x)``, ``x.sigmoid()``."""
+    if not isinstance(v, ast.Call):
+        return False
+    f = v.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    return name == "sigmoid" and (len(v.args) == 1 or (not v.args and isinstance(f, ast.Attribute)))

@@ -136,3 +136,9 @@ SHAPE_KEEPING_FUNCS = {"relu", "relu_", "gelu", "tanh", "sigmoid", "dropout", "d
 #: functional calls whose output is a feature map of a feature map (the functional MAP_LAYERS)
 MAP_FUNCS = {"max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "conv2d", "interpolate",
              "pixel_shuffle"}
+#: attributes that read a tensor's shape or placement, not its values (``y.shape``, ``y.device``)
+SHAPE_ONLY_ATTRS = {"shape", "dtype", "device", "ndim", "size", "numel", "dim"}
+#: calls that read only their argument's shape (``len(y)``; ``torch.zeros_like(y)`` is read by its ``_like``)
+SHAPE_ONLY_CALLS = {"len", "size", "numel", "dim"}
+#: methods that reduce a whole tensor to one number when called bare (``y.mean()``, ``y.sum().item()``)
+SCALAR_REDUCTIONS = {"mean", "sum", "std", "var", "max", "min", "item", "median", "nanmean"}
