@@ -11,7 +11,8 @@ import re
 from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, snippet
 from ..values import BatchVal, Const, Event, IterVal, LoaderVal, Unknown
 from .batch_order import permutation_in_reach, window_orders
-from .label_feature import split_findings
+from .label_feature import label_feature_detail, train_features_from_labels
+from .split_index import held_out_detail, held_out_from_train_index
 
 
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
@@ -32,8 +33,7 @@ class DataFacts:
         self.sorted_data_facts()
         self.class_block_facts()
         self.label_order_split_facts()
-        for fact, line, detail in split_findings(self.tree, self.params["logs.split_words"]):
-            self.add_finding(fact, True, line, detail)
+        self.held_out_split_facts()
         self.item_fetch_facts()
         self.permuted_alone_facts()
         self.input_scale_facts()
@@ -199,6 +199,16 @@ class DataFacts:
             self.add_finding("split_in_label_order", True, node.lineno,
                              f"`{snippet(node, SNIPPET_CHARS)}` (line {node.lineno}) cuts rows whose labels were "
                              "built class by class, unmixed, into two parts that hold different classes")
+
+    def held_out_split_facts(self) -> None:
+        """held_out_from_train_index and train_features_from_labels: the held-out split is not held out."""
+        words = self.params["logs.split_words"]
+        held_out = held_out_from_train_index(self.tree, words)
+        if held_out is not None:
+            self.add_finding("held_out_from_train_index", True, held_out[0].lineno, held_out_detail(held_out))
+        leak = train_features_from_labels(self.tree, words)
+        if leak is not None:
+            self.add_finding("train_features_from_labels", True, leak[0].lineno, label_feature_detail(leak))
 
     def _evaluation_nodes(self) -> set:
         """ids of the nodes inside evaluation code: functions named for evaluation/metrics/ranking

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 from ..text import SNIPPET_CHARS, snippet
 from ..torch_api.names import SCALAR_REDUCTIONS, SHAPE_ONLY_ATTRS, SHAPE_ONLY_CALLS
-from .split_index import _split_of, _stem, held_out_detail, held_out_from_train_index
+from .split_index import _split_of, _stem
 
 
 def _value_refs(n: ast.AST) -> set:
@@ -152,17 +152,3 @@ def label_feature_detail(hit: tuple) -> str:
     return (f"`{snippet(node, SNIPPET_CHARS)}` (line {node.lineno}) writes into {feat} values computed from "
             f"the training labels {lab}, and the held-out inputs get that column without their own labels: "
             f"the model can read the label off its input in training only")
-
-
-def split_findings(tree: ast.AST, split_words: Mapping) -> list:
-    """``(fact, line, detail)`` for each way the held-out split is not held out that the code shows: a
-    split taken by the training index (``held_out_from_train_index``), a training column computed from
-    the training labels (``train_features_from_labels``)."""
-    out = []
-    held_out = held_out_from_train_index(tree, split_words)
-    if held_out is not None:
-        out.append(("held_out_from_train_index", held_out[0].lineno, held_out_detail(held_out)))
-    leak = train_features_from_labels(tree, split_words)
-    if leak is not None:
-        out.append(("train_features_from_labels", leak[0].lineno, label_feature_detail(leak)))
-    return out
