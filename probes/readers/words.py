@@ -48,7 +48,7 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
 #: tables compiled with TABLES whose words are never among the known words: a label holding "log", "p",
 #: "per", "tokens" or "of" but no name of them (``old_log_prob``) is still one whose role is guessed from its values
 AUX_TABLES = ("console.log_likelihood_names", "console.log_likelihood_units", "console.log_likelihood_scope_words",
-              "console.error_kinds")
+              "console.error_kinds", "console.loss_sum_words", "console.class_error_names")
 
 #: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
 CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -58,6 +58,8 @@ ACRONYM_HUMP = re.compile(r"(?<=[A-Z])(?=[A-Z][a-z])")
 #: the roles a camelCase name split at its humps may take: a loss or an accuracy (``DataTime`` is
 #: left to the readers' own timing names)
 CAMEL_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
+#: a data set's possessive before its metric (LightGBM's ``valid_0's binary_error``, its quote dropped)
+_POSSESSIVE = re.compile(r"(?:'s|\s+s)\s+")
 #: the metric words of an accuracy and of a loss (the roles' own names: structure, not vocabulary)
 _ACC_WORDS = frozenset({"acc", "accu", "accuracy"})
 #: How many compiled vocabularies are kept (one per knowledge base a process loads): a bound on memory.
@@ -127,6 +129,8 @@ class LogWords:
         self.step_time_key = frozenset(p["console.step_time_key_words"])
         self.step_time = frozenset(p["console.step_time_words"])
         self.phrase_filler = frozenset(p["console.phrase_filler_words"])
+        self.loss_sum = frozenset(str(w).lower() for w in p["console.loss_sum_words"])
+        self.class_errors = frozenset(normalize_name(w) for w in p["console.class_error_names"])
         self.perplexity = frozenset(p["console.perplexity_words"])
         self.log_likelihood = frozenset(normalize_name(n) for n in p["console.log_likelihood_names"])
         # (pattern, kind) in the knowledge base's order: the first that a printed exception's message matches
@@ -265,6 +269,32 @@ class LogWords:
             if w not in self.split and w not in self.phrase_filler and w not in self.log_likelihood_units:
                 kept.append(w)
         return bool(kept) and "_".join(kept) in self.log_likelihood
+
+    def names_a_part(self, qualifiers: list) -> bool:
+        """Whether the words printed before a loss word (``Classification`` in ``Classification loss``)
+        name one part of the objective: words that are not split, filler or loss-function words
+        (``CE loss``, ``cross entropy loss`` are the objective by its function) nor say a sum
+        (``console.loss_sum_words``: ``joint loss``); numbers are no qualifier."""
+        words = [w for w in qualifiers if w.isalpha() and w not in self.split and w not in self.phrase_filler]
+        if not words or self.loss_sum.intersection(words):
+            return False
+        rest = set(words) - self.loss_words
+        for parts, _joined in self.split_loss_names:
+            if parts <= rest:
+                rest -= parts
+        return bool(rest)
+
+    def class_error(self, words: list, phrase: str) -> bool:
+        """Whether a name is a boosting library's evaluation of a classification error rate: a data
+        set's name (a split word, perhaps numbered) joined in one identifier to a name of
+        ``console.class_error_names`` (XGBoost's ``test-error``, ``eval-merror``, ``validation_1-error@0.5``;
+        LightGBM's possessive ``valid_0's binary_error``). Printed apart (``train error``) the word is
+        left to the objective's reading."""
+        joined = not _POSSESSIVE.sub("_", phrase.strip()).split()[1:]
+        if not joined or len(words) < 2 or words[0] not in self.split:
+            return False
+        rest = [w for w in words[1:] if not w.isdigit() and w != "s"]
+        return "_".join(rest) in self.class_errors
 
     def error_rate(self, words: list) -> str | None:
         """The error rate (``console.error_rate_names``) a name's words name: the rate's own name last
