@@ -105,3 +105,22 @@ def test_a_falling_keras_run_pasted_into_its_next_epoch_is_healthy(tmp_path):
     text += "Epoch 3/30\n812/812 [==============================] - ETA: 0s - loss: 0.6000 - accuracy: 0.7900\n"
     rep, _ = diagnose_log_report(tmp_path, text)
     assert report_symptom(rep) == "healthy"
+
+
+# ------------------------------------------- a split word glued to its metric word (``trainloss``)
+def test_split_words_glued_to_the_metric_are_read_per_split():
+    rows = []
+    for k in range(1, 7):
+        rows.append(f"| epoch {k:03d} | {1000 * k:07d} updates | trainloss {6.2 - 0.4 * k:6.2f} | train ppl "
+                    f"{2 ** (6.2 - 0.4 * k):8.2f}")
+        rows.append(f"| epoch {k:03d} | validloss {6.0 - 0.3 * k:6.2f} | valid ppl {2 ** (6.0 - 0.3 * k):8.2f}")
+    log = read_console_text("\n".join(rows))
+    assert log.columns["loss"] == "trainloss"
+    assert log.columns["val_loss"] == "validloss"
+    assert _means(log, "loss")[0] == 5.8
+
+
+def test_glued_accuracy_names_are_read():
+    text = "\n".join(f"ep {k} trainacc={0.5 + 0.05 * k:.3f} valacc={0.45 + 0.04 * k:.3f}" for k in range(1, 7))
+    log = read_console_text(text)
+    assert log.columns == {"accuracy": "trainacc", "val_accuracy": "valacc"}

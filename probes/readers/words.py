@@ -62,6 +62,8 @@ CAMEL_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
 _POSSESSIVE = re.compile(r"(?:'s|\s+s)\s+")
 #: the metric words of an accuracy and of a loss (the roles' own names: structure, not vocabulary)
 _ACC_WORDS = frozenset({"acc", "accu", "accuracy"})
+#: the metric words a split word may be glued to (``trainloss``, ``valacc``)
+_METRIC_WORDS = _ACC_WORDS | {"loss"}
 #: How many compiled vocabularies are kept (one per knowledge base a process loads): a bound on memory.
 _CACHE_SIZE = 8
 
@@ -95,6 +97,7 @@ class LogWords:
         self.split_train = frozenset(w for w, s in self.split.items() if s == "train" and w not in console_only)
         self.split_val = frozenset(w for w, s in self.split.items() if s != "train" and w not in console_only)
         self.split_any = self.split_train | self.split_val
+        self._splits_longest = tuple(sorted(self.split_any, key=len, reverse=True))
         self.aliases = {role: tuple(names) for role, names in p["logs.role_spellings"].items()}
         self.alias_rank = {name: (role, i) for role, names in self.aliases.items() for i, name in enumerate(names)}
         self.filler = frozenset(p["logs.filler_words"])
@@ -185,7 +188,27 @@ class LogWords:
         if m is None and CAMEL_HUMP.search(str(name)):
             m = self._match_role(normalize_name(CAMEL_HUMP.sub("_", str(name))))
             m = m if m is not None and m[0] in CAMEL_ROLES else None
+        if m is None:
+            glued = self._unglued(normalize_name(name))
+            m = self._match_role(glued) if glued is not None else None
+            m = m if m is not None and m[0] in CAMEL_ROLES else None
         return m
+
+    def _unglued(self, norm: str) -> str | None:
+        """A name whose split word is glued to its metric word with no separator (fairseq-lua's
+        ``trainloss`` and ``validloss``, ``valacc``) with the two apart (``train_loss``); None when
+        no part of it is so glued."""
+        parts = norm.split("_")
+        changed = False
+        for k, part in enumerate(parts):
+            if part in self.split or part in _METRIC_WORDS:
+                continue
+            head = next((w for w in self._splits_longest if part.startswith(w) and part[len(w):] in _METRIC_WORDS),
+                        None)
+            if head is not None:
+                parts[k] = head + "_" + part[len(head):]
+                changed = True
+        return "_".join(parts) if changed else None
 
     def _match_role(self, norm: str) -> tuple[str, int] | None:
         if norm in self.alias_rank:
