@@ -124,3 +124,10 @@ def test_glued_accuracy_names_are_read():
     text = "\n".join(f"ep {k} trainacc={0.5 + 0.05 * k:.3f} valacc={0.45 + 0.04 * k:.3f}" for k in range(1, 7))
     log = read_console_text(text)
     assert log.columns == {"accuracy": "trainacc", "val_accuracy": "valacc"}
+
+
+def test_short_split_words_glued_in_capitals_are_read_per_split():
+    text = "\n".join(f"  EPOCH= {k:4d}  TRLOSS= {0.9 - 0.05 * k:.5E}  TRACC = {0.6 + 0.02 * k:.4E}  "
+                     f"VALOSS= {1.0 - 0.03 * k:.5E}  VAACC = {0.55 + 0.02 * k:.4E}" for k in range(1, 9))
+    log = read_console_text(text)
+    assert log.columns == {"loss": "TRLOSS", "accuracy": "TRACC", "val_loss": "VALOSS", "val_accuracy": "VAACC"}

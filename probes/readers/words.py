@@ -97,7 +97,7 @@ class LogWords:
         self.split_train = frozenset(w for w, s in self.split.items() if s == "train" and w not in console_only)
         self.split_val = frozenset(w for w, s in self.split.items() if s != "train" and w not in console_only)
         self.split_any = self.split_train | self.split_val
-        self._splits_longest = tuple(sorted(self.split_any, key=len, reverse=True))
+        self._splits_longest = tuple(sorted(self.split, key=len, reverse=True))
         self.aliases = {role: tuple(names) for role, names in p["logs.role_spellings"].items()}
         self.alias_rank = {name: (role, i) for role, names in self.aliases.items() for i, name in enumerate(names)}
         self.filler = frozenset(p["logs.filler_words"])
@@ -196,8 +196,8 @@ class LogWords:
 
     def _unglued(self, norm: str) -> str | None:
         """A name whose split word is glued to its metric word with no separator (fairseq-lua's
-        ``trainloss`` and ``validloss``, ``valacc``) with the two apart (``train_loss``); None when
-        no part of it is so glued."""
+        ``trainloss`` and ``validloss``, ``VALOSS``, ``valacc``) with the two apart, the split by its own
+        name (``train_loss``, ``val_loss``); None when no part of it is so glued."""
         parts = norm.split("_")
         changed = False
         for k, part in enumerate(parts):
@@ -206,7 +206,7 @@ class LogWords:
             head = next((w for w in self._splits_longest if part.startswith(w) and part[len(w):] in _METRIC_WORDS),
                         None)
             if head is not None:
-                parts[k] = head + "_" + part[len(head):]
+                parts[k] = self.split[head] + "_" + part[len(head):]   # va -> val: a split's own name
                 changed = True
         return "_".join(parts) if changed else None
 
