@@ -310,7 +310,7 @@ class LogWords:
     def class_error(self, words: list, phrase: str) -> bool:
         """Whether a name is a boosting library's evaluation of a classification error rate: a data
         set's name (a split word, perhaps numbered) joined in one identifier to a name of
-        ``console.class_error_names`` (XGBoost's ``test-error``, ``eval-merror``, ``validation_1-error@0.5``;
+        ``console.class_error_names`` (XGBoost's ``test-error``, ``eval-merror``, ``validation_1-error``;
         LightGBM's possessive ``valid_0's binary_error``). Printed apart (``train error``) the word is
         left to the objective's reading."""
         joined = not _POSSESSIVE.sub("_", phrase.strip()).split()[1:]
