@@ -530,6 +530,10 @@ def _stand_in_role(words: list, eff: str | None, phrase: str, vocab: LogWords, s
     None for any other name."""
     last = words[-1] if words else None
     test = vocab.test_split_rank if eff == "test" else 0
+    if vocab.class_error(words, phrase):
+        # a boosting round's classification error (``test-error:0.027``): 1 - the accuracy
+        role = "val_accuracy" if eff in ("val", "test") else "accuracy"
+        return role, STAND_IN_RANK + len(vocab.error_rates) + test, phrase, "complement"
     rate = vocab.error_rate(words)
     if rate is not None:
         role = "val_accuracy" if eff in ("val", "test") else "accuracy"
@@ -570,6 +574,46 @@ def _quality_score(words: list, vocab: LogWords) -> str | None:
 #: iteration 60 is 0.69``, a CNTK criterion node named ``error``): after every other reading of a
 #: loss, a split word alone included
 OBJECTIVE_WORD_RANK = PART_RANK + 80
+
+
+def _ngram_role(pwords: list, eff: str | None, phrase: str, vocab: LogWords):
+    """The role of the longest run of a phrase's last words that names a metric (``train loss avg``,
+    ``loss avg``, ``avg``), the split-qualified reading first; a loss named after other words that
+    name one of its parts (:meth:`LogWords.names_a_part`) ranks after every name of the whole."""
+    best = None
+    split_words, match_role = vocab.split, vocab.match_role
+    n = len(pwords)
+    for size in _NAME_NGRAMS:
+        start = n - size
+        if start < 0:
+            continue
+        sub = [w for w in pwords[start:] if w not in vocab.phrase_filler or w == "total"] \
+            if size > 1 else pwords[start:]
+        if not sub:
+            continue
+        joined = "_".join(sub)
+        cands = [joined]
+        if eff and not any(t in split_words for t in joined.split("_")):
+            cands.insert(0, eff + "_" + joined)
+        for c in cands:
+            m = match_role(c)
+            if m is None:
+                continue
+            role, rank = m
+            if role in ("step", "epoch", "time", "step_time"):
+                continue
+            if eff == "test" and role in ("val_loss", "val_accuracy"):
+                rank += vocab.test_split_rank
+            if role in ("loss", "val_loss") and rank < vocab.generic_rank and vocab.names_a_part(pwords[:start]):
+                # ``Classification loss`` beside ``Regression loss`` and ``Total loss``: one part of the
+                # objective, ranked after every name of the whole (a spelled total, a plain loss)
+                rank += vocab.generic_rank + QUALIFIED_RANK
+            if best is None or rank < best[1]:
+                best = (role, rank, phrase, None)
+            break  # the split-qualified reading first: "Test ... accuracy" is a test accuracy
+        if best is not None:
+            break
+    return best
 
 
 def _objective_word_role(pwords: list, eff: str | None, phrase: str, words: frozenset, vocab: LogWords):
@@ -1472,34 +1516,7 @@ class _NameRoles:
                 pwords = ["_".join(kept)]
         while len(pwords) > 1 and pwords[-1] in vocab.phrase_filler:
             pwords.pop()
-        best = None
-        n = len(pwords)
-        for size in _NAME_NGRAMS:
-            start = n - size
-            if start < 0:
-                continue
-            sub = [w for w in pwords[start:] if w not in vocab.phrase_filler or w == "total"] \
-                if size > 1 else pwords[start:]
-            if not sub:
-                continue
-            joined = "_".join(sub)
-            cands = [joined]
-            if eff and not any(t in split_words for t in joined.split("_")):
-                cands.insert(0, eff + "_" + joined)
-            for c in cands:
-                m = match_role(c)
-                if m is None:
-                    continue
-                role, rank = m
-                if role in ("step", "epoch", "time", "step_time"):
-                    continue
-                if eff == "test" and role in ("val_loss", "val_accuracy"):
-                    rank += vocab.test_split_rank
-                if best is None or rank < best[1]:
-                    best = (role, rank, phrase, None)
-                break  # the split-qualified reading first: "Test ... accuracy" is a test accuracy
-            if best is not None:
-                break
+        best = _ngram_role(pwords, eff, phrase, vocab)
         return best if best is not None else (_split_alone_role(pwords, phrase, vocab)
                                                or _part_role(self._unabbreviated(pwords), eff, phrase, vocab)
                                                or _qualified_role(pwords, phrase, vocab)
@@ -1583,7 +1600,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         self.t_data = self.t_step = 0.0
         self.t_lines = 0
         self.t_apart = False
-        self.prev_progress = None
+        self.prev_progress, self.prev_points = None, (None, {})
         self.epoch_on_line = False
         # tables
         self.header = None         # (names, delim, roles)
@@ -1827,11 +1844,25 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         cands = plan.cands if plan is not None and plan.timing is None else None
         if cands is None:
             cands = self._cands(rs, vals, plan)
+        self._append_points(x, cands, vals, progress)
+
+    def _append_points(self, x: float, cands: list, vals, progress) -> None:
+        """Each candidate's value at ``x`` added to its curve."""
+        # the record before at the same x, printed with other metrics: a value it printed again (Keras's
+        # last ``ETA: 0s`` redraw, then the epoch's line with the same loss and its validation) is the
+        # same point, not a second (records of one shape at one x are left as they were read)
+        before = self.prev_points[1] if self.prev_points[0] == x else {}
+        if before and set(before) == {c for c in cands if c is not None}:
+            before = {}
+        points = {}
         for c, v in zip(cands, vals):
             if c is None:
                 continue
             if c.transform is not None:
                 v = self._transformed(c, v)
+            points[c] = v
+            if before.get(c, math.nan) == v:
+                continue
             if progress and v == c.last and c.role in ("val_loss", "val_accuracy"):
                 continue
             c.last = v
@@ -1840,6 +1871,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
             if len(c.by) >= FLUSH_ROWS:
                 c.series.extend(c.bx, c.by)
                 c.bx, c.by = [], []
+        self.prev_points = (x, points)
 
     def _seen(self, x: float, vals: list, roles: tuple) -> bool:
         """A progress bar redrawn, or a line printed twice (to the file and by a logger): the

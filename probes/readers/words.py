@@ -48,7 +48,7 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
 #: tables compiled with TABLES whose words are never among the known words: a label holding "log", "p",
 #: "per", "tokens" or "of" but no name of them (``old_log_prob``) is still one whose role is guessed from its values
 AUX_TABLES = ("console.log_likelihood_names", "console.log_likelihood_units", "console.log_likelihood_scope_words",
-              "console.error_kinds")
+              "console.error_kinds", "console.loss_sum_words", "console.class_error_names")
 
 #: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
 CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -58,8 +58,12 @@ ACRONYM_HUMP = re.compile(r"(?<=[A-Z])(?=[A-Z][a-z])")
 #: the roles a camelCase name split at its humps may take: a loss or an accuracy (``DataTime`` is
 #: left to the readers' own timing names)
 CAMEL_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
+#: a data set's possessive before its metric (LightGBM's ``valid_0's binary_error``, its quote dropped)
+_POSSESSIVE = re.compile(r"(?:'s|\s+s)\s+")
 #: the metric words of an accuracy and of a loss (the roles' own names: structure, not vocabulary)
 _ACC_WORDS = frozenset({"acc", "accu", "accuracy"})
+#: the metric words a split word may be glued to (``trainloss``, ``valacc``)
+_METRIC_WORDS = _ACC_WORDS | {"loss"}
 #: How many compiled vocabularies are kept (one per knowledge base a process loads): a bound on memory.
 _CACHE_SIZE = 8
 
@@ -100,6 +104,7 @@ class LogWords:
         self.split_train = frozenset(w for w, s in self.split.items() if s == "train" and w not in console_only)
         self.split_val = frozenset(w for w, s in self.split.items() if s != "train" and w not in console_only)
         self.split_any = self.split_train | self.split_val
+        self._splits_longest = tuple(sorted(self.split, key=len, reverse=True))
         self.aliases = {role: tuple(names) for role, names in p["logs.role_spellings"].items()}
         self.alias_rank = {name: (role, i) for role, names in self.aliases.items() for i, name in enumerate(names)}
         self.filler = frozenset(p["logs.filler_words"])
@@ -134,6 +139,8 @@ class LogWords:
         self.step_time_key = frozenset(p["console.step_time_key_words"])
         self.step_time = frozenset(p["console.step_time_words"])
         self.phrase_filler = frozenset(p["console.phrase_filler_words"])
+        self.loss_sum = frozenset(str(w).lower() for w in p["console.loss_sum_words"])
+        self.class_errors = frozenset(normalize_name(w) for w in p["console.class_error_names"])
         self.perplexity = frozenset(p["console.perplexity_words"])
         self.log_likelihood = frozenset(normalize_name(n) for n in p["console.log_likelihood_names"])
         # (pattern, kind) in the knowledge base's order: the first that a printed exception's message matches
@@ -187,7 +194,27 @@ class LogWords:
         if m is None and CAMEL_HUMP.search(str(name)):
             m = self._match_role(normalize_name(CAMEL_HUMP.sub("_", str(name))))
             m = m if m is not None and m[0] in CAMEL_ROLES else None
+        if m is None:
+            glued = self._unglued(normalize_name(name))
+            m = self._match_role(glued) if glued is not None else None
+            m = m if m is not None and m[0] in CAMEL_ROLES else None
         return m
+
+    def _unglued(self, norm: str) -> str | None:
+        """A name whose split word is glued to its metric word with no separator (fairseq-lua's
+        ``trainloss`` and ``validloss``, ``VALOSS``, ``valacc``) with the two apart, the split by its own
+        name (``train_loss``, ``val_loss``); None when no part of it is so glued."""
+        parts = norm.split("_")
+        changed = False
+        for k, part in enumerate(parts):
+            if part in self.split or part in _METRIC_WORDS:
+                continue
+            head = next((w for w in self._splits_longest if part.startswith(w) and part[len(w):] in _METRIC_WORDS),
+                        None)
+            if head is not None:
+                parts[k] = self.split[head] + "_" + part[len(head):]   # va -> val: a split's own name
+                changed = True
+        return "_".join(parts) if changed else None
 
     def _match_role(self, norm: str) -> tuple[str, int] | None:
         if norm in self.alias_rank:
@@ -271,6 +298,32 @@ class LogWords:
             if w not in self.split and w not in self.phrase_filler and w not in self.log_likelihood_units:
                 kept.append(w)
         return bool(kept) and "_".join(kept) in self.log_likelihood
+
+    def names_a_part(self, qualifiers: list) -> bool:
+        """Whether the words printed before a loss word (``Classification`` in ``Classification loss``)
+        name one part of the objective: words that are not split, filler or loss-function words
+        (``CE loss``, ``cross entropy loss`` are the objective by its function) nor say a sum
+        (``console.loss_sum_words``: ``joint loss``); numbers are no qualifier."""
+        words = [w for w in qualifiers if w.isalpha() and w not in self.split and w not in self.phrase_filler]
+        if not words or self.loss_sum.intersection(words):
+            return False
+        rest = set(words) - self.loss_words
+        for parts, _joined in self.split_loss_names:
+            if parts <= rest:
+                rest -= parts
+        return bool(rest)
+
+    def class_error(self, words: list, phrase: str) -> bool:
+        """Whether a name is a boosting library's evaluation of a classification error rate: a data
+        set's name (a split word, perhaps numbered) joined in one identifier to a name of
+        ``console.class_error_names`` (XGBoost's ``test-error``, ``eval-merror``, ``validation_1-error``;
+        LightGBM's possessive ``valid_0's binary_error``). Printed apart (``train error``) the word is
+        left to the objective's reading."""
+        joined = not _POSSESSIVE.sub("_", phrase.strip()).split()[1:]
+        if not joined or len(words) < 2 or words[0] not in self.split:
+            return False
+        rest = [w for w in words[1:] if not w.isdigit() and w != "s"]
+        return "_".join(rest) in self.class_errors
 
     def error_rate(self, words: list) -> str | None:
         """The error rate (``console.error_rate_names``) a name's words name: the rate's own name last
