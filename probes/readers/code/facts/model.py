@@ -8,6 +8,7 @@ import ast
 import re
 
 from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, format_number, snippet
+from ..torch_api.modules import sigmoid_input
 from ..values import ModuleVal
 from .common import _callee
 from .flatten import feature_map_detail, feature_map_into_linear
@@ -606,17 +607,9 @@ def _gate_layers(tree: ast.AST) -> set[str]:
 
 
 def _sigmoid_inputs(fn: ast.FunctionDef) -> set[int]:
-    """The ids of the nodes a function squashes with a sigmoid: the only argument of ``sigmoid(...)``
-    (``torch.sigmoid(self.t(x))``) or the receiver of ``.sigmoid()``."""
-    out: set[int] = set()
-    for n in ast.walk(fn):
-        if not isinstance(n, ast.Call):
-            continue
-        if len(n.args) == 1 and _callee(n) == "sigmoid":
-            out.add(id(n.args[0]))
-        elif not n.args and isinstance(n.func, ast.Attribute) and n.func.attr == "sigmoid":
-            out.add(id(n.func.value))
-    return out
+    """The ids of the nodes a function squashes with a functional sigmoid (``torch.sigmoid(self.t(x))``,
+    ``self.t(x).sigmoid()``: :func:`~..torch_api.modules.sigmoid_input`)."""
+    return {id(x) for x in map(sigmoid_input, ast.walk(fn)) if x is not None}
 
 
 def _read_as_gate(parent: ast.AST, ref: ast.Attribute, in_init: bool, sig_inputs: set[int]) -> bool:
@@ -687,7 +680,6 @@ def _weight_loads(tree: ast.AST) -> list[int]:
                  for k in n.keywords):
             out.append(n.lineno)
     return sorted(out)
-
 
 
 def gradient_reversal(tree: ast.AST) -> ast.ClassDef | None:

@@ -461,15 +461,20 @@ def returns_sigmoid(cls: ast.ClassDef) -> bool:
         v = r.value
         if isinstance(v, ast.Name) and v.id in last:
             v = last[v.id][1]
-        if not _is_sigmoid_call(v):
+        if sigmoid_input(v) is None:
             return False
     return True
 
 
-def _is_sigmoid_call(v: ast.AST) -> bool:
-    """``torch.sigmoid(x)``, ``F.sigmoid(x)``, ``x.sigmoid()``."""
+def sigmoid_input(v: ast.AST) -> ast.AST | None:
+    """What a functional sigmoid squashes: the argument of ``torch.sigmoid(x)`` / ``F.sigmoid(x)``, the
+    receiver of ``x.sigmoid()``; None when ``v`` is no such call."""
     if not isinstance(v, ast.Call):
-        return False
+        return None
     f = v.func
     name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-    return name == "sigmoid" and (len(v.args) == 1 or (not v.args and isinstance(f, ast.Attribute)))
+    if name != "sigmoid":
+        return None
+    if len(v.args) == 1:
+        return v.args[0]
+    return f.value if not v.args and isinstance(f, ast.Attribute) else None
