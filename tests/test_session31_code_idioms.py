@@ -113,3 +113,96 @@ def test_a_pattern_picked_by_where_keeps_the_scale_of_its_branches(tmp_path):
 def test_rounded_inputs_in_the_unit_range_are_not_raw(tmp_path):
     facts = _facts(tmp_path, PIXELS.format(pick="wave[:, 0]", raw="(X * 0.1).round() / 4"))
     assert facts.get("input_scale", 1) < 5
+
+
+# - Raw ``nn.Parameter`` attributes handed to the optimizer one by one (``Adam([net.head_w, net.head_b])``):
+#   they were "a parameter" the reader could not place, so a model whose other raw parameters no optimizer
+#   holds went unreported.
+# - A stock decaying schedule's numbers (``StepLR(opt, step_size=1, gamma=0.1)``, from constants or a
+#   config) over a loop of known length: how far it takes the LR was never worked out, so a schedule that
+#   collapses the LR in the first epochs was left to a log that seldom prints the LR.
+
+ADDITIVE = '''
+import torch, torch.nn as nn
+
+F_IN, H = 5, 16
+
+
+class Additive(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.in_w = nn.Parameter(torch.randn(F_IN, H) * 0.5)
+        self.in_b = nn.Parameter(torch.zeros(F_IN, H))
+        self.head_w = nn.Parameter(torch.randn(F_IN, H) * 0.1)
+        self.head_b = nn.Parameter(torch.zeros(()))
+
+    def forward(self, x):
+        h = torch.relu(x[:, :, None] * self.in_w + self.in_b)
+        return (h * self.head_w).sum((1, 2)) + self.head_b
+
+
+x = torch.randn(800, F_IN)
+y = torch.sin(x).sum(1)
+net = Additive()
+opt = torch.optim.Adam({params}, lr=3e-3)
+sched = {sched}
+for epoch in range({epochs}):
+    perm = torch.randperm(800)
+    for i in range(0, 800, 100):
+        b = perm[i:i + 100]
+        loss = nn.functional.mse_loss(net(x[b]), y[b])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    sched.step()
+'''
+
+HELD = "torch.optim.lr_scheduler.StepLR(opt, step_size=50, gamma=0.5)"
+
+
+def test_an_optimizer_given_only_some_raw_parameters_misses_the_others(tmp_path):
+    facts = _facts(tmp_path, ADDITIVE.format(params="[net.head_w, net.head_b]", sched=HELD, epochs=20))
+    missing = " ".join(facts["params_not_in_optimizer"])
+    assert "net.in_w" in missing and "net.in_b" in missing
+    assert "head_w" not in missing.split(":")[0]
+
+
+def test_an_optimizer_given_every_raw_parameter_misses_none(tmp_path):
+    facts = _facts(tmp_path, ADDITIVE.format(params="[net.in_w, net.in_b, net.head_w, net.head_b]", sched=HELD,
+                                             epochs=20))
+    assert facts.get("params_not_in_optimizer", []) == []
+
+
+def test_a_step_schedule_that_divides_the_lr_by_ten_each_epoch_collapses_early(tmp_path):
+    p = tmp_path / "train.py"
+    p.write_text(ADDITIVE.format(params="net.parameters()", epochs=20,
+                                 sched="torch.optim.lr_scheduler.StepLR(opt, 1, gamma=0.1)"))
+    log = tmp_path / "console.log"
+    losses = [2.0, 1.1, 0.9] + [0.88] * 17
+    log.write_text("".join(f"epoch {i + 1} train_loss {v:.4f}\n" for i, v in enumerate(losses)))
+    rep = diagnose_json("--code", str(p), "--log", str(log))
+    facts = {f["fact"]: f["value"] for f in rep["facts"]}
+    assert facts["lr_collapse_fraction"] < 0.3
+    assert rep["root_causes"][0]["id"] == "lr_schedule_collapse"
+
+
+def test_an_exponential_decay_read_from_a_config_is_followed(tmp_path):
+    (tmp_path / "cfg.yaml").write_text("decay: 0.5\nepochs: 30\n")
+    text = "import yaml\ncfg = yaml.safe_load(open('cfg.yaml'))\n" + ADDITIVE.format(
+        params="net.parameters()", epochs="cfg['epochs']",
+        sched="torch.optim.lr_scheduler.ExponentialLR(opt, gamma=cfg['decay'])")
+    facts = _facts(tmp_path, text)
+    assert facts["lr_final_ratio"] < 1e-6
+    assert facts["lr_collapse_fraction"] < 0.3
+
+
+def test_a_step_schedule_longer_than_the_run_holds_the_lr(tmp_path):
+    facts = _facts(tmp_path, ADDITIVE.format(params="net.parameters()", sched=HELD, epochs=20))
+    assert facts["lr_final_ratio"] == 1.0
+    assert facts["lr_collapse_fraction"] == 1.0
+
+
+def test_a_gentle_cosine_schedule_does_not_collapse_until_its_end(tmp_path):
+    facts = _facts(tmp_path, ADDITIVE.format(params="net.parameters()", epochs=40,
+                                             sched="torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=40)"))
+    assert facts["lr_collapse_fraction"] > 0.9

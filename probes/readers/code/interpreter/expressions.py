@@ -393,7 +393,9 @@ class Expressions:
         if attr in base.attrs:
             v = base.attrs[attr]
             if isinstance(v, TensorVal) and v.param:
-                return replace(v, srcs=frozenset([base.id]))
+                # a raw nn.Parameter of the module (``model.w3``): one of its own parameters, not all
+                part = v.param_part or Part(base, snippet(node), whole=False)
+                return replace(v, srcs=frozenset([base.id]), param_part=part)
             return v
         if attr == "training":
             return Const(base.mode == "train")

@@ -18,6 +18,10 @@ from ..values import Const, Env, ListVal, TensorVal, Unknown, Val, from_model, m
 _EXP_MAX = 700
 
 
+#: ``where(cond, a, b)``: the condition and the two branches it picks from
+_WHERE_ARGS = 3
+
+
 @dataclass
 class TensorCall:
     """One call of a torch tensor function: ``x`` its first argument, ``tens`` the tensors it gets."""
@@ -302,7 +306,7 @@ class TensorModel:
             t = replace(t, act=None, act_src=None, class_terms=None)
         if c.name not in KEEPS_ONEHOT:
             t = replace(t, onehot=False)
-        if c.name == "where" and len(c.args) >= 3:      # each element from one of two branches
+        if c.name == "where" and len(c.args) >= _WHERE_ARGS:      # each element from one of two branches
             scale = select_scale(c.args, c.qual.startswith("tensor."))
         else:
             scale = function_scale(c.name, c.x) if isinstance(c.x, TensorVal) and c.x.data else None
