@@ -206,3 +206,48 @@ def test_a_gentle_cosine_schedule_does_not_collapse_until_its_end(tmp_path):
     facts = _facts(tmp_path, ADDITIVE.format(params="net.parameters()", epochs=40,
                                              sched="torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=40)"))
     assert facts["lr_collapse_fraction"] > 0.9
+
+
+# - A stock layer's own submodules called apart (``self.tf.encoder(src)``, ``self.tf.decoder(tgt, memory)``):
+#   their outputs were unknown values, so a ``.detach()`` of the encoder's output, which leaves the encoder
+#   with no gradient, went unseen.
+
+SEQ2SEQ = '''
+import torch, torch.nn as nn
+
+
+class Seq2Seq(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.tok = nn.Embedding(20, 32)
+        self.core = nn.Transformer(d_model=32, nhead=4, num_encoder_layers=2, num_decoder_layers=2,
+                                   dim_feedforward=64, batch_first=True)
+        self.proj = nn.Linear(32, 20)
+
+    def forward(self, src, tgt):
+        mem = {memory}
+        return self.proj(self.core.decoder(self.tok(tgt), mem))
+
+
+src = torch.randint(0, 20, (256, 7))
+tgt = src.flip(1)
+model = Seq2Seq()
+opt = torch.optim.AdamW(model.parameters(), lr=5e-4)
+for ep in range(6):
+    for i in range(0, 256, 32):
+        out = model(src[i:i + 32], tgt[i:i + 32])
+        loss = nn.functional.cross_entropy(out.reshape(-1, 20), tgt[i:i + 32].reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+'''
+
+
+def test_a_detached_encoder_output_inside_a_stock_transformer_cuts_the_graph(tmp_path):
+    facts = _facts(tmp_path, SEQ2SEQ.format(memory="self.core.encoder(self.tok(src)).detach()"))
+    assert facts["graph_cut"] is True
+
+
+def test_the_same_encoder_output_kept_in_the_graph_is_no_cut(tmp_path):
+    facts = _facts(tmp_path, SEQ2SEQ.format(memory="self.core.encoder(self.tok(src))"))
+    assert facts["graph_cut"] is False

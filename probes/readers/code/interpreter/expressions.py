@@ -19,7 +19,7 @@ from ..values import (
     ArgsVal, BatchVal, ClassVal, ConfigVal, Const, Env, FileVal, FuncVal, ListVal, LoaderVal,
     LossRec, LossVal, MISSING, ModuleVal, ObjVal, OptVal, ParamsVal, Part, Ref, ScalerVal,
     SchedVal, TensorVal, Unknown, Val, config_file_name, from_model, is_tensor, mixes_squashed)
-from ..torch_api.names import PARAM_LAYERS
+from ..torch_api.names import PARAM_LAYERS, STOCK_CHILDREN
 from ..torch_api.scale import binop_scale
 from .calls import BUILTINS
 
@@ -410,7 +410,8 @@ class Expressions:
                 return replace(m, bound=base)
             if m is not MISSING:
                 return m
-        if base.kind in ("external", "opaque", "unknown", "any"):
+        if base.kind in ("external", "opaque", "unknown", "any") or (
+                base.kind == "layer" and attr in STOCK_CHILDREN.get(base.qual.rsplit(".", 1)[-1], ())):
             return self.child_module(base, attr)
         return Unknown(snippet(node))
 
