@@ -184,6 +184,7 @@ class SchedVal(Val):
     why: str = ""
     warmup: bool = False
     var: str | None = None
+    decay: dict | None = None       # a stock decaying schedule's numbers (torch_api/schedule.py)
 
 
 @dataclass(eq=False)

@@ -8,6 +8,7 @@ import ast
 
 from ..naming import EVAL_FUNC
 from ..torch_api.names import BN_LAYERS, DROPOUT_LAYERS, TRANSFORMER_LAYERS
+from ..torch_api.schedule import collapse_point, trajectory
 from ..values import Event, ListVal, ModuleVal, OptVal, SchedVal, TensorVal
 
 #: stock layers whose output depends on train/eval mode
@@ -19,8 +20,10 @@ MODE_LAYERS = DROPOUT_LAYERS | BN_LAYERS | TRANSFORMER_LAYERS | {
 SOURCE_ID = "code:loop"
 FACTS = ("zero_grad_called", "optimizer_not_zeroed", "scheduler_step_per_batch", "scheduler", "clip_max_norm",
          "graph_cut", "model_mode_in_validation", "scheduler_designed_per_batch", "grads_all_zero",
-         "model_mode_in_training", "warmup")
+         "model_mode_in_training", "warmup", "lr_final_ratio", "lr_collapse_fraction")
 
+#: digits the LR course facts keep (presentation: the values are ratios of the initial LR)
+_SHOWN_DIGITS = 4
 
 class LoopFacts:
     """code:loop: zero_grad/backward/step order, clipping, schedulers, graph cuts, train/eval mode."""
@@ -176,6 +179,37 @@ class LoopFacts:
                 e = mine[0]
                 self.add_finding("scheduler_step_per_batch", False, e.line,
                                  f"`{e.text}` (line {e.line}) runs outside the batch loop (line {lline})")
+        if mine and sched_obj is not None and sched_obj.decay is not None:
+            self.schedule_course_facts(sched_obj, mine)
+
+    def schedule_course_facts(self, sched: SchedVal, mine: list[Event]) -> None:
+        """lr_final_ratio and lr_collapse_fraction from the code: a stock decaying schedule (StepLR,
+        MultiStepLR, ExponentialLR, CosineAnnealingLR) with known numbers, stepped once per pass of loops
+        whose ``range`` bounds are known (epochs, or epochs times batches), taken through the whole run."""
+        e = mine[0]
+        if e.cond or not e.loops:
+            return
+        steps = 1
+        for nid in {n for n, _ in e.loops}:
+            if nid not in self.loop_counts:
+                return
+            steps *= self.loop_counts[nid]
+        lr0 = self.optimizers[0].lr[0] if len(self.optimizers) == 1 and self.optimizers[0].lr else None
+        lrs = trajectory(sched.kind, sched.decay, steps, lr0) if steps > 1 else None
+        if lrs is None:
+            return
+        where = f"`{sched.text}` (line {sched.line}), stepped at line {e.line} once in each of {steps} passes"
+        self.add_finding("lr_final_ratio", float(f"{lrs[-1]:.{_SHOWN_DIGITS}g}"), sched.line,
+                         f"{where}: the last pass runs at {lrs[-1]:.3g} of the initial learning rate")
+        cut = self.params["curves.lr_collapse"]
+        k = collapse_point(lrs, cut)
+        if k is None:
+            self.add_finding("lr_collapse_fraction", 1.0, sched.line,
+                             f"{where}: the learning rate never stays at or below {cut:.0%} of its start")
+        else:
+            self.add_finding("lr_collapse_fraction", round(k / steps, _SHOWN_DIGITS), sched.line,
+                             f"{where}: the learning rate is at or below {cut:.0%} of its start from pass {k + 1} "
+                             f"on, {k / steps:.0%} of the way through the run")
 
     def scheduler_held(self, sched_obj, scheds: list, step_loop: int | None) -> bool:
         """scheduler = none for a scheduler that never moves the LR during training: built and never

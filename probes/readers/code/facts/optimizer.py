@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from ..values import BudgetExceeded, ClassVal, Event, FuncVal, ListVal, ModuleVal, OptVal
+from ..values import BudgetExceeded, ClassVal, Event, FuncVal, ListVal, ModuleVal, OptVal, TensorVal
 
 
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
@@ -98,7 +98,7 @@ class OptimizerFacts:
             return []
         whole = [(o, p) for o, p in parts if p.module.id in anc and p.whole]
         sub = [(o, p) for o, p in parts if m in self.ancestors(p.module)
-               and p.module is not m]
+               and (p.module is not m or not p.whole)]
         if whole:
             return self.replaced_after_optimizer(m, whole)
         if sub:
@@ -121,10 +121,11 @@ class OptimizerFacts:
     def subset_gap(self, m: ModuleVal, sub: list) -> list[tuple[str, int]]:
         """The optimizer holds only some children of ``m``: fine if the rest is frozen or empty."""
         held = ", ".join(p.text for _, p in sub)
-        rest = self.uncovered_children(m, [p.module for _, p in sub])
+        rest = self.uncovered_children(m, [p.module for _, p in sub if p.module is not m])
+        rest += self.uncovered_own_parameters(m, [p.text for _, p in sub if p.module is m])
         if m.kind in ("local", "sequential") and not rest:
             return []    # the parts named are all the model has
-        if (rest and all(self.is_frozen(r) for _, r in rest)) or (
+        if (rest and all(isinstance(r, ModuleVal) and self.is_frozen(r) for _, r in rest)) or (
                 not rest and self.is_frozen(m)):
             self.add_note(f"the optimizer holds only part of {m.var or m.qual} "
                           f"({held}); the rest is frozen")
@@ -215,6 +216,18 @@ class OptimizerFacts:
                             and isinstance(t.value, ast.Name) and t.value.id == "self":
                         return n.lineno
         return None
+
+    def uncovered_own_parameters(self, m: ModuleVal, held: list[str]) -> list[tuple]:
+        """The raw ``nn.Parameter`` attributes of ``m`` (``self.w1 = nn.Parameter(...)``) when the optimizer
+        names some of them one by one (``[model.w3, model.bias]``) and not these; none when it names none
+        (its parameters then come whole, or through its children)."""
+        if m.kind != "local" or not held:
+            return []
+        names = {t.rsplit(".", 1)[-1] for t in held}
+        frozen = {text.rsplit(".", 1)[-1] for _, text, fm, _ in self.records["frozen"] if fm is m}
+        name = m.var or m.qual
+        return [(f"{name}.{attr}", v) for attr, v in m.attrs.items()
+                if isinstance(v, TensorVal) and v.param and attr not in names and attr not in frozen]
 
     def uncovered_children(self, m: ModuleVal, held: list[ModuleVal]) -> list[tuple]:
         if m.kind not in ("local", "sequential"):

@@ -19,7 +19,7 @@ from ..values import (
     ArgsVal, BatchVal, ClassVal, ConfigVal, Const, Env, FileVal, FuncVal, ListVal, LoaderVal,
     LossRec, LossVal, MISSING, ModuleVal, ObjVal, OptVal, ParamsVal, Part, Ref, ScalerVal,
     SchedVal, TensorVal, Unknown, Val, config_file_name, from_model, is_tensor, mixes_squashed)
-from ..torch_api.names import PARAM_LAYERS
+from ..torch_api.names import PARAM_LAYERS, STOCK_CHILDREN
 from ..torch_api.scale import binop_scale
 from .calls import BUILTINS
 
@@ -111,8 +111,9 @@ class Expressions:
         for e in elts:
             if isinstance(e, ast.Starred):
                 v = self.eval_expr(e.value, env)
-                if isinstance(v, ListVal):
-                    out.extend(v.items)
+                items = v.items if isinstance(v, ListVal) else sequence_items(v)
+                if items is not None:
+                    out.extend(items)
                 else:
                     out.append(Unknown("*"))
             else:
@@ -268,8 +269,12 @@ class Expressions:
             return Unknown(snippet(node))
         if isinstance(a, ParamsVal) and isinstance(b, ParamsVal):
             return ParamsVal(a.parts + b.parts)
-        if isinstance(a, ListVal) and isinstance(b, ListVal) and isinstance(op, ast.Add):
-            return ListVal(a.items + b.items, kind=a.kind, line=a.line)
+        if isinstance(op, ast.Add) and isinstance(a, (ListVal, ModuleVal)) and isinstance(b, (ListVal, ModuleVal)):
+            ia, ib = sequence_items(a), sequence_items(b)
+            if ia is not None and ib is not None:   # list(self.blocks) + [self.head]: one list of both
+                kind = a.kind if isinstance(a, ListVal) else b.kind if isinstance(b, ListVal) else "list"
+                return ListVal(ia + ib, kind=kind, line=getattr(a, "line", 0),
+                               comp=any(isinstance(v, ListVal) and v.comp for v in (a, b)))
         if not (is_tensor(a) or is_tensor(b)):
             if isinstance(op, ast.Div) and not isinstance(a, Const) and config_file_name(b) is not None:
                 return config_file_name(b)   # Path(__file__).parent / "config.yaml"
@@ -388,7 +393,9 @@ class Expressions:
         if attr in base.attrs:
             v = base.attrs[attr]
             if isinstance(v, TensorVal) and v.param:
-                return replace(v, srcs=frozenset([base.id]))
+                # a raw nn.Parameter of the module (``model.w3``): one of its own parameters, not all
+                part = v.param_part or Part(base, snippet(node), whole=False)
+                return replace(v, srcs=frozenset([base.id]), param_part=part)
             return v
         if attr == "training":
             return Const(base.mode == "train")
@@ -403,7 +410,8 @@ class Expressions:
                 return replace(m, bound=base)
             if m is not MISSING:
                 return m
-        if base.kind in ("external", "opaque", "unknown", "any"):
+        if base.kind in ("external", "opaque", "unknown", "any") or (
+                base.kind == "layer" and attr in STOCK_CHILDREN.get(base.qual.rsplit(".", 1)[-1], ())):
             return self.child_module(base, attr)
         return Unknown(snippet(node))
 
@@ -535,6 +543,16 @@ class Expressions:
         self.add_unresolved(f"line {node.lineno}: values come from {path}, which is not next to "
                             f"{self.basename}: pass it with --config")
         return Unknown(snippet(node))
+
+
+def sequence_items(v: Val) -> list | None:
+    """The items of a value that is a sequence to Python: a list or tuple, or a ModuleList/Sequential
+    (its layers), for ``[*self.blocks, self.head]`` and ``list(self.blocks) + [self.head]``."""
+    if isinstance(v, ListVal) and v.kind != "dict":
+        return list(v.items)
+    if isinstance(v, ModuleVal) and v.kind in ("sequential", "container") and not v.attrs:
+        return list(v.layers)
+    return None
 
 
 def _class_terms(op, a, b) -> bool:

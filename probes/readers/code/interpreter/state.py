@@ -31,6 +31,8 @@ class ReaderState:
         self.events: list[Event] = []
         self.loops: list[tuple] = []
         self.loop_nodes: dict[int, ast.AST] = {}
+        #: loop node id -> how many times it runs, when it iterates a ``range`` with known bounds
+        self.loop_counts: dict[int, int] = {}
         self.loop_vals: list[Val] = []
         #: the comprehensions whose element is being read, innermost last: (the function they sit in,
         #: how many elements their ``range`` bounds make, None when unknown)

@@ -161,6 +161,10 @@ class Statements:
         it = self.eval_expr(s.iter, env)
         nid = id(s)
         self.loop_nodes[nid] = s
+        from ..torch_api.modules import range_trip_count
+        trips = range_trip_count(it)
+        if trips is not None:
+            self.loop_counts[nid] = trips
         items = self.literal_loop_items(it)
         passes = items if items is not None else [None, None]
         result = None

@@ -17,6 +17,7 @@ from ..values import (
 from .names import (
     EPOCH_WORDS, NORM_LAYERS, OPT_NO_WD, SCHED_EPOCHISH, SCHED_PER_BATCH,
     STEPS_WORDS)
+from .schedule import decay_arguments
 
 
 class TrainingObjects:
@@ -125,7 +126,8 @@ class TrainingObjects:
         return opt
 
     def make_scheduler(self, kind: str, args: list, kwargs: dict, node: ast.Call) -> SchedVal:
-        s = SchedVal(kind=kind, line=node.lineno, text=snippet(node, 70))
+        s = SchedVal(kind=kind, line=node.lineno, text=snippet(node, 70),
+                     decay=decay_arguments(kind, args, kwargs, self.params))
         text = snippet(node, 200)
         if kind in SCHED_PER_BATCH:
             s.per_batch, s.why = True, f"{kind} is designed to step every batch"

@@ -14,7 +14,7 @@ from ..values import (
     Ref, TensorVal, Unknown, Val, module_ids)
 from .names import (
     ACT_LAYERS, BN_LAYERS, DROPOUT_LAYERS, LOSS_CLASSES, NOPARAM_LAYERS, PARAM_LAYERS,
-    TRANSFORMER_LAYERS)
+    STOCK_CHILDREN, TRANSFORMER_LAYERS)
 
 
 #: nn.Module method name -> handler (``module_<handler>`` of :class:`ModuleModel`); a handler returning
@@ -54,6 +54,8 @@ class ModuleModel:
             out = getattr(self, "module_" + handler)(m, name, args, kwargs, node, env)
             if out is not None:
                 return out
+        if m.kind == "layer" and name in STOCK_CHILDREN.get(m.qual.rsplit(".", 1)[-1], ()):
+            return self.call_module(self.child_module(m, name), args, kwargs, node)   # self.tf.encoder(src)
         if m.kind in ("external", "opaque", "unknown"):
             tens = [v for v in list(args) + list(kwargs.values()) if isinstance(v, TensorVal)]
             if tens:

@@ -49,6 +49,16 @@ NORM_LAYERS = BN_LAYERS | {"LayerNorm", "GroupNorm", "InstanceNorm1d", "Instance
 TRANSFORMER_LAYERS = {"TransformerEncoderLayer", "TransformerDecoderLayer", "Transformer"}
 
 
+#: stock layers' submodules a script calls on their own (``self.tf.encoder(src)``, ``enc.layers[0]``): each
+#: is a part of the layer's parameters, so what is done to its output (a ``.detach()``) is followed
+STOCK_CHILDREN = {"Transformer": {"encoder", "decoder"}, "TransformerEncoder": {"layers", "norm"},
+                  "TransformerDecoder": {"layers", "norm"},
+                  "TransformerEncoderLayer": {"self_attn", "linear1", "linear2", "norm1", "norm2"},
+                  "TransformerDecoderLayer": {"self_attn", "multihead_attn", "linear1", "linear2", "norm1", "norm2",
+                                              "norm3"},
+                  "MultiheadAttention": {"out_proj"}}
+
+
 LOSS_CLASSES = {"CrossEntropyLoss": "cross_entropy", "NLLLoss": "nll", "BCELoss": "bce",
                 "BCEWithLogitsLoss": "bce_with_logits", "MSELoss": "mse", "L1Loss": "l1",
                 "SmoothL1Loss": "smooth_l1", "HuberLoss": "smooth_l1", "KLDivLoss": "kl_div",

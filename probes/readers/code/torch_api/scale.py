@@ -24,7 +24,10 @@ KEEPS_SCALE = {"view", "reshape", "squeeze", "unsqueeze", "flatten", "permute", 
                "narrow", "t", "type", "type_as", "repeat", "tile", "roll", "flip", "astype", "movedim",
                "swapaxes", "stack", "cat", "concat", "concatenate", "vstack", "hstack", "abs", "neg",
                "detach", "numpy", "copy", "tensor", "as_tensor", "from_numpy", "asarray", "array",
-               "Tensor", "FloatTensor"}
+               "Tensor", "FloatTensor",
+               # rounding moves a value by under one unit: raw intensities rounded to integers stay raw
+               "round", "floor", "ceil", "trunc", "rint", "fix", "around", "round_", "floor_", "ceil_",
+               "trunc_", "abs_", "neg_"}
 #: functions bounded by 1 whatever their input
 BOUNDED = {"sin", "cos", "tanh"}
 
@@ -48,6 +51,18 @@ def clip_scale(args: list, kwargs: dict) -> float | None:
     if any(lim is None for lim in limits):
         return x.scale
     return min(x.scale, max(abs(lim) for lim in limits))
+
+
+def select_scale(args: list, method: bool) -> float | None:
+    """The scale of ``where(cond, a, b)`` (``a.where(cond, b)`` as a method): each element is one of the
+    two branches, so the larger of their scales when both are followed (a tensor or a number)."""
+    branches = (args[0], args[2]) if method else tuple(args[1:3])
+    if len(branches) != 2:
+        return None
+    scales = [b.scale if isinstance(b, TensorVal) else number(b) for b in branches]
+    if any(s is None for s in scales):
+        return None
+    return max(abs(s) for s in scales)
 
 
 def number(v: Val) -> float | None:

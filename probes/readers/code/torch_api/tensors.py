@@ -10,12 +10,16 @@ from collections.abc import Iterable
 
 from ..naming import EPS_WORDS
 from ..text import snippet
-from .scale import CLIPS, clip_scale, draw_scale, function_scale, literal_scale
+from .scale import CLIPS, clip_scale, draw_scale, function_scale, literal_scale, select_scale
 from ..values import Const, Env, ListVal, TensorVal, Unknown, Val, from_model, mixes_squashed
 
 #: math.exp is folded only within this (it overflows a float past about 709.8): arithmetic, not
 #: knowledge.
 _EXP_MAX = 700
+
+
+#: ``where(cond, a, b)``: the condition and the two branches it picks from
+_WHERE_ARGS = 3
 
 
 @dataclass
@@ -243,9 +247,10 @@ class TensorModel:
         return TensorVal(data=True, scale=function_scale(c.name, c.x))
 
     def tensor_discrete(self, c: TensorCall) -> Val:
-        """argmax/round/...: no gradient flows through."""
+        """argmax/round/...: no gradient flows through; data rounded keeps its scale (an index does not)."""
         if c.tens:
-            return replace(self.cut_graph(self.join_tensors(c.tens), c.line, f"{c.name}()"), act=None)
+            scale = function_scale(c.name, c.x) if isinstance(c.x, TensorVal) and c.x.data else None
+            return replace(self.cut_graph(self.join_tensors(c.tens), c.line, f"{c.name}()"), act=None, scale=scale)
         return TensorVal(data=True)
 
     def tensor_dropout(self, c: TensorCall) -> Val:
@@ -301,7 +306,10 @@ class TensorModel:
             t = replace(t, act=None, act_src=None, class_terms=None)
         if c.name not in KEEPS_ONEHOT:
             t = replace(t, onehot=False)
-        scale = function_scale(c.name, c.x) if isinstance(c.x, TensorVal) and c.x.data else None
+        if c.name == "where" and len(c.args) >= _WHERE_ARGS:      # each element from one of two branches
+            scale = select_scale(c.args, c.qual.startswith("tensor."))
+        else:
+            scale = function_scale(c.name, c.x) if isinstance(c.x, TensorVal) and c.x.data else None
         return self.fresh_tensor(replace(t, safe=False, exp=False, scale=scale), c.node)
 
     def call_tensor_method(self, t: TensorVal, name: str, args: list, kwargs: dict,
