@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import bisect
 import functools
+import hashlib
 import math
 import os
 import re
+import threading
 from dataclasses import dataclass, field
 
 from .errors import KBError
@@ -222,7 +224,7 @@ class Language:
         most commands (explain, kb tools, a log or code alone) never read a complaint, and building
         it is a third of loading the knowledge base."""
         if self._model is None and self.training:
-            self._model = _Examples(self.training, self.params, self.stop_words)
+            self._model = _examples_model(self.training, self.params, self.stop_words)
         return self._model
 
 
@@ -250,9 +252,21 @@ def expand(pattern: str, terms: dict, where: str = "") -> str:
     return pattern
 
 
+#: compiled language patterns one process keeps (a work bound: the core's language has about seven
+#: hundred; ``re``'s own cache holds 512, so a second load of the knowledge base, with a pack or from
+#: the memo, compiled them all again)
+_PATTERNS_KEPT = 4096
+
+
+@functools.lru_cache(maxsize=_PATTERNS_KEPT)
+def _regex(expanded: str) -> re.Pattern:
+    """A compiled pattern is immutable, so one knowledge base's is every later load's."""
+    return re.compile(expanded, re.IGNORECASE)
+
+
 def _compile(pattern: str, terms: dict, where: str) -> re.Pattern:
     try:
-        return re.compile(expand(pattern, terms, where), re.IGNORECASE)
+        return _regex(expand(pattern, terms, where))
     except re.error as exc:
         raise KBError(f"bad pattern {pattern!r}: {exc}", where or None) from None
 
@@ -1782,6 +1796,36 @@ class _Examples:
             return None, 0.0, None
         best = max(post, key=post.get)
         return best, post[best], self.telling(text, best)
+
+    def __deepcopy__(self, memo):
+        # built once and only read after: a copied knowledge base (the load memo hands out copies)
+        # shares it rather than copying some hundred thousand weights
+        return self
+
+
+#: classifiers one process keeps, by what they learn from (a work bound: the core's examples, and a
+#: few packs' additions)
+_MODELS_KEPT = 4
+_models: dict = {}
+_models_lock = threading.Lock()
+
+
+def _examples_model(training: list, params: dict, stop: frozenset) -> _Examples:
+    """The classifier of these examples: built once per process for the same examples, stop words and
+    ``language.example_*`` settings, however many times the knowledge base is loaded (each load from
+    the memo is a copy, and a pack that adds no utterances learns the same thing as the core)."""
+    p = resolve(params)
+    key = hashlib.sha256(repr((training, sorted(stop), p["language.example_sharpness"],
+                               p["language.example_char_weight"])).encode("utf-8", "surrogatepass")).hexdigest()
+    with _models_lock:
+        model = _models.get(key)
+    if model is None:
+        model = _Examples(training, params, stop)
+        with _models_lock:
+            _models[key] = model
+            while len(_models) > _MODELS_KEPT:
+                _models.pop(next(iter(_models)))
+    return model
 
 
 def _unit(v: dict) -> dict:

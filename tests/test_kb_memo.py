@@ -71,3 +71,50 @@ def test_a_pipe_in_a_pack_is_refused_by_the_loader_not_waited_on_by_the_memo(tmp
         load_kb([str(pack)], entry_point_packs=False)
     assert time.monotonic() - start < 30
     assert str(pack / "rules" / "r.yaml") in str(err.value)
+
+
+def _rule_pack(folder, rule_id: str) -> str:
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "r.yaml"), "w", encoding="utf-8") as f:
+        f.write("kind: rules\nrules:\n"
+                f"  - id: {rule_id}\n    description: a pack's own rule\n"
+                "    when: {fact: loss_trend, eq: diverging}\n"
+                "    then: {evidence: [{cause: lr_too_high, lr: 2.0}]}\n"
+                "    cases: [{given: {loss_trend: diverging}, fires: true}]\n")
+    return str(folder)
+
+
+def test_packs_loaded_one_after_another_each_see_the_core_and_only_themselves(tmp_path):
+    # the core's parsed files are kept and copied once a process parses them twice: a pack's entities
+    # must not leak into the next pack's load, nor a caller's change to one load into another
+    a = load_kb([_rule_pack(tmp_path / "a", "pack-a-rule")], entry_point_packs=False)
+    a.rules.pop("derive-loss-at-chance", None)
+    b = load_kb([_rule_pack(tmp_path / "b", "pack-b-rule")], entry_point_packs=False)
+    c = load_kb([_rule_pack(tmp_path / "c", "pack-c-rule")], entry_point_packs=False)
+    core = load_kb([], entry_point_packs=False)
+    for kb, own in ((a, "pack-a-rule"), (b, "pack-b-rule"), (c, "pack-c-rule")):
+        assert own in kb.rules
+        assert not {"pack-a-rule", "pack-b-rule", "pack-c-rule"} - {own} & set(kb.rules)
+    assert not {"pack-a-rule", "pack-b-rule", "pack-c-rule"} & set(core.rules)
+    assert set(core.rules) <= set(c.rules) and set(core.rules) <= set(b.rules)
+
+
+def test_a_pack_that_adds_no_examples_shares_the_cores_classifier_and_one_that_does_learns_them(tmp_path):
+    # the example classifier is built once per set of examples: a grammar-word pack reuses the core's,
+    # a pack with its own utterances gets its own, and the core's stays as it was
+    grammar = tmp_path / "grammar"
+    grammar.mkdir()
+    (grammar / "g.yaml").write_text("kind: language\nunit_words: ['runs?']\n", encoding="utf-8")
+    taught = tmp_path / "taught"
+    taught.mkdir()
+    (taught / "u.yaml").write_text(
+        "kind: language\nsymptoms:\n  - symptom: plateau\n    utterances:\n"
+        "      - 'the zorblax metric froze solid after the quagmire'\n"
+        "      - 'zorblax froze, quagmire everywhere, nothing moves'\n", encoding="utf-8")
+    core = load_kb([], entry_point_packs=False).language.model
+    assert load_kb([str(grammar)], entry_point_packs=False).language.model is core
+    own = load_kb([str(taught)], entry_point_packs=False).language.model
+    assert own is not core
+    text = "zorblax froze after the quagmire"
+    assert own.similarities(text)["plateau"] > core.similarities(text).get("plateau", 0.0)
+    assert load_kb([], entry_point_packs=False).language.model is core
