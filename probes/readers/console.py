@@ -82,7 +82,7 @@ from . import console_guess
 from .console_history import _Histories
 from .console_tables import BOX_START, _Boxes, _Frames, markup_row
 from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, PART_RANK, SPLIT_ALONE_RANK, LineParser, _loss_part,
-                            shape)
+                            abbreviated_axes, shape)
 from .logs import (FLUSH_ROWS, LogData, RLLogError, Series, normalize_name, parse_column_map,
                    rl_names_in_text)
 from .loss_scale import ScaleFall, fall_grads_said, fall_said
@@ -1002,6 +1002,14 @@ class _Overflows:
     ``metric_lines``, ``_feed`` and table methods): progress-bar redraws run together on one line,
     a table's rows printed without its header, a mixed-precision loss scaler's overflow reports."""
 
+    def _init_name_words(self, p) -> None:
+        """The words around a metric's name: those that bind it to the axis after it
+        (``console.axis_joiners``), the axes printed abbreviated (``console.abbreviated_axis_words``),
+        and the length of a parenthesised aside inside it (``console.name_aside_words``)."""
+        self.axis_joiners = frozenset(str(w).lower() for w in p["console.axis_joiners"])
+        self.axis_abbrevs = abbreviated_axes(p["console.abbreviated_axis_words"])
+        self.aside_words = tuple(int(n) for n in p["console.name_aside_words"])
+
     def _init_overflows(self, p) -> None:
         self.layouts = _layouts(p)
         self.scale_floor = float(p["console.loss_scale_floor"])
@@ -1562,8 +1570,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         self.sum_rel_tol = float(p["console.sum_total_rel_tol"])
         self.sum_max_parts = int(p["console.sum_total_max_parts"])
         self.qualifier_words = int(p["console.held_out_qualifier_words"])
-        self.axis_joiners = frozenset(str(w).lower() for w in p["console.axis_joiners"])
-        self.aside_words = tuple(int(n) for n in p["console.name_aside_words"])
+        self._init_name_words(p)
         self.loss_abbrevs = frozenset(str(w).lower() for w in p["console.loss_abbreviations"])
         self.objective_words = frozenset(str(w).lower() for w in p["console.objective_words"])
         self.words = log_words(p)   # the knowledge base's vocabulary: roles, split words, other languages
