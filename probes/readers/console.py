@@ -84,7 +84,7 @@ from .console_tables import BOX_START, _Boxes, _Frames, markup_row
 from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, PART_RANK, SPLIT_ALONE_RANK, LineParser, _loss_part,
                             abbreviated_axes, shape)
 from .logs import (FLUSH_ROWS, LogData, RLLogError, Series, normalize_name, parse_column_map,
-                   rl_names_in_text)
+                   reward_names_in_text, rl_names_in_text)
 from .loss_scale import ScaleFall, fall_grads_said, fall_said
 from .words import ACRONYM_HUMP, CAMEL_HUMP, CAMEL_ROLES, LogWords, log_words
 
@@ -174,6 +174,13 @@ _MARKUP_START = frozenset("CI")
 _BARE_MAX_CHARS = 40
 _KEY_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
 _EXC_LINE = re.compile(r"^\s*((?:[\w.]+\.)?(\w*(?:Error|Exception|Interrupt)))\b:?\s*(.*)$")
+#: an exception's "message" that is only numbers, a list of them or an array's (MatConvNet's ``topFiveError: [0.11
+#: 0.04 ...]``): a metric whose name ends in "Error", printed with its values, no exception
+_NUMBERS_ONLY = re.compile(r"[\[(]?\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[\s,;]*)+[\])]?\s*")
+#: the exception that ends a traceback pasted with its newlines lost (``... File "t.py", line 269, in _steps
+#: raise RuntimeError("Model diverged with loss = NaN.")RuntimeError: Model diverged with loss = NaN.``): a class
+#: name glued after the last frame's code, then its message
+_GLUED_EXC = re.compile(r".*[)\]'\"\s]((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)):\s+(\S.*)$")
 #: a kernel's failed assertion: in a ``.cu`` file, or at a GPU block and thread (``DynamicCast.h:78: block:
 #: [38,0,0], thread: [97,0,0] Assertion `false` failed.``)
 #: an error logged by the framework's C++ side at error level (``[E ProcessGroupNCCL.cpp:458] [Rank 0]
@@ -274,7 +281,7 @@ def exception_message(line: str) -> str | None:
         p = _PREFIX.match(line)
         m = _EXC_LINE.match(_LOG_LEVEL.sub("", line[p.end():] if p else line, 1))
     if m and m.group(3) and m.group(2) not in ("KeyboardInterrupt",) and \
-            (m.group(2).endswith("Error") or "OutOfMemory" in m.group(2)):
+            (m.group(2).endswith("Error") or "OutOfMemory" in m.group(2)) and not _NUMBERS_ONLY.fullmatch(m.group(3)):
         return m.group(1) + ": " + m.group(3)
     return None
 
@@ -1409,6 +1416,11 @@ class _Tracebacks:
 
     def _trace(self, line: str) -> None:
         self.trace_lines += 1
+        if line.count('File "') > 1 and (g := _GLUED_EXC.match(line)):
+            # the frames run together on one line (a paste that lost its newlines), the exception glued last
+            self._error(g.group(1) + ": " + g.group(2).strip(), self.trace_line)
+            self.in_trace = False
+            return
         if line.startswith((" ", "\t")) or self.trace_lines > _TRACE_MAX_LINES or _TRACE_FILLER.match(line):
             if self.trace_lines > _TRACE_MAX_LINES:
                 self.in_trace = False
@@ -1551,6 +1563,9 @@ class _NameRoles:
 class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows, _Verdicts, _NanReports, _Transforms,
                     _EpochRows, _BareValues, _SpeedOnly, _Tracebacks, _Histories, _Boxes, _Frames):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
+
+    #: the names in the text's head that name an agent's reward on their own (:func:`_read_head`)
+    reward_names: list = []
 
     def __init__(self, path: str, column_map=None, params=None, fmt: str = "console", scores: bool = False):
         p = self.params = resolve(params)
@@ -2009,7 +2024,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
                 return log  # NaN gradient norms printed without a loss: explosion evidence
             if log.data_wait is not None or log.scale_reports is not None or "step_time" in log.series:
                 return log  # data-loading and step times (speed), a loss scaler's overflows
-            rl = log.rl_names
+            rl = log.rl_names or self.reward_names   # (a reward alone: nothing else was printed)
             if rl:
                 shown = ", ".join(repr(n) for n in rl[:_SHOWN_RL_NAMES_IN_ERROR])
                 raise RLLogError(f"the log prints rewards ({shown}), "
@@ -2138,7 +2153,7 @@ def read_console(path, column_map=None, params=None, guess: bool = True, scores:
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     with f:
-        reader.log.rl_names = rl_names_in_text(f.read(_rl_head(params)), reader.words)
+        _read_head(reader, f.read(_rl_head(params)))
         f.seek(0)
         _feed_all(reader, f, path, bounded.limits(params).max_line_chars)
     try:
@@ -2224,12 +2239,19 @@ def _rl_head(params) -> int:
     return int(resolve(params)["console.rl_head_chars"])
 
 
+def _read_head(reader: ConsoleReader, head: str) -> None:
+    """What the text's head says of the run before its lines are read: the RL metric names
+    (an agent's reward beside its context) and the reward names printed on their own."""
+    reader.log.rl_names = rl_names_in_text(head, reader.words)
+    reader.reward_names = reward_names_in_text(head, reader.words)
+
+
 def read_console_text(text: str, name: str = "pasted log", column_map=None, params=None,
                       guess: bool = True, scores: bool = False) -> ConsoleLog:
     """Read console text already in memory (a pasted excerpt); ``guess`` and ``scores`` as in
     :func:`read_console`."""
     reader = ConsoleReader(name, column_map, params, fmt="pasted", scores=scores)
-    reader.log.rl_names = rl_names_in_text(text[:_rl_head(params)], reader.words)
+    _read_head(reader, text[:_rl_head(params)])
     _feed_all(reader, io.StringIO(text, newline="\n"), name, bounded.limits(params).max_line_chars)
     try:
         log = reader.finish()

@@ -89,7 +89,8 @@ _TOKEN = re.compile(
     r"|(?P<dur>(?<![\w.])(?:\d+\.\d*|\.\d+|\d+)(?=(?:ms|s)(?![\w.])))"
     r"|(?P<num>[-+]?(?:(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?!\w|\.\w)|(?:nan|inf(?:inity)?)\b)%?)"
     r"|(?P<junk>\d[\w.]*)"
-    r"|(?P<name>[A-Za-z_][\w]*(?:[./@\-][A-Za-z_]\w*|[@\-][15](?![\w.]))*)"
+    r"|(?P<name>[A-Za-z_][\w]*(?:[./@\-][A-Za-z_]\w*|[@\-][15](?![\w.])|@\d+(?:\.\d+)?(?![\w.])"
+    r"|-\d+(?=[ \t]*[:=]|[ \t]+[-+]?\.?\d))*)"
     r"|(?P<sep>[^\sA-Za-z0-9_])", re.IGNORECASE)
 #: a whole number of at least this many digits, inside a name, is a count (a test set's size)
 _COUNT_DIGITS = 4
@@ -347,6 +348,8 @@ def _axes(text: str, progress: bool, joiners: frozenset, split_words: Mapping, a
             if progress and epoch is None and step is None and _EPOCH_BAR.search(text):
                 epoch, counter, counter_total = counter, None, None   # a bar over the epochs
             text = _cut(text, *cm.span())
+    if progress:
+        text = _PROGRESS.sub(_spaces, text)   # the bar's share done ("eval model:: 100%|"), no metric's value
     return text, epoch, counter, counter_total, step, split
 
 
