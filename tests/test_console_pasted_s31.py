@@ -135,3 +135,13 @@ def test_a_return_alone_stays_no_rl_evidence():
     with pytest.raises(InputError) as exc:
         read_console_text(text)
     assert not isinstance(exc.value, RLLogError)
+
+
+def test_frames_per_second_is_a_speed():
+    """An agent's ``speed 281.9 f/s`` is its environment frames per second: a log of games that
+    prints it is a speed to judge, and its exploration ``eps`` is no training loss."""
+    text = "\n".join(f"{900 * (i + 1)}: done {i + 1} games, mean reward -{19 + 0.1 * i:.3f}, "
+                     f"speed {300 - 25 * i:.2f} f/s, eps {1 - 0.01 * i:.2f}" for i in range(10))
+    log = read_console_text(text)
+    assert "step_time" in log.series
+    assert "loss" not in log.series

@@ -95,12 +95,14 @@ _TOKEN = re.compile(
 #: a whole number of at least this many digits, inside a name, is a count (a test set's size)
 _COUNT_DIGITS = 4
 #: a printed speed: the time of one step (``646.632 sec/step``, ``65.28s/it``, ``12 ms/batch``) or its
-#: inverse, steps or examples per second (``1.29it/s``, ``2.37 iter/s``, ``1.43 examples/second``);
+#: inverse, steps or examples per second (``1.29it/s``, ``2.37 iter/s``, ``1.43 examples/second``, an RL
+#: agent's environment frames, ``281.9 f/s``);
 #: group ``per`` is set for a time per step, ``rate`` for a count per second, ``ms`` for milliseconds
 _SPEED = re.compile(
     r"(?<![\w.])(?P<v>\d+(?:\.\d+)?)\s*(?:"
     r"(?P<per>(?P<ms>ms)|s|secs?|seconds?)\s*/\s*(?:it|iters?|itr|steps?|batch(?:es)?)"
-    r"|(?P<rate>it|its|iters?|steps?|batch(?:es)?|examples?|samples?|imgs?|images?|tokens?|words?)\s*/\s*(?:s|secs?|seconds?))"
+    r"|(?P<rate>it|its|iters?|steps?|batch(?:es)?|examples?|samples?|imgs?|images?|tokens?|words?|frames?|f)"
+    r"\s*/\s*(?:s|secs?|seconds?))"
     r"(?![\w/])", re.IGNORECASE)
 #: a speed printed as a named value: a count per second (``SamplesPerSec=29.5``, ``steps_per_second=1.58``,
 #: ``tokens_per_second_per_gpu:405``, ``samples/sec: 812``). A rate named for a split (``eval_samples_per_second``,
