@@ -82,9 +82,9 @@ from . import console_guess
 from .console_history import _Histories
 from .console_tables import BOX_START, _Boxes, _Frames, markup_row
 from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, PART_RANK, SPLIT_ALONE_RANK, LineParser, _loss_part,
-                            shape)
+                            abbreviated_axes, shape)
 from .logs import (FLUSH_ROWS, LogData, RLLogError, Series, normalize_name, parse_column_map,
-                   rl_names_in_text)
+                   reward_names_in_text, rl_names_in_text)
 from .loss_scale import ScaleFall, fall_grads_said, fall_said
 from .words import ACRONYM_HUMP, CAMEL_HUMP, CAMEL_ROLES, LogWords, log_words
 
@@ -174,6 +174,13 @@ _MARKUP_START = frozenset("CI")
 _BARE_MAX_CHARS = 40
 _KEY_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
 _EXC_LINE = re.compile(r"^\s*((?:[\w.]+\.)?(\w*(?:Error|Exception|Interrupt)))\b:?\s*(.*)$")
+#: an exception's "message" that is only numbers, a list of them or an array's (MatConvNet's ``topFiveError: [0.11
+#: 0.04 ...]``): a metric whose name ends in "Error", printed with its values, no exception
+_NUMBERS_ONLY = re.compile(r"[\[(]?\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[\s,;]*)+[\])]?\s*")
+#: the exception that ends a traceback pasted with its newlines lost (``... File "t.py", line 269, in _steps
+#: raise RuntimeError("Model diverged with loss = NaN.")RuntimeError: Model diverged with loss = NaN.``): a class
+#: name glued after the last frame's code, then its message
+_GLUED_EXC = re.compile(r".*[)\]'\"\s]((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)):\s+(\S.*)$")
 #: a kernel's failed assertion: in a ``.cu`` file, or at a GPU block and thread (``DynamicCast.h:78: block:
 #: [38,0,0], thread: [97,0,0] Assertion `false` failed.``)
 #: an error logged by the framework's C++ side at error level (``[E ProcessGroupNCCL.cpp:458] [Rank 0]
@@ -274,7 +281,7 @@ def exception_message(line: str) -> str | None:
         p = _PREFIX.match(line)
         m = _EXC_LINE.match(_LOG_LEVEL.sub("", line[p.end():] if p else line, 1))
     if m and m.group(3) and m.group(2) not in ("KeyboardInterrupt",) and \
-            (m.group(2).endswith("Error") or "OutOfMemory" in m.group(2)):
+            (m.group(2).endswith("Error") or "OutOfMemory" in m.group(2)) and not _NUMBERS_ONLY.fullmatch(m.group(3)):
         return m.group(1) + ": " + m.group(3)
     return None
 
@@ -1002,6 +1009,14 @@ class _Overflows:
     ``metric_lines``, ``_feed`` and table methods): progress-bar redraws run together on one line,
     a table's rows printed without its header, a mixed-precision loss scaler's overflow reports."""
 
+    def _init_name_words(self, p) -> None:
+        """The words around a metric's name: those that bind it to the axis after it
+        (``console.axis_joiners``), the axes printed abbreviated (``console.abbreviated_axis_words``),
+        and the length of a parenthesised aside inside it (``console.name_aside_words``)."""
+        self.axis_joiners = frozenset(str(w).lower() for w in p["console.axis_joiners"])
+        self.axis_abbrevs = abbreviated_axes(p["console.abbreviated_axis_words"])
+        self.aside_words = tuple(int(n) for n in p["console.name_aside_words"])
+
     def _init_overflows(self, p) -> None:
         self.layouts = _layouts(p)
         self.scale_floor = float(p["console.loss_scale_floor"])
@@ -1401,6 +1416,11 @@ class _Tracebacks:
 
     def _trace(self, line: str) -> None:
         self.trace_lines += 1
+        if line.count('File "') > 1 and (g := _GLUED_EXC.match(line)):
+            # the frames run together on one line (a paste that lost its newlines), the exception glued last
+            self._error(g.group(1) + ": " + g.group(2).strip(), self.trace_line)
+            self.in_trace = False
+            return
         if line.startswith((" ", "\t")) or self.trace_lines > _TRACE_MAX_LINES or _TRACE_FILLER.match(line):
             if self.trace_lines > _TRACE_MAX_LINES:
                 self.in_trace = False
@@ -1544,6 +1564,9 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
                     _EpochRows, _BareValues, _SpeedOnly, _Tracebacks, _Histories, _Boxes, _Frames):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
+    #: the names in the text's head that name an agent's reward on their own (:func:`_read_head`)
+    reward_names: list = []
+
     def __init__(self, path: str, column_map=None, params=None, fmt: str = "console", scores: bool = False):
         p = self.params = resolve(params)
         #: a quality score (F1, Dice, mAP, BLEU, R2) stands in for an accuracy: only when the text,
@@ -1562,8 +1585,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         self.sum_rel_tol = float(p["console.sum_total_rel_tol"])
         self.sum_max_parts = int(p["console.sum_total_max_parts"])
         self.qualifier_words = int(p["console.held_out_qualifier_words"])
-        self.axis_joiners = frozenset(str(w).lower() for w in p["console.axis_joiners"])
-        self.aside_words = tuple(int(n) for n in p["console.name_aside_words"])
+        self._init_name_words(p)
         self.loss_abbrevs = frozenset(str(w).lower() for w in p["console.loss_abbreviations"])
         self.objective_words = frozenset(str(w).lower() for w in p["console.objective_words"])
         self.words = log_words(p)   # the knowledge base's vocabulary: roles, split words, other languages
@@ -2002,7 +2024,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
                 return log  # NaN gradient norms printed without a loss: explosion evidence
             if log.data_wait is not None or log.scale_reports is not None or "step_time" in log.series:
                 return log  # data-loading and step times (speed), a loss scaler's overflows
-            rl = log.rl_names
+            rl = log.rl_names or self.reward_names   # (a reward alone: nothing else was printed)
             if rl:
                 shown = ", ".join(repr(n) for n in rl[:_SHOWN_RL_NAMES_IN_ERROR])
                 raise RLLogError(f"the log prints rewards ({shown}), "
@@ -2131,7 +2153,7 @@ def read_console(path, column_map=None, params=None, guess: bool = True, scores:
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", path) from None
     with f:
-        reader.log.rl_names = rl_names_in_text(f.read(_rl_head(params)), reader.words)
+        _read_head(reader, f.read(_rl_head(params)))
         f.seek(0)
         _feed_all(reader, f, path, bounded.limits(params).max_line_chars)
     try:
@@ -2217,12 +2239,19 @@ def _rl_head(params) -> int:
     return int(resolve(params)["console.rl_head_chars"])
 
 
+def _read_head(reader: ConsoleReader, head: str) -> None:
+    """What the text's head says of the run before its lines are read: the RL metric names
+    (an agent's reward beside its context) and the reward names printed on their own."""
+    reader.log.rl_names = rl_names_in_text(head, reader.words)
+    reader.reward_names = reward_names_in_text(head, reader.words)
+
+
 def read_console_text(text: str, name: str = "pasted log", column_map=None, params=None,
                       guess: bool = True, scores: bool = False) -> ConsoleLog:
     """Read console text already in memory (a pasted excerpt); ``guess`` and ``scores`` as in
     :func:`read_console`."""
     reader = ConsoleReader(name, column_map, params, fmt="pasted", scores=scores)
-    reader.log.rl_names = rl_names_in_text(text[:_rl_head(params)], reader.words)
+    _read_head(reader, text[:_rl_head(params)])
     _feed_all(reader, io.StringIO(text, newline="\n"), name, bounded.limits(params).max_line_chars)
     try:
         log = reader.finish()

@@ -89,17 +89,20 @@ _TOKEN = re.compile(
     r"|(?P<dur>(?<![\w.])(?:\d+\.\d*|\.\d+|\d+)(?=(?:ms|s)(?![\w.])))"
     r"|(?P<num>[-+]?(?:(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?!\w|\.\w)|(?:nan|inf(?:inity)?)\b)%?)"
     r"|(?P<junk>\d[\w.]*)"
-    r"|(?P<name>[A-Za-z_][\w]*(?:[./@\-][A-Za-z_]\w*|[@\-][15](?![\w.]))*)"
+    r"|(?P<name>[A-Za-z_][\w]*(?:[./@\-][A-Za-z_]\w*|[@\-][15](?![\w.])|@\d+(?:\.\d+)?(?![\w.])"
+    r"|-\d+(?=[ \t]*[:=]|[ \t]+[-+]?\.?\d))*)"
     r"|(?P<sep>[^\sA-Za-z0-9_])", re.IGNORECASE)
 #: a whole number of at least this many digits, inside a name, is a count (a test set's size)
 _COUNT_DIGITS = 4
 #: a printed speed: the time of one step (``646.632 sec/step``, ``65.28s/it``, ``12 ms/batch``) or its
-#: inverse, steps or examples per second (``1.29it/s``, ``2.37 iter/s``, ``1.43 examples/second``);
+#: inverse, steps or examples per second (``1.29it/s``, ``2.37 iter/s``, ``1.43 examples/second``, an RL
+#: agent's environment frames, ``281.9 f/s``);
 #: group ``per`` is set for a time per step, ``rate`` for a count per second, ``ms`` for milliseconds
 _SPEED = re.compile(
     r"(?<![\w.])(?P<v>\d+(?:\.\d+)?)\s*(?:"
     r"(?P<per>(?P<ms>ms)|s|secs?|seconds?)\s*/\s*(?:it|iters?|itr|steps?|batch(?:es)?)"
-    r"|(?P<rate>it|its|iters?|steps?|batch(?:es)?|examples?|samples?|imgs?|images?|tokens?|words?)\s*/\s*(?:s|secs?|seconds?))"
+    r"|(?P<rate>it|its|iters?|steps?|batch(?:es)?|examples?|samples?|imgs?|images?|tokens?|words?|frames?|f)"
+    r"\s*/\s*(?:s|secs?|seconds?))"
     r"(?![\w/])", re.IGNORECASE)
 #: a speed printed as a named value: a count per second (``SamplesPerSec=29.5``, ``steps_per_second=1.58``,
 #: ``tokens_per_second_per_gpu:405``, ``samples/sec: 812``). A rate named for a split (``eval_samples_per_second``,
@@ -123,6 +126,9 @@ _PAIR_SEP = {":", "=", "'", '"', "]", "{"}   # [loss]: 4.99, G_Loss: {1.20, 1.10
 #: a number followed by one of these is a duration (``cost 14.01 s``), not a metric
 _TIME_UNITS = {"s", "sec", "secs", "second", "seconds", "ms", "min", "mins", "minutes", "h", "hr", "hrs",
                "hours"}
+#: the time units among them that name a unit even apart from their number (``5 sec``); a letter (``5 s``,
+#: ``3 h``) is one only glued to it (``5s``): apart, it may open a name
+_SPOKEN_TIME_UNITS = frozenset(_TIME_UNITS - {"s", "h"})
 #: the name of a time a step or its data loading took (``iter_time: 8.7s``, ``data_time 0.4 s``): its
 #: value, printed with a time unit, is the timing the reader wants (see ``console._timing_role``)
 _TIMED_NAME = re.compile(r"(?:^|[_ ])(?:time|data)$", re.IGNORECASE)
@@ -264,11 +270,35 @@ def _value(kind: str, val: str, role: str | None = None) -> float:
     return v / 100.0 if pct and not (role or "").endswith("loss") else v
 
 
-def _axes(text: str, progress: bool, joiners: frozenset, split_words: Mapping):
+def abbreviated_axes(table: Mapping) -> dict:
+    """``console.abbreviated_axis_words`` (abbreviation -> ``epoch`` or ``step``) compiled: for each
+    axis, a pattern of its abbreviations printed with their full stop before the axis's number
+    (Marian's ``Ep. 1 : Up. 14000``); group 1 is the number."""
+    out = {}
+    for axis in ("epoch", "step"):
+        words = sorted((re.escape(str(w)) for w, a in table.items() if str(a) == axis), key=len, reverse=True)
+        if words:
+            out[axis] = re.compile(rf"(?<![\w.])(?:{'|'.join(words)})\.\s*[:=#]?\s*({_GROUPED}|\d+(?![.\d]))",
+                                   re.IGNORECASE)
+    return out
+
+
+def _abbreviated_axis(text: str, abbrevs: Mapping | None, axis: str):
+    """``(text with the axis blanked, (kind, start, end))`` for ``axis`` printed as an abbreviation
+    with its full stop (:func:`abbreviated_axes`), else ``(text, None)``."""
+    rx = abbrevs.get(axis) if abbrevs else None
+    m = rx.search(text) if rx is not None else None
+    if m is None:
+        return text, None
+    return _cut(text, *m.span()), ("i" if axis == "step" else "f",) + m.span(1)
+
+
+def _axes(text: str, progress: bool, joiners: frozenset, split_words: Mapping, abbrevs: Mapping | None = None):
     """Locate the epoch, in-epoch counter (and its total), step and split named on a line;
     each axis is ``(kind, start, end)`` or None, and its text is blanked from ``text`` (see
     :func:`_cut_axis` for an axis that ``joiners`` bind to the name before it). ``split_words``:
-    the knowledge base's ``logs.split_words`` (word -> split)."""
+    the knowledge base's ``logs.split_words`` (word -> split); ``abbrevs``: the axes printed as
+    abbreviations (:func:`abbreviated_axes`), read where the full words are not printed."""
     epoch = counter = counter_total = step = None   # (kind, start, end)
     split = None
     mm = _MM.search(text)
@@ -293,7 +323,11 @@ def _axes(text: str, progress: bool, joiners: frozenset, split_words: Mapping):
             split = split_words.get(tm.group(1).lower())
             epoch = ("f",) + tm.span(2)
             text = _cut(text, *tm.span())
+    if epoch is None:
+        text, epoch = _abbreviated_axis(text, abbrevs, "epoch")
     sm = _STEP.search(text)
+    if sm is None:
+        text, step = _abbreviated_axis(text, abbrevs, "step")
     if sm:
         step = ("i",) + sm.span(2)
         st_total = ("i",) + sm.span(3) if sm.group(3) else None
@@ -302,7 +336,7 @@ def _axes(text: str, progress: bool, joiners: frozenset, split_words: Mapping):
             counter, counter_total = step, st_total
             step = None
         text = _cut_axis(text, *sm.span(), joiners)
-    elif epoch is None:
+    elif epoch is None and step is None:
         lm = _LEAD_STEP.match(text)
         if lm:
             # a number in brackets opening the line is a round (gradient boosting's ``[8]``): kind "r"
@@ -316,6 +350,8 @@ def _axes(text: str, progress: bool, joiners: frozenset, split_words: Mapping):
             if progress and epoch is None and step is None and _EPOCH_BAR.search(text):
                 epoch, counter, counter_total = counter, None, None   # a bar over the epochs
             text = _cut(text, *cm.span())
+    if progress:
+        text = _PROGRESS.sub(_spaces, text)   # the bar's share done ("eval model:: 100%|"), no metric's value
     return text, epoch, counter, counter_total, step, split
 
 
@@ -540,6 +576,28 @@ def _index_before_value(toks: list, i: int) -> int:
     if i + 1 < n and toks[i + 1][0] == "num" and _has_decimals(toks[i + 1][1]):
         return 1
     return 0
+
+
+def _unit_of_number(toks: list, i: int) -> bool:
+    """Whether the name ``toks[i]`` is the unit of the number printed right before it: a time
+    (``4251ms``, ``359.59s``) or a rate over one (``95.71 samples/sec``, ``1.59 updates/sec``,
+    ``1.75/s``), never the first word of the next metric's name."""
+    name = toks[i][1].lower()
+    j = i - 1
+    if j >= 0 and toks[j][1] == "/" and toks[j][3] == toks[i][2]:
+        j -= 1                  # "1.75/s": the rate's slash is a separator of its own
+        rate = True
+    else:
+        rate = "/" in name
+        name = name.rsplit("/", 1)[-1]
+    return j >= 0 and toks[j][0] == "num" and name in _TIME_UNITS and (rate or toks[j][3] == toks[i][2]
+                                                                        or name in _SPOKEN_TIME_UNITS)
+
+
+def _abbreviation_stop(toks: list, i: int) -> bool:
+    """Whether the separator ``toks[i]`` is the full stop that closes an abbreviated name glued to it,
+    one with a stop inside already (Marian's ``L.r. 5.2e-05``): the name goes on to its value."""
+    return toks[i][1] == "." and toks[i - 1][0] == "name" and "." in toks[i - 1][1] and toks[i - 1][3] == toks[i][2]
 
 
 def _has_decimals(t: str) -> bool:
@@ -1049,7 +1107,8 @@ class LineParser:
         if " --" in text:
             text = _OPTION.sub(_spaces, text)
         progress = bool(_PROGRESS.search(text)) or "it/s" in text or "s/it" in text
-        text, epoch, counter, counter_total, step, split = _axes(text, progress, self.axis_joiners, self.words.split)
+        text, epoch, counter, counter_total, step, split = _axes(text, progress, self.axis_joiners, self.words.split,
+                                                                   self.axis_abbrevs)
         pairs = self._pairs(text)
         if split is None:
             split = self._line_split(text, pairs)
@@ -1196,15 +1255,14 @@ class LineParser:
         phrase_pos, used = 0, set()
         while i < n:
             kind, val, pos, end = toks[i]
-            if kind == "name":
-                if val.lower() in ("nan", "inf", "infinity"):
-                    kind = "num"
-                else:
-                    if not phrase:
-                        phrase_pos = pos
+            if kind == "name" and val.lower() not in ("nan", "inf", "infinity"):
+                # (the unit of a speed before a name is no word of it: "95.71 samples/sec Train-CrossEntropy=3.17")
+                if phrase or not _unit_of_number(toks, i):
+                    phrase_pos = phrase_pos if phrase else pos
                     phrase.append(val)
-                    i += 1
-                    continue
+                i += 1
+                continue
+            kind = "num" if kind == "name" else kind
             skip = _inside_name(toks, i) if phrase else 0
             if skip:
                 i += skip       # a count inside the name, or an index between the name and its value
@@ -1238,7 +1296,7 @@ class LineParser:
                 continue
             if group and kind == "sep" and val in "]}":
                 group = []
-            if phrase and kind == "sep" and _parts_pair(toks, i):
+            if phrase and kind == "sep" and (_parts_pair(toks, i) or _abbreviation_stop(toks, i)):
                 i += 1
                 continue
             if phrase and val in "([":

@@ -720,6 +720,12 @@ def rl_names_in_text(text: str, words: LogWords | None = None) -> list[str]:
     return rl_metric_names((m.group(1).strip() for m in _NAME_BEFORE_NUMBER.finditer(text)), words)
 
 
+def reward_names_in_text(text: str, words: LogWords | None = None) -> list[str]:
+    """The names printed before numbers in ``text`` that name an agent's reward on their own
+    (:meth:`LogWords.reward_alone_names`): a console log that prints nothing else is an RL run's."""
+    return (words or log_words()).reward_alone_names(m.group(1).strip() for m in _NAME_BEFORE_NUMBER.finditer(text))
+
+
 def _no_metric_error(names, path, words: LogWords, line=None) -> InputError:
     shown = ", ".join(repr(n) for n in list(names)[:_SHOWN_MISSING])
     rl = rl_metric_names(names, words)
@@ -1631,5 +1637,5 @@ def analyze_log(path: str | os.PathLike, num_classes: int | None = None,
 
 
 __all__ = ["read_log", "analyze_log", "parse_column_map", "normalize_name",
-           "rl_metric_names", "rl_names_in_text", "RLLogError",
+           "rl_metric_names", "rl_names_in_text", "reward_names_in_text", "RLLogError",
            "LogData", "Series", "Point", "ROLES", "FACTS", "SOURCE_ID"]

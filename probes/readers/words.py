@@ -38,6 +38,7 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
           "logs.not_a_loss_words", "logs.lr_monitor_rank", "logs.generic_rank", "logs.loss_word_rank",
           "logs.one_net_loss_rank", "logs.test_split_rank", "logs.last_resort_rank", "console.local_words",
           "console.latin_words", "logs.rl_reward_words", "logs.rl_context_words", "logs.rl_context_names",
+          "logs.rl_reward_alone_words",
           "logs.rl_value_loss_suffixes", "logs.rl_actor_critic_heads", "console.loss_scale_names",
           "console.time_cost_words", "console.summary_words", "console.data_wait_words",
           "console.data_time_words", "console.step_time_key_words", "console.step_time_words",
@@ -124,6 +125,7 @@ class LogWords:
         self.last_resort_rank = int(p["logs.last_resort_rank"])
         self._compile_languages(p["console.local_words"], p["console.latin_words"])
         self.rl_reward = frozenset(p["logs.rl_reward_words"])
+        self.rl_reward_alone = frozenset(p["logs.rl_reward_alone_words"])
         self.rl_context = frozenset(p["logs.rl_context_words"])
         self.rl_context_names = frozenset(p["logs.rl_context_names"])
         self.rl_value_suffixes = tuple(p["logs.rl_value_loss_suffixes"])
@@ -286,6 +288,13 @@ class LogWords:
             if words & {"loss", "losses"}:
                 heads |= {h for h, ws in self.rl_heads.items() if words & ws}
         return rewards + context if (rewards and context) or (self.rl_heads and heads == set(self.rl_heads)) else []
+
+    def reward_alone_names(self, names) -> list[str]:
+        """The names among ``names`` that name an agent's reward on their own
+        (``logs.rl_reward_alone_words``: ``Mean Reward``, ``TestReward``, split at its humps):
+        evidence of reinforcement learning only in a log that prints no supervised metric."""
+        return [n for n in dict.fromkeys(str(n) for n in names)
+                if set(normalize_name(CAMEL_HUMP.sub("_", n)).split("_")) & self.rl_reward_alone]
 
     def names_log_likelihood(self, words: list) -> bool:
         """Whether a name's words name a log-likelihood (``console.log_likelihood_names``), once split
