@@ -1220,6 +1220,7 @@ def _val_shape(log, out: _Out) -> None:
       that each jump by ``curves.val_swing_few_evals_min`` or more, both ways): a validation loss thrown around
       from one evaluation to the next."""
     p = out.p
+    _val_evaluations(log, out)
     for role, better in (("val_loss", -1.0), ("val_accuracy", 1.0)):
         s = log.get(role)
         fin = s.finite_points() if s is not None else []
@@ -1256,6 +1257,20 @@ def _val_shape(log, out: _Out) -> None:
                 role == "val_loss" and len(vs) >= p["curves.val_swing_few_evals"]
                 and _thrown_both_ways(vs, p["curves.val_swing_few_evals_min"])):
             _val_swing(role, vs, fin, out)
+
+
+def _val_evaluations(log, out: _Out) -> None:
+    """``val_evaluations``: how many finite validation losses (else accuracies, whichever the log
+    prints more of) it shows. One evaluation is a level, not a course: it cannot show validation
+    improving or stalling."""
+    counts = [(len(s.finite_points()), s) for s in (log.get("val_loss"), log.get("val_accuracy")) if s is not None]
+    counts = [(n, s) for n, s in counts if n]
+    if not counts:
+        return
+    n, s = max(counts, key=lambda c: c[0])
+    fin = s.finite_points()
+    out.add("val_evaluations", n, fin[0].x0, fin[-1].x1,
+            f"{n} validation evaluation{'s' if n != 1 else ''} in the log")
 
 
 def _log_steps(vs: list) -> list | None:

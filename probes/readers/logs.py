@@ -119,6 +119,8 @@ FACTS = (
     "loss_fell_to_zero",
     # how much of the shown run a levelled-off loss has been flat for
     "loss_flat_share",
+    # how many validation evaluations the log shows (one is a level, not a course)
+    "val_evaluations",
 )
 
 #: At most this many buckets per metric (the downsampled curve).
