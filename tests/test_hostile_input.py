@@ -297,8 +297,8 @@ def test_a_csv_with_a_long_line_of_letters_is_answered_in_seconds(tmp_path):
     from traindx.probes.readers.logs import read_log
     p = tmp_path / "metrics.csv"
     p.write_text("step,loss\n0,2.3\n1,2.2\n" + "y" * 60_000 + "\n2,2.1\n")
-    t0 = time.perf_counter()
+    t0 = time.process_time()         # CPU time: other jobs on the machine do not stretch it
     with pytest.raises(InputError) as ei:
         read_log(p)
-    assert time.perf_counter() - t0 < 10
+    assert time.process_time() - t0 < 10
     assert str(ei.value).startswith(f"{p}:4:") and "\n" not in str(ei.value)
