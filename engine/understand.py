@@ -201,6 +201,7 @@ class Language:
     from_rx: re.Pattern | None = None                 # a change's old value follows ("from 2.3")
     change_to_rx: re.Pattern | None = None            # between a change's old and new value ("to", "降到")
     range_end_rx: re.Pattern | None = None            # "from 0.5" / "from 0.5 to ": a number after is no range's bound
+    range_open_rx: re.Pattern | None = None           # "ranges from 0.5" / "between 0.5 and ": a number after is a bound
     change_phrase_rx: re.Pattern | None = None        # a phrase stating a change ("from", "... to 90%")
     range_after_rx: re.Pattern | None = None          # a range goes on after a number ("3.5-3.7", "0.3 and 0.6")
     range_before_rx: re.Pattern | None = None         # a range opened before a number ("between", "3.5 to")
@@ -466,6 +467,9 @@ def _compile_grammar(lang: Language, g: dict) -> None:
     lang.range_before_rx = rx(r"(?:\d\s*(?:" + dash + r")" + (r"|\b" + between if between else "")
                               + r"|\[|\[\s*[\d.]+\s*,)\s*[~]?\s*$")
     if between:
+        # an opener's bounds, "from" in it or not ("varies from 2.6 to 2.9"): no change from one to the other
+        lang.range_open_rx = rx(r"\b" + between + r"\s*~?\s*(?:[-+]?[\d.]+(?:e[-+]?\d+)?\s*%?\s*(?:" + dash
+                                + r")\s*~?\s*)?$")
         num = r"(?:\d+\.?\d*|\.\d+)"
         lang.between_rx = rx(r"\b" + between + r"\s+~?\s*(?P<a>" + num + r")\s*%?\s*(?:" + (rng + "|" if rng else "")
                              + r"-|–|&)\s*~?\s*(?P<b>" + num + r")\s*%?")
@@ -1193,6 +1197,8 @@ def _continue_from_to(lang: Language, text: str, n, raw: str, series: dict, prev
     arrow = prev_fact is not None and _ARROW_GAP.fullmatch(text, prev_fact[1], start) is not None
     if not (prev_fact and lang.change_to_rx.match(text[prev_fact[1]:start]) and (fm or arrow)):
         return None
+    if lang.range_open_rx is not None and lang.range_open_rx.search(text, lead, start):
+        return None                 # "it ranges from 2.6 to 2.9": a range's two bounds, no change
     fact = prev_fact[0]
     v = parse_number(raw.lower().lstrip("~").strip())
     if v is None or not fact or not math.isfinite(v):
@@ -1396,6 +1402,8 @@ def _is_range_bound(lang: Language, text: str, n) -> bool:
     if not _range_word_near(lang, text, n):
         return False
     prev = text[max(0, start - int(lang.params["language.range_end_reach_chars"])):start]
+    if lang.range_open_rx is not None and lang.range_open_rx.search(prev):
+        return True                  # "varies from 2.6 to 2.9": an opener's "from" opens no change
     dash = int(lang.params["language.range_dash_reach_chars"])
     if re.match(r"[ \t]*[-–~][ \t]*~?[\d.]", text[n.end():n.end() + dash]):
         return True                  # "stuck from 0.98-1.01": a dash joins a range, after "from" too
