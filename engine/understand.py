@@ -201,7 +201,8 @@ class Language:
     from_rx: re.Pattern | None = None                 # a change's old value follows ("from 2.3")
     change_to_rx: re.Pattern | None = None            # between a change's old and new value ("to", "降到")
     range_end_rx: re.Pattern | None = None            # "from 0.5" / "from 0.5 to ": a number after is no range's bound
-    range_open_rx: re.Pattern | None = None           # "ranges from 0.5" / "between 0.5 and ": a number after is a bound
+    range_open_rx: re.Pattern | None = None           # "ranges from 0.5", "between 0.5 and ": a bound follows
+    test_split_rx: re.Pattern | None = None           # "Test Loss: 0.35" beside "Vali Loss: 0.46": the validation one
     change_phrase_rx: re.Pattern | None = None        # a phrase stating a change ("from", "... to 90%")
     range_after_rx: re.Pattern | None = None          # a range goes on after a number ("3.5-3.7", "0.3 and 0.6")
     range_before_rx: re.Pattern | None = None         # a range opened before a number ("between", "3.5 to")
@@ -394,6 +395,8 @@ def _compile_labels(lang: Language, g: dict) -> None:
     lang.peak_rx = _alternation(g["peak_words"], lang.terms, r"(?<![a-z])", "")
     lang.later_point_rx = _alternation(g["later_point_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.now_rx = _alternation(g["now_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
+    # a test word opening the value's phrase ("test loss 0.35") or standing right before it ("Test Loss: 0.35")
+    lang.test_split_rx = _alternation(g["test_split_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.reference_rx = _alternation(g["reference_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.ability_rx = _alternation(g["ability_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.anaphora_rx = _alternation(g["anaphora_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
@@ -406,7 +409,8 @@ def _compile_labels(lang: Language, g: dict) -> None:
 
 #: the word lists of kb/language that :func:`_compile_labels` and :func:`_compile_grammar` turn into the
 #: reader's regexes (each extended by every language file, core and packs)
-_GRAMMAR_LISTS = ("other_quantities", "peak_words", "later_point_words", "now_words", "reference_words",
+_GRAMMAR_LISTS = ("other_quantities", "peak_words", "later_point_words", "now_words", "test_split_words",
+                  "reference_words",
                   "ability_words",
                   "anaphora_words",
                   "metric_of_split_words", "setting_words", "setting_gap_words", "counted_words", "bound_words",
@@ -1436,6 +1440,8 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
                                                         int(P["language.continuation_window_chars"])):
         if lang.peak_rx is not None and lang.peak_rx.search(text, prev_fact[1], start):
             return None             # "sits near 0.8, then spikes up to 4": the spike's height, not a later level
+        if _someone_elses(lang, text, start, [], []):
+            return None             # "only 65%. The result is far from yours (74.6%)": someone else's, no later level
         return _add_later_value(lang, text, n, raw, series, prev_fact)
     referred = not before and not after
     if referred:
@@ -1546,6 +1552,7 @@ def _readings_from_series(text: str, lang: Language, series: dict) -> list[Readi
     """One reading per fact: a log's last value (its first for an accuracy stated in prose), and
     for the training loss the first value as the initial loss."""
     out = []
+    held_out = {f for (split, _metric), f in lang.metrics.items() if split == "val"}
     for fact, vals in series.items():
         vals.sort()
         s0, v0, sp0, ph0 = vals[0]
@@ -1559,6 +1566,8 @@ def _readings_from_series(text: str, lang: Language, series: dict) -> list[Readi
         elif fact.endswith("accuracy") and len(vals) > 1 and not _is_log(text, [v[0] for v in vals]) \
                 and not (lang.change_phrase_rx is not None and lang.change_phrase_rx.search(ph1)):
             s1, v1, sp1, ph1 = vals[0]          # prose: the first accuracy stated is the poster's
+        if fact in held_out:
+            s1, v1, sp1, ph1 = _validation_before_test(lang, text, vals, (s1, v1, sp1, ph1))
         out.append(Reading(fact, v1, sp1, " ".join(ph1.split())))
         if fact in ("train_loss",) and len(vals) > 1 and v0 != v1 and not _later_point(lang, text, sp0[0]):
             first_fact = lang.metrics.get(("initial", "loss"))
@@ -1566,6 +1575,25 @@ def _readings_from_series(text: str, lang: Language, series: dict) -> list[Readi
                 out.append(Reading(first_fact, v0, sp0, " ".join(ph0.split())))
     return out
 
+
+
+def _validation_before_test(lang: Language, text: str, vals: list, chosen: tuple) -> tuple:
+    """A held-out metric stated for both a validation and a test set ("Vali Loss: 0.46 Test Loss: 0.35"): the
+    validation value is the held-out fact's (the test set is scored once, at the end). When the value ``chosen``
+    among ``vals`` is labelled by a ``test_split_words`` word (opening its phrase, or right before it), the last
+    value not so labelled stands in for it; with none, ``chosen`` stays."""
+    if lang.test_split_rx is None or len(vals) < 2:
+        return chosen
+    reach = int(lang.params["language.split_before_metric_chars"])
+
+    def test_labelled(v) -> bool:
+        a = v[2][0]
+        return lang.test_split_rx.match(v[3]) is not None \
+            or any(not text[m.end():a].strip(" _-") for m in lang.test_split_rx.finditer(text, max(0, a - reach), a))
+    if not test_labelled(chosen):
+        return chosen
+    kept = [v for v in vals if not test_labelled(v)]
+    return kept[-1] if kept else chosen
 
 
 #: a word, for counting how far apart two marks stand (Latin letters or one CJK character each)

@@ -81,3 +81,39 @@ def test_a_gan_loss_swinging_wildly_is_no_healthy_swing(lang):
 def test_asking_whether_the_curve_should_look_like_this_is_healthy(lang, text):
     u = understand(text, lang)
     assert u.symptom == "healthy", u.scores
+
+
+def test_a_value_said_to_be_the_maintainers_is_not_the_runs_later_value(lang):
+    facts = stated_facts(understand("I kept your settings: the training accuracy is about 90%, but the validation "
+                                    "accuracy is only 63%. The result is far from yours (77.1%)", lang))
+    assert facts.get("val_accuracy") == 0.63, facts
+
+
+def test_a_bare_later_value_of_the_run_still_continues_its_quantity(lang):
+    facts = stated_facts(understand("the training loss starts at 6.2 but plateaus at 2.9", lang))
+    assert facts.get("train_loss") == 2.9, facts
+
+
+@pytest.mark.parametrize("text, val", [
+    ("Epoch: 7 | Train Loss: 0.2817 Vali Loss: 0.3362 Test Loss: 0.2954 -- why is test lower than vali?", 0.3362),
+    ("after training the validation loss is 0.48 and the test loss 0.41", 0.48),
+])
+def test_a_held_out_metric_stated_for_validation_and_test_is_the_validation_one(lang, text, val):
+    facts = stated_facts(understand(text, lang))
+    assert facts.get("val_loss") == val, facts
+
+
+def test_a_test_value_alone_is_still_the_held_out_value(lang):
+    facts = stated_facts(understand("train loss 0.21 and test loss 0.93 after 40 epochs", lang))
+    assert facts.get("val_loss") == 0.93, facts
+
+
+@pytest.mark.parametrize("text", [
+    "the loss stays at 2.30 the whole time, epoch(4/25) loss=2.30",
+    "the loss stays at 2.30 the whole time: Ep 4/25 loss=2.30",
+    "the loss stays at 2.30 the whole time: Epoch[ 4 of 25] loss 2.30",
+    "the loss has not moved and we are in epoch 4 out of 25",
+])
+def test_a_progress_marks_total_is_the_runs_epoch_count(lang, text):
+    facts = stated_facts(understand(text, lang))
+    assert facts.get("epochs") == 25, facts
