@@ -197,6 +197,7 @@ class Language:
     unit_rx: re.Pattern | None = None                 # a unit right after a number: it counts ("3 epochs")
     split_after_rx: re.Pattern | None = None          # between a number and a split named after it ("61% on the")
     metric_of_split_rx: re.Pattern | None = None      # between a metric and its split ("accuracy of the val set")
+    share_of_rx: re.Pattern | None = None             # between a share and the metric it is of ("62% of accuracy")
     label_next_rx: re.Pattern | None = None           # after a label, a number it names follows ("val acc is 55%")
     from_rx: re.Pattern | None = None                 # a change's old value follows ("from 2.3")
     change_to_rx: re.Pattern | None = None            # between a change's old and new value ("to", "降到")
@@ -418,7 +419,7 @@ _GRAMMAR_LISTS = ("other_quantities", "peak_words", "later_point_words", "now_wo
                   "change_to_words", "range_words", "between_words", "continuation_break_words",
                   "coordination_words", "coordination_fillers", "metric_prefixes", "stop_words",
                   "split_after.metric_words", "split_after.prepositions", "split_after.determiners",
-                  "label_gap_words", "shared_split_words", "respective_words", "difference_words")
+                  "label_gap_words", "shared_split_words", "respective_words", "difference_words", "share_of_words")
 
 
 def _any(words: list) -> str | None:
@@ -446,13 +447,17 @@ def _compile_grammar(lang: Language, g: dict) -> None:
     if words["split_after.prepositions"]:
         metric = words["split_after.metric_words"]
         det = words["split_after.determiners"]
-        lang.split_after_rx = rx(r"\s*(?:%\s*)?" + (r"(?:" + metric + r"\s+)?" if metric else "")
+        # "62% of accuracy on the test set": a share's "of" may stand before the metric
+        share = r"(?:(?:(?<=%)|(?<=%\s))(?:" + words["share_of_words"] + r")\s+)?" if words["share_of_words"] else ""
+        lang.split_after_rx = rx(r"\s*(?:%\s*)?" + share + (r"(?:" + metric + r"\s+)?" if metric else "")
                                  + words["split_after.prepositions"] + r"\s+"
                                  + (r"(?:" + det + r"\s+)?" if det else ""))
     if words["metric_of_split_words"]:
         det = words["split_after.determiners"]
         lang.metric_of_split_rx = rx(r"\s+(?:" + words["metric_of_split_words"] + r")\s+"
                                      + (r"(?:" + det + r"\s+)?" if det else ""))
+    if words["share_of_words"]:
+        lang.share_of_rx = rx(r"\s*%\s*(?:" + words["share_of_words"] + r")\s+")
     gap = words["label_gap_words"]
     lang.label_next_rx = rx(r"(?:\s|[:=~≈]" + (r"|\b" + gap + r"\b" if gap else "") + r")*[-+]?\.?\d")
     to = words["change_to_words"]
@@ -1312,6 +1317,12 @@ def _metric_right_after(lang: Language, text: str, end: int, marks: list) -> tup
     metric = right_after(end, "metric")
     if metric is not None:
         return [metric], None
+    of = lang.share_of_rx.match(text, end - 1) if lang.share_of_rx is not None and text[end - 1:end] == "%" else None
+    if of is not None:
+        end = of.end()          # "62% of accuracy", "97% of training accuracy": the share is that metric's value
+        metric = right_after(end, "metric")
+        if metric is not None:
+            return [metric], None
     split = right_after(end, "split")
     metric = right_after(split[1], "metric") if split is not None else None
     if metric is None or (lang.label_next_rx is not None and lang.label_next_rx.match(text, metric[1])):

@@ -117,3 +117,17 @@ def test_a_test_value_alone_is_still_the_held_out_value(lang):
 def test_a_progress_marks_total_is_the_runs_epoch_count(lang, text):
     facts = stated_facts(understand(text, lang))
     assert facts.get("epochs") == 25, facts
+
+
+@pytest.mark.parametrize("text, fact, value", [
+    ("after ten epochs the model reaches 93% of accuracy and the predictions all look alike", "train_accuracy", 0.93),
+    ("my classifier only gets 58% of accuracy on the validation set", "val_accuracy", 0.58),
+])
+def test_a_share_of_a_metric_is_that_metrics_value(lang, text, fact, value):
+    facts = stated_facts(understand(text, lang))
+    assert facts.get(fact) == value, facts
+
+
+def test_a_share_of_the_data_is_no_metric(lang):
+    facts = stated_facts(understand("I hold out 20% of the data for validation and the loss is stuck", lang))
+    assert "val_accuracy" not in facts and "train_accuracy" not in facts, facts
