@@ -199,10 +199,13 @@ class Language:
     unit_rx: re.Pattern | None = None                 # a unit right after a number: it counts ("3 epochs")
     split_after_rx: re.Pattern | None = None          # between a number and a split named after it ("61% on the")
     metric_of_split_rx: re.Pattern | None = None      # between a metric and its split ("accuracy of the val set")
+    share_of_rx: re.Pattern | None = None             # between a share and the metric it is of ("62% of accuracy")
     label_next_rx: re.Pattern | None = None           # after a label, a number it names follows ("val acc is 55%")
     from_rx: re.Pattern | None = None                 # a change's old value follows ("from 2.3")
     change_to_rx: re.Pattern | None = None            # between a change's old and new value ("to", "降到")
     range_end_rx: re.Pattern | None = None            # "from 0.5" / "from 0.5 to ": a number after is no range's bound
+    range_open_rx: re.Pattern | None = None           # "ranges from 0.5", "between 0.5 and ": a bound follows
+    test_split_rx: re.Pattern | None = None           # "Test Loss: 0.35" beside "Vali Loss: 0.46": the validation one
     change_phrase_rx: re.Pattern | None = None        # a phrase stating a change ("from", "... to 90%")
     range_after_rx: re.Pattern | None = None          # a range goes on after a number ("3.5-3.7", "0.3 and 0.6")
     range_before_rx: re.Pattern | None = None         # a range opened before a number ("between", "3.5 to")
@@ -407,6 +410,8 @@ def _compile_labels(lang: Language, g: dict) -> None:
     lang.peak_rx = _alternation(g["peak_words"], lang.terms, r"(?<![a-z])", "")
     lang.later_point_rx = _alternation(g["later_point_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.now_rx = _alternation(g["now_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
+    # a test word opening the value's phrase ("test loss 0.35") or standing right before it ("Test Loss: 0.35")
+    lang.test_split_rx = _alternation(g["test_split_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.reference_rx = _alternation(g["reference_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.ability_rx = _alternation(g["ability_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.anaphora_rx = _alternation(g["anaphora_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
@@ -419,7 +424,8 @@ def _compile_labels(lang: Language, g: dict) -> None:
 
 #: the word lists of kb/language that :func:`_compile_labels` and :func:`_compile_grammar` turn into the
 #: reader's regexes (each extended by every language file, core and packs)
-_GRAMMAR_LISTS = ("other_quantities", "peak_words", "later_point_words", "now_words", "reference_words",
+_GRAMMAR_LISTS = ("other_quantities", "peak_words", "later_point_words", "now_words", "test_split_words",
+                  "reference_words",
                   "ability_words",
                   "anaphora_words",
                   "metric_of_split_words", "setting_words", "setting_gap_words", "counted_words", "bound_words",
@@ -427,7 +433,7 @@ _GRAMMAR_LISTS = ("other_quantities", "peak_words", "later_point_words", "now_wo
                   "change_to_words", "range_words", "between_words", "continuation_break_words",
                   "coordination_words", "coordination_fillers", "metric_prefixes", "stop_words",
                   "split_after.metric_words", "split_after.prepositions", "split_after.determiners",
-                  "label_gap_words", "shared_split_words", "respective_words", "difference_words")
+                  "label_gap_words", "shared_split_words", "respective_words", "difference_words", "share_of_words")
 
 
 def _any(words: list) -> str | None:
@@ -455,13 +461,17 @@ def _compile_grammar(lang: Language, g: dict) -> None:
     if words["split_after.prepositions"]:
         metric = words["split_after.metric_words"]
         det = words["split_after.determiners"]
-        lang.split_after_rx = rx(r"\s*(?:%\s*)?" + (r"(?:" + metric + r"\s+)?" if metric else "")
+        # "62% of accuracy on the test set": a share's "of" may stand before the metric
+        share = r"(?:(?:(?<=%)|(?<=%\s))(?:" + words["share_of_words"] + r")\s+)?" if words["share_of_words"] else ""
+        lang.split_after_rx = rx(r"\s*(?:%\s*)?" + share + (r"(?:" + metric + r"\s+)?" if metric else "")
                                  + words["split_after.prepositions"] + r"\s+"
                                  + (r"(?:" + det + r"\s+)?" if det else ""))
     if words["metric_of_split_words"]:
         det = words["split_after.determiners"]
         lang.metric_of_split_rx = rx(r"\s+(?:" + words["metric_of_split_words"] + r")\s+"
                                      + (r"(?:" + det + r"\s+)?" if det else ""))
+    if words["share_of_words"]:
+        lang.share_of_rx = rx(r"\s*%\s*(?:" + words["share_of_words"] + r")\s+")
     gap = words["label_gap_words"]
     lang.label_next_rx = rx(r"(?:\s|[:=~≈]" + (r"|\b" + gap + r"\b" if gap else "") + r")*[-+]?\.?\d")
     to = words["change_to_words"]
@@ -480,6 +490,9 @@ def _compile_grammar(lang: Language, g: dict) -> None:
     lang.range_before_rx = rx(r"(?:\d\s*(?:" + dash + r")" + (r"|\b" + between if between else "")
                               + r"|\[|\[\s*[\d.]+\s*,)\s*[~]?\s*$")
     if between:
+        # an opener's bounds, "from" in it or not ("varies from 2.6 to 2.9"): no change from one to the other
+        lang.range_open_rx = rx(r"\b" + between + r"\s*~?\s*(?:[-+]?[\d.]+(?:e[-+]?\d+)?\s*%?\s*(?:" + dash
+                                + r")\s*~?\s*)?$")
         num = r"(?:\d+\.?\d*|\.\d+)"
         lang.between_rx = rx(r"\b" + between + r"\s+~?\s*(?P<a>" + num + r")\s*%?\s*(?:" + (rng + "|" if rng else "")
                              + r"-|–|&)\s*~?\s*(?P<b>" + num + r")\s*%?")
@@ -1207,6 +1220,8 @@ def _continue_from_to(lang: Language, text: str, n, raw: str, series: dict, prev
     arrow = prev_fact is not None and _ARROW_GAP.fullmatch(text, prev_fact[1], start) is not None
     if not (prev_fact and lang.change_to_rx.match(text[prev_fact[1]:start]) and (fm or arrow)):
         return None
+    if lang.range_open_rx is not None and lang.range_open_rx.search(text, lead, start):
+        return None                 # "it ranges from 2.6 to 2.9": a range's two bounds, no change
     fact = prev_fact[0]
     v = parse_number(raw.lower().lstrip("~").strip())
     if v is None or not fact or not math.isfinite(v):
@@ -1316,6 +1331,12 @@ def _metric_right_after(lang: Language, text: str, end: int, marks: list) -> tup
     metric = right_after(end, "metric")
     if metric is not None:
         return [metric], None
+    of = lang.share_of_rx.match(text, end - 1) if lang.share_of_rx is not None and text[end - 1:end] == "%" else None
+    if of is not None:
+        end = of.end()          # "62% of accuracy", "97% of training accuracy": the share is that metric's value
+        metric = right_after(end, "metric")
+        if metric is not None:
+            return [metric], None
     split = right_after(end, "split")
     metric = right_after(split[1], "metric") if split is not None else None
     if metric is None or (lang.label_next_rx is not None and lang.label_next_rx.match(text, metric[1])):
@@ -1410,6 +1431,8 @@ def _is_range_bound(lang: Language, text: str, n) -> bool:
     if not _range_word_near(lang, text, n):
         return False
     prev = text[max(0, start - int(lang.params["language.range_end_reach_chars"])):start]
+    if lang.range_open_rx is not None and lang.range_open_rx.search(prev):
+        return True                  # "varies from 2.6 to 2.9": an opener's "from" opens no change
     dash = int(lang.params["language.range_dash_reach_chars"])
     if re.match(r"[ \t]*[-–~][ \t]*~?[\d.]", text[n.end():n.end() + dash]):
         return True                  # "stuck from 0.98-1.01": a dash joins a range, after "from" too
@@ -1442,6 +1465,8 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
                                                         int(P["language.continuation_window_chars"])):
         if lang.peak_rx is not None and lang.peak_rx.search(text, prev_fact[1], start):
             return None             # "sits near 0.8, then spikes up to 4": the spike's height, not a later level
+        if _someone_elses(lang, text, start, [], []):
+            return None             # "only 65%. The result is far from yours (74.6%)": someone else's, no later level
         return _add_later_value(lang, text, n, raw, series, prev_fact)
     referred = not before and not after
     if referred:
@@ -1552,6 +1577,7 @@ def _readings_from_series(text: str, lang: Language, series: dict) -> list[Readi
     """One reading per fact: a log's last value (its first for an accuracy stated in prose), and
     for the training loss the first value as the initial loss."""
     out = []
+    held_out = {f for (split, _metric), f in lang.metrics.items() if split == "val"}
     for fact, vals in series.items():
         vals.sort()
         s0, v0, sp0, ph0 = vals[0]
@@ -1565,6 +1591,8 @@ def _readings_from_series(text: str, lang: Language, series: dict) -> list[Readi
         elif fact.endswith("accuracy") and len(vals) > 1 and not _is_log(text, [v[0] for v in vals]) \
                 and not (lang.change_phrase_rx is not None and lang.change_phrase_rx.search(ph1)):
             s1, v1, sp1, ph1 = vals[0]          # prose: the first accuracy stated is the poster's
+        if fact in held_out:
+            s1, v1, sp1, ph1 = _validation_before_test(lang, text, vals, (s1, v1, sp1, ph1))
         out.append(Reading(fact, v1, sp1, " ".join(ph1.split())))
         if fact in ("train_loss",) and len(vals) > 1 and v0 != v1 and not _later_point(lang, text, sp0[0]):
             first_fact = lang.metrics.get(("initial", "loss"))
@@ -1572,6 +1600,25 @@ def _readings_from_series(text: str, lang: Language, series: dict) -> list[Readi
                 out.append(Reading(first_fact, v0, sp0, " ".join(ph0.split())))
     return out
 
+
+
+def _validation_before_test(lang: Language, text: str, vals: list, chosen: tuple) -> tuple:
+    """A held-out metric stated for both a validation and a test set ("Vali Loss: 0.46 Test Loss: 0.35"): the
+    validation value is the held-out fact's (the test set is scored once, at the end). When the value ``chosen``
+    among ``vals`` is labelled by a ``test_split_words`` word (opening its phrase, or right before it), the last
+    value not so labelled stands in for it; with none, ``chosen`` stays."""
+    if lang.test_split_rx is None or len(vals) < 2:
+        return chosen
+    reach = int(lang.params["language.split_before_metric_chars"])
+
+    def test_labelled(v) -> bool:
+        a = v[2][0]
+        return lang.test_split_rx.match(v[3]) is not None \
+            or any(not text[m.end():a].strip(" _-") for m in lang.test_split_rx.finditer(text, max(0, a - reach), a))
+    if not test_labelled(chosen):
+        return chosen
+    kept = [v for v in vals if not test_labelled(v)]
+    return kept[-1] if kept else chosen
 
 
 #: a word, for counting how far apart two marks stand (Latin letters or one CJK character each)
