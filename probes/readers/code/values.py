@@ -184,6 +184,7 @@ class SchedVal(Val):
     why: str = ""
     warmup: bool = False
     var: str | None = None
+    decay: Any = None               # (period in steps of the scheduler, gamma) of a geometric decay, or None
 
 
 @dataclass(eq=False)

@@ -9,6 +9,7 @@ import ast
 from ..naming import EVAL_FUNC
 from ..torch_api.names import BN_LAYERS, DROPOUT_LAYERS, TRANSFORMER_LAYERS
 from ..values import Event, ListVal, ModuleVal, OptVal, SchedVal, TensorVal
+from .lr_decay import read_decay
 
 #: stock layers whose output depends on train/eval mode
 MODE_LAYERS = DROPOUT_LAYERS | BN_LAYERS | TRANSFORMER_LAYERS | {
@@ -19,7 +20,7 @@ MODE_LAYERS = DROPOUT_LAYERS | BN_LAYERS | TRANSFORMER_LAYERS | {
 SOURCE_ID = "code:loop"
 FACTS = ("zero_grad_called", "optimizer_not_zeroed", "scheduler_step_per_batch", "scheduler", "clip_max_norm",
          "graph_cut", "model_mode_in_validation", "scheduler_designed_per_batch", "grads_all_zero",
-         "model_mode_in_training", "warmup")
+         "model_mode_in_training", "warmup", "lr_final_ratio", "lr_collapse_fraction")
 
 
 class LoopFacts:
@@ -176,6 +177,18 @@ class LoopFacts:
                 e = mine[0]
                 self.add_finding("scheduler_step_per_batch", False, e.line,
                                  f"`{e.text}` (line {e.line}) runs outside the batch loop (line {lline})")
+                self.decay_facts(sched_obj, e)
+
+    def decay_facts(self, sched_obj, e: Event) -> None:
+        """lr_final_ratio and lr_collapse_fraction of a geometric schedule stepped once per epoch of a
+        counted loop (facts/lr_decay.py)."""
+        if not isinstance(sched_obj, SchedVal) or len(e.loops) != 1:
+            return
+        got = read_decay(sched_obj, e, self.params["curves.lr_collapse"])
+        if got is None:
+            return
+        self.add_finding("lr_final_ratio", got.final_ratio, sched_obj.line, got.detail)
+        self.add_finding("lr_collapse_fraction", got.collapse_fraction, sched_obj.line, got.detail)
 
     def scheduler_held(self, sched_obj, scheds: list, step_loop: int | None) -> bool:
         """scheduler = none for a scheduler that never moves the LR during training: built and never

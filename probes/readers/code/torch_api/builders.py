@@ -190,6 +190,7 @@ class TrainingObjects:
                 s.per_batch, s.why = True, "its schedulers count batches"
             elif known and not any(known):
                 s.per_batch, s.why = False, "its schedulers are the per-epoch pattern"
+        s.decay = geometric_decay(kind, args, kwargs)
         self.schedulers.append(s)
         return s
 
@@ -424,3 +425,23 @@ def _last_of_container(node: ast.AST) -> bool:
     return (isinstance(idx, ast.UnaryOp) and isinstance(idx.op, ast.USub)
             and isinstance(idx.operand, ast.Constant) and idx.operand.value == 1)
 
+
+def _number(v) -> float | None:
+    if isinstance(v, Const) and isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
+        return float(v.value)
+    return None
+
+
+def geometric_decay(kind: str, args: list, kwargs: dict) -> tuple[float, float] | None:
+    """(period, gamma) of a scheduler that multiplies the LR by gamma every period steps, when both
+    are known: StepLR(step_size, gamma=0.1), ExponentialLR(gamma) (period 1). None otherwise."""
+    if kind == "steplr":
+        period = _number(kwargs.get("step_size", args[1] if len(args) > 1 else None))
+        gamma = _number(kwargs.get("gamma", args[2] if len(args) > 2 else Const(0.1)))
+    elif kind == "exponentiallr":
+        period, gamma = 1.0, _number(kwargs.get("gamma", args[1] if len(args) > 1 else None))
+    else:
+        return None
+    if period is None or gamma is None or period < 1 or not 0 < gamma < 1:
+        return None
+    return period, gamma
