@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from ..text import format_number
 from ..values import Const, Event, IterVal, SchedVal
 
+#: range() takes at most three arguments (start, stop, step); the step is the third
+RANGE_ARGS = 3
+
 #: relative slack on the collapse cut: a gamma of 0.1 lands on 1% exactly, up to float rounding
 ROUNDING = 1e-9
 
@@ -26,11 +29,11 @@ class DecayReading:
 
 def range_length(src) -> int | None:
     """The number of passes of ``for _ in range(...)`` with constant bounds, else None."""
-    if not (isinstance(src, IterVal) and src.kind == "range" and 1 <= len(src.args) <= 3):
+    if not (isinstance(src, IterVal) and src.kind == "range" and 1 <= len(src.args) <= RANGE_ARGS):
         return None
     vals = [a.value for a in src.args if isinstance(a, Const) and isinstance(a.value, int)
             and not isinstance(a.value, bool)]
-    if len(vals) != len(src.args) or (len(vals) == 3 and vals[2] == 0):
+    if len(vals) != len(src.args) or (len(vals) == RANGE_ARGS and vals[-1] == 0):
         return None
     return len(range(*vals))
 
