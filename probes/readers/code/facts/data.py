@@ -184,7 +184,7 @@ class DataFacts:
             if isinstance(loop, (ast.For, ast.While)) and any(
                     isinstance(c, ast.Call) and _callee(c) == "backward" for c in ast.walk(loop)):
                 skip.update(id(c) for c in ast.walk(loop))
-        hit = _class_blocks(self.tree, skip)
+        hit = _class_blocks(self.tree, skip) or _class_loop_appends(self.tree, skip)
         if hit is not None:
             self.add_finding("data_sorted", True, hit.lineno,
                              f"`{snippet(hit, SNIPPET_CHARS)}` (line {hit.lineno}) builds the labels class by "
@@ -622,6 +622,25 @@ def _class_blocks(tree: ast.AST, skip: set) -> ast.AST | None:
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
                 and n.targets[0].id in labels and isinstance(n.value, ast.Call) and _repeats_each_label(n.value):
             return n
+    return None
+
+
+def _class_loop_appends(tree: ast.AST, skip: set) -> ast.AST | None:
+    """The first ``labels.append(c)`` inside an inner loop of ``for c in range(k)``: every class's rows
+    are made one after another (``for c in range(k): for _ in range(n): ...; ys.append(c)``), so the
+    labels come out as a block per class."""
+    for outer in ast.walk(tree):
+        if id(outer) in skip or not (isinstance(outer, ast.For) and isinstance(outer.target, ast.Name)
+                                     and isinstance(outer.iter, ast.Call) and _callee(outer.iter) == "range"):
+            continue
+        var = outer.target.id
+        for inner in ast.walk(outer):
+            if inner is outer or not isinstance(inner, (ast.For, ast.While)):
+                continue
+            for c in ast.walk(inner):
+                if isinstance(c, ast.Call) and _callee(c) == "append" and isinstance(c.func, ast.Attribute) \
+                        and len(c.args) == 1 and isinstance(c.args[0], ast.Name) and c.args[0].id == var:
+                    return c
     return None
 
 

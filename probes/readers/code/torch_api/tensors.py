@@ -211,7 +211,8 @@ class TensorModel:
         if not (len(args) >= 2 and isinstance(args[1], TensorVal)):
             return None
         t = self.join_tensors(c.tens)
-        if not args[1].safe and not args[1].exp and from_model(t) and len(node.args) > 1 \
+        # a divisor of the data alone (a mask's count) does not drift to 0 with training
+        if not args[1].safe and not args[1].exp and from_model(args[1]) and len(node.args) > 1 \
                 and not EPS_WORDS.search(snippet(node.args[1])):
             t = self.mark_unsafe(t, "division_without_eps", c.line,
                                  f"{snippet(node, 50)} divides by a tensor that can be 0")
