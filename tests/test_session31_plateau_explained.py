@@ -63,3 +63,30 @@ def test_an_adam_lr_far_outside_its_range_is_named_over_the_constant_lr():
     rep = _report({**PLATEAU, "learning_rate": (0.5, "code:train.py:40")})
     assert _leader(rep) == ("diagnosed", "lr_too_high")
 
+
+# A 3-class classifier under AdamW at 5e-3: the loss fell for a few hundred steps, then swung ever
+# wider and climbed back above ln 3. The script never clears the gradients.
+GROWING_SWINGS = {
+    "loss_trend": ("diverging", "log:console.log:steps 1-1200"),
+    "oscillation_trend": ("growing", "log:console.log:steps 300-1200"),
+    "initial_loss": (0.9, "log:console.log:steps 1-1"),
+    "current_loss": (1.4, "log:console.log:steps 1100-1200"),
+    "num_classes": (3, "code:train.py:12"),
+    "loss_has_nonfinite": (False, "log:console.log:steps 1-1200"),
+    "optimizer": ("adamw", "code:train.py:33"),
+    "learning_rate": (5e-3, "code:train.py:33"),
+    "zero_grad_called": (False, "code:train.py:40"),
+}
+
+
+def test_growing_swings_with_gradients_never_cleared_name_the_missing_zero_grad():
+    # summed gradients make every step larger than the last: the swings grow without a high LR
+    rep = _report(GROWING_SWINGS)
+    assert rep["symptom"]["id"] == "instability"
+    assert _leader(rep) == ("diagnosed", "missing_zero_grad")
+
+
+def test_growing_swings_with_gradients_cleared_stay_with_the_lr():
+    rep = _report({**GROWING_SWINGS, "zero_grad_called": (True, "code:train.py:40"),
+                   "learning_rate": (0.2, "code:train.py:33")})
+    assert rep["root_causes"][0]["id"] == "lr_too_high"
