@@ -172,3 +172,21 @@ def test_stand_in_metric_names_are_knowledge_a_pack_extends(tmp_path):
     extended = read_console_text(text("ser", "pplx"), params=load_kb([pack], entry_point_packs=False).params())
     assert extended.series["val_accuracy"].points[-1].mean == pytest.approx(0.6, abs=1e-6)
     assert extended.series["loss"].points[0].mean == pytest.approx(1.95, abs=1e-3)
+
+
+def test_a_pack_adding_loss_part_names_reads_a_keypoint_tables_parts_as_the_loss(tmp_path):
+    """A pose model's per-epoch table prints its loss only as parts (a heatmap loss ``hm``, a
+    part-affinity loss ``paf``) under names the shipped console.loss_part_names lacks: the log holds
+    no metric the reader knows. A pack adding the two names reads them as parts of one loss, and the
+    loss is their sum (the console reader's ranks and part names are knowledge, not code)."""
+    from traindx.probes.readers.console import read_console_text
+
+    rows = ["      Epoch        hm       paf"]
+    for e in range(1, 21):
+        rows.append(f"{e:>11d} {0.9 * 0.9 ** e + 0.05:9.4f} {1.5 * 0.85 ** e + 0.1:9.4f}")
+    text = "\n".join(rows)
+    with pytest.raises(NoMetricsError):
+        read_console_text(text)
+    pack = _pack(tmp_path, "pose", "kind: parameters\nextends:\n  console.loss_part_names: ['hm', 'paf']\n")
+    log = read_console_text(text, params=load_kb([pack]).params())
+    assert log.names["loss"] == "hm + paf"

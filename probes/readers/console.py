@@ -81,7 +81,7 @@ from traindx.engine.parameters import resolve
 from . import console_guess
 from .console_history import _Histories
 from .console_tables import BOX_START, _Boxes, _Frames, markup_row
-from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, PART_RANK, SPLIT_ALONE_RANK, LineParser, _loss_part,
+from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, LineParser, _loss_part,
                             abbreviated_axes, shape)
 from .logs import (FLUSH_ROWS, LogData, RLLogError, Series, normalize_name, parse_column_map,
                    reward_names_in_text, rl_names_in_text)
@@ -101,12 +101,6 @@ _VERDICT_NAME_REACH = 256
 #: pieces of this many characters.
 _MAX_EPOCH_STARTS = 100_000
 _READ_CHUNK_CHARS = 1 << 16
-#: The ranks of readings that come after every name of a metric (the scale of ``logs.generic_rank``,
-#: lower is better; only the order decides which series is the loss): a value that stands in for a
-#: loss or an accuracy (a perplexity, an error rate) before any loss component (:data:`PART_RANK`),
-#: and a number printed with no name, or a speed alone, after everything else.
-STAND_IN_RANK = 300
-LAST_RESORT_RANK = PART_RANK + 100
 #: The word n-grams a metric's phrase is looked up by, longest first (``train loss avg``, ``loss avg``,
 #: ``avg``): the longest known name wins.
 _NAME_NGRAMS = (3, 2, 1)
@@ -540,27 +534,27 @@ def _stand_in_role(words: list, eff: str | None, phrase: str, vocab: LogWords, s
     if vocab.class_error(words, phrase):
         # a boosting round's classification error (``test-error:0.027``): 1 - the accuracy
         role = "val_accuracy" if eff in ("val", "test") else "accuracy"
-        return role, STAND_IN_RANK + len(vocab.error_rates) + test, phrase, "complement"
+        return role, vocab.stand_in_rank + len(vocab.error_rates) + test, phrase, "complement"
     rate = vocab.error_rate(words)
     if rate is not None:
         role = "val_accuracy" if eff in ("val", "test") else "accuracy"
-        return role, STAND_IN_RANK + vocab.error_rates[rate] + test, phrase, "complement"
+        return role, vocab.stand_in_rank + vocab.error_rates[rate] + test, phrase, "complement"
     if last in vocab.perplexity:
         role = "val_loss" if eff in ("val", "test") else "loss"
-        return role, STAND_IN_RANK + test, phrase, "log"
+        return role, vocab.stand_in_rank + test, phrase, "log"
     if vocab.names_log_likelihood(words):
         # a log-likelihood rises as the model learns: its negation is the loss
         role = "val_loss" if eff in ("val", "test") else "loss"
-        return role, STAND_IN_RANK + test, phrase, "negate"
+        return role, vocab.stand_in_rank + test, phrase, "negate"
     if last in vocab.half_chance_scores and all(w in vocab.split for w in words[:-1]):
         # an AUC: 0.5 at chance and 1.0 when perfect, as a binary accuracy
         role = "val_accuracy" if eff in ("val", "test") else "accuracy"
-        return role, STAND_IN_RANK + len(vocab.error_rates) + test, phrase, None
+        return role, vocab.stand_in_rank + len(vocab.error_rates) + test, phrase, None
     score = _quality_score(words, vocab) if scores else None
     if score is not None:
         # an F1, Dice, mAP, BLEU or R2: the accuracy of a log that prints nothing else
         role = "val_accuracy" if eff in ("val", "test") else "accuracy"
-        return role, STAND_IN_RANK + len(vocab.error_rates) + 1 + vocab.quality_scores[score] + test, phrase, None
+        return role, vocab.stand_in_rank + len(vocab.error_rates) + 1 + vocab.quality_scores[score] + test, phrase, None
     return None
 
 
@@ -580,7 +574,6 @@ def _quality_score(words: list, vocab: LogWords) -> str | None:
 #: the rank of a word that names a run's objective without saying "loss" (DL4J's ``Score at
 #: iteration 60 is 0.69``, a CNTK criterion node named ``error``): after every other reading of a
 #: loss, a split word alone included
-OBJECTIVE_WORD_RANK = PART_RANK + 80
 
 
 def _ngram_role(pwords: list, eff: str | None, phrase: str, vocab: LogWords):
@@ -614,7 +607,7 @@ def _ngram_role(pwords: list, eff: str | None, phrase: str, vocab: LogWords):
             if role in ("loss", "val_loss") and rank < vocab.generic_rank and vocab.names_a_part(pwords[:start]):
                 # ``Classification loss`` beside ``Regression loss`` and ``Total loss``: one part of the
                 # objective, ranked after every name of the whole (a spelled total, a plain loss)
-                rank += vocab.generic_rank + QUALIFIED_RANK
+                rank += vocab.generic_rank + vocab.qualified_rank
             if best is None or rank < best[1]:
                 best = (role, rank, phrase, None)
             break  # the split-qualified reading first: "Test ... accuracy" is a test accuracy
@@ -633,7 +626,7 @@ def _objective_word_role(pwords: list, eff: str | None, phrase: str, words: froz
     kept = [w for w in pwords if w not in vocab.phrase_filler and w not in vocab.split]
     if len(kept) != 1 or kept[0] not in words:
         return None
-    return "loss", OBJECTIVE_WORD_RANK, phrase, None
+    return "loss", vocab.objective_word_rank, phrase, None
 
 
 def _part_role(pwords: list, eff: str | None, phrase: str, vocab: LogWords):
@@ -645,20 +638,17 @@ def _part_role(pwords: list, eff: str | None, phrase: str, vocab: LogWords):
     if not pwords:
         return None
     name = pwords[-1]
-    if not _loss_part(name, False, vocab.split):
+    if not _loss_part(name, False, vocab):
         words = [w for w in re.split(r"[^0-9a-z]+", name.lower()) if w]
         if len(pwords) != 1 or "/" in phrase or not words or words[0] not in vocab.split:
             return None
         eff = vocab.split[words[0]]
-        if not _loss_part("_".join(words[1:]), False, vocab.split):
+        if not _loss_part("_".join(words[1:]), False, vocab):
             return None
     role = "val_loss" if eff in ("val", "test") else "loss"
-    return role, PART_RANK + (vocab.test_split_rank if eff == "test" else 0), phrase, None
+    return role, vocab.part_rank + (vocab.test_split_rank if eff == "test" else 0), phrase, None
 
 
-#: how far a split's metric behind a qualifier (``source_train_acc``) ranks after the same name
-#: printed without one: a plainer name of the role, printed beside it, is the curve
-QUALIFIED_RANK = 10
 
 
 def _qualified_role(pwords: list, phrase: str, vocab: LogWords):
@@ -672,7 +662,7 @@ def _qualified_role(pwords: list, phrase: str, vocab: LogWords):
         if parts[i] in vocab.split:
             m = vocab.match_role("_".join(parts[i:]))
             if m is not None and m[0] in ("loss", "val_loss", "accuracy", "val_accuracy"):
-                return m[0], m[1] + QUALIFIED_RANK, phrase, None
+                return m[0], m[1] + vocab.qualified_rank, phrase, None
             return None
     return None
 
@@ -684,18 +674,19 @@ def _split_alone_role(pwords: list, phrase: str, vocab: LogWords):
         return None
     split_only = vocab.split[pwords[0]]
     return ("val_loss" if split_only in ("val", "test") else "loss"), \
-        SPLIT_ALONE_RANK + (vocab.test_split_rank if split_only == "test" else 0), phrase, None
+        vocab.split_alone_rank + (vocab.test_split_rank if split_only == "test" else 0), phrase, None
 
 
-def _split_alone_scores(cands, best: dict) -> None:
+def _split_alone_scores(cands, best: dict, vocab: LogWords) -> None:
     """Split words printed alone beside a named loss (gluon's ``train=0.81 val=0.79 loss=0.52``,
     PyG's ``Loss: 0.52, Train: 0.81, Val: 0.79, Test: 0.78``) score something other than the loss:
     the training split's word lost to the named loss and printed other values, so the validation
     split's word is no validation loss either (it is dropped from ``best``, not guessed)."""
     v, lo = best.get("val_loss"), best.get("loss")
-    if v is None or lo is None or not SPLIT_ALONE_RANK <= v.rank < SPLIT_ALONE_RANK + 50 or lo.rank >= SPLIT_ALONE_RANK:
+    alone, last = vocab.split_alone_rank, vocab.console_last_resort_rank
+    if v is None or lo is None or not alone <= v.rank < last or lo.rank >= alone:
         return
-    if any(c.role == "loss" and SPLIT_ALONE_RANK <= c.rank < SPLIT_ALONE_RANK + 50 and c.series.rows
+    if any(c.role == "loss" and alone <= c.rank < last and c.series.rows
            and c.last != lo.last for c in cands):
         del best["val_loss"]
 
@@ -724,7 +715,7 @@ def _head_accuracy_role(pwords: list, eff: str | None, phrase: str, vocab: LogWo
     m = vocab.match_role((eff + "_" if eff else "") + words[0])
     if m is None or m[0] not in ("accuracy", "val_accuracy"):
         return None
-    return m[0], PART_RANK + (vocab.test_split_rank if eff == "test" else 0), phrase, None
+    return m[0], vocab.part_rank + (vocab.test_split_rank if eff == "test" else 0), phrase, None
 
 
 def _path_role(phrase: str, vocab: LogWords):
@@ -1296,7 +1287,7 @@ class _BareValues:
         a curve only for a text that names no metric at all (see :meth:`finish`)."""
         c = self.bare
         if c is None:
-            c = self.bare = _Cand("loss", LAST_RESORT_RANK, _BARE_NAME)
+            c = self.bare = _Cand("loss", self.words.console_last_resort_rank, _BARE_NAME)
         v = float(line)
         c.last = v
         row = len(c.by) + c.series.rows
@@ -1386,7 +1377,7 @@ class _SpeedOnly:
     def _speed_value(self, value: float) -> None:
         c = self.speed_only
         if c is None:
-            c = self.speed_only = _Cand("step_time", LAST_RESORT_RANK, "speed")
+            c = self.speed_only = _Cand("step_time", self.words.console_last_resort_rank, "speed")
         c.last = value
         c.bx.append(float(len(c.by) + c.series.rows))
         c.by.append(value)
@@ -1488,12 +1479,12 @@ class _NameRoles:
             # an acronym before the metric word (``VQVAELoss``, ``CTCLoss``): one named loss among others
             # (``CTCLoss: 0.0, SARLoss: 1.6, loss: 1.6``), so it ranks with a loss's components
             res = self._resolve_words(ACRONYM_HUMP.sub(" ", CAMEL_HUMP.sub(" ", phrase)), split)
-            res = (res[0], max(res[1], PART_RANK), phrase) + tuple(res[3:]) \
+            res = (res[0], max(res[1], self.words.part_rank), phrase) + tuple(res[3:]) \
                 if res is not None and res[0] in CAMEL_ROLES else None
         if res is not None and _LOCAL.search(phrase):
             # one rank's value beside the value reduced over all ranks: the reduced one is the run's
-            res = (res[0], res[1] + QUALIFIED_RANK) + tuple(res[2:])
-        if "/" in phrase and (res is None or res[1] >= PART_RANK) and not _SOURCE_PATH.search(phrase):
+            res = (res[0], res[1] + self.words.qualified_rank) + tuple(res[2:])
+        if "/" in phrase and (res is None or res[1] >= self.words.part_rank) and not _SOURCE_PATH.search(phrase):
             return _path_role(phrase, self.words) or res
         if res is None and not phrase.isdigit():
             english = self.words.latin_words(phrase)   # Verlust, Genauigkeit, perte: a German/French/Spanish label
@@ -1982,7 +1973,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
                 c.series.extend(c.bx, c.by)
                 c.bx, c.by = [], []
         best = _best_candidates(self.cands.values())
-        _split_alone_scores(self.cands.values(), best)
+        _split_alone_scores(self.cands.values(), best, self.words)
         _scores_only_beside_scores(best, self.words)
         self._bare_series(best)
         self._speed_series(best)

@@ -15,6 +15,8 @@ from operator import itemgetter
 
 from collections.abc import Mapping
 
+from .words import LogWords
+
 #: The shape of a table header line (format, not knowledge): longer lines, or more names, are prose
 #: or data rows, never a header.
 _HEADER_MAX_CHARS = 400
@@ -355,16 +357,6 @@ def _axes(text: str, progress: bool, joiners: frozenset, split_words: Mapping, a
     return text, epoch, counter, counter_total, step, split
 
 
-#: loss components a detector prints as columns of its per-epoch table (YOLO, YOLOX, DETR)
-_LOSS_PARTS = {"box", "obj", "cls", "dfl", "giou", "iou", "l1", "conf", "seg", "kobj", "kpt", "mask",
-               "bbox", "rpn", "ce"}
-
-
-#: the rank of one component of a loss read as the loss (after every total and perplexity)
-PART_RANK = 400
-#: the rank of a total summed from the parts a table prints (``loss_a + loss_b``): before any
-#: spelling but the plainest (the same scale as ``logs.generic_rank``)
-SUMMED_TOTAL_RANK = 40
 #: how far past a line's start, in characters, a split word (``Validation: ...``) still names the
 #: split of a line that pairs no name with a number: the head of the line, not a later aside
 _SPLIT_WORD_REACH = 40
@@ -376,18 +368,16 @@ _HEADING_MAX_CHARS = 80
 #: four; longer runs of words are prose, not a metric's name
 _PHRASE_WORDS = 6
 _TRAILING_NAME_WORDS = 4
-#: the rank of a split word printed alone as a name (``tr 1.37 | va 1.79``: that split's objective)
-SPLIT_ALONE_RANK = PART_RANK + 50
 
 
-def _loss_part(name: str, epoch_table: bool, split_words: Mapping) -> bool:
+def _loss_part(name: str, epoch_table: bool, vocab: LogWords) -> bool:
     """``box_loss``, ``loss_cls`` (one component of a loss), or, in a table with an epoch or step
-    column, a bare component name (``box``, ``obj``, ``cls``); a split word or ``total`` beside
-    ``loss`` makes it no component."""
+    column, a bare component name (``console.loss_part_names``: ``box``, ``obj``, ``cls``); a split
+    word or ``total`` beside ``loss`` makes it no component."""
     words = [w for w in re.split(r"[^0-9a-z]+", name.lower()) if w]
     if "loss" in words:
-        return len(words) > 1 and not any(w in split_words or w == "total" for w in words)
-    return epoch_table and len(words) == 1 and words[0] in _LOSS_PARTS
+        return len(words) > 1 and not any(w in vocab.split or w == "total" for w in words)
+    return epoch_table and len(words) == 1 and words[0] in vocab.loss_parts
 
 
 def _half_unit(text: str) -> float:
@@ -487,13 +477,28 @@ def _run_sums_to(vals: list, halves: list, k: int, step: int, max_parts: int, to
 _PART_OF = {"loss_part": "loss", "val_loss_part": "val_loss"}
 
 
-def _val_loss_part(name: str, epoch_table: bool, split_words: Mapping) -> bool:
+def _val_loss_part(name: str, epoch_table: bool, vocab: LogWords) -> bool:
     """A component of the validation loss (``val box``, ``val/box_loss``, ``val_cls_loss``): a
     validation or test split word, then what :func:`_loss_part` calls a component."""
     words = [w for w in re.split(r"[^0-9a-z]+", name.lower()) if w]
-    if len(words) < 2 or split_words.get(words[0]) not in ("val", "test"):
+    if len(words) < 2 or vocab.split.get(words[0]) not in ("val", "test"):
         return False
-    return _loss_part("_".join(words[1:]), epoch_table, split_words)
+    return _loss_part("_".join(words[1:]), epoch_table, vocab)
+
+
+def _tag_loss_parts(names: list, roles: list, epoch_table: bool, vocab: LogWords) -> None:
+    """Loss components printed without their total (YOLO's ``box_loss obj_loss cls_loss`` or, in a
+    table with an epoch column, ``box obj cls``) become ``loss_part`` roles in ``roles``, read as one
+    loss, their sum; the same for the validation loss's components (YOLOv5's ``val box  val obj  val
+    cls``, YOLOv8's ``val/box_loss val/cls_loss val/dfl_loss``): ``val_loss_part``. A header that
+    names its total (a role ranked before ``console.part_rank``) keeps it."""
+    part = vocab.part_rank
+    for is_part, role, tag in ((_loss_part, "loss", "loss_part"), (_val_loss_part, "val_loss", "val_loss_part")):
+        found = [i for i, (n, r) in enumerate(zip(names, roles))
+                 if (r is None or r[1] >= part) and is_part(n, epoch_table, vocab)]
+        if len(found) >= 2 and not any(r is not None and r[0] == role and r[1] < part for r in roles):
+            for i in found:
+                roles[i] = (tag, 0, names[i], None)
 
 
 def _join_split_words(names: list, split_words: Mapping) -> list:
@@ -857,20 +862,7 @@ class LineParser:
             return False
         roles = [self._role(n, None) for n in names]
         axes = [i for i, n in enumerate(names) if (self.words.match_role(n) or ("",))[0] in ("epoch", "step")]
-        # loss components without their total (YOLO's ``box_loss obj_loss cls_loss`` or, in a
-        # table with an epoch column, ``box obj cls``): read as one loss, their sum
-        parts = [i for i, (n, r) in enumerate(zip(names, roles))
-                 if (r is None or r[1] >= PART_RANK) and _loss_part(n, bool(axes), self.words.split)]
-        if len(parts) >= 2 and not any(r is not None and r[0] == "loss" and r[1] < PART_RANK for r in roles):
-            for i in parts:
-                roles[i] = ("loss_part", 0, names[i], None)
-        # the same for the validation loss's components (YOLOv5's ``val box  val obj  val cls``,
-        # YOLOv8's ``val/box_loss val/cls_loss val/dfl_loss``): read as one validation loss
-        vparts = [i for i, (n, r) in enumerate(zip(names, roles))
-                  if (r is None or r[1] >= PART_RANK) and _val_loss_part(n, bool(axes), self.words.split)]
-        if len(vparts) >= 2 and not any(r is not None and r[0] == "val_loss" and r[1] < PART_RANK for r in roles):
-            for i in vparts:
-                roles[i] = ("val_loss_part", 0, names[i], None)
+        _tag_loss_parts(names, roles, bool(axes), self.words)
         # a block of a wrapped pandas frame may hold no metric of its own (its others are in another block)
         framed = delim is None and (wrapped or self.frame is not None)
         if not framed and not any(r is not None and r[0] in ("loss", "val_loss", "accuracy", "val_accuracy",
@@ -966,7 +958,8 @@ class LineParser:
                 metrics.append((role, v))
         for total, pv in parts.items():
             if pv:
-                metrics.append(((total, SUMMED_TOTAL_RANK, " + ".join(n for n, _ in pv), None), sum(v for _, v in pv)))
+                metrics.append(((total, self.words.summed_total_rank, " + ".join(n for n, _ in pv), None),
+                                sum(v for _, v in pv)))
         if epoch is not None:
             self._set_epoch(epoch)
         if metrics:
@@ -1182,7 +1175,7 @@ class LineParser:
             r = self._role(phrase, split)
             if r is None:
                 continue
-            if SPLIT_ALONE_RANK <= r[1] < SPLIT_ALONE_RANK + 50 and line[a:b].isdigit():
+            if self.words.split_alone_rank <= r[1] < self.words.console_last_resort_rank and line[a:b].isdigit():
                 continue   # "train 5446, val 616": a split's size (a count), not its loss
             metrics.append((r, kind, (a, b)))
             # the words printed between the pair before and this one's name: its qualifier, when
@@ -1202,7 +1195,7 @@ class LineParser:
                 k = _sum_total(line, pairs, self.sum_rel_tol, self.sum_max_parts)
                 if k is not None:
                     phrase, kind, a, b, _pos = pairs[k]
-                    metrics.append((("loss", PART_RANK, phrase, None), kind, (a, b)))
+                    metrics.append((("loss", self.words.part_rank, phrase, None), kind, (a, b)))
             return
         if split not in ("val", "test") and not all(r[0] in ("val_loss", "val_accuracy") for r, _, _ in metrics):
             speed = _speed(text)

@@ -49,7 +49,10 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
 #: tables compiled with TABLES whose words are never among the known words: a label holding "log", "p",
 #: "per", "tokens" or "of" but no name of them (``old_log_prob``) is still one whose role is guessed from its values
 AUX_TABLES = ("console.log_likelihood_names", "console.log_likelihood_units", "console.log_likelihood_scope_words",
-              "console.error_kinds", "console.loss_sum_words", "console.class_error_names")
+              "console.error_kinds", "console.loss_sum_words", "console.class_error_names",
+              "console.loss_part_names", "console.summed_total_rank", "console.stand_in_rank",
+              "console.part_rank", "console.split_alone_rank", "console.objective_word_rank",
+              "console.last_resort_rank", "console.qualified_rank")
 
 #: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
 CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -123,6 +126,15 @@ class LogWords:
         self.one_net_loss_rank = int(p["logs.one_net_loss_rank"])
         self.test_split_rank = int(p["logs.test_split_rank"])
         self.last_resort_rank = int(p["logs.last_resort_rank"])
+        # the console reader's ranks on the same scale (kb/parameters/log_words.yaml)
+        self.summed_total_rank = int(p["console.summed_total_rank"])
+        self.stand_in_rank = int(p["console.stand_in_rank"])
+        self.part_rank = int(p["console.part_rank"])
+        self.split_alone_rank = int(p["console.split_alone_rank"])
+        self.objective_word_rank = int(p["console.objective_word_rank"])
+        self.console_last_resort_rank = int(p["console.last_resort_rank"])
+        self.qualified_rank = int(p["console.qualified_rank"])
+        self.loss_parts = frozenset(str(w).lower() for w in p["console.loss_part_names"])
         self._compile_languages(p["console.local_words"], p["console.latin_words"])
         self.rl_reward = frozenset(p["logs.rl_reward_words"])
         self.rl_reward_alone = frozenset(p["logs.rl_reward_alone_words"])
