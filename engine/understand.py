@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 from .errors import KBError
 from .parameters import resolve
+from .values import THOUSANDS_GROUPED
 
 #: the number slots of a pattern, {num}/{int}/{pct} (:func:`number_slots`)
 #: a percentage as written: "20%", "20 %", "20％" (full-width), "99 percent", "5 per cent"
@@ -65,13 +66,13 @@ def number_slots(magnitudes: dict, attached=()) -> dict:
     tight = "|".join(sorted(set(attached), key=len, reverse=True))
     mag = "|".join(x for x in ((r"\s?(?:" + loose + ")") if loose else "", ("(?:" + tight + ")") if tight else "") if x)
     after = r"(?:(?:" + mag + r")(?![a-z]))?" if mag else ""
-    num = (r"(?<![\d.,])(?<!\d:)" + _NOT_A_GROUP + r"(?P<num>[-+]?(?:0,\d+(?!\d|,\d)|\d{1,3}(?:,\d{3})+(?!\d)"
+    num = (r"(?<![\d.,])(?<!\d:)" + _NOT_A_GROUP + r"(?P<num>[-+]?(?:0,\d+(?!\d|,\d)|" + THOUSANDS_GROUPED + r"(?!\d)"
            + _SPACED_THOUSANDS + r"|\d+\.?\d*|\.\d+)"
            r"(?:e[-+]?\d+|" + _TIMES_TEN + r")?"
            + after + r")(?!\d|\.\d|e[-+]?\d|\s*[*×]\s*[\d.])")
     whole = r"|\d+(?:\.\d+)?(?:" + mag + r")(?![a-z])" if mag else ""
-    int_ = (r"(?<![\d.,])(?<!\d:)" + _NOT_A_GROUP + r"(?P<num>\d{1,3}(?:,\d{3})+(?!\d)" + _SPACED_THOUSANDS + whole
-            + r"|\d+)"
+    int_ = (r"(?<![\d.,])(?<!\d:)" + _NOT_A_GROUP + r"(?P<num>" + THOUSANDS_GROUPED + r"(?!\d)" + _SPACED_THOUSANDS
+            + whole + r"|\d+)"
             r"(?!\d|\.\d|,\d{3})")
     return {"num": num, "int": int_, "pct": PCT}
 

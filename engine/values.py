@@ -13,6 +13,12 @@ import sys
 
 from .errors import InputError
 
+#: A whole number written with comma thousands separators (``1,000``, ``12,500,000``, Python's
+#: ``{:,d}``): one to three digits, then groups of three. The complaint reader's number slots and the
+#: console reader's step counters both read it (each adds what may not follow it); ``coerce`` drops
+#: the commas of a typed answer.
+THOUSANDS_GROUPED = r"\d{1,3}(?:,\d{3})+"
+
 #: How fmt shows a value: floats outside [_PLAIN_LOW, _PLAIN_HIGH) in scientific notation, lists
 #: cut after _SHOWN_ITEMS. Presentation, not knowledge: no fact or confidence reads them.
 _PLAIN_LOW, _PLAIN_HIGH = 1e-3, 1e5

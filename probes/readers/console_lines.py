@@ -15,6 +15,8 @@ from operator import itemgetter
 
 from collections.abc import Mapping
 
+from traindx.engine.values import THOUSANDS_GROUPED
+
 from .words import LogWords
 
 #: The shape of a table header line (format, not knowledge): longer lines, or more names, are prose
@@ -72,7 +74,7 @@ _EPOCH_BAR = re.compile(r"^[^\d|%]*\bepochs?\b[^\d|%]*\d+%|\d\s*(?:s|secs?)\s*/\
 _EPOCH_GLUED = re.compile(r"(?<![\w.#])(\d+)epoch:")
 #: a whole number printed with thousands separators (``iter:   1,000``, Python's ``{:,d}``): three digits
 #: after each comma, and no further digit, point or comma-digit after the last group
-_GROUPED = r"\d{1,3}(?:,\d{3})+(?![\d.]|,\d)"
+_GROUPED = THOUSANDS_GROUPED + r"(?![\d.]|,\d)"
 _STEP = re.compile(r"\b(global[_ ]step|step|steps|iteration|iter|it|batch|batch_id|batch_idx|step_id|iter_id|"
                    r"update|updates|num_updates|n_iter|global_iter)\b[\]'\"]?\s*[:=#]?\s*[\[(]?\s*"
                    rf"({_GROUPED}|\d+(?![.\d]))(?:\s*/\s*({_GROUPED}|\d+))?\s*[\])]?",
