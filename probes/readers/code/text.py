@@ -15,6 +15,13 @@ HEAD_SNIPPET_CHARS = 50
 _DEFAULT_SNIPPET_CHARS = 80
 
 
+def callee_name(call: ast.AST) -> str:
+    """The last name of a call's callee: ``np.random.shuffle(x)`` -> ``shuffle``, ``nn.Linear(...)`` ->
+    ``Linear``, ``f(x)`` -> ``f``; "" for a call of anything else (``fns[0](x)``) or for no call."""
+    f = call.func if isinstance(call, ast.Call) else None
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
 def snippet(node: ast.AST, limit: int = _DEFAULT_SNIPPET_CHARS) -> str:
     try:
         s = ast.unparse(node)

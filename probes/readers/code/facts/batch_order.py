@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from ..text import snippet
+from ..text import callee_name, snippet
 
 #: the callee endings that draw a random order
 _PERMUTERS = ("randperm", "permutation", "shuffle")
@@ -19,12 +19,7 @@ _PERMUTERS = ("randperm", "permutation", "shuffle")
 
 def _functions_called(node: ast.AST) -> set:
     """The plain names called anywhere in ``node`` (``make_batches(...)``, ``self.shuffle_rows()``)."""
-    out = set()
-    for n in ast.walk(node):
-        if isinstance(n, ast.Call):
-            f = n.func
-            out.add(f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else "")
-    return out
+    return {callee_name(n) for n in ast.walk(node) if isinstance(n, ast.Call)}
 
 
 def permutation_in_reach(tree: ast.AST, loop: ast.AST, sort_line: int | None) -> int | None:

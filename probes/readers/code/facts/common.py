@@ -11,6 +11,7 @@ from traindx.engine.evidence import Finding
 from traindx.probes.readers.config import CONFIG_SUFFIXES
 
 from ..report import CodeReport
+from ..text import callee_name
 from ..values import PATH_MAX_CHARS, ListVal, ModuleVal, OptVal, TensorVal
 
 #: Module parents followed up from a layer (a guard against a cycle in the abstract values): a
@@ -313,8 +314,7 @@ def _is_arange(v: ast.AST | None) -> bool:
 
 def _callee(call: ast.Call) -> str | None:
     """The called name: ``nn.Linear(...)`` -> ``Linear``."""
-    f = call.func
-    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+    return callee_name(call) or None
 
 
 def _last_layer(call: ast.Call):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, snippet
+from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, callee_name, snippet
 from ..values import BatchVal, Const, Event, IterVal, LoaderVal, Unknown
 from .batch_order import permutation_in_reach, window_orders
 from .label_feature import label_feature_detail, train_features_from_labels
@@ -575,10 +575,7 @@ _MIXERS = {"random_split", "train_test_split", "randperm", "permutation", "shuff
 _JOINERS = {"cat", "concatenate", "concat", "hstack", "vstack"}
 
 
-def _callee(c: ast.Call) -> str:
-    """The last name of a call's callee: ``np.random.shuffle(x)`` -> ``shuffle``."""
-    f = c.func
-    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+_callee = callee_name
 
 
 def _constant_block(v: ast.AST) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
-from ..text import SNIPPET_CHARS, snippet
+from ..text import SNIPPET_CHARS, callee_name, snippet
 from ..torch_api.names import SCALAR_REDUCTIONS, SHAPE_ONLY_ATTRS, SHAPE_ONLY_CALLS
 from .split_index import _split_of, _stem
 
@@ -31,8 +31,7 @@ def _value_refs(n: ast.AST) -> set:
     if isinstance(n, ast.Subscript):  # rows picked or reordered by an index keep the array's own values
         return _value_refs(n.value)
     if isinstance(n, ast.Call):
-        f = n.func
-        callee = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        f, callee = n.func, callee_name(n)
         if callee in SHAPE_ONLY_CALLS or (isinstance(f, ast.Attribute) and callee in SCALAR_REDUCTIONS
                                           and not n.args and not n.keywords):
             return set()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ..text import SNIPPET_CHARS, format_number, snippet
+from ..text import SNIPPET_CHARS, callee_name, format_number, snippet
 from ..values import Event, ModuleVal, TensorVal
 
 
@@ -36,13 +36,7 @@ def class_scoring(tree: ast.AST) -> tuple[int, str] | None:
     non-constant on the other (``(pred.round() == y)``, ``out.argmax(1) == target``), as
     ``(line, text)``: the script scores its predictions as classes."""
     def picks(e: ast.AST) -> bool:
-        for n in ast.walk(e):
-            if isinstance(n, ast.Call):
-                f = n.func
-                name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
-                if name in CLASS_PICKS:
-                    return True
-        return False
+        return any(isinstance(n, ast.Call) and callee_name(n) in CLASS_PICKS for n in ast.walk(e))
 
     found = None
     for node in ast.walk(tree):
@@ -126,8 +120,7 @@ def value_kind(expr: ast.AST, assigns: dict, depth: int = _TARGET_DEPTH) -> str 
         return value_kind(expr.operand, assigns, depth)
     if not isinstance(expr, ast.Call):
         return None
-    f = expr.func
-    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    f, name = expr.func, callee_name(expr)
     if name in _INTEGER_MAKERS:
         return "int"
     if name in _CONTINUOUS_DRAWS:

@@ -9,7 +9,7 @@ import ast
 import re
 from collections.abc import Mapping
 
-from ..text import SNIPPET_CHARS, snippet
+from ..text import SNIPPET_CHARS, callee_name, snippet
 
 #: a name's words: snake_case parts, camelCase humps, no digits
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
@@ -47,9 +47,7 @@ def _index_names(value: ast.AST) -> list:
             if isinstance(s, ast.Name):
                 out.append(s.id)
         elif isinstance(n, ast.Call):
-            f = n.func
-            callee = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-            if callee in _ROW_SELECTORS:
+            if callee_name(n) in _ROW_SELECTORS:
                 out.extend(a.id for a in n.args[1:] if isinstance(a, ast.Name))
     return out
 

@@ -8,7 +8,7 @@ import ast
 import copy
 from dataclasses import replace
 
-from ..text import snippet
+from ..text import callee_name, snippet
 from ..values import (
     BatchVal, Const, Env, FuncVal, IterVal, ListVal, LossVal, MISSING, ModuleVal, ParamsVal, Part,
     Ref, TensorVal, Unknown, Val, module_ids)
@@ -474,8 +474,7 @@ def sigmoid_input(v: ast.AST) -> ast.AST | None:
     if not isinstance(v, ast.Call):
         return None
     f = v.func
-    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-    if name != "sigmoid":
+    if callee_name(v) != "sigmoid":
         return None
     if len(v.args) == 1:
         return v.args[0]
