@@ -27,8 +27,37 @@ MAX_HASHED_BYTES = 64 << 20
 #: the read size while hashing
 CHUNK = 1 << 16
 
-_memo: OrderedDict = OrderedDict()
-_lock = threading.Lock()
+
+
+class Kept:
+    """A bounded map shared by threads that forgets its least recently used entry beyond ``most``: the
+    knowledge bases below, and the example classifiers of :mod:`.understand`."""
+
+    def __init__(self, most: int):
+        self.most = most
+        self._items: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, k):
+        with self._lock:
+            v = self._items.get(k)
+            if v is not None:
+                self._items.move_to_end(k)
+        return v
+
+    def put(self, k, v) -> None:
+        with self._lock:
+            self._items[k] = v
+            self._items.move_to_end(k)
+            while len(self._items) > self.most:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+_memo = Kept(MAX_ENTRIES)
 
 
 def key(directories: list[str], files_of: Callable, **options) -> str | None:
@@ -82,10 +111,7 @@ def get(k: str | None):
     """A deep copy of the knowledge base remembered under ``k``, or None."""
     if k is None:
         return None
-    with _lock:
-        kb = _memo.get(k)
-        if kb is not None:
-            _memo.move_to_end(k)
+    kb = _memo.get(k)
     return copy.deepcopy(kb) if kb is not None else None
 
 
@@ -93,15 +119,9 @@ def put(k: str | None, kb) -> None:
     """Remember a deep copy of ``kb`` under ``k`` (the caller keeps the original)."""
     if k is None:
         return
-    kept = copy.deepcopy(kb)
-    with _lock:
-        _memo[k] = kept
-        _memo.move_to_end(k)
-        while len(_memo) > MAX_ENTRIES:
-            _memo.popitem(last=False)
+    _memo.put(k, copy.deepcopy(kb))
 
 
 def clear() -> None:
     """Forget every remembered knowledge base."""
-    with _lock:
-        _memo.clear()
+    _memo.clear()

@@ -32,10 +32,10 @@ import hashlib
 import math
 import os
 import re
-import threading
 from dataclasses import dataclass, field
 
 from .errors import KBError
+from .kbmemo import Kept
 from .parameters import resolve
 from .values import THOUSANDS_GROUPED
 
@@ -1854,8 +1854,7 @@ class _Examples:
 #: classifiers one process keeps, by what they learn from (a work bound: the core's examples, and a
 #: few packs' additions)
 _MODELS_KEPT = 4
-_models: dict = {}
-_models_lock = threading.Lock()
+_models = Kept(_MODELS_KEPT)
 
 
 def _examples_model(training: list, params: dict, stop: frozenset) -> _Examples:
@@ -1865,14 +1864,10 @@ def _examples_model(training: list, params: dict, stop: frozenset) -> _Examples:
     p = resolve(params)
     key = hashlib.sha256(repr((training, sorted(stop), p["language.example_sharpness"],
                                p["language.example_char_weight"])).encode("utf-8", "surrogatepass")).hexdigest()
-    with _models_lock:
-        model = _models.get(key)
+    model = _models.get(key)
     if model is None:
         model = _Examples(training, params, stop)
-        with _models_lock:
-            _models[key] = model
-            while len(_models) > _MODELS_KEPT:
-                _models.pop(next(iter(_models)))
+        _models.put(key, model)
     return model
 
 
