@@ -1881,6 +1881,8 @@ def _example_vote(text: str, lang: Language, lexicon: tuple | None, scores: dict
 
     - Only for a text that resembles the examples at all (best cosine similarity at least
       ``language.min_example_similarity``): a vague complaint gets the symptom question.
+    - Only for a text with words: a reply of bare numbers ("2.3", "0.5, 10") resembles the examples
+      by its characters alone and says nothing of a symptom.
     - No phrasing reached ``language.min_symptom_score``: the classifier names the symptom when its
       posterior is at least ``language.min_example_posterior``.
     - The phrasings' winner is weak (its score below ``language.example_override_below``): the
@@ -1897,8 +1899,8 @@ def _example_vote(text: str, lang: Language, lexicon: tuple | None, scores: dict
     if not sims or lang.model.resemblance(text) < float(params["language.min_example_similarity"]):
         return None                # "something is off with my model": like no example; ask instead
     guess, p, words = lang.model.classify(text, sims)
-    if guess is None:
-        return None
+    if guess is None or not any(c.isalpha() for c in _NUM_RX.sub(" ", text.lower())):
+        return None                # numbers alone ("2.3", "0.5, 10"): resemblance of characters, no words
     if guess in denied:
         return None                # a negated phrasing spoke against it ("not overfitting", both sides worse)
     if guess != "healthy" and scores.get("healthy", 0.0) > 0:

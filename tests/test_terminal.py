@@ -208,3 +208,19 @@ def test_closed_terminal_at_a_prompt_saves(tmp_path):
     c = spawn("--resume", "--non-interactive", "--format", "json", cwd=tmp_path)
     c.expect(pexpect.EOF)
     assert '"learning_rate"' in c.before
+
+
+def test_the_read_back_takes_no_skip_and_bare_numbers_as_a_person_means_them(tmp_path):
+    c = spawn("--complaint", "my model isn't learning at all, adam lr 1e-3", cwd=tmp_path)
+    c.expect("I read:  not_learning")
+    c.expect(r"Right\?")
+    c.sendline("no")                                   # a bare "no": asked what is wrong, not "could not read"
+    c.expect("Type what is wrong in what I read")
+    c.expect(r"Right\?")
+    c.sendline("2.3")                                  # numbers alone: no symptom is read into them
+    c.expect("I could not read a fact or a symptom")
+    c.expect(r"Right\?")
+    c.sendline("skip")                                 # moves on, as it does at every other prompt
+    c.expect("Symptom: Loss flat from epoch 0")
+    c.sendline("quit")
+    c.expect(pexpect.EOF)

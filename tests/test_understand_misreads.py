@@ -226,3 +226,14 @@ def test_more_general_forms_of_the_symptoms(kb, text, want):
 ])
 def test_settings_in_more_forms(kb, text, fact, value):
     assert read(kb, text).get(fact) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text", ["2.3", "0.5, 10", "1.39 / 0.25", "  4  "])
+def test_bare_numbers_name_no_symptom(kb, text):
+    # a reply of numbers alone (to "Right?", or a pasted value) resembles the examples by its characters
+    # only: no symptom comes of it, and no plateau is put in the user's mouth
+    assert understand(text, kb.language).symptom is None
+
+
+def test_a_number_with_words_still_votes(kb):
+    assert understand("my loss has been stuck at 2.3 for days", kb.language).symptom is not None

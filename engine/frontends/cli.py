@@ -746,7 +746,10 @@ class Interview:
         if m:
             click.echo("\n" + " ".join(m["message"].split()))
 
-    CONFIRM = ("", "y", "yes", "ok", "okay", "right", "correct", "yep", "yeah", "sure", "fine", "good")
+    CONFIRM = ("", "y", "yes", "ok", "okay", "right", "correct", "yep", "yeah", "sure", "fine", "good",
+               "skip", "next", "continue", "go on")
+    #: a bare "no" to the read-back: ask for the correction rather than fail to read one
+    DENY = ("n", "no", "nope", "wrong", "not right", "incorrect", "that's wrong", "thats wrong")
 
     def confirm_understanding(self):
         """Read the user's words back before any question — the symptom with the phrase it came
@@ -765,7 +768,7 @@ class Interview:
                 return
             if cmd in ("quit", "q", "exit"):
                 raise KeyboardInterrupt
-            if cmd in ("help", "?", "why", "how"):
+            if cmd in ("help", "?", "why", "how") or cmd in self.DENY:
                 click.echo(_indent("Type what is wrong in what I read, in your own words: a number (\"lr 3e-3\", "
                                    "\"batch 64\"), the symptom (\"it's a plateau\"), or a negation (\"no AMP\")."))
                 continue
