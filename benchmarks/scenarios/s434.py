@@ -9,8 +9,7 @@
 #     file_list = [f for f in os.listdir(img_dir) if os.path.isfile(os.path.join(img_dir, f))]
 #     frames_list = [file for file in file_list if ('_L' not in file) and ('txt' not in file)]
 #     masks_list = [file for file in file_list if ('_L' in file) and ('txt' not in file)]
-# and frame i is paired with mask i. os.listdir returns names in an arbitrary, filesystem-dependent
-# order; here that order is fixed by a seeded permutation so every run pairs the same way.
+# and frame i is paired with mask i. listdir() below stands in for os.listdir (seeded, so runs repeat).
 import csv
 import numpy as np
 import torch, torch.nn as nn, torch.nn.functional as F
@@ -36,7 +35,7 @@ for k in range(NIMG):
     img, lab = scene(); fid = 6000 + 2 * k
     store['0016E5_%05d.png' % fid] = img; store['0016E5_%05d_L.png' % fid] = lab
 store['label_colors.txt'] = None
-def listdir(img_dir):           # stands in for os.listdir: arbitrary order
+def listdir(img_dir):           # stands in for os.listdir
     names = sorted(store); return [names[i] for i in rng.permutation(len(names))]
 def read_images(img_dir):
     file_list = [f for f in listdir(img_dir)]

@@ -6,7 +6,7 @@
 # RefineNet head stands in for ResNet-50 + FPN; loss = MSE(global) / 2 + online hard keypoint mining
 # MSE over the 8 worst keypoints of the refine output, as in train.py; Adam lr 5e-4, batch 32,
 # 8 epochs, "iteration i | loss: ..., avg loss: ..." lines and a validation PCK (argmax within 1 cell)
-# per epoch. Nothing is wrong with this run.
+# per epoch.
 import csv, time
 import numpy as np
 import torch, torch.nn as nn, torch.nn.functional as F

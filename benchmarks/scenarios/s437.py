@@ -8,7 +8,6 @@
 # trained from scratch together with the projector, AdamW lr 1e-3 with 3% linear warm-up and cosine
 # decay (the MGM pretraining recipe), batch 16, 640 steps, HF-Trainer-style log lines
 # {'loss': ..., 'learning_rate': ..., 'epoch': ...} every 10 steps and a held-out caption loss.
-# Nothing is wrong with this run.
 import csv, math
 import numpy as np
 import torch, torch.nn as nn, torch.nn.functional as F

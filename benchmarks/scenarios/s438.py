@@ -6,7 +6,7 @@
 # "_'ABCDEFGHIJKLMNOPQRSTUVWXYZ " with the blank '_' first, shuffled as in the report:
 #     labels = ''.join(random.sample(labels, len(labels)))
 #     decoder = GreedyDecoder(labels, blank_index=labels.index('_'))
-# while the loss is the library default CTCLoss() (blank index 0); transcripts are encoded with
+# the loss is nn.CTCLoss(reduction='sum', zero_infinity=True); transcripts are encoded with
 # labels_map = {labels[i]: i}. Adam 1e-3, batch 20, 12 epochs, deepspeech.pytorch-style
 # "Epoch: [e][i/n]  Loss ... (avg)" lines and "Validation Summary Epoch: [e]  Average WER ... Average CER ...".
 import csv, random
