@@ -830,8 +830,10 @@ _WRAPPED = "\\"
 _ELIDED = "..."
 
 
-class LineParser:
-    """Line parsing for :class:`~traindx.probes.readers.console.ConsoleReader` (a mixin)."""
+class _HeaderTables:
+    """A table printed one row a line under a header line of names (a mixin of :class:`LineParser`,
+    using the reader's ``header`` state, ``words``, ``_role``, ``_set_epoch`` and ``_record``): the
+    header read, a header continued on a second line, a row's cells, and the row as one record."""
 
     def _maybe_header(self, line: str) -> bool:
         """A line of names only, one of them a metric: a table header (returns True). A line of
@@ -967,6 +969,10 @@ class LineParser:
         if metrics:
             self.epoch_on_line = epoch is not None
             self._record(metrics, None, None, None, step, False, "table")
+
+
+class LineParser(_HeaderTables):
+    """Line parsing for :class:`~traindx.probes.readers.console.ConsoleReader` (a mixin)."""
 
     # A console log repeats a few line shapes thousands of times. The first line of each shape
     # (its ASCII digits all read as 0, which keeps every offset) is parsed in full, with every
