@@ -1325,6 +1325,9 @@ _SPLIT_HEADING = re.compile(r"[\W_]*(?:(?:running|starting|start|begin)\s+)?([A-
                             r"(?:\s+(?:begin|start|started|results?|metrics|set|phase|summary|loop|mode|stats))?"
                             r"(?:\s*@\s*\d+|\s+(?:at|on)(?:\s+[A-Za-z]+)?(?:\s+\d+)?)?[\W_]*")
 _TO_VAL = {"loss": "val_loss", "accuracy": "val_accuracy"}
+_HELD_OUT = frozenset(_TO_VAL.values())
+#: the loops one run's console counts through: the training loop and the evaluation loop
+_LOOPS = 2
 
 
 class _SplitBlocks:
@@ -1332,7 +1335,10 @@ class _SplitBlocks:
     without a split word (one per line, indented; or a progress line of the evaluation loop). A
     mixin of :class:`ConsoleReader` (``block_split``, ``block_seen``). The block holds the
     metric lines after the heading that carry no epoch, step or split of their own, and ends at a
-    line that does, at a training heading, or when a metric repeats (the next record began)."""
+    line that does, at a training heading, or when a metric repeats (the next record began). A
+    table header read right after the heading makes the whole table the heading's split."""
+
+    heading_at = None   # (split or None for training, records read by then) of the last heading
 
     def _heading(self, text: str) -> bool:
         """Whether ``text`` (a line without metrics) is a split's heading; opens or closes the block."""
@@ -1344,7 +1350,14 @@ class _SplitBlocks:
             return False
         self.block_split = None if split == "train" else split
         self.block_seen = set()
+        self.heading_at = (self.block_split, self.metric_lines)
         return True
+
+    def _table_split(self) -> str | None:
+        """The split of a table whose header is read now: the one the heading right above it names
+        (``Validation:`` over ``epoch, loss, acc``; no record read in between), else None."""
+        h = self.heading_at
+        return h[0] if h is not None and h[1] == self.metric_lines else None
 
     def _block_record(self, rs, split, step, is_eval, plan):
         """``(roles, is_eval, plan)`` of a record read while a block is open: its training roles
@@ -1367,6 +1380,38 @@ class _SplitBlocks:
         self.block_seen |= base
         mapped = [(_TO_VAL[r[0]],) + tuple(r[1:]) if r[0] in _TO_VAL else r for r in rs]
         return mapped if any(r[0] in _TO_VAL for r in rs) else None
+
+
+class _EvalLoops:
+    """An evaluation loop printed in the training loop's own shape, without a split word: a mixin of
+    :class:`ConsoleReader` (``epoch``, ``train_loop``, ``loop_totals``). Within an epoch the first
+    counted loop is the training; once it has run to its total, a loop with a smaller total is the
+    evaluation (a held-out set is smaller than the training set: Keras's ``1250/1250`` then
+    ``157/157``, a progress bar's ``(3708/3708)`` then ``(493/493)``), its loss and accuracy held out
+    rather than a restart of the training curve. Not when the loop stopped short of its total, when
+    its lines print held-out metrics of their own (a run's training line: the next run's may be
+    shorter), or once a log has counted to more totals than a training and an evaluation loop have
+    (loops of several runs or datasets, not one run's two)."""
+
+    train_loop = None             # (epoch, total, whether it ran to its total) of the epoch's training loop
+    loop_totals = frozenset()     # the totals counted to so far; None once there are more than _LOOPS
+
+    def _loop_record(self, rs, counter, total, is_eval, plan):
+        """``(roles, is_eval, plan)`` of a counted record (``counter`` of ``total``) without a split."""
+        if self.loop_totals is None:
+            return rs, is_eval, plan
+        totals = self.loop_totals | {total}
+        if len(totals) > _LOOPS:
+            self.loop_totals = None
+            return rs, is_eval, plan
+        self.loop_totals = totals
+        lp = self.train_loop
+        if lp is None or lp[0] != self.epoch or total >= lp[1]:
+            self.train_loop = (self.epoch, total, counter is not None and counter >= total)
+            return rs, is_eval, plan
+        if not lp[2] or not any(r[0] in _TO_VAL for r in rs) or any(r[0] in _HELD_OUT for r in rs):
+            return rs, is_eval, plan
+        return [(_TO_VAL[r[0]],) + tuple(r[1:]) if r[0] in _TO_VAL else r for r in rs], True, None
 
 
 class _SpeedOnly:
@@ -1551,8 +1596,8 @@ class _NameRoles:
         return pwords
 
 
-class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows, _Verdicts, _NanReports, _Transforms,
-                    _EpochRows, _BareValues, _SpeedOnly, _Tracebacks, _Histories, _Boxes, _Frames):
+class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts, _Overflows, _Verdicts, _NanReports,
+                    _Transforms, _EpochRows, _BareValues, _SpeedOnly, _Tracebacks, _Histories, _Boxes, _Frames):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
     #: the names in the text's head that name an agent's reward on their own (:func:`_read_head`)
@@ -1768,6 +1813,8 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         is_eval = split in ("val", "test") or all(r[0] in ("val_loss", "val_accuracy") for r in rs)
         if self.block_split is not None:
             rs, is_eval, _ = self._block_record(rs, split, step, is_eval, None)
+        if counter_total and split is None and not is_eval:
+            rs, is_eval, _ = self._loop_record(rs, counter, counter_total, is_eval, None)
         self._record_values([v for _, v in metrics], rs, split, counter, counter_total, step,
                             progress, style, is_eval, None)
 
