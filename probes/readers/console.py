@@ -32,7 +32,9 @@ Nothing keys on a framework's wording; a line is read by its *structure*:
    mean) is not a metric of its own.
 4. **Tables.** A line of names only (``epoch,train_loss,val_acc``, fastai's and nolearn's
    whitespace tables, ``|``-separated) followed by rows of as many numbers is a header; its rows
-   are records until another header.
+   are records until another header. A heading that names a split right above the header
+   (``Validation:``), or a split word in a row's own cell (``| vali | 1.21 | 0.27 |``), makes the
+   rows that split's.
 5. **Roles.** Names get roles as in :meth:`traindx.probes.readers.words.LogWords.match_role` (``loss``,
    ``val_loss``, ``accuracy``, ``val_accuracy``, ``lr``, ``grad_norm``), trying sub-phrases of
    up to three words. A split word in the line's prefix (``Validation accuracy: ...  (loss
@@ -50,9 +52,10 @@ in-epoch counter is printed, else ``epoch``, else the record's number. An in-epo
 becomes a step ``(epoch - first epoch) * per_epoch + i`` (``per_epoch`` is the counter's total, or
 the largest counter seen). A validation/test record takes the step of the latest training
 record. When the step (or the epoch) goes back, the run restarted: the curve continues from the
-new start (as for CSV) and the line is remembered. A progress bar redrawn with the same values
-(tqdm and Lightning refresh with a carriage return) counts once, and a validation value carried
-along every redraw counts when it changes.
+new start (as for CSV) and the line is remembered; but a counter that starts again with a smaller
+total right after the training loop ran to its own is the evaluation loop (:class:`_EvalLoops`).
+A progress bar redrawn with the same values (tqdm and Lightning refresh with a carriage return)
+counts once, and a validation value carried along every redraw counts when it changes.
 
 Streaming
 ---------
