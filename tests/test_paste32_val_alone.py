@@ -32,3 +32,10 @@ def test_a_flat_validation_loss_beside_a_falling_training_loss_is_not_read_alone
         lines.append(f"epoch {k + 1} eval loss {0.81 + 0.001 * (k % 3):.4f}")
     rep, _ = diagnose_log_report(tmp_path, "\n".join(lines) + "\n")
     assert report_symptom(rep) != "plateau"
+
+
+def test_a_validation_history_alone_that_alternates_is_no_plateau(tmp_path):
+    """Thrown between two levels at every evaluation (by about a third): no level, so no plateau is named."""
+    vals = [0.45 if k % 2 == 0 else 0.61 for k in range(14)]
+    rep, _ = diagnose_log_report(tmp_path, _evals(vals))
+    assert report_symptom(rep) != "plateau"
