@@ -32,7 +32,9 @@ Nothing keys on a framework's wording; a line is read by its *structure*:
    mean) is not a metric of its own.
 4. **Tables.** A line of names only (``epoch,train_loss,val_acc``, fastai's and nolearn's
    whitespace tables, ``|``-separated) followed by rows of as many numbers is a header; its rows
-   are records until another header.
+   are records until another header. A heading that names a split right above the header
+   (``Validation:``), or a split word in a row's own cell (``| vali | 1.21 | 0.27 |``), makes the
+   rows that split's.
 5. **Roles.** Names get roles as in :meth:`traindx.probes.readers.words.LogWords.match_role` (``loss``,
    ``val_loss``, ``accuracy``, ``val_accuracy``, ``lr``, ``grad_norm``), trying sub-phrases of
    up to three words. A split word in the line's prefix (``Validation accuracy: ...  (loss
@@ -50,9 +52,10 @@ in-epoch counter is printed, else ``epoch``, else the record's number. An in-epo
 becomes a step ``(epoch - first epoch) * per_epoch + i`` (``per_epoch`` is the counter's total, or
 the largest counter seen). A validation/test record takes the step of the latest training
 record. When the step (or the epoch) goes back, the run restarted: the curve continues from the
-new start (as for CSV) and the line is remembered. A progress bar redrawn with the same values
-(tqdm and Lightning refresh with a carriage return) counts once, and a validation value carried
-along every redraw counts when it changes.
+new start (as for CSV) and the line is remembered; but a counter that starts again with a smaller
+total right after the training loop ran to its own is the evaluation loop (:class:`_EvalLoops`).
+A progress bar redrawn with the same values (tqdm and Lightning refresh with a carriage return)
+counts once, and a validation value carried along every redraw counts when it changes.
 
 Streaming
 ---------
@@ -1325,6 +1328,9 @@ _SPLIT_HEADING = re.compile(r"[\W_]*(?:(?:running|starting|start|begin)\s+)?([A-
                             r"(?:\s+(?:begin|start|started|results?|metrics|set|phase|summary|loop|mode|stats))?"
                             r"(?:\s*@\s*\d+|\s+(?:at|on)(?:\s+[A-Za-z]+)?(?:\s+\d+)?)?[\W_]*")
 _TO_VAL = {"loss": "val_loss", "accuracy": "val_accuracy"}
+_HELD_OUT = frozenset(_TO_VAL.values())
+#: the loops one run's console counts through: the training loop and the evaluation loop
+_LOOPS = 2
 
 
 class _SplitBlocks:
@@ -1332,7 +1338,10 @@ class _SplitBlocks:
     without a split word (one per line, indented; or a progress line of the evaluation loop). A
     mixin of :class:`ConsoleReader` (``block_split``, ``block_seen``). The block holds the
     metric lines after the heading that carry no epoch, step or split of their own, and ends at a
-    line that does, at a training heading, or when a metric repeats (the next record began)."""
+    line that does, at a training heading, or when a metric repeats (the next record began). A
+    table header read right after the heading makes the whole table the heading's split."""
+
+    heading_at = None   # (split or None for training, records read by then) of the last heading
 
     def _heading(self, text: str) -> bool:
         """Whether ``text`` (a line without metrics) is a split's heading; opens or closes the block."""
@@ -1344,7 +1353,14 @@ class _SplitBlocks:
             return False
         self.block_split = None if split == "train" else split
         self.block_seen = set()
+        self.heading_at = (self.block_split, self.metric_lines)
         return True
+
+    def _table_split(self) -> str | None:
+        """The split of a table whose header is read now: the one the heading right above it names
+        (``Validation:`` over ``epoch, loss, acc``; no record read in between), else None."""
+        h = self.heading_at
+        return h[0] if h is not None and h[1] == self.metric_lines else None
 
     def _block_record(self, rs, split, step, is_eval, plan):
         """``(roles, is_eval, plan)`` of a record read while a block is open: its training roles
@@ -1367,6 +1383,38 @@ class _SplitBlocks:
         self.block_seen |= base
         mapped = [(_TO_VAL[r[0]],) + tuple(r[1:]) if r[0] in _TO_VAL else r for r in rs]
         return mapped if any(r[0] in _TO_VAL for r in rs) else None
+
+
+class _EvalLoops:
+    """An evaluation loop printed in the training loop's own shape, without a split word: a mixin of
+    :class:`ConsoleReader` (``epoch``, ``train_loop``, ``loop_totals``). Within an epoch the first
+    counted loop is the training; once it has run to its total, a loop with a smaller total is the
+    evaluation (a held-out set is smaller than the training set: Keras's ``1250/1250`` then
+    ``157/157``, a progress bar's ``(3708/3708)`` then ``(493/493)``), its loss and accuracy held out
+    rather than a restart of the training curve. Not when the loop stopped short of its total, when
+    its lines print held-out metrics of their own (a run's training line: the next run's may be
+    shorter), or once a log has counted to more totals than a training and an evaluation loop have
+    (loops of several runs or datasets, not one run's two)."""
+
+    train_loop = None             # (epoch, total, whether it ran to its total) of the epoch's training loop
+    loop_totals = frozenset()     # the totals counted to so far; None once there are more than _LOOPS
+
+    def _loop_record(self, rs, counter, total, is_eval, plan):
+        """``(roles, is_eval, plan)`` of a counted record (``counter`` of ``total``) without a split."""
+        if self.loop_totals is None:
+            return rs, is_eval, plan
+        totals = self.loop_totals | {total}
+        if len(totals) > _LOOPS:
+            self.loop_totals = None
+            return rs, is_eval, plan
+        self.loop_totals = totals
+        lp = self.train_loop
+        if lp is None or lp[0] != self.epoch or total >= lp[1]:
+            self.train_loop = (self.epoch, total, counter is not None and counter >= total)
+            return rs, is_eval, plan
+        if not lp[2] or not any(r[0] in _TO_VAL for r in rs) or any(r[0] in _HELD_OUT for r in rs):
+            return rs, is_eval, plan
+        return [(_TO_VAL[r[0]],) + tuple(r[1:]) if r[0] in _TO_VAL else r for r in rs], True, None
 
 
 class _SpeedOnly:
@@ -1551,8 +1599,8 @@ class _NameRoles:
         return pwords
 
 
-class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows, _Verdicts, _NanReports, _Transforms,
-                    _EpochRows, _BareValues, _SpeedOnly, _Tracebacks, _Histories, _Boxes, _Frames):
+class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts, _Overflows, _Verdicts, _NanReports,
+                    _Transforms, _EpochRows, _BareValues, _SpeedOnly, _Tracebacks, _Histories, _Boxes, _Frames):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
     #: the names in the text's head that name an agent's reward on their own (:func:`_read_head`)
@@ -1768,6 +1816,8 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _RunFacts, _Overflows,
         is_eval = split in ("val", "test") or all(r[0] in ("val_loss", "val_accuracy") for r in rs)
         if self.block_split is not None:
             rs, is_eval, _ = self._block_record(rs, split, step, is_eval, None)
+        if counter_total and split is None and not is_eval:
+            rs, is_eval, _ = self._loop_record(rs, counter, counter_total, is_eval, None)
         self._record_values([v for _, v in metrics], rs, split, counter, counter_total, step,
                             progress, style, is_eval, None)
 

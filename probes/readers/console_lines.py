@@ -830,8 +830,16 @@ _WRAPPED = "\\"
 _ELIDED = "..."
 
 
-class LineParser:
-    """Line parsing for :class:`~traindx.probes.readers.console.ConsoleReader` (a mixin)."""
+class _HeaderTables:
+    """A table printed one row a line under a header line of names (a mixin of :class:`LineParser`,
+    using the reader's ``header`` state, ``words``, ``_role``, ``_set_epoch`` and ``_record``): the
+    header read, a header continued on a second line, a row's cells, and the row as one record.
+    A table belongs to a split two ways: the heading right above its header names it (``Validation:``
+    over ``epoch, loss, acc``: ``header_split``), or a row names its own in a column no metric heads
+    (``| valid | 1.21 | 0.27 |``: ``row_split``); its metrics are read as that split's."""
+
+    header_split = None   # the split named by the heading right above the header in force (val/test), else None
+    row_split = None      # the split the table row read last names in a cell of its own, else None
 
     def _maybe_header(self, line: str) -> bool:
         """A line of names only, one of them a metric: a table header (returns True). A line of
@@ -872,6 +880,9 @@ class LineParser:
                                   for r in roles):
             return False
         self.header = (names, delim, roles)
+        self.header_split = self._table_split()
+        if self.header_split is not None:
+            self.block_split = None   # the heading's block is this table: its rows carry the split
         self.header_cells = (self.line_no, delim, [c.strip() for c in s.split(delim)] if delim else [])
         self.header_axes = axes
         self.header_spans = _column_spans(line, names) if delim is None else None
@@ -926,10 +937,13 @@ class LineParser:
             return None
         vals = []
         numeric = 0
-        for c in cells:
+        self.row_split = None
+        for c, role in zip(cells, roles):
             v = _cell(c)
             if v is not None:
                 numeric += 1
+            elif role is None and c:
+                self.row_split = self.words.split.get(c.lower()) or self.row_split
             vals.append(v)
         if numeric < max(1, self.header_min_numeric * present):
             return None
@@ -943,9 +957,14 @@ class LineParser:
         metrics = []
         parts: dict = {"loss": [], "val_loss": []}      # the components of each, summed into one value
         epoch = step = None
+        split = self.row_split or self.header_split
+        held_out = split in ("val", "test")
         for name, role, v in row:
             if v is None:
                 continue
+            if held_out and role is not None:
+                # a training name read as the table's split, named by it (a test row and a valid row: two curves)
+                role = self._role(f"{split} {name}", split) or role
             if role is not None and role[0] in _PART_OF:
                 parts[_PART_OF[role[0]]].append((name, v))
                 continue
@@ -966,7 +985,11 @@ class LineParser:
             self._set_epoch(epoch)
         if metrics:
             self.epoch_on_line = epoch is not None
-            self._record(metrics, None, None, None, step, False, "table")
+            self._record(metrics, split, None, None, step, False, "table")
+
+
+class LineParser(_HeaderTables):
+    """Line parsing for :class:`~traindx.probes.readers.console.ConsoleReader` (a mixin)."""
 
     # A console log repeats a few line shapes thousands of times. The first line of each shape
     # (its ASCII digits all read as 0, which keeps every offset) is parsed in full, with every
@@ -1051,6 +1074,8 @@ class LineParser:
         self.step_round = plan.round
         if self.block_split is not None:   # a validation block is open (console._SplitBlocks)
             rs, is_eval, kept = self._block_record(rs, plan.split, step, is_eval, plan)
+        if total and plan.split is None and not is_eval:   # a second, smaller loop (console._EvalLoops)
+            rs, is_eval, kept = self._loop_record(rs, counter, total, is_eval, kept)
         self._record_values(vals, rs, plan.split, counter, total, step, plan.progress, plan.style, is_eval, kept)
 
     def _apply_each(self, line: str, plan: _Plan) -> None:
