@@ -125,3 +125,13 @@ def test_a_change_that_worked_is_still_the_runs_setting(lang):
     facts = stated_facts(understand("with batch size 16 the loss was NaN. Then I changed the batch size to 4. Now the "
                                     "loss goes down but very slowly", lang))
     assert facts.get("batch_size") == 4, facts
+
+
+def test_a_list_of_each_optimizers_default_is_not_the_runs_learning_rate(lang):
+    facts = stated_facts(understand("hyp: lr0: 0.002  # initial lr (SGD=1E-2, Adam=1E-3), the mAP oscillates", lang))
+    assert facts.get("learning_rate") == pytest.approx(0.002), facts
+
+
+def test_an_optimizer_with_its_learning_rate_is_still_read(lang):
+    facts = stated_facts(understand("I train with Adam 3e-4 and the loss stays flat", lang))
+    assert facts.get("learning_rate") == pytest.approx(0.0003), facts
