@@ -85,6 +85,10 @@ _CLAUSE_PUNCTUATION = r"[.;!?\n]|,\s|，|。|；"
 _ARROWS = r"->|→|=>|==>"
 #: an arrow alone between two values ("0.4->0.9", "2.3 → 0.4"): a change, with or without a "from" before them
 _ARROW_GAP = re.compile(r"\s*%?\s*-*(?:" + _ARROWS + r")\s*~?\s*")
+#: a setting's value changed with an arrow after it ("Dropout(0) -> Dropout(0.5)", "bs 32 -->16", "wd 0->2e-4")
+_ARROW_AFTER = re.compile(r"[ \t]*\)?[ \t]*-*(?:" + _ARROWS + r")[ \t]*")
+#: the new value right after such an arrow, written bare ("dropout 0.1 -> 0.4")
+_BARE_VALUE = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?(?![\w.])", re.IGNORECASE)
 
 
 #: a number whose last digits are left out ("5.xx", "0.12xx", "28.xxx", "7.x"): its known digits are its value; the
@@ -212,6 +216,8 @@ class Language:
     range_before_rx: re.Pattern | None = None         # a range opened before a number ("between", "3.5 to")
     between_rx: re.Pattern | None = None              # "between 0.31 and 0.33": both bounds
     continuation_break_rx: re.Pattern | None = None   # between two numbers: the second is no later value of the first
+    move_to_rx: re.Pattern | None = None              # between two values, a move to the second ("goes down to")
+    unreal_move_rx: re.Pattern | None = None          # right before a move's verb: not told as happening ("to go")
     coordinated_rx: re.Pattern | None = None          # what joins the items of one list ("dropout, augmentation or")
     difference_rx: re.Pattern | None = None           # after a number: it is a difference ("10% lower than")
     shared_split_rx: re.Pattern | None = None         # joins two splits that share one label ("train and val loss")
@@ -431,7 +437,8 @@ _GRAMMAR_LISTS = ("other_quantities", "peak_words", "later_point_words", "now_wo
                   "anaphora_words",
                   "metric_of_split_words", "setting_words", "setting_gap_words", "counted_words", "bound_words",
                   "comparison_words", "clause_words", "unit_words", "from_words",
-                  "change_to_words", "range_words", "between_words", "continuation_break_words",
+                  "change_to_words", "range_words", "between_words", "continuation_break_words", "move_words",
+                  "unreal_move_words",
                   "coordination_words", "coordination_fillers", "metric_prefixes", "stop_words",
                   "split_after.metric_words", "split_after.prepositions", "split_after.determiners",
                   "label_gap_words", "shared_split_words", "respective_words", "difference_words", "share_of_words")
@@ -499,6 +506,12 @@ def _compile_grammar(lang: Language, g: dict) -> None:
                              + r"-|–|&)\s*~?\s*(?P<b>" + num + r")\s*%?")
     brk = words["continuation_break_words"]
     lang.continuation_break_rx = rx(r"[:=]" + (r"|\b" + brk + r"\b" if brk else ""), 0)
+    if words["move_words"] and to:
+        # a verb of a move, at most two words (an adverb, "down", "all the way") and a change word at the gap's end
+        lang.move_to_rx = rx(r"(?<![a-z])" + words["move_words"] + r"(?:\s+[a-z]+){0,2}?\s*(?<![a-z])" + to
+                             + r"\s*~?\s*$")
+        unreal = words["unreal_move_words"]
+        lang.unreal_move_rx = rx(r"(?<![a-z])" + unreal + r"\s*$") if unreal else None
     coord, fill = words["coordination_words"], words["coordination_fillers"]
     lang.coordinated_rx = rx(r"\s*(?:,|/" + (r"|\b" + coord + r"\b|,\s*" + coord + r"\b" if coord else "") + r")\s*"
                              + (r"(?:" + fill + r"\s+)?" if fill else ""))
@@ -984,9 +997,7 @@ def _value_of(ex: _Extractor, m: re.Match, lang: Language, text: str):
         v = parse_number(m.group("num"), lang.number_words, lang.magnitudes)
         if v is None:
             return None
-        if ex.scale == "fraction" and isinstance(v, (int, float)) and (
-                1 < v <= 100 or _PERCENT_AFTER.match(m.string, m.end("num"))):
-            v = v / 100.0
+        v = _scaled(ex, v, m.string, m.end("num"))
     elif "word" in m.groupdict() and m.group("word") is not None:
         w = " ".join(m.group("word").lower().split())
         if ex.mapping is not None:
@@ -1010,6 +1021,14 @@ def _value_of(ex: _Extractor, m: re.Match, lang: Language, text: str):
 
 
 _SKIP = object()
+
+
+def _scaled(ex: _Extractor, v, text: str, end: int):
+    """A number read for ``ex`` in its unit: a fraction written as a percentage ("dropout 30", "dropout 30%") is
+    divided by 100."""
+    if ex.scale == "fraction" and isinstance(v, (int, float)) and (1 < v <= 100 or _PERCENT_AFTER.match(text, end)):
+        return v / 100.0
+    return v
 
 
 #: a tuple assignment ("num_epochs, lr, batch_size = 500, 0.01, 32"): names and values paired by position
@@ -1065,11 +1084,11 @@ def _read_facts(text: str, lang: Language, only=None, picks=None) -> list[Readin
     readings = []
     for fact, found in out.items():
         found = [f for f in found if f[1] is not _SKIP] if picks[fact] not in ("last", "all") else found
+        found = sorted(found, key=lambda f: f[0])
+        found = _changed_by_arrows(lang, text, fact, _without_shares(lang, text, fact, found))
         if not found:
             continue
         pick = picks[fact]
-        found.sort(key=lambda f: f[0])
-        found = _without_shares(lang, text, fact, found)
         if any(f[5] for f in found) and any(f[1] is True for f in found) and any(f[1] is False for f in found):
             continue                # "without fp16 it works, with fp16 it is nan": denied and said, no reading
         if pick == "last" and fact in lang.hypothetical_facts and len({str(f[1]) for f in found}) > 1:
@@ -1095,6 +1114,33 @@ def _read_facts(text: str, lang: Language, only=None, picks=None) -> list[Readin
     return readings
 
 
+def _changed_by_arrows(lang: Language, text: str, fact: str, found: list) -> list:
+    """A setting's number with an arrow right after it was changed from ("nn.Dropout(0) -> nn.Dropout(0.5)", "batch
+    size 32 -->16"): the value after the arrow is the run's. A reading of the setting after the arrow stands for it;
+    else a bare number right after the arrow becomes the reading (scaled as its extractor scales); else the old
+    value is dropped. Only for the settings (kb/language ``hypothetical.facts``)."""
+    if fact not in lang.hypothetical_facts:
+        return found
+    out = []
+    for f in found:
+        arrow = _ARROW_AFTER.match(text, f[2][1]) if isinstance(f[1], (int, float)) \
+            and not isinstance(f[1], bool) else None
+        if arrow is None:
+            out.append(f)
+            continue
+        if any(g[0] >= arrow.end() for g in found):
+            continue
+        new = _BARE_VALUE.match(text, arrow.end())
+        v = parse_number(new.group(0)) if new is not None else None
+        if v is None:
+            continue
+        v = _scaled(lang.extractors[f[4]], v, text, new.end())
+        if isinstance(f[1], int) and float(v).is_integer():
+            v = int(v)
+        out.append((f[0], v, (f[2][0], new.end()), text[f[2][0]:new.end()], f[4], f[5]))
+    return out
+
+
 #: the name a value is read from may start before the match, glued to it ("--micro_batch_size=12"); how far back
 #: that name is looked for: characters of text, a reach of the grammar
 _GLUED_HEAD = re.compile(r"[\w-]*$")
@@ -1118,13 +1164,15 @@ def _without_shares(lang: Language, text: str, fact: str, found: list) -> list:
 def _futile_retry(lang: Language, text: str, pos: int) -> bool:
     """The value at ``pos`` stands in a sentence that tells of a change tried after the run and that it did not
     help (kb/language ``hypothetical.retries``: "then I adjusted bs and lr (bs=2, lr=2e-7), the error persists"):
-    a change verb before the end of the value's phrase ("学习率调整为 5e-6") and a futile outcome after the change."""
+    a change verb before the end of the value's phrase ("学习率调整为 5e-6") and a futile outcome after the change, in
+    that sentence or the one right after it ("When I change the batch size to 1. The same error occurs.")."""
     if lang.retry_change_rx is None or lang.retry_futile_rx is None:
         return False
     start, end = _last_mark_end(_SENTENCE, text, pos), len(text)
     nxt = _SENTENCE.search(text, pos)
     if nxt is not None:
-        end = nxt.start()
+        after = _SENTENCE.search(text, nxt.end() + 1)
+        end = after.start() if after is not None else len(text)
     change = None
     for m in lang.retry_change_rx.finditer(text, start, pos):
         change = m
@@ -1241,6 +1289,17 @@ def _continues_quantity(lang: Language, text: str, start: int, sentence: int, pr
     at 33 but plateaus at 3.0"; kb/language ``continuation_break_words``)."""
     return bool(prev_fact and start - prev_fact[1] <= window and prev_fact[1] >= sentence
                 and not lang.continuation_break_rx.search(text[prev_fact[1]:start]))
+
+
+def _moves_on(lang: Language, text: str, start: int, before: list, prev_fact) -> bool:
+    """The number at ``start`` is where the quantity valued last moved to: no label stands between that value and
+    this number, and the words between end in a move to it (kb/language ``move_words``: "starts at 70% and goes
+    down to 40%", "was 0.8, then it fell to 0.3")."""
+    if not prev_fact or lang.move_to_rx is None or before[-1][1] > prev_fact[2]:
+        return False
+    move = lang.move_to_rx.search(text, prev_fact[1], start)
+    return move is not None and not (lang.unreal_move_rx is not None
+                                     and lang.unreal_move_rx.search(text, prev_fact[1], move.start()))
 
 
 def _add_later_value(lang: Language, text: str, n, raw: str, series: dict, prev_fact) -> tuple:
@@ -1462,8 +1521,9 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     P = lang.params
     after, before, sentence = _marks_near(lang, text, n, marks, reach,
                                           int(P["language.split_before_metric_chars"]))
-    if not before and not after and _continues_quantity(lang, text, start, sentence, prev_fact,
-                                                        int(P["language.continuation_window_chars"])):
+    window = int(P["language.continuation_window_chars"])
+    if not after and (not before or _moves_on(lang, text, start, before, prev_fact)) \
+            and _continues_quantity(lang, text, start, sentence, prev_fact, window):
         if lang.peak_rx is not None and lang.peak_rx.search(text, prev_fact[1], start):
             return None             # "sits near 0.8, then spikes up to 4": the spike's height, not a later level
         if _someone_elses(lang, text, start, [], []):
@@ -1603,6 +1663,11 @@ def _readings_from_series(text: str, lang: Language, series: dict) -> list[Readi
 
 
 
+#: what may stand between a split word and the label it names: blanks, "_", "-", and Chinese 的 ("测试集的准确率": the
+#: test set's accuracy)
+_LABEL_JOINERS = " _-的"
+
+
 def _validation_before_test(lang: Language, text: str, vals: list, chosen: tuple) -> tuple:
     """A held-out metric stated for both a validation and a test set ("Vali Loss: 0.46 Test Loss: 0.35"): the
     validation value is the held-out fact's (the test set is scored once, at the end). When the value ``chosen``
@@ -1615,7 +1680,8 @@ def _validation_before_test(lang: Language, text: str, vals: list, chosen: tuple
     def test_labelled(v) -> bool:
         a = v[2][0]
         return lang.test_split_rx.match(v[3]) is not None \
-            or any(not text[m.end():a].strip(" _-") for m in lang.test_split_rx.finditer(text, max(0, a - reach), a))
+            or any(not text[m.end():a].strip(_LABEL_JOINERS)
+                   for m in lang.test_split_rx.finditer(text, max(0, a - reach), a))
     if not test_labelled(chosen):
         return chosen
     kept = [v for v in vals if not test_labelled(v)]

@@ -135,7 +135,7 @@ def test_the_size_check_sees_an_oversized_function(tmp_path):
 #: gets a named module constant saying why (a bound on work, a display choice). 0, 1, -1 and 2 are
 #: allowed everywhere (emptiness, a sign, a pair). An entry no longer found fails below.
 LITERAL_ALLOWED: dict[str, str] = {
-    "engine/understand.py::_value_of::100":
+    "engine/understand.py::_scaled::100":
         "a percent is out of 100: a number in (1, 100] given for a fraction is a percent",
     "engine/values.py::_as_number::100":
         "a percent is out of 100: a number in (1, 100] given for a 0..1 fact is a percent",
@@ -235,7 +235,7 @@ TRIAGED = ["probes/readers/curves.py", "probes/readers/pace.py", "engine/underst
 #: Numbers outside comparisons that stay where they are, as "path::qualified name::value": the reason
 #: it is arithmetic or a format, not knowledge. An entry no longer found fails below.
 ARITHMETIC_ALLOWED: dict[str, str] = {
-    "engine/understand.py::_value_of::100.0": "a percent is out of 100: '61%' is 0.61",
+    "engine/understand.py::_scaled::100.0": "a percent is out of 100: '61%' is 0.61",
     "engine/understand.py::_as_fraction::100.0": "a percent is out of 100: '61%' is 0.61",
     "engine/values.py::_as_number::100.0": "a percent is out of 100: '61%' is 0.61",
     "probes/readers/curves.py::_on_half_grid::10.0": "decimal printing: 10 ** -decimals is one printed unit",
