@@ -1,0 +1,79 @@
+"""Code facts a finished run's diagnosis depends on (session 32, finish32).
+
+What a user would notice: a script whose mechanism the code reader misread, so a finished run was given
+a cause it does not have (or its real cause was hidden behind a wrong one).
+
+- A mixture of class distributions weighted by routing probabilities (a soft decision tree, a mixture of
+  experts: ``sigmoid gates * softmax leaves``, ``path_probs @ softmax(leaf_logits)``) is itself a
+  distribution; its log is a log-probability, so ``F.nll_loss(torch.log(probs + eps), y)`` is the right
+  pairing, not NLL on raw logits.
+"""
+from __future__ import annotations
+
+from conftest import diagnose_json
+
+TREE = '''
+import torch, torch.nn as nn, torch.nn.functional as F
+
+
+class TwoLeafTree(nn.Module):
+    def __init__(self, d, c):
+        super().__init__()
+        self.split = nn.Linear(d, {n_split})
+        self.leaf_logits = nn.Parameter(torch.zeros({n_leaf}, c))
+
+    def forward(self, x):
+        p = torch.sigmoid(self.split(x))
+        {mix}
+        return probs
+
+
+x = torch.randn(800, 6)
+y = (x[:, 0] > 0).long() + (x[:, 1] > 0).long()
+model = TwoLeafTree(6, 3)
+opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+for ep in range(8):
+    perm = torch.randperm(800)
+    for i in range(0, 800, 50):
+        b = perm[i:i + 50]
+        probs = model(x[b])
+        loss = F.nll_loss(torch.log(probs + 1e-9), y[b])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+'''
+
+#: the two leaves' distributions weighted elementwise by the gate and its complement
+WEIGHTED = ("leaves = F.softmax(self.leaf_logits, dim=1)\n"
+            "        probs = p * leaves[0] + (1 - p) * leaves[1]")
+#: path probabilities (right / left) times the leaf distributions as one matrix product
+MATMUL = ("paths = torch.cat([p, 1 - p], dim=1)\n"
+          "        probs = paths @ F.softmax(self.leaf_logits, dim=1)")
+
+
+def _report(tmp_path, text):
+    p = tmp_path / "train.py"
+    p.write_text(text)
+    rep = diagnose_json("--code", str(p))
+    return {f["fact"]: f["value"] for f in rep["facts"]}, [c["id"] for c in rep.get("root_causes") or []]
+
+
+def test_gate_weighted_leaf_distributions_are_probabilities_under_their_log(tmp_path):
+    facts, causes = _report(tmp_path, TREE.format(n_split=1, n_leaf=2, mix=WEIGHTED))
+    assert facts.get("output_activation") == "log_softmax"
+    assert causes[:1] != ["wrong_loss_function"]
+
+
+def test_path_probabilities_times_leaf_distributions_are_probabilities(tmp_path):
+    facts, causes = _report(tmp_path, TREE.format(n_split=1, n_leaf=2, mix=MATMUL))
+    assert facts.get("output_activation") == "log_softmax"
+    assert causes[:1] != ["wrong_loss_function"]
+
+
+def test_attention_weights_over_raw_values_stay_unsquashed(tmp_path):
+    # softmax weights times raw (unsquashed) leaf scores average the scores: no distribution comes out,
+    # and the log of that is no log-probability: NLL on it is still NLL on raw outputs
+    mix = ("w = F.softmax(self.split(x), dim=1)\n"
+           "        probs = w @ self.leaf_logits")
+    facts, _ = _report(tmp_path, TREE.format(n_split=2, n_leaf=2, mix=mix))
+    assert facts.get("output_activation") == "none"
