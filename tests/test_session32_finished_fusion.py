@@ -77,3 +77,48 @@ def test_attention_weights_over_raw_values_stay_unsquashed(tmp_path):
            "        probs = w @ self.leaf_logits")
     facts, _ = _report(tmp_path, TREE.format(n_split=2, n_leaf=2, mix=mix))
     assert facts.get("output_activation") == "none"
+
+
+# A finished run whose script steps a per-epoch StepLR after every batch (the LR is at 1e-12 of its start
+# within the first epoch), and whose console printed the LR once, in its header. One record of the LR says
+# where it started, not where it went: the schedule's course is the code's.
+SCHEDULED = '''
+import torch, torch.nn as nn
+
+EPOCHS, STEPS = 12, 40
+x = torch.randn(2000, 8)
+y = x @ torch.randn(8, 1)
+model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Linear(32, 1))
+opt = torch.optim.Adam(model.parameters(), lr=0.002)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=4, gamma=0.5)
+print("lr=0.002 batch=50")
+for ep in range(EPOCHS):
+    perm = torch.randperm(2000)
+    for i in range(STEPS):
+        b = perm[i * 50:(i + 1) * 50]
+        loss = nn.functional.mse_loss(model(x[b]), y[b])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+    print(f"epoch {ep + 1} loss {loss.item():.4f}")
+'''
+
+
+def _flat_after_first_epoch_log() -> str:
+    lines = ["lr=0.002 batch=50"]
+    for ep in range(12):
+        loss = 0.9 if ep == 0 else 0.7 + 0.004 * ((ep * 7) % 3)
+        lines.append(f"epoch {ep + 1} loss {loss:.4f} val_loss {loss + 0.02:.4f}")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_header_lr_is_no_course_the_codes_schedule_is(tmp_path):
+    code, log = tmp_path / "train.py", tmp_path / "console.log"
+    code.write_text(SCHEDULED)
+    log.write_text(_flat_after_first_epoch_log())
+    rep = diagnose_json("--code", str(code), "--log", str(log))
+    facts = {f["fact"]: f for f in rep["facts"]}
+    assert facts["lr_collapse_fraction"]["source"].startswith("code")
+    assert facts["lr_collapse_fraction"]["value"] < 0.1
+    assert [c["id"] for c in rep["root_causes"]][:1] == ["lr_schedule_collapse"]
