@@ -122,3 +122,65 @@ def test_a_header_lr_is_no_course_the_codes_schedule_is(tmp_path):
     assert facts["lr_collapse_fraction"]["source"].startswith("code")
     assert facts["lr_collapse_fraction"]["value"] < 0.1
     assert [c["id"] for c in rep["root_causes"]][:1] == ["lr_schedule_collapse"]
+
+
+# A finished run whose curve reads healthy (the loss falls steadily, validation follows) while its script shows
+# a mechanism decisive on its own: every weight drawn with std 2, many times torch's fan-in scale.
+# A milder finding (Adam at 1e-2, above its usual range but common in working scripts) leaves the run healthy.
+CUT = '''
+import torch, torch.nn as nn
+
+x = torch.randn(1200, 10)
+y = (x[:, :3].sum(1) > 0).long()
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(10, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU())
+        self.head = nn.Linear(64, 2)
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                nn.init.normal_(m.weight, std={std})
+
+    def forward(self, inp):
+        return self.head(self.body(inp))
+
+
+model = Net()
+opt = torch.optim.Adam(model.parameters(), lr={lr})
+for ep in range(15):
+    perm = torch.randperm(1000)
+    for i in range(0, 1000, 50):
+        b = perm[i:i + 50]
+        loss = nn.functional.cross_entropy(model(x[b]), y[b])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    with torch.no_grad():
+        val = nn.functional.cross_entropy(model(x[1000:]), y[1000:])
+    print(f"epoch {{ep + 1}} loss {{loss.item():.4f}} val_loss {{val.item():.4f}}")
+'''
+
+
+def _healthy_log() -> str:
+    return "".join(f"epoch {ep + 1} loss {0.69 * 0.86 ** ep:.4f} val_loss {0.70 * 0.87 ** ep + 0.01:.4f}\n"
+                   for ep in range(15))
+
+
+def _finished(tmp_path, std: str, lr: str) -> dict:
+    code, log = tmp_path / "train.py", tmp_path / "console.log"
+    code.write_text(CUT.format(std=std, lr=lr))
+    log.write_text(_healthy_log())
+    return diagnose_json("--code", str(code), "--log", str(log))
+
+
+def test_a_decisive_mechanism_in_the_script_is_named_over_a_healthy_looking_curve(tmp_path):
+    rep = _finished(tmp_path, "2.0", "1e-3")
+    assert rep["status"] == "diagnosed"
+    assert rep["root_causes"][0]["id"] == "bad_initialization"
+
+
+def test_a_mild_finding_over_a_healthy_curve_stays_healthy(tmp_path):
+    rep = _finished(tmp_path, "0.05", "1e-2")
+    assert rep["status"] == "healthy"
