@@ -196,15 +196,24 @@ def _status(session: Session, deferral, symptom, causes) -> tuple[str, dict | No
     return ("diagnosed", top) if top else ("insufficient_evidence", top)
 
 
+def _net_factor(cause: dict) -> float:
+    """How much all of a cause's evidence, for and against, multiplied its odds."""
+    out = 1.0
+    for c in cause.get("contributions", ()):
+        out *= c["factor"]
+    return out
+
+
 def _decisive_over_healthy(session: Session, causes) -> bool:
-    """A run whose curves read healthy, whose leading cause has evidence of its own that is decisive
-    alone (``confidence.healthy_override_support``: a mechanism the script shows, such as weights drawn
-    far off their scale or a graph cut) and stronger than any other cause's: a healthy-looking curve does
-    not show what the same run without that mechanism would have reached, so the cause is named though
-    the uniform prior of a curve without a symptom keeps its posterior under the diagnosed level."""
-    if not causes or _support(causes[0]) < session.kb.param("confidence.healthy_override_support"):
+    """A run whose curves read healthy, whose leading cause has evidence that is decisive alone, net of
+    what argues against it (``confidence.healthy_override_support``: a mechanism the script shows, such
+    as weights drawn far off their scale or a graph cut), and more than any other cause has: a
+    healthy-looking curve does not show what the same run without that mechanism would have reached, so
+    the cause is named though the uniform prior of a curve without a symptom keeps its posterior under
+    the diagnosed level. A warm-up's tiny first LR (argued against by the warm-up) decides nothing."""
+    if not causes or _net_factor(causes[0]) < session.kb.param("confidence.healthy_override_support"):
         return False
-    return len(causes) < 2 or _support(causes[1]) < _support(causes[0])
+    return len(causes) < 2 or _net_factor(causes[1]) < _net_factor(causes[0])
 
 
 def _likely_lead(session: Session, status, symptom, causes, deferral) -> dict | None:
