@@ -187,11 +187,33 @@ def _status(session: Session, deferral, symptom, causes) -> tuple[str, dict | No
     top = causes[0] if named and causes[0]["confidence"] >= session.kb.param("confidence.diagnosed") else None
     if deferral:
         return "out_of_scope", top
+    if symptom == "healthy" and top is None and _decisive_over_healthy(session, causes):
+        return "diagnosed", causes[0]
     # a healthy status never sits over a named cause: the override is at most the diagnosed level
     if symptom == "healthy" and not (named and causes[0]["confidence"] >= min(
             session.kb.param("confidence.healthy_override"), session.kb.param("confidence.diagnosed"))):
         return "healthy", None
     return ("diagnosed", top) if top else ("insufficient_evidence", top)
+
+
+def _net_factor(cause: dict) -> float:
+    """How much all of a cause's evidence, for and against, multiplied its odds."""
+    out = 1.0
+    for c in cause.get("contributions", ()):
+        out *= c["factor"]
+    return out
+
+
+def _decisive_over_healthy(session: Session, causes) -> bool:
+    """A run whose curves read healthy, whose leading cause has evidence that is decisive alone, net of
+    what argues against it (``confidence.healthy_override_support``: a mechanism the script shows, such
+    as weights drawn far off their scale or a graph cut), and more than any other cause has: a
+    healthy-looking curve does not show what the same run without that mechanism would have reached, so
+    the cause is named though the uniform prior of a curve without a symptom keeps its posterior under
+    the diagnosed level. A warm-up's tiny first LR (argued against by the warm-up) decides nothing."""
+    if not causes or _net_factor(causes[0]) < session.kb.param("confidence.healthy_override_support"):
+        return False
+    return len(causes) < 2 or _net_factor(causes[1]) < _net_factor(causes[0])
 
 
 def _likely_lead(session: Session, status, symptom, causes, deferral) -> dict | None:

@@ -1385,7 +1385,8 @@ def _analyze_lr(log, out: _Out) -> None:
         return
     fin = s.finite_points()
     head = [y for _, y in s.head if math.isfinite(y)]
-    if not fin or not head:
+    # one record of the LR (a header's lr=...) is where it started, not a course
+    if len(fin) < out.p["curves.lr_course_min_records"] or not head:
         return
     first = head[0]
     peak = s.max

@@ -310,6 +310,23 @@ def is_tensor(v: Any) -> bool:
     return isinstance(v, TensorVal)
 
 
+#: squashings whose outputs are probabilities (in [0, 1]): a product of two of them is a probability too
+PROBABILITY_ACTS = frozenset({"softmax", "sigmoid"})
+
+
+def probability_product(a: Any, b: Any, matmul: bool) -> TensorVal | None:
+    """The operand whose squashing a product of two probabilities keeps, or None unless both factors
+    are probabilities. Routing probabilities times class distributions (a soft decision tree's
+    ``path_probs @ softmax(leaves)``, a mixture of experts' ``gate * softmax(expert)``) is a mixture of
+    those distributions: a matrix product keeps the right operand's last axis, so its squashing; an
+    elementwise one keeps the distribution's (softmax) over a gate's (sigmoid)."""
+    if not (is_tensor(a) and is_tensor(b) and a.act in PROBABILITY_ACTS and b.act in PROBABILITY_ACTS):
+        return None
+    if matmul:
+        return b
+    return b if b.act == "softmax" else a
+
+
 def mixes_squashed(vals) -> bool:
     """Among the tensor operands of a product, one carries a squashing the other lacks."""
     acts = {v.act for v in vals if isinstance(v, TensorVal)}

@@ -18,7 +18,8 @@ from ..text import format_number, snippet
 from ..values import (
     ArgsVal, BatchVal, ClassVal, ConfigVal, Const, Env, FileVal, FuncVal, ListVal, LoaderVal,
     LossRec, LossVal, MISSING, ModuleVal, ObjVal, OptVal, ParamsVal, Part, Ref, ScalerVal,
-    SchedVal, TensorVal, Unknown, Val, config_file_name, from_model, is_tensor, mixes_squashed)
+    SchedVal, TensorVal, Unknown, Val, config_file_name, from_model, is_tensor, mixes_squashed,
+    probability_product)
 from ..torch_api.names import PARAM_LAYERS, STOCK_CHILDREN
 from ..torch_api.scale import binop_scale
 from .calls import BUILTINS
@@ -57,6 +58,10 @@ def _squashing_kept(op: ast.operator, a: Val, b: Val) -> TensorVal | None:
     probabilities, but softmax(weights) * logits (two trained tensors, one squashed) is no longer
     one, nor is softmax(scores) @ values (a weighted average of the values)."""
     act_of = a if is_tensor(a) and a.act else (b if is_tensor(b) else None)
+    if isinstance(op, (ast.Mult, ast.MatMult)):
+        mixture = probability_product(a, b, isinstance(op, ast.MatMult))
+        if mixture is not None:
+            return mixture
     if is_tensor(a) and is_tensor(b) and a.act != b.act and from_model(a) and from_model(b):
         return None
     if isinstance(op, ast.MatMult) and mixes_squashed([a, b]):
