@@ -179,6 +179,20 @@ def batch_label_purity(purities: Sequence[float]) -> float | None:
     return float(mean(s)) if s else None
 
 
+def val_labels_unseen_share(train_counts: dict[int, int], val_counts: dict[int, int],
+                            min_per_class: float) -> float | None:
+    """Share of the counted validation labels whose class never appeared among the counted training
+    labels: 0 when validation holds the training's classes, 1 when it holds only others (a split cut
+    in label order, a class folder kept for validation). None when too few training labels were
+    counted to have seen every class (fewer than ``min_per_class`` per class of the two sets)."""
+    seen = {c for c, k in train_counts.items() if k > 0}
+    n_val = sum(val_counts.values())
+    classes = seen | {c for c, k in val_counts.items() if k > 0}
+    if not seen or not n_val or sum(train_counts.values()) < min_per_class * len(classes):
+        return None
+    return float(sum(k for c, k in val_counts.items() if c not in seen) / n_val)
+
+
 def expected_purity(global_counts: dict[int, int], batch_size: int) -> float | None:
     """Roughly the purity a shuffled loader would give: the majority class share, corrected upward
     for small batches (the expected maximum of a multinomial, approximated)."""

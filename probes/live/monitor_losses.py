@@ -146,6 +146,8 @@ class LossFeed:
                 keep(self, outputs, targets)
         if outputs is not None and len(self._outputs["val_squash"]) < self._val_squash_samples:
             self._observe_val_squash(outputs, loss_name)
+        if targets is not None and self._torch.is_tensor(targets):
+            self._observe_val_labels(targets)
         if outputs is not None and targets is not None:
             name = L.loss_function(loss_name) if loss_name not in (None, "unknown") else self._loss_name
             cc = L._correct_count(outputs, targets, name)
