@@ -45,9 +45,13 @@ def test_the_plateau_that_begins_at_the_collapse_is_the_collapse():
 def test_a_loss_stopped_by_the_collapse_is_not_called_converged():
     facts = {"loss_trend": "plateaued", "loss_decrease_fraction": 0.8, "lr_final_ratio": 0.0, "lr_peak_ratio": 1.0,
              "lr_collapse_fraction": 0.6, "scheduler": "steplr", "optimizer": "adam", "learning_rate": 5e-4,
-             "update_ratio": 0.0014, "val_loss_trend": "flat", "loss_function": "custom",
+             "update_ratio": 0.0014, "loss_function": "custom",
              "loss_stopped_at_lr_collapse": True}
     r = diagnose(facts)
+    assert r["status"] != "healthy"
+    assert r["root_causes"][0]["id"] == "lr_schedule_collapse"
+    # a KL weight annealed over the same run (the loss's own objective grows) is no excuse either
+    r = diagnose({**facts, "loss_weights_scheduled": True})
     assert r["status"] != "healthy"
     assert r["root_causes"][0]["id"] == "lr_schedule_collapse"
 
