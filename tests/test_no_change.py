@@ -532,4 +532,4 @@ def test_counting_the_validation_labels_changes_nothing():
     _equal(bare, watched)
     assert_clean(model, opt)
     found = {f.fact: f.value for f in w.findings()}
-    assert found["val_labels_unseen_share"] == 0.0      # both splits hold the same four classes
+    assert found["split_classes_apart"] == 0.0      # both splits hold the same four classes

@@ -5,8 +5,9 @@ into train = first half, validation = second half without a shuffle trains on on
 validates on the other. Training fits at once, validation accuracy sits at 0 and its loss climbs.
 traindx blamed the tiny batch under BatchNorm (or the labels, with every training label the same)
 at high confidence: nothing told it that validation's classes were not training's. probe:labels
-now counts the labels the validation loss compares with (val_labels_unseen_share), and a
-validation set of classes training never had names the split (unshuffled_data).
+now counts the labels the validation loss compares with (split_classes_apart), and two parts
+that keep to classes of their own name the split (unshuffled_data). Training labels all overwritten
+with one class beside a validation set of every class keep nothing apart: still the labels.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from traindx.engine.api import diagnose
-from traindx.probes.live.data import val_labels_unseen_share
+from traindx.probes.live.data import split_classes_apart
 
 GAP = {"symptom": "overfitting", "loss_trend": "decreasing", "val_loss_trend": "increasing", "train_accuracy": 1.0,
        "val_accuracy": 0.0, "val_accuracy_best": 0.0, "num_classes": 3, "batch_size": 2,
@@ -22,25 +23,31 @@ GAP = {"symptom": "overfitting", "loss_trend": "decreasing", "val_loss_trend": "
        "optimizer": "adam", "learning_rate": 1e-3, "shuffle": True}
 
 
-def test_the_share_of_validation_labels_training_never_had():
-    assert val_labels_unseen_share({0: 90, 1: 80}, {2: 30, 1: 10}, 20) == 0.75
-    assert val_labels_unseen_share({0: 90, 1: 80, 2: 70}, {2: 30, 1: 10}, 20) == 0.0
+def test_how_far_the_two_parts_keep_to_classes_of_their_own():
+    assert split_classes_apart({0: 90, 1: 80}, {2: 30, 3: 10}, 20) == 1.0
+    assert split_classes_apart({0: 90, 1: 80, 2: 70}, {2: 30, 1: 10}, 20) == 0.0
+    # one training class beside a validation set of every class: validation holds that class too
+    assert split_classes_apart({0: 200}, {0: 10, 1: 10, 2: 10, 3: 10}, 20) == 0.0
     # too few training labels counted to have seen every class: no answer
-    assert val_labels_unseen_share({0: 9, 1: 8}, {2: 30}, 20) is None
+    assert split_classes_apart({0: 9, 1: 8}, {2: 30}, 20) is None
 
 
 def test_a_split_holding_other_classes_names_the_split_not_the_batch_size():
-    r = diagnose({**GAP, "val_labels_unseen_share": 1.0, "labels_constant": True, "batch_label_purity": 1.0})
+    r = diagnose({**GAP, "split_classes_apart": 1.0, "labels_constant": True, "batch_label_purity": 1.0})
     assert r["root_causes"][0]["id"] == "unshuffled_data"
     # validation holding the training's classes: the BatchNorm gap at batch 2 stands
-    r = diagnose({**GAP, "val_accuracy": 0.6, "val_accuracy_best": 0.7, "val_labels_unseen_share": 0.0})
+    r = diagnose({**GAP, "val_accuracy": 0.6, "val_accuracy_best": 0.7, "split_classes_apart": 0.0})
     assert r["root_causes"][0]["id"] == "batch_too_small"
+    # every training label overwritten with one class, validation holding all of them: the labels
+    r = diagnose({**GAP, "batch_size": 32, "regularization": [], "val_accuracy": 0.33, "val_accuracy_best": 0.33,
+                  "split_classes_apart": 0.0, "labels_constant": True, "batch_label_purity": 1.0})
+    assert r["root_causes"][0]["id"] == "corrupted_labels"
 
 
 torch = pytest.importorskip("torch")
 
 
-def _watched(val_classes):
+def _watched(train_classes, val_classes):
     import traindx.probes as tp
 
     torch.manual_seed(0)
@@ -48,7 +55,7 @@ def _watched(val_classes):
     def rows(classes, n):
         y = torch.tensor(classes).repeat_interleave(n)
         return centres[y] + torch.randn(len(y), 6), y
-    xt, yt = rows([0, 1], 64)
+    xt, yt = rows(train_classes, 128 // len(train_classes))
     xv, yv = rows(val_classes, 16)
     model = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))
     opt = torch.optim.Adam(model.parameters(), lr=1e-2)
@@ -72,6 +79,7 @@ def _watched(val_classes):
     return {f.fact: f.value for f in w.findings()}
 
 
-def test_the_run_shows_validation_classes_training_never_had():
-    assert _watched([2, 3])["val_labels_unseen_share"] == 1.0
-    assert _watched([0, 1])["val_labels_unseen_share"] == 0.0
+def test_the_run_shows_parts_that_keep_to_classes_of_their_own():
+    assert _watched([0, 1], [2, 3])["split_classes_apart"] == 1.0
+    assert _watched([0, 1], [0, 1])["split_classes_apart"] == 0.0
+    assert _watched([0], [0, 1, 2, 3])["split_classes_apart"] == 0.0    # one class overwritten onto all
