@@ -50,6 +50,10 @@ def test_a_loss_stopped_by_the_collapse_is_not_called_converged():
     r = diagnose(facts)
     assert r["status"] != "healthy"
     assert r["root_causes"][0]["id"] == "lr_schedule_collapse"
+    # copies at a tenth of the LR that did no better earlier, under the held LR, answer another stretch
+    r = diagnose({**facts, "lr_decay_helps": False})
+    assert r["status"] != "healthy"
+    assert r["root_causes"][0]["id"] == "lr_schedule_collapse"
     # a KL weight annealed over the same run (the loss's own objective grows) is no excuse either
     r = diagnose({**facts, "loss_weights_scheduled": True})
     assert r["status"] != "healthy"
