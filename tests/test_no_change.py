@@ -523,3 +523,13 @@ def test_reading_items_leaves_the_datasets_own_generators_where_they_were(probe)
     else:
         D.label_neighbour_agreement(train, min_items=8)
     assert [_draws(d) for d in (train, val)] == untouched
+
+
+def test_counting_the_validation_labels_changes_nothing():
+    # probe:labels compares the classes of the validation losses' targets with the training's
+    bare, *_ = train("mlp", "adam")
+    watched, model, opt, w = train("mlp", "adam", "armed")
+    _equal(bare, watched)
+    assert_clean(model, opt)
+    found = {f.fact: f.value for f in w.findings()}
+    assert found["split_classes_apart"] == 0.0      # both splits hold the same four classes

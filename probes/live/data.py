@@ -179,6 +179,26 @@ def batch_label_purity(purities: Sequence[float]) -> float | None:
     return float(mean(s)) if s else None
 
 
+def split_classes_apart(train_counts: dict[int, int], val_counts: dict[int, int],
+                        min_per_class: float) -> float | None:
+    """How far the training and validation labels keep to classes of their own: the smaller of the
+    share of validation labels in classes no counted training label has and the share of training
+    labels in classes no counted validation label has. 1 when the two parts hold different classes (a
+    list collected class by class and cut in two without a shuffle), 0 when either holds the other's
+    classes (a validation set of every class beside a training set whose labels were all overwritten
+    with one of them has its share of that class: the labels, not the split). None when too few
+    training labels were counted to have seen every class (fewer than ``min_per_class`` per class of
+    the two sets together)."""
+    seen = {c for c, k in train_counts.items() if k > 0}
+    held = {c for c, k in val_counts.items() if k > 0}
+    n_train, n_val = sum(train_counts.values()), sum(val_counts.values())
+    if not seen or not n_val or n_train < min_per_class * len(seen | held):
+        return None
+    val_apart = sum(k for c, k in val_counts.items() if c not in seen) / n_val
+    train_apart = sum(k for c, k in train_counts.items() if c not in held) / n_train
+    return float(min(val_apart, train_apart))
+
+
 def expected_purity(global_counts: dict[int, int], batch_size: int) -> float | None:
     """Roughly the purity a shuffled loader would give: the majority class share, corrected upward
     for small batches (the expected maximum of a multinomial, approximated)."""

@@ -78,6 +78,7 @@ import traindx.probes.live.updates as U
 from traindx.probes.live.hooks import CopyInert
 from traindx.probes.live.monitor_batches import BatchFeed
 from traindx.probes.live.monitor_losses import LossFeed
+from traindx.probes.live.monitor_nan import NanFeed
 from traindx.probes.live.monitor_steps import StepFeed
 from traindx.probes.live.probe import ARMED_SCHEDULE, SCHEDULE, CostlyProbe, Schedule
 from traindx.probes.live.schedule import FLUSH_EVERY, GATE, GATES, own_time
@@ -90,7 +91,7 @@ _MAX_ERRORS = 20
 __all__ = ["Monitor", "Schedule", "SCHEDULE"]
 
 
-class Monitor(StepFeed, LossFeed, BatchFeed):
+class Monitor(StepFeed, LossFeed, BatchFeed, NanFeed):
     """Evidence from the running model. See the module docstring for what it hooks and when.
 
     ``level``: ``"cheap"`` (default: cheap probes always, costly ones when a symptom arms them) or

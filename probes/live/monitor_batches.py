@@ -19,6 +19,9 @@ from traindx.probes.live.schedule import INPUTS, LABELS
 # on a multiple of _BATCH_GATE (or while armed)
 _BATCH_FIRST = max(INPUTS.first, LABELS.first)
 _BATCH_GATE = math.gcd(INPUTS.every, LABELS.every)
+#: validation batches whose labels are counted (a bound on work: the classes a validation set holds
+#: show in its first batches unless it is sorted, and then its first classes are as good a sample)
+_VAL_LABEL_BATCHES = 64
 
 
 class BatchFeed:
@@ -35,6 +38,8 @@ class BatchFeed:
         self._inputs_nan = None
         self._label_counts: Counter = Counter()
         self._label_batches = 0
+        self._val_label_counts: Counter = Counter()     # labels of the first validation losses' targets
+        self._val_label_batches = 0
         self._purities: list[float] = []
         self._same_major: list[bool] = []
         self._last_major = None
@@ -246,6 +251,19 @@ class BatchFeed:
             self._input_moments[2] += n
         fin = torch.isfinite(s).all() & torch.isfinite(q).all()
         self._defer(lambda v: setattr(self, "_inputs_nan", bool(self._inputs_nan) or not v), fin)
+
+    def _observe_val_labels(self, targets):
+        """The labels a validation loss compared with, counted on the first ``_VAL_LABEL_BATCHES``
+        validation batches (read by probe:labels against the training labels)."""
+        if self._val_label_batches >= _VAL_LABEL_BATCHES:
+            return
+        counts = D._label_counts(targets)
+        if counts is None:
+            return
+        self._val_label_batches += 1
+        for c, k in enumerate(counts.tolist()):
+            if k:
+                self._val_label_counts[c] += k
 
     def _observe_labels(self, targets):
         counts = D._label_counts(targets)

@@ -1418,7 +1418,7 @@ def _analyze_lr(log, out: _Out) -> None:
     # near its peak, then the schedule cut the LR 5x or more and the loss stayed flat
     reg = out.a.region
     if reg is not None and reg.label == "plateaued":
-        cut = decayed_through_plateau([(p.x, p.mean) for p in fin], reg.start, out.p)
+        cut = decayed_through_plateau([(p.x, p.mean) for p in fin], reg.start, out.p, end=reg.end)
         if cut is not None:
             out.add("lr_decay_helps", False, reg.start, x1,
                     f"the schedule cut the learning rate {_fmt(cut[0])} -> {_fmt(cut[1])} after the "
@@ -1458,12 +1458,17 @@ def _lr_rising(fin: list, out: _Out, x0: float, x1: float) -> None:
             + (": a warm-up still under way" if rising else ""))
 
 
-def decayed_through_plateau(lrs: list, start: float, params=None) -> tuple[float, float] | None:
+def decayed_through_plateau(lrs: list, start: float, params=None,
+                            end: float | None = None) -> tuple[float, float] | None:
     """The LR-decay question answered by the run itself. ``lrs``: ``(step, lr)`` in step order
-    (every point, or only the changes); ``start``: where the loss plateau began. Returns ``(lr
-    at the plateau's start, lr now)`` when the plateau began with the LR at half its peak or
-    more and the LR has since fallen 5x or more (the loss stayed flat through a real decay), else
-    None. Shared by the live monitor and the log reader."""
+    (every point, or only the changes); ``start``: where the loss plateau began; ``end``: the last
+    step read. Returns ``(lr at the plateau's start, lr now)`` when the plateau began with the LR at
+    ``curves.decay_held`` of its peak or more and the LR has since fallen to ``curves.decay_cut`` of
+    that or less (the loss stayed flat through a real decay), else None. With ``end``, the loss must
+    also have been flat under the held LR for ``curves.decay_held_share`` of the plateau before the
+    cut: a plateau read to begin a few steps before the cut is the cut's own doing (a loss still
+    falling when the schedule took its LR away), not a floor the loss had reached first. Shared by
+    the live monitor and the log reader."""
     pts = [(x, lr) for x, lr in lrs if lr is not None and math.isfinite(lr)]
     if not pts:
         return None
@@ -1471,9 +1476,36 @@ def decayed_through_plateau(lrs: list, start: float, params=None) -> tuple[float
     at_start = next((lr for x, lr in reversed(pts) if x <= start), pts[0][1])
     now = pts[-1][1]
     p = resolve(params)
-    if peak > 0 and at_start >= p["curves.decay_held"] * peak and now <= p["curves.decay_cut"] * at_start:
-        return at_start, now
-    return None
+    if not (peak > 0 and at_start >= p["curves.decay_held"] * peak and now <= p["curves.decay_cut"] * at_start):
+        return None
+    if end is not None and end > start:
+        cut = next((x for x, lr in pts if x > start and lr <= p["curves.decay_cut"] * at_start), end)
+        if cut - start < p["curves.decay_held_share"] * (end - start):
+            return None
+    return at_start, now
+
+
+def plateau_at_lr_collapse(lrs: list, start: float, end: float, params=None) -> bool | None:
+    """Did the loss level off where the schedule collapsed the LR? ``lrs``: ``(step, lr)`` in step
+    order (every point, or only the changes); ``start``/``end``: the loss plateau's first and last
+    step. True when the LR fell to ``curves.lr_collapse`` of its peak or below and stayed there, and
+    the plateau began no earlier than ``curves.decay_held_share`` of its length before that step (the
+    loss was still falling when the LR was taken away); False when it began earlier, under an LR not
+    yet collapsed (a floor reached first); None when the LR never collapsed."""
+    pts = [(x, lr) for x, lr in lrs if lr is not None and math.isfinite(lr)]
+    if not pts or end <= start:
+        return None
+    p = resolve(params)
+    floor = p["curves.lr_collapse"] * max(lr for _, lr in pts)
+    since = None            # the step from which the LR stays collapsed
+    for x, lr in pts:
+        if lr <= floor * (1 + 1e-9):      # StepLR's gamma=0.01 lands exactly on 1%
+            since = x if since is None else since
+        else:
+            since = None
+    if since is None or floor <= 0:
+        return None
+    return start >= since - p["curves.decay_held_share"] * (end - start)
 
 
 def _loss_scale(log, an: CurveAnalysis, params) -> None:

@@ -8,7 +8,8 @@ from traindx.probes.live.probe import Probe
 
 class Labels(Probe):
     source = "probe:labels"
-    facts = ("labels_constant", "batch_label_purity", "shuffle", "labels_match_inputs", "train_label_disagreement")
+    facts = ("labels_constant", "batch_label_purity", "shuffle", "labels_match_inputs", "train_label_disagreement",
+             "split_classes_apart")
     needs = frozenset({"batch", "loader"})
     schedule = ("label counts first 30 batches, every 100; nearest-neighbour checks (reading a set count of "
                 "examples, label_neighbours.max_*) only once armed or with the loss at chance")
@@ -16,7 +17,8 @@ class Labels(Probe):
                   "shuffle.sorted_purity", "shuffle.sorted_excess", "shuffle.sorted_runs", "shuffle.shuffled_excess",
                   "label_neighbours.related_z", "label_neighbours.unrelated_z", "label_neighbours.lift",
                   "label_neighbours.unrelated_items", "label_neighbours.min_examples", "label_neighbours.max_items",
-                  "label_neighbours.max_val", "label_neighbours.max_train", "data_sampling.safety_cap_s")
+                  "label_neighbours.max_val", "label_neighbours.max_train", "data_sampling.safety_cap_s",
+                  "labels.split_min_per_class")
 
     def findings(self, m, emit, params):
         if m._label_batches:
@@ -26,6 +28,13 @@ class Labels(Probe):
             pur = D.batch_label_purity(m._purities)
             emit("batch_label_purity", pur, f"the majority label fills {pur * 100:.0f}% of a batch on average"
                  if pur is not None else "")
+        if m._label_batches and m._val_label_batches:
+            unseen = D.split_classes_apart(dict(m._label_counts), dict(m._val_label_counts),
+                                               params["labels.split_min_per_class"])
+            emit("split_classes_apart", unseen,
+                 f"training labels {sorted(c for c, k in m._label_counts.items() if k)[:8]}, validation labels "
+                 f"{sorted(c for c, k in m._val_label_counts.items() if k)[:8]} ({sum(m._val_label_counts.values())} "
+                 f"counted): {unseen:.0%} of each part is in classes the other lacks" if unseen is not None else "")
         self._shuffle(m, emit, params)
         loaders = m._loaders
         if "train" in loaders and (m.armed or m._label_nn is not None or m._at_chance()):

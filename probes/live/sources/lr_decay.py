@@ -27,7 +27,7 @@ def _min_batches(P) -> int:
 
 class LrDecay(CostlyProbe):
     source = "probe:lr_decay"
-    facts = ("lr_decay_helps",)
+    facts = ("lr_decay_helps", "loss_stopped_at_lr_collapse")
     needs = frozenset({"model", "optimizer", "batch", "loss"})
     schedule = ("a plateau look every eighth of the run (paced by losses); on a plateau under a held LR, "
                 "the next 64 training batches, then copies at the next sampled step; 3 tests at most")
@@ -36,7 +36,8 @@ class LrDecay(CostlyProbe):
                   "lr_decay.val_helps", "lr_decay.within_noise", "curves.decay_held", "curves.decay_cut",
                   "monitor.curve_min_losses", "lr_decay.min_train_batches", "lr_decay.min_held_out_batches",
                   "lr_decay.first_look_losses", "lr_decay.look_min_gap_losses", "lr_decay.buffer_bytes",
-                  "lr_decay.val_batches", "lr_decay.val_buffer_bytes", "loss_tape.max_ops")
+                  "lr_decay.val_batches", "lr_decay.val_buffer_bytes", "loss_tape.max_ops",
+                  "curves.decay_held_share", "curves.lr_collapse")
 
     def __init__(self):
         self.state = None
@@ -48,6 +49,7 @@ class LrDecay(CostlyProbe):
         self.next_check = None     # the training loss of the next plateau look (lr_decay.first_look_losses first)
         self.target = None         # batches to keep (lr_decay.batches unless start() was given a count)
         self.seen = None           # the run's own decay through the plateau, when it has one
+        self.onset = None          # whether the plateau began where the LR collapsed (None: no collapse)
 
     @property
     def state(self):
@@ -95,6 +97,7 @@ class LrDecay(CostlyProbe):
         if m._attached:
             self.plateau_check(m, an)
         self.seen = self._decay_through_plateau(m, an)
+        self.onset = self._plateau_at_collapse(m, an)
 
     def _lr_held(self, m) -> bool:
         # against the peak, not the start: a warm-up then a decay is not a held LR
@@ -211,10 +214,28 @@ class LrDecay(CostlyProbe):
             return None
         from traindx.probes.readers.curves import decayed_through_plateau
 
-        cut = decayed_through_plateau(m._lr_changes, an.region.start, m.params)
+        cut = decayed_through_plateau(m._lr_changes, an.region.start, m.params, end=an.region.end)
         return None if cut is None else {"start": int(an.region.start), "lr_start": cut[0], "lr_now": cut[1]}
 
+    @staticmethod
+    def _plateau_at_collapse(m, an):
+        """``(answer, plateau start)`` of :func:`~traindx.probes.readers.curves.plateau_at_lr_collapse`,
+        or None (no plateau, or an LR that never collapsed)."""
+        if an is None or an.facts.get("loss_trend") != "plateaued" or an.region is None:
+            return None
+        from traindx.probes.readers.curves import plateau_at_lr_collapse
+
+        at = plateau_at_lr_collapse(m._lr_changes, an.region.start, an.region.end, m.params)
+        return None if at is None else (at, int(an.region.start))
+
     def findings(self, m, emit, params):
+        if self.onset is not None:
+            at, start = self.onset
+            emit("loss_stopped_at_lr_collapse", at,
+                 f"the loss levelled off at step {start}, as the schedule took the LR below "
+                 f"{params['curves.lr_collapse']:.0%} of its peak for the rest of the run" if at else
+                 f"the loss levelled off at step {start}, well before the schedule took the LR below "
+                 f"{params['curves.lr_collapse']:.0%} of its peak", at_step=start)
         # the run's own decay through the plateau is the stronger answer: the real run, over more
         # steps than the copies train
         seen = self.seen
