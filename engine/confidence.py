@@ -128,6 +128,16 @@ def expected_entropy(dist: Mapping[str, float], worlds: Mapping[str, list[tuple[
     return total
 
 
+def odds_factor(factors: Iterable[float], supporting_only: bool = False) -> float:
+    """How much evidence multiplied a cause's odds: the product of its likelihood ratios (with
+    ``supporting_only``, of those above 1: what speaks for the cause, leaving out what argues against)."""
+    out = 1.0
+    for f in factors:
+        if not supporting_only or f > 1:
+            out *= f
+    return out
+
+
 def contribution_text(lr: float) -> str:
     """How a likelihood ratio reads in a report: ×8.0 supports, ×0.10 argues against."""
     return f"×{lr:.2g}"

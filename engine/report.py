@@ -173,11 +173,7 @@ def _gaps(session: Session) -> list[dict]:
 
 def _support(cause: dict) -> float:
     """How much a cause's own evidence multiplied its odds: the product of its supporting factors."""
-    out = 1.0
-    for c in cause.get("contributions", ()):
-        if c["factor"] > 1:
-            out *= c["factor"]
-    return out
+    return cf.odds_factor((c["factor"] for c in cause.get("contributions", ())), supporting_only=True)
 
 
 def _status(session: Session, deferral, symptom, causes) -> tuple[str, dict | None]:
@@ -198,10 +194,7 @@ def _status(session: Session, deferral, symptom, causes) -> tuple[str, dict | No
 
 def _net_factor(cause: dict) -> float:
     """How much all of a cause's evidence, for and against, multiplied its odds."""
-    out = 1.0
-    for c in cause.get("contributions", ()):
-        out *= c["factor"]
-    return out
+    return cf.odds_factor(c["factor"] for c in cause.get("contributions", ()))
 
 
 def _decisive_over_healthy(session: Session, causes) -> bool:

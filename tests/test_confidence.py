@@ -67,3 +67,10 @@ def test_entropy_and_expected_entropy():
 def test_ranked_excludes_other():
     r = cf.ranked({"a": 0.2, cf.OTHER: 0.7, "b": 0.1})
     assert [h for h, _ in r] == ["a", "b"]
+
+
+def test_odds_factor_is_the_product_of_the_ratios_and_support_leaves_out_what_argues_against():
+    from traindx.engine.confidence import odds_factor
+    assert odds_factor([8.0, 0.5, 3.0]) == pytest.approx(12.0)
+    assert odds_factor([8.0, 0.5, 3.0], supporting_only=True) == pytest.approx(24.0)
+    assert odds_factor([]) == 1.0
