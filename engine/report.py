@@ -203,9 +203,13 @@ def _decisive_over_healthy(session: Session, causes) -> bool:
     as weights drawn far off their scale or a graph cut), and more than any other cause has: a
     healthy-looking curve does not show what the same run without that mechanism would have reached, so
     the cause is named though the uniform prior of a curve without a symptom keeps its posterior under
-    the diagnosed level. A warm-up's tiny first LR (argued against by the warm-up) decides nothing."""
+    the diagnosed level. A warm-up's tiny first LR (argued against by the warm-up) decides nothing, and
+    neither does evidence that is only what the user typed (a run they describe as fine, with an LR they
+    quote): the mechanism must be one the code, a log or a probe shows."""
     if not causes or _net_factor(causes[0]) < session.kb.param("confidence.healthy_override_support"):
         return False
+    if not any(e["effect"] == "supports" and e["source"].split(":", 1)[0] != "user" for e in causes[0]["evidence"]):
+        return False        # only the person's words: their healthy-looking run is not overruled by what they typed
     return len(causes) < 2 or _net_factor(causes[1]) < _net_factor(causes[0])
 
 

@@ -10,6 +10,7 @@ a cause it does not have (or its real cause was hidden behind a wrong one).
 """
 from __future__ import annotations
 
+import pytest
 from conftest import diagnose_json
 
 TREE = '''
@@ -184,3 +185,18 @@ def test_a_decisive_mechanism_in_the_script_is_named_over_a_healthy_looking_curv
 def test_a_mild_finding_over_a_healthy_curve_stays_healthy(tmp_path):
     rep = _finished(tmp_path, "0.05", "1e-2")
     assert rep["status"] == "healthy"
+
+
+@pytest.mark.parametrize("text", [
+    "is this normal? my validation loss stays below the training loss. I use early stopping, the lr is 8e-7",
+    "is it fine that val loss is lower than train loss? dropout 0.5, lr 5e-7, adam",
+])
+def test_a_run_the_user_calls_fine_is_not_overruled_by_an_lr_they_typed(text):
+    # the override names a mechanism the code, a log or a probe shows; a quoted LR alone is the person's words
+    from traindx.engine.api import Session
+    from traindx.engine.loader import load_kb
+    from traindx.engine.report import build_report
+    s = Session(load_kb(entry_point_packs=False))
+    s.add_complaint(text)
+    r = build_report(s)
+    assert r["status"] == "healthy"
