@@ -512,6 +512,9 @@ class Session:
             parts = list(text)
         else:
             parts = split_answer(str(text))
+            if all(self.kb.facts[f]["type"] in ("number", "integer") for f in facts):
+                # "loss 1.61, 5 classes", "train 0.99 val 0.55", "about 1.6": the words label the numbers
+                parts = [p for p in parts if any(ch.isdigit() for ch in p) or p.lower() in SKIP_WORDS] or parts
         if len(parts) > len(facts):
             raise InputError(f"expected at most {len(facts)} value(s): {', '.join(facts)}")
         previous = {f: self.base.get(f) for f in facts}
@@ -527,8 +530,8 @@ class Session:
                 # a symptom described in the user's own words ("it went down, then stopped") is read
                 # by the same understanding as the complaint
                 u = self.understand(part) if fname == "symptom" and isinstance(part, str) else None
-                if u is None or u.symptom is None:
-                    raise InputError(str(exc), hint=q.get("hint")) from None
+                if u is None or u.symptom is None:   # an enum's message already lists every choice
+                    raise InputError(str(exc), hint=None if fact["type"] == "enum" else q.get("hint")) from None
                 coerced.append((fname, u.symptom))
         for fname, v in coerced:
             added.append(self.add(fname, v, "user"))

@@ -331,8 +331,8 @@ class Engine:
         if q is None:
             return None
         out = {"id": q["id"], "text": q["text"], "hint": q.get("hint"), "why": q.get("why"), "facts": list(q["facts"])}
-        if q.get("choices"):
-            out["choices"] = list(q["choices"])
+        if q.get("choices") and all(session.kb.facts[f]["type"] in ("enum", "boolean") for f in q["facts"]):
+            out["choices"] = list(q["choices"])   # a closed set; a number's or a name's choices are only aliases
         out["answered_by"] = list(q.get("answered_by", []))
         return out
 

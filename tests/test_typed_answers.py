@@ -1,0 +1,107 @@
+"""Replies a person types at the interview's prompts: numbers with labels and units, a decimal comma,
+"none" for a weight decay, a loss or optimizer named as code writes it — read as meant, or refused
+with one clear line, never read as a different number."""
+
+import pytest
+
+from traindx.engine.api import Session
+from traindx.engine.errors import InputError
+
+
+def _session(kb):
+    s = Session(kb)
+    s.add_complaint("my network is not learning anything")
+    return s
+
+
+@pytest.mark.parametrize("typed, value", [("lr=0.002", 0.002), ("about 5e-5", 5e-5), ("0.02 (sgd)", 0.02)])
+def test_a_number_with_words_around_it_is_read(kb, typed, value):
+    s = _session(kb)
+    s.answer("learning_rate", typed)
+    assert s.value("learning_rate") == pytest.approx(value)
+
+
+def test_a_batch_size_with_its_unit(kb):
+    s = _session(kb)
+    s.answer("batch_size", "64 samples")
+    assert s.value("batch_size") == 64
+
+
+@pytest.mark.parametrize("typed", ["0,002", "2,5"])
+def test_a_decimal_comma_is_refused_not_read_as_another_number(kb, typed):
+    s = _session(kb)      # before: "0,002" became a learning rate of 2, "2,5" one of 25
+    with pytest.raises(InputError) as e:
+        s.answer("learning_rate", typed)
+    assert "point for decimals" in str(e.value)
+    assert s.value("learning_rate") is None
+
+
+def test_thousands_commas_still_read(kb):
+    s = _session(kb)
+    s.answer("batch_size", "2,048")
+    assert s.value("batch_size") == 2048
+
+
+def test_two_numbers_in_a_range_are_refused(kb):
+    s = _session(kb)
+    with pytest.raises(InputError):
+        s.answer("learning_rate", "1e-3 to 1e-4")
+
+
+@pytest.mark.parametrize("typed", ["none", "no"])
+def test_no_weight_decay_in_words(kb, typed):
+    s = _session(kb)
+    s.answer("weight_decay", typed)
+    assert s.value("weight_decay") == 0
+
+
+@pytest.mark.parametrize("typed", ["loss 0.69, 2 classes", "0.69 with 2 classes"])
+def test_labelled_numbers_for_a_two_number_question(kb, typed):
+    s = _session(kb)
+    s.answer("loss_value", typed)
+    assert s.value("current_loss") == pytest.approx(0.69) and s.value("num_classes") == 2
+
+
+def test_train_and_val_labelled(kb):
+    s = _session(kb)
+    s.answer("train_val_gap", "train 0.97 val 0.61")
+    assert s.value("train_accuracy") == pytest.approx(0.97) and s.value("val_accuracy") == pytest.approx(0.61)
+
+
+def test_words_alone_for_two_numbers_are_still_refused(kb):
+    s = _session(kb)
+    with pytest.raises(InputError):
+        s.answer("loss_value", "pretty high")
+    assert "loss_value" not in s.asked
+
+
+@pytest.mark.parametrize("typed, value", [("nn.MSELoss()", "mse"), ("BCEWithLogits", "bce_with_logits"),
+                                          ("torch.nn.CrossEntropyLoss", "cross_entropy")])
+def test_a_loss_named_as_code_writes_it(kb, typed, value):
+    s = _session(kb)
+    s.answer("loss_function", typed)
+    assert s.value("loss_function") == value
+
+
+@pytest.mark.parametrize("typed", ["torch.optim.Adam", "Adam()", "ADAM"])
+def test_an_optimizer_named_as_code_writes_it_counts_as_that_optimizer(kb, typed):
+    plain, written = _session(kb), _session(kb)
+    for s, name in ((plain, "adam"), (written, typed)):
+        s.answer("learning_rate", "3e-6")
+        s.answer("optimizer", name)
+    assert written.value("optimizer") == "adam"
+    assert written.leading(1) == plain.leading(1)    # before: "torch.optim.Adam" got the SGD rule's odds
+
+
+def test_an_unknown_optimizer_is_kept_as_typed(kb):
+    s = _session(kb)
+    s.answer("optimizer", "Lion")
+    assert s.value("optimizer") == "Lion"
+
+
+def test_a_wrong_choice_lists_the_choices_once(kb):
+    s = _session(kb)
+    with pytest.raises(InputError) as e:
+        s.answer("loss_function", "the usual one")
+    text = e.value.message + (e.value.hint or "")
+    assert text.count("bce_with_logits") == 1
