@@ -520,6 +520,9 @@ class Session:
         previous = {f: self.base.get(f) for f in facts}
         added = []
         coerced = []
+        still_open = [f for f in facts if self.value(f) is None]
+        if 0 < len(parts) == len(still_open) < len(facts):
+            facts = still_open    # "1.61" when the classes are already known: the value is the loss, in order
         for fname, part in zip(facts, parts):
             if isinstance(part, str) and part.strip().lower() in SKIP_WORDS:
                 continue

@@ -105,3 +105,22 @@ def test_a_wrong_choice_lists_the_choices_once(kb):
         s.answer("loss_function", "the usual one")
     text = e.value.message + (e.value.hint or "")
     assert text.count("bce_with_logits") == 1
+
+
+def test_one_value_for_a_two_value_question_fills_the_one_not_yet_known(kb):
+    s2 = _session(kb)
+    s2.add("current_loss", 1.2, "user")          # the loss is known, the classes are not
+    s2.answer("loss_value", "4")
+    assert s2.value("current_loss") == pytest.approx(1.2)     # before: 4 overwrote the loss
+    assert s2.value("num_classes") == 4
+
+
+def test_the_prompt_says_which_of_its_values_are_already_known(kb):
+    from types import SimpleNamespace
+    from traindx.engine.frontends.cli import Interview
+    s = _session(kb)
+    s.add("num_classes", 5, "user")
+    note = Interview(s, None, SimpleNamespace(ran_script=False))._known_note(kb.questions["loss_value"])
+    assert "num_classes = 5" in note
+    s.answer("loss_value", "1.6")
+    assert s.value("current_loss") == pytest.approx(1.6) and s.value("num_classes") == 5

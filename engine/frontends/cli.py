@@ -678,6 +678,7 @@ class Interview:
             useful = [c for c in s.candidates() if c.gain >= s.kb.param("engine.min_gain_bits")]
             total = n + max(0, min(len(useful) - 1, s.max_questions - len(s.asked) - 1))
             hint = f"   ({q['hint']})" if q.get("hint") else ""
+            hint += self._known_note(q)
             while True:
                 ans = self.ask(f"\n{n}/{max(total, n)}  {q['text']}{st(hint, dim=True)}").strip()
                 cmd = ans.lower()
@@ -705,6 +706,13 @@ class Interview:
                     continue
                 self.feedback(added)
                 break
+
+    def _known_note(self, q) -> str:
+        """For a question asking several values, the ones already known: only the rest need typing."""
+        known = [f"{f} = {_fmt(self.s.value(f))}" for f in q["facts"] if self.s.value(f) is not None]
+        if not known or len(known) == len(q["facts"]):
+            return ""
+        return f"   [known: {', '.join(known)}; type the rest]"
 
     def _probe_could_answer(self, q):
         return any(src.startswith("probe:") for src in q.get("answered_by", []))
