@@ -124,3 +124,12 @@ def test_the_prompt_says_which_of_its_values_are_already_known(kb):
     assert "num_classes = 5" in note
     s.answer("loss_value", "1.6")
     assert s.value("current_loss") == pytest.approx(1.6) and s.value("num_classes") == 5
+
+
+def test_mcp_lists_every_value_a_choice_question_takes_and_no_aliases_as_choices(kb):
+    from traindx.engine.frontends.mcp_server import Engine
+    s = _session(kb)
+    loss = Engine._question(s, kb.questions["loss_function"])
+    assert set(loss["choices"]) == set(kb.facts["loss_function"]["values"])   # before: "custom" was missing
+    assert "choices" not in Engine._question(s, kb.questions["weight_decay"])     # a number, not ["0"]
+    assert "choices" not in Engine._question(s, kb.questions["optimizer"])        # an open name
