@@ -133,3 +133,15 @@ def test_mcp_lists_every_value_a_choice_question_takes_and_no_aliases_as_choices
     assert set(loss["choices"]) == set(kb.facts["loss_function"]["values"])   # before: "custom" was missing
     assert "choices" not in Engine._question(s, kb.questions["weight_decay"])     # a number, not ["0"]
     assert "choices" not in Engine._question(s, kb.questions["optimizer"])        # an open name
+
+
+@pytest.mark.parametrize("typed", ["LR_TOO_LOW", "lr too low", "Lr-Too-Low", "root_cause:LR too low"])
+def test_explain_takes_an_id_as_a_person_types_it(kb, typed):
+    from traindx.engine.explain import explain
+    text = explain(kb, typed)            # before: "no root cause ... called 'LR_TOO_LOW'"
+    assert text is not None and text.startswith("lr_too_low")
+
+
+def test_explain_still_refuses_what_is_not_there(kb):
+    from traindx.engine.explain import explain
+    assert explain(kb, "too low") is None
