@@ -506,24 +506,14 @@ class Session:
             self.skip(qid)
             return []
         facts = q["facts"]
-        if len(facts) == 1:
-            parts = [text]
-        elif isinstance(text, (list, tuple)):
-            parts = list(text)
-        else:
-            parts = split_answer(str(text))
-            if all(self.kb.facts[f]["type"] in ("number", "integer") for f in facts):
-                # "loss 1.61, 5 classes", "train 0.99 val 0.55", "about 1.6": the words label the numbers
-                parts = [p for p in parts if any(ch.isdigit() for ch in p) or p.lower() in SKIP_WORDS] or parts
+        parts = _answer_parts(self.kb, facts, text)
         if len(parts) > len(facts):
             raise InputError(f"expected at most {len(facts)} value(s): {', '.join(facts)}")
         previous = {f: self.base.get(f) for f in facts}
         added = []
         coerced = []
         still_open = [f for f in facts if self.value(f) is None]
-        if 0 < len(parts) == len(still_open) < len(facts):
-            facts = still_open    # "1.61" when the classes are already known: the value is the loss, in order
-        for fname, part in zip(facts, parts):
+        for fname, part in zip(still_open if 0 < len(parts) == len(still_open) < len(facts) else facts, parts):
             if isinstance(part, str) and part.strip().lower() in SKIP_WORDS:
                 continue
             fact = self.kb.facts[fname]
@@ -599,6 +589,20 @@ def _named_symptom(text: str, symptoms: dict) -> str | None:
             if not re.search(r"\b(?:not|no|isn't|n't)\s+(?:an?\s+)?" + re.escape(sid.replace("_", " ")), low):
                 return sid
     return None
+
+
+def _answer_parts(kb, facts: list, text) -> list:
+    """What was typed for each of a question's facts, in order. For a question of numbers only, words
+    label the numbers and are dropped ("loss 1.61, 5 classes", "train 0.99 val 0.55", "about 1.6").
+    Fewer parts than facts fill the facts still open, in order ("1.61" when the classes are known)."""
+    if len(facts) == 1:
+        return [text]
+    if isinstance(text, (list, tuple)):
+        return list(text)
+    parts = split_answer(str(text))
+    if all(kb.facts[f]["type"] in ("number", "integer") for f in facts):
+        parts = [p for p in parts if any(ch.isdigit() for ch in p) or p.lower() in SKIP_WORDS] or parts
+    return parts
 
 
 def split_answer(text: str) -> list[str]:

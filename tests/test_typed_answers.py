@@ -145,3 +145,28 @@ def test_explain_takes_an_id_as_a_person_types_it(kb, typed):
 def test_explain_still_refuses_what_is_not_there(kb):
     from traindx.engine.explain import explain
     assert explain(kb, "too low") is None
+
+
+def test_resume_does_not_read_back_again_or_re_offer_the_script(kb, tmp_path, monkeypatch):
+    """Confirm the read-back, decline the script offer, quit at the first question; --resume goes on
+    from that question (before: it read the words back and offered the script run again)."""
+    from types import SimpleNamespace
+    from traindx.engine.frontends import cli
+    monkeypatch.chdir(tmp_path)
+    s = _session(kb)
+    s.add_complaint("val loss climbs after epoch 5 while train loss keeps falling, adam 1e-3")
+    first = cli.Interview(s, lambda text, **kw: text, SimpleNamespace(ran_script=False))
+    typed = iter(["", "skip", "quit"])
+    prompts = []
+    monkeypatch.setattr(cli.Interview, "ask", lambda self, p: prompts.append(p) or next(typed))
+    with pytest.raises(KeyboardInterrupt):
+        first.run()
+    assert any("Right?" in p for p in prompts) and any("[path/skip]" in p for p in prompts)
+    cli._save_session(s, first.done)
+
+    again, done = cli._open_session(kb, True, set())
+    prompts.clear()
+    typed = iter(["quit"])
+    with pytest.raises(KeyboardInterrupt):
+        cli.Interview(again, lambda text, **kw: text, SimpleNamespace(ran_script=False), done=done).run()
+    assert len(prompts) == 1 and "Right?" not in prompts[0] and "[path/skip]" not in prompts[0]
