@@ -104,21 +104,15 @@ class Session:
         """Put one fact in working memory (validated and coerced to its declared type)."""
         if name in self.kb.questions and name not in self.kb.facts:
             q = self.kb.questions[name]
-            if isinstance(value, (list, tuple)) and len(q["facts"]) > 1:
-                vals = list(value)
-            elif isinstance(value, str) and len(q["facts"]) > 1:
-                vals = split_answer(value)
-            else:
-                vals = [value]
             last = None
-            for fname, v in zip(q["facts"], vals):
+            for fname, v in zip(q["facts"], _answer_parts(self.kb, q["facts"], value)):
                 last = self.add(fname, v, source, detail, from_text=from_text)
             return last
         fact = self.kb.facts.get(name)
         if fact is None:
             raise InputError(f"unknown fact {name!r}", hint="see 'traindx explain' or kb/facts.yaml for the vocabulary")
-        try:
-            v = coerce(fact, value, from_text=from_text)
+        try:     # typed text reads as at the question's prompt ("none" for a weight decay)
+            v = coerce(fact, value, from_text=from_text, choices=_choices_for(self.kb, name) if from_text else None)
         except ValueProblem as exc:
             raise InputError(str(exc)) from None
         kind = source.split(":", 1)[0]
@@ -589,6 +583,11 @@ def _named_symptom(text: str, symptoms: dict) -> str | None:
             if not re.search(r"\b(?:not|no|isn't|n't)\s+(?:an?\s+)?" + re.escape(sid.replace("_", " ")), low):
                 return sid
     return None
+
+
+def _choices_for(kb, fact: str) -> dict | None:
+    """The choice words of the question that asks for ``fact`` alone, if any."""
+    return next((q["choices"] for q in kb.questions.values() if q["facts"] == [fact] and q.get("choices")), None)
 
 
 def _answer_parts(kb, facts: list, text) -> list:

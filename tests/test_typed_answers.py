@@ -170,3 +170,12 @@ def test_resume_does_not_read_back_again_or_re_offer_the_script(kb, tmp_path, mo
     with pytest.raises(KeyboardInterrupt):
         cli.Interview(again, lambda text, **kw: text, SimpleNamespace(ran_script=False), done=done).run()
     assert len(prompts) == 1 and "Right?" not in prompts[0] and "[path/skip]" not in prompts[0]
+
+
+def test_an_answers_file_reads_values_as_the_prompt_does(kb):
+    s = _session(kb)
+    s.add_answers({"weight_decay": "none", "optimizer": "torch.optim.SGD", "loss_value": "loss 2.3, 10 classes",
+                   "learning_rate": "lr=0.05"})
+    assert s.value("weight_decay") == 0 and s.value("optimizer") == "sgd"      # before: refused / kept verbatim
+    assert s.value("current_loss") == pytest.approx(2.3) and s.value("num_classes") == 10
+    assert s.value("learning_rate") == pytest.approx(0.05)
