@@ -104,21 +104,15 @@ class Session:
         """Put one fact in working memory (validated and coerced to its declared type)."""
         if name in self.kb.questions and name not in self.kb.facts:
             q = self.kb.questions[name]
-            if isinstance(value, (list, tuple)) and len(q["facts"]) > 1:
-                vals = list(value)
-            elif isinstance(value, str) and len(q["facts"]) > 1:
-                vals = split_answer(value)
-            else:
-                vals = [value]
             last = None
-            for fname, v in zip(q["facts"], vals):
+            for fname, v in zip(q["facts"], _answer_parts(self.kb, q["facts"], value)):
                 last = self.add(fname, v, source, detail, from_text=from_text)
             return last
         fact = self.kb.facts.get(name)
         if fact is None:
             raise InputError(f"unknown fact {name!r}", hint="see 'traindx explain' or kb/facts.yaml for the vocabulary")
-        try:
-            v = coerce(fact, value, from_text=from_text)
+        try:     # typed text reads as at the question's prompt ("none" for a weight decay)
+            v = coerce(fact, value, from_text=from_text, choices=_choices_for(self.kb, name) if from_text else None)
         except ValueProblem as exc:
             raise InputError(str(exc)) from None
         kind = source.split(":", 1)[0]
@@ -506,18 +500,14 @@ class Session:
             self.skip(qid)
             return []
         facts = q["facts"]
-        if len(facts) == 1:
-            parts = [text]
-        elif isinstance(text, (list, tuple)):
-            parts = list(text)
-        else:
-            parts = split_answer(str(text))
+        parts = _answer_parts(self.kb, facts, text)
         if len(parts) > len(facts):
             raise InputError(f"expected at most {len(facts)} value(s): {', '.join(facts)}")
         previous = {f: self.base.get(f) for f in facts}
         added = []
         coerced = []
-        for fname, part in zip(facts, parts):
+        still_open = [f for f in facts if self.value(f) is None]
+        for fname, part in zip(still_open if 0 < len(parts) == len(still_open) < len(facts) else facts, parts):
             if isinstance(part, str) and part.strip().lower() in SKIP_WORDS:
                 continue
             fact = self.kb.facts[fname]
@@ -527,8 +517,8 @@ class Session:
                 # a symptom described in the user's own words ("it went down, then stopped") is read
                 # by the same understanding as the complaint
                 u = self.understand(part) if fname == "symptom" and isinstance(part, str) else None
-                if u is None or u.symptom is None:
-                    raise InputError(str(exc), hint=q.get("hint")) from None
+                if u is None or u.symptom is None:   # an enum's message already lists every choice
+                    raise InputError(str(exc), hint=None if fact["type"] == "enum" else q.get("hint")) from None
                 coerced.append((fname, u.symptom))
         for fname, v in coerced:
             added.append(self.add(fname, v, "user"))
@@ -593,6 +583,25 @@ def _named_symptom(text: str, symptoms: dict) -> str | None:
             if not re.search(r"\b(?:not|no|isn't|n't)\s+(?:an?\s+)?" + re.escape(sid.replace("_", " ")), low):
                 return sid
     return None
+
+
+def _choices_for(kb, fact: str) -> dict | None:
+    """The choice words of the question that asks for ``fact`` alone, if any."""
+    return next((q["choices"] for q in kb.questions.values() if q["facts"] == [fact] and q.get("choices")), None)
+
+
+def _answer_parts(kb, facts: list, text) -> list:
+    """What was typed for each of a question's facts, in order. For a question of numbers only, words
+    label the numbers and are dropped ("loss 1.61, 5 classes", "train 0.99 val 0.55", "about 1.6").
+    Fewer parts than facts fill the facts still open, in order ("1.61" when the classes are known)."""
+    if len(facts) == 1:
+        return [text]
+    if isinstance(text, (list, tuple)):
+        return list(text)
+    parts = split_answer(str(text))
+    if all(kb.facts[f]["type"] in ("number", "integer") for f in facts):
+        parts = [p for p in parts if any(ch.isdigit() for ch in p) or p.lower() in SKIP_WORDS] or parts
+    return parts
 
 
 def split_answer(text: str) -> list[str]:

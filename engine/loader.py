@@ -134,7 +134,14 @@ class KnowledgeBase:
         kind_hint = None
         if ":" in ident and not ident.startswith(("probe:", "code:", "config:", "log:")):
             kind_hint, ident = ident.split(":", 1)
-        ident = self.aliases.get(ident, ident)
+        plain = str(ident).strip().lower()   # "LR_TOO_LOW", "lr too low", "lr-too-low" as typed
+        for name in dict.fromkeys([ident, plain, re.sub(r"[\s-]+", "_", plain), re.sub(r"[\s_]+", "-", plain)]):
+            found = self._lookup_exact(self.aliases.get(name, name), kind_hint)
+            if found is not None:
+                return found
+        return None
+
+    def _lookup_exact(self, ident: str, kind_hint: str | None):
         tables = [("root_cause", self.root_causes), ("symptom", self.symptoms), ("question", self.questions),
                   ("rule", self.rules), ("fix", self.fixes), ("fact", self.facts), ("misdiagnosis", self.misdiagnoses),
                   ("pressure", self.pressure), ("deferral", self.deferrals), ("source", self.sources),

@@ -38,6 +38,8 @@ def coerce(fact: dict, value, *, from_text: bool = False, choices: dict | None =
     ftype = fact["type"]
     if isinstance(value, str) and from_text:
         value = value.strip()
+        if ftype in ("number", "integer"):
+            value = _sole_number(value)
     to_type = _COERCERS.get(ftype)
     if to_type is None:
         raise ValueProblem(f"unknown type {ftype!r} for {fact['id']}")
@@ -50,9 +52,12 @@ def coerce(fact: dict, value, *, from_text: bool = False, choices: dict | None =
 
 
 def _as_number(fact: dict, value, choices):
-    """A number or integer fact: a percent given for a 0..1 fact is scaled, the range is checked."""
+    """A number or integer fact: one of the question's choice words ("none" -> 0 for a weight decay)
+    or a number; a percent given for a 0..1 fact is scaled, the range is checked."""
     name = fact["id"]
-    v = _number(value, name)
+    v = _chosen_number(value, choices)
+    if v is None:
+        v = _number(value, name)
     lo, hi = fact.get("min"), fact.get("max")
     if hi == 1 and lo == 0 and v > 1 and v <= 100 and _looks_percent(value, v):
         v = v / 100.0
@@ -95,10 +100,21 @@ def _as_enum(fact: dict, value, choices):
             return v
     if text.isdigit() and 1 <= int(text) <= len(values):
         return values[int(text) - 1]
+    named = _bare_name(value)      # "nn.CrossEntropyLoss()", "BCEWithLogits": the class or function named
+    for v, words in [(v, [v]) for v in values] + list((choices or {}).items()):
+        if named and named in [_bare_name(w) for w in [v, *words]]:
+            return v
     prefix = [v for v in values if v.startswith(text)] if text else []
     if len(prefix) == 1:
         return prefix[0]
     raise ValueProblem(f"{fact['id']} is one of: {', '.join(values)}")
+
+
+def _bare_name(text) -> str:
+    """A name as code writes it, compared without module path, call brackets, case or separators:
+    "torch.nn.CrossEntropyLoss()" -> "crossentropyloss", "bce_with_logits" -> "bcewithlogits"."""
+    text = re.sub(r"\(.*\)\s*$", "", str(text).strip()).rsplit(".", 1)[-1]
+    return re.sub(r"[\s_-]", "", text.lower())
 
 
 def _as_list(fact: dict, value, choices):
@@ -112,16 +128,47 @@ def _as_list(fact: dict, value, choices):
 
 
 def _as_string(fact: dict, value, choices):
-    """A text fact: stripped text; a bool as "true"/"false"; a mapping or list is refused."""
+    """A text fact: one of the question's choices when the text names it, else stripped text; a bool as
+    "true"/"false"; a mapping or list is refused."""
     if isinstance(value, (dict, list)):
         raise ValueProblem(f"{fact['id']} is text, got {type(value).__name__}")
     if isinstance(value, str):
+        named = _bare_name(value)     # a known name as code writes it: "torch.optim.Adam()" -> adam
+        for v, words in (choices or {}).items():
+            if named and named in [_bare_name(w) for w in [v, *words]]:
+                return v
         return value.strip()
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 _COERCERS = {"number": _as_number, "integer": _as_number, "boolean": _as_boolean, "enum": _as_enum,
              "list": _as_list, "string": _as_string}
+
+
+#: One number as a person types it (digits with an optional point, exponent, percent sign, or comma
+#: thousands groups), not part of a word ("adamw", "l2"); used to find the value in "lr=3e-4".
+_NUMBER_IN_TEXT = re.compile(r"(?<![\w.])[-+]?(?:" + THOUSANDS_GROUPED + r"|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?%?(?![\w.])",
+                             re.IGNORECASE)
+
+
+def _chosen_number(value, choices):
+    """The number a question's choice word stands for ("none" -> 0), or None."""
+    if not isinstance(value, str) or not choices:
+        return None
+    text = value.strip().lower()
+    for v, words in choices.items():
+        if text in [w.lower() for w in words]:
+            return _number(v, "choice")
+    return None
+
+
+def _sole_number(value):
+    """The one number in typed text that carries words around it ("lr=0.001", "about 1.6", "32 images",
+    "5e-4 (adamw)"); text with no number or several ("1e-3 to 1e-4") is returned unchanged, to be refused."""
+    if not isinstance(value, str):
+        return value
+    found = _NUMBER_IN_TEXT.findall(value)
+    return found[0] if len(found) == 1 else value
 
 
 def _looks_percent(raw, v) -> bool:
@@ -136,8 +183,12 @@ def _number(value, name):
         if isinstance(v, int) and abs(v) > sys.float_info.max:
             v = math.inf if v > 0 else -math.inf       # past float range, as the text "1e400" reads
     else:
-        text = str(value).strip().lower().replace("_", "").replace(",", "")
-        text = text.rstrip("%").strip()
+        text = str(value).strip().lower().replace("_", "").rstrip("%").strip()
+        if "," in text:
+            if not re.fullmatch(r"[-+]?" + THOUSANDS_GROUPED, text) or re.match(r"[-+]?0", text):
+                raise ValueProblem(f"{name} is a number written with a point for decimals (0.001, not 0,001), "
+                                   f"got {value!r}")
+            text = text.replace(",", "")
         if text in ("nan", "inf", "+inf", "-inf", "infinity"):
             v = float(text.replace("infinity", "inf"))
         else:

@@ -176,7 +176,7 @@ def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answ
     available = set()
     if script or setup:
         available |= {s for s in kb.sources if s.startswith("probe:")}
-    session = _open_session(kb, resume, available)
+    session, done = _open_session(kb, resume, available)
     gather = Gatherer(session, st, quiet=not interactive)
     complaint = _piped_complaint(complaint, kb, not (script or logs or codes or configs or setup or answers
                                                      or resume))
@@ -184,10 +184,11 @@ def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answ
                                 max_steps, timeout, column_map, script_args, started)
     if interactive:
         with StopSignals() as stop:
+            interview = Interview(session, st, gather, stop, done=done)
             try:
-                Interview(session, st, gather, stop).run()
+                interview.run()
             except (KeyboardInterrupt, EOFError, click.exceptions.Abort):
-                _save_session(session)
+                _save_session(session, interview.done)
                 sys.exit(0)
     report = session.report()
     _add_patch(report, session, [script] if script else list(codes), OPTIONS["patch"])
@@ -196,10 +197,11 @@ def _diagnose_with(started, script, logs, codes, configs, setup, complaint, answ
 
 
 def _open_session(kb, resume, available):
-    """A new session, or the saved one (``--resume``); a damaged save is one line."""
+    """A new session, or the saved one (``--resume``), with the interview's steps already done there
+    (the read-back confirmed, the script offer answered); a damaged save is one line."""
     from ..api import Session
     if not resume:
-        return Session(kb, available_sources=available)
+        return Session(kb, available_sources=available), set()
     from .. import bounded
     if not os.path.exists(SESSION_FILE):
         raise InputError("no saved session to resume", SESSION_FILE)
@@ -207,7 +209,8 @@ def _open_session(kb, resume, available):
     state = bounded.loads_json(bounded.read_text(SESSION_FILE, lim.max_file_bytes, "saved session"),
                                SESSION_FILE, lim, prefix="saved session is damaged")
     try:
-        return Session.from_state(kb, state, available_sources=available)
+        done = {str(step) for step in state.get("interview", [])}
+        return Session.from_state(kb, state, available_sources=available), done
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise InputError(f"saved session is damaged ({type(exc).__name__}: {exc})", SESSION_FILE,
                          hint="start again without --resume") from None
@@ -401,11 +404,12 @@ def read_answer(prompt: str) -> str:
     return line.rstrip("\r\n")
 
 
-def _save_session(session):
-    """Save the interview for ``--resume`` (atomically: a second signal cannot leave half a file)."""
+def _save_session(session, done=()):
+    """Save the interview for ``--resume`` (atomically: a second signal cannot leave half a file), with
+    the interview's steps ``done`` so that a resumed one does not ask them again."""
     tmp = SESSION_FILE + ".tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(session.to_state(), fh, indent=1)
+        json.dump({**session.to_state(), "interview": sorted(done)}, fh, indent=1)
     os.replace(tmp, SESSION_FILE)
     try:   # the terminal may be gone (SIGHUP): the file is what matters
         click.echo("")
@@ -629,11 +633,12 @@ class Interview:
 
     HELP = "Answer the question, or: why · how · skip · back · quit"
 
-    def __init__(self, session, st, gather, stop=None):
+    def __init__(self, session, st, gather, stop=None, done=()):
         self.s = session
         self.st = st
         self.gather = gather
-        self.offered_script = gather.ran_script
+        self.done = set(done)     # steps taken before a --resume: "read_back" (confirmed), "script_offer"
+        self.offered_script = gather.ran_script or "script_offer" in self.done
         self.stop = stop if stop is not None else StopSignals()   # not entered: signals act as Python's default
 
     def ask(self, prompt):
@@ -672,12 +677,14 @@ class Interview:
                 break
             if not self.offered_script and self._probe_could_answer(q):
                 self.offered_script = True
+                self.done.add("script_offer")
                 if self.offer_script(q):
                     continue
             n += 1
             useful = [c for c in s.candidates() if c.gain >= s.kb.param("engine.min_gain_bits")]
             total = n + max(0, min(len(useful) - 1, s.max_questions - len(s.asked) - 1))
             hint = f"   ({q['hint']})" if q.get("hint") else ""
+            hint += self._known_note(q)
             while True:
                 ans = self.ask(f"\n{n}/{max(total, n)}  {q['text']}{st(hint, dim=True)}").strip()
                 cmd = ans.lower()
@@ -705,6 +712,13 @@ class Interview:
                     continue
                 self.feedback(added)
                 break
+
+    def _known_note(self, q) -> str:
+        """For a question asking several values, the ones already known: only the rest need typing."""
+        known = [f"{f} = {_fmt(self.s.value(f))}" for f in q["facts"] if self.s.value(f) is not None]
+        if not known or len(known) == len(q["facts"]):
+            return ""
+        return f"   [known: {', '.join(known)}; type the rest]"
 
     def _probe_could_answer(self, q):
         return any(src.startswith("probe:") for src in q.get("answered_by", []))
@@ -756,7 +770,7 @@ class Interview:
         from, and each fact — and take one line of corrections at a time ("lr 3e-3", "it's a
         plateau", "not using AMP"), read by the same understanding, until the user confirms."""
         s, st = self.s, self.st
-        if s.asked or s.skipped or not understood_lines(s):     # resumed, or nothing read
+        if "read_back" in self.done or s.asked or s.skipped or not understood_lines(s):   # resumed, or nothing read
             return
         click.echo("")
         for line in understood_lines(s):
@@ -765,6 +779,7 @@ class Interview:
             ans = self.ask('Right? [Enter = yes, or correct it, e.g. "lr 3e-3"]').strip()
             cmd = ans.lower().rstrip(".!")
             if cmd in self.CONFIRM:
+                self.done.add("read_back")
                 return
             if cmd in ("quit", "q", "exit"):
                 raise KeyboardInterrupt

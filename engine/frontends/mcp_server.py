@@ -331,8 +331,11 @@ class Engine:
         if q is None:
             return None
         out = {"id": q["id"], "text": q["text"], "hint": q.get("hint"), "why": q.get("why"), "facts": list(q["facts"])}
-        if q.get("choices"):
-            out["choices"] = list(q["choices"])
+        kinds = {session.kb.facts[f]["type"] for f in q["facts"]}
+        if kinds == {"enum"}:       # the whole closed set, not only the values that have alias words
+            out["choices"] = [v for f in q["facts"] for v in session.kb.facts[f]["values"]]
+        elif q.get("choices") and kinds == {"boolean"}:
+            out["choices"] = list(q["choices"])   # a number's or a name's choices are only aliases
         out["answered_by"] = list(q.get("answered_by", []))
         return out
 
