@@ -135,3 +135,13 @@ def test_a_list_of_each_optimizers_default_is_not_the_runs_learning_rate(lang):
 def test_an_optimizer_with_its_learning_rate_is_still_read(lang):
     facts = stated_facts(understand("I train with Adam 3e-4 and the loss stays flat", lang))
     assert facts.get("learning_rate") == pytest.approx(0.0003), facts
+
+
+@pytest.mark.parametrize("text", [
+    "the curves split after a few epochs; bs=64, adamw at 3e-4",
+    "batch 128, sgd with 0.05 and momentum 0.9, the loss jumps around",
+])
+def test_an_optimizer_with_its_learning_rate_after_another_setting_is_still_read(lang, text):
+    # the defaults-list guard looks at a value written bare or with "=" only; "at"/"with" tell the run's own
+    facts = stated_facts(understand(text, lang))
+    assert facts.get("learning_rate") in (pytest.approx(3e-4), pytest.approx(0.05)), facts
