@@ -1403,10 +1403,9 @@ def _analyze_lr(log, out: _Out) -> None:
             f"{_fmt(last)} now: x{_fmt(ratio)}")
     _lr_rising(fin, out, x0, x1)
     collapse = out.p["curves.lr_collapse"]
-    # at or below the cut is collapsed (StepLR's gamma=0.01 lands exactly on 1%)
-    above = [i for i, p in enumerate(fin) if p.hi > collapse * ref * (1 + 1e-9)]
-    if above and above[-1] < len(fin) - 1:
-        xc = fin[above[-1] + 1].x0
+    k = collapsed_from([p.hi for p in fin], collapse * ref)
+    if k:
+        xc = fin[k].x0
         frac = min(1.0, max(0.0, (xc - x0) / span))
         out.add("lr_collapse_fraction", frac, xc, x1,
                 f"the learning rate is at or below {collapse:.0%} of {_fmt(ref)} from {log.x_label} {_fx(xc)} on, "
@@ -1497,15 +1496,25 @@ def plateau_at_lr_collapse(lrs: list, start: float, end: float, params=None) -> 
         return None
     p = resolve(params)
     floor = p["curves.lr_collapse"] * max(lr for _, lr in pts)
-    since = None            # the step from which the LR stays collapsed
-    for x, lr in pts:
-        if lr <= floor * (1 + 1e-9):      # StepLR's gamma=0.01 lands exactly on 1%
-            since = x if since is None else since
-        else:
-            since = None
-    if since is None or floor <= 0:
+    k = collapsed_from([lr for _, lr in pts], floor)
+    if k is None or floor <= 0:
         return None
-    return start >= since - p["curves.decay_held_share"] * (end - start)
+    return start >= pts[k][0] - p["curves.decay_held_share"] * (end - start)
+
+
+#: "at or below the cut" allows the float error of a product that lands exactly on it (StepLR's
+#: gamma=0.01 gives 1% of the LR, the usual collapse cut): a rounding tolerance, not a threshold
+_ON_THE_CUT = 1e-9
+
+
+def collapsed_from(lrs: list[float], cut: float) -> int | None:
+    """The index from which every LR in ``lrs`` stays at or below ``cut`` (0: all of them); None when
+    the last one is above it. One reading of "the schedule collapsed the LR for good" for the curve
+    reader (a logged LR), the live LR-decay probe and the code reader (a stock scheduler's course)."""
+    above = [i for i, lr in enumerate(lrs) if lr > cut * (1 + _ON_THE_CUT)]
+    if not above:
+        return 0
+    return above[-1] + 1 if above[-1] < len(lrs) - 1 else None
 
 
 def _loss_scale(log, an: CurveAnalysis, params) -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 
+from traindx.probes.readers.curves import collapsed_from
+
 from ..values import Const, ListVal
 
 #: each scheduler's arguments after the optimizer, in torch's order (positional or by keyword)
@@ -70,8 +72,6 @@ def trajectory(kind: str, numbers: dict, steps: int, lr0: float | None) -> list[
 
 
 def collapse_point(lrs: list[float], cut: float) -> int | None:
-    """The first period from which the LR stays at or below ``cut`` of its start; None when it never does."""
-    above = [i for i, m in enumerate(lrs) if m > cut * (1 + 1e-9)]
-    if not above:
-        return 0
-    return above[-1] + 1 if above[-1] < len(lrs) - 1 else None
+    """The first period from which the LR stays at or below ``cut`` of its start; None when it never does
+    (the curve reader's reading of a logged LR, :func:`~traindx.probes.readers.curves.collapsed_from`)."""
+    return collapsed_from(lrs, cut)
