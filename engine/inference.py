@@ -483,7 +483,9 @@ class Session:
 
     def next_question(self) -> dict | None:
         """The question that best separates the leading hypotheses, or None when done."""
-        if len(self.asked) >= self.max_questions or (self.symptom() is not None and self.decided()):
+        # a skipped question spends the budget too: a user who does not know ends the interview sooner
+        if len(self.asked) + len(self.skipped) >= self.max_questions or (
+                self.symptom() is not None and self.decided()):
             return None
         cands = self.candidates()
         if not cands:
@@ -494,7 +496,9 @@ class Session:
         return best.question
 
     def answer(self, qid: str, text) -> list[Fact]:
-        """Answer question ``qid`` with what the user typed; raise InputError with a re-ask hint."""
+        """Answer question ``qid`` with what the user typed; raise InputError with a re-ask hint.
+        Other facts the same words state ("adam with lr 3e-4" to "Which optimizer?") are taken too
+        where still open; an answer that states only other facts ("lr 3e-4") leaves the question open."""
         q = self.kb.questions[qid]
         if isinstance(text, str) and text.strip().lower() in SKIP_WORDS:
             self.skip(qid)
@@ -503,27 +507,24 @@ class Session:
         parts = _answer_parts(self.kb, facts, text)
         if len(parts) > len(facts):
             raise InputError(f"expected at most {len(facts)} value(s): {', '.join(facts)}")
-        previous = {f: self.base.get(f) for f in facts}
-        added = []
-        coerced = []
+        coerced, also = [], []
         still_open = [f for f in facts if self.value(f) is None]
         for fname, part in zip(still_open if 0 < len(parts) == len(still_open) < len(facts) else facts, parts):
             if isinstance(part, str) and part.strip().lower() in SKIP_WORDS:
                 continue
-            fact = self.kb.facts[fname]
+            value, others = _typed_value(self, q, fname, part, whole=len(facts) == 1)
+            if value is not _STILL_OPEN:
+                coerced.append((fname, value))
+            also.extend(r for r in others if r.fact not in facts and self.value(r.fact) is None)
+        previous = {f: self.base.get(f) for f in [*facts, *(r.fact for r in also)]}
+        added = [self.add(fname, v, "user") for fname, v in coerced]
+        for r in also:
             try:
-                coerced.append((fname, coerce(fact, part, from_text=isinstance(part, str), choices=q.get("choices"))))
-            except ValueProblem as exc:
-                # a symptom described in the user's own words ("it went down, then stopped") is read
-                # by the same understanding as the complaint
-                u = self.understand(part) if fname == "symptom" and isinstance(part, str) else None
-                if u is None or u.symptom is None:   # an enum's message already lists every choice
-                    raise InputError(str(exc), hint=None if fact["type"] == "enum" else q.get("hint")) from None
-                coerced.append((fname, u.symptom))
-        for fname, v in coerced:
-            added.append(self.add(fname, v, "user"))
+                added.append(self.add(r.fact, r.value, "user", _from_words(r.phrase)))
+            except InputError:   # a value the fact's range refuses: the words misread, not taken
+                pass
         self.history.append((qid, previous))
-        if qid not in self.asked:
+        if (coerced or not also) and qid not in self.asked:
             self.asked.append(qid)
         return added
 
@@ -568,6 +569,37 @@ class Session:
         s.skipped = list(state.get("skipped", []))
         s.conflicts = list(state.get("conflicts", []))
         return s
+
+
+_STILL_OPEN = object()   # an answer that gave other facts, not the one asked
+
+
+def _typed_value(session: Session, q: dict, fname: str, part, *, whole: bool):
+    """The value typed for ``fname`` and the readings of other facts in the same words (``whole``: the
+    answer is the whole text of a one-fact question). A name fact (``is_name``: an optimizer, a
+    scheduler) takes the name the understanding reads ("torch.optim.SGD, lr 0.1" -> sgd); a value
+    that does not fit ("3e-4" is no optimizer name), but states other
+    facts, leaves the question open (_STILL_OPEN); otherwise InputError says what would fit."""
+    fact = session.kb.facts[fname]
+    text = isinstance(part, str)
+    u = session.understand(part) if text and whole else None
+    read = [r.value for r in (u.facts if u else []) if r.fact == fname]
+    others = [r for r in (u.facts if u else []) if r.fact != fname]
+    try:
+        value = coerce(fact, part, from_text=text, choices=q.get("choices"))
+    except ValueProblem as exc:
+        if fname == "symptom" and text:   # a symptom in the user's own words ("it went down, then stopped")
+            said = session.understand(part)
+            if said is not None and said.symptom is not None:
+                return said.symptom, []
+        if others:
+            return _STILL_OPEN, others
+        raise InputError(str(exc), hint=None if fact["type"] == "enum" else q.get("hint")) from None
+    if not (fact.get("is_name") and text) or value in (q.get("choices") or {}):
+        return value, others
+    if read:
+        return read[0], others
+    return (_STILL_OPEN if others else value), others   # "lr 3e-4" to "Which optimizer?" names none
 
 
 def _from_words(phrase) -> str | None:

@@ -133,6 +133,8 @@ def _as_string(fact: dict, value, choices):
     if isinstance(value, (dict, list)):
         raise ValueProblem(f"{fact['id']} is text, got {type(value).__name__}")
     if isinstance(value, str):
+        if fact.get("is_name") and not re.search(r"[^\W\d_]", _NUMBER_IN_TEXT.sub("", value)):
+            raise ValueProblem(f"{fact['id']} is a name, got {value.strip()!r}")   # "3e-4" names no optimizer
         named = _bare_name(value)     # a known name as code writes it: "torch.optim.Adam()" -> adam
         for v, words in (choices or {}).items():
             if named and named in [_bare_name(w) for w in [v, *words]]:

@@ -670,7 +670,7 @@ class Interview:
         self.preamble()
         if s.deferral():
             return
-        n = 0
+        n = shown = 0
         while True:
             q = s.next_question()
             if q is None:
@@ -682,11 +682,13 @@ class Interview:
                     continue
             n += 1
             useful = [c for c in s.candidates() if c.gain >= s.kb.param("engine.min_gain_bits")]
-            total = n + max(0, min(len(useful) - 1, s.max_questions - len(s.asked) - 1))
+            estimate = n + max(0, min(len(useful) - 1, s.max_questions - len(s.asked) - len(s.skipped) - 1))
+            # the count shown does not grow while it still holds: a skip is not a reason to ask more
+            shown = max(n, estimate if shown < n else min(estimate, shown))
             hint = f"   ({q['hint']})" if q.get("hint") else ""
             hint += self._known_note(q)
             while True:
-                ans = self.ask(f"\n{n}/{max(total, n)}  {q['text']}{st(hint, dim=True)}").strip()
+                ans = self.ask(f"\n{n}/{shown}  {q['text']}{st(hint, dim=True)}").strip()
                 cmd = ans.lower()
                 if cmd in ("why", "w"):
                     click.echo(_indent(s.why(q["id"])))
@@ -710,7 +712,7 @@ class Interview:
                 except InputError as err:
                     click.echo(st(f"  {err.message}" + (f" — {err.hint}" if err.hint else ""), fg="yellow"))
                     continue
-                self.feedback(added)
+                self.feedback(added, q)
                 break
 
     def _known_note(self, q) -> str:
@@ -809,9 +811,14 @@ class Interview:
             click.echo("\n" + st(f"Symptom: {s.kb.symptoms[sym]['name']} ({s.kb.symptoms[sym]['category']})", bold=True)
                        + st(f"   [{src}]", dim=True))
 
-    def feedback(self, added):
+    def feedback(self, added, q=None):
         s = self.s
         names = {f.name for f in added}
+        also = [f for f in added if q is not None and f.name not in q["facts"]]
+        if also:   # the answer stated other facts ("lr 3e-4" to "Which optimizer?"): say what was taken
+            took = ", ".join(f"{f.name} = {_fmt(f.value)}" for f in also)
+            open_note = "" if names & set(q["facts"]) else f"; {', '.join(q['facts'])} is still open"
+            click.echo(_indent(f"Took {took} from your answer{open_note}."))
         if names & {"current_loss", "num_classes"} and s.value("loss_at_chance") is True:
             import math
             c = s.value("num_classes")
