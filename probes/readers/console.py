@@ -1711,6 +1711,8 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts,
             line = _unmarked(line)
         if not line.isascii():
             line = self.words.localized(line)   # 训练损失 / エポック / Потери: the English words
+        if not line.strip():    # a line of terminal codes only ("\x1b[2K" erases the line) or of blank symbols
+            return
         if line[0] in ">*[" and _QUOTED.match(line):
             # a log quoted in a thread (``> `` per line), set in bold (``**...**``), or the
             # rank prefix a distributed launcher puts on each line (``[rank2]: ``)
