@@ -97,3 +97,30 @@ def test_no_patch_where_the_rate_is_computed(tmp_path):
     script = "import torch\nLR = 0.1 * 1e-5\n" + TAIL.format(expr="LR")
     p, _ = _patched_lr(tmp_path, {"train.py": script})
     assert p is None
+
+
+ORDERED = textwrap.dedent("""\
+    import torch
+    torch.manual_seed(0)
+    X, Y = torch.randn(64, 3), torch.arange(64) // 16      # the labels sorted, as data often comes
+    model = torch.nn.Linear(3, 4)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    seen = []
+    for epoch in range(2):
+        order = torch.arange(64)
+        for i in range(4):
+            idx = order[i * 16:(i + 1) * 16]
+            seen.append(int(Y[idx].float().std() > 0))
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(model(X[idx]), Y[idx]).backward()
+            opt.step()
+    print("LR", opt.param_groups[0]["lr"], "MIXED", sum(seen))
+    """)
+
+
+@needs_patch
+def test_a_hand_made_batch_order_in_file_order_is_patched_to_a_permutation(tmp_path):
+    p, _ = _patched_lr(tmp_path, {"train.py": ORDERED}, cause="unshuffled_data")
+    assert p is not None and "torch.randperm(64)" in p["diff"]     # before: no patch
+    out = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert int(out.stdout.split("MIXED")[1]) == 8                  # every batch now mixes classes (before: none)

@@ -17,7 +17,8 @@ set_learning_rate          the learning-rate literal on the optimizer's line, or
                            moved ``factor`` up/down, to at least / at most the family's usual value
 insert_zero_grad           ``OPT.zero_grad()`` inserted before the ``backward()`` of the training loop
 drop_output_squash         the softmax/sigmoid before a loss that applies its own removed
-set_shuffle                ``shuffle=True`` on the training DataLoader
+set_shuffle                ``shuffle=True`` on the training DataLoader; a hand-made batch index built in
+                           file order (``torch.arange(N)``) built as a permutation (``torch.randperm(N)``)
 insert_train_mode          ``MODEL.train()`` as the first statement of the training loop
 set_clip_norm              the clipping ``max_norm`` literal set to ``value``
 unfreeze                   each located ``requires_grad = False`` / ``requires_grad_(False)`` set to True;
@@ -352,6 +353,37 @@ def _shuffle(src: _Src, facts, fact, opts) -> bool:
             src.set_line(n, text[:close] + ", shuffle=True" + text[close:],
                          f"line {n}: shuffle=True on the training DataLoader")
             return True
+    return _permute_order(src, n)
+
+
+#: an index order in file order, and the call that gives a fresh random order of the same length
+_IN_ORDER = {("torch", "arange"): "torch.randperm", ("np", "arange"): "np.random.permutation",
+             ("numpy", "arange"): "numpy.random.permutation"}
+
+
+def _permute_order(src: _Src, n: int) -> bool:
+    """A loop on line ``n`` that batches by an index built in file order (``perm = torch.arange(N)``;
+    ``idx = perm[i * B:(i + 1) * B]``): the index built as a random permutation instead."""
+    loop = next((node for node in ast.walk(src.tree) if isinstance(node, (ast.For, ast.While)) and node.lineno == n),
+                None)
+    if loop is None:
+        return False
+    used = {node.value.id for node in ast.walk(loop) if isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Slice)}
+    made = [node for node in ast.walk(src.tree) if isinstance(node, ast.Assign) and node.lineno < n
+            and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id in used]
+    for node in sorted(made, key=lambda a: -a.lineno)[:1]:
+        call = node.value
+        func = call.func if isinstance(call, ast.Call) else None
+        key = (getattr(func.value, "id", None), func.attr) if isinstance(func, ast.Attribute) else None
+        if key not in _IN_ORDER or len(call.args) != 1 or call.keywords or func.lineno != func.end_lineno:
+            return False
+        at = func.lineno
+        text = src.line(at)
+        a, b = src.col(at, func.col_offset), src.col(at, func.end_col_offset)
+        src.set_line(at, text[:a] + _IN_ORDER[key] + text[b:],
+                     f"line {at}: the batches drawn in a random order ({_IN_ORDER[key]})")
+        return True
     return False
 
 
