@@ -258,3 +258,11 @@ def test_a_knowledge_pack_given_as_a_file_or_a_symlink_loop_says_so(tmp_path):
     os.symlink(loop, loop)
     with pytest.raises(KBError, match="symbolic link that loops"):
         load_kb([str(loop)])
+
+
+@pytest.mark.parametrize("noise", ["\x1b[2K", "\x1b[0m\x1b[?25h", "\x1b[1m\x1b[0m   "])
+def test_a_line_of_terminal_codes_only_is_skipped_not_a_crash(tmp_path, noise):
+    p = tmp_path / "run.out"      # before: IndexError in the console reader
+    p.write_text("".join(f"epoch {e} loss {2.3 - 0.2 * e:.2f}\n{noise}\n" for e in range(6)))
+    loss = read_log(str(p)).series["loss"]
+    assert loss.rows == 6 and (loss.min, loss.max, loss.last_value) == pytest.approx((1.3, 2.3, 1.3))

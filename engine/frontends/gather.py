@@ -78,6 +78,27 @@ def fix_patch(paths, facts: dict, cause: str, kb) -> dict | None:
         p = make_patch(path, {**facts, **located}, cause, kb=kb)
         if p is not None:
             return p
+        p = _config_patch(path, {**facts, **located}, cause, kb)
+        if p is not None:
+            return p
+    return None
+
+
+def _config_patch(path: str, facts: dict, cause: str, kb) -> dict | None:
+    """The fix made in a config file the script reads (``lr: 0.3`` in config.yaml), where the
+    script itself only passes the value on."""
+    from traindx.probes.readers.patch import make_config_patch
+    try:
+        reads = read_code(path, kb.params())[1:]
+    except InputError:
+        return None
+    for r in reads:
+        for f in r.findings:
+            if f.source.startswith("config:") and f.source.count(":") >= 2:
+                p = make_config_patch(r.path, f.source.split(":", 2)[2], {**facts, f.fact: (f.value, f.source)},
+                                      cause, kb=kb)
+                if p is not None:
+                    return p
     return None
 
 

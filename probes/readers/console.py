@@ -1701,22 +1701,27 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts,
             self.line_no = n
             feed(raw)
 
-    def _feed(self, raw: str) -> None:
-        if len(raw) > self.max_line:
-            raw = raw[: self.max_line]
-        line = raw.rstrip("\r\n")
-        if not line or line.isspace():
-            return
+    def _plain(self, raw: str) -> str:
+        """The line as text to read: cut to the longest line read, without its end, terminal codes or
+        markup, its words in English; a quoted log's ``> `` / bold / rank prefix taken off. Empty
+        when nothing is left (a line of terminal codes only: ``\x1b[2K`` erases the line)."""
+        line = raw[: self.max_line].rstrip("\r\n")
+        if not line.strip():
+            return ""
         if "\x1b" in line or "<t" in line or "<T" in line or line[0] in _MARKUP_START:
             line = _unmarked(line)
         if not line.isascii():
             line = self.words.localized(line)   # 训练损失 / エポック / Потери: the English words
-        if line[0] in ">*[" and _QUOTED.match(line):
+        if line[:1] in (">", "*", "[") and _QUOTED.match(line):
             # a log quoted in a thread (``> `` per line), set in bold (``**...**``), or the
             # rank prefix a distributed launcher puts on each line (``[rank2]: ``)
             line = _QUOTED.sub("", line, 1).rstrip("*")
-            if not line or line.isspace():
-                return
+        return line if line.strip() else ""
+
+    def _feed(self, raw: str) -> None:
+        line = self._plain(raw)
+        if not line:
+            return
         if "%|" in line and line.count("%|") > 1 and self._redrawn(line):
             return
         # tracebacks

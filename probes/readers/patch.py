@@ -10,11 +10,15 @@ line does not read as expected, so a patch is never guessed.
 =========================  ===========================================================================
 edit                       change
 =========================  ===========================================================================
-set_learning_rate          the learning-rate literal on the optimizer's line (or the constant it names)
+set_learning_rate          the learning-rate literal on the optimizer's line, or where it comes from (a
+                           module-level constant, also one unpacked from a tuple; an argparse default;
+                           a dict literal's entry; the key of a config file the script reads,
+                           :func:`make_config_patch`),
                            moved ``factor`` up/down, to at least / at most the family's usual value
 insert_zero_grad           ``OPT.zero_grad()`` inserted before the ``backward()`` of the training loop
 drop_output_squash         the softmax/sigmoid before a loss that applies its own removed
-set_shuffle                ``shuffle=True`` on the training DataLoader
+set_shuffle                ``shuffle=True`` on the training DataLoader; a hand-made batch index built in
+                           file order (``torch.arange(N)``) built as a permutation (``torch.randperm(N)``)
 insert_train_mode          ``MODEL.train()`` as the first statement of the training loop
 set_clip_norm              the clipping ``max_norm`` literal set to ``value``
 unfreeze                   each located ``requires_grad = False`` / ``requires_grad_(False)`` set to True;
@@ -37,6 +41,8 @@ import functools
 import os
 import re
 from collections.abc import Mapping
+
+from traindx.engine.errors import InputError
 
 #: A learning rate below this is written in scientific notation in the patch (1e-3, not 0.001):
 #: presentation, not knowledge.
@@ -116,50 +122,126 @@ def _indent(line: str) -> str:
 
 
 # ------------------------------------------------------------------ templates
-def _lr(src: _Src, facts, fact, opts) -> bool:
+def _new_lr(facts, fact, opts) -> tuple[float, float] | None:
+    """(old, new) learning rate for a set_learning_rate edit: ``factor`` up/down, to at least / at most
+    the optimizer family's usual value; None when the rate or the family is unknown."""
     f = facts.get(fact)
-    if f is None:
-        return False
-    n = _line_of(f[1])
     try:
-        old = float(f[0])
+        old = float(f[0]) if f is not None else None
     except (TypeError, ValueError):
-        return False
+        return None
     opt = str(facts.get("optimizer", ("", ""))[0] or "").lower()
     typical = (opts.get("typical") or {}).get(opt)
-    if n is None or typical is None or old <= 0:
-        return False
-    up = opts.get("direction") == "up"
+    if old is None or typical is None or old <= 0:
+        return None
     factor = float(opts.get("factor", 10))
-    new = max(old * factor, typical) if up else min(old / factor, typical)
-    text = src.line(n)
-    m = re.search(r"\blr\s*=\s*(" + _NUM + r")", text)
-    target_line = n
-    if m is None:
-        name = re.search(r"\blr\s*=\s*([A-Za-z_][A-Za-z0-9_.]*)", text)
-        if name is None:
-            return False
-        # the constant the optimizer's lr= names: its (last) module-level assignment to a literal
-        var = name.group(1).split(".")[-1]
-        for node in src.tree.body:
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == var for t in node.targets) \
-                    and isinstance(node.value, ast.Constant) and isinstance(node.value.value, (int, float)):
-                target_line = node.lineno
-        if target_line == n:
-            return False
-        text = src.line(target_line)
-        m = re.search(r"=\s*(" + _NUM + r")", text)
-        if m is None:
-            return False
-    try:
-        if abs(float(m.group(1)) - old) > 1e-12 * max(1.0, abs(old)):
-            return False
-    except ValueError:
+    return old, (max(old * factor, typical) if opts.get("direction") == "up" else min(old / factor, typical))
+
+
+def _lr(src: _Src, facts, fact, opts) -> bool:
+    moved = _new_lr(facts, fact, opts)
+    n = _line_of(facts[fact][1]) if moved else None
+    if n is None:
         return False
-    new_text = text[: m.start(1)] + _fmt_lr(new) + text[m.end(1):]
-    word = "raised" if up else "lowered"
-    src.set_line(target_line, new_text, f"line {target_line}: learning rate {word} {m.group(1)} -> {_fmt_lr(new)}")
+    old, new = moved
+    target = _literal_origin(src, _keyword_on_line(src, n, "lr"))
+    if target is None or not _same_number(target.value, old):
+        return False
+    at = target.lineno
+    was = src.segment(target)
+    if not _replace_span(src, target, _fmt_lr(new)):
+        return False
+    word = "raised" if new > old else "lowered"
+    src.changes.append(f"line {at}: learning rate {word} {was} -> {_fmt_lr(new)}")
     return True
+
+
+def _same_number(value, old: float) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and abs(float(value) - old) <= 1e-12 * max(1.0, abs(old))
+
+
+def _keyword_on_line(src: _Src, n: int, keyword: str) -> ast.expr | None:
+    """The value passed as ``keyword=`` by a call that spans line ``n`` (``lr=...`` of the optimizer)."""
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call) and node.lineno <= n <= (node.end_lineno or node.lineno):
+            for kw in node.keywords:
+                if kw.arg == keyword:
+                    return kw.value
+    return None
+
+
+#: how many names a literal is followed through (LR = BASE_LR; BASE_LR = 1e-3)
+_ORIGIN_DEPTH = 4
+
+
+def _literal_origin(src: _Src, expr: ast.expr | None, depth: int = _ORIGIN_DEPTH) -> ast.Constant | None:
+    """The number literal ``expr`` takes its value from: itself; for a NAME, the literal of its last
+    module-level assignment (``LR = 3e-4`` or ``LR, BATCH = 3e-4, 64``); for ``args.NAME``, the
+    ``default=`` of the argparse option whose destination is NAME; for ``CFG["lr"]``, the entry of the
+    dict literal CFG names. None where the value comes from
+    elsewhere (a config file, a computation), so a patch is never guessed."""
+    if expr is None or depth <= 0:
+        return None
+    if isinstance(expr, ast.Constant):
+        return expr if isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool) else None
+    if isinstance(expr, ast.Name):
+        found = None
+        for node in src.tree.body:
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    found = _assigned(target, node.value, expr.id) or found
+        return _literal_origin(src, found, depth - 1)
+    if isinstance(expr, ast.Attribute):
+        return _literal_origin(src, _argparse_default(src, expr.attr), depth - 1)
+    if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant):   # CFG["lr"]
+        holder = expr.value
+        if isinstance(holder, ast.Name):
+            holder = next((_assigned(t, n.value, holder.id) for n in reversed(src.tree.body)
+                           if isinstance(n, ast.Assign) for t in n.targets if _assigned(t, n.value, holder.id)), None)
+        return _literal_origin(src, _entry(holder, expr.slice.value), depth - 1)
+    return None
+
+
+def _entry(holder: ast.expr | None, key) -> ast.expr | None:
+    """The value a dict written in the script holds under ``key``: ``{"lr": 3e-4}`` or ``dict(lr=3e-4)``."""
+    if isinstance(holder, ast.Dict):
+        return next((v for k, v in zip(holder.keys, holder.values)
+                     if isinstance(k, ast.Constant) and k.value == key), None)
+    if isinstance(holder, ast.Call) and getattr(holder.func, "id", None) == "dict":
+        return next((kw.value for kw in holder.keywords if kw.arg == key), None)
+    return None
+
+
+def _assigned(target: ast.expr, value: ast.expr, name: str) -> ast.expr | None:
+    """What ``target = value`` gives ``name``, unpacking tuples element by element."""
+    if isinstance(target, ast.Name):
+        return value if target.id == name else None
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
+            and len(target.elts) == len(value.elts):
+        for t, v in zip(target.elts, value.elts):
+            got = _assigned(t, v, name)
+            if got is not None:
+                return got
+    return None
+
+
+def _argparse_default(src: _Src, dest: str) -> ast.expr | None:
+    """The ``default=`` of the ``add_argument`` call whose destination is ``dest`` (``--lr`` /
+    ``--learning-rate`` / ``dest="lr"``)."""
+    for node in ast.walk(src.tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add_argument"):
+            continue
+        kws = {kw.arg: kw.value for kw in node.keywords}
+        names = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        longs = [x for x in names if x.startswith("--")] or names
+        own = kws.get("dest")
+        if not isinstance(own, ast.Constant):
+            own = ast.Constant(longs[0].lstrip("-").replace("-", "_") if longs else None)
+        if own.value == dest and "default" in kws:
+            return kws["default"]
+    return None
 
 
 def _loops_with_backward(tree):
@@ -271,6 +353,37 @@ def _shuffle(src: _Src, facts, fact, opts) -> bool:
             src.set_line(n, text[:close] + ", shuffle=True" + text[close:],
                          f"line {n}: shuffle=True on the training DataLoader")
             return True
+    return _permute_order(src, n)
+
+
+#: an index order in file order, and the call that gives a fresh random order of the same length
+_IN_ORDER = {("torch", "arange"): "torch.randperm", ("np", "arange"): "np.random.permutation",
+             ("numpy", "arange"): "numpy.random.permutation"}
+
+
+def _permute_order(src: _Src, n: int) -> bool:
+    """A loop on line ``n`` that batches by an index built in file order (``perm = torch.arange(N)``;
+    ``idx = perm[i * B:(i + 1) * B]``): the index built as a random permutation instead."""
+    loop = next((node for node in ast.walk(src.tree) if isinstance(node, (ast.For, ast.While)) and node.lineno == n),
+                None)
+    if loop is None:
+        return False
+    used = {node.value.id for node in ast.walk(loop) if isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Slice)}
+    made = [node for node in ast.walk(src.tree) if isinstance(node, ast.Assign) and node.lineno < n
+            and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id in used]
+    for node in sorted(made, key=lambda a: -a.lineno)[:1]:
+        call = node.value
+        func = call.func if isinstance(call, ast.Call) else None
+        key = (getattr(func.value, "id", None), func.attr) if isinstance(func, ast.Attribute) else None
+        if key not in _IN_ORDER or len(call.args) != 1 or call.keywords or func.lineno != func.end_lineno:
+            return False
+        at = func.lineno
+        text = src.line(at)
+        a, b = src.col(at, func.col_offset), src.col(at, func.end_col_offset)
+        src.set_line(at, text[:a] + _IN_ORDER[key] + text[b:],
+                     f"line {at}: the batches drawn in a random order ({_IN_ORDER[key]})")
+        return True
     return False
 
 
@@ -298,34 +411,23 @@ def _train_mode(src: _Src, facts, fact, opts) -> bool:
 
 def _over_clipping(src: _Src, facts, fact, opts) -> bool:
     f = facts.get(fact)
-    if f is None:
-        return False
-    n = _line_of(f[1])
+    n = _line_of(f[1]) if f is not None else None
     if n is None:
         return False
-    text = src.line(n)
-    m = re.search(r"(max_norm\s*=\s*)(" + _NUM + r")", text) or re.search(
-        r"clip_grad_norm_?\([^,]+,\s*(" + _NUM + r")", text)
-    if m is None:
-        # max_norm=NAME: the module-level constant it names
-        name = re.search(r"max_norm\s*=\s*([A-Za-z_]\w*)", text) or \
-            re.search(r"clip_grad_norm_?\([^,]+,\s*([A-Za-z_]\w*)", text)
-        if name is None:
-            return False
-        for node in src.tree.body:
-            if isinstance(node, ast.Assign) \
-                    and any(isinstance(t, ast.Name) and t.id == name.group(1) for t in node.targets) \
-                    and isinstance(node.value, ast.Constant) and isinstance(node.value.value, (int, float)):
-                n = node.lineno
-        text = src.line(n)
-        m = re.search(r"=\s*(" + _NUM + r")", text)
-        if m is None or n == _line_of(f[1]):
-            return False
-    g = m.lastindex
+    arg = _keyword_on_line(src, n, "max_norm")
+    if arg is None:     # clip_grad_norm_(params, 1.0): the second positional argument
+        calls = [c for c in ast.walk(src.tree) if isinstance(c, ast.Call) and c.lineno <= n <= (c.end_lineno or n)
+                 and (getattr(c.func, "attr", None) or getattr(c.func, "id", "")).startswith("clip_grad_norm")]
+        arg = calls[0].args[1] if calls and len(calls[0].args) > 1 else None
+    target = _literal_origin(src, arg)
+    if target is None:
+        return False
+    was = src.segment(target)
     value = f"{float(opts.get('value', 1.0)):g}"
     value = value if any(c in value for c in ".e") else value + ".0"
-    src.set_line(n, text[: m.start(g)] + value + text[m.end(g):],
-                 f"line {n}: gradient clipping max_norm {m.group(g)} -> {value}")
+    if not _replace_span(src, target, value):
+        return False
+    src.changes.append(f"line {target.lineno}: gradient clipping max_norm {was} -> {value}")
     return True
 
 
@@ -555,6 +657,43 @@ def make_patch(script: str, facts: Mapping[str, tuple], cause: str, *, display: 
     diff = "".join(difflib.unified_diff(text.splitlines(keepends=True), _ends(new).splitlines(keepends=True),
                                         fromfile=path, tofile=path))
     return {"file": path, "diff": diff, "cause": cause, "changes": src.changes}
+
+
+def make_config_patch(config: str, key: str, facts: Mapping[str, tuple], cause: str, *,
+                      display: str | None = None, kb=None) -> dict | None:
+    """The ``set_learning_rate`` edit of ``cause``'s fix made where the run takes its rate from a
+    config file: the number on ``key``'s line of ``config`` (YAML, JSON or TOML, ``optim.lr`` for a
+    nested key). ``facts`` as for :func:`make_patch`; the config's own reading of the rate among them.
+    Returns ``{"file", "diff", "cause", "changes"}`` or None when the line does not read as expected."""
+    from .config import load_config
+    edits = [e for e in patch_edits(kb if kb is not None else _core_kb(), cause)
+             if e.get("edit") == "set_learning_rate"]
+    for e in edits:
+        moved = _new_lr(facts, e.get("fact", ""), dict(e.get("with") or {}))
+        if moved is None:
+            continue
+        try:
+            cfg = load_config(config)
+            with open(config, encoding="utf-8") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError, InputError):
+            return None
+        lines = text.splitlines(keepends=True)
+        pattern = re.compile(r"(?<![\w.-])[\"']?" + re.escape(key.split(".")[-1]) + r"[\"']?\s*[:=]\s*(" + _NUM + r")")
+        found = {i + 1: m for i, line in enumerate(lines) if (m := pattern.search(line))
+                 and _same_number(float(m.group(1)), moved[0])}
+        n = cfg.lines.get(tuple(key.split(".")))   # JSON records no lines: then the one line that reads so
+        n = n if n in found else (next(iter(found)) if n is None and len(found) == 1 else None)
+        if n is None:
+            continue
+        m = found[n]
+        was, new = m.group(1), _fmt_lr(moved[1])
+        lines[n - 1] = lines[n - 1][: m.start(1)] + new + lines[n - 1][m.end(1):]
+        path = display or _display(config)
+        diff = "".join(difflib.unified_diff(text.splitlines(keepends=True), lines, fromfile=path, tofile=path))
+        word = "raised" if moved[1] > moved[0] else "lowered"
+        return {"file": path, "diff": diff, "cause": cause, "changes": [f"line {n}: {key} {word} {was} -> {new}"]}
+    return None
 
 
 def _ends(s: str) -> str:
