@@ -4,7 +4,9 @@ written for this test (invented numbers in common print shapes) and asserts what
 
 Shapes: a metric named as a path of namespaces whose last part is one component of a loss
 (``train/generator_loss``, ``losses/value_loss``, ``val/box_loss``: a summary tag's name, printed one
-tag per line by a vocoder's or an RL trainer's logger).
+tag per line by a vocoder's or an RL trainer's logger); a step's time and its data wait named as
+what the batch "cost" (``batch_cost: 4.1 s, reader_cost: 3.6 s``, ``avg_batch_cost``, ``data_cost``:
+PaddlePaddle's loggers), with the seconds printed apart from the number or not at all.
 """
 
 from conftest import diagnose_log_report, report_symptom
@@ -55,3 +57,49 @@ def test_a_path_whose_last_part_names_no_loss_stays_unread():
     except Exception:   # nothing read at all: the reader refuses, as it should
         return
     assert "loss" not in log.series
+
+
+def _paddle_lines(reader, batch, unit=" s", names=("reader_cost", "batch_cost")) -> str:
+    out = []
+    for k, (r, b) in enumerate(zip(reader, batch)):
+        out.append(f"[2024/05/02 09:{k:02d}:10] trainer INFO: epoch: [3/120], iter: {2000 + 20 * k}, "
+                   f"lr: 0.000500, loss: {1.9 - 0.01 * k:.5f}, acc: {0.52 + 0.002 * k:.4f}, "
+                   f"{names[0]}: {r:.5f}{unit}, {names[1]}: {b:.5f}{unit}, ips: {64 / b:.3f} samples/s")
+    return "\n".join(out) + "\n"
+
+
+def test_a_reader_cost_in_seconds_is_the_data_wait():
+    reader, batch = [3.61, 4.02, 2.95, 3.88, 4.40], [4.12, 4.51, 3.47, 4.40, 4.93]
+    log = read_console_text(_paddle_lines(reader, batch))
+    assert "step_time" in log.series
+    share, lines, _ = log.data_wait
+    assert lines == len(reader) and share > 0.8
+
+
+def test_an_averaged_cost_without_units_is_read_the_same():
+    reader, batch = [0.012, 0.010, 0.011, 0.013], [0.410, 0.398, 0.402, 0.405]
+    log = read_console_text(_paddle_lines(reader, batch, unit="", names=("avg_reader_cost", "avg_batch_cost")))
+    share, lines, _ = log.data_wait
+    assert lines == len(reader) and share < 0.05
+
+
+def test_a_data_bound_paddle_run_is_slow_training(tmp_path):
+    reader, batch = [3.61, 4.02, 2.95, 3.88, 4.40, 3.70], [4.12, 4.51, 3.47, 4.40, 4.93, 4.20]
+    rep, _ = diagnose_log_report(tmp_path, _paddle_lines(reader, batch))
+    assert report_symptom(rep) == "slow_training"
+
+
+def test_a_cost_alone_stays_the_objective_and_a_time_cost_a_duration():
+    """``cost`` alone is what a loop minimises; ``epoch time cost 12.3 s`` is how long an epoch took."""
+    text = "".join(f"iter {k * 10} cost {2.0 - 0.1 * k:.3f} time cost {12.3 + k:.1f} s\n" for k in range(6))
+    log = read_console_text(text)
+    assert "loss" in log.series and log.series["loss"].points[0].mean == 2.0
+    assert log.data_wait is None
+
+
+def test_a_hyphenated_step_time_in_seconds_is_the_time_per_step():
+    """``step-time 1.52s`` (an NMT trainer's step line): the hyphen joins the words of one timing name."""
+    text = "".join(f"  global step {100 * (k + 1)} lr 0.5 step-time {1.52 + 0.01 * k:.2f}s wps 3.10K "
+                   f"ppl {900 / (k + 1):.2f}\n" for k in range(6))
+    log = read_console_text(text)
+    assert "step_time" in log.series and len(log.series["step_time"].points) == 6

@@ -141,13 +141,14 @@ _TIME_ROLES = ("data_wait", "step_wait", "step_time")
 def _timing_role(words: list, vocab) -> str | None:
     """``data_wait`` for the name of a data-loading time, ``step_wait`` for a step's time (a data-loading
     time and the time of the step beside it: ``Time 0.21 (0.78) Data 0.001 (0.61)``, ``time: 0.539,
-    data_time: 0.051``, ``updt_s:0.30 data_s:13.3``; the words are ``console.*_words`` in the KB)."""
+    data_time: 0.051``, ``updt_s:0.30 data_s:13.3``, PaddlePaddle's ``batch_cost: 5.98 s, reader_cost: 5.34 s``;
+    the words are ``console.*_words`` in the KB)."""
     ws = set(words)
     if not ws:
         return None
     if ws & vocab.data_wait and ws <= vocab.data_time:
         return "data_wait"
-    if ws & vocab.step_time_key and ws <= vocab.step_time:
+    if (ws & vocab.step_time_key or ("cost" in ws and ws & vocab.step_cost)) and ws <= vocab.step_time:
         return "step_wait"
     return None
 #: a traceback's first line, of Python's or of another language's stack (PaddlePaddle's ``C++ Traceback
