@@ -103,3 +103,26 @@ def test_a_hyphenated_step_time_in_seconds_is_the_time_per_step():
                    f"ppl {900 / (k + 1):.2f}\n" for k in range(6))
     log = read_console_text(text)
     assert "step_time" in log.series and len(log.series["step_time"].points) == 6
+
+
+def _trainer_dicts(epochs, losses) -> str:
+    return "".join(f"{{'loss': {v:.4f}, 'learning_rate': {2e-5 * (1 - e):.6e}, 'epoch': {e:.2f}}}\n"
+                   for e, v in zip(epochs, losses))
+
+
+def _facts_of(tmp_path, text):
+    rep, _ = diagnose_log_report(tmp_path, text)
+    return {f["fact"]: f["value"] for f in rep["facts"]}
+
+
+def test_a_trainer_excerpt_from_the_middle_of_an_epoch_starts_mid_run(tmp_path):
+    """``'epoch': 0.52`` .. ``0.58``: half an epoch went by before the excerpt, far more than it shows."""
+    epochs = [0.52 + 0.01 * k for k in range(7)]
+    losses = [1.412, 1.398, 1.421, 1.405, 1.391, 1.409, 1.400]
+    assert _facts_of(tmp_path, _trainer_dicts(epochs, losses))["log_starts_mid_run"] is True
+
+
+def test_a_trainer_log_from_its_first_records_does_not_start_mid_run(tmp_path):
+    epochs = [0.02 * (k + 1) for k in range(12)]
+    losses = [2.9 * 0.93 ** k for k in range(12)]
+    assert _facts_of(tmp_path, _trainer_dicts(epochs, losses))["log_starts_mid_run"] is False
