@@ -141,13 +141,14 @@ _TIME_ROLES = ("data_wait", "step_wait", "step_time")
 def _timing_role(words: list, vocab) -> str | None:
     """``data_wait`` for the name of a data-loading time, ``step_wait`` for a step's time (a data-loading
     time and the time of the step beside it: ``Time 0.21 (0.78) Data 0.001 (0.61)``, ``time: 0.539,
-    data_time: 0.051``, ``updt_s:0.30 data_s:13.3``; the words are ``console.*_words`` in the KB)."""
+    data_time: 0.051``, ``updt_s:0.30 data_s:13.3``, PaddlePaddle's ``batch_cost: 5.98 s, reader_cost: 5.34 s``;
+    the words are ``console.*_words`` in the KB)."""
     ws = set(words)
     if not ws:
         return None
     if ws & vocab.data_wait and ws <= vocab.data_time:
         return "data_wait"
-    if ws & vocab.step_time_key and ws <= vocab.step_time:
+    if (ws & vocab.step_time_key or ("cost" in ws and ws & vocab.step_cost)) and ws <= vocab.step_time:
         return "step_wait"
     return None
 #: a traceback's first line, of Python's or of another language's stack (PaddlePaddle's ``C++ Traceback
@@ -637,7 +638,7 @@ def _part_role(pwords: list, eff: str | None, phrase: str, vocab: LogWords):
     ranked after every total and after perplexity; None for any other name. A split word before
     the kind of loss in one identifier (``val_margin_loss``, ``validation.margin_loss``,
     ``train_mse_loss``) names that split's loss of that kind, ranked the same (a plain ``val_loss``
-    beside it is the curve); a path (``val/box_loss``) is left to :func:`_path_role`."""
+    beside it is the curve); a path (``val/box_loss``) is read by :func:`_path_role`."""
     if not pwords:
         return None
     name = pwords[-1]
@@ -725,18 +726,22 @@ def _path_role(phrase: str, vocab: LogWords):
     """A name printed as a path of namespaces (Chainer's ``main/loss``, ``validation/main/accuracy``,
     a summary tag's ``eval/accuracy``): its last part names the metric, and a split word anywhere
     before it (``validation``, ``fast_validation``) its split; the parts between name a model or
-    an optimizer. None when the last part names no loss or accuracy (``lr/pg0``, ``val/box_loss``:
-    read by the other rules)."""
+    an optimizer. A last part that names one component of a loss (``train/generator_loss``,
+    ``val/box_loss``, ``losses/value_loss``) is that split's loss of that kind, ranked as a loss's
+    component (:func:`_part_role`). None when the last part names no loss or accuracy (``lr/pg0``)."""
     parts = phrase.strip().split("/")
     if len(parts) < 2 or " " in phrase.strip():
         return None
     last = normalize_name(parts[-1])
     words = [w for p in parts[:-1] for w in normalize_name(p).split("_")]
     split = next((vocab.split[w] for w in words if w in vocab.split), None)
+    test_rank = vocab.test_split_rank if split == "test" else 0
     m = vocab.match_role(last if split is None else split + "_" + last)
+    if m is None and _loss_part(last, False, vocab):
+        return ("val_loss" if split in ("val", "test") else "loss"), vocab.part_rank + test_rank, phrase, None
     if m is None or m[0] not in ("loss", "val_loss", "accuracy", "val_accuracy"):
         return None
-    return m[0], m[1] + (vocab.test_split_rank if split == "test" else 0), phrase, None
+    return m[0], m[1] + test_rank, phrase, None
 
 
 def _timing_pair(rs) -> tuple | None:

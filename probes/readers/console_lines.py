@@ -136,6 +136,8 @@ _SPOKEN_TIME_UNITS = frozenset(_TIME_UNITS - {"s", "h"})
 #: the name of a time a step or its data loading took (``iter_time: 8.7s``, ``data_time 0.4 s``): its
 #: value, printed with a time unit, is the timing the reader wants (see ``console._timing_role``)
 _TIMED_NAME = re.compile(r"(?:^|[_ ])(?:time|data)$", re.IGNORECASE)
+#: the roles of a name that the timing rules read (``console._timing_role``)
+_TIME_WAIT_ROLES = ("data_wait", "step_wait")
 
 _KEY_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
 _PROGRESS = re.compile(r"(?<!\d)\d+%\|")
@@ -1263,6 +1265,12 @@ class LineParser(_HeaderTables):
             return i + _PAREN_WORD_TOKENS
         return 0
 
+    def _timing_named(self, name: str) -> bool:
+        """Whether ``name`` names a step's time or its data wait (``console._timing_role``: PaddlePaddle's
+        ``batch_cost``, ``reader_cost``), so that its value in seconds is that timing, not a duration."""
+        res = self._role(name, None)
+        return res is not None and res[0] in _TIME_WAIT_ROLES
+
     def _pairs(self, text: str) -> list:
         """``(phrase, kind, start, end, phrase_start)`` for each name-number pair of ``text``."""
         toks = [("num" if m.lastgroup == "dur" else m.lastgroup, m.group(m.lastgroup), m.start(), m.end())
@@ -1291,8 +1299,8 @@ class LineParser(_HeaderTables):
                 phrase = _named_by_field(toks, i, phrase)
                 if i + 1 < n and toks[i + 1][0] == "name" and toks[i + 1][1].lower() in _TIME_UNITS:
                     if kind == "num" and toks[i + 1][1].lower() in ("s", "sec", "secs") \
-                            and _TIMED_NAME.search(phrase[-1]):
-                        # "iter_time: 8.711s, data_time: 8.409s": a step's timing, in seconds
+                            and (_TIMED_NAME.search(phrase[-1]) or self._timing_named(phrase[-1])):
+                        # "iter_time: 8.711s, data_time: 8.409s", "reader_cost: 5.34 s": a step's timing, in seconds
                         out.append((" ".join((group + phrase)[-_PHRASE_WORDS:]), kind, pos, end, phrase_pos))
                         used.add(i)
                     phrase = []       # "cost 14.01 s": a duration

@@ -1624,7 +1624,10 @@ def _run_length(log, out: _Out) -> None:
     # an excerpt: the run began long before its first record (more unseen than shown), so a flat
     # stretch in it is a run that stopped improving, not one that never started
     ratio = out.p["curves.mid_run_start_ratio"]
-    mid = a > 1 and a >= ratio * max(b - a, 0)
+    # a whole step or epoch counts from 1 (epoch 1 is the start); a fraction of an epoch (a trainer's
+    # ``'epoch': 0.38``) counts from 0, so any part of an epoch before the first record is unseen run
+    fractional = log.x_label == "epoch" and not float(a).is_integer()
+    mid = (a > 1 or fractional) and a >= ratio * max(b - a, 0)
     # steps counted within the excerpt (a progress counter, or rows printed under one epoch number)
     # hide where the run was: the epoch number printed beside them does not (``Epoch 145/150`` over five epochs of bars)
     first_epoch, epochs = getattr(log, "first_epoch", None), getattr(log, "epochs", 0)

@@ -42,6 +42,7 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
           "logs.rl_value_loss_suffixes", "logs.rl_actor_critic_heads", "console.loss_scale_names",
           "console.time_cost_words", "console.summary_words", "console.data_wait_words",
           "console.data_time_words", "console.step_time_key_words", "console.step_time_words",
+          "console.step_cost_words",
           "console.phrase_filler_words", "console.perplexity_words",
           "console.error_rate_names", "console.error_rate_units", "console.error_rate_words",
           "console.objective_words", "console.half_chance_score_names", "console.duration_words",
@@ -152,6 +153,7 @@ class LogWords:
         self.data_time = frozenset(p["console.data_time_words"])
         self.step_time_key = frozenset(p["console.step_time_key_words"])
         self.step_time = frozenset(p["console.step_time_words"])
+        self.step_cost = frozenset(p["console.step_cost_words"])
         self.phrase_filler = frozenset(p["console.phrase_filler_words"])
         self.loss_sum = frozenset(str(w).lower() for w in p["console.loss_sum_words"])
         self.class_errors = frozenset(normalize_name(w) for w in p["console.class_error_names"])
