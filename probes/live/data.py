@@ -328,6 +328,32 @@ def preserved_rng(*owners):
                     pass
 
 
+def rng_rewind():
+    """A function that puts the torch (CPU and CUDA), numpy and ``random`` generators back where they
+    are now: two copies that each start from it draw the same dropout masks and noise (paired
+    experiments; call it inside :func:`preserved_rng`, which restores the run's own states after)."""
+    import torch
+
+    py = _random.getstate()
+    cpu = torch.get_rng_state()
+    cuda = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None
+    try:
+        import numpy as np
+
+        npst = np.random.get_state()
+    except Exception:  # pragma: no cover - numpy is optional
+        np, npst = None, None
+
+    def rewind():
+        _random.setstate(py)
+        torch.set_rng_state(cpu)
+        if cuda is not None:
+            torch.cuda.set_rng_state_all(cuda)
+        if np is not None:
+            np.random.set_state(npst)
+    return rewind
+
+
 def example_hash(sample) -> str | None:
     """A content hash of one dataset example's input (the first element of a tuple, or the input
     keys of a dict): the bytes of its tensors/arrays, or its repr for other values."""

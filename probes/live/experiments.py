@@ -40,7 +40,7 @@ import math
 import statistics
 
 from traindx.engine.parameters import resolve
-from traindx.probes.live.data import preserved_rng, tensors_in
+from traindx.probes.live.data import preserved_rng, rng_rewind, tensors_in
 from traindx.probes.live.loss_tape import LossTape, replay_loss
 from traindx.probes.live.overfit import batch_loss, clean_copy, copy_optimizer, output_mismatch
 
@@ -149,6 +149,8 @@ def _add_params(plan, params):
 # Each intervention is one function (plan, iv, ctx, train, held) that changes the plan (the copy the
 # experiment trains) or raises NotApplicable; _INTERVENTIONS maps the KB's `kind` to it.
 def _lr_scale(plan: _Plan, iv: dict, ctx: dict, train, held):
+    if not any(g.get("lr") for g in plan.optimizer.param_groups):
+        raise NotApplicable("the LR is 0: no multiple of it changes anything")
     for g in plan.optimizer.param_groups:
         if isinstance(g.get("lr"), (int, float)):
             g["lr"] = g["lr"] * float(iv.get("factor", 10))
@@ -165,6 +167,8 @@ def _restore_peak_lr(plan: _Plan, iv: dict, ctx: dict, train, held):
     for g in opt.param_groups:
         if isinstance(g.get("lr"), (int, float)) and g["lr"] > 0:
             g["lr"] = g["lr"] * peak / lr
+        elif g.get("lr") == 0:      # the schedule set it to 0 (a StepLR with gamma=0): nothing to scale
+            g["lr"] = g.get("initial_lr") or peak
 
 
 def _params_in_optimizer(opt) -> set:
@@ -564,9 +568,14 @@ def _train_both_copies(model, optimizer, loss_fn, autocast, ctx: dict, iv: dict,
             treated.clip = ctx.get("clip_max") if iv["kind"] != "clip_grad_norm" else None
             treated.zero_grad = True
             _apply(treated, iv, ctx, train, held)
+            # common random numbers: both copies draw the same dropout masks and forward noise, so
+            # what differs between them is the change alone (and a change that reaches nothing
+            # leaves identical numbers, read as no evidence)
+            rewind = rng_rewind()
             before_c = _score(control, held)
-            before_t = _score(treated, held)
             rc = _train(control, control.train_batches or train, held, steps, checkpoints)
+            rewind()
+            before_t = _score(treated, held)
             rt = _train(treated, treated.train_batches or train, held, steps, checkpoints)
         except NotApplicable as e:
             return f"not applicable: {e}"

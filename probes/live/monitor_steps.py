@@ -13,6 +13,7 @@ import time
 from array import array
 
 import traindx.probes.live.amp as AMP
+import traindx.probes.live.clip_order as CO
 import traindx.probes.live.gradients as G
 import traindx.probes.live.row_hashes as RH
 import traindx.probes.live.timing as T
@@ -93,6 +94,7 @@ class StepFeed:
         self._scaler_steps = 0
         self._scaler_skipped = 0
         self._scale = None
+        self._clip_order = CO.ClipOrder()
 
     # ------------------------------------------------------------------ hooks
     def _sentinel_grad_hook(self, grad):
@@ -453,6 +455,8 @@ class StepFeed:
                 self._clip_max = float(max_norm)
             except (TypeError, ValueError):
                 self._clip_max = None
+        if self._clip_order.at_clip(self.steps, self._bwd_since_step, self._grad_hook is not None):
+            return      # after the step: it clips no update
         st = self.steps
         if self._clip_max is not None and (st < _GRADS_FIRST or st % _GRADS_EVERY == 0 or st < self._armed_until
                                            or self.level == "full"):
@@ -469,6 +473,7 @@ class StepFeed:
         if self._busy or (self.optimizer is not None and optimizer is not self.optimizer):
             return None
         self._scaler_used = True
+        self._clip_order.at_scaler_step(scaler, optimizer, self._clip_calls)
         tok = [optimizer, 0]
         self._scaler_token = tok
         return tok

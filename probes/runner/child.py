@@ -29,6 +29,8 @@ may set ``OMP_NUM_THREADS`` and the like before importing torch), and is kept ch
   its outputs, targets and name; under ``no_grad`` (validation) it is reported at once with
   ``phase="val"``, otherwise it waits for ``backward`` to confirm it is a training loss;
 * ``torch.amp.GradScaler.scale``: so a scaled loss is reported unscaled;
+* ``torch.nn.utils.clip_grad_norm_`` (a pass-through wrapper, in place from the import of torch on,
+  so a script that imports the function by name still reaches the monitor's clip listener);
 * DataLoader iterators' ``__next__``: time blocked -> ``monitor.on_data_wait``, the batch ->
   ``monitor.on_batch`` (phase from ``torch.is_grad_enabled()``).
 
@@ -511,6 +513,15 @@ def _install() -> None:
     _patch_functional_losses()
     _patch_grad_scaler(torch)
     _patch_dataloader(torch)
+    # clip_grad_norm_ wrapped now, when torch is imported: a script that binds it by name (`from
+    # torch.nn.utils import clip_grad_norm_`) before the monitor attaches still calls the wrapper
+    from traindx.probes.live.updates import install_clip_listener
+    install_clip_listener(_clip_seen)
+
+
+def _clip_seen(total, max_norm) -> None:
+    """The runner's own clip listener: keeps the wrapper in place for the whole run (the monitor's
+    listener does the reading)."""
 
 
 def _patch_backward(torch) -> None:
@@ -721,6 +732,8 @@ def uninstall() -> None:
         else:
             setattr(obj, attr, original)
     _S.restore.clear()
+    from traindx.probes.live.updates import uninstall_clip_listener
+    uninstall_clip_listener(_clip_seen)
     _S.installed = False
 
 

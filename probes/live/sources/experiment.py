@@ -16,6 +16,7 @@ import traindx.probes.live.losses as L
 import traindx.probes.live.loss_tape as LT
 import traindx.probes.live.model_config as MC
 from traindx.probes.live.probe import CostlyProbe
+from traindx.probes.live.sources.clipping import effective_clip_max
 
 
 class Experiment(CostlyProbe):
@@ -81,7 +82,7 @@ class Experiment(CostlyProbe):
 
     def run(self, m) -> None:
         lrs = m._lrs()
-        context = {"clip_max": m._clip_max, "peak_lr": max(lrs) if lrs else None,
+        context = {"clip_max": effective_clip_max(m), "peak_lr": max(lrs) if lrs else None,
                    "accumulates": bool(G.grad_accumulates(m._carried, m.params)) if m._carried else False,
                    "training": self._training_mode(m), "start_state": self._start_state(m)}
         fn = m._loss_fn
