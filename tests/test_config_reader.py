@@ -371,3 +371,17 @@ def test_config_driven_script_trains_and_both_readers_agree(tmp_path):
     assert "experiment.yaml" in rep.get("learning_rate").detail
     # and the script's own argparse defaults are config evidence too
     assert facts(argparse_defaults(script)) == {}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("trainer:\n  gradient_clip_val: 1.0e-4\n", 1e-4),          # Lightning
+    ('{"max_grad_norm": 0.001, "learning_rate": 5e-5}', 0.001),  # HF TrainingArguments
+    ("optim:\n  lr: 0.1\n  grad_clip: 5.0\n", 5.0),
+    ("trainer:\n  gradient_clip_val: 0\n", None),                # 0 / null turn clipping off: nothing to read
+    ("trainer:\n  gradient_clip_val: null\n", None),
+    ("clip_value: 0.5\n", None),                                 # clipping by value is another thing
+])
+def test_the_gradient_clipping_norm_is_read(tmp_path, text, want):
+    p = tmp_path / ("c.json" if text.startswith("{") else "c.yaml")
+    p.write_text(text)
+    assert facts(analyze_config(p)).get("clip_max_norm") == (pytest.approx(want) if want else None)

@@ -124,3 +124,25 @@ def test_a_hand_made_batch_order_in_file_order_is_patched_to_a_permutation(tmp_p
     assert p is not None and "torch.randperm(64)" in p["diff"]     # before: no patch
     out = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert int(out.stdout.split("MIXED")[1]) == 8                  # every batch now mixes classes (before: none)
+
+
+@needs_patch
+def test_a_clipping_norm_from_a_config_file_is_changed_in_that_file(tmp_path):
+    script = textwrap.dedent("""\
+        import torch
+        import yaml
+        with open("config.yaml") as fh:
+            cfg = yaml.safe_load(fh)
+        model = torch.nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(3):
+            opt.zero_grad()
+            model(torch.randn(8, 4)).pow(2).mean().backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg["trainer"]["max_norm"])
+            opt.step()
+        print("LR", cfg["trainer"]["max_norm"])
+        """)
+    p, norm = _patched_lr(tmp_path, {"train.py": script, "config.yaml": "trainer:\n  max_norm: 1.0e-05\n"},
+                          cause="over_clipping")
+    assert p is not None and p["file"] == "config.yaml"     # before: no patch
+    assert norm == 1.0

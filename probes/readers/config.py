@@ -63,7 +63,7 @@ __all__ = ["analyze_config", "argparse_defaults", "load_config", "read_argparse"
 #: The evidence source (``kb/sources.yaml``) this module implements, and its facts.
 SOURCE_ID = "config:hyperparameters"
 FACTS = ("learning_rate", "batch_size", "epochs", "weight_decay", "optimizer", "scheduler", "warmup", "uses_amp",
-         "amp_dtype", "label_smoothing", "dropout_p")
+         "amp_dtype", "label_smoothing", "dropout_p", "clip_max_norm")
 
 #: File name endings this reader understands.
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
@@ -233,6 +233,9 @@ _CLASS_KEYS = {"name", "type", "_target_", "class_path", "cls", "class", "policy
 _WARMUP_KEYS = {"warmup", "warmup_steps", "warmup_ratio", "warmup_epochs", "warmup_iters",
                 "num_warmup_steps", "warmup_proportion", "lr_warmup_steps", "warmup_updates",
                 "warmup_iterations", "lr_warmup_epochs", "warmup_step", "warmup_fraction"}
+#: gradient-norm clipping (not clipping by value); 0 or null turns it off in Lightning and HF, so only > 0 is read
+_CLIP_KEYS = {"max_grad_norm", "grad_clip", "gradient_clip_val", "clip_grad_norm", "clip_norm", "grad_clip_norm",
+              "clip_grad", "grad_norm_clip", "gradient_clipping", "clip_gradient", "max_norm"}
 _LS_KEYS = {"label_smoothing", "label_smoothing_factor", "label_smooth", "labelsmoothing"}
 _DROPOUT_KEYS = {"dropout", "dropout_p", "dropout_rate", "drop_rate", "dropout_prob",
                  "hidden_dropout_prob", "p_dropout", "attention_dropout", "attn_dropout",
@@ -460,6 +463,8 @@ _LEAF_READERS = (
      _bounded_fact("label_smoothing", _number, lambda v: 0 <= v <= 1, float)),
     (lambda leaf, parents, ev, sch: leaf in _DROPOUT_KEYS,
      _bounded_fact("dropout_p", _number, lambda v: 0 <= v <= 1, float)),
+    (lambda leaf, parents, ev, sch: leaf in _CLIP_KEYS and not ev and not sch,
+     _bounded_fact("clip_max_norm", _number, lambda v: v > 0, float)),
     (lambda leaf, parents, ev, sch: leaf in _WARMUP_KEYS, _read_warmup),
     (lambda leaf, parents, ev, sch: leaf in ("precision", "mixed_precision", "amp_dtype", "autocast_dtype"),
      _read_precision),
@@ -513,7 +518,7 @@ def _choose(entries: list[_Entry], basename: str, kind_word: str,
     accum = by_fact.pop("_accumulation", None)
     findings: list[Finding] = []
     order = ["optimizer", "learning_rate", "weight_decay", "batch_size", "epochs", "scheduler",
-             "warmup", "uses_amp", "amp_dtype", "label_smoothing", "dropout_p", "num_classes"]
+             "warmup", "uses_amp", "amp_dtype", "label_smoothing", "dropout_p", "num_classes", "clip_max_norm"]
     for fact in order:
         cands = by_fact.get(fact)
         if not cands:

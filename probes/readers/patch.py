@@ -423,12 +423,16 @@ def _over_clipping(src: _Src, facts, fact, opts) -> bool:
     if target is None:
         return False
     was = src.segment(target)
-    value = f"{float(opts.get('value', 1.0)):g}"
-    value = value if any(c in value for c in ".e") else value + ".0"
+    value = _fmt_norm(float(opts.get("value", 1.0)))
     if not _replace_span(src, target, value):
         return False
     src.changes.append(f"line {target.lineno}: gradient clipping max_norm {was} -> {value}")
     return True
+
+
+def _fmt_norm(x: float) -> str:
+    value = f"{x:g}"
+    return value if any(c in value for c in ".e") else value + ".0"
 
 
 def _located_lines(values) -> list[int]:
@@ -659,18 +663,32 @@ def make_patch(script: str, facts: Mapping[str, tuple], cause: str, *, display: 
     return {"file": path, "diff": diff, "cause": cause, "changes": src.changes}
 
 
+def _clip_move(facts, fact, opts) -> tuple[float, float] | None:
+    """(old, new) clipping norm for a set_clip_norm edit: the fix's ``value``."""
+    try:
+        return float(facts[fact][0]), float(opts.get("value", 1.0))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+#: the edits a config file can take: edit -> (the move (old, new), how the new value is written, what changed)
+_CONFIG_EDITS = {"set_learning_rate": (_new_lr, _fmt_lr, "learning rate"),
+                 "set_clip_norm": (_clip_move, _fmt_norm, "gradient clipping max_norm")}
+
+
 def make_config_patch(config: str, key: str, facts: Mapping[str, tuple], cause: str, *,
                       display: str | None = None, kb=None) -> dict | None:
-    """The ``set_learning_rate`` edit of ``cause``'s fix made where the run takes its rate from a
-    config file: the number on ``key``'s line of ``config`` (YAML, JSON or TOML, ``optim.lr`` for a
-    nested key). ``facts`` as for :func:`make_patch`; the config's own reading of the rate among them.
-    Returns ``{"file", "diff", "cause", "changes"}`` or None when the line does not read as expected."""
+    """The edit of ``cause``'s fix made where the run takes the value from a config file (``lr: 0.3``,
+    ``max_grad_norm: 1e-4``): the number on ``key``'s line of ``config`` (YAML, JSON or TOML, ``optim.lr``
+    for a nested key) moved as in the script. ``facts`` as for :func:`make_patch`, the config's own
+    reading of the value among them. Returns ``{"file", "diff", "cause", "changes"}`` or None when no
+    edit applies or the line does not read as expected."""
     from .config import load_config
-    edits = [e for e in patch_edits(kb if kb is not None else _core_kb(), cause)
-             if e.get("edit") == "set_learning_rate"]
+    edits = [e for e in patch_edits(kb if kb is not None else _core_kb(), cause) if e.get("edit") in _CONFIG_EDITS]
     for e in edits:
-        moved = _new_lr(facts, e.get("fact", ""), dict(e.get("with") or {}))
-        if moved is None:
+        move, fmt, what = _CONFIG_EDITS[e["edit"]]
+        moved = move(facts, e.get("fact", ""), dict(e.get("with") or {}))
+        if moved is None or not str(facts.get(e.get("fact", ""), ("", ""))[1]).startswith("config:"):
             continue
         try:
             cfg = load_config(config)
@@ -679,7 +697,8 @@ def make_config_patch(config: str, key: str, facts: Mapping[str, tuple], cause: 
         except (OSError, UnicodeDecodeError, InputError):
             return None
         lines = text.splitlines(keepends=True)
-        pattern = re.compile(r"(?<![\w.-])[\"']?" + re.escape(key.split(".")[-1]) + r"[\"']?\s*[:=]\s*(" + _NUM + r")")
+        leaf = re.escape(key.split(".")[-1])
+        pattern = re.compile(r"(?<![\w.-])[\"']?" + leaf + r"[\"']?\s*[:=]\s*(" + _NUM + r")")
         found = {i + 1: m for i, line in enumerate(lines) if (m := pattern.search(line))
                  and _same_number(float(m.group(1)), moved[0])}
         n = cfg.lines.get(tuple(key.split(".")))   # JSON records no lines: then the one line that reads so
@@ -687,12 +706,13 @@ def make_config_patch(config: str, key: str, facts: Mapping[str, tuple], cause: 
         if n is None:
             continue
         m = found[n]
-        was, new = m.group(1), _fmt_lr(moved[1])
+        was, new = m.group(1), fmt(moved[1])
         lines[n - 1] = lines[n - 1][: m.start(1)] + new + lines[n - 1][m.end(1):]
         path = display or _display(config)
         diff = "".join(difflib.unified_diff(text.splitlines(keepends=True), lines, fromfile=path, tofile=path))
         word = "raised" if moved[1] > moved[0] else "lowered"
-        return {"file": path, "diff": diff, "cause": cause, "changes": [f"line {n}: {key} {word} {was} -> {new}"]}
+        return {"file": path, "diff": diff, "cause": cause,
+                "changes": [f"line {n}: {key} ({what}) {word} {was} -> {new}"]}
     return None
 
 
