@@ -1191,7 +1191,8 @@ _AFTER_SLASH = re.compile(r"[ \t]*/[ \t]*~?\d")
 
 def _paired_by_slash(raw: str, text: str, end: int) -> bool:
     """The number ``raw`` ending at ``end`` and the one after a slash are two values, no count out of a total."""
-    return bool(("." in raw and _DECIMAL_PAIR.match(text, end)) or (raw.endswith("%") and _AFTER_SLASH.match(text, end)))
+    return bool(("." in raw and _DECIMAL_PAIR.match(text, end))
+                or (raw.endswith("%") and _AFTER_SLASH.match(text, end)))
 
 
 def _setting_gap(words: list) -> str:
