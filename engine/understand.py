@@ -1184,6 +1184,15 @@ _PROGRESS_TOTAL = re.compile(r"\d\s*/\s*$")
 #: a second decimal after a slash ("2.35/2.36", "1.4/1.5"): the same value written twice (or two splits' values,
 #: "train/val loss 0.52/0.61"), where a progress counter ("10/100") has whole numbers
 _DECIMAL_PAIR = re.compile(r"[ \t]*/[ \t]*~?\d*\.\d")
+#: a number after a percentage and a slash ("97%/61%", "88% / 52%"): a percentage counts nothing out of a total, so
+#: the two are two values (or one written twice), as two decimals are
+_AFTER_SLASH = re.compile(r"[ \t]*/[ \t]*~?\d")
+
+
+def _paired_by_slash(raw: str, text: str, end: int) -> bool:
+    """The number ``raw`` ending at ``end`` and the one after a slash are two values, no count out of a total."""
+    return bool(("." in raw and _DECIMAL_PAIR.match(text, end))
+                or (raw.endswith("%") and _AFTER_SLASH.match(text, end)))
 
 
 def _setting_gap(words: list) -> str:
@@ -1249,6 +1258,8 @@ def _metric_marks(text: str, lang: Language) -> list[tuple]:
     if lang.other_rx is not None:
         # "the dice stays at 0": a number labelled by a quantity the facts do not track is none of theirs
         for m in lang.other_rx.finditer(text):
+            # "top-5 accuracy", "acc@5": the other quantity's name holds a metric word, which labels nothing alone
+            marks = [mk for mk in marks if not (mk[2] == "metric" and m.start() <= mk[0] and mk[1] <= m.end())]
             if not any(mk[0] <= m.start() < mk[1] for mk in marks):
                 marks.append((m.start(), m.end(), "metric", "other"))
     marks.sort()
@@ -1484,9 +1495,10 @@ def _range_word_near(lang: Language, text: str, n) -> bool:
                 or lang.range_before_rx.search(text[max(0, start - _RANGE_LOOKBACK):start]))
 
 
-def _is_range_bound(lang: Language, text: str, n) -> bool:
+def _is_range_bound(lang: Language, text: str, n, paired: bool = False) -> bool:
     """A range ("between 0.3 and 0.6", "3.5-3.7", "[3.5, 4.5]") states no single value; a
-    "from X to Y" pair is no range."""
+    "from X to Y" pair is no range, nor are two joined splits' values after their shared label ("train and val
+    loss are 0.12 and 0.85": ``paired``) unless an opener or a dash makes them one ("between 0.3 and 0.6")."""
     start = n.start()
     if not _range_word_near(lang, text, n):
         return False
@@ -1496,6 +1508,8 @@ def _is_range_bound(lang: Language, text: str, n) -> bool:
     dash = int(lang.params["language.range_dash_reach_chars"])
     if re.match(r"[ \t]*[-–~][ \t]*~?[\d.]", text[n.end():n.end() + dash]):
         return True                  # "stuck from 0.98-1.01": a dash joins a range, after "from" too
+    if paired:
+        return False
     return not (lang.range_end_rx is not None and lang.range_end_rx.search(prev))
 
 
@@ -1506,8 +1520,7 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     start = n.start()
     # a count ("to 360,000 iterations") is no quantity's later value, even after a "from"; two decimals
     # joined by a slash ("about 2.35/2.36") are one value written twice, no count out of a total
-    if lang.unit_rx is not None and lang.unit_rx.match(text, n.end()) \
-            and not ("." in raw and _DECIMAL_PAIR.match(text, n.end())):
+    if lang.unit_rx is not None and lang.unit_rx.match(text, n.end()) and not _paired_by_slash(raw, text, n.end()):
         return prev_fact
     continued = _continue_from_to(lang, text, n, raw, series, prev_fact)
     if continued is not None:
@@ -1546,7 +1559,9 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
     if fact is None:
         return prev_fact
     v = _metric_value(raw, metric)
-    if v is None or _is_range_bound(lang, text, n) or (metric == "loss" and _relative_percent(lang, text, n, raw)) \
+    twin, paired = (None, False) if after else _shared_split(lang, text, n, marks, before, metric)
+    if v is None or _is_range_bound(lang, text, n, paired) \
+            or (metric == "loss" and _relative_percent(lang, text, n, raw)) \
             or (lang.difference_rx is not None and lang.difference_rx.match(text, n.end())):
         return prev_fact
     origin = before[0][0] if after else before[-1][0]
@@ -1557,7 +1572,6 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
         return None                 # "the example claims to reach 0.65 loss": someone else's value, not the run's
     entry = (start, v, (min(origin, start), n.end()), text[min(origin, start):n.end()])
     series.setdefault(fact, []).append(entry)
-    twin, paired = (None, False) if after else _shared_split(lang, text, n, marks, before, metric)
     if twin is not None and paired:
         # "train and val loss are 0.5, 0.6 respectively": this value is the first split's, the next one the second's
         series[fact].remove(entry)
@@ -1625,13 +1639,22 @@ def _shared_split(lang: Language, text: str, n, marks: list, before: list, metri
         return None, False
     second = before[-2]
     first = next((mk for mk in reversed(marks) if mk[1] <= second[0]), None)
+    first_split = first[3] if first is not None else None
+    if first is not None and first[2] == "metric" and first[3] == before[-1][3]:
+        # "loss/val_loss", "loss and val_loss": the bare metric beside its split-prefixed twin is the other split's
+        # (its own split word glued before it, else the split a bare metric has)
+        glued = next((mk for mk in reversed(marks) if mk[1] <= first[0]), None)
+        first_split = glued[3] if glued is not None and glued[2] == "split" \
+            and not text[glued[1]:first[0]].strip(" _-") else "train"
+    elif first is not None and first[2] != "split":
+        return None, False
     # a Chinese split word may carry 集 ("set") and 的 before the label: "训练集和验证集的准确率"
-    if first is None or second[2] != "split" or first[2] != "split" or first[3] == second[3] \
+    if first is None or second[2] != "split" or first_split == second[3] \
             or text[second[1]:before[-1][0]].strip(" _-的集") \
             or not lang.shared_split_rx.fullmatch(text, first[1] + (text[first[1]:first[1] + 1] == "集"), second[0]):
         return None, False
     paired = lang.own_values_rx is not None and lang.own_values_rx.match(text, n.end()) is not None
-    return lang.metrics.get((first[3], metric)), paired
+    return lang.metrics.get((first_split, metric)), paired
 
 
 def _readings_from_series(text: str, lang: Language, series: dict) -> list[Reading]:
