@@ -55,12 +55,12 @@ def test_adamw_decay_of_005_is_not_read_as_heavy(tmp_path):
     assert not (rep["status"] == "diagnosed" and top["id"] == "excessive_regularization")
 
 
-def test_a_healthy_run_with_coupled_decay_stays_healthy(tmp_path):
+def test_a_healthy_run_with_adamws_usual_decay_stays_healthy(tmp_path):
     rows = [f"epoch {e} loss {1.39 * math.exp(-e / 4) + 0.05:.4f} acc {min(0.97, 0.25 + 0.06 * e):.4f}"
             for e in range(1, 21)]
     log = tmp_path / "console.log"
     log.write_text("\n".join(rows) + "\n")
-    rep = _run(tmp_path, DECAY_SCRIPT.format(opt="SGD", wd=0.05), log)
+    rep = _run(tmp_path, DECAY_SCRIPT.format(opt="AdamW", wd=0.05), log)
     assert rep["status"] == "healthy", rep["confidence_assessment"]
 
 
