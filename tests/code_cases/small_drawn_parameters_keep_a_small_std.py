@@ -16,7 +16,7 @@ class Readout(nn.Module):
         return (att @ self.slots) * self.scale @ self.proj
 
 
-net = Readout(6, 16)
+net = Readout(20, 16)
 opt = torch.optim.Adam(net.parameters(), lr=3e-3)
 q, t = torch.randn(64, 16), torch.randn(64, 2)
 for _ in range(25):
