@@ -490,11 +490,11 @@ class ModelFacts:
         a matrix the script draws itself, whose smaller of its last two sizes (its fan-in either way
         round) is at least ``code.init_min_fan_in``, embedding tables aside (their rows are picked, not
         summed: N(0, 1) is nn.Embedding's own start)."""
-        names = {n.lineno: snippet(n.targets[0], SHORT_SNIPPET_CHARS) for n in ast.walk(self.tree)
-                 if isinstance(n, ast.Assign) and len(n.targets) == 1}
+        names = {(n.value.lineno, n.value.col_offset): snippet(n.targets[0], SHORT_SNIPPET_CHARS)
+                 for n in ast.walk(self.tree) if isinstance(n, ast.Assign) and len(n.targets) == 1}
         out = []
-        for line, std, shape, text in self.records["param_draw"]:
-            name = names.get(line, "a parameter")
+        for line, col, std, shape, text in self.records["param_draw"]:
+            name = names.get((line, col), "a parameter")
             if len(shape) >= 2 and min(shape[-2:]) >= self.params["code.init_min_fan_in"] and \
                     "emb" not in name.lower():
                 out.append((line, f"{name} ({' x '.join(map(str, shape))})", "normal_", False, std, text))

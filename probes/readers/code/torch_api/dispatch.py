@@ -222,17 +222,18 @@ class LibraryCalls:
         if isinstance(x, TensorVal) and x.scale is not None and c.node.args:
             shape = self.normal_draw_shape(c.node.args[0], c.env)
             if shape:
-                self.records["param_draw"].append((c.line, x.scale, shape, snippet(c.node, 60)))
+                self.records["param_draw"].append((c.line, c.node.col_offset, x.scale, shape, snippet(c.node, 60)))
         return TensorVal(param=True)
 
     def normal_draw_shape(self, node: ast.AST, env: Env) -> tuple | None:
-        """The sizes of the one ``randn`` draw in ``node`` when each is a number the reader knows; None
-        for any other draw, or several."""
-        draws = [n for n in ast.walk(node) if isinstance(n, ast.Call)
-                 and snippet(n.func).rsplit(".", 1)[-1] in ("randn", "normal")]
-        if len(draws) != 1 or snippet(draws[0].func).rsplit(".", 1)[-1] != "randn":
+        """The sizes of a ``randn`` draw that ``node`` only scales (``randn(a, b) * s``, ``randn(a, b) / s``)
+        when each is a number the reader knows; None for anything added to it (an identity plus noise:
+        its std is not the tensor's scale) or any other draw."""
+        while isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+            node = node.left if isinstance(node.left, (ast.Call, ast.BinOp)) else node.right
+        if not (isinstance(node, ast.Call) and snippet(node.func).rsplit(".", 1)[-1] == "randn"):
             return None
-        args = draws[0].args
+        args = node.args
         if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
             args = args[0].elts
         sizes = [self.eval_expr(a, env) for a in args if isinstance(a, (ast.Name, ast.Constant, ast.Attribute,
