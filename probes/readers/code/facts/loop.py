@@ -255,8 +255,11 @@ class LoopFacts:
     def graph_cut_facts(self, loss_t: TensorVal, back: Event, reached: set) -> None:
         """graph_cut: does the loss backpropagated reach the trainable parameters?"""
         lost = []
+        # a parameter read through ``.data`` in a forward gets no gradient, whether or not its module
+        # reaches the loss by its other parameters
+        param_cuts = set(self.records["param_data"])
         for line, how, srcs in loss_t.cuts:
-            gone = [s for s in srcs if s not in reached and self.is_trained(s)]
+            gone = [s for s in srcs if (s not in reached or line in param_cuts) and self.is_trained(s)]
             if gone:
                 lost.append((line, how))
         if not loss_t.srcs and (loss_t.calls or loss_t.cuts):

@@ -479,11 +479,26 @@ class ModelFacts:
                              f"`{r[5]}` (line {r[0]}) sets {r[1]} to {r[4]:g}")
         normal = [r for r in recs if not r[3] and r[2] in ("normal_", "trunc_normal_")
                   and isinstance(r[4], (int, float)) and not isinstance(r[4], bool) and r[4] > 0
-                  and "emb" not in r[1].lower()]
+                  and "emb" not in r[1].lower()] + self.drawn_weight_matrices()
         if normal:
             r = max(normal, key=lambda r: r[4])
             self.add_finding("init_weight_std", float(r[4]), r[0],
                              f"`{r[5]}` (line {r[0]}) draws {r[1]} from a normal with std {r[4]:g}")
+
+    def drawn_weight_matrices(self) -> list[tuple]:
+        """``nn.Parameter(torch.randn(a, b) * s)`` as init records (line, name, "normal_", False, s, text):
+        a matrix the script draws itself, whose smaller of its last two sizes (its fan-in either way
+        round) is at least ``code.init_min_fan_in``, embedding tables aside (their rows are picked, not
+        summed: N(0, 1) is nn.Embedding's own start)."""
+        names = {(n.value.lineno, n.value.col_offset): snippet(n.targets[0], SHORT_SNIPPET_CHARS)
+                 for n in ast.walk(self.tree) if isinstance(n, ast.Assign) and len(n.targets) == 1}
+        out = []
+        for line, col, std, shape, text in self.records["param_draw"]:
+            name = names.get((line, col), "a parameter")
+            if len(shape) >= 2 and min(shape[-2:]) >= self.params["code.init_min_fan_in"] and \
+                    "emb" not in name.lower():
+                out.append((line, f"{name} ({' x '.join(map(str, shape))})", "normal_", False, std, text))
+        return out
 
     def module_requires_grad_facts(self) -> None:
         """requires_grad_attr_on_module: ``module.requires_grad = True`` changes nothing."""

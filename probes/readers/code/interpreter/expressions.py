@@ -434,12 +434,16 @@ class Expressions:
         return self.placeholder_for(snippet(node))
 
     def tensor_attribute(self, base: TensorVal, attr: str, node: ast.AST) -> Val:
-        """``.data`` (cuts the graph unless a parameter), ``.T``, ``.grad``, and a model output's
-        ``.loss`` / ``.logits``."""
+        """``.data`` (cuts the graph, a parameter's only where a module's forward reads it: set up
+        or changed outside a forward, ``p.data`` is the parameter itself), ``.T``, ``.grad``, and a
+        model output's ``.loss`` / ``.logits``."""
         if attr == "data":
-            if base.param:
+            if base.param and not self.forward_depth:
                 return base
-            return self.cut_graph(base, getattr(node, "lineno", 0), ".data")
+            line = getattr(node, "lineno", 0)
+            if base.param:   # the module may reach the loss by its other parameters: this one is cut
+                self.records["param_data"].append(line)
+            return self.cut_graph(base, line, f"`{snippet(node)}`" if base.param else ".data")
         if attr in ("T", "mT", "real"):
             return base
         if attr == "grad":

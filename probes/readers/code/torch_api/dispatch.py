@@ -216,7 +216,32 @@ class LibraryCalls:
         return c.args[0] if c.args else None
 
     def lib_new_parameter(self, c: LibraryCall) -> Val:
+        """``nn.Parameter(torch.randn(a, b) * s)``: a parameter the script draws itself from a normal,
+        recorded (line, std, shape) beside the explicit inits, for the scale it starts at."""
+        x = c.args[0] if c.args else None
+        if isinstance(x, TensorVal) and x.scale is not None and c.node.args:
+            shape = self.normal_draw_shape(c.node.args[0], c.env)
+            if shape:
+                self.records["param_draw"].append((c.line, c.node.col_offset, x.scale, shape, snippet(c.node, 60)))
         return TensorVal(param=True)
+
+    def normal_draw_shape(self, node: ast.AST, env: Env) -> tuple | None:
+        """The sizes of a ``randn`` draw that ``node`` only scales (``randn(a, b) * s``, ``randn(a, b) / s``)
+        when each is a number the reader knows; None for anything added to it (an identity plus noise:
+        its std is not the tensor's scale) or any other draw."""
+        while isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+            node = node.left if isinstance(node.left, (ast.Call, ast.BinOp)) else node.right
+        if not (isinstance(node, ast.Call) and snippet(node.func).rsplit(".", 1)[-1] == "randn"):
+            return None
+        args = node.args
+        if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+            args = args[0].elts
+        sizes = [self.eval_expr(a, env) for a in args if isinstance(a, (ast.Name, ast.Constant, ast.Attribute,
+                                                                        ast.Subscript, ast.BinOp))]
+        if not sizes or len(sizes) != len(args) or not all(
+                isinstance(v, Const) and isinstance(v.value, int) and not isinstance(v.value, bool) for v in sizes):
+            return None
+        return tuple(v.value for v in sizes)
 
     def lib_nn_object(self, c: LibraryCall) -> Val:
         return self.make_nn_object(c.last, c.args, c.kwargs, c.node)
