@@ -592,6 +592,8 @@ def _typed_value(session: Session, q: dict, fname: str, part, *, whole: bool):
             said = session.understand(part)
             if said is not None and said.symptom is not None:
                 return said.symptom, []
+        if read:      # "yes, bf16" to "mixed precision?": the words say it, with more than a plain yes
+            return read[0], others
         if others:
             return _STILL_OPEN, others
         raise InputError(str(exc), hint=None if fact["type"] == "enum" else q.get("hint")) from None

@@ -46,6 +46,13 @@ def test_a_word_typed_for_a_number_gives_the_fact_it_names(kb):
     assert [f.name for f in added] == ["optimizer"] and s.value("learning_rate") is None
 
 
+def test_a_yes_with_more_words_is_read_with_what_it_adds(kb):
+    s = _session(kb)
+    s.answer("mixed_precision", "yes, bf16")       # before: uses_amp left open, only the dtype taken
+    assert s.value("uses_amp") is True and s.value("amp_dtype") == "bfloat16"
+    assert "mixed_precision" in s.asked
+
+
 def test_back_undoes_the_other_facts_too(kb):
     s = _session(kb)
     s.answer("optimizer", "lr 3e-4")
