@@ -68,30 +68,24 @@ def fix_patch(paths, facts: dict, cause: str, kb) -> dict | None:
     source)}``; the code reader's own findings (read with ``kb``'s parameters) take precedence, since
     they say where in the script the fault is, even when a live probe's measurement of the same fact
     won in the session. The user's files are never edited."""
-    from traindx.probes.readers.code import analyze_code
     from traindx.probes.readers.patch import make_patch
     for path in paths:
-        try:
-            located = {f.fact: (f.value, f.source) for f in analyze_code(path, kb.params()).findings}
+        try:   # the script's findings, then the configs it names: read once for both kinds of patch
+            reads = read_code(path, kb.params())
         except Exception:   # noqa: BLE001 - an unreadable script gets no patch, not a traceback
-            located = {}
-        p = make_patch(path, {**facts, **located}, cause, kb=kb)
-        if p is not None:
-            return p
-        p = _config_patch(path, {**facts, **located}, cause, kb)
+            reads = []
+        located = {f.fact: (f.value, f.source) for f in reads[0].findings} if reads else {}
+        p = make_patch(path, {**facts, **located}, cause, kb=kb) or _config_patch(reads[1:], {**facts, **located},
+                                                                                 cause, kb)
         if p is not None:
             return p
     return None
 
 
-def _config_patch(path: str, facts: dict, cause: str, kb) -> dict | None:
+def _config_patch(reads: list, facts: dict, cause: str, kb) -> dict | None:
     """The fix made in a config file the script reads (``lr: 0.3`` in config.yaml), where the
     script itself only passes the value on."""
     from traindx.probes.readers.patch import make_config_patch
-    try:
-        reads = read_code(path, kb.params())[1:]
-    except InputError:
-        return None
     for r in reads:
         for f in r.findings:
             if f.source.startswith("config:") and f.source.count(":") >= 2:

@@ -306,21 +306,13 @@ def preserved_rng(*owners):
         except Exception:   # a generator whose state cannot be read: leave it
             pass
 
-    py = _random.getstate()
-    try:
-        import numpy as np
-
-        npst = np.random.get_state()
-    except Exception:  # pragma: no cover - numpy is optional
-        np, npst = None, None
+    host = _host_rng()
     devices = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
     with torch.random.fork_rng(devices=devices):
         try:
             yield
         finally:
-            _random.setstate(py)
-            if np is not None:
-                np.random.set_state(npst)
+            host()
             for restore, state in own:
                 try:
                     restore(state)
@@ -334,9 +326,21 @@ def rng_rewind():
     experiments; call it inside :func:`preserved_rng`, which restores the run's own states after)."""
     import torch
 
-    py = _random.getstate()
+    host = _host_rng()
     cpu = torch.get_rng_state()
     cuda = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None
+
+    def rewind():
+        host()
+        torch.set_rng_state(cpu)
+        if cuda is not None:
+            torch.cuda.set_rng_state_all(cuda)
+    return rewind
+
+
+def _host_rng():
+    """Save the ``random`` and numpy global generator states; return a function that puts them back."""
+    py = _random.getstate()
     try:
         import numpy as np
 
@@ -344,14 +348,11 @@ def rng_rewind():
     except Exception:  # pragma: no cover - numpy is optional
         np, npst = None, None
 
-    def rewind():
+    def restore():
         _random.setstate(py)
-        torch.set_rng_state(cpu)
-        if cuda is not None:
-            torch.cuda.set_rng_state_all(cuda)
         if np is not None:
             np.random.set_state(npst)
-    return rewind
+    return restore
 
 
 def example_hash(sample) -> str | None:

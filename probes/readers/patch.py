@@ -685,17 +685,19 @@ def make_config_patch(config: str, key: str, facts: Mapping[str, tuple], cause: 
     edit applies or the line does not read as expected."""
     from .config import load_config
     edits = [e for e in patch_edits(kb if kb is not None else _core_kb(), cause) if e.get("edit") in _CONFIG_EDITS]
+    if not edits:
+        return None
+    try:
+        cfg = load_config(config)
+        with open(config, encoding="utf-8") as fh:
+            text = fh.read()
+    except (OSError, UnicodeDecodeError, InputError):
+        return None
     for e in edits:
         move, fmt, what = _CONFIG_EDITS[e["edit"]]
         moved = move(facts, e.get("fact", ""), dict(e.get("with") or {}))
         if moved is None or not str(facts.get(e.get("fact", ""), ("", ""))[1]).startswith("config:"):
             continue
-        try:
-            cfg = load_config(config)
-            with open(config, encoding="utf-8") as fh:
-                text = fh.read()
-        except (OSError, UnicodeDecodeError, InputError):
-            return None
         lines = text.splitlines(keepends=True)
         leaf = re.escape(key.split(".")[-1])
         pattern = re.compile(r"(?<![\w.-])[\"']?" + leaf + r"[\"']?\s*[:=]\s*(" + _NUM + r")")
