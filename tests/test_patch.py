@@ -126,8 +126,51 @@ def _run(path, cwd):
     return first, last
 
 
+# the optimizer over a list of some parameters, bound to a name first
+SUBSET_BY_NAME = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 8), nn.ReLU(), nn.Linear(8, 4))
+params = list(model[0].parameters())
+opt = torch.optim.SGD(params, lr=0.05)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
+# the model built again (a fresh start per fold, in main()) after the optimizer was built for the first
+# instance, which a helper function steps through the module-level name
+INDENTED_LOOP = textwrap.indent(LOOP.format(zero="        opt.zero_grad()\n").replace("opt.step()", "step()"), "    ")
+OTHER_INSTANCE = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1000)
+crit = nn.CrossEntropyLoss()
+
+
+def step():
+    opt.step()
+    sched.step()
+
+
+def main():
+    \"\"\"Train a fresh model.\"\"\"
+    model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+""" + INDENTED_LOOP + """
+
+main()
+"""
+# the optimizer handed a fresh instance instead of the model that trains
+FRESH_INSTANCE = HEAD + """\
+def make():
+    return nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+
+
+model = make()
+opt = torch.optim.SGD(make().parameters(), lr=0.05)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
+
 FIXTURES = {**{c: (c, text) for c, text in SCRIPTS.items()},
-            "optimizer_over_a_subset": ("params_not_in_optimizer", SUBSET)}
+            "optimizer_over_a_subset": ("params_not_in_optimizer", SUBSET),
+            "optimizer_over_a_named_list": ("params_not_in_optimizer", SUBSET_BY_NAME),
+            "optimizer_of_another_instance": ("params_not_in_optimizer", OTHER_INSTANCE),
+            "optimizer_of_a_fresh_instance": ("params_not_in_optimizer", FRESH_INSTANCE)}
 CASES = [(c, "patch") for c in sorted(FIXTURES)] + [("missing_zero_grad", "git"), ("nan_in_inputs", "git")] + [
     pytest.param(c, "git", marks=pytest.mark.slow) for c in sorted(FIXTURES)
     if c not in ("missing_zero_grad", "nan_in_inputs")]
@@ -271,3 +314,18 @@ def test_every_patch_edit_in_the_kb_exists_and_reads_a_known_fact():
     for c in with_patch:
         for e in patch_edits(kb, c):
             assert e["edit"] in EDITS and e["fact"] in kb.facts, (c, e)
+
+
+def test_param_groups_are_never_flattened_into_the_whole_model(tmp_path):
+    """An optimizer over param groups (their own lr / weight decay) that misses part of the model gets no
+    whole-model patch: replacing the groups by model.parameters() would drop the user's per-group settings."""
+    script = tmp_path / "train.py"
+    script.write_text(HEAD + """\
+model = nn.Sequential(nn.Linear(10, 8), nn.ReLU(), nn.Linear(8, 4))
+groups = [{"params": model[0].parameters(), "lr": 0.05}]
+opt = torch.optim.SGD(groups, lr=0.01)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n"))
+    facts = _reader_facts(script)
+    assert facts["params_not_in_optimizer"][0], facts["params_not_in_optimizer"]     # the fault is seen
+    assert make_patch(str(script), facts, "params_not_in_optimizer") is None
