@@ -409,6 +409,97 @@ def _train_mode(src: _Src, facts, fact, opts) -> bool:
     return True
 
 
+def _parents(tree) -> dict:
+    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def _has_mode_call(node, receiver: str | None = None, modes=("train", "eval")) -> bool:
+    """``node`` calls ``.train()`` / ``.eval()`` (on ``receiver`` when given)."""
+    return any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in modes
+               and (receiver is None or ast.unparse(c.func.value) == receiver) for c in ast.walk(node))
+
+
+def _model_called_on(src: _Src, n: int) -> str | None:
+    """The model whose forward runs on line ``n``: a call there of something whose ``.parameters()``,
+    ``.train()`` or ``.eval()`` the script uses elsewhere."""
+    models = {ast.unparse(c.func.value) for c in ast.walk(src.tree) if isinstance(c, ast.Call)
+              and isinstance(c.func, ast.Attribute) and c.func.attr in ("parameters", "train", "eval")}
+    for c in ast.walk(src.tree):
+        if isinstance(c, ast.Call) and c.lineno == n and isinstance(c.func, (ast.Name, ast.Attribute)) and \
+                ast.unparse(c.func) in models:
+            return ast.unparse(c.func)
+    return None
+
+
+def _train_mode_restored(loop, anchor, fn, model: str, parents: dict) -> bool:
+    """Training mode is set again before the training step of ``loop`` that follows the validation at
+    ``anchor``: the loop's own body sets it, or a loop around it does at each pass while the validation
+    (``anchor``, in function ``fn`` when it is one) runs outside the step loop."""
+    if any(_has_mode_call(st, model, ("train",)) for st in loop.body):
+        return True
+    inside = loop.lineno <= anchor.lineno <= loop.end_lineno or (
+        isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            isinstance(c, ast.Call) and getattr(c.func, "id", getattr(c.func, "attr", None)) == fn.name
+            for c in ast.walk(loop)))
+    if inside:
+        return False
+    outer = parents.get(loop)
+    while outer is not None:
+        if isinstance(outer, (ast.For, ast.While)) and any(
+                _has_mode_call(st, model, ("train",)) for st in outer.body if st.lineno < loop.lineno):
+            return True
+        outer = parents.get(outer)
+    return False
+
+
+def _eval_mode(src: _Src, facts, fact, opts) -> bool:
+    """Validation that runs in training mode. ``model.eval`` written without its call gets the call;
+    else ``model.eval()`` goes right before the validation (the statement holding its forward, in its
+    function or in the training loop), and ``model.train()`` at the start of each training step unless
+    that loop already sets it. Validation that sets a mode itself (MC dropout) is left alone."""
+    f = facts.get(fact)
+    n = _line_of(f[1]) if f is not None and f[0] == "train" else None
+    if n is None:
+        return False
+    bare = [e for e in ast.walk(src.tree) if isinstance(e, ast.Expr) and isinstance(e.value, ast.Attribute)
+            and e.value.attr == "eval" and e.lineno == e.end_lineno]
+    for e in bare:
+        text = src.line(e.lineno)
+        end = src.col(e.lineno, e.value.end_col_offset)
+        src.lines[e.lineno - 1] = text[:end] + "()" + text[end:]
+        src.changes.append(f"line {e.lineno}: {ast.unparse(e.value)}() called (without the parentheses it did "
+                           "nothing)")
+    if bare:
+        return True
+    model = _model_called_on(src, n)
+    pairs = _loops_with_backward(src.tree)
+    if model is None or not pairs:
+        return False
+    parents = _parents(src.tree)
+    node = next((s for s in ast.walk(src.tree) if isinstance(s, ast.stmt) and s.lineno == n), None)
+    anchor = node
+    while node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        if isinstance(node, (ast.For, ast.While)) and any(loop is node for loop, _ in pairs):
+            break
+        if isinstance(node, ast.stmt):
+            anchor = node
+        node = parents.get(node)
+    while isinstance(anchor, ast.If):        # validation every N steps: inside the branch that runs it
+        anchor = next((st for st in anchor.body + anchor.orelse if st.lineno <= n <= st.end_lineno), None)
+    if anchor is None or _has_mode_call(anchor, model) or not src.starts_its_line(anchor):
+        return False
+    at = anchor.lineno
+    src.insert(at, f"{_indent(src.line(at))}{model}.eval()\n",
+               f"line {at}: {model}.eval() before the validation (Dropout off, BatchNorm on its running statistics)")
+    loop, _ = min(pairs, key=lambda p: (p[0].end_lineno - p[0].lineno))
+    if not _train_mode_restored(loop, anchor, node, model, parents):
+        first = loop.body[0].lineno
+        src.insert(first, f"{_indent(src.line(first))}{model}.train()\n",
+                   f"line {first}: {model}.train() at the start of each training step (the validation leaves "
+                   "it in eval mode)")
+    return True
+
+
 def _over_clipping(src: _Src, facts, fact, opts) -> bool:
     f = facts.get(fact)
     n = _line_of(f[1]) if f is not None else None
@@ -763,7 +854,8 @@ def _fill_nan_after_write(src: _Src, facts, fact, opts) -> bool:
 
 #: the edit vocabulary kb/fixes.yaml ``patch:`` entries name
 EDITS = {"set_learning_rate": _lr, "insert_zero_grad": _zero_grad, "drop_output_squash": _double_softmax,
-         "set_shuffle": _shuffle, "insert_train_mode": _train_mode, "set_clip_norm": _over_clipping,
+         "set_shuffle": _shuffle, "insert_train_mode": _train_mode,
+         "insert_eval_mode": _eval_mode, "set_clip_norm": _over_clipping,
          "unfreeze": _unfreeze, "wrap_module_list": _wrap_module_list,
          "optimizer_whole_model": _optimizer_whole_model, "optimizer_for_trained_model": _optimizer_for_trained_model,
          "fill_nan_after_write": _fill_nan_after_write}
