@@ -126,8 +126,51 @@ def _run(path, cwd):
     return first, last
 
 
+# the optimizer over a list of some parameters, bound to a name first
+SUBSET_BY_NAME = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 8), nn.ReLU(), nn.Linear(8, 4))
+params = list(model[0].parameters())
+opt = torch.optim.SGD(params, lr=0.05)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
+# the model built again (a fresh start per fold, in main()) after the optimizer was built for the first
+# instance, which a helper function steps through the module-level name
+INDENTED_LOOP = textwrap.indent(LOOP.format(zero="        opt.zero_grad()\n").replace("opt.step()", "step()"), "    ")
+OTHER_INSTANCE = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1000)
+crit = nn.CrossEntropyLoss()
+
+
+def step():
+    opt.step()
+    sched.step()
+
+
+def main():
+    \"\"\"Train a fresh model.\"\"\"
+    model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+""" + INDENTED_LOOP + """
+
+main()
+"""
+# the optimizer handed a fresh instance instead of the model that trains
+FRESH_INSTANCE = HEAD + """\
+def make():
+    return nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+
+
+model = make()
+opt = torch.optim.SGD(make().parameters(), lr=0.05)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
+
 FIXTURES = {**{c: (c, text) for c, text in SCRIPTS.items()},
-            "optimizer_over_a_subset": ("params_not_in_optimizer", SUBSET)}
+            "optimizer_over_a_subset": ("params_not_in_optimizer", SUBSET),
+            "optimizer_over_a_named_list": ("params_not_in_optimizer", SUBSET_BY_NAME),
+            "optimizer_of_another_instance": ("params_not_in_optimizer", OTHER_INSTANCE),
+            "optimizer_of_a_fresh_instance": ("params_not_in_optimizer", FRESH_INSTANCE)}
 CASES = [(c, "patch") for c in sorted(FIXTURES)] + [("missing_zero_grad", "git"), ("nan_in_inputs", "git")] + [
     pytest.param(c, "git", marks=pytest.mark.slow) for c in sorted(FIXTURES)
     if c not in ("missing_zero_grad", "nan_in_inputs")]
@@ -271,3 +314,85 @@ def test_every_patch_edit_in_the_kb_exists_and_reads_a_known_fact():
     for c in with_patch:
         for e in patch_edits(kb, c):
             assert e["edit"] in EDITS and e["fact"] in kb.facts, (c, e)
+
+
+def test_param_groups_are_never_flattened_into_the_whole_model(tmp_path):
+    """An optimizer over param groups (their own lr / weight decay) that misses part of the model gets no
+    whole-model patch: replacing the groups by model.parameters() would drop the user's per-group settings."""
+    script = tmp_path / "train.py"
+    script.write_text(HEAD + """\
+model = nn.Sequential(nn.Linear(10, 8), nn.ReLU(), nn.Linear(8, 4))
+groups = [{"params": model[0].parameters(), "lr": 0.05}]
+opt = torch.optim.SGD(groups, lr=0.01)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n"))
+    facts = _reader_facts(script)
+    assert facts["params_not_in_optimizer"][0], facts["params_not_in_optimizer"]     # the fault is seen
+    assert make_patch(str(script), facts, "params_not_in_optimizer") is None
+
+
+# validation without model.eval(): BatchNorm normalises class-sorted validation batches by their own
+# statistics, which wipes out what tells the classes apart
+NO_EVAL = HEAD + """\
+Xv, Yv = X[:256].clone(), Y[:256].clone()
+order = Yv.argsort()
+Xv, Yv = Xv[order], Yv[order]
+model = nn.Sequential(nn.Linear(10, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+crit = nn.CrossEntropyLoss()
+
+
+def validate():
+    hit = 0
+    with torch.no_grad():
+        for i in range(0, 256, 32):
+            hit += (model(Xv[i:i + 32]).argmax(1) == Yv[i:i + 32]).sum().item()
+    return hit / 256
+
+
+for epoch in range(15):
+    model.train()
+    for i in range(0, 512, 32):
+        perm = torch.randperm(512)[:32]
+        xb, yb = X[perm], Y[perm]
+        opt.zero_grad()
+        loss = crit(model(xb), yb)
+        loss.backward()
+        opt.step()
+    acc = validate()
+print(f"VAL {acc:.3f}")
+"""
+
+
+def _val_acc(script, cwd):
+    out = subprocess.run([sys.executable, script.name], cwd=cwd, capture_output=True, text=True,
+                         env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return float([x for x in out.stdout.splitlines() if x.startswith("VAL")][-1].split()[1])
+
+
+def test_validation_in_training_mode_gets_eval_and_the_accuracy_comes_back(tmp_path):
+    """The validation forward the code reader located in training mode: model.eval() goes before the
+    validation; the training loop already sets train() each epoch, so nothing else changes. Run, the
+    patched script validates on the running statistics and its accuracy is the model's."""
+    if shutil.which("patch") is None:
+        pytest.skip("patch is not installed")
+    script = tmp_path / "train.py"
+    script.write_text(NO_EVAL)
+    before = _val_acc(script, tmp_path)
+    p = make_patch(str(script), _reader_facts(script), "train_eval_mode_mismatch")
+    assert p is not None
+    added = [x for x in p["diff"].splitlines() if x.startswith("+") and not x.startswith("+++")]
+    assert added == ["+    model.eval()"], p["diff"]
+    (tmp_path / "fix.diff").write_text(p["diff"].replace(p["file"], "train.py"))
+    done = subprocess.run(["patch", "-p0", "-i", "fix.diff"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    after = _val_acc(script, tmp_path)
+    assert before < 0.6 < 0.85 < after, (before, after)
+
+
+def test_eval_written_without_its_call_is_called(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(NO_EVAL.replace("    hit = 0\n", "    model.eval\n    hit = 0\n"))
+    p = make_patch(str(script), _reader_facts(script), "train_eval_mode_mismatch")
+    assert p is not None and "-    model.eval\n+    model.eval()\n" in p["diff"], p and p["diff"]

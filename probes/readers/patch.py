@@ -409,6 +409,97 @@ def _train_mode(src: _Src, facts, fact, opts) -> bool:
     return True
 
 
+def _parents(tree) -> dict:
+    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def _has_mode_call(node, receiver: str | None = None, modes=("train", "eval")) -> bool:
+    """``node`` calls ``.train()`` / ``.eval()`` (on ``receiver`` when given)."""
+    return any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in modes
+               and (receiver is None or ast.unparse(c.func.value) == receiver) for c in ast.walk(node))
+
+
+def _model_called_on(src: _Src, n: int) -> str | None:
+    """The model whose forward runs on line ``n``: a call there of something whose ``.parameters()``,
+    ``.train()`` or ``.eval()`` the script uses elsewhere."""
+    models = {ast.unparse(c.func.value) for c in ast.walk(src.tree) if isinstance(c, ast.Call)
+              and isinstance(c.func, ast.Attribute) and c.func.attr in ("parameters", "train", "eval")}
+    for c in ast.walk(src.tree):
+        if isinstance(c, ast.Call) and c.lineno == n and isinstance(c.func, (ast.Name, ast.Attribute)) and \
+                ast.unparse(c.func) in models:
+            return ast.unparse(c.func)
+    return None
+
+
+def _train_mode_restored(loop, anchor, fn, model: str, parents: dict) -> bool:
+    """Training mode is set again before the training step of ``loop`` that follows the validation at
+    ``anchor``: the loop's own body sets it, or a loop around it does at each pass while the validation
+    (``anchor``, in function ``fn`` when it is one) runs outside the step loop."""
+    if any(_has_mode_call(st, model, ("train",)) for st in loop.body):
+        return True
+    inside = loop.lineno <= anchor.lineno <= loop.end_lineno or (
+        isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            isinstance(c, ast.Call) and getattr(c.func, "id", getattr(c.func, "attr", None)) == fn.name
+            for c in ast.walk(loop)))
+    if inside:
+        return False
+    outer = parents.get(loop)
+    while outer is not None:
+        if isinstance(outer, (ast.For, ast.While)) and any(
+                _has_mode_call(st, model, ("train",)) for st in outer.body if st.lineno < loop.lineno):
+            return True
+        outer = parents.get(outer)
+    return False
+
+
+def _eval_mode(src: _Src, facts, fact, opts) -> bool:
+    """Validation that runs in training mode. ``model.eval`` written without its call gets the call;
+    else ``model.eval()`` goes right before the validation (the statement holding its forward, in its
+    function or in the training loop), and ``model.train()`` at the start of each training step unless
+    that loop already sets it. Validation that sets a mode itself (MC dropout) is left alone."""
+    f = facts.get(fact)
+    n = _line_of(f[1]) if f is not None and f[0] == "train" else None
+    if n is None:
+        return False
+    bare = [e for e in ast.walk(src.tree) if isinstance(e, ast.Expr) and isinstance(e.value, ast.Attribute)
+            and e.value.attr == "eval" and e.lineno == e.end_lineno]
+    for e in bare:
+        text = src.line(e.lineno)
+        end = src.col(e.lineno, e.value.end_col_offset)
+        src.lines[e.lineno - 1] = text[:end] + "()" + text[end:]
+        src.changes.append(f"line {e.lineno}: {ast.unparse(e.value)}() called (without the parentheses it did "
+                           "nothing)")
+    if bare:
+        return True
+    model = _model_called_on(src, n)
+    pairs = _loops_with_backward(src.tree)
+    if model is None or not pairs:
+        return False
+    parents = _parents(src.tree)
+    node = next((s for s in ast.walk(src.tree) if isinstance(s, ast.stmt) and s.lineno == n), None)
+    anchor = node
+    while node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        if isinstance(node, (ast.For, ast.While)) and any(loop is node for loop, _ in pairs):
+            break
+        if isinstance(node, ast.stmt):
+            anchor = node
+        node = parents.get(node)
+    while isinstance(anchor, ast.If):        # validation every N steps: inside the branch that runs it
+        anchor = next((st for st in anchor.body + anchor.orelse if st.lineno <= n <= st.end_lineno), None)
+    if anchor is None or _has_mode_call(anchor, model) or not src.starts_its_line(anchor):
+        return False
+    at = anchor.lineno
+    src.insert(at, f"{_indent(src.line(at))}{model}.eval()\n",
+               f"line {at}: {model}.eval() before the validation (Dropout off, BatchNorm on its running statistics)")
+    loop, _ = min(pairs, key=lambda p: (p[0].end_lineno - p[0].lineno))
+    if not _train_mode_restored(loop, anchor, node, model, parents):
+        first = loop.body[0].lineno
+        src.insert(first, f"{_indent(src.line(first))}{model}.train()\n",
+                   f"line {first}: {model}.train() at the start of each training step (the validation leaves "
+                   "it in eval mode)")
+    return True
+
+
 def _over_clipping(src: _Src, facts, fact, opts) -> bool:
     f = facts.get(fact)
     n = _line_of(f[1]) if f is not None else None
@@ -557,8 +648,44 @@ def _wrap_module_list(src: _Src, facts, fact, opts) -> bool:
     return done
 
 
+def _params_arg(call: ast.Call) -> ast.expr | None:
+    """The parameters an optimizer call is given: its first argument or ``params=``."""
+    return call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "params"), None)
+
+
+def _no_param_groups(src: _Src, arg: ast.expr) -> bool:
+    """``arg`` gives the optimizer plain parameters, never param groups (dicts with their own lr or
+    weight decay, which a whole ``model.parameters()`` would flatten): no dict in it, and a bare name
+    is never assigned anything holding one."""
+    def plain(node):
+        return not any(isinstance(x, ast.Dict) or (isinstance(x, ast.Call) and isinstance(x.func, ast.Name)
+                                                   and x.func.id == "dict") for x in ast.walk(node))
+    if not plain(arg):
+        return False
+    if isinstance(arg, ast.Name):
+        for node in ast.walk(src.tree):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None and \
+                    any(isinstance(t, ast.Name) and t.id == arg.id for t in
+                        (node.targets if isinstance(node, ast.Assign) else [node.target])) and not plain(node.value):
+                return False
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in ("append", "extend") and isinstance(node.func.value, ast.Name) and \
+                    node.func.value.id == arg.id and not all(plain(a) for a in node.args):
+                return False
+    return True
+
+
+def _optimizer_call(src: _Src, n: int) -> ast.Call | None:
+    """The optimizer construction on line ``n``: the call there whose parameters argument the
+    code reader read (the outermost call starting on that line)."""
+    calls = [c for c in ast.walk(src.tree) if isinstance(c, ast.Call) and c.lineno == n and _params_arg(c) is not None]
+    return min(calls, key=lambda c: c.col_offset) if calls else None
+
+
 def _optimizer_whole_model(src: _Src, facts, fact, opts) -> bool:
-    """An optimizer given part of a model while the whole model trains: given all of it."""
+    """An optimizer given part of a model while the whole model trains: given all of it (the part
+    as written -- ``model.fc.parameters()``, a list of some parameters, a sum of ``list(...)``s, a
+    name bound to such a list -- but never param groups)."""
     f = facts.get(fact)
     n = _line_of(f[1]) if f is not None else None
     if n is None or not isinstance(f[0], (list, tuple)):
@@ -568,14 +695,129 @@ def _optimizer_whole_model(src: _Src, facts, fact, opts) -> bool:
         if m is None:
             continue
         held, model = m.group(1), m.group(2)
-        for node in ast.walk(src.tree):
-            if not (isinstance(node, ast.Call) and node.lineno == n):
-                continue
-            arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "params"), None)
-            if arg is not None and src.segment(arg) == held and _replace_span(src, arg, f"{model}.parameters()"):
-                src.changes.append(f"line {n}: the optimizer given all of {model}.parameters() (it held only {held})")
+        node = _optimizer_call(src, n)
+        arg = _params_arg(node) if node is not None else None
+        if arg is None or not (src.segment(arg) == held or _no_param_groups(src, arg)):
+            continue
+        if _replace_span(src, arg, f"{model}.parameters()"):
+            src.changes.append(f"line {n}: the optimizer given all of {model}.parameters() (it held only {held})")
+            return True
+    return False
+
+
+def _statement_at(src: _Src, n: int) -> tuple[ast.stmt, list] | None:
+    """The simple statement starting line ``n`` and the chain of function definitions around it
+    (innermost last)."""
+    def walk(body, scopes):
+        for st in body:
+            if st.lineno == n and isinstance(st, (ast.Assign, ast.AnnAssign, ast.Expr)) and src.starts_its_line(st):
+                return st, scopes
+            inner = scopes + [st] if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) else scopes
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                found = walk(getattr(st, field, None) or [], inner)
+                if found:
+                    return found
+        return None
+    return walk(src.tree.body, [])
+
+
+def _reindented(src: _Src, st: ast.stmt, indent: str) -> str | None:
+    """The source lines of ``st`` moved to ``indent`` (None when a continuation line sits left of
+    the statement's own indentation)."""
+    own = _indent(src.line(st.lineno))
+    out = []
+    for i in range(st.lineno, st.end_lineno + 1):
+        line = src.line(i)
+        if line.strip() and not line.startswith(own):
+            return None
+        out.append(indent + line[len(own):] if line.strip() else line)
+    return "".join(out).rstrip("\n") + "\n"
+
+
+def _target_name(st: ast.stmt) -> str | None:
+    t = st.targets[0] if isinstance(st, ast.Assign) and len(st.targets) == 1 else getattr(st, "target", None)
+    return t.id if isinstance(t, ast.Name) else None
+
+
+_OTHER_INSTANCE = re.compile(r"^([A-Za-z_][\w.]*) \(.*, line (\d+)\) is trained but the optimizer \(line (\d+)\) "
+                             r"holds .*, another instance$")
+
+
+def _optimizer_for_trained_model(src: _Src, facts, fact, opts) -> bool:
+    """The optimizer holds another instance of the model that trains. Built before that instance
+    (a model re-created per fold, or again in ``main()``): the optimizer -- and whatever is built on
+    it next to it, such as its scheduler -- is built again right after the instance, ``global`` where
+    it lives at module level. Built after it from a fresh instance (``opt(Net().parameters())``):
+    given the trained instance's parameters."""
+    f = facts.get(fact)
+    if f is None or not isinstance(f[0], (list, tuple)):
+        return False
+    for v in f[0]:
+        m = _OTHER_INSTANCE.match(str(v))
+        if m is None:
+            continue
+        var, made, built = m.group(1), int(m.group(2)), int(m.group(3))
+        if made < built:
+            opt = _statement_at(src, built)
+            if opt is None or not _bound_before(src, var, built, opt[1]):
+                continue        # the instance is not bound to that name where the optimizer is built
+            node = _optimizer_call(src, built)
+            arg = _params_arg(node) if node is not None else None
+            if arg is not None and _no_param_groups(src, arg) and \
+                    _replace_span(src, arg, f"{var}.parameters()"):
+                src.changes.append(f"line {built}: the optimizer given {var}.parameters(), the instance that trains")
+                return True
+            continue
+        if _rebuild_after(src, built, made):
+            return True
+    return False
+
+
+def _bound_before(src: _Src, name: str, n: int, scopes: list) -> bool:
+    """``name`` is assigned before line ``n`` in the scope of ``scopes`` (or one around it)."""
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Assign) and node.lineno < n and _target_name(node) == name:
+            found = _statement_at(src, node.lineno)
+            if found is not None and found[1] == scopes[:len(found[1])]:
                 return True
     return False
+
+
+def _rebuild_after(src: _Src, built: int, made: int) -> bool:
+    """Build the optimizer of line ``built`` again after the statement on line ``made``."""
+    opt, inst = _statement_at(src, built), _statement_at(src, made)
+    if opt is None or inst is None or _target_name(opt[0]) is None:
+        return False
+    (ost, oscopes), (ist, iscopes) = opt, inst
+    name = _target_name(ost)
+    # what is built on the optimizer next to it (a scheduler, a scaler bound to it): built again too
+    block = next((b for b in ([src.tree] + oscopes)[::-1]), src.tree).body
+    follow = [st for st in block if built < st.lineno < made and isinstance(st, ast.Assign) and _target_name(st)
+              and any(isinstance(x, ast.Name) and x.id == name for c in ast.walk(st.value)
+                      if isinstance(c, ast.Call) for x in c.args)]
+    indent = _indent(src.line(made))
+    texts = [_reindented(src, st, indent) for st in [ost] + follow]
+    if any(t is None for t in texts):
+        return False
+    if oscopes != iscopes[:len(oscopes)]:
+        return False
+    if len(iscopes) > len(oscopes):
+        if oscopes:         # a function's own optimizer, rebuilt in a function inside it: left alone
+            return False
+        fn = iscopes[-1]
+        names = [_target_name(st) for st in [ost] + follow]
+        args = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
+        if args & set(names) or fn.body[0].lineno == fn.lineno:
+            return False
+        first = fn.body[1] if len(fn.body) > 1 and isinstance(fn.body[0], ast.Expr) and \
+            isinstance(fn.body[0].value, ast.Constant) and isinstance(fn.body[0].value.value, str) else fn.body[0]
+        src.insert(first.lineno, f"{_indent(src.line(first.lineno))}global {', '.join(names)}\n",
+                   f"line {first.lineno}: {', '.join(names)} declared global in {fn.name}() so that the optimizer "
+                   "built there is the one every step uses")
+    src.insert_after(ist.end_lineno, "".join(texts),
+                     f"line {ist.end_lineno + 1}: the optimizer (line {built}) built again for the instance made at "
+                     f"line {made}, the one that trains" + (" (with what is built on it)" if follow else ""))
+    return True
 
 
 def _fill_nan_after_write(src: _Src, facts, fact, opts) -> bool:
@@ -612,9 +854,11 @@ def _fill_nan_after_write(src: _Src, facts, fact, opts) -> bool:
 
 #: the edit vocabulary kb/fixes.yaml ``patch:`` entries name
 EDITS = {"set_learning_rate": _lr, "insert_zero_grad": _zero_grad, "drop_output_squash": _double_softmax,
-         "set_shuffle": _shuffle, "insert_train_mode": _train_mode, "set_clip_norm": _over_clipping,
+         "set_shuffle": _shuffle, "insert_train_mode": _train_mode,
+         "insert_eval_mode": _eval_mode, "set_clip_norm": _over_clipping,
          "unfreeze": _unfreeze, "wrap_module_list": _wrap_module_list,
-         "optimizer_whole_model": _optimizer_whole_model, "fill_nan_after_write": _fill_nan_after_write}
+         "optimizer_whole_model": _optimizer_whole_model, "optimizer_for_trained_model": _optimizer_for_trained_model,
+         "fill_nan_after_write": _fill_nan_after_write}
 
 
 def patch_edits(kb, cause: str) -> list[dict]:
