@@ -166,7 +166,28 @@ opt = torch.optim.SGD(make().parameters(), lr=0.05)
 crit = nn.CrossEntropyLoss()
 """ + LOOP.format(zero="        opt.zero_grad()\n")
 
+# regularization so strong the model cannot fit the training set: SGD's weight decay, dropout, smoothing
+WEIGHT_DECAY = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+WD = 2.0
+opt = torch.optim.SGD(model.parameters(), lr=0.05, weight_decay=WD)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
+DROPOUT = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 16), nn.ReLU(), nn.Dropout(p=0.97), nn.Linear(16, 4))
+opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
+SMOOTHING = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+crit = nn.CrossEntropyLoss(label_smoothing=0.9)
+""" + LOOP.format(zero="        opt.zero_grad()\n")
+
 FIXTURES = {**{c: (c, text) for c, text in SCRIPTS.items()},
+            "weight_decay_too_strong": ("excessive_regularization", WEIGHT_DECAY),
+            "dropout_too_strong": ("excessive_regularization", DROPOUT),
+            "label_smoothing_too_strong": ("excessive_regularization", SMOOTHING),
             "optimizer_over_a_subset": ("params_not_in_optimizer", SUBSET),
             "optimizer_over_a_named_list": ("params_not_in_optimizer", SUBSET_BY_NAME),
             "optimizer_of_another_instance": ("params_not_in_optimizer", OTHER_INSTANCE),

@@ -146,3 +146,24 @@ def test_a_clipping_norm_from_a_config_file_is_changed_in_that_file(tmp_path):
                           cause="over_clipping")
     assert p is not None and p["file"] == "config.yaml"     # before: no patch
     assert norm == 1.0
+
+
+@needs_patch
+def test_a_weight_decay_from_a_config_file_is_lowered_there_to_the_optimizers_usual_value(tmp_path):
+    script = textwrap.dedent("""\
+        import torch
+        import yaml
+        with open("config.yaml") as fh:
+            cfg = yaml.safe_load(fh)
+        model = torch.nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1, weight_decay=cfg["optim"]["weight_decay"])
+        for step in range(3):
+            opt.zero_grad()
+            model(torch.randn(8, 4)).pow(2).mean().backward()
+            opt.step()
+        print("LR", opt.param_groups[0]["weight_decay"])
+        """)
+    p, wd = _patched_lr(tmp_path, {"train.py": script, "config.yaml": "optim:\n  weight_decay: 0.5\n"},
+                        cause="excessive_regularization")
+    assert p is not None and p["file"] == "config.yaml"
+    assert wd == 5e-4                                       # SGD's usual weight decay, from kb/fixes.yaml

@@ -500,6 +500,92 @@ def _eval_mode(src: _Src, facts, fact, opts) -> bool:
     return True
 
 
+def _new_weight_decay(facts, fact, opts) -> tuple[float, float] | None:
+    """(old, new) weight decay: the optimizer family's usual value (``typical``, else its ``default``),
+    only where the run's is above it."""
+    f = facts.get(fact)
+    try:
+        old = float(f[0]) if f is not None else None
+    except (TypeError, ValueError):
+        return None
+    typical = opts.get("typical") or {}
+    opt = str(facts.get("optimizer", ("", ""))[0] or "").lower()
+    usual = typical.get(opt, typical.get("default"))
+    if old is None or usual is None or not old > float(usual):
+        return None
+    return old, float(usual)
+
+
+def _weight_decay(src: _Src, facts, fact, opts) -> bool:
+    moved = _new_weight_decay(facts, fact, opts)
+    n = _line_of(facts[fact][1]) if moved else None
+    if n is None:
+        return False
+    target = _literal_origin(src, _keyword_on_line(src, n, "weight_decay"))
+    if target is None or not _same_number(target.value, moved[0]):
+        return False
+    was = src.segment(target)
+    if not _replace_span(src, target, _fmt_lr(moved[1])):
+        return False
+    src.changes.append(f"line {target.lineno}: weight decay lowered {was} -> {_fmt_lr(moved[1])}")
+    return True
+
+
+#: the calls whose first argument (or ``p=``) is a dropout probability; any call's ``dropout=`` is one too
+_DROPOUT_LAYERS = ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout")
+_DROPOUT_FUNCTIONS = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")
+
+
+def _dropout_args(call: ast.Call) -> list[ast.expr]:
+    name = getattr(call.func, "attr", None) or getattr(call.func, "id", None)
+    out = [k.value for k in call.keywords if k.arg == "dropout" or (k.arg == "p" and name in
+                                                                    _DROPOUT_LAYERS + _DROPOUT_FUNCTIONS)]
+    if name in _DROPOUT_LAYERS and call.args:
+        out.append(call.args[0])
+    elif name in _DROPOUT_FUNCTIONS and len(call.args) > 1:
+        out.append(call.args[1])       # F.dropout(x, p)
+    return out
+
+
+def _lower_literals(src: _Src, args, above: float, value: float, what: str) -> bool:
+    """Each argument in ``args`` whose number (followed to its literal) is above ``above`` set to ``value``
+    (a literal shared by several calls changed once)."""
+    done = set()
+    for arg in args:
+        target = _literal_origin(src, arg)
+        if target is None or id(target) in done or isinstance(target.value, bool) or \
+                not isinstance(target.value, (int, float)) or not target.value > above:
+            continue
+        was = src.segment(target)
+        if _replace_span(src, target, f"{value:g}"):
+            done.add(id(target))
+            src.changes.append(f"line {target.lineno}: {what} lowered {was} -> {value:g}")
+    return bool(done)
+
+
+def _dropout(src: _Src, facts, fact, opts) -> bool:
+    """Every dropout probability above ``above`` (layers, functional calls, a ``dropout=`` argument)
+    set to ``value``, where the code reader found dropout this strong."""
+    f = facts.get(fact)
+    try:
+        p = float(f[0]) if f is not None else None
+    except (TypeError, ValueError):
+        return False
+    if p is None or "above" not in opts or "value" not in opts or not p > float(opts["above"]):
+        return False
+    args = [a for c in ast.walk(src.tree) if isinstance(c, ast.Call) for a in _dropout_args(c)]
+    return _lower_literals(src, args, float(opts["above"]), float(opts["value"]), "dropout")
+
+
+def _label_smoothing(src: _Src, facts, fact, opts) -> bool:
+    f = facts.get(fact)
+    n = _line_of(f[1]) if f is not None else None
+    if n is None or "above" not in opts or "value" not in opts:
+        return False
+    return _lower_literals(src, [_keyword_on_line(src, n, "label_smoothing")], float(opts["above"]),
+                           float(opts["value"]), "label smoothing")
+
+
 def _over_clipping(src: _Src, facts, fact, opts) -> bool:
     f = facts.get(fact)
     n = _line_of(f[1]) if f is not None else None
@@ -858,7 +944,8 @@ EDITS = {"set_learning_rate": _lr, "insert_zero_grad": _zero_grad, "drop_output_
          "insert_eval_mode": _eval_mode, "set_clip_norm": _over_clipping,
          "unfreeze": _unfreeze, "wrap_module_list": _wrap_module_list,
          "optimizer_whole_model": _optimizer_whole_model, "optimizer_for_trained_model": _optimizer_for_trained_model,
-         "fill_nan_after_write": _fill_nan_after_write}
+         "fill_nan_after_write": _fill_nan_after_write, "set_weight_decay": _weight_decay,
+         "set_dropout": _dropout, "set_label_smoothing": _label_smoothing}
 
 
 def patch_edits(kb, cause: str) -> list[dict]:
@@ -917,7 +1004,8 @@ def _clip_move(facts, fact, opts) -> tuple[float, float] | None:
 
 #: the edits a config file can take: edit -> (the move (old, new), how the new value is written, what changed)
 _CONFIG_EDITS = {"set_learning_rate": (_new_lr, _fmt_lr, "learning rate"),
-                 "set_clip_norm": (_clip_move, _fmt_norm, "gradient clipping max_norm")}
+                 "set_clip_norm": (_clip_move, _fmt_norm, "gradient clipping max_norm"),
+                 "set_weight_decay": (_new_weight_decay, _fmt_lr, "weight decay")}
 
 
 def make_config_patch(config: str, key: str, facts: Mapping[str, tuple], cause: str, *,
@@ -953,6 +1041,8 @@ def make_config_patch(config: str, key: str, facts: Mapping[str, tuple], cause: 
             continue
         m = found[n]
         was, new = m.group(1), fmt(moved[1])
+        if config.lower().endswith((".yaml", ".yml")):
+            new = _yaml_float(new)
         lines[n - 1] = lines[n - 1][: m.start(1)] + new + lines[n - 1][m.end(1):]
         path = display or _display(config)
         diff = "".join(difflib.unified_diff(text.splitlines(keepends=True), lines, fromfile=path, tofile=path))
@@ -960,6 +1050,15 @@ def make_config_patch(config: str, key: str, facts: Mapping[str, tuple], cause: 
         return {"file": path, "diff": diff, "cause": cause,
                 "changes": [f"line {n}: {key} ({what}) {word} {was} -> {new}"]}
     return None
+
+
+def _yaml_float(text: str) -> str:
+    """A number as YAML 1.1 (PyYAML's safe_load) reads a float: a dot in the mantissa and a signed
+    exponent (``1e-4`` is read as the string "1e-4", ``1.0e-4`` as a float)."""
+    m = re.fullmatch(r"([-+]?\d+)(?:\.(\d*))?[eE]([-+]?)(\d+)", text)
+    if m is None:
+        return text
+    return f"{m.group(1)}.{m.group(2) or '0'}e{m.group(3) or '+'}{m.group(4)}"
 
 
 def _ends(s: str) -> str:
