@@ -184,7 +184,17 @@ opt = torch.optim.Adam(model.parameters(), lr=1e-2)
 crit = nn.CrossEntropyLoss(label_smoothing=0.9)
 """ + LOOP.format(zero="        opt.zero_grad()\n")
 
+# per-row standardisation of the data, one constant row among them: 0 / 0 makes that row NaN
+SPREAD = HEAD + """\
+X[7] = 0.5
+X = (X - X.mean(1, keepdim=True)) / X.std(1, keepdim=True)
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
+
 FIXTURES = {**{c: (c, text) for c, text in SCRIPTS.items()},
+            "division_by_a_zero_spread": ("nan_in_inputs", SPREAD),
             "weight_decay_too_strong": ("excessive_regularization", WEIGHT_DECAY),
             "dropout_too_strong": ("excessive_regularization", DROPOUT),
             "label_smoothing_too_strong": ("excessive_regularization", SMOOTHING),
@@ -417,3 +427,15 @@ def test_eval_written_without_its_call_is_called(tmp_path):
     script.write_text(NO_EVAL.replace("    hit = 0\n", "    model.eval\n    hit = 0\n"))
     p = make_patch(str(script), _reader_facts(script), "train_eval_mode_mismatch")
     assert p is not None and "-    model.eval\n+    model.eval()\n" in p["diff"], p and p["diff"]
+
+
+@pytest.mark.parametrize("line,fixed", [
+    ("X = (X - X.mean(0)) / X.std(0)\n", "X = (X - X.mean(0)) / (X.std(0) + 1e-8)\n"),
+    ("X = (X - X.min(0)) / (X.max(0) - X.min(0)) * 2\n", "X = (X - X.min(0)) / (X.max(0) - X.min(0) + 1e-8) * 2\n"),
+    ("X = (X - m) / v ** 0.5\n", "X = (X - m) / (v ** 0.5 + 1e-8)\n")])
+def test_the_epsilon_goes_into_the_divisor_whatever_its_shape(tmp_path, line, fixed):
+    """Inside the divisor's own parentheses, else in new ones: never after the division."""
+    script = tmp_path / "prep.py"
+    script.write_text("import torch\nX, m, v = torch.randn(8, 3), 0.0, 1.0\n" + line)
+    p = make_patch(str(script), {"std_division_unguarded": (True, "code:prep.py:3")}, "nan_in_inputs")
+    assert p is not None and "+" + fixed in p["diff"], p and p["diff"]

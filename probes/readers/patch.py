@@ -938,6 +938,32 @@ def _fill_nan_after_write(src: _Src, facts, fact, opts) -> bool:
     return False
 
 
+def _guard_spread(src: _Src, facts, fact, opts) -> bool:
+    """A division by a spread of the data (a standard deviation, a max - min range) the code reader
+    located with no epsilon: ``eps`` added to the divisor, so a slice with no spread divides by eps
+    instead of by zero."""
+    f = facts.get(fact)
+    n = _line_of(f[1]) if f is not None and f[0] is True else None
+    if n is None or "eps" not in opts:
+        return False
+    eps = _fmt_lr(float(opts["eps"]))
+    divs = [d for d in ast.walk(src.tree) if isinstance(d, ast.BinOp) and isinstance(d.op, ast.Div)
+            and d.lineno == n and d.right.lineno == d.right.end_lineno and not isinstance(d.right, ast.Constant)]
+    if not divs:
+        return False
+    d = min(divs, key=lambda x: x.col_offset)
+    seg = src.segment(d.right)
+    text = src.line(n)
+    a, b = src.col(n, d.right.col_offset), src.col(n, d.right.end_col_offset)
+    inside = text[:a].rstrip().endswith("(") and text[b:].lstrip().startswith(")")   # `/ (max - min)`
+    new = f"{seg} + {eps}" if inside else f"({seg} + {eps})"
+    if not _replace_span(src, d.right, new):
+        return False
+    src.changes.append(f"line {n}: {eps} added to the divisor {seg} (a slice with no spread no longer "
+                       "divides by zero)")
+    return True
+
+
 #: the edit vocabulary kb/fixes.yaml ``patch:`` entries name
 EDITS = {"set_learning_rate": _lr, "insert_zero_grad": _zero_grad, "drop_output_squash": _double_softmax,
          "set_shuffle": _shuffle, "insert_train_mode": _train_mode,
@@ -945,7 +971,7 @@ EDITS = {"set_learning_rate": _lr, "insert_zero_grad": _zero_grad, "drop_output_
          "unfreeze": _unfreeze, "wrap_module_list": _wrap_module_list,
          "optimizer_whole_model": _optimizer_whole_model, "optimizer_for_trained_model": _optimizer_for_trained_model,
          "fill_nan_after_write": _fill_nan_after_write, "set_weight_decay": _weight_decay,
-         "set_dropout": _dropout, "set_label_smoothing": _label_smoothing}
+         "set_dropout": _dropout, "set_label_smoothing": _label_smoothing, "guard_spread_division": _guard_spread}
 
 
 def patch_edits(kb, cause: str) -> list[dict]:
