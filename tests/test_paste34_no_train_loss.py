@@ -63,3 +63,10 @@ def test_a_validation_accuracy_alone_that_rises_stays_healthy(tmp_path):
     vals = [0.312, 0.405, 0.488, 0.547, 0.593, 0.628, 0.655]
     rep, _ = diagnose_log_report(tmp_path, _val_accuracies(vals, start=1, every=1))
     assert report_symptom(rep) == "healthy"
+
+
+def test_a_validation_accuracy_alone_moving_by_points_between_evaluations_is_no_plateau(tmp_path):
+    """Flat over the log but thrown by several points from one evaluation to the next: no level to call a plateau."""
+    vals = [0.652, 0.598, 0.671, 0.603, 0.660, 0.589, 0.668, 0.611, 0.655, 0.596, 0.664, 0.601]
+    rep, _ = diagnose_log_report(tmp_path, _val_accuracies(vals))
+    assert report_symptom(rep) != "plateau"
