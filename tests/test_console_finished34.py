@@ -54,3 +54,21 @@ def test_json_lines_with_metrics_nested_under_a_container_read_every_split(tmp_p
     assert set(log.series) >= {"loss", "val_loss", "val_accuracy"}
     assert log.series["val_loss"].points[-1].mean == pytest.approx(1.9, rel=1e-4)
     assert log.x_label == "epoch"
+
+
+def _var_dump(e: int) -> str:
+    return (f'array(4) {{\n  ["epoch"]=>\n  int({e})\n  ["train_nll"]=>\n  float({20 / e:.4f})\n'
+            f'  ["dev_nll"]=>\n  float({18 / e:.4f})\n  ["dev_acc"]=>\n  float({0.5 + 0.02 * e:.4f})\n}}\n')
+
+
+def test_php_var_dump_arrays_read_one_record_each():
+    text = 'string(3) "crf"\nint(2694)\n' + "".join(_var_dump(e) for e in range(1, 11)) + 'string(9) "finished."\n'
+    log = read_console_text(text)
+    assert log.series["loss"].rows == 10
+    assert log.series["loss"].points[-1].mean == pytest.approx(2.0, rel=1e-4)
+    assert log.series["val_accuracy"].points[-1].mean == pytest.approx(0.7, rel=1e-4)
+
+
+def test_a_var_dump_key_over_a_string_reads_no_value():
+    with pytest.raises(InputError):
+        read_console_text('array(2) {\n  ["model"]=>\n  string(3) "crf"\n  ["loss"]=>\n  string(4) "none"\n}\n' * 3)
