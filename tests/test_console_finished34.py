@@ -72,3 +72,18 @@ def test_php_var_dump_arrays_read_one_record_each():
 def test_a_var_dump_key_over_a_string_reads_no_value():
     with pytest.raises(InputError):
         read_console_text('array(2) {\n  ["model"]=>\n  string(3) "crf"\n  ["loss"]=>\n  string(4) "none"\n}\n' * 3)
+
+
+def test_perl_data_dumper_values_held_as_strings_are_read():
+    blocks = "".join(f"$VAR1 = {{\n          'epoch' => {e},\n          'lr' => '{5e-4 * 0.1 ** (e - 1):g}',\n"
+                     f"          'train_loss' => '{1.6 - 0.04 * e:.5f}',\n          'val_loss' => '{1.4 - 0.03 * e:.5f}'\n"
+                     f"        }};\n" for e in range(1, 11))
+    log = read_console_text("# memnet: 3270 params\n" + blocks)
+    assert log.series["loss"].rows == 10
+    assert log.series["loss"].points[-1].mean == pytest.approx(1.2, rel=1e-4)
+    assert log.series["lr"].points[-1].mean == pytest.approx(5e-13, rel=1e-3)
+
+
+def test_a_quoted_word_after_an_arrow_is_no_value():
+    with pytest.raises(InputError):
+        read_console_text("$VAR1 = {\n  'model' => 'memnet',\n  'loss' => 'ce'\n};\n" * 3)

@@ -662,6 +662,7 @@ def _parts_pair(toks: list, i: int) -> bool:
 #: an arrow's characters: ``-``/``=`` then ``>`` (two tokens), or one arrow character
 _ARROW_HEADS = ("-", "=")
 _ARROWS = ("→", "⇒", "⟶")
+_QUOTES = ("'", '"')
 
 
 def _arrow_before_value(toks: list, i: int) -> bool:
@@ -669,11 +670,18 @@ def _arrow_before_value(toks: list, i: int) -> bool:
     ``i``; the ``>`` after it is skipped as the next separator) or one arrow character. An arrow after a
     number (``lr 0.1 -> 0.01``) is a change of value and never gets here (no name before it)."""
     if toks[i][1] in _ARROWS:
-        return i + 1 < len(toks) and toks[i + 1][0] == "num"
+        return _quoted_value_at(toks, i + 1)
     if toks[i][1] in _ARROW_HEADS and i + 2 < len(toks) and toks[i + 1][1] == ">":
-        return toks[i + 2][0] == "num"
-    return toks[i][1] == ">" and i > 0 and toks[i - 1][1] in _ARROW_HEADS and i + 1 < len(toks) \
-        and toks[i + 1][0] == "num"
+        return _quoted_value_at(toks, i + 2)
+    return toks[i][1] == ">" and i > 0 and toks[i - 1][1] in _ARROW_HEADS and _quoted_value_at(toks, i + 1)
+
+
+def _quoted_value_at(toks: list, j: int) -> bool:
+    """A number at ``j``, bare or in quotes (Perl's Data::Dumper prints a number it holds as a string
+    quoted: ``'train_loss' => '1.61320',``)."""
+    if j < len(toks) and toks[j][1] in _QUOTES and j + 2 < len(toks) and toks[j + 2][1] == toks[j][1]:
+        j += 1
+    return j < len(toks) and toks[j][0] == "num"
 
 
 def _pipe_before_value(toks: list, i: int) -> bool:
