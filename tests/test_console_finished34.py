@@ -75,8 +75,9 @@ def test_a_var_dump_key_over_a_string_reads_no_value():
 
 
 def test_perl_data_dumper_values_held_as_strings_are_read():
-    blocks = "".join(f"$VAR1 = {{\n          'epoch' => {e},\n          'lr' => '{5e-4 * 0.1 ** (e - 1):g}',\n"
-                     f"          'train_loss' => '{1.6 - 0.04 * e:.5f}',\n          'val_loss' => '{1.4 - 0.03 * e:.5f}'\n"
+    pad = " " * 10
+    blocks = "".join(f"$VAR1 = {{\n{pad}'epoch' => {e},\n{pad}'lr' => '{5e-4 * 0.1 ** (e - 1):g}',\n"
+                     f"{pad}'train_loss' => '{1.6 - 0.04 * e:.5f}',\n{pad}'val_loss' => '{1.4 - 0.03 * e:.5f}'\n"
                      f"        }};\n" for e in range(1, 11))
     log = read_console_text("# memnet: 3270 params\n" + blocks)
     assert log.series["loss"].rows == 10
