@@ -34,11 +34,15 @@ def _run(tmp_path, clear: str):
     return diagnose_json("--code", str(code), "--log", str(log))
 
 
+def _ranking(rep) -> list:
+    return [(c["id"], c["confidence"]) for c in rep["root_causes"][:3]]
+
+
 def test_a_loop_that_never_clears_gradients_is_named_over_adams_rate(tmp_path):
     rep = _run(tmp_path, "")
-    assert rep["root_causes"][0]["id"] == "missing_zero_grad", [(c["id"], c["confidence"]) for c in rep["root_causes"][:3]]
+    assert rep["root_causes"][0]["id"] == "missing_zero_grad", _ranking(rep)
 
 
 def test_the_same_climb_in_a_loop_that_clears_them_keeps_the_rate_first(tmp_path):
     rep = _run(tmp_path, "        opt.zero_grad()\n")
-    assert rep["root_causes"][0]["id"] == "lr_too_high", [(c["id"], c["confidence"]) for c in rep["root_causes"][:3]]
+    assert rep["root_causes"][0]["id"] == "lr_too_high", _ranking(rep)
