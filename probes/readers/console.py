@@ -163,6 +163,10 @@ _BARE_NUMBER = re.compile(r"\s*[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|
 #: ``12: 0.53``, ``3, 0.61``): a value printed one per line after its index, which is its step
 _INDEXED_NUMBER = re.compile(r"\s*(\d+)\s*[,:]?\s+([-+]?(?:(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+"
                              r"|nan|inf))\s*", re.IGNORECASE)
+#: PHP's ``var_dump`` prints an array's key on a line of its own (``  ["train_loss"]=>``) and its value,
+#: typed, on the next (``  float(0.52)``): the two are read as one ``'train_loss' => 0.52`` line
+_DUMP_KEY = re.compile(r'^(\s*)\["([^"\]]+)"\]=>\s*$')
+_DUMP_VALUE = re.compile(r"^\s*(?:int|float|double)\(([^()]*)\)\s*$")
 #: the name a bare number's series is reported under
 _BARE_NAME = "unnamed values"
 _BARE_START = frozenset("0123456789-+. \tnNiI")
@@ -1660,6 +1664,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts,
         self.epoch_steps = _EpochSteps()
         self.last_step = None
         self.pending_step = None   # (step, line) of the last step printed without metrics
+        self.dump_key = None       # (indent, name) of a var_dump key line whose value is on the next line
         self.step_round = False    # the step of the record being read is a bracketed round (``[8]``)
         self.steps_named = False   # a training record's step was named (``iter 960``), not a round
         # data-loading time against step time, summed over the lines that print both
@@ -1727,6 +1732,10 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts,
         line = self._plain(raw)
         if not line:
             return
+        if self.dump_key is not None or line.endswith("=>"):
+            line = self._dump_pair(line)
+            if line is None:
+                return
         if "%|" in line and line.count("%|") > 1 and self._redrawn(line):
             return
         # tracebacks
@@ -1762,6 +1771,17 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts,
         self._parse(line, key)
         if self.metric_lines != records and "cale" in line:
             self._scale_column_line(line)   # a record's loss-scale column (never a config dump's)
+
+    def _dump_pair(self, line: str) -> str | None:
+        """A ``var_dump`` key line is held (None: nothing to read yet); the typed value line after it is
+        read as the pair (``  'name' => value,``); any other line is itself."""
+        held, self.dump_key = self.dump_key, None
+        m = _DUMP_KEY.match(line)
+        if m is not None:
+            self.dump_key = (m.group(1), m.group(2))
+            return None
+        v = _DUMP_VALUE.match(line) if held is not None else None
+        return line if v is None else f"{held[0]}'{held[1]}' => {v.group(1)},"
 
     def _latin_line(self, line: str, key: bytes) -> tuple:
         """``line`` and its shape, with metric and axis words of another Latin-script language in

@@ -56,6 +56,10 @@ _JULIA_F32 = re.compile(r"(?<=\d)f0(?![\w.])")
 #: a Julia symbol naming the value after it in a tuple (``(:epoch,8,:trn,38.7,:tst,38.6)``, Knet's examples):
 #: the colon and the comma after the symbol are read as blanks, ``epoch 8, trn 38.7, tst 38.6``
 _JULIA_SYMBOL = re.compile(r"(?<=[(,]):([A-Za-z_]\w*),(?=\s*[-+.\d])")
+#: a name opening a bracketed tuple with its value after a comma (Erlang's and Elixir's terms,
+#: ``{epoch,1,[{train_loss,0.2661},{lr,0.05}]}``): the comma after the name is read as a blank,
+#: ``epoch 1, train_loss 0.2661, lr 0.05``
+_TUPLE_NAME = re.compile(r"(?<=[{(\[])([A-Za-z_]\w*),(?=\s*[-+.\d]|nan\b|inf\b)")
 #: a command-line option and its value (``python train.py -b 64 --learning-rate 0.0001 --epoch 200``):
 #: a setting the command asks for, not a value the run printed
 _OPTION = re.compile(r"(?<!\S)--[A-Za-z][\w.-]*(?:=|\s+)(?!-[A-Za-z])\S+")
@@ -658,6 +662,7 @@ def _parts_pair(toks: list, i: int) -> bool:
 #: an arrow's characters: ``-``/``=`` then ``>`` (two tokens), or one arrow character
 _ARROW_HEADS = ("-", "=")
 _ARROWS = ("→", "⇒", "⟶")
+_QUOTES = ("'", '"')
 
 
 def _arrow_before_value(toks: list, i: int) -> bool:
@@ -665,11 +670,18 @@ def _arrow_before_value(toks: list, i: int) -> bool:
     ``i``; the ``>`` after it is skipped as the next separator) or one arrow character. An arrow after a
     number (``lr 0.1 -> 0.01``) is a change of value and never gets here (no name before it)."""
     if toks[i][1] in _ARROWS:
-        return i + 1 < len(toks) and toks[i + 1][0] == "num"
+        return _quoted_value_at(toks, i + 1)
     if toks[i][1] in _ARROW_HEADS and i + 2 < len(toks) and toks[i + 1][1] == ">":
-        return toks[i + 2][0] == "num"
-    return toks[i][1] == ">" and i > 0 and toks[i - 1][1] in _ARROW_HEADS and i + 1 < len(toks) \
-        and toks[i + 1][0] == "num"
+        return _quoted_value_at(toks, i + 2)
+    return toks[i][1] == ">" and i > 0 and toks[i - 1][1] in _ARROW_HEADS and _quoted_value_at(toks, i + 1)
+
+
+def _quoted_value_at(toks: list, j: int) -> bool:
+    """A number at ``j``, bare or in quotes (Perl's Data::Dumper prints a number it holds as a string
+    quoted: ``'train_loss' => '1.61320',``)."""
+    if j < len(toks) and toks[j][1] in _QUOTES and j + 2 < len(toks) and toks[j + 2][1] == toks[j][1]:
+        j += 1
+    return j < len(toks) and toks[j][0] == "num"
 
 
 def _pipe_before_value(toks: list, i: int) -> bool:
@@ -766,6 +778,8 @@ def _after_index(toks: list, i: int) -> int | None:
 
 #: the delimiters a table's header may split its names on (LaTeX's ``&`` included)
 _HEADER_DELIMS = (",", "\t", "|", "│", ";", "&")
+#: a comment mark and one blank opening a line, before a name: a header a data file's writer commented out
+_COMMENTED_HEADER = re.compile(r"^\s*(?:#{1,2}|%|//) (?=[A-Za-z_])")
 #: a unit printed in parentheses under a column's name on a header's second line
 _UNIT_BELOW = re.compile(r"^\([^()]*\)$")
 #: the end of a row of a LaTeX tabular (``1 & 0.087 & 0.29 \\``)
@@ -846,7 +860,15 @@ class _HeaderTables:
     def _maybe_header(self, line: str) -> bool:
         """A line of names only, one of them a metric: a table header (returns True). A line of
         names right below a header, cell for cell under its columns, goes on with their names
-        (:meth:`_header_continued`)."""
+        (:meth:`_header_continued`). A header behind a comment mark (``# epoch  train_mse  val_mse``:
+        gnuplot's data files, NumPy's ``savetxt(header=...)``) is read without the mark when the line
+        is no header with it."""
+        if self._header_line(line):
+            return True
+        m = _COMMENTED_HEADER.match(line)
+        return m is not None and self._header_line(" " * m.end() + line[m.end():])
+
+    def _header_line(self, line: str) -> bool:
         s = _latex_row(line.strip().translate(_BOX_BARS).strip("|│").strip())
         if not s or len(s) > _HEADER_MAX_CHARS:
             return False
@@ -1114,6 +1136,8 @@ class LineParser(_HeaderTables):
             text = _JULIA_F32.sub(_spaces, text)
         if ",:" in text or "(:" in text:
             text = _JULIA_SYMBOL.sub(lambda m: " " + m.group(1) + " ", text)
+        if "{" in text:
+            text = _TUPLE_NAME.sub(lambda m: m.group(1) + " ", text)
         # a table row?
         if self.header is not None:
             row = self._table_row(text)

@@ -214,6 +214,10 @@ class LogWords:
             glued = self._unglued(normalize_name(name))
             m = self._match_role(glued) if glued is not None else None
             m = m if m is not None and m[0] in CAMEL_ROLES else None
+        if m is None and "/" in str(name):
+            # a key of a nested record flattened under its container's name (a JSON-RPC call's
+            # ``params/val_loss``, ``metrics/train_loss``): the name is the key's own
+            m = self.match_role(str(name).rsplit("/", 1)[1])
         return m
 
     def _unglued(self, norm: str) -> str | None:

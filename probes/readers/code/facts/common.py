@@ -113,6 +113,15 @@ class Conclusions:
                 return True
         return False
 
+    def own_parameters_trained(self, reached: set, trained: list[ModuleVal]) -> list[ModuleVal]:
+        """The modules above a trained one whose own raw ``nn.Parameter``s reach the loss too (a CRF's
+        transition matrix read in its ``nll`` method, which calls its emission layers): trained as well,
+        though the script never calls them as a module."""
+        return [m for m in self.all_modules()
+                if m.id in reached and m not in trained
+                and any(m in self.ancestors(t) for t in trained)
+                and any(isinstance(v, TensorVal) and v.param for v in m.attrs.values())]
+
     def conclude(self) -> None:
         ev = self.events
         backs = [e for e in ev if e.kind == "backward"]
@@ -137,6 +146,7 @@ class Conclusions:
             m = self.events[idx].obj
             if isinstance(m, ModuleVal) and m not in trained_models:
                 trained_models.append(m)
+        trained_models += self.own_parameters_trained(reached, trained_models)
         self.default_line = (backs[0].line if backs else steps[0].line if steps else 1)
         # the loop that runs one optimizer step per iteration
         ref_ev = steps[0] if steps else (backs[0] if backs else None)

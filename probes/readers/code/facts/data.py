@@ -528,12 +528,20 @@ class DataFacts:
 
 def _cleans_nan(tree: ast.AST) -> bool:
     """Whether the script names a NaN cleaner (nan_to_num, isnan, fillna ...) anywhere but inside a
-    ``print(...)``: a share of finite values printed as a report measures NaN, it removes none."""
-    printed = {id(n) for c in ast.walk(tree) if isinstance(c, ast.Call) and _callee(c) == "print"
-               for n in ast.walk(c)}
-    return any(id(n) not in printed and (isinstance(n, ast.Attribute) and n.attr in _NAN_CLEANERS
-                                         or isinstance(n, ast.Name) and n.id in _NAN_CLEANERS)
+    ``print(...)``, or inside the mask of a statistic (``p[~torch.isnan(p)].mean()``): a share of finite
+    values printed as a report measures NaN, and a mean over the finite values imputes nothing until the
+    script writes it back, so neither removes any."""
+    measured = {id(n) for c in ast.walk(tree) if isinstance(c, ast.Call) and (
+                    _callee(c) == "print" or _statistic_of_a_selection(c))
+                for n in ast.walk(c)}
+    return any(id(n) not in measured and (isinstance(n, ast.Attribute) and n.attr in _NAN_CLEANERS
+                                          or isinstance(n, ast.Name) and n.id in _NAN_CLEANERS)
                for n in ast.walk(tree))
+
+
+def _statistic_of_a_selection(c: ast.Call) -> bool:
+    """``x[mask].mean()`` (any of :data:`_STATISTICS` over a masked selection)."""
+    return isinstance(c.func, ast.Attribute) and c.func.attr in _STATISTICS and isinstance(c.func.value, ast.Subscript)
 
 
 def _is_std_call(v: ast.AST) -> bool:
@@ -550,6 +558,8 @@ def _callee_name(v: ast.AST) -> str:
     return _callee(v) if isinstance(v, ast.Call) else ""
 
 
+#: reductions a script computes a statistic of its data with (imputation and standardisation constants)
+_STATISTICS = {"mean", "std", "var", "median", "sum", "min", "max", "quantile"}
 #: calls that compute a spread of their data; a range is written as a maximum minus a minimum
 _SPREADS = {"std", "ptp"}
 _MAXIMA = {"max", "amax", "nanmax"}

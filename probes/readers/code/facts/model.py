@@ -460,7 +460,7 @@ class ModelFacts:
         """init_bias_constant (the value biases are set to, when not zero) and init_weight_std (the
         largest std weights are drawn with by an explicit normal init, embeddings aside)."""
         recs = self.records["init"]
-        bias = [r for r in recs if r[3] and r[2] == "constant_" and isinstance(r[4], (int, float))
+        bias = [r for r in recs if r[3] and r[2] in ("constant_", "fill_") and isinstance(r[4], (int, float))
                 and not isinstance(r[4], bool) and r[4] != 0]
         heads = _output_layers(self.tree)
         prior = [r for r in bias if _is_output_layer(r[1], r[6], heads)]

@@ -122,7 +122,8 @@ class OptimizerFacts:
         """The optimizer holds only some children of ``m``: fine if the rest is frozen or empty."""
         held = ", ".join(p.text for _, p in sub)
         rest = self.uncovered_children(m, [p.module for _, p in sub if p.module is not m])
-        rest += self.uncovered_own_parameters(m, [p.text for _, p in sub if p.module is m])
+        rest += self.uncovered_own_parameters(m, [p.text for _, p in sub if p.module is m],
+                                              children_only=all(p.module is not m for _, p in sub))
         if m.kind in ("local", "sequential") and not rest:
             return []    # the parts named are all the model has
         if (rest and all(isinstance(r, ModuleVal) and self.is_frozen(r) for _, r in rest)) or (
@@ -217,11 +218,12 @@ class OptimizerFacts:
                         return n.lineno
         return None
 
-    def uncovered_own_parameters(self, m: ModuleVal, held: list[str]) -> list[tuple]:
+    def uncovered_own_parameters(self, m: ModuleVal, held: list[str], children_only: bool = False) -> list[tuple]:
         """The raw ``nn.Parameter`` attributes of ``m`` (``self.w1 = nn.Parameter(...)``) when the optimizer
-        names some of them one by one (``[model.w3, model.bias]``) and not these; none when it names none
-        (its parameters then come whole, or through its children)."""
-        if m.kind != "local" or not held:
+        names some of them one by one (``[model.w3, model.bias]``) and not these, or holds only children of
+        ``m`` (``children_only``: ``list(model.emb.parameters()) + list(model.mlp.parameters())``), which
+        never hold ``m``'s own; none when it names none otherwise (they then come whole)."""
+        if m.kind != "local" or not (held or children_only):
             return []
         names = {t.rsplit(".", 1)[-1] for t in held}
         frozen = {text.rsplit(".", 1)[-1] for _, text, fm, _ in self.records["frozen"] if fm is m}

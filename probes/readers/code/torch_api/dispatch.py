@@ -223,6 +223,9 @@ class LibraryCalls:
             shape = self.normal_draw_shape(c.node.args[0], c.env)
             if shape:
                 self.records["param_draw"].append((c.line, c.node.col_offset, x.scale, shape, snippet(c.node, 60)))
+        grad = c.kwargs.get("requires_grad")
+        if isinstance(grad, Const) and grad.value is False:
+            return TensorVal()   # nn.Parameter(x, requires_grad=False): a constant the run never trains
         return TensorVal(param=True)
 
     def normal_draw_shape(self, node: ast.AST, env: Env) -> tuple | None:
