@@ -1,0 +1,50 @@
+"""How long a run has gone, and words that name a symptom (issue 10, session 34): the epoch a run has reached
+("at epoch 33", "epoch = 240", "epoch: 40  step: ...", "180+ epochs"), a configured epoch count said with its
+flag's name ("--train_epochs is set to 200"), a run that "fails to converge", a loss that "stopped at" a level,
+and spikes said in Chinese (尖峰). The sentences are written for these tests."""
+import pytest
+
+from traindx.engine.understand import understand
+
+
+def _facts(text, lang):
+    return {r.fact: r.value for r in understand(text, lang).facts}
+
+
+@pytest.mark.parametrize("text, epochs", [
+    ("why does the loss jump up at epoch 33 and never come back?", 33),
+    ("my run is reaching epoch 56 and the loss still sits at 2.1", 56),
+    ("when epoch = 240 the accuracy is still very low", 240),
+    ("eta: 0:10:00  epoch: 40  step: 91100  loss: nan", 40),
+    ("I get a poor score even after training 180+ epochs", 180),
+    ("after 1000+epochs the training accuracy is close to 1.0", 1000),
+    ("the loss went from 2.5 to 0.1 in epoch 10, the val loss was lowest at epoch 5", 10),
+    ("the --train_epochs is set to 200 (1 epoch = 28 steps)", 200),
+])
+def test_the_epoch_a_run_has_reached_is_its_length(lang, text, epochs):
+    assert _facts(text, lang)["epochs"] == epochs
+
+
+@pytest.mark.parametrize("text", [
+    "one epoch = 500 steps and the loss is flat",
+    "epoch: 3/10 loss: 0.5",
+])
+def test_an_epochs_length_in_steps_or_a_progress_share_is_no_run_length(lang, text):
+    assert _facts(text, lang).get("epochs") in (None, 10)
+
+
+@pytest.mark.parametrize("text", [
+    "the reconstruction loss fails to converge on my own data",
+    "the detector could not converge at all on the custom dataset",
+    "my network never converges, whatever I try",
+])
+def test_a_run_that_fails_to_converge_is_not_learning(lang, text):
+    assert understand(text, lang).symptom == "not_learning"
+
+
+def test_a_loss_that_stopped_at_a_level_is_a_plateau(lang):
+    assert understand("the ner loss stopped at 20 and the tagger is terrible", lang).symptom == "plateau"
+
+
+def test_spikes_said_in_chinese_are_instability(lang):
+    assert understand("微调的时候loss经常出现尖峰", lang).symptom == "instability"
