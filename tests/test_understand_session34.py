@@ -48,3 +48,12 @@ def test_a_loss_that_stopped_at_a_level_is_a_plateau(lang):
 
 def test_spikes_said_in_chinese_are_instability(lang):
     assert understand("微调的时候loss经常出现尖峰", lang).symptom == "instability"
+
+
+@pytest.mark.parametrize("text, size", [
+    ("my training set has 2.5 mil images and the loss is stuck", 2500000),
+    ("大图和小图已经一共有8000多张了。loss还是不降", 8000),
+    ("我们构造了30w条sample来训练", 300000),
+])
+def test_a_data_size_in_other_forms_is_read(lang, text, size):
+    assert _facts(text, lang)["train_size"] == size
