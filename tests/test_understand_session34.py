@@ -57,3 +57,16 @@ def test_spikes_said_in_chinese_are_instability(lang):
 ])
 def test_a_data_size_in_other_forms_is_read(lang, text, size):
     assert _facts(text, lang)["train_size"] == size
+
+
+@pytest.mark.parametrize("text, lr", [
+    ("the lr value is 3e-5 and the loss will not move", 3e-5),
+    ("train_config: epochs: int=5 lr: float=2e-4 batch_size: int=8", 2e-4),
+    ("学习率从0.01开始下降，loss一直不变", 0.01),
+])
+def test_a_learning_rate_in_other_forms_is_read(lang, text, lr):
+    assert _facts(text, lang)["learning_rate"] == pytest.approx(lr)
+
+
+def test_a_digit_in_a_dropout_layers_name_is_no_dropout_rate(lang):
+    assert "dropout_p" not in _facts("layers: dropout1_p=0.2, dropout2_p=0.5, the loss is flat", lang)
