@@ -70,3 +70,11 @@ def test_a_learning_rate_in_other_forms_is_read(lang, text, lr):
 
 def test_a_digit_in_a_dropout_layers_name_is_no_dropout_rate(lang):
     assert "dropout_p" not in _facts("layers: dropout1_p=0.2, dropout2_p=0.5, the loss is flat", lang)
+
+
+@pytest.mark.parametrize("text", [
+    "after more than 2300 steps the loss turns into nan",
+    "why does my loss become nan after training for more than 2300 steps?",
+])
+def test_the_first_nan_step_said_with_more_than_is_read(lang, text):
+    assert _facts(text, lang)["nan_first_step"] == 2300
