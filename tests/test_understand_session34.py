@@ -78,3 +78,20 @@ def test_a_digit_in_a_dropout_layers_name_is_no_dropout_rate(lang):
 ])
 def test_the_first_nan_step_said_with_more_than_is_read(lang, text):
     assert _facts(text, lang)["nan_first_step"] == 2300
+
+
+@pytest.mark.parametrize("text, train, val", [
+    ("Train set size: 52000, Validation set size: 900. The val loss climbs", 52000, 900),
+    ("I train on a dataset of 700 images and I am validating the model on 80 images", 700, 80),
+])
+def test_a_split_size_with_its_name_before_it_is_read(lang, text, train, val):
+    facts = _facts(text, lang)
+    assert (facts["train_size"], facts["val_size"]) == (train, val)
+
+
+@pytest.mark.parametrize("text, val", [
+    ("the number of validation images is 45, the training loss keeps dropping", 45),
+    ("数据集有500个样本，划分了60个验证集", 60),
+])
+def test_a_validation_size_in_other_forms_is_read(lang, text, val):
+    assert _facts(text, lang)["val_size"] == val
