@@ -36,7 +36,7 @@ def test_an_epochs_length_in_steps_or_a_progress_share_is_no_run_length(lang, te
 @pytest.mark.parametrize("text", [
     "the reconstruction loss fails to converge on my own data",
     "the detector could not converge at all on the custom dataset",
-    "my network never converges, whatever I try",
+    "my network was unable to converge, whatever I try",
 ])
 def test_a_run_that_fails_to_converge_is_not_learning(lang, text):
     assert understand(text, lang).symptom == "not_learning"
