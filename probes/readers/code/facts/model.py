@@ -9,7 +9,7 @@ import re
 
 from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, format_number, snippet
 from ..torch_api.modules import sigmoid_input
-from ..values import ModuleVal
+from ..values import ListVal, ModuleVal
 from .common import _callee
 from .flatten import feature_map_detail, feature_map_into_linear
 
@@ -426,11 +426,30 @@ class ModelFacts:
                              f"no requires_grad=False in {self.basename}")
 
     def frozen_outside(self, module, trained: list[ModuleVal]) -> bool:
-        """``module`` (a frozen record's module) is neither one of ``trained``, nor inside one, nor holds one."""
-        if not isinstance(module, ModuleVal):
+        """``module`` (a frozen record's module) shares no layer with any of ``trained``: neither one of them,
+        nor inside one, nor holding one. A module the reader could not bind (``model[:4]``, a slice it does
+        not follow) may be any of them: never outside."""
+        if not isinstance(module, ModuleVal) or module.kind == "unknown":
             return False
-        mine = {a.id for a in self.ancestors(module)}
-        return not any(t.id in mine or module.id in {a.id for a in self.ancestors(t)} for t in trained)
+        mine = self.subtree_ids(module)
+        return not any(mine & self.subtree_ids(t) for t in trained)
+
+    @staticmethod
+    def subtree_ids(m: ModuleVal) -> set[int]:
+        """The ids of ``m`` and of every module it holds (attributes, layers, lists of modules)."""
+        seen: set[int] = set()
+        stack = [m]
+        while stack:
+            cur = stack.pop()
+            if cur.id in seen:
+                continue
+            seen.add(cur.id)
+            for v in list(cur.attrs.values()) + list(cur.layers):
+                if isinstance(v, ModuleVal):
+                    stack.append(v)
+                elif isinstance(v, ListVal):
+                    stack.extend(x for x in v.items if isinstance(x, ModuleVal))
+        return seen
 
     def frozen_by_assignment(self) -> list:
         """``p.requires_grad = False`` statements and ``x.requires_grad_(False)`` calls the interpreter
