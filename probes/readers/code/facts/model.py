@@ -9,8 +9,8 @@ import re
 
 from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, format_number, snippet
 from ..torch_api.modules import sigmoid_input
-from ..values import ListVal, ModuleVal
-from .common import _callee
+from ..values import ModuleVal
+from .common import _callee, module_subtree
 from .flatten import feature_map_detail, feature_map_into_linear
 
 #: Assignments followed back from a forward's return value to the layer that made it: a bound on
@@ -436,20 +436,8 @@ class ModelFacts:
 
     @staticmethod
     def subtree_ids(m: ModuleVal) -> set[int]:
-        """The ids of ``m`` and of every module it holds (attributes, layers, lists of modules)."""
-        seen: set[int] = set()
-        stack = [m]
-        while stack:
-            cur = stack.pop()
-            if cur.id in seen:
-                continue
-            seen.add(cur.id)
-            for v in list(cur.attrs.values()) + list(cur.layers):
-                if isinstance(v, ModuleVal):
-                    stack.append(v)
-                elif isinstance(v, ListVal):
-                    stack.extend(x for x in v.items if isinstance(x, ModuleVal))
-        return seen
+        """The ids of ``m`` and of every module it holds."""
+        return {x.id for x in module_subtree([m])}
 
     def frozen_by_assignment(self) -> list:
         """``p.requires_grad = False`` statements and ``x.requires_grad_(False)`` calls the interpreter
