@@ -200,3 +200,21 @@ def test_a_schedule_that_decays_through_the_plateau_answers_the_question_itself(
     assert facts["lr_decay_helps"].value is False
     # the answer is the run's own (the copies, run while the LR was still held, agree)
     assert "schedule" in facts["lr_decay_helps"].detail
+
+
+def test_the_two_copies_of_a_model_with_dropout_draw_the_same_masks():
+    """A model with dropout at its data's floor: the two copies used to draw different dropout masks,
+    so even with the LR left as it was ("lowered" by a factor of 1) their held-out losses differed, and
+    that noise was the measured "gain". Paired, nothing changed measures exactly nothing, and the
+    run's own random state is as it was."""
+    torch.manual_seed(0)
+    x, y = label_noise_classification(flip=0.1, seed=0)
+    model = nn.Sequential(nn.Linear(6, 64), nn.ReLU(), nn.Dropout(0.5), nn.Linear(64, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    it = trained(model, opt, nn.BCEWithLogitsLoss(), batches_of(x, y, 64, 1), 300)
+    batches = [((xb,), {}, yb, None) for xb, yb in (next(it) for _ in range(32))]
+    state = torch.get_rng_state()
+    r = LD.lr_decay_test(model, opt, batches, nn.BCEWithLogitsLoss(), factor=1.0)
+    assert torch.equal(state, torch.get_rng_state())
+    assert r["gain"] == 0.0 and r["loss_same_lr"] == r["loss_lower_lr"], r
+    assert r["helps"] is False, r

@@ -27,8 +27,10 @@ step noise on a plateau it holds up costs every batch alike, and the lower LR ga
 batch_spread``; False when ``gain < lr_decay.no_help``; None in between (``kb/parameters/probes.yaml``):
 a gain inside the data's noise answers nothing, so a converged run stays healthy.
 The continuation is one pass over the batches: repeated passes would fit those few batches and
-reward the copy that moves least. Nothing of the user's run changes: copies only, RNG states saved
-and restored (``data.preserved_rng``), the user's batches only read.
+reward the copy that moves least. Both copies start from the same random states (``data.rng_rewind``):
+a model with dropout or noise in its forward draws the same masks in both, so the gain is the lower
+LR's alone and not two draws of the dropout noise. Nothing of the user's run changes: copies only, RNG
+states saved and restored (``data.preserved_rng``), the user's batches only read.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import math
 import statistics
 
 from traindx.engine.parameters import resolve
-from traindx.probes.live.data import preserved_rng
+from traindx.probes.live.data import preserved_rng, rng_rewind
 from traindx.probes.live.overfit import batch_loss, clean_copy, copy_optimizer, output_mismatch
 
 
@@ -142,7 +144,9 @@ def lr_decay_test(model, optimizer, batches, loss_fn, *, factor: float = 0.1,
                 return {**result, "error": unfaithful}
             before = _score(ma, loss_fn, held, autocast)
             val = list(val or ()) if len(val or ()) >= min_eval else []
+            rewind = rng_rewind()   # both copies draw the same dropout masks and noise: the LR alone differs
             same, vsame = _continue(ma, oa, loss_fn, train, held, autocast, checkpoints, val)
+            rewind()
             lower, vlower = _continue(mb, ob, loss_fn, train, held, autocast, checkpoints, val)
         except Exception as e:  # a copy that cannot be trained (custom loss signature, OOM, ...)
             return {**result, "error": f"{type(e).__name__}: {e}"[:200]}

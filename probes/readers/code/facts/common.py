@@ -90,19 +90,7 @@ class Conclusions:
         return False
 
     def all_modules(self) -> list[ModuleVal]:
-        seen: dict[int, ModuleVal] = {}
-        stack = list(self.modules)
-        while stack:
-            m = stack.pop()
-            if m.id in seen:
-                continue
-            seen[m.id] = m
-            for v in list(m.attrs.values()) + list(m.layers):
-                if isinstance(v, ModuleVal):
-                    stack.append(v)
-                elif isinstance(v, ListVal):
-                    stack.extend(x for x in v.items if isinstance(x, ModuleVal))
-        return list(seen.values())
+        return module_subtree(self.modules)
 
     def is_frozen(self, m: ModuleVal) -> bool:
         """All of ``m`` frozen: requires_grad=False over it or an ancestor (maybe under a
@@ -341,3 +329,20 @@ def _last_layer(call: ast.Call):
 
 #: layers that may follow a classifier's output layer without changing its width
 _AFTER_OUTPUT = {"Softmax", "LogSoftmax", "Sigmoid", "Flatten", "Identity"}
+
+
+def module_subtree(roots) -> list[ModuleVal]:
+    """``roots`` and every module they hold (attributes, layers, lists of modules), each once."""
+    seen: dict[int, ModuleVal] = {}
+    stack = list(roots)
+    while stack:
+        m = stack.pop()
+        if m.id in seen:
+            continue
+        seen[m.id] = m
+        for v in list(m.attrs.values()) + list(m.layers):
+            if isinstance(v, ModuleVal):
+                stack.append(v)
+            elif isinstance(v, ListVal):
+                stack.extend(x for x in v.items if isinstance(x, ModuleVal))
+    return list(seen.values())

@@ -10,7 +10,7 @@ import re
 from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, format_number, snippet
 from ..torch_api.modules import sigmoid_input
 from ..values import ModuleVal
-from .common import _callee
+from .common import _callee, module_subtree
 from .flatten import feature_map_detail, feature_map_into_linear
 
 #: Assignments followed back from a forward's return value to the layer that made it: a bound on
@@ -266,6 +266,7 @@ class ModelFacts:
         drops, known = self.dropout_facts(models, visible, first_line)
         self.regularization_facts(models, visible, first_line, drops, known)
         self.initialisation_facts(pretrained_ok, first_line)
+        self.frozen_params_fact(trained, pretrained_ok, first_line)
         self.frozen_weights_fact(visible)
         self.task_type_facts()
         self.module_requires_grad_facts()
@@ -401,14 +402,42 @@ class ModelFacts:
             self.add_finding("init_constant", False, first_line,
                              f"no constant or zero weight initialisation in {self.basename}")
         self.init_value_facts()
-        # frozen parameters
+
+    def frozen_params_fact(self, trained: list[ModuleVal], pretrained_ok: bool, first_line: int) -> None:
+        """frozen_params: what requires_grad=False freezes in the models the loss trains. A module frozen
+        outside all of them (a fixed feature extractor whose outputs reach the loss only as data, cut
+        from its graph: features computed under no_grad first) is no part of what trains; as the live
+        probe sees only the model the run binds, it is left out, and said so."""
         fr = self.records["frozen"] or self.frozen_by_assignment()
+        outside = [r for r in fr if trained and self.frozen_outside(r[2], trained)]
+        fr = [r for r in fr if r not in outside]
         if fr:
             self.add_finding("frozen_params", [t for _, t, _, _ in fr], fr[0][0],
                              "; ".join(f"requires_grad=False on {t} (line {ln})" for ln, t, _, _ in fr))
+        elif outside:
+            ln, t = outside[0][0], outside[0][1]
+            names = ", ".join(m.var or m.path or m.qual for m in trained)
+            self.add_finding("frozen_params", [], ln,
+                             f"requires_grad=False on {t} (line {ln}) freezes a module outside the model the "
+                             f"loss trains ({names}): its output reaches the loss only cut from its graph, as "
+                             f"data; nothing of the trained model is frozen")
         elif pretrained_ok:
             self.add_finding("frozen_params", [], first_line,
                              f"no requires_grad=False in {self.basename}")
+
+    def frozen_outside(self, module, trained: list[ModuleVal]) -> bool:
+        """``module`` (a frozen record's module) shares no layer with any of ``trained``: neither one of them,
+        nor inside one, nor holding one. A module the reader could not bind (``model[:4]``, a slice it does
+        not follow) may be any of them: never outside."""
+        if not isinstance(module, ModuleVal) or module.kind == "unknown":
+            return False
+        mine = self.subtree_ids(module)
+        return not any(mine & self.subtree_ids(t) for t in trained)
+
+    @staticmethod
+    def subtree_ids(m: ModuleVal) -> set[int]:
+        """The ids of ``m`` and of every module it holds."""
+        return {x.id for x in module_subtree([m])}
 
     def frozen_by_assignment(self) -> list:
         """``p.requires_grad = False`` statements and ``x.requires_grad_(False)`` calls the interpreter

@@ -7,7 +7,9 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from ..text import format_number
 from ..values import BudgetExceeded, ClassVal, Event, FuncVal, ListVal, ModuleVal, OptVal, TensorVal
+from .l2_penalty import l2_penalty
 
 
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
@@ -38,16 +40,29 @@ class OptimizerFacts:
         return opt
 
     def optimizer_facts(self, opt: OptVal | None) -> None:
+        self.l2_penalty_fact(opt)
         if opt is None:
             return
         self.add_finding("optimizer", opt.kind, opt.line, f"`{opt.text}` (line {opt.line})")
         if opt.lr is not None:
             self.add_finding("learning_rate", opt.lr[0], opt.line,
                              f"{opt.lr[1]} in `{opt.text}` (line {opt.line})")
-        if opt.wd is not None:
+        if opt.wd is not None and not any(f.fact == "weight_decay" for f in self.findings):
             self.add_finding("weight_decay", opt.wd[0], opt.line, f"{opt.wd[1]} (line {opt.line})")
         if opt.momentum is not None:
             self.add_finding("momentum", opt.momentum[0], opt.line, f"{opt.momentum[1]} (line {opt.line})")
+
+    def l2_penalty_fact(self, opt: OptVal | None) -> None:
+        """weight_decay from an L2 penalty the script adds to its loss (``facts/l2_penalty.py``), where the
+        optimizer shows none: the coupled decay it amounts to. Not beside AdamW, whose own decay is
+        decoupled (one number cannot say both)."""
+        pen = l2_penalty(self.tree)
+        if pen is None or (opt is not None and (opt.kind == "adamw" or (opt.wd is not None and opt.wd[0]))):
+            return
+        wd, line, text = pen
+        self.add_finding("weight_decay", wd, line,
+                         f"the L2 penalty `{text}` (line {line}) is added to the loss: coupled weight decay "
+                         f"{format_number(wd)} (twice its coefficient, as weight_decay adds it to the gradient)")
 
     def coverage_facts(self, trained: list[ModuleVal], opt: OptVal | None) -> None:
         """params_not_in_optimizer: layers in plain lists/dicts, and trained models whose parameters no
