@@ -877,7 +877,7 @@ def _rebuild_after(src: _Src, built: int, made: int) -> bool:
     (ost, oscopes), (ist, iscopes) = opt, inst
     name = _target_name(ost)
     # what is built on the optimizer next to it (a scheduler, a scaler bound to it): built again too
-    block = next((b for b in ([src.tree] + oscopes)[::-1]), src.tree).body
+    block = (oscopes[-1] if oscopes else src.tree).body
     follow = [st for st in block if built < st.lineno < made and isinstance(st, ast.Assign) and _target_name(st)
               and any(isinstance(x, ast.Name) and x.id == name for c in ast.walk(st.value)
                       if isinstance(c, ast.Call) for x in c.args)]
