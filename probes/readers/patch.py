@@ -122,14 +122,19 @@ def _indent(line: str) -> str:
 
 
 # ------------------------------------------------------------------ templates
+def _fact_number(facts, fact) -> float | None:
+    """The value of ``fact`` as a number (None when the session has none or it is no number)."""
+    f = facts.get(fact)
+    try:
+        return float(f[0]) if f is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
 def _new_lr(facts, fact, opts) -> tuple[float, float] | None:
     """(old, new) learning rate for a set_learning_rate edit: ``factor`` up/down, to at least / at most
     the optimizer family's usual value; None when the rate or the family is unknown."""
-    f = facts.get(fact)
-    try:
-        old = float(f[0]) if f is not None else None
-    except (TypeError, ValueError):
-        return None
+    old = _fact_number(facts, fact)
     opt = str(facts.get("optimizer", ("", ""))[0] or "").lower()
     typical = (opts.get("typical") or {}).get(opt)
     if old is None or typical is None or old <= 0:
@@ -503,11 +508,7 @@ def _eval_mode(src: _Src, facts, fact, opts) -> bool:
 def _new_weight_decay(facts, fact, opts) -> tuple[float, float] | None:
     """(old, new) weight decay: the optimizer family's usual value (``typical``, else its ``default``),
     only where the run's is above it."""
-    f = facts.get(fact)
-    try:
-        old = float(f[0]) if f is not None else None
-    except (TypeError, ValueError):
-        return None
+    old = _fact_number(facts, fact)
     typical = opts.get("typical") or {}
     opt = str(facts.get("optimizer", ("", ""))[0] or "").lower()
     usual = typical.get(opt, typical.get("default"))
@@ -566,11 +567,7 @@ def _lower_literals(src: _Src, args, above: float, value: float, what: str) -> b
 def _dropout(src: _Src, facts, fact, opts) -> bool:
     """Every dropout probability above ``above`` (layers, functional calls, a ``dropout=`` argument)
     set to ``value``, where the code reader found dropout this strong."""
-    f = facts.get(fact)
-    try:
-        p = float(f[0]) if f is not None else None
-    except (TypeError, ValueError):
-        return False
+    p = _fact_number(facts, fact)
     if p is None or "above" not in opts or "value" not in opts or not p > float(opts["above"]):
         return False
     args = [a for c in ast.walk(src.tree) if isinstance(c, ast.Call) for a in _dropout_args(c)]
