@@ -193,7 +193,17 @@ opt = torch.optim.SGD(model.parameters(), lr=0.05)
 crit = nn.CrossEntropyLoss()
 """ + LOOP.format(zero="        opt.zero_grad()\n")
 
+# an epoch-counted StepLR stepped every batch: the LR halves every 10 batches and is gone within an epoch
+SCHEDULER_PER_BATCH = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10, gamma=0.5)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n").replace("        opt.step()\n",
+                                                          "        opt.step()\n        sched.step()\n")
+
 FIXTURES = {**{c: (c, text) for c, text in SCRIPTS.items()},
+            "scheduler_stepped_per_batch": ("lr_schedule_collapse", SCHEDULER_PER_BATCH),
             "division_by_a_zero_spread": ("nan_in_inputs", SPREAD),
             "weight_decay_too_strong": ("excessive_regularization", WEIGHT_DECAY),
             "dropout_too_strong": ("excessive_regularization", DROPOUT),
@@ -439,3 +449,41 @@ def test_the_epsilon_goes_into_the_divisor_whatever_its_shape(tmp_path, line, fi
     script.write_text("import torch\nX, m, v = torch.randn(8, 3), 0.0, 1.0\n" + line)
     p = make_patch(str(script), {"std_division_unguarded": (True, "code:prep.py:3")}, "nan_in_inputs")
     assert p is not None and "+" + fixed in p["diff"], p and p["diff"]
+
+
+def test_a_scheduler_step_is_moved_only_where_a_loop_around_runs_it_again(tmp_path):
+    """Out of the batch loop to once per epoch; never out of a condition, or out of the only loop (then it
+    would run once in the whole run)."""
+    def patched(text):
+        script = tmp_path / "train.py"
+        script.write_text(text)
+        p = make_patch(str(script), _reader_facts(script), "lr_schedule_collapse")
+        return p and p["diff"]
+    diff = patched(SCHEDULER_PER_BATCH)
+    assert "-        sched.step()\n" in diff and "+    sched.step()\n" in diff
+    conditional = SCHEDULER_PER_BATCH.replace("        sched.step()\n",
+                                              "        if i % 64 == 0:\n            sched.step()\n")
+    assert patched(conditional) is None
+    one_loop = SCHEDULER_PER_BATCH.replace("for epoch in range(30):\n    for i in range(0, 512, 32):",
+                                           "if True:\n    for i in range(0, 512 * 30, 32):")
+    assert "sched.step()" in one_loop and patched(one_loop) is None
+    # the batch loop in a function the epoch loop calls: moved to the end of that function
+    in_fn = HEAD + """\
+model = nn.Linear(10, 4)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10, gamma=0.5)
+
+
+def train_epoch():
+    for i in range(0, 512, 32):
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(X[i:i + 32]), Y[i:i + 32]).backward()
+        opt.step()
+        sched.step()
+
+
+for epoch in range(30):
+    train_epoch()
+"""
+    diff = patched(in_fn)
+    assert diff is not None and "+    sched.step()\n" in diff and "-        sched.step()\n" in diff

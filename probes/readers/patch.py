@@ -26,6 +26,7 @@ unfreeze                   each located ``requires_grad = False`` / ``requires_g
 wrap_module_list           a plain list / dict of layers wrapped in ``nn.ModuleList`` / ``nn.ModuleDict``
 optimizer_whole_model      an optimizer built over part of the model that trains given all of it
 fill_nan_after_write       after the statement writing NaN into the data, the NaN replaced by ``fill``
+step_scheduler_per_epoch   an epoch scheduler's ``step()`` moved out of the batch loop to once per epoch
 =========================  ===========================================================================
 
 :func:`make_patch` returns ``{"file", "diff", "cause", "changes"}`` or None when no edit applies.
@@ -961,6 +962,49 @@ def _guard_spread(src: _Src, facts, fact, opts) -> bool:
     return True
 
 
+
+def _called_in_a_loop(src: _Src, fn) -> bool:
+    """Function ``fn`` is called from inside a for/while loop of the script (once per epoch, say)."""
+    return any(isinstance(c, ast.Call) and getattr(c.func, "id", getattr(c.func, "attr", None)) == fn.name
+               for loop in ast.walk(src.tree) if isinstance(loop, (ast.For, ast.While)) for c in ast.walk(loop))
+
+
+def _step_per_epoch(src: _Src, facts, fact, opts) -> bool:
+    """An epoch-counted scheduler stepped in the batch loop: its ``step()`` moved out of that loop, to
+    right after it at the loop's own indentation, so it runs once per pass of the loop around it (an epoch
+    loop, or a loop that calls the function the batch loop is in). Refused where the step is under a
+    condition, where no loop runs the batch loop again, or where the batch loop has an ``else:``."""
+    f = facts.get(fact)
+    n = _line_of(f[1]) if f is not None and f[0] is True else None
+    found = _statement_at(src, n) if n is not None else None
+    if found is None:
+        return False
+    st, scopes = found
+    call = st.value if isinstance(st, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "step"):
+        return False
+    parents = _parents(src.tree)
+    loop = parents.get(st)
+    if not isinstance(loop, (ast.For, ast.While)) or st not in loop.body or loop.orelse:
+        return False
+    outer = parents.get(loop)
+    while outer is not None and not isinstance(outer, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef)):
+        outer = parents.get(outer)
+    if outer is None or (not isinstance(outer, (ast.For, ast.While)) and not _called_in_a_loop(src, outer)):
+        return False
+    moved = _reindented(src, st, _indent(src.line(loop.lineno)))
+    if moved is None:
+        return False
+    name = src.segment(call.func.value)
+    keep = _indent(src.line(st.lineno))
+    for i in range(st.lineno, st.end_lineno + 1):
+        src.lines[i - 1] = f"{keep}pass\n" if i == st.lineno and len(loop.body) == 1 else ""
+    src.insert_after(loop.end_lineno, moved,
+                     f"line {st.lineno}: {name}.step() moved out of the batch loop (line {loop.lineno}) to after "
+                     f"it, so the schedule advances once per epoch")
+    return True
+
+
 #: the edit vocabulary kb/fixes.yaml ``patch:`` entries name
 EDITS = {"set_learning_rate": _lr, "insert_zero_grad": _zero_grad, "drop_output_squash": _double_softmax,
          "set_shuffle": _shuffle, "insert_train_mode": _train_mode,
@@ -968,7 +1012,8 @@ EDITS = {"set_learning_rate": _lr, "insert_zero_grad": _zero_grad, "drop_output_
          "unfreeze": _unfreeze, "wrap_module_list": _wrap_module_list,
          "optimizer_whole_model": _optimizer_whole_model, "optimizer_for_trained_model": _optimizer_for_trained_model,
          "fill_nan_after_write": _fill_nan_after_write, "set_weight_decay": _weight_decay,
-         "set_dropout": _dropout, "set_label_smoothing": _label_smoothing, "guard_spread_division": _guard_spread}
+         "set_dropout": _dropout, "set_label_smoothing": _label_smoothing, "guard_spread_division": _guard_spread,
+         "step_scheduler_per_epoch": _step_per_epoch}
 
 
 def patch_edits(kb, cause: str) -> list[dict]:
