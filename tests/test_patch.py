@@ -202,7 +202,33 @@ crit = nn.CrossEntropyLoss()
 """ + LOOP.format(zero="        opt.zero_grad()\n").replace("        opt.step()\n",
                                                           "        opt.step()\n        sched.step()\n")
 
+# every hidden weight started at zero: the ReLU units are all dead alike, only the last bias learns
+ZERO_INIT = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 4))
+
+
+def init_weights(m):
+    if isinstance(m, nn.Linear):
+        nn.init.zeros_(m.weight)
+
+
+model.apply(init_weights)
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
+# weights drawn with std 10: saturated tanh units and logits in the hundreds
+WIDE_INIT = HEAD + """\
+from torch.nn import init
+model = nn.Sequential(nn.Linear(10, 64), nn.Tanh(), nn.Linear(64, 4))
+for layer in model:
+    if isinstance(layer, nn.Linear):
+        init.normal_(layer.weight, std=10.0)
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
+
 FIXTURES = {**{c: (c, text) for c, text in SCRIPTS.items()},
+            "weights_started_at_zero": ("bad_initialization", ZERO_INIT),
             "scheduler_stepped_per_batch": ("lr_schedule_collapse", SCHEDULER_PER_BATCH),
             "division_by_a_zero_spread": ("nan_in_inputs", SPREAD),
             "weight_decay_too_strong": ("excessive_regularization", WEIGHT_DECAY),
@@ -355,6 +381,9 @@ def test_every_patch_edit_in_the_kb_exists_and_reads_a_known_fact():
     for c in with_patch:
         for e in patch_edits(kb, c):
             assert e["edit"] in EDITS and e["fact"] in kb.facts, (c, e)
+            for v in (e.get("with") or {}).values():    # a threshold the patch shares with the rules
+                if isinstance(v, dict) and "param" in v:
+                    assert f"fix:{kb.root_causes[c]['fix']}" in kb.parameters[v["param"]]["used_by"], (c, v)
 
 
 def test_param_groups_are_never_flattened_into_the_whole_model(tmp_path):
@@ -487,3 +516,21 @@ for epoch in range(30):
 """
     diff = patched(in_fn)
     assert diff is not None and "+    sched.step()\n" in diff and "-        sched.step()\n" in diff
+
+
+def test_a_weight_drawn_far_too_wide_gets_the_default_start_and_nothing_else_does(tmp_path):
+    """The located weight init is replaced by PyTorch's own (Kaiming uniform) start: the loss, stuck far above
+    chance (ln 4) before, ends well under it. A std under the rules' "large" (rules.init.std_large), a bias,
+    or a computed std are left alone."""
+    script = tmp_path / "train.py"
+    script.write_text(WIDE_INIT)
+    p = make_patch(str(script), _reader_facts(script), "bad_initialization")
+    assert p is not None and "+        init.kaiming_uniform_(layer.weight, a=5 ** 0.5)\n" in p["diff"]
+    assert _run(script, tmp_path)[1] > 1.386
+    (tmp_path / "fix.diff").write_text(p["diff"].replace(str(script), "train.py"))
+    assert subprocess.run(["patch", "-p0", "-i", "fix.diff"], cwd=tmp_path, capture_output=True).returncode == 0
+    assert _run(script, tmp_path)[1] < 0.5 * 1.386
+    for other in ("init.normal_(layer.weight, std=0.02)", "init.normal_(layer.bias, std=10.0)",
+                  "init.normal_(layer.weight, std=10.0 / layer.in_features)"):
+        script.write_text(WIDE_INIT.replace("init.normal_(layer.weight, std=10.0)", other))
+        assert make_patch(str(script), _reader_facts(script), "bad_initialization") is None, other

@@ -27,6 +27,7 @@ wrap_module_list           a plain list / dict of layers wrapped in ``nn.ModuleL
 optimizer_whole_model      an optimizer built over part of the model that trains given all of it
 fill_nan_after_write       after the statement writing NaN into the data, the NaN replaced by ``fill``
 step_scheduler_per_epoch   an epoch scheduler's ``step()`` moved out of the batch loop to once per epoch
+reinit_weights             a weight set to one constant or drawn far too wide given PyTorch's default init
 =========================  ===========================================================================
 
 :func:`make_patch` returns ``{"file", "diff", "cause", "changes"}`` or None when no edit applies.
@@ -981,7 +982,8 @@ def _step_per_epoch(src: _Src, facts, fact, opts) -> bool:
         return False
     st, scopes = found
     call = st.value if isinstance(st, ast.Expr) else None
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "step"):
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "step") \
+            or call.args or call.keywords:      # step(metric): a plateau scheduler, whose metric is a choice
         return False
     parents = _parents(src.tree)
     loop = parents.get(st)
@@ -1005,6 +1007,60 @@ def _step_per_epoch(src: _Src, facts, fact, opts) -> bool:
     return True
 
 
+
+#: the in-place initialisers a weight can be set with: torch.nn.init functions and tensor methods
+_INIT_FUNCTIONS = ("zeros_", "ones_", "constant_", "normal_", "trunc_normal_", "uniform_")
+_INIT_METHODS = ("zero_", "fill_", "normal_", "uniform_")
+
+
+def _init_module_prefix(src: _Src) -> str | None:
+    """How the script can name torch.nn.init: ``init`` (``from torch.nn import init``, or its alias),
+    ``nn.init`` (``nn`` bound to torch.nn) or ``torch.nn.init`` (``import torch``); None otherwise."""
+    bound = {}
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Import):
+            bound.update({a.asname or a.name: a.name for a in node.names})
+        elif isinstance(node, ast.ImportFrom) and node.module in ("torch", "torch.nn"):
+            bound.update({a.asname or a.name: f"{node.module}.{a.name}" for a in node.names})
+    for name, what in bound.items():
+        if what == "torch.nn.init":
+            return name
+    nn = next((name for name, what in bound.items() if what == "torch.nn"), None)
+    return f"{nn}.init" if nn else "torch.nn.init" if bound.get("torch") == "torch" else None
+
+
+def _reinit(src: _Src, facts, fact, opts) -> bool:
+    """A weight set to one constant (``init_constant``), or drawn with a std of ``std_large`` or more
+    (``init_weight_std``), given PyTorch's own default start for Linear and Conv weights instead:
+    ``kaiming_uniform_(W, a=5 ** 0.5)``. Only a weight (a name ending in ``weight``, so never a bias or
+    a 1-D gain), set by one single-line call on the located line."""
+    f = facts.get(fact)
+    n = _line_of(f[1]) if f is not None else None
+    if n is None or f[0] is False or f[0] is None:
+        return False
+    if fact == "init_weight_std" and not (isinstance(f[0], (int, float)) and f[0] >= float(opts.get("std_large", 0))):
+        return False
+    for call in ast.walk(src.tree):
+        if not (isinstance(call, ast.Call) and call.lineno == n and isinstance(call.func, ast.Attribute)):
+            continue
+        attr, owner = call.func.attr, call.func.value
+        if attr in _INIT_FUNCTIONS and call.args and ast.unparse(owner).split(".")[-1] == "init":
+            target, prefix = call.args[0], src.segment(owner)
+        elif attr in _INIT_METHODS and not isinstance(owner, ast.Call):
+            target, prefix = owner, _init_module_prefix(src)
+        else:
+            continue
+        weight = src.segment(target)
+        if prefix is None or not re.search(r"weight\w*(\.data)?$", weight):
+            return False
+        if not _replace_span(src, call, f"{prefix}.kaiming_uniform_({weight}, a=5 ** 0.5)"):
+            return False
+        src.changes.append(f"line {n}: {weight} given PyTorch's default start (Kaiming uniform, as nn.Linear "
+                           f"and nn.Conv initialise themselves) instead of `{ast.unparse(call)}`")
+        return True
+    return False
+
+
 #: the edit vocabulary kb/fixes.yaml ``patch:`` entries name
 EDITS = {"set_learning_rate": _lr, "insert_zero_grad": _zero_grad, "drop_output_squash": _double_softmax,
          "set_shuffle": _shuffle, "insert_train_mode": _train_mode,
@@ -1013,7 +1069,7 @@ EDITS = {"set_learning_rate": _lr, "insert_zero_grad": _zero_grad, "drop_output_
          "optimizer_whole_model": _optimizer_whole_model, "optimizer_for_trained_model": _optimizer_for_trained_model,
          "fill_nan_after_write": _fill_nan_after_write, "set_weight_decay": _weight_decay,
          "set_dropout": _dropout, "set_label_smoothing": _label_smoothing, "guard_spread_division": _guard_spread,
-         "step_scheduler_per_epoch": _step_per_epoch}
+         "step_scheduler_per_epoch": _step_per_epoch, "reinit_weights": _reinit}
 
 
 def patch_edits(kb, cause: str) -> list[dict]:
@@ -1050,7 +1106,7 @@ def make_patch(script: str, facts: Mapping[str, tuple], cause: str, *, display: 
             and str(v[1]).startswith("code:") and os.path.basename(str(v[1]).split(":")[1]) == base}
     applied = False
     for e in edits:
-        applied = EDITS[e["edit"]](src, mine, e.get("fact", ""), dict(e.get("with") or {})) or applied
+        applied = EDITS[e["edit"]](src, mine, e.get("fact", ""), _settings(e, kb)) or applied
     if not applied:
         return None
     new = src.result()
@@ -1060,6 +1116,14 @@ def make_patch(script: str, facts: Mapping[str, tuple], cause: str, *, display: 
     diff = "".join(difflib.unified_diff(text.splitlines(keepends=True), _ends(new).splitlines(keepends=True),
                                         fromfile=path, tofile=path))
     return {"file": path, "diff": diff, "cause": cause, "changes": src.changes}
+
+
+def _settings(edit: dict, kb) -> dict:
+    """An edit's ``with:`` settings, a ``{param: ID}`` read from the knowledge base's parameters (so a
+    threshold the rules use is the patch's too)."""
+    kb = kb if kb is not None else _core_kb()
+    return {k: kb.param(v["param"]) if isinstance(v, dict) and set(v) == {"param"} else v
+            for k, v in (edit.get("with") or {}).items()}
 
 
 def _clip_move(facts, fact, opts) -> tuple[float, float] | None:
@@ -1095,7 +1159,7 @@ def make_config_patch(config: str, key: str, facts: Mapping[str, tuple], cause: 
         return None
     for e in edits:
         move, fmt, what = _CONFIG_EDITS[e["edit"]]
-        moved = move(facts, e.get("fact", ""), dict(e.get("with") or {}))
+        moved = move(facts, e.get("fact", ""), _settings(e, kb))
         if moved is None or not str(facts.get(e.get("fact", ""), ("", ""))[1]).startswith("config:"):
             continue
         lines = text.splitlines(keepends=True)
