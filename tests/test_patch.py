@@ -227,7 +227,16 @@ opt = torch.optim.SGD(model.parameters(), lr=0.05)
 crit = nn.CrossEntropyLoss()
 """ + LOOP.format(zero="        opt.zero_grad()\n")
 
+# inputs at 10x their scale under SGD with momentum: the updates blow the deep MLP apart in the first epoch
+UNCLIPPED = HEAD + """\
+X = X * 10
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
+
 FIXTURES = {**{c: (c, text) for c, text in SCRIPTS.items()},
+            "gradients_never_clipped": ("exploding_gradients", UNCLIPPED),
             "weights_started_at_zero": ("bad_initialization", ZERO_INIT),
             "scheduler_stepped_per_batch": ("lr_schedule_collapse", SCHEDULER_PER_BATCH),
             "division_by_a_zero_spread": ("nan_in_inputs", SPREAD),
@@ -534,3 +543,26 @@ def test_a_weight_drawn_far_too_wide_gets_the_default_start_and_nothing_else_doe
                   "init.normal_(layer.weight, std=10.0 / layer.in_features)"):
         script.write_text(WIDE_INIT.replace("init.normal_(layer.weight, std=10.0)", other))
         assert make_patch(str(script), _reader_facts(script), "bad_initialization") is None, other
+
+
+def test_clipping_goes_before_the_step_only_where_nothing_clips_or_scales(tmp_path):
+    script = tmp_path / "train.py"
+
+    def patched(text):
+        script.write_text(text)
+        p = make_patch(str(script), _reader_facts(script), "exploding_gradients")
+        return p and p["diff"]
+    diff = patched(UNCLIPPED)
+    assert "+        nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n         opt.step()" in diff
+    # an optimizer over parameter groups: clipped over what it holds
+    groups = UNCLIPPED.replace(
+        "torch.optim.SGD(model.parameters(),",
+        "torch.optim.SGD([{'params': model[0].parameters()}, {'params': model[2:].parameters()}],")
+    assert '+        nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g["params"]], max_norm=1.0)' \
+        in patched(groups)
+    clipped = UNCLIPPED.replace("        opt.step()\n",
+                                "        nn.utils.clip_grad_value_(model.parameters(), 5.0)\n        opt.step()\n")
+    assert patched(clipped) is None
+    scaled = UNCLIPPED.replace("crit = nn.CrossEntropyLoss()\n",
+                               "crit = nn.CrossEntropyLoss()\nscaler = torch.amp.GradScaler('cpu', enabled=False)\n")
+    assert patched(scaled) is None

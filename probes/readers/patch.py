@@ -28,6 +28,8 @@ optimizer_whole_model      an optimizer built over part of the model that trains
 fill_nan_after_write       after the statement writing NaN into the data, the NaN replaced by ``fill``
 step_scheduler_per_epoch   an epoch scheduler's ``step()`` moved out of the batch loop to once per epoch
 reinit_weights             a weight set to one constant or drawn far too wide given PyTorch's default init
+insert_clip_norm           ``clip_grad_norm_`` at ``max_norm`` inserted before the optimizer's step, where
+                           nothing clips yet
 =========================  ===========================================================================
 
 :func:`make_patch` returns ``{"file", "diff", "cause", "changes"}`` or None when no edit applies.
@@ -1061,6 +1063,56 @@ def _reinit(src: _Src, facts, fact, opts) -> bool:
     return False
 
 
+
+def _nn_prefix(src: _Src) -> str | None:
+    """How the script can name torch.nn: ``nn`` (or its alias) when bound to it, else ``torch.nn``."""
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == "torch.nn" and a.asname:
+                    return a.asname
+        elif isinstance(node, ast.ImportFrom) and node.module == "torch":
+            for a in node.names:
+                if a.name == "nn":
+                    return a.asname or "nn"
+    torch_bound = any(isinstance(n, ast.Import) and any(a.name.split(".")[0] == "torch" and not a.asname
+                                                        for a in n.names) for n in ast.walk(src.tree))
+    return "torch.nn" if torch_bound else None
+
+
+def _insert_clip(src: _Src, facts, fact, opts) -> bool:
+    """Gradient-norm clipping at ``max_norm`` inserted right before the optimizer's ``step()`` in the training
+    loop, after its backward, over the parameters the optimizer holds. Refused where the script clips already
+    (``fact`` known) or scales its loss (a GradScaler needs ``unscale_`` first, a choice left to the user)."""
+    if facts.get(fact) is not None or "max_norm" not in opts:
+        return False
+    names = {getattr(c.func, "attr", getattr(c.func, "id", "")) for c in ast.walk(src.tree) if isinstance(c, ast.Call)}
+    if names & {"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "GradScaler", "unscale_"}:
+        return False
+    pairs = _loops_with_backward(src.tree)
+    prefix = _nn_prefix(src)
+    if not pairs or prefix is None:
+        return False
+    loop, back = min(pairs, key=lambda p: (p[0].end_lineno - p[0].lineno))
+    step = next((st for st in loop.body if st.lineno > back.lineno and isinstance(st, ast.Expr)
+                 and isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Attribute)
+                 and st.value.func.attr == "step" and not st.value.args and isinstance(st.value.func.value, ast.Name)
+                 and "sched" not in st.value.func.value.id.lower() and src.starts_its_line(st)), None)
+    if step is None:
+        return False
+    opt = step.value.func.value.id
+    built = [n.value for n in ast.walk(src.tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+             and isinstance(n.targets[0], ast.Name) and n.targets[0].id == opt and isinstance(n.value, ast.Call)]
+    arg = _params_arg(built[-1]) if built else None
+    params = src.segment(arg) if isinstance(arg, ast.Call) and getattr(arg.func, "attr", None) == "parameters" \
+        and not arg.args else f'[p for g in {opt}.param_groups for p in g["params"]]'
+    norm = _fmt_norm(float(opts["max_norm"]))
+    src.insert(step.lineno, f"{_indent(src.line(step.lineno))}{prefix}.utils.clip_grad_norm_({params}, "
+                            f"max_norm={norm})\n",
+               f"line {step.lineno}: gradients clipped to a total norm of {norm} before {opt}.step()")
+    return True
+
+
 #: the edit vocabulary kb/fixes.yaml ``patch:`` entries name
 EDITS = {"set_learning_rate": _lr, "insert_zero_grad": _zero_grad, "drop_output_squash": _double_softmax,
          "set_shuffle": _shuffle, "insert_train_mode": _train_mode,
@@ -1069,7 +1121,8 @@ EDITS = {"set_learning_rate": _lr, "insert_zero_grad": _zero_grad, "drop_output_
          "optimizer_whole_model": _optimizer_whole_model, "optimizer_for_trained_model": _optimizer_for_trained_model,
          "fill_nan_after_write": _fill_nan_after_write, "set_weight_decay": _weight_decay,
          "set_dropout": _dropout, "set_label_smoothing": _label_smoothing, "guard_spread_division": _guard_spread,
-         "step_scheduler_per_epoch": _step_per_epoch, "reinit_weights": _reinit}
+         "step_scheduler_per_epoch": _step_per_epoch, "reinit_weights": _reinit,
+         "insert_clip_norm": _insert_clip}
 
 
 def patch_edits(kb, cause: str) -> list[dict]:
