@@ -160,7 +160,7 @@ LITERAL_ALLOWED: dict[str, str] = {
         "a total and at least two parts it sums: three values",
     "probes/readers/logs.py::LogData._finish::100.0":
         "a percent is out of 100: accuracies printed as percents are scaled",
-    "probes/readers/patch.py::_line_of::3": "a code source is code:<file>:<line>: three parts",
+    "probes/readers/patch/source.py::_line_of::3": "a code source is code:<file>:<line>: three parts",
     "probes/readers/runs.py::_wandb_records::3": "W&B's record kinds (the leveldb log format): 3 = a middle fragment",
     "probes/readers/runs.py::_wandb_records::4": "W&B's record kinds (the leveldb log format): 4 = the last fragment",
 }

@@ -193,7 +193,52 @@ opt = torch.optim.SGD(model.parameters(), lr=0.05)
 crit = nn.CrossEntropyLoss()
 """ + LOOP.format(zero="        opt.zero_grad()\n")
 
+# an epoch-counted StepLR stepped every batch: the LR halves every 10 batches and is gone within an epoch
+SCHEDULER_PER_BATCH = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10, gamma=0.5)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n").replace("        opt.step()\n",
+                                                          "        opt.step()\n        sched.step()\n")
+
+# every hidden weight started at zero: the ReLU units are all dead alike, only the last bias learns
+ZERO_INIT = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 4))
+
+
+def init_weights(m):
+    if isinstance(m, nn.Linear):
+        nn.init.zeros_(m.weight)
+
+
+model.apply(init_weights)
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
+# weights drawn with std 10: saturated tanh units and logits in the hundreds
+WIDE_INIT = HEAD + """\
+from torch.nn import init
+model = nn.Sequential(nn.Linear(10, 64), nn.Tanh(), nn.Linear(64, 4))
+for layer in model:
+    if isinstance(layer, nn.Linear):
+        init.normal_(layer.weight, std=10.0)
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
+
+# inputs at 10x their scale under SGD with momentum: the updates blow the deep MLP apart in the first epoch
+UNCLIPPED = HEAD + """\
+X = X * 10
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
+
 FIXTURES = {**{c: (c, text) for c, text in SCRIPTS.items()},
+            "gradients_never_clipped": ("exploding_gradients", UNCLIPPED),
+            "weights_started_at_zero": ("bad_initialization", ZERO_INIT),
+            "scheduler_stepped_per_batch": ("lr_schedule_collapse", SCHEDULER_PER_BATCH),
             "division_by_a_zero_spread": ("nan_in_inputs", SPREAD),
             "weight_decay_too_strong": ("excessive_regularization", WEIGHT_DECAY),
             "dropout_too_strong": ("excessive_regularization", DROPOUT),
@@ -345,6 +390,9 @@ def test_every_patch_edit_in_the_kb_exists_and_reads_a_known_fact():
     for c in with_patch:
         for e in patch_edits(kb, c):
             assert e["edit"] in EDITS and e["fact"] in kb.facts, (c, e)
+            for v in (e.get("with") or {}).values():    # a threshold the patch shares with the rules
+                if isinstance(v, dict) and "param" in v:
+                    assert f"fix:{kb.root_causes[c]['fix']}" in kb.parameters[v["param"]]["used_by"], (c, v)
 
 
 def test_param_groups_are_never_flattened_into_the_whole_model(tmp_path):
@@ -439,3 +487,82 @@ def test_the_epsilon_goes_into_the_divisor_whatever_its_shape(tmp_path, line, fi
     script.write_text("import torch\nX, m, v = torch.randn(8, 3), 0.0, 1.0\n" + line)
     p = make_patch(str(script), {"std_division_unguarded": (True, "code:prep.py:3")}, "nan_in_inputs")
     assert p is not None and "+" + fixed in p["diff"], p and p["diff"]
+
+
+def test_a_scheduler_step_is_moved_only_where_a_loop_around_runs_it_again(tmp_path):
+    """Out of the batch loop to once per epoch; never out of a condition, or out of the only loop (then it
+    would run once in the whole run)."""
+    def patched(text):
+        script = tmp_path / "train.py"
+        script.write_text(text)
+        p = make_patch(str(script), _reader_facts(script), "lr_schedule_collapse")
+        return p and p["diff"]
+    diff = patched(SCHEDULER_PER_BATCH)
+    assert "-        sched.step()\n" in diff and "+    sched.step()\n" in diff
+    conditional = SCHEDULER_PER_BATCH.replace("        sched.step()\n",
+                                              "        if i % 64 == 0:\n            sched.step()\n")
+    assert patched(conditional) is None
+    one_loop = SCHEDULER_PER_BATCH.replace("for epoch in range(30):\n    for i in range(0, 512, 32):",
+                                           "if True:\n    for i in range(0, 512 * 30, 32):")
+    assert "sched.step()" in one_loop and patched(one_loop) is None
+    # the batch loop in a function the epoch loop calls: moved to the end of that function
+    in_fn = HEAD + """\
+model = nn.Linear(10, 4)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10, gamma=0.5)
+
+
+def train_epoch():
+    for i in range(0, 512, 32):
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(X[i:i + 32]), Y[i:i + 32]).backward()
+        opt.step()
+        sched.step()
+
+
+for epoch in range(30):
+    train_epoch()
+"""
+    diff = patched(in_fn)
+    assert diff is not None and "+    sched.step()\n" in diff and "-        sched.step()\n" in diff
+
+
+def test_a_weight_drawn_far_too_wide_gets_the_default_start_and_nothing_else_does(tmp_path):
+    """The located weight init is replaced by PyTorch's own (Kaiming uniform) start: the loss, stuck far above
+    chance (ln 4) before, ends well under it. A std under the rules' "large" (rules.init.std_large), a bias,
+    or a computed std are left alone."""
+    script = tmp_path / "train.py"
+    script.write_text(WIDE_INIT)
+    p = make_patch(str(script), _reader_facts(script), "bad_initialization")
+    assert p is not None and "+        init.kaiming_uniform_(layer.weight, a=5 ** 0.5)\n" in p["diff"]
+    assert _run(script, tmp_path)[1] > 1.386
+    (tmp_path / "fix.diff").write_text(p["diff"].replace(str(script), "train.py"))
+    assert subprocess.run(["patch", "-p0", "-i", "fix.diff"], cwd=tmp_path, capture_output=True).returncode == 0
+    assert _run(script, tmp_path)[1] < 0.5 * 1.386
+    for other in ("init.normal_(layer.weight, std=0.02)", "init.normal_(layer.bias, std=10.0)",
+                  "init.normal_(layer.weight, std=10.0 / layer.in_features)"):
+        script.write_text(WIDE_INIT.replace("init.normal_(layer.weight, std=10.0)", other))
+        assert make_patch(str(script), _reader_facts(script), "bad_initialization") is None, other
+
+
+def test_clipping_goes_before_the_step_only_where_nothing_clips_or_scales(tmp_path):
+    script = tmp_path / "train.py"
+
+    def patched(text):
+        script.write_text(text)
+        p = make_patch(str(script), _reader_facts(script), "exploding_gradients")
+        return p and p["diff"]
+    diff = patched(UNCLIPPED)
+    assert "+        nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n         opt.step()" in diff
+    # an optimizer over parameter groups: clipped over what it holds
+    groups = UNCLIPPED.replace(
+        "torch.optim.SGD(model.parameters(),",
+        "torch.optim.SGD([{'params': model[0].parameters()}, {'params': model[2:].parameters()}],")
+    assert '+        nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g["params"]], max_norm=1.0)' \
+        in patched(groups)
+    clipped = UNCLIPPED.replace("        opt.step()\n",
+                                "        nn.utils.clip_grad_value_(model.parameters(), 5.0)\n        opt.step()\n")
+    assert patched(clipped) is None
+    scaled = UNCLIPPED.replace("crit = nn.CrossEntropyLoss()\n",
+                               "crit = nn.CrossEntropyLoss()\nscaler = torch.amp.GradScaler('cpu', enabled=False)\n")
+    assert patched(scaled) is None

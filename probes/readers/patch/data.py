@@ -1,0 +1,123 @@
+"""Edits to the data: the order batches come in, NaN written into the inputs, a division by a spread
+without epsilon."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .source import _fmt_lr, _indent, _line_of, _replace_span, _Src
+
+
+def _shuffle(src: _Src, facts, fact, opts) -> bool:
+    f = facts.get(fact)
+    if f is None or f[0] is not False:
+        return False
+    n = _line_of(f[1])
+    if n is None:
+        return False
+    text = src.line(n)
+    if re.search(r"\bshuffle\s*=\s*False\b", text):
+        src.set_line(n, re.sub(r"\bshuffle\s*=\s*False\b", "shuffle=True", text, count=1),
+                     f"line {n}: shuffle=True on the training DataLoader")
+        return True
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call) and node.lineno == n and node.end_lineno == n and \
+                (getattr(node.func, "attr", None) or getattr(node.func, "id", None)) == "DataLoader" \
+                and not any(k.arg == "shuffle" for k in node.keywords):
+            close = node.end_col_offset - 1
+            if text[close] != ")":
+                return False
+            src.set_line(n, text[:close] + ", shuffle=True" + text[close:],
+                         f"line {n}: shuffle=True on the training DataLoader")
+            return True
+    return _permute_order(src, n)
+
+
+#: an index order in file order, and the call that gives a fresh random order of the same length
+_IN_ORDER = {("torch", "arange"): "torch.randperm", ("np", "arange"): "np.random.permutation",
+             ("numpy", "arange"): "numpy.random.permutation"}
+
+
+def _permute_order(src: _Src, n: int) -> bool:
+    """A loop on line ``n`` that batches by an index built in file order (``perm = torch.arange(N)``;
+    ``idx = perm[i * B:(i + 1) * B]``): the index built as a random permutation instead."""
+    loop = next((node for node in ast.walk(src.tree) if isinstance(node, (ast.For, ast.While)) and node.lineno == n),
+                None)
+    if loop is None:
+        return False
+    used = {node.value.id for node in ast.walk(loop) if isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Slice)}
+    made = [node for node in ast.walk(src.tree) if isinstance(node, ast.Assign) and node.lineno < n
+            and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id in used]
+    for node in sorted(made, key=lambda a: -a.lineno)[:1]:
+        call = node.value
+        func = call.func if isinstance(call, ast.Call) else None
+        key = (getattr(func.value, "id", None), func.attr) if isinstance(func, ast.Attribute) else None
+        if key not in _IN_ORDER or len(call.args) != 1 or call.keywords or func.lineno != func.end_lineno:
+            return False
+        at = func.lineno
+        text = src.line(at)
+        a, b = src.col(at, func.col_offset), src.col(at, func.end_col_offset)
+        src.set_line(at, text[:a] + _IN_ORDER[key] + text[b:],
+                     f"line {at}: the batches drawn in a random order ({_IN_ORDER[key]})")
+        return True
+    return False
+
+
+def _fill_nan_after_write(src: _Src, facts, fact, opts) -> bool:
+    """Right after the statement that writes NaN into the data, the NaN replaced by ``fill``
+    (``X[X != X] = 0.0``: NaN is the one value not equal to itself; NumPy arrays, tensors and
+    DataFrames all take it)."""
+    f = facts.get(fact)
+    n = _line_of(f[1]) if f is not None and f[0] else None
+    if n is None:
+        return False
+    fill = opts.get("fill", 0.0)
+    for node in ast.walk(src.tree):
+        if not (isinstance(node, (ast.Assign, ast.AugAssign)) and node.lineno == n and src.starts_its_line(node)):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        sub = next((t for t in targets if isinstance(t, ast.Subscript)), None)
+        if sub is None:
+            continue
+        root = sub
+        while isinstance(root, ast.Subscript):
+            root = root.value
+        if not isinstance(root, (ast.Name, ast.Attribute)) or (
+                isinstance(root, ast.Attribute) and root.attr in ("loc", "iloc", "at", "iat", "values", "data")):
+            return False
+        name = src.segment(root)
+        indent = _indent(src.line(n))
+        src.insert_after(node.end_lineno, f"{indent}{name}[{name} != {name}] = {fill!r}  # NaN != NaN: no NaN "
+                                          f"reaches the model\n",
+                         f"line {node.end_lineno + 1}: the NaN written into {name} replaced by {fill!r} "
+                         "before training")
+        return True
+    return False
+
+
+def _guard_spread(src: _Src, facts, fact, opts) -> bool:
+    """A division by a spread of the data (a standard deviation, a max - min range) the code reader
+    located with no epsilon: ``eps`` added to the divisor, so a slice with no spread divides by eps
+    instead of by zero."""
+    f = facts.get(fact)
+    n = _line_of(f[1]) if f is not None and f[0] is True else None
+    if n is None or "eps" not in opts:
+        return False
+    eps = _fmt_lr(float(opts["eps"]))
+    divs = [d for d in ast.walk(src.tree) if isinstance(d, ast.BinOp) and isinstance(d.op, ast.Div)
+            and d.lineno == n and d.right.lineno == d.right.end_lineno and not isinstance(d.right, ast.Constant)]
+    if not divs:
+        return False
+    d = min(divs, key=lambda x: x.col_offset)
+    seg = src.segment(d.right)
+    text = src.line(n)
+    a, b = src.col(n, d.right.col_offset), src.col(n, d.right.end_col_offset)
+    inside = text[:a].rstrip().endswith("(") and text[b:].lstrip().startswith(")")   # `/ (max - min)`
+    new = f"{seg} + {eps}" if inside else f"({seg} + {eps})"
+    if not _replace_span(src, d.right, new):
+        return False
+    src.changes.append(f"line {n}: {eps} added to the divisor {seg} (a slice with no spread no longer "
+                       "divides by zero)")
+    return True

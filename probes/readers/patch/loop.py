@@ -1,0 +1,178 @@
+"""Edits to the training loop: zeroing the gradients, the model's train/eval mode, when the scheduler steps."""
+
+from __future__ import annotations
+
+import ast
+
+from .source import _indent, _line_of, _loops_with_backward, _parents, _reindented, _Src, _statement_at, _step_receiver
+
+
+def _zero_grad(src: _Src, facts, fact, opts) -> bool:
+    pairs = _loops_with_backward(src.tree)
+    if not pairs:
+        return False
+    # the innermost loop holding the backward
+    loop, stmt = min(pairs, key=lambda p: (p[0].end_lineno - p[0].lineno))
+    opt = _step_receiver(loop)
+    if opt is None:
+        return False
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "zero_grad"
+           for n in ast.walk(loop)):
+        return False
+    # at the top of the loop body: before this step's forward and backward
+    at = loop.body[0].lineno
+    src.insert(at, f"{_indent(src.line(at))}{opt}.zero_grad()\n",
+               f"line {at}: {opt}.zero_grad() before each step's gradients are computed")
+    return True
+
+
+def _train_mode(src: _Src, facts, fact, opts) -> bool:
+    f = facts.get(fact)
+    if f is None or f[0] != "eval":
+        return False
+    pairs = _loops_with_backward(src.tree)
+    if not pairs:
+        return False
+    loop, _ = min(pairs, key=lambda p: (p[0].end_lineno - p[0].lineno))
+    model = None
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "eval" \
+                and isinstance(node.func.value, ast.Name) and not node.args:
+            model = node.func.value.id
+    if model is None:
+        return False
+    first = loop.body[0]
+    at = first.lineno
+    src.insert(at, f"{_indent(src.line(at))}{model}.train()\n",
+               f"line {at}: {model}.train() at the start of each training step")
+    return True
+
+
+def _has_mode_call(node, receiver: str | None = None, modes=("train", "eval")) -> bool:
+    """``node`` calls ``.train()`` / ``.eval()`` (on ``receiver`` when given)."""
+    return any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in modes
+               and (receiver is None or ast.unparse(c.func.value) == receiver) for c in ast.walk(node))
+
+
+def _model_called_on(src: _Src, n: int) -> str | None:
+    """The model whose forward runs on line ``n``: a call there of something whose ``.parameters()``,
+    ``.train()`` or ``.eval()`` the script uses elsewhere."""
+    models = {ast.unparse(c.func.value) for c in ast.walk(src.tree) if isinstance(c, ast.Call)
+              and isinstance(c.func, ast.Attribute) and c.func.attr in ("parameters", "train", "eval")}
+    for c in ast.walk(src.tree):
+        if isinstance(c, ast.Call) and c.lineno == n and isinstance(c.func, (ast.Name, ast.Attribute)) and \
+                ast.unparse(c.func) in models:
+            return ast.unparse(c.func)
+    return None
+
+
+def _train_mode_restored(loop, anchor, fn, model: str, parents: dict) -> bool:
+    """Training mode is set again before the training step of ``loop`` that follows the validation at
+    ``anchor``: the loop's own body sets it, or a loop around it does at each pass while the validation
+    (``anchor``, in function ``fn`` when it is one) runs outside the step loop."""
+    if any(_has_mode_call(st, model, ("train",)) for st in loop.body):
+        return True
+    inside = loop.lineno <= anchor.lineno <= loop.end_lineno or (
+        isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            isinstance(c, ast.Call) and getattr(c.func, "id", getattr(c.func, "attr", None)) == fn.name
+            for c in ast.walk(loop)))
+    if inside:
+        return False
+    outer = parents.get(loop)
+    while outer is not None:
+        if isinstance(outer, (ast.For, ast.While)) and any(
+                _has_mode_call(st, model, ("train",)) for st in outer.body if st.lineno < loop.lineno):
+            return True
+        outer = parents.get(outer)
+    return False
+
+
+def _eval_mode(src: _Src, facts, fact, opts) -> bool:
+    """Validation that runs in training mode. ``model.eval`` written without its call gets the call;
+    else ``model.eval()`` goes right before the validation (the statement holding its forward, in its
+    function or in the training loop), and ``model.train()`` at the start of each training step unless
+    that loop already sets it. Validation that sets a mode itself (MC dropout) is left alone."""
+    f = facts.get(fact)
+    n = _line_of(f[1]) if f is not None and f[0] == "train" else None
+    if n is None:
+        return False
+    bare = [e for e in ast.walk(src.tree) if isinstance(e, ast.Expr) and isinstance(e.value, ast.Attribute)
+            and e.value.attr == "eval" and e.lineno == e.end_lineno]
+    for e in bare:
+        text = src.line(e.lineno)
+        end = src.col(e.lineno, e.value.end_col_offset)
+        src.lines[e.lineno - 1] = text[:end] + "()" + text[end:]
+        src.changes.append(f"line {e.lineno}: {ast.unparse(e.value)}() called (without the parentheses it did "
+                           "nothing)")
+    if bare:
+        return True
+    model = _model_called_on(src, n)
+    pairs = _loops_with_backward(src.tree)
+    if model is None or not pairs:
+        return False
+    parents = _parents(src.tree)
+    node = next((s for s in ast.walk(src.tree) if isinstance(s, ast.stmt) and s.lineno == n), None)
+    anchor = node
+    while node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        if isinstance(node, (ast.For, ast.While)) and any(loop is node for loop, _ in pairs):
+            break
+        if isinstance(node, ast.stmt):
+            anchor = node
+        node = parents.get(node)
+    while isinstance(anchor, ast.If):        # validation every N steps: inside the branch that runs it
+        anchor = next((st for st in anchor.body + anchor.orelse if st.lineno <= n <= st.end_lineno), None)
+    if anchor is None or _has_mode_call(anchor, model) or not src.starts_its_line(anchor):
+        return False
+    at = anchor.lineno
+    src.insert(at, f"{_indent(src.line(at))}{model}.eval()\n",
+               f"line {at}: {model}.eval() before the validation (Dropout off, BatchNorm on its running statistics)")
+    loop, _ = min(pairs, key=lambda p: (p[0].end_lineno - p[0].lineno))
+    if not _train_mode_restored(loop, anchor, node, model, parents):
+        first = loop.body[0].lineno
+        src.insert(first, f"{_indent(src.line(first))}{model}.train()\n",
+                   f"line {first}: {model}.train() at the start of each training step (the validation leaves "
+                   "it in eval mode)")
+    return True
+
+
+def _called_in_a_loop(src: _Src, fn) -> bool:
+    """Function ``fn`` is called from inside a for/while loop of the script (once per epoch, say)."""
+    return any(isinstance(c, ast.Call) and getattr(c.func, "id", getattr(c.func, "attr", None)) == fn.name
+               for loop in ast.walk(src.tree) if isinstance(loop, (ast.For, ast.While)) for c in ast.walk(loop))
+
+
+def _step_per_epoch(src: _Src, facts, fact, opts) -> bool:
+    """An epoch-counted scheduler stepped in the batch loop: its ``step()`` moved out of that loop, to
+    right after it at the loop's own indentation, so it runs once per pass of the loop around it (an epoch
+    loop, or a loop that calls the function the batch loop is in). Refused where the step is under a
+    condition, where no loop runs the batch loop again, or where the batch loop has an ``else:``."""
+    f = facts.get(fact)
+    n = _line_of(f[1]) if f is not None and f[0] is True else None
+    found = _statement_at(src, n) if n is not None else None
+    if found is None:
+        return False
+    st, scopes = found
+    call = st.value if isinstance(st, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "step") \
+            or call.args or call.keywords:      # step(metric): a plateau scheduler, whose metric is a choice
+        return False
+    parents = _parents(src.tree)
+    loop = parents.get(st)
+    if not isinstance(loop, (ast.For, ast.While)) or st not in loop.body or loop.orelse:
+        return False
+    outer = parents.get(loop)
+    while outer is not None and not isinstance(outer, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef)):
+        outer = parents.get(outer)
+    if outer is None or (not isinstance(outer, (ast.For, ast.While)) and not _called_in_a_loop(src, outer)):
+        return False
+    moved = _reindented(src, st, _indent(src.line(loop.lineno)))
+    if moved is None:
+        return False
+    name = src.segment(call.func.value)
+    keep = _indent(src.line(st.lineno))
+    for i in range(st.lineno, st.end_lineno + 1):
+        src.lines[i - 1] = f"{keep}pass\n" if i == st.lineno and len(loop.body) == 1 else ""
+    src.insert_after(loop.end_lineno, moved,
+                     f"line {st.lineno}: {name}.step() moved out of the batch loop (line {loop.lineno}) to after "
+                     f"it, so the schedule advances once per epoch")
+    return True

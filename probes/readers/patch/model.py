@@ -1,0 +1,264 @@
+"""Edits to the model: an output squash before a loss that applies its own, frozen or unregistered layers,
+dropout and label smoothing, the weights' initialisation."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .source import _fact_number, _keyword_on_line, _line_of, _literal_origin, _located_lines, _replace_span, _Src
+
+_SQUASH = ("softmax", "log_softmax", "sigmoid")
+
+
+def _double_softmax(src: _Src, facts, fact, opts) -> bool:
+    f = facts.get(fact)
+    if f is None or str(f[0]) not in ("softmax", "sigmoid", "log_softmax"):
+        return False
+    n = _line_of(f[1])
+    if n is None:
+        return False
+    for node in ast.walk(src.tree):
+        if not (isinstance(node, ast.Call) and node.lineno == n and node.end_lineno == n):
+            continue
+        fn = node.func
+        name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
+        text = src.line(n)
+        if name in _SQUASH and node.args:
+            # torch.softmax(x, dim=1) / F.sigmoid(x) -> x ; x.softmax(dim=1) -> x
+            inner = ast.get_source_segment(src.text, node.args[0])
+            new = text[: node.col_offset] + inner + text[node.end_col_offset:]
+        elif name in _SQUASH and isinstance(fn, ast.Attribute) and not node.args:
+            inner = ast.get_source_segment(src.text, fn.value)
+            new = text[: node.col_offset] + inner + text[node.end_col_offset:]
+        elif name in ("Softmax", "LogSoftmax", "Sigmoid"):
+            # an nn.Softmax(...) layer: dropped from its Sequential (with its comma)
+            rest = text[node.end_col_offset:]
+            m = re.match(r"\s*,\s*", rest)
+            if m:
+                new = text[: node.col_offset] + rest[m.end():]
+            else:
+                before = text[: node.col_offset]
+                m2 = re.search(r",\s*$", before)
+                if not m2:
+                    continue
+                new = before[: m2.start()] + rest
+            if not new.strip():
+                new = ""
+        else:
+            continue
+        src.set_line(n, new, f"line {n}: the {name} before the loss removed (the loss applies its own)")
+        return True
+    return False
+
+
+#: the calls whose first argument (or ``p=``) is a dropout probability; any call's ``dropout=`` is one too
+_DROPOUT_LAYERS = ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout")
+
+
+_DROPOUT_FUNCTIONS = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")
+
+
+def _dropout_args(call: ast.Call) -> list[ast.expr]:
+    name = getattr(call.func, "attr", None) or getattr(call.func, "id", None)
+    out = [k.value for k in call.keywords if k.arg == "dropout" or (k.arg == "p" and name in
+                                                                    _DROPOUT_LAYERS + _DROPOUT_FUNCTIONS)]
+    if name in _DROPOUT_LAYERS and call.args:
+        out.append(call.args[0])
+    elif name in _DROPOUT_FUNCTIONS and len(call.args) > 1:
+        out.append(call.args[1])       # F.dropout(x, p)
+    return out
+
+
+def _lower_literals(src: _Src, args, above: float, value: float, what: str) -> bool:
+    """Each argument in ``args`` whose number (followed to its literal) is above ``above`` set to ``value``
+    (a literal shared by several calls changed once)."""
+    done = set()
+    for arg in args:
+        target = _literal_origin(src, arg)
+        if target is None or id(target) in done or isinstance(target.value, bool) or \
+                not isinstance(target.value, (int, float)) or not target.value > above:
+            continue
+        was = src.segment(target)
+        if _replace_span(src, target, f"{value:g}"):
+            done.add(id(target))
+            src.changes.append(f"line {target.lineno}: {what} lowered {was} -> {value:g}")
+    return bool(done)
+
+
+def _dropout(src: _Src, facts, fact, opts) -> bool:
+    """Every dropout probability above ``above`` (layers, functional calls, a ``dropout=`` argument)
+    set to ``value``, where the code reader found dropout this strong."""
+    p = _fact_number(facts, fact)
+    if p is None or "above" not in opts or "value" not in opts or not p > float(opts["above"]):
+        return False
+    args = [a for c in ast.walk(src.tree) if isinstance(c, ast.Call) for a in _dropout_args(c)]
+    return _lower_literals(src, args, float(opts["above"]), float(opts["value"]), "dropout")
+
+
+def _label_smoothing(src: _Src, facts, fact, opts) -> bool:
+    f = facts.get(fact)
+    n = _line_of(f[1]) if f is not None else None
+    if n is None or "above" not in opts or "value" not in opts:
+        return False
+    return _lower_literals(src, [_keyword_on_line(src, n, "label_smoothing")], float(opts["above"]),
+                           float(opts["value"]), "label smoothing")
+
+
+def _unfreeze(src: _Src, facts, fact, opts) -> bool:
+    """Each freeze the code reader located set to trainable: ``X.requires_grad = False`` and
+    ``X.requires_grad_(False)`` on the located line, or naming (or looping over) what the fact lists;
+    ``module.requires_grad = True`` (a plain attribute on a Module) becomes ``module.requires_grad_(True)``."""
+    f = facts.get(fact)
+    if f is None or not f[0]:
+        return False
+    n = _line_of(f[1])
+    if n is None:
+        return False
+    if fact == "requires_grad_attr_on_module":
+        for node in ast.walk(src.tree):
+            if isinstance(node, ast.Assign) and node.lineno == n and len(node.targets) == 1 \
+                    and isinstance(node.targets[0], ast.Attribute) and node.targets[0].attr == "requires_grad" \
+                    and isinstance(node.value, ast.Constant) and node.value.value is True \
+                    and src.starts_its_line(node):
+                who = src.segment(node.targets[0].value)
+                if who and _replace_span(src, node, f"{who}.requires_grad_(True)"):
+                    src.changes.append(f"line {n}: {who}.requires_grad_(True) (setting the attribute on a Module "
+                                       "unfreezes nothing)")
+                    return True
+        return False
+    named = {str(v) for v in f[0]} if isinstance(f[0], (list, tuple)) else set()
+    loops = {}
+    for node in ast.walk(src.tree):
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            for inner in ast.walk(node):
+                loops.setdefault(id(inner), src.segment(node.iter))
+    done = []
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is False \
+                and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in node.targets):
+            target = next(t for t in node.targets if isinstance(t, ast.Attribute))
+            flag = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "requires_grad_" and (
+                    node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value is False
+                    or any(k.arg == "requires_grad" and isinstance(k.value, ast.Constant) and k.value.value is False
+                           for k in node.keywords)):
+            target = node.func
+            flag = node.args[0] if node.args else next(k.value for k in node.keywords if k.arg == "requires_grad")
+        else:
+            continue
+        what = src.segment(target.value)
+        if node.lineno != n and what not in named and loops.get(id(node)) not in named:
+            continue
+        if _replace_span(src, flag, "True"):
+            done.append(flag.lineno)
+    for ln in sorted(set(done)):
+        src.changes.append(f"line {ln}: requires_grad set to True (the parameters it froze train again)")
+    return bool(done)
+
+
+def _nn_name(src: _Src) -> str | None:
+    """How the script names torch.nn: its alias, or ``torch.nn`` after ``import torch``."""
+    plain = False
+    for node in src.tree.body:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == "torch.nn" and a.asname:
+                    return a.asname
+                if a.name in ("torch", "torch.nn") and not a.asname:
+                    plain = True
+        elif isinstance(node, ast.ImportFrom) and node.module == "torch" and node.level == 0:
+            for a in node.names:
+                if a.name == "nn":
+                    return a.asname or "nn"
+    return "torch.nn" if plain else None
+
+
+def _wrap_module_list(src: _Src, facts, fact, opts) -> bool:
+    """Layers kept in a plain list / dict attribute (``self.blocks = [...]``): wrapped in
+    nn.ModuleList / nn.ModuleDict so that ``model.parameters()`` (and the optimizer) sees them."""
+    f = facts.get(fact)
+    if f is None or not isinstance(f[0], (list, tuple)):
+        return False
+    lines = _located_lines([v for v in f[0] if str(v).startswith("layers kept in a plain")])
+    nn = _nn_name(src)
+    if not lines or nn is None:
+        return False
+    done = False
+    for node in ast.walk(src.tree):
+        if not (isinstance(node, (ast.Assign, ast.AnnAssign)) and node.lineno in lines and node.value is not None):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if not any(isinstance(t, ast.Attribute) for t in targets):
+            continue
+        v = node.value
+        kind = "ModuleList" if isinstance(v, (ast.List, ast.ListComp)) else \
+            "ModuleDict" if isinstance(v, (ast.Dict, ast.DictComp)) else None
+        if kind is None:
+            continue
+        a, b = v.lineno, v.end_lineno
+        end_text = src.line(b)
+        ec = src.col(b, v.end_col_offset)
+        src.lines[b - 1] = end_text[:ec] + ")" + end_text[ec:]
+        start_text = src.line(a)
+        sc = src.col(a, v.col_offset)
+        src.lines[a - 1] = start_text[:sc] + f"{nn}.{kind}(" + start_text[sc:]
+        src.changes.append(f"line {a}: the layers wrapped in {nn}.{kind} so that model.parameters() holds them")
+        done = True
+    return done
+
+
+#: the in-place initialisers a weight can be set with: torch.nn.init functions and tensor methods
+_INIT_FUNCTIONS = ("zeros_", "ones_", "constant_", "normal_", "trunc_normal_", "uniform_")
+
+
+_INIT_METHODS = ("zero_", "fill_", "normal_", "uniform_")
+
+
+def _init_module_prefix(src: _Src) -> str | None:
+    """How the script can name torch.nn.init: ``init`` (``from torch.nn import init``, or its alias),
+    ``nn.init`` (``nn`` bound to torch.nn) or ``torch.nn.init`` (``import torch``); None otherwise."""
+    bound = {}
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Import):
+            bound.update({a.asname or a.name: a.name for a in node.names})
+        elif isinstance(node, ast.ImportFrom) and node.module in ("torch", "torch.nn"):
+            bound.update({a.asname or a.name: f"{node.module}.{a.name}" for a in node.names})
+    for name, what in bound.items():
+        if what == "torch.nn.init":
+            return name
+    nn = next((name for name, what in bound.items() if what == "torch.nn"), None)
+    return f"{nn}.init" if nn else "torch.nn.init" if bound.get("torch") == "torch" else None
+
+
+def _reinit(src: _Src, facts, fact, opts) -> bool:
+    """A weight set to one constant (``init_constant``), or drawn with a std of ``std_large`` or more
+    (``init_weight_std``), given PyTorch's own default start for Linear and Conv weights instead:
+    ``kaiming_uniform_(W, a=5 ** 0.5)``. Only a weight (a name ending in ``weight``, so never a bias or
+    a 1-D gain), set by one single-line call on the located line."""
+    f = facts.get(fact)
+    n = _line_of(f[1]) if f is not None else None
+    if n is None or f[0] is False or f[0] is None:
+        return False
+    if fact == "init_weight_std" and not (isinstance(f[0], (int, float)) and f[0] >= float(opts.get("std_large", 0))):
+        return False
+    for call in ast.walk(src.tree):
+        if not (isinstance(call, ast.Call) and call.lineno == n and isinstance(call.func, ast.Attribute)):
+            continue
+        attr, owner = call.func.attr, call.func.value
+        if attr in _INIT_FUNCTIONS and call.args and ast.unparse(owner).split(".")[-1] == "init":
+            target, prefix = call.args[0], src.segment(owner)
+        elif attr in _INIT_METHODS and not isinstance(owner, ast.Call):
+            target, prefix = owner, _init_module_prefix(src)
+        else:
+            continue
+        weight = src.segment(target)
+        if prefix is None or not re.search(r"weight\w*(\.data)?$", weight):
+            return False
+        if not _replace_span(src, call, f"{prefix}.kaiming_uniform_({weight}, a=5 ** 0.5)"):
+            return False
+        src.changes.append(f"line {n}: {weight} given PyTorch's default start (Kaiming uniform, as nn.Linear "
+                           f"and nn.Conv initialise themselves) instead of `{ast.unparse(call)}`")
+        return True
+    return False

@@ -1,0 +1,282 @@
+"""Edits to what the optimizer is given and how it steps: the learning rate, the weight decay, gradient
+clipping, and the parameters it holds."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .source import (
+    _fact_number,
+    _fmt_lr,
+    _indent,
+    _keyword_on_line,
+    _line_of,
+    _literal_origin,
+    _loops_with_backward,
+    _nn_prefix,
+    _params_arg,
+    _reindented,
+    _replace_span,
+    _same_number,
+    _Src,
+    _statement_at,
+    _target_name,
+)
+
+
+def _new_lr(facts, fact, opts) -> tuple[float, float] | None:
+    """(old, new) learning rate for a set_learning_rate edit: ``factor`` up/down, to at least / at most
+    the optimizer family's usual value; None when the rate or the family is unknown."""
+    old = _fact_number(facts, fact)
+    opt = str(facts.get("optimizer", ("", ""))[0] or "").lower()
+    typical = (opts.get("typical") or {}).get(opt)
+    if old is None or typical is None or old <= 0:
+        return None
+    factor = float(opts.get("factor", 10))
+    return old, (max(old * factor, typical) if opts.get("direction") == "up" else min(old / factor, typical))
+
+
+def _lr(src: _Src, facts, fact, opts) -> bool:
+    moved = _new_lr(facts, fact, opts)
+    n = _line_of(facts[fact][1]) if moved else None
+    if n is None:
+        return False
+    old, new = moved
+    target = _literal_origin(src, _keyword_on_line(src, n, "lr"))
+    if target is None or not _same_number(target.value, old):
+        return False
+    at = target.lineno
+    was = src.segment(target)
+    if not _replace_span(src, target, _fmt_lr(new)):
+        return False
+    word = "raised" if new > old else "lowered"
+    src.changes.append(f"line {at}: learning rate {word} {was} -> {_fmt_lr(new)}")
+    return True
+
+
+def _new_weight_decay(facts, fact, opts) -> tuple[float, float] | None:
+    """(old, new) weight decay: the optimizer family's usual value (``typical``, else its ``default``),
+    only where the run's is above it."""
+    old = _fact_number(facts, fact)
+    typical = opts.get("typical") or {}
+    opt = str(facts.get("optimizer", ("", ""))[0] or "").lower()
+    usual = typical.get(opt, typical.get("default"))
+    if old is None or usual is None or not old > float(usual):
+        return None
+    return old, float(usual)
+
+
+def _weight_decay(src: _Src, facts, fact, opts) -> bool:
+    moved = _new_weight_decay(facts, fact, opts)
+    n = _line_of(facts[fact][1]) if moved else None
+    if n is None:
+        return False
+    target = _literal_origin(src, _keyword_on_line(src, n, "weight_decay"))
+    if target is None or not _same_number(target.value, moved[0]):
+        return False
+    was = src.segment(target)
+    if not _replace_span(src, target, _fmt_lr(moved[1])):
+        return False
+    src.changes.append(f"line {target.lineno}: weight decay lowered {was} -> {_fmt_lr(moved[1])}")
+    return True
+
+
+def _over_clipping(src: _Src, facts, fact, opts) -> bool:
+    f = facts.get(fact)
+    n = _line_of(f[1]) if f is not None else None
+    if n is None:
+        return False
+    arg = _keyword_on_line(src, n, "max_norm")
+    if arg is None:     # clip_grad_norm_(params, 1.0): the second positional argument
+        calls = [c for c in ast.walk(src.tree) if isinstance(c, ast.Call) and c.lineno <= n <= (c.end_lineno or n)
+                 and (getattr(c.func, "attr", None) or getattr(c.func, "id", "")).startswith("clip_grad_norm")]
+        arg = calls[0].args[1] if calls and len(calls[0].args) > 1 else None
+    target = _literal_origin(src, arg)
+    if target is None:
+        return False
+    was = src.segment(target)
+    value = _fmt_norm(float(opts.get("value", 1.0)))
+    if not _replace_span(src, target, value):
+        return False
+    src.changes.append(f"line {target.lineno}: gradient clipping max_norm {was} -> {value}")
+    return True
+
+
+def _fmt_norm(x: float) -> str:
+    value = f"{x:g}"
+    return value if any(c in value for c in ".e") else value + ".0"
+
+
+def _no_param_groups(src: _Src, arg: ast.expr) -> bool:
+    """``arg`` gives the optimizer plain parameters, never param groups (dicts with their own lr or
+    weight decay, which a whole ``model.parameters()`` would flatten): no dict in it, and a bare name
+    is never assigned anything holding one."""
+    def plain(node):
+        return not any(isinstance(x, ast.Dict) or (isinstance(x, ast.Call) and isinstance(x.func, ast.Name)
+                                                   and x.func.id == "dict") for x in ast.walk(node))
+    if not plain(arg):
+        return False
+    if isinstance(arg, ast.Name):
+        for node in ast.walk(src.tree):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None and \
+                    any(isinstance(t, ast.Name) and t.id == arg.id for t in
+                        (node.targets if isinstance(node, ast.Assign) else [node.target])) and not plain(node.value):
+                return False
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in ("append", "extend") and isinstance(node.func.value, ast.Name) and \
+                    node.func.value.id == arg.id and not all(plain(a) for a in node.args):
+                return False
+    return True
+
+
+def _optimizer_call(src: _Src, n: int) -> ast.Call | None:
+    """The optimizer construction on line ``n``: the call there whose parameters argument the
+    code reader read (the outermost call starting on that line)."""
+    calls = [c for c in ast.walk(src.tree) if isinstance(c, ast.Call) and c.lineno == n and _params_arg(c) is not None]
+    return min(calls, key=lambda c: c.col_offset) if calls else None
+
+
+def _optimizer_whole_model(src: _Src, facts, fact, opts) -> bool:
+    """An optimizer given part of a model while the whole model trains: given all of it (the part
+    as written -- ``model.fc.parameters()``, a list of some parameters, a sum of ``list(...)``s, a
+    name bound to such a list -- but never param groups)."""
+    f = facts.get(fact)
+    n = _line_of(f[1]) if f is not None else None
+    if n is None or not isinstance(f[0], (list, tuple)):
+        return False
+    for v in f[0]:
+        m = re.search(r"holds only (.+) while ([A-Za-z_][\w.]*) trains$", str(v))
+        if m is None:
+            continue
+        held, model = m.group(1), m.group(2)
+        node = _optimizer_call(src, n)
+        arg = _params_arg(node) if node is not None else None
+        if arg is None or not (src.segment(arg) == held or _no_param_groups(src, arg)):
+            continue
+        if _replace_span(src, arg, f"{model}.parameters()"):
+            src.changes.append(f"line {n}: the optimizer given all of {model}.parameters() (it held only {held})")
+            return True
+    return False
+
+
+_OTHER_INSTANCE = re.compile(r"^([A-Za-z_][\w.]*) \(.*, line (\d+)\) is trained but the optimizer \(line (\d+)\) "
+                             r"holds .*, another instance$")
+
+
+def _optimizer_for_trained_model(src: _Src, facts, fact, opts) -> bool:
+    """The optimizer holds another instance of the model that trains. Built before that instance
+    (a model re-created per fold, or again in ``main()``): the optimizer -- and whatever is built on
+    it next to it, such as its scheduler -- is built again right after the instance, ``global`` where
+    it lives at module level. Built after it from a fresh instance (``opt(Net().parameters())``):
+    given the trained instance's parameters."""
+    f = facts.get(fact)
+    if f is None or not isinstance(f[0], (list, tuple)):
+        return False
+    for v in f[0]:
+        m = _OTHER_INSTANCE.match(str(v))
+        if m is None:
+            continue
+        var, made, built = m.group(1), int(m.group(2)), int(m.group(3))
+        if made < built:
+            opt = _statement_at(src, built)
+            if opt is None or not _bound_before(src, var, built, opt[1]):
+                continue        # the instance is not bound to that name where the optimizer is built
+            node = _optimizer_call(src, built)
+            arg = _params_arg(node) if node is not None else None
+            if arg is not None and _no_param_groups(src, arg) and \
+                    _replace_span(src, arg, f"{var}.parameters()"):
+                src.changes.append(f"line {built}: the optimizer given {var}.parameters(), the instance that trains")
+                return True
+            continue
+        if _rebuild_after(src, built, made):
+            return True
+    return False
+
+
+def _bound_before(src: _Src, name: str, n: int, scopes: list) -> bool:
+    """``name`` is assigned before line ``n`` in the scope of ``scopes`` (or one around it)."""
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Assign) and node.lineno < n and _target_name(node) == name:
+            found = _statement_at(src, node.lineno)
+            if found is not None and found[1] == scopes[:len(found[1])]:
+                return True
+    return False
+
+
+def _rebuild_after(src: _Src, built: int, made: int) -> bool:
+    """Build the optimizer of line ``built`` again after the statement on line ``made``."""
+    opt, inst = _statement_at(src, built), _statement_at(src, made)
+    if opt is None or inst is None or _target_name(opt[0]) is None:
+        return False
+    (ost, oscopes), (ist, iscopes) = opt, inst
+    name = _target_name(ost)
+    # what is built on the optimizer next to it (a scheduler, a scaler bound to it): built again too
+    block = (oscopes[-1] if oscopes else src.tree).body
+    follow = [st for st in block if built < st.lineno < made and isinstance(st, ast.Assign) and _target_name(st)
+              and any(isinstance(x, ast.Name) and x.id == name for c in ast.walk(st.value)
+                      if isinstance(c, ast.Call) for x in c.args)]
+    indent = _indent(src.line(made))
+    texts = [_reindented(src, st, indent) for st in [ost] + follow]
+    if any(t is None for t in texts):
+        return False
+    if oscopes != iscopes[:len(oscopes)]:
+        return False
+    if len(iscopes) > len(oscopes):
+        if oscopes:         # a function's own optimizer, rebuilt in a function inside it: left alone
+            return False
+        fn = iscopes[-1]
+        names = [_target_name(st) for st in [ost] + follow]
+        args = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
+        if args & set(names) or fn.body[0].lineno == fn.lineno:
+            return False
+        first = fn.body[1] if len(fn.body) > 1 and isinstance(fn.body[0], ast.Expr) and \
+            isinstance(fn.body[0].value, ast.Constant) and isinstance(fn.body[0].value.value, str) else fn.body[0]
+        src.insert(first.lineno, f"{_indent(src.line(first.lineno))}global {', '.join(names)}\n",
+                   f"line {first.lineno}: {', '.join(names)} declared global in {fn.name}() so that the optimizer "
+                   "built there is the one every step uses")
+    src.insert_after(ist.end_lineno, "".join(texts),
+                     f"line {ist.end_lineno + 1}: the optimizer (line {built}) built again for the instance made at "
+                     f"line {made}, the one that trains" + (" (with what is built on it)" if follow else ""))
+    return True
+
+
+def _insert_clip(src: _Src, facts, fact, opts) -> bool:
+    """Gradient-norm clipping at ``max_norm`` inserted right before the optimizer's ``step()`` in the training
+    loop, after its backward, over the parameters the optimizer holds. Refused where the script clips already
+    (``fact`` known) or scales its loss (a GradScaler needs ``unscale_`` first, a choice left to the user)."""
+    if facts.get(fact) is not None or "max_norm" not in opts:
+        return False
+    names = {getattr(c.func, "attr", getattr(c.func, "id", "")) for c in ast.walk(src.tree) if isinstance(c, ast.Call)}
+    if names & {"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "GradScaler", "unscale_"}:
+        return False
+    pairs = _loops_with_backward(src.tree)
+    prefix = _nn_prefix(src)
+    if not pairs or prefix is None:
+        return False
+    loop, back = min(pairs, key=lambda p: (p[0].end_lineno - p[0].lineno))
+    step = next((st for st in loop.body if st.lineno > back.lineno and isinstance(st, ast.Expr)
+                 and isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Attribute)
+                 and st.value.func.attr == "step" and not st.value.args and isinstance(st.value.func.value, ast.Name)
+                 and "sched" not in st.value.func.value.id.lower() and src.starts_its_line(st)), None)
+    if step is None:
+        return False
+    opt = step.value.func.value.id
+    built = [n.value for n in ast.walk(src.tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+             and isinstance(n.targets[0], ast.Name) and n.targets[0].id == opt and isinstance(n.value, ast.Call)]
+    arg = _params_arg(built[-1]) if built else None
+    params = src.segment(arg) if isinstance(arg, ast.Call) and getattr(arg.func, "attr", None) == "parameters" \
+        and not arg.args else f'[p for g in {opt}.param_groups for p in g["params"]]'
+    norm = _fmt_norm(float(opts["max_norm"]))
+    src.insert(step.lineno, f"{_indent(src.line(step.lineno))}{prefix}.utils.clip_grad_norm_({params}, "
+                            f"max_norm={norm})\n",
+               f"line {step.lineno}: gradients clipped to a total norm of {norm} before {opt}.step()")
+    return True
+
+
+def _clip_move(facts, fact, opts) -> tuple[float, float] | None:
+    """(old, new) clipping norm for a set_clip_norm edit: the fix's ``value``."""
+    try:
+        return float(facts[fact][0]), float(opts.get("value", 1.0))
+    except (KeyError, TypeError, ValueError):
+        return None
