@@ -608,7 +608,9 @@ _PASS_THROUGH = {"sigmoid", "softmax", "log_softmax", "tanh", "squeeze", "view",
 def _output_layers(tree: ast.AST) -> set[str]:
     """The attribute names of the layers whose output a model's ``forward`` returns, through a
     squashing or a reshape (``return torch.sigmoid(self.cls(h)).squeeze(1)`` -> ``cls``; a name
-    assigned earlier in ``forward`` is followed to its last assignment before the return)."""
+    assigned earlier in ``forward`` is followed to its last assignment before the return). A forward
+    that returns several outputs at once (``return self.class_net(f), self.box_net(f)``: a detector's
+    heads) returns each of them."""
     out: set[str] = set()
     for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
         for fn in cls.body:
@@ -617,9 +619,8 @@ def _output_layers(tree: ast.AST) -> set[str]:
             assigns = [n for n in ast.walk(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1
                        and isinstance(n.targets[0], ast.Name)]
             for ret in (n for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None):
-                name = _returned_layer(ret.value, ret.lineno, assigns)
-                if name:
-                    out.add(name)
+                values = ret.value.elts if isinstance(ret.value, (ast.Tuple, ast.List)) else [ret.value]
+                out |= {name for v in values if (name := _returned_layer(v, ret.lineno, assigns))}
     return out
 
 
