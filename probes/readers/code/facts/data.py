@@ -547,10 +547,25 @@ def _statistic_of_a_selection(c: ast.Call) -> bool:
 def _is_std_call(v: ast.AST) -> bool:
     """A spread computed from the data itself (not ``x.std() + 1e-8``, not a clamp): a standard
     deviation (``x.std(...)``, ``torch.std(x)``, ``np.std(x)``) or a range (``x.max(0) - x.min(0)``,
-    ``np.ptp(x)``, ``x.ptp()``: min-max scaling), zero on a slice whose values are all alike."""
+    ``np.ptp(x)``, ``x.ptp()``: min-max scaling), zero on a slice whose values are all alike. A
+    standard deviation written out is one too: the square root of a variance (``np.sqrt(x.var(0))``)
+    or of a mean square less a squared mean (``np.sqrt(sq_sum / n - mean * mean)``, which can even
+    come out negative under the root by rounding)."""
     if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Sub):
         return _callee_name(v.left) in _MAXIMA and _callee_name(v.right) in _MINIMA
+    if _callee_name(v) == "sqrt" and len(v.args) == 1:
+        inner = v.args[0]
+        return _callee_name(inner) in _VARIANCES or (
+            isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.Sub) and _squared(inner.right))
     return _callee_name(v) in _SPREADS
+
+
+def _squared(v: ast.AST) -> bool:
+    """``m * m`` or ``m ** 2`` (the same expression twice): a squared mean."""
+    if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Mult):
+        return ast.dump(v.left) == ast.dump(v.right)
+    return isinstance(v, ast.BinOp) and isinstance(v.op, ast.Pow) and isinstance(v.right, ast.Constant) \
+        and v.right.value == 2
 
 
 def _callee_name(v: ast.AST) -> str:
@@ -562,6 +577,8 @@ def _callee_name(v: ast.AST) -> str:
 _STATISTICS = {"mean", "std", "var", "median", "sum", "min", "max", "quantile"}
 #: calls that compute a spread of their data; a range is written as a maximum minus a minimum
 _SPREADS = {"std", "ptp"}
+#: calls that compute a variance: its square root is a standard deviation
+_VARIANCES = {"var"}
 _MAXIMA = {"max", "amax", "nanmax"}
 _MINIMA = {"min", "amin", "nanmin"}
 

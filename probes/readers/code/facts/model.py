@@ -151,21 +151,33 @@ def _self_attr(e: ast.AST, names: set) -> str | None:
     return None
 
 
-def _training_branches(fn: ast.AST):
-    """(training body, evaluation body) of each ``if self.training:`` / ``if not self.training:`` in ``fn``."""
+def _training_branches(fn: ast.AST, flags: frozenset = frozenset(), self_training: bool = True):
+    """(training body, evaluation body) of each ``if self.training:`` / ``if not self.training:`` in ``fn``
+    (with ``self_training``), and of each ``if flag:`` on a parameter named in ``flags`` (see
+    :func:`_flags_passed_false`)."""
     for n in ast.walk(fn):
         if isinstance(n, ast.If):
-            yield from _training_branches_of(n)
+            yield from _training_branches_of(n, flags, self_training)
 
 
-def _training_branches_of(n: ast.If):
-    """(training body, evaluation body) when ``n`` tests ``self.training`` (or its negation)."""
+def _training_branches_of(n: ast.If, flags: frozenset = frozenset(), self_training: bool = True):
+    """(training body, evaluation body) when ``n`` tests ``self.training`` (or its negation), or one of
+    ``flags``: a mode flag the forward takes as a parameter (``if is_training:``, slim's style)."""
     test, negated = n.test, False
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negated = test.operand, True
-    if isinstance(test, ast.Attribute) and test.attr == "training" and isinstance(test.value, ast.Name) \
-            and test.value.id == "self":
+    own = isinstance(test, ast.Attribute) and test.attr == "training" and isinstance(test.value, ast.Name) \
+        and test.value.id == "self"
+    if self_training and own or isinstance(test, ast.Name) and test.id in flags:
         yield (n.orelse, n.body) if negated else (n.body, n.orelse)
+
+
+def _flags_passed_false(tree: ast.AST) -> frozenset:
+    """The keywords some call passes as a literal False (``model(val_x, is_training=False)``): a mode
+    flag switched off for evaluation where the model takes its mode as an argument instead of
+    ``model.eval()``."""
+    return frozenset(k.arg for n in ast.walk(tree) if isinstance(n, ast.Call) for k in n.keywords
+                     if k.arg and isinstance(k.value, ast.Constant) and k.value.value is False)
 
 
 def _buffer_writes(tree: ast.AST, names: set) -> list[tuple[ast.AST, str]]:
@@ -207,11 +219,13 @@ def stale_eval_buffers(tree: ast.AST) -> tuple[int, str] | None:
     calls (an update op never run), or there are none. A hand-written normalisation layer then
     evaluates with the statistics it was created with, whatever the training taught it. None when
     the script never switches a model to evaluation, or loads weights (a checkpoint brings the
-    statistics)."""
+    statistics). A forward that takes its mode as an argument (``def forward(self, x, is_training)``,
+    ``if is_training:``) is read the same way where some call passes that flag as False."""
     evals = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and (
         n.func.attr == "eval" or n.func.attr == "train" and n.args and isinstance(n.args[0], ast.Constant)
         and n.args[0].value is False) for n in ast.walk(tree))
-    if not evals or _weight_loads(tree):
+    flags_off = _flags_passed_false(tree)
+    if not (evals or flags_off) or _weight_loads(tree):
         return None
     for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
         buffers = {n.args[0].value for n in ast.walk(cls) if isinstance(n, ast.Call)
@@ -220,7 +234,8 @@ def stale_eval_buffers(tree: ast.AST) -> tuple[int, str] | None:
         forward = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "forward"), None)
         if not buffers or forward is None:
             continue
-        for train, evaluation in _training_branches(forward):
+        flags = frozenset(a.arg for a in forward.args.args + forward.args.kwonlyargs) & flags_off
+        for train, evaluation in _training_branches(forward, flags, evals):
             in_train = {_self_attr(n, buffers) for st in train for n in ast.walk(st)}
             reads = [(n, b) for st in evaluation for n in ast.walk(st)
                      if (b := _self_attr(n, buffers)) is not None and b not in in_train]
@@ -608,7 +623,9 @@ _PASS_THROUGH = {"sigmoid", "softmax", "log_softmax", "tanh", "squeeze", "view",
 def _output_layers(tree: ast.AST) -> set[str]:
     """The attribute names of the layers whose output a model's ``forward`` returns, through a
     squashing or a reshape (``return torch.sigmoid(self.cls(h)).squeeze(1)`` -> ``cls``; a name
-    assigned earlier in ``forward`` is followed to its last assignment before the return)."""
+    assigned earlier in ``forward`` is followed to its last assignment before the return). A forward
+    that returns several outputs at once (``return self.class_net(f), self.box_net(f)``: a detector's
+    heads) returns each of them."""
     out: set[str] = set()
     for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
         for fn in cls.body:
@@ -617,9 +634,8 @@ def _output_layers(tree: ast.AST) -> set[str]:
             assigns = [n for n in ast.walk(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1
                        and isinstance(n.targets[0], ast.Name)]
             for ret in (n for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None):
-                name = _returned_layer(ret.value, ret.lineno, assigns)
-                if name:
-                    out.add(name)
+                values = ret.value.elts if isinstance(ret.value, (ast.Tuple, ast.List)) else [ret.value]
+                out |= {name for v in values if (name := _returned_layer(v, ret.lineno, assigns))}
     return out
 
 
