@@ -50,3 +50,15 @@ def test_stalls_do_not_hide_a_loss_that_goes_nan(tmp_path):
     times = [0.5, 0.5, 6.0, 0.5, 0.5, 6.1, 0.5, 0.5]
     rep, _ = diagnose_log_report(tmp_path, _lines(losses, times))
     assert report_symptom(rep) == "explosion"
+
+
+
+def test_a_step_that_also_evaluates_is_no_stall(tmp_path):
+    lines = []
+    for k in range(16):
+        loss = 2.0 * 0.95 ** k
+        ev = f", val_loss = {1.6 * 0.96 ** k:.4f}" if k % 4 == 3 else ""
+        t = 9.1 if ev else 0.28 + 0.01 * (k % 3)
+        lines.append(f"step {10 * (k + 1)}, loss = {loss:.4f}{ev} ({t:.3f} sec/step)")
+    rep, _ = diagnose_log_report(tmp_path, "\n".join(lines) + "\n")
+    assert report_symptom(rep) != "slow_training"

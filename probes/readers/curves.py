@@ -1615,9 +1615,17 @@ def _step_time_stalls(log, fin: list, out: _Out) -> None:
     """step_time_stalls: the share of the records after the first (the first is warm-up: allocations,
     compilation, the loader's first fill) whose step time is ``curves.step_stall_ratio`` times their
     median or more — a run that stops now and then (a loader running dry, a synchronous checkpoint or
-    summary write), which an average hides. A rate printed instead of a time counts by its inverse."""
+    summary write), which an average hides. A rate printed instead of a time counts by its inverse. A
+    record that also ran an evaluation is timed with it: where enough records only train, the stalls are
+    counted over those."""
     body = fin[1:]
-    if len(body) < out.p["curves.step_stall_min_points"]:
+    n_min = out.p["curves.step_stall_min_points"]
+    evals = [(p.x0, p.x1) for r in ("val_loss", "val_accuracy") if log.get(r) is not None
+             for p in log.get(r).finite_points()]
+    train_only = [p for p in body if not any(a <= p.x1 and p.x0 <= b for a, b in evals)]
+    if len(train_only) >= n_min:
+        body = train_only
+    if len(body) < n_min:
         return
     med = median(p.mean for p in body)
     if not med > 0:
