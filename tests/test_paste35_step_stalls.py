@@ -62,3 +62,9 @@ def test_a_step_that_also_evaluates_is_no_stall(tmp_path):
         lines.append(f"step {10 * (k + 1)}, loss = {loss:.4f}{ev} ({t:.3f} sec/step)")
     rep, _ = diagnose_log_report(tmp_path, "\n".join(lines) + "\n")
     assert report_symptom(rep) != "slow_training"
+
+
+def test_a_single_slow_record_in_a_short_excerpt_is_a_one_off(tmp_path):
+    times = [1.2, 0.31, 0.29, 7.4, 0.30, 0.32, 0.30, 0.31]
+    rep, _ = diagnose_log_report(tmp_path, _lines(_falling(8), times))
+    assert report_symptom(rep) != "slow_training"

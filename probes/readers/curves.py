@@ -1614,10 +1614,10 @@ def _analyze_step_time(log, out: _Out) -> None:
 def _step_time_stalls(log, fin: list, out: _Out) -> None:
     """step_time_stalls: the share of the records after the first (the first is warm-up: allocations,
     compilation, the loader's first fill) whose step time is ``curves.step_stall_ratio`` times their
-    median or more — a run that stops now and then (a loader running dry, a synchronous checkpoint or
-    summary write), which an average hides. A rate printed instead of a time counts by its inverse. A
-    record that also ran an evaluation is timed with it: where enough records only train, the stalls are
-    counted over those."""
+    median or more - a run that stops again and again (a loader running dry, a synchronous checkpoint
+    or summary write), which an average hides; fewer than ``curves.step_stall_min_count`` stalls count
+    as none. A rate printed instead of a time counts by its inverse. A record that also ran an
+    evaluation is timed with it: where enough records only train, the stalls are counted over those."""
     body = fin[1:]
     n_min = out.p["curves.step_stall_min_points"]
     evals = [(p.x0, p.x1) for r in ("val_loss", "val_accuracy") if log.get(r) is not None
@@ -1632,6 +1632,8 @@ def _step_time_stalls(log, fin: list, out: _Out) -> None:
         return
     cut = out.p["curves.step_stall_ratio"] * med
     stalls = [p for p in body if p.mean >= cut]
+    if len(stalls) < out.p["curves.step_stall_min_count"]:
+        stalls = []   # a one-off: a checkpoint, an evaluation the axis does not show, a hiccup
     unit = log.x_label if log.x_label != "row" else "row"
     detail = (f"{len(stalls)} of {len(body)} records after the first take {_fmt(out.p['curves.step_stall_ratio'])}x "
               f"the median time per {unit} ({_fmt(med)} s) or more"
