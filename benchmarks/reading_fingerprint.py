@@ -58,14 +58,16 @@ def _attempt(fn) -> str:
         return f"ERR {type(exc).__name__} {exc}"   # tree's path is replaced would differ between trees)
 
 
-def fingerprint(path: str) -> str:
+def fingerprint(path: str, ignore: frozenset = frozenset()) -> str:
+    """The hash of what the readers make of ``path``; findings of the facts in ``ignore`` are left out."""
     from traindx.engine.frontends.gather import read_log
     from traindx.probes.readers.console import read_console_text
     from traindx.probes.readers.logs import read_log as read_raw
 
     def front():
         r = read_log(path)
-        return r.summary + repr(sorted((f.fact, repr(f.value), f.source) for f in r.findings)) + repr(r.notes)
+        return r.summary + repr(sorted((f.fact, repr(f.value), f.source) for f in r.findings
+                                       if f.fact not in ignore)) + repr(r.notes)
 
     parts = [_attempt(front), _attempt(lambda: _log_print(read_raw(path)))]
     if path.endswith((".txt", ".log")):
@@ -82,8 +84,13 @@ def main(argv=None) -> int:
     ap.add_argument("--compare", help="an earlier --out file: list the logs whose reading differs")
     ap.add_argument("--real", default=os.path.join(os.path.dirname(ROOT), "shared", "real-logs"),
                     help="folder of real logs (default: ../shared/real-logs)")
+    ap.add_argument("--ignore-fact", action="append", default=[], metavar="FACT",
+                    help="leave this fact's findings out (repeatable): a change that adds a new fact reads nothing "
+                         "else differently when the logs compare equal without it")
     args = ap.parse_args(argv)
-    prints = {os.path.relpath(p, ROOT) if p.startswith(ROOT) else p: fingerprint(p) for p in tuning_logs(args.real)}
+    ignore = frozenset(args.ignore_fact)
+    prints = {os.path.relpath(p, ROOT) if p.startswith(ROOT) else p: fingerprint(p, ignore)
+              for p in tuning_logs(args.real)}
     with open(args.out, "w") as fh:
         json.dump(prints, fh, indent=0)
     print(f"{len(prints)} logs fingerprinted -> {args.out}")

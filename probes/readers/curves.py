@@ -1600,6 +1600,7 @@ def _analyze_step_time(log, out: _Out) -> None:
         out.add("speed_only", True, fin[0].x0, fin[-1].x1,
                 f"the log prints a speed ({len(fin)} record(s), median {_fmt(median(p.mean for p in fin))} s "
                 "per step) and no loss or accuracy: what it shows is how fast the run goes")
+    _step_time_stalls(log, fin, out)
     r = _thirds_ratio([p.x for p in fin], [p.mean for p in fin], out.p["curves.thirds_min_points"])
     if r is None:
         return
@@ -1608,6 +1609,36 @@ def _analyze_step_time(log, out: _Out) -> None:
     out.add("step_time_trend", t, fin[0].x0, fin[-1].x1,
             f"time per {log.x_label if log.x_label != 'row' else 'row'}: median {_fmt(a)} s in "
             f"the first third, {_fmt(b)} s in the last ({t})")
+
+
+def _step_time_stalls(log, fin: list, out: _Out) -> None:
+    """step_time_stalls: the share of the records after the first (the first is warm-up: allocations,
+    compilation, the loader's first fill) whose step time is ``curves.step_stall_ratio`` times their
+    median or more - a run that stops again and again (a loader running dry, a synchronous checkpoint
+    or summary write), which an average hides; fewer than ``curves.step_stall_min_count`` stalls count
+    as none. A rate printed instead of a time counts by its inverse. A record that also ran an
+    evaluation is timed with it: where enough records only train, the stalls are counted over those."""
+    body = fin[1:]
+    n_min = out.p["curves.step_stall_min_points"]
+    evals = [(p.x0, p.x1) for r in ("val_loss", "val_accuracy") if log.get(r) is not None
+             for p in log.get(r).finite_points()]
+    train_only = [p for p in body if not any(a <= p.x1 and p.x0 <= b for a, b in evals)]
+    if len(train_only) >= n_min:
+        body = train_only
+    if len(body) < n_min:
+        return
+    med = median(p.mean for p in body)
+    if not med > 0:
+        return
+    cut = out.p["curves.step_stall_ratio"] * med
+    stalls = [p for p in body if p.mean >= cut]
+    if len(stalls) < out.p["curves.step_stall_min_count"]:
+        stalls = []   # a one-off: a checkpoint, an evaluation the axis does not show, a hiccup
+    unit = log.x_label if log.x_label != "row" else "row"
+    detail = (f"{len(stalls)} of {len(body)} records after the first take {_fmt(out.p['curves.step_stall_ratio'])}x "
+              f"the median time per {unit} ({_fmt(med)} s) or more"
+              + (f", the longest {_fmt(max(p.mean for p in stalls))} s" if stalls else ""))
+    out.add("step_time_stalls", len(stalls) / len(body), body[0].x0, body[-1].x1, detail)
 
 
 def _run_length(log, out: _Out) -> None:

@@ -121,6 +121,8 @@ FACTS = (
     "loss_flat_share",
     # how many validation evaluations the log shows (one is a level, not a course)
     "val_evaluations",
+    # how often the step time stalls at several times its median
+    "step_time_stalls",
 )
 
 #: At most this many buckets per metric (the downsampled curve).
