@@ -69,7 +69,16 @@ class _Label:
         self.with_unit = 0
 
 
-def _pairs(lines: Iterable[str], max_label: int, min_label: int, known: frozenset,
+def _known(name: str, known: frozenset, splits: frozenset) -> bool:
+    """Whether a label is the readers' to judge: it holds a known word that names more than a split
+    (``loss``, ``akurasi``), or only known words (``train`` alone). A label of a known split word beside a
+    word the vocabulary does not know (``leungitna latihan``: an unknown metric on the training split)
+    is left to the guess, the split word naming its split."""
+    words = {w for w in re.split(r"[ '’-]+", name) if w}
+    return bool((words & known) - splits) or words <= known
+
+
+def _pairs(lines: Iterable[str], max_label: int, min_label: int, known: frozenset, splits: frozenset,
            max_labels: int) -> dict[str, _Label]:
     """Every label's values, one a line; at most ``max_labels`` distinct labels (the first seen): a
     bound on memory and on the pairing's work for text that prints a new word before every number."""
@@ -86,8 +95,7 @@ def _pairs(lines: Iterable[str], max_label: int, min_label: int, known: frozense
                 continue
             if name not in labels and len(labels) >= max_labels:
                 continue
-            lab = labels.get(name) or labels.setdefault(name, _Label(name, bool(known.intersection(
-                re.split(r"[ '’-]+", name)))))
+            lab = labels.get(name) or labels.setdefault(name, _Label(name, _known(name, known, splits)))
             after = m.group("after")
             if after and after.strip() != "%":
                 lab.with_unit += 1
@@ -201,8 +209,9 @@ def guess_vocabulary(lines: list[str], params: Mapping | None = None) -> dict[st
     """``{printed label: English role words}`` for the labels whose role the values tell, or ``{}``
     when they tell no loss and no accuracy (nothing to read)."""
     p = resolve(params)
+    words = log_words(params)
     labels = _pairs(lines[:int(p["console.guess_max_lines"])], int(p["console.guess_max_label_chars"]),
-                    int(p["console.guess_min_label_chars"]), log_words(params).known_words,
+                    int(p["console.guess_min_label_chars"]), words.known_words, words.split_only_words,
                     int(p["console.max_metric_names"]))
     need = int(p["console.guess_min_lines"])
     kept = {n: lab for n, lab in labels.items()
