@@ -3,7 +3,8 @@
 ``Epoh 3/12 | kelangan latihan 0.52 | kelangan validasi 0.61 | akurasi validasi 81.0%``: the split
 words (``latihan``, ``validasi``) and the accuracy (``akurasi``) are in the vocabulary, the loss's noun
 is not. The known split word no longer hides the label from the guess by values, so the two losses are
-read (one metric on two splits, sharing the stem) beside the known accuracy; and a run's closing line
+read (one metric on two splits, sharing the stem; alone on one split such a label is not guessed)
+beside the known accuracy; and a run's closing line
 in the same language (``akurasi akhir``: the final accuracy) is a summary, not a training accuracy.
 The log is made up here."""
 
@@ -51,3 +52,12 @@ def test_a_split_word_alone_is_still_the_readers():
     vocab = guess_vocabulary(lines)
     assert "latihan" not in vocab
     assert vocab.get("kelangan latihan") == "train loss"
+
+
+def test_an_unknown_word_on_one_split_alone_is_not_guessed():
+    """``kelangan latihan`` with no other split of it: nothing says it is one metric on two splits, so it
+    stays the readers' to refuse (as ``train pplx`` does)."""
+    from traindx.probes.readers.console_guess import guess_vocabulary
+
+    lines = [f"Epoh {e + 1} | kelangan latihan {TRAIN[e]:.4f}" for e in range(EPOCHS)]
+    assert "kelangan latihan" not in guess_vocabulary(lines)

@@ -56,26 +56,24 @@ _TINY = 1e-12
 
 
 class _Label:
-    __slots__ = ("name", "lines", "values", "positions", "percent", "integer", "with_unit", "known")
+    __slots__ = ("name", "lines", "values", "positions", "percent", "integer", "with_unit", "known", "stem",
+                 "on_split")
 
-    def __init__(self, name: str, known: bool):
+    def __init__(self, name: str, known: frozenset, splits: frozenset):
+        words = [w for w in re.split(r"[ '’-]+", name) if w]
+        named = {w for w in words if w in known}
+        #: the known split words beside unknown ones (``leungitna latihan``: {"latihan"}); empty otherwise
+        self.on_split = frozenset(named) if named and named <= splits and len(named) < len(set(words)) else frozenset()
+        #: the readers' to judge: a known word that names more than a split, or no unknown word at all
+        self.known = bool(named)
+        self.stem = " ".join(w for w in words if w not in self.on_split) if self.on_split else name
         self.name = name
-        self.known = known
         self.lines: list[int] = []
         self.values: list[float] = []
         self.positions: list[int] = []
         self.percent = False
         self.integer = True
         self.with_unit = 0
-
-
-def _known(name: str, known: frozenset, splits: frozenset) -> bool:
-    """Whether a label is the readers' to judge: it holds a known word that names more than a split
-    (``loss``, ``akurasi``), or only known words (``train`` alone). A label of a known split word beside a
-    word the vocabulary does not know (``leungitna latihan``: an unknown metric on the training split)
-    is left to the guess, the split word naming its split."""
-    words = {w for w in re.split(r"[ '’-]+", name) if w}
-    return bool((words & known) - splits) or words <= known
 
 
 def _pairs(lines: Iterable[str], max_label: int, min_label: int, known: frozenset, splits: frozenset,
@@ -95,7 +93,7 @@ def _pairs(lines: Iterable[str], max_label: int, min_label: int, known: frozense
                 continue
             if name not in labels and len(labels) >= max_labels:
                 continue
-            lab = labels.get(name) or labels.setdefault(name, _Label(name, _known(name, known, splits)))
+            lab = labels.get(name) or labels.setdefault(name, _Label(name, known, splits))
             after = m.group("after")
             if after and after.strip() != "%":
                 lab.with_unit += 1
@@ -171,7 +169,8 @@ def _pairs_of_one_metric(labels: list[_Label], p: Mapping) -> tuple[list[list[_L
     for i, a in enumerate(labels):
         for b in labels[i + 1:]:
             ka, kb = _kind(a), _kind(b)
-            if (ka and kb and ka != kb) or not _shared_stem(a.name, b.name, p):
+            if (ka and kb and ka != kb) or not _shared_stem(a.stem, b.stem, p) \
+                    or (a.on_split and a.on_split == b.on_split):
                 continue
             edges.append((_together(a, b) < together, abs(_level(a) - _level(b)), a.name, b.name, a, b))
     paired: set[str] = set()
@@ -223,9 +222,12 @@ def guess_vocabulary(lines: list[str], params: Mapping | None = None) -> dict[st
         if not lab.known:                  # "Epoch" is the reader's already; an unknown counter is named
             vocab[lab.name] = role
     metrics = [n for n, lab in kept.items()
-               if lab not in counters and not lab.known and not lab.integer
+               if lab not in counters and (not lab.known or lab.on_split) and not lab.integer
                and (len(set(lab.values)) > 1 or _blew_up(lab))]
     pairs, lone = _pairs_of_one_metric([kept[n] for n in metrics], p)
+    # an unknown word on a known split is guessed only as one metric on two splits (``leungitna latihan`` /
+    # ``leungitna validasi``); alone (``train pplx``) it stays the readers' to refuse
+    lone = [lab for lab in lone if not lab.on_split]
     # one loss and one accuracy at most: a pair printed earlier, in more lines, wins its kind; of
     # two pairs within [0, 1] (a flat BCE loss beside a flat accuracy) the one that rose more is
     # the accuracy
