@@ -10,7 +10,7 @@ import re
 
 from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, callee_name, snippet
 from ..values import BatchVal, Const, Event, IterVal, LoaderVal, Unknown
-from .batch_order import permutation_in_reach, window_orders
+from .batch_order import generator_shuffle, permutation_in_reach, window_orders
 from .label_feature import label_feature_detail, train_features_from_labels
 from .split_index import held_out_detail, held_out_from_train_index
 
@@ -19,8 +19,6 @@ from .split_index import held_out_detail, held_out_from_train_index
 SOURCE_ID = "code:data"
 #: the decimals input_scale keeps (presentation: the scale is an order of magnitude)
 _SCALE_DECIMALS = 3
-#: calls that hand on the batches of the iterable they wrap (``enumerate(list(train_batches()))``)
-_WRAPPERS = ("enumerate", "list", "iter", "tqdm", "tuple")
 FACTS = ("shuffle", "num_workers", "batch_size", "nan_written_to_data", "data_sorted", "item_fetch_blocking",
          "permuted_alone", "split_in_label_order", "std_division_unguarded", "input_scale", "inputs_normalized",
          "held_out_from_train_index", "train_features_from_labels")
@@ -102,9 +100,8 @@ class DataFacts:
                                 f"line {ld.line}: num_workers of `{ld.text}` is computed at run time")
 
     def batching_function_shuffle(self, loop: ast.AST | None) -> None:
-        """shuffle from a batching function of the script's own that the training loop iterates
-        (``for xb, yb in batches(x, y, 64, shuffle=False)``): the value passed, else the parameter's
-        default in the function's definition."""
+        """shuffle from a batching function of the script's own the training loop iterates (``batches(x, y, 64,
+        shuffle=False)``): the value passed, else the parameter's default, else :func:`generator_shuffle`."""
         if not isinstance(loop, (ast.For, ast.AsyncFor)):
             return
         defs = {n.name: n for n in ast.walk(self.tree) if isinstance(n, ast.FunctionDef)}
@@ -139,64 +136,7 @@ class DataFacts:
                                  f"`{snippet(call, SNIPPET_CHARS)}` (line {call.lineno}) leaves shuffle at "
                                  f"{defaults[j].value}, the default of `{fn.name}` (line {fn.lineno})")
             return
-        gen = self.batch_generator(loop)
-        if gen is not None:
-            self.generator_batches_shuffle(gen)
-
-    def batch_generator(self, loop: ast.AST) -> ast.FunctionDef | None:
-        """The script's own generator function whose batches ``loop`` iterates: called in the loop's
-        iterable (through ``enumerate``/``list``/``iter``/``tqdm`` and a name assigned in the same
-        function: ``batches = list(train_batches())``), by its own name or as a parameter of the function
-        holding the loop that every call of it passes that generator (``run_epochs(model, train_batches)``)."""
-        defs = {n.name: n for n in ast.walk(self.tree) if isinstance(n, ast.FunctionDef)}
-        holder = next((fn for fn in defs.values() if any(n is loop for n in ast.walk(fn))), None)
-        expr = loop.iter
-        for _ in range(len(_WRAPPERS) + 1):
-            if isinstance(expr, ast.Call) and callee_name(expr) in _WRAPPERS and expr.args:
-                expr = expr.args[0]
-            elif isinstance(expr, ast.Name) and holder is not None:
-                assigned = [n.value for n in ast.walk(holder) if isinstance(n, ast.Assign) and n.lineno < loop.lineno
-                            and any(isinstance(t, ast.Name) and t.id == expr.id for t in n.targets)]
-                if not assigned:
-                    break
-                expr = assigned[-1]
-        if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)):
-            return None
-        name = expr.func.id
-        if holder is not None and name in [a.arg for a in holder.args.args]:
-            name = self.passed_function(holder, holder.args.args.index(next(
-                a for a in holder.args.args if a.arg == name)), name)
-        fn = defs.get(name) if name else None
-        return fn if fn is not None and any(isinstance(n, ast.Yield) for n in ast.walk(fn)) else None
-
-    def passed_function(self, holder: ast.FunctionDef, index: int, param: str) -> str | None:
-        """The one function name every call of ``holder`` passes as its parameter ``param`` (at ``index``)."""
-        passed = set()
-        for call in (n for n in ast.walk(self.tree) if isinstance(n, ast.Call)
-                     and isinstance(n.func, ast.Name) and n.func.id == holder.name):
-            kw = next((k.value for k in call.keywords if k.arg == param), None)
-            arg = kw if kw is not None else (call.args[index] if index < len(call.args) else None)
-            passed.add(arg.id if isinstance(arg, ast.Name) else None)
-        return next(iter(passed)) if len(passed) == 1 else None
-
-    def generator_batches_shuffle(self, gen: ast.FunctionDef) -> None:
-        """shuffle of a batch generator that cuts its batches by slicing in a loop over the batch starts
-        (``for k in range(0, n, B): idx = order[k:k + B]; yield x[idx], y[idx]``) or over the batch
-        numbers: a permutation in reach mixes them, else the batches come in the rows' own order."""
-        for inner in (n for n in ast.walk(gen) if isinstance(n, ast.For)):
-            it = inner.iter
-            if not (isinstance(it, ast.Call) and callee_name(it) == "range"):
-                continue
-            if (len(it.args) == 3 and self.slices_by(inner)) or (len(it.args) == 1 and self.slices_by_multiple(inner)):
-                perm = self.permutes(inner)
-                if perm:
-                    self.add_finding("shuffle", True, perm, f"the data is permuted (line {perm}) before the "
-                                                            f"batches `{gen.name}` yields")
-                else:
-                    self.add_finding("shuffle", False, inner.lineno,
-                                     f"`{gen.name}` (line {gen.lineno}) yields batches sliced in order at line "
-                                     f"{inner.lineno} with no permutation of the data")
-                return
+        generator_shuffle(self.tree, loop, self)
 
     def sorted_data_facts(self) -> None:
         """data_sorted: the script puts rows in sorted order — an ``argsort`` whose result indexes
