@@ -61,3 +61,22 @@ def test_an_unknown_word_on_one_split_alone_is_not_guessed():
 
     lines = [f"Epoh {e + 1} | kelangan latihan {TRAIN[e]:.4f}" for e in range(EPOCHS)]
     assert "kelangan latihan" not in guess_vocabulary(lines)
+
+
+def test_a_log_its_unknown_labels_already_read_is_read_as_before():
+    """Per-batch ``xentropia=1.31`` beside checkpoint lines ``Train-xentropia`` / ``Validation-xentropia``: the
+    bare unknown label is guessed first (the per-batch training loss), and the split-qualified ones are left
+    to the readers as before, never paired with it (which would make the per-batch loss a validation loss)."""
+    from traindx.probes.readers.console_guess import guess_vocabulary
+
+    lines = []
+    for e in range(EPOCHS):
+        lines += [f"Epoch[{e}] Batch [{b}]\tSpeed: 120.5 samples/sec\txentropia={TRAIN[e] + 0.02 * b:.4f}\t"
+                  "learning-rate=0.000500" for b in (10, 20, 30)]
+        lines += [f"Checkpoint [{e + 1:03d}]\tUpdates={32 * (e + 1)} Epoch={e}",
+                  f"Checkpoint [{e + 1:03d}]\tTrain-xentropia={TRAIN[e]:.4f}",
+                  f"Checkpoint [{e + 1:03d}]\tTrain-acc=0.5",
+                  f"Checkpoint [{e + 1:03d}]\tValidation-xentropia={VAL[e]:.4f}"]
+    vocab = guess_vocabulary(lines)
+    assert vocab.get("xentropia") == "train loss"
+    assert "train-xentropia" not in vocab

@@ -206,7 +206,13 @@ _SPLITS = ("train", "val")
 
 def guess_vocabulary(lines: list[str], params: Mapping | None = None) -> dict[str, str]:
     """``{printed label: English role words}`` for the labels whose role the values tell, or ``{}``
-    when they tell no loss and no accuracy (nothing to read)."""
+    when they tell no loss and no accuracy (nothing to read). The labels of unknown words come first;
+    only when they tell nothing is an unknown word on known split words (``leungitna latihan``) guessed
+    at, so a log the unknown labels already read is read as before."""
+    return _guess(lines, params, on_split=False) or _guess(lines, params, on_split=True)
+
+
+def _guess(lines: list[str], params: Mapping | None, on_split: bool) -> dict[str, str]:
     p = resolve(params)
     words = log_words(params)
     labels = _pairs(lines[:int(p["console.guess_max_lines"])], int(p["console.guess_max_label_chars"]),
@@ -222,7 +228,7 @@ def guess_vocabulary(lines: list[str], params: Mapping | None = None) -> dict[st
         if not lab.known:                  # "Epoch" is the reader's already; an unknown counter is named
             vocab[lab.name] = role
     metrics = [n for n, lab in kept.items()
-               if lab not in counters and (not lab.known or lab.on_split) and not lab.integer
+               if lab not in counters and (not lab.known or (on_split and lab.on_split)) and not lab.integer
                and (len(set(lab.values)) > 1 or _blew_up(lab))]
     pairs, lone = _pairs_of_one_metric([kept[n] for n in metrics], p)
     # an unknown word on a known split is guessed only as one metric on two splits (``leungitna latihan`` /
