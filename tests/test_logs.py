@@ -400,15 +400,15 @@ def test_column_map_dict_and_string_forms(tmp_path):
     path = tmp_path / "custom.csv"
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["it", "my_objective", "holdout_obj"])
+        w.writerow(["it", "my_quantity", "holdout_qty"])
         for i in range(50):
             w.writerow([i, 2.0 - i * 0.03, 2.1 - i * 0.02])
     with pytest.raises(InputError, match="no loss"):
         read_log(path)
-    a = read_log(path, column_map={"loss": "my_objective", "val_loss": "holdout_obj", "step": "it"})
-    b = read_log(path, column_map="loss=my_objective, val_loss=holdout_obj, step=it")
+    a = read_log(path, column_map={"loss": "my_quantity", "val_loss": "holdout_qty", "step": "it"})
+    b = read_log(path, column_map="loss=my_quantity, val_loss=holdout_qty, step=it")
     for log in (a, b):
-        assert log.columns == {"loss": "my_objective", "val_loss": "holdout_obj"}
+        assert log.columns == {"loss": "my_quantity", "val_loss": "holdout_qty"}
         assert log.x_label == "step" and log.x_column == "it"
 
 

@@ -56,11 +56,18 @@ _TINY = 1e-12
 
 
 class _Label:
-    __slots__ = ("name", "lines", "values", "positions", "percent", "integer", "with_unit", "known")
+    __slots__ = ("name", "lines", "values", "positions", "percent", "integer", "with_unit", "known", "stem",
+                 "on_split")
 
-    def __init__(self, name: str, known: bool):
+    def __init__(self, name: str, known: frozenset, splits: frozenset):
+        words = [w for w in re.split(r"[ '’-]+", name) if w]
+        named = {w for w in words if w in known}
+        #: the known split words beside unknown ones (``leungitna latihan``: {"latihan"}); empty otherwise
+        self.on_split = frozenset(named) if named and named <= splits and len(named) < len(set(words)) else frozenset()
+        #: the readers' to judge: a known word that names more than a split, or no unknown word at all
+        self.known = bool(named)
+        self.stem = " ".join(w for w in words if w not in self.on_split) if self.on_split else name
         self.name = name
-        self.known = known
         self.lines: list[int] = []
         self.values: list[float] = []
         self.positions: list[int] = []
@@ -69,7 +76,7 @@ class _Label:
         self.with_unit = 0
 
 
-def _pairs(lines: Iterable[str], max_label: int, min_label: int, known: frozenset,
+def _pairs(lines: Iterable[str], max_label: int, min_label: int, known: frozenset, splits: frozenset,
            max_labels: int) -> dict[str, _Label]:
     """Every label's values, one a line; at most ``max_labels`` distinct labels (the first seen): a
     bound on memory and on the pairing's work for text that prints a new word before every number."""
@@ -86,8 +93,7 @@ def _pairs(lines: Iterable[str], max_label: int, min_label: int, known: frozense
                 continue
             if name not in labels and len(labels) >= max_labels:
                 continue
-            lab = labels.get(name) or labels.setdefault(name, _Label(name, bool(known.intersection(
-                re.split(r"[ '’-]+", name)))))
+            lab = labels.get(name) or labels.setdefault(name, _Label(name, known, splits))
             after = m.group("after")
             if after and after.strip() != "%":
                 lab.with_unit += 1
@@ -163,7 +169,8 @@ def _pairs_of_one_metric(labels: list[_Label], p: Mapping) -> tuple[list[list[_L
     for i, a in enumerate(labels):
         for b in labels[i + 1:]:
             ka, kb = _kind(a), _kind(b)
-            if (ka and kb and ka != kb) or not _shared_stem(a.name, b.name, p):
+            if (ka and kb and ka != kb) or not _shared_stem(a.stem, b.stem, p) \
+                    or (a.on_split and a.on_split == b.on_split):
                 continue
             edges.append((_together(a, b) < together, abs(_level(a) - _level(b)), a.name, b.name, a, b))
     paired: set[str] = set()
@@ -199,10 +206,17 @@ _SPLITS = ("train", "val")
 
 def guess_vocabulary(lines: list[str], params: Mapping | None = None) -> dict[str, str]:
     """``{printed label: English role words}`` for the labels whose role the values tell, or ``{}``
-    when they tell no loss and no accuracy (nothing to read)."""
+    when they tell no loss and no accuracy (nothing to read). The labels of unknown words come first;
+    only when they tell nothing is an unknown word on known split words (``leungitna latihan``) guessed
+    at, so a log the unknown labels already read is read as before."""
+    return _guess(lines, params, on_split=False) or _guess(lines, params, on_split=True)
+
+
+def _guess(lines: list[str], params: Mapping | None, on_split: bool) -> dict[str, str]:
     p = resolve(params)
+    words = log_words(params)
     labels = _pairs(lines[:int(p["console.guess_max_lines"])], int(p["console.guess_max_label_chars"]),
-                    int(p["console.guess_min_label_chars"]), log_words(params).known_words,
+                    int(p["console.guess_min_label_chars"]), words.known_words, words.split_only_words,
                     int(p["console.max_metric_names"]))
     need = int(p["console.guess_min_lines"])
     kept = {n: lab for n, lab in labels.items()
@@ -214,9 +228,12 @@ def guess_vocabulary(lines: list[str], params: Mapping | None = None) -> dict[st
         if not lab.known:                  # "Epoch" is the reader's already; an unknown counter is named
             vocab[lab.name] = role
     metrics = [n for n, lab in kept.items()
-               if lab not in counters and not lab.known and not lab.integer
+               if lab not in counters and (not lab.known or (on_split and lab.on_split)) and not lab.integer
                and (len(set(lab.values)) > 1 or _blew_up(lab))]
     pairs, lone = _pairs_of_one_metric([kept[n] for n in metrics], p)
+    # an unknown word on a known split is guessed only as one metric on two splits (``leungitna latihan`` /
+    # ``leungitna validasi``); alone (``train pplx``) it stays the readers' to refuse
+    lone = [lab for lab in lone if not lab.on_split]
     # one loss and one accuracy at most: a pair printed earlier, in more lines, wins its kind; of
     # two pairs within [0, 1] (a flat BCE loss beside a flat accuracy) the one that rose more is
     # the accuracy

@@ -26,6 +26,7 @@ knowledge base (the tables are the same objects however often ``kb.params()`` is
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping
 
@@ -104,6 +105,7 @@ class LogWords:
     def __init__(self, p: Mapping):
         self._tables = [p[t] for t in TABLES]
         self._known: frozenset | None = None
+        self._split_only: frozenset | None = None
         self.split = {str(w).lower(): str(s) for w, s in p["logs.split_words"].items()}
         console_only = frozenset(str(w).lower() for w in p["logs.console_only_split_words"])
         self.split_train = frozenset(w for w, s in self.split.items() if s == "train" and w not in console_only)
@@ -179,6 +181,18 @@ class LogWords:
             self._known = frozenset(w for table in self._tables for text in _texts(table)
                                     for w in re.split(r"[^\w]+|_", text.lower()) if w and not w.isdigit())
         return self._known
+
+    @property
+    def split_only_words(self) -> frozenset:
+        """The known words that name nothing but a data split, in English (``logs.split_words``) or in
+        another language (a ``console.latin_words`` entry read as a split alone: ``latihan``, ``validasi``):
+        a label holding only these beside words the vocabulary does not know (``leungitna latihan``) is
+        a metric named in an unknown word on a known split, for :mod:`.console_guess` to guess."""
+        if self._split_only is None:
+            latin = (k for k, v in self.latin.items() if str(v).strip() in ("train", "val", "test"))
+            self._split_only = frozenset(w for text in itertools.chain(self.split, latin)
+                                         for w in re.split(r"[^\w]+|_", text.lower()) if w)
+        return self._split_only
 
     def _compile_languages(self, local: Mapping, latin: Mapping) -> None:
         # which lines are worth the substitutions at all: those holding a character outside ASCII

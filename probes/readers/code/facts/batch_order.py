@@ -55,3 +55,70 @@ def window_orders(tree: ast.AST, orders: dict, skip: set) -> dict:
                 and isinstance(v.slice, ast.Slice) and v.slice.lower is not None and v.slice.upper is not None:
             out[n.targets[0].id] = orders[v.value.id]
     return out
+
+
+#: calls that hand on the batches of the iterable they wrap (``enumerate(list(train_batches()))``)
+_WRAPPERS = ("enumerate", "list", "iter", "tqdm", "tuple")
+#: the arguments of a range over the batch starts, ``range(start, stop, step)`` (structure, not a threshold)
+_STEPPED_RANGE_ARGS = 3
+
+
+def batch_generator(tree: ast.AST, loop: ast.AST) -> ast.FunctionDef | None:
+    """The script's own generator function whose batches ``loop`` iterates: called in the loop's iterable
+    (through ``enumerate``/``list``/``iter``/``tqdm`` and a name assigned in the same function:
+    ``batches = list(train_batches())``), by its own name or as a parameter of the function holding the loop
+    that every call of it passes that generator (``run_epochs(model, opt, train_batches)``)."""
+    defs = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    holder = next((fn for fn in defs.values() if any(n is loop for n in ast.walk(fn))), None)
+    expr = loop.iter
+    for _ in range(len(_WRAPPERS) + 1):
+        if isinstance(expr, ast.Call) and callee_name(expr) in _WRAPPERS and expr.args:
+            expr = expr.args[0]
+        elif isinstance(expr, ast.Name) and holder is not None:
+            assigned = [n.value for n in ast.walk(holder) if isinstance(n, ast.Assign) and n.lineno < loop.lineno
+                        and any(isinstance(t, ast.Name) and t.id == expr.id for t in n.targets)]
+            if not assigned:
+                break
+            expr = assigned[-1]
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)):
+        return None
+    name = expr.func.id
+    params = [a.arg for a in holder.args.args] if holder is not None else []
+    if name in params:
+        name = _passed_function(tree, holder, params.index(name), name)
+    fn = defs.get(name) if name else None
+    return fn if fn is not None and any(isinstance(n, ast.Yield) for n in ast.walk(fn)) else None
+
+
+def _passed_function(tree: ast.AST, holder: ast.FunctionDef, index: int, param: str) -> str | None:
+    """The one function name every call of ``holder`` passes as its parameter ``param`` (at ``index``)."""
+    passed = set()
+    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)
+                 and isinstance(n.func, ast.Name) and n.func.id == holder.name):
+        kw = next((k.value for k in call.keywords if k.arg == param), None)
+        arg = kw if kw is not None else (call.args[index] if index < len(call.args) else None)
+        passed.add(arg.id if isinstance(arg, ast.Name) else None)
+    return next(iter(passed)) if len(passed) == 1 else None
+
+
+def generator_shuffle(tree: ast.AST, loop: ast.AST, facts) -> None:
+    """shuffle of the batch generator ``loop`` iterates (:func:`batch_generator`) when it cuts its batches by
+    slicing in a loop over the batch starts (``for k in range(0, n, B): idx = order[k:k + B]; yield x[idx],
+    y[idx]``) or over the batch numbers: a permutation in reach mixes them, else the batches come in the
+    rows' own order. ``facts`` is the code reader's :class:`DataFacts` (its slicing tests and findings)."""
+    gen = batch_generator(tree, loop)
+    for inner in (n for n in ast.walk(gen) if isinstance(n, ast.For)) if gen is not None else ():
+        it = inner.iter
+        if not (isinstance(it, ast.Call) and callee_name(it) == "range"):
+            continue
+        if (len(it.args) == _STEPPED_RANGE_ARGS and facts.slices_by(inner)) \
+                or (len(it.args) == 1 and facts.slices_by_multiple(inner)):
+            perm = facts.permutes(inner)
+            if perm:
+                facts.add_finding("shuffle", True, perm, f"the data is permuted (line {perm}) before the batches "
+                                                         f"`{gen.name}` yields")
+            else:
+                facts.add_finding("shuffle", False, inner.lineno, f"`{gen.name}` (line {gen.lineno}) yields batches "
+                                                                  f"sliced in order at line {inner.lineno} with no "
+                                                                  "permutation of the data")
+            return

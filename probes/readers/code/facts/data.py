@@ -10,7 +10,7 @@ import re
 
 from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, callee_name, snippet
 from ..values import BatchVal, Const, Event, IterVal, LoaderVal, Unknown
-from .batch_order import permutation_in_reach, window_orders
+from .batch_order import generator_shuffle, permutation_in_reach, window_orders
 from .label_feature import label_feature_detail, train_features_from_labels
 from .split_index import held_out_detail, held_out_from_train_index
 
@@ -100,9 +100,8 @@ class DataFacts:
                                 f"line {ld.line}: num_workers of `{ld.text}` is computed at run time")
 
     def batching_function_shuffle(self, loop: ast.AST | None) -> None:
-        """shuffle from a batching function of the script's own that the training loop iterates
-        (``for xb, yb in batches(x, y, 64, shuffle=False)``): the value passed, else the parameter's
-        default in the function's definition."""
+        """shuffle from a batching function of the script's own the training loop iterates (``batches(x, y, 64,
+        shuffle=False)``): the value passed, else the parameter's default, else :func:`generator_shuffle`."""
         if not isinstance(loop, (ast.For, ast.AsyncFor)):
             return
         defs = {n.name: n for n in ast.walk(self.tree) if isinstance(n, ast.FunctionDef)}
@@ -137,6 +136,7 @@ class DataFacts:
                                  f"`{snippet(call, SNIPPET_CHARS)}` (line {call.lineno}) leaves shuffle at "
                                  f"{defaults[j].value}, the default of `{fn.name}` (line {fn.lineno})")
             return
+        generator_shuffle(self.tree, loop, self)
 
     def sorted_data_facts(self) -> None:
         """data_sorted: the script puts rows in sorted order — an ``argsort`` whose result indexes

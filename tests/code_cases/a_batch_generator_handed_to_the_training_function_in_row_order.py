@@ -1,0 +1,28 @@
+import torch
+import torch.nn as nn
+
+x = torch.randn(900, 12)
+y = torch.randint(0, 3, (900,))
+order = torch.argsort(y)
+x, y = x[order], y[order]
+
+
+def make_batches():
+    idx = torch.arange(len(x))
+    for s in range(0, len(x), 50):  # expect: shuffle=False
+        rows = idx[s:s + 50]
+        yield x[rows], y[rows]
+
+
+def fit(net, optimizer, batch_source, epochs):
+    crit = nn.CrossEntropyLoss()
+    for _ in range(epochs):
+        for _i, (xb, yb) in enumerate(list(batch_source())):
+            optimizer.zero_grad()
+            loss = crit(net(xb), yb)
+            loss.backward()
+            optimizer.step()
+
+
+model = nn.Sequential(nn.Linear(12, 32), nn.ReLU(), nn.Linear(32, 3))
+fit(model, torch.optim.SGD(model.parameters(), lr=0.05), make_batches, 5)
