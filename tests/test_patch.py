@@ -566,3 +566,15 @@ def test_clipping_goes_before_the_step_only_where_nothing_clips_or_scales(tmp_pa
     scaled = UNCLIPPED.replace("crit = nn.CrossEntropyLoss()\n",
                                "crit = nn.CrossEntropyLoss()\nscaler = torch.amp.GradScaler('cpu', enabled=False)\n")
     assert patched(scaled) is None
+
+
+def test_a_drawn_std_is_never_judged_without_the_knowledge_bases_threshold(tmp_path):
+    """The wide-init edit reads "too wide" only from its ``std_large`` setting (rules.init.std_large): without
+    it no std is replaced, however large."""
+    from traindx.probes.readers.patch.model import _reinit
+    from traindx.probes.readers.patch.source import _Src
+    script = tmp_path / "train.py"
+    script.write_text(WIDE_INIT)
+    facts = _reader_facts(script)
+    assert _reinit(_Src(WIDE_INIT), facts, "init_weight_std", {"std_large": 0.5})
+    assert not _reinit(_Src(WIDE_INIT), facts, "init_weight_std", {})

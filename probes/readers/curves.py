@@ -1634,9 +1634,8 @@ def _step_time_stalls(log, fin: list, out: _Out) -> None:
     stalls = [p for p in body if p.mean >= cut]
     if len(stalls) < out.p["curves.step_stall_min_count"]:
         stalls = []   # a one-off: a checkpoint, an evaluation the axis does not show, a hiccup
-    unit = log.x_label if log.x_label != "row" else "row"
     detail = (f"{len(stalls)} of {len(body)} records after the first take {_fmt(out.p['curves.step_stall_ratio'])}x "
-              f"the median time per {unit} ({_fmt(med)} s) or more"
+              f"the median time per {log.x_label} ({_fmt(med)} s) or more"
               + (f", the longest {_fmt(max(p.mean for p in stalls))} s" if stalls else ""))
     out.add("step_time_stalls", len(stalls) / len(body), body[0].x0, body[-1].x1, detail)
 

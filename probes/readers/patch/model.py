@@ -6,7 +6,16 @@ from __future__ import annotations
 import ast
 import re
 
-from .source import _fact_number, _keyword_on_line, _line_of, _literal_origin, _located_lines, _replace_span, _Src
+from .source import (
+    _fact_number,
+    _keyword_on_line,
+    _line_of,
+    _literal_origin,
+    _located_lines,
+    _nn_prefix,
+    _replace_span,
+    _Src,
+)
 
 _SQUASH = ("softmax", "log_softmax", "sigmoid")
 
@@ -217,19 +226,19 @@ _INIT_METHODS = ("zero_", "fill_", "normal_", "uniform_")
 
 
 def _init_module_prefix(src: _Src) -> str | None:
-    """How the script can name torch.nn.init: ``init`` (``from torch.nn import init``, or its alias),
-    ``nn.init`` (``nn`` bound to torch.nn) or ``torch.nn.init`` (``import torch``); None otherwise."""
-    bound = {}
+    """How the script can name torch.nn.init: its own name for it where it imports it (``from torch.nn import
+    init``, ``import torch.nn.init as I``), else through torch.nn (:func:`_nn_prefix`); None without either."""
     for node in ast.walk(src.tree):
-        if isinstance(node, ast.Import):
-            bound.update({a.asname or a.name: a.name for a in node.names})
-        elif isinstance(node, ast.ImportFrom) and node.module in ("torch", "torch.nn"):
-            bound.update({a.asname or a.name: f"{node.module}.{a.name}" for a in node.names})
-    for name, what in bound.items():
-        if what == "torch.nn.init":
-            return name
-    nn = next((name for name, what in bound.items() if what == "torch.nn"), None)
-    return f"{nn}.init" if nn else "torch.nn.init" if bound.get("torch") == "torch" else None
+        if isinstance(node, ast.ImportFrom) and node.module == "torch.nn":
+            found = next((a.asname or a.name for a in node.names if a.name == "init"), None)
+        elif isinstance(node, ast.Import):
+            found = next((a.asname for a in node.names if a.name == "torch.nn.init" and a.asname), None)
+        else:
+            continue
+        if found:
+            return found
+    nn = _nn_prefix(src)
+    return f"{nn}.init" if nn else None
 
 
 def _reinit(src: _Src, facts, fact, opts) -> bool:
@@ -241,7 +250,8 @@ def _reinit(src: _Src, facts, fact, opts) -> bool:
     n = _line_of(f[1]) if f is not None else None
     if n is None or f[0] is False or f[0] is None:
         return False
-    if fact == "init_weight_std" and not (isinstance(f[0], (int, float)) and f[0] >= float(opts.get("std_large", 0))):
+    if fact == "init_weight_std" and not ("std_large" in opts and isinstance(f[0], (int, float))
+                                          and f[0] >= float(opts["std_large"])):
         return False
     for call in ast.walk(src.tree):
         if not (isinstance(call, ast.Call) and call.lineno == n and isinstance(call.func, ast.Attribute)):
