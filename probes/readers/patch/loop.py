@@ -212,12 +212,13 @@ def _schedule_arg(call: ast.Call, name: str, pos: int) -> ast.expr | None:
 
 def _lengthen_schedule(src: _Src, facts, fact, opts) -> bool:
     """A stock schedule stepped once per epoch whose LR collapses within the run (``fact``, the fraction
-    of the run after which the LR stays under the collapse cut, below 1): stretched over
-    the ``scheduler_steps`` the run takes it through. StepLR: ``step_size`` a ``phases``-th of them and
-    ``gamma`` at least ``gamma_min`` (the run in ``phases`` LR levels, as 30/60/90 epochs at 0.1);
-    ExponentialLR: ``gamma`` that ends the run where those levels would. Each number is edited where the script writes it (a literal, a constant, a dict entry, an
-    argparse default). Refused where the scheduler steps every batch (that is the step's place, not the
-    schedule's length: ``step_scheduler_per_epoch``) or a number is not written as a literal."""
+    of the run after which the LR stays under the collapse cut, below 1): stretched over the
+    ``scheduler_steps`` the run takes it through. StepLR: ``step_size`` a ``phases``-th of them and ``gamma``
+    at least ``gamma_min`` (the run in ``phases`` LR levels, as 30/60/90 epochs at 0.1); ExponentialLR:
+    ``gamma`` that ends the run where those levels would. Each number is edited where the script writes it
+    (a literal, a constant, a dict entry, an argparse default). Refused where the scheduler steps every
+    batch (that is the step's place, not the schedule's length: ``step_scheduler_per_epoch``) or a number
+    is not written as a literal."""
     frac, steps = _fact_number(facts, fact), _fact_number(facts, "scheduler_steps")
     per_batch = facts.get("scheduler_step_per_batch")
     if frac is None or steps is None or steps < 2 or frac >= 1 \
