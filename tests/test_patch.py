@@ -638,3 +638,52 @@ def test_a_schedule_too_short_for_the_run_is_sized_to_it_where_its_numbers_are_w
         done = subprocess.run(["patch", "-p0", "-i", "fix.diff"], cwd=tmp_path, capture_output=True, text=True)
         assert done.returncode == 0, done.stdout + done.stderr
         compile(script.read_text(), "train.py", "exec")
+
+
+ORDERED = HEAD + """\
+from torch.utils.data import DataLoader, TensorDataset
+model = nn.Linear(10, 4)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+LOADER
+for epoch in range(3):
+    ORDER
+    for i in range(0, 512, 32):
+        idx = perm[i:i + 32]
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(X[idx]), Y[idx]).backward()
+        opt.step()
+"""
+
+
+@pytest.mark.parametrize("loader,order,fixed", [
+    # a DataLoader written over several lines: the keyword turned where it is, on its own line
+    ("train_loader = DataLoader(TensorDataset(X, Y),\n                          batch_size=32, shuffle=False)",
+     "perm = torch.randperm(512)", "batch_size=32, shuffle=True)"),
+    # over several lines with a trailing comma and no shuffle keyword: it is added before the parenthesis
+    ("train_loader = DataLoader(\n    TensorDataset(X, Y),\n    batch_size=32,\n)",
+     "perm = torch.randperm(512)", "    batch_size=32,\n    shuffle=True,\n)"),
+    # the loader's keywords in a dict of the script: the entry turned there, or the keyword added beside it
+    ("params = {'batch_size': 32, 'shuffle': False}\ntrain_loader = DataLoader(TensorDataset(X, Y), **params)",
+     "perm = torch.randperm(512)", "params = {'batch_size': 32, 'shuffle': True}"),
+    ("params = {'batch_size': 32}\ntrain_loader = DataLoader(TensorDataset(X, Y), **params)",
+     "perm = torch.randperm(512)", "DataLoader(TensorDataset(X, Y), **params, shuffle=True)"),
+    # batches taken in label order: a random order of as many rows
+    ("", "perm = torch.argsort(Y, stable=True)", "perm = torch.randperm(len(Y))"),
+])
+def test_batches_in_a_fixed_order_are_shuffled_where_the_order_is_made(tmp_path, monkeypatch, loader, order, fixed):
+    text = ORDERED.replace("LOADER", loader).replace("ORDER", order)
+    if loader:          # the loader is what trains: its batches replace the index loop
+        text = text.replace("    for i in range(0, 512, 32):\n        idx = perm[i:i + 32]\n",
+                            "    for xb, yb in train_loader:\n").replace("model(X[idx]), Y[idx]", "model(xb), yb")
+    (tmp_path / "train.py").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    p = make_patch("train.py", _reader_facts("train.py"), "unshuffled_data")
+    assert p is not None
+    (tmp_path / "fix.diff").write_text(p["diff"])
+    if shutil.which("patch") is None:
+        pytest.skip("patch is not installed")
+    done = subprocess.run(["patch", "-p0", "-i", "fix.diff"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    patched = (tmp_path / "train.py").read_text()
+    assert fixed in patched, p["diff"]
+    compile(patched, "train.py", "exec")
