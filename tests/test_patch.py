@@ -216,6 +216,14 @@ model.apply(init_weights)
 opt = torch.optim.SGD(model.parameters(), lr=0.05)
 crit = nn.CrossEntropyLoss()
 """ + LOOP.format(zero="        opt.zero_grad()\n")
+# every parameter zeroed in a loop over model.parameters(): the hidden units stay alike, only the last bias learns
+ALL_ZEROED = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 4))
+for p in model.parameters():
+    nn.init.zeros_(p)
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
 # weights drawn with std 10: saturated tanh units and logits in the hundreds
 WIDE_INIT = HEAD + """\
 from torch.nn import init
@@ -246,6 +254,7 @@ crit = nn.CrossEntropyLoss()
 FIXTURES = {**{c: (c, text) for c, text in SCRIPTS.items()},
             "gradients_never_clipped": ("exploding_gradients", UNCLIPPED),
             "weights_started_at_zero": ("bad_initialization", ZERO_INIT),
+            "every_parameter_zeroed_in_a_loop": ("bad_initialization", ALL_ZEROED),
             "scheduler_stepped_per_batch": ("lr_schedule_collapse", SCHEDULER_PER_BATCH),
             "schedule_too_short_for_the_run": ("lr_schedule_collapse", SCHEDULE_TOO_SHORT),
             "division_by_a_zero_spread": ("nan_in_inputs", SPREAD),
@@ -687,3 +696,21 @@ def test_batches_in_a_fixed_order_are_shuffled_where_the_order_is_made(tmp_path,
     patched = (tmp_path / "train.py").read_text()
     assert fixed in patched, p["diff"]
     compile(patched, "train.py", "exec")
+
+
+def test_a_loop_over_the_parameters_gives_the_matrices_the_default_start_and_only_them(tmp_path):
+    text = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.Tanh(), nn.Linear(32, 4))
+for name, p in model.named_parameters():
+    if p.dim() > 1:
+        nn.init.normal_(p, mean=0.0, std=1.0)
+loss = nn.functional.cross_entropy(model(X), Y)
+"""
+    script = tmp_path / "train.py"
+    script.write_text(text)
+    p = make_patch(str(script), _reader_facts(script), "bad_initialization")
+    assert p is not None
+    assert "+        nn.init.kaiming_uniform_(p, a=5 ** 0.5)\n" in p["diff"], p["diff"]
+    # drawn into a name that is no loop variable over the parameters: nothing says it is a matrix, no patch
+    script.write_text(text.replace("for name, p in model.named_parameters():", "for name, p in pairs():"))
+    assert make_patch(str(script), _reader_facts(script), "bad_initialization") is None
