@@ -72,3 +72,40 @@ def test_a_pack_tailors_its_own_fix_and_a_loose_placeholder_is_refused(tmp_path)
                                   "{any: [{fact: batch_size, gt: 0}, {fact: optimizer, eq: adam}]}"))
     res = CliRunner().invoke(main, ["kb", "check", "--kb", str(pack)])
     assert res.exit_code == 2 and "batch_size" in (res.stderr if hasattr(res, "stderr") else res.output)
+
+
+SHORT_SCHEDULE = """\
+import torch
+import torch.nn as nn
+X, Y = torch.randn(512, 10), torch.randint(0, 4, (512,))
+model = nn.Linear(10, 4)
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.1)
+for epoch in range(30):
+    for i in range(0, 512, 32):
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(X[i:i + 32]), Y[i:i + 32]).backward()
+        opt.step()
+    sched.step()
+"""
+
+
+def _run_code(words, script):
+    res = CliRunner().invoke(main, ["diagnose", "--non-interactive", "--format", "json", "--code", str(script),
+                                    "--complaint", words])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.output[res.output.index("\n{") + 1:])
+
+
+def test_a_schedule_stepped_per_epoch_is_told_to_be_sized_not_moved(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(SHORT_SCHEDULE)
+    rep = _run_code("the loss drops in the first two epochs and then goes completely flat", script)
+    assert rep["root_causes"][0]["id"] == "lr_schedule_collapse"
+    text = " ".join(rep["fix"]["tailored"])
+    assert "already steps once per epoch" in text and "steps 30 times" in text, text
+    # the same scheduler stepped every batch is told nothing of the kind: moving the step is the fix
+    script.write_text(SHORT_SCHEDULE.replace("        opt.step()\n    sched.step()\n",
+                                             "        opt.step()\n        sched.step()\n"))
+    rep = _run_code("the loss drops in the first two epochs and then goes completely flat", script)
+    assert not any("already steps once per epoch" in t for t in rep["fix"]["tailored"])

@@ -216,6 +216,14 @@ model.apply(init_weights)
 opt = torch.optim.SGD(model.parameters(), lr=0.05)
 crit = nn.CrossEntropyLoss()
 """ + LOOP.format(zero="        opt.zero_grad()\n")
+# every parameter zeroed in a loop over model.parameters(): the hidden units stay alike, only the last bias learns
+ALL_ZEROED = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 4))
+for p in model.parameters():
+    nn.init.zeros_(p)
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
 # weights drawn with std 10: saturated tanh units and logits in the hundreds
 WIDE_INIT = HEAD + """\
 from torch.nn import init
@@ -235,10 +243,20 @@ opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
 crit = nn.CrossEntropyLoss()
 """ + LOOP.format(zero="        opt.zero_grad()\n")
 
+# a StepLR stepped once per epoch, as meant, but cut by 10x every epoch: the LR is gone after two of thirty
+SCHEDULE_TOO_SHORT = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.1)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n").replace('print(f"LOSS', '    sched.step()\nprint(f"LOSS')
+
 FIXTURES = {**{c: (c, text) for c, text in SCRIPTS.items()},
             "gradients_never_clipped": ("exploding_gradients", UNCLIPPED),
             "weights_started_at_zero": ("bad_initialization", ZERO_INIT),
+            "every_parameter_zeroed_in_a_loop": ("bad_initialization", ALL_ZEROED),
             "scheduler_stepped_per_batch": ("lr_schedule_collapse", SCHEDULER_PER_BATCH),
+            "schedule_too_short_for_the_run": ("lr_schedule_collapse", SCHEDULE_TOO_SHORT),
             "division_by_a_zero_spread": ("nan_in_inputs", SPREAD),
             "weight_decay_too_strong": ("excessive_regularization", WEIGHT_DECAY),
             "dropout_too_strong": ("excessive_regularization", DROPOUT),
@@ -578,3 +596,121 @@ def test_a_drawn_std_is_never_judged_without_the_knowledge_bases_threshold(tmp_p
     facts = _reader_facts(script)
     assert _reinit(_Src(WIDE_INIT), facts, "init_weight_std", {"std_large": 0.5})
     assert not _reinit(_Src(WIDE_INIT), facts, "init_weight_std", {})
+
+
+SHORT_SCHEDULES = HEAD + """\
+import argparse
+ap = argparse.ArgumentParser()
+ap.add_argument("--epochs", type=int, default=24)
+ap.add_argument("--decay", type=float, default=0.5)
+args = ap.parse_args()
+model = nn.Linear(10, 4)
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+sched = KIND
+for epoch in range(args.epochs):
+    for i in range(0, 512, 32):
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(X[i:i + 32]), Y[i:i + 32]).backward()
+        opt.step()
+    STEP
+"""
+
+
+@pytest.mark.parametrize("kind,step,changed", [
+    # the decay comes from an argparse default: edited there, and the length from the epochs (24 / 3)
+    ("torch.optim.lr_scheduler.StepLR(opt, 2, gamma=0.01)", "sched.step()", ["2 -> 8", "0.01 -> 0.1"]),
+    ("torch.optim.lr_scheduler.ExponentialLR(opt, gamma=args.decay)", "sched.step()", ["0.5 -> 0.8254"]),
+    # a cosine that ends before the run restarts its cycle: no collapse to stretch
+    ("torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=3)", "sched.step()", None),
+    # stepped every batch: moving the step out of the batch loop is the fix, not stretching the schedule
+    ("torch.optim.lr_scheduler.StepLR(opt, step_size=2)", None, ["moved out of the batch loop"]),
+    # a schedule that spans the run is left alone
+    ("torch.optim.lr_scheduler.StepLR(opt, step_size=8, gamma=0.1)", "sched.step()", None),
+])
+def test_a_schedule_too_short_for_the_run_is_sized_to_it_where_its_numbers_are_written(tmp_path, monkeypatch, kind,
+                                                                                       step, changed):
+    text = SHORT_SCHEDULES.replace("KIND", kind)
+    text = text.replace("    STEP\n", f"    {step}\n") if step else text.replace(
+        "        opt.step()\n    STEP\n", "        opt.step()\n        sched.step()\n")
+    script = tmp_path / "train.py"
+    script.write_text(text)
+    monkeypatch.chdir(tmp_path)
+    p = make_patch("train.py", _reader_facts("train.py"), "lr_schedule_collapse")
+    if changed is None:
+        assert p is None, p and p["diff"]
+        return
+    assert p is not None
+    assert all(any(c in line for line in p["changes"]) for c in changed), p["changes"]
+    assert len(p["changes"]) == len(changed), p["changes"]
+    if shutil.which("patch"):
+        (tmp_path / "fix.diff").write_text(p["diff"])
+        done = subprocess.run(["patch", "-p0", "-i", "fix.diff"], cwd=tmp_path, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+        compile(script.read_text(), "train.py", "exec")
+
+
+ORDERED = HEAD + """\
+from torch.utils.data import DataLoader, TensorDataset
+model = nn.Linear(10, 4)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+LOADER
+for epoch in range(3):
+    ORDER
+    for i in range(0, 512, 32):
+        idx = perm[i:i + 32]
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(X[idx]), Y[idx]).backward()
+        opt.step()
+"""
+
+
+@pytest.mark.parametrize("loader,order,fixed", [
+    # a DataLoader written over several lines: the keyword turned where it is, on its own line
+    ("train_loader = DataLoader(TensorDataset(X, Y),\n                          batch_size=32, shuffle=False)",
+     "perm = torch.randperm(512)", "batch_size=32, shuffle=True)"),
+    # over several lines with a trailing comma and no shuffle keyword: it is added before the parenthesis
+    ("train_loader = DataLoader(\n    TensorDataset(X, Y),\n    batch_size=32,\n)",
+     "perm = torch.randperm(512)", "    batch_size=32,\n    shuffle=True,\n)"),
+    # the loader's keywords in a dict of the script: the entry turned there, or the keyword added beside it
+    ("params = {'batch_size': 32, 'shuffle': False}\ntrain_loader = DataLoader(TensorDataset(X, Y), **params)",
+     "perm = torch.randperm(512)", "params = {'batch_size': 32, 'shuffle': True}"),
+    ("params = {'batch_size': 32}\ntrain_loader = DataLoader(TensorDataset(X, Y), **params)",
+     "perm = torch.randperm(512)", "DataLoader(TensorDataset(X, Y), **params, shuffle=True)"),
+    # batches taken in label order: a random order of as many rows
+    ("", "perm = torch.argsort(Y, stable=True)", "perm = torch.randperm(len(Y))"),
+])
+def test_batches_in_a_fixed_order_are_shuffled_where_the_order_is_made(tmp_path, monkeypatch, loader, order, fixed):
+    text = ORDERED.replace("LOADER", loader).replace("ORDER", order)
+    if loader:          # the loader is what trains: its batches replace the index loop
+        text = text.replace("    for i in range(0, 512, 32):\n        idx = perm[i:i + 32]\n",
+                            "    for xb, yb in train_loader:\n").replace("model(X[idx]), Y[idx]", "model(xb), yb")
+    (tmp_path / "train.py").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    p = make_patch("train.py", _reader_facts("train.py"), "unshuffled_data")
+    assert p is not None
+    (tmp_path / "fix.diff").write_text(p["diff"])
+    if shutil.which("patch") is None:
+        pytest.skip("patch is not installed")
+    done = subprocess.run(["patch", "-p0", "-i", "fix.diff"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    patched = (tmp_path / "train.py").read_text()
+    assert fixed in patched, p["diff"]
+    compile(patched, "train.py", "exec")
+
+
+def test_a_loop_over_the_parameters_gives_the_matrices_the_default_start_and_only_them(tmp_path):
+    text = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.Tanh(), nn.Linear(32, 4))
+for name, p in model.named_parameters():
+    if p.dim() > 1:
+        nn.init.normal_(p, mean=0.0, std=1.0)
+loss = nn.functional.cross_entropy(model(X), Y)
+"""
+    script = tmp_path / "train.py"
+    script.write_text(text)
+    p = make_patch(str(script), _reader_facts(script), "bad_initialization")
+    assert p is not None
+    assert "+        nn.init.kaiming_uniform_(p, a=5 ** 0.5)\n" in p["diff"], p["diff"]
+    # drawn into a name that is no loop variable over the parameters: nothing says it is a matrix, no patch
+    script.write_text(text.replace("for name, p in model.named_parameters():", "for name, p in pairs():"))
+    assert make_patch(str(script), _reader_facts(script), "bad_initialization") is None

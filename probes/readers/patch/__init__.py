@@ -34,6 +34,8 @@ set_dropout                a dropout probability above ``above`` lowered to ``va
 set_label_smoothing        a label smoothing above ``above`` lowered to ``value``
 guard_spread_division      ``eps`` added to a divisor that is a spread of the data (std, max - min)
 step_scheduler_per_epoch   an epoch scheduler's ``step()`` moved out of the batch loop to once per epoch
+lengthen_schedule          a StepLR / ExponentialLR stepped once per epoch whose LR collapses within the run:
+                           its step size or factor (and a factor below ``gamma_min``) set to span the run
 reinit_weights             a weight set to one constant or drawn far too wide given PyTorch's default init
 insert_clip_norm           ``clip_grad_norm_`` at ``max_norm`` inserted before the optimizer's step, where
                            nothing clips yet
@@ -60,7 +62,7 @@ from collections.abc import Mapping
 from traindx.engine.errors import InputError
 
 from .data import _fill_nan_after_write, _guard_spread, _shuffle
-from .loop import _eval_mode, _step_per_epoch, _train_mode, _zero_grad
+from .loop import _eval_mode, _lengthen_schedule, _step_per_epoch, _train_mode, _zero_grad
 from .model import _double_softmax, _dropout, _label_smoothing, _reinit, _unfreeze, _wrap_module_list
 from .optimizer import (
     _clip_move,
@@ -84,7 +86,8 @@ EDITS = {"set_learning_rate": _lr, "insert_zero_grad": _zero_grad, "drop_output_
          "optimizer_whole_model": _optimizer_whole_model, "optimizer_for_trained_model": _optimizer_for_trained_model,
          "fill_nan_after_write": _fill_nan_after_write, "set_weight_decay": _weight_decay,
          "set_dropout": _dropout, "set_label_smoothing": _label_smoothing, "guard_spread_division": _guard_spread,
-         "step_scheduler_per_epoch": _step_per_epoch, "reinit_weights": _reinit,
+         "step_scheduler_per_epoch": _step_per_epoch, "lengthen_schedule": _lengthen_schedule,
+         "reinit_weights": _reinit,
          "insert_clip_norm": _insert_clip}
 
 

@@ -4,9 +4,8 @@ without epsilon."""
 from __future__ import annotations
 
 import ast
-import re
 
-from .source import _fmt_lr, _indent, _line_of, _replace_span, _Src
+from .source import _assigned, _entry, _fmt_lr, _indent, _line_of, _replace_span, _Src
 
 
 def _shuffle(src: _Src, facts, fact, opts) -> bool:
@@ -16,27 +15,66 @@ def _shuffle(src: _Src, facts, fact, opts) -> bool:
     n = _line_of(f[1])
     if n is None:
         return False
-    text = src.line(n)
-    if re.search(r"\bshuffle\s*=\s*False\b", text):
-        src.set_line(n, re.sub(r"\bshuffle\s*=\s*False\b", "shuffle=True", text, count=1),
-                     f"line {n}: shuffle=True on the training DataLoader")
-        return True
-    for node in ast.walk(src.tree):
-        if isinstance(node, ast.Call) and node.lineno == n and node.end_lineno == n and \
-                (getattr(node.func, "attr", None) or getattr(node.func, "id", None)) == "DataLoader" \
-                and not any(k.arg == "shuffle" for k in node.keywords):
-            close = node.end_col_offset - 1
-            if text[close] != ")":
-                return False
-            src.set_line(n, text[:close] + ", shuffle=True" + text[close:],
-                         f"line {n}: shuffle=True on the training DataLoader")
-            return True
+    calls = [node for node in ast.walk(src.tree) if isinstance(node, ast.Call) and node.lineno == n]
+    for node in calls:
+        if (getattr(node.func, "attr", None) or getattr(node.func, "id", None)) == "DataLoader":
+            return _loader_shuffles(src, node)
+    for node in calls:      # the script's own batching helper called with shuffle=False
+        if any(k.arg == "shuffle" for k in node.keywords):
+            return _loader_shuffles(src, node, add=False)
     return _permute_order(src, n)
+
+
+def _loader_shuffles(src: _Src, call: ast.Call, add: bool = True) -> bool:
+    """``shuffle=True`` on the DataLoader ``call`` (on one line or several): a ``shuffle=False`` turned
+    where it is written (in the call, or in the dict literal a ``**params`` names), or (``add``) the keyword
+    added before its closing parenthesis where it has none. A sampler or another value is left alone."""
+    kw = next((k for k in call.keywords if k.arg == "shuffle"), None)
+    splat = [k.value for k in call.keywords if k.arg is None]
+    value = kw.value if kw is not None else _entry(_module_value(src, splat[0]), "shuffle") if len(splat) == 1 \
+        else None
+    if value is not None:
+        if not (isinstance(value, ast.Constant) and value.value is False) or not _replace_span(src, value, "True"):
+            return False
+        src.changes.append(f"line {value.lineno}: shuffle=True on the training batches")
+        return True
+    # a ``**params`` is safe to add beside only where it is a dict literal of the script without the key
+    given = [k.arg for k in call.keywords if k.arg is not None]
+    for holder in (_module_value(src, v) for v in splat):
+        if not isinstance(holder, ast.Dict) or any(not isinstance(k, ast.Constant) for k in holder.keys):
+            return False
+        given += [k.value for k in holder.keys]
+    if not add or any(k in ("sampler", "batch_sampler") for k in given):
+        return False
+    why = f"line {call.lineno}: shuffle=True on the training DataLoader"
+    end = call.end_lineno
+    text = src.line(end)
+    close = src.col(end, call.end_col_offset) - 1
+    if close < 0 or text[close] != ")":
+        return False
+    prior = ("".join(src.line(i) for i in range(call.lineno, end)) + text[:close]).rstrip()
+    if prior.endswith(",") and not text[:close].strip():     # the parenthesis on its own line, after a comma
+        src.insert(end, f"{_indent(src.line(end - 1))}shuffle=True,\n", why)
+        return True
+    glue = ("" if text[:close].endswith(" ") else " ") if prior.endswith(",") else ", "
+    src.set_line(end, text[:close] + glue + "shuffle=True" + text[close:], why)
+    return True
+
+
+def _module_value(src: _Src, expr: ast.expr) -> ast.expr | None:
+    """The value of the last module-level assignment to the name ``expr`` (None for anything else)."""
+    if not isinstance(expr, ast.Name):
+        return None
+    return next((_assigned(t, node.value, expr.id) for node in reversed(src.tree.body) if isinstance(node, ast.Assign)
+                 for t in node.targets if _assigned(t, node.value, expr.id) is not None), None)
 
 
 #: an index order in file order, and the call that gives a fresh random order of the same length
 _IN_ORDER = {("torch", "arange"): "torch.randperm", ("np", "arange"): "np.random.permutation",
              ("numpy", "arange"): "numpy.random.permutation"}
+#: an index order sorted by a key (the labels), and the random order of the same length
+_SORTED = {("torch", "argsort"): "torch.randperm", ("np", "argsort"): "np.random.permutation",
+           ("numpy", "argsort"): "numpy.random.permutation"}
 
 
 def _permute_order(src: _Src, n: int) -> bool:
@@ -54,6 +92,14 @@ def _permute_order(src: _Src, n: int) -> bool:
         call = node.value
         func = call.func if isinstance(call, ast.Call) else None
         key = (getattr(func.value, "id", None), func.attr) if isinstance(func, ast.Attribute) else None
+        if key in _SORTED and call.args and not isinstance(call.args[0], ast.Starred):
+            # an order sorted by the labels (``torch.argsort(y)``): a random order of as many rows
+            new = f"{_SORTED[key]}(len({src.segment(call.args[0])}))"
+            if not _replace_span(src, call, new):
+                return False
+            src.changes.append(f"line {call.lineno}: the batches drawn in a random order ({new}) instead of "
+                               f"sorted by {src.segment(call.args[0])}")
+            return True
         if key not in _IN_ORDER or len(call.args) != 1 or call.keywords or func.lineno != func.end_lineno:
             return False
         at = func.lineno

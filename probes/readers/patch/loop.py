@@ -3,8 +3,21 @@
 from __future__ import annotations
 
 import ast
+import math
 
-from .source import _indent, _line_of, _loops_with_backward, _parents, _reindented, _Src, _statement_at, _step_receiver
+from .source import (
+    _fact_number,
+    _indent,
+    _line_of,
+    _literal_origin,
+    _replace_span,
+    _loops_with_backward,
+    _parents,
+    _reindented,
+    _Src,
+    _statement_at,
+    _step_receiver,
+)
 
 
 def _zero_grad(src: _Src, facts, fact, opts) -> bool:
@@ -175,4 +188,71 @@ def _step_per_epoch(src: _Src, facts, fact, opts) -> bool:
     src.insert_after(loop.end_lineno, moved,
                      f"line {st.lineno}: {name}.step() moved out of the batch loop (line {loop.lineno}) to after "
                      f"it, so the schedule advances once per epoch")
+    return True
+
+
+#: where each stock decaying schedule takes its length and its factor: (argument, position after the optimizer)
+#: (a cosine whose T_max ends before the run restarts its cycle rather than collapsing: not edited)
+_SCHEDULE_ARGS = {"StepLR": (("step_size", 1), ("gamma", 2)), "ExponentialLR": (("gamma", 1),)}
+
+
+def _schedule_call(src: _Src, n: int) -> tuple[str, ast.Call] | None:
+    """The stock decaying scheduler built by a call spanning line ``n`` (``StepLR(opt, ...)``)."""
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call) and node.lineno <= n <= (node.end_lineno or node.lineno):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+            if name in _SCHEDULE_ARGS:
+                return name, node
+    return None
+
+
+def _schedule_arg(call: ast.Call, name: str, pos: int) -> ast.expr | None:
+    return next((kw.value for kw in call.keywords if kw.arg == name), call.args[pos] if len(call.args) > pos else None)
+
+
+def _lengthen_schedule(src: _Src, facts, fact, opts) -> bool:
+    """A stock schedule stepped once per epoch whose LR collapses within the run (``fact``, the fraction
+    of the run after which the LR stays under the collapse cut, below 1): stretched over the
+    ``scheduler_steps`` the run takes it through. StepLR: ``step_size`` a ``phases``-th of them and ``gamma``
+    at least ``gamma_min`` (the run in ``phases`` LR levels, as 30/60/90 epochs at 0.1); ExponentialLR:
+    ``gamma`` that ends the run where those levels would. Each number is edited where the script writes it
+    (a literal, a constant, a dict entry, an argparse default). Refused where the scheduler steps every
+    batch (that is the step's place, not the schedule's length: ``step_scheduler_per_epoch``) or a number
+    is not written as a literal."""
+    frac, steps = _fact_number(facts, fact), _fact_number(facts, "scheduler_steps")
+    per_batch = facts.get("scheduler_step_per_batch")
+    if frac is None or steps is None or steps < 2 or frac >= 1 \
+            or (per_batch is not None and per_batch[0] is True):     # 1: the LR never collapses
+        return False
+    n = _line_of(facts[fact][1])
+    found = _schedule_call(src, n) if n is not None else None
+    if found is None:
+        return False
+    kind, call = found
+    phases, gamma_min = int(opts["phases"]), float(opts["gamma_min"])
+    if kind == "StepLR":
+        moves = [("step_size", 1, lambda old: max(old, math.ceil(steps / phases)), int),
+                 ("gamma", 2, lambda old: max(old, gamma_min), float)]
+    else:
+        moves = [("gamma", 1, lambda old: max(old, gamma_min ** ((phases - 1) / steps)), float)]
+    edits = []
+    for name, pos, move, kind_of in moves:
+        expr = _schedule_arg(call, name, pos)
+        if expr is None and name == "gamma":        # torch's default gamma (0.1) is no collapse by itself
+            continue
+        target = _literal_origin(src, expr)
+        if target is None:
+            return False
+        new = move(target.value)
+        if new != target.value:
+            edits.append((target, name, kind_of(new)))
+    if not edits:
+        return False
+    for target, name, new in edits:
+        at, was = target.lineno, src.segment(target)
+        text = str(new) if isinstance(new, int) else f"{new:.4g}"
+        if not _replace_span(src, target, text):
+            return False
+        src.changes.append(f"line {at}: {kind} {name} {was} -> {text}, so the schedule spans the run's "
+                           f"{int(steps)} scheduler steps")
     return True

@@ -13,6 +13,7 @@ from .source import (
     _literal_origin,
     _located_lines,
     _nn_prefix,
+    _parents,
     _replace_span,
     _Src,
 )
@@ -218,6 +219,28 @@ def _wrap_module_list(src: _Src, facts, fact, opts) -> bool:
     return done
 
 
+def _parameter_loop_guard(src: _Src, call: ast.Call, target: ast.expr) -> str | None:
+    """Whether ``target`` is the variable of a ``for`` over a model's ``parameters()`` / ``named_parameters()``
+    that ``call`` is in: "guarded" where an ``if`` around the call keeps it to matrices (``p.dim() > 1``,
+    ``p.ndim >= 2``), "unguarded" where nothing does, None where ``target`` is no such variable."""
+    if not isinstance(target, ast.Name):
+        return None
+    parents, node, guarded = _parents(src.tree), call, False
+    name = re.escape(target.id)
+    matrix = re.compile(rf"\b{name}\.(dim\(\)|ndim|ndimension\(\))\s*(>\s*1|>=\s*2)|len\({name}\.shape\)\s*>\s*1")
+    while node is not None:
+        node = parents.get(node)
+        if isinstance(node, ast.If) and matrix.search(ast.unparse(node.test)):
+            guarded = True
+        if isinstance(node, ast.For):
+            names = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+            it = node.iter
+            if target.id in names and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) \
+                    and it.func.attr in ("parameters", "named_parameters"):
+                return "guarded" if guarded else "unguarded"
+    return None
+
+
 #: the in-place initialisers a weight can be set with: torch.nn.init functions and tensor methods
 _INIT_FUNCTIONS = ("zeros_", "ones_", "constant_", "normal_", "trunc_normal_", "uniform_")
 
@@ -264,10 +287,20 @@ def _reinit(src: _Src, facts, fact, opts) -> bool:
         else:
             continue
         weight = src.segment(target)
-        if prefix is None or not re.search(r"weight\w*(\.data)?$", weight):
+        if prefix is None:
             return False
-        if not _replace_span(src, call, f"{prefix}.kaiming_uniform_({weight}, a=5 ** 0.5)"):
+        default = f"{prefix}.kaiming_uniform_({weight}, a=5 ** 0.5)"
+        if not re.search(r"weight\w*(\.data)?$", weight):
+            # every parameter of a loop over .parameters(): the matrices (a guard on their dim, or one written
+            # here) get the default start, a vector (a bias, a gain) keeps what the line gave it
+            how = _parameter_loop_guard(src, call, target)
+            if how is None:
+                return False
+            default = default if how == "guarded" else f"{default} if {weight}.dim() > 1 else {ast.unparse(call)}"
+        if not _replace_span(src, call, default):
             return False
+        if not re.search(r"weight\w*(\.data)?$", weight):
+            weight = f"each matrix among the parameters ({weight})"
         src.changes.append(f"line {n}: {weight} given PyTorch's default start (Kaiming uniform, as nn.Linear "
                            f"and nn.Conv initialise themselves) instead of `{ast.unparse(call)}`")
         return True

@@ -20,7 +20,7 @@ MODE_LAYERS = DROPOUT_LAYERS | BN_LAYERS | TRANSFORMER_LAYERS | {
 SOURCE_ID = "code:loop"
 FACTS = ("zero_grad_called", "optimizer_not_zeroed", "scheduler_step_per_batch", "scheduler", "clip_max_norm",
          "graph_cut", "model_mode_in_validation", "scheduler_designed_per_batch", "grads_all_zero",
-         "model_mode_in_training", "warmup", "lr_final_ratio", "lr_collapse_fraction")
+         "model_mode_in_training", "warmup", "lr_final_ratio", "lr_collapse_fraction", "scheduler_steps")
 
 #: digits the LR course facts keep (presentation: the values are ratios of the initial LR)
 _SHOWN_DIGITS = 4
@@ -183,7 +183,7 @@ class LoopFacts:
             self.schedule_course_facts(sched_obj, mine)
 
     def schedule_course_facts(self, sched: SchedVal, mine: list[Event]) -> None:
-        """lr_final_ratio and lr_collapse_fraction from the code: a stock decaying schedule (StepLR,
+        """lr_final_ratio, lr_collapse_fraction and scheduler_steps from the code: a stock decaying schedule (StepLR,
         MultiStepLR, ExponentialLR, CosineAnnealingLR) with known numbers, stepped once per pass of loops
         whose ``range`` bounds are known (epochs, or epochs times batches), taken through the whole run."""
         e = mine[0]
@@ -199,6 +199,7 @@ class LoopFacts:
         if lrs is None:
             return
         where = f"`{sched.text}` (line {sched.line}), stepped at line {e.line} once in each of {steps} passes"
+        self.add_finding("scheduler_steps", steps, sched.line, f"{where} of the run")
         self.add_finding("lr_final_ratio", float(f"{lrs[-1]:.{_SHOWN_DIGITS}g}"), sched.line,
                          f"{where}: the last pass runs at {lrs[-1]:.3g} of the initial learning rate")
         cut = self.params["curves.lr_collapse"]
