@@ -86,7 +86,7 @@ from .console_history import _Histories
 from .console_tables import BOX_START, _Boxes, _Frames, markup_row
 from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, LineParser, _loss_part,
                             abbreviated_axes, shape)
-from .logs import (FLUSH_ROWS, LogData, RLLogError, Series, normalize_name, parse_column_map,
+from .logs import (FLUSH_ROWS, LogData, RLLogError, Series, StepTimer, normalize_name, parse_column_map,
                    reward_names_in_text, rl_names_in_text)
 from .loss_scale import ScaleFall, fall_grads_said, fall_said
 from .words import ACRONYM_HUMP, CAMEL_HUMP, CAMEL_ROLES, LogWords, log_words
@@ -815,7 +815,7 @@ def describe(log: LogData) -> str:
 
 # ------------------------------------------------------------------------------ the reader
 class _Cand:
-    __slots__ = ("role", "rank", "name", "series", "bx", "by", "last", "transform", "unit")
+    __slots__ = ("role", "rank", "name", "series", "bx", "by", "last", "transform", "unit", "clock")
 
     def __init__(self, role, rank, name, transform=None):
         self.role, self.rank, self.name = role, rank, name
@@ -824,6 +824,46 @@ class _Cand:
         self.bx, self.by = [], []
         self.last = None
         self.transform = transform
+        self.clock = None  # a time printed under a name that may be a running clock: its differences (_Clocks)
+
+    def flush(self) -> None:
+        """The values buffered since the last flush onto the curve (and onto the clock's differences)."""
+        if self.clock is not None:
+            self.clock.feed(self.bx, self.by)
+        self.series.extend(self.bx, self.by)
+        self.bx, self.by = [], []
+
+
+class _Clocks:
+    """A time printed on each record under a name that does not say per what (``time: 101.3``, ``Time 5.2s``,
+    ``elapsed``: ``logs.role_spellings``' time names) that only counts up is a clock running since the start,
+    not the time a step took (a mixin of :class:`ConsoleReader`, using its ``words`` and ``log``). Its
+    differences per record, as the CSV reader takes a time-stamp column's, become the step-time curve."""
+
+    def _init_clocks(self, p) -> None:
+        self.clock_names = frozenset(self.words.aliases.get("time", ()))
+        self.clock_back_share = float(p["logs.time_stamp_back_share"])
+        self.clock_min_records = int(p["console.clock_min_records"])
+
+    def _watch_clock(self, c: _Cand) -> None:
+        if c.role == "step_time" and c.transform is None and normalize_name(c.name) in self.clock_names:
+            c.clock = StepTimer(c.name)
+
+    def _clock_series(self, best: dict) -> None:
+        """The step-time curve of a clock: its differences per step (or epoch) when the time went up between
+        all but ``logs.time_stamp_back_share`` of its consecutive records, over at least
+        ``console.clock_min_records`` records (a duration per step goes up and down)."""
+        c = best.get("step_time")
+        t = c.clock if c is not None else None
+        if t is None or t.pairs + 1 < self.clock_min_records:
+            return
+        if t.series.rows < (1 - self.clock_back_share) * t.pairs:
+            return
+        c.series = t.series
+        self.log.time_kind = "cumulative"
+        per = "record" if self.log.x_label == "row" else self.log.x_label
+        self.log.notes.append(f"{c.name} only counts up over {t.pairs + 1} records, a clock since the start: "
+                              f"the time per {per} is read from its differences")
 
 
 class _RunFacts:
@@ -1021,6 +1061,7 @@ class _Overflows:
         self.aside_words = tuple(int(n) for n in p["console.name_aside_words"])
 
     def _init_overflows(self, p) -> None:
+        self._init_clocks(p)   # (after the vocabulary: a clock's names are the time role's)
         self.layouts = _layouts(p)
         self.scale_floor = float(p["console.loss_scale_floor"])
         self.scale_cascade = float(p["console.loss_scale_cascade_halvings"])
@@ -1306,8 +1347,7 @@ class _BareValues:
         c.bx.append(float(row if index is None else index))
         c.by.append(v)
         if len(c.by) >= FLUSH_ROWS:
-            c.series.extend(c.bx, c.by)
-            c.bx, c.by = [], []
+            c.flush()
 
     def _bare_series(self, best: dict) -> None:
         """Values printed one per line, in a text that names no loss or accuracy, read as the loss
@@ -1317,8 +1357,7 @@ class _BareValues:
         if c is None or any(r in best for r in _KEY_ROLES):
             return
         if c.by:
-            c.series.extend(c.bx, c.by)
-            c.bx, c.by = [], []
+            c.flush()
         if c.series.rows < self.min_bare:
             return
         best["loss"] = c
@@ -1439,8 +1478,7 @@ class _SpeedOnly:
         c.bx.append(float(len(c.by) + c.series.rows))
         c.by.append(value)
         if len(c.by) >= FLUSH_ROWS:
-            c.series.extend(c.bx, c.by)
-            c.bx, c.by = [], []
+            c.flush()
 
     def _speed_series(self, best: dict) -> None:
         """The speeds of lines without a metric, as the step-time curve of a text that prints no
@@ -1449,8 +1487,7 @@ class _SpeedOnly:
         if c is None or best or "step_time" in best:
             return
         if c.by:
-            c.series.extend(c.bx, c.by)
-            c.bx, c.by = [], []
+            c.flush()
         best["step_time"] = c
         self.cands[("step_time", "speed")] = c
         if self.mode is None:
@@ -1609,7 +1646,8 @@ class _NameRoles:
 
 
 class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts, _Overflows, _Verdicts, _NanReports,
-                    _Transforms, _EpochRows, _BareValues, _SpeedOnly, _Tracebacks, _Histories, _Boxes, _Frames):
+                    _Transforms, _EpochRows, _BareValues, _SpeedOnly, _Clocks, _Tracebacks, _Histories, _Boxes,
+                    _Frames):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
     #: the names in the text's head that name an agent's reward on their own (:func:`_read_head`)
@@ -1876,6 +1914,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts,
         c = self.cands.get(key)
         if c is None and len(self.cands) < self.max_names:
             c = self.cands[key] = _Cand(role, rank, name, transform)
+            self._watch_clock(c)
         return c
 
     def _record_values(self, vals, rs, split, counter, counter_total, step, progress, style, is_eval,
@@ -1962,8 +2001,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts,
             c.bx.append(x)
             c.by.append(v)
             if len(c.by) >= FLUSH_ROWS:
-                c.series.extend(c.bx, c.by)
-                c.bx, c.by = [], []
+                c.flush()
         self.prev_points = (x, points)
 
     def _seen(self, x: float, vals: list, roles: tuple) -> bool:
@@ -2050,9 +2088,9 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts,
             self._error(self._cut_short_message(), self.trace_line)
         for c in self.cands.values():
             if c.by:
-                c.series.extend(c.bx, c.by)
-                c.bx, c.by = [], []
+                c.flush()
         best = _best_candidates(self.cands.values())
+        self._clock_series(best)
         _split_alone_scores(self.cands.values(), best, self.words)
         _scores_only_beside_scores(best, self.words)
         self._bare_series(best)

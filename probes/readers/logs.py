@@ -497,7 +497,7 @@ class Series:
                 f"{self.nonfinite} non-finite, {len(self.points)} points)")
 
 
-class _StepTimer:
+class StepTimer:
     """Time stamps (cumulative) -> time per step, as a Series of ``dt / dstep``."""
 
     def __init__(self, column: str):
@@ -597,7 +597,7 @@ class LogData:
 
     def _feed_time(self, xs: list, ts: list) -> None:
         if self._timer is None:
-            self._timer = _StepTimer(self.columns.get("time", "time"))
+            self._timer = StepTimer(self.columns.get("time", "time"))
         self._timer.feed(xs, ts)
 
     def _finish(self, params=None) -> None:
@@ -1502,7 +1502,7 @@ class _TagScan:
             role, rank = m
         c = self.cands[key] = {"role": role, "rank": rank, "name": name,
                                "series": Series(role, name, role in ("loss", "val_loss")),
-                               "timer": _StepTimer("wall_time"), "bufs": ([], [], [])}
+                               "timer": StepTimer("wall_time"), "bufs": ([], [], [])}
         return c
 
     @staticmethod
