@@ -673,12 +673,17 @@ def _label_order_cut(tree: ast.AST) -> ast.AST | None:
     ordered = _label_block_names(tree)
     if not ordered:
         return None
+    # a converted copy (``yt = torch.tensor(y)``) keeps the rows in their label order
+    ordered |= {name for n in ast.walk(tree) if isinstance(n, ast.Assign) for name, v in _assigned_pairs(n)
+                if any(_keeps_row_order(v, base) for base in ordered)}
     rows = {name for n in ast.walk(tree) if isinstance(n, ast.Assign)
             for name, v in _assigned_pairs(n) if _is_index_range(v)}
     mixed = {_root_name(c.args[0]) for c in ast.walk(tree)
              if isinstance(c, ast.Call) and _callee(c) in _MIXERS and c.args}
-    # an array assigned again (``y = y[perm]``) may have been reordered since it was built
-    assigned = [name for n in ast.walk(tree) if isinstance(n, ast.Assign) for name, _ in _assigned_pairs(n)]
+    # an array assigned again (``y = y[perm]``) may have been reordered since it was built; a conversion
+    # of itself (``y = torch.tensor(y)``, ``y = y.astype(int)``) keeps its rows where they were
+    assigned = [name for n in ast.walk(tree) if isinstance(n, ast.Assign) for name, v in _assigned_pairs(n)
+                if not _keeps_row_order(v, name)]
     mixed |= {name for name in set(assigned) if assigned.count(name) > 1}
     used = [n.slice for n in ast.walk(tree) if isinstance(n, ast.Subscript)
             and isinstance(n.value, ast.Name) and n.value.id in ordered]
@@ -790,6 +795,26 @@ def _whole_sort(v: ast.AST) -> bool:
         return False
     return not any(k.arg in ("dim", "axis") and not (isinstance(k.value, ast.Constant) and k.value.value == 0)
                    for k in v.keywords)
+
+
+#: calls that convert an array (its type, device or dtype) and keep its rows in their order
+_ROW_ORDER_KEEPERS = {"tensor", "as_tensor", "from_numpy", "array", "asarray", "ascontiguousarray", "astype",
+                      "float", "double", "long", "int", "to", "cuda", "cpu", "numpy", "copy", "clone",
+                      "detach", "LongTensor", "FloatTensor", "Tensor"}
+
+
+def _keeps_row_order(v: ast.AST, name: str) -> bool:
+    """``v`` is ``name`` converted by a row-order keeping call: ``torch.tensor(y)``, ``np.asarray(y)``,
+    ``y.long()``, ``torch.from_numpy(y).to(dev)``."""
+    while isinstance(v, ast.Call) and _callee(v) in _ROW_ORDER_KEEPERS:
+        if isinstance(v.func, ast.Attribute) and not (isinstance(v.func.value, ast.Name)
+                                                      and v.func.value.id in ("torch", "np", "numpy")):
+            v = v.func.value
+        elif v.args:
+            v = v.args[0]
+        else:
+            return False
+    return isinstance(v, ast.Name) and v.id == name
 
 
 def _assigned_pairs(n: ast.Assign) -> list:
