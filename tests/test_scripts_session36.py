@@ -59,3 +59,27 @@ def test_a_label_order_array_shuffled_before_the_cut_is_no_label_order_cut(tmp_p
     rep = diagnose_json("--code", str(script))
     facts = {e["fact"] for c in rep["root_causes"] for e in c["evidence"]}
     assert "split_in_label_order" not in facts
+
+
+# - A loss that reached -ln(FLT_MIN) (87.3365) on some printed batch and stays near it to the end,
+#   batches at the floor and just under it (a few samples still right): the probability of the true
+#   class underflowed, the run diverged as surely as a NaN (Explosion), though its last value is not
+#   the floor itself. One that reached the floor and came back down is no such run.
+def _caffe_style(losses):
+    lines = ["I0301 solver.cpp:218] Iteration 0 (0 iter/s), loss = 2.41"]
+    for i, v in enumerate(losses, 1):
+        lines.append(f"I0301 solver.cpp:218] Iteration {i * 50} (5.1 iter/s), loss = {v}")
+        lines.append(f"I0301 sgd_solver.cpp:105] Iteration {i * 50}, lr = 0.05")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_loss_that_reached_the_float_floor_and_stays_near_it_is_an_explosion(tmp_path):
+    log = tmp_path / "train.out"
+    log.write_text(_caffe_style([9.8, 87.3365, 84.1, 86.2, 81.9, 87.3365, 83.7, 85.4]))
+    assert diagnose_json("--log", str(log))["symptom"]["id"] == "explosion"
+
+
+def test_a_loss_that_touched_the_float_floor_and_recovered_is_no_explosion(tmp_path):
+    log = tmp_path / "train.out"
+    log.write_text(_caffe_style([9.8, 87.3365, 4.1, 2.2, 1.9, 1.6, 1.3, 1.1]))
+    assert diagnose_json("--log", str(log))["symptom"]["id"] != "explosion"
