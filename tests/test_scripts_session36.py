@@ -83,3 +83,75 @@ def test_a_loss_that_touched_the_float_floor_and_recovered_is_no_explosion(tmp_p
     log = tmp_path / "train.out"
     log.write_text(_caffe_style([9.8, 87.3365, 4.1, 2.2, 1.9, 1.6, 1.3, 1.1]))
     assert diagnose_json("--log", str(log))["symptom"]["id"] != "explosion"
+
+
+# - A hand-written network (numpy, or raw torch tensors) that draws every weight matrix itself at a
+#   tiny scale (s * randn(fan_in, fan_out), s = 1e-3) and updates them itself: the signal and the
+#   gradients vanish through the stack, and its flat loss is the initialisation's, not a small LR's.
+HAND_WRITTEN = '''
+import numpy as np
+
+rng = np.random.default_rng(0)
+x_all = rng.random((5000, 256)); y_all = rng.integers(0, 10, 5000)
+init_std = {std}
+dims = [256, 200, 100, 10]
+Ws = [init_std * rng.standard_normal((i, o)) for i, o in zip(dims[:-1], dims[1:])]
+bs = [np.zeros(o) for o in dims[1:]]
+lr = 0.01
+for it in range(3000):
+    pick = rng.integers(0, 5000, 64)
+    h = [x_all[pick]]
+    for k in range(3):
+        z = h[-1] @ Ws[k] + bs[k]
+        h.append(np.maximum(z, 0) if k < 2 else z)
+    p = np.exp(h[-1] - h[-1].max(1, keepdims=True)); p /= p.sum(1, keepdims=True)
+    loss = -np.log(p[np.arange(64), y_all[pick]]).mean()
+    g = p; g[np.arange(64), y_all[pick]] -= 1; g /= 64
+    for k in (2, 1, 0):
+        dW = h[k].T @ g; db = g.sum(0)
+        if k:
+            g = (g @ Ws[k].T) * (h[k] > 0)
+        Ws[k] -= lr * dW; bs[k] -= lr * db
+    if it % 100 == 0:
+        print(f"iter {{it}} loss {{loss:.4f}}")
+'''
+
+TORCH_RAW = '''
+import torch
+x = torch.rand(2048, 64); y = torch.randint(0, 5, (2048,))
+W1 = (torch.randn(64, 128) * {std}).requires_grad_()
+W2 = (torch.randn(128, 128) * {std}).requires_grad_()
+W3 = (torch.randn(128, 5) * {std}).requires_grad_()
+opt = torch.optim.SGD([W1, W2, W3], lr=0.05)
+for step in range(2000):
+    out = torch.relu(torch.relu(x @ W1) @ W2) @ W3
+    loss = torch.nn.functional.cross_entropy(out, y)
+    opt.zero_grad(); loss.backward(); opt.step()
+    if step % 100 == 0:
+        print(f"step {{step}} loss {{loss.item():.4f}}")
+'''
+
+
+def _flat_log(path, start):
+    path.write_text("".join(f"iter {i * 100} loss {start + 0.003 * ((-1) ** i):.4f}\n" for i in range(30)))
+
+
+@pytest.mark.parametrize("script,classes", [(HAND_WRITTEN, 10), (TORCH_RAW, 5)], ids=["numpy", "torch"])
+def test_a_flat_run_of_a_stack_drawn_tiny_is_bad_initialization(tmp_path, script, classes):
+    import math
+    code = tmp_path / "train.py"
+    code.write_text(script.format(std="1e-3"))
+    log = tmp_path / "train.out"
+    _flat_log(log, math.log(classes))
+    rep = diagnose_json("--code", str(code), "--log", str(log))
+    assert rep["symptom"]["id"] == "not_learning"
+    assert rep["root_causes"][0]["id"] == "bad_initialization"
+
+
+@pytest.mark.parametrize("script", [HAND_WRITTEN, TORCH_RAW], ids=["numpy", "torch"])
+def test_a_stack_drawn_at_a_usual_scale_is_no_bad_initialization(tmp_path, script):
+    code = tmp_path / "train.py"
+    code.write_text(script.format(std="0.05"))
+    rep = diagnose_json("--code", str(code))
+    facts = {e["fact"] for c in rep["root_causes"] for e in c["evidence"]}
+    assert "init_stack_std" not in facts
