@@ -155,3 +155,46 @@ def test_a_stack_drawn_at_a_usual_scale_is_no_bad_initialization(tmp_path, scrip
     rep = diagnose_json("--code", str(code))
     facts = {e["fact"] for c in rep["root_causes"] for e in c["evidence"]}
     assert "init_stack_std" not in facts
+
+
+# - Labels written as one-label lists added end to end (``[0] * n + [1] * m``, a file list collected
+#   folder by folder) and cut by a count from the front and a count from the back (``[:k]`` /
+#   ``[-k:]``): the same label-order split, the two ends hold different classes. A shift by one
+#   (``[:-1]`` / ``[1:]``, next-step targets) is no such cut.
+FOLDER_CUT = '''
+import numpy as np
+import torch, torch.nn as nn
+
+files = ["cats/%03d.png" % i for i in range(60)] + ["dogs/%03d.png" % i for i in range(60)]
+labels = np.array([0] * 60 + [1] * 60)
+pixels = {{f: np.random.rand(32).astype(np.float32) + l for f, l in zip(files, labels)}}
+{cut}
+net = nn.Sequential(nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 2))
+opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+x_tr = torch.tensor(np.stack([pixels[f] for f in tr_files])); y_tr = torch.tensor(tr_y)
+x_va = torch.tensor(np.stack([pixels[f] for f in va_files])); y_va = torch.tensor(va_y)
+for epoch in range(20):
+    loss = nn.functional.cross_entropy(net(x_tr), y_tr)
+    opt.zero_grad(); loss.backward(); opt.step()
+    with torch.no_grad():
+        va_loss = nn.functional.cross_entropy(net(x_va), y_va).item()
+    print(f"epoch {{epoch}} train_loss {{loss.item():.4f}} val_loss {{va_loss:.4f}}")
+'''
+
+
+def test_a_folder_by_folder_list_cut_at_both_ends_is_read_as_unshuffled_data(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(FOLDER_CUT.format(cut="tr_files, tr_y = files[:80], labels[:80]\n"
+                                            "va_files, va_y = files[-40:], labels[-40:]"))
+    rep = diagnose_json("--code", str(script))
+    assert rep["root_causes"][0]["id"] == "unshuffled_data"
+    assert rep["symptom"]["id"] == "overfitting"
+
+
+def test_a_shift_by_one_is_no_label_order_cut(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(FOLDER_CUT.format(cut="tr_files, tr_y = files[:-1], labels[:-1]\n"
+                                            "va_files, va_y = files[1:], labels[1:]"))
+    rep = diagnose_json("--code", str(script))
+    facts = {e["fact"] for c in rep["root_causes"] for e in c["evidence"]}
+    assert "split_in_label_order" not in facts
