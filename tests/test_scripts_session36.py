@@ -198,3 +198,42 @@ def test_a_shift_by_one_is_no_label_order_cut(tmp_path):
     rep = diagnose_json("--code", str(script))
     facts = {e["fact"] for c in rep["root_causes"] for e in c["evidence"]}
     assert "split_in_label_order" not in facts
+
+
+# - A GradScaler's scaled backward followed by a gradient clip with no scaler.unscale_(optimizer)
+#   between them: the clip measures the gradients times the scale (65536 to start), so a usual max_norm
+#   cuts every true update to almost nothing. Read from the code alone; with unscale_ first it is the
+#   usual recipe.
+AMP_CLIP = '''
+import torch, torch.nn as nn
+x = torch.randn(4096, 20); y = (x[:, 0] > 0).long()
+model = nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 2))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.cuda.amp.GradScaler({kw})
+for epoch in range(5):
+    for i in range(0, 4096, 128):
+        opt.zero_grad()
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            loss = nn.functional.cross_entropy(model(x[i:i + 128]), y[i:i + 128])
+        scaler.scale(loss).backward()
+{unscale}        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=5.0)
+        scaler.step(opt)
+        scaler.update()
+    print(f"epoch {{epoch}} loss {{loss.item():.4f}}")
+'''
+
+
+@pytest.mark.parametrize("kw", ["", "init_scale=2.0**14"])
+def test_clipping_gradients_still_scaled_is_read_as_over_clipping(tmp_path, kw):
+    script = tmp_path / "train.py"
+    script.write_text(AMP_CLIP.format(kw=kw, unscale=""))
+    rep = diagnose_json("--code", str(script))
+    assert rep["root_causes"][0]["id"] == "over_clipping"
+
+
+def test_clipping_after_unscale_is_no_over_clipping(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(AMP_CLIP.format(kw="", unscale="        scaler.unscale_(opt)\n"))
+    rep = diagnose_json("--code", str(script))
+    facts = {e["fact"] for c in rep["root_causes"] for e in c["evidence"]}
+    assert "clip_on_scaled_gradients" not in facts
