@@ -234,9 +234,9 @@ def _symptom_block(session: Session, status, symptom, top, deferral,
     predicted = False
     lead = _likely_lead(session, status, symptom, causes, deferral)
     if status == "diagnosed" and symptom in (None, "healthy"):
-        symptom, predicted = _predicted_symptom(session, top["id"]), True
+        symptom, predicted = _predicted_symptom(session, top["id"], top.get("evidence", ())), True
     elif lead is not None:
-        top, symptom, predicted = lead, _predicted_symptom(session, lead["id"]), True
+        top, symptom, predicted = lead, _predicted_symptom(session, lead["id"], lead.get("evidence", ())), True
     sym = kb.symptoms.get(symptom) if symptom else None
     sym_fact = facts.get("symptom")
     if sym and predicted:
@@ -407,16 +407,24 @@ def _verified(kb, experiments: list[dict], cause: str) -> dict | None:
     return None
 
 
-def _predicted_symptom(session: Session, cause: str) -> str:
+def _predicted_symptom(session: Session, cause: str, evidence=()) -> str:
     """The symptom a diagnosed cause will show (or is showing, when the curve was cut short):
-    among the cause's typical symptoms, the one the observed curve fits best; else its first."""
+    among the cause's typical symptoms, the one the observed curve fits best; else its first. A
+    mechanism fact among the cause's supporting ``evidence`` that decides how it shows
+    (report.mechanism_symptoms.<fact>) decides it, unless the validation curve rules it out."""
     kb = session.kb
     typical = [s for s in kb.root_causes[cause].get("symptoms", []) if s in kb.symptoms] or ["not_learning"]
+    # a mechanism the evidence shows decides how it shows (report.mechanism_symptoms.<fact>)
+    shown = [f"report.mechanism_symptoms.{e.get('fact')}" for e in evidence if e.get("effect") == "supports"]
+    mechanism = [s for name in shown if name in kb.parameters for s in kb.param(name) if s in kb.symptoms]
     # what the validation loss does rules some out (report.curve_symptoms.val_*_excludes)
     val = {"decreasing": "falling", "flat": "flat"}.get(session.value("val_loss_trend"))
     if val is not None:
         ruled_out = kb.param(f"report.curve_symptoms.val_{val}_excludes")
         typical = [s for s in typical if s not in ruled_out] or typical
+        mechanism = [s for s in mechanism if s not in ruled_out]
+    if mechanism:     # how the mechanism shows comes before what the curve's shape allows
+        return mechanism[0]
     trend = session.value("loss_trend")
     wait = session.value("data_time_fraction")
     if wait is not None and "slow_training" in typical and wait >= kb.param("rules.data_wait.slow"):

@@ -873,14 +873,22 @@ class _RunFacts:
 
     def _float_floor(self) -> None:
         """A loss (any loss printed, a component too) whose last value is -ln FLT_MIN: the
-        probability underflowed to 0 and the log(0) was clamped (``log.float_floor``)."""
+        probability underflowed to 0 and the log(0) was clamped (``log.float_floor``). Also one
+        that reached the floor on the way (its largest value) and still ends near it
+        (console.float_floor_stays of the floor or more): batches at the floor and between it, the
+        model still saturated at the end."""
         floors = [float(v) for v in self.params["console.float_floor_losses"]]
         rtol = float(self.params["console.float_floor_rtol"])
+        stays = float(self.params["console.float_floor_stays"])
         for c in self.cands.values():
-            last = c.series.last_value
-            if c.role in ("loss", "val_loss") and last is not None and math.isfinite(last) and \
-                    any(abs(last - f) <= rtol * f for f in floors):
+            last, top = c.series.last_value, c.series.max
+            if c.role not in ("loss", "val_loss") or last is None or not math.isfinite(last):
+                continue
+            if any(abs(last - f) <= rtol * f for f in floors):
                 self.log.float_floor = (last, c.name)
+                return
+            if any(abs(top - f) <= rtol * f and last >= stays * f for f in floors):
+                self.log.float_floor = (top, c.name)
                 return
 
     def _timing(self, data: float, step: float) -> None:

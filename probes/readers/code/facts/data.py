@@ -598,6 +598,8 @@ _BLOCKING_NAMES = {"open", "io.open", "Image.open", "PIL.Image.open", "np.load",
 #: calls that put rows in a random order or split them at random: after one, the order built is gone
 _MIXERS = {"random_split", "train_test_split", "randperm", "permutation", "shuffle", "sample",
            "KFold", "StratifiedKFold", "ShuffleSplit", "StratifiedShuffleSplit", "GroupKFold"}
+#: label blocks added end to end are a class-by-class order from two of them on (one block is one class)
+_MIN_BLOCKS = 2
 #: calls that join arrays end to end
 _JOINERS = {"cat", "concatenate", "concat", "hstack", "vstack"}
 
@@ -673,12 +675,17 @@ def _label_order_cut(tree: ast.AST) -> ast.AST | None:
     ordered = _label_block_names(tree)
     if not ordered:
         return None
+    # a converted copy (``yt = torch.tensor(y)``) keeps the rows in their label order
+    ordered |= {name for n in ast.walk(tree) if isinstance(n, ast.Assign) for name, v in _assigned_pairs(n)
+                if any(_keeps_row_order(v, base) for base in ordered)}
     rows = {name for n in ast.walk(tree) if isinstance(n, ast.Assign)
             for name, v in _assigned_pairs(n) if _is_index_range(v)}
     mixed = {_root_name(c.args[0]) for c in ast.walk(tree)
              if isinstance(c, ast.Call) and _callee(c) in _MIXERS and c.args}
-    # an array assigned again (``y = y[perm]``) may have been reordered since it was built
-    assigned = [name for n in ast.walk(tree) if isinstance(n, ast.Assign) for name, _ in _assigned_pairs(n)]
+    # an array assigned again (``y = y[perm]``) may have been reordered since it was built; a conversion
+    # of itself (``y = torch.tensor(y)``, ``y = y.astype(int)``) keeps its rows where they were
+    assigned = [name for n in ast.walk(tree) if isinstance(n, ast.Assign) for name, v in _assigned_pairs(n)
+                if not _keeps_row_order(v, name)]
     mixed |= {name for name in set(assigned) if assigned.count(name) > 1}
     used = [n.slice for n in ast.walk(tree) if isinstance(n, ast.Subscript)
             and isinstance(n.value, ast.Name) and n.value.id in ordered]
@@ -698,6 +705,9 @@ def _label_block_names(tree: ast.AST) -> set:
         if not isinstance(n, ast.Assign):
             continue
         for name, v in _assigned_pairs(n):
+            if _added_blocks(v):
+                out.add(name)
+                continue
             if not isinstance(v, ast.Call):
                 continue
             if _repeats_each_label(v):
@@ -710,6 +720,22 @@ def _label_block_names(tree: ast.AST) -> set:
                 elif isinstance(parts, (ast.ListComp, ast.GeneratorExp)) and _constant_block(parts.elt):
                     out.add(name)
     return out
+
+
+def _added_blocks(v: ast.AST) -> bool:
+    """Labels as lists of one label each, added end to end: ``[0] * n + [1] * m``, also inside a
+    conversion (``np.array([0] * 10 + [1] * 10, dtype=np.int64)``, ``torch.tensor(...)``)."""
+    if isinstance(v, ast.Call) and _callee(v) in _ROW_ORDER_KEEPERS and v.args:
+        v = v.args[0]
+    parts = []
+    while isinstance(v, ast.BinOp) and isinstance(v.op, ast.Add):
+        parts.append(v.right)
+        v = v.left
+    parts.append(v)
+    return len(parts) >= _MIN_BLOCKS and all(
+        isinstance(p, ast.BinOp) and isinstance(p.op, ast.Mult) and any(
+            isinstance(e, ast.List) and len(e.elts) == 1 and isinstance(e.elts[0], ast.Constant)
+            for e in (p.left, p.right)) for p in parts)
 
 
 def _is_index_range(v: ast.AST) -> bool:
@@ -731,7 +757,21 @@ def _cut_pairs(tree: ast.AST, names: set) -> list:
                 heads.setdefault((n.value.id, snippet(hi)), n)
             elif hi is None and lo is not None:
                 tails.setdefault((n.value.id, snippet(lo)), n)
-    return [(key[0], heads[key]) for key in heads if key in tails]
+    pairs = [(key[0], heads[key]) for key in heads if key in tails]
+    # a head by a count and a tail by a count from the end (``a[:10]``, ``a[-10:]``): the two ends
+    # (not a shift by one, ``a[:-1]`` / ``a[1:]``, whose head bound is negative)
+    ends = {name for name, lo in tails if _int_bound(lo) is not None and _int_bound(lo) < 0}
+    pairs += [(key[0], heads[key]) for key in heads if key[0] in ends and (_int_bound(key[1]) or 0) > 0
+              and (key[0], heads[key]) not in pairs]
+    return pairs
+
+
+def _int_bound(text: str) -> int | None:
+    """The integer a slice bound's text states (``10``, ``-10``), else None."""
+    try:
+        return int(text)
+    except ValueError:
+        return None
 
 
 def _derived_from(tree: ast.AST, idx: ast.AST, base: str) -> bool:
@@ -790,6 +830,26 @@ def _whole_sort(v: ast.AST) -> bool:
         return False
     return not any(k.arg in ("dim", "axis") and not (isinstance(k.value, ast.Constant) and k.value.value == 0)
                    for k in v.keywords)
+
+
+#: calls that convert an array (its type, device or dtype) and keep its rows in their order
+_ROW_ORDER_KEEPERS = {"tensor", "as_tensor", "from_numpy", "array", "asarray", "ascontiguousarray", "astype",
+                      "float", "double", "long", "int", "to", "cuda", "cpu", "numpy", "copy", "clone",
+                      "detach", "LongTensor", "FloatTensor", "Tensor"}
+
+
+def _keeps_row_order(v: ast.AST, name: str) -> bool:
+    """``v`` is ``name`` converted by a row-order keeping call: ``torch.tensor(y)``, ``np.asarray(y)``,
+    ``y.long()``, ``torch.from_numpy(y).to(dev)``."""
+    while isinstance(v, ast.Call) and _callee(v) in _ROW_ORDER_KEEPERS:
+        if isinstance(v.func, ast.Attribute) and not (isinstance(v.func.value, ast.Name)
+                                                      and v.func.value.id in ("torch", "np", "numpy")):
+            v = v.func.value
+        elif v.args:
+            v = v.args[0]
+        else:
+            return False
+    return isinstance(v, ast.Name) and v.id == name
 
 
 def _assigned_pairs(n: ast.Assign) -> list:

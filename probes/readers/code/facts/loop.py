@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from ..naming import EVAL_FUNC
+from ..text import callee_name
 from ..torch_api.names import BN_LAYERS, DROPOUT_LAYERS, TRANSFORMER_LAYERS
 from ..torch_api.schedule import collapse_point, trajectory
 from ..values import Event, ListVal, ModuleVal, OptVal, SchedVal, TensorVal
@@ -20,8 +21,11 @@ MODE_LAYERS = DROPOUT_LAYERS | BN_LAYERS | TRANSFORMER_LAYERS | {
 SOURCE_ID = "code:loop"
 FACTS = ("zero_grad_called", "optimizer_not_zeroed", "scheduler_step_per_batch", "scheduler", "clip_max_norm",
          "graph_cut", "model_mode_in_validation", "scheduler_designed_per_batch", "grads_all_zero",
-         "model_mode_in_training", "warmup", "lr_final_ratio", "lr_collapse_fraction", "scheduler_steps")
+         "model_mode_in_training", "warmup", "lr_final_ratio", "lr_collapse_fraction", "scheduler_steps",
+         "clip_on_scaled_gradients", "grad_scale")
 
+#: the largest exponent a stated power is folded with (a GradScaler's scale is 2**24 at most in practice)
+_MAX_EXPONENT = 64
 #: digits the LR course facts keep (presentation: the values are ratios of the initial LR)
 _SHOWN_DIGITS = 4
 
@@ -47,6 +51,7 @@ class LoopFacts:
         if step_loop is not None and (steps or backs):
             self.zeroing_facts(backs, steps, step_loop)
             self.step_order_facts(step_loop)
+            self.scaled_clip_facts(step_loop)
         self.clipping_facts()
         self.scheduler_facts(step_loop)
         if loss_t is not None and back is not None:
@@ -125,6 +130,32 @@ class LoopFacts:
                 if not before and any(x.kind == "backward" for x in it[i:]):
                     self.add_note(f"line {e.line}: gradient clipping runs before backward in "
                                   f"the iteration: it clips the previous gradients")
+
+    def scaled_clip_facts(self, step_loop: int) -> None:
+        """clip_on_scaled_gradients and grad_scale: in the loop's iteration a GradScaler's
+        ``scaler.scale(loss).backward()`` is followed by a gradient clip with no
+        ``scaler.unscale_(optimizer)`` between them, so the clip measures the gradients times the
+        scale; grad_scale is the scale it starts at (``init_scale=``, else torch's default,
+        code.grad_scaler_init_scale). Only ever true."""
+        it = [e for e in self.first_iteration(step_loop) if e.kind in ("backward", "clip")]
+        back = next((e for e in it if e.kind == "backward" and ".scale(" in e.text), None)
+        clip = next((e for e in it if e.kind == "clip" and back is not None and e.seq > back.seq), None)
+        if clip is None or any(isinstance(n, ast.Call) and callee_name(n) == "unscale_"
+                               and back.line <= n.lineno <= clip.line for n in ast.walk(self.tree)):
+            return
+        scale = self.params["code.grad_scaler_init_scale"]
+        for n in ast.walk(self.tree):
+            if isinstance(n, ast.Call) and callee_name(n) == "GradScaler":
+                given = next((k.value for k in n.keywords if k.arg == "init_scale"), None)
+                if given is not None:
+                    scale = _plain_number(given)
+        if scale is None:       # an init_scale computed at run time: the scale is not known
+            return
+        self.add_finding("clip_on_scaled_gradients", True, clip.line,
+                         f"`{clip.text}` (line {clip.line}) clips gradients `{back.text}` (line {back.line}) "
+                         "left multiplied by the GradScaler's scale: no scaler.unscale_(optimizer) between them")
+        self.add_finding("grad_scale", float(scale), clip.line,
+                         f"the GradScaler starts at a scale of {scale:g}")
 
     def clipping_facts(self) -> None:
         """clip_max_norm: the first gradient clipping's threshold."""
@@ -358,3 +389,14 @@ class LoopFacts:
                           and self.mode_sensitive(x.obj)), tr_calls[0])
                 self.add_finding("model_mode_in_training", "train", e.line,
                                  f"`{e.text}` (line {e.line}) trains with the model in train mode")
+
+
+def _plain_number(v: ast.AST) -> float | None:
+    """The number a literal or a power of literals states (``65536``, ``2.0**14``), else None."""
+    if isinstance(v, ast.Constant) and isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
+        return float(v.value)
+    if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Pow):
+        a, b = _plain_number(v.left), _plain_number(v.right)
+        return a ** b if a is not None and b is not None and abs(b) <= _MAX_EXPONENT else None
+    return None
+

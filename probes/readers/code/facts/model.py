@@ -11,6 +11,7 @@ from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, forma
 from ..torch_api.modules import sigmoid_input
 from ..values import ModuleVal
 from .common import _callee, module_subtree
+from .drawn_weights import drawn_weight_stack
 from .flatten import feature_map_detail, feature_map_into_linear
 
 #: Assignments followed back from a forward's return value to the layer that made it: a bound on
@@ -28,7 +29,8 @@ _KEPT_FROZEN = 20
 SOURCE_ID = "code:model"
 #: (``num_classes`` is found by ``Conclusions.class_count_facts`` (common.py) and ``rl_training`` by the
 #: reader before interpreting, from the same model definitions; both are this source's facts.)
-FACTS = ("dropout_p", "init_constant", "init_bias_constant", "init_weight_std", "frozen_params", "frozen_weights",
+FACTS = ("dropout_p", "init_constant", "init_bias_constant", "init_weight_std", "init_stack_std", "frozen_params",
+         "frozen_weights",
          "requires_grad_attr_on_module", "unfreeze_guarded", "uses_amp", "grad_scaler_used", "regularization",
          "rl_training", "amp_dtype", "model_has_dropout_or_bn", "num_classes", "sigmoid_depth", "input_lookup_buffer",
          "eval_stats_never_updated", "feature_map_into_linear", "gradient_reversal")
@@ -528,6 +530,11 @@ class ModelFacts:
             r = max(normal, key=lambda r: r[4])
             self.add_finding("init_weight_std", float(r[4]), r[0],
                              f"`{r[5]}` (line {r[0]}) draws {r[1]} from a normal with std {r[4]:g}")
+        stack = drawn_weight_stack(self.tree)
+        if stack is not None:
+            self.add_finding("init_stack_std", stack[1], stack[0],
+                             f"`{stack[3]}` (line {stack[0]}): the script draws its {stack[2]}+ weight matrices "
+                             f"itself, the widest with std {stack[1]:g}")
 
     def drawn_weight_matrices(self) -> list[tuple]:
         """``nn.Parameter(torch.randn(a, b) * s)`` as init records (line, name, "normal_", False, s, text):
