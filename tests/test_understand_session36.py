@@ -37,3 +37,18 @@ def test_a_relative_clause_or_a_label_keeps_the_comparands_number(lang, text, ex
     facts = _facts(text, lang)
     for fact, value in expected.items():
         assert facts.get(fact) == pytest.approx(value), fact
+
+
+@pytest.mark.parametrize("text, value", [
+    ("my output classes are 3000 and the accuracy stays at 0", 3000),
+    ("in my 4 classification task the training loss does not go down", 4),
+    ("我在做二元分类，loss一直是0.69不下降", 2),
+    ("I fine-tuned on 12 specific categories of objects and the val loss goes up", 12),
+])
+def test_a_count_of_classes_in_more_words_is_read(lang, text, value):
+    assert _facts(text, lang).get("num_classes") == value
+
+
+def test_the_classes_listed_by_name_are_no_count(lang):
+    text = "the classes are 0 and 1, it is a 2 classification task, and my accuracy is stuck at 50%"
+    assert _facts(text, lang).get("num_classes") == 2
