@@ -147,6 +147,7 @@ class _Cue:
     source: str
     states: dict = field(default_factory=dict)
     says: str | None = None           # "chance" / "progress": where the phrasing puts the loss
+    alone: bool = True                # False: counts only beside another phrasing that names a symptom
 
 
 @dataclass
@@ -294,7 +295,7 @@ def _compile_symptom(lang: Language, s: dict, facts: dict, symptoms: dict, where
                 raise KBError(f"unknown fact {fid!r} in a phrase's states", where)
         lang.cues.append(_Cue(sid, _compile(p["pattern"], lang.terms, where), float(p.get("weight", 1.0)),
                               bool(p.get("negatable", True)), where, dict(p.get("states", {})),
-                              p.get("says")))
+                              p.get("says"), bool(p.get("alone", True))))
     for p in s.get("negated", []):
         lang.cues.append(_Cue(sid, _compile(p["pattern"], lang.terms, where), -float(p.get("weight", 1.0)),
                               False, where))
@@ -739,6 +740,7 @@ def _read_cues(work: str, lang: Language, best: dict) -> tuple[dict, dict, set, 
     first = re.search(r"(?<!\d)\.|\.(?!\d)|[?!\n。？！]", work.strip())
     title_end = (first.start() + (len(work) - len(work.lstrip()))) if first else len(work)
     title_weight = float(lang.params["language.first_sentence_weight"])
+    found, named = [], False
     for cue in lang.cues:
         m = cue.rx.search(work)
         while m is not None and cue.weight > 0 and cue.negatable and negated_before(lang, work, m.start()):
@@ -751,6 +753,13 @@ def _read_cues(work: str, lang: Language, best: dict) -> tuple[dict, dict, set, 
             if inside is not None and not (cue.negatable and negated_before(lang, work, inside.start())):
                 weight *= title_weight
                 m = inside
+        named = named or (weight > 0 and cue.alone)
+        found.append((cue, m, weight))
+    # a phrasing that only tells where the loss stands ("after 20 epochs": it moved first) names nothing alone
+    # ("the loss drops to 780 after 70 epochs"); beside one that names a symptom it weighs in
+    for cue, m, weight in found:
+        if not (cue.alone or named):
+            continue
         scores[cue.symptom] = scores.get(cue.symptom, 0.0) + weight
         if weight > 0 and cue.says:
             says.add(cue.says)

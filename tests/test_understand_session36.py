@@ -52,3 +52,16 @@ def test_a_count_of_classes_in_more_words_is_read(lang, text, value):
 def test_the_classes_listed_by_name_are_no_count(lang):
     text = "the classes are 0 and 1, it is a 2 classification task, and my accuracy is stuck at 50%"
     assert _facts(text, lang).get("num_classes") == 2
+
+
+@pytest.mark.parametrize("moved, stalled", [
+    ("the loss went from 5.1 to 0.9 after 30 epochs, should I train for longer?",
+     "the loss does not change after 40 epochs"),
+    ("my D loss goes down to 1.39 after about 1k iters, what did yours do?",
+     "the loss stopped decreasing after about 20 epochs and sits at 0.8"),
+    ("训练了20轮之后loss从3降到了0.5", "训练到第10轮之后loss不再下降"),
+])
+def test_a_point_in_time_names_no_plateau_alone_only_beside_a_stall(lang, moved, stalled):
+    """"after 30 epochs" says when: beside a stall it tells a plateau, alone it names nothing."""
+    assert understand(moved, lang).scores.get("plateau", 0.0) == 0.0
+    assert understand(stalled, lang).symptom == "plateau"
