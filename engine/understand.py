@@ -147,6 +147,7 @@ class _Cue:
     source: str
     states: dict = field(default_factory=dict)
     says: str | None = None           # "chance" / "progress": where the phrasing puts the loss
+    alone: bool = True                # False: counts only beside another phrasing that names a symptom
 
 
 @dataclass
@@ -190,6 +191,8 @@ class Language:
     counted_rx: re.Pattern | None = None              # a number after these counts or ranks ("epoch 3", "top-1")
     bound_rx: re.Pattern | None = None                # a comparative bounding the value itself ("more than 70%")
     comparison_rx: re.Pattern | None = None           # between a label and a number, these break the attribution
+    comparand_rx: re.Pattern | None = None            # right before a split word, it is the quantity compared against
+    relative_rx: re.Pattern | None = None             # a clause opened by these tells of the noun right before it
     hypothetical_rx: re.Pattern | None = None         # a question or plan: its settings are not the run's
     hypothetical_facts: set = field(default_factory=set)
     statement_rx: re.Pattern | None = None            # after a cue, a clause stating the run's value ("which is")
@@ -292,7 +295,7 @@ def _compile_symptom(lang: Language, s: dict, facts: dict, symptoms: dict, where
                 raise KBError(f"unknown fact {fid!r} in a phrase's states", where)
         lang.cues.append(_Cue(sid, _compile(p["pattern"], lang.terms, where), float(p.get("weight", 1.0)),
                               bool(p.get("negatable", True)), where, dict(p.get("states", {})),
-                              p.get("says")))
+                              p.get("says"), bool(p.get("alone", True))))
     for p in s.get("negated", []):
         lang.cues.append(_Cue(sid, _compile(p["pattern"], lang.terms, where), -float(p.get("weight", 1.0)),
                               False, where))
@@ -427,6 +430,10 @@ def _compile_labels(lang: Language, g: dict) -> None:
     lang.counted_rx = _alternation(g["counted_words"], lang.terms, "", r"\W{0,3}$")
     lang.bound_rx = _alternation(g["bound_words"], lang.terms, r"\b", r"\s*$")
     lang.comparison_rx = _alternation(g["comparison_words"], lang.terms, r"\b", r"\b")
+    # "lower than the training loss", "相较于训练集": the split right after is the one compared against
+    lang.comparand_rx = _alternation(g["comparand_words"], lang.terms, "",
+                                     r"\s*(?:the\s+|my\s+|its\s+|that\s+of\s+(?:the\s+)?)?$")
+    lang.relative_rx = _alternation(g["relative_words"], lang.terms, r"[\s,，(（]*", r"(?![a-z])")
 
 
 #: the word lists of kb/language that :func:`_compile_labels` and :func:`_compile_grammar` turn into the
@@ -436,7 +443,7 @@ _GRAMMAR_LISTS = ("other_quantities", "peak_words", "later_point_words", "now_wo
                   "ability_words",
                   "anaphora_words",
                   "metric_of_split_words", "setting_words", "setting_gap_words", "counted_words", "bound_words",
-                  "comparison_words", "clause_words", "unit_words", "from_words",
+                  "comparison_words", "comparand_words", "relative_words", "clause_words", "unit_words", "from_words",
                   "change_to_words", "range_words", "between_words", "continuation_break_words", "move_words",
                   "unreal_move_words",
                   "coordination_words", "coordination_fillers", "metric_prefixes", "stop_words",
@@ -733,6 +740,7 @@ def _read_cues(work: str, lang: Language, best: dict) -> tuple[dict, dict, set, 
     first = re.search(r"(?<!\d)\.|\.(?!\d)|[?!\n。？！]", work.strip())
     title_end = (first.start() + (len(work) - len(work.lstrip()))) if first else len(work)
     title_weight = float(lang.params["language.first_sentence_weight"])
+    found, named = [], False
     for cue in lang.cues:
         m = cue.rx.search(work)
         while m is not None and cue.weight > 0 and cue.negatable and negated_before(lang, work, m.start()):
@@ -745,6 +753,13 @@ def _read_cues(work: str, lang: Language, best: dict) -> tuple[dict, dict, set, 
             if inside is not None and not (cue.negatable and negated_before(lang, work, inside.start())):
                 weight *= title_weight
                 m = inside
+        named = named or (weight > 0 and cue.alone)
+        found.append((cue, m, weight))
+    # a phrasing that only tells where the loss stands ("after 20 epochs": it moved first) names nothing alone
+    # ("the loss drops to 780 after 70 epochs"); beside one that names a symptom it weighs in
+    for cue, m, weight in found:
+        if not (cue.alone or named):
+            continue
         scores[cue.symptom] = scores.get(cue.symptom, 0.0) + weight
         if weight > 0 and cue.says:
             says.add(cue.says)
@@ -1435,6 +1450,22 @@ def _label_too_far(lang: Language, text: str, start: int, before: list, max_word
                 and not any(mk[2] == "metric" for mk in before))
 
 
+def _subject_of_comparison(lang: Language, text: str, start: int, before: list, marks: list, sentence: int) -> list:
+    """The marks that name a number told after a comparison, in a clause of its own ("the validation loss is
+    far lower than the training loss, only 0.08", "验证集loss相较于训练集过低，仅有0.08"): the split compared
+    against (right after kb/language ``comparand_words``) is not the number's; the comparison's subject, the
+    split named before it in the sentence, is. Returns those marks, or ``before`` unchanged."""
+    split = next((mk for mk in reversed(before) if mk[2] == "split"), None)
+    if split is None or lang.comparand_rx is None or lang.clause_rx is None:
+        return before
+    cmp = lang.comparand_rx.search(text, max(sentence, split[0] - _COMPARAND_REACH), split[0])
+    brk = lang.clause_rx.search(text, split[1], start) if cmp is not None else None
+    if brk is None or (lang.relative_rx is not None and lang.relative_rx.match(text, brk.start(), start)):
+        return before           # "... than the val accuracy, which is 60%": the relative clause tells of the comparand
+    subject = [mk for mk in marks if sentence <= mk[0] and mk[1] <= cmp.start()]
+    return subject if any(mk[2] == "split" for mk in subject) else before
+
+
 def _split_and_metric(lang: Language, text: str, n, raw: str, marks: list, before: list) -> tuple[str, str]:
     """The (split, metric) a number is attributed to, with the defaults for what is unnamed."""
     metric = next((mk[3] for mk in reversed(before) if mk[2] == "metric"), None)
@@ -1552,7 +1583,8 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
                                                      int(P["language.label_gap_max_words"]),
                                                      split_alone=parallel is None):
         return prev_fact
-    split, metric = _split_and_metric(lang, text, n, raw, marks, before)
+    split, metric = _split_and_metric(lang, text, n, raw, marks, _subject_of_comparison(lang, text, start, before,
+                                                                                   marks, sentence))
     if parallel is not None:
         metric = parallel
     fact = lang.metrics.get((split, metric))
@@ -1588,6 +1620,10 @@ def _attribute_number(text: str, lang: Language, n, marks: list, reach: int, ser
         series.setdefault(twin, []).append(entry)
     return (fact, n.end(), n.start())
 
+
+#: how far before a split word the words that make it the quantity compared against ("compared to the") may
+#: start: characters of text, a reach of the grammar
+_COMPARAND_REACH = 24
 
 #: how far before a pronoun ("It is around 8.1") the metric word it stands for may end: characters of text,
 #: a reach of the grammar
