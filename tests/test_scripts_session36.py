@@ -237,3 +237,15 @@ def test_clipping_after_unscale_is_no_over_clipping(tmp_path):
     rep = diagnose_json("--code", str(script))
     facts = {e["fact"] for c in rep["root_causes"] for e in c["evidence"]}
     assert "clip_on_scaled_gradients" not in facts
+
+
+def test_a_scale_written_as_arithmetic_with_no_finite_answer_is_left_unknown(tmp_path):
+    """``init_scale=1e300 ** 2`` overflows: the reader reads the clip and says no scale, never a traceback."""
+    from traindx.probes.readers.code import analyze_code
+    script = tmp_path / "train.py"
+    script.write_text(AMP_CLIP.format(kw="init_scale=1e300 ** 2", unscale=""))
+    facts = {f.fact: f.value for f in analyze_code(str(script)).findings}
+    assert "grad_scale" not in facts and "clip_max_norm" in facts, facts
+    script.write_text(AMP_CLIP.format(kw="init_scale=1 / 2 ** -14", unscale=""))
+    facts = {f.fact: f.value for f in analyze_code(str(script)).findings}
+    assert facts.get("grad_scale") == 16384.0, facts

@@ -5,6 +5,7 @@ fact modules, and :meth:`Conclusions.conclude`, which runs the fact modules in o
 from __future__ import annotations
 
 import ast
+import math
 from typing import Any
 
 from traindx.engine.evidence import Finding
@@ -271,6 +272,50 @@ class Conclusions:
         else:
             return None
         return val if isinstance(val, int) and not isinstance(val, bool) else None
+
+
+#: the largest exponent a stated power is folded with (a GradScaler's scale is 2**24 at most in practice)
+_MAX_EXPONENT = 64
+
+
+def stated_number(v: ast.AST | None) -> float | None:
+    """The number an expression of literals states: a literal, a negated one, a quotient or a power of
+    two of them (``1e-3``, ``-0.5``, ``1 / 128``, ``2.0 ** 14``); None for anything else, and where the
+    arithmetic has no real finite answer (a division by zero, an overflow)."""
+    if isinstance(v, ast.Constant) and isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
+        return float(v.value)
+    if isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.USub):
+        x = stated_number(v.operand)
+        return -x if x is not None else None
+    if isinstance(v, ast.BinOp) and isinstance(v.op, (ast.Div, ast.Pow)):
+        a, b = stated_number(v.left), stated_number(v.right)
+        if a is None or b is None or (isinstance(v.op, ast.Pow) and abs(b) > _MAX_EXPONENT):
+            return None
+        try:
+            r = a / b if isinstance(v.op, ast.Div) else a ** b
+        except (ZeroDivisionError, OverflowError):
+            return None
+        return r if isinstance(r, float) and math.isfinite(r) else None
+    return None
+
+
+def numbers_bound_once(tree: ast.AST) -> dict[str, float]:
+    """Names the script binds exactly once, to a stated number (``reg = 0.1``; ``step, reg = 1.0, 0.1``;
+    ``scale: float = 1e-3``); a name also changed in place (``reg += 1``) or bound twice is left out."""
+    seen: dict[str, list] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign):
+            pairs = [pair for t in n.targets for pair in (
+                zip(t.elts, n.value.elts) if isinstance(t, ast.Tuple) and isinstance(n.value, ast.Tuple)
+                and len(t.elts) == len(n.value.elts) else [(t, n.value)])]
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)):
+            pairs = [(n.target, n.value if isinstance(n, ast.AnnAssign) else None)]
+        else:
+            continue
+        for t, v in pairs:
+            if isinstance(t, ast.Name):
+                seen.setdefault(t.id, []).append(stated_number(v))
+    return {k: v[0] for k, v in seen.items() if len(v) == 1 and v[0] is not None}
 
 
 def _defaults(init: ast.FunctionDef, cls: str, tree: ast.AST) -> dict:

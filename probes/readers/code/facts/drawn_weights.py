@@ -11,6 +11,7 @@ and only scales: a draw with something added (an identity plus noise) has no std
 import ast
 
 from ..text import SNIPPET_CHARS, callee_name, snippet
+from .common import numbers_bound_once, stated_number
 
 #: a stack is two layers or more (what "through a stack" means, not a tuned cut): one drawn matrix is one
 #: layer, whose small scale the next layer's default init does not multiply
@@ -21,38 +22,14 @@ COMPREHENSION_MATRICES = STACK
 _UNIT_NORMALS = {"randn", "standard_normal"}
 
 
-def _constants(tree: ast.AST) -> dict:
-    """Names bound exactly once in the script, to a plain number (``scale = 1e-3``, ``lr, s = 0.1, 1e-3``)."""
-    seen: dict = {}
-    for n in ast.walk(tree):
-        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(
-            n, (ast.AugAssign, ast.AnnAssign)) else []
-        for t in targets:
-            pairs = [(t, n.value)] if isinstance(t, ast.Name) else list(zip(t.elts, n.value.elts)) if (
-                isinstance(t, ast.Tuple) and isinstance(n.value, ast.Tuple)
-                and len(t.elts) == len(n.value.elts)) else []
-            for e, v in pairs:
-                if isinstance(e, ast.Name):
-                    seen.setdefault(e.id, []).append(None if isinstance(n, ast.AugAssign) else v)
-    out = {}
-    for name, values in seen.items():
-        if len(values) == 1 and values[0] is not None:
-            num = _number(values[0], {})
-            if num is not None:
-                out[name] = num
-    return out
-
-
 def _number(v: ast.AST, consts: dict) -> float | None:
-    """A positive number ``v`` states: a literal, a name bound once to one, ``1 / x`` of one."""
-    if isinstance(v, ast.Constant) and isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
-        return float(v.value)
+    """The number ``v`` states: a literal (or literals' arithmetic), a name bound once to one, ``1 / x`` of one."""
     if isinstance(v, ast.Name):
         return consts.get(v.id)
     if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Div):
         a, b = _number(v.left, consts), _number(v.right, consts)
         return a / b if a is not None and b else None
-    return None
+    return stated_number(v)
 
 
 def _scaled_draw(v: ast.AST, consts: dict) -> tuple | None:
@@ -110,7 +87,7 @@ def _unwrapped(v: ast.AST) -> tuple:
 def drawn_weight_stack(tree: ast.AST) -> tuple | None:
     """(line, largest std, matrices, text) of the weight matrices the script draws and trains itself,
     when they are two or more (one comprehension of draws counts as several); None otherwise."""
-    consts = _constants(tree)
+    consts = numbers_bound_once(tree)
     trained = _trained_names(tree)
     found = []   # (line, std, several, text)
     for n in ast.walk(tree):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 
 from ..text import snippet
+from .common import numbers_bound_once, stated_number
 
 #: how many rounds of "names this loss is built from" are followed back from ``backward()``; a bound on work
 _MAX_NAME_HOPS = 8
@@ -27,31 +28,6 @@ _MAX_NAME_HOPS = 8
 _SUMS = ("sum",)
 #: what the text of a kept penalty is cut to
 _TEXT_CHARS = 60
-
-
-def _numbers(tree: ast.AST) -> dict[str, float]:
-    """Names the script sets to one number, once (``reg = 0.1``; ``step, reg = 1.0, 0.1``)."""
-    seen: dict[str, list] = {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Assign):
-            for t in n.targets:
-                pairs = zip(t.elts, n.value.elts) if isinstance(t, ast.Tuple) and isinstance(
-                    n.value, ast.Tuple) and len(t.elts) == len(n.value.elts) else [(t, n.value)]
-                for tt, v in pairs:
-                    if isinstance(tt, ast.Name):
-                        seen.setdefault(tt.id, []).append(_literal(v))
-        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and isinstance(n.target, ast.Name):
-            seen.setdefault(n.target.id, []).append(None)
-    return {k: v[0] for k, v in seen.items() if len(v) == 1 and v[0] is not None}
-
-
-def _literal(v: ast.AST) -> float | None:
-    if isinstance(v, ast.Constant) and isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
-        return float(v.value)
-    if isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.USub):
-        x = _literal(v.operand)
-        return -x if x is not None else None
-    return None
 
 
 def _param_names(tree: ast.AST) -> set[str]:
@@ -87,7 +63,7 @@ def _requires_grad(v: ast.AST) -> bool:
 class _Reader:
     def __init__(self, tree: ast.AST):
         self.tree = tree
-        self.numbers = _numbers(tree)
+        self.numbers = numbers_bound_once(tree)
         self.params = _param_names(tree)
         self.values: dict[str, list[ast.AST]] = {}
         for n in ast.walk(tree):
@@ -107,12 +83,12 @@ class _Reader:
 
     def squared(self, v: ast.AST) -> bool:
         """``v`` is w**2, w*w, w.pow(2), w.square() or torch.square(w) of a parameter w."""
-        if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Pow) and _literal(v.right) == 2:
+        if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Pow) and stated_number(v.right) == 2:
             return self.is_param(v.left)
         if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Mult):
             return ast.dump(v.left) == ast.dump(v.right) and self.is_param(v.left)
         if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute):
-            if v.func.attr == "pow" and len(v.args) == 1 and _literal(v.args[0]) == 2:
+            if v.func.attr == "pow" and len(v.args) == 1 and stated_number(v.args[0]) == 2:
                 return self.is_param(v.func.value)
             if v.func.attr == "square":
                 arg = v.args[0] if v.args else v.func.value
@@ -130,7 +106,7 @@ class _Reader:
             arg = v.args[0]                                         # sum(<sum of squares> for p in ...)
             if isinstance(arg, ast.GeneratorExp | ast.ListComp):
                 return self.sum_of_squares(arg.elt, depth)
-        if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Pow) and _literal(v.right) == 2:
+        if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Pow) and stated_number(v.right) == 2:
             b = v.left                                              # w.norm() ** 2, torch.norm(w) ** 2
             if isinstance(b, ast.Call) and snippet(b.func, _TEXT_CHARS).endswith("norm"):
                 callee = snippet(b.func, _TEXT_CHARS)
@@ -142,7 +118,7 @@ class _Reader:
         if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Add):
             return self.sum_of_squares(v.left, depth) and self.sum_of_squares(v.right, depth)
         if isinstance(v, ast.Name) and depth < _MAX_NAME_HOPS:      # l2 = ...; l2 += ... (0 to start)
-            vals = [x for x in self.values.get(v.id, []) if _literal(x) != 0]
+            vals = [x for x in self.values.get(v.id, []) if stated_number(x) != 0]
             return bool(vals) and all(self.sum_of_squares(x, depth + 1) for x in vals)
         return False
 
@@ -162,7 +138,7 @@ class _Reader:
         flatten(term)
         coef, squares = 1.0, 0
         for f, divides in factors:
-            x = _literal(f)
+            x = stated_number(f)
             if x is None and isinstance(f, ast.Name):
                 x = self.numbers.get(f.id)
             if x is not None:

@@ -11,6 +11,7 @@ from ..text import callee_name
 from ..torch_api.names import BN_LAYERS, DROPOUT_LAYERS, TRANSFORMER_LAYERS
 from ..torch_api.schedule import collapse_point, trajectory
 from ..values import Event, ListVal, ModuleVal, OptVal, SchedVal, TensorVal
+from .common import stated_number
 
 #: stock layers whose output depends on train/eval mode
 MODE_LAYERS = DROPOUT_LAYERS | BN_LAYERS | TRANSFORMER_LAYERS | {
@@ -24,8 +25,6 @@ FACTS = ("zero_grad_called", "optimizer_not_zeroed", "scheduler_step_per_batch",
          "model_mode_in_training", "warmup", "lr_final_ratio", "lr_collapse_fraction", "scheduler_steps",
          "clip_on_scaled_gradients", "grad_scale")
 
-#: the largest exponent a stated power is folded with (a GradScaler's scale is 2**24 at most in practice)
-_MAX_EXPONENT = 64
 #: digits the LR course facts keep (presentation: the values are ratios of the initial LR)
 _SHOWN_DIGITS = 4
 
@@ -148,7 +147,7 @@ class LoopFacts:
             if isinstance(n, ast.Call) and callee_name(n) == "GradScaler":
                 given = next((k.value for k in n.keywords if k.arg == "init_scale"), None)
                 if given is not None:
-                    scale = _plain_number(given)
+                    scale = stated_number(given)
         if scale is None:       # an init_scale computed at run time: the scale is not known
             return
         self.add_finding("clip_on_scaled_gradients", True, clip.line,
@@ -389,14 +388,3 @@ class LoopFacts:
                           and self.mode_sensitive(x.obj)), tr_calls[0])
                 self.add_finding("model_mode_in_training", "train", e.line,
                                  f"`{e.text}` (line {e.line}) trains with the model in train mode")
-
-
-def _plain_number(v: ast.AST) -> float | None:
-    """The number a literal or a power of literals states (``65536``, ``2.0**14``), else None."""
-    if isinstance(v, ast.Constant) and isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
-        return float(v.value)
-    if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Pow):
-        a, b = _plain_number(v.left), _plain_number(v.right)
-        return a ** b if a is not None and b is not None and abs(b) <= _MAX_EXPONENT else None
-    return None
-
