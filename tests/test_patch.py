@@ -166,6 +166,27 @@ opt = torch.optim.SGD(make().parameters(), lr=0.05)
 crit = nn.CrossEntropyLoss()
 """ + LOOP.format(zero="        opt.zero_grad()\n")
 
+# a factory that names its instance: the optimizer is handed a second instance from the same factory
+FACTORY_INSTANCE = HEAD + """\
+def build():
+    net = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+    nn.init.zeros_(net[2].bias)
+    return net
+
+
+model = build()
+opt = torch.optim.SGD(build().parameters(), lr=0.05)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
+# the optimizer built, then the model replaced by a copy of itself: the copy trains, the optimizer steps the original
+COPIED_AFTER = HEAD.replace("import torch\n", "import copy\nimport torch\n", 1) + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+start = model
+model = copy.deepcopy(start)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
+
 # regularization so strong the model cannot fit the training set: SGD's weight decay, dropout, smoothing
 WEIGHT_DECAY = HEAD + """\
 model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
@@ -264,7 +285,9 @@ FIXTURES = {**{c: (c, text) for c, text in SCRIPTS.items()},
             "optimizer_over_a_subset": ("params_not_in_optimizer", SUBSET),
             "optimizer_over_a_named_list": ("params_not_in_optimizer", SUBSET_BY_NAME),
             "optimizer_of_another_instance": ("params_not_in_optimizer", OTHER_INSTANCE),
-            "optimizer_of_a_fresh_instance": ("params_not_in_optimizer", FRESH_INSTANCE)}
+            "optimizer_of_a_fresh_instance": ("params_not_in_optimizer", FRESH_INSTANCE),
+            "optimizer_of_a_factorys_second_instance": ("params_not_in_optimizer", FACTORY_INSTANCE),
+            "optimizer_before_the_model_is_copied": ("params_not_in_optimizer", COPIED_AFTER)}
 CASES = [(c, "patch") for c in sorted(FIXTURES)] + [("missing_zero_grad", "git"), ("nan_in_inputs", "git")] + [
     pytest.param(c, "git", marks=pytest.mark.slow) for c in sorted(FIXTURES)
     if c not in ("missing_zero_grad", "nan_in_inputs")]
