@@ -568,6 +568,57 @@ for epoch in range(30):
     assert diff is not None and "+    sched.step()\n" in diff and "-        sched.step()\n" in diff
 
 
+# one batch per call of a helper that also steps the scheduler: the schedule advances once per batch
+HELPER_STEPS_PER_BATCH = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10, gamma=0.5)
+
+
+def one_batch(i):
+    opt.zero_grad()
+    loss = nn.functional.cross_entropy(model(X[i:i + 32]), Y[i:i + 32])
+    loss.backward()
+    opt.step()
+    sched.step()
+    return float(loss)
+
+
+first = last = None
+for epoch in range(30):
+    for i in range(0, 512, 32):
+        last = one_batch(i)
+        first = last if first is None else first
+print(f"LOSS {first:.4f} {last:.4f}")
+"""
+
+
+def test_a_scheduler_stepped_in_a_one_batch_helper_steps_once_per_epoch_and_never_twice(tmp_path, monkeypatch):
+    """The step leaves the helper the batch loop calls and lands after that loop; where the epoch loop
+    already steps the scheduler, the per-batch step is only removed. Either way the patched run learns
+    (the LR no longer collapses to nothing within the first epochs)."""
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / "train.py"
+    script.write_text(HELPER_STEPS_PER_BATCH)
+    p = make_patch("train.py", _reader_facts("train.py"), "lr_schedule_collapse")
+    assert p is not None
+    assert "-    sched.step()\n" in p["diff"] and "+    sched.step()\n" in p["diff"]
+    fixed = tmp_path / "fixed"
+    fixed.mkdir()
+    (fixed / "train.py").write_text(HELPER_STEPS_PER_BATCH)
+    (fixed / "fix.diff").write_text(p["diff"])
+    done = subprocess.run(["git", "apply", "-p0", "fix.diff"], cwd=fixed, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    before, after = _run(script, tmp_path), _run(fixed / "train.py", fixed)
+    assert after[1] < 0.5 * before[1], (before, after)
+    twice = HELPER_STEPS_PER_BATCH.replace("        first = last if first is None else first\n",
+                                           "        first = last if first is None else first\n    sched.step()\n")
+    script.write_text(twice)
+    p = make_patch(str(script), _reader_facts(script), "lr_schedule_collapse")
+    added = [row for row in p["diff"].splitlines()[2:] if row.startswith("+")] if p else None
+    assert added == [] and "-    sched.step()\n" in p["diff"]
+
+
 def test_a_weight_drawn_far_too_wide_gets_the_default_start_and_nothing_else_does(tmp_path):
     """The located weight init is replaced by PyTorch's own (Kaiming uniform) start: the loss, stuck far above
     chance (ln 4) before, ends well under it. A std under the rules' "large" (rules.init.std_large), a bias,
