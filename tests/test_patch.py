@@ -723,6 +723,45 @@ def test_a_schedule_too_short_for_the_run_is_sized_to_it_where_its_numbers_are_w
         compile(script.read_text(), "train.py", "exec")
 
 
+CONFIG_SCHEDULE = HEAD + """\
+import yaml
+with open("config.yaml") as fh:
+    CFG = yaml.safe_load(fh)
+model = nn.Linear(10, 4)
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=CFG["decay_every"], gamma=GAMMA)
+for epoch in range(CFG["epochs"]):
+    for i in range(0, 512, 32):
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(X[i:i + 32]), Y[i:i + 32]).backward()
+        opt.step()
+    sched.step()
+"""
+
+
+@pytest.mark.parametrize("gamma,changed", [
+    ('CFG["decay"]', ["decay_every (StepLR step_size", "decay (StepLR gamma"]),
+    ('CFG.get("decay", 0.1)', ["decay_every (StepLR step_size", "decay (StepLR gamma"]),
+    # one number in the script, one in the config: a half-made edit is no fix, so none is made
+    ("0.01", None),
+])
+def test_a_schedule_whose_numbers_live_in_a_config_file_is_sized_there(tmp_path, monkeypatch, gamma, changed):
+    from traindx.engine.frontends.gather import fix_patch
+    from traindx.engine.loader import load_kb
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train.py").write_text(CONFIG_SCHEDULE.replace("GAMMA", gamma))
+    config = "seed: 0\nepochs: 24\ndecay_every: 2\ndecay: 0.01\n"
+    (tmp_path / "config.yaml").write_text(config)
+    p = fix_patch(["train.py"], {}, "lr_schedule_collapse", load_kb())
+    if changed is None:
+        assert p is None, p and p["diff"]
+        return
+    assert p is not None and p["file"] == "config.yaml", p
+    assert all(any(c in line for line in p["changes"]) for c in changed), p["changes"]
+    assert "+decay_every: 8\n" in p["diff"] and "+decay: 0.1\n" in p["diff"], p["diff"]
+    assert (tmp_path / "config.yaml").read_text() == config       # traindx never edits the user's files
+
+
 ORDERED = HEAD + """\
 from torch.utils.data import DataLoader, TensorDataset
 model = nn.Linear(10, 4)

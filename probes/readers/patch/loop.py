@@ -6,6 +6,7 @@ import ast
 import math
 
 from .source import (
+    _config_key,
     _fact_number,
     _indent,
     _line_of,
@@ -301,17 +302,26 @@ def _lengthen_schedule(src: _Src, facts, fact, opts) -> bool:
                  ("gamma", 2, lambda old: max(old, gamma_min), float)]
     else:
         moves = [("gamma", 1, lambda old: max(old, gamma_min ** ((phases - 1) / steps)), float)]
-    edits = []
+    edits, in_config = [], []
     for name, pos, move, kind_of in moves:
         expr = _schedule_arg(call, name, pos)
         if expr is None and name == "gamma":        # torch's default gamma (0.1) is no collapse by itself
             continue
         target = _literal_origin(src, expr)
+        key = _config_key(src, expr) if target is None else None
+        if key is not None:
+            in_config.append((key, lambda old, m=move, k=kind_of: k(m(old)),
+                              f"{kind} {name}, so the schedule spans the run's {int(steps)} scheduler steps"))
+            continue
         if target is None:
             return False
         new = move(target.value)
         if new != target.value:
             edits.append((target, name, kind_of(new)))
+    if in_config:       # the schedule's numbers live in a config file: all of them edited there, or none
+        if not edits:
+            src.config_moves.extend(in_config)
+        return False
     if not edits:
         return False
     for target, name, new in edits:
