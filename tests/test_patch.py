@@ -166,6 +166,27 @@ opt = torch.optim.SGD(make().parameters(), lr=0.05)
 crit = nn.CrossEntropyLoss()
 """ + LOOP.format(zero="        opt.zero_grad()\n")
 
+# a factory that names its instance: the optimizer is handed a second instance from the same factory
+FACTORY_INSTANCE = HEAD + """\
+def build():
+    net = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+    nn.init.zeros_(net[2].bias)
+    return net
+
+
+model = build()
+opt = torch.optim.SGD(build().parameters(), lr=0.05)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
+# the optimizer built, then the model replaced by a copy of itself: the copy trains, the optimizer steps the original
+COPIED_AFTER = HEAD.replace("import torch\n", "import copy\nimport torch\n", 1) + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+start = model
+model = copy.deepcopy(start)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
+
 # regularization so strong the model cannot fit the training set: SGD's weight decay, dropout, smoothing
 WEIGHT_DECAY = HEAD + """\
 model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
@@ -264,7 +285,9 @@ FIXTURES = {**{c: (c, text) for c, text in SCRIPTS.items()},
             "optimizer_over_a_subset": ("params_not_in_optimizer", SUBSET),
             "optimizer_over_a_named_list": ("params_not_in_optimizer", SUBSET_BY_NAME),
             "optimizer_of_another_instance": ("params_not_in_optimizer", OTHER_INSTANCE),
-            "optimizer_of_a_fresh_instance": ("params_not_in_optimizer", FRESH_INSTANCE)}
+            "optimizer_of_a_fresh_instance": ("params_not_in_optimizer", FRESH_INSTANCE),
+            "optimizer_of_a_factorys_second_instance": ("params_not_in_optimizer", FACTORY_INSTANCE),
+            "optimizer_before_the_model_is_copied": ("params_not_in_optimizer", COPIED_AFTER)}
 CASES = [(c, "patch") for c in sorted(FIXTURES)] + [("missing_zero_grad", "git"), ("nan_in_inputs", "git")] + [
     pytest.param(c, "git", marks=pytest.mark.slow) for c in sorted(FIXTURES)
     if c not in ("missing_zero_grad", "nan_in_inputs")]
@@ -545,6 +568,57 @@ for epoch in range(30):
     assert diff is not None and "+    sched.step()\n" in diff and "-        sched.step()\n" in diff
 
 
+# one batch per call of a helper that also steps the scheduler: the schedule advances once per batch
+HELPER_STEPS_PER_BATCH = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10, gamma=0.5)
+
+
+def one_batch(i):
+    opt.zero_grad()
+    loss = nn.functional.cross_entropy(model(X[i:i + 32]), Y[i:i + 32])
+    loss.backward()
+    opt.step()
+    sched.step()
+    return float(loss)
+
+
+first = last = None
+for epoch in range(30):
+    for i in range(0, 512, 32):
+        last = one_batch(i)
+        first = last if first is None else first
+print(f"LOSS {first:.4f} {last:.4f}")
+"""
+
+
+def test_a_scheduler_stepped_in_a_one_batch_helper_steps_once_per_epoch_and_never_twice(tmp_path, monkeypatch):
+    """The step leaves the helper the batch loop calls and lands after that loop; where the epoch loop
+    already steps the scheduler, the per-batch step is only removed. Either way the patched run learns
+    (the LR no longer collapses to nothing within the first epochs)."""
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / "train.py"
+    script.write_text(HELPER_STEPS_PER_BATCH)
+    p = make_patch("train.py", _reader_facts("train.py"), "lr_schedule_collapse")
+    assert p is not None
+    assert "-    sched.step()\n" in p["diff"] and "+    sched.step()\n" in p["diff"]
+    fixed = tmp_path / "fixed"
+    fixed.mkdir()
+    (fixed / "train.py").write_text(HELPER_STEPS_PER_BATCH)
+    (fixed / "fix.diff").write_text(p["diff"])
+    done = subprocess.run(["git", "apply", "-p0", "fix.diff"], cwd=fixed, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    before, after = _run(script, tmp_path), _run(fixed / "train.py", fixed)
+    assert after[1] < 0.5 * before[1], (before, after)
+    twice = HELPER_STEPS_PER_BATCH.replace("        first = last if first is None else first\n",
+                                           "        first = last if first is None else first\n    sched.step()\n")
+    script.write_text(twice)
+    p = make_patch(str(script), _reader_facts(script), "lr_schedule_collapse")
+    added = [row for row in p["diff"].splitlines()[2:] if row.startswith("+")] if p else None
+    assert added == [] and "-    sched.step()\n" in p["diff"]
+
+
 def test_a_weight_drawn_far_too_wide_gets_the_default_start_and_nothing_else_does(tmp_path):
     """The located weight init is replaced by PyTorch's own (Kaiming uniform) start: the loss, stuck far above
     chance (ln 4) before, ends well under it. A std under the rules' "large" (rules.init.std_large), a bias,
@@ -647,6 +721,45 @@ def test_a_schedule_too_short_for_the_run_is_sized_to_it_where_its_numbers_are_w
         done = subprocess.run(["patch", "-p0", "-i", "fix.diff"], cwd=tmp_path, capture_output=True, text=True)
         assert done.returncode == 0, done.stdout + done.stderr
         compile(script.read_text(), "train.py", "exec")
+
+
+CONFIG_SCHEDULE = HEAD + """\
+import yaml
+with open("config.yaml") as fh:
+    CFG = yaml.safe_load(fh)
+model = nn.Linear(10, 4)
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=CFG["decay_every"], gamma=GAMMA)
+for epoch in range(CFG["epochs"]):
+    for i in range(0, 512, 32):
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(X[i:i + 32]), Y[i:i + 32]).backward()
+        opt.step()
+    sched.step()
+"""
+
+
+@pytest.mark.parametrize("gamma,changed", [
+    ('CFG["decay"]', ["decay_every (StepLR step_size", "decay (StepLR gamma"]),
+    ('CFG.get("decay", 0.1)', ["decay_every (StepLR step_size", "decay (StepLR gamma"]),
+    # one number in the script, one in the config: a half-made edit is no fix, so none is made
+    ("0.01", None),
+])
+def test_a_schedule_whose_numbers_live_in_a_config_file_is_sized_there(tmp_path, monkeypatch, gamma, changed):
+    from traindx.engine.frontends.gather import fix_patch
+    from traindx.engine.loader import load_kb
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train.py").write_text(CONFIG_SCHEDULE.replace("GAMMA", gamma))
+    config = "seed: 0\nepochs: 24\ndecay_every: 2\ndecay: 0.01\n"
+    (tmp_path / "config.yaml").write_text(config)
+    p = fix_patch(["train.py"], {}, "lr_schedule_collapse", load_kb())
+    if changed is None:
+        assert p is None, p and p["diff"]
+        return
+    assert p is not None and p["file"] == "config.yaml", p
+    assert all(any(c in line for line in p["changes"]) for c in changed), p["changes"]
+    assert "+decay_every: 8\n" in p["diff"] and "+decay: 0.1\n" in p["diff"], p["diff"]
+    assert (tmp_path / "config.yaml").read_text() == config       # traindx never edits the user's files
 
 
 ORDERED = HEAD + """\

@@ -75,8 +75,10 @@ def fix_patch(paths, facts: dict, cause: str, kb) -> dict | None:
         except Exception:   # noqa: BLE001 - an unreadable script gets no patch, not a traceback
             reads = []
         located = {f.fact: (f.value, f.source) for f in reads[0].findings} if reads else {}
-        p = make_patch(path, {**facts, **located}, cause, kb=kb) or _config_patch(reads[1:], {**facts, **located},
-                                                                                 cause, kb)
+        configs = [r.path for r in reads[1:]
+                   if os.path.exists(r.path) and os.path.abspath(r.path) != os.path.abspath(path)]
+        p = make_patch(path, {**facts, **located}, cause, kb=kb, configs=configs) or \
+            _config_patch(reads[1:], {**facts, **located}, cause, kb)
         if p is not None:
             return p
     return None

@@ -105,10 +105,12 @@ def _core_kb():
 
 
 def make_patch(script: str, facts: Mapping[str, tuple], cause: str, *, display: str | None = None,
-               kb=None) -> dict | None:
+               kb=None, configs=()) -> dict | None:
     """A unified diff fixing ``cause`` in ``script``. ``facts``: fact -> (value, source) as the
     session holds them (the code reader's sources carry ``code:FILE:LINE``); ``kb`` the knowledge
     base whose fixes list the edits (default: the core KB). Every listed edit that applies is made.
+    ``configs``: the config files the script reads; an edit whose numbers the script only reads from
+    one of them (``StepLR(opt, step_size=CFG["lr_step"])``) is made in that file instead.
     Returns ``{"file", "diff", "cause", "changes"}`` or None."""
     edits = [e for e in patch_edits(kb if kb is not None else _core_kb(), cause) if e.get("edit") in EDITS]
     if not edits:
@@ -127,7 +129,8 @@ def make_patch(script: str, facts: Mapping[str, tuple], cause: str, *, display: 
     for e in edits:
         applied = EDITS[e["edit"]](src, mine, e.get("fact", ""), _settings(e, kb)) or applied
     if not applied:
-        return None
+        return next((p for c in configs if src.config_moves
+                     and (p := _config_moves_patch(c, src.config_moves, cause, None)) is not None), None)
     new = src.result()
     if new == text:
         return None
@@ -174,15 +177,10 @@ def make_config_patch(config: str, key: str, facts: Mapping[str, tuple], cause: 
         if moved is None or not str(facts.get(e.get("fact", ""), ("", ""))[1]).startswith("config:"):
             continue
         lines = text.splitlines(keepends=True)
-        leaf = re.escape(key.split(".")[-1])
-        pattern = re.compile(r"(?<![\w.-])[\"']?" + leaf + r"[\"']?\s*[:=]\s*(" + _NUM + r")")
-        found = {i + 1: m for i, line in enumerate(lines) if (m := pattern.search(line))
-                 and _same_number(float(m.group(1)), moved[0])}
-        n = cfg.lines.get(tuple(key.split(".")))   # JSON records no lines: then the one line that reads so
-        n = n if n in found else (next(iter(found)) if n is None and len(found) == 1 else None)
-        if n is None:
+        at = _config_number_at(cfg, lines, key, moved[0])
+        if at is None:
             continue
-        m = found[n]
+        n, m = at
         was, new = m.group(1), fmt(moved[1])
         if config.lower().endswith((".yaml", ".yml")):
             new = _yaml_float(new)
@@ -193,6 +191,52 @@ def make_config_patch(config: str, key: str, facts: Mapping[str, tuple], cause: 
         return {"file": path, "diff": diff, "cause": cause,
                 "changes": [f"line {n}: {key} ({what}) {word} {was} -> {new}"]}
     return None
+
+
+def _config_number_at(cfg, lines: list[str], key: str, value: float):
+    """(line, match of the number) where ``key`` (``optim.lr`` for a nested one) holds ``value`` in a
+    config file's ``lines``; None where no line reads so, or several do and the file records none."""
+    leaf = re.escape(key.split(".")[-1])
+    pattern = re.compile(r"(?<![\w.-])[\"']?" + leaf + r"[\"']?\s*[:=]\s*(" + _NUM + r")")
+    found = {i + 1: m for i, line in enumerate(lines) if (m := pattern.search(line))
+             and _same_number(float(m.group(1)), value)}
+    n = cfg.lines.get(tuple(key.split(".")))   # JSON records no lines: then the one line that reads so
+    n = n if n in found else (next(iter(found)) if n is None and len(found) == 1 else None)
+    return (n, found[n]) if n is not None else None
+
+
+def _config_moves_patch(config: str, moves: list, cause: str, display: str | None) -> dict | None:
+    """The script's edit made in the config file it reads the numbers from: every (key, move, what) of
+    ``moves`` found as a number in ``config``, or no patch. None where nothing would change."""
+    from traindx.probes.readers.config import load_config
+    try:
+        cfg = load_config(config)
+        with open(config, encoding="utf-8") as fh:
+            text = fh.read()
+    except (OSError, UnicodeDecodeError, InputError):
+        return None
+    lines, changes = text.splitlines(keepends=True), []
+    for key, move, what in moves:
+        old = functools.reduce(lambda d, k: d.get(k) if isinstance(d, dict) else None, key.split("."), cfg.data)
+        if isinstance(old, bool) or not isinstance(old, (int, float)):
+            return None
+        at = _config_number_at(cfg, lines, key, float(old))
+        if at is None:
+            return None
+        new = move(old)
+        if new == old:
+            continue
+        n, m = at
+        was, text_new = m.group(1), str(new) if isinstance(new, int) else f"{new:.4g}"
+        if config.lower().endswith((".yaml", ".yml")):
+            text_new = _yaml_float(text_new)
+        lines[n - 1] = lines[n - 1][: m.start(1)] + text_new + lines[n - 1][m.end(1):]
+        changes.append(f"line {n}: {key} ({what}) {was} -> {text_new}")
+    if not changes:
+        return None
+    path = display or _display(config)
+    diff = "".join(difflib.unified_diff(text.splitlines(keepends=True), lines, fromfile=path, tofile=path))
+    return {"file": path, "diff": diff, "cause": cause, "changes": changes}
 
 
 def _yaml_float(text: str) -> str:

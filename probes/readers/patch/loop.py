@@ -6,6 +6,7 @@ import ast
 import math
 
 from .source import (
+    _config_key,
     _fact_number,
     _indent,
     _line_of,
@@ -171,6 +172,8 @@ def _step_per_epoch(src: _Src, facts, fact, opts) -> bool:
         return False
     parents = _parents(src.tree)
     loop = parents.get(st)
+    if isinstance(loop, (ast.FunctionDef, ast.AsyncFunctionDef)) and st in loop.body:
+        return _step_out_of_a_batch_helper(src, st, call, loop)
     if not isinstance(loop, (ast.For, ast.While)) or st not in loop.body or loop.orelse:
         return False
     outer = parents.get(loop)
@@ -185,10 +188,74 @@ def _step_per_epoch(src: _Src, facts, fact, opts) -> bool:
     keep = _indent(src.line(st.lineno))
     for i in range(st.lineno, st.end_lineno + 1):
         src.lines[i - 1] = f"{keep}pass\n" if i == st.lineno and len(loop.body) == 1 else ""
+    if isinstance(call.func.value, ast.Name) and _steps_outside(outer, loop, name):
+        src.changes.append(f"line {st.lineno}: {name}.step() removed from the batch loop (line {loop.lineno}): the "
+                           "epoch loop already steps it once per epoch")
+        return True
     src.insert_after(loop.end_lineno, moved,
                      f"line {st.lineno}: {name}.step() moved out of the batch loop (line {loop.lineno}) to after "
                      f"it, so the schedule advances once per epoch")
     return True
+
+
+def _step_out_of_a_batch_helper(src: _Src, st: ast.stmt, call: ast.Call, fn) -> bool:
+    """The scheduler steps in a function that does one batch (``train_batch()``), called from the batch
+    loop: the step moved out of the function to right after that loop, so it runs once per epoch. Only
+    where the function is called in one place, that loop runs again inside an epoch loop (or a function
+    called in a loop), and the scheduler is a module-level name the caller does not bind itself."""
+    name = call.func.value
+    if not isinstance(name, ast.Name) or len(fn.body) < 2 or not _module_binds(src, name.id):
+        return False
+    parents = _parents(src.tree)
+    sites = [c for c in ast.walk(src.tree) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+             and c.func.id == fn.name]
+    if len(sites) != 1:
+        return False
+    loop = parents.get(sites[0])
+    while loop is not None and not isinstance(loop, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef)):
+        loop = parents.get(loop)
+    if not isinstance(loop, (ast.For, ast.While)) or loop.orelse:
+        return False
+    outer = parents.get(loop)
+    while outer is not None and not isinstance(outer, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef)):
+        outer = parents.get(outer)
+    if outer is None or (not isinstance(outer, (ast.For, ast.While)) and not _called_in_a_loop(src, outer)):
+        return False
+    if isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)) and _binds(outer, name.id):
+        return False
+    moved = _reindented(src, st, _indent(src.line(loop.lineno)))
+    if moved is None:
+        return False
+    for i in range(st.lineno, st.end_lineno + 1):
+        src.lines[i - 1] = ""
+    where = f"{fn.name}(), which the batch loop (line {loop.lineno}) calls once per batch"
+    if _steps_outside(outer, loop, name.id):
+        src.changes.append(f"line {st.lineno}: {name.id}.step() removed from {where}: the epoch loop already "
+                           "steps it once per epoch")
+        return True
+    src.insert_after(loop.end_lineno, moved,
+                     f"line {st.lineno}: {name.id}.step() moved out of {where}, to after that loop, so the schedule "
+                     "advances once per epoch")
+    return True
+
+
+def _steps_outside(outer, loop, name: str) -> bool:
+    """``outer`` (the epoch loop, or the function around the batch loop) calls ``name.step()`` outside the
+    batch ``loop``: the schedule already advances once per epoch."""
+    inside = {id(n) for n in ast.walk(loop)}
+    return any(isinstance(c, ast.Call) and id(c) not in inside and isinstance(c.func, ast.Attribute)
+               and c.func.attr == "step" and isinstance(c.func.value, ast.Name) and c.func.value.id == name
+               for c in ast.walk(outer))
+
+
+def _binds(scope, name: str) -> bool:
+    """``name`` is assigned somewhere in ``scope`` (an assignment target)."""
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(scope))
+
+
+def _module_binds(src: _Src, name: str) -> bool:
+    """``name`` is assigned by a statement at the module's top level."""
+    return any(isinstance(st, (ast.Assign, ast.AnnAssign)) and _binds(st, name) for st in src.tree.body)
 
 
 #: where each stock decaying schedule takes its length and its factor: (argument, position after the optimizer)
@@ -235,17 +302,26 @@ def _lengthen_schedule(src: _Src, facts, fact, opts) -> bool:
                  ("gamma", 2, lambda old: max(old, gamma_min), float)]
     else:
         moves = [("gamma", 1, lambda old: max(old, gamma_min ** ((phases - 1) / steps)), float)]
-    edits = []
+    edits, in_config = [], []
     for name, pos, move, kind_of in moves:
         expr = _schedule_arg(call, name, pos)
         if expr is None and name == "gamma":        # torch's default gamma (0.1) is no collapse by itself
             continue
         target = _literal_origin(src, expr)
+        key = _config_key(src, expr) if target is None else None
+        if key is not None:
+            in_config.append((key, lambda old, m=move, k=kind_of: k(m(old)),
+                              f"{kind} {name}, so the schedule spans the run's {int(steps)} scheduler steps"))
+            continue
         if target is None:
             return False
         new = move(target.value)
         if new != target.value:
             edits.append((target, name, kind_of(new)))
+    if in_config:       # the schedule's numbers live in a config file: all of them edited there, or none
+        if not edits:
+            src.config_moves.extend(in_config)
+        return False
     if not edits:
         return False
     for target, name, new in edits:

@@ -179,19 +179,67 @@ def _optimizer_for_trained_model(src: _Src, facts, fact, opts) -> bool:
             continue
         var, made, built = m.group(1), int(m.group(2)), int(m.group(3))
         if made < built:
-            opt = _statement_at(src, built)
-            if opt is None or not _bound_before(src, var, built, opt[1]):
-                continue        # the instance is not bound to that name where the optimizer is built
-            node = _optimizer_call(src, built)
-            arg = _params_arg(node) if node is not None else None
-            if arg is not None and _no_param_groups(src, arg) and \
-                    _replace_span(src, arg, f"{var}.parameters()"):
-                src.changes.append(f"line {built}: the optimizer given {var}.parameters(), the instance that trains")
+            if _given_trained_instance(src, var, built):
                 return True
             continue
         if _rebuild_after(src, built, made):
             return True
     return False
+
+
+def _given_trained_instance(src: _Src, var: str, built: int) -> bool:
+    """The optimizer of line ``built`` holds another instance than the one bound to ``var`` before it.
+    Given ``var.parameters()``; where it already is (``var`` rebound after the optimizer, e.g. to a
+    copy), built again after that rebinding. A ``var`` that is a factory's local name (``m`` inside
+    ``make_model()``) is read as the name bound to the same construction where the optimizer is."""
+    opt = _statement_at(src, built)
+    if opt is None:
+        return False
+    node = _optimizer_call(src, built)
+    arg = _params_arg(node) if node is not None else None
+    if arg is None or not _no_param_groups(src, arg):
+        return False
+    if not _bound_before(src, var, built, opt[1]):
+        var = _bound_to_same_call(src, arg, built, opt[1])
+        if var is None:
+            return False        # the instance is not bound to any name where the optimizer is built
+    if src.segment(arg) == f"{var}.parameters()":
+        again = _rebound_after(src, var, built, opt[1])
+        return again is not None and _rebuild_after(src, built, again)
+    if _replace_span(src, arg, f"{var}.parameters()"):
+        src.changes.append(f"line {built}: the optimizer given {var}.parameters(), the instance that trains")
+        return True
+    return False
+
+
+def _same_scope_assigns(src: _Src, scopes: list):
+    """Simple ``name = value`` statements in the scope of ``scopes`` (the function innermost, or the
+    module), with their target names."""
+    for node in ast.walk(src.tree):
+        name = _target_name(node) if isinstance(node, ast.Assign) else None
+        if name is None:
+            continue
+        found = _statement_at(src, node.lineno)
+        if found is not None and found[1] == scopes:
+            yield node, name
+
+
+def _bound_to_same_call(src: _Src, arg: ast.expr, built: int, scopes: list) -> str | None:
+    """For an optimizer given ``make_model().parameters()``: the last name bound to ``make_model()``
+    (the same call, as written) before line ``built`` in the optimizer's scope."""
+    call = arg.func.value if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) else None
+    if not isinstance(call, ast.Call):
+        return None
+    text = src.segment(call)
+    hits = [(st.lineno, name) for st, name in _same_scope_assigns(src, scopes)
+            if st.lineno < built and src.segment(st.value) == text]
+    return max(hits)[1] if hits else None
+
+
+def _rebound_after(src: _Src, var: str, built: int, scopes: list) -> int | None:
+    """The first line after ``built`` where ``var`` is bound again in the optimizer's scope."""
+    lines = [st.lineno for st, name in _same_scope_assigns(src, scopes) if name == var and st.lineno > built]
+    return min(lines) if lines else None
 
 
 def _bound_before(src: _Src, name: str, n: int, scopes: list) -> bool:

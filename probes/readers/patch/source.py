@@ -39,6 +39,9 @@ class _Src:
         # line numbers whatever the edits before it inserted
         self.before: dict[int, list[str]] = {}
         self.after: dict[int, list[str]] = {}
+        # numbers an edit would move where the script only reads them from a config file:
+        # (key, move old -> new, what changes); made in that file when every number of the edit is there
+        self.config_moves: list[tuple] = []
 
     def line(self, n: int) -> str:
         return self.lines[n - 1]
@@ -139,6 +142,29 @@ def _literal_origin(src: _Src, expr: ast.expr | None, depth: int = _ORIGIN_DEPTH
                            if isinstance(n, ast.Assign) for t in n.targets if _assigned(t, n.value, holder.id)), None)
         return _literal_origin(src, _entry(holder, expr.slice.value), depth - 1)
     return None
+
+
+def _config_key(src: _Src, expr: ast.expr | None, depth: int = _ORIGIN_DEPTH) -> str | None:
+    """The key a value is read from in a loaded config, where no literal in the script holds it:
+    ``CFG["lr_step"]``, ``cfg.get("gamma", 0.1)``, ``CFG["optim"]["gamma"]`` (``optim.gamma``), or a
+    module-level NAME bound once to one of those. Which file holds it is the caller's to check."""
+    if expr is None or depth <= 0:
+        return None
+    if isinstance(expr, ast.Name):
+        bound = [v for node in src.tree.body if isinstance(node, ast.Assign)
+                 for t in node.targets if (v := _assigned(t, node.value, expr.id)) is not None]
+        return _config_key(src, bound[0], depth - 1) if len(bound) == 1 else None
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "get" \
+            and expr.args and isinstance(expr.args[0], ast.Constant) and isinstance(expr.args[0].value, str):
+        holder, key = expr.func.value, expr.args[0].value
+    elif isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
+        holder, key = expr.value, expr.slice.value
+    else:
+        return None
+    if isinstance(holder, ast.Name):
+        return key
+    outer = _config_key(src, holder, depth - 1)
+    return f"{outer}.{key}" if outer is not None else None
 
 
 def _entry(holder: ast.expr | None, key) -> ast.expr | None:
