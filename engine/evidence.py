@@ -22,6 +22,10 @@ class Finding:
     ``KIND`` or ``KIND:WHERE`` — ``"user"``, ``"probe:grad_flow"``, ``"code:train.py:41"``,
     ``"config:cfg.yaml:optim.lr"``, ``"log:run.csv:steps 0-120"``. ``detail`` is one short
     human sentence saying what was observed ("every parameter receives a gradient").
+    ``extra``: the measured numbers behind it (kept as the session's ``measurements``); a reader's
+    ``beyond_probe: True`` (with ``why``) marks a number holding more than a live probe can measure
+    (an L2 penalty in the loss is weight decay the optimizer's ``weight_decay`` does not show), which a
+    smaller probe reading of the same fact does not replace.
     """
 
     fact: str

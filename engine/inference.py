@@ -157,7 +157,8 @@ class Session:
             self.notes.append(f"ignored unknown fact {finding.fact!r} from {finding.source}")
             return None
         try:
-            fact = self.add(finding.fact, finding.value, finding.source, finding.detail)
+            kept = _beyond_probe(self, finding)
+            fact = kept or self.add(finding.fact, finding.value, finding.source, finding.detail)
             if finding.extra and fact is not None and fact.source == finding.source:
                 self.measurements[finding.fact] = dict(finding.extra)
             return fact
@@ -569,6 +570,32 @@ class Session:
         s.skipped = list(state.get("skipped", []))
         s.conflicts = list(state.get("conflicts", []))
         return s
+
+
+def _beyond_probe(session: Session, finding: Finding) -> Fact | None:
+    """A reader's number that holds more than a live probe can measure (``extra["beyond_probe"]``: an L2
+    penalty written into the loss is weight decay the optimizer's own ``weight_decay``, which the probe
+    reads, does not show) outranks a smaller probe reading of the same fact, whichever comes first.
+    Returns the fact kept, or None where the usual ranking of sources applies."""
+    old, name = session.base.get(finding.fact), finding.fact
+    kind = finding.source.split(":", 1)[0]
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (getattr(old, "value", None),
+                                                                                   finding.value))
+    if old is None or not numbers:
+        return None
+    if kind == "probe" and old.kind != "probe" and finding.value < old.value \
+            and session.measurements.get(name, {}).get("beyond_probe"):
+        keep = old
+    elif old.kind == "probe" and kind != "probe" and finding.value > old.value and finding.extra.get("beyond_probe"):
+        keep = Fact(name, finding.value, finding.source, finding.detail)
+        session.base[name] = keep
+        session._result = None
+    else:
+        return None
+    why = (finding.extra if keep.source == finding.source else session.measurements.get(name, {})).get("why")
+    session.conflicts.append(f"{name}: {fmt(old.value)} ({old.source}) vs {fmt(finding.value)} ({finding.source}) "
+                             f"— kept {fmt(keep.value)}" + (f": {why}" if why else ""))
+    return keep
 
 
 _STILL_OPEN = object()   # an answer that gave other facts, not the one asked

@@ -112,7 +112,7 @@ def generator_shuffle(tree: ast.AST, loop: ast.AST, facts) -> None:
         if not (isinstance(it, ast.Call) and callee_name(it) == "range"):
             continue
         if (len(it.args) == _STEPPED_RANGE_ARGS and facts.slices_by(inner)) \
-                or (len(it.args) == 1 and facts.slices_by_multiple(inner)):
+                or (len(it.args) == 1 and slices_by_multiple(inner)):
             perm = facts.permutes(inner)
             if perm:
                 facts.add_finding("shuffle", True, perm, f"the data is permuted (line {perm}) before the batches "
@@ -122,3 +122,13 @@ def generator_shuffle(tree: ast.AST, loop: ast.AST, facts) -> None:
                                                                   f"sliced in order at line {inner.lineno} with no "
                                                                   "permutation of the data")
             return
+
+
+def slices_by_multiple(loop: ast.AST) -> bool:
+    """The loop over batch numbers slices the data from a multiple of its variable:
+    ``for b in range(len(x) // B): xb = x[b * B:(b + 1) * B]``."""
+    tgt = loop.target.id if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) else None
+    return tgt is not None and any(
+        isinstance(n, ast.Slice) and isinstance(n.lower, ast.BinOp) and isinstance(n.lower.op, ast.Mult)
+        and any(isinstance(v, ast.Name) and v.id == tgt for v in (n.lower.left, n.lower.right))
+        for n in ast.walk(loop))

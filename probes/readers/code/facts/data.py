@@ -10,7 +10,8 @@ import re
 
 from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, callee_name, snippet
 from ..values import BatchVal, Const, Event, IterVal, LoaderVal, Unknown
-from .batch_order import generator_shuffle, permutation_in_reach, window_orders
+from .batch_order import generator_shuffle, permutation_in_reach, slices_by_multiple, window_orders
+from .common import numbers_bound_once, stated_number
 from .label_feature import label_feature_detail, train_features_from_labels
 from .split_index import held_out_detail, held_out_from_train_index
 
@@ -63,8 +64,14 @@ class DataFacts:
                                          f"permutation of the data")
                     return
             elif isinstance(src, IterVal) and src.kind == "range" and len(src.args) == 1 \
-                    and self.slices_by_multiple(self.loop_nodes.get(step_loop)):
-                self.manual_batches_shuffle(self.loop_nodes.get(step_loop))
+                    and slices_by_multiple(self.loop_nodes.get(step_loop)):
+                lnode = self.loop_nodes.get(step_loop)
+                size = _multiple_size(self.tree, lnode)
+                if size is not None:
+                    self.add_finding("batch_size", size[0], lnode.lineno,
+                                     f"manual batching: `{size[1]}` slices of the data per batch number "
+                                     f"(loop at line {lnode.lineno})")
+                self.manual_batches_shuffle(lnode)
                 return
         if ld is None:
             real = [x for x in self.loaders if x.line]
@@ -438,16 +445,6 @@ class DataFacts:
                 return True
         return False
 
-    @staticmethod
-    def slices_by_multiple(loop: ast.AST) -> bool:
-        """The loop over batch numbers slices the data from a multiple of its variable:
-        ``for b in range(len(x) // B): xb = x[b * B:(b + 1) * B]``."""
-        tgt = loop.target.id if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) else None
-        return tgt is not None and any(
-            isinstance(n, ast.Slice) and isinstance(n.lower, ast.BinOp) and isinstance(n.lower.op, ast.Mult)
-            and any(isinstance(v, ast.Name) and v.id == tgt for v in (n.lower.left, n.lower.right))
-            for n in ast.walk(loop))
-
     def manual_batches_shuffle(self, loop: ast.AST) -> None:
         """shuffle for batches sliced by batch number: a permutation in reach mixes them, else none."""
         perm = self.permutes(loop)
@@ -524,6 +521,23 @@ class DataFacts:
                                  f"(a standard deviation or a max - min range) with no epsilon: a slice with no "
                                  f"spread becomes NaN")
                 return
+
+
+def _multiple_size(tree: ast.AST, loop: ast.For) -> tuple[int, str] | None:
+    """The batch size of ``x[b * B:(b + 1) * B]`` slicing in ``loop`` (over ``b``): B, where it is a whole
+    number written in the script or a name bound once to one (``minibatch_size = 1``), with the text."""
+    tgt = loop.target.id
+    bound = numbers_bound_once(tree)
+    for n in ast.walk(loop):
+        if isinstance(n, ast.Slice) and isinstance(n.lower, ast.BinOp) and isinstance(n.lower.op, ast.Mult):
+            sides = (n.lower.left, n.lower.right)
+            if not any(isinstance(v, ast.Name) and v.id == tgt for v in sides):
+                continue
+            other = next(v for v in sides if not (isinstance(v, ast.Name) and v.id == tgt))
+            size = bound.get(other.id) if isinstance(other, ast.Name) else stated_number(other)
+            if size is not None and size >= 1 and float(size).is_integer():
+                return int(size), snippet(n.lower, SHORT_SNIPPET_CHARS)
+    return None
 
 
 def _cleans_nan(tree: ast.AST) -> bool:

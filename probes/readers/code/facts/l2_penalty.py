@@ -73,6 +73,12 @@ class _Reader:
                         self.values.setdefault(t.id, []).append(n.value)
             elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and isinstance(n.op, ast.Add):
                 self.values.setdefault(n.target.id, []).append(n.value)
+        # what each function or method of the script returns, by name (a name defined twice: neither)
+        defs = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+        once = {name for name in {d.name for d in defs} if sum(d.name == name for d in defs) == 1}
+        self.returns: dict[str, list[ast.AST]] = {
+            d.name: [r.value for r in ast.walk(d) if isinstance(r, ast.Return) and r.value is not None]
+            for d in defs if d.name in once}
 
     def is_param(self, v: ast.AST) -> bool:
         if isinstance(v, ast.Attribute):
@@ -123,7 +129,12 @@ class _Reader:
         return False
 
     def coefficient(self, term: ast.AST) -> float | None:
-        """The number a penalty term multiplies its sum of squares by, or None when ``term`` is no penalty."""
+        """The number a penalty term multiplies its sum of squares by, or None when ``term`` is no penalty.
+        A sum over a generator of such terms (``sum(0.1 * (m.weight ** 2).sum() for m in layers)``) has
+        the coefficient of its element."""
+        if isinstance(term, ast.Call) and isinstance(term.func, ast.Name) and term.func.id in _SUMS \
+                and len(term.args) == 1 and isinstance(term.args[0], ast.GeneratorExp | ast.ListComp):
+            return self.coefficient(term.args[0].elt)
         factors: list[tuple[ast.AST, bool]] = []       # (factor, divides)
 
         def flatten(v, divides=False):
@@ -158,18 +169,29 @@ class _Reader:
         return [v]
 
     def loss_expressions(self) -> list[ast.AST]:
-        """The expressions the loss ``backward()`` is called on is built from (names followed back)."""
-        exprs, names = [], set()
+        """The expressions the loss ``backward()`` is called on is built from (names followed back, and
+        what a function or method of the script called without arguments returns: ``model.reg_loss()``)."""
+        exprs, names, calls = [], set(), set()
         for n in ast.walk(self.tree):
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "backward":
                 exprs.append(n.func.value)
         for _ in range(_MAX_NAME_HOPS):
             new = {x.id for e in exprs for x in ast.walk(e) if isinstance(x, ast.Name)} - names
-            if not new:
+            called = {_callee(x) for e in exprs for x in ast.walk(e)
+                      if isinstance(x, ast.Call) and not x.args and not x.keywords} - calls - {None}
+            if not new and not called:
                 break
             names |= new
+            calls |= called
             exprs += [v for k in new for v in self.values.get(k, [])]
+            exprs += [v for k in called for v in self.returns.get(k, [])]
         return exprs
+
+
+def _callee(call: ast.Call) -> str | None:
+    """The name a call calls: ``f()`` -> f, ``model.reg_loss()`` -> reg_loss."""
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else (f.attr if isinstance(f, ast.Attribute) else None)
 
 
 def l2_penalty(tree: ast.AST) -> tuple[float, int, str] | None:

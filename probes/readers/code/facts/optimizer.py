@@ -60,9 +60,11 @@ class OptimizerFacts:
         if pen is None or (opt is not None and (opt.kind == "adamw" or (opt.wd is not None and opt.wd[0]))):
             return
         wd, line, text = pen
+        # beyond_probe: the live probe reads the optimizer's own weight_decay, where this decay never shows
         self.add_finding("weight_decay", wd, line,
                          f"the L2 penalty `{text}` (line {line}) is added to the loss: coupled weight decay "
-                         f"{format_number(wd)} (twice its coefficient, as weight_decay adds it to the gradient)")
+                         f"{format_number(wd)} (twice its coefficient, as weight_decay adds it to the gradient)",
+                         beyond_probe=True, why="the loss adds an L2 penalty the optimizer does not hold")
 
     def coverage_facts(self, trained: list[ModuleVal], opt: OptVal | None) -> None:
         """params_not_in_optimizer: layers in plain lists/dicts, and trained models whose parameters no
