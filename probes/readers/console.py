@@ -82,6 +82,7 @@ from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
 from . import console_guess
+from .console_above import _NamedAbove
 from .console_history import _Histories
 from .console_tables import BOX_START, _Boxes, _Frames, markup_row
 from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, LineParser, _loss_part,
@@ -163,10 +164,6 @@ _BARE_NUMBER = re.compile(r"\s*[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|
 #: ``12: 0.53``, ``3, 0.61``): a value printed one per line after its index, which is its step
 _INDEXED_NUMBER = re.compile(r"\s*(\d+)\s*[,:]?\s+([-+]?(?:(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+"
                              r"|nan|inf))\s*", re.IGNORECASE)
-#: PHP's ``var_dump`` prints an array's key on a line of its own (``  ["train_loss"]=>``) and its value,
-#: typed, on the next (``  float(0.52)``): the two are read as one ``'train_loss' => 0.52`` line
-_DUMP_KEY = re.compile(r'^(\s*)\["([^"\]]+)"\]=>\s*$')
-_DUMP_VALUE = re.compile(r"^\s*(?:int|float|double)\(([^()]*)\)\s*$")
 #: the name a bare number's series is reported under
 _BARE_NAME = "unnamed values"
 _BARE_START = frozenset("0123456789-+. \tnNiI")
@@ -1342,6 +1339,11 @@ class _BareValues:
     """Lines that hold one number and nothing else (a mixin of :class:`ConsoleReader`, using its
     ``bare``, ``min_bare``, ``cands``, ``mode``, ``metric_lines`` and ``log``)."""
 
+    @staticmethod
+    def _is_bare_number(line: str) -> bool:
+        """Whether ``line`` holds one number and nothing else."""
+        return len(line) <= _BARE_MAX_CHARS and line[0] in _BARE_START and _BARE_NUMBER.fullmatch(line) is not None
+
     def _bare_value(self, line: str, index: int | None = None) -> None:
         """A line that holds one number and nothing else (values printed one per line, no name), or
         a whole number and then one value (``788 41.2322``: the value's index, its step): kept apart,
@@ -1655,7 +1657,7 @@ class _NameRoles:
 
 class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts, _Overflows, _Verdicts, _NanReports,
                     _Transforms, _EpochRows, _BareValues, _SpeedOnly, _Clocks, _Tracebacks, _Histories, _Boxes,
-                    _Frames):
+                    _Frames, _NamedAbove):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
     #: the names in the text's head that name an agent's reward on their own (:func:`_read_head`)
@@ -1778,6 +1780,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts,
         line = self._plain(raw)
         if not line:
             return
+        self._release_held(line)   # a number held under its name (console_above._NamedAbove)
         if self.dump_key is not None or line.endswith("=>"):
             line = self._dump_pair(line)
             if line is None:
@@ -1797,6 +1800,8 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts,
             return   # a rule or a row of a boxed key/value block (console_tables._Boxes)
         if self.hist is not None and self._history_line(line):
             return   # a history's next line (a new one opens in LineParser._parse, on a line without a plan)
+        if self._hold_named(line):
+            return   # a number alone under its name on the line above, held for the next line
         if len(line) <= _BARE_MAX_CHARS and line[0] in _BARE_START and self.header is None \
                 and _BARE_NUMBER.fullmatch(line):
             return self._bare_value(line)
@@ -1818,17 +1823,6 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts,
         if self.metric_lines != records and "cale" in line:
             self._scale_column_line(line)   # a record's loss-scale column (never a config dump's)
 
-    def _dump_pair(self, line: str) -> str | None:
-        """A ``var_dump`` key line is held (None: nothing to read yet); the typed value line after it is
-        read as the pair (``  'name' => value,``); any other line is itself."""
-        held, self.dump_key = self.dump_key, None
-        m = _DUMP_KEY.match(line)
-        if m is not None:
-            self.dump_key = (m.group(1), m.group(2))
-            return None
-        v = _DUMP_VALUE.match(line) if held is not None else None
-        return line if v is None else f"{held[0]}'{held[1]}' => {v.group(1)},"
-
     def _latin_line(self, line: str, key: bytes) -> tuple:
         """``line`` and its shape, with metric and axis words of another Latin-script language in
         English (``Época 3/8 - pérdida: 0,7`` -> ``epoch 3/8 - loss: 0.7``) and its decimal commas
@@ -1848,8 +1842,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts,
     def _quiet_line(self, line: str) -> None:
         """A line without a number: a table header, a split's heading or an exception's message
         (what it was is remembered, a heading excepted: it changes the reader's state)."""
-        if line[-1] == ":":
-            self._history_label(line)
+        self._name_above(line)   # (and a history's label)
         if len(line) <= _HEADING_MAX_CHARS and self._heading(line.strip()):
             return
         hit = self.quiet.get(line)
@@ -2084,6 +2077,7 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts,
     # -- the end -----------------------------------------------------------------------------
     def finish(self) -> ConsoleLog:
         log = self.log
+        self._release_held(None)
         log.lines = self.line_no
         self._history_flush()
         if self.box:

@@ -60,6 +60,9 @@ _JULIA_SYMBOL = re.compile(r"(?<=[(,]):([A-Za-z_]\w*),(?=\s*[-+.\d])")
 #: ``{epoch,1,[{train_loss,0.2661},{lr,0.05}]}``): the comma after the name is read as a blank,
 #: ``epoch 1, train_loss 0.2661, lr 0.05``
 _TUPLE_NAME = re.compile(r"(?<=[{(\[])([A-Za-z_]\w*),(?=\s*[-+.\d]|nan\b|inf\b)")
+#: a quoted name and its value after a comma: Python 2's ``print("loss:", loss)`` prints the tuple
+#: ``('loss:', 0.53)``; the comma after the closing quote is read as a blank, ``('loss:'  0.53)``
+_QUOTED_NAME_COMMA = re.compile(r"(?<=[A-Za-z_:=)\] ]['\"]),(?=\s*(?:[-+]?(?:\d|\.\d)|nan\b|inf\b))", re.IGNORECASE)
 #: a command-line option and its value (``python train.py -b 64 --learning-rate 0.0001 --epoch 200``):
 #: a setting the command asks for, not a value the run printed
 _OPTION = re.compile(r"(?<!\S)--[A-Za-z][\w.-]*(?:=|\s+)(?!-[A-Za-z])\S+")
@@ -866,7 +869,9 @@ class _HeaderTables:
         if self._header_line(line):
             return True
         m = _COMMENTED_HEADER.match(line)
-        return m is not None and self._header_line(" " * m.end() + line[m.end():])
+        if m is not None and self._header_line(" " * m.end() + line[m.end():]):
+            return True
+        return ":" in line and self._headed_header(line)   # ``DEV: loss, acc, f1`` (console_above)
 
     def _header_line(self, line: str) -> bool:
         s = _latex_row(line.strip().translate(_BOX_BARS).strip("|│").strip())
@@ -940,6 +945,8 @@ class _HeaderTables:
             if m:
                 s = s[:m.start()].rstrip().rstrip(":").rstrip()
         cells = [c.strip() for c in s.split(delim)] if delim else s.split()
+        if delim and len(cells) == 1 and len(s.split()) == len(names):
+            cells = s.split()   # names joined by commas over numbers set apart by blanks (``loss, acc`` / ``0.4 0.8``)
         if delim is None and len(cells) > len(names) + 1:
             # cells that hold a space themselves (H2O's scoring history: ``2026-12-05 05:40:24``,
             # ``0.151 sec``) in a table whose columns stand two or more spaces apart, as its header's do
@@ -1146,6 +1153,8 @@ class LineParser(_HeaderTables):
                 return None
             if self.frame is not None and not self.frame_more:
                 self._frame_flush()   # the line after a wrapped frame's last block
+        if "'," in text or '",' in text:
+            text = _QUOTED_NAME_COMMA.sub(" ", text)
         if ":" in text:
             text = _PY_LOGGER.sub(_spaces, text)
         text = _LEVEL.sub(_spaces, text)
