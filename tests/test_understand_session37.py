@@ -63,6 +63,7 @@ def test_an_image_benchmark_is_a_classification(lang, text):
     ("a binary classifier of MNIST zeros against ones, the accuracy is 50%", "binary"),
     ("uploading checkpoints to my R2 bucket is slow", None),
     ("the complexity of my model grows and the loss is nan", None),
+    ("pre-training BEiT: Epoch: [12]  lr: 0.0015  mlm_acc: 0.0333  loss: 6.5993  grad_norm: nan", None),
 ])
 def test_the_benchmark_or_r2_does_not_outvote_a_stronger_word(lang, text, task):
     assert _task(text, lang) == task
