@@ -167,6 +167,11 @@ _INDEXED_NUMBER = re.compile(r"\s*(\d+)\s*[,:]?\s+([-+]?(?:(?:\d+\.\d*|\.\d+)(?:
 #: typed, on the next (``  float(0.52)``): the two are read as one ``'train_loss' => 0.52`` line
 _DUMP_KEY = re.compile(r'^(\s*)\["([^"\]]+)"\]=>\s*$')
 _DUMP_VALUE = re.compile(r"^\s*(?:int|float|double)\(([^()]*)\)\s*$")
+#: a YAML-style block (Salt's and Ansible's state output, a dumped dict) prints a key alone on its line
+#: (``    train_loss:``) and its value alone on the next, indented deeper (``        9.81435``): the two are
+#: read as one ``train_loss: 9.81435`` line. One identifier only: a heading of words (``Changes:``
+#: aside, ``Traceback (most recent call last):``) is no key of a value below it
+_BLOCK_KEY = re.compile(r"^([ \t]*)([A-Za-z_][\w.\-/]*):[ \t]*$")
 #: the name a bare number's series is reported under
 _BARE_NAME = "unnamed values"
 _BARE_START = frozenset("0123456789-+. \tnNiI")
@@ -1653,9 +1658,43 @@ class _NameRoles:
         return pwords
 
 
-class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts, _Overflows, _Verdicts, _NanReports,
-                    _Transforms, _EpochRows, _BareValues, _SpeedOnly, _Clocks, _Tracebacks, _Histories, _Boxes,
-                    _Frames):
+class _KeyLines:
+    """A metric's name printed on a line of its own and its value on the next: PHP's ``var_dump``
+    and YAML-style blocks, each pair read as one line."""
+
+    dump_key = None       # (indent, name) of a var_dump key line whose value is on the next line
+    block_key = None      # (indent, line) of a YAML-style key line whose value may be on the next line
+
+    def _block_pair(self, line: str) -> str:
+        """A YAML-style key line (``_BLOCK_KEY``) is held (``""``: nothing to read yet); a bare number
+        indented deeper on the next line is read with it as ``key: value``; any other line is itself,
+        read after the held key line as that line was."""
+        held, self.block_key = self.block_key, None
+        if held is not None:
+            if line and len(line) - len(line.lstrip()) > len(held[0]) and _BARE_NUMBER.fullmatch(line):
+                return f"{held[1]} {line.strip()}"
+            self._feed_line(held[1])
+        m = _BLOCK_KEY.match(line) if line else None
+        if m is not None:
+            self.block_key = (m.group(1), line)
+            return ""
+        return line
+
+    def _dump_pair(self, line: str) -> str | None:
+        """A ``var_dump`` key line is held (None: nothing to read yet); the typed value line after it is
+        read as the pair (``  'name' => value,``); any other line is itself."""
+        held, self.dump_key = self.dump_key, None
+        m = _DUMP_KEY.match(line)
+        if m is not None:
+            self.dump_key = (m.group(1), m.group(2))
+            return None
+        v = _DUMP_VALUE.match(line) if held is not None else None
+        return line if v is None else f"{held[0]}'{held[1]}' => {v.group(1)},"
+
+
+class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts, _Overflows, _Verdicts,
+                    _NanReports, _Transforms, _EpochRows, _BareValues, _SpeedOnly, _Clocks, _Tracebacks, _Histories,
+                    _Boxes, _Frames):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
     #: the names in the text's head that name an agent's reward on their own (:func:`_read_head`)
@@ -1710,7 +1749,6 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts,
         self.epoch_steps = _EpochSteps()
         self.last_step = None
         self.pending_step = None   # (step, line) of the last step printed without metrics
-        self.dump_key = None       # (indent, name) of a var_dump key line whose value is on the next line
         self.step_round = False    # the step of the record being read is a bracketed round (``[8]``)
         self.steps_named = False   # a training record's step was named (``iter 960``), not a round
         # data-loading time against step time, summed over the lines that print both
@@ -1776,12 +1814,18 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts,
 
     def _feed(self, raw: str) -> None:
         line = self._plain(raw)
+        if self.block_key is not None or line.endswith(":"):
+            line = self._block_pair(line)
         if not line:
             return
         if self.dump_key is not None or line.endswith("=>"):
             line = self._dump_pair(line)
             if line is None:
                 return
+        self._feed_line(line)
+
+    def _feed_line(self, line: str) -> None:
+        """Read one plain, non-empty line (see :meth:`_feed`)."""
         if "%|" in line and line.count("%|") > 1 and self._redrawn(line):
             return
         # tracebacks
@@ -1817,17 +1861,6 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts,
         self._parse(line, key)
         if self.metric_lines != records and "cale" in line:
             self._scale_column_line(line)   # a record's loss-scale column (never a config dump's)
-
-    def _dump_pair(self, line: str) -> str | None:
-        """A ``var_dump`` key line is held (None: nothing to read yet); the typed value line after it is
-        read as the pair (``  'name' => value,``); any other line is itself."""
-        held, self.dump_key = self.dump_key, None
-        m = _DUMP_KEY.match(line)
-        if m is not None:
-            self.dump_key = (m.group(1), m.group(2))
-            return None
-        v = _DUMP_VALUE.match(line) if held is not None else None
-        return line if v is None else f"{held[0]}'{held[1]}' => {v.group(1)},"
 
     def _latin_line(self, line: str, key: bytes) -> tuple:
         """``line`` and its shape, with metric and axis words of another Latin-script language in

@@ -140,6 +140,8 @@ _SPOKEN_TIME_UNITS = frozenset(_TIME_UNITS - {"s", "h"})
 #: the name of a time a step or its data loading took (``iter_time: 8.7s``, ``data_time 0.4 s``): its
 #: value, printed with a time unit, is the timing the reader wants (see ``console._timing_role``)
 _TIMED_NAME = re.compile(r"(?:^|[_ ])(?:time|data)$", re.IGNORECASE)
+#: the words at the end of a name read together for a timing (``data wait 32.2s``: a wait, of the data)
+_TIMED_PHRASE_WORDS = 2
 #: the roles of a name that the timing rules read (``console._timing_role``)
 _TIME_WAIT_ROLES = ("data_wait", "step_wait")
 
@@ -1321,6 +1323,12 @@ class LineParser(_HeaderTables):
             return i + _PAREN_WORD_TOKENS
         return 0
 
+    def _names_timing(self, phrase: list) -> bool:
+        """Whether a name's last word (``iter_time``, ``reader_cost``) or its last words (``data wait``)
+        name a step's time or its data wait."""
+        return bool(_TIMED_NAME.search(phrase[-1])) or self._timing_named(phrase[-1]) \
+            or self._timing_named(" ".join(phrase[-_TIMED_PHRASE_WORDS:]))
+
     def _timing_named(self, name: str) -> bool:
         """Whether ``name`` names a step's time or its data wait (``console._timing_role``: PaddlePaddle's
         ``batch_cost``, ``reader_cost``), so that its value in seconds is that timing, not a duration."""
@@ -1355,8 +1363,7 @@ class LineParser(_HeaderTables):
                 phrase = _named_by_field(toks, i, phrase)
                 if i + 1 < n and toks[i + 1][0] == "name" and toks[i + 1][1].lower() in _TIME_UNITS:
                     if kind == "num" and toks[i + 1][1].lower() in ("s", "sec", "secs") \
-                            and (_TIMED_NAME.search(phrase[-1]) or self._timing_named(phrase[-1])
-                                 or self._timing_named(" ".join(phrase[-2:]))):
+                            and self._names_timing(phrase):
                         # "iter_time: 8.711s, data_time: 8.409s", "reader_cost: 5.34 s", "data wait 32.2s": a
                         # step's timing, in seconds
                         out.append((" ".join((group + phrase)[-_PHRASE_WORDS:]), kind, pos, end, phrase_pos))
