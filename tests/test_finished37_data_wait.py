@@ -9,6 +9,7 @@ other durations, a total shorter than the wait). Torch-free.
 import math
 
 from conftest import diagnose_log_report, report_symptom
+from traindx.probes.readers.console import read_console_text
 
 
 def _facts(rep):
@@ -46,9 +47,12 @@ def test_a_total_after_in_or_of_counts_too(tmp_path):
     lines = []
     for e in range(1, 6):
         tr, va = _losses(e)
-        lines += [f"epoch {e}: loss={tr:.4f} val_loss={va:.4f}", f"  data wait 4{e}.0s of 6{e}.0s"]
+        lines += [f"fetched 120 batches, data wait 4{e}.0s of 6{e}.0s", f"epoch {e}: loss={tr:.4f} val_loss={va:.4f}"]
     rep, _ = diagnose_log_report(tmp_path, "\n".join(lines))
     assert _facts(rep)["data_time_fraction"] > 0.6
+    # the timing line before each epoch's line is no record of its own: the curves stay by epoch
+    log = read_console_text("\n".join(lines))
+    assert [x for x, _y in log.series["loss"].head] == [1.0, 2.0, 3.0, 4.0, 5.0]
 
 
 def test_a_time_still_to_go_or_two_durations_are_no_total(tmp_path):

@@ -136,6 +136,8 @@ _TOP1 = re.compile(r"(?<![A-Za-z0-9])(?:top|prec|precision|acc|accuracy)[-@_ ]?1
 
 
 _TIME_ROLES = ("data_wait", "step_wait", "step_time")
+#: the two roles of a line that prints a data wait beside its step's time
+_TIME_WAIT_PAIR = frozenset(("data_wait", "step_wait"))
 
 
 def _timing_role(words: list, vocab) -> str | None:
@@ -1961,7 +1963,13 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
     def _record_values(self, vals, rs, split, counter, counter_total, step, progress, style, is_eval,
                        plan) -> None:
         """One record: ``vals[k]`` is the value of the metric with role ``rs[k]``; ``plan`` (when
-        read by one) keeps the metrics' candidates."""
+        read by one) keeps the metrics' candidates. A line that prints a data wait beside its step's
+        time and nothing else (``data wait 17.6s of 28.5s`` under an epoch's line) is timing, not a
+        record: it moves no axis."""
+        if len(rs) == len(_TIME_WAIT_PAIR) and set(r[0] for r in rs) == _TIME_WAIT_PAIR:
+            timing = _timing_pair(rs)
+            self._timing(vals[timing[0]], vals[timing[1]])
+            return
         self.metric_lines += 1
         self.last_rs = rs
         step = self._round_step(step)
