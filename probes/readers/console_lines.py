@@ -433,9 +433,10 @@ def _duration(text: str, duration_words: frozenset):
 
 def _total_time(text: str, metrics: list, remaining_words: frozenset):
     """The time a record took in all, as a step time beside the data wait the line names, when the
-    line prints that wait with a unit of time and exactly one other duration of the same unit, with
-    no name of its own and at least as long (``(60.5s, data 38.6s)``, ``done in 61.4s (data wait
-    32.2s)``, ``data wait 17.6s of 28.5s``): the wait is a share of it. None when a step time is
+    line prints that wait with a unit of time and exactly one other duration of the same unit, that
+    no metric of the line holds and at least as long (``(60.5s, data 38.6s)``, ``done in 61.4s (data
+    wait 32.2s)``, ``data wait 17.6s of 28.5s``, a progress bar's ``Data: 0.0002s | Batch: 0.276s``):
+    the wait is a share of it. None when a step time is
     named, when the line prints no such wait or several other durations, or when the other is a time
     still to go (``console.remaining_time_words``: ``eta 41s``)."""
     waits = [span for r, _k, span in metrics if r[0] == "data_wait"]
