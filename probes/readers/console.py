@@ -137,6 +137,8 @@ _TOP1 = re.compile(r"(?<![A-Za-z0-9])(?:top|prec|precision|acc|accuracy)[-@_ ]?1
 
 
 _TIME_ROLES = ("data_wait", "step_wait", "step_time")
+#: the two roles of a line that prints a data wait beside its step's time
+_TIME_WAIT_PAIR = frozenset(("data_wait", "step_wait"))
 
 
 def _timing_role(words: list, vocab) -> str | None:
@@ -164,6 +166,11 @@ _BARE_NUMBER = re.compile(r"\s*[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|
 #: ``12: 0.53``, ``3, 0.61``): a value printed one per line after its index, which is its step
 _INDEXED_NUMBER = re.compile(r"\s*(\d+)\s*[,:]?\s+([-+]?(?:(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+"
                              r"|nan|inf))\s*", re.IGNORECASE)
+#: a YAML-style block (Salt's and Ansible's state output, a dumped dict) prints a key alone on its line
+#: (``    train_loss:``) and its value alone on the next, indented deeper (``        9.81435``): the two are
+#: read as one ``train_loss: 9.81435`` line. One identifier only: a heading of words (``Changes:``
+#: aside, ``Traceback (most recent call last):``) is no key of a value below it
+_BLOCK_KEY = re.compile(r"^([ \t]*)([A-Za-z_][\w.\-/]*):[ \t]*$")
 #: the name a bare number's series is reported under
 _BARE_NAME = "unnamed values"
 _BARE_START = frozenset("0123456789-+. \tnNiI")
@@ -1655,9 +1662,46 @@ class _NameRoles:
         return pwords
 
 
-class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts, _Overflows, _Verdicts, _NanReports,
-                    _Transforms, _EpochRows, _BareValues, _SpeedOnly, _Clocks, _Tracebacks, _Histories, _Boxes,
-                    _Frames, _NamedAbove):
+class _KeyLines:
+    """A metric's name printed on a line of its own and its value on the next, in a YAML-style block:
+    the pair read as one line (PHP's ``var_dump`` pairs: console_above._NamedAbove)."""
+
+    block_key = None      # (indent, line) of a YAML-style key line whose value may be on the next line
+
+    def _feed(self, raw: str) -> None:
+        """One raw line: made plain, paired with the line above where a name stands apart from its value
+        (a YAML-style key, a held number under its name, a var_dump key), then read (``_feed_line``)."""
+        line = self._plain(raw)
+        if self.block_key is not None or line.endswith(":"):
+            line = self._block_pair(line)
+        if not line:
+            return
+        self._release_held(line)   # a number held under its name (console_above._NamedAbove)
+        if self.dump_key is not None or line.endswith("=>"):
+            line = self._dump_pair(line)
+            if line is None:
+                return
+        self._feed_line(line)
+
+    def _block_pair(self, line: str) -> str:
+        """A YAML-style key line (``_BLOCK_KEY``) is held (``""``: nothing to read yet); a bare number
+        indented deeper on the next line is read with it as ``key: value``; any other line is itself,
+        read after the held key line as that line was."""
+        held, self.block_key = self.block_key, None
+        if held is not None:
+            if line and len(line) - len(line.lstrip()) > len(held[0]) and _BARE_NUMBER.fullmatch(line):
+                return f"{held[1]} {line.strip()}"
+            self._feed_line(held[1])
+        m = _BLOCK_KEY.match(line) if line else None
+        if m is not None:
+            self.block_key = (m.group(1), line)
+            return ""
+        return line
+
+
+class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts, _Overflows, _Verdicts,
+                    _NanReports, _Transforms, _EpochRows, _BareValues, _SpeedOnly, _Clocks, _Tracebacks, _Histories,
+                    _Boxes, _Frames, _NamedAbove):
     """Feed lines with :meth:`feed`, then :meth:`finish` for the :class:`ConsoleLog`."""
 
     #: the names in the text's head that name an agent's reward on their own (:func:`_read_head`)
@@ -1712,7 +1756,6 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts,
         self.epoch_steps = _EpochSteps()
         self.last_step = None
         self.pending_step = None   # (step, line) of the last step printed without metrics
-        self.dump_key = None       # (indent, name) of a var_dump key line whose value is on the next line
         self.step_round = False    # the step of the record being read is a bracketed round (``[8]``)
         self.steps_named = False   # a training record's step was named (``iter 960``), not a round
         # data-loading time against step time, summed over the lines that print both
@@ -1776,15 +1819,8 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts,
             line = _QUOTED.sub("", line, 1).rstrip("*")
         return line if line.strip() else ""
 
-    def _feed(self, raw: str) -> None:
-        line = self._plain(raw)
-        if not line:
-            return
-        self._release_held(line)   # a number held under its name (console_above._NamedAbove)
-        if self.dump_key is not None or line.endswith("=>"):
-            line = self._dump_pair(line)
-            if line is None:
-                return
+    def _feed_line(self, line: str) -> None:
+        """Read one plain, non-empty line (see :meth:`_feed`)."""
         if "%|" in line and line.count("%|") > 1 and self._redrawn(line):
             return
         # tracebacks
@@ -1921,7 +1957,13 @@ class ConsoleReader(LineParser, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts,
     def _record_values(self, vals, rs, split, counter, counter_total, step, progress, style, is_eval,
                        plan) -> None:
         """One record: ``vals[k]`` is the value of the metric with role ``rs[k]``; ``plan`` (when
-        read by one) keeps the metrics' candidates."""
+        read by one) keeps the metrics' candidates. A line that prints a data wait beside its step's
+        time and nothing else (``data wait 17.6s of 28.5s`` under an epoch's line) is timing, not a
+        record: it moves no axis."""
+        if len(rs) == len(_TIME_WAIT_PAIR) and set(r[0] for r in rs) == _TIME_WAIT_PAIR:
+            timing = _timing_pair(rs)
+            self._timing(vals[timing[0]], vals[timing[1]])
+            return
         self.metric_lines += 1
         self.last_rs = rs
         step = self._round_step(step)

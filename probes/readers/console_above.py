@@ -36,6 +36,7 @@ class _NamedAbove:
 
     named_above = None   # (line number, name) of the last line without numbers that ends with ':'
     held_value = None    # (line number, name, number) held until the next line says what it is
+    dump_key = None      # (indent, name) of a var_dump key line whose value is on the next line
 
     def _name_above(self, line: str) -> None:
         """Remember ``line`` (a line without numbers) as the name of a value on the next line (and as a

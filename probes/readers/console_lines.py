@@ -143,6 +143,8 @@ _SPOKEN_TIME_UNITS = frozenset(_TIME_UNITS - {"s", "h"})
 #: the name of a time a step or its data loading took (``iter_time: 8.7s``, ``data_time 0.4 s``): its
 #: value, printed with a time unit, is the timing the reader wants (see ``console._timing_role``)
 _TIMED_NAME = re.compile(r"(?:^|[_ ])(?:time|data)$", re.IGNORECASE)
+#: the words at the end of a name read together for a timing (``data wait 32.2s``: a wait, of the data)
+_TIMED_PHRASE_WORDS = 2
 #: the roles of a name that the timing rules read (``console._timing_role``)
 _TIME_WAIT_ROLES = ("data_wait", "step_wait")
 
@@ -430,6 +432,36 @@ def _duration(text: str, duration_words: frozenset):
         if m.group("ms") or any(w.lower() in duration_words for w in _WORD.findall(text[:m.start()])):
             return ("step_time", 0, "s", None), "ms" if m.group("ms") else "num", m.span("v")
     return None
+
+
+def _total_time(text: str, metrics: list, remaining_words: frozenset):
+    """The time a record took in all, as a step time beside the data wait the line names, when the
+    line prints that wait with a unit of time and exactly one other duration of the same unit, that
+    no metric of the line holds and at least as long (``(60.5s, data 38.6s)``, ``done in 61.4s (data
+    wait 32.2s)``, ``data wait 17.6s of 28.5s``, a progress bar's ``Data: 0.0002s | Batch: 0.276s``):
+    the wait is a share of it. None when a step time is
+    named, when the line prints no such wait or several other durations, or when the other is a time
+    still to go (``console.remaining_time_words``: ``eta 41s``)."""
+    waits = [span for r, _k, span in metrics if r[0] == "data_wait"]
+    if len(waits) != 1 or any(r[0] == "step_wait" for r, _k, _s in metrics):
+        return None
+    a, b = waits[0]
+    own = _DURATION.match(text, a)
+    if own is None or own.end("v") != b:
+        return None
+    others = [m for m in _DURATION.finditer(text) if m.start() != a and not _CLOCK_PART.search(text, 0, m.start())]
+    if len(others) != 1:
+        return None
+    m = others[0]
+    if bool(m.group("ms")) != bool(own.group("ms")) or float(m.group("v")) < float(own.group("v")):
+        return None
+    before = text[max((e for _r, _k, (_a, e) in metrics if e <= m.start()), default=0):m.start()]
+    after = text[m.end():].split(None, 1)[:1]
+    if remaining_words.intersection(w.lower() for w in _WORD.findall(before)[-1:] + after):
+        return None
+    if any(sa < m.end("v") and m.start() < sb for _r, _k, (sa, sb) in metrics):
+        return None   # a value the line already names
+    return ("step_wait", 0, "total", None), "num", m.span("v")
 
 
 def _sum_total(line: str, pairs: list, rel_tol: float, max_parts: int) -> int | None:
@@ -1259,6 +1291,9 @@ class LineParser(_HeaderTables):
                     phrase, kind, a, b, _pos = pairs[k]
                     metrics.append((("loss", self.words.part_rank, phrase, None), kind, (a, b)))
             return
+        total = _total_time(text, metrics, self.words.remaining_time)
+        if total is not None:
+            metrics.append(total)
         if split not in ("val", "test") and not all(r[0] in ("val_loss", "val_accuracy") for r, _, _ in metrics):
             speed = _speed(text)
             if speed is not None:
@@ -1298,6 +1333,12 @@ class LineParser(_HeaderTables):
             return i + _PAREN_WORD_TOKENS
         return 0
 
+    def _names_timing(self, phrase: list) -> bool:
+        """Whether a name's last word (``iter_time``, ``reader_cost``) or its last words (``data wait``)
+        name a step's time or its data wait."""
+        return bool(_TIMED_NAME.search(phrase[-1])) or self._timing_named(phrase[-1]) \
+            or self._timing_named(" ".join(phrase[-_TIMED_PHRASE_WORDS:]))
+
     def _timing_named(self, name: str) -> bool:
         """Whether ``name`` names a step's time or its data wait (``console._timing_role``: PaddlePaddle's
         ``batch_cost``, ``reader_cost``), so that its value in seconds is that timing, not a duration."""
@@ -1332,8 +1373,9 @@ class LineParser(_HeaderTables):
                 phrase = _named_by_field(toks, i, phrase)
                 if i + 1 < n and toks[i + 1][0] == "name" and toks[i + 1][1].lower() in _TIME_UNITS:
                     if kind == "num" and toks[i + 1][1].lower() in ("s", "sec", "secs") \
-                            and (_TIMED_NAME.search(phrase[-1]) or self._timing_named(phrase[-1])):
-                        # "iter_time: 8.711s, data_time: 8.409s", "reader_cost: 5.34 s": a step's timing, in seconds
+                            and self._names_timing(phrase):
+                        # "iter_time: 8.711s, data_time: 8.409s", "reader_cost: 5.34 s", "data wait 32.2s": a
+                        # step's timing, in seconds
                         out.append((" ".join((group + phrase)[-_PHRASE_WORDS:]), kind, pos, end, phrase_pos))
                         used.add(i)
                     phrase = []       # "cost 14.01 s": a duration

@@ -54,7 +54,7 @@ AUX_TABLES = ("console.log_likelihood_names", "console.log_likelihood_units", "c
               "console.error_kinds", "console.loss_sum_words", "console.class_error_names",
               "console.loss_part_names", "console.summed_total_rank", "console.stand_in_rank",
               "console.part_rank", "console.split_alone_rank", "console.objective_word_rank",
-              "console.last_resort_rank", "console.qualified_rank")
+              "console.last_resort_rank", "console.qualified_rank", "console.remaining_time_words")
 
 #: a lower-case letter followed by an upper-case one: a word boundary of a camelCase name
 CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -147,6 +147,7 @@ class LogWords:
         self.rl_heads = {head: frozenset(ws) for head, ws in p["logs.rl_actor_critic_heads"].items()}
         self.time_cost = frozenset(p["console.time_cost_words"])
         self.duration = frozenset(str(w).lower() for w in p["console.duration_words"])
+        self.remaining_time = frozenset(str(w).lower() for w in p["console.remaining_time_words"])
         self.summary = frozenset(p["console.summary_words"])
         self.half_chance_scores = frozenset(str(w).lower() for w in p["console.half_chance_score_names"])
         self.quality_scores = {str(w).lower(): i for i, w in enumerate(p["console.quality_score_names"])}
