@@ -161,16 +161,11 @@ def make_config_patch(config: str, key: str, facts: Mapping[str, tuple], cause: 
     for a nested key) moved as in the script. ``facts`` as for :func:`make_patch`, the config's own
     reading of the value among them. Returns ``{"file", "diff", "cause", "changes"}`` or None when no
     edit applies or the line does not read as expected."""
-    from traindx.probes.readers.config import load_config
     edits = [e for e in patch_edits(kb if kb is not None else _core_kb(), cause) if e.get("edit") in _CONFIG_EDITS]
-    if not edits:
+    read = _read_config(config) if edits else None
+    if read is None:
         return None
-    try:
-        cfg = load_config(config)
-        with open(config, encoding="utf-8") as fh:
-            text = fh.read()
-    except (OSError, UnicodeDecodeError, InputError):
-        return None
+    cfg, text = read
     for e in edits:
         move, fmt, what = _CONFIG_EDITS[e["edit"]]
         moved = move(facts, e.get("fact", ""), _settings(e, kb))
@@ -193,6 +188,17 @@ def make_config_patch(config: str, key: str, facts: Mapping[str, tuple], cause: 
     return None
 
 
+def _read_config(config: str):
+    """(the parsed config, its text), or None where it cannot be read (no patch is guessed then)."""
+    from traindx.probes.readers.config import load_config
+    try:
+        cfg = load_config(config)
+        with open(config, encoding="utf-8") as fh:
+            return cfg, fh.read()
+    except (OSError, UnicodeDecodeError, InputError):
+        return None
+
+
 def _config_number_at(cfg, lines: list[str], key: str, value: float):
     """(line, match of the number) where ``key`` (``optim.lr`` for a nested one) holds ``value`` in a
     config file's ``lines``; None where no line reads so, or several do and the file records none."""
@@ -208,13 +214,10 @@ def _config_number_at(cfg, lines: list[str], key: str, value: float):
 def _config_moves_patch(config: str, moves: list, cause: str, display: str | None) -> dict | None:
     """The script's edit made in the config file it reads the numbers from: every (key, move, what) of
     ``moves`` found as a number in ``config``, or no patch. None where nothing would change."""
-    from traindx.probes.readers.config import load_config
-    try:
-        cfg = load_config(config)
-        with open(config, encoding="utf-8") as fh:
-            text = fh.read()
-    except (OSError, UnicodeDecodeError, InputError):
+    read = _read_config(config)
+    if read is None:
         return None
+    cfg, text = read
     lines, changes = text.splitlines(keepends=True), []
     for key, move, what in moves:
         old = functools.reduce(lambda d, k: d.get(k) if isinstance(d, dict) else None, key.split("."), cfg.data)

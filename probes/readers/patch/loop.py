@@ -176,10 +176,8 @@ def _step_per_epoch(src: _Src, facts, fact, opts) -> bool:
         return _step_out_of_a_batch_helper(src, st, call, loop)
     if not isinstance(loop, (ast.For, ast.While)) or st not in loop.body or loop.orelse:
         return False
-    outer = parents.get(loop)
-    while outer is not None and not isinstance(outer, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef)):
-        outer = parents.get(outer)
-    if outer is None or (not isinstance(outer, (ast.For, ast.While)) and not _called_in_a_loop(src, outer)):
+    outer = _runs_again(src, loop, parents)
+    if outer is None:
         return False
     moved = _reindented(src, st, _indent(src.line(loop.lineno)))
     if moved is None:
@@ -196,6 +194,17 @@ def _step_per_epoch(src: _Src, facts, fact, opts) -> bool:
                      f"line {st.lineno}: {name}.step() moved out of the batch loop (line {loop.lineno}) to after "
                      f"it, so the schedule advances once per epoch")
     return True
+
+
+def _runs_again(src: _Src, loop, parents: dict):
+    """What runs the batch ``loop`` again: the loop around it (an epoch loop), or the function it is in
+    where that function is called in a loop; None where nothing does (the loop runs once)."""
+    outer = parents.get(loop)
+    while outer is not None and not isinstance(outer, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef)):
+        outer = parents.get(outer)
+    if outer is None or (not isinstance(outer, (ast.For, ast.While)) and not _called_in_a_loop(src, outer)):
+        return None
+    return outer
 
 
 def _step_out_of_a_batch_helper(src: _Src, st: ast.stmt, call: ast.Call, fn) -> bool:
@@ -216,10 +225,8 @@ def _step_out_of_a_batch_helper(src: _Src, st: ast.stmt, call: ast.Call, fn) -> 
         loop = parents.get(loop)
     if not isinstance(loop, (ast.For, ast.While)) or loop.orelse:
         return False
-    outer = parents.get(loop)
-    while outer is not None and not isinstance(outer, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef)):
-        outer = parents.get(outer)
-    if outer is None or (not isinstance(outer, (ast.For, ast.While)) and not _called_in_a_loop(src, outer)):
+    outer = _runs_again(src, loop, parents)
+    if outer is None:
         return False
     if isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)) and _binds(outer, name.id):
         return False
