@@ -577,11 +577,9 @@ def _beyond_probe(session: Session, finding: Finding) -> Fact | None:
     penalty written into the loss is weight decay the optimizer's own ``weight_decay``, which the probe
     reads, does not show) outranks a smaller probe reading of the same fact, whichever comes first.
     Returns the fact kept, or None where the usual ranking of sources applies."""
-    old, name = session.base.get(finding.fact), finding.fact
-    kind = finding.source.split(":", 1)[0]
-    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (getattr(old, "value", None),
-                                                                                   finding.value))
-    if old is None or not numbers:
+    old, name, kind = session.base.get(finding.fact), finding.fact, finding.kind
+    if old is None or not all(isinstance(v, int | float) and not isinstance(v, bool)
+                              for v in (old.value, finding.value)):
         return None
     if kind == "probe" and old.kind != "probe" and finding.value < old.value \
             and session.measurements.get(name, {}).get("beyond_probe"):
