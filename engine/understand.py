@@ -1906,6 +1906,14 @@ class _Examples:
                     c[k] = c.get(k, 0.0) + x
         self.groups = {key: _unit(c) for key, c in sums.items()}
         self.script_groups = [_unit(c) for c in by_script.values()]
+        # each feature's weights in every group (file centroids first, then the writing systems'): a
+        # text's similarity to all of them is one pass over its own features, not one per group
+        self._cols = list(self.groups.values()) + self.script_groups
+        self._postings: dict = {}
+        for i, c in enumerate(self._cols):
+            for k, x in c.items():
+                self._postings.setdefault(k, []).append((i, x))
+        self._last: tuple = (None, None)
         self.centroids = {}
         for (sym, _o), c in self.groups.items():         # the pooled centroid (for the telling words)
             pooled = self.centroids.setdefault(sym, {})
@@ -1923,11 +1931,24 @@ class _Examples:
             v[k] = (1.0 + math.log(c)) * idf * (self.char_weight if k[0] == "c" else 1.0)
         return _unit(v)
 
+    def _dots(self, text: str) -> list:
+        """The text's cosine similarity to every group's centroid (``_cols`` order), adding the
+        products in the text's feature order as a per-group sum would; the last text's is kept, since
+        ``similarities`` and ``resemblance`` are asked about the same text in turn."""
+        last = self._last                     # one read: another thread may replace it meanwhile
+        if last[0] == text:
+            return last[1]
+        dots = [0.0] * len(self._cols)
+        for k, w in self._vector(_features(text, self.stop)).items():
+            for i, x in self._postings.get(k, ()):
+                dots[i] += w * x
+        self._last = (text, dots)
+        return dots
+
     def similarities(self, text: str) -> dict:
-        v = self._vector(_features(text, self.stop))
+        dots = self._dots(text)
         out: dict = {}
-        for (sym, _o), c in self.groups.items():      # a symptom is as close as its closest file's centroid
-            x = sum(w * c.get(k, 0.0) for k, w in v.items())
+        for ((sym, _o), _c), x in zip(self.groups.items(), dots):  # as close as its closest file's centroid
             if x > out.get(sym, -1.0):
                 out[sym] = x
         return out
@@ -1935,8 +1956,7 @@ class _Examples:
     def resemblance(self, text: str) -> float:
         """How close the text comes to the examples written in any one writing system: a Chinese
         complaint is compared with the Chinese examples, not with centroids the English ones dominate."""
-        v = self._vector(_features(text, self.stop))
-        return max((sum(w * c.get(k, 0.0) for k, w in v.items()) for c in self.script_groups), default=0.0)
+        return max(self._dots(text)[len(self.groups):], default=0.0)
 
     def posteriors(self, text: str, sims: dict | None = None) -> dict:
         sims = self.similarities(text) if sims is None else sims

@@ -118,3 +118,19 @@ def test_a_pack_that_adds_no_examples_shares_the_cores_classifier_and_one_that_d
     text = "zorblax froze after the quagmire"
     assert own.similarities(text)["plateau"] > core.similarities(text).get("plateau", 0.0)
     assert load_kb([], entry_point_packs=False).language.model is core
+
+
+def test_the_classifiers_similarities_are_the_cosines_to_each_centroid():
+    # similarities are read through one pass over the text's features: they must equal the plain
+    # cosine with every file's centroid (the closest per symptom) and with each writing system's
+    model = load_kb([], entry_point_packs=False).language.model
+    from traindx.engine.understand import _features
+    for text in ("my loss is flat at 2.3 after ten epochs", "验证集损失一直上升", "loss nan after 300 steps"):
+        v = model._vector(_features(text, model.stop))
+        want: dict = {}
+        for (sym, _origin), c in model.groups.items():
+            want[sym] = max(want.get(sym, -1.0), sum(w * c.get(k, 0.0) for k, w in v.items()))
+        got = model.similarities(text)
+        assert got.keys() == want.keys() and all(abs(got[s] - want[s]) < 1e-12 for s in want)
+        best = max(sum(w * c.get(k, 0.0) for k, w in v.items()) for c in model.script_groups)
+        assert abs(model.resemblance(text) - best) < 1e-12

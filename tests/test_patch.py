@@ -272,7 +272,28 @@ sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.1)
 crit = nn.CrossEntropyLoss()
 """ + LOOP.format(zero="        opt.zero_grad()\n").replace('print(f"LOSS', '    sched.step()\nprint(f"LOSS')
 
+# the squash kept as a module attribute and applied in forward; predict() still wants probabilities
+SOFTMAX_ATTRIBUTE = HEAD + """\
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+        self.softmax = nn.Softmax(dim=1)
+
+    def forward(self, x):
+        return self.softmax(self.body(x))
+
+    def predict(self, x):
+        return self.softmax(self.body(x)).argmax(1)
+
+
+model = Net()
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n")
+
 FIXTURES = {**{c: (c, text) for c, text in SCRIPTS.items()},
+            "softmax_layer_kept_as_an_attribute": ("double_softmax", SOFTMAX_ATTRIBUTE),
             "gradients_never_clipped": ("exploding_gradients", UNCLIPPED),
             "weights_started_at_zero": ("bad_initialization", ZERO_INIT),
             "every_parameter_zeroed_in_a_loop": ("bad_initialization", ALL_ZEROED),
@@ -827,3 +848,14 @@ loss = nn.functional.cross_entropy(model(X), Y)
     # drawn into a name that is no loop variable over the parameters: nothing says it is a matrix, no patch
     script.write_text(text.replace("for name, p in model.named_parameters():", "for name, p in pairs():"))
     assert make_patch(str(script), _reader_facts(script), "bad_initialization") is None
+
+
+def test_a_squash_layer_kept_as_an_attribute_is_dropped_where_forward_applies_it(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(SOFTMAX_ATTRIBUTE)
+    p = make_patch(str(script), _reader_facts(script), "double_softmax")
+    assert p is not None
+    removed = [r for r in p["diff"].splitlines() if r.startswith("-") and not r.startswith("---")]
+    added = [r for r in p["diff"].splitlines() if r.startswith("+") and not r.startswith("+++")]
+    assert removed == ["-        return self.softmax(self.body(x))"]
+    assert added == ["+        return self.body(x)"]       # predict() keeps its probabilities

@@ -51,6 +51,8 @@ def _double_softmax(src: _Src, facts, fact, opts) -> bool:
                 before = text[: node.col_offset]
                 m2 = re.search(r",\s*$", before)
                 if not m2:
+                    if _drop_layer_uses(src, node, name):
+                        return True
                     continue
                 new = before[: m2.start()] + rest
             if not new.strip():
@@ -60,6 +62,40 @@ def _double_softmax(src: _Src, facts, fact, opts) -> bool:
         src.set_line(n, new, f"line {n}: the {name} before the loss removed (the loss applies its own)")
         return True
     return False
+
+
+def _drop_layer_uses(src: _Src, node: ast.Call, name: str) -> bool:
+    """A squash layer kept as an attribute (``self.softmax = nn.Softmax(dim=1)``) and applied in the
+    class's methods (``return self.softmax(x)``): each application in ``forward`` (else in any of the
+    class's methods) replaced by its argument, the layer itself left for whoever wants probabilities."""
+    parents = _parents(src.tree)
+    assign = parents.get(node)
+    if not (isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Attribute)
+            and isinstance(assign.targets[0].value, ast.Name) and assign.targets[0].value.id == "self"):
+        return False
+    attr, cls = assign.targets[0].attr, parents.get(assign)
+    while cls is not None and not isinstance(cls, ast.ClassDef):
+        cls = parents.get(cls)
+    if cls is None:
+        return False
+    uses = [c for c in ast.walk(cls) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+            and c.func.attr == attr and isinstance(c.func.value, ast.Name) and c.func.value.id == "self"
+            and len(c.args) == 1 and not c.keywords and not isinstance(c.args[0], ast.Starred)]
+    in_forward = [c for c in uses if _method_of(parents, c) == "forward"]
+    done = []
+    for use in sorted(in_forward or uses, key=lambda c: (c.lineno, c.col_offset), reverse=True):
+        if _replace_span(src, use, src.segment(use.args[0])):
+            done.append(use.lineno)
+    for n in sorted(set(done)):
+        src.changes.append(f"line {n}: the {name} layer (self.{attr}, line {node.lineno}) no longer applied before the "
+                           "loss (the loss applies its own)")
+    return bool(done)
+
+
+def _method_of(parents: dict, node: ast.AST) -> str | None:
+    while node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        node = parents.get(node)
+    return node.name if node is not None else None
 
 
 #: the calls whose first argument (or ``p=``) is a dropout probability; any call's ``dropout=`` is one too
