@@ -77,6 +77,33 @@ def _model_called_on(src: _Src, n: int) -> str | None:
         if isinstance(c, ast.Call) and c.lineno == n and isinstance(c.func, (ast.Name, ast.Attribute)) and \
                 ast.unparse(c.func) in models:
             return ast.unparse(c.func)
+    passed = _model_passed_in(src, n, models)
+    return passed[0] if passed else None
+
+
+def _model_passed_in(src: _Src, n: int, models: set | None = None) -> tuple[str, str] | None:
+    """The forward on line ``n`` calls a parameter of its function (``def val(net, loader): ... net(xb)``)
+    that the script's calls of the function fill with one of ``models`` (``val(model, val_loader)``): the
+    parameter's name, which is the model inside the function, and the name the call passes."""
+    if models is None:
+        models = {ast.unparse(c.func.value) for c in ast.walk(src.tree) if isinstance(c, ast.Call)
+                  and isinstance(c.func, ast.Attribute) and c.func.attr in ("parameters", "train", "eval")}
+    for fn in ast.walk(src.tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or not fn.lineno <= n <= fn.end_lineno:
+            continue
+        names = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        for c in ast.walk(fn):
+            if not (isinstance(c, ast.Call) and c.lineno == n and isinstance(c.func, ast.Name)
+                    and c.func.id in names):
+                continue
+            i = names.index(c.func.id)
+            for call in ast.walk(src.tree):
+                if not (isinstance(call, ast.Call) and getattr(call.func, "id", None) == fn.name):
+                    continue
+                given = call.args[i] if i < len(call.args) and not isinstance(call.args[i], ast.Starred) else next(
+                    (k.value for k in call.keywords if k.arg == c.func.id), None)
+                if given is not None and ast.unparse(given) in models:
+                    return c.func.id, ast.unparse(given)
     return None
 
 
@@ -141,10 +168,12 @@ def _eval_mode(src: _Src, facts, fact, opts) -> bool:
     src.insert(at, f"{_indent(src.line(at))}{model}.eval()\n",
                f"line {at}: {model}.eval() before the validation (Dropout off, BatchNorm on its running statistics)")
     loop, _ = min(pairs, key=lambda p: (p[0].end_lineno - p[0].lineno))
-    if not _train_mode_restored(loop, anchor, node, model, parents):
+    passed = _model_passed_in(src, n)              # the loop knows the model by the name it passes in
+    outside = passed[1] if passed and passed[0] == model else model
+    if not _train_mode_restored(loop, anchor, node, outside, parents):
         first = loop.body[0].lineno
-        src.insert(first, f"{_indent(src.line(first))}{model}.train()\n",
-                   f"line {first}: {model}.train() at the start of each training step (the validation leaves "
+        src.insert(first, f"{_indent(src.line(first))}{outside}.train()\n",
+                   f"line {first}: {outside}.train() at the start of each training step (the validation leaves "
                    "it in eval mode)")
     return True
 
