@@ -888,3 +888,48 @@ def test_a_squash_layer_kept_as_an_attribute_is_dropped_where_forward_applies_it
     added = [r for r in p["diff"].splitlines() if r.startswith("+") and not r.startswith("+++")]
     assert removed == ["-        return self.softmax(self.body(x))"]
     assert added == ["+        return self.body(x)"]       # predict() keeps its probabilities
+
+
+SLICED_IN_ORDER = HEAD + """\
+order = Y.argsort()
+X, Y = X[order], Y[order]                  # the rows stored class by class
+model = nn.Linear(10, 4)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+pure = 0
+for epoch in range(2):
+    for k in range(0, 512, 32):
+        xb, yb = X[k:k + 32], Y[k:k + 32]
+        pure += int((yb == yb[0]).all())
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(xb), yb).backward()
+        opt.step()
+print(f"PURE {pure}")
+"""
+
+
+def test_batches_sliced_from_data_stored_in_order_are_drawn_in_a_new_order_each_pass(tmp_path, monkeypatch):
+    """No index to permute: the loop slices the arrays themselves. One permutation of all of them goes
+    right before the loop (under a name the script does not use), so the batches mix the classes."""
+    if shutil.which("patch") is None:
+        pytest.skip("patch is not installed")
+    (tmp_path / "train.py").write_text(SLICED_IN_ORDER)
+    monkeypatch.chdir(tmp_path)
+
+    def pure():
+        out = subprocess.run([sys.executable, "train.py"], capture_output=True, text=True, timeout=300,
+                             env={**os.environ, "OMP_NUM_THREADS": "1"})
+        assert out.returncode == 0, out.stderr[-2000:]
+        return int(out.stdout.split("PURE")[1])
+
+    assert pure() > 20                      # most batches hold one class
+    p = make_patch("train.py", _reader_facts("train.py"), "unshuffled_data")
+    assert p is not None
+    added = [x[1:].strip() for x in p["diff"].splitlines() if x.startswith("+") and not x.startswith("+++")]
+    assert added == ["perm = torch.randperm(len(X))", "X, Y = X[perm], Y[perm]"], p["diff"]
+    (tmp_path / "fix.diff").write_text(p["diff"])
+    done = subprocess.run(["patch", "-p0", "-i", "fix.diff"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert pure() == 0
+    listed = tmp_path / "listed.py"            # rows kept in a Python list: no permutation can index it
+    listed.write_text(SLICED_IN_ORDER.replace("X, Y = X[order], Y[order]", "X, Y = [X[i] for i in order], Y[order]"))
+    assert make_patch("listed.py", _reader_facts("listed.py"), "unshuffled_data") is None

@@ -22,7 +22,7 @@ def _shuffle(src: _Src, facts, fact, opts) -> bool:
     for node in calls:      # the script's own batching helper called with shuffle=False
         if any(k.arg == "shuffle" for k in node.keywords):
             return _loader_shuffles(src, node, add=False)
-    return _permute_order(src, n)
+    return _permute_order(src, n) or _permute_sliced(src, n)
 
 
 def _loader_shuffles(src: _Src, call: ast.Call, add: bool = True) -> bool:
@@ -108,6 +108,51 @@ def _permute_order(src: _Src, n: int) -> bool:
         src.set_line(at, text[:a] + _IN_ORDER[key] + text[b:],
                      f"line {at}: the batches drawn in a random order ({_IN_ORDER[key]})")
         return True
+    return False
+
+
+def _permute_sliced(src: _Src, n: int) -> bool:
+    """A loop on line ``n`` that batches by slicing the data itself (``X[k:k + 64], Y[k:k + 64]``) with no
+    index to permute: right before the loop, one random permutation applied to every array it slices, so
+    each pass draws the batches in a new order and every row keeps its label. Only in a script that
+    imports torch (``torch.randperm`` indexes tensors and NumPy arrays alike), and never for data the
+    script builds as a Python list (which a permutation cannot index)."""
+    loop = next((node for node in ast.walk(src.tree) if isinstance(node, (ast.For, ast.While)) and node.lineno == n),
+                None)
+    if loop is None or not src.starts_its_line(loop) or not any(
+            isinstance(node, ast.Import) and any(a.name == "torch" and a.asname is None for a in node.names)
+            for node in src.tree.body):
+        return False
+    names = sorted({node.value.id for node in ast.walk(loop) if isinstance(node, ast.Subscript)
+                    and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Slice)})
+    rebound = {t.id for node in ast.walk(loop) if isinstance(node, (ast.Assign, ast.AugAssign))
+               for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) for t in ast.walk(t)
+               if isinstance(t, ast.Name)}
+    if not names or len(names) > _MAX_SLICED or rebound & set(names) or any(_built_as_list(src, x) for x in names):
+        return False
+    taken = {node.id for node in ast.walk(src.tree) if isinstance(node, ast.Name)}
+    perm = next(x for x in ("perm", "order", "shuffled", "_perm") if x not in taken)
+    indent = _indent(src.line(n))
+    src.insert(n, f"{indent}{perm} = torch.randperm(len({names[0]}))\n"
+                  f"{indent}{', '.join(names)} = {', '.join(f'{x}[{perm}]' for x in names)}\n",
+               f"line {n}: {', '.join(names)} drawn in a new random order before each pass of the batch loop")
+    return True
+
+
+#: arrays one batch loop slices together (inputs, labels, weights, masks...): more is not a data set
+_MAX_SLICED = 4
+
+
+def _built_as_list(src: _Src, name: str) -> bool:
+    """The script assigns ``name`` a Python list somewhere (a literal, a comprehension, ``list(...)``)."""
+    for node in ast.walk(src.tree):
+        if not isinstance(node, ast.Assign):
+            continue
+        for t in node.targets:
+            v = _assigned(t, node.value, name)
+            if isinstance(v, (ast.List, ast.ListComp)) or (
+                    isinstance(v, ast.Call) and getattr(v.func, "id", "") == "list"):
+                return True
     return False
 
 
