@@ -933,3 +933,42 @@ def test_batches_sliced_from_data_stored_in_order_are_drawn_in_a_new_order_each_
     listed = tmp_path / "listed.py"            # rows kept in a Python list: no permutation can index it
     listed.write_text(SLICED_IN_ORDER.replace("X, Y = X[order], Y[order]", "X, Y = [X[i] for i in order], Y[order]"))
     assert make_patch("listed.py", _reader_facts("listed.py"), "unshuffled_data") is None
+
+
+SWAPPED_AFTER = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+with torch.no_grad():
+    model[2] = nn.Linear(32, 4)          # a new head, swapped in after the optimizer took the old one
+head = model[2].weight.clone()
+crit = nn.CrossEntropyLoss()
+""" + LOOP.format(zero="        opt.zero_grad()\n") + """\
+print("HEAD MOVED", not torch.equal(head, model[2].weight))
+"""
+
+
+def test_a_layer_swapped_into_the_model_after_the_optimizer_gets_the_optimizer_built_again(tmp_path, monkeypatch):
+    """``model[2] = nn.Linear(...)`` after the optimizer was built: the code reader names the swap, and the
+    patch builds the optimizer again after it, so the new layer trains."""
+    if shutil.which("patch") is None:
+        pytest.skip("patch is not installed")
+    (tmp_path / "train.py").write_text(SWAPPED_AFTER)
+    monkeypatch.chdir(tmp_path)
+    facts = _reader_facts("train.py")
+    assert any("model[2] replaced at line 9" in str(x) for x in facts["params_not_in_optimizer"][0]), facts
+
+    def moved():
+        out = subprocess.run([sys.executable, "train.py"], capture_output=True, text=True, timeout=300,
+                             env={**os.environ, "OMP_NUM_THREADS": "1"})
+        assert out.returncode == 0, out.stderr[-2000:]
+        return out.stdout.split("HEAD MOVED")[1].strip()
+
+    assert moved() == "False"
+    p = make_patch("train.py", facts, "params_not_in_optimizer")
+    assert p is not None
+    added = [x[1:] for x in p["diff"].splitlines() if x.startswith("+") and not x.startswith("+++")]
+    assert added == ["    opt = torch.optim.SGD(model.parameters(), lr=0.05)"], p["diff"]
+    (tmp_path / "fix.diff").write_text(p["diff"])
+    done = subprocess.run(["patch", "-p0", "-i", "fix.diff"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert moved() == "True"

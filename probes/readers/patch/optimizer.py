@@ -184,7 +184,14 @@ def _optimizer_for_trained_model(src: _Src, facts, fact, opts) -> bool:
             continue
         if _rebuild_after(src, built, made):
             return True
-    return False
+    # layers of the model swapped after the optimizer took its parameters (a new head, a pruned layer):
+    # the optimizer built again after the last swap, over the model as it now is
+    swaps = [(int(m.group(1)), int(m.group(2))) for m in (_REPLACED.search(str(v)) for v in f[0]) if m]
+    built = {b for _, b in swaps}
+    return len(built) == 1 and _rebuild_after(src, built.pop(), max(line for line, _ in swaps))
+
+
+_REPLACED = re.compile(r" replaced at line (\d+), after the optimizer was built at line (\d+)$")
 
 
 def _given_trained_instance(src: _Src, var: str, built: int) -> bool:

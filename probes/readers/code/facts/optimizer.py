@@ -131,7 +131,7 @@ class OptimizerFacts:
                 if seq > o0.seq and isinstance(val, ModuleVal) \
                         and self.module_has_params(val):
                     who = sm.var or sm.path or sm.qual
-                    gaps.append((f"{who}.{attr} replaced at line {line}, after the "
+                    gaps.append((f"{who}{'' if attr.startswith('[') else '.'}{attr} replaced at line {line}, after the "
                                  f"optimizer was built at line {o0.line}", line))
         return gaps
 

@@ -282,6 +282,11 @@ class Statements:
         elif isinstance(target, ast.Subscript):
             base = self.eval_expr(target.value, env)
             key = self.eval_expr(target.slice, env)
+            if isinstance(base, ModuleVal) and isinstance(v, ModuleVal):
+                # `model.features[i] = new_conv`: a layer of a Sequential/ModuleList/ModuleDict swapped,
+                # as an attribute assignment swaps one (an optimizer built before holds the old one)
+                self.seq += 1
+                base.attr_events.append((self.seq, getattr(stmt, "lineno", 0), f"[{snippet(target.slice, 30)}]", v))
             if isinstance(base, TensorVal) and base.scale is not None:   # x[:, j] = ...: part rewritten
                 new = v.scale if isinstance(v, TensorVal) else number(v)
                 base.scale = max(base.scale, abs(new)) if new is not None else None
