@@ -432,7 +432,9 @@ def _predicted_symptom(session: Session, cause: str, evidence=()) -> str:
     # which symptoms a loss-curve shape is compatible with, best first: report.curve_symptoms.<trend>;
     # swings that grow over the run come first (report.curve_symptoms.swings_growing)
     shapes = [f"report.curve_symptoms.{trend}"] if isinstance(trend, str) else []
-    if trend == "decreasing" and session.value("loss_pace") == "normal":
+    # a normal pace predicts the floor a cap stops at, unless the validation loss is still falling
+    # too: a run improving on held-out data at its end has reached no floor yet
+    if trend == "decreasing" and session.value("loss_pace") == "normal" and val != "falling":
         shapes.insert(0, "report.curve_symptoms.decreasing_normal_pace")
     if session.value("oscillation_trend") == "growing":
         shapes.insert(0, "report.curve_symptoms.swings_growing")

@@ -10,6 +10,7 @@ import re
 from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, format_number, snippet
 from ..torch_api.modules import sigmoid_input
 from ..values import ModuleVal
+from .added_tables import added_table
 from .common import _callee, module_subtree
 from .drawn_weights import drawn_weight_stack
 from .flatten import feature_map_detail, feature_map_into_linear
@@ -540,14 +541,15 @@ class ModelFacts:
         """``nn.Parameter(torch.randn(a, b) * s)`` as init records (line, name, "normal_", False, s, text):
         a matrix the script draws itself, whose smaller of its last two sizes (its fan-in either way
         round) is at least ``code.init_min_fan_in``, embedding tables aside (their rows are picked, not
-        summed: N(0, 1) is nn.Embedding's own start)."""
+        summed: N(0, 1) is nn.Embedding's own start), and so a parameter the model only adds to its
+        activations (a position embedding, a class token: ``added_tables``)."""
         names = {(n.value.lineno, n.value.col_offset): snippet(n.targets[0], SHORT_SNIPPET_CHARS)
                  for n in ast.walk(self.tree) if isinstance(n, ast.Assign) and len(n.targets) == 1}
         out = []
         for line, col, std, shape, text in self.records["param_draw"]:
             name = names.get((line, col), "a parameter")
             if len(shape) >= 2 and min(shape[-2:]) >= self.params["code.init_min_fan_in"] and \
-                    "emb" not in name.lower():
+                    "emb" not in name.lower() and not added_table(self.tree, name):
                 out.append((line, f"{name} ({' x '.join(map(str, shape))})", "normal_", False, std, text))
         return out
 
