@@ -85,7 +85,7 @@ from . import console_guess
 from .console_above import _NamedAbove
 from .console_history import _Histories
 from .console_tables import BOX_START, _Boxes, _Frames, markup_row
-from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, LineParser, _loss_part,
+from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, LineParser, _loss_part, msvc_nonfinite,
                             abbreviated_axes, shape)
 from .logs import (FLUSH_ROWS, LogData, RLLogError, Series, StepTimer, normalize_name, parse_column_map,
                    reward_names_in_text, rl_names_in_text)
@@ -202,7 +202,7 @@ _CUDA_ASSERT = re.compile(r"(?:\.cuh?:\d+|\bblock:\s*\[[\d,\s]+\],\s*thread:\s*\
 #: a name that is a source file's path (``/pytorch/aten/src/ATen/native/cuda/Loss.cu:115``), not a metric
 _SOURCE_PATH = re.compile(r"(?:/[^/]*){3}|\.(?:py|cu|cuh|cpp|cc|c|h|hpp)$")
 _NAN_WARN = re.compile(r"(?:\bnan\b|\binf(?:inite|inity)?\b|non-?finite)", re.IGNORECASE)
-_NAN_CTX = re.compile(r"\b(?:loss|grad\w*|gradient|weights?|output|logits?)\b", re.IGNORECASE)
+_NAN_CTX = re.compile(r"\b(?:loss|criterion|grad\w*|gradient|weights?|output|logits?)\b", re.IGNORECASE)
 _NAN_BENIGN = re.compile(r"overflow|loss[ _]?scal|skipping step|reducing", re.IGNORECASE)
 #: a mixed-precision loss scaler's overflow report and the scale it sets (apex ``Gradient overflow.
 #: Skipping step, loss scaler 0 reducing loss scale to 512.0``, fairseq ``overflow detected,
@@ -1665,7 +1665,7 @@ class _KeyLines:
     def _feed(self, raw: str) -> None:
         """One raw line: made plain, paired with the line above where a name stands apart from its value
         (a held number under its name, a var_dump key), then read (``_feed_line``)."""
-        line = self._plain(raw)
+        line = msvc_nonfinite(self._plain(raw))
         if not line:
             return
         self._release_held(line)   # a number held under its name (console_above._NamedAbove)

@@ -53,6 +53,20 @@ _NP_SCALAR = re.compile(r"\b(?:np|numpy|jnp)\.(?:float|int|uint|bfloat)\d*\(|\bA
 #: a Julia Float32 literal's suffix (``38.7037f0``: Float32 values in the ordinary range print so): read
 #: as blanks, the number before it is the value (``1.5f-5`` stays unread: its exponent is the value's)
 _JULIA_F32 = re.compile(r"(?<=\d)f0(?![\w.])")
+#: a non-finite float as Microsoft's C runtime printed it before Visual Studio 2015 (printf's ``%f`` of a
+#: NaN is ``1.#QNAN0`` or ``-1.#IND00``, of an infinity ``1.#INF00``): what a C/C++ trainer built on
+#: Windows (CNTK, Caffe, darknet, dlib) prints for a NaN or an infinite loss
+_MSVC_NONFINITE = re.compile(r"(?<![\w.])([-+]?)1\.#(?:(QNAN|SNAN|NAN|IND)|INF)\d*(?![\w.])", re.IGNORECASE)
+
+
+def msvc_nonfinite(line: str) -> str:
+    """``line`` with Microsoft's printed non-finite floats (``1.#QNAN0``, ``-1.#IND00``, ``1.#INF00``)
+    written as the ``nan`` and ``inf`` every reading knows."""
+    if ".#" not in line:
+        return line
+    return _MSVC_NONFINITE.sub(lambda m: "nan" if m.group(2) else m.group(1) + "inf", line)
+
+
 #: a Julia symbol naming the value after it in a tuple (``(:epoch,8,:trn,38.7,:tst,38.6)``, Knet's examples):
 #: the colon and the comma after the symbol are read as blanks, ``epoch 8, trn 38.7, tst 38.6``
 _JULIA_SYMBOL = re.compile(r"(?<=[(,]):([A-Za-z_]\w*),(?=\s*[-+.\d])")
