@@ -18,7 +18,8 @@ def _angled(n=12):
 
 
 def _typed(n=12):
-    return "\n".join(f"Iteration: {100 * i} | Loss: Tensor Float []  {0.9 * 0.7 ** i + 1e-3:.4e}" for i in range(1, n + 1))
+    return "\n".join(f"Iteration: {100 * i} | Loss: Tensor Float []  {0.9 * 0.7 ** i + 1e-3:.4e}"
+                     for i in range(1, n + 1))
 
 
 @pytest.mark.parametrize("text", [_angled(), _typed()], ids=["angle-brackets", "typed-tensor"])
