@@ -85,7 +85,7 @@ from . import console_guess
 from .console_above import _NamedAbove
 from .console_history import _Histories
 from .console_tables import BOX_START, _Boxes, _Frames, markup_row
-from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, LineParser, _loss_part,
+from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, LineParser, _loss_part, msvc_nonfinite,
                             abbreviated_axes, shape)
 from .logs import (FLUSH_ROWS, LogData, RLLogError, Series, StepTimer, normalize_name, parse_column_map,
                    reward_names_in_text, rl_names_in_text)
@@ -166,11 +166,6 @@ _BARE_NUMBER = re.compile(r"\s*[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|
 #: ``12: 0.53``, ``3, 0.61``): a value printed one per line after its index, which is its step
 _INDEXED_NUMBER = re.compile(r"\s*(\d+)\s*[,:]?\s+([-+]?(?:(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+"
                              r"|nan|inf))\s*", re.IGNORECASE)
-#: a YAML-style block (Salt's and Ansible's state output, a dumped dict) prints a key alone on its line
-#: (``    train_loss:``) and its value alone on the next, indented deeper (``        9.81435``): the two are
-#: read as one ``train_loss: 9.81435`` line. One identifier only: a heading of words (``Changes:``
-#: aside, ``Traceback (most recent call last):``) is no key of a value below it
-_BLOCK_KEY = re.compile(r"^([ \t]*)([A-Za-z_][\w.\-/]*):[ \t]*$")
 #: the name a bare number's series is reported under
 _BARE_NAME = "unnamed values"
 _BARE_START = frozenset("0123456789-+. \tnNiI")
@@ -207,7 +202,7 @@ _CUDA_ASSERT = re.compile(r"(?:\.cuh?:\d+|\bblock:\s*\[[\d,\s]+\],\s*thread:\s*\
 #: a name that is a source file's path (``/pytorch/aten/src/ATen/native/cuda/Loss.cu:115``), not a metric
 _SOURCE_PATH = re.compile(r"(?:/[^/]*){3}|\.(?:py|cu|cuh|cpp|cc|c|h|hpp)$")
 _NAN_WARN = re.compile(r"(?:\bnan\b|\binf(?:inite|inity)?\b|non-?finite)", re.IGNORECASE)
-_NAN_CTX = re.compile(r"\b(?:loss|grad\w*|gradient|weights?|output|logits?)\b", re.IGNORECASE)
+_NAN_CTX = re.compile(r"\b(?:loss|criterion|grad\w*|gradient|weights?|output|logits?)\b", re.IGNORECASE)
 _NAN_BENIGN = re.compile(r"overflow|loss[ _]?scal|skipping step|reducing", re.IGNORECASE)
 #: a mixed-precision loss scaler's overflow report and the scale it sets (apex ``Gradient overflow.
 #: Skipping step, loss scaler 0 reducing loss scale to 512.0``, fairseq ``overflow detected,
@@ -1663,17 +1658,14 @@ class _NameRoles:
 
 
 class _KeyLines:
-    """A metric's name printed on a line of its own and its value on the next, in a YAML-style block:
-    the pair read as one line (PHP's ``var_dump`` pairs: console_above._NamedAbove)."""
-
-    block_key = None      # (indent, line) of a YAML-style key line whose value may be on the next line
+    """A line whose reading needs the line above: a number alone under its name
+    (console_above._NamedAbove, a YAML-style block's key and value among them) and PHP's ``var_dump``
+    pairs."""
 
     def _feed(self, raw: str) -> None:
         """One raw line: made plain, paired with the line above where a name stands apart from its value
-        (a YAML-style key, a held number under its name, a var_dump key), then read (``_feed_line``)."""
-        line = self._plain(raw)
-        if self.block_key is not None or line.endswith(":"):
-            line = self._block_pair(line)
+        (a held number under its name, a var_dump key), then read (``_feed_line``)."""
+        line = msvc_nonfinite(self._plain(raw))
         if not line:
             return
         self._release_held(line)   # a number held under its name (console_above._NamedAbove)
@@ -1682,21 +1674,6 @@ class _KeyLines:
             if line is None:
                 return
         self._feed_line(line)
-
-    def _block_pair(self, line: str) -> str:
-        """A YAML-style key line (``_BLOCK_KEY``) is held (``""``: nothing to read yet); a bare number
-        indented deeper on the next line is read with it as ``key: value``; any other line is itself,
-        read after the held key line as that line was."""
-        held, self.block_key = self.block_key, None
-        if held is not None:
-            if line and len(line) - len(line.lstrip()) > len(held[0]) and _BARE_NUMBER.fullmatch(line):
-                return f"{held[1]} {line.strip()}"
-            self._feed_line(held[1])
-        m = _BLOCK_KEY.match(line) if line else None
-        if m is not None:
-            self.block_key = (m.group(1), line)
-            return ""
-        return line
 
 
 class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts, _Overflows, _Verdicts,

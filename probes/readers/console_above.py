@@ -8,7 +8,9 @@
 
   is read as ``current training loss is : 0.0063``. A name followed by several numbers alone, one
   per line, is a heading over a list of values printed without names (read as such, as before): the
-  number is held until the line after it shows which of the two it is.
+  number is held until the line after it shows which of the two it is. A YAML-style block (a state
+  runner's output, a dumped dict) is one case of it: a key alone on its line (``    train_loss:``)
+  and its value alone on the next (``        9.81435``) read as ``train_loss: 9.81435``.
 - **PHP's ``var_dump``** prints an array's key on a line of its own (``  ["train_loss"]=>``) and its
   value, typed, on the next (``  float(0.52)``): the two are read as one ``'train_loss' => 0.52`` line.
 - **A table's header behind a split's heading** (``DEV: loss, acc, f1``, then ``0.014 0.78 0.47``):

@@ -53,6 +53,38 @@ _NP_SCALAR = re.compile(r"\b(?:np|numpy|jnp)\.(?:float|int|uint|bfloat)\d*\(|\bA
 #: a Julia Float32 literal's suffix (``38.7037f0``: Float32 values in the ordinary range print so): read
 #: as blanks, the number before it is the value (``1.5f-5`` stays unread: its exponent is the value's)
 _JULIA_F32 = re.compile(r"(?<=\d)f0(?![\w.])")
+#: a non-finite float as Microsoft's C runtime printed it before Visual Studio 2015 (printf's ``%f`` of a
+#: NaN is ``1.#QNAN0`` or ``-1.#IND00``, of an infinity ``1.#INF00``): what a C/C++ trainer built on
+#: Windows (CNTK, Caffe, darknet, dlib) prints for a NaN or an infinite loss
+_MSVC_NONFINITE = re.compile(r"(?<![\w.])([-+]?)1\.#(?:(QNAN|SNAN|NAN|IND)|INF)\d*(?![\w.])", re.IGNORECASE)
+
+
+def msvc_nonfinite(line: str) -> str:
+    """``line`` with Microsoft's printed non-finite floats (``1.#QNAN0``, ``-1.#IND00``, ``1.#INF00``)
+    written as the ``nan`` and ``inf`` every reading knows."""
+    if ".#" not in line:
+        return line
+    return _MSVC_NONFINITE.sub(lambda m: "nan" if m.group(2) else m.group(1) + "inf", line)
+
+
+#: a value in angle brackets after its name (``INFO:  Iteration: 3, Loss: <0.8058>``, as a SQL engine's
+#: in-database trainer prints it): the brackets are read as blanks
+_ANGLED_VALUE = re.compile(r"<\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)\s*>", re.IGNORECASE)
+#: a typed tensor's show in front of its value (Hasktorch's ``Loss: Tensor Float []  0.3401``: the dtype,
+#: then the shape, ``[]`` for a scalar): read as blanks, the number after it is the value
+_TYPED_TENSOR = re.compile(r"\bTensor\s+(?:Float|Double|Half|BFloat16|U?Int\d*|Bool)\s+\[[\d,\s]*\]")
+
+
+def _unwrapped(text: str) -> str:
+    """``text`` with the wrappers some printers put around a scalar taken off, span for span (an
+    angle-bracketed value, a typed tensor's dtype and shape)."""
+    if "<" in text:
+        text = _ANGLED_VALUE.sub(lambda m: " " + m.group(0)[1:-1] + " ", text)
+    if "Tensor " in text:
+        text = _TYPED_TENSOR.sub(_spaces, text)
+    return text
+
+
 #: a Julia symbol naming the value after it in a tuple (``(:epoch,8,:trn,38.7,:tst,38.6)``, Knet's examples):
 #: the colon and the comma after the symbol are read as blanks, ``epoch 8, trn 38.7, tst 38.6``
 _JULIA_SYMBOL = re.compile(r"(?<=[(,]):([A-Za-z_]\w*),(?=\s*[-+.\d])")
@@ -1171,6 +1203,8 @@ class LineParser(_HeaderTables):
             text = _TENSOR.sub(_spaces, text)
         if "p.float" in text or "p.int" in text or "Array(" in text:
             text = _NP_SCALAR.sub(_spaces, text)
+        if "<" in text or "Tensor " in text:
+            text = _unwrapped(text)
         if "f0" in text:
             text = _JULIA_F32.sub(_spaces, text)
         if ",:" in text or "(:" in text:
