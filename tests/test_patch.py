@@ -512,51 +512,39 @@ def _val_acc(script, cwd):
     return float([x for x in out.stdout.splitlines() if x.startswith("VAL")][-1].split()[1])
 
 
-def test_validation_in_training_mode_gets_eval_and_the_accuracy_comes_back(tmp_path):
-    """The validation forward the code reader located in training mode: model.eval() goes before the
-    validation; the training loop already sets train() each epoch, so nothing else changes. Run, the
-    patched script validates on the running statistics and its accuracy is the model's."""
-    if shutil.which("patch") is None:
-        pytest.skip("patch is not installed")
-    script = tmp_path / "train.py"
-    script.write_text(NO_EVAL)
-    before = _val_acc(script, tmp_path)
-    p = make_patch(str(script), _reader_facts(script), "train_eval_mode_mismatch")
-    assert p is not None
-    added = [x for x in p["diff"].splitlines() if x.startswith("+") and not x.startswith("+++")]
-    assert added == ["+    model.eval()"], p["diff"]
-    (tmp_path / "fix.diff").write_text(p["diff"].replace(p["file"], "train.py"))
-    done = subprocess.run(["patch", "-p0", "-i", "fix.diff"], cwd=tmp_path, capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
-    after = _val_acc(script, tmp_path)
-    assert before < 0.6 < 0.85 < after, (before, after)
-
-
 NO_EVAL_PASSED = NO_EVAL.replace("def validate():", "def validate(net):").replace(
     "model(Xv[", "net(Xv[").replace("acc = validate()", "acc = validate(model)")
 
 
-def test_a_validation_function_given_the_model_sets_eval_on_its_own_name(tmp_path):
-    """``def validate(net): ... net(x)`` called as ``validate(model)``: ``net.eval()`` inside the function,
-    and where the training loop does not set train() itself, ``model.train()`` there -- under the name the
-    loop knows, never the function's parameter (a NameError in the patched script)."""
+@pytest.mark.parametrize("text,added_line", [(NO_EVAL, "+    model.eval()"), (NO_EVAL_PASSED, "+    net.eval()")])
+def test_validation_in_training_mode_gets_eval_and_the_accuracy_comes_back(tmp_path, text, added_line):
+    """The validation forward the code reader located in training mode: model.eval() goes before the
+    validation -- ``net.eval()`` inside ``def validate(net)`` called as ``validate(model)``, the name the
+    function knows the model by; the training loop already sets train() each epoch, so nothing else
+    changes. Run, the patched script validates on the running statistics and its accuracy is the model's."""
     if shutil.which("patch") is None:
         pytest.skip("patch is not installed")
     script = tmp_path / "train.py"
-    script.write_text(NO_EVAL_PASSED)
+    script.write_text(text)
     before = _val_acc(script, tmp_path)
     p = make_patch(str(script), _reader_facts(script), "train_eval_mode_mismatch")
     assert p is not None
     added = [x for x in p["diff"].splitlines() if x.startswith("+") and not x.startswith("+++")]
-    assert added == ["+    net.eval()"], p["diff"]
+    assert added == [added_line], p["diff"]
     (tmp_path / "fix.diff").write_text(p["diff"].replace(p["file"], "train.py"))
     done = subprocess.run(["patch", "-p0", "-i", "fix.diff"], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     after = _val_acc(script, tmp_path)
     assert before < 0.6 < 0.85 < after, (before, after)
+
+
+def test_a_validation_function_given_the_model_restores_train_mode_under_the_loops_name(tmp_path):
+    """Where the training loop does not set train() itself, ``model.train()`` goes there -- under the name the
+    loop knows, never the function's parameter (a NameError in the patched script)."""
     unset = tmp_path / "unset.py"
     unset.write_text(NO_EVAL_PASSED.replace("    model.train()\n", ""))
     p = make_patch(str(unset), _reader_facts(unset), "train_eval_mode_mismatch")
+    assert p is not None
     added = [x[1:].strip() for x in p["diff"].splitlines() if x.startswith("+") and not x.startswith("+++")]
     assert added == ["net.eval()", "model.train()"], p["diff"]
 
