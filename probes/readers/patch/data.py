@@ -125,9 +125,9 @@ def _permute_sliced(src: _Src, n: int) -> bool:
         return False
     names = sorted({node.value.id for node in ast.walk(loop) if isinstance(node, ast.Subscript)
                     and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Slice)})
-    rebound = {t.id for node in ast.walk(loop) if isinstance(node, (ast.Assign, ast.AugAssign))
-               for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) for t in ast.walk(t)
-               if isinstance(t, ast.Name)}
+    rebound = {name.id for node in ast.walk(loop) if isinstance(node, (ast.Assign, ast.AugAssign))
+               for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+               for name in ast.walk(target) if isinstance(name, ast.Name)}
     if not names or len(names) > _MAX_SLICED or rebound & set(names) or any(_built_as_list(src, x) for x in names):
         return False
     taken = {node.id for node in ast.walk(src.tree) if isinstance(node, ast.Name)}

@@ -71,8 +71,7 @@ def _has_mode_call(node, receiver: str | None = None, modes=("train", "eval")) -
 def _model_called_on(src: _Src, n: int) -> str | None:
     """The model whose forward runs on line ``n``: a call there of something whose ``.parameters()``,
     ``.train()`` or ``.eval()`` the script uses elsewhere."""
-    models = {ast.unparse(c.func.value) for c in ast.walk(src.tree) if isinstance(c, ast.Call)
-              and isinstance(c.func, ast.Attribute) and c.func.attr in ("parameters", "train", "eval")}
+    models = _models(src)
     for c in ast.walk(src.tree):
         if isinstance(c, ast.Call) and c.lineno == n and isinstance(c.func, (ast.Name, ast.Attribute)) and \
                 ast.unparse(c.func) in models:
@@ -81,30 +80,40 @@ def _model_called_on(src: _Src, n: int) -> str | None:
     return passed[0] if passed else None
 
 
+def _models(src: _Src) -> set:
+    """What the script calls ``.parameters()``, ``.train()`` or ``.eval()`` on: its models, as written."""
+    return {ast.unparse(c.func.value) for c in ast.walk(src.tree) if isinstance(c, ast.Call)
+            and isinstance(c.func, ast.Attribute) and c.func.attr in ("parameters", "train", "eval")}
+
+
 def _model_passed_in(src: _Src, n: int, models: set | None = None) -> tuple[str, str] | None:
     """The forward on line ``n`` calls a parameter of its function (``def val(net, loader): ... net(xb)``)
     that the script's calls of the function fill with one of ``models`` (``val(model, val_loader)``): the
     parameter's name, which is the model inside the function, and the name the call passes."""
-    if models is None:
-        models = {ast.unparse(c.func.value) for c in ast.walk(src.tree) if isinstance(c, ast.Call)
-                  and isinstance(c.func, ast.Attribute) and c.func.attr in ("parameters", "train", "eval")}
+    models = _models(src) if models is None else models
     for fn in ast.walk(src.tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or not fn.lineno <= n <= fn.end_lineno:
             continue
         names = [a.arg for a in fn.args.posonlyargs + fn.args.args]
-        for c in ast.walk(fn):
-            if not (isinstance(c, ast.Call) and c.lineno == n and isinstance(c.func, ast.Name)
-                    and c.func.id in names):
-                continue
-            i = names.index(c.func.id)
-            for call in ast.walk(src.tree):
-                if not (isinstance(call, ast.Call) and getattr(call.func, "id", None) == fn.name):
-                    continue
-                given = call.args[i] if i < len(call.args) and not isinstance(call.args[i], ast.Starred) else next(
-                    (k.value for k in call.keywords if k.arg == c.func.id), None)
-                if given is not None and ast.unparse(given) in models:
-                    return c.func.id, ast.unparse(given)
+        called = [c.func.id for c in ast.walk(fn) if isinstance(c, ast.Call) and c.lineno == n
+                  and isinstance(c.func, ast.Name) and c.func.id in names]
+        for param in called:
+            for given in _passed_as(src, fn.name, names.index(param), param):
+                if ast.unparse(given) in models:
+                    return param, ast.unparse(given)
     return None
+
+
+def _passed_as(src: _Src, fn: str, i: int, param: str) -> list:
+    """What the script's calls of function ``fn`` pass as its ``i``-th parameter ``param`` (positional or by name)."""
+    out = []
+    for call in ast.walk(src.tree):
+        if isinstance(call, ast.Call) and getattr(call.func, "id", None) == fn:
+            given = call.args[i] if i < len(call.args) and not isinstance(call.args[i], ast.Starred) else next(
+                (k.value for k in call.keywords if k.arg == param), None)
+            if given is not None:
+                out.append(given)
+    return out
 
 
 def _train_mode_restored(loop, anchor, fn, model: str, parents: dict) -> bool:
