@@ -292,7 +292,58 @@ opt = torch.optim.SGD(model.parameters(), lr=0.05)
 crit = nn.CrossEntropyLoss()
 """ + LOOP.format(zero="        opt.zero_grad()\n")
 
+# the step computed in a function of its own, handed to a loop helper under another name
+STEP_FUNCTION_HANDED_ON = HEAD + """\
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+crit = nn.CrossEntropyLoss()
+
+
+def step_fn(xb, yb):
+    \"\"\"One training step.\"\"\"
+    loss = crit(model(xb), yb)
+    loss.backward()
+    opt.step()
+    return float(loss)
+
+
+def run(train_step, epochs):
+    first = last = None
+    for epoch in range(epochs):
+        for i in range(0, 512, 32):
+            last = train_step(X[i:i + 32], Y[i:i + 32])
+            first = last if first is None else first
+    print(f"LOSS {first:.4f} {last:.4f}")
+
+
+run(step_fn, 30)
+"""
+# the step a method of a trainer that keeps its optimizer as an attribute, called in the loop
+TRAINER_METHOD = HEAD + """\
+class Trainer:
+    def __init__(self):
+        self.model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.05, momentum=0.9)
+        self.crit = nn.CrossEntropyLoss()
+
+    def train_step(self, xb, yb):
+        loss = self.crit(self.model(xb), yb)
+        loss.backward()
+        self.optimizer.step()
+        return float(loss)
+
+
+trainer = Trainer()
+first = last = None
+for epoch in range(30):
+    for i in range(0, 512, 32):
+        last = trainer.train_step(X[i:i + 32], Y[i:i + 32])
+        first = last if first is None else first
+print(f"LOSS {first:.4f} {last:.4f}")
+"""
 FIXTURES = {**{c: (c, text) for c, text in SCRIPTS.items()},
+            "step_function_handed_to_a_loop": ("missing_zero_grad", STEP_FUNCTION_HANDED_ON),
+            "step_method_of_a_trainer": ("missing_zero_grad", TRAINER_METHOD),
             "softmax_layer_kept_as_an_attribute": ("double_softmax", SOFTMAX_ATTRIBUTE),
             "gradients_never_clipped": ("exploding_gradients", UNCLIPPED),
             "weights_started_at_zero": ("bad_initialization", ZERO_INIT),

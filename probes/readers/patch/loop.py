@@ -24,7 +24,7 @@ from .source import (
 def _zero_grad(src: _Src, facts, fact, opts) -> bool:
     pairs = _loops_with_backward(src.tree)
     if not pairs:
-        return False
+        return _zero_grad_in_a_step_function(src)
     # the innermost loop holding the backward
     loop, stmt = min(pairs, key=lambda p: (p[0].end_lineno - p[0].lineno))
     opt = _step_receiver(loop)
@@ -38,6 +38,60 @@ def _zero_grad(src: _Src, facts, fact, opts) -> bool:
     src.insert(at, f"{_indent(src.line(at))}{opt}.zero_grad()\n",
                f"line {at}: {opt}.zero_grad() before each step's gradients are computed")
     return True
+
+
+def _optimizer_text(node) -> str | None:
+    """``opt`` of ``opt.step()``, ``self.optimizer`` of ``self.optimizer.step()``; None for a scheduler."""
+    if isinstance(node, ast.Name):
+        name = node.id
+    elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        name = f"self.{node.attr}"
+    else:
+        return None
+    return None if "sched" in name.lower() else name
+
+
+def _steps_without_zeroing(fn) -> str | None:
+    """The optimizer a function computes gradients for and steps, when it never zeroes them."""
+    backward, opt = False, None
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "backward":
+                backward = True
+            elif node.func.attr == "step" and not node.args and opt is None:
+                opt = _optimizer_text(node.func.value)
+    return opt if backward else None
+
+
+def _handed_on(src: _Src, fn) -> bool:
+    """Function ``fn`` is given by name to another call (``run_epochs(model, opt, step_fn)``), which runs it."""
+    return any(isinstance(c, ast.Call) and any(isinstance(a, ast.Name) and a.id == fn.name
+                                               for a in [*c.args, *(k.value for k in c.keywords)])
+               for c in ast.walk(src.tree))
+
+
+def _zero_grad_in_a_step_function(src: _Src) -> bool:
+    """No loop computes the gradients itself: a step function does (``def step_fn(batch): ... loss.backward();
+    opt.step()``), run from a loop or handed to a loop helper. Its gradients are zeroed as its first statement.
+    Only where the script zeroes no gradients anywhere: a script that does is accumulating on purpose or
+    zeroing them elsewhere, and the edit would be a guess."""
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "zero_grad"
+           for n in ast.walk(src.tree)):
+        return False
+    for fn in ast.walk(src.tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        opt = _steps_without_zeroing(fn)
+        if opt is None or not (_called_in_a_loop(src, fn) or _handed_on(src, fn)):
+            continue
+        body = fn.body[1:] if ast.get_docstring(fn) is not None else fn.body
+        if not body or body[0].lineno == fn.lineno:   # a one-line def: nowhere to put a statement
+            continue
+        at = body[0].lineno
+        src.insert(at, f"{_indent(src.line(at))}{opt}.zero_grad()\n",
+                   f"line {at}: {opt}.zero_grad() first in {fn.name}(), before each step's gradients are computed")
+        return True
+    return False
 
 
 def _train_mode(src: _Src, facts, fact, opts) -> bool:
