@@ -86,7 +86,7 @@ from .console_above import _NamedAbove
 from .console_history import _Histories
 from .console_tables import BOX_START, _Boxes, _Frames, markup_row
 from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, LineParser, _loss_part, msvc_nonfinite,
-                            abbreviated_axes, shape)
+                            abbreviated_axes, shape, value_calls)
 from .logs import (FLUSH_ROWS, LogData, RLLogError, Series, StepTimer, normalize_name, parse_column_map,
                    reward_names_in_text, rl_names_in_text)
 from .loss_scale import ScaleFall, fall_grads_said, fall_said
@@ -527,6 +527,15 @@ class ConsoleLog(LogData):
                                    f"the first NaN/Inf report is at {self.x_label} "
                                    f"{self.nan_warning_x:g}"))
         return self._scale_warmup_evidence(out, where, P)
+
+
+def _untrailed(words: list, vocab: LogWords) -> list:
+    """A name's words without the filler after its last metric word (``console.phrase_filler_words``):
+    ``Validation perplexity is 6.6061`` names the perplexity, as ``Validation loss is`` names the loss."""
+    end = len(words)
+    while end > 1 and words[end - 1] in vocab.phrase_filler:
+        end -= 1
+    return words if end == len(words) else words[:end]
 
 
 def _stand_in_role(words: list, eff: str | None, phrase: str, vocab: LogWords, scores: bool = False):
@@ -1062,10 +1071,12 @@ class _Overflows:
     def _init_name_words(self, p) -> None:
         """The words around a metric's name: those that bind it to the axis after it
         (``console.axis_joiners``), the axes printed abbreviated (``console.abbreviated_axis_words``),
-        and the length of a parenthesised aside inside it (``console.name_aside_words``)."""
+        the length of a parenthesised aside inside it (``console.name_aside_words``), and the calls
+        that wrap its value (``console.value_wrapper_calls``)."""
         self.axis_joiners = frozenset(str(w).lower() for w in p["console.axis_joiners"])
         self.axis_abbrevs = abbreviated_axes(p["console.abbreviated_axis_words"])
         self.aside_words = tuple(int(n) for n in p["console.name_aside_words"])
+        self.value_calls = value_calls(p["console.value_wrapper_calls"])
 
     def _init_overflows(self, p) -> None:
         self._init_clocks(p)   # (after the vocabulary: a clock's names are the time role's)
@@ -1619,7 +1630,7 @@ class _NameRoles:
         timing = _timing_role(words, vocab)
         if timing is not None:
             return timing, 0, phrase, None
-        stand_in = _stand_in_role(words, eff, phrase, vocab, self.scores)
+        stand_in = _stand_in_role(_untrailed(words, vocab), eff, phrase, vocab, self.scores)
         if stand_in is not None:
             return stand_in
         # sub-phrases of whole printed words (never parts of one identifier: loss_rpn_cls is

@@ -85,6 +85,19 @@ def _unwrapped(text: str) -> str:
     return text
 
 
+def value_calls(names) -> re.Pattern:
+    """The pattern of a value shown inside a call that holds it unchanged, right after its name's ``=``
+    or ``:`` (``loss(x, y) = param(0.0913)``; ``console.value_wrapper_calls`` names the calls)."""
+    alts = "|".join(sorted((re.escape(str(n)) for n in names), key=len, reverse=True)) or "(?!)"
+    return re.compile(rf"(?<=[=:])(?P<gap>\s*)(?P<call>(?:{alts})\()"
+                      rf"(?P<value>\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)\s*)\)", re.IGNORECASE)
+
+
+def _value_unwrapped(m) -> str:
+    """A call around a value (``value_calls``) read as blanks around the value, span for span."""
+    return m.group("gap") + " " * len(m.group("call")) + m.group("value") + " "
+
+
 #: a Julia symbol naming the value after it in a tuple (``(:epoch,8,:trn,38.7,:tst,38.6)``, Knet's examples):
 #: the colon and the comma after the symbol are read as blanks, ``epoch 8, trn 38.7, tst 38.6``
 _JULIA_SYMBOL = re.compile(r"(?<=[(,]):([A-Za-z_]\w*),(?=\s*[-+.\d])")
@@ -820,6 +833,34 @@ def _count_in_name(toks: list, i: int) -> bool:
     return j + 1 < n and toks[j][1] in (":", "=") and toks[j + 1][0] in ("num", "frac")
 
 
+def _call_args(toks: list, i: int) -> int | None:
+    """Where the ``=`` begins after a call's argument list glued to a name (``toks[i]`` is its ``(``):
+    an expression shown with its value, as Julia's ``@show`` and Python's ``f"{expr=}"`` print it
+    (``loss(x, y) = 0.0913``, ``accuracy(m, x, label, 0.0:9) = 0.105``, ``loss(dataset[1]...) = 0.2``,
+    ``loss.item()=0.53``): the function names the value. Only an empty list, or one holding a comma or
+    a splat (``...``), is a call's; a single word in parentheses stays a name's (``time(s)=12``,
+    ``Loss (G)``). None for any other parenthesis."""
+    n = len(toks)
+    if i == 0 or toks[i - 1][0] != "name" or toks[i - 1][3] != toks[i][2]:
+        return None
+    depth, j, listed = 0, i + 1, i + 1 < n and toks[i + 1][1] == ")"
+    while j < n:
+        val = toks[j][1]
+        if val in "([{":
+            depth += 1
+        elif val in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and (val == "," or (val == "." and toks[j - 1][1] == "." and toks[j - 2][1] == ".")):
+            listed = True
+        j += 1
+    if not listed or j + 1 >= n or toks[j][1] != ")" or toks[j + 1][1] != "=" \
+            or (j + 2 < n and toks[j + 2][1] == "="):
+        return None
+    return j + 1
+
+
 def _after_index(toks: list, i: int) -> int | None:
     """Where the value begins after a name's bracketed index (``Loss [31, 100](epoch, minibatch):
     3.209``): the bracket holds whole numbers and commas, an optional parenthesis names them, and a
@@ -1190,6 +1231,27 @@ class LineParser(_HeaderTables):
                          None if st is None else _count(line[st[0]:st[1]]),
                          plan.split, plan.progress, metrics)
 
+    def _values_bared(self, text: str) -> str:
+        """``text`` with what some printers wrap around a value or put between a name and its value
+        read as blanks, span for span: ``tensor(``, NumPy and JAX scalars' reprs, angle brackets and typed
+        tensors (``_unwrapped``), Julia's ``f0``, calls that hold a value (``console.value_wrapper_calls``),
+        Julia symbols and tuple names."""
+        if "tensor(" in text or "Tensor(" in text:
+            text = _TENSOR.sub(_spaces, text)
+        if "p.float" in text or "p.int" in text or "Array(" in text:
+            text = _NP_SCALAR.sub(_spaces, text)
+        if "<" in text or "Tensor " in text:
+            text = _unwrapped(text)
+        if "f0" in text:
+            text = _JULIA_F32.sub(_spaces, text)
+        if "(" in text:
+            text = self.value_calls.sub(_value_unwrapped, text)
+        if ",:" in text or "(:" in text:
+            text = _JULIA_SYMBOL.sub(lambda m: " " + m.group(1) + " ", text)
+        if "{" in text:
+            text = _TUPLE_NAME.sub(lambda m: m.group(1) + " ", text)
+        return text
+
     def _parse_full(self, line: str):
         """Parse one line; returns the extraction (for a plan) when it is a record, else None.
         A line that held no metric leaves ``(epoch, exception message, NaN warning, step, loss
@@ -1199,18 +1261,7 @@ class LineParser(_HeaderTables):
         m = _PREFIX.match(text)
         if m:
             text = " " * m.end() + text[m.end():]
-        if "tensor(" in text or "Tensor(" in text:
-            text = _TENSOR.sub(_spaces, text)
-        if "p.float" in text or "p.int" in text or "Array(" in text:
-            text = _NP_SCALAR.sub(_spaces, text)
-        if "<" in text or "Tensor " in text:
-            text = _unwrapped(text)
-        if "f0" in text:
-            text = _JULIA_F32.sub(_spaces, text)
-        if ",:" in text or "(:" in text:
-            text = _JULIA_SYMBOL.sub(lambda m: " " + m.group(1) + " ", text)
-        if "{" in text:
-            text = _TUPLE_NAME.sub(lambda m: m.group(1) + " ", text)
+        text = self._values_bared(text)
         # a table row?
         if self.header is not None:
             row = self._table_row(text)
@@ -1346,14 +1397,15 @@ class LineParser(_HeaderTables):
         """The index after the ``)`` of a parenthesised aside of words inside a metric's name
         (``Training loss (for one batch) at step 0: 0.61``), starting at ``toks[i]``; None when
         the parentheses hold anything but ``console.name_aside_words`` words (a number, one
-        word such as a network's ``(G)``, a long remark)."""
+        word such as a network's ``(G)``, a long remark); a call's argument list glued to the name before
+        an ``=`` is read past as well (``_call_args``: ``loss(x, y) = 0.09``)."""
         lo, hi = self.aside_words
         j = i
         while j < len(toks) and j - i <= hi and toks[j][0] == "name":
             j += 1
         if j < len(toks) and toks[j][1] == ")" and lo <= j - i <= hi:
             return j + 1
-        return None
+        return _call_args(toks, i - 1)
 
     def _name_tail(self, toks: list, i: int, phrase: list) -> int:
         """The index after what ``toks[i]`` opens when it still belongs to the name in ``phrase``, else 0:
