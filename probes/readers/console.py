@@ -169,8 +169,9 @@ _INDEXED_NUMBER = re.compile(r"\s*(\d+)\s*[,:]?\s+([-+]?(?:(?:\d+\.\d*|\.\d+)(?:
 #: the name a bare number's series is reported under
 _BARE_NAME = "unnamed values"
 _BARE_START = frozenset("0123456789-+. \tnNiI")
-#: the first letters of a SQL dump's table and row statements (``CREATE TABLE``, ``INSERT INTO``)
-_MARKUP_START = frozenset("CI")
+#: the first letters of a SQL dump's table and row statements (``CREATE TABLE``, ``INSERT INTO``) and of a
+#: MediaWiki table's header and data rows (``! a !! b``, ``| 1 || 2``)
+_MARKUP_START = frozenset("CI!|")
 #: the longest line read as a bare number (a float's repr with spaces around it)
 _BARE_MAX_CHARS = 40
 _KEY_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
@@ -1797,7 +1798,7 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
         line = raw[: self.max_line].rstrip("\r\n")
         if not line.strip():
             return ""
-        if "\x1b" in line or "<t" in line or "<T" in line or line[0] in _MARKUP_START:
+        if "\x1b" in line or "<t" in line or "<T" in line or line[0] in _MARKUP_START or '"value"' in line:
             line = _unmarked(line)
         if not line.isascii():
             line = self.words.localized(line)   # 训练损失 / エポック / Потери: the English words

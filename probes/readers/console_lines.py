@@ -31,7 +31,7 @@ _PREFIX = re.compile(
     r"|\[?\d{4}[-/]\d\d[-/]\d\d(?:[ T_]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?\]?"  # ISO
     r"|\[?\d\d/\d\d(?:/\d{2,4})?\s+\d\d:\d\d:\d\d(?:[.,]\d+)?\]?"              # 08/12 10:00:00
     r"|\[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?"                                      # 10:00:00
-    r")")
+    r")(?:\s+[AP]M\b)?")                          # a 12-hour clock's half of the day (sar: ``09:03:51 AM``)
 _LEVEL = re.compile(r"\b(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|NOTICE|TRACE)\b:?")
 #: Python logging's default format, ``LEVEL:logger.name:message``: the logger's name is no metric's
 #: (``INFO:train:Eval at step 10: loss 0.8`` is an evaluation, not a training line)
@@ -75,11 +75,20 @@ _ANGLED_VALUE = re.compile(r"<\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|na
 _TYPED_TENSOR = re.compile(r"\bTensor\s+(?:Float|Double|Half|BFloat16|U?Int\d*|Bool)\s+\[[\d,\s]*\]")
 
 
+#: a metric's kind in angle brackets between its name and its value (SageMaker's built-in algorithms:
+#: ``#quality_metric: host=algo-1, epoch=0, train mse_objective <loss>=0.965``): the name is a loss's
+_LOSS_TAG = " <loss>"
+_AS_LOSS = "_loss  "
+
+
 def _unwrapped(text: str) -> str:
     """``text`` with the wrappers some printers put around a scalar taken off, span for span (an
-    angle-bracketed value, a typed tensor's dtype and shape)."""
+    angle-bracketed value, a typed tensor's dtype and shape, a ``<loss>`` kind tag read as the name's
+    ``_loss``)."""
     if "<" in text:
         text = _ANGLED_VALUE.sub(lambda m: " " + m.group(0)[1:-1] + " ", text)
+        if _LOSS_TAG in text:
+            text = text.replace(_LOSS_TAG, _AS_LOSS)
     if "Tensor " in text:
         text = _TYPED_TENSOR.sub(_spaces, text)
     return text
@@ -970,9 +979,12 @@ class _HeaderTables:
         names right below a header, cell for cell under its columns, goes on with their names
         (:meth:`_header_continued`). A header behind a comment mark (``# epoch  train_mse  val_mse``:
         gnuplot's data files, NumPy's ``savetxt(header=...)``) is read without the mark when the line
-        is no header with it."""
+        is no header with it, and so is one behind a time stamp."""
         if self._header_line(line):
             return True
+        p = _PREFIX.match(line)
+        if p is not None and p.end() and self._header_line(" " * p.end() + line[p.end():]):
+            return True   # a header behind the logger's time stamp, as its rows are (sar: ``09:03:51 AM  epoch  loss``)
         m = _COMMENTED_HEADER.match(line)
         if m is not None and self._header_line(" " * m.end() + line[m.end():]):
             return True

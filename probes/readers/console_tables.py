@@ -167,6 +167,14 @@ _SQL_CREATE = re.compile(r"\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?[\w.\"`\
 #: a SQL row: its column list if any and its values (``INSERT INTO m VALUES (1, 0.52);``)
 _SQL_INSERT = re.compile(r"\s*INSERT\s+(?:OR\s+\w+\s+)?INTO\s+[\w.\"`\[\]]+\s*(?:\(([^()]*)\))?\s*VALUES\s*"
                          r"\(([^()]*)\)\s*;?\s*$", re.I)
+#: a record that names its metric in one field and holds its number in another (MLPerf's ``:::MLLOG {..., "key":
+#: "train_loss", "value": 6.87, ...}``, MLflow's metric records ``{"key": "loss", "value": 0.5, "step": 3}``): the
+#: name field and the value field, read as one ``"train_loss": 6.87`` pair
+_KEYED_VALUE = re.compile(r'"(?:key|metric|tag)"\s*:\s*"([^"\\]{1,200})"\s*,\s*"value"\s*:')
+#: a MediaWiki table's header row (``! Epoch !! Train loss``) and data row (``| 1 || 6.94``), split on their
+#: doubled marks; ``{|``, ``|-`` and ``|}`` (the table's start, a row's rule, its end) hold no cell
+_WIKI_HEAD = "!!"
+_WIKI_CELLS = "||"
 #: a column definition's constraints that are no column (``PRIMARY KEY (run, epoch)``)
 _SQL_CONSTRAINTS = ("primary", "foreign", "unique", "constraint", "check")
 #: a SQL name's quotes
@@ -201,7 +209,16 @@ def markup_row(line: str) -> str | None:
     """A table printed as markup, one row a line, as the delimited row the table reader reads:
     an HTML ``<tr>`` of ``<th>``/``<td>`` cells as ``a|b|c``; a SQL dump's ``CREATE TABLE`` as its
     column names (a header) and each ``INSERT ... VALUES (...)`` as its values (a row), or, when
-    the insert names its columns, as ``name=value`` pairs. None for any other line."""
+    the insert names its columns, as ``name=value`` pairs; a MediaWiki table's ``! a !! b`` header and
+    ``| 1 || 2`` rows as ``a|b`` and ``1|2``; a record with its metric's name in a ``"key"`` field and its
+    number in ``"value"`` with the two as one ``"name": number`` pair. None for any other line."""
+    if '"value"' in line:
+        keyed = _KEYED_VALUE.sub(lambda m: f'"{m.group(1)}":', line)
+        if keyed != line:
+            return keyed
+    wiki = _wiki_row(line)
+    if wiki is not None:
+        return wiki
     if "<t" in line or "<T" in line:
         cells = _HTML_CELL.findall(line)
         if len(cells) >= 2:
@@ -223,3 +240,14 @@ def markup_row(line: str) -> str | None:
             return None
         return ", ".join(vals)
     return None
+
+
+def _wiki_row(line: str) -> str | None:
+    """A MediaWiki table's header or data row as a delimited row (``a|b|c``), else None (a row whose
+    cells are split by single bars as well is another table's)."""
+    s = line.strip()
+    mark = _WIKI_HEAD if s.startswith("!") else _WIKI_CELLS if s.startswith("|") and s[1:2] != "|" else None
+    if mark is None or mark not in s or "|" in s[1:].replace(mark, ""):
+        return None   # a markdown row with an empty cell (``| a || b |``) keeps its single bars
+    cells = s[1:].split(mark)
+    return "|".join(c.strip() for c in cells)

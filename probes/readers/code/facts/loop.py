@@ -178,7 +178,7 @@ class LoopFacts:
                          None)
         if sched_obj is None and self.schedulers:
             sched_obj = self.schedulers[0]
-            if not scheds:
+            if not scheds and not step_passed(self.tree, sched_obj.line):
                 self.add_note(f"line {sched_obj.line}: the scheduler `{sched_obj.text}` is never "
                               f"stepped")
         if sched_obj is None and not scheds:
@@ -245,13 +245,14 @@ class LoopFacts:
     def scheduler_held(self, sched_obj, scheds: list, step_loop: int | None) -> bool:
         """scheduler = none for a scheduler that never moves the LR during training: built and never
         stepped, or stepped only outside every loop (once, before or after training), while the script
-        steps its optimizer in a loop and nothing else sets a param group's lr. The LR of the run is
-        held as if no scheduler existed (the live LR trace confirms it: ``lr_final_ratio`` 1)."""
+        steps its optimizer in a loop and nothing else sets a param group's lr, nor hands the scheduler's
+        ``step`` to other code to call (``after_epoch=sched.step``: stepped where that code calls it).
+        The LR of the run is held as if no scheduler existed (the live LR trace confirms it: ``lr_final_ratio`` 1)."""
         if step_loop is None or not any(e.kind == "step" for e in self.events):
             return False
         if any(e.loops for e in scheds):
             return False
-        if self.assigns_lr():
+        if self.assigns_lr() or step_passed(self.tree, sched_obj.line):
             return False
         how = ("is never stepped" if not scheds else
                f"is stepped only outside the training loop (line {scheds[0].line})")
@@ -388,3 +389,16 @@ class LoopFacts:
                           and self.mode_sensitive(x.obj)), tr_calls[0])
                 self.add_finding("model_mode_in_training", "train", e.line,
                                  f"`{e.text}` (line {e.line}) trains with the model in train mode")
+
+
+def step_passed(tree: ast.AST, line: int) -> bool:
+    """Whether the scheduler built at ``line`` has its bound ``step`` handed on uncalled (a callback:
+    ``run_epochs(..., after_epoch=sched.step)``, ``hooks.append(sched.step)``): it is stepped wherever
+    the code it is handed to calls it, which this reader does not follow."""
+    names = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) and n.lineno == line
+             for t in n.targets if isinstance(t, ast.Name)}
+    if not names:
+        return False
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    return any(isinstance(n, ast.Attribute) and n.attr == "step" and isinstance(n.value, ast.Name)
+               and n.value.id in names and id(n) not in called for n in ast.walk(tree))
