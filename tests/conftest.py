@@ -7,9 +7,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # One intra-op thread for torch in every test process and every script a test runs (children inherit
 # the variable; torch reads it when first imported). The suite's models are tiny and CI runs one worker
-# per core, so a second OpenMP thread only spins while it waits for a core: with two, one BCE-loss
-# call on a 64x1 batch took 29 ms instead of well under one, and a 600-step test burnt 9 s of CPU
-# instead of 2.8 (docs/BENCHMARKS.md, session 39). A value set by whoever runs the tests is kept.
+# per core, so when the cores are taken a second OpenMP thread only spins waiting for one: on a busy
+# machine tests/test_lr_decay.py took 588 s with two threads and 52 s with one; idle and alone the two
+# cost the same (docs/BENCHMARKS.md, session 39). A value set by whoever runs the tests is kept.
 if "OMP_NUM_THREADS" not in os.environ:
     os.environ["OMP_NUM_THREADS"] = "1"
     if "torch" in sys.modules:   # imported before this file (by a plugin): too late for the variable

@@ -21,6 +21,12 @@ from .source import (
 )
 
 
+def _calls(node, method: str) -> bool:
+    """Somewhere inside ``node`` a ``.method(...)`` is called (``zero_grad``, ``backward``)."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == method
+               for n in ast.walk(node))
+
+
 def _zero_grad(src: _Src, facts, fact, opts) -> bool:
     pairs = _loops_with_backward(src.tree)
     if not pairs:
@@ -30,8 +36,7 @@ def _zero_grad(src: _Src, facts, fact, opts) -> bool:
     opt = _step_receiver(loop)
     if opt is None:
         return False
-    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "zero_grad"
-           for n in ast.walk(loop)):
+    if _calls(loop, "zero_grad"):
         return False
     # at the top of the loop body: before this step's forward and backward
     at = loop.body[0].lineno
@@ -40,27 +45,10 @@ def _zero_grad(src: _Src, facts, fact, opts) -> bool:
     return True
 
 
-def _optimizer_text(node) -> str | None:
-    """``opt`` of ``opt.step()``, ``self.optimizer`` of ``self.optimizer.step()``; None for a scheduler."""
-    if isinstance(node, ast.Name):
-        name = node.id
-    elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-        name = f"self.{node.attr}"
-    else:
-        return None
-    return None if "sched" in name.lower() else name
-
-
 def _steps_without_zeroing(fn) -> str | None:
-    """The optimizer a function computes gradients for and steps, when it never zeroes them."""
-    backward, opt = False, None
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr == "backward":
-                backward = True
-            elif node.func.attr == "step" and not node.args and opt is None:
-                opt = _optimizer_text(node.func.value)
-    return opt if backward else None
+    """The optimizer a function computes gradients for and steps (it never zeroes them: the caller checked)."""
+    backward = _calls(fn, "backward")
+    return _step_receiver(fn) if backward else None
 
 
 def _handed_on(src: _Src, fn) -> bool:
@@ -75,8 +63,7 @@ def _zero_grad_in_a_step_function(src: _Src) -> bool:
     opt.step()``), run from a loop or handed to a loop helper. Its gradients are zeroed as its first statement.
     Only where the script zeroes no gradients anywhere: a script that does is accumulating on purpose or
     zeroing them elsewhere, and the edit would be a guess."""
-    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "zero_grad"
-           for n in ast.walk(src.tree)):
+    if _calls(src.tree, "zero_grad"):
         return False
     for fn in ast.walk(src.tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -222,12 +222,24 @@ def _loops_with_backward(tree):
     return out
 
 
-def _step_receiver(loop) -> str | None:
-    for node in ast.walk(loop):
+def _optimizer_text(node) -> str | None:
+    """``opt`` of ``opt.step()``, ``self.optimizer`` of ``self.optimizer.step()``; None for a scheduler."""
+    if isinstance(node, ast.Name):
+        name = node.id
+    elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        name = f"self.{node.attr}"
+    else:
+        return None
+    return None if "sched" in name.lower() else name
+
+
+def _step_receiver(scope) -> str | None:
+    """The optimizer a loop or function steps: the first argument-less ``X.step()`` that is no scheduler's."""
+    for node in ast.walk(scope):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "step" \
-                and not node.args and isinstance(node.func.value, ast.Name):
-            name = node.func.value.id
-            if "sched" not in name.lower():
+                and not node.args:
+            name = _optimizer_text(node.func.value)
+            if name is not None:
                 return name
     return None
 
