@@ -29,9 +29,6 @@ _DIGITS = re.compile(r"\d+")
 _LETTERS = re.compile(r"[^\W\d]+")
 #: marks that join the parts of one token (``train-rec@1``, ``loss_pix``, ``0.5``, ``a/b``, ``name:value``)
 _JOINING = "-_.@/:"
-#: a line this share of the wrap width or longer, printed whole, is about the width: a text with as many
-#: of those as cut records holds rows of varying length (a CSV's floats), not a terminal's cut
-_NEAR_WIDTH = 0.9
 
 
 def _cut_inside(line: str, rest: str) -> bool:
@@ -79,7 +76,8 @@ def wrap_width(head: str, params=None) -> int | None:
         return None
     after_cut = {i for i, ln in enumerate(lines[1:], 1) if len(lines[i - 1]) in (width, width - 1)}
     whole = [ln for i, ln in enumerate(lines) if i not in after_cut and len(ln) not in (width, width - 1)]
-    if sum(1 for ln in whole if len(ln) >= width * _NEAR_WIDTH) >= cuts:
+    near = width * p["console.wrap_near_width_share"]
+    if sum(1 for ln in whole if len(ln) >= near) >= cuts:
         return None   # records of about the width printed whole as often: rows that vary, not cut
     starts = {_first_shape(ln) for i, ln in enumerate(lines) if i not in after_cut and ln.strip()}
     if any(_first_shape(lines[i]) in starts for i in rests):
