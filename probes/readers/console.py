@@ -82,6 +82,7 @@ from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
 from . import console_guess
+from .console_wrap import unwrap_batches, wrap_width
 from .console_above import _NamedAbove
 from .console_history import _Histories
 from .console_tables import BOX_START, _Boxes, _Frames, markup_row
@@ -559,6 +560,10 @@ def _stand_in_role(words: list, eff: str | None, phrase: str, vocab: LogWords, s
     if last in vocab.perplexity:
         role = "val_loss" if eff in ("val", "test") else "loss"
         return role, vocab.stand_in_rank + test, phrase, "log"
+    if last in vocab.signed_objective:
+        # an objective printed with either sign convention (Kaldi's log-probability, k2's negation)
+        role = "val_loss" if eff in ("val", "test") else "loss"
+        return role, vocab.stand_in_rank + test, phrase, "sign"
     if vocab.names_log_likelihood(words):
         # a log-likelihood rises as the model learns: its negation is the loss
         role = "val_loss" if eff in ("val", "test") else "loss"
@@ -828,7 +833,7 @@ class _Cand:
 
     def __init__(self, role, rank, name, transform=None):
         self.role, self.rank, self.name = role, rank, name
-        self.unit = None   # an error rate's unit (1 or 100), from its first value
+        self.unit = None   # an error rate's unit (1 or 100), or a signed objective's sign, from its first value
         self.series = Series(role, name, want_sq=role in ("loss", "val_loss"))
         self.bx, self.by = [], []
         self.last = None
@@ -1296,7 +1301,19 @@ class _Transforms:
             return self._ln_ppl(c, v)
         if c.transform == "negate":
             return -v
+        if c.transform == "sign":
+            return self._signed(c, v)
         return self._complement(c, v)
+
+    @staticmethod
+    def _signed(c, v: float) -> float:
+        """The loss an objective printed with either sign convention stands for
+        (``console.signed_objective_words``): its first finite value decides the convention, a
+        negative one a log-probability that rises as the model learns (negated), a positive one
+        the loss itself."""
+        if c.unit is None and math.isfinite(v) and v != 0:
+            c.unit = -1.0 if v < 0 else 1.0
+        return v * (c.unit or 1.0)
 
     def _complement(self, c, v: float) -> float:
         """The accuracy an error rate stands for, ``1 - rate`` (at least 0: a word error rate counts
@@ -1695,6 +1712,7 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
 
     #: the names in the text's head that name an agent's reward on their own (:func:`_read_head`)
     reward_names: list = []
+    wrap_width: int | None = None   # the terminal width the text was hard-wrapped at (console_wrap)
 
     def __init__(self, path: str, column_map=None, params=None, fmt: str = "console", scores: bool = False):
         p = self.params = resolve(params)
@@ -2275,12 +2293,22 @@ def _cr_pieces(text: str, first: bool, pieces: list, news: list) -> bool:
 
 
 def _feed_all(reader, f, path: str, max_piece: int | None) -> None:
+    if reader.wrap_width:
+        return _feed_unwrapped(reader, _line_batches(f, path, max_piece))
     for pieces, news in _line_batches(f, path, max_piece):
         if news is None:
             reader.feed_lines(pieces)
         else:
             for piece, new in zip(pieces, news):
                 reader.feed(piece, new)
+
+
+def _feed_unwrapped(reader, batches) -> None:
+    """Feed a text hard-wrapped at a terminal's width (``console_wrap``) record by record, each cut
+    record joined into one line; the line count goes on counting the physical lines."""
+    for text, new, extra in unwrap_batches(batches, reader.wrap_width):
+        reader.feed(text, new)
+        reader.line_no += extra
 
 
 def read_console(path, column_map=None, params=None, guess: bool = True, scores: bool = False) -> ConsoleLog:
@@ -2385,6 +2413,7 @@ def _read_head(reader: ConsoleReader, head: str) -> None:
     """What the text's head says of the run before its lines are read: the RL metric names
     (an agent's reward beside its context) and the reward names printed on their own."""
     reader.log.rl_names = rl_names_in_text(head, reader.words)
+    reader.wrap_width = wrap_width(head, reader.params)
     reader.reward_names = reward_names_in_text(head, reader.words)
 
 

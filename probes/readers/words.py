@@ -44,7 +44,7 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
           "console.time_cost_words", "console.summary_words", "console.data_wait_words",
           "console.data_time_words", "console.step_time_key_words", "console.step_time_words",
           "console.step_cost_words",
-          "console.phrase_filler_words", "console.perplexity_words",
+          "console.phrase_filler_words", "console.perplexity_words", "console.signed_objective_words",
           "console.error_rate_names", "console.error_rate_units", "console.error_rate_words",
           "console.objective_words", "console.half_chance_score_names", "console.duration_words",
           "console.quality_score_names", "console.score_heading_words")
@@ -161,6 +161,7 @@ class LogWords:
         self.loss_sum = frozenset(str(w).lower() for w in p["console.loss_sum_words"])
         self.class_errors = frozenset(normalize_name(w) for w in p["console.class_error_names"])
         self.perplexity = frozenset(p["console.perplexity_words"])
+        self.signed_objective = frozenset(str(w).lower() for w in p["console.signed_objective_words"])
         self.log_likelihood = frozenset(normalize_name(n) for n in p["console.log_likelihood_names"])
         # (pattern, kind) in the knowledge base's order: the first that a printed exception's message matches
         self.error_kinds = compile_error_kinds(p["console.error_kinds"])
