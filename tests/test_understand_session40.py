@@ -1,11 +1,12 @@
 """A metric's level told after it was named, and a single class told as what the data is (issue 10, session 40).
 
-A relative "which" with a verb only a metric's level takes ("the loss has been very large since the first day, which is maintained at about 3000") and a
-participle of such a verb opening its clause ("the loss will not fall, hovering around 1.2") stand for the metric
-named before them, as "It is around 8.1" already did; "which is" alone still stands for the noun right before it (a
-setting: "my learning rate, which is 5e-5"). A single class is read as the count of classes where it is what the data
-is of or what a run is trained on ("a dataset that consists of a single class", "I fine-tune it on one class",
-"my data, single class"), never where it is what a model predicts. The sentences are written for these tests."""
+A relative "which" with a verb only a metric's level takes ("the loss has been very large since the first day, which
+is maintained at about 3000") and a participle of such a verb opening its clause ("the loss will not fall, hovering
+around 1.2") stand for the metric named before them, as "It is around 8.1" already did; "which is" alone still stands
+for the noun right before it (a setting: "my learning rate, which is 5e-5"). A single class is read as the count of
+classes where it is what the data is of or what a run is trained on ("a dataset that consists of a single class", "I
+fine-tune it on one class", "my data, single class"), never where it is what a model predicts. The sentences are
+written for these tests."""
 import pytest
 
 from traindx.engine.understand import understand
