@@ -123,8 +123,9 @@ def test_a_pack_that_adds_no_examples_shares_the_cores_classifier_and_one_that_d
 def test_the_classifiers_similarities_are_the_cosines_to_each_centroid():
     # similarities are read through one pass over the text's features: they must equal the plain
     # cosine with every file's centroid (the closest per symptom) and with each writing system's
-    model = load_kb([], entry_point_packs=False).language.model
-    from traindx.engine.understand import _features
+    lang = load_kb([], entry_point_packs=False).language
+    from traindx.engine.understand import _Examples, _features
+    model = _Examples(lang.training, lang.params, lang.stop_words)   # built here, not read from a store
     for text in ("my loss is flat at 2.3 after ten epochs", "验证集损失一直上升", "loss nan after 300 steps"):
         v = model._vector(_features(text, model.stop))
         want: dict = {}
