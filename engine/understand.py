@@ -34,6 +34,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from . import examplestore
 from .errors import KBError
 from .kbmemo import Kept
 from .parameters import resolve
@@ -1909,6 +1910,7 @@ class _Examples:
         # each feature's weights in every group (file centroids first, then the writing systems'): a
         # text's similarity to all of them is one pass over its own features, not one per group
         self._cols = list(self.groups.values()) + self.script_groups
+        self.columns = len(self._cols)
         self._postings: dict = {}
         for i, c in enumerate(self._cols):
             for k, x in c.items():
@@ -1921,15 +1923,29 @@ class _Examples:
                 pooled[k] = pooled.get(k, 0.0) + x
         self.centroids = {sym: _unit(c) for sym, c in self.centroids.items()}
         self.docs = {sym: sum(1 for s, _f, _o in docs if s == sym) for sym in self.centroids}
+        self.group_symptoms = [sym for sym, _o in self.groups]   # each file centroid's symptom, in _cols order
 
-    def _vector(self, feats: dict) -> dict:
+    def _vector(self, feats: dict, idf: dict | None = None) -> dict:
+        idf = self.idf if idf is None else idf
         v = {}
         for k, c in feats.items():
-            idf = self.idf.get(k)
-            if idf is None:
+            w = idf.get(k)
+            if w is None:
                 continue
-            v[k] = (1.0 + math.log(c)) * idf * (self.char_weight if k[0] == "c" else 1.0)
+            v[k] = (1.0 + math.log(c)) * w * (self.char_weight if k[0] == "c" else 1.0)
         return _unit(v)
+
+    def _rows(self, feats) -> dict:
+        """What the classifier knows of these features: feature -> (its idf, its weight in each group's
+        centroid as (column, weight) pairs); a feature no example has is absent. The persisted
+        classifier (:mod:`.examplestore`) answers the same from disk, reading only these rows."""
+        idf, post = self.idf, self._postings
+        return {k: (idf[k], post.get(k, ())) for k in feats if k in idf}
+
+    def _telling_weights(self, symptom: str, feats: list) -> dict:
+        """feature -> its idf times its weight in ``symptom``'s pooled centroid, for these word features."""
+        c = self.centroids.get(symptom, {})
+        return {f: self.idf.get(f, 0.0) * c.get(f, 0.0) for f in feats}
 
     def _dots(self, text: str) -> list:
         """The text's cosine similarity to every group's centroid (``_cols`` order), adding the
@@ -1938,9 +1954,11 @@ class _Examples:
         last = self._last                     # one read: another thread may replace it meanwhile
         if last[0] == text:
             return last[1]
-        dots = [0.0] * len(self._cols)
-        for k, w in self._vector(_features(text, self.stop)).items():
-            for i, x in self._postings.get(k, ()):
+        feats = _features(text, self.stop)
+        rows = self._rows(feats)
+        dots = [0.0] * self.columns
+        for k, w in self._vector(feats, {k: r[0] for k, r in rows.items()}).items():
+            for i, x in rows[k][1]:
                 dots[i] += w * x
         self._last = (text, dots)
         return dots
@@ -1948,7 +1966,7 @@ class _Examples:
     def similarities(self, text: str) -> dict:
         dots = self._dots(text)
         out: dict = {}
-        for ((sym, _o), _c), x in zip(self.groups.items(), dots):  # as close as its closest file's centroid
+        for sym, x in zip(self.group_symptoms, dots):     # as close as its closest file's centroid
             if x > out.get(sym, -1.0):
                 out[sym] = x
         return out
@@ -1956,7 +1974,7 @@ class _Examples:
     def resemblance(self, text: str) -> float:
         """How close the text comes to the examples written in any one writing system: a Chinese
         complaint is compared with the Chinese examples, not with centroids the English ones dominate."""
-        return max(self._dots(text)[len(self.groups):], default=0.0)
+        return max(self._dots(text)[len(self.group_symptoms):], default=0.0)
 
     def posteriors(self, text: str, sims: dict | None = None) -> dict:
         sims = self.similarities(text) if sims is None else sims
@@ -1969,14 +1987,13 @@ class _Examples:
 
     def telling(self, text: str, symptom: str, k: int = _TELLING_WORDS) -> str | None:
         """The text's words that weigh most towards ``symptom``'s examples (in the text's order)."""
-        c = self.centroids.get(symptom, {})
+        words = [m for m in _WORD.finditer(text.lower())
+                 if m.group(0) not in self.stop and len(m.group(0)) >= _TELLING_MIN_LETTERS]
+        told = self._telling_weights(symptom, ["w:" + m.group(0)[:_STEM_LETTERS] for m in words])
         weight: dict = {}
-        for m in _WORD.finditer(text.lower()):
+        for m in words:
             w = m.group(0)
-            if w in self.stop or len(w) < _TELLING_MIN_LETTERS:
-                continue
-            f = "w:" + w[:_STEM_LETTERS]
-            x = self.idf.get(f, 0.0) * c.get(f, 0.0)
+            x = told["w:" + w[:_STEM_LETTERS]]
             if x > 0 and x > weight.get(w, (0.0,))[0]:
                 weight[w] = (x, m.start())
         top = sorted(weight.items(), key=lambda kv: -kv[1][0])[:k]
@@ -1996,6 +2013,11 @@ class _Examples:
         return self
 
 
+class _StoredExamples(examplestore.Stored, _Examples):
+    """The classifier read from a store on disk (:mod:`.examplestore`): the same queries over rows read
+    on demand."""
+
+
 #: classifiers one process keeps, by what they learn from (a work bound: the core's examples, and a
 #: few packs' additions)
 _MODELS_KEPT = 4
@@ -2011,8 +2033,20 @@ def _examples_model(training: list, params: dict, stop: frozenset) -> _Examples:
                                p["language.example_char_weight"])).encode("utf-8", "surrogatepass")).hexdigest()
     model = _models.get(key)
     if model is None:
-        model = _Examples(training, params, stop)
+        model = _stored_or_built(training, params, stop, p)
         _models.put(key, model)
+    return model
+
+
+def _stored_or_built(training: list, params: dict, stop: frozenset, p: dict) -> _Examples:
+    """The classifier another process stored for these very examples (:mod:`.examplestore`), else one
+    built here and stored for the next process."""
+    disk = examplestore.key(training, stop, p["language.example_sharpness"], p["language.example_char_weight"])
+    model = examplestore.open_store(disk, _StoredExamples, params, stop,
+                                    lambda: _Examples(training, params, stop))
+    if model is None:
+        model = _Examples(training, params, stop)
+        examplestore.save(model, disk)
     return model
 
 

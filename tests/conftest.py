@@ -15,6 +15,16 @@ if "OMP_NUM_THREADS" not in os.environ:
     if "torch" in sys.modules:   # imported before this file (by a plugin): too late for the variable
         sys.modules["torch"].set_num_threads(1)
 
+# The complaint classifier's store (engine/examplestore.py) goes to a folder of this test run, shared by
+# its workers and the CLI processes tests start, and removed at the end: tests neither read a store an
+# older checkout left in the user's cache nor leave one there. A folder set by whoever runs them is kept.
+if "TRAINDX_CACHE_DIR" not in os.environ:
+    import atexit
+    import shutil
+    import tempfile
+    os.environ["TRAINDX_CACHE_DIR"] = tempfile.mkdtemp(prefix="traindx-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["TRAINDX_CACHE_DIR"], True)
+
 
 @pytest.fixture(scope="module")
 def one_thread():
