@@ -72,7 +72,8 @@ def _weight_decay(src: _Src, facts, fact, opts) -> bool:
     n = _line_of(facts[fact][1]) if moved else None
     if n is None:
         return False
-    target = _literal_origin(src, _keyword_on_line(src, n, "weight_decay"))
+    given = _keyword_on_line(src, n, "weight_decay")
+    target = _literal_origin(src, given) if given is not None else _penalty_coefficient(src, n, moved[0])
     if target is None or not _same_number(target.value, moved[0]):
         return False
     was = src.segment(target)
@@ -80,6 +81,23 @@ def _weight_decay(src: _Src, facts, fact, opts) -> bool:
         return False
     src.changes.append(f"line {target.lineno}: weight decay lowered {was} -> {_fmt_lr(moved[1])}")
     return True
+
+
+def _penalty_coefficient(src: _Src, n: int, value: float) -> ast.Constant | None:
+    """The literal an L2 penalty written into the loss on line ``n`` takes its strength from
+    (``reg_loss = 0.5 * reg * (W * W).sum()`` with ``reg = 0.1``): the one literal that the names and numbers
+    of the statement there lead to and that holds ``value``; None where none or several do."""
+    stmts = [st for st in ast.walk(src.tree) if isinstance(st, (ast.Assign, ast.AugAssign, ast.Expr))
+             and st.lineno == n]
+    found = {}
+    for st in stmts[:1]:
+        for node in ast.walk(st.value):
+            if isinstance(node, (ast.Name, ast.Constant, ast.Attribute, ast.Subscript)) and \
+                    isinstance(getattr(node, "ctx", ast.Load()), ast.Load):
+                target = _literal_origin(src, node)
+                if target is not None and _same_number(target.value, value):
+                    found[id(target)] = target
+    return next(iter(found.values())) if len(found) == 1 else None
 
 
 def _over_clipping(src: _Src, facts, fact, opts) -> bool:
