@@ -37,8 +37,10 @@ step_scheduler_per_epoch   an epoch scheduler's ``step()`` moved out of the batc
 lengthen_schedule          a StepLR / ExponentialLR stepped once per epoch whose LR collapses within the run:
                            its step size or factor (and a factor below ``gamma_min``) set to span the run
 reinit_weights             a weight set to one constant or drawn far too wide given PyTorch's default init
-insert_clip_norm           ``clip_grad_norm_`` at ``max_norm`` inserted before the optimizer's step, where
-                           nothing clips yet
+insert_clip_norm           ``clip_grad_norm_`` at ``max_norm`` inserted before the optimizer's step (or before a
+                           hand-written update over ``model.parameters()``), where nothing clips yet
+bound_clip_norm            a clipping that never clips (``max_norm=float("inf")`` to read the norm, or a norm
+                           switched off by a value <= 0) given ``max_norm``
 =========================  ===========================================================================
 
 Each edit lives with what it touches: ``optimizer.py`` (what the optimizer holds and how it steps),
@@ -65,6 +67,7 @@ from .data import _fill_nan_after_write, _guard_spread, _shuffle
 from .loop import _eval_mode, _lengthen_schedule, _step_per_epoch, _train_mode, _zero_grad
 from .model import _double_softmax, _dropout, _label_smoothing, _reinit, _unfreeze, _wrap_module_list
 from .optimizer import (
+    _bound_clip,
     _clip_move,
     _fmt_norm,
     _insert_clip,
@@ -88,7 +91,7 @@ EDITS = {"set_learning_rate": _lr, "insert_zero_grad": _zero_grad, "drop_output_
          "set_dropout": _dropout, "set_label_smoothing": _label_smoothing, "guard_spread_division": _guard_spread,
          "step_scheduler_per_epoch": _step_per_epoch, "lengthen_schedule": _lengthen_schedule,
          "reinit_weights": _reinit,
-         "insert_clip_norm": _insert_clip}
+         "insert_clip_norm": _insert_clip, "bound_clip_norm": _bound_clip}
 
 
 def patch_edits(kb, cause: str) -> list[dict]:
