@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import ast
 
-from .source import _assigned, _entry, _fmt_lr, _indent, _line_of, _replace_span, _Src
+from .loop import _models
+from .source import _assigned, _entry, _fmt_lr, _indent, _line_of, _loops_with_backward, _replace_span, _Src
 
 
 def _shuffle(src: _Src, facts, fact, opts) -> bool:
@@ -211,4 +212,89 @@ def _guard_spread(src: _Src, facts, fact, opts) -> bool:
         return False
     src.changes.append(f"line {n}: {eps} added to the divisor {seg} (a slice with no spread no longer "
                        "divides by zero)")
+    return True
+
+
+#: what a non-finite input value becomes: 0, the mean of a standardised feature (the experiment that zeroes
+#: non-finite inputs on a copy makes the same change, so the patch is the fix the experiment tried)
+_NAN_TO_NUM = "nan=0.0, posinf=0.0, neginf=0.0"
+
+
+def _zero_nonfinite_inputs(src: _Src, facts, fact, opts) -> bool:
+    """Non-finite values in the inputs, not written by the script itself: each training batch's inputs
+    zeroed where they are NaN or infinite, where the batch is made (``torch.nan_to_num``). The inputs are the
+    first argument of the model's forward in the training loop (the innermost loop holding the backward, or
+    the step function holding it): a name bound in that block is cleaned right after it is bound (so a
+    target that is the input too, as in an autoencoder, is clean as well), an expression (``X[idx]``) where
+    it is passed. Refused where a probe found the inputs finite (``fact`` False), the script cleans
+    non-finite values itself, or the forward is not one plain call."""
+    f = facts.get(fact)
+    if (f is not None and f[0] is False) or not _imports_torch(src) or any(
+            isinstance(c, ast.Attribute) and c.attr in ("nan_to_num", "nan_to_num_") for c in ast.walk(src.tree)):
+        return False
+    block = _training_block(src)
+    models = _models(src)
+    # the forwards up to the backward: a validation later in the same block is not the training batch
+    upto = [st for st in block.body if st.lineno <= _backward_line(block)] if block is not None else []
+    forwards = [c for st in upto for c in ast.walk(st) if isinstance(c, ast.Call) and ast.unparse(c.func) in models
+                and c.args and not isinstance(c.args[0], ast.Starred)]
+    if not forwards or len({ast.unparse(c.args[0]) for c in forwards}) != 1:
+        return False
+    arg = min(forwards, key=lambda c: (c.lineno, c.col_offset)).args[0]
+    if isinstance(arg, ast.Name):
+        return _clean_where_bound(src, block, arg.id)
+    if len([c for c in forwards if c.args[0].lineno == c.args[0].end_lineno]) != len(forwards):
+        return False
+    for c in sorted(forwards, key=lambda c: (c.lineno, c.col_offset), reverse=True):
+        _replace_span(src, c.args[0], f"torch.nan_to_num({src.segment(c.args[0])}, {_NAN_TO_NUM})")
+    src.changes.append(f"line {arg.lineno}: the inputs' NaN and infinite values zeroed before the model sees them "
+                       f"(torch.nan_to_num on {src.segment(arg)})")
+    return True
+
+
+def _imports_torch(src: _Src) -> bool:
+    return any(isinstance(n, ast.Import) and any(a.name == "torch" and a.asname is None for a in n.names)
+               for n in src.tree.body)
+
+
+def _backward_line(block) -> int:
+    """The last line of the first statement of ``block``'s body that calls ``.backward()``."""
+    return next((st.end_lineno for st in block.body if any(
+        isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "backward"
+        for c in ast.walk(st))), 0)
+
+
+def _training_block(src: _Src):
+    """The innermost loop holding a backward, else the one function that computes gradients and steps."""
+    pairs = _loops_with_backward(src.tree)
+    if pairs:
+        return min(pairs, key=lambda p: (p[0].end_lineno - p[0].lineno))[0]
+    fns = [fn for fn in ast.walk(src.tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+           and any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "backward"
+                   for c in ast.walk(fn))]
+    return fns[0] if len(fns) == 1 else None
+
+
+def _clean_where_bound(src: _Src, block, name: str) -> bool:
+    """``name = torch.nan_to_num(name, ...)`` right where ``block`` binds ``name``: first in the loop's body
+    when the loop's own variable (or a function's parameter) is it, else right after the one plain statement
+    of the body that assigns it, alone on its line."""
+    line = f"{name} = torch.nan_to_num({name}, {_NAN_TO_NUM})\n"
+    why = f"the inputs' NaN and infinite values in {name} zeroed before the model sees them"
+    own = block.target if isinstance(block, ast.For) else None
+    params = [a.arg for a in block.args.args] if isinstance(block, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+    body = block.body[1:] if params and ast.get_docstring(block) is not None else block.body
+    binds = [st for st in body if isinstance(st, ast.Assign) and any(
+        isinstance(n, ast.Name) and n.id == name for t in st.targets for n in ast.walk(t))]
+    if (own is not None and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(own))) or name in params:
+        if binds or not body or body[0].lineno == block.lineno:
+            return False
+        at = body[0].lineno
+        src.insert(at, _indent(src.line(at)) + line, f"line {at}: {why}")
+        return True
+    if len(binds) != 1 or not src.starts_its_line(binds[0]) or any(
+            st is not binds[0] and st.lineno <= binds[0].end_lineno <= st.end_lineno for st in body):
+        return False
+    st = binds[0]
+    src.insert_after(st.end_lineno, _indent(src.line(st.lineno)) + line, f"line {st.end_lineno + 1}: {why}")
     return True
