@@ -19,6 +19,8 @@ insert_zero_grad           ``OPT.zero_grad()`` inserted before the ``backward()`
 drop_output_squash         the softmax/sigmoid before a loss that applies its own removed
 set_shuffle                ``shuffle=True`` on the training DataLoader; a hand-made batch index built in
                            file order (``torch.arange(N)``) built as a permutation (``torch.randperm(N)``)
+shuffle_before_split       rows stored in label order and cut into parts unmixed: one random permutation applied
+                           to every array the cut slices, right before it
 insert_train_mode          ``MODEL.train()`` as the first statement of the training loop
 set_clip_norm              the clipping ``max_norm`` literal set to ``value``
 unfreeze                   each located ``requires_grad = False`` / ``requires_grad_(False)`` set to True;
@@ -66,7 +68,7 @@ from collections.abc import Mapping
 
 from traindx.engine.errors import InputError
 
-from .data import _fill_nan_after_write, _guard_spread, _shuffle, _zero_nonfinite_inputs
+from .data import _fill_nan_after_write, _guard_spread, _shuffle, _shuffle_before_split, _zero_nonfinite_inputs
 from .loop import _eval_mode, _lengthen_schedule, _step_per_epoch, _train_mode, _zero_grad
 from .model import _double_softmax, _dropout, _label_smoothing, _reinit, _unfreeze, _wrap_module_list
 from .optimizer import (
@@ -95,7 +97,7 @@ EDITS = {"set_learning_rate": _lr, "insert_zero_grad": _zero_grad, "drop_output_
          "step_scheduler_per_epoch": _step_per_epoch, "lengthen_schedule": _lengthen_schedule,
          "reinit_weights": _reinit,
          "insert_clip_norm": _insert_clip, "bound_clip_norm": _bound_clip,
-         "zero_nonfinite_inputs": _zero_nonfinite_inputs}
+         "zero_nonfinite_inputs": _zero_nonfinite_inputs, "shuffle_before_split": _shuffle_before_split}
 
 
 def patch_edits(kb, cause: str) -> list[dict]:

@@ -6,7 +6,17 @@ from __future__ import annotations
 import ast
 
 from .loop import _models
-from .source import _assigned, _entry, _fmt_lr, _indent, _line_of, _loops_with_backward, _replace_span, _Src
+from .source import (
+    _assigned,
+    _entry,
+    _fmt_lr,
+    _indent,
+    _line_of,
+    _loops_with_backward,
+    _replace_span,
+    _Src,
+    _statement_at,
+)
 
 
 def _shuffle(src: _Src, facts, fact, opts) -> bool:
@@ -145,16 +155,75 @@ _MAX_SLICED = 4
 
 
 def _built_as_list(src: _Src, name: str) -> bool:
-    """The script assigns ``name`` a Python list somewhere (a literal, a comprehension, ``list(...)``)."""
+    """The script assigns ``name`` a Python list somewhere (a literal, a comprehension, ``list(...)``, lists
+    joined by ``+``)."""
     for node in ast.walk(src.tree):
         if not isinstance(node, ast.Assign):
             continue
         for t in node.targets:
-            v = _assigned(t, node.value, name)
-            if isinstance(v, (ast.List, ast.ListComp)) or (
-                    isinstance(v, ast.Call) and getattr(v.func, "id", "") == "list"):
+            if _a_list(_assigned(t, node.value, name)):
                 return True
     return False
+
+
+def _a_list(v) -> bool:
+    return isinstance(v, (ast.List, ast.ListComp)) or (isinstance(v, ast.Call) and getattr(v.func, "id", "") == "list") \
+        or (isinstance(v, ast.BinOp) and isinstance(v.op, ast.Add) and (_a_list(v.left) or _a_list(v.right)))
+
+
+def _built_as_array(src: _Src, name: str, modules: set) -> bool:
+    """Every assignment of ``name`` in the script is a call made through torch or NumPy (``torch.tensor(y)``,
+    ``np.array(...)``, ``torch.cat(...).float()``): a tensor or array, which a list of row indices indexes."""
+    found = [v for node in ast.walk(src.tree) if isinstance(node, ast.Assign) for t in node.targets
+             if (v := _assigned(t, node.value, name)) is not None]
+    return bool(found) and all(_root(v) in modules for v in found)
+
+
+def _root(v) -> str | None:
+    """The name a chain of calls, attributes and subscripts starts from (``np`` of ``np.array(x).astype(f)``)."""
+    while isinstance(v, (ast.Call, ast.Attribute, ast.Subscript)):
+        v = v.func if isinstance(v, ast.Call) else v.value
+    return v.id if isinstance(v, ast.Name) else None
+
+
+def _shuffle_before_split(src: _Src, facts, fact, opts) -> bool:
+    """Rows stored in label order cut into two parts with nothing mixing them first (``split_in_label_order``):
+    right before the located cut, one random permutation applied to every array it slices, so both parts hold
+    every class and each row keeps its label. Python lists are reordered by a comprehension, tensors and
+    arrays by indexing; anything else (a DataFrame, an unknown value) is left alone."""
+    f = facts.get(fact)
+    n = _line_of(f[1]) if f is not None and f[0] is True else None
+    at = _statement_at(src, n) if n is not None else None
+    modules = _array_modules(src)
+    if at is None or not modules:
+        return False
+    st = at[0]
+    names = sorted({x.value.id for x in ast.walk(st) if isinstance(x, ast.Subscript)
+                    and isinstance(x.value, ast.Name) and isinstance(x.slice, ast.Slice)})
+    if not names or len(names) > _MAX_SLICED:
+        return False
+    lists = {x for x in names if _built_as_list(src, x)}
+    if any(x not in lists and not _built_as_array(src, x, set(modules)) for x in names):
+        return False
+    taken = {x.id for x in ast.walk(src.tree) if isinstance(x, ast.Name)}
+    perm = next(x for x in ("perm", "order", "shuffled", "_perm") if x not in taken)
+    make = f"torch.randperm(len({names[0]})).tolist()" if "torch" in modules else \
+        f"{modules[0]}.random.permutation(len({names[0]})).tolist()"
+    indent = _indent(src.line(st.lineno))
+    new = ", ".join(f"[{x}[i] for i in {perm}]" if x in lists else f"{x}[{perm}]" for x in names)
+    src.insert(st.lineno, f"{indent}{perm} = {make}\n{indent}{', '.join(names)} = {new}\n",
+               f"line {st.lineno}: {', '.join(names)} put in a random order before they are cut into parts (the "
+               "rows were stored class by class)")
+    return True
+
+
+def _array_modules(src: _Src) -> list[str]:
+    """The names torch and NumPy are imported under (plain ``import torch`` first)."""
+    out = []
+    for node in src.tree.body:
+        if isinstance(node, ast.Import):
+            out += [a.asname or a.name for a in node.names if a.name in ("torch", "numpy")]
+    return sorted(out, key=lambda m: m != "torch")
 
 
 def _fill_nan_after_write(src: _Src, facts, fact, opts) -> bool:
