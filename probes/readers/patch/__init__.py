@@ -37,7 +37,7 @@ set_label_smoothing        a label smoothing above ``above`` lowered to ``value`
 guard_spread_division      ``eps`` added to a divisor that is a spread of the data (std, max - min)
 zero_nonfinite_inputs      where nothing located writes the NaN: each training batch's inputs passed through
                            ``torch.nan_to_num`` (NaN and inf -> 0) where the batch is made, as the experiment that
-                           zeroes non-finite inputs on a copy does; refused where a probe found them finite
+                           zeroes non-finite inputs on a copy does; refused where the script cleans them itself
 step_scheduler_per_epoch   an epoch scheduler's ``step()`` moved out of the batch loop to once per epoch
 lengthen_schedule          a StepLR / ExponentialLR stepped once per epoch whose LR collapses within the run:
                            its step size or factor (and a factor below ``gamma_min``) set to span the run

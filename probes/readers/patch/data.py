@@ -295,8 +295,8 @@ def _zero_nonfinite_inputs(src: _Src, facts, fact, opts) -> bool:
     first argument of the model's forward in the training loop (the innermost loop holding the backward, or
     the step function holding it): a name bound in that block is cleaned right after it is bound (so a
     target that is the input too, as in an autoencoder, is clean as well), an expression (``X[idx]``) where
-    it is passed. Refused where a probe found the inputs finite (``fact`` False), the script cleans
-    non-finite values itself, or the forward is not one plain call."""
+    it is passed. Refused where the facts it is given say the inputs are finite (``fact`` False), the script
+    cleans non-finite values itself (``nan_to_num``), or the training forwards take different inputs."""
     f = facts.get(fact)
     if (f is not None and f[0] is False) or not _imports_torch(src) or any(
             isinstance(c, ast.Attribute) and c.attr in ("nan_to_num", "nan_to_num_") for c in ast.walk(src.tree)):
