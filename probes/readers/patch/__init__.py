@@ -4,7 +4,7 @@ Torch-free. ``traindx diagnose --script train.py --patch fix.diff`` writes it; t
 the user's files. Which edit fixes which cause is knowledge: each fix in kb/fixes.yaml may list a
 ``patch:`` — edits from the vocabulary below, each reading the fact whose source ``code:FILE:LINE``
 says where the code reader found the fault, with its settings under ``with:``. The first edit that
-applies wins; an edit changes only what the fix needs and refuses (returns False) when the located
+applies wins (an edit marked ``fallback: true`` is made only where none listed before it applied); an edit changes only what the fix needs and refuses (returns False) when the located
 line does not read as expected, so a patch is never guessed.
 
 =========================  ===========================================================================
@@ -19,6 +19,8 @@ insert_zero_grad           ``OPT.zero_grad()`` inserted before the ``backward()`
 drop_output_squash         the softmax/sigmoid before a loss that applies its own removed
 set_shuffle                ``shuffle=True`` on the training DataLoader; a hand-made batch index built in
                            file order (``torch.arange(N)``) built as a permutation (``torch.randperm(N)``)
+shuffle_before_split       rows stored in label order and cut into parts unmixed: one random permutation applied
+                           to every array the cut slices, right before it
 insert_train_mode          ``MODEL.train()`` as the first statement of the training loop
 set_clip_norm              the clipping ``max_norm`` literal set to ``value``
 unfreeze                   each located ``requires_grad = False`` / ``requires_grad_(False)`` set to True;
@@ -33,12 +35,17 @@ set_weight_decay           the weight decay literal (script or config) to the op
 set_dropout                a dropout probability above ``above`` lowered to ``value``
 set_label_smoothing        a label smoothing above ``above`` lowered to ``value``
 guard_spread_division      ``eps`` added to a divisor that is a spread of the data (std, max - min)
+zero_nonfinite_inputs      where nothing located writes the NaN: each training batch's inputs passed through
+                           ``torch.nan_to_num`` (NaN and inf -> 0) where the batch is made, as the experiment that
+                           zeroes non-finite inputs on a copy does; refused where the script cleans them itself
 step_scheduler_per_epoch   an epoch scheduler's ``step()`` moved out of the batch loop to once per epoch
 lengthen_schedule          a StepLR / ExponentialLR stepped once per epoch whose LR collapses within the run:
                            its step size or factor (and a factor below ``gamma_min``) set to span the run
 reinit_weights             a weight set to one constant or drawn far too wide given PyTorch's default init
-insert_clip_norm           ``clip_grad_norm_`` at ``max_norm`` inserted before the optimizer's step, where
-                           nothing clips yet
+insert_clip_norm           ``clip_grad_norm_`` at ``max_norm`` inserted before the optimizer's step (or before a
+                           hand-written update over ``model.parameters()``), where nothing clips yet
+bound_clip_norm            a clipping that never clips (``max_norm=float("inf")`` to read the norm, or a norm
+                           switched off by a value <= 0) given ``max_norm``
 =========================  ===========================================================================
 
 Each edit lives with what it touches: ``optimizer.py`` (what the optimizer holds and how it steps),
@@ -61,10 +68,11 @@ from collections.abc import Mapping
 
 from traindx.engine.errors import InputError
 
-from .data import _fill_nan_after_write, _guard_spread, _shuffle
+from .data import _fill_nan_after_write, _guard_spread, _shuffle, _shuffle_before_split, _zero_nonfinite_inputs
 from .loop import _eval_mode, _lengthen_schedule, _step_per_epoch, _train_mode, _zero_grad
 from .model import _double_softmax, _dropout, _label_smoothing, _reinit, _unfreeze, _wrap_module_list
 from .optimizer import (
+    _bound_clip,
     _clip_move,
     _fmt_norm,
     _insert_clip,
@@ -88,7 +96,8 @@ EDITS = {"set_learning_rate": _lr, "insert_zero_grad": _zero_grad, "drop_output_
          "set_dropout": _dropout, "set_label_smoothing": _label_smoothing, "guard_spread_division": _guard_spread,
          "step_scheduler_per_epoch": _step_per_epoch, "lengthen_schedule": _lengthen_schedule,
          "reinit_weights": _reinit,
-         "insert_clip_norm": _insert_clip}
+         "insert_clip_norm": _insert_clip, "bound_clip_norm": _bound_clip,
+         "zero_nonfinite_inputs": _zero_nonfinite_inputs, "shuffle_before_split": _shuffle_before_split}
 
 
 def patch_edits(kb, cause: str) -> list[dict]:
@@ -127,6 +136,8 @@ def make_patch(script: str, facts: Mapping[str, tuple], cause: str, *, display: 
             and str(v[1]).startswith("code:") and os.path.basename(str(v[1]).split(":")[1]) == base}
     applied = False
     for e in edits:
+        if applied and e.get("fallback"):   # a general fix, only where nothing more precise applied
+            continue
         applied = EDITS[e["edit"]](src, mine, e.get("fact", ""), _settings(e, kb)) or applied
     if not applied:
         return next((p for c in configs if src.config_moves

@@ -5,7 +5,18 @@ from __future__ import annotations
 
 import ast
 
-from .source import _assigned, _entry, _fmt_lr, _indent, _line_of, _replace_span, _Src
+from .loop import _models
+from .source import (
+    _assigned,
+    _entry,
+    _fmt_lr,
+    _indent,
+    _line_of,
+    _loops_with_backward,
+    _replace_span,
+    _Src,
+    _statement_at,
+)
 
 
 def _shuffle(src: _Src, facts, fact, opts) -> bool:
@@ -144,16 +155,75 @@ _MAX_SLICED = 4
 
 
 def _built_as_list(src: _Src, name: str) -> bool:
-    """The script assigns ``name`` a Python list somewhere (a literal, a comprehension, ``list(...)``)."""
+    """The script assigns ``name`` a Python list somewhere (a literal, a comprehension, ``list(...)``, lists
+    joined by ``+``)."""
     for node in ast.walk(src.tree):
         if not isinstance(node, ast.Assign):
             continue
         for t in node.targets:
-            v = _assigned(t, node.value, name)
-            if isinstance(v, (ast.List, ast.ListComp)) or (
-                    isinstance(v, ast.Call) and getattr(v.func, "id", "") == "list"):
+            if _a_list(_assigned(t, node.value, name)):
                 return True
     return False
+
+
+def _a_list(v) -> bool:
+    return isinstance(v, (ast.List, ast.ListComp)) or (isinstance(v, ast.Call) and getattr(v.func, "id", "") == "list") \
+        or (isinstance(v, ast.BinOp) and isinstance(v.op, ast.Add) and (_a_list(v.left) or _a_list(v.right)))
+
+
+def _built_as_array(src: _Src, name: str, modules: set) -> bool:
+    """Every assignment of ``name`` in the script is a call made through torch or NumPy (``torch.tensor(y)``,
+    ``np.array(...)``, ``torch.cat(...).float()``): a tensor or array, which a list of row indices indexes."""
+    found = [v for node in ast.walk(src.tree) if isinstance(node, ast.Assign) for t in node.targets
+             if (v := _assigned(t, node.value, name)) is not None]
+    return bool(found) and all(_root(v) in modules for v in found)
+
+
+def _root(v) -> str | None:
+    """The name a chain of calls, attributes and subscripts starts from (``np`` of ``np.array(x).astype(f)``)."""
+    while isinstance(v, (ast.Call, ast.Attribute, ast.Subscript)):
+        v = v.func if isinstance(v, ast.Call) else v.value
+    return v.id if isinstance(v, ast.Name) else None
+
+
+def _shuffle_before_split(src: _Src, facts, fact, opts) -> bool:
+    """Rows stored in label order cut into two parts with nothing mixing them first (``split_in_label_order``):
+    right before the located cut, one random permutation applied to every array it slices, so both parts hold
+    every class and each row keeps its label. Python lists are reordered by a comprehension, tensors and
+    arrays by indexing; anything else (a DataFrame, an unknown value) is left alone."""
+    f = facts.get(fact)
+    n = _line_of(f[1]) if f is not None and f[0] is True else None
+    at = _statement_at(src, n) if n is not None else None
+    modules = _array_modules(src)
+    if at is None or not modules:
+        return False
+    st = at[0]
+    names = sorted({x.value.id for x in ast.walk(st) if isinstance(x, ast.Subscript)
+                    and isinstance(x.value, ast.Name) and isinstance(x.slice, ast.Slice)})
+    if not names or len(names) > _MAX_SLICED:
+        return False
+    lists = {x for x in names if _built_as_list(src, x)}
+    if any(x not in lists and not _built_as_array(src, x, set(modules)) for x in names):
+        return False
+    taken = {x.id for x in ast.walk(src.tree) if isinstance(x, ast.Name)}
+    perm = next(x for x in ("perm", "order", "shuffled", "_perm") if x not in taken)
+    make = f"torch.randperm(len({names[0]})).tolist()" if "torch" in modules else \
+        f"{modules[0]}.random.permutation(len({names[0]})).tolist()"
+    indent = _indent(src.line(st.lineno))
+    new = ", ".join(f"[{x}[i] for i in {perm}]" if x in lists else f"{x}[{perm}]" for x in names)
+    src.insert(st.lineno, f"{indent}{perm} = {make}\n{indent}{', '.join(names)} = {new}\n",
+               f"line {st.lineno}: {', '.join(names)} put in a random order before they are cut into parts (the "
+               "rows were stored class by class)")
+    return True
+
+
+def _array_modules(src: _Src) -> list[str]:
+    """The names torch and NumPy are imported under (plain ``import torch`` first)."""
+    out = []
+    for node in src.tree.body:
+        if isinstance(node, ast.Import):
+            out += [a.asname or a.name for a in node.names if a.name in ("torch", "numpy")]
+    return sorted(out, key=lambda m: m != "torch")
 
 
 def _fill_nan_after_write(src: _Src, facts, fact, opts) -> bool:
@@ -211,4 +281,89 @@ def _guard_spread(src: _Src, facts, fact, opts) -> bool:
         return False
     src.changes.append(f"line {n}: {eps} added to the divisor {seg} (a slice with no spread no longer "
                        "divides by zero)")
+    return True
+
+
+#: what a non-finite input value becomes: 0, the mean of a standardised feature (the experiment that zeroes
+#: non-finite inputs on a copy makes the same change, so the patch is the fix the experiment tried)
+_NAN_TO_NUM = "nan=0.0, posinf=0.0, neginf=0.0"
+
+
+def _zero_nonfinite_inputs(src: _Src, facts, fact, opts) -> bool:
+    """Non-finite values in the inputs, not written by the script itself: each training batch's inputs
+    zeroed where they are NaN or infinite, where the batch is made (``torch.nan_to_num``). The inputs are the
+    first argument of the model's forward in the training loop (the innermost loop holding the backward, or
+    the step function holding it): a name bound in that block is cleaned right after it is bound (so a
+    target that is the input too, as in an autoencoder, is clean as well), an expression (``X[idx]``) where
+    it is passed. Refused where the facts it is given say the inputs are finite (``fact`` False), the script
+    cleans non-finite values itself (``nan_to_num``), or the training forwards take different inputs."""
+    f = facts.get(fact)
+    if (f is not None and f[0] is False) or not _imports_torch(src) or any(
+            isinstance(c, ast.Attribute) and c.attr in ("nan_to_num", "nan_to_num_") for c in ast.walk(src.tree)):
+        return False
+    block = _training_block(src)
+    models = _models(src)
+    # the forwards up to the backward: a validation later in the same block is not the training batch
+    upto = [st for st in block.body if st.lineno <= _backward_line(block)] if block is not None else []
+    forwards = [c for st in upto for c in ast.walk(st) if isinstance(c, ast.Call) and ast.unparse(c.func) in models
+                and c.args and not isinstance(c.args[0], ast.Starred)]
+    if not forwards or len({ast.unparse(c.args[0]) for c in forwards}) != 1:
+        return False
+    arg = min(forwards, key=lambda c: (c.lineno, c.col_offset)).args[0]
+    if isinstance(arg, ast.Name):
+        return _clean_where_bound(src, block, arg.id)
+    if len([c for c in forwards if c.args[0].lineno == c.args[0].end_lineno]) != len(forwards):
+        return False
+    for c in sorted(forwards, key=lambda c: (c.lineno, c.col_offset), reverse=True):
+        _replace_span(src, c.args[0], f"torch.nan_to_num({src.segment(c.args[0])}, {_NAN_TO_NUM})")
+    src.changes.append(f"line {arg.lineno}: the inputs' NaN and infinite values zeroed before the model sees them "
+                       f"(torch.nan_to_num on {src.segment(arg)})")
+    return True
+
+
+def _imports_torch(src: _Src) -> bool:
+    return any(isinstance(n, ast.Import) and any(a.name == "torch" and a.asname is None for a in n.names)
+               for n in src.tree.body)
+
+
+def _backward_line(block) -> int:
+    """The last line of the first statement of ``block``'s body that calls ``.backward()``."""
+    return next((st.end_lineno for st in block.body if any(
+        isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "backward"
+        for c in ast.walk(st))), 0)
+
+
+def _training_block(src: _Src):
+    """The innermost loop holding a backward, else the one function that computes gradients and steps."""
+    pairs = _loops_with_backward(src.tree)
+    if pairs:
+        return min(pairs, key=lambda p: (p[0].end_lineno - p[0].lineno))[0]
+    fns = [fn for fn in ast.walk(src.tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+           and any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "backward"
+                   for c in ast.walk(fn))]
+    return fns[0] if len(fns) == 1 else None
+
+
+def _clean_where_bound(src: _Src, block, name: str) -> bool:
+    """``name = torch.nan_to_num(name, ...)`` right where ``block`` binds ``name``: first in the loop's body
+    when the loop's own variable (or a function's parameter) is it, else right after the one plain statement
+    of the body that assigns it, alone on its line."""
+    line = f"{name} = torch.nan_to_num({name}, {_NAN_TO_NUM})\n"
+    why = f"the inputs' NaN and infinite values in {name} zeroed before the model sees them"
+    own = block.target if isinstance(block, ast.For) else None
+    params = [a.arg for a in block.args.args] if isinstance(block, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+    body = block.body[1:] if params and ast.get_docstring(block) is not None else block.body
+    binds = [st for st in body if isinstance(st, ast.Assign) and any(
+        isinstance(n, ast.Name) and n.id == name for t in st.targets for n in ast.walk(t))]
+    if (own is not None and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(own))) or name in params:
+        if binds or not body or body[0].lineno == block.lineno:
+            return False
+        at = body[0].lineno
+        src.insert(at, _indent(src.line(at)) + line, f"line {at}: {why}")
+        return True
+    if len(binds) != 1 or not src.starts_its_line(binds[0]) or any(
+            st is not binds[0] and st.lineno <= binds[0].end_lineno <= st.end_lineno for st in body):
+        return False
+    st = binds[0]
+    src.insert_after(st.end_lineno, _indent(src.line(st.lineno)) + line, f"line {st.end_lineno + 1}: {why}")
     return True

@@ -312,6 +312,8 @@ def _reinit(src: _Src, facts, fact, opts) -> bool:
     if fact == "init_weight_std" and not ("std_large" in opts and isinstance(f[0], (int, float))
                                           and f[0] >= float(opts["std_large"])):
         return False
+    if fact == "init_weight_std" and _drawn_parameters(src, n):
+        return True
     for call in ast.walk(src.tree):
         if not (isinstance(call, ast.Call) and call.lineno == n and isinstance(call.func, ast.Attribute)):
             continue
@@ -341,3 +343,47 @@ def _reinit(src: _Src, facts, fact, opts) -> bool:
                            f"and nn.Conv initialise themselves) instead of `{ast.unparse(call)}`")
         return True
     return False
+
+
+#: the keywords a ``torch.randn`` draw may carry into the ``torch.empty`` the default start fills
+_SHAPE_KEYWORDS = ("dtype", "device")
+
+
+def _drawn_matrix(call) -> bool:
+    """``call`` is ``torch.randn(a, b, ...)`` (or ``torch.randn((a, b))``): a standard-normal draw of a matrix
+    or a larger block, with no generator (whose stream the default start could not follow)."""
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "randn"
+            and isinstance(call.func.value, ast.Name) and call.func.value.id == "torch"):
+        return False
+    dims = call.args[0].elts if len(call.args) == 1 and isinstance(call.args[0], (ast.Tuple, ast.List)) else call.args
+    return len(dims) >= 2 and not any(isinstance(d, ast.Starred) for d in dims) \
+        and all(k.arg in _SHAPE_KEYWORDS for k in call.keywords)
+
+
+def _drawn_parameters(src: _Src, n: int) -> bool:
+    """A weight made as ``nn.Parameter(torch.randn(out, in))`` on line ``n`` (a standard deviation of 1, far
+    too wide for a layer's fan-in): it, and every other matrix the same function makes that way, given
+    PyTorch's default start, ``kaiming_uniform_(torch.empty(out, in), a=5 ** 0.5)`` (a vector, a bias, keeps
+    its draw)."""
+    prefix = _init_module_prefix(src)
+    located = [c for c in ast.walk(src.tree) if isinstance(c, ast.Call) and c.lineno == n
+               and getattr(c.func, "attr", getattr(c.func, "id", None)) == "Parameter" and len(c.args) == 1
+               and _drawn_matrix(c.args[0])]
+    if prefix is None or len(located) != 1:
+        return False
+    scope = src.parents.get(located[0])
+    while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        scope = src.parents.get(scope)
+    scope = scope if scope is not None else src.tree
+    draws = [c.args[0] for c in ast.walk(scope) if isinstance(c, ast.Call)
+             and getattr(c.func, "attr", getattr(c.func, "id", None)) == "Parameter" and len(c.args) == 1
+             and _drawn_matrix(c.args[0]) and c.args[0].lineno == c.args[0].end_lineno]
+    done = []
+    for d in sorted(draws, key=lambda d: (d.lineno, d.col_offset), reverse=True):
+        inner = ", ".join(src.segment(a) for a in d.args) + "".join(f", {src.segment(k)}" for k in d.keywords)
+        if _replace_span(src, d, f"{prefix}.kaiming_uniform_(torch.empty({inner}), a=5 ** 0.5)"):
+            done.append(d.lineno)
+    for ln in sorted(done):
+        src.changes.append(f"line {ln}: the weight given PyTorch's default start (Kaiming uniform, as nn.Linear "
+                           "initialises itself) instead of a standard-normal draw")
+    return bool(done)

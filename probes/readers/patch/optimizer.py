@@ -14,6 +14,8 @@ from .source import (
     _line_of,
     _literal_origin,
     _loops_with_backward,
+    _module_binding,
+    _parameter_given,
     _nn_prefix,
     _params_arg,
     _reindented,
@@ -72,7 +74,8 @@ def _weight_decay(src: _Src, facts, fact, opts) -> bool:
     n = _line_of(facts[fact][1]) if moved else None
     if n is None:
         return False
-    target = _literal_origin(src, _keyword_on_line(src, n, "weight_decay"))
+    given = _keyword_on_line(src, n, "weight_decay")
+    target = _literal_origin(src, given) if given is not None else _penalty_coefficient(src, n, moved[0])
     if target is None or not _same_number(target.value, moved[0]):
         return False
     was = src.segment(target)
@@ -80,6 +83,23 @@ def _weight_decay(src: _Src, facts, fact, opts) -> bool:
         return False
     src.changes.append(f"line {target.lineno}: weight decay lowered {was} -> {_fmt_lr(moved[1])}")
     return True
+
+
+def _penalty_coefficient(src: _Src, n: int, value: float) -> ast.Constant | None:
+    """The literal an L2 penalty written into the loss on line ``n`` takes its strength from
+    (``reg_loss = 0.5 * reg * (W * W).sum()`` with ``reg = 0.1``): the one literal that the names and numbers
+    of the statement there lead to and that holds ``value``; None where none or several do."""
+    stmts = [st for st in ast.walk(src.tree) if isinstance(st, (ast.Assign, ast.AugAssign, ast.Expr))
+             and st.lineno == n]
+    found = {}
+    for st in stmts[:1]:
+        for node in ast.walk(st.value):
+            if isinstance(node, (ast.Name, ast.Constant, ast.Attribute, ast.Subscript)) and \
+                    isinstance(getattr(node, "ctx", ast.Load()), ast.Load):
+                target = _literal_origin(src, node)
+                if target is not None and _same_number(target.value, value):
+                    found[id(target)] = target
+    return next(iter(found.values())) if len(found) == 1 else None
 
 
 def _over_clipping(src: _Src, facts, fact, opts) -> bool:
@@ -308,14 +328,14 @@ def _insert_clip(src: _Src, facts, fact, opts) -> bool:
     pairs = _loops_with_backward(src.tree)
     prefix = _nn_prefix(src)
     if not pairs or prefix is None:
-        return False
+        return _clip_before_manual_update(src, prefix, opts) if prefix is not None else False
     loop, back = min(pairs, key=lambda p: (p[0].end_lineno - p[0].lineno))
     step = next((st for st in loop.body if st.lineno > back.lineno and isinstance(st, ast.Expr)
                  and isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Attribute)
                  and st.value.func.attr == "step" and not st.value.args and isinstance(st.value.func.value, ast.Name)
                  and "sched" not in st.value.func.value.id.lower() and src.starts_its_line(st)), None)
     if step is None:
-        return False
+        return _clip_before_manual_update(src, prefix, opts)
     opt = step.value.func.value.id
     built = [n.value for n in ast.walk(src.tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
              and isinstance(n.targets[0], ast.Name) and n.targets[0].id == opt and isinstance(n.value, ast.Call)]
@@ -327,6 +347,104 @@ def _insert_clip(src: _Src, facts, fact, opts) -> bool:
                             f"max_norm={norm})\n",
                f"line {step.lineno}: gradients clipped to a total norm of {norm} before {opt}.step()")
     return True
+
+
+def _clip_before_manual_update(src: _Src, prefix: str, opts) -> bool:
+    """No optimizer steps: the weights are updated by hand right after the backward, by a loop over the
+    model's parameters (``loss.backward()`` then ``for p in rnn.parameters(): p.data.add_(p.grad.data,
+    alpha=-lr)``). Clipping at ``max_norm`` goes right before that loop, over the same parameters. Only
+    where one statement after a backward is such a loop and nothing steps an optimizer in its block."""
+    done = False
+    for block in ast.walk(src.tree):
+        body = getattr(block, "body", None)
+        if not isinstance(body, list) or any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+                                             and c.func.attr == "step" for st in body for c in ast.walk(st)):
+            continue
+        for back, update in zip(body, body[1:]):
+            if not (_is_backward(back) and isinstance(update, ast.For) and isinstance(update.target, ast.Name)
+                    and isinstance(update.iter, ast.Call) and isinstance(update.iter.func, ast.Attribute)
+                    and update.iter.func.attr == "parameters" and not update.iter.args
+                    and _updates_in_place(update, update.target.id) and src.starts_its_line(update)):
+                continue
+            norm = _fmt_norm(float(opts["max_norm"]))
+            at = update.lineno
+            src.insert(at, f"{_indent(src.line(at))}{prefix}.utils.clip_grad_norm_({src.segment(update.iter)}, "
+                           f"max_norm={norm})\n",
+                       f"line {at}: gradients clipped to a total norm of {norm} before the weights are updated")
+            done = True
+    return done
+
+
+def _is_backward(st: ast.stmt) -> bool:
+    return isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and \
+        isinstance(st.value.func, ast.Attribute) and st.value.func.attr == "backward"
+
+
+#: the in-place tensor methods a hand-written update applies to a parameter
+_IN_PLACE_UPDATES = ("add_", "sub_", "addcmul_", "addcdiv_", "copy_")
+
+
+def _updates_in_place(loop: ast.For, p: str) -> bool:
+    """The loop's body updates the parameter ``p`` by its gradient: ``p.data.add_(...)``, ``p -= ...``,
+    ``p.data -= ...``, reading ``p.grad``."""
+    reads_grad = any(isinstance(n, ast.Attribute) and n.attr == "grad" and ast.unparse(n.value) == p
+                     for n in ast.walk(loop))
+    writes = any((isinstance(n, ast.AugAssign) and ast.unparse(n.target) in (p, f"{p}.data"))
+                 or (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _IN_PLACE_UPDATES
+                     and ast.unparse(n.func.value) in (p, f"{p}.data")) for n in ast.walk(loop))
+    return reads_grad and writes
+
+
+#: how a script writes an unbounded clipping norm (clip_grad_norm_ used to measure the norm only)
+_INFINITE = ("inf", "infinity")
+
+
+def _bound_clip(src: _Src, facts, fact, opts) -> bool:
+    """A clipping that never clips where the gradients explode: ``clip_grad_norm_(params, float("inf"))``
+    (run to read the norm), or a norm switched off by the value it is given (``clip_c = -1`` with ``if
+    clip_c > 0.: clip_grad_norm_(params, clip_c)``). The norm set to ``max_norm`` where it is written: the
+    infinity in the call, or the number it comes from. The call is the located one, else the script's only one."""
+    if "max_norm" not in opts:
+        return False
+    n = _line_of(facts[fact][1]) if facts.get(fact) is not None else None
+    calls = [c for c in ast.walk(src.tree) if isinstance(c, ast.Call)
+             and (getattr(c.func, "attr", None) or getattr(c.func, "id", "")) in ("clip_grad_norm_", "clip_grad_norm")]
+    located = [c for c in calls if n is not None and c.lineno <= n <= c.end_lineno]
+    call = located[0] if located else calls[0] if n is None and len(calls) == 1 else None
+    if call is None:
+        return False
+    arg = next((k.value for k in call.keywords if k.arg == "max_norm"), call.args[1] if len(call.args) > 1 else None)
+    origin = _norm_origin(src, arg)
+    if origin is None or not (origin[1] <= 0 or origin[1] == float("inf")):
+        return False
+    node, was = origin
+    norm = _fmt_norm(float(opts["max_norm"]))
+    if not _replace_span(src, node, norm):
+        return False
+    src.changes.append(f"line {node.lineno}: gradient clipping max_norm {src.segment(node) or was} -> {norm} (it "
+                       "never clipped)")
+    return True
+
+
+def _norm_origin(src: _Src, expr, depth: int = 4):
+    """(node, value) of the number a clipping norm is written as: a literal (negative too), an infinity
+    (``float("inf")``, ``math.inf``), followed through names as :func:`_literal_origin` does."""
+    if expr is None or depth <= 0:
+        return None
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub) and isinstance(expr.operand, ast.Constant) \
+            and isinstance(expr.operand.value, (int, float)) and not isinstance(expr.operand.value, bool):
+        return expr, -float(expr.operand.value)
+    if isinstance(expr, ast.Call) and getattr(expr.func, "id", None) == "float" and len(expr.args) == 1 \
+            and isinstance(expr.args[0], ast.Constant) and str(expr.args[0].value).lower().lstrip("+") in _INFINITE:
+        return expr, float("inf")
+    if isinstance(expr, ast.Attribute) and expr.attr == "inf" and isinstance(expr.value, ast.Name):
+        return expr, float("inf")
+    if isinstance(expr, ast.Name):
+        given = _parameter_given(src, expr)
+        bound = given if given is not False else _module_binding(src, expr.id)
+        return _norm_origin(src, bound, depth - 1)
+    target = _literal_origin(src, expr)
+    return (target, float(target.value)) if target is not None else None
 
 
 def _clip_move(facts, fact, opts) -> tuple[float, float] | None:

@@ -42,6 +42,14 @@ class _Src:
         # numbers an edit would move where the script only reads them from a config file:
         # (key, move old -> new, what changes); made in that file when every number of the edit is there
         self.config_moves: list[tuple] = []
+        self._parents: dict | None = None
+
+    @property
+    def parents(self) -> dict:
+        """Each node of the syntax tree -> the node holding it (computed once)."""
+        if self._parents is None:
+            self._parents = _parents(self.tree)
+        return self._parents
 
     def line(self, n: int) -> str:
         return self.lines[n - 1]
@@ -127,6 +135,9 @@ def _literal_origin(src: _Src, expr: ast.expr | None, depth: int = _ORIGIN_DEPTH
     if isinstance(expr, ast.Constant):
         return expr if isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool) else None
     if isinstance(expr, ast.Name):
+        given = _parameter_given(src, expr)
+        if given is not False:     # a parameter of the function reading it: what its calls pass
+            return _literal_origin(src, given, depth - 1)
         found = None
         for node in src.tree.body:
             if isinstance(node, ast.Assign):
@@ -137,11 +148,69 @@ def _literal_origin(src: _Src, expr: ast.expr | None, depth: int = _ORIGIN_DEPTH
         return _literal_origin(src, _argparse_default(src, expr.attr), depth - 1)
     if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant):   # CFG["lr"]
         holder = expr.value
-        if isinstance(holder, ast.Name):
+        given = _parameter_given(src, holder) if isinstance(holder, ast.Name) else False
+        if given is not False:     # cfg["lr"] in ``def main(cfg)``: the dict its calls pass
+            holder = given if not isinstance(given, ast.Name) else _module_binding(src, given.id)
+        elif isinstance(holder, ast.Name):
             holder = next((_assigned(t, n.value, holder.id) for n in reversed(src.tree.body)
                            if isinstance(n, ast.Assign) for t in n.targets if _assigned(t, n.value, holder.id)), None)
         return _literal_origin(src, _entry(holder, expr.slice.value), depth - 1)
     return None
+
+
+def _module_binding(src: _Src, name: str) -> ast.expr | None:
+    """The value of the last module-level assignment to ``name``."""
+    return next((_assigned(t, n.value, name) for n in reversed(src.tree.body)
+                 if isinstance(n, ast.Assign) for t in n.targets if _assigned(t, n.value, name)), None)
+
+
+def _parameter_given(src: _Src, name: ast.Name):
+    """What the script's calls pass for the parameter ``name`` reads, where ``name`` is a parameter of the
+    plain function it is read in (``def mlp(d, p): ... nn.Dropout(p)``), never rebound there, and the
+    function is only ever called by name: the one expression every call passes (``mlp(16, HP["p"])`` gives
+    ``HP["p"]``), or its default where no call passes it. None where the calls pass different things or
+    the function is handed on (a patch is never guessed); False where ``name`` is no such parameter."""
+    parents = src.parents
+    fn = parents.get(name)
+    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        fn = parents.get(fn)
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    args = fn.args
+    positional = [a.arg for a in args.posonlyargs + args.args]
+    if name.id not in positional + [a.arg for a in args.kwonlyargs]:
+        return False
+    if isinstance(parents.get(fn), ast.ClassDef) or any(
+            isinstance(n, ast.Name) and n.id == name.id and not isinstance(n.ctx, ast.Load) for n in ast.walk(fn)):
+        return None
+    defaults = dict(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    uses = [n for n in ast.walk(src.tree) if isinstance(n, ast.Name) and n.id == fn.name]
+    calls = [c for c in ast.walk(src.tree) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+             and c.func.id == fn.name]
+    if not calls or len(uses) != len(calls):
+        return None
+    i = positional.index(name.id) if name.id in positional else None
+    given = []
+    for c in calls:
+        if any(isinstance(a, ast.Starred) for a in c.args) or any(k.arg is None for k in c.keywords):
+            return None
+        g = c.args[i] if i is not None and i < len(c.args) else next(
+            (k.value for k in c.keywords if k.arg == name.id), defaults.get(name.id))
+        if g is None:
+            return None
+        given.append(g)
+    return given[0] if len({ast.dump(g) for g in given}) == 1 and all(
+        _same_scope(parents, g, given[0]) for g in given) else None
+
+
+def _same_scope(parents: dict, a: ast.AST, b: ast.AST) -> bool:
+    """``a`` and ``b`` are read in the same function (or both at module level)."""
+    def scope(n):
+        while n is not None and not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            n = parents.get(n)
+        return n
+    return scope(a) is scope(b)
 
 
 def _config_key(src: _Src, expr: ast.expr | None, depth: int = _ORIGIN_DEPTH) -> str | None:
