@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from .loop import _models
+from .loop import _calls, _models
 from .source import (
     _assigned,
     _entry,
@@ -328,9 +328,7 @@ def _imports_torch(src: _Src) -> bool:
 
 def _backward_line(block) -> int:
     """The last line of the first statement of ``block``'s body that calls ``.backward()``."""
-    return next((st.end_lineno for st in block.body if any(
-        isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "backward"
-        for c in ast.walk(st))), 0)
+    return next((st.end_lineno for st in block.body if _calls(st, "backward")), 0)
 
 
 def _training_block(src: _Src):
@@ -339,8 +337,7 @@ def _training_block(src: _Src):
     if pairs:
         return min(pairs, key=lambda p: (p[0].end_lineno - p[0].lineno))[0]
     fns = [fn for fn in ast.walk(src.tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
-           and any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "backward"
-                   for c in ast.walk(fn))]
+           and _calls(fn, "backward")]
     return fns[0] if len(fns) == 1 else None
 
 
