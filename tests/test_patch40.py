@@ -349,7 +349,8 @@ def test_a_parameter_drawn_from_a_standard_normal_gets_the_default_start(tmp_pat
     assert p is not None
     assert "+        self.weight = nn.Parameter(nn.init.kaiming_uniform_(torch.empty(n_out, n_in), a=5 ** 0.5))" \
         in p["diff"].splitlines()
-    assert not [row for row in p["diff"].splitlines() if row[:1] in "+-" and "self.bias" in row]   # a vector keeps its draw
+    # a vector keeps its draw
+    assert not [row for row in p["diff"].splitlines() if row[:1] in "+-" and "self.bias" in row]
     before = _run(tmp_path)[1]
     _apply(tmp_path, p)
     after = _run(tmp_path)[1]

@@ -4,8 +4,9 @@ Torch-free. ``traindx diagnose --script train.py --patch fix.diff`` writes it; t
 the user's files. Which edit fixes which cause is knowledge: each fix in kb/fixes.yaml may list a
 ``patch:`` — edits from the vocabulary below, each reading the fact whose source ``code:FILE:LINE``
 says where the code reader found the fault, with its settings under ``with:``. The first edit that
-applies wins (an edit marked ``fallback: true`` is made only where none listed before it applied); an edit changes only what the fix needs and refuses (returns False) when the located
-line does not read as expected, so a patch is never guessed.
+applies wins (an edit marked ``fallback: true`` is made only where none listed before it applied); an
+edit changes only what the fix needs and refuses (returns False) when the located line does not read
+as expected, so a patch is never guessed.
 
 =========================  ===========================================================================
 edit                       change

@@ -167,7 +167,8 @@ def _built_as_list(src: _Src, name: str) -> bool:
 
 
 def _a_list(v) -> bool:
-    return isinstance(v, (ast.List, ast.ListComp)) or (isinstance(v, ast.Call) and getattr(v.func, "id", "") == "list") \
+    return isinstance(v, (ast.List, ast.ListComp)) \
+        or (isinstance(v, ast.Call) and getattr(v.func, "id", "") == "list") \
         or (isinstance(v, ast.BinOp) and isinstance(v.op, ast.Add) and (_a_list(v.left) or _a_list(v.right)))
 
 
