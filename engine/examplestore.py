@@ -24,6 +24,7 @@ Data only: SQLite rows and JSON, never pickle; no torch.
 """
 from __future__ import annotations
 
+import functools
 import glob
 import hashlib
 import json
@@ -52,20 +53,16 @@ def folder() -> str | None:
     return os.path.join(base, "traindx")
 
 
-_code_hash: list = []
-
-
+@functools.cache
 def _code() -> str:
     """A hash of the code that turns text into features and features into weights (this module and
     :mod:`.understand`): a changed feature or weighting never reads an older store."""
-    if not _code_hash:
-        h = hashlib.sha256()
-        from . import understand
-        for path in (__file__, understand.__file__):
-            with open(path, "rb") as fh:
-                h.update(fh.read())
-        _code_hash.append(h.hexdigest())
-    return _code_hash[0]
+    h = hashlib.sha256()
+    from . import understand
+    for path in (__file__, understand.__file__):
+        with open(path, "rb") as fh:
+            h.update(fh.read())
+    return h.hexdigest()
 
 
 def key(training: list, stop: frozenset, sharpness: float, char_weight: float) -> str:
@@ -163,12 +160,13 @@ def open_store(k: str, cls: type, params: dict, stop: frozenset, build):
         return None
     try:
         return cls(path, k, params, stop, build)
-    except (OSError, sqlite3.Error, ValueError, KeyError, TypeError):
+    except (OSError, *_DAMAGED):
         return None
 
 
-#: what a damaged store raises while it is read: the reader then builds the classifier instead
-_DAMAGED = (sqlite3.Error, ValueError, TypeError, KeyError)
+#: what a damaged store raises while it is read (bytes that are no database, text that is no JSON, JSON
+#: of another shape): the reader then builds the classifier instead
+_DAMAGED = (sqlite3.Error, ValueError, TypeError, KeyError, AttributeError)
 
 
 class Stored:
@@ -178,16 +176,11 @@ class Stored:
     read (a store damaged after it was opened) switches this instance to a classifier built afresh."""
 
     def __init__(self, path: str, k: str, params: dict, stop: frozenset, build):
-        from .parameters import resolve
-        p = resolve(params)
-        self.stop = stop
-        self.sharpness = float(p["language.example_sharpness"])
-        self.char_weight = float(p["language.example_char_weight"])
+        self._settings(params, stop)
         self.path = path
         self._lock = threading.Lock()
         self._con = None
         self._pid = None
-        self._last = (None, None)
         self._build = build
         self._built = None
         meta = dict(self._query("SELECT k, v FROM meta", ()))
@@ -216,25 +209,21 @@ class Stored:
         return out
 
     def _rows(self, feats) -> dict:
-        if self._built is None:
-            try:
-                return self._read_rows(feats)
-            except _DAMAGED:
-                self._fall_back()
-        return self._built._rows(feats)
+        return self._read_or_build(self._read_rows, "_rows", feats)
 
     def _telling_weights(self, symptom: str, feats: list) -> dict:
+        return self._read_or_build(self._read_telling, "_telling_weights", symptom, feats)
+
+    def _read_or_build(self, read, method: str, *args):
+        """``read(*args)`` from the store; once a read fails, the built classifier's ``method`` instead."""
         if self._built is None:
             try:
-                return self._read_telling(symptom, feats)
+                return read(*args)
             except _DAMAGED:
-                self._fall_back()
-        return self._built._telling_weights(symptom, feats)
-
-    def _fall_back(self) -> None:
-        self._built = self._build()
-        self.group_symptoms = self._built.group_symptoms
-        self.columns = self._built.columns
+                self._built = self._build()
+                self.group_symptoms = self._built.group_symptoms
+                self.columns = self._built.columns
+        return getattr(self._built, method)(*args)
 
     def _read_rows(self, feats) -> dict:
         got = {f: (float(w), [(int(i), float(x)) for i, x in json.loads(post)])

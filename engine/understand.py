@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import hashlib
 import math
 import os
 import re
@@ -1880,10 +1879,7 @@ class _Examples:
     ``language.example_char_weight`` times a word's weight."""
 
     def __init__(self, examples: list, params: dict | None = None, stop: frozenset = frozenset()):
-        params = resolve(params)
-        self.stop = stop            # kb/language ``stop_words``: words no feature is made of
-        self.sharpness = float(params["language.example_sharpness"])
-        self.char_weight = float(params["language.example_char_weight"])
+        self._settings(params, stop)
         # (symptom, text) or (symptom, text, origin file): each folder of language files (the core's
         # kb/language, each pack's own) gets its own centroid per symptom, so that a pack's three
         # utterances are not averaged away among the core's hundreds
@@ -1915,7 +1911,6 @@ class _Examples:
         for i, c in enumerate(self._cols):
             for k, x in c.items():
                 self._postings.setdefault(k, []).append((i, x))
-        self._last: tuple = (None, None)
         self.centroids = {}
         for (sym, _o), c in self.groups.items():         # the pooled centroid (for the telling words)
             pooled = self.centroids.setdefault(sym, {})
@@ -1924,6 +1919,14 @@ class _Examples:
         self.centroids = {sym: _unit(c) for sym, c in self.centroids.items()}
         self.docs = {sym: sum(1 for s, _f, _o in docs if s == sym) for sym in self.centroids}
         self.group_symptoms = [sym for sym, _o in self.groups]   # each file centroid's symptom, in _cols order
+
+    def _settings(self, params: dict | None, stop: frozenset) -> None:
+        """What the queries read besides the learnt weights (the built and the stored classifier alike)."""
+        params = resolve(params)
+        self.stop = stop            # kb/language ``stop_words``: words no feature is made of
+        self.sharpness = float(params["language.example_sharpness"])
+        self.char_weight = float(params["language.example_char_weight"])
+        self._last: tuple = (None, None)
 
     def _vector(self, feats: dict, idf: dict | None = None) -> dict:
         idf = self.idf if idf is None else idf
@@ -2029,24 +2032,21 @@ def _examples_model(training: list, params: dict, stop: frozenset) -> _Examples:
     ``language.example_*`` settings, however many times the knowledge base is loaded (each load from
     the memo is a copy, and a pack that adds no utterances learns the same thing as the core)."""
     p = resolve(params)
-    key = hashlib.sha256(repr((training, sorted(stop), p["language.example_sharpness"],
-                               p["language.example_char_weight"])).encode("utf-8", "surrogatepass")).hexdigest()
+    key = examplestore.key(training, stop, p["language.example_sharpness"], p["language.example_char_weight"])
     model = _models.get(key)
     if model is None:
-        model = _stored_or_built(training, params, stop, p)
+        model = _stored_or_built(training, params, stop, key)
         _models.put(key, model)
     return model
 
 
-def _stored_or_built(training: list, params: dict, stop: frozenset, p: dict) -> _Examples:
-    """The classifier another process stored for these very examples (:mod:`.examplestore`), else one
-    built here and stored for the next process."""
-    disk = examplestore.key(training, stop, p["language.example_sharpness"], p["language.example_char_weight"])
-    model = examplestore.open_store(disk, _StoredExamples, params, stop,
-                                    lambda: _Examples(training, params, stop))
+def _stored_or_built(training: list, params: dict, stop: frozenset, key: str) -> _Examples:
+    """The classifier another process stored under ``key`` (:func:`.examplestore.key` of these very
+    examples and settings), else one built here and stored for the next process."""
+    model = examplestore.open_store(key, _StoredExamples, params, stop, lambda: _Examples(training, params, stop))
     if model is None:
         model = _Examples(training, params, stop)
-        examplestore.save(model, disk)
+        examplestore.save(model, key)
     return model
 
 

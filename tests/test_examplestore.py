@@ -95,19 +95,20 @@ def test_a_damaged_store_is_ignored_and_rebuilt(lang, small, tmp_path, monkeypat
     with open(path, "wb") as fh:
         fh.write({"garbage": b"\x00not a database" * 999, "truncated": data[:len(data) // 3],
                   "empty": b""}[damage])
-    model = _stored_or_built(training, lang.params, lang.stop_words, resolve(lang.params))
+    model = _stored_or_built(training, lang.params, lang.stop_words, k)
     assert answers(model) == want
     assert examplestore.open_store(k, _StoredExamples, lang.params, lang.stop_words, lambda: None) is not None
 
 
-def test_a_row_damaged_after_opening_falls_back_to_building(lang, small, tmp_path, monkeypatch):
+@pytest.mark.parametrize("post, told", [("'{not json'", "'[1, 2'"), ("post", "'[1, 2]'")])
+def test_a_row_damaged_after_opening_falls_back_to_building(lang, small, tmp_path, monkeypatch, post, told):
     training, built, want = small
     monkeypatch.setenv("TRAINDX_CACHE_DIR", str(tmp_path))
     k = disk_key(lang, training)
     path = examplestore.save(built, k)
     con = sqlite3.connect(path)
-    con.execute("UPDATE feat SET post = '{not json' WHERE f LIKE 'w:%'")
-    con.execute("UPDATE feat SET told = '[1, 2' WHERE told IS NOT NULL")
+    con.execute(f"UPDATE feat SET post = {post} WHERE f LIKE 'w:%'")         # no JSON; JSON of another shape
+    con.execute(f"UPDATE feat SET told = {told} WHERE told IS NOT NULL")
     con.commit()
     con.close()
     stored = examplestore.open_store(k, _StoredExamples, lang.params, lang.stop_words,
@@ -136,16 +137,16 @@ def test_the_key_follows_the_examples_the_settings_and_the_stop_words(lang):
 
 def test_switched_off_or_unwritable_the_cache_writes_nothing_and_still_answers(lang, small, tmp_path, monkeypatch):
     training, _built, want = small
-    p = resolve(lang.params)
+    k = disk_key(lang, training)
     monkeypatch.setenv("TRAINDX_CACHE_DIR", "off")
     assert examplestore.folder() is None
-    model = _stored_or_built(training, lang.params, lang.stop_words, p)
+    model = _stored_or_built(training, lang.params, lang.stop_words, k)
     assert isinstance(model, _Examples) and not isinstance(model, _StoredExamples)
     assert answers(model) == want
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     monkeypatch.setenv("TRAINDX_CACHE_DIR", str(blocker / "cache"))
-    assert answers(_stored_or_built(training, lang.params, lang.stop_words, p)) == want
+    assert answers(_stored_or_built(training, lang.params, lang.stop_words, k)) == want
     assert blocker.read_text() == "not a folder"
 
 

@@ -549,34 +549,28 @@ def _stand_in_role(words: list, eff: str | None, phrase: str, vocab: LogWords, s
     None for any other name."""
     last = words[-1] if words else None
     test = vocab.test_split_rank if eff == "test" else 0
+    held_out = eff in ("val", "test")
+    accuracy, loss = ("val_accuracy", "val_loss") if held_out else ("accuracy", "loss")
     if vocab.class_error(words, phrase):
         # a boosting round's classification error (``test-error:0.027``): 1 - the accuracy
-        role = "val_accuracy" if eff in ("val", "test") else "accuracy"
-        return role, vocab.stand_in_rank + len(vocab.error_rates) + test, phrase, "complement"
+        return accuracy, vocab.stand_in_rank + len(vocab.error_rates) + test, phrase, "complement"
     rate = vocab.error_rate(words)
     if rate is not None:
-        role = "val_accuracy" if eff in ("val", "test") else "accuracy"
-        return role, vocab.stand_in_rank + vocab.error_rates[rate] + test, phrase, "complement"
-    if last in vocab.perplexity:
-        role = "val_loss" if eff in ("val", "test") else "loss"
-        return role, vocab.stand_in_rank + test, phrase, "log"
-    if last in vocab.signed_objective:
-        # an objective printed with either sign convention (Kaldi's log-probability, k2's negation)
-        role = "val_loss" if eff in ("val", "test") else "loss"
-        return role, vocab.stand_in_rank + test, phrase, "sign"
-    if vocab.names_log_likelihood(words):
-        # a log-likelihood rises as the model learns: its negation is the loss
-        role = "val_loss" if eff in ("val", "test") else "loss"
-        return role, vocab.stand_in_rank + test, phrase, "negate"
+        return accuracy, vocab.stand_in_rank + vocab.error_rates[rate] + test, phrase, "complement"
+    # a perplexity (its log), an objective printed with either sign convention (Kaldi's log-probability,
+    # k2's negation), a log-likelihood, which rises as the model learns (its negation): the loss
+    transform = "log" if last in vocab.perplexity else "sign" if last in vocab.signed_objective else \
+        "negate" if vocab.names_log_likelihood(words) else None
+    if transform is not None:
+        return loss, vocab.stand_in_rank + test, phrase, transform
     if last in vocab.half_chance_scores and all(w in vocab.split for w in words[:-1]):
         # an AUC: 0.5 at chance and 1.0 when perfect, as a binary accuracy
-        role = "val_accuracy" if eff in ("val", "test") else "accuracy"
-        return role, vocab.stand_in_rank + len(vocab.error_rates) + test, phrase, None
+        return accuracy, vocab.stand_in_rank + len(vocab.error_rates) + test, phrase, None
     score = _quality_score(words, vocab) if scores else None
     if score is not None:
         # an F1, Dice, mAP, BLEU or R2: the accuracy of a log that prints nothing else
-        role = "val_accuracy" if eff in ("val", "test") else "accuracy"
-        return role, vocab.stand_in_rank + len(vocab.error_rates) + 1 + vocab.quality_scores[score] + test, phrase, None
+        return accuracy, vocab.stand_in_rank + len(vocab.error_rates) + 1 + vocab.quality_scores[score] + test, \
+            phrase, None
     return None
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import ast
 
-from .loop import _calls, _models
+from .loop import _models
 from .source import (
     _assigned,
+    _calls,
     _entry,
     _fmt_lr,
     _indent,

@@ -6,6 +6,7 @@ import ast
 import math
 
 from .source import (
+    _calls,
     _config_key,
     _fact_number,
     _indent,
@@ -19,12 +20,6 @@ from .source import (
     _statement_at,
     _step_receiver,
 )
-
-
-def _calls(node, method: str) -> bool:
-    """Somewhere inside ``node`` a ``.method(...)`` is called (``zero_grad``, ``backward``)."""
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == method
-               for n in ast.walk(node))
 
 
 def _zero_grad(src: _Src, facts, fact, opts) -> bool:

@@ -7,6 +7,7 @@ import ast
 import re
 
 from .source import (
+    _enclosing,
     _fact_number,
     _keyword_on_line,
     _line_of,
@@ -371,10 +372,7 @@ def _drawn_parameters(src: _Src, n: int) -> bool:
                and _drawn_matrix(c.args[0])]
     if prefix is None or len(located) != 1:
         return False
-    scope = src.parents.get(located[0])
-    while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-        scope = src.parents.get(scope)
-    scope = scope if scope is not None else src.tree
+    scope = _enclosing(src.parents, located[0], (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)) or src.tree
     draws = [c.args[0] for c in ast.walk(scope) if isinstance(c, ast.Call)
              and getattr(c.func, "attr", getattr(c.func, "id", None)) == "Parameter" and len(c.args) == 1
              and _drawn_matrix(c.args[0]) and c.args[0].lineno == c.args[0].end_lineno]

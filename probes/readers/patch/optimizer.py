@@ -7,6 +7,8 @@ import ast
 import re
 
 from .source import (
+    _ORIGIN_DEPTH,
+    _calls,
     _fact_number,
     _fmt_lr,
     _indent,
@@ -357,8 +359,7 @@ def _clip_before_manual_update(src: _Src, prefix: str, opts) -> bool:
     done = False
     for block in ast.walk(src.tree):
         body = getattr(block, "body", None)
-        if not isinstance(body, list) or any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
-                                             and c.func.attr == "step" for st in body for c in ast.walk(st)):
+        if not isinstance(body, list) or any(_calls(st, "step") for st in body):
             continue
         for back, update in zip(body, body[1:]):
             if not (_is_backward(back) and isinstance(update, ast.For) and isinstance(update.target, ast.Name)
@@ -426,7 +427,7 @@ def _bound_clip(src: _Src, facts, fact, opts) -> bool:
     return True
 
 
-def _norm_origin(src: _Src, expr, depth: int = 4):
+def _norm_origin(src: _Src, expr, depth: int = _ORIGIN_DEPTH):
     """(node, value) of the number a clipping norm is written as: a literal (negative too), an infinity
     (``float("inf")``, ``math.inf``), followed through names as :func:`_literal_origin` does."""
     if expr is None or depth <= 0:

@@ -152,10 +152,13 @@ def _literal_origin(src: _Src, expr: ast.expr | None, depth: int = _ORIGIN_DEPTH
         if given is not False:     # cfg["lr"] in ``def main(cfg)``: the dict its calls pass
             holder = given if not isinstance(given, ast.Name) else _module_binding(src, given.id)
         elif isinstance(holder, ast.Name):
-            holder = next((_assigned(t, n.value, holder.id) for n in reversed(src.tree.body)
-                           if isinstance(n, ast.Assign) for t in n.targets if _assigned(t, n.value, holder.id)), None)
+            holder = _module_binding(src, holder.id)
         return _literal_origin(src, _entry(holder, expr.slice.value), depth - 1)
     return None
+
+
+#: the nodes that open a scope of names a parameter can belong to
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
 def _module_binding(src: _Src, name: str) -> ast.expr | None:
@@ -171,9 +174,7 @@ def _parameter_given(src: _Src, name: ast.Name):
     ``HP["p"]``), or its default where no call passes it. None where the calls pass different things or
     the function is handed on (a patch is never guessed); False where ``name`` is no such parameter."""
     parents = src.parents
-    fn = parents.get(name)
-    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        fn = parents.get(fn)
+    fn = _enclosing(parents, name, _SCOPES)
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     args = fn.args
@@ -206,11 +207,7 @@ def _parameter_given(src: _Src, name: ast.Name):
 
 def _same_scope(parents: dict, a: ast.AST, b: ast.AST) -> bool:
     """``a`` and ``b`` are read in the same function (or both at module level)."""
-    def scope(n):
-        while n is not None and not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            n = parents.get(n)
-        return n
-    return scope(a) is scope(b)
+    return _enclosing(parents, a, _SCOPES) is _enclosing(parents, b, _SCOPES)
 
 
 def _config_key(src: _Src, expr: ast.expr | None, depth: int = _ORIGIN_DEPTH) -> str | None:
@@ -315,6 +312,20 @@ def _step_receiver(scope) -> str | None:
 
 def _parents(tree) -> dict:
     return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def _enclosing(parents: dict, node: ast.AST, kinds: tuple):
+    """The nearest node above ``node`` (not ``node`` itself) that is one of ``kinds``, or None."""
+    node = parents.get(node)
+    while node is not None and not isinstance(node, kinds):
+        node = parents.get(node)
+    return node
+
+
+def _calls(node, method: str) -> bool:
+    """Somewhere inside ``node`` a ``.method(...)`` is called (``zero_grad``, ``backward``, ``step``)."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == method
+               for n in ast.walk(node))
 
 
 def _located_lines(values) -> list[int]:
