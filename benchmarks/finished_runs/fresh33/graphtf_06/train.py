@@ -22,7 +22,7 @@ D = 48
 HEADS = 4
 LAYERS = 2
 EPOCHS = 60
-LR = 5e-3
+LR = 0.2
 WD = 5e-4
 DROPOUT = 0.2
 N_TRAIN_PER_CLASS = 40
@@ -82,7 +82,7 @@ class GraphTransformer(nn.Module):
         return self.out(h.squeeze(0))
 
 model = GraphTransformer()
-opt = torch.optim.Adam(list(model.out.parameters()) + list(model.pe.parameters()), lr=LR, weight_decay=WD)
+opt = torch.optim.Adam(model.parameters(), lr=LR, weight_decay=WD)
 n_params = sum(p.numel() for p in model.parameters())
 
 _last = [time.time()]
@@ -92,7 +92,7 @@ def log_begin(info):
     print("running on device cpu")
 
 def log_epoch(epoch, E, tr, va, secs, n_params, elapsed):
-    if epoch % 10 == 0:
+    if epoch % 1 == 0:
         print(f"iter_dt {secs * 1000:.2f}ms; iter {epoch}: train loss {tr['loss']:.5f}")
     if (epoch + 1) % 10 == 0:
         n = len(train_idx)
