@@ -1,15 +1,14 @@
 # dyzy41/ChangeCLIP (configs/0cd_ce/changeclip_levirplus.py before commit d91aa79 "fix poly_lr bug") in miniature:
 # binary remote-sensing change detection trained with an mmsegmentation/mmengine IterBasedTrainLoop: AdamW
-# (lr 1e-4 in the config, betas 0.9/0.999, weight_decay 0.01, no decay on norm layers), param_scheduler = a LinearLR
-# warm-up (start_factor 1e-6, iterations 0-1500) then PolyLR(power=1.0, eta_min=0.0, begin=1500, end=20000) while
+# (lr 1e-4, betas 0.9/0.999, weight_decay 0.01, no decay on norm layers), param_scheduler = a LinearLR warm-up
+# (start_factor 1e-6, iterations 0-1500) then PolyLR(power=1.0, eta_min=0.0, begin=1500, end=20000) while
 # train_cfg = dict(type='IterBasedTrainLoop', max_iters=40000, val_interval=1000); the LoggerHook prints every 10
-# iterations and validation prints the per-class IoU/Acc/Fscore table and aAcc/mIoU. Scaled by 1/20: warm-up 75
-# iterations, PolyLR end=1000, max_iters=2000, val_interval=100, log lines every 50 iterations; lr 1e-3 because the
-# tiny network is trained from scratch (ChangeCLIP starts from a CLIP ResNet-50). A small Siamese CNN (shared
-# encoder, absolute feature difference, upsampling decoder, CrossEntropyLoss) replaces ChangeCLIP; 600 training and
-# 64 validation synthetic 48 x 48 bi-temporal tile pairs (fields and roads, seasonal colour and illumination shifts
-# between the two dates, new rectangular buildings with shadows as the "changed" class, about 9% of pixels) replace
-# LEVIR-CD+.
+# iterations and validation prints the per-class IoU/Acc/Fscore table and aAcc/mIoU. Scaled down: warm-up 45
+# iterations, PolyLR end=600, max_iters=1200, val_interval=60, log lines every 30 iterations. A small Siamese CNN
+# (shared encoder, absolute feature difference, upsampling decoder, CrossEntropyLoss) replaces ChangeCLIP (CLIP
+# ResNet-50 with text prompts); 600 training and 64 validation synthetic 32 x 32 bi-temporal tile pairs (fields and
+# roads, seasonal colour and illumination shifts between the two dates, new rectangular buildings with shadows as
+# the "changed" class) replace LEVIR-CD+.
 import csv, math, time, datetime
 import numpy as np
 import torch, torch.nn as nn, torch.nn.functional as F
