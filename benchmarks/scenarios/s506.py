@@ -7,7 +7,7 @@
 # the bag-of-words loss (token_bow_loss) and use_entropy=True adds entropy_loss = mean(sum(p * log p)) of the
 # posterior to the loss, as in the poster's run. 2 layers, hidden 64, 4 heads instead of PLATO-2's 24/32
 # layers; 6000 synthetic dialogues (context of 10 tokens, response of 8 tokens, vocabulary 120; each context
-# has several plausible responses) instead of the Reddit / Twitter data; Adam with a linear warm-up to 1e-3
+# has several plausible responses) instead of the Reddit / Twitter data; AdamW (weight decay 0.01) with a linear warm-up to 1e-3
 # (noam-like) instead of 1e-5. train.py's log lines: "[train][epoch] progress: ... step: ..., time: ...,
 # queue size: ..., speed: ... steps/s", "\tcurrent lr: ...", "\t<metrics>", and "[Evaluation][step] ...".
 import json, time
