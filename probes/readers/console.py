@@ -75,6 +75,7 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
+from statistics import median
 
 from traindx.engine import bounded
 from traindx.engine.errors import InputError, NoMetricsError
@@ -352,6 +353,12 @@ class ConsoleLog(LogData):
     size_warning: tuple | None = None
     #: the printed names whose roles were guessed from their values (:mod:`.console_guess`), by role
     guessed_names: dict = field(default_factory=dict)
+    #: lines that print a speed and no metric (a bare progress bar's ``132.68s/it``, ``Steps/second:
+    #: 0.0142``) in a text whose metric lines print no time per step: ``(lines, median seconds per
+    #: step)``. Set on the log only where there are some (not a dataclass field, so a log without
+    #: them reads as before); the curve reads its speed from them when the metrics show no course
+    #: (curves: speed_lines_apart)
+    speed_apart = None
 
     def describe(self) -> str:
         """One line: ``Read run.out: 41,200 lines, 3 metrics (loss, val_loss, lr) over 12 epochs;
@@ -1515,10 +1522,21 @@ class _SpeedOnly:
         if len(c.by) >= FLUSH_ROWS:
             c.flush()
 
+    def _speed_apart(self, c) -> None:
+        """Speeds printed apart from the metrics, which print no time per step themselves: kept as a
+        count and a median (``ConsoleLog.speed_apart``), not as a curve beside the metrics'."""
+        if c.by:
+            c.flush()
+        fin = c.series.finite_points()
+        if fin:
+            self.log.speed_apart = (len(fin), median(p.mean for p in fin))
+
     def _speed_series(self, best: dict) -> None:
         """The speeds of lines without a metric, as the step-time curve of a text that prints no
         metric and no step time beside one (what a user asking about speed pastes)."""
         c = self.speed_only
+        if c is not None and best and "step_time" not in best:
+            self._speed_apart(c)
         if c is None or best or "step_time" in best:
             return
         if c.by:

@@ -312,6 +312,7 @@ def analyze(log, num_classes: int | None = None, *, min_head: int = 1,
     _analyze_lr(log, out)
     _analyze_grad_norm(log, out)
     _analyze_step_time(log, out)
+    _speed_apart(log, out)
     _run_length(log, out)
     _logged_lr(log, out)
     an.loss_trend = loss
@@ -1609,6 +1610,22 @@ def _analyze_step_time(log, out: _Out) -> None:
     out.add("step_time_trend", t, fin[0].x0, fin[-1].x1,
             f"time per {log.x_label if log.x_label != 'row' else 'row'}: median {_fmt(a)} s in "
             f"the first third, {_fmt(b)} s in the last ({t})")
+
+
+def _speed_apart(log, out: _Out) -> None:
+    """speed_lines_apart: how many lines print a speed and no metric in a console text whose metric
+    lines print no time per step (``ConsoleLog.speed_apart``, kept apart from the metrics' curve) - a
+    pasted excerpt of progress bars or throughput lines beside a loss printed once shows how fast the
+    run goes more than what it learns."""
+    apart = getattr(log, "speed_apart", None)
+    if not apart or log.get("step_time") is not None:
+        return
+    n, med = apart
+    xs = [(p.x0, p.x1) for r in log.series.values() for p in r.finite_points()]
+    a, b = (min(x for x, _ in xs), max(x for _, x in xs)) if xs else (0, 0)
+    out.add("speed_lines_apart", n, a, b,
+            f"{n} line(s) print a speed and no metric (median {_fmt(med)} s per step), apart from the "
+            "metrics' records")
 
 
 def _step_time_stalls(log, fin: list, out: _Out) -> None:

@@ -123,6 +123,8 @@ FACTS = (
     "val_evaluations",
     # how often the step time stalls at several times its median
     "step_time_stalls",
+    # lines of a console text that print a speed apart from its metrics
+    "speed_lines_apart",
 )
 
 #: At most this many buckets per metric (the downsampled curve).
