@@ -29,6 +29,15 @@ _NAME_CHECKS = 3
 #: bound on work)
 _TAPE_READS = 3
 
+def unbacked_phase(rec) -> str:
+    """The phase of a loss computed with grad that no backward pass followed: validation, unless it is
+    NaN/Inf and came from a forward in training mode -- a training loss the script skipped because it
+    was not finite (``if not torch.isfinite(loss): continue``, a "skip this batch" guard), so the run
+    diverged although no backward pass and no optimizer step ever saw it."""
+    v = rec.value
+    return "train" if rec.training is True and v is not None and not math.isfinite(v) else "val"
+
+
 class _LossRec:
     __slots__ = ("step", "phase", "value", "training", "bwd", "acc", "nan_info", "eval_set")
 
@@ -86,8 +95,10 @@ class LossFeed:
         """The loss before backward.
 
         ``phase``: ``"train"``, ``"val"`` or None (infer: a loss computed without grad, or one that
-        no backward passes through before the next optimizer step, is validation). An explicit
-        ``"train"`` on a loss that cannot be backpropagated is taken as validation too.
+        no backward passes through before the next optimizer step, is validation, unless it is
+        NaN/Inf from a training-mode forward). An explicit ``"train"`` on a loss that cannot be
+        backpropagated is taken as validation too; ``"skipped"`` is a training loss the script
+        computed and did not back-propagate because it was not finite.
         ``outputs``/``targets``: what the loss compared; ``loss_name``: ``cross_entropy``, ``nll``,
         ``bce``, ``bce_with_logits``, ``mse``, ... or ``custom`` for a hand-written loss (None: the
         monitor identifies a stock loss from outputs/targets when it can, else counts it custom;
@@ -100,6 +111,8 @@ class LossFeed:
             grad_path = loss.requires_grad and self._torch.is_grad_enabled()
             if phase is None or phase == "auto":
                 phase = "tentative" if grad_path else "val"
+            elif phase == "skipped":         # a NaN/Inf training loss the script did not back-propagate
+                phase = "train"
             elif phase == "train" and not grad_path:
                 phase = "val"
             elif phase != "train" and phase != "val":
@@ -277,7 +290,7 @@ class LossFeed:
             elif not final and last:
                 self._tentative.append(rec)    # its backward may still come
             else:
-                rec.phase = "val"
+                rec.phase = unbacked_phase(rec)
 
     def _observe_outputs(self, rec, outputs, targets, loss_name, sample_squash=True):
         torch = self._torch
@@ -428,7 +441,7 @@ class LossFeed:
     def _process_queue_final(self):
         for rec in self._queue:
             if rec.phase == "tentative":
-                rec.phase = "val"
+                rec.phase = unbacked_phase(rec)
         self._process_queue()
 
     def _lrs(self) -> list[float]:

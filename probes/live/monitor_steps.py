@@ -18,6 +18,7 @@ import traindx.probes.live.gradients as G
 import traindx.probes.live.row_hashes as RH
 import traindx.probes.live.timing as T
 import traindx.probes.live.updates as U
+from traindx.probes.live.monitor_losses import unbacked_phase
 from traindx.probes.live.schedule import AMP as AMP_SCHEDULE
 from traindx.probes.live.schedule import CLEAR, FIRST, GPU, GRADS, INPUTS, UPDATE, UPDATE_ARMED, due
 
@@ -305,7 +306,7 @@ class StepFeed:
             if len(tentative) == 1 and self._sentinel_param is not None:
                 rec = tentative[0]             # the usual step: one loss (see _resolve_tentative)
                 if rec.phase == "tentative":
-                    rec.phase = "train" if self._bwd_count > rec.bwd else "val"
+                    rec.phase = "train" if self._bwd_count > rec.bwd else unbacked_phase(rec)
                 self._tentative = []
             else:
                 self._resolve_tentative()

@@ -847,7 +847,9 @@ def _record_loss(result, args, kwargs, name, fn=None) -> None:
 
 def _flush_pending() -> None:
     """Losses computed with grad enabled that were never back-propagated: in eval mode they are
-    validation losses (a validation loop without no_grad); otherwise they are dropped."""
+    validation losses (a validation loop without no_grad); in train mode a NaN/Inf one is a training
+    loss the script skipped because it was not finite (``if not torch.isfinite(loss): continue``), and
+    goes to the monitor as ``phase="skipped"``; the others are dropped."""
     if not _S.pending:
         return
     pending, _S.pending = _S.pending, []
@@ -855,6 +857,18 @@ def _flush_pending() -> None:
         if p.training is False:
             _call_monitor("on_loss", p.value, phase="val", outputs=p.outputs, targets=p.targets,
                           loss_name=p.name, **_loss_kwargs(p.fn))
+        elif p.training and _nonfinite(p.value):
+            _call_monitor("on_loss", p.value, phase="skipped", outputs=p.outputs, targets=p.targets,
+                          loss_name=p.name, **_loss_kwargs(p.fn))
+
+
+def _nonfinite(value) -> bool:
+    """Whether a (detached, one-element) loss is NaN/Inf; read only for a train-mode loss that no
+    backward pass took, which a run reaches only when it skips batches."""
+    try:
+        return not bool(value.isfinite().all())
+    except Exception:  # pragma: no cover - an odd tensor subclass: say nothing
+        return False
 
 
 def _on_backward(t) -> None:

@@ -10,7 +10,7 @@ import re
 
 from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, callee_name, snippet
 from ..values import BatchVal, Const, Event, IterVal, LoaderVal, Unknown
-from .batch_order import generator_shuffle, permutation_in_reach, slices_by_multiple, window_orders
+from .batch_order import generator_shuffle, permutation_in_reach, permuted_window, slices_by_multiple, window_orders
 from .common import numbers_bound_once, stated_number
 from .label_feature import label_feature_detail, train_features_from_labels
 from .split_index import held_out_detail, held_out_from_train_index
@@ -108,7 +108,11 @@ class DataFacts:
 
     def batching_function_shuffle(self, loop: ast.AST | None) -> None:
         """shuffle from a batching function of the script's own the training loop iterates (``batches(x, y, 64,
-        shuffle=False)``): the value passed, else the parameter's default, else :func:`generator_shuffle`."""
+        shuffle=False)``): the value passed, else the parameter's default, else :func:`generator_shuffle`; first,
+        batches cut as windows of a permutation (:func:`permuted_window`) are shuffled."""
+        if (perm := permuted_window(self.tree, loop)) is not None:
+            return self.add_finding("shuffle", True, perm, f"each batch is a window of the random order drawn at "
+                                                           f"line {perm}")
         if not isinstance(loop, (ast.For, ast.AsyncFor)):
             return
         defs = {n.name: n for n in ast.walk(self.tree) if isinstance(n, ast.FunctionDef)}

@@ -14,6 +14,7 @@ from .added_tables import added_table
 from .common import _callee, module_subtree
 from .drawn_weights import drawn_weight_stack
 from .flatten import feature_map_detail, feature_map_into_linear
+from .set_weights import set_values_line
 
 #: Assignments followed back from a forward's return value to the layer that made it: a bound on
 #: work, not knowledge.
@@ -481,8 +482,10 @@ class ModelFacts:
         """frozen_weights: what the frozen parameters hold. ``trained_here`` when they were frozen
         after a backward pass of this script (a teacher or a first stage trained, then frozen);
         ``loaded`` when the script loads weights (``load_state_dict``, ``torch.load``,
-        ``from_pretrained``, ``pretrained=``/``weights=``); ``random_init`` when the model is built
-        in the script (its layers visible) and neither holds: they keep their random init for good."""
+        ``from_pretrained``, ``pretrained=``/``weights=``); ``assigned`` when the function that freezes them
+        also writes fixed values into a weight (a mean shift, a filter kernel: an operator frozen on purpose);
+        ``random_init`` when the model is built in the script (its layers visible) and none of these holds:
+        they keep their random init for good."""
         fr = next((f for f in self.findings if f.fact == "frozen_params"), None)
         if fr is None or not fr.value:
             return
@@ -498,6 +501,11 @@ class ModelFacts:
         elif loads:
             self.add_finding("frozen_weights", "loaded", line,
                              f"frozen, and weights are loaded (line {loads[0]})")
+        elif visible and (fixed := set_values_line(
+                self.tree, [r[:2] for r in self.records["frozen"] or self.frozen_by_assignment()])) is not None:
+            self.add_finding("frozen_weights", "assigned", line,
+                             f"the frozen parameters (line {line}) hold values the script writes into them "
+                             f"(line {fixed}): a fixed operator, frozen on purpose")
         elif visible:
             self.add_finding("frozen_weights", "random_init", line,
                              f"the frozen parameters (line {line}) are never trained and no weights are "
