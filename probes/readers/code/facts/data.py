@@ -247,22 +247,11 @@ class DataFacts:
         not (``TensorDataset(x[perm], y)``); and a helper that draws a fresh permutation for each
         array it is given (``[t[torch.randperm(len(t))] for t in tensors]``) called with two or more.
         Only ever true."""
-        perms: dict[str, ast.AST] = {}
-        for n in ast.walk(self.tree):
-            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
-                    and _is_perm_call(n.value):
-                perms[n.targets[0].id] = n
+        perms = _permutations(self.tree)
 
         def key_of(v: ast.AST, name: str | None = None) -> str | None:
             """The permutation ``v`` reorders its array by (``name``'s, when given), else None."""
-            if not (isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name)
-                    and (name is None or v.value.id == name)):
-                return None
-            if _is_perm_call(v.slice):
-                return f"inline:{v.slice.lineno}:{v.slice.col_offset}"
-            if isinstance(v.slice, ast.Name) and v.slice.id in perms:
-                return v.slice.id
-            return None
+            return _reorder_key(v, perms, name)
 
         reordered: dict[str, list] = {}   # permutation key -> [(array, assignment)]
         for n in ast.walk(self.tree):
@@ -273,10 +262,14 @@ class DataFacts:
                 key = key_of(n.value, tgt.id)
                 if key:
                     reordered.setdefault(key, []).append((tgt.id, n))
-            elif isinstance(tgt, ast.Tuple) and isinstance(n.value, ast.Tuple) \
-                    and len(tgt.elts) == len(n.value.elts) and self._tuple_misaligned(tgt, n.value, key_of):
-                self._permuted_alone(n, "reorders the arrays it assigns by different permutations")
-                return
+            elif isinstance(tgt, ast.Tuple) and isinstance(n.value, ast.Tuple) and len(tgt.elts) == len(n.value.elts):
+                what = ("reorders the arrays it assigns by different permutations"
+                        if self._tuple_misaligned(tgt, n.value, key_of) else
+                        "pairs an array reordered at random with one left in its order"
+                        if _view_beside_reordered(n.value, key_of) else None)
+                if what:
+                    self._permuted_alone(n, what)
+                    return
         for c in (c for c in ast.walk(self.tree) if isinstance(c, ast.Call) and _pairs_arrays(c)):
             keys = {key_of(a) for a in c.args if key_of(a) or _root_name(a)}
             if len(keys) > 1 and any(keys):
@@ -903,3 +896,79 @@ def _is_nan(v: ast.AST) -> bool:
             and isinstance(v.args[0], ast.Constant) and str(v.args[0].value).strip().lower() == "nan":
         return True
     return isinstance(v, ast.Attribute) and v.attr.lower() == "nan"
+
+
+def _permutations(tree: ast.AST) -> dict:
+    """Names holding a random permutation of row indices: assigned from ``randperm``/``permutation``,
+    or an index range (``list(range(n))``, ``np.arange(n)``) shuffled in place (``rng.shuffle(p)``)."""
+    perms: dict[str, ast.AST] = {}
+    ranges: dict[str, ast.AST] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            if _is_perm_call(n.value):
+                perms[n.targets[0].id] = n
+            elif _is_index_range_call(n.value):
+                ranges[n.targets[0].id] = n
+    for c in ast.walk(tree):
+        if isinstance(c, ast.Call) and callee_name(c) == "shuffle" and len(c.args) == 1 \
+                and isinstance(c.args[0], ast.Name) and c.args[0].id in ranges:
+            perms.setdefault(c.args[0].id, ranges[c.args[0].id])
+    return perms
+
+
+def _is_index_range_call(v: ast.AST) -> bool:
+    """``range(n)``, ``list(range(n))``, ``np.arange(n)``, ``torch.arange(n)``."""
+    if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "list" and len(v.args) == 1:
+        v = v.args[0]
+    return isinstance(v, ast.Call) and callee_name(v) in ("range", "arange")
+
+
+def _perm_index_key(idx: ast.AST, perms: dict) -> str | None:
+    """The permutation an index is: a draw in place (``randperm(n)``), a permutation's name, or a
+    slice of one (``perm[:n_train]``)."""
+    if _is_perm_call(idx):
+        return f"inline:{idx.lineno}:{idx.col_offset}"
+    if isinstance(idx, ast.Subscript):
+        idx = idx.value
+    return idx.id if isinstance(idx, ast.Name) and idx.id in perms else None
+
+
+def _reorder_key(v: ast.AST, perms: dict, name: str | None = None) -> str | None:
+    """The permutation ``v`` reorders its array by, else None: ``x[perm]``, ``x[perm[:n]]``,
+    ``x[randperm(n)][:, 1:]`` (a view of the reordered rows) or ``[x[i] for i in perm]``; with
+    ``name``, only when the reordered array is ``name``."""
+    if isinstance(v, ast.ListComp) and len(v.generators) == 1 and isinstance(v.generators[0].target, ast.Name):
+        g = v.generators[0]
+        elt = v.elt
+        if isinstance(elt, ast.Subscript) and isinstance(elt.slice, ast.Name) and elt.slice.id == g.target.id \
+                and isinstance(elt.value, ast.Name) and (name is None or elt.value.id == name):
+            return _perm_index_key(g.iter, perms)
+        return None
+    while isinstance(v, ast.Subscript) and isinstance(v.value, ast.Subscript):
+        key = _perm_index_key(v.slice, perms)
+        if key:
+            return None     # a permutation applied to a view: not the rows of a named array
+        v = v.value
+    if not (isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and (name is None or v.value.id == name)):
+        return None
+    return _perm_index_key(v.slice, perms)
+
+
+def _plain_view(v: ast.AST) -> bool:
+    """An array as it is, or a slice of its rows or columns (``x``, ``labels[:n]``, ``s[:, :-1]``):
+    no index that reorders or picks single rows."""
+    while isinstance(v, ast.Subscript):
+        parts = v.slice.elts if isinstance(v.slice, ast.Tuple) else [v.slice]
+        if not all(isinstance(p, ast.Slice) for p in parts):
+            return False
+        v = v.value
+    return isinstance(v, ast.Name)
+
+
+def _view_beside_reordered(val: ast.Tuple, key_of) -> bool:
+    """``inputs, targets = s[:, :-1], s[randperm(n)][:, 1:]`` or ``texts_tr, labels_tr = [texts[i] for i
+    in perm[:n]], labels[:n]``: arrays assigned together as a pair, one reordered at random and
+    another taken in its original order."""
+    keys = [key_of(e) for e in val.elts]
+    return any(keys) and any(k is None and _plain_view(e) and not isinstance(e, ast.Name)
+                             for k, e in zip(keys, val.elts))
