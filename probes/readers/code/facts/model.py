@@ -14,6 +14,7 @@ from .added_tables import added_table
 from .common import _callee, module_subtree
 from .drawn_weights import drawn_weight_stack
 from .flatten import feature_map_detail, feature_map_into_linear
+from .pretrained import pretrained_start
 from .set_weights import set_values_line
 
 #: Assignments followed back from a forward's return value to the layer that made it: a bound on
@@ -35,7 +36,7 @@ FACTS = ("dropout_p", "init_constant", "init_bias_constant", "init_weight_std", 
          "frozen_weights",
          "requires_grad_attr_on_module", "unfreeze_guarded", "uses_amp", "grad_scaler_used", "regularization",
          "rl_training", "amp_dtype", "model_has_dropout_or_bn", "num_classes", "sigmoid_depth", "input_lookup_buffer",
-         "eval_stats_never_updated", "feature_map_into_linear", "gradient_reversal")
+         "eval_stats_never_updated", "feature_map_into_linear", "gradient_reversal", "loads_pretrained")
 
 
 #: names whose presence together marks a reinforcement-learning loop (rewards from an environment)
@@ -287,6 +288,10 @@ class ModelFacts:
         self.initialisation_facts(pretrained_ok, first_line)
         self.frozen_params_fact(trained, pretrained_ok, first_line)
         self.frozen_weights_fact(visible)
+        start = pretrained_start(self.tree)
+        if start is not None:
+            self.add_finding("loads_pretrained", True, start[0],
+                             f"`{start[1]}` (line {start[0]}) starts the model from pretrained weights")
         self.task_type_facts()
         self.module_requires_grad_facts()
         self.guarded_unfreeze_facts()

@@ -1,0 +1,49 @@
+"""Pretrained weights the script starts from (read for ``loads_pretrained``).
+
+A model fine-tuned from pretrained weights is trained at a small learning rate on purpose (AdamW at 2e-5 is
+the Hugging Face default): an LR below the range for training from scratch says nothing against it. What
+marks such a start: ``from_pretrained(...)``, ``torch.hub.load(...)``, or a constructor given
+``pretrained=True`` / ``weights=<not None>`` (torchvision, timm). A reload of the run's own checkpoint
+(``load_state_dict(torch.load("best.pt"))``) is not a pretrained start and is not read here.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..text import SHORT_SNIPPET_CHARS, callee_name, snippet
+
+#: callees that return a model with trained weights
+_LOADERS = ("from_pretrained",)
+
+
+def _falsy(e: ast.AST) -> bool:
+    return isinstance(e, ast.Constant) and e.value in (False, None, 0, "")
+
+
+def _pretrained_keyword(k: ast.keyword) -> bool:
+    """``pretrained=<not False>``, or ``weights=`` naming trained weights (torchvision's
+    ``weights="IMAGENET1K_V1"`` / ``ResNet18_Weights.DEFAULT``); a ``weights=`` array (``np.bincount(x,
+    weights=y)``) is not one."""
+    if k.arg == "pretrained":
+        return not _falsy(k.value)
+    if k.arg != "weights" or _falsy(k.value):
+        return False
+    if isinstance(k.value, ast.Constant):
+        return isinstance(k.value.value, str)
+    text = snippet(k.value, SHORT_SNIPPET_CHARS)
+    return "Weights" in text or "DEFAULT" in text
+
+
+def pretrained_start(tree: ast.AST) -> tuple[int, str] | None:
+    """(line, call text) of the first call that builds a model from pretrained weights, or None."""
+    hits = []
+    for n in ast.walk(tree):
+        if not isinstance(n, ast.Call):
+            continue
+        name = callee_name(n)
+        base = snippet(n.func.value, SHORT_SNIPPET_CHARS) if isinstance(n.func, ast.Attribute) else ""
+        if name in _LOADERS or name == "load" and base.endswith("hub") \
+                or any(_pretrained_keyword(k) for k in n.keywords):
+            hits.append((n.lineno, snippet(n, SHORT_SNIPPET_CHARS)))
+    return min(hits) if hits else None
