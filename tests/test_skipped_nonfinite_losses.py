@@ -95,3 +95,34 @@ def test_the_script_runner_sees_the_losses_a_run_skipped(tmp_path, bad_from, non
     assert r.finding("loss_has_nonfinite").value is nonfinite
     first = r.finding("nan_first_step")
     assert (first is not None) is nonfinite
+
+
+SIDE_LOSS_SCRIPT = '''
+import torch, torch.nn as nn
+torch.manual_seed(0); torch.set_num_threads(1)
+model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 1))
+criterion, metric = nn.MSELoss(), nn.L1Loss()
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+for step in range(30):
+    model.train()
+    x, y = torch.randn(32, 6), torch.randn(32, 1)
+    out = model(x)
+    y_log = y.clone(); y_log[0] = float("nan")      # a logging target with a hole in it
+    mae = metric(out, y_log)                         # logged, never back-propagated
+    loss = criterion(out, y)
+    opt.zero_grad(); loss.backward(); opt.step()
+    print("step %d loss %.4f mae %s" % (step, loss.item(), mae.item()))
+'''
+
+
+def test_a_nan_side_metric_beside_a_trained_loss_is_not_a_blow_up(tmp_path):
+    """Only a loss that no backward pass followed is read: a NaN metric computed for logging beside the
+    loss the run back-propagates says nothing about the run."""
+    from traindx.probes.runner.supervise import run_script
+
+    script = tmp_path / "train.py"
+    script.write_text(SIDE_LOSS_SCRIPT)
+    r = run_script(str(script), env={"OMP_NUM_THREADS": "1"}, timeout=300)
+    assert r.crash is None
+    assert r.finding("loss_has_nonfinite").value is False
+    assert r.finding("nan_first_step") is None

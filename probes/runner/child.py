@@ -140,6 +140,7 @@ class _State:
         self.activity = False
         self.tls = threading.local()
         self.pending = []          # training-loss candidates awaiting backward
+        self.backwards = 0         # backward passes begun (a pending loss none followed was skipped)
         self.scaled = None         # (weakref(scaled loss), unscaled loss) from GradScaler.scale
         self.seen = {}             # id -> module, for model discovery (first iteration only)
         self.seen_calls = 0
@@ -789,7 +790,7 @@ def _functional_wrapper(name, orig):
 class _Pending:
     """A loss computed with grad enabled, waiting for backward to show it is a training loss."""
 
-    __slots__ = ("ref", "strong", "value", "outputs", "targets", "name", "training", "fn")
+    __slots__ = ("ref", "strong", "value", "outputs", "targets", "name", "training", "fn", "bwd")
 
     def __init__(self, loss, outputs, targets, name, training, fn):
         self.ref = weakref.ref(loss)
@@ -803,6 +804,7 @@ class _Pending:
         self.name = name
         self.training = training
         self.fn = fn
+        self.bwd = _S.backwards    # no backward since: a loss the script skipped (see _flush_pending)
 
 
 def _loss_kwargs(fn) -> dict:
@@ -849,7 +851,9 @@ def _flush_pending() -> None:
     """Losses computed with grad enabled that were never back-propagated: in eval mode they are
     validation losses (a validation loop without no_grad); in train mode a NaN/Inf one is a training
     loss the script skipped because it was not finite (``if not torch.isfinite(loss): continue``), and
-    goes to the monitor as ``phase="skipped"``; the others are dropped."""
+    goes to the monitor as ``phase="skipped"`` (read only when no backward pass at all followed it, so a
+    side loss computed for logging beside the one back-propagated costs no device sync); the others are
+    dropped."""
     if not _S.pending:
         return
     pending, _S.pending = _S.pending, []
@@ -857,7 +861,7 @@ def _flush_pending() -> None:
         if p.training is False:
             _call_monitor("on_loss", p.value, phase="val", outputs=p.outputs, targets=p.targets,
                           loss_name=p.name, **_loss_kwargs(p.fn))
-        elif p.training and _nonfinite(p.value):
+        elif p.training and p.bwd == _S.backwards and _nonfinite(p.value):
             _call_monitor("on_loss", p.value, phase="skipped", outputs=p.outputs, targets=p.targets,
                           loss_name=p.name, **_loss_kwargs(p.fn))
 
@@ -877,6 +881,7 @@ def _on_backward(t) -> None:
     monitor can hook its ``grad_fn``."""
     if t.numel() != 1:
         return
+    _S.backwards += 1
     if not _S.optimizers_made:
         _manual_step()
     base = t
