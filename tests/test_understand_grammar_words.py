@@ -20,8 +20,9 @@ _pack = language_pack
     # not the loss falling from 1.8 to 0.0004
     ("setting_gap_words: [kept]", "the loss stopped decreasing at about 1.8. the lr was kept at 0.0004",
      "train_loss 0.0004", "train_loss 1.8"),
-    # a comparison: "compared to 0.9 in the paper" is not the run's validation accuracy
-    ("comparison_words: ['compared to']", "the val accuracy compared to 0.9 in the paper is bad",
+    # a comparison: "compared to 0.9 in the paper" is not the run's validation accuracy (the symptom is
+    # named in so many words, so the echo still has a line once the number is gone)
+    ("comparison_words: ['compared to']", "the model overfits: the val accuracy compared to 0.9 in the paper is bad",
      "val_accuracy 0.9", None),
     # a bound: "no better than 60%" still states where the validation accuracy is
     ("bound_words: ['(?:no )?better th[ae]n']", "my val accuracy is no better than 60% while train acc is 99%",
