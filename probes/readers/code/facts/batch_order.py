@@ -42,22 +42,18 @@ def permutation_in_reach(tree: ast.AST, loop: ast.AST, sort_line: int | None) ->
     return None
 
 
-def permuted_window(tree: ast.AST, loop: ast.AST | None) -> int | None:
+def permuted_window(loop: ast.AST | None, perms: dict) -> int | None:
     """The line of the permutation whose windows the training ``loop`` takes its batches from, or None:
-    ``order = np.random.permutation(n)`` (or ``torch.randperm``) and, in the loop, ``idx = order[pos:pos + B]``
-    or ``x[order[pos:pos + B]]`` (both bounds given). Batches cut from a random order are shuffled, whatever
-    counter walks the windows (a running offset, a step number)."""
+    ``perms`` names the arrays holding a random order (``order = np.random.permutation(n)``, see
+    ``data._permutations``) and, in the loop, ``idx = order[pos:pos + B]`` or ``x[order[pos:pos + B]]`` (both
+    bounds given). Batches cut from a random order are shuffled, whatever counter walks the windows (a
+    running offset, a step number)."""
     if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
         return None
-    perms = {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
-                and isinstance(n.value, ast.Call) and callee_name(n.value) in ("randperm", "permutation"):
-            perms.setdefault(n.targets[0].id, n.lineno)
     for n in ast.walk(loop):
         if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in perms \
                 and isinstance(n.slice, ast.Slice) and n.slice.lower is not None and n.slice.upper is not None:
-            return perms[n.value.id]
+            return perms[n.value.id].lineno
     return None
 
 

@@ -110,7 +110,7 @@ class DataFacts:
         """shuffle from a batching function of the script's own the training loop iterates (``batches(x, y, 64,
         shuffle=False)``): the value passed, else the parameter's default, else :func:`generator_shuffle`; first,
         batches cut as windows of a permutation (:func:`permuted_window`) are shuffled."""
-        if (perm := permuted_window(self.tree, loop)) is not None:
+        if (perm := permuted_window(loop, _permutations(self.tree))) is not None:
             return self.add_finding("shuffle", True, perm, f"each batch is a window of the random order drawn at "
                                                            f"line {perm}")
         if not isinstance(loop, (ast.For, ast.AsyncFor)):

@@ -14,7 +14,7 @@ from .added_tables import added_table
 from .common import _callee, module_subtree
 from .drawn_weights import drawn_weight_stack
 from .flatten import feature_map_detail, feature_map_into_linear
-from .pretrained import pretrained_start
+from .pretrained import pretrained_keyword, pretrained_start
 from .set_weights import set_values_line
 
 #: Assignments followed back from a forward's return value to the layer that made it: a bound on
@@ -747,7 +747,8 @@ def _requires_grad_call(n: ast.AST) -> bool | None:
 
 def _weight_loads(tree: ast.AST) -> list[int]:
     """Lines that load weights into a model: a loader method, ``torch.load``/``hub.load``, or a
-    constructor asked for pretrained weights (``pretrained=True``, ``weights=...`` not None)."""
+    constructor asked for pretrained weights (``pretrained=True``, a ``weights=`` naming trained weights:
+    :func:`~.pretrained.pretrained_keyword`, so ``np.bincount(x, weights=y)`` is none)."""
     out = []
     for n in ast.walk(tree):
         if not isinstance(n, ast.Call):
@@ -757,9 +758,7 @@ def _weight_loads(tree: ast.AST) -> list[int]:
         if name in WEIGHT_LOADERS or name == "load" and isinstance(base, (ast.Name, ast.Attribute)) \
                 and snippet(base, 20).split(".")[-1] in ("torch", "hub"):
             out.append(n.lineno)
-        elif any(k.arg in ("pretrained", "weights") and not (isinstance(k.value, ast.Constant)
-                                                             and k.value.value in (False, None))
-                 for k in n.keywords):
+        elif any(pretrained_keyword(k) for k in n.keywords):
             out.append(n.lineno)
     return sorted(out)
 

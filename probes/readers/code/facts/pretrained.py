@@ -21,7 +21,7 @@ def _falsy(e: ast.AST) -> bool:
     return isinstance(e, ast.Constant) and e.value in (False, None, 0, "")
 
 
-def _pretrained_keyword(k: ast.keyword) -> bool:
+def pretrained_keyword(k: ast.keyword) -> bool:
     """``pretrained=<not False>``, or ``weights=`` naming trained weights (torchvision's
     ``weights="IMAGENET1K_V1"`` / ``ResNet18_Weights.DEFAULT``); a ``weights=`` array (``np.bincount(x,
     weights=y)``) is not one."""
@@ -44,6 +44,6 @@ def pretrained_start(tree: ast.AST) -> tuple[int, str] | None:
         name = callee_name(n)
         base = snippet(n.func.value, SHORT_SNIPPET_CHARS) if isinstance(n.func, ast.Attribute) else ""
         if name in _LOADERS or name == "load" and base.endswith("hub") \
-                or any(_pretrained_keyword(k) for k in n.keywords):
+                or any(pretrained_keyword(k) for k in n.keywords):
             hits.append((n.lineno, snippet(n, SHORT_SNIPPET_CHARS)))
     return min(hits) if hits else None
