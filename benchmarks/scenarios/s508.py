@@ -9,8 +9,9 @@
 # iterate_minibatches() with a fresh permutation each epoch, "epoch: N" and print_metrics() on the validation split
 # after every epoch ("Mean square error: ..." / "Mean absolute error: ..."), as in the notebook's PyTorch version.
 # A synthetic job-ad table of 3000 rows (vocabulary of 300 words, 8 categories, 40 companies, 25 locations) replaces
-# the 244k ads; train_test_split(test_size=0.2, random_state=42) is a seeded permutation. As in the seminar's data set there is a single NaN in the salary column (one ad whose
-# SalaryNormalized is missing), so its Log1pSalary is NaN too; nothing in the notebook drops it.
+# the 244k ads; train_test_split(test_size=0.2, random_state=42) is a seeded permutation. As in the seminar's data
+# set there is a single NaN in the salary column (one ad whose SalaryNormalized is missing), so its Log1pSalary is NaN
+# too; nothing in the notebook drops it.
 import csv, math
 from collections import Counter
 import numpy as np
