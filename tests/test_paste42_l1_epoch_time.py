@@ -24,6 +24,9 @@ def test_a_named_loss_still_wins_over_an_l1_term():
     text = "\n".join(f"step {i} loss: {1.0 / (1 + i):.4f} l1: {0.3:.4f}" for i in range(20))
     log = read_console_text(text)
     assert _vals(log, "loss")[0] == pytest.approx(1.0, rel=1e-3)
+    text = "\n".join(f"iter {i} total_loss={1 / (i + 1) + 0.5:.4f} l1_loss={0.3 / (i + 1):.4f} gan_loss=0.6"
+                     for i in range(20))
+    assert _vals(read_console_text(text), "loss")[0] == pytest.approx(1.5, rel=1e-3)
 
 
 def test_an_epoch_duration_is_not_the_epoch_axis(tmp_path):
