@@ -124,8 +124,9 @@ _OPTION = re.compile(r"(?<!\S)--[A-Za-z][\w.-]*(?:=|\s+)(?!-[A-Za-z])\S+")
 # ------------------------------------------------------------------------------ axes
 _MM = re.compile(r"\bepoch\s*(?:\(\s*(\w+)\s*\))?\s*\[\s*(\d+)\s*\]\s*\[\s*(\d+)\s*/\s*(\d+)\s*\]",
                  re.IGNORECASE)
+#: (a number glued to a time unit is what the epoch took, ``epoch:59.6s``, not its index)
 _EPOCH = re.compile(r"\b(?:epoch|ep)\b[\]'\"]?\s*(?:\(\s*(\w+)\s*\))?\s*[:=#]?\s*(?:(?<==)\")?[\[(]?\s*(\d+(?:\.\d+)?)"
-                    r"(?![\d.]*\s*%)(?:\s*/\s*(\d+))?\s*[\])]?", re.IGNORECASE)
+                    r"(?![\d.]*\s*%)(?![\d.]*(?:ms|s|secs?|mins?)(?![\w.]))(?:\s*/\s*(\d+))?\s*[\])]?", re.IGNORECASE)
 #: a progress bar that counts epochs, not steps: its description names epochs before the percentage
 #: (``Training epochs on cpu:   8%|``, ``Epochs: 50%|``) or its unit is the epoch (``0.15s/epoch``,
 #: ``3.2epoch/s``); its counter (``1/12``) is then the epoch

@@ -314,7 +314,8 @@ class LogWords:
         heads = set()
         for name in dict.fromkeys(str(n) for n in names):
             norm = normalize_name(name)
-            words = set(norm.split("_"))
+            # (split at its humps too: MeanRew, NumTimesteps, AverageEpRet, as RL libraries print them)
+            words = set(norm.split("_")) | set(normalize_name(CAMEL_HUMP.sub("_", name)).split("_"))
             if words & self.rl_reward:
                 rewards.append(name)
             elif words & self.rl_context or norm in self.rl_context_names or norm.endswith(self.rl_value_suffixes):
