@@ -44,7 +44,8 @@ for epoch in range(14):
         vout = model(x_val)
         val_loss = F.cross_entropy(vout, y_val).item()
         val_acc = (vout.argmax(1) == y_val).float().mean().item()
-    print(f"epoch {{epoch + 1}} loss {{loss.item():.4f}} acc {{0.0:.4f}} val_loss {{val_loss:.4f}} val_acc {{val_acc:.4f}}")
+    print(f"epoch {{epoch + 1}} loss {{loss.item():.4f}} acc {{0.0:.4f}}",
+          f"val_loss {{val_loss:.4f}} val_acc {{val_acc:.4f}}")
 '''
 
 
