@@ -13,6 +13,7 @@ from ..values import BatchVal, Const, Event, IterVal, LoaderVal, Unknown
 from .batch_order import generator_shuffle, permutation_in_reach, permuted_window, slices_by_multiple, window_orders
 from .common import numbers_bound_once, stated_number
 from .label_feature import label_feature_detail, train_features_from_labels
+from .normalize_flag import add_switched_off_rescaling
 from .split_index import held_out_detail, held_out_from_train_index
 
 
@@ -22,7 +23,7 @@ SOURCE_ID = "code:data"
 _SCALE_DECIMALS = 3
 FACTS = ("shuffle", "num_workers", "batch_size", "nan_written_to_data", "data_sorted", "item_fetch_blocking",
          "permuted_alone", "split_in_label_order", "std_division_unguarded", "input_scale", "inputs_normalized",
-         "held_out_from_train_index", "train_features_from_labels")
+         "held_out_from_train_index", "train_features_from_labels", "rescaling_switched_off")
 
 
 class DataFacts:
@@ -38,6 +39,7 @@ class DataFacts:
         self.item_fetch_facts()
         self.permuted_alone_facts()
         self.input_scale_facts()
+        add_switched_off_rescaling(self)
         ld = None
         how = ""
         if step_loop is not None and ref_ev is not None:
