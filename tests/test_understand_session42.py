@@ -1,0 +1,53 @@
+"""Two more shapes of complaint read (issue 10, session 42).
+
+- A question with the verb before the loss ("why didn't my loss drop?", "why hasn't my loss changed since the
+  start?"): the inverted "the loss does not decrease", Not Learning; "why doesn't the loss converge" is left out (a
+  plateau and a swing are asked that way as well).
+- A hang said beside distributed training ("Hang in DDP", "deepspeed hangs on multiple GPUs", "the code hangs during
+  multi GPU training"): processes waiting on one another, out of scope; a data loader "stuck" for seconds in DDP mode
+  is no hang.
+
+The sentences are written for these tests."""
+import pytest
+
+from traindx.engine.understand import understand
+
+
+def _symptom(text, lang):
+    return understand(text, lang).symptom
+
+
+@pytest.mark.parametrize("text", [
+    "Why didn't my loss drop during training?",
+    "Why hasn't my loss changed from the first epoch to the last one?",
+    "why didn't the cost fall after I swapped the dataset",
+])
+def test_the_inverted_question_about_a_loss_that_does_not_fall_is_not_learning(lang, text):
+    u = understand(text, lang)
+    assert (u.symptom, u.how) == ("not_learning", "phrases")
+
+
+def test_the_inverted_question_leaves_convergence_and_the_validation_loss_alone(lang):
+    # "converge" is asked of plateaus and swings too: no phrasing reads it as a loss that does not fall
+    assert "converge" not in (understand("Why doesn't the loss converge?", lang).symptom_phrase or "")
+    # the validation loss not falling is another complaint
+    assert "validation loss" not in (understand("why doesn't the validation loss decrease?", lang).symptom_phrase or "")
+
+
+@pytest.mark.parametrize("text", [
+    "Hang in DDP when I use two machines",
+    "The code hangs during multi GPU training, no error at all",
+    "transformers + deepspeed hangs when training on 4 GPUs",
+    "`DDP(model)` hangs on the second node",
+    "FSDP freezes after the first epoch",
+])
+def test_a_hang_beside_distributed_training_is_out_of_scope(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "out_of_scope"
+    assert any(r.fact == "error_kind" and r.value == "other_error" for r in u.facts)
+
+
+def test_a_loader_stuck_for_seconds_in_ddp_mode_is_no_hang(lang):
+    text = ("At the start of every epoch the dataloader is stuck for around 30 seconds. Even in DDP mode it still "
+            "gets stuck 30 seconds, GPU utilization drops to 0 meanwhile.")
+    assert _symptom(text, lang) != "out_of_scope"
