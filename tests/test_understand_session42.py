@@ -1,4 +1,4 @@
-"""Two more shapes of complaint read (issue 10, session 42).
+"""Three more shapes of complaint read (issue 10, session 42).
 
 - A question with the verb before the loss ("why didn't my loss drop?", "why hasn't my loss changed since the
   start?"): the inverted "the loss does not decrease", Not Learning; "why doesn't the loss converge" is left out (a
@@ -6,6 +6,8 @@
 - A hang said beside distributed training ("Hang in DDP", "deepspeed hangs on multiple GPUs", "the code hangs during
   multi GPU training"): processes waiting on one another, out of scope; a data loader "stuck" for seconds in DDP mode
   is no hang.
+- The run itself stuck at a point of its schedule, no value named ("training stuck after the first epoch",
+  "训练到第8个epoch卡死"): a hang, out of scope; a metric stuck at a value is still a level.
 
 The sentences are written for these tests."""
 import pytest
@@ -51,3 +53,22 @@ def test_a_loader_stuck_for_seconds_in_ddp_mode_is_no_hang(lang):
     text = ("At the start of every epoch the dataloader is stuck for around 30 seconds. Even in DDP mode it still "
             "gets stuck 30 seconds, GPU utilization drops to 0 meanwhile.")
     assert _symptom(text, lang) != "out_of_scope"
+
+
+@pytest.mark.parametrize("text", [
+    "The training always gets stuck in the 12 epoch, nothing is printed after that",
+    "training stuck after the first epoch, the GPU shows 0% and nothing moves",
+    "The repo gets stuck when I start training on my own scenes",
+    "训练到第8个epoch卡死，也没有报错",
+    "卡在epoch3了，用了两块GPU",
+])
+def test_the_run_stuck_at_a_point_of_its_schedule_is_a_hang(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "out_of_scope"
+    assert any(r.fact == "error_kind" and r.value == "other_error" for r in u.facts)
+
+
+def test_a_metric_stuck_at_a_value_is_still_a_level(lang):
+    # the value the metric is stuck at makes it a training dynamic, not a hang
+    assert _symptom("The loss is stuck at 0.69 since the first epoch", lang) != "out_of_scope"
+    assert _symptom("the accuracy got stuck at 60% after epoch 5", lang) != "out_of_scope"
