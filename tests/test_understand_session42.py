@@ -1,4 +1,4 @@
-"""Three more shapes of complaint read (issue 10, session 42).
+"""Three more shapes of complaint read, and the GPU utilization in more of its wordings (issue 10, session 42).
 
 - A question with the verb before the loss ("why didn't my loss drop?", "why hasn't my loss changed since the
   start?"): the inverted "the loss does not decrease", Not Learning; "why doesn't the loss converge" is left out (a
@@ -8,10 +8,13 @@
   is no hang.
 - The run itself stuck at a point of its schedule, no value named ("training stuck after the first epoch",
   "训练到第8个epoch卡死"): a hang, out of scope; a metric stuck at a value is still a level.
+- The GPU utilization said to be nothing ("the GPU-util is always zero"), as a share of the GPU's compute or resources,
+  beside the CPU's ("GPU 7% and CPU 70%"), as a share it gets, per GPU, or as 占用率; never a share of its memory.
 
 The sentences are written for these tests."""
 import pytest
 
+from conftest import stated_facts
 from traindx.engine.understand import understand
 
 
@@ -72,3 +75,22 @@ def test_a_metric_stuck_at_a_value_is_still_a_level(lang):
     # the value the metric is stuck at makes it a training dynamic, not a hang
     assert _symptom("The loss is stuck at 0.69 since the first epoch", lang) != "out_of_scope"
     assert _symptom("the accuracy got stuck at 60% after epoch 5", lang) != "out_of_scope"
+
+
+@pytest.mark.parametrize("text,util", [
+    ("nvidia-smi shows that the GPU-Util is 0. Maybe the loader is the problem", 0.0),
+    ("the memory usage is high but the GPU-util is always zero, so training is slow", 0.0),
+    ("It uses only 695MiB GPU RAM and < 6% GPU Compute during training", 0.06),
+    ("training takes forever, it uses only 10 to 15 % of GPU resources", 0.15),
+    ("why GPU 7% and CPU 70%? I use yolov5s with batch size 1", 0.07),
+    ("tokenizing on the fly is hopeless, my GPUs get 2% utilisation", 0.02),
+    ("It seems that the utility of per GPU is low (10%), and the speed is 8s/it", 0.1),
+    ("训练的时候CPU占用率基本90%，但是GPU占用率只有2%", 0.02),
+])
+def test_the_gpu_utilization_in_more_of_the_ways_people_write_it(lang, text, util):
+    assert stated_facts(understand(text, lang)).get("gpu_utilization") == pytest.approx(util)
+
+
+def test_a_share_of_the_gpu_memory_is_no_utilization(lang):
+    facts = stated_facts(understand("the GPU 80% memory is used and GPU usage is high", lang))
+    assert "gpu_utilization" not in facts
