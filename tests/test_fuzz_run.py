@@ -35,7 +35,9 @@ def test_ten_thousand_hostile_inputs_end_in_a_result_or_one_line():
     # (fuzz.py reads its own peak, VmHWM: ru_maxrss would carry the ~1 GB of the pytest worker it was
     # forked from, which failed this line in CI at 1045 MB while the fuzz run itself peaked near 470 MB)
     assert peak < 1024, out[-500:]
-    # every case is answered in bounded time: one quadratic pattern made a 54 KB CSV take 31-60 s
-    slowest = float(re.search(r"slowest case ([\d.]+) s", out).group(1))
-    assert slowest < 20, out[-500:]
+    # every case is answered in bounded time: one quadratic pattern made a 54 KB CSV take 31-60 s. The bound is
+    # on the CPU one case used, which a busy machine does not inflate (under a load of 8 on 2 cores one
+    # answers file took 19.6 s of wall clock for a fraction of that in CPU)
+    most_cpu = float(re.search(r"most CPU in one case ([\d.]+) s", out).group(1))
+    assert most_cpu < 10, out[-500:]
     assert proc.returncode == 0, out[-3000:]
