@@ -13,7 +13,7 @@ from ..values import BatchVal, Const, Event, IterVal, LoaderVal, Unknown
 from .batch_order import generator_shuffle, permutation_in_reach, permuted_window, slices_by_multiple, window_orders
 from .common import numbers_bound_once, stated_number
 from .label_feature import label_feature_detail, train_features_from_labels
-from .normalize_flag import add_switched_off_rescaling
+from .normalize_flag import switched_off_rescaling
 from .split_index import held_out_detail, held_out_from_train_index
 
 
@@ -974,3 +974,23 @@ def _view_beside_reordered(val: ast.Tuple, key_of) -> bool:
     keys = [key_of(e) for e in val.elts]
     return any(keys) and any(k is None and _plain_view(e) and not isinstance(e, ast.Name)
                              for k, e in zip(keys, val.elts))
+
+def add_switched_off_rescaling(facts) -> None:
+    """inputs_normalized False and rescaling_switched_off, added to ``facts`` (the code reader's
+    ``code:data`` findings; the reading is normalize_flag.switched_off_rescaling): the script rescales
+    its data only behind a switch it binds to a false constant, so the rescaling never runs. Unsaid where
+    another finding already says whether the inputs are normalised (a BatchNorm standardising the raw
+    inputs)."""
+    if any(f.fact == "inputs_normalized" for f in facts.findings):
+        return
+    hit = switched_off_rescaling(facts.tree)
+    if hit is None:
+        return
+    line, text, flag_line, flag = hit
+    facts.add_finding("inputs_normalized", False, line,
+                      f"`{text}` (line {line}) would rescale the data, but only under `if {flag}:`, "
+                      f"and `{flag}` is bound to a false constant (line {flag_line}): the inputs reach "
+                      f"the network in their raw units")
+    facts.add_finding("rescaling_switched_off", True, line,
+                      f"the rescaling at line {line} runs only under `if {flag}:`, and `{flag}` = a false "
+                      f"constant (line {flag_line})")

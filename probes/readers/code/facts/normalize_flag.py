@@ -81,23 +81,3 @@ def switched_off_rescaling(tree: ast.Module) -> tuple[int, str, int, str] | None
             if st is not None:
                 return st.lineno, snippet(st, SHORT_SNIPPET_CHARS), switches[n.test.id], n.test.id
     return None
-
-
-def add_switched_off_rescaling(facts) -> None:
-    """inputs_normalized False and rescaling_switched_off, added to ``facts`` (the code reader's
-    ``code:data`` findings): the script rescales its data only behind a switch it binds to a false
-    constant, so the rescaling never runs. Unsaid where another finding already says whether the
-    inputs are normalised (a BatchNorm standardising the raw inputs)."""
-    if any(f.fact == "inputs_normalized" for f in facts.findings):
-        return
-    hit = switched_off_rescaling(facts.tree)
-    if hit is None:
-        return
-    line, text, flag_line, flag = hit
-    facts.add_finding("inputs_normalized", False, line,
-                      f"`{text}` (line {line}) would rescale the data, but only under `if {flag}:`, "
-                      f"and `{flag}` is bound to a false constant (line {flag_line}): the inputs reach "
-                      f"the network in their raw units")
-    facts.add_finding("rescaling_switched_off", True, line,
-                      f"the rescaling at line {line} runs only under `if {flag}:`, and `{flag}` = a false "
-                      f"constant (line {flag_line})")
