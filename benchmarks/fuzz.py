@@ -363,7 +363,7 @@ def fuzz_complaints(rng, n, out, kb):
     import yaml
     for f in sorted(os.listdir(cdir)):
         if f.endswith(".yaml"):
-            # the harness's own reading of the corpus, not a case: libyaml's safe loader is 8x the pure-Python one
+            # the harness's own reading of the corpus, not a case: libyaml's safe loader, not the pure-Python one
             loaded = yaml.load(_read(os.path.join(cdir, f)), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
             base += [c["text"] for c in loaded or [] if isinstance(c, dict)]
     base = base or ["loss is flat"]

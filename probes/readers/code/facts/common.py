@@ -299,9 +299,9 @@ def stated_number(v: ast.AST | None) -> float | None:
     return None
 
 
-def numbers_bound_once(tree: ast.AST) -> dict[str, float]:
-    """Names the script binds exactly once, to a stated number (``reg = 0.1``; ``step, reg = 1.0, 0.1``;
-    ``scale: float = 1e-3``); a name also changed in place (``reg += 1``) or bound twice is left out."""
+def bound_once(tree: ast.AST) -> dict[str, tuple]:
+    """Names the script binds exactly once: name -> (the value node, the statement) (``reg = 0.1``; ``step, reg =
+    1.0, 0.1``; ``scale: float = 1e-3``); a name also changed in place (``reg += 1``) or bound twice is left out."""
     seen: dict[str, list] = {}
     for n in ast.walk(tree):
         if isinstance(n, ast.Assign):
@@ -314,8 +314,18 @@ def numbers_bound_once(tree: ast.AST) -> dict[str, float]:
             continue
         for t, v in pairs:
             if isinstance(t, ast.Name):
-                seen.setdefault(t.id, []).append(stated_number(v))
-    return {k: v[0] for k, v in seen.items() if len(v) == 1 and v[0] is not None}
+                seen.setdefault(t.id, []).append((v, n))
+    return {k: v[0] for k, v in seen.items() if len(v) == 1}
+
+
+def numbers_bound_once(tree: ast.AST) -> dict[str, float]:
+    """Names the script binds exactly once (:func:`bound_once`), to a stated number."""
+    return {k: x for k, (v, _n) in bound_once(tree).items() if (x := stated_number(v)) is not None}
+
+
+def falsy_constant(e: ast.AST | None) -> bool:
+    """A literal ``False``, ``None``, ``0`` or ``""``."""
+    return isinstance(e, ast.Constant) and e.value in (False, None, 0, "")
 
 
 def _defaults(init: ast.FunctionDef, cls: str, tree: ast.AST) -> dict:

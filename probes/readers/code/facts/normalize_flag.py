@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 
 from ..text import SHORT_SNIPPET_CHARS, callee_name, snippet
+from .common import bound_once, falsy_constant
 
 #: calls that rescale the data passed to them (scikit-learn scalers, torchvision/F.normalize)
 _RESCALERS = {"fit_transform", "transform", "normalize", "scale", "minmax_scale", "robust_scale"}
@@ -22,21 +23,7 @@ _RESCALERS = {"fit_transform", "transform", "normalize", "scale", "minmax_scale"
 
 def _false_switches(tree: ast.Module) -> dict[str, int]:
     """Module-level names bound exactly once in the whole script, to a false constant: name -> line."""
-    bound: dict[str, list] = {}
-    for n in ast.walk(tree):
-        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(
-            n, (ast.AugAssign, ast.AnnAssign)) else []
-        for t in targets:
-            for e in ast.walk(t):
-                if isinstance(e, ast.Name):
-                    bound.setdefault(e.id, []).append(n)
-    out = {}
-    for n in tree.body:
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
-                and isinstance(n.value, ast.Constant) and n.value.value in (False, None, 0) \
-                and not isinstance(n.value.value, float) and len(bound.get(n.targets[0].id, ())) == 1:
-            out[n.targets[0].id] = n.lineno
-    return out
+    return {k: st.lineno for k, (v, st) in bound_once(tree).items() if st in tree.body and falsy_constant(v)}
 
 
 def _names(node: ast.AST) -> set:

@@ -12,13 +12,10 @@ from __future__ import annotations
 import ast
 
 from ..text import SHORT_SNIPPET_CHARS, callee_name, snippet
+from .common import falsy_constant
 
 #: callees that return a model with trained weights
 _LOADERS = ("from_pretrained",)
-
-
-def _falsy(e: ast.AST) -> bool:
-    return isinstance(e, ast.Constant) and e.value in (False, None, 0, "")
 
 
 def pretrained_keyword(k: ast.keyword) -> bool:
@@ -26,8 +23,8 @@ def pretrained_keyword(k: ast.keyword) -> bool:
     ``weights="IMAGENET1K_V1"`` / ``ResNet18_Weights.DEFAULT``); a ``weights=`` array (``np.bincount(x,
     weights=y)``) is not one."""
     if k.arg == "pretrained":
-        return not _falsy(k.value)
-    if k.arg != "weights" or _falsy(k.value):
+        return not falsy_constant(k.value)
+    if k.arg != "weights" or falsy_constant(k.value):
         return False
     if isinstance(k.value, ast.Constant):
         return isinstance(k.value.value, str)
