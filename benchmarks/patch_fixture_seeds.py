@@ -42,7 +42,8 @@ def main(argv=None) -> int:
                             for p in (faulty, fixed))
     faulty = [r[0] for r in ratio.values()]
     fixed = [r[1] for r in ratio.values()]
-    print(f"{args.fixture}: {args.seeds} seeds; last/first loss unpatched min {min(f for f in faulty if f == f):.3f} (NaN counts as "
+    low = min(f for f in faulty if f == f)
+    print(f"{args.fixture}: {args.seeds} seeds; last/first loss unpatched min {low:.3f} (NaN counts as "
           f"not learning: {sum(f != f for f in faulty)}), patched max {max(fixed):.3f}; the tests ask unpatched "
           f">= 0.5 and patched < 0.5")
     return 0
