@@ -1,7 +1,7 @@
 # alibaba/x-deeplearning issue "训练出现nan值" in miniature, ported from XDL to PyTorch: a CTR model with both sparse
 # and dense features (sparse ids -> xdl.embedding with sum pooling, dense features concatenated, a 3-layer PReLU
 # MLP, sigmoid cross entropy), trained on a stream of daily logs one day after another (xdl.Momentum, lr 0.02,
-# momentum 0.9, L2 1e-5 on the MLP weights, batch 256, no gradient clipping), with "global_step: .., loss: .."
+# momentum 0.9, L2 1e-5 on the MLP weights, batch 256), with "global_step: .., loss: .."
 # and a per-day "day N finished: auc ..". Synthetic impression logs replace the poster's data: user, item and category ids
 # (10 000 / 2 000 / 30), three dense ratio features in [0, 1] and one dense count feature (the user's page views in the
 # last 7 days) fed as it comes; clicks are drawn from a hidden logistic model of all features. A small share of the
