@@ -102,9 +102,9 @@ def _map_inputs(batch, fn):
     return (m(tuple(args)), m(dict(kwargs or {})), targets, out_shape)
 
 
-def _mix(batches, seed):
-    """The examples of ``batches`` shuffled across them (same batch sizes); None when a batch holds
-    something other than per-example tensors."""
+def _columns(batches):
+    """The examples of ``batches`` as columns (one tensor per positional input, and the targets), in
+    stream order; None when a batch holds something other than per-example tensors of one layout."""
     import torch
     sizes = [_batch_len(b) for b in batches]
     if any(s is None for s in sizes) or not batches:
@@ -117,23 +117,64 @@ def _mix(batches, seed):
             return None
     n_args = len(batches[0][0])
     cols = [torch.cat([b[0][i] for b in batches]) for i in range(n_args)]
-    tcol = torch.cat([b[2] for b in batches])
-    g = torch.Generator(device="cpu").manual_seed(seed)
-    perm = torch.randperm(tcol.shape[0], generator=g).to(tcol.device)
-    cols = [c[perm.to(c.device)] for c in cols]
-    tcol = tcol[perm]
-    out, start = [], 0
-    for (_args, _kwargs, _targets, out_shape), n in zip(batches, sizes):
-        sl = slice(start, start + n)
+    return cols, torch.cat([b[2] for b in batches]), sizes
+
+
+def _chunks(cols, tcol, idx, size, out_shape):
+    """Batches of ``size`` examples (the last one may be smaller) taken at ``idx``, in that order."""
+    out = []
+    for start in range(0, len(idx), size):
+        sl = idx[start:start + size]
+        n = len(sl)
         shape = None
-        if out_shape is not None and len(out_shape) >= 1 and out_shape[0] == n:
-            shape = out_shape
-        out.append((tuple(c[sl] for c in cols), {}, tcol[sl], shape))
+        if out_shape is not None and len(out_shape) >= 1:
+            shape = (n, *tuple(out_shape)[1:])
+        out.append((tuple(c[sl.to(c.device)] for c in cols), {}, tcol[sl.to(tcol.device)], shape))
+    return out
+
+
+def _mix(batches, seed):
+    """The examples of ``batches`` shuffled across them (same batch sizes); None when a batch holds
+    something other than per-example tensors."""
+    import torch
+    got = _columns(batches)
+    if got is None:
+        return None
+    cols, tcol, sizes = got
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    perm = torch.randperm(tcol.shape[0], generator=g)
+    out, start = [], 0
+    for b, n in zip(batches, sizes):
+        shape = b[3] if b[3] is not None and len(b[3]) >= 1 and b[3][0] == n else None
+        out += _chunks(cols, tcol, perm[start:start + n], n, shape)
         start += n
     return out
 
 
-# ------------------------------------------------------------------ interventions
+def _order_split(batches, n_held: int, seed: int):
+    """For the shuffle experiment: the kept batches' examples split at random into a held-out share
+    (``n_held`` batches' worth, drawn from the whole window, so the held-out set mixes every part of
+    the stream) and the rest, which both copies train on -- the unchanged copy in the run's own order,
+    the treated one shuffled. No copy ever trains on a held-out example: a copy that did would fit
+    them by memory, whatever the order. Returns (training batches in stream order, held-out batches)
+    or None (the batches cannot be split into examples)."""
+    import torch
+    got = _columns(batches)
+    if got is None:
+        return None
+    cols, tcol, sizes = got
+    size = max(sizes)
+    n = tcol.shape[0]
+    k = min(n - 1, max(1, round(n * n_held / len(batches))))
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    perm = torch.randperm(n, generator=g)
+    # the held-out batches each mix the whole window (so their paired differences are alike), while
+    # the training examples keep the stream's order
+    held_idx, train_idx = perm[:k], perm[k:].sort().values
+    shape = batches[0][3]
+    return _chunks(cols, tcol, train_idx, size, shape), _chunks(cols, tcol, held_idx, size, shape)
+
+
 def _group_defaults(optimizer):
     g = optimizer.param_groups[0]
     return {k: v for k, v in g.items() if k != "params"}
@@ -199,10 +240,11 @@ def _zero_grad_every_step(plan: _Plan, iv: dict, ctx: dict, train, held):
 
 
 def _shuffle_batches(plan: _Plan, iv: dict, ctx: dict, train, held):
-    mixed = _mix(train + held, seed=0)
+    # ``train`` holds the examples both copies train on, in the run's order (see _order_split)
+    mixed = _mix(train, seed=int(iv.get("seed", 0)))
     if mixed is None:
         raise NotApplicable("the batches cannot be split into examples")
-    plan.train_batches = mixed[:len(train)]
+    plan.train_batches = mixed
 
 
 def _standardize_inputs(plan: _Plan, iv: dict, ctx: dict, train, held):
@@ -479,7 +521,9 @@ def decide(measure: dict, r: dict) -> str:
     gain, z = r.get("gain"), r.get("z")
     if gain is None or not math.isfinite(gain):
         return "confirms" if (r["treated_finite"] and not r["control_finite"]) else "inconclusive"
-    if gain >= measure["confirm_gain"] and (z is None or z >= measure.get("confirm_z", 0)):
+    spread = r.get("trajectory_spread")
+    if gain >= measure["confirm_gain"] and (z is None or z >= measure.get("confirm_z", 0)) \
+            and (spread is None or gain >= measure.get("trajectory_factor", 0) * spread):
         return "confirms"
     if gain < measure["refute_gain"]:
         return "refutes"
@@ -519,6 +563,22 @@ def run_experiment(model, optimizer, batches, loss_fn, spec: dict, *, context: d
     r["trained_on"] = len(train)
     r["from_start"] = ctx.get("start_state") is not None
     outcome = decide(spec["measure"], r)
+    reps = int(spec["measure"].get("replicates", 1))
+    if outcome == "confirms" and reps > 1:
+        # only a confirmation is worth guarding: the other draws cost a copy each
+        gains = [r["gain"]]
+        for k in range(1, reps):
+            again = _train_both_copies(model, optimizer, loss_fn, autocast, ctx, {**iv, "seed": k}, train, held,
+                                       steps, _checkpoints(steps, int(P["experiments.checkpoints"])), P)
+            if isinstance(again, str):
+                return {**out, "skipped": again}
+            gains.append(_compare_copies(*again, P).get("gain"))
+        if any(g is None or not math.isfinite(g) for g in gains):
+            outcome = "inconclusive"
+        else:
+            r["gain"], r["trajectory_spread"] = statistics.fmean(gains), max(gains) - min(gains)
+            r["replicates"] = reps
+            outcome = decide(spec["measure"], r)
     r = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()}
     res = {**out, **r, "outcome": outcome}
     res["detail"] = describe(res)
@@ -557,9 +617,10 @@ def _train_both_copies(model, optimizer, loss_fn, autocast, ctx: dict, iv: dict,
                 p.training = bool(ctx["training"])
         try:
             if iv["kind"] == "shuffle_batches":
-                mixed_held = _mix(held, seed=1)
-                if mixed_held is not None:
-                    held = mixed_held
+                split = _order_split(train + held, len(held), seed=1)
+                if split is None:
+                    raise NotApplicable("the batches cannot be split into examples")
+                train, held = split
             a, kw, _, shape = train[0]
             unfaithful = output_mismatch(control.model, a, kw, shape)
             if unfaithful:
@@ -661,6 +722,8 @@ def describe(r: dict) -> str:
              f" ({r['treated_loss']:.4g} vs {r['control_loss']:.4g}, gain {r['gain']:+.1%}, "
              f"{r['z']:.1f} standard errors"
              + (f"; the held-out batches' own spread {r['spread']:.1%}" if r.get("spread") is not None else "")
+             + (f"; {r['replicates']} draws of the change, gains {r['trajectory_spread']:.1%} apart"
+                if r.get("trajectory_spread") is not None else "")
              + ")")
     else:
         s = (f"with {what} on a copy, {steps} steps: the treated copy "
