@@ -7,6 +7,8 @@ optimizer built with ``lr=0`` that nothing ever raises still reads as a zero rat
 this test (synthetic numbers, no benchmark run's own). Torch-free.
 """
 
+import json
+
 from conftest import diagnose_code_and_log, facts_by_id
 
 _SCRIPT = '''
@@ -85,7 +87,7 @@ for epoch in range(10):
 def _learns():
     rows = []
     for k in range(20):
-        rows.append('{"epoch": %d, "step": %d, "loss": %.4f}' % (k // 2, 16 * k, 2.0 * 0.82 ** k + 0.3))
+        rows.append(json.dumps({"epoch": k // 2, "step": 16 * k, "loss": round(2.0 * 0.82 ** k + 0.3, 4)}))
     return "\n".join(rows) + "\n"
 
 
@@ -101,8 +103,8 @@ def test_a_hand_written_optimizer_holds_the_model_and_its_zero_rate_is_a_placeho
 
 def test_a_zero_rate_nothing_raises_is_still_read(tmp_path):
     script = _SCRIPT.replace("        set_rate(optimizer, step, total)\n", "")
-    script = script.replace("    optimizer.param_groups[0]['lr'] = lr\n    optimizer.param_groups[1]['lr'] = lr * 0.01\n",
-                            "    return lr\n")
+    writes = "    optimizer.param_groups[0]['lr'] = lr\n    optimizer.param_groups[1]['lr'] = lr * 0.01\n"
+    script = script.replace(writes, "    return lr\n")
     assert "['lr'] =" not in script
     facts = facts_by_id(diagnose_code_and_log(tmp_path, script, _learns()))
     assert facts["learning_rate"]["value"] == 0.0
