@@ -205,6 +205,9 @@ _CUDA_ASSERT = re.compile(r"(?:\.cuh?:\d+|\bblock:\s*\[[\d,\s]+\],\s*thread:\s*\
 #: a name that is a source file's path (``/pytorch/aten/src/ATen/native/cuda/Loss.cu:115``), not a metric
 _SOURCE_PATH = re.compile(r"(?:/[^/]*){3}|\.(?:py|cu|cuh|cpp|cc|c|h|hpp)$")
 _NAN_WARN = re.compile(r"(?:\bnan\b|\binf(?:inite|inity)?\b|non-?finite)", re.IGNORECASE)
+#: a best-so-far's starting value on the left of an arrow to the new best (an early-stopping helper's
+#: ``Validation loss decreased (inf --> 0.177827).  Saving model ...``): the record's empty start, no value
+_NAN_SENTINEL = re.compile(r"\b(?:nan|inf(?:inity)?)\s*(?:-+>|=>|\u2192)\s*[-+]?\.?\d", re.IGNORECASE)
 _NAN_CTX = re.compile(r"\b(?:loss|criterion|grad\w*|gradient|weights?|output|logits?)\b", re.IGNORECASE)
 _NAN_BENIGN = re.compile(r"overflow|loss[ _]?scal|skipping step|reducing", re.IGNORECASE)
 #: a mixed-precision loss scaler's overflow report and the scale it sets (apex ``Gradient overflow.
@@ -1249,7 +1252,9 @@ class _EpochSteps:
         if is_eval:
             return x
         before = self.epoch_at_step
-        if last_x is not None and x < last_x and epoch is not None and (before is None or epoch > before):
+        # a step no further on than the last while the epoch moved on counts from the new epoch's start
+        # (``Epoch: 2, Steps: 88``: each epoch's record printed at its end, the same count each time)
+        if last_x is not None and x <= last_x and epoch is not None and (before is None or epoch > before):
             self.offset = last_x                 # a new epoch's steps, not a restart
             x = float(step) + self.offset
         self.epoch_at_step = epoch
@@ -1265,6 +1270,7 @@ class _NanReports:
     nan_at_records = None
 
     def _nan_warning(self, line: str) -> bool:
+        line = _NAN_SENTINEL.sub(" ", line)
         if _NAN_WARN.search(line) and (
                 (_NAN_CTX.search(line) and not _NAN_BENIGN.search(line)) or _nan_row(line, self.min_row_numbers)):
             self._nan_hit()

@@ -85,6 +85,7 @@ class ClassVal(Val):
     bases: list
     attrs: dict
     is_module: bool
+    is_optimizer: bool = False      # extends torch.optim.Optimizer: its instances are optimizers
 
     @property
     def name(self) -> str:

@@ -17,6 +17,37 @@ SOURCE_ID = "code:optimizer"
 FACTS = ("optimizer", "learning_rate", "weight_decay", "params_not_in_optimizer", "momentum")
 
 
+def _param_groups_of(node: ast.AST) -> ast.AST | None:
+    """``X`` of ``X.param_groups`` or ``X.param_groups[i]``, else None."""
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Attribute) and node.attr == "param_groups":
+        return node.value
+    return None
+
+
+def lr_written_at_run_time(tree: ast.AST, name: str | None) -> int | None:
+    """The line where the script writes a learning rate into the parameter groups of the optimizer bound
+    to ``name`` (``opt.param_groups[0]['lr'] = ...``, or ``g['lr'] = ...`` in ``for g in opt.param_groups``),
+    else None. ``name`` None: the script's only optimizer, whatever name (a function's parameter) it is
+    written through."""
+    group_vars: dict[str, ast.AST] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.For) and isinstance(n.target, ast.Name) and _param_groups_of(n.iter) is not None:
+            group_vars[n.target.id] = _param_groups_of(n.iter)
+    for n in ast.walk(tree):
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AugAssign) else []
+        for t in targets:
+            if not (isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) and t.slice.value == "lr"):
+                continue
+            base = _param_groups_of(t.value)
+            if base is None and isinstance(t.value, ast.Name):
+                base = group_vars.get(t.value.id)
+            if base is not None and (name is None or ast.unparse(base).rsplit(".", 1)[-1] == name):
+                return n.lineno
+    return None
+
+
 class OptimizerFacts:
     """code:optimizer: the optimizer, its learning rate and weight decay, and the parameters it holds."""
 
@@ -44,7 +75,13 @@ class OptimizerFacts:
         if opt is None:
             return
         self.add_finding("optimizer", opt.kind, opt.line, f"`{opt.text}` (line {opt.line})")
-        if opt.lr is not None:
+        only = len([o for o in self.optimizers if o.kind]) == 1
+        written = lr_written_at_run_time(self.tree, None if only else opt.var) \
+            if opt.lr is not None and opt.lr[0] == 0 else None
+        if written is not None:
+            self.add_note(f"line {opt.line}: lr=0 in `{opt.text}` is a placeholder: the script sets the rate "
+                          f"itself at line {written} (param_groups[...]['lr'] = ...)")
+        elif opt.lr is not None:
             self.add_finding("learning_rate", opt.lr[0], opt.line,
                              f"{opt.lr[1]} in `{opt.text}` (line {opt.line})")
         if opt.wd is not None and not any(f.fact == "weight_decay" for f in self.findings):

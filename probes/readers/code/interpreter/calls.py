@@ -170,6 +170,8 @@ class Calls:
 
     def instantiate_class(self, cv: ClassVal, args: list, kwargs: dict, node: ast.Call) -> Val:
         obj: Val
+        if cv.is_optimizer:     # the parameters it holds and its step count as a stock optimizer's
+            return self.make_optimizer(cv.name.lower(), args, kwargs, node)
         if cv.is_module:
             obj = ModuleVal(kind="local", qual=cv.name, line=node.lineno, text=snippet(node),
                             cls=cv)

@@ -248,7 +248,10 @@ class Statements:
                     is_module = True   # a loss, or a layer with parameters extended (class MaskedLinear(nn.Linear))
             elif isinstance(b, ClassVal) and b.is_module:
                 is_module = True
-        cv = ClassVal(node=node, bases=bases, attrs={}, is_module=is_module)
+        # an optimizer the script writes itself (``class LARS(optim.Optimizer)``) holds parameters as a stock one does
+        is_optimizer = any(isinstance(b, Ref) and canonical(b.qual) == "torch.optim.Optimizer"
+                           or isinstance(b, ClassVal) and b.is_optimizer for b in bases)
+        cv = ClassVal(node=node, bases=bases, attrs={}, is_module=is_module, is_optimizer=is_optimizer)
         cenv = Env(env)
         for st in node.body:
             if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
