@@ -1013,7 +1013,9 @@ def _nan_row(line: str, min_numbers: int) -> bool:
     """A line of numbers only (a table row whose header the excerpt left out: ``49/300  6.4G
     nan  nan  nan  28  416``; dashes stand for a cell left empty) with NaN/Inf cells among at least ``min_numbers``
     (``console.min_headerless_row_numbers``) finite ones: a printed table of the run's metrics
-    turned non-finite."""
+    turned non-finite. A row of more than that many cells that are all NaN/Inf (``NaN  NaN  NaN
+    NaN`` under Julia's ``2x10 CuArray{Float32,2}:``, a matrix as R or MATLAB print it) is an array
+    the script printed - its outputs or weights - gone non-finite."""
     m = _PREFIX.match(line)
     text = line[m.end():] if m else line
     bar = _PROGRESS.search(text)
@@ -1032,6 +1034,8 @@ def _nan_row(line: str, min_numbers: int) -> bool:
             finite += 1
         else:
             return False
+    if finite == 0:
+        return bad > min_numbers   # an array printed with every cell NaN/Inf (the model's outputs)
     return bad > 0 and finite >= min_numbers
 
 
