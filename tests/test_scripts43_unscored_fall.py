@@ -43,3 +43,18 @@ def test_the_same_loss_beside_a_rising_accuracy_is_not_flagged(tmp_path):
     assert rep["symptom"]["id"] != "not_learning"
     assert not rep["root_causes"] or rep["root_causes"][0]["id"] != "wrong_loss_function" \
         or rep["root_causes"][0]["confidence"] < 0.3
+
+
+def test_a_copied_bce_target_is_not_learning_though_the_per_channel_accuracy_is_high(tmp_path):
+    """--script measures its own accuracy on the BCE's targets (each channel right about the mask,
+    99.7%) and called s509 healthy; the code shows the one label copied to the channels the script
+    arg-maxes, so the answers it counts cannot be learned."""
+    facts = {"loss_target_copied": True, "loss_function": "bce", "output_activation": "sigmoid",
+             "loss_trend": "decreasing", "initial_loss": 0.488, "current_loss": 0.0074,
+             "loss_decrease_fraction": 0.985, "train_accuracy": 0.997, "val_accuracy": 0.998,
+             "val_loss_trend": "decreasing", "loss_has_nonfinite": False}
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps(facts))
+    rep = _diagnose("--answers", str(answers))
+    assert rep["symptom"]["id"] == "not_learning"
+    assert rep["root_causes"][0]["id"] == "wrong_loss_function"
