@@ -17,12 +17,17 @@ SOURCE_ID = "code:loss"
 _SHOWN_UNSAFE = 4
 FACTS = ("loss_function", "output_activation", "custom_loss", "label_smoothing", "unsafe_math", "task_type",
          "loss_squashes_twice", "loss_mixes_tasks", "output_relu", "loss_own_terms_signed", "loss_averages_classes",
-         "loss_mixes_targets", "target_kind")
+         "loss_mixes_targets", "target_kind", "loss_target_copied")
 
 #: stock losses of a regression target and of a class target: both summed into one backpropagated
 #: loss is a multi-task head (a detector's box and class terms), not a loss that misfits its task
 REGRESSION_LOSSES = frozenset({"mse", "l1", "smooth_l1"})
 CLASS_LOSSES = frozenset({"cross_entropy", "nll", "bce", "bce_with_logits"})
+
+#: per-element binary losses: each output channel is its own yes/no question
+BINARY_LOSSES = frozenset({"bce", "bce_with_logits"})
+#: calls that copy a tensor along new or size-1 axes to another tensor's shape
+_COPIES = {"expand_as", "expand", "repeat", "broadcast_to", "tile", "repeat_interleave"}
 
 #: a stock loss that squashes its input itself -> the squashing that, applied before it, is applied twice
 SQUASHES_ITSELF = {"bce_with_logits": "sigmoid", "cross_entropy": "softmax"}
@@ -49,6 +54,30 @@ def class_scoring(tree: ast.AST) -> tuple[int, str] | None:
                 if found is None or line < found[0]:
                     found = (line, snippet(node, SNIPPET_CHARS))
     return found
+
+
+def copied_target(stock: list, tree: ast.AST) -> tuple[ast.Call, str] | None:
+    """A binary loss (BCE) whose target is one label copied across the prediction's channels
+    (``bce(sigmoid(out), mask[:, None].expand_as(out))``) in a script that arg-maxes that
+    prediction over its channels: every channel is taught the same answer, so the arg-max the
+    script scores picks a channel at random. ``(loss call, copying call text)``."""
+    bins = [r for r in stock if r.kind in BINARY_LOSSES]
+    if not bins:
+        return None
+    argmaxed = {a.id for n in ast.walk(tree) if isinstance(n, ast.Call) and callee_name(n) == "argmax"
+                for a in ([n.func.value] if isinstance(n.func, ast.Attribute)
+                          and not (isinstance(n.func.value, ast.Name) and n.func.value.id in _MODULES)
+                          else n.args[:1]) if isinstance(a, ast.Name)}
+    for call in loss_calls(bins, tree):
+        pred = {n.id for n in ast.walk(call.args[0]) if isinstance(n, ast.Name)}
+        for n in ast.walk(call.args[1]):
+            if not (isinstance(n, ast.Call) and callee_name(n) in _COPIES):
+                continue
+            shaped = {m.id for a in [*n.args, *(k.value for k in n.keywords)] for m in ast.walk(a)
+                      if isinstance(m, ast.Name)}
+            if shaped & pred & argmaxed:
+                return call, snippet(n, SNIPPET_CHARS)
+    return None
 
 
 #: calls whose values are whole numbers: class ids drawn, picked or converted
@@ -211,6 +240,7 @@ class LossFacts:
             self.class_mean_facts(t)
         self.label_smoothing_facts(rec)
         self.mixed_targets_facts(stock)
+        self.copied_target_facts(stock)
         self.continuous_target_facts(stock)
         self.unsafe_math_facts(t, line)
 
@@ -331,6 +361,18 @@ class LossFacts:
                              f"(line {la}) and `{tb}` (line {lb}): the training targets are a mix "
                              "of two labels, so the training loss cannot fall to zero and training accuracy "
                              "on the mixed inputs stays below validation's")
+
+    def copied_target_facts(self, stock: list) -> None:
+        """loss_target_copied: a BCE's target is one label copied to every channel of a prediction
+        the script arg-maxes over its channels (only true is reported)."""
+        found = copied_target(stock, self.tree)
+        if found is not None:
+            call, copy = found
+            self.add_finding("loss_target_copied", True, call.lineno,
+                             f"`{snippet(call, SNIPPET_CHARS)}` (line {call.lineno}) gives a binary loss one "
+                             f"label copied to every output channel (`{copy}`) while the script arg-maxes "
+                             "those channels: each channel learns the same yes/no answer, so the loss falls "
+                             "while the arg-max picks between equal channels")
 
     def continuous_target_facts(self, stock: list) -> None:
         """target_kind = continuous: every target a regression loss (MSE, L1, smooth L1) is given is
