@@ -258,8 +258,8 @@ def main(argv=None) -> int:
     ap.add_argument("--exclude", action="append", default=[], metavar="PREFIX",
                     help="skip corpus files whose names start with PREFIX, unopened (e.g. --exclude web_c)")
     ap.add_argument("--ids", metavar="FILE",
-                    help="score only the entries whose ids FILE lists, one a line (e.g. what "
-                         "benchmarks/complaints/touched.py writes: the entries a change of the language files can move)")
+                    help="score only the entries whose ids FILE lists, one a line (e.g. what benchmarks/"
+                         "complaints/touched.py writes: the entries a change of the language files can move)")
     ap.add_argument("--by-fact", action="store_true", help="add recall and errors per fact name (totals only)")
     ap.add_argument("--words-only", action="store_true",
                     help="give the whole text to the understanding (no pasted-log split)")

@@ -1750,7 +1750,8 @@ def _test_labelled(lang: Language, text: str, v: tuple) -> bool:
     reach = int(lang.params["language.split_before_metric_chars"])
     a = v[2][0]
     return lang.test_split_rx.match(v[3]) is not None \
-        or any(not text[m.end():a].strip(_LABEL_JOINERS) for m in lang.test_split_rx.finditer(text, max(0, a - reach), a))
+        or any(not text[m.end():a].strip(_LABEL_JOINERS)
+               for m in lang.test_split_rx.finditer(text, max(0, a - reach), a))
 
 
 def _test_passed_over(lang: Language, text: str, fact: str, vals: list, chosen: tuple) -> list[Reading]:

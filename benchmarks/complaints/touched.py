@@ -1,9 +1,10 @@
 """The tune-half complaints a change of the language files can move: every entry that a phrasing or fact pattern of
 kb/language/symptoms.yaml or facts.yaml matches which ``--ref`` (a git commit) does not have, and, with ``--reads
-FACT``, every entry the metric reader (``_read_metrics``) reads FACT from (a metric a code change newly reads). Entries no new pattern
-matches read the same before and after (the example classifier's utterances unchanged), so scoring this list with
-``run_complaints.py --ids FILE`` before and after gives the change's whole effect on the tune half, at a fraction of
-the full run's time.
+FACT``, every entry the metric reader (``_read_metrics``) reads FACT from (a metric a code change newly reads).
+Entries no new pattern matches read the same before and after (the example classifier's utterances unchanged), so
+scoring this list with ``run_complaints.py --ids FILE`` before and after gives the change's whole effect on the tune
+half, at a fraction of the full run's time (a change to a pattern's weight alone, or to code that reads something
+other than the ``--reads`` facts, is not caught: list those entries by hand).
 
     python benchmarks/complaints/touched.py --ref main [--reads test_accuracy] > /tmp/ids.txt
     python benchmarks/run_complaints.py --split tune --ids /tmp/ids.txt
