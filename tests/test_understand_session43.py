@@ -31,7 +31,7 @@ def _symptom(text, lang):
     "The code got stuck after 5000 iterations and nothing happens.",
     "Training on my own data: it has been stuck for over 3 days now.",
     "The progress bar shows epoch 2, but after about 5 hours it still stays there.",
-    "The process seems to get stuck right after the validation step.",
+    "After the first epoch the code got stuck, no error.",
 ])
 def test_a_run_that_sits_at_one_place_is_a_hang(lang, text):
     u = understand(text, lang)
@@ -45,7 +45,7 @@ def test_a_loss_stuck_at_a_value_for_days_is_still_a_level(lang):
 
 @pytest.mark.parametrize("text", [
     "Time grows as the epochs go on, is that expected?",
-    "The time increases with every iteration of the training.",
+    "The time grows with the iterations, why?",
     "训练的时候每个epoch的时间越来越长",
 ])
 def test_the_time_growing_as_the_run_goes_on_is_slow_training(lang, text):
@@ -90,8 +90,7 @@ def test_a_swing_around_one_level_in_chinese_is_no_unstable_run(lang):
 
 
 def test_a_codebook_perplexity_rising_is_healthy(lang):
-    assert _symptom("The codebook perplexity of my VQ-VAE keeps increasing during training, is this normal?",
-                    lang) == "healthy"
+    assert _symptom("The codebook perplexity of my VQ-VAE keeps increasing during training.", lang) == "healthy"
 
 
 def test_a_language_models_perplexity_rising_is_not_that(lang):
