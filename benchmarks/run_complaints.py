@@ -257,6 +257,9 @@ def main(argv=None) -> int:
                     help="score only corpus files whose names start with PREFIX (e.g. --only web_e)")
     ap.add_argument("--exclude", action="append", default=[], metavar="PREFIX",
                     help="skip corpus files whose names start with PREFIX, unopened (e.g. --exclude web_c)")
+    ap.add_argument("--ids", metavar="FILE",
+                    help="score only the entries whose ids FILE lists, one a line (e.g. what benchmarks/"
+                         "complaints/touched.py writes: the entries a change of the language files can move)")
     ap.add_argument("--by-fact", action="store_true", help="add recall and errors per fact name (totals only)")
     ap.add_argument("--words-only", action="store_true",
                     help="give the whole text to the understanding (no pasted-log split)")
@@ -272,7 +275,12 @@ def main(argv=None) -> int:
         print(f"run_complaints: {err}", file=sys.stderr)
         return 2
     load_s = time.perf_counter() - t0
-    rows = [score_entry(kb, e, args.words_only) for e in load(args.split, args.exclude, args.only)]
+    entries = load(args.split, args.exclude, args.only)
+    if args.ids:
+        with open(args.ids, encoding="utf-8") as fh:
+            wanted = {line.split()[0] for line in fh if line.strip()}
+        entries = [e for e in entries if e["id"] in wanted]
+    rows = [score_entry(kb, e, args.words_only) for e in entries]
     s = summarise(rows)
     s["kb_load_s"] = round(load_s, 3)
     s["torch_imported"] = "torch" in sys.modules

@@ -973,9 +973,14 @@ def _close_numbers(scores: dict, strongest: dict, best: dict, lang: Language) ->
     """Overfitting words ("is it overfitting?") over stated numbers that show no gap — training and
     validation accuracy within ``language.no_gap_accuracy``, or a validation loss no more than that
     share above the training loss — describe a healthy run: the numbers outweigh the worry (overfitting loses twice
-    ``language.level_weight``, healthy gains it once)."""
+    ``language.level_weight``, healthy gains it once). A stated test accuracy ``language.overfit_accuracy_gap`` or
+    more below the training one ("train and val above 90%, the test accuracy only 44%") is a gap all the same."""
     tol = float(lang.params["language.no_gap_accuracy"])
     close, pair = None, ()
+    test, train = best.get("test_accuracy"), best.get("train_accuracy")
+    if test is not None and train is not None \
+            and float(train.value) - float(test.value) >= float(lang.params["language.overfit_accuracy_gap"]):
+        return      # training and validation close, the test set far below both: a gap all the same
     if "train_accuracy" in best and "val_accuracy" in best:
         pair = (best["train_accuracy"], best["val_accuracy"])
         # no gap, or the validation side ahead ("is it overfitting? train 85%, val 91%"): no overfitting
@@ -1713,6 +1718,7 @@ def _readings_from_series(text: str, lang: Language, series: dict) -> list[Readi
             s1, v1, sp1, ph1 = vals[0]          # prose: the first accuracy stated is the poster's
         if fact in held_out:
             s1, v1, sp1, ph1 = _validation_before_test(lang, text, vals, (s1, v1, sp1, ph1))
+            out += _test_passed_over(lang, text, fact, vals, (s1, v1, sp1, ph1))
         out.append(Reading(fact, v1, sp1, " ".join(ph1.split())))
         if fact in ("train_loss",) and len(vals) > 1 and v0 != v1 and not _later_point(lang, text, sp0[0]):
             first_fact = lang.metrics.get(("initial", "loss"))
@@ -1732,19 +1738,36 @@ def _validation_before_test(lang: Language, text: str, vals: list, chosen: tuple
     validation value is the held-out fact's (the test set is scored once, at the end). When the value ``chosen``
     among ``vals`` is labelled by a ``test_split_words`` word (opening its phrase, or right before it), the last
     value not so labelled stands in for it; with none, ``chosen`` stays."""
-    if lang.test_split_rx is None or len(vals) < 2:
+    if lang.test_split_rx is None or len(vals) < 2 or not _test_labelled(lang, text, chosen):
         return chosen
-    reach = int(lang.params["language.split_before_metric_chars"])
-
-    def test_labelled(v) -> bool:
-        a = v[2][0]
-        return lang.test_split_rx.match(v[3]) is not None \
-            or any(not text[m.end():a].strip(_LABEL_JOINERS)
-                   for m in lang.test_split_rx.finditer(text, max(0, a - reach), a))
-    if not test_labelled(chosen):
-        return chosen
-    kept = [v for v in vals if not test_labelled(v)]
+    kept = [v for v in vals if not _test_labelled(lang, text, v)]
     return kept[-1] if kept else chosen
+
+
+def _test_labelled(lang: Language, text: str, v: tuple) -> bool:
+    """A held-out value (start, value, span, phrase) labelled by a ``test_split_words`` word, opening its phrase
+    or right before it ("the test accuracy is only 44%", "Test Loss: 0.35")."""
+    reach = int(lang.params["language.split_before_metric_chars"])
+    a = v[2][0]
+    return lang.test_split_rx.match(v[3]) is not None \
+        or any(not text[m.end():a].strip(_LABEL_JOINERS)
+               for m in lang.test_split_rx.finditer(text, max(0, a - reach), a))
+
+
+def _test_passed_over(lang: Language, text: str, fact: str, vals: list, chosen: tuple) -> list[Reading]:
+    """The test value a validation value was ``chosen`` over ("the training and validation accuracy are above
+    90%, but the test accuracy is only 44%"): read as the test set's own fact (``metrics`` with split ``test``),
+    so that a gap only the test set shows is not lost. None when ``chosen`` is itself a test value or no test
+    value was passed over."""
+    metric = next((me for (sp, me), f in lang.metrics.items() if sp == "val" and f == fact), None)
+    test_fact = lang.metrics.get(("test", metric))
+    if test_fact is None or lang.test_split_rx is None or _test_labelled(lang, text, chosen):
+        return []
+    tests = [v for v in vals if v is not chosen and _test_labelled(lang, text, v)]
+    if not tests:
+        return []
+    _s, v, sp, ph = tests[-1]
+    return [Reading(test_fact, v, sp, " ".join(ph.split()))]
 
 
 #: a word, for counting how far apart two marks stand (Latin letters or one CJK character each)

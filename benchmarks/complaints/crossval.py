@@ -42,6 +42,9 @@ def main(argv=None) -> int:
     ap.add_argument("--voice", choices=["all", "examples", "phrases"], default="all")
     ap.add_argument("--fold", action="append", default=[], metavar="PREFIX",
                     help="hold out only these collections (default: each tune collection in turn)")
+    ap.add_argument("--ids", metavar="FILE", help="score only the held-out entries whose ids FILE lists, one a line "
+                    "(benchmarks/complaints/touched.py: the entries a language change can move); the classifier "
+                    "still leaves the whole collection out")
     ap.add_argument("--show-failures", action="store_true", help="list each misread held-out entry")
     ap.add_argument("--dump", metavar="FILE", help="write each held-out entry's phrasing scores and classifier "
                     "similarities (JSON lines) for sweeping how the two voices combine")
@@ -63,6 +66,10 @@ def main(argv=None) -> int:
     if args.fold:
         collections = [c for c in collections if any(c.startswith(f) for f in args.fold)]
     by_id = {e["id"]: c for c in collections for e in rc.load("tune", only=[c])}
+    wanted = None
+    if args.ids:
+        with open(args.ids, encoding="utf-8") as fh:
+            wanted = {line.split()[0] for line in fh if line.strip()}
     training_all = [(s, t, o) for s, t, o in lang.examples + lang.utterances]
     original_model = lang.model
     if args.voice == "phrases":
@@ -76,6 +83,8 @@ def main(argv=None) -> int:
         held = [e for e in entries if by_id.get(e["id"]) == coll]
         texts = {utterance_text(e["text"]) for e in held}
         training = [(s, t, o) for s, t, o in training_all if t not in texts]
+        if wanted is not None:
+            held = [e for e in held if e["id"] in wanted]
         lang._model = U._Examples(training, lang.params, lang.stop_words)
         if args.voice == "examples":
             rows = [_classifier_only(lang, e) for e in held]
