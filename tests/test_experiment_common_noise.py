@@ -17,6 +17,8 @@ torch = pytest.importorskip("torch")
 
 from traindx.engine import differential  # noqa: E402
 
+pytestmark = pytest.mark.usefixtures("one_thread")
+
 
 def _blobs(n_batches=48, classes=5, width=12, seed=3):
     g = torch.Generator().manual_seed(seed)
@@ -41,15 +43,6 @@ class _Noisy(torch.nn.Module):
         return self.b(h)
 
 
-def _one_thread(fn):
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        return fn()
-    finally:
-        torch.set_num_threads(n)
-
-
 def test_a_change_that_does_not_reach_a_model_with_dropout_is_no_evidence(kb):
     """Dropout, and no squash at the output: dropping the squash changes nothing, whatever dropout draws."""
     from traindx.probes.live.experiments import run_experiment
@@ -58,8 +51,8 @@ def test_a_change_that_does_not_reach_a_model_with_dropout_is_no_evidence(kb):
     model = torch.nn.Sequential(torch.nn.Linear(12, 32), torch.nn.ReLU(), torch.nn.Dropout(0.3),
                                 torch.nn.Linear(32, 5))
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-    r = _one_thread(lambda: run_experiment(model, opt, _blobs(), torch.nn.CrossEntropyLoss(),
-                                           differential.spec(kb, "drop_squash")))
+    r = run_experiment(model, opt, _blobs(), torch.nn.CrossEntropyLoss(),
+                       differential.spec(kb, "drop_squash"))
     assert r["outcome"] == "inconclusive", r["detail"]
     assert "did not reach this run" in r["detail"]
 
@@ -73,8 +66,8 @@ def test_both_copies_see_the_same_noise_and_the_run_keeps_its_own(kb):
     model = _Noisy()
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     state = torch.get_rng_state()
-    r = _one_thread(lambda: run_experiment(model, opt, _blobs(), torch.nn.CrossEntropyLoss(),
-                                           differential.spec(kb, "drop_squash")))
+    r = run_experiment(model, opt, _blobs(), torch.nn.CrossEntropyLoss(),
+                       differential.spec(kb, "drop_squash"))
     assert r["outcome"] == "inconclusive", r["detail"]
     assert torch.equal(torch.get_rng_state(), state)
 
@@ -100,8 +93,8 @@ def test_restoring_the_peak_of_an_lr_set_to_zero_moves_the_loss_again(kb):
     from traindx.probes.live.experiments import run_experiment
 
     model, opt, batches, fn = _collapsed_run()
-    r = _one_thread(lambda: run_experiment(model, opt, batches, fn, differential.spec(kb, "restore_peak_lr"),
-                                           context={"peak_lr": 3e-3}))
+    r = run_experiment(model, opt, batches, fn, differential.spec(kb, "restore_peak_lr"),
+                       context={"peak_lr": 3e-3})
     assert r["outcome"] == "confirms", r["detail"]
     assert opt.param_groups[0]["lr"] == 0.0          # the user's optimizer is left as it was
 
@@ -110,5 +103,5 @@ def test_ten_times_an_lr_of_zero_is_not_an_experiment(kb):
     from traindx.probes.live.experiments import run_experiment
 
     model, opt, batches, fn = _collapsed_run()
-    r = _one_thread(lambda: run_experiment(model, opt, batches, fn, differential.spec(kb, "lr_up")))
+    r = run_experiment(model, opt, batches, fn, differential.spec(kb, "lr_up"))
     assert r["outcome"] is None and "not applicable" in r["skipped"], r

@@ -17,22 +17,15 @@ torch = pytest.importorskip("torch")
 
 from traindx.engine import differential  # noqa: E402
 
-
-def _one_thread(fn):
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        return fn()
-    finally:
-        torch.set_num_threads(n)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def _run(kb, x, y, model, opt, bs):
     from traindx.probes.live.experiments import run_experiment
     c = int(y.max()) + 1
     batches = [((x[i:i + bs],), {}, y[i:i + bs], (bs, c)) for i in range(0, len(y), bs)]
-    return _one_thread(lambda: run_experiment(model, opt, batches, torch.nn.CrossEntropyLoss(),
-                                              differential.spec(kb, "shuffle")))
+    return run_experiment(model, opt, batches, torch.nn.CrossEntropyLoss(),
+                          differential.spec(kb, "shuffle"))
 
 
 @pytest.mark.parametrize("seed", [0, 1])
