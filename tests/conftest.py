@@ -26,6 +26,17 @@ if "TRAINDX_CACHE_DIR" not in os.environ:
     atexit.register(shutil.rmtree, os.environ["TRAINDX_CACHE_DIR"], True)
 
 
+def pytest_collection_modifyitems(config, items):
+    """Modules holding a test marked ``slow`` run first, each module kept whole (its module fixtures are
+    built once) and the order otherwise kept. CI hands each module to one worker, in collection order
+    (``--dist loadscope --no-loadscope-reorder``), whenever a worker is nearly out of tests. xdist's default
+    order, modules with the most tests first, put the one-test fuzz module (three minutes of ten thousand
+    hostile inputs) last: it started 14 minutes into a 17-minute run with the other worker idle beside it.
+    Started first, the long modules overlap and the short ones fill the end."""
+    slow = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow)
+
+
 @pytest.fixture(scope="module")
 def one_thread():
     """Tiny models: one intra-op thread is faster and immune to a busy machine's oversubscription.
