@@ -569,7 +569,8 @@ def run_experiment(model, optimizer, batches, loss_fn, spec: dict, *, context: d
         gains = [r["gain"]]
         for k in range(1, reps):
             again = _train_both_copies(model, optimizer, loss_fn, autocast, ctx, {**iv, "seed": k}, train, held,
-                                       steps, _checkpoints(steps, int(P["experiments.checkpoints"])), P)
+                                       steps, _checkpoints(steps, int(P["experiments.checkpoints"])), P,
+                                       control_run=(rc, before_c))
             if isinstance(again, str):
                 return {**out, "skipped": again}
             gains.append(_compare_copies(*again, P).get("gain"))
@@ -592,10 +593,12 @@ def _checkpoints(steps: int, count: int) -> set:
 
 
 def _train_both_copies(model, optimizer, loss_fn, autocast, ctx: dict, iv: dict, train, held, steps: int,
-                       checkpoints: set, P):
+                       checkpoints: set, P, control_run: tuple | None = None):
     """Copy the model and optimizer twice, apply the intervention to one copy, score both on the
     held-out batches and train both for ``steps``. Returns (control run, treated run, control
-    scores before, treated scores before), or the reason the experiment was skipped."""
+    scores before, treated scores before), or the reason the experiment was skipped. ``control_run``:
+    (control run, control scores before) of an earlier call on the same batches, for another draw of a
+    random change (the unchanged copy is not trained again)."""
     import torch
     with preserved_rng(), torch.enable_grad():
         copies = []
@@ -633,9 +636,12 @@ def _train_both_copies(model, optimizer, loss_fn, autocast, ctx: dict, iv: dict,
             # what differs between them is the change alone (and a change that reaches nothing
             # leaves identical numbers, read as no evidence)
             rewind = rng_rewind()
-            before_c = _score(control, held)
-            rc = _train(control, control.train_batches or train, held, steps, checkpoints)
-            rewind()
+            if control_run is None:
+                before_c = _score(control, held)
+                rc = _train(control, control.train_batches or train, held, steps, checkpoints)
+                rewind()
+            else:       # another draw of the change against the same unchanged copy: its run is known
+                rc, before_c = control_run
             before_t = _score(treated, held)
             rt = _train(treated, treated.train_batches or train, held, steps, checkpoints)
         except NotApplicable as e:
