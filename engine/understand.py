@@ -51,10 +51,10 @@ _TIMES_TEN_RX = re.compile(r"(?P<m>.+?)" + _TIMES_TEN.replace(r"[-−+]?\d+", r"
 
 
 #: thousands written with a space ("12 000 datapoints", "40 000 iterations", as French, Russian and Scandinavian
-#: writers do): only whole thousands, so that two numbers side by side ("bs 32 100 epochs") stay two; and the
-#: "000" of such a number is never a number of its own
-_SPACED_THOUSANDS = r"|[1-9]\d{0,2}(?:[ \u00a0\u202f]000)+(?![\d.,])"
-_NOT_A_GROUP = r"(?!(?<=\d[ \u00a0\u202f])000(?![\d.,]))"
+#: writers do), or with a comma and a space ("200, 000 images"): only whole thousands, so that two numbers side by
+#: side ("bs 32 100 epochs", "sizes 32, 64") stay two; and the "000" of such a number is never a number of its own
+_SPACED_THOUSANDS = r"|[1-9]\d{0,2}(?:,?[ \u00a0\u202f]000)+(?![\d.,])"
+_NOT_A_GROUP = r"(?!(?<=\d[ \u00a0\u202f])000(?![\d.,]))(?!(?<=\d,[ \u00a0\u202f])000(?![\d.,]))"
 
 
 def number_slots(magnitudes: dict, attached=()) -> dict:
