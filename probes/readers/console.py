@@ -83,6 +83,7 @@ from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
 from . import console_guess
+from .console_tuples import has_named_tuple, split_named_tuples
 from .console_wrap import unwrap_batches, wrap_width
 from .console_above import _NamedAbove
 from .console_history import _Histories
@@ -1878,6 +1879,8 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
             self._loss_node(line)
         if "different to the input size" in line and self._size_warning(line):
             return
+        if ")" in line and has_named_tuple(line):
+            line = split_named_tuples(line)   # ``Loss:(a, b)/(1.2, 3.4)``: its pairs (console_tuples)
         line, key = self._latin_line(line, shape(line))
         if b"0" not in key and (line.isascii() or not any(c.isdigit() for c in line)):
             low = line.lower()
