@@ -852,6 +852,11 @@ class _Cand:
         self.series.extend(self.bx, self.by)
         self.bx, self.by = [], []
 
+    def restart_from(self, x: float) -> None:
+        """A run started again at ``x``: the curve keeps only its values before it."""
+        self.flush()
+        self.series.restart_from(x)
+
 
 class _Clocks:
     """A time printed on each record under a name that does not say per what (``time: 101.3``, ``Time 5.2s``,
@@ -2042,6 +2047,11 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
                         # the x from the new start: an in-epoch counter, or an epoch printed
                         # without one (a per-epoch summary under a progress bar's steps)
                         x = self._x(step, counter, counter_total, is_eval)
+                        if counter is not None:
+                            # the new start is where this epoch began, not where its record fell:
+                            # an earlier run's records before it (a shorter loop) are dropped too
+                            for c in self.cands.values():
+                                c.restart_from(x - counter)
             self.last_x = x
             self.train_records += 1
             self._note_epoch_start(x)

@@ -332,6 +332,12 @@ class Series:
             xs, ys = xs[start:], ys[start:]
         self._extend_mono(xs, ys)
 
+    def restart_from(self, x) -> None:
+        """A restart whose new start ``x`` lies at or before the last step (a run begun again whose first
+        record fell past an earlier run's last one): the curve keeps only the steps before ``x``."""
+        if self.last_x is not None and x <= self.last_x:
+            self._restart(x)
+
     def _restart(self, x) -> None:
         self.restarts.append((self.last_x, x))
         while self._x0 and self._x0[-1] >= x:
