@@ -202,6 +202,9 @@ _SIGNAL_DEATH = re.compile(r"^[\s*_>`]*(?:(?:Segmentation fault|Bus error)(?:\s*
                            r"(?:Aborted|Illegal instruction|Floating point exception)\s*\(core dumped\))[\s*_`.!]*$")
 _SIGNAL_DEATH_MESSAGE = "{}: the process died of a crash signal (native code: the framework's C++ side, a driver)"
 _CPP_ERROR = re.compile(r"\[E\s+[\w./-]+\.(?:cpp|cc|cu|h|hpp):\d+\]\s*(.+)$")
+#: the message of a C++ exception that ended the process: the C++ runtime's ``terminate called after
+#: throwing an instance of 'c10::Error'`` is followed by ``  what():  CUDA error: ...`` (any C++ type)
+_CPP_WHAT = re.compile(r"^\s*what\(\):\s+(\S.*)$")
 _CUDA_ASSERT = re.compile(r"(?:\.cuh?:\d+|\bblock:\s*\[[\d,\s]+\],\s*thread:\s*\[[\d,\s]+\]).*\bAssertion\b.*\bfailed")
 #: a name that is a source file's path (``/pytorch/aten/src/ATen/native/cuda/Loss.cu:115``), not a metric
 _SOURCE_PATH = re.compile(r"(?:/[^/]*){3}|\.(?:py|cu|cuh|cpp|cc|c|h|hpp)$")
@@ -272,13 +275,18 @@ def exception_message(line: str) -> str | None:
     """The message of an exception printed without its traceback (``RuntimeError: ...``, behind a
     logger's time stamp and level too; a CUDA kernel's failed assertion, ``Loss.cu:115: ...
     Assertion `...` failed.``, and an error the C++ side logs, ``[E ProcessGroupNCCL.cpp:458] ...``,
-    are ones), else None."""
+    are ones, as is the ``what():`` line under a C++ runtime's ``terminate called after throwing``),
+    else None."""
     if "Killed" in line and _KILLED.match(line):
         return _KILLED_MESSAGE
     if ("fault" in line or "dumped" in line or "Bus error" in line) and _SIGNAL_DEATH.match(line):
         return _SIGNAL_DEATH_MESSAGE.format(line.strip(" \t*_>`.!"))
     if "Assertion" in line and _CUDA_ASSERT.search(line):
         return "CUDA error: device-side assertion failed: " + line.strip()[:_SHOWN_ERROR_CHARS]
+    if "what():" in line:
+        c = _CPP_WHAT.match(line)
+        if c is not None:
+            return "C++ exception: " + c.group(1).strip()[:_SHOWN_ERROR_CHARS]
     if "[E " in line:
         c = _CPP_ERROR.search(line)
         if c is not None:
