@@ -159,7 +159,12 @@ def _timing_role(words: list, vocab) -> str | None:
     return None
 #: a traceback's first line, of Python's or of another language's stack (PaddlePaddle's ``C++ Traceback
 #: (most recent call last):``)
-_TRACE_START = re.compile(r"^\s*(?:[\w+#]+\s+)?Traceback \(most recent call last\)")
+_TRACE_START = re.compile(r"^\s*(?:([\w+#]+)\s+)?Traceback \(most recent call last\)")
+#: a frame of a traceback as IPython/Jupyter prints it, at the line's start rather than indented: the
+#: file and the function (``<ipython-input-29-2ce5> in <module>``, ``~\lib\deprecation.py in
+#: new_func(*args)``, ``File ~/lib/training.py:1184, in Model.fit(self, x)``, ``Cell In[5], line 3``)
+#: or the arrow at the line that raised (``----> 8     validation_steps=...``)
+_IPY_FRAME = re.compile(r"^(?:-+>\s*\d+|Cell In\s*\[\d*\]|(?:File \S.*, |\S*[/\\<.]\S* )in <?[\w.]+>?(?:\(.*)?$)")
 #: a line inside a traceback that is neither a frame nor the exception: a rule under its title
 #: (``-----``), or a numbered native frame (``0   paddle::framework::...``)
 _TRACE_FILLER = re.compile(r"^\s*(?:[-=]{3,}\s*$|\d+\s{2,}\S)")
@@ -477,7 +482,7 @@ class ConsoleLog(LogData):
         if self.errors:
             last = self.errors[-1]
             src = f"log:{where}:line {last['line']}"
-            if last["kind"] == "nonfinite" or (last["message"] == _CUT_SHORT and self._scale_fell()):
+            if last["kind"] == "nonfinite" or (last["message"].endswith(_CUT_SHORT) and self._scale_fell()):
                 # (a traceback cut short right after the loss scale collapsed: the scaler giving up)
                 self.nan_warnings += 1
                 self.nan_warning_lines.append(last["line"])
@@ -1576,6 +1581,18 @@ class _Tracebacks:
     """Tracebacks and exceptions printed without one (a mixin of :class:`ConsoleReader`, using its
     ``log``, ``line_no``, ``metric_lines``, ``in_trace``, ``trace_line`` and ``trace_lines``)."""
 
+    trace_class = None   # the exception's class a traceback's header names (IPython's ``InternalError   Traceback``)
+
+    def _trace_start(self, line: str, cls: str | None) -> None:
+        """A traceback's first line. IPython's names the exception's class in front and has no colon
+        (``InternalError          Traceback (most recent call last)``); Python's ends in one, as do
+        the ``Original Traceback`` of a DataLoader worker and PaddlePaddle's ``C++ Traceback``."""
+        self.in_trace = True
+        self.trace_line = self.line_no
+        self.trace_lines = 0
+        self.trace_class = cls if cls is not None and cls.isidentifier() and not line.rstrip().endswith(":") \
+            else None
+
     def _trace(self, line: str) -> None:
         self.trace_lines += 1
         if line.count('File "') > 1 and (g := _GLUED_EXC.match(line)):
@@ -1587,8 +1604,9 @@ class _Tracebacks:
             if self.trace_lines > _TRACE_MAX_LINES:
                 self.in_trace = False
             return
-        if line.startswith(("During handling", "The above exception")):
-            return
+        if line.startswith(("During handling", "The above exception")) or (
+                self.trace_class is not None and _IPY_FRAME.match(line)):
+            return   # (IPython's frames start at the line's start)
         m = _EXC_LINE.match(line)
         if m:
             self._error(m.group(1) + (": " + m.group(3) if m.group(3) else ""), self.trace_line)
@@ -1870,11 +1888,8 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
         if self.in_trace:
             self._trace(line)
             return
-        if "Traceback" in line and _TRACE_START.match(line):
-            self.in_trace = True
-            self.trace_line = self.line_no
-            self.trace_lines = 0
-            return
+        if "Traceback" in line and (m := _TRACE_START.match(line)):
+            return self._trace_start(line, m.group(1))
         if (self.box is not None or line[0] in BOX_START) and self._box_line(line):
             return   # a rule or a row of a boxed key/value block (console_tables._Boxes)
         if self.hist is not None and self._history_line(line):
@@ -2179,7 +2194,10 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
         if self.in_trace and not self._trace_of_last_error():
             # the text ends inside a traceback (an excerpt cut before the exception's line): the
             # run still raised
-            self._error(self._cut_short_message(), self.trace_line)
+            message = self._cut_short_message()
+            if message == _CUT_SHORT and self.trace_class is not None:
+                message = f"{self.trace_class}: {message}"   # the class IPython's header named
+            self._error(message, self.trace_line)
         for c in self.cands.values():
             if c.by:
                 c.flush()
