@@ -2026,6 +2026,7 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
             return
         self.metric_lines += 1
         self.last_rs = rs
+        origin = None   # where a run begun again started (a restart's epoch start)
         step = self._round_step(step)
         styles = self.styles
         styles[style] = styles.get(style, 0) + 1
@@ -2070,11 +2071,9 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
                         # the x from the new start: an in-epoch counter, or an epoch printed
                         # without one (a per-epoch summary under a progress bar's steps)
                         x = self._x(step, counter, counter_total, is_eval)
-                        if counter is not None:
-                            # the new start is where this epoch began, not where its record fell:
-                            # an earlier run's records before it (a shorter loop) are dropped too
-                            for c in self.cands.values():
-                                c.restart_from(x - counter)
+                        # the new start is where this epoch began, not where its record fell: an
+                        # earlier run's records of these metrics before it (a shorter loop) go too
+                        origin = None if counter is None else x - counter
             self.last_x = x
             self.train_records += 1
             self._note_epoch_start(x)
@@ -2084,6 +2083,9 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
         cands = plan.cands if plan is not None and plan.timing is None else None
         if cands is None:
             cands = self._cands(rs, vals, plan)
+        for c in cands if origin is not None else ():
+            if c is not None:
+                c.restart_from(origin)
         self._append_points(x, cands, vals, progress)
 
     def _append_points(self, x: float, cands: list, vals, progress) -> None:
