@@ -2026,7 +2026,7 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
             return
         self.metric_lines += 1
         self.last_rs = rs
-        origin = None   # where a run begun again started (a restart's epoch start)
+        origin, per = None, self.per_epoch   # where a run begun again started; the loop's length so far
         step = self._round_step(step)
         styles = self.styles
         styles[style] = styles.get(style, 0) + 1
@@ -2071,9 +2071,11 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
                         # the x from the new start: an in-epoch counter, or an epoch printed
                         # without one (a per-epoch summary under a progress bar's steps)
                         x = self._x(step, counter, counter_total, is_eval)
-                        # the new start is where this epoch began, not where its record fell: an
-                        # earlier run's records of these metrics before it (a shorter loop) go too
-                        origin = None if counter is None else x - counter
+                        # a loop over another number of batches is another run (another fit, other
+                        # data): it starts where its epoch began, not where its record fell, and its
+                        # metrics' records from before (a shorter loop's) go too; a resume keeps them
+                        origin = x - counter if counter is not None and per and counter_total \
+                            and counter_total != per else None
             self.last_x = x
             self.train_records += 1
             self._note_epoch_start(x)
