@@ -871,6 +871,13 @@ class _Cand:
         self.series.restart_from(x)
 
 
+def _cut_back(cands, origin: float) -> None:
+    """A run begun again at ``origin``: each of the record's metrics keeps its values from before it."""
+    for c in cands:
+        if c is not None:
+            c.restart_from(origin)
+
+
 class _Clocks:
     """A time printed on each record under a name that does not say per what (``time: 101.3``, ``Time 5.2s``,
     ``elapsed``: ``logs.role_spellings``' time names) that only counts up is a clock running since the start,
@@ -1319,7 +1326,8 @@ class _NanReports:
         if any(c.role in ("loss", "val_loss") and c.last is not None and not math.isfinite(c.last)
                for c in self.cands.values()):
             return _CUT_SHORT_NAN
-        return _CUT_SHORT
+        # (the class IPython's traceback header named, where it did)
+        return _CUT_SHORT if self.trace_class is None else f"{self.trace_class}: {_CUT_SHORT}"
 
 
 class _Transforms:
@@ -2085,9 +2093,8 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
         cands = plan.cands if plan is not None and plan.timing is None else None
         if cands is None:
             cands = self._cands(rs, vals, plan)
-        for c in cands if origin is not None else ():
-            if c is not None:
-                c.restart_from(origin)
+        if origin is not None:
+            _cut_back(cands, origin)
         self._append_points(x, cands, vals, progress)
 
     def _append_points(self, x: float, cands: list, vals, progress) -> None:
@@ -2198,10 +2205,7 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
         if self.in_trace and not self._trace_of_last_error():
             # the text ends inside a traceback (an excerpt cut before the exception's line): the
             # run still raised
-            message = self._cut_short_message()
-            if message == _CUT_SHORT and self.trace_class is not None:
-                message = f"{self.trace_class}: {message}"   # the class IPython's header named
-            self._error(message, self.trace_line)
+            self._error(self._cut_short_message(), self.trace_line)
         for c in self.cands.values():
             if c.by:
                 c.flush()
