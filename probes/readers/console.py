@@ -83,6 +83,7 @@ from traindx.engine.evidence import Finding
 from traindx.engine.parameters import resolve
 
 from . import console_guess
+from .console_tuples import has_named_tuple, split_named_tuples
 from .console_wrap import unwrap_batches, wrap_width
 from .console_above import _NamedAbove
 from .console_history import _Histories
@@ -158,7 +159,12 @@ def _timing_role(words: list, vocab) -> str | None:
     return None
 #: a traceback's first line, of Python's or of another language's stack (PaddlePaddle's ``C++ Traceback
 #: (most recent call last):``)
-_TRACE_START = re.compile(r"^\s*(?:[\w+#]+\s+)?Traceback \(most recent call last\)")
+_TRACE_START = re.compile(r"^\s*(?:([\w+#]+)\s+)?Traceback \(most recent call last\)")
+#: a frame of a traceback as IPython/Jupyter prints it, at the line's start rather than indented: the
+#: file and the function (``<ipython-input-29-2ce5> in <module>``, ``~\lib\deprecation.py in
+#: new_func(*args)``, ``File ~/lib/training.py:1184, in Model.fit(self, x)``, ``Cell In[5], line 3``)
+#: or the arrow at the line that raised (``----> 8     validation_steps=...``)
+_IPY_FRAME = re.compile(r"^(?:-+>\s*\d+|Cell In\s*\[\d*\]|(?:File \S.*, |\S*[/\\<.]\S* )in <?[\w.]+>?(?:\(.*)?$)")
 #: a line inside a traceback that is neither a frame nor the exception: a rule under its title
 #: (``-----``), or a numbered native frame (``0   paddle::framework::...``)
 _TRACE_FILLER = re.compile(r"^\s*(?:[-=]{3,}\s*$|\d+\s{2,}\S)")
@@ -201,6 +207,9 @@ _SIGNAL_DEATH = re.compile(r"^[\s*_>`]*(?:(?:Segmentation fault|Bus error)(?:\s*
                            r"(?:Aborted|Illegal instruction|Floating point exception)\s*\(core dumped\))[\s*_`.!]*$")
 _SIGNAL_DEATH_MESSAGE = "{}: the process died of a crash signal (native code: the framework's C++ side, a driver)"
 _CPP_ERROR = re.compile(r"\[E\s+[\w./-]+\.(?:cpp|cc|cu|h|hpp):\d+\]\s*(.+)$")
+#: the message of a C++ exception that ended the process: the C++ runtime's ``terminate called after
+#: throwing an instance of 'c10::Error'`` is followed by ``  what():  CUDA error: ...`` (any C++ type)
+_CPP_WHAT = re.compile(r"^\s*what\(\):\s+(\S.*)$")
 _CUDA_ASSERT = re.compile(r"(?:\.cuh?:\d+|\bblock:\s*\[[\d,\s]+\],\s*thread:\s*\[[\d,\s]+\]).*\bAssertion\b.*\bfailed")
 #: a name that is a source file's path (``/pytorch/aten/src/ATen/native/cuda/Loss.cu:115``), not a metric
 _SOURCE_PATH = re.compile(r"(?:/[^/]*){3}|\.(?:py|cu|cuh|cpp|cc|c|h|hpp)$")
@@ -271,13 +280,18 @@ def exception_message(line: str) -> str | None:
     """The message of an exception printed without its traceback (``RuntimeError: ...``, behind a
     logger's time stamp and level too; a CUDA kernel's failed assertion, ``Loss.cu:115: ...
     Assertion `...` failed.``, and an error the C++ side logs, ``[E ProcessGroupNCCL.cpp:458] ...``,
-    are ones), else None."""
+    are ones, as is the ``what():`` line under a C++ runtime's ``terminate called after throwing``),
+    else None."""
     if "Killed" in line and _KILLED.match(line):
         return _KILLED_MESSAGE
     if ("fault" in line or "dumped" in line or "Bus error" in line) and _SIGNAL_DEATH.match(line):
         return _SIGNAL_DEATH_MESSAGE.format(line.strip(" \t*_>`.!"))
     if "Assertion" in line and _CUDA_ASSERT.search(line):
         return "CUDA error: device-side assertion failed: " + line.strip()[:_SHOWN_ERROR_CHARS]
+    if "what():" in line:
+        c = _CPP_WHAT.match(line)
+        if c is not None:
+            return "C++ exception: " + c.group(1).strip()[:_SHOWN_ERROR_CHARS]
     if "[E " in line:
         c = _CPP_ERROR.search(line)
         if c is not None:
@@ -468,7 +482,7 @@ class ConsoleLog(LogData):
         if self.errors:
             last = self.errors[-1]
             src = f"log:{where}:line {last['line']}"
-            if last["kind"] == "nonfinite" or (last["message"] == _CUT_SHORT and self._scale_fell()):
+            if last["kind"] == "nonfinite" or (last["message"].endswith(_CUT_SHORT) and self._scale_fell()):
                 # (a traceback cut short right after the loss scale collapsed: the scaler giving up)
                 self.nan_warnings += 1
                 self.nan_warning_lines.append(last["line"])
@@ -850,6 +864,18 @@ class _Cand:
             self.clock.feed(self.bx, self.by)
         self.series.extend(self.bx, self.by)
         self.bx, self.by = [], []
+
+    def restart_from(self, x: float) -> None:
+        """A run started again at ``x``: the curve keeps only its values before it."""
+        self.flush()
+        self.series.restart_from(x)
+
+
+def _cut_back(cands, origin: float) -> None:
+    """A run begun again at ``origin``: each of the record's metrics keeps its values from before it."""
+    for c in cands:
+        if c is not None:
+            c.restart_from(origin)
 
 
 class _Clocks:
@@ -1300,7 +1326,8 @@ class _NanReports:
         if any(c.role in ("loss", "val_loss") and c.last is not None and not math.isfinite(c.last)
                for c in self.cands.values()):
             return _CUT_SHORT_NAN
-        return _CUT_SHORT
+        # (the class IPython's traceback header named, where it did)
+        return _CUT_SHORT if self.trace_class is None else f"{self.trace_class}: {_CUT_SHORT}"
 
 
 class _Transforms:
@@ -1562,6 +1589,18 @@ class _Tracebacks:
     """Tracebacks and exceptions printed without one (a mixin of :class:`ConsoleReader`, using its
     ``log``, ``line_no``, ``metric_lines``, ``in_trace``, ``trace_line`` and ``trace_lines``)."""
 
+    trace_class = None   # the exception's class a traceback's header names (IPython's ``InternalError   Traceback``)
+
+    def _trace_start(self, line: str, cls: str | None) -> None:
+        """A traceback's first line. IPython's names the exception's class in front and has no colon
+        (``InternalError          Traceback (most recent call last)``); Python's ends in one, as do
+        the ``Original Traceback`` of a DataLoader worker and PaddlePaddle's ``C++ Traceback``."""
+        self.in_trace = True
+        self.trace_line = self.line_no
+        self.trace_lines = 0
+        self.trace_class = cls if cls is not None and cls.isidentifier() and not line.rstrip().endswith(":") \
+            else None
+
     def _trace(self, line: str) -> None:
         self.trace_lines += 1
         if line.count('File "') > 1 and (g := _GLUED_EXC.match(line)):
@@ -1573,8 +1612,9 @@ class _Tracebacks:
             if self.trace_lines > _TRACE_MAX_LINES:
                 self.in_trace = False
             return
-        if line.startswith(("During handling", "The above exception")):
-            return
+        if line.startswith(("During handling", "The above exception")) or (
+                self.trace_class is not None and _IPY_FRAME.match(line)):
+            return   # (IPython's frames start at the line's start)
         m = _EXC_LINE.match(line)
         if m:
             self._error(m.group(1) + (": " + m.group(3) if m.group(3) else ""), self.trace_line)
@@ -1856,11 +1896,8 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
         if self.in_trace:
             self._trace(line)
             return
-        if "Traceback" in line and _TRACE_START.match(line):
-            self.in_trace = True
-            self.trace_line = self.line_no
-            self.trace_lines = 0
-            return
+        if "Traceback" in line and (m := _TRACE_START.match(line)):
+            return self._trace_start(line, m.group(1))
         if (self.box is not None or line[0] in BOX_START) and self._box_line(line):
             return   # a rule or a row of a boxed key/value block (console_tables._Boxes)
         if self.hist is not None and self._history_line(line):
@@ -1878,6 +1915,8 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
             self._loss_node(line)
         if "different to the input size" in line and self._size_warning(line):
             return
+        if ")" in line and has_named_tuple(line):
+            line = split_named_tuples(line)   # ``Loss:(a, b)/(1.2, 3.4)``: its pairs (console_tuples)
         line, key = self._latin_line(line, shape(line))
         if b"0" not in key and (line.isascii() or not any(c.isdigit() for c in line)):
             low = line.lower()
@@ -1995,6 +2034,7 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
             return
         self.metric_lines += 1
         self.last_rs = rs
+        origin, per = None, self.per_epoch   # where a run begun again started; the loop's length so far
         step = self._round_step(step)
         styles = self.styles
         styles[style] = styles.get(style, 0) + 1
@@ -2039,6 +2079,11 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
                         # the x from the new start: an in-epoch counter, or an epoch printed
                         # without one (a per-epoch summary under a progress bar's steps)
                         x = self._x(step, counter, counter_total, is_eval)
+                        # a loop over another number of batches is another run (another fit, other
+                        # data): it starts where its epoch began, not where its record fell, and its
+                        # metrics' records from before (a shorter loop's) go too; a resume keeps them
+                        origin = x - counter if counter is not None and per and counter_total \
+                            and counter_total != per else None
             self.last_x = x
             self.train_records += 1
             self._note_epoch_start(x)
@@ -2048,6 +2093,8 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
         cands = plan.cands if plan is not None and plan.timing is None else None
         if cands is None:
             cands = self._cands(rs, vals, plan)
+        if origin is not None:
+            _cut_back(cands, origin)
         self._append_points(x, cands, vals, progress)
 
     def _append_points(self, x: float, cands: list, vals, progress) -> None:

@@ -332,6 +332,12 @@ class Series:
             xs, ys = xs[start:], ys[start:]
         self._extend_mono(xs, ys)
 
+    def restart_from(self, x) -> None:
+        """A restart whose new start ``x`` lies at or before the last step (a run begun again whose first
+        record fell past an earlier run's last one): the curve keeps only the steps before ``x``."""
+        if self.last_x is not None and x <= self.last_x:
+            self._restart(x)
+
     def _restart(self, x) -> None:
         self.restarts.append((self.last_x, x))
         while self._x0 and self._x0[-1] >= x:
@@ -1184,6 +1190,8 @@ class _RecordSink:
         self.rows = 0
         self.last_x = None
         self.buf: dict = {}
+        self.last_epoch = None   # the epoch of the last record, when an epoch key is bound beside the step
+        self.step_offset = 0.0   # where a step that counts within each epoch continues from
 
     def _bind(self, keys: list, line) -> None:
         new = [k for k in keys if k not in self.seen]
@@ -1226,6 +1234,8 @@ class _RecordSink:
         if x is None:
             x = self.last_x if self.xkey is not None and self.last_x is not None else (
                 float(self.rows) if self.xkey is None else 0.0)
+        else:
+            x = self._in_epoch(x, rec)
         self.last_x = x
         self.rows += 1
         for role, (bx, by) in self.buf.items():
@@ -1246,6 +1256,23 @@ class _RecordSink:
                 continue
             bx.append(x)
             by.append(v)
+
+    def _in_epoch(self, x: float, rec: dict) -> float:
+        """A step that counts within each epoch (mmcv's ``{"epoch": 2, "iter": 5, ...}``, the same
+        ``iter`` every epoch): when it does not move on while the epoch does, it continues past the
+        previous epoch's last step instead of landing on it again."""
+        ekey = self.bound.get("epoch")
+        if self.log.x_label != "step" or ekey is None or ekey == self.xkey:
+            return x
+        try:
+            epoch = _to_float(rec.get(ekey))
+        except _BadValue:
+            epoch = None
+        before, self.last_epoch = self.last_epoch, epoch if epoch is not None else self.last_epoch
+        if self.last_x is not None and x + self.step_offset <= self.last_x and epoch is not None \
+                and before is not None and epoch > before:
+            self.step_offset = self.last_x
+        return x + self.step_offset
 
     def flush(self) -> None:
         for role, (bx, by) in self.buf.items():
