@@ -26,6 +26,9 @@ _MAX_ASSIGN_HOPS = 8
 _CONDITION_SEARCH_CHARS = 200
 _SHOWN_OTHER_NAMES = 3
 _KEPT_FROZEN = 20
+#: A temporal-difference target's bootstrapped term is a product of at least three things: the discount,
+#: the continuation mask and the network's value of the next state (structure, not a threshold).
+_TD_FACTORS = 3
 
 
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
@@ -119,7 +122,7 @@ def td_target(node: ast.AST, params, floats: dict[str, float] | None = None) -> 
 
     for term in (node.left, node.right):
         fs = _factors(term)
-        if len(fs) < 3 or not any(isinstance(f, ast.Call) for f in fs):
+        if len(fs) < _TD_FACTORS or not any(isinstance(f, ast.Call) for f in fs):
             continue
         discount = any(any(w in _ident(f) for w in discount_words) or literal(f) for f in fs)
         mask = any(any(w in _ident(f) for w in done_words) for f in fs) or any(
