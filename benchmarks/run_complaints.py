@@ -246,6 +246,12 @@ def print_by_fact(s: dict) -> None:
               f" {c['extra_wrong']:3d}")
 
 
+def read_ids(path):
+    """The entry ids a file lists, one a line (the first word of each non-blank line)."""
+    with open(path, encoding="utf-8") as fh:
+        return {line.split()[0] for line in fh if line.strip()}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", choices=["tune", "test", "all"], default="tune")
@@ -277,8 +283,7 @@ def main(argv=None) -> int:
     load_s = time.perf_counter() - t0
     entries = load(args.split, args.exclude, args.only)
     if args.ids:
-        with open(args.ids, encoding="utf-8") as fh:
-            wanted = {line.split()[0] for line in fh if line.strip()}
+        wanted = read_ids(args.ids)
         entries = [e for e in entries if e["id"] in wanted]
     rows = [score_entry(kb, e, args.words_only) for e in entries]
     s = summarise(rows)

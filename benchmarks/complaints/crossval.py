@@ -66,10 +66,7 @@ def main(argv=None) -> int:
     if args.fold:
         collections = [c for c in collections if any(c.startswith(f) for f in args.fold)]
     by_id = {e["id"]: c for c in collections for e in rc.load("tune", only=[c])}
-    wanted = None
-    if args.ids:
-        with open(args.ids, encoding="utf-8") as fh:
-            wanted = {line.split()[0] for line in fh if line.strip()}
+    wanted = rc.read_ids(args.ids) if args.ids else None
     training_all = [(s, t, o) for s, t, o in lang.examples + lang.utterances]
     original_model = lang.model
     if args.voice == "phrases":

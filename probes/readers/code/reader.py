@@ -57,7 +57,7 @@ def analyze_code(path: str | os.PathLike, params: Mapping | None = None) -> Code
         report = reader.build_report()
     except RecursionError:   # a valid but absurdly deep expression: the reader walks trees recursively
         raise InputError("code nested too deeply to read (the reader recurses per level)", path=p) from None
-    rl = rl_markers(tree, params["code.rl_context_markers"])
+    rl = rl_markers(tree, params)
     if rl is not None and report.get("rl_training") is None:
         line, what = rl
         report.findings.append(Finding("rl_training", True, f"code:{os.path.basename(p)}:{line}",

@@ -26,6 +26,9 @@ _MAX_ASSIGN_HOPS = 8
 _CONDITION_SEARCH_CHARS = 200
 _SHOWN_OTHER_NAMES = 3
 _KEPT_FROZEN = 20
+#: A temporal-difference target's bootstrapped term is a product of at least three things: the discount,
+#: the continuation mask and the network's value of the next state (structure, not a threshold).
+_TD_FACTORS = 3
 
 
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
@@ -39,63 +42,129 @@ FACTS = ("dropout_p", "init_constant", "init_bias_constant", "init_weight_std", 
          "eval_stats_never_updated", "feature_map_into_linear", "gradient_reversal", "loads_pretrained")
 
 
-#: names whose presence together marks a reinforcement-learning loop (rewards from an environment)
-RL_IMPORTS = {"gym", "gymnasium", "stable_baselines3", "pettingzoo", "dm_control"}
+def _lower_names(params, key: str) -> set[str]:
+    return {str(w).lower() for w in params[key]}
 
 
-RL_CALLS = {"step", "reset"}            # env.step(action), env.reset()
+def _stepped_object(call: ast.Call) -> str:
+    """The name of the object whose ``step`` is called (``env``, ``self.train_env``), lower case."""
+    obj = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if isinstance(obj, ast.Name):
+        return obj.id.lower()
+    if isinstance(obj, ast.Attribute):
+        return obj.attr.lower()
+    return ""
 
 
-RL_NAMES = {"reward", "rewards", "returns", "episode", "episodes", "policy", "action", "actions", "advantage",
-            "advantages", "discount", "gamma"}
-
-
-#: names a transition's end flag or reward gets when an environment's step is unpacked
-#: (``obs, reward, done, info = env.step(action)``; gymnasium's ``terminated, truncated``)
-STEP_RESULT_NAMES = {"done", "dones", "terminated", "terminal", "truncated", "is_done", "is_terminal",
-                     "reward", "rewards", "rew", "r"}
-
-
-def unpacked_env_step(node: ast.AST) -> str | None:
+def unpacked_env_step(node: ast.AST, params) -> str | None:
     """``a, r, done = X.step(action)``: a ``step`` called with an action and its result unpacked into
-    3-5 names, one of them an end flag or a reward — the Gym transition protocol, whatever the
-    environment object is called (an optimizer's or scheduler's ``step()`` returns nothing to
-    unpack). The assignment's text, or None."""
+    3-5 names, one of them an end flag or a reward (code.rl_step_result_names), or any names when X is
+    called like an environment (code.rl_env_words: ``env``, ``train_env``) — the Gym transition
+    protocol (an optimizer's or scheduler's ``step()`` returns nothing to unpack). The assignment's
+    text, or None."""
     if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple)
             and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
             and node.value.func.attr == "step" and node.value.args):
         return None
-    names = {e.id.lower() for e in node.targets[0].elts if isinstance(e, ast.Name)}
-    if 3 <= len(node.targets[0].elts) <= 5 and names & STEP_RESULT_NAMES:
+    elts = node.targets[0].elts
+    if not 3 <= len(elts) <= 5:
+        return None
+    names = {e.id.lower() for e in elts if isinstance(e, ast.Name)}
+    obj = _stepped_object(node.value)
+    if names & _lower_names(params, "code.rl_step_result_names") \
+            or any(w in obj for w in _lower_names(params, "code.rl_env_words")):
         return snippet(node, SNIPPET_CHARS)
     return None
 
 
-def rl_markers(tree: ast.AST, min_markers: int):
-    """(line, description) when the script is an RL loop: an RL library import, a transition unpacked
-    from a step (:func:`unpacked_env_step`), or an environment
-    stepped with actions and rewards collected, or a reward-like name with at least ``min_markers``
-    other RL names (code.rl_context_markers) — several independent markers, not one word."""
+def _factors(e: ast.AST) -> list[ast.AST]:
+    """The operands of a product chain (``a * b * c`` -> [a, b, c])."""
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mult):
+        return _factors(e.left) + _factors(e.right)
+    return [e]
+
+
+def _ident(e: ast.AST) -> str:
+    if isinstance(e, ast.Name):
+        return e.id.lower()
+    if isinstance(e, ast.Attribute):
+        return e.attr.lower()
+    return ""
+
+
+def float_names(tree: ast.AST) -> dict[str, float]:
+    """Plain names bound to a float literal anywhere in the script (``disc = 0.99``)."""
+    out: dict[str, float] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and isinstance(n.value.value, float):
+            for t in n.targets:
+                if isinstance(t, ast.Name):
+                    out[t.id] = n.value.value
+    return out
+
+
+def td_target(node: ast.AST, params, floats: dict[str, float] | None = None) -> str | None:
+    """A temporal-difference (Bellman) target, ``r + gamma * (1 - done) * Q(s')``: a sum one of whose
+    terms multiplies a network's output (a call) by a discount (a name with code.rl_discount_words, or
+    a literal in [code.rl_discount_min, 1), written or bound to a name: ``floats``) and by a
+    continuation mask (``1 - done`` or a name with code.rl_done_words). That product is how
+    value-based RL bootstraps, offline or online. Its text, or None."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
+        return None
+    discount_words = _lower_names(params, "code.rl_discount_words")
+    done_words = _lower_names(params, "code.rl_done_words")
+    low = float(params["code.rl_discount_min"])
+    floats = floats or {}
+
+    def literal(f):
+        v = f.value if isinstance(f, ast.Constant) else floats.get(f.id) if isinstance(f, ast.Name) else None
+        return isinstance(v, float) and low <= v < 1
+
+    for term in (node.left, node.right):
+        fs = _factors(term)
+        if len(fs) < _TD_FACTORS or not any(isinstance(f, ast.Call) for f in fs):
+            continue
+        discount = any(any(w in _ident(f) for w in discount_words) or literal(f) for f in fs)
+        mask = any(any(w in _ident(f) for w in done_words) for f in fs) or any(
+            isinstance(f, ast.BinOp) and isinstance(f.op, ast.Sub) and isinstance(f.left, ast.Constant)
+            and f.left.value == 1 for f in fs)
+        if discount and mask:
+            return snippet(node, SNIPPET_CHARS)
+    return None
+
+
+def rl_markers(tree: ast.AST, params):
+    """(line, description) when the script is an RL loop: an RL library import (code.rl_imports), a
+    transition unpacked from a step (:func:`unpacked_env_step`), a temporal-difference target
+    (:func:`td_target`), an environment stepped with rewards collected, or a reward-like name with at
+    least code.rl_context_markers other RL names — several independent markers, not one word."""
+    imports = _lower_names(params, "code.rl_imports")
+    reward_words = _lower_names(params, "code.rl_reward_names")
+    context_words = _lower_names(params, "code.rl_context_names")
+    env_words = _lower_names(params, "code.rl_env_words")
     names: dict[str, int] = {}
     env_step = None
+    floats = float_names(tree)
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             for m in mods:
-                if m.split(".")[0] in RL_IMPORTS:
+                if m.split(".")[0].lower() in imports:
                     return node.lineno, f"imports {m}"
-        elif isinstance(node, ast.Name) and node.id.lower() in RL_NAMES:
+        elif isinstance(node, ast.Name) and node.id.lower() in reward_words | context_words:
             names.setdefault(node.id.lower(), node.lineno)
-        elif isinstance(node, ast.Attribute) and node.attr in RL_CALLS and isinstance(node.value, ast.Name) \
-                and "env" in node.value.id.lower():
+        elif isinstance(node, ast.Attribute) and node.attr in ("step", "reset") and isinstance(node.value, ast.Name) \
+                and any(w in node.value.id.lower() for w in env_words):
             env_step = env_step or (node.lineno, f"{node.value.id}.{node.attr}()")
-        elif (step := unpacked_env_step(node)) is not None:
+        elif (step := unpacked_env_step(node, params)) is not None:
             return node.lineno, f"an environment's transition unpacked ({step})"
-    reward_like = {"reward", "rewards", "returns", "advantage", "advantages"} & set(names)
+        elif (td := td_target(node, params, floats)) is not None:
+            return node.lineno, f"a temporal-difference target ({td})"
+    reward_like = reward_words & set(names)
     if env_step and reward_like:
         return env_step[0], f"{env_step[1]} with {', '.join(sorted(reward_like))}"
-    context = {"episode", "episodes", "policy", "action", "actions", "discount", "gamma"} & set(names)
-    if len(reward_like) >= 1 and len(context) >= min_markers:
+    context = context_words & set(names)
+    if len(reward_like) >= 1 and len(context) >= params["code.rl_context_markers"]:
         first = min(names[n] for n in reward_like)
         others = sorted(set(names) - reward_like)[:_SHOWN_OTHER_NAMES]
         return first, f"{', '.join(sorted(reward_like))} with {', '.join(others)}"
