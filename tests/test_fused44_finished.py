@@ -36,3 +36,19 @@ def test_a_name_that_goes_on_after_its_digits_keeps_them(tmp_path):
     rep, out = diagnose_log_report(tmp_path, "\n".join(rows) + "\n")
     assert "accuracy" in out
     assert report_fact(rep, "loss_trend") == "decreasing"
+
+
+def test_a_word_with_non_ascii_letters_and_a_path_version_are_no_metrics():
+    from traindx.probes.readers.console import read_console_text
+    from traindx.engine.errors import NoMetricsError
+
+    text = ("ConvNeXt eğitimi başlıyor: 15380 parametre, 1600 eğitim ve 400 doğrulama görüntüsü\n"
+            "Traceback (most recent call last):\n"
+            '  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/torch/nn/modules/module.py", '
+            "line 1778, in _wrapped_call_impl\n"
+            "RuntimeError: mat1 and mat2 shapes cannot be multiplied (32x32 and 16x4)\n")
+    try:
+        log = read_console_text(text)
+    except NoMetricsError:
+        return
+    assert not log.roles, log.role_names
