@@ -2,7 +2,9 @@
 """The code reader's findings on every benchmark script, written out and compared: the reach of a
 code-reader change, before any diagnosis (which (fact, value, source) a change adds or removes where).
 
-    python benchmarks/code_findings.py --out AFTER.json [--compare BEFORE.json]
+    python benchmarks/code_findings.py --out AFTER.json [--compare BEFORE.json] [--tuning]
+
+(``--tuning``: tuning material only, the held-out scenarios and finished splits left unread.)
 
 Reads every ``benchmarks/scenarios/s*.py`` and ``benchmarks/finished_runs/*/*/train.py`` with the installed
 traindx; run it once on the old code (``--out BEFORE.json``) and once on the new (``--compare``).
@@ -18,10 +20,15 @@ import os
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def findings() -> dict[str, list]:
+def findings(tuning: bool = False) -> dict[str, list]:
     from traindx.probes.readers.code import analyze_code
     paths = sorted(glob.glob(os.path.join(HERE, "scenarios", "s*.py"))
                    + glob.glob(os.path.join(HERE, "finished_runs", "*", "*", "train.py")))
+    if tuning:
+        import sys
+        sys.path.insert(0, HERE)
+        from code_fact_scan import tuning_only
+        paths = tuning_only(paths)
     out = {}
     for p in paths:
         try:
@@ -36,8 +43,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--compare")
+    ap.add_argument("--tuning", action="store_true", help="read tuning material only (no held-out script)")
     args = ap.parse_args(argv)
-    now = findings()
+    now = findings(args.tuning)
     with open(args.out, "w", encoding="utf-8") as fh:
         json.dump(now, fh)
     print(f"{len(now)} scripts read")

@@ -300,13 +300,15 @@ class DataFacts:
                 if isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and v.value.id == t \
                         and isinstance(v.slice, ast.Name) and v.slice.id in orders:
                     moved.setdefault(v.slice.id, {})[t] = n
-        groups = [[_root_name(e) for e in n.targets[0].elts] for n in ast.walk(self.tree)
+        groups = [(n, [_root_name(e) for e in n.targets[0].elts]) for n in ast.walk(self.tree)
                   if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple)
                   and isinstance(n.value, ast.Call)]
-        groups += [[_root_name(a) for a in c.args] for c in ast.walk(self.tree)
+        groups += [(c, [_root_name(a) for a in c.args]) for c in ast.walk(self.tree)
                    if isinstance(c, ast.Call) and _pairs_arrays(c)]
         for arrays in moved.values():
-            for g in (set(filter(None, g)) for g in groups):
+            # a group made in another function binds other variables that only share a name
+            scopes = {id(self._scope_of(n)) for n in arrays.values()}
+            for g in (set(filter(None, g)) for at, g in groups if id(self._scope_of(at)) in scopes):
                 if not g & set(arrays):
                     continue
                 a, node = next((a, n) for a, n in arrays.items() if a in g)

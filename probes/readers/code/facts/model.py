@@ -15,7 +15,7 @@ from .common import _callee, module_subtree
 from .drawn_weights import drawn_weight_stack
 from .flatten import feature_map_detail, feature_map_into_linear
 from .pretrained import pretrained_keyword, pretrained_start
-from .set_weights import set_values_line
+from .set_weights import random_frozen_tables, set_values_line
 
 #: Assignments followed back from a forward's return value to the layer that made it: a bound on
 #: work, not knowledge.
@@ -502,6 +502,8 @@ class ModelFacts:
         from its graph: features computed under no_grad first) is no part of what trains; as the live
         probe sees only the model the run binds, it is left out, and said so."""
         fr = self.records["frozen"] or self.frozen_by_assignment()
+        if not self.unfreezes():
+            fr = fr + [(ln, text, None, None) for ln, text in random_frozen_tables(self.tree)]
         outside = [r for r in fr if trained and self.frozen_outside(r[2], trained)]
         fr = [r for r in fr if r not in outside]
         if fr:
@@ -538,11 +540,8 @@ class ModelFacts:
         target names. None when the script also sets requires_grad to True or calls requires_grad_
         with anything but False (it may unfreeze them)."""
         out = []
-        for n in ast.walk(self.tree):   # a script that unfreezes anything says nothing either way
-            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and n.value.value is True \
-                    and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in n.targets) \
-                    or _requires_grad_call(n) is True:
-                return []
+        if self.unfreezes():   # a script that unfreezes anything says nothing either way
+            return []
         for n in ast.walk(self.tree):
             if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and n.value.value is False:
                 for t in n.targets:
@@ -551,6 +550,13 @@ class ModelFacts:
             elif _requires_grad_call(n) is False:
                 out.append((n.lineno, snippet(n.func.value, SHORT_SNIPPET_CHARS), None, None))
         return sorted(out)[:_KEPT_FROZEN]
+
+    def unfreezes(self) -> bool:
+        """Whether the script sets requires_grad to True anywhere (or calls requires_grad_ with anything
+        but False): it may unfreeze what it froze."""
+        return any(isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and n.value.value is True
+                   and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in n.targets)
+                   or _requires_grad_call(n) is True for n in ast.walk(self.tree))
 
     def frozen_weights_fact(self, visible: bool) -> None:
         """frozen_weights: what the frozen parameters hold. ``trained_here`` when they were frozen
@@ -819,8 +825,9 @@ def _weight_loads(tree: ast.AST) -> list[int]:
     constructor asked for pretrained weights (``pretrained=True``, a ``weights=`` naming trained weights:
     :func:`~.pretrained.pretrained_keyword`, so ``np.bincount(x, weights=y)`` is none)."""
     out = []
+    drawn = {ln for ln, _ in random_frozen_tables(tree)}   # a table of random numbers loads nothing
     for n in ast.walk(tree):
-        if not isinstance(n, ast.Call):
+        if not isinstance(n, ast.Call) or n.lineno in drawn:
             continue
         name = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
         base = n.func.value if isinstance(n.func, ast.Attribute) else None

@@ -285,19 +285,24 @@ class OptimizerFacts:
         return [(f"{name}.{attr}", v) for attr, v in m.attrs.items()
                 if isinstance(v, TensorVal) and v.param and attr not in names and attr not in frozen]
 
-    def uncovered_children(self, m: ModuleVal, held: list[ModuleVal]) -> list[tuple]:
-        if m.kind not in ("local", "sequential"):
+    def uncovered_children(self, m: ModuleVal, held: list[ModuleVal], name: str | None = None) -> list[tuple]:
+        """(name, module) for each child of ``m`` with parameters that no module in ``held`` holds. A child
+        holding a held module (``layers`` when only ``layers[-1]`` is held) is looked into: its other
+        layers are not held."""
+        if m.kind not in ("local", "sequential", "container"):
             return []
         out = []
         held_ids = {h.id for h in held}
-        name = m.var or m.qual
+        name = name or m.var or m.qual
         items = list(m.attrs.items()) if m.kind == "local" else [
             (f"[{i}]", x) for i, x in enumerate(m.layers)]
         for attr, v in items:
-            if attr.startswith("__child__"):
+            if attr.startswith("__child__") or not isinstance(v, ModuleVal) or v.id in held_ids:
                 continue
-            if isinstance(v, ModuleVal) and self.module_has_params(v) and v.id not in held_ids \
-                    and not any(v in self.ancestors(h) for h in held):
-                out.append((f"{name}.{attr}" if not attr.startswith("[") else f"{name}{attr}",
-                            v))
+            full = f"{name}.{attr}" if not attr.startswith("[") else f"{name}{attr}"
+            if any(v in self.ancestors(h) for h in held):
+                if v.kind in ("sequential", "container"):
+                    out.extend(self.uncovered_children(v, held, full))
+            elif self.module_has_params(v):
+                out.append((full, v))
         return out

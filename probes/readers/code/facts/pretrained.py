@@ -13,6 +13,7 @@ import ast
 
 from ..text import SHORT_SNIPPET_CHARS, callee_name, snippet
 from .common import falsy_constant
+from .set_weights import random_frozen_tables
 
 #: callees that return a model with trained weights
 _LOADERS = ("from_pretrained",)
@@ -35,8 +36,9 @@ def pretrained_keyword(k: ast.keyword) -> bool:
 def pretrained_start(tree: ast.AST) -> tuple[int, str] | None:
     """(line, call text) of the first call that builds a model from pretrained weights, or None."""
     hits = []
+    drawn = {ln for ln, _ in random_frozen_tables(tree)}   # a table of random numbers is no trained start
     for n in ast.walk(tree):
-        if not isinstance(n, ast.Call):
+        if not isinstance(n, ast.Call) or n.lineno in drawn:
             continue
         name = callee_name(n)
         base = snippet(n.func.value, SHORT_SNIPPET_CHARS) if isinstance(n.func, ast.Attribute) else ""

@@ -109,3 +109,32 @@ def set_values_line(tree: ast.AST, frozen: list[tuple[int, str]]) -> int | None:
             return None
         found = found or min(writes)
     return found
+
+
+def _frozen_table_call(n: ast.AST) -> bool:
+    """``nn.Embedding.from_pretrained(t)`` / ``EmbeddingBag.from_pretrained(t)`` without ``freeze=False``:
+    PyTorch's default ``freeze=True`` turns the table's gradient off."""
+    if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "from_pretrained"
+            and isinstance(n.func.value, (ast.Name, ast.Attribute)) and n.args):
+        return False
+    owner = n.func.value.attr if isinstance(n.func.value, ast.Attribute) else n.func.value.id
+    freeze = next((k.value for k in n.keywords if k.arg == "freeze"), None)
+    return owner in ("Embedding", "EmbeddingBag") and not (
+        isinstance(freeze, ast.Constant) and freeze.value in (False, 0))
+
+
+def random_frozen_tables(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, call text) of each embedding table built by ``from_pretrained`` from numbers the script draws
+    at random (``Embedding.from_pretrained(0.1 * torch.randn(n, d))``, or a name assigned such a draw) and
+    left at the default ``freeze=True``: nothing pretrained is loaded, the table keeps its random start for
+    the whole run. A table loaded from trained vectors (``np.load``, a word2vec file) is frozen on purpose
+    and is not one."""
+    drawn = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) and _draws(n.value)
+             for t in n.targets if isinstance(t, ast.Name)}
+    out = []
+    for n in ast.walk(tree):
+        if _frozen_table_call(n):
+            arg = n.args[0]
+            if _draws(arg) or isinstance(arg, ast.Name) and arg.id in drawn:
+                out.append((n.lineno, f"{ast.unparse(n)} (freeze=True by default)"))
+    return sorted(out)
