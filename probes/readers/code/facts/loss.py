@@ -235,8 +235,11 @@ class LossFacts:
         custom = self.loss_kind_facts(t, stock, entry, line)
         rec = stock[0] if stock and not custom else None
         self.output_activation_facts(t, rec, custom, line)
-        if custom:
+        if t.resquash:
+            self.resquash_fact(t.resquash, line)
+        elif custom:
             self.squash_twice_facts(stock)
+        if custom:
             self.class_mean_facts(t)
         self.label_smoothing_facts(rec)
         self.mixed_targets_facts(stock)
@@ -331,6 +334,16 @@ class LossFacts:
             self.add_finding("output_relu", True, rec.act_src[0],
                              f"{rec.act_src[1]} output fed to {rec.text} (line {rec.line}): a ReLU on the "
                              "regression output, 0 for every input once its pre-activation stays negative")
+
+    def resquash_fact(self, resq: tuple, line: int) -> None:
+        """loss_squashes_twice: the model's squashed output is squashed again by the same family on the
+        way to the backpropagated loss (a TF port whose model returns ``softmax(output)`` and whose
+        hand-written ``softmax_cross_entropy_with_logits`` takes ``log_softmax`` of it). Only the loss's
+        own path counts: a softmax taken for reporting never reaches it."""
+        src_line, text, act = resq
+        self.add_finding("loss_squashes_twice", True, src_line,
+                         f"{text}: the model's {act} output is squashed again on its way to the loss "
+                         f"backpropagated at line {line}")
 
     def squash_twice_facts(self, stock: list) -> None:
         """loss_squashes_twice: a hand-written loss hands the model's already squashed output to a
