@@ -305,6 +305,9 @@ class TensorVal(Val):
                                     # terms of a cross-entropy not yet summed over the class axis
     class_mean: tuple | None = None   # (line, text): where those terms were averaged over the class axis
                                     # (a mean over every element): the cross-entropy divided by C
+    resquash: tuple | None = None   # (line, text, act): the model's output, already squashed (a softmax,
+                                    # a sigmoid), squashed again by the same family (log_softmax of a
+                                    # softmax, sigmoid of a sigmoid) on this tensor's path
 
 
 def is_tensor(v: Any) -> bool:

@@ -236,8 +236,10 @@ class LossFacts:
         rec = stock[0] if stock and not custom else None
         self.output_activation_facts(t, rec, custom, line)
         if custom:
-            self.squash_twice_facts(stock)
+            self.squash_twice_facts(stock, t.resquash, line)
             self.class_mean_facts(t)
+        elif t.resquash:
+            self.resquash_fact(t.resquash, line)
         self.label_smoothing_facts(rec)
         self.mixed_targets_facts(stock)
         self.copied_target_facts(stock)
@@ -332,10 +334,21 @@ class LossFacts:
                              f"{rec.act_src[1]} output fed to {rec.text} (line {rec.line}): a ReLU on the "
                              "regression output, 0 for every input once its pre-activation stays negative")
 
-    def squash_twice_facts(self, stock: list) -> None:
+    def resquash_fact(self, resq: tuple, line: int) -> None:
+        """loss_squashes_twice: the model's squashed output is squashed again by the same family on the
+        way to the backpropagated loss (a TF port whose model returns ``softmax(output)`` and whose
+        hand-written ``softmax_cross_entropy_with_logits`` takes ``log_softmax`` of it). Only the loss's
+        own path counts: a softmax taken for reporting never reaches it."""
+        src_line, text, act = resq
+        self.add_finding("loss_squashes_twice", True, src_line,
+                         f"{text}: the model's {act} output is squashed again on its way to the loss "
+                         f"backpropagated at line {line}")
+
+    def squash_twice_facts(self, stock: list, resq: tuple | None = None, line: int = 0) -> None:
         """loss_squashes_twice: a hand-written loss hands the model's already squashed output to a
         stock loss that squashes again (a focal loss on ``F.binary_cross_entropy_with_logits`` fed
-        ``torch.sigmoid(...)``). A stock loss on its own is the rules' (output_activation with
+        ``torch.sigmoid(...)``); failing that, the same family squashing the output again on the loss's
+        path (``resq``, :meth:`resquash_fact`). A stock loss on its own is the rules' (output_activation with
         loss_function)."""
         for r in stock:
             if r.act not in (None, "?") and SQUASHES_ITSELF.get(r.kind) == r.act and r.act_src:
@@ -343,6 +356,9 @@ class LossFacts:
                                  f"{r.act_src[1]} reaches {r.text} (line {r.line}) inside the "
                                  f"hand-written loss, which applies a {r.act} again")
                 return
+        if resq:
+            self.resquash_fact(resq, line)
+            return
         known = [r for r in stock if r.act != "?" and r.kind in SQUASHES_ITSELF]
         if known:
             r = known[0]

@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from ..naming import EPS_WORDS
 from ..text import snippet
 from .scale import CLIPS, clip_scale, draw_scale, function_scale, literal_scale, select_scale
-from ..values import Const, Env, ListVal, TensorVal, Unknown, Val, from_model, mixes_squashed
+from ..values import (PROBABILITY_ACTS, Const, Env, ListVal, TensorVal, Unknown, Val, from_model,
+                      mixes_squashed)
 
 #: math.exp is folded only within this (it overflows a float past about 709.8): arithmetic, not
 #: knowledge.
@@ -37,6 +38,21 @@ class TensorCall:
     @property
     def line(self) -> int:
         return self.node.lineno
+
+
+#: squashings of one family: a softmax's output put through a softmax or log_softmax again (or a
+#: sigmoid's through a sigmoid) is squashed twice
+SQUASH_FAMILY = {"softmax": "softmax", "log_softmax": "softmax", "sigmoid": "sigmoid"}
+
+
+def _computed_input(node: ast.AST) -> bool:
+    """A squashing call whose input is written as arithmetic (``torch.sigmoid(logit / temperature)``,
+    a relaxed Bernoulli's noisy log-odds): a new quantity, not the squashed output squashed again."""
+    if not isinstance(node, ast.Call):
+        return False
+    arg = node.func.value if isinstance(node.func, ast.Attribute) and not node.args else (
+        node.args[0] if node.args else None)
+    return isinstance(arg, (ast.BinOp, ast.UnaryOp))
 
 
 #: torch tensor function name -> handler (``tensor_<handler>`` of :class:`TensorModel`)
@@ -111,8 +127,9 @@ class TensorModel:
         first = next((t for t in ts if t.act), ts[0])
         terms = next((t.class_terms for t in ts if t.class_terms), None)
         cmean = next((t.class_mean for t in ts if t.class_mean), None)
+        resq = next((t.resquash for t in ts if t.resquash), None)
         return TensorVal(srcs=frozenset(srcs), calls=frozenset(calls), cuts=tuple(cuts),
-                         onehot=all(t.onehot for t in ts), class_terms=terms, class_mean=cmean,
+                         onehot=all(t.onehot for t in ts), class_terms=terms, class_mean=cmean, resquash=resq,
                          act=first.act, act_src=first.act_src, losses=tuple(losses),
                          loss_mod=any(t.loss_mod for t in ts), unsafe=tuple(unsafe), hand_terms=tuple(hand),
                          hand_signed=tuple(hsigned),
@@ -148,7 +165,12 @@ class TensorModel:
         t = x if isinstance(x, TensorVal) else TensorVal()
         line = at_line or getattr(node, "lineno", 0)
         text = text or f"{snippet(node, 50)} (line {line})"
-        return self.fresh_tensor(replace(t, act=act, act_src=(line, text), safe=False, exp=False), node)
+        resq = t.resquash
+        if resq is None and SQUASH_FAMILY.get(act) and SQUASH_FAMILY.get(act) == SQUASH_FAMILY.get(t.act or "") \
+                and t.act in PROBABILITY_ACTS and t.act_src and from_model(t) and not _computed_input(node):
+            resq = (t.act_src[0], f"{t.act_src[1]}, then {text}", t.act)
+        return self.fresh_tensor(replace(t, act=act, act_src=(line, text), safe=False, exp=False,
+                                         resquash=resq), node)
 
     def call_tensor_function(self, name: str, args: list, kwargs: dict, node: ast.Call, qual: str) -> Val:
         """torch.<name>(...) / F.<name>(...) / tensor.<name>(...) on abstract tensors, dispatched by
