@@ -151,14 +151,16 @@ _LEAD_STEP = re.compile(r"^\s*(?:(\d+)\s*[:|]|\[(\d+)\])\s")
 # ------------------------------------------------------------------------------ tokens
 #: a name stops before the number glued to it that ends the token (``loss0.692-|``: the loss is 0.692,
 #: not a ``loss0`` of 0.692 left unread); digits a name goes on after (``conv1``, ``layer1.weight``) stay in it,
-#: and so does a version in a path (``lib/python3.11/site-packages``)
+#: and so does a version in a path (``lib/python3.11/site-packages``). A run of digits is tested once, at its
+#: start, and taken whole (``\d+(?!\d)``): tested at every digit, a 4,096-digit name cost a third of a second
+#: a line (quadratic), which a garbage log repeats on every line
 _TOKEN = re.compile(
     r"(?P<count>(?<![\w.,])[1-9]\d{0,2}(?:,\d{3})+(?![\w.,]))"
     r"|(?P<frac>(?<![\w.])\d+\s*/\s*\d+(?![\w.]))"
     r"|(?P<dur>(?<![\w.])(?:\d+\.\d*|\.\d+|\d+)(?=(?:ms|s)(?![\w.])))"
     r"|(?P<num>[-+]?(?:(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?!\w|\.\w)|(?:nan|inf(?:inity)?)\b)%?)"
     r"|(?P<junk>\d[\w.]*)"
-    r"|(?P<name>[A-Za-z_](?:[^\W\d]|\d(?!\d*\.\d+(?:[eE][-+]?\d+)?(?![\w./\\])))*(?:[./@\-][A-Za-z_]\w*|[@\-][15](?![\w.])|@\d+(?:\.\d+)?(?![\w.])"
+    r"|(?P<name>[A-Za-z_](?:[^\W\d]|(?!\d+\.\d+(?:[eE][-+]?\d+)?(?![\w./\\]))\d+(?!\d))*(?:[./@\-][A-Za-z_]\w*|[@\-][15](?![\w.])|@\d+(?:\.\d+)?(?![\w.])"
     r"|-\d+(?=[ \t]*[:=]|[ \t]+[-+]?\.?\d))*)"
     r"|(?P<sep>[^\sA-Za-z0-9_])", re.IGNORECASE)
 #: a whole number of at least this many digits, inside a name, is a count (a test set's size)
