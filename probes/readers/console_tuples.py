@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import re
 
-#: a name, its parts' names in parentheses, a joining mark, and as many values in parentheses
+#: a name, its parts' names in parentheses, a joining mark, and as many values in parentheses; the name starts
+#: where a word does (tried from inside a word, a long word before a ``):(`` cost time quadratic in its length)
 _GROUP = re.compile(
-    r"(?P<name>[A-Za-z][\w.-]*)\s*:?\s*\((?P<parts>[A-Za-z][^()]*)\)\s*[/:=]\s*\((?P<vals>[^()]*)\)")
+    r"(?<![\w.-])(?P<name>[A-Za-z][\w.-]*)\s*:?\s*\((?P<parts>[A-Za-z][^()]*)\)\s*[/:=]\s*\((?P<vals>[^()]*)\)")
 #: one part's name: a word, perhaps with digits, dashes or dots (``yaw``, ``loss-cls``, ``top1``)
 _PART = re.compile(r"[A-Za-z][\w.-]*")
 #: one value: a decimal or scientific number, or NaN/Inf as Python prints them
