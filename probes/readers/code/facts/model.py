@@ -42,8 +42,16 @@ FACTS = ("dropout_p", "init_constant", "init_bias_constant", "init_weight_std", 
          "eval_stats_never_updated", "feature_map_into_linear", "gradient_reversal", "loads_pretrained")
 
 
-def _lower_names(params, key: str) -> set[str]:
-    return {str(w).lower() for w in params[key]}
+#: the KB's RL word lists (kb/parameters/code.yaml), read once a script as lower-case sets
+_RL_WORD_LISTS = ("rl_imports", "rl_reward_names", "rl_context_names", "rl_step_result_names", "rl_env_words",
+                  "rl_discount_words", "rl_done_words")
+
+
+def rl_words(params) -> dict:
+    """The RL word lists as sets (keys without the ``code.`` prefix) and ``rl_discount_min``."""
+    words = {k: {str(w).lower() for w in params[f"code.{k}"]} for k in _RL_WORD_LISTS}
+    words["rl_discount_min"] = float(params["code.rl_discount_min"])
+    return words
 
 
 def _stepped_object(call: ast.Call) -> str:
@@ -56,7 +64,7 @@ def _stepped_object(call: ast.Call) -> str:
     return ""
 
 
-def unpacked_env_step(node: ast.AST, params) -> str | None:
+def unpacked_env_step(node: ast.AST, words: dict) -> str | None:
     """``a, r, done = X.step(action)``: a ``step`` called with an action and its result unpacked into
     3-5 names, one of them an end flag or a reward (code.rl_step_result_names), or any names when X is
     called like an environment (code.rl_env_words: ``env``, ``train_env``) — the Gym transition
@@ -71,8 +79,7 @@ def unpacked_env_step(node: ast.AST, params) -> str | None:
         return None
     names = {e.id.lower() for e in elts if isinstance(e, ast.Name)}
     obj = _stepped_object(node.value)
-    if names & _lower_names(params, "code.rl_step_result_names") \
-            or any(w in obj for w in _lower_names(params, "code.rl_env_words")):
+    if names & words["rl_step_result_names"] or any(w in obj for w in words["rl_env_words"]):
         return snippet(node, SNIPPET_CHARS)
     return None
 
@@ -103,7 +110,7 @@ def float_names(tree: ast.AST) -> dict[str, float]:
     return out
 
 
-def td_target(node: ast.AST, params, floats: dict[str, float] | None = None) -> str | None:
+def td_target(node: ast.AST, words: dict, floats: dict[str, float] | None = None) -> str | None:
     """A temporal-difference (Bellman) target, ``r + gamma * (1 - done) * Q(s')``: a sum one of whose
     terms multiplies a network's output (a call) by a discount (a name with code.rl_discount_words, or
     a literal in [code.rl_discount_min, 1), written or bound to a name: ``floats``) and by a
@@ -111,9 +118,8 @@ def td_target(node: ast.AST, params, floats: dict[str, float] | None = None) -> 
     value-based RL bootstraps, offline or online. Its text, or None."""
     if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
         return None
-    discount_words = _lower_names(params, "code.rl_discount_words")
-    done_words = _lower_names(params, "code.rl_done_words")
-    low = float(params["code.rl_discount_min"])
+    discount_words, done_words = words["rl_discount_words"], words["rl_done_words"]
+    low = words["rl_discount_min"]
     floats = floats or {}
 
     def literal(f):
@@ -138,10 +144,9 @@ def rl_markers(tree: ast.AST, params):
     transition unpacked from a step (:func:`unpacked_env_step`), a temporal-difference target
     (:func:`td_target`), an environment stepped with rewards collected, or a reward-like name with at
     least code.rl_context_markers other RL names — several independent markers, not one word."""
-    imports = _lower_names(params, "code.rl_imports")
-    reward_words = _lower_names(params, "code.rl_reward_names")
-    context_words = _lower_names(params, "code.rl_context_names")
-    env_words = _lower_names(params, "code.rl_env_words")
+    words = rl_words(params)
+    imports, reward_words = words["rl_imports"], words["rl_reward_names"]
+    context_words, env_words = words["rl_context_names"], words["rl_env_words"]
     names: dict[str, int] = {}
     env_step = None
     floats = float_names(tree)
@@ -156,9 +161,9 @@ def rl_markers(tree: ast.AST, params):
         elif isinstance(node, ast.Attribute) and node.attr in ("step", "reset") and isinstance(node.value, ast.Name) \
                 and any(w in node.value.id.lower() for w in env_words):
             env_step = env_step or (node.lineno, f"{node.value.id}.{node.attr}()")
-        elif (step := unpacked_env_step(node, params)) is not None:
+        elif (step := unpacked_env_step(node, words)) is not None:
             return node.lineno, f"an environment's transition unpacked ({step})"
-        elif (td := td_target(node, params, floats)) is not None:
+        elif (td := td_target(node, words, floats)) is not None:
             return node.lineno, f"a temporal-difference target ({td})"
     reward_like = reward_words & set(names)
     if env_step and reward_like:
