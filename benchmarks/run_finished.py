@@ -81,7 +81,19 @@ def _top(rep: dict) -> str | None:
     return rep["root_causes"][0]["id"]
 
 
-def run_finished(root: str, split: str | None, verbose: bool, only: set | None = None) -> dict:
+def _reader(path: str) -> str:
+    """The format traindx's log reader takes ``path`` for (csv, jsonl, json, console, tensorboard), as it
+    sniffs it before reading: ``--reader`` keeps the runs a change to one reader can touch."""
+    from traindx.engine import bounded
+    from traindx.probes.readers import logs
+    try:
+        return logs._sniff(path, bounded.limits(), logs.log_words(None))
+    except Exception:       # an unreadable log: its own class
+        return "unreadable"
+
+
+def run_finished(root: str, split: str | None, verbose: bool, only: set | None = None,
+                 readers: set | None = None) -> dict:
     rows = []
     for sp in sorted(os.listdir(root)):
         d = os.path.join(root, sp)
@@ -93,6 +105,8 @@ def run_finished(root: str, split: str | None, verbose: bool, only: set | None =
             if not os.path.isfile(meta_p) or not os.path.isfile(os.path.join(run, "console.log")):
                 continue
             if only and rid not in only:
+                continue
+            if readers and _reader(os.path.join(run, "console.log")) not in readers:
                 continue
             with open(meta_p, encoding="utf-8") as fh:
                 meta = yaml.safe_load(fh)
@@ -247,12 +261,16 @@ def main(argv=None) -> int:
                          "not), the input benchmarks/calibrate.py fits and measures on")
     ap.add_argument("--only", help="only these case ids (comma-separated: pasted ids, or finished run ids "
                                    "such as kws_03), e.g. to diagnose the same cases with two trees' Pythons")
+    ap.add_argument("--reader", help="finished runs: only those whose console.log traindx's log reader takes "
+                                     "for one of these formats (comma-separated: csv, jsonl, json, console, "
+                                     "tensorboard), the runs a change to that reader can touch")
     a = ap.parse_args(argv)
     only = set(a.only.split(",")) if a.only else None
     for d in a.kb:
         EXTRA_ARGS.extend(["--kb", d])
     if a.corpus == "finished":
-        res = run_finished(a.root or os.path.join(HERE, "finished_runs"), a.split, a.verbose, only)
+        res = run_finished(a.root or os.path.join(HERE, "finished_runs"), a.split, a.verbose, only,
+                           set(a.reader.split(",")) if a.reader else None)
         rows = res.pop("_rows")
         if a.rows:
             with open(a.rows, "w", encoding="utf-8") as fh:
