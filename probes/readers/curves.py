@@ -911,6 +911,8 @@ def _loss_epoch_cycle(c: _LossCurve, s, log, out: _Out) -> None:
     if per <= 1:
         return
     xs, ys = c.xs, c.means
+    if _epoch_running_mean(xs, ys, starts, P):
+        return   # the average's restart each epoch is the saw-tooth, not the order of the data
     half = per / 2.0
     npos = int(P["curves.cycle_positions"])
     by_pos: dict = {}
@@ -959,6 +961,28 @@ def _loss_epoch_cycle(c: _LossCurve, s, log, out: _Out) -> None:
                 f"the per-step loss cycles with the position in the epoch: the position explains "
                 f"{eta2:.0%} of its swings around the trend, which span {amp:.0%} of the loss "
                 f"level, over {len(epochs)} epochs")
+
+
+def _epoch_running_mean(xs, ys, starts, P) -> bool:
+    """Whether the per-step loss is each epoch's running mean (a progress bar's postfix): its
+    step-to-step changes shrink through every epoch, the median over the epochs holding
+    curves.running_mean_min_points points of (mean change in the first quarter) / (in the last)
+    reaching curves.running_mean_decay."""
+    by_epoch: dict = {}
+    for x, y in zip(xs, ys):
+        by_epoch.setdefault(bisect.bisect_right(starts, x) - 1, []).append(y)
+    ratios = []
+    for vals in by_epoch.values():
+        d = [abs(b - a) for a, b in zip(vals, vals[1:])]
+        if len(d) < P["curves.running_mean_min_points"]:
+            continue
+        q = len(d) // 4
+        first, last = sum(d[:q]) / q, sum(d[-q:]) / q
+        ratios.append(first / last if last > 0 else math.inf if first > 0 else 1.0)
+    if not ratios:
+        return False
+    ratios.sort()
+    return ratios[len(ratios) // 2] >= P["curves.running_mean_decay"]
 
 
 def _loss_at_chance(c: _LossCurve, num_classes, out: _Out) -> None:
