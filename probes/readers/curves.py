@@ -118,6 +118,9 @@ _MAD_TO_SD, _MEAN_AD_TO_SD, _MEDIAN_SE = 1.4826, 1.2533, 1.25
 #: The method's unit of comparison is a third of a curve (the first against the last; the findings'
 #: texts say "third"): structure of the method, not a cut.
 _THIRDS = 3
+#: The running-mean test compares an epoch's first quarter with its last (the parameter's text says
+#: "quarter"): structure of the method, not a cut.
+_QUARTERS = 4
 #: A fact's number carries 4 decimals: the precision of a reported value, far finer than any cut.
 _FACT_DECIMALS = 4
 
@@ -976,7 +979,7 @@ def _epoch_running_mean(xs, ys, starts, P) -> bool:
         d = [abs(b - a) for a, b in zip(vals, vals[1:])]
         if len(d) < P["curves.running_mean_min_points"]:
             continue
-        q = len(d) // 4
+        q = len(d) // _QUARTERS
         first, last = sum(d[:q]) / q, sum(d[-q:]) / q
         ratios.append(first / last if last > 0 else math.inf if first > 0 else 1.0)
     if not ratios:
