@@ -81,7 +81,19 @@ def _top(rep: dict) -> str | None:
     return rep["root_causes"][0]["id"]
 
 
-def run_finished(root: str, split: str | None, verbose: bool, only: set | None = None) -> dict:
+def _reader(path: str) -> str:
+    """The format traindx's log reader takes ``path`` for (csv, jsonl, json, console, tensorboard), as it
+    sniffs it before reading: ``--reader`` keeps the runs a change to one reader can touch."""
+    from traindx.engine import bounded
+    from traindx.probes.readers import logs
+    try:
+        return logs._sniff(path, bounded.limits(), logs.log_words(None))
+    except Exception:       # an unreadable log: its own class
+        return "unreadable"
+
+
+def run_finished(root: str, split: str | None, verbose: bool, only: set | None = None,
+                 readers: set | None = None) -> dict:
     rows = []
     for sp in sorted(os.listdir(root)):
         d = os.path.join(root, sp)
@@ -93,6 +105,8 @@ def run_finished(root: str, split: str | None, verbose: bool, only: set | None =
             if not os.path.isfile(meta_p) or not os.path.isfile(os.path.join(run, "console.log")):
                 continue
             if only and rid not in only:
+                continue
+            if readers and _reader(os.path.join(run, "console.log")) not in readers:
                 continue
             with open(meta_p, encoding="utf-8") as fh:
                 meta = yaml.safe_load(fh)
@@ -172,7 +186,8 @@ def _confusion(rows: list, want: str, got: str) -> dict:
     return dict(Counter(f"{r[want]} -> {r[got]}" for r in rows if r[want] != r[got]).most_common())
 
 
-def run_pasted(root: str, split: str | None, verbose: bool, only: set | None = None) -> dict:
+def run_pasted(root: str, split: str | None, verbose: bool, only: set | None = None,
+               readers: set | None = None) -> dict:
     with open(os.path.join(root, "index.yaml"), encoding="utf-8") as fh:
         index = yaml.safe_load(fh)
     entries = index if isinstance(index, list) else index.get("logs") or index.get("entries") or []
@@ -181,7 +196,7 @@ def run_pasted(root: str, split: str | None, verbose: bool, only: set | None = N
         if (split and e["split"] not in split.split(",")) or (only and e["id"] not in only):
             continue
         path = os.path.join(root, e["split"], e["id"] + ".txt")
-        if not os.path.isfile(path):
+        if not os.path.isfile(path) or (readers and _reader(path) not in readers):
             continue
         rep = _diagnose(["--log", path])
         got = _symptom(rep)
@@ -247,12 +262,16 @@ def main(argv=None) -> int:
                          "not), the input benchmarks/calibrate.py fits and measures on")
     ap.add_argument("--only", help="only these case ids (comma-separated: pasted ids, or finished run ids "
                                    "such as kws_03), e.g. to diagnose the same cases with two trees' Pythons")
+    ap.add_argument("--reader", help="only the runs (pasted: logs) whose log traindx's log reader takes "
+                                     "for one of these formats (comma-separated: csv, jsonl, json, console, "
+                                     "tensorboard), the runs a change to that reader can touch")
     a = ap.parse_args(argv)
     only = set(a.only.split(",")) if a.only else None
     for d in a.kb:
         EXTRA_ARGS.extend(["--kb", d])
     if a.corpus == "finished":
-        res = run_finished(a.root or os.path.join(HERE, "finished_runs"), a.split, a.verbose, only)
+        res = run_finished(a.root or os.path.join(HERE, "finished_runs"), a.split, a.verbose, only,
+                           set(a.reader.split(",")) if a.reader else None)
         rows = res.pop("_rows")
         if a.rows:
             with open(a.rows, "w", encoding="utf-8") as fh:
@@ -267,7 +286,8 @@ def main(argv=None) -> int:
             if a.confusion:
                 _print_confusion(r["confusion"])
     elif a.corpus == "pasted":
-        res = run_pasted(a.root or os.path.join(HERE, "pasted_logs"), a.split, a.verbose, only)
+        res = run_pasted(a.root or os.path.join(HERE, "pasted_logs"), a.split, a.verbose, only,
+                         set(a.reader.split(",")) if a.reader else None)
         for sp, r in res.items():
             print(f"[{sp}] {r['logs']} pasted logs in {r['formats']} formats: symptom {r['symptom']}/{r['logs']} "
                   f"({100 * r['symptom'] / max(1, r['logs']):.1f}%), unreadable {r['unread']}")

@@ -290,3 +290,33 @@ def test_shuffled_batch_noise_and_learning_within_an_epoch_are_not_a_cycle(tmp_p
     assert _log_facts(noisy).get("oscillation_pattern") is None
     smooth = _iter_log(tmp_path, lambda ep, it: 1.6 * 0.8 ** (ep + it / 8))
     assert _log_facts(smooth).get("oscillation_pattern") is None
+
+
+def _running_mean_log(tmp_path, n_epochs=8, per_epoch=40, seed=5):
+    """A progress bar's postfix: each epoch prints the running mean of its batch losses so far
+    (``running_loss / (i + 1)``), which restarts from one batch when the next epoch begins."""
+    import random
+    rng = random.Random(seed)
+    means = {}
+    for ep in range(1, n_epochs + 1):
+        tot = 0.0
+        for it in range(1, per_epoch + 1):
+            tot += 2.5 * 0.75 ** (ep - 1 + it / per_epoch) * (1 + 0.8 * (rng.random() - 0.5))
+            means[ep, it] = tot / it
+    return _iter_log(tmp_path, lambda ep, it: means[ep, it], n_epochs, per_epoch)
+
+
+def test_an_epochs_running_mean_is_not_read_as_a_cycle_with_the_epoch(tmp_path):
+    """Its restart each epoch is a saw-tooth with the position in the epoch, but the batches are
+    shuffled: a healthy run, not the instability of data in a fixed order (fails before session 45)."""
+    log = _running_mean_log(tmp_path)
+    assert _log_facts(log).get("oscillation_pattern") is None
+    rep = _diagnose("--log", str(log))
+    assert (rep["symptom"] or {}).get("id") != "instability"
+
+
+def test_a_per_batch_cycle_with_many_batches_per_epoch_is_still_periodic(tmp_path):
+    import math
+    log = _iter_log(tmp_path, lambda ep, it: 1.4 * 0.9 ** ep * (1 + 0.35 * math.sin(it / 40 * 2 * math.pi)),
+                    per_epoch=40)
+    assert _log_facts(log).get("oscillation_pattern") == "periodic"

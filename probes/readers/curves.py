@@ -118,6 +118,9 @@ _MAD_TO_SD, _MEAN_AD_TO_SD, _MEDIAN_SE = 1.4826, 1.2533, 1.25
 #: The method's unit of comparison is a third of a curve (the first against the last; the findings'
 #: texts say "third"): structure of the method, not a cut.
 _THIRDS = 3
+#: The running-mean test compares an epoch's first quarter with its last (the parameter's text says
+#: "quarter"): structure of the method, not a cut.
+_QUARTERS = 4
 #: A fact's number carries 4 decimals: the precision of a reported value, far finer than any cut.
 _FACT_DECIMALS = 4
 
@@ -911,6 +914,8 @@ def _loss_epoch_cycle(c: _LossCurve, s, log, out: _Out) -> None:
     if per <= 1:
         return
     xs, ys = c.xs, c.means
+    if _epoch_running_mean(xs, ys, starts, P):
+        return   # the average's restart each epoch is the saw-tooth, not the order of the data
     half = per / 2.0
     npos = int(P["curves.cycle_positions"])
     by_pos: dict = {}
@@ -959,6 +964,28 @@ def _loss_epoch_cycle(c: _LossCurve, s, log, out: _Out) -> None:
                 f"the per-step loss cycles with the position in the epoch: the position explains "
                 f"{eta2:.0%} of its swings around the trend, which span {amp:.0%} of the loss "
                 f"level, over {len(epochs)} epochs")
+
+
+def _epoch_running_mean(xs, ys, starts, P) -> bool:
+    """Whether the per-step loss is each epoch's running mean (a progress bar's postfix): its
+    step-to-step changes shrink through every epoch, the median over the epochs holding
+    curves.running_mean_min_points points of (mean change in the first quarter) / (in the last)
+    reaching curves.running_mean_decay."""
+    by_epoch: dict = {}
+    for x, y in zip(xs, ys):
+        by_epoch.setdefault(bisect.bisect_right(starts, x) - 1, []).append(y)
+    ratios = []
+    for vals in by_epoch.values():
+        d = [abs(b - a) for a, b in zip(vals, vals[1:])]
+        if len(d) < P["curves.running_mean_min_points"]:
+            continue
+        q = len(d) // _QUARTERS
+        first, last = sum(d[:q]) / q, sum(d[-q:]) / q
+        ratios.append(first / last if last > 0 else math.inf if first > 0 else 1.0)
+    if not ratios:
+        return False
+    ratios.sort()
+    return ratios[len(ratios) // 2] >= P["curves.running_mean_decay"]
 
 
 def _loss_at_chance(c: _LossCurve, num_classes, out: _Out) -> None:

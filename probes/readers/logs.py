@@ -148,6 +148,8 @@ _ROLE_ALIASES = {
     "gradient_norm": "grad_norm",
 }
 _X_ROLES = ("step", "epoch")
+#: the roles that make a record a metric record (a curve to judge), not a settings record
+_CURVE_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
 _METRIC_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy", "lr", "grad_norm", "step_time",
                  "time", LOSS_SCALE)
 _PERCENT_ROLES = ("accuracy", "val_accuracy")
@@ -1192,6 +1194,7 @@ class _RecordSink:
         self.buf: dict = {}
         self.last_epoch = None   # the epoch of the last record, when an epoch key is bound beside the step
         self.step_offset = 0.0   # where a step that counts within each epoch continues from
+        self.header_keys: set = set()   # keys of the settings records before the first metric (_header)
 
     def _bind(self, keys: list, line) -> None:
         new = [k for k in keys if k not in self.seen]
@@ -1220,6 +1223,8 @@ class _RecordSink:
                              self.path, line)
         if any(isinstance(v, dict) for v in rec.values()):
             rec = _flatten(rec)
+        if self._header(rec, line):
+            return
         if not self.seen.issuperset(rec):
             self._bind(list(rec), line)
         x = None
@@ -1257,6 +1262,22 @@ class _RecordSink:
             bx.append(x)
             by.append(v)
 
+    def _header(self, rec: dict, line) -> bool:
+        """Whether ``rec`` is a settings record printed before any metric (``{"event": "start", "lr":
+        0.001, "batch": 32, "epochs": 20}``, a nested config dump): it holds no metric, so its keys are
+        settings, not columns. Binding them would make the configured epoch count or batch size the
+        x axis (every later row landing on that one x) and the configured LR the LR trace; they are
+        kept only for the message when no record holds a metric."""
+        if self.rows:
+            return False
+        keys = [k for k in rec if k not in self.header_keys]
+        cmap = {r: c for r, c in self.column_map.items() if c in rec}
+        bound, _ = _bind_columns(list(rec), cmap, self.path, line, strict_map=False, words=self.words)
+        if any(r in bound for r in _CURVE_ROLES):
+            return False
+        self.header_keys.update(keys)
+        return True
+
     def _in_epoch(self, x: float, rec: dict) -> float:
         """A step that counts within each epoch (mmcv's ``{"epoch": 2, "iter": 5, ...}``, the same
         ``iter`` every epoch): when it does not move on while the epoch does, it continues past the
@@ -1289,6 +1310,8 @@ class _RecordSink:
             if col not in self.seen:
                 raise InputError(f"mapped column {col!r} (for {role}) is not in the log; it has: "
                                  + ", ".join(repr(k) for k in sorted(self.seen)[:_SHOWN_NAMES]), self.path)
+        if self.rows == 0 and self.header_keys:
+            raise _no_metric_error(sorted(self.header_keys), self.path, self.words)
         if self.rows == 0:
             raise InputError("no records in the log", self.path)
         if not any(r in self.log.series for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
