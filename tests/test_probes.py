@@ -1169,3 +1169,26 @@ def test_outputs_grown_huge_are_not_blamed_on_the_loss():
     x = blobs().tensors[0][:16]
     assert first_nonfinite_module(before, (x,), all_finite="loss") == "loss"
     assert first_nonfinite_module(before, (x,), all_finite="loss", max_output=1e4) is None
+
+
+@pytest.mark.parametrize("windowed", [True, False])
+def test_batches_far_purer_than_shuffled(windowed):
+    """A ten-class set in class order read through a small shuffle window (a TF-style shuffle
+    buffer) gives batches mostly of one class: far purer than shuffled batches of the same labels
+    would be, though no batch is single-class. A shuffled loader stays near the expectation."""
+    from traindx.engine.loader import load_kb
+    kb = load_kb(entry_point_packs=False)
+    torch.manual_seed(0)
+    ds = blobs(n=960, c=10)
+    x, y = ds.tensors
+    order = torch.argsort(y, stable=True)
+    if windowed:
+        g = torch.Generator().manual_seed(1)
+        order = torch.cat([w[torch.randperm(len(w), generator=g)] for w in order.split(128)])
+        ds = torch.utils.data.TensorDataset(x[order], y[order])
+    m = mlp(o=10)
+    facts, *_ = fit(m, sgd(m), ds, batch=32, shuffle=not windowed, give_loaders=False)
+    assert (facts["batch_purity_excess"] >= kb.param("rules.batch_purity.far_excess")) is windowed
+    assert facts["batch_label_purity"] < kb.param("rules.batch_purity.pure")
+    if not windowed:
+        assert facts["batch_purity_excess"] < kb.param("shuffle.shuffled_excess")

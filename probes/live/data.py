@@ -211,6 +211,18 @@ def expected_purity(global_counts: dict[int, int], batch_size: int) -> float | N
     return min(1.0, p + math.sqrt(max(0.0, 2 * p * (1 - p) * math.log(max(k, 2)) / batch_size)))
 
 
+def purity_excess(purities: Sequence[float], global_counts: dict[int, int], batch_size: int) -> float | None:
+    """How far the batches' majority-label share runs above what shuffled batches of the same labels
+    would give (:func:`expected_purity`): near 0 for a shuffled loader, large when batches are drawn
+    from runs of one class (a class-ordered file list read through a small shuffle buffer, shards of
+    one class). None without two classes among the counted labels."""
+    pur = batch_label_purity(purities)
+    exp = expected_purity(global_counts, batch_size)
+    if pur is None or exp is None or sum(1 for c in global_counts.values() if c > 0) < 2:
+        return None
+    return float(pur - exp)
+
+
 def shuffle_inferred(purities: Sequence[float], global_counts: dict[int, int], batch_size: int,
                      same_as_previous: Sequence[bool], params=None) -> bool | None:
     """False when batches are far purer than shuffling would give and consecutive batches share

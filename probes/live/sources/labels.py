@@ -8,8 +8,8 @@ from traindx.probes.live.probe import Probe
 
 class Labels(Probe):
     source = "probe:labels"
-    facts = ("labels_constant", "batch_label_purity", "shuffle", "labels_match_inputs", "train_label_disagreement",
-             "split_classes_apart")
+    facts = ("labels_constant", "batch_label_purity", "batch_purity_excess", "shuffle", "labels_match_inputs",
+             "train_label_disagreement", "split_classes_apart")
     needs = frozenset({"batch", "loader"})
     schedule = ("label counts first 30 batches, every 100; nearest-neighbour checks (reading a set count of "
                 "examples, label_neighbours.max_*) only once armed or with the loss at chance")
@@ -28,6 +28,10 @@ class Labels(Probe):
             pur = D.batch_label_purity(m._purities)
             emit("batch_label_purity", pur, f"the majority label fills {pur * 100:.0f}% of a batch on average"
                  if pur is not None else "")
+            excess = D.purity_excess(m._purities, dict(m._label_counts), m._batch_size or 0)
+            emit("batch_purity_excess", excess,
+                 f"{pur * 100:.0f}% of a batch is its majority label where shuffled batches of these labels "
+                 f"would give about {(pur - excess) * 100:.0f}%" if excess is not None else "")
         if m._label_batches and m._val_label_batches:
             unseen = D.split_classes_apart(dict(m._label_counts), dict(m._val_label_counts),
                                                params["labels.split_min_per_class"])

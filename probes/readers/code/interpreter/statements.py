@@ -18,6 +18,68 @@ from ..values import (
 #: work, not knowledge.
 _MAX_ITER_WRAPPERS = 8
 
+#: A loop whose items are not known runs its body twice, so that state carried over shows.
+_TWO_PASSES = (None, None)
+
+#: ``n - 1`` is a loop's last index over ``range(n)``: structural, not a threshold.
+_LAST_INDEX_OFFSET = 1
+
+
+def _trip_expressions(loop: ast.For) -> list[str]:
+    """The expressions that give ``loop``'s trip count, as source: ``n`` for ``range(n)`` /
+    ``range(0, n)``, ``len(xs)`` for ``enumerate(xs)``."""
+    it = loop.iter
+    while isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("tqdm", "iter") \
+            and it.args:
+        it = it.args[0]
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.args):
+        return []
+    if it.func.id == "range" and len(it.args) <= 2 and not it.keywords:
+        return [ast.unparse(it.args[-1])]
+    if it.func.id == "enumerate" and len(it.args) == 1:
+        return [f"len({ast.unparse(it.args[0])})"]
+    return []
+
+
+def _index_name(loop: ast.For) -> str | None:
+    """The name bound to the loop's index: ``i`` in ``for i in range(n)`` or
+    ``for i, batch in enumerate(xs)``."""
+    target = loop.target
+    if isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Name) \
+            and loop.iter.func.id == "enumerate" and isinstance(target, ast.Tuple) and target.elts:
+        target = target.elts[0]
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def _plus_one(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and any(
+        isinstance(a, ast.Name) and a.id == name for a in (node.left, node.right)) and any(
+        isinstance(a, ast.Constant) and a.value == _LAST_INDEX_OFFSET for a in (node.left, node.right))
+
+
+def _minus_one(node: ast.AST) -> str | None:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) \
+            and isinstance(node.right, ast.Constant) and node.right.value == _LAST_INDEX_OFFSET:
+        return ast.unparse(node.left)
+    return None
+
+
+def last_iteration_test(test: ast.AST, loop: ast.For) -> bool:
+    """Whether ``test`` holds on ``loop``'s last iteration only: ``i == n - 1`` or ``i + 1 == n``
+    (either side) where ``n`` is the loop's own trip count (``range(n)``, ``len(xs)`` of
+    ``enumerate(xs)``)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    name, trips = _index_name(loop), _trip_expressions(loop)
+    if name is None or not trips:
+        return False
+    for a, b in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
+        if isinstance(a, ast.Name) and a.id == name and _minus_one(b) in trips:
+            return True
+        if _plus_one(a, name) and ast.unparse(b) in trips:
+            return True
+    return False
+
 
 class Statements:
     """Executes Python statements (assignments, loops, with, classes) over abstract values."""
@@ -135,12 +197,18 @@ class Statements:
                                     f"command-line option ({test.origin}); read the branch its default "
                                     f"takes")
             return self.exec_block(s.body if truth else s.orelse, env)
+        # a branch taken on a loop's last iteration only (validation after the last batch) runs on
+        # the loop's second pass, so nothing it does carries into a further iteration of that loop
+        last = self.last_iteration_pass(s.test)
         self.cond.append(snippet(s.test, 60))
+        st1 = st2 = None
         try:
             self.guards.append((s.test, True))
-            st1 = self.exec_block(s.body, env)
+            if last is not False:
+                st1 = self.exec_block(s.body, env)
             self.guards[-1] = (s.test, False)
-            st2 = self.exec_block(s.orelse, env)
+            if last is not True:
+                st2 = self.exec_block(s.orelse, env)
         finally:
             self.cond.pop()
             self.guards.pop()
@@ -148,6 +216,15 @@ class Statements:
             return None
         if st1 and st1 == st2 and st1 in ("return", "raise"):
             return st1
+        return None
+
+    def last_iteration_pass(self, test: ast.AST) -> bool | None:
+        """On the innermost generic loop (run as two passes) whose last iteration ``test`` singles
+        out: True on its second pass, False on its first; None for any other test."""
+        for nid, i in reversed(self.loops):
+            loop = self.loop_nodes.get(nid)
+            if isinstance(loop, ast.For) and last_iteration_test(test, loop):
+                return i == len(_TWO_PASSES) - 1
         return None
 
     def literal_loop_items(self, it: Val) -> list | None:
@@ -166,7 +243,7 @@ class Statements:
         if trips is not None:
             self.loop_counts[nid] = trips
         items = self.literal_loop_items(it)
-        passes = items if items is not None else [None, None]
+        passes = items if items is not None else list(_TWO_PASSES)
         result = None
         for i, item in enumerate(passes):
             self.loops.append((nid, i))

@@ -1,0 +1,23 @@
+import torch
+import torch.nn as nn
+
+x = torch.randn(640, 16)
+y = torch.randint(0, 4, (640,))
+val_x, val_y = torch.randn(128, 16), torch.randint(0, 4, (128,))
+model = nn.Sequential(nn.Linear(16, 64), nn.BatchNorm1d(64), nn.ReLU(), nn.Dropout(0.2), nn.Linear(64, 4))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+criterion = nn.CrossEntropyLoss()
+loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=32, shuffle=True)
+
+for epoch in range(10):
+    model.train()
+    for step, (xb, yb) in enumerate(loader):
+        loss = criterion(model(xb), yb)  # expect: model_mode_in_training='train'
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if step + 1 == len(loader):
+            model.eval()
+            with torch.no_grad():
+                val_loss = criterion(model(val_x), val_y)
+            print(f"epoch {epoch} val_loss {val_loss.item():.4f}")
