@@ -15,7 +15,6 @@ from conftest import diagnose_log_report, report_fact, report_symptom
 
 from traindx.engine.errors import InputError
 from traindx.probes.readers.console import exception_message, read_console_text
-from traindx.probes.readers.console_logged import logged_header
 
 _PREFIX = "{t} INFO [trainer/MainProcess] model._log_history : "
 
@@ -92,6 +91,7 @@ def test_glog_lines_that_are_not_cpp_errors_are_left_alone():
 
 
 def test_a_header_needs_a_level_word_and_a_separator_before_its_tab():
+    from traindx.probes.readers.console_logged import logged_header
     assert logged_header("epoch\tloss\tacc") is None
     assert logged_header("2024-01-01 INFO no separator here\tloss") is None
     assert logged_header("2024-01-01 INFO [x] y : Step\tloss") == ("INFO [x] y : ", "Step\tloss")
