@@ -206,7 +206,10 @@ _KILLED_MESSAGE = "Killed: the process was sent SIGKILL, most often by the syste
 _SIGNAL_DEATH = re.compile(r"^[\s*_>`]*(?:(?:Segmentation fault|Bus error)(?:\s*\(core dumped\))?|"
                            r"(?:Aborted|Illegal instruction|Floating point exception)\s*\(core dumped\))[\s*_`.!]*$")
 _SIGNAL_DEATH_MESSAGE = "{}: the process died of a crash signal (native code: the framework's C++ side, a driver)"
-_CPP_ERROR = re.compile(r"\[E\s+[\w./-]+\.(?:cpp|cc|cu|h|hpp):\d+\]\s*(.+)$")
+#: an error the C++ side logs: ``[E ProcessGroupNCCL.cpp:458] ...``, or in glog's form with the date and time
+#: (``[E602 11:17:52.185053341 ProcessGroupNCCL.cpp:632] [Rank 5] Watchdog caught ...``, PyTorch 2.2 on)
+_CPP_ERROR = re.compile(r"\[E(?:\d{3,4}\s+\d\d:\d\d:\d\d(?:\.\d+)?(?:\s+\d+)?)?\s+([\w./-]+\.(?:cpp|cc|cu|h|hpp)):\d+\]"
+                        r"\s*(.+)$")
 #: the message of a C++ exception that ended the process: the C++ runtime's ``terminate called after
 #: throwing an instance of 'c10::Error'`` is followed by ``  what():  CUDA error: ...`` (any C++ type)
 _CPP_WHAT = re.compile(r"^\s*what\(\):\s+(\S.*)$")
@@ -292,10 +295,11 @@ def exception_message(line: str) -> str | None:
         c = _CPP_WHAT.match(line)
         if c is not None:
             return "C++ exception: " + c.group(1).strip()[:_SHOWN_ERROR_CHARS]
-    if "[E " in line:
+    if "[E" in line and ".c" in line:
         c = _CPP_ERROR.search(line)
         if c is not None:
-            return "C++ error: " + c.group(1).strip()[:_SHOWN_ERROR_CHARS]
+            # the file that logged it names the part that failed (ProcessGroupNCCL.cpp: NCCL)
+            return f"C++ error in {c.group(1).rsplit('/', 1)[-1]}: " + c.group(2).strip()[:_SHOWN_ERROR_CHARS]
     m = _EXC_LINE.match(line)
     if m is None and ("Error" in line or "Exception" in line):
         # the logger's time stamp and level in front (``2022-12-28 16:13:02 [ERROR] RuntimeError: ...``)

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 from traindx.engine.values import THOUSANDS_GROUPED
 
+from .console_logged import blank_nans, logged_header, logged_row
 from .words import LogWords
 
 #: The shape of a table header line (format, not knowledge): longer lines, or more names, are prose
@@ -979,6 +980,7 @@ class _HeaderTables:
 
     header_split = None   # the split named by the heading right above the header in force (val/test), else None
     row_split = None      # the split the table row read last names in a cell of its own, else None
+    header_logged = None  # the logger's prefix the header in force was printed behind (console_logged), else None
 
     def _maybe_header(self, line: str) -> bool:
         """A line of names only, one of them a metric: a table header (returns True). A line of
@@ -993,6 +995,10 @@ class _HeaderTables:
             return True   # a header behind the logger's time stamp, as its rows are (sar: ``09:03:51 AM  epoch  loss``)
         m = _COMMENTED_HEADER.match(line)
         if m is not None and self._header_line(" " * m.end() + line[m.end():]):
+            return True
+        logged = logged_header(line) if "\t" in line else None
+        if logged is not None and self._header_line(logged[1]):
+            self.header_logged = logged[0]   # a logger's table: each row behind the same prefix
             return True
         return ":" in line and self._headed_header(line)   # ``DEV: loss, acc, f1`` (console_above)
 
@@ -1032,6 +1038,7 @@ class _HeaderTables:
                                   for r in roles):
             return False
         self.header = (names, delim, roles)
+        self.header_logged = None
         self.header_split = self._table_split()
         if self.header_split is not None:
             self.block_split = None   # the heading's block is this table: its rows carry the split
@@ -1103,6 +1110,8 @@ class _HeaderTables:
             return None
         if any(vals[i] is None for i in self.header_axes):
             return None   # a row of another table (``all  14  0 ...`` under ``Epoch ...``)
+        if any(v is not None and math.isnan(v) for v in vals):
+            return blank_nans(list(zip(names, roles, vals)))   # a split the row does not log (console_logged)
         return list(zip(names, roles, vals))
 
     def _table_record(self, row) -> None:
@@ -1282,7 +1291,9 @@ class LineParser(_HeaderTables):
         text = self._values_bared(text)
         # a table row?
         if self.header is not None:
-            row = self._table_row(text)
+            # a logger's table: the row behind its prefix (console_logged)
+            logged = logged_row(text, self.header_logged) if self.header_logged is not None else None
+            row = self._table_row(text if logged is None else logged)
             if row is not None:
                 self._table_record(row)
                 return None
