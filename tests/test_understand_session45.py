@@ -107,3 +107,14 @@ def test_a_4k_run_of_digits_is_read_in_linear_time(lang, line):
     for cue in lang.cues:
         cue.rx.search(line)
     assert time.process_time() - t0 < 0.4      # main: 0.97 s and 0.94 s; this branch: 0.12 s and 0.09 s
+
+
+def test_nans_found_while_computing_the_loss_are_still_an_explosion(lang):
+    assert _symptom("Found nans while computing loss on the first batch of my finetuning.", lang) == "explosion"
+
+
+def test_a_run_stuck_inside_its_dataloader_is_a_dataloader_error(lang):
+    u = understand("After printing epoch 42/200 the script stuck forever.\n"
+                   "dataloader_iter = super().__iter__()  # <---- Stuck on here, dataloader of torch.", lang)
+    assert u.symptom == "out_of_scope"
+    assert stated_facts(u).get("error_kind") == "dataloader_error"
