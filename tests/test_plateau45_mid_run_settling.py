@@ -49,7 +49,8 @@ def test_a_mid_run_excerpt_that_does_not_fall_is_still_a_plateau(tmp_path):
 def test_a_small_fall_mid_run_beside_a_stuck_validation_loss_is_a_plateau(tmp_path):
     rows = list(zip(SMALL_FALL, [0.912, 0.905, 0.903, 0.906, 0.904, 0.907, 0.905, 0.908, 0.906, 0.909, 0.907,
                                  0.908, 0.910, 0.909]))
-    text = "\n".join(f"step {40000 + 200 * k} | loss {t:.4f} | val_loss {v:.4f}" for k, (t, v) in enumerate(rows)) + "\n"
+    text = "\n".join(f"step {40000 + 200 * k} | loss {t:.4f} | val_loss {v:.4f}"
+                     for k, (t, v) in enumerate(rows)) + "\n"
     rep, _ = diagnose_log_report(tmp_path, text)
     assert report_fact(rep, "log_starts_mid_run") is True
     # the validation loss's best lies behind it: validation stuck while training creeps down
