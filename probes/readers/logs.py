@@ -148,9 +148,9 @@ _ROLE_ALIASES = {
     "gradient_norm": "grad_norm",
 }
 _X_ROLES = ("step", "epoch")
-#: the roles that make a record a metric record (a curve to judge), not a settings record
+#: the metrics a log must hold to be judged (curves), and what makes a record a metric record, not settings
 _CURVE_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
-_METRIC_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy", "lr", "grad_norm", "step_time",
+_METRIC_ROLES = (*_CURVE_ROLES, "lr", "grad_norm", "step_time",
                  "time", LOSS_SCALE)
 _PERCENT_ROLES = ("accuracy", "val_accuracy")
 #: An accuracy series whose largest value exceeds this is in percent (a fraction cannot pass 1).
@@ -675,7 +675,7 @@ def _bind_columns(names: Iterable[str], column_map: dict[str, str], path: str,
         role, rank = m
         if role not in best or rank < best[role][0]:
             best[role] = (rank, name)
-    if not best.keys() & {"loss", "val_loss", "accuracy", "val_accuracy"}:   # else: no metric at all
+    if not best.keys() & set(_CURVE_ROLES):   # else: no metric at all
         named = _named_loss(names, mapped_cols, words)
         if named is not None:
             best[named[0]] = (words.last_resort_rank, named[1])
@@ -916,7 +916,7 @@ def _read_csv_stream(f, path: str, column_map: dict, log: LogData, lim: bounded.
     bound, unused = _bind_columns(header, column_map, path, line_no, words=words)
     xrole = _x_role(bound)
     metrics = {r: c for r, c in bound.items() if r in _METRIC_ROLES}
-    if not any(r in metrics for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
+    if not any(r in metrics for r in _CURVE_ROLES):
         raise _no_metric_error(header, path, words, line_no)
     log.ignored_columns = unused
     if xrole:
@@ -1270,12 +1270,11 @@ class _RecordSink:
         kept only for the message when no record holds a metric."""
         if self.rows:
             return False
-        keys = [k for k in rec if k not in self.header_keys]
         cmap = {r: c for r, c in self.column_map.items() if c in rec}
         bound, _ = _bind_columns(list(rec), cmap, self.path, line, strict_map=False, words=self.words)
         if any(r in bound for r in _CURVE_ROLES):
             return False
-        self.header_keys.update(keys)
+        self.header_keys.update(rec)
         return True
 
     def _in_epoch(self, x: float, rec: dict) -> float:
@@ -1314,7 +1313,7 @@ class _RecordSink:
             raise _no_metric_error(sorted(self.header_keys), self.path, self.words)
         if self.rows == 0:
             raise InputError("no records in the log", self.path)
-        if not any(r in self.log.series for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
+        if not any(r in self.log.series for r in _CURVE_ROLES):
             raise _no_metric_error(sorted(self.seen), self.path, self.words)
         self.log.rows = self.rows
         self.log.ignored_columns = sorted(self.seen - set(self.bound.values()))
@@ -1584,7 +1583,7 @@ def _choose_tags(log: LogData, scan: _TagScan, column_map: dict, path: str) -> N
         scan.flush(c)
         if c["role"] not in best or c["rank"] < best[c["role"]]["rank"]:
             best[c["role"]] = c
-    if not any(r in best for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
+    if not any(r in best for r in _CURVE_ROLES):
         raise _no_metric_error(names, path, scan.words)
     for role, c in best.items():
         ties = [o["name"] for o in cands.values()
@@ -1669,7 +1668,7 @@ def _read_log(path: str, cmap: dict, lim: bounded.Limits, params, words: LogWord
             except InputError:
                 raise err from None
     log._finish(params)
-    if not any(r in log.series for r in ("loss", "val_loss", "accuracy", "val_accuracy")):
+    if not any(r in log.series for r in _CURVE_ROLES):
         raise InputError("no metric values in the log (every loss/accuracy cell is empty)", path)
     return log
 
