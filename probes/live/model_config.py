@@ -170,6 +170,16 @@ def learning_rate(optimizer) -> float | None:
         return None
 
 
+def group_setting(optimizer, key: str) -> float | None:
+    """The first param group's numeric ``key`` (``momentum``, ``eps``), else None (absent or not a number)."""
+    if optimizer is None or not optimizer.param_groups:
+        return None
+    v = optimizer.param_groups[0].get(key)
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return float(v)
+
+
 def majority_mode(trainings: Sequence[bool]) -> str | None:
     """``train`` or ``eval``: the mode the model was in at most of the given forwards."""
     if not trainings:

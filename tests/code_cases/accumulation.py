@@ -26,7 +26,7 @@ for epoch in range(2):
     with torch.no_grad():
         val = sum(mse(model(x), y).item() for x, y in val_loader)  # expect: model_mode_in_validation='eval'
 
-# expect-not: grads_all_zero
+# expect-not: grads_cleared_before_step
 # expect-detail: model_mode_in_training: model.eval()
 # code-case: runnable
 # (from test_gradient_accumulation_counts_as_zeroing, test_epoch_scheduler_stepped_every_batch, test_validation_without_eval_and_eval_never_undone, test_amp_with_and_without_grad_scaler, test_every_fact_is_in_the_vocabulary in the former tests/test_code_reader.py)

@@ -7,7 +7,7 @@ for step in range(10):
     loss = torch.nn.functional.mse_loss(model(x), y)
     loss.backward()
     opt.zero_grad()  # expect: zero_grad_called=True
-    opt.step()  # expect: grads_all_zero=True
+    opt.step()  # expect: grads_cleared_before_step=True
 
-# expect-detail: grads_all_zero: opt.zero_grad()
+# expect-detail: grads_cleared_before_step: opt.zero_grad()
 # (from test_grad_set_to_none_and_zero_grad_between_backward_and_step in the former tests/test_code_reader.py)

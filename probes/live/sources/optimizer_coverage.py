@@ -36,3 +36,9 @@ class OptimizerCoverage(Probe):
             emit("optimizer", MC.optimizer_name(o), f"{type(o).__name__}")
             lr = m._initial_lr if m._initial_lr is not None else MC.learning_rate(o)
             emit("learning_rate", lr, f"initial learning rate {lr:g}" if lr is not None else "")
+            mom = MC.group_setting(o, "momentum")
+            if mom is not None:
+                emit("momentum", mom, f"{type(o).__name__} momentum={mom:g}")
+            eps = MC.group_setting(o, "eps") if "betas" in (o.param_groups[0] if o.param_groups else {}) else None
+            if eps is not None:
+                emit("adam_eps", eps, f"{type(o).__name__} eps={eps:g}")

@@ -29,7 +29,7 @@ Facts produced (names from kb/facts.yaml), each only when the script shows it:
   ``custom_loss``, ``label_smoothing``, ``unsafe_math`` (log/exp/sqrt/division without a guard
   on the path to the loss);
 - loop: ``zero_grad_called``, ``optimizer_not_zeroed`` (one of several optimizers never zeroed),
-  ``grads_all_zero`` (gradients cleared between backward and step),
+  ``grads_cleared_before_step`` (gradients cleared between backward and step),
   ``clip_max_norm``, ``scheduler``, ``scheduler_step_per_batch``,
   ``scheduler_designed_per_batch``, ``warmup``, ``graph_cut``, ``model_mode_in_validation``,
   ``model_mode_in_training``;

@@ -171,6 +171,7 @@ class OptVal(Val):
     lr: Any = None                  # (value, detail) or None
     wd: Any = None
     momentum: Any = None            # (value, detail) for SGD/RMSprop, else None
+    eps: Any = None                 # (value, detail) for an Adam-family optimizer given eps, else None
     seq: int = 0
     var: str | None = None
     groups: int = 0

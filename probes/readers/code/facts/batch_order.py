@@ -22,6 +22,24 @@ def _functions_called(node: ast.AST) -> set:
     return {callee_name(n) for n in ast.walk(node) if isinstance(n, ast.Call)}
 
 
+#: calls that always build a new object: a shuffle of one reorders something nobody can see afterwards
+_FRESH_BUILDERS = frozenset({"list", "sorted", "array", "arange", "copy", "tolist", "concatenate", "stack",
+                             "hstack", "vstack", "linspace", "deepcopy"})
+
+
+def shuffles_a_fresh_copy(call: ast.AST) -> bool:
+    """``random.shuffle(list(range(n)))``, ``np.random.shuffle(np.arange(n))``, ``rng.shuffle(x.copy())``:
+    an in-place shuffle of an object built in the call itself, so the order it draws is dropped on the
+    spot and orders nothing. An argument that shares memory with the data (a plain name, ``t.numpy()``,
+    ``x.view(-1)``, a slice) is shuffled for real."""
+    if not (isinstance(call, ast.Call) and callee_name(call) == "shuffle" and call.args):
+        return False
+    arg = call.args[0]
+    if isinstance(arg, (ast.List, ast.ListComp)):
+        return True
+    return isinstance(arg, ast.Call) and callee_name(arg) in _FRESH_BUILDERS
+
+
 def permutation_in_reach(tree: ast.AST, loop: ast.AST, sort_line: int | None) -> int | None:
     """The line of the first permutation that orders the batches of ``loop`` (see the module doc), or None."""
     scope = tree
@@ -36,7 +54,8 @@ def permutation_in_reach(tree: ast.AST, loop: ast.AST, sort_line: int | None) ->
                and not any(n is loop for n in ast.walk(fn)) for m in ast.walk(fn)}
     inside = {id(m) for n in enclosing for m in ast.walk(n)}
     for n in ast.walk(scope):
-        if isinstance(n, ast.Call) and id(n) not in outside and snippet(n.func).endswith(_PERMUTERS):
+        if isinstance(n, ast.Call) and id(n) not in outside and snippet(n.func).endswith(_PERMUTERS) \
+                and not shuffles_a_fresh_copy(n):
             if id(n) in inside or sort_line is None or n.lineno > sort_line:
                 return n.lineno
     return None

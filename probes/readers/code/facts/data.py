@@ -10,6 +10,7 @@ import re
 
 from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, callee_name, snippet
 from ..values import BatchVal, Const, Event, IterVal, LoaderVal, Unknown
+from .discarded_shuffle import add_discarded_shuffle
 from .batch_order import generator_shuffle, permutation_in_reach, permuted_window, slices_by_multiple, window_orders
 from .common import numbers_bound_once, stated_number
 from .label_feature import label_feature_detail, train_features_from_labels
@@ -23,7 +24,7 @@ SOURCE_ID = "code:data"
 _SCALE_DECIMALS = 3
 FACTS = ("shuffle", "num_workers", "batch_size", "nan_written_to_data", "data_sorted", "item_fetch_blocking",
          "permuted_alone", "split_in_label_order", "std_division_unguarded", "input_scale", "inputs_normalized",
-         "held_out_from_train_index", "train_features_from_labels", "rescaling_switched_off")
+         "held_out_from_train_index", "train_features_from_labels", "rescaling_switched_off", "shuffle_discarded")
 
 
 class DataFacts:
@@ -40,6 +41,7 @@ class DataFacts:
         self.permuted_alone_facts()
         self.input_scale_facts()
         add_switched_off_rescaling(self)
+        add_discarded_shuffle(self)
         ld = None
         how = ""
         if step_loop is not None and ref_ev is not None:

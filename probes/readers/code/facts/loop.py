@@ -21,7 +21,7 @@ MODE_LAYERS = DROPOUT_LAYERS | BN_LAYERS | TRANSFORMER_LAYERS | {
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
 SOURCE_ID = "code:loop"
 FACTS = ("zero_grad_called", "optimizer_not_zeroed", "scheduler_step_per_batch", "scheduler", "clip_max_norm",
-         "graph_cut", "model_mode_in_validation", "scheduler_designed_per_batch", "grads_all_zero",
+         "graph_cut", "model_mode_in_validation", "scheduler_designed_per_batch", "grads_cleared_before_step",
          "model_mode_in_training", "warmup", "lr_final_ratio", "lr_collapse_fraction", "scheduler_steps",
          "clip_on_scaled_gradients", "grad_scale")
 
@@ -100,7 +100,7 @@ class LoopFacts:
                                  f"backward (line {bl}) and step (line {sl}) run")
 
     def step_order_facts(self, step_loop: int) -> None:
-        """grads_all_zero (zeroed between backward and step); notes on steps or clipping before backward."""
+        """grads_cleared_before_step (zeroed between backward and step); notes on steps or clipping before backward."""
         it = [e for e in self.first_iteration(step_loop) if e.kind in ("backward", "zero",
                                                                        "step", "clip")]
         seqk = [e for e in it if e.kind in ("backward", "zero", "step")]
@@ -114,7 +114,7 @@ class LoopFacts:
                     prev = (cand, j > i)
                     break
             if prev and prev[0].kind == "zero":
-                self.add_finding("grads_all_zero", True, e.line,
+                self.add_finding("grads_cleared_before_step", True, e.line,
                                  f"`{prev[0].text}` (line {prev[0].line}) clears the gradients "
                                  f"after backward and before `{e.text}` (line {e.line}): every step "
                                  f"sees zero gradients")

@@ -15,10 +15,28 @@ from ..values import (
     MISSING, ModuleVal, OptVal, ParamsVal, Part, Ref, SamplerVal, ScalerVal, SchedVal, TensorVal,
     Unknown, Val, literal_number)
 from .names import (
-    EPOCH_WORDS, NORM_LAYERS, OPT_NO_WD, SCHED_EPOCHISH, SCHED_PER_BATCH,
+    ADAM_FAMILY, EPOCH_WORDS, NORM_LAYERS, OPT_NO_WD, SCHED_EPOCHISH, SCHED_PER_BATCH,
     STEPS_WORDS)
 from .schedule import decay_arguments
 
+
+
+#: where Adam and AdamW take eps positionally: Adam(params, lr, betas, eps, ...)
+_ADAM_EPS_ARG = 3
+
+
+def adam_eps_given(kind: str, args: list, kwargs: dict) -> tuple | None:
+    """(eps, detail) of an Adam-family optimizer built with a literal eps, else None (the default, or a
+    value computed at run time)."""
+    if kind not in ADAM_FAMILY:
+        return None
+    eps = kwargs.get("eps")
+    if eps is None and len(args) > _ADAM_EPS_ARG and kind in ("adam", "adamw"):
+        eps = args[_ADAM_EPS_ARG]
+    if not (isinstance(eps, Const) and isinstance(eps.value, (int, float)) and not isinstance(eps.value, bool)):
+        return None
+    src = f" ({eps.origin})" if eps.origin else ""
+    return float(eps.value), f"eps={format_number(eps.value)}{src}"
 
 class TrainingObjects:
     """Optimizers, schedulers, data loaders, losses, clipping, initialisation and autocast built from their calls."""
@@ -122,6 +140,7 @@ class TrainingObjects:
                 opt.momentum = (0.0, f"no momentum given: {kind}'s default 0")
             elif isinstance(mom, Const) and isinstance(mom.value, (int, float)) and not isinstance(mom.value, bool):
                 opt.momentum = (float(mom.value), f"momentum={format_number(mom.value)}")
+        opt.eps = adam_eps_given(kind, args, kwargs)
         self.optimizers.append(opt)
         return opt
 

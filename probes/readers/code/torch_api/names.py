@@ -77,6 +77,9 @@ LOSS_FUNCS = {"cross_entropy": "cross_entropy", "nll_loss": "nll",
 
 OPT_NO_WD = {"rprop", "lbfgs", "sparseadam"}
 
+#: optimizers whose update divides by sqrt(second moment) + eps (torch.optim names, lowercased)
+ADAM_FAMILY = {"adam", "adamw", "nadam", "radam", "adamax", "sparseadam"}
+
 
 SCHED_PER_BATCH = {"onecyclelr", "cycliclr"}
 
