@@ -93,7 +93,8 @@ def test_the_twin_with_fast_batches_stays_healthy(tmp_path):
 def test_epe_names_the_validation_loss():
     rows = []
     for e in range(8):
-        rows.append(f"[{32 * (e + 1):6d}, 0.0002000]     0.{10 + e:02d},     0.69,     0.97,     {2.3 - 0.15 * e:.4f}, ")
+        rows.append(f"[{32 * (e + 1):6d}, 0.0002000]     0.{10 + e:02d},     0.69,     0.97,"
+                    f"     {2.3 - 0.15 * e:.4f}, ")
         rows.append(f"Validation synthetic EPE: {2.29 - 0.14 * e:.6f}, 1px: 0.{10 + 5 * e:02d}, 3px: 0.76")
     log = read_console_text("Parameter Count: 132710\n" + "\n".join(rows) + "\n")
     assert "val_loss" in log.series
