@@ -2140,10 +2140,8 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
         return False
 
     def _cands(self, rs, vals, plan, is_eval: bool = False) -> list:
-        """The record's candidates (kept on its plan), after its data-loading and step times. An
-        evaluation's record (mmengine's ``Epoch(val) [1][256/256]  EPE: 1.46  data_time: 0.001
-        time: 0.82``) times the evaluation, not a training step: its times join neither the
-        step-time curve nor the data-loading share."""
+        """The record's candidates (kept on its plan), after its data-loading and step times (an
+        evaluation's, mmengine's ``Epoch(val) ... data_time: 0.001  time: 0.82``, time no step)."""
         cands = plan.cands if plan is not None else None
         if cands is None:
             # a line that prints a time and nothing else (an evaluation's "time: 0.02") is no
