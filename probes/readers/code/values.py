@@ -171,6 +171,7 @@ class OptVal(Val):
     lr: Any = None                  # (value, detail) or None
     wd: Any = None
     momentum: Any = None            # (value, detail) for SGD/RMSprop, else None
+    eps: Any = None                 # (value, detail) of an eps written in an Adam-family call, else None
     seq: int = 0
     var: str | None = None
     groups: int = 0

@@ -14,7 +14,7 @@ from .l2_penalty import l2_penalty
 
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
 SOURCE_ID = "code:optimizer"
-FACTS = ("optimizer", "learning_rate", "weight_decay", "params_not_in_optimizer", "momentum")
+FACTS = ("optimizer", "learning_rate", "weight_decay", "params_not_in_optimizer", "momentum", "adam_eps")
 
 
 def _param_groups_of(node: ast.AST) -> ast.AST | None:
@@ -88,6 +88,8 @@ class OptimizerFacts:
             self.add_finding("weight_decay", opt.wd[0], opt.line, f"{opt.wd[1]} (line {opt.line})")
         if opt.momentum is not None:
             self.add_finding("momentum", opt.momentum[0], opt.line, f"{opt.momentum[1]} (line {opt.line})")
+        if opt.eps is not None:
+            self.add_finding("adam_eps", opt.eps[0], opt.line, f"{opt.eps[1]} in `{opt.text}` (line {opt.line})")
 
     def l2_penalty_fact(self, opt: OptVal | None) -> None:
         """weight_decay from an L2 penalty the script adds to its loss (``facts/l2_penalty.py``), where the

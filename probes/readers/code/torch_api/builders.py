@@ -15,7 +15,7 @@ from ..values import (
     MISSING, ModuleVal, OptVal, ParamsVal, Part, Ref, SamplerVal, ScalerVal, SchedVal, TensorVal,
     Unknown, Val, literal_number)
 from .names import (
-    EPOCH_WORDS, NORM_LAYERS, OPT_NO_WD, SCHED_EPOCHISH, SCHED_PER_BATCH,
+    EPOCH_WORDS, NORM_LAYERS, OPT_ADAM_EPS, OPT_NO_WD, SCHED_EPOCHISH, SCHED_PER_BATCH,
     STEPS_WORDS)
 from .schedule import decay_arguments
 
@@ -122,6 +122,9 @@ class TrainingObjects:
                 opt.momentum = (0.0, f"no momentum given: {kind}'s default 0")
             elif isinstance(mom, Const) and isinstance(mom.value, (int, float)) and not isinstance(mom.value, bool):
                 opt.momentum = (float(mom.value), f"momentum={format_number(mom.value)}")
+        eps = kwargs.get("eps") if kind in OPT_ADAM_EPS else None
+        if isinstance(eps, Const) and isinstance(eps.value, (int, float)) and not isinstance(eps.value, bool):
+            opt.eps = (float(eps.value), f"eps={format_number(eps.value)}")
         self.optimizers.append(opt)
         return opt
 

@@ -78,6 +78,11 @@ LOSS_FUNCS = {"cross_entropy": "cross_entropy", "nll_loss": "nll",
 OPT_NO_WD = {"rprop", "lbfgs", "sparseadam"}
 
 
+#: the Adam family: an ``eps`` written in their call is the adam_eps fact (added to sqrt(v) in the
+#: update's denominator)
+OPT_ADAM_EPS = {"adam", "adamw", "adamax", "nadam", "radam", "sparseadam"}
+
+
 SCHED_PER_BATCH = {"onecyclelr", "cycliclr"}
 
 
