@@ -2096,7 +2096,7 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
             self.max_epochs_seen = n
         cands = plan.cands if plan is not None and plan.timing is None else None
         if cands is None:
-            cands = self._cands(rs, vals, plan)
+            cands = self._cands(rs, vals, plan, is_eval)
         if origin is not None:
             _cut_back(cands, origin)
         self._append_points(x, cands, vals, progress)
@@ -2139,19 +2139,20 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
         self.prev_progress = (x, vals, roles)
         return False
 
-    def _cands(self, rs, vals, plan) -> list:
-        """The record's candidates (kept on its plan), after its data-loading and step times."""
+    def _cands(self, rs, vals, plan, is_eval: bool = False) -> list:
+        """The record's candidates (kept on its plan), after its data-loading and step times (an
+        evaluation's, mmengine's ``Epoch(val) ... data_time: 0.001  time: 0.82``, time no step)."""
         cands = plan.cands if plan is not None else None
         if cands is None:
             # a line that prints a time and nothing else (an evaluation's "time: 0.02") is no
             # training step: its time joins no step-time curve
-            alone = all(r[0] in _TIME_ROLES for r in rs)
+            alone = is_eval or all(r[0] in _TIME_ROLES for r in rs)
             cands = [None if alone and r[0] in _TIME_ROLES else self._cand(r) for r in rs]
             if plan is not None:
                 plan.cands = cands
                 plan.timing = _timing_pair(rs)
         timing = plan.timing if plan is not None else _timing_pair(rs)
-        if timing is not None:
+        if timing is not None and not is_eval:
             self._timing(vals[timing[0]], vals[timing[1]])
         return cands
 

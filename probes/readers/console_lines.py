@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from traindx.engine.values import THOUSANDS_GROUPED
 
-from .console_logged import blank_nans, logged_header, logged_row
+from .console_logged import blank_nans, logged_header, logged_message, logged_row
 from .words import LogWords
 
 #: The shape of a table header line (format, not knowledge): longer lines, or more names, are prose
@@ -1335,12 +1335,20 @@ class LineParser(_HeaderTables):
                          split, progress, vals)
         return ex
 
+    def _split_heading(self, line: str, text: str) -> bool:
+        """Whether the line is a split's heading: its text, or the message a logger printed it as
+        (``... - INFO - allennlp.training.gradient_descent_trainer - Validating``: the logger's
+        name is no part of the heading)."""
+        if len(text) <= _HEADING_MAX_CHARS and self._heading(text.strip()):
+            return True
+        msg = logged_message(line)
+        return msg is not None and len(msg) <= _HEADING_MAX_CHARS and self._heading(msg.strip())
+
     def _no_record(self, line: str, text: str, epoch, step, pairs) -> None:
         """A line that holds no metric: a speed, an epoch or step header, a table header, an
         exception, a NaN warning, a loss scaler's overflow, a callback's verdict (what it found is
         left in ``_noise_out``, see :meth:`_parse_full`)."""
-        if not pairs and epoch is None and step is None and len(text) <= _HEADING_MAX_CHARS and \
-                self._heading(text.strip()):
+        if not pairs and epoch is None and step is None and self._split_heading(line, text):
             return None   # a split's heading: never remembered as noise (replaying it would skip it)
         sp = _speed(text) or _duration(text, self.words.duration)
         if sp is not None:   # a speed and no metric: kept apart (ConsoleReader._speed_series)

@@ -28,6 +28,10 @@ import re
 _LEVEL_WORD = re.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|NOTICE)\b")
 #: the separator between a logger's prefix and its message (`` : ``, `` - ``, `` >> ``, `` | ``)
 _MESSAGE_SEP = re.compile(r"\s(?::|-|>>|\|)\s+(?=[A-Za-z_])")
+#: a logger's prefix up to its message: the level word, the logger's name (a dotted identifier) and
+#: the separators around it (``INFO - allennlp.training.gradient_descent_trainer - Validating``)
+_LOGGED_MESSAGE = re.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|NOTICE)\b(?:\s*[-:|]\s*|\s+)"
+                             r"(?:[A-Za-z_][\w.<>]*(?:\s+[-:|]\s+|\s*:\s*))?(?=[A-Za-z])(.*)$")
 #: the roles of a table's columns by the split they measure (a role tuple's first item)
 _TRAIN_ROLES = frozenset(("loss", "accuracy", "loss_part"))
 _HELD_OUT_ROLES = frozenset(("val_loss", "val_accuracy", "val_loss_part"))
@@ -56,6 +60,14 @@ def logged_row(line: str, prefix: str) -> str | None:
     line does not hold it."""
     at = line.find(prefix)
     return None if at < 0 else line[at + len(prefix):]
+
+
+def logged_message(line: str) -> str | None:
+    """The message of a line a logger printed (the text after its level word and its logger's name:
+    ``2026-12-07 05:52:07,747 - INFO - allennlp.training.gradient_descent_trainer - Validating`` ->
+    ``Validating``), or None for a line without a level word followed by a message."""
+    m = _LOGGED_MESSAGE.search(line)
+    return None if m is None else m.group(1)
 
 
 def _split_of(role) -> str | None:
