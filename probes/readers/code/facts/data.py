@@ -10,7 +10,7 @@ import re
 
 from ..text import HEAD_SNIPPET_CHARS, SHORT_SNIPPET_CHARS, SNIPPET_CHARS, callee_name, snippet
 from ..values import BatchVal, Const, Event, IterVal, LoaderVal, Unknown
-from .discarded_shuffle import add_discarded_shuffle
+from .discarded_shuffle import discarded_shuffles
 from .batch_order import generator_shuffle, permutation_in_reach, permuted_window, slices_by_multiple, window_orders
 from .common import numbers_bound_once, stated_number
 from .label_feature import label_feature_detail, train_features_from_labels
@@ -998,3 +998,15 @@ def add_switched_off_rescaling(facts) -> None:
     facts.add_finding("rescaling_switched_off", True, line,
                       f"the rescaling at line {line} runs only under `if {flag}:`, and `{flag}` = a false "
                       f"constant (line {flag_line})")
+
+
+def add_discarded_shuffle(facts) -> None:
+    """shuffle_discarded, added to ``facts`` (the code reader's ``code:data`` findings): only ever true."""
+    hits = discarded_shuffles(facts.tree)   # (line, text) of each, facts/discarded_shuffle.py
+    if not hits:
+        return
+    line, text = hits[0]
+    facts.add_finding("shuffle_discarded", True, line,
+                      f"`{text}` (line {line}) shuffles a new object made in the call and keeps nothing: "
+                      f"shuffle() reorders its argument in place and returns None, so the data keeps its "
+                      f"original order", lines=[h[0] for h in hits])

@@ -28,15 +28,3 @@ def discarded_shuffles(tree: ast.AST) -> list[tuple[int, str]]:
         if shuffles_a_fresh_copy(n.value):
             out.append((n.value.lineno, snippet(n.value, _SNIPPET_CHARS)))
     return out
-
-
-def add_discarded_shuffle(facts) -> None:
-    """shuffle_discarded, added to ``facts`` (the code reader's ``code:data`` findings): only ever true."""
-    hits = discarded_shuffles(facts.tree)
-    if not hits:
-        return
-    line, text = hits[0]
-    facts.add_finding("shuffle_discarded", True, line,
-                      f"`{text}` (line {line}) shuffles a new object made in the call and keeps nothing: "
-                      f"shuffle() reorders its argument in place and returns None, so the data keeps its "
-                      f"original order", lines=[h[0] for h in hits])
