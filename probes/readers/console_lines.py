@@ -1487,11 +1487,12 @@ class LineParser(_HeaderTables):
             if phrase and kind in ("num", "frac"):
                 phrase = _named_by_field(toks, i, phrase)
                 if i + 1 < n and toks[i + 1][0] == "name" and toks[i + 1][1].lower() in _TIME_UNITS:
-                    if kind == "num" and toks[i + 1][1].lower() in ("s", "sec", "secs") \
-                            and self._names_timing(phrase):
+                    unit = toks[i + 1][1].lower()
+                    if kind == "num" and unit in ("s", "sec", "secs", "ms") and self._names_timing(phrase):
                         # "iter_time: 8.711s, data_time: 8.409s", "reader_cost: 5.34 s", "data wait 32.2s": a
-                        # step's timing, in seconds
-                        out.append((" ".join((group + phrase)[-_PHRASE_WORDS:]), kind, pos, end, phrase_pos))
+                        # step's timing, in seconds; lit-llama's and nanoGPT's "time: 3363.41ms" in milliseconds
+                        out.append((" ".join((group + phrase)[-_PHRASE_WORDS:]), "ms" if unit == "ms" else kind,
+                                    pos, end, phrase_pos))
                         used.add(i)
                     phrase = []       # "cost 14.01 s": a duration
                     i += 2
