@@ -2,7 +2,7 @@
 
 - a word with a letter outside ASCII is no loss abbreviation (Icelandic ``líkaninu`` normalises to
   ``l_kaninu``, whose ``l_`` is BasicSR's abbreviation of "loss": the parameter count was the loss);
-- ``loss in epoch 3: 0.08`` / ``loss for epoch 3 = 0.08``: the axis between the name and its value;
+- ``loss in epoch 3: 0.08``: the axis between the name and its value;
 - W&B's run summary, ``wandb:    train/box_loss 1.667``: the tool's tag before a path-named metric;
 - a step time in milliseconds beside the loss (lit-llama's / nanoGPT's ``time: 3363.41ms``).
 Each test fails before session 46."""
@@ -36,13 +36,21 @@ def test_basicsr_loss_abbreviation_still_reads():
     assert len(_vals(log, "loss")) == 6
 
 
-def test_loss_in_epoch_and_for_epoch():
-    for shape in ("loss in epoch {e}: {v}", "loss for epoch {e} = {v}", "Validation loss of epoch {e} is {v}"):
+def test_loss_in_epoch():
+    for shape in ("loss in epoch {e}: {v}", "Validation loss in epoch {e} is {v}"):
         text = "".join(shape.format(e=e, v=round(0.9 - 0.05 * e, 3)) + "\n" for e in range(8))
         log = read_console_text(text)
         role = "val_loss" if shape.startswith("Validation") else "loss"
         assert _vals(log, role) == [round(0.9 - 0.05 * e, 3) for e in range(8)], shape
         assert log.x_label == "epoch", shape
+
+
+def test_metrics_reported_for_a_step_keep_their_own_names():
+    # "for" joins no name to its axis: the dict's keys are the names (determined.ai's report)
+    text = "".join(f"INFO: [1] determined.core: Reporting training metrics for step {50 * e}: "
+                   f"{{'loss': {3 - 0.1 * e:.4f}, 'lr': 0.1}}\n" for e in range(1, 8))
+    log = read_console_text(text)
+    assert log.columns["loss"] == "loss"
 
 
 def test_wandb_run_summary_with_path_names(tmp_path):
