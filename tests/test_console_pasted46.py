@@ -80,3 +80,16 @@ def test_step_time_in_milliseconds_beside_the_loss():
     log = read_console_text(text)
     assert "step_time" in log.series
     assert all(math.isfinite(v) and v < 1.0 for v in _vals(log, "step_time"))   # seconds, not milliseconds
+
+
+def test_a_step_time_line_of_its_own_stays_apart_and_best_is_no_path():
+    lines = []
+    for i in range(6):
+        lines.append(f"[INFO] Epoch 1/500, Step {240 + 20 * i}/1516, step time: {100 - i:.2f} ms")
+        lines.append(f"[INFO] Epoch 1/500, Step {250 + 20 * i}/1516, loss: {10 - 0.3 * i:.4f}")
+    log = read_console_text("\n".join(lines) + "\n")
+    assert log.rows == 6                             # the loss records; the time lines are no rows
+    text = "".join(f"epoch={e} train/loss={1.1 - 0.02 * e:.4f} val/acc={0.3 + 0.02 * e:.4f}\n" for e in range(1, 9))
+    log = read_console_text(text + "Best val/acc=0.4600\n")
+    assert log.columns["val_accuracy"] == "val/acc"
+    assert len(_vals(log, "val_accuracy")) == 8      # the run's best is no point of its curve

@@ -771,14 +771,16 @@ def _path_role(phrase: str, vocab: LogWords):
     component (:func:`_part_role`). None when the last part names no loss or accuracy (``lr/pg0``).
     Words before the path that name nothing are a tool's tag on every line, not part of the name
     (W&B's run summary, ``wandb:    train/box_loss 1.667``): the path is the last word. Words that
-    name a split or a metric (``val loss/acc``) make the phrase no path."""
+    name a split or a metric (``val loss/acc``), or a summary of the run (``Best val/acc``), make the
+    phrase no path."""
     tokens = phrase.split()
     parts = tokens[-1].split("/") if tokens else []
     if len(parts) < 2:
         return None
     if len(tokens) > 1:
         tag = normalize_name(" ".join(tokens[:-1]))
-        if vocab.split.keys() & set(tag.split("_")) or vocab.match_role(tag) is not None:
+        words = set(tag.split("_"))
+        if vocab.split.keys() & words or vocab.summary & words or vocab.match_role(tag) is not None:
             return None
     last = normalize_name(parts[-1])
     words = [w for p in parts[:-1] for w in normalize_name(p).split("_")]

@@ -1488,9 +1488,12 @@ class LineParser(_HeaderTables):
                 phrase = _named_by_field(toks, i, phrase)
                 if i + 1 < n and toks[i + 1][0] == "name" and toks[i + 1][1].lower() in _TIME_UNITS:
                     unit = toks[i + 1][1].lower()
-                    if kind == "num" and unit in ("s", "sec", "secs", "ms") and self._names_timing(phrase):
+                    if kind == "num" and (unit in ("s", "sec", "secs") or unit == "ms" and out) \
+                            and self._names_timing(phrase):
                         # "iter_time: 8.711s, data_time: 8.409s", "reader_cost: 5.34 s", "data wait 32.2s": a
-                        # step's timing, in seconds; lit-llama's and nanoGPT's "time: 3363.41ms" in milliseconds
+                        # step's timing, in seconds; in milliseconds after a metric of the same record
+                        # (lit-llama's and nanoGPT's "loss 2.6089, time: 3363.41ms"; a line that prints only
+                        # "step time: 100.87 ms" is a speed apart, read by ``_no_record``)
                         out.append((" ".join((group + phrase)[-_PHRASE_WORDS:]), "ms" if unit == "ms" else kind,
                                     pos, end, phrase_pos))
                         used.add(i)
