@@ -768,10 +768,20 @@ def _path_role(phrase: str, vocab: LogWords):
     before it (``validation``, ``fast_validation``) its split; the parts between name a model or
     an optimizer. A last part that names one component of a loss (``train/generator_loss``,
     ``val/box_loss``, ``losses/value_loss``) is that split's loss of that kind, ranked as a loss's
-    component (:func:`_part_role`). None when the last part names no loss or accuracy (``lr/pg0``)."""
-    parts = phrase.strip().split("/")
-    if len(parts) < 2 or " " in phrase.strip():
+    component (:func:`_part_role`). None when the last part names no loss or accuracy (``lr/pg0``).
+    Words before the path that name nothing are a tool's tag on every line, not part of the name
+    (W&B's run summary, ``wandb:    train/box_loss 1.667``): the path is the last word. Words that
+    name a split or a metric (``val loss/acc``), or a summary of the run (``Best val/acc``), make the
+    phrase no path."""
+    tokens = phrase.split()
+    parts = tokens[-1].split("/") if tokens else []
+    if len(parts) < 2:
         return None
+    if len(tokens) > 1:
+        tag = normalize_name(" ".join(tokens[:-1]))
+        words = set(tag.split("_"))
+        if vocab.split.keys() & words or vocab.summary & words or vocab.match_role(tag) is not None:
+            return None
     last = normalize_name(parts[-1])
     words = [w for p in parts[:-1] for w in normalize_name(p).split("_")]
     split = next((vocab.split[w] for w in words if w in vocab.split), None)
@@ -1730,7 +1740,7 @@ class _NameRoles:
             pwords.pop()
         best = _ngram_role(pwords, eff, phrase, vocab)
         return best if best is not None else (_split_alone_role(pwords, phrase, vocab)
-                                               or _part_role(self._unabbreviated(pwords), eff, phrase, vocab)
+                                               or _part_role(self._unabbreviated(pwords, phrase), eff, phrase, vocab)
                                                or _qualified_role(pwords, phrase, vocab)
                                                or _head_accuracy_role(pwords, eff, phrase, vocab)
                                                or _objective_word_role(pwords, eff, phrase, self.objective_words,
@@ -1741,15 +1751,25 @@ class _NameRoles:
         words = [w for w in normalize_name(phrase).split("_") if w]
         return self.scores and _quality_score(words, self.words) is not None
 
-    def _unabbreviated(self, pwords: list) -> list:
+    def _unabbreviated(self, pwords: list, phrase: str) -> list:
         """A one-word name whose first part abbreviates "loss" (``console.loss_abbreviations``:
         BasicSR's ``l_pix``, ``l_g_gan``, ``l_d_real``) spelt out, so that it reads as the loss
-        component it is (``loss_pix``); any other name as it was."""
+        component it is (``loss_pix``); any other name as it was. The part must be printed apart: a
+        letter outside ASCII splits a word only in its normalised form (Icelandic ``líkaninu``, "the
+        model", is no ``l_kaninu``)."""
         if len(pwords) == 1:
             head, sep, rest = pwords[0].partition("_")
-            if sep and rest and head in self.loss_abbrevs and rest.replace("_", "").isalpha():
+            if sep and rest and head in self.loss_abbrevs and rest.replace("_", "").isalpha() \
+                    and _printed_apart(phrase, head):
                 return ["loss_" + rest]
         return pwords
+
+
+def _printed_apart(phrase: str, head: str) -> bool:
+    """Whether the printed word that normalises to ``head`` + ``_`` + more has no letter after ``head``
+    (``l_pix``, ``L-G-GAN``), rather than a letter outside ASCII that normalising turned into ``_``."""
+    word = next((w for w in phrase.lower().split() if w.startswith(head)), "")
+    return len(word) > len(head) and not word[len(head)].isalpha()
 
 
 class _KeyLines:

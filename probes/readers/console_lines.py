@@ -1462,6 +1462,17 @@ class LineParser(_HeaderTables):
         return bool(_TIMED_NAME.search(phrase[-1])) or self._timing_named(phrase[-1]) \
             or self._timing_named(" ".join(phrase[-_TIMED_PHRASE_WORDS:]))
 
+    def _timed_kind(self, kind: str, unit: str, phrase: list, after_metric: bool) -> str | None:
+        """The kind of a number printed with a unit of time when it is a step's timing, else None (a
+        duration). "iter_time: 8.711s, data_time: 8.409s", "reader_cost: 5.34 s", "data wait 32.2s": in
+        seconds; in milliseconds only after a metric of the same record (lit-llama's and nanoGPT's
+        "loss 2.6089, time: 3363.41ms"; a line that prints only "step time: 100.87 ms" is a speed apart,
+        read by ``_no_record``)."""
+        if kind != "num" or not (unit in ("s", "sec", "secs") or unit == "ms" and after_metric) \
+                or not self._names_timing(phrase):
+            return None
+        return "ms" if unit == "ms" else kind
+
     def _timing_named(self, name: str) -> bool:
         """Whether ``name`` names a step's time or its data wait (``console._timing_role``: PaddlePaddle's
         ``batch_cost``, ``reader_cost``), so that its value in seconds is that timing, not a duration."""
@@ -1495,11 +1506,9 @@ class LineParser(_HeaderTables):
             if phrase and kind in ("num", "frac"):
                 phrase = _named_by_field(toks, i, phrase)
                 if i + 1 < n and toks[i + 1][0] == "name" and toks[i + 1][1].lower() in _TIME_UNITS:
-                    if kind == "num" and toks[i + 1][1].lower() in ("s", "sec", "secs") \
-                            and self._names_timing(phrase):
-                        # "iter_time: 8.711s, data_time: 8.409s", "reader_cost: 5.34 s", "data wait 32.2s": a
-                        # step's timing, in seconds
-                        out.append((" ".join((group + phrase)[-_PHRASE_WORDS:]), kind, pos, end, phrase_pos))
+                    timed = self._timed_kind(kind, toks[i + 1][1].lower(), phrase, bool(out))
+                    if timed is not None:
+                        out.append((" ".join((group + phrase)[-_PHRASE_WORDS:]), timed, pos, end, phrase_pos))
                         used.add(i)
                     phrase = []       # "cost 14.01 s": a duration
                     i += 2
