@@ -64,3 +64,21 @@ def test_the_accuracy_the_maintainer_mentioned_is_not_the_runs(lang):
     facts = stated_facts(understand(
         "I'm trying to reproduce the network with 15 epochs but I don't get the accuracy you mentioned of 95%.", lang))
     assert 0.95 not in facts.values()
+
+
+def _pasted(text):
+    from traindx.engine.frontends import gather
+    return {f.fact: f.value for f in gather.read_pasted(text).findings}
+
+
+def test_a_nan_report_that_names_its_iteration_gives_the_nan_step():
+    facts = _pasted("It seems that the box loss became NaN at some point.\n"
+                    "FloatingPointError: Loss became infinite or NaN at iteration=756!\n"
+                    "loss_dict = {'loss_cls': tensor(nan, device='cuda:0'), 'loss_box_reg': tensor(nan, "
+                    "device='cuda:0'), 'loss_rpn_loc': tensor(inf, device='cuda:0')}\n")
+    assert facts.get("nan_first_step") == 756
+
+
+def test_records_with_steps_of_their_own_keep_their_nan_step():
+    facts = _pasted("step 10 loss 2.31\nstep 20 loss 2.12\nstep 30 loss nan\nNaN loss at step 30, stopping\n")
+    assert facts.get("nan_first_step") == 30
