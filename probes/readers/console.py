@@ -224,7 +224,8 @@ _NAN_CTX = re.compile(r"\b(?:loss|criterion|grad\w*|gradient|weights?|output|log
 _NAN_BENIGN = re.compile(r"overflow|loss[ _]?scal|skipping step|reducing", re.IGNORECASE)
 #: the step a NaN/Inf report names on its own line (detectron2's ``FloatingPointError: Loss became infinite or NaN at
 #: iteration=756!``, "NaN loss at step 51"): where the run first went non-finite, when no record says it
-_NAN_AT_STEP = re.compile(r"\b(?:at|on|in)\s+(?:the\s+)?(?:iteration|iter|step)\s*[=:#]?\s*(\d+)(?![\d.])", re.IGNORECASE)
+_NAN_AT_STEP = re.compile(r"\b(?:at|on|in)\s+(?:the\s+)?(?:iteration|iter|step)\s*[=:#]?\s*(\d+)(?![\d.])",
+                          re.IGNORECASE)
 #: a mixed-precision loss scaler's overflow report and the scale it sets (apex ``Gradient overflow.
 #: Skipping step, loss scaler 0 reducing loss scale to 512.0``, fairseq ``overflow detected,
 #: setting loss scale to: 0.25``, DeepSpeed ``OVERFLOW! ... Attempted loss scale: 2048, reducing to
