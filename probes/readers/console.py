@@ -559,7 +559,6 @@ class ConsoleLog(LogData):
                                    f"log:{where}:{self.columns.get('grad_norm')}",
                                    f"{gn.nonfinite} of {gn.rows} gradient norms are NaN/Inf"))
         out = self._scale_collapse_evidence(self._other_nonfinite_evidence(out, where), where)
-        out = self._nan_report_step_evidence(out, where)
         if self.nan_warnings and not any(f.fact == "loss_has_nonfinite" and f.value is True
                                          for f in out):
             first = self.nan_warning_lines[0] if self.nan_warning_lines else None
@@ -573,7 +572,7 @@ class ConsoleLog(LogData):
                 out.append(Finding("nan_first_step", int(self.nan_warning_x), src,
                                    f"the first NaN/Inf report is at {self.x_label} "
                                    f"{self.nan_warning_x:g}"))
-        return self._scale_warmup_evidence(out, where, P)
+        return self._scale_warmup_evidence(self._nan_report_step_evidence(out, where), where, P)
 
 
 def _untrailed(words: list, vocab: LogWords) -> list:
