@@ -185,6 +185,8 @@ class Language:
     later_point_rx: re.Pattern | None = None          # a value stated at a point past the start ("after epoch 2")
     now_rx: re.Pattern | None = None                  # a value stated as the run's present one ("currently 0.55")
     reference_rx: re.Pattern | None = None            # what follows is someone else's value ("the paper gets 76%")
+    name_rx: re.Pattern | None = None                 # a name carrying a number ("VOC2007", "COCO 2017"): no value
+    reproduction_rx: re.Pattern | None = None         # a run measured against a paper: its bare accuracy is held out
     ability_rx: re.Pattern | None = None              # what a run can reach: someone else's unless labelled before
     anaphora_rx: re.Pattern | None = None             # a pronoun subject that stands for the metric named before it
     setting_rx: re.Pattern | None = None              # a setting's name and the gap before its value ("lr is")
@@ -423,6 +425,8 @@ def _compile_labels(lang: Language, g: dict) -> None:
     # a test word opening the value's phrase ("test loss 0.35") or standing right before it ("Test Loss: 0.35")
     lang.test_split_rx = _alternation(g["test_split_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.reference_rx = _alternation(g["reference_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
+    lang.name_rx = _alternation(g["name_numbers"], lang.terms, r"(?<![a-z0-9_.])", "")
+    lang.reproduction_rx = _alternation(g["reproduction_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.ability_rx = _alternation(g["ability_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.anaphora_rx = _alternation(g["anaphora_words"], lang.terms, r"(?<![a-z])", r"(?![a-z])")
     lang.setting_rx = _alternation(g["setting_words"], lang.terms, "", _setting_gap(g["setting_gap_words"]))
@@ -439,7 +443,7 @@ def _compile_labels(lang: Language, g: dict) -> None:
 #: the word lists of kb/language that :func:`_compile_labels` and :func:`_compile_grammar` turn into the
 #: reader's regexes (each extended by every language file, core and packs)
 _GRAMMAR_LISTS = ("other_quantities", "peak_words", "later_point_words", "now_words", "test_split_words",
-                  "reference_words",
+                  "reference_words", "name_numbers", "reproduction_words",
                   "ability_words",
                   "anaphora_words",
                   "metric_of_split_words", "setting_words", "setting_gap_words", "counted_words", "bound_words",
@@ -674,7 +678,8 @@ def understand(text: str, lang: Language) -> Understanding:
     if not text or not text.strip():
         return u
     work = _PLACEHOLDER_DIGITS.sub(_zero_placeholders, text.replace("\u3000", " ").replace("≈", "~"))
-    readings = _read_facts(work, lang) + _read_metrics(work, lang)
+    named = _blank_names(work, lang)
+    readings = _read_facts(named, lang) + _read_metrics(named, lang)
     best: dict[str, Reading] = {}
     for r in readings:
         if r.fact not in best:
@@ -711,9 +716,22 @@ def understand(text: str, lang: Language) -> Understanding:
             and isinstance(best["num_classes"].value, int) and best["num_classes"].value > 2:
         del best["task_type"]       # "3 classes ... binary_crossentropy": a binary loss, not a binary task
     u.facts = sorted(best.values(), key=lambda r: r.span[0])
-    if work != text:
-        _as_written(u, work, text)
+    if named != text:
+        _as_written(u, named, text)
     return u
+
+
+#: a digit of a name that carries a number (kb/language ``name_numbers``)
+_NAME_DIGIT = re.compile(r"\d")
+
+
+def _blank_names(work: str, lang: Language) -> str:
+    """The text the facts are read from: the digits of a name that carries a number (a data set's year, "VOC2007",
+    "COCO 2017", "iwlst2015的数据"; kb/language ``name_numbers``) turned into "_", so that no loss, size or count is
+    read from them. The text keeps its length (spans point into both)."""
+    if lang.name_rx is None:
+        return work
+    return lang.name_rx.sub(lambda m: _NAME_DIGIT.sub("_", m.group(0)), work)
 
 
 def _as_written(u: Understanding, work: str, text: str) -> None:
@@ -1483,7 +1501,11 @@ def _split_and_metric(lang: Language, text: str, n, raw: str, marks: list, befor
         # "train: 10%, valid 0.23": a split word right before the number: % -> accuracy, else loss
         metric = "accuracy" if raw.endswith("%") else "loss"
     if split is None:
-        split = "train"
+        # a bare accuracy in a post that measures its run against a paper's ("I re-train your code and get 46.40%
+        # accuracy ... your 48.7% in paper") is the score the paper reports, a held-out one (kb/language
+        # ``reproduction_words``); elsewhere a bare value is the training run's
+        held_out = metric == "accuracy" and lang.reproduction_rx is not None and lang.reproduction_rx.search(text)
+        split = "val" if held_out else "train"
     return split, metric
 
 

@@ -222,6 +222,10 @@ _NAN_WARN = re.compile(r"(?:\bnan\b|\binf(?:inite|inity)?\b|non-?finite)", re.IG
 _NAN_SENTINEL = re.compile(r"\b(?:nan|inf(?:inity)?)\s*(?:-+>|=>|\u2192)\s*[-+]?\.?\d", re.IGNORECASE)
 _NAN_CTX = re.compile(r"\b(?:loss|criterion|grad\w*|gradient|weights?|output|logits?)\b", re.IGNORECASE)
 _NAN_BENIGN = re.compile(r"overflow|loss[ _]?scal|skipping step|reducing", re.IGNORECASE)
+#: the step a NaN/Inf report names on its own line (detectron2's ``FloatingPointError: Loss became infinite or NaN at
+#: iteration=756!``, "NaN loss at step 51"): where the run first went non-finite, when no record says it
+_NAN_AT_STEP = re.compile(r"\b(?:at|on|in)\s+(?:the\s+)?(?:iteration|iter|step)\s*[=:#]?\s*(\d+)(?![\d.])",
+                          re.IGNORECASE)
 #: a mixed-precision loss scaler's overflow report and the scale it sets (apex ``Gradient overflow.
 #: Skipping step, loss scaler 0 reducing loss scale to 512.0``, fairseq ``overflow detected,
 #: setting loss scale to: 0.25``, DeepSpeed ``OVERFLOW! ... Attempted loss scale: 2048, reducing to
@@ -340,6 +344,7 @@ class ConsoleLog(LogData):
     nan_warnings: int = 0
     nan_warning_lines: list = field(default_factory=list)
     nan_warning_x: float | None = None
+    nan_report_step: int | None = None
     restart_lines: list = field(default_factory=list)
     epochs: int = 0
     names: dict = field(default_factory=dict)
@@ -400,6 +405,17 @@ class ConsoleLog(LogData):
             out.append(Finding("nan_first_step", int(x), f"log:{where}:{name}",
                                f"{name} is first NaN/Inf at {self.x_label} {x:g}"))
         return out
+
+    def _nan_report_step_evidence(self, out: list, where: str) -> list:
+        """A NaN/Inf report that names its step ("Loss became infinite or NaN at iteration=756!") in a log whose
+        records carry no step of their own (counted by rows: a ``loss_dict`` printed under the report is row 0)
+        says where the run first went non-finite: that step is ``nan_first_step``, not the row."""
+        if self.nan_report_step is None or self.x_label != "row":
+            return out
+        first = self.nan_warning_lines[0] if self.nan_warning_lines else None
+        return [f for f in out if f.fact != "nan_first_step"] + [
+            Finding("nan_first_step", self.nan_report_step, f"log:{where}:line {first}" if first else f"log:{where}",
+                    f"a NaN/Inf report names the step it happened at: {self.nan_report_step}")]
 
     def _size_warning_evidence(self, out: list, where: str) -> list:
         """PyTorch's target-size warning whose sizes broadcast to more elements than either holds
@@ -556,7 +572,7 @@ class ConsoleLog(LogData):
                 out.append(Finding("nan_first_step", int(self.nan_warning_x), src,
                                    f"the first NaN/Inf report is at {self.x_label} "
                                    f"{self.nan_warning_x:g}"))
-        return self._scale_warmup_evidence(out, where, P)
+        return self._scale_warmup_evidence(self._nan_report_step_evidence(out, where), where, P)
 
 
 def _untrailed(words: list, vocab: LogWords) -> list:
@@ -1318,6 +1334,9 @@ class _NanReports:
         if _NAN_WARN.search(line) and (
                 (_NAN_CTX.search(line) and not _NAN_BENIGN.search(line)) or _nan_row(line, self.min_row_numbers)):
             self._nan_hit()
+            named = _NAN_AT_STEP.search(line)
+            if named is not None and self.log.nan_report_step is None:
+                self.log.nan_report_step = int(named.group(1))
             return True
         return False
 
