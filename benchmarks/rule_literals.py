@@ -8,6 +8,7 @@ pack's override moves every rule that uses it. This lists what is still written 
     python benchmarks/rule_literals.py            # one line per literal, then the count
     python benchmarks/rule_literals.py --shared   # only literals two or more rules share (same fact and value)
     python benchmarks/rule_literals.py --count    # only the count
+    python benchmarks/rule_literals.py --used-by  # {param: ID}s whose parameter's used_by omits the rule
 
 Each line: rule id, fact, operator, value, how many rules compare the same fact with the same value
 (``shared``), and the parameters whose value is the same number and whose id or description names the
@@ -164,13 +165,40 @@ def same_number_params(row: dict, params: list[dict]) -> list[str]:
     return hits
 
 
+def _param_ids(node):
+    if isinstance(node, dict):
+        if set(node) == {"param"}:
+            yield node["param"]
+            return
+        for v in node.values():
+            yield from _param_ids(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _param_ids(v)
+
+
+def _stale_used_by(rev: str | None) -> int:
+    used_by = {p["id"]: set(p.get("used_by", [])) for p in parameters(rev)}
+    missing = sorted({(rule["id"], pid) for _path, doc in _documents("rules", rev) for rule in doc.get("rules", [])
+                      for pid in _param_ids([rule.get("when"), rule.get("then")])
+                      if f"rule:{rule['id']}" not in used_by.get(pid, ())})
+    for rid, pid in missing:
+        print(f"{rid:50} {pid}")
+    print(f"{len(missing)} rule reads of a parameter whose used_by does not name the rule")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shared", action="store_true", help="only literals two or more rules share")
     ap.add_argument("--count", action="store_true", help="only the count")
     ap.add_argument("--thresholds", action="store_true", help="leave out the structural literals (STRUCTURAL)")
+    ap.add_argument("--used-by", action="store_true",
+                    help="list each rule that reads {param: ID} while ID's used_by does not name it")
     ap.add_argument("--rev", help="read kb/ as git revision REV has it (e.g. the commit before a change)")
     a = ap.parse_args(argv)
+    if a.used_by:
+        return _stale_used_by(a.rev)
     rows = rule_literals(a.rev)
     every = list(rows)
     n_all = len(rows)
