@@ -9,6 +9,7 @@ pack's override moves every rule that uses it. This lists what is still written 
     python benchmarks/rule_literals.py --shared   # only literals two or more rules share (same fact and value)
     python benchmarks/rule_literals.py --count    # only the count
     python benchmarks/rule_literals.py --used-by  # {param: ID}s whose parameter's used_by omits the rule
+    python benchmarks/rule_literals.py --same-as REV  # do the rules decide as at REV, parameters substituted?
 
 Each line: rule id, fact, operator, value, how many rules compare the same fact with the same value
 (``shared``), and the parameters whose value is the same number and whose id or description names the
@@ -188,6 +189,53 @@ def _stale_used_by(rev: str | None) -> int:
     return 0
 
 
+def _substituted(node, values: dict):
+    """``node`` with each ``{param: ID}`` replaced by its value and each ``{mul: [numbers]}`` multiplied out."""
+    if isinstance(node, dict):
+        if set(node) == {"param"}:
+            return values[node["param"]]
+        out = {k: _substituted(v, values) for k, v in node.items()}
+        if set(out) == {"mul"} and all(_is_number(v) for v in out["mul"]):
+            product = 1
+            for v in out["mul"]:
+                product *= v
+            return product
+        return out
+    if isinstance(node, list):
+        return [_substituted(v, values) for v in node]
+    return node
+
+
+def _equal(a, b) -> bool:
+    if _is_number(a) and _is_number(b):
+        return float(a) == float(b) or (a != a and b != b)   # a case's given NaN equals NaN
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def _same_as(old_rev: str, rev: str | None) -> int:
+    def rules(r):
+        values = {p["id"]: p["value"] for p in parameters(r)}
+        return {rule["id"]: _substituted({k: rule.get(k) for k in ("when", "then", "cases")}, values)
+                for _path, doc in _documents("rules", r) for rule in doc.get("rules", [])}, \
+            {rule["id"]: rule["when"] for _path, doc in _documents("rules", r) for rule in doc.get("rules", [])}
+    old, old_when = rules(old_rev)
+    new, new_when = rules(rev)
+    if old.keys() != new.keys():
+        print(f"rule ids differ: {sorted(old.keys() ^ new.keys())}")
+        return 1
+    changed = [i for i in old if old_when[i] != new_when[i]]
+    differ = [i for i in old if not _equal(old[i], new[i])]
+    for i in differ:
+        print(f"decides differently: {i}")
+    print(f"{len(changed)} rules' when written differently from {old_rev}; {len(differ)} decide differently "
+          f"once parameters are substituted")
+    return 1 if differ else 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shared", action="store_true", help="only literals two or more rules share")
@@ -195,10 +243,15 @@ def main(argv=None) -> int:
     ap.add_argument("--thresholds", action="store_true", help="leave out the structural literals (STRUCTURAL)")
     ap.add_argument("--used-by", action="store_true",
                     help="list each rule that reads {param: ID} while ID's used_by does not name it")
+    ap.add_argument("--same-as", metavar="REV",
+                    help="check that every rule's when, then and cases equal REV's once each {param: ID} (at both "
+                         "ends) is replaced by its value and a product of numbers is multiplied out")
     ap.add_argument("--rev", help="read kb/ as git revision REV has it (e.g. the commit before a change)")
     a = ap.parse_args(argv)
     if a.used_by:
         return _stale_used_by(a.rev)
+    if a.same_as:
+        return _same_as(a.same_as, a.rev)
     rows = rule_literals(a.rev)
     every = list(rows)
     n_all = len(rows)
