@@ -564,3 +564,24 @@ def test_a_pack_overriding_the_config_key_scores_changes_which_lr_is_read(tmp_pa
     kb = load_kb([_pack(pack, "kind: parameters\noverrides:\n  config.section_key_bonus: 0\n")],
                  entry_point_packs=False)
     assert lr_read(kb) == (0.001, "config:train.yaml:lr")
+
+
+def _batch_of_eight_session(kb):
+    """A script that trains on batches of 8 and a loss that swings: too high an LR or too small a batch."""
+    s = Session(kb)
+    s.add("batch_size", 8, "code:train.py:3")
+    s.add("loss_trend", "oscillating", "log:metrics.csv:steps 0-99")
+    return s.report()
+
+
+def test_a_pack_moving_a_cut_two_rules_share_moves_both(tmp_path):
+    """rules.batch_size.tiny is the one cut between tiny-batch (strong evidence for batch_too_small) and
+    small-batch (weak evidence), once a bare 4 written in each rule: a pack that calls 8 examples tiny
+    makes a batch of 8 the leading suspect of a swinging loss, where the shipped cut ranks the LR first."""
+    base = _batch_of_eight_session(load_kb(entry_point_packs=False))
+    assert [c["id"] for c in base["root_causes"][:2]] == ["lr_too_high", "batch_too_small"]
+    kb = load_kb([_pack(tmp_path, "kind: parameters\noverrides:\n  rules.batch_size.tiny: 8\n")],
+                 entry_point_packs=False)
+    assert kb.rules["tiny-batch"].test({"batch_size": 8}) and not kb.rules["small-batch"].test({"batch_size": 8})
+    moved = _batch_of_eight_session(kb)
+    assert moved["root_causes"][0]["id"] == "batch_too_small"
