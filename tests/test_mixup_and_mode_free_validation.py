@@ -57,3 +57,23 @@ def test_modules_validated_in_train_mode_without_mode_dependent_layers_are_no_mo
     assert diagnose(facts)["root_causes"][0]["id"] == "train_eval_mode_mismatch"
     top = diagnose({**facts, "validation_mode_free": True})["root_causes"][0]["id"]
     assert top == "lr_too_low"
+
+
+def test_a_no_grad_pass_over_the_training_dataset_is_no_validation_loader():
+    """A script that measures a clean training accuracy on the side (a fresh DataLoader over its
+    training dataset, run without gradients) declares that loader in the evaluation phase: it must
+    not replace the validation loader, or every validation example "appears in the training set"."""
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset, random_split
+
+    from traindx.probes.live.monitor import Monitor
+
+    ds = TensorDataset(torch.randn(200, 4), torch.randint(0, 2, (200,)))
+    train_ds, val_ds = random_split(ds, [160, 40], generator=torch.Generator().manual_seed(0))
+    train, val = DataLoader(train_ds, batch_size=16), DataLoader(val_ds, batch_size=16)
+    model = torch.nn.Linear(4, 2)
+    mon = Monitor(model, torch.optim.SGD(model.parameters(), lr=0.1))
+    mon.on_data_loader(train, "train")
+    mon.on_data_loader(val, "val")
+    mon.on_data_loader(DataLoader(train_ds, batch_size=16), "val")
+    assert mon._loaders["val"] is val
