@@ -95,6 +95,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import statistics
 from dataclasses import dataclass, field
 from statistics import median
 from typing import Any
@@ -1263,9 +1264,12 @@ def _val_shape(log, out: _Out) -> None:
             # an accuracy printed to two decimals (0.80) repeats by coarseness; 0.7188 does not
             coarse = role == "val_accuracy" and abs(tail[-1] * 100 - round(tail[-1] * 100)) < _ROUNDING
             same = max(tail) - min(tail) <= 1e-9 * lvl and not coarse
-            if same and role == "val_accuracy" and _val_loss_moved(log, k):
-                # the held-out loss still moves under a repeating accuracy: the outputs change, only
-                # the decisions stay put (a few hundred examples, a settled model) - no constant output
+            if same and role == "val_accuracy" and _val_loss_moved(log, k) \
+                    and len(vs) > k and tail[-1] > statistics.median(vs[:-k]):
+                # an accuracy that rose above its earlier level and repeats there while the held-out
+                # loss still moves: the outputs change, only the decisions of a settled model stay put
+                # (a few hundred examples) - no constant output (one repeating from the start, or
+                # fallen back to a lower value, still is)
                 same = False
             if same and _train_moved(log, fin[-k].x0, p):
                 out.add("val_frozen", True, fin[-k].x0, fin[-1].x1,
