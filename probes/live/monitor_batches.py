@@ -188,7 +188,13 @@ class BatchFeed:
         self._other_handles = []
 
     def on_data_loader(self, loader, phase="train"):
-        """Declare a loader (for dataset sizes, its sampler, and the val/train overlap probe)."""
+        """Declare a loader (for dataset sizes, its sampler, and the val/train overlap probe). A loader
+        evaluated without gradients over the training loader's own dataset (a clean training accuracy
+        measured on the side) is the training set, not a held-out one: it is no validation loader."""
+        train = self._loaders.get("train")
+        if phase != "train" and train is not None and loader is not None \
+                and getattr(loader, "dataset", None) is getattr(train, "dataset", loader):
+            return
         if loader is not None:
             self._loaders[phase] = loader
             if "train" in self._loaders and "val" in self._loaders:

@@ -95,6 +95,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import statistics
 from dataclasses import dataclass, field
 from statistics import median
 from typing import Any
@@ -1263,6 +1264,13 @@ def _val_shape(log, out: _Out) -> None:
             # an accuracy printed to two decimals (0.80) repeats by coarseness; 0.7188 does not
             coarse = role == "val_accuracy" and abs(tail[-1] * 100 - round(tail[-1] * 100)) < _ROUNDING
             same = max(tail) - min(tail) <= 1e-9 * lvl and not coarse
+            if same and role == "val_accuracy" and _val_loss_moved(log, k) \
+                    and len(vs) > k and tail[-1] > statistics.median(vs[:-k]):
+                # an accuracy that rose above its earlier level and repeats there while the held-out
+                # loss still moves: the outputs change, only the decisions of a settled model stay put
+                # (a few hundred examples) - no constant output (one repeating from the start, or
+                # fallen back to a lower value, still is)
+                same = False
             if same and _train_moved(log, fin[-k].x0, p):
                 out.add("val_frozen", True, fin[-k].x0, fin[-1].x1,
                         f"the {what} is {tail[-1]:.6g} at each of the last {k} evaluations while "
@@ -1285,6 +1293,17 @@ def _val_shape(log, out: _Out) -> None:
                 role == "val_loss" and len(vs) >= p["curves.val_swing_few_evals"]
                 and _thrown_both_ways(vs, p["curves.val_swing_few_evals_min"])):
             _val_swing(role, vs, fin, out)
+
+
+def _val_loss_moved(log, k: int) -> bool:
+    """Whether the log prints a validation loss over at least its last ``k`` evaluations and those
+    values are not one and the same number."""
+    s = log.get("val_loss")
+    vs = [q.mean for q in s.finite_points()] if s is not None else []
+    if len(vs) < k:
+        return False
+    tail = vs[-k:]
+    return max(tail) - min(tail) > 1e-9 * (max(abs(v) for v in tail) or 1.0)
 
 
 def _val_evaluations(log, out: _Out) -> None:

@@ -23,7 +23,7 @@ SOURCE_ID = "code:loop"
 FACTS = ("zero_grad_called", "optimizer_not_zeroed", "scheduler_step_per_batch", "scheduler", "clip_max_norm",
          "graph_cut", "model_mode_in_validation", "scheduler_designed_per_batch", "grads_cleared_before_step",
          "model_mode_in_training", "warmup", "lr_final_ratio", "lr_collapse_fraction", "scheduler_steps",
-         "clip_on_scaled_gradients", "grad_scale")
+         "clip_on_scaled_gradients", "grad_scale", "validation_mode_free")
 
 #: digits the LR course facts keep (presentation: the values are ratios of the initial LR)
 _SHOWN_DIGITS = 4
@@ -364,6 +364,11 @@ class LoopFacts:
                 self.add_finding("model_mode_in_validation", "train", e.line,
                                  f"`{e.text}` (line {e.line}) runs validation with the model in train "
                                  f"mode: no model.eval() before it")
+                if not any(self.mode_sensitive(x.obj) for x in bad):
+                    self.add_finding("validation_mode_free", True, e.line,
+                                     f"`{e.text}` (line {e.line}) is validated in train mode, but no layer it "
+                                     "runs (dropout, a norm, a recurrent layer, a dropout following the "
+                                     "module's mode) computes differently in train mode: its mode changes nothing")
             else:
                 e = next((x for x in val_calls if self.mode_sensitive(x.obj)), val_calls[0])
                 mode_ev = next((x for x in reversed(self.events[: self.events.index(e)])

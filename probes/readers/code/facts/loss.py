@@ -17,7 +17,7 @@ SOURCE_ID = "code:loss"
 _SHOWN_UNSAFE = 4
 FACTS = ("loss_function", "output_activation", "custom_loss", "label_smoothing", "unsafe_math", "task_type",
          "loss_squashes_twice", "loss_mixes_tasks", "output_relu", "loss_own_terms_signed", "loss_averages_classes",
-         "loss_mixes_targets", "target_kind", "loss_target_copied")
+         "loss_mixes_targets", "target_kind", "loss_target_copied", "loss_summed_over_batch")
 
 #: stock losses of a regression target and of a class target: both summed into one backpropagated
 #: loss is a multi-task head (a detector's box and class terms), not a loss that misfits its task
@@ -207,6 +207,45 @@ def mixed_target_pair(stock: list, tree: ast.AST) -> tuple | None:
     return None
 
 
+#: calls whose result is a Beta draw (``np.random.beta``, ``random.betavariate``, ``Beta(a, b).sample()``)
+_BETA_DRAW = re.compile(r"(?:^|[._])(?:beta|betavariate|Beta)\b")
+
+
+def _beta_names(tree: ast.AST) -> set[str]:
+    """Names assigned a Beta draw somewhere in the script (``lam = np.random.beta(a, a)``)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(isinstance(n, ast.Call) and _BETA_DRAW.search(ast.unparse(n.func))
+                                                for n in ast.walk(node.value)):
+            out.update(ast.unparse(t) for t in node.targets if isinstance(t, ast.Name))
+    return out
+
+
+def _weighted(node: ast.AST) -> list[tuple[str, str]]:
+    """``w * X`` -> the (weight, X) readings of a product, as texts without spaces or brackets
+    round the weight: [(w, X), (X, w)]; [] for anything else."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        a, b = (re.sub(r"[\s()]", "", ast.unparse(n)) for n in (node.left, node.right))
+        return [(a, ast.unparse(node.right)), (b, ast.unparse(node.left))]
+    return []
+
+
+def mixup_blend(tree: ast.AST) -> tuple[int, str] | None:
+    """The first convex blend of a batch with a shuffled copy of itself under a Beta-drawn weight
+    (``lam * y + (1 - lam) * y[index]``, mixup's input and soft-label mixing), as ``(line, text)``."""
+    lams = _beta_names(tree)
+    if not lams:
+        return None
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
+            continue
+        for first, second in ((node.left, node.right), (node.right, node.left)):
+            for wa, xa in _weighted(first):
+                if wa in lams and any(wb == f"1-{wa}" and xb.startswith(f"{xa}[") for wb, xb in _weighted(second)):
+                    return getattr(node, "lineno", 0), snippet(node, SNIPPET_CHARS)
+    return None
+
+
 class LossFacts:
     """code:loss: the loss, what squashing reaches it, custom losses and unsafe math."""
 
@@ -241,6 +280,7 @@ class LossFacts:
         elif t.resquash:
             self.resquash_fact(t.resquash, line)
         self.label_smoothing_facts(rec)
+        self.summed_loss_facts(rec)
         self.mixed_targets_facts(stock)
         self.copied_target_facts(stock)
         self.continuous_target_facts(stock)
@@ -377,6 +417,14 @@ class LossFacts:
                              f"(line {la}) and `{tb}` (line {lb}): the training targets are a mix "
                              "of two labels, so the training loss cannot fall to zero and training accuracy "
                              "on the mixed inputs stays below validation's")
+            return
+        blend = mixup_blend(self.tree)
+        if blend is not None:
+            self.add_finding("loss_mixes_targets", True, blend[0],
+                             f"`{blend[1]}` (line {blend[0]}) blends a batch with a shuffled copy of itself "
+                             "under a Beta-drawn weight (mixup): the training targets are a mix of two labels, "
+                             "so the training loss cannot fall to zero and training accuracy on the mixed "
+                             "inputs stays below validation's")
 
     def copied_target_facts(self, stock: list) -> None:
         """loss_target_copied: a BCE's target is one label copied to every channel of a prediction
@@ -416,6 +464,14 @@ class LossFacts:
                              f"`{mtext}` (line {ml}) averages the log-probabilities times one-hot targets "
                              "over every class, not only the batch: the loss and every gradient are the "
                              "cross-entropy divided by the number of classes")
+
+    def summed_loss_facts(self, rec) -> None:
+        """loss_summed_over_batch: the stock loss backpropagated sums its per-example terms
+        (``reduction='sum'``) instead of averaging them (only true is reported)."""
+        if rec is not None and rec.reduction == "sum":
+            self.add_finding("loss_summed_over_batch", True, rec.line,
+                             f"{rec.text} (line {rec.line}) sums the loss over the examples of the batch: "
+                             "its level is the batch size times the per-example loss, and so is every gradient")
 
     def label_smoothing_facts(self, rec) -> None:
         """label_smoothing of a stock cross-entropy loss."""

@@ -21,6 +21,20 @@ _EXP_MAX = 700
 
 #: ``where(cond, a, b)``: the condition and the two branches it picks from
 _WHERE_ARGS = 3
+#: ``F.dropout(x, p, training)``: the position of the mode flag
+_DROPOUT_FLAG_POS = 2
+
+
+def mode_told(node: ast.AST) -> bool:
+    """Whether a functional dropout call is handed a module's mode (``training=self.training``, a
+    third argument naming ``.training``); one left at its default or given the script's own flag acts
+    whatever the module's mode."""
+    if not isinstance(node, ast.Call):
+        return True
+    flag = next((k.value for k in node.keywords if k.arg in ("training", "train")), None)
+    if flag is None and len(node.args) > _DROPOUT_FLAG_POS:
+        flag = node.args[_DROPOUT_FLAG_POS]
+    return flag is not None and any(isinstance(n, ast.Attribute) and n.attr == "training" for n in ast.walk(flag))
 
 
 @dataclass
@@ -280,6 +294,10 @@ class TensorModel:
         p = c.kwargs.get("p", c.args[1] if len(c.args) > 1 else Const(self.params["code.default_dropout_p"]))
         self.records["dropout"].append((c.line, p.value if isinstance(p, Const) else None,
                                         snippet(c.node, 50)))
+        # only a dropout told the module's mode (``training=self.training``) follows train/eval mode;
+        # one left at its default, or switched by the script's own flag, acts whatever the mode
+        if not mode_told(c.node):
+            return c.x if isinstance(c.x, TensorVal) else TensorVal()
         self.records["functional_dropout"].append(c.line)
         return c.x if isinstance(c.x, TensorVal) else TensorVal()
 
