@@ -77,3 +77,21 @@ def test_a_no_grad_pass_over_the_training_dataset_is_no_validation_loader():
     mon.on_data_loader(val, "val")
     mon.on_data_loader(DataLoader(train_ds, batch_size=16), "val")
     assert mon._loaders["val"] is val
+
+
+def test_a_script_that_validates_on_its_training_dataset_is_still_caught():
+    """The loader held aside above is the only evaluation loader here: the script's "validation" runs
+    over its training dataset, and the leakage probe must still report every validation example as a
+    training example."""
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+
+    from traindx.probes.live.monitor import Monitor
+
+    train_ds = TensorDataset(torch.randn(160, 4), torch.randint(0, 2, (160,)))
+    model = torch.nn.Linear(4, 2)
+    mon = Monitor(model, torch.optim.SGD(model.parameters(), lr=0.1))
+    mon.on_data_loader(DataLoader(train_ds, batch_size=16, shuffle=True), "train")
+    mon.on_data_loader(DataLoader(train_ds, batch_size=16), "val")
+    found = {f.fact: f.value for f in mon.findings()}
+    assert found["val_train_overlap"] == 1.0

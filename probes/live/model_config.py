@@ -180,6 +180,12 @@ def group_setting(optimizer, key: str) -> float | None:
     return float(v)
 
 
+def adam_family(optimizer) -> bool:
+    """Whether the optimizer keeps Adam's two moment estimates (its param groups hold ``betas``): the
+    ``eps`` the adam_eps fact reports (RMSprop and Adagrad have an eps of their own, read by no rule)."""
+    return bool(optimizer is not None and optimizer.param_groups) and "betas" in optimizer.param_groups[0]
+
+
 def majority_mode(trainings: Sequence[bool]) -> str | None:
     """``train`` or ``eval``: the mode the model was in at most of the given forwards."""
     if not trainings:

@@ -45,6 +45,7 @@ class BatchFeed:
         self._last_major = None
         self._batch_size = None
         self._loaders: dict[str, object] = {}
+        self._train_twin = None     # an evaluation loader over the training loader's own dataset (held aside)
         self._overlap = None
         self._label_nn = None
         self._label_tv = None
@@ -190,10 +191,13 @@ class BatchFeed:
     def on_data_loader(self, loader, phase="train"):
         """Declare a loader (for dataset sizes, its sampler, and the val/train overlap probe). A loader
         evaluated without gradients over the training loader's own dataset (a clean training accuracy
-        measured on the side) is the training set, not a held-out one: it is no validation loader."""
+        measured on the side) is held aside, not taken for the validation loader: it stands for the
+        held-out set only where no other evaluation loader is ever declared (the script validates on its
+        training set, which the leakage probe then reports)."""
         train = self._loaders.get("train")
-        if phase != "train" and train is not None and loader is not None \
-                and getattr(loader, "dataset", None) is getattr(train, "dataset", loader):
+        data = getattr(loader, "dataset", None)
+        if phase != "train" and train is not None and data is not None and data is getattr(train, "dataset", None):
+            self._train_twin = self._train_twin or loader
             return
         if loader is not None:
             self._loaders[phase] = loader

@@ -23,12 +23,13 @@ class Leakage(Probe):
                   "leakage.window_distinct")
 
     def findings(self, m, emit, params):
-        if "train" not in m._loaders or "val" not in m._loaders:
+        val = m._loaders.get("val") or m._train_twin
+        if "train" not in m._loaders or val is None:
             self.fed_rows(m, emit, params)
             return
         if m._overlap is None:
-            m._overlap = D.val_train_overlap(m._loaders["train"], m._loaders["val"], params=params) or {}
-            near = D.near_duplicate_fraction(m._loaders["train"], m._loaders["val"], params=params)
+            m._overlap = D.val_train_overlap(m._loaders["train"], val, params=params) or {}
+            near = D.near_duplicate_fraction(m._loaders["train"], val, params=params)
             if (near and near["fraction"] >= params["leakage.near_copy_fraction"]
                     and near["fraction"] > m._overlap.get("overlap", 0)):
                 m._overlap["near"] = near

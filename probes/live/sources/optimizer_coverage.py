@@ -39,6 +39,6 @@ class OptimizerCoverage(Probe):
             mom = MC.group_setting(o, "momentum")
             if mom is not None:
                 emit("momentum", mom, f"{type(o).__name__} momentum={mom:g}")
-            eps = MC.group_setting(o, "eps") if "betas" in (o.param_groups[0] if o.param_groups else {}) else None
-            if eps is not None:
+            eps = MC.group_setting(o, "eps")
+            if eps is not None and MC.adam_family(o):
                 emit("adam_eps", eps, f"{type(o).__name__} eps={eps:g}")
