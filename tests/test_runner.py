@@ -565,6 +565,25 @@ def test_each_kind_of_loss_reaches_the_monitor_with_its_phase(instrumented):
     assert instrumented.steps == 4 and mon.model is model and mon.optimizer is opt
 
 
+def test_a_masked_elementwise_validation_loss_is_no_accuracy_source(instrumented):
+    """A detector's validation loss: box terms computed with reduction='none' and multiplied by an
+    object mask. Thresholding every element would score cells the loss ignores (a healthy YOLO run
+    read as 54% validation accuracy beside 99% training accuracy: Overfitting), so such a loss reaches
+    the monitor without outputs; a per-example elementwise loss (one value per row) keeps them."""
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    pred, target = torch.randn(4, 5, 5, 2), torch.zeros(4, 5, 5, 2)
+    mask = torch.zeros(4, 5, 5, 1)
+    logits, labels = torch.randn(8, 3), torch.randint(0, 3, (8,))
+    with torch.no_grad():
+        (mask * F.binary_cross_entropy_with_logits(pred, target, reduction="none")).sum()
+        F.cross_entropy(logits, labels, reduction="none").mean()
+    got = [(name, shape, tshape) for _, _, name, shape, tshape in instrumented.monitor.losses]
+    assert got == [("binary_cross_entropy_with_logits", None, [4, 5, 5, 2]), ("cross_entropy", [8, 3], [8])]
+
+
 def test_the_model_bound_is_the_root_module_that_ran(instrumented):
     import torch
     import torch.nn as nn

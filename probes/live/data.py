@@ -84,6 +84,8 @@ def inputs_have_nan(batch) -> bool:
 
 #: Input statistics read at most this many examples of a sampled batch.
 MOMENT_ROWS = 64
+#: (time, batch, features) or (batch, time, features): which dimension holds the examples is unknown
+_SEQUENCE_DIMS = 3
 
 
 def _feature_moments(x):
@@ -99,6 +101,47 @@ def _feature_moments(x):
         if xf.dim() > 2:
             xf = xf.transpose(0, 1).reshape(xf.shape[1], -1).t()
         return xf.sum(0), (xf * xf).sum(0), xf.shape[0]
+
+
+def _batch_mean_moments(x):
+    """(batch mean, the variance that mean would have in a batch drawn at random) per feature of
+    (the first :data:`MOMENT_ROWS` examples of) a float batch: the examples' values of dim 1 of
+    (N, F), or their per-channel averages of (N, C, H, W[, D]). None below two examples, and for
+    three-dimensional batches, whose first dimension may be time (a sequence model fed time-major) as
+    well as the examples: the values of one sequence over time are no random draws. Private: returns
+    tensors, so the caller can accumulate without a host sync."""
+    import torch
+
+    if not torch.is_tensor(x) or not x.is_floating_point() or x.dim() < 2 or x.dim() == _SEQUENCE_DIMS \
+            or x.shape[0] < 2:
+        return None
+    with torch.no_grad():
+        xf = x.detach()[:MOMENT_ROWS].float()
+        if xf.dim() > 2:
+            xf = xf.flatten(2).mean(2)
+        return xf.mean(0), xf.var(0) / xf.shape[0]
+
+
+def batch_mean_spread(sum_means: Sequence[float], sum_sq_means: Sequence[float], sum_expected: Sequence[float],
+                      batches: int, min_batches: int) -> float | None:
+    """How far apart the sampled training batches' means are, over how far apart batches drawn at
+    random from the same examples would be: per feature, the variance of the batch means across the
+    sampled batches over the mean within-batch variance / batch size; the median over the features
+    that vary within a batch. About 1 when every batch is a random draw; far above 1 when each batch
+    comes from one region of the data (rows in the order they were collected, class by class, source
+    by source). None below ``min_batches`` sampled batches."""
+    if batches < max(2, min_batches):
+        return None
+    ratios = []
+    for s, q, e in zip(sum_means, sum_sq_means, sum_expected):
+        between = (q - s * s / batches) / (batches - 1)
+        expected = e / batches
+        if expected > 0 and math.isfinite(between) and math.isfinite(expected):
+            ratios.append(max(0.0, between) / expected)
+    if not ratios:
+        return None
+    ratios.sort()
+    return float(ratios[len(ratios) // 2])
 
 
 def feature_stats(sums: Sequence[float], sumsq: Sequence[float], count: int) -> tuple[list[float], list[float]]:

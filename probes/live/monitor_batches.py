@@ -33,6 +33,7 @@ class BatchFeed:
         self._last_inputs = None
         self._last_targets = None
         self._input_moments = None
+        self._batch_means = None     # [sum of batch means, of their squares, of random-batch variances, count]
         self._input_src = None           # "loader" until the model's own input is seen, then "model"
         self._train_fwd_count = 0
         self._inputs_nan = None
@@ -252,6 +253,7 @@ class BatchFeed:
             elif self._inputs_nan is None:
                 self._inputs_nan = False
             return
+        self._observe_batch_mean(x)
         s, q, n = mom
         if self._input_moments is None or self._input_moments[0].shape != s.shape:
             self._input_moments = [s, q, n]
@@ -261,6 +263,19 @@ class BatchFeed:
             self._input_moments[2] += n
         fin = torch.isfinite(s).all() & torch.isfinite(q).all()
         self._defer(lambda v: setattr(self, "_inputs_nan", bool(self._inputs_nan) or not v), fin)
+
+    def _observe_batch_mean(self, x):
+        """The sampled batch's per-feature mean, accumulated for probe:input_stats's
+        batch_mean_spread (no host sync: read at the findings)."""
+        bm = D._batch_mean_moments(x)
+        if bm is None:
+            return
+        m, v = bm
+        acc = self._batch_means
+        if acc is None or acc[0].shape != m.shape:
+            self._batch_means = [m, m * m, v, 1]
+        else:
+            acc[0], acc[1], acc[2], acc[3] = acc[0] + m, acc[1] + m * m, acc[2] + v, acc[3] + 1
 
     def _observe_val_labels(self, targets):
         """The labels a validation loss compared with, counted on the first ``_VAL_LABEL_BATCHES``

@@ -178,7 +178,7 @@ class StepFeed:
             if j < _INPUTS_FIRST or j % _INPUTS_EVERY == 0 or armed:
                 try:
                     if self._input_src != "model":
-                        self._input_src, self._input_moments = "model", None
+                        self._input_src, self._input_moments, self._batch_means = "model", None, None
                     self._observe_inputs(self._model_input(args) if args else kwargs)
                 except Exception:
                     pass

@@ -839,6 +839,11 @@ def _record_loss(result, args, kwargs, name, fn=None) -> None:
         value = result.detach()
         if value.numel() != 1:
             value = value.float().mean()
+            if result.dim() > 1:
+                # an elementwise loss (reduction='none') with several values per example: the
+                # script weights or masks them afterwards (a detector's box terms count only where
+                # an object is), so which outputs count is unknown and no accuracy is read from them
+                outputs = None
         _S.activity = True
         _S.ticks += 1
         _call_monitor("on_loss", value, phase="val", outputs=outputs, targets=targets,

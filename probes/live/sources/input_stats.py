@@ -8,10 +8,10 @@ from traindx.probes.live.probe import Probe
 
 class InputStats(Probe):
     source = "probe:input_stats"
-    facts = ("inputs_have_nan", "input_scale", "input_scale_spread", "batch_size")
+    facts = ("inputs_have_nan", "input_scale", "input_scale_spread", "batch_size", "batch_mean_spread")
     needs = frozenset({"batch"})
     schedule = "first 10 training forwards (or loader batches), every 100; every one while armed"
-    parameters = ("input_stats.spread_percentiles", "input_stats.constant_rel")
+    parameters = ("input_stats.spread_percentiles", "input_stats.constant_rel", "input_stats.batch_mean_min_batches")
 
     def findings(self, m, emit, params):
         info = m._nan_info or {}
@@ -29,3 +29,27 @@ class InputStats(Probe):
             emit("input_scale_spread", sp,
                  f"feature stds span {sp:.3g}x ({p_hi * 100:.0f}th/{p_lo * 100:.0f}th percentile)"
                  if sp is not None else "")
+        self._batch_mean_spread(m, emit, params)
+
+    @staticmethod
+    def _batch_mean_spread(m, emit, params):
+        """How much more the sampled training batches' means differ than random batches' would:
+        not read where the training DataLoader's sampler draws at random (its batches are random
+        draws by construction; a spread there would be the inputs themselves changing)."""
+        acc = m._batch_means
+        loader = m._loaders.get("train")
+        if acc is None or (loader is not None and D.loader_shuffles(loader)):
+            return
+        out = m._last_out_shape
+        if not out or out[0] != m._batch_size:
+            # the model answers for fewer (or more) rows than it was fed: its input rows are parts
+            # of an example (an image's region proposals, a graph's nodes), not examples drawn one
+            # by one, and rows of one example are alike by nature
+            return
+        s, q, v, k = acc
+        spread = D.batch_mean_spread(s.tolist(), q.tolist(), v.tolist(), k,
+                                     int(params["input_stats.batch_mean_min_batches"]))
+        emit("batch_mean_spread", spread,
+             f"the means of {k} sampled training batches vary {spread:.3g}x as much as batches drawn at random "
+             f"from the same examples would (1 = random batches)" if spread is not None else "")
+

@@ -35,7 +35,14 @@ class OptimizerCoverage(Probe):
         if o is not None:
             emit("optimizer", MC.optimizer_name(o), f"{type(o).__name__}")
             lr = m._initial_lr if m._initial_lr is not None else MC.learning_rate(o)
-            emit("learning_rate", lr, f"initial learning rate {lr:g}" if lr is not None else "")
+            peak = max((v for _, v in m._lr_changes if v is not None), default=None)
+            if lr is not None and peak is not None and peak > lr:
+                # a warm-up (from 0, or from a fraction of the rate): the rate the run was set to
+                # train at is the one it rose to, not the first step's
+                emit("learning_rate", peak,
+                     f"learning rate {peak:g} at its peak so far (a warm-up: it started at {lr:g})")
+            else:
+                emit("learning_rate", lr, f"initial learning rate {lr:g}" if lr is not None else "")
             mom = MC.group_setting(o, "momentum")
             if mom is not None:
                 emit("momentum", mom, f"{type(o).__name__} momentum={mom:g}")

@@ -576,13 +576,16 @@ def _class_terms(op, a, b) -> bool:
 
 def _signed(op, a, b, la, lb) -> bool:
     """Whether ``a op b`` can be below zero by construction: a difference of two computed tensors
-    that are no stock losses (an entropy gap, a log-ratio), or a sum or a scaling by a number of
-    such a value. Anything else (an exp, a square, a stock loss of it) starts afresh."""
+    that are no stock losses (an entropy gap, a log-ratio), or a sum, or a product or quotient
+    (by a number or a tensor), of such a value. Anything else (an exp, a square, a stock loss of
+    it) starts afresh."""
     ta, tb = isinstance(a, TensorVal), isinstance(b, TensorVal)
     if isinstance(op, ast.Sub) and ta and tb and not la and not lb:
         return True
     if isinstance(op, (ast.Add, ast.Sub)) and ta and tb:
         return (a.signed and not la) or (b.signed and not lb)
-    if isinstance(op, (ast.Mult, ast.Div)) and ta != tb:
-        return (a if ta else b).signed
+    if isinstance(op, (ast.Mult, ast.Div)):
+        # scaled by a number or by another tensor (a batch size read from .size(), a mask, a
+        # count), a value that can be below zero still can
+        return (ta and a.signed and not la) or (tb and b.signed and not lb)
     return False
