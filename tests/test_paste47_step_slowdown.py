@@ -65,3 +65,19 @@ def test_a_throughput_that_falls_while_the_counter_grows_as_much_is_not_read_as_
                                     490, 476, 481])]
     rep, _ = diagnose_log_report(tmp_path, "\n".join(lines) + "\n")
     assert "step_time_slowdown" not in _facts(rep)
+
+
+def test_a_short_excerpt_whose_step_climbs_at_every_record_is_slow_training(tmp_path):
+    # five records of a run in its 36th epoch, each step slower than the last: 2.6 s -> 5.6 s
+    lines = [f"epoch: 36/300, iter: {1260 + 10 * k}/1849, iter_time: {t:.3f}s, total_loss: {v:.1f}, lr: 9.721e-03"
+             for k, (t, v) in enumerate([(2.564, 6.7), (3.890, 6.2), (4.339, 6.4), (4.707, 7.0), (5.567, 7.0)])]
+    rep, _ = diagnose_log_report(tmp_path, "\n".join(lines) + "\n")
+    assert report_symptom(rep) == "slow_training"
+    assert _facts(rep)["step_time_slowdown"] >= 2
+
+
+def test_a_clock_that_counts_up_with_its_step_at_every_record_is_no_slowdown(tmp_path):
+    lines = [f"step {10 * k}: loss {2.0 * 0.97 ** k:.4f}, time {1.02 * k:.2f}" for k in range(1, 9)]
+    rep, _ = diagnose_log_report(tmp_path, "\n".join(lines) + "\n")
+    assert "step_time_slowdown" not in _facts(rep)
+    assert report_symptom(rep) != "slow_training"
