@@ -81,3 +81,13 @@ def test_a_clock_that_counts_up_with_its_step_at_every_record_is_no_slowdown(tmp
     rep, _ = diagnose_log_report(tmp_path, "\n".join(lines) + "\n")
     assert "step_time_slowdown" not in _facts(rep)
     assert report_symptom(rep) != "slow_training"
+
+
+def test_an_elapsed_clock_counted_by_rows_from_zero_is_read_without_error(tmp_path):
+    # an RL trainer's summary lines: an elapsed time that climbs at every line and no loss; the records
+    # are counted from row 0, so there is no counter growth to compare the clock with
+    lines = [f"INFO:trainers: run: Env: Step: {30000 + 1000 * k}. Time Elapsed: {98.2 + 3.17 * k:.3f} s "
+             f"Mean Reward: {0.25 * (k % 3):.3f}. Std of Reward: 0.433. Training." for k in range(9)]
+    rep, _ = diagnose_log_report(tmp_path, "\n".join(lines) + "\n")
+    assert rep.get("status") != "error"
+    assert "step_time_slowdown" not in _facts(rep)

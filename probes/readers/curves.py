@@ -1721,7 +1721,8 @@ def _step_time_slowdown(log, fin: list, out: _Out) -> None:
     ys = [p.mean for p in fin]
     climbs = all(b > a for a, b in zip(ys, ys[1:]))
     if climbs:   # slower at every record: no scatter to be robust to, so measured end to end
-        r, ax = (ys[0], ys[-1], ys[-1] / ys[0] if ys[0] > 0 else math.inf), (xs[0], xs[-1], xs[-1] / xs[0])
+        r = (ys[0], ys[-1], ys[-1] / ys[0] if ys[0] > 0 else math.inf)
+        ax = (xs[0], xs[-1], xs[-1] / xs[0] if xs[0] > 0 else math.inf)
     else:
         r = _thirds_ratio(xs, ys, out.p["curves.slowdown_min_points"])
         ax = _thirds_ratio(xs, xs, out.p["curves.slowdown_min_points"])
