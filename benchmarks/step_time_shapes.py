@@ -8,6 +8,7 @@ the logs whose step time is increasing, steady or decreasing, and those whose st
 
     python benchmarks/step_time_shapes.py            # both corpora
     python benchmarks/step_time_shapes.py --list     # also each log with a trend or stalls
+    python benchmarks/step_time_shapes.py --slowdown # each log with a step_time_slowdown, and its loss_trend
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ def main(argv=None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--list", action="store_true", help="print each log with a trend other than steady, or stalls")
+    ap.add_argument("--slowdown", action="store_true",
+                    help="print each log with a step_time_slowdown (a step time that outgrows its counter)")
     args = ap.parse_args(argv)
     params = shipped()
     share = params["rules.step_stall_share"]
@@ -59,6 +62,10 @@ def main(argv=None) -> int:
         trend, stalls = an.facts.get("step_time_trend"), an.facts.get("step_time_stalls")
         if trend is None and stalls is None:
             continue
+        slow = an.facts.get("step_time_slowdown")
+        if args.slowdown and slow is not None:
+            print(f"  slowdown {corpus:8s} {want!s:14s} {slow:8.2f}x loss_trend {an.facts.get('loss_trend')!s:12s} "
+                  f"{os.path.relpath(path, HERE)}")
         row = table[(corpus, want)]
         row["timed"] += 1
         row[trend or "no trend"] += 1

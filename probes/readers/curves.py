@@ -1648,6 +1648,7 @@ def _analyze_step_time(log, out: _Out) -> None:
                 f"the log prints a speed ({len(fin)} record(s), median {_fmt(median(p.mean for p in fin))} s "
                 "per step) and no loss or accuracy: what it shows is how fast the run goes")
     _step_time_stalls(log, fin, out)
+    _step_time_slowdown(log, fin, out)
     r = _thirds_ratio([p.x for p in fin], [p.mean for p in fin], out.p["curves.thirds_min_points"])
     if r is None:
         return
@@ -1701,6 +1702,39 @@ def _step_time_stalls(log, fin: list, out: _Out) -> None:
               f"the median time per {log.x_label} ({_fmt(med)} s) or more"
               + (f", the longest {_fmt(max(p.mean for p in stalls))} s" if stalls else ""))
     out.add("step_time_stalls", len(stalls) / len(body), body[0].x0, body[-1].x1, detail)
+
+
+def _step_time_slowdown(log, fin: list, out: _Out) -> None:
+    """step_time_slowdown: the step time's last-third median over its first-third median (by step
+    position), given only where the step time outgrows the axis itself - by
+    ``curves.step_time_clock_margin`` times the axis' own last-third / first-third growth or more. An
+    elapsed clock printed on each line (``time: 12`` seconds since the start, or since the epoch
+    began) grows with the step counter that it times, so it never outgrows it by that margin; a run
+    that slows down partway (a step at 1 s, then 70 s; a throughput falling from 1500 to 490 samples
+    per second within a few records) does. An axis that starts at zero has no growth to compare, and
+    one that repeats a step (two ranks, or a restart, printing the same counter) times no single run.
+    A step time slower at every record than at the one before (a steady climb over a short excerpt,
+    where a third is one or two records) is measured from its first record to its last."""
+    xs = [p.x for p in fin]
+    if len(fin) < out.p["curves.slowdown_min_points"] or any(b <= a for a, b in zip(xs, xs[1:])):
+        return
+    ys = [p.mean for p in fin]
+    climbs = all(b > a for a, b in zip(ys, ys[1:]))
+    if climbs:   # slower at every record: no scatter to be robust to, so measured end to end
+        r = (ys[0], ys[-1], ys[-1] / ys[0] if ys[0] > 0 else math.inf)
+        ax = (xs[0], xs[-1], xs[-1] / xs[0] if xs[0] > 0 else math.inf)
+    else:
+        r = _thirds_ratio(xs, ys, out.p["curves.slowdown_min_points"])
+        ax = _thirds_ratio(xs, xs, out.p["curves.slowdown_min_points"])
+    if r is None or ax is None or not (r[0] > 0 and ax[0] > 0) or not math.isfinite(r[2]):
+        return
+    a, b, ratio = r
+    if ratio < out.p["curves.step_time_clock_margin"] * ax[2]:
+        return
+    where = ("at the first record", "at the last") if climbs else ("median in the first third", "in the last")
+    out.add("step_time_slowdown", ratio, fin[0].x0, fin[-1].x1,
+            f"time per {log.x_label}: {where[0]} {_fmt(a)} s, {where[1]} {_fmt(b)} s "
+            f"({_fmt(ratio)}x, while the {log.x_label} counter grew {_fmt(ax[2])}x)")
 
 
 def _run_length(log, out: _Out) -> None:

@@ -123,6 +123,8 @@ FACTS = (
     "val_evaluations",
     # how often the step time stalls at several times its median
     "step_time_stalls",
+    # how much slower the step grew than its counter (a run that slows down partway)
+    "step_time_slowdown",
     # lines of a console text that print a speed apart from its metrics
     "speed_lines_apart",
 )
