@@ -585,3 +585,41 @@ def test_a_pack_moving_a_cut_two_rules_share_moves_both(tmp_path):
     assert kb.rules["tiny-batch"].test({"batch_size": 8}) and not kb.rules["small-batch"].test({"batch_size": 8})
     moved = _batch_of_eight_session(kb)
     assert moved["root_causes"][0]["id"] == "batch_too_small"
+
+
+def _rule_literals_module():
+    import importlib.util
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    spec = importlib.util.spec_from_file_location("rule_literals", os.path.join(root, "benchmarks", "rule_literals.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_no_rule_condition_compares_with_a_bare_threshold():
+    """Every number a rule decides a fact or evidence with is a kb/parameters entry a pack can move
+    (issue 11); what is left bare is the shape of a test or a formula (rule_literals.STRUCTURAL)."""
+    rl = _rule_literals_module()
+    bare = [f"{r['rule']}: {r['fact']} {r['op']} {r['value']}" for r in rl.rule_literals() if not rl.structural(r)]
+    assert not bare, "bare thresholds in rule conditions (make each a {param: ID}): " + "; ".join(bare)
+
+
+def _overlap_session(kb, overlap):
+    """A probe found this share of the validation examples in the training set."""
+    s = Session(kb)
+    s.add("val_train_overlap", overlap, "probe:val_train_overlap")
+    return s.report()
+
+
+def test_a_pack_moving_a_single_rule_cut_changes_the_diagnosis(tmp_path):
+    """val-overlaps-train's 5% (once a bare 0.05 in its condition) is rules.val_overlap.notable: 3% of the
+    validation set found in training is no leak with the shipped cut, and a pack that calls 2% notable
+    makes data_leakage the leading cause of the same finding."""
+    base = _overlap_session(load_kb(entry_point_packs=False), 0.03)
+    assert base["root_causes"][0]["id"] != "data_leakage"
+    kb = load_kb([_pack(tmp_path, "kind: parameters\noverrides:\n  rules.val_overlap.notable: 0.02\n")],
+                 entry_point_packs=False)
+    assert kb.rules["val-overlaps-train"].test({"val_train_overlap": 0.03})
+    moved = _overlap_session(kb, 0.03)
+    assert moved["root_causes"][0]["id"] == "data_leakage"
