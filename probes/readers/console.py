@@ -1881,6 +1881,7 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
         self.header_cells = None   # (line, delim, names) of the header, for a second line of names
         self.header_axes = []      # the header's epoch/step columns
         self.header_spans = None   # where a whitespace-aligned header's names stand on its line
+        self.header_narrow = None  # (line, names) of the header read word by word, where that differs
         self.header_indexed = None    # where the first name of a header over an unnamed index column starts
         self.row_index = None      # the index label of the table row read last (console_tables._Frames)
         self.frame = None          # a wrapped DataFrame's rows by index label (console_tables._Frames)
