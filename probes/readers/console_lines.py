@@ -1052,6 +1052,8 @@ class _HeaderTables:
         self._frame_header(wrapped)
         return True
 
+    header_narrow = None   # (line, names) of the header read word by word, where that differs from its runs
+
     def _header_roles(self, names: list, delim, wrapped: bool = False):
         """``(roles, axes)`` of a header's names, or ``(None, None)`` when none of them is a metric
         (a block of a wrapped pandas frame may hold none of its own: its others are in another block)."""
