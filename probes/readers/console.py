@@ -246,6 +246,13 @@ _SCALE_REDUCED = re.compile(r"\breduc\w*\s+(?:the\s+)?(?:dynamic\s+)?loss[ _]?sc
 #: (torch.Size([64])) that is different to the input size (torch.Size([64, 1]))``): the two sizes
 _SIZE_WARN = re.compile(r"target size \(torch\.Size\(\[([\d,\s]*)\]\)\) that is different to the input "
                         r"size \(torch\.Size\(\[([\d,\s]*)\]\)\)")
+#: NumPy's warning that an array operation of a script made NaN (``train.py:49: RuntimeWarning: invalid value
+#: encountered in divide``): the file and line that raised it, and the operation (``scalar divide``, a
+#: scalar's, is no array's)
+_NAN_MADE_WARN = re.compile(r"(?P<file>[^\s:]+\.py):(?P<line>\d+): RuntimeWarning: invalid value encountered in "
+                            r"(?P<op>(?!scalar )\w+)")
+#: where an installed library's files sit: a warning raised there is the library's, not the script's
+_LIBRARY_PATH = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]lib[/\\]python\d")
 #: the autograd node of a printed tensor (``grad_fn=<BinaryCrossEntropyBackward0>``) and the loss
 #: function each loss node belongs to. ``NllLossBackward`` is left out: ``CrossEntropyLoss`` and
 #: ``NLLLoss`` print the same node, and a node of a sum (``AddBackward``) names no loss.
@@ -345,6 +352,7 @@ class ConsoleLog(LogData):
     nan_warning_lines: list = field(default_factory=list)
     nan_warning_x: float | None = None
     nan_report_step: int | None = None
+    nan_made: tuple | None = None   # (console line, "file:line", operation) of NumPy's first NaN made by the script
     restart_lines: list = field(default_factory=list)
     epochs: int = 0
     names: dict = field(default_factory=dict)
@@ -416,6 +424,15 @@ class ConsoleLog(LogData):
         return [f for f in out if f.fact != "nan_first_step"] + [
             Finding("nan_first_step", self.nan_report_step, f"log:{where}:line {first}" if first else f"log:{where}",
                     f"a NaN/Inf report names the step it happened at: {self.nan_report_step}")]
+
+    def _nan_made_evidence(self, out: list, where: str) -> list:
+        """NumPy's warning that a line of the script made NaN in an array (``script_made_nan``)."""
+        if self.nan_made is not None:
+            first, at, op = self.nan_made
+            out.append(Finding("script_made_nan", True, f"log:{where}:line {first}",
+                               f"NumPy warned that {at} made NaN in an array (invalid value encountered in {op}): "
+                               "the script's own arithmetic on its arrays, not a library's"))
+        return out
 
     def _size_warning_evidence(self, out: list, where: str) -> list:
         """PyTorch's target-size warning whose sizes broadcast to more elements than either holds
@@ -520,7 +537,7 @@ class ConsoleLog(LogData):
             out.append(Finding("loss_function", kind, f"log:{where}:line {first}",
                                f"{n} printed loss tensor(s) carry the autograd node of {kind} "
                                "(grad_fn=<...Backward>): the loss function that made them"))
-        out = self._size_warning_evidence(out, where)
+        out = self._nan_made_evidence(self._size_warning_evidence(out, where), where)
         if self.float_floor is not None:
             value, name = self.float_floor
             out.append(Finding("loss_at_float_floor", True, f"log:{where}:{name}",
@@ -1023,6 +1040,22 @@ class _RunFacts:
             return True
         n, first, _, _ = self.log.size_warning or (0, self.line_no, None, None)
         self.log.size_warning = (n + 1, first, list(inp), list(tgt))
+        return True
+
+    def _warning_line(self, line: str) -> bool:
+        """A library's warning this reader takes a fact from (True: the line is read)."""
+        return ("different to the input size" in line and self._size_warning(line)) or (
+            "invalid value encountered" in line and self._nan_made_warning(line))
+
+    def _nan_made_warning(self, line: str) -> bool:
+        """NumPy's ``train.py:49: RuntimeWarning: invalid value encountered in divide``: the first one
+        raised by a script's own line (an installed library's files are not the script's) is
+        remembered (``log.nan_made``)."""
+        m = _NAN_MADE_WARN.search(line)
+        if m is None:
+            return False
+        if self.log.nan_made is None and not _LIBRARY_PATH.search(m.group("file")):
+            self.log.nan_made = (self.line_no, f"{os.path.basename(m.group('file'))}:{m.group('line')}", m.group("op"))
         return True
 
     def _held_out(self, best: dict) -> None:
@@ -1956,7 +1989,7 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
                 return self._bare_value(m.group(2), int(m.group(1)))
         if "grad_fn=<" in line:
             self._loss_node(line)
-        if "different to the input size" in line and self._size_warning(line):
+        if self._warning_line(line):
             return
         if ")" in line and has_named_tuple(line):
             line = split_named_tuples(line)   # ``Loss:(a, b)/(1.2, 3.4)``: its pairs (console_tuples)

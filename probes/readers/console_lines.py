@@ -1028,16 +1028,17 @@ class _HeaderTables:
             return False
         if not all(_HEADER_NAME.fullmatch(n) or n == _ELIDED for n in names):
             return False
-        roles = [self._role(n, None) for n in names]
-        axes = [i for i, n in enumerate(names) if (self.words.match_role(n) or ("",))[0] in ("epoch", "step")]
-        _tag_loss_parts(names, roles, bool(axes), self.words)
-        # a block of a wrapped pandas frame may hold no metric of its own (its others are in another block)
-        framed = delim is None and (wrapped or self.frame is not None)
-        if not framed and not any(r is not None and r[0] in ("loss", "val_loss", "accuracy", "val_accuracy",
-                                                             "loss_part", "val_loss_part")
-                                  for r in roles):
+        # a right-aligned header whose gaps vary with its names' widths (``epoch     loss train_acc``):
+        # the wide gaps alone hold several names together; its rows say which reading is the table's
+        narrow = _join_split_words(s.split(), self.words.split) if delim is None else names
+        roles, axes = self._header_roles(names, delim, wrapped)
+        if roles is None and len(narrow) > len(names) and all(_HEADER_NAME.fullmatch(n) for n in narrow):
+            names = narrow   # no metric among the runs, one among the words (``epoch    train_loss val_loss``)
+            roles, axes = self._header_roles(names, delim, wrapped)
+        if roles is None:
             return False
         self.header = (names, delim, roles)
+        self.header_narrow = (line, narrow) if len(narrow) > len(names) else None
         self.header_logged = None
         self.header_split = self._table_split()
         if self.header_split is not None:
@@ -1049,6 +1050,39 @@ class _HeaderTables:
         # label ends before the header's first name starts (where it starts, or None)
         self.header_indexed = len(line) - len(line.lstrip()) if delim is None and line[:1].isspace() else None
         self._frame_header(wrapped)
+        return True
+
+    header_narrow = None   # (line, names) of the header read word by word, where that differs from its runs
+
+    def _header_roles(self, names: list, delim, wrapped: bool = False):
+        """``(roles, axes)`` of a header's names, or ``(None, None)`` when none of them is a metric
+        (a block of a wrapped pandas frame may hold none of its own: its others are in another block)."""
+        roles = [self._role(n, None) for n in names]
+        axes = [i for i, n in enumerate(names) if (self.words.match_role(n) or ("",))[0] in ("epoch", "step")]
+        _tag_loss_parts(names, roles, bool(axes), self.words)
+        framed = delim is None and (wrapped or self.frame is not None)
+        if not framed and not any(r is not None and r[0] in ("loss", "val_loss", "accuracy", "val_accuracy",
+                                                             "loss_part", "val_loss_part")
+                                  for r in roles):
+            return None, None
+        return roles, axes
+
+    def _header_word_by_word(self, cells: int) -> bool:
+        """A row with as many cells as the header has words, not as many as its runs between wide
+        gaps: the header is read word by word (True when it now is)."""
+        if self.header_narrow is None or len(self.header_narrow[1]) != cells:
+            return False
+        line, names = self.header_narrow
+        self.header_narrow = None
+        if not all(_HEADER_NAME.fullmatch(n) or n == _ELIDED for n in names):
+            return False
+        roles, axes = self._header_roles(names, None)
+        if roles is None:
+            return False
+        self.header = (names, None, roles)
+        self.header_axes = axes
+        spans = [m.span() for m in _CELL_SPAN.finditer(line)]
+        self.header_spans = spans if len(spans) == len(names) else None
         return True
 
     def _header_continued(self, s: str) -> str | None:
@@ -1089,6 +1123,8 @@ class _HeaderTables:
             if first is not None and first.end() <= self.header_indexed:
                 self.row_index = cells[0]   # a pandas row's index label, which no header name heads
                 cells = cells[1:]
+        if delim is None and len(cells) != len(names) and self._header_word_by_word(len(cells)):
+            names, delim, roles = self.header
         present = len(cells)
         if delim is None and present < len(names) and self.header_spans is not None:
             cells = _aligned_cells(line, self.header_spans)

@@ -127,6 +127,8 @@ FACTS = (
     "step_time_slowdown",
     # lines of a console text that print a speed apart from its metrics
     "speed_lines_apart",
+    # NumPy's warning that a line of the script made NaN in an array (console text)
+    "script_made_nan",
 )
 
 #: At most this many buckets per metric (the downsampled curve).

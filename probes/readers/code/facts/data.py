@@ -521,8 +521,8 @@ class DataFacts:
             if bare:
                 self.add_finding("std_division_unguarded", True, n.lineno,
                                  f"`{snippet(n, SNIPPET_CHARS)}` (line {n.lineno}) divides by a spread of the data "
-                                 f"(a standard deviation or a max - min range) with no epsilon: a slice with no "
-                                 f"spread becomes NaN")
+                                 f"(a standard deviation, a max - min range, a peak or a norm) with no epsilon: "
+                                 f"a slice with no spread becomes NaN")
                 return
 
 
@@ -549,11 +549,19 @@ def _cleans_nan(tree: ast.AST) -> bool:
     values printed as a report measures NaN, and a mean over the finite values imputes nothing until the
     script writes it back, so neither removes any."""
     measured = {id(n) for c in ast.walk(tree) if isinstance(c, ast.Call) and (
-                    _callee(c) == "print" or _statistic_of_a_selection(c))
+                    _callee(c) == "print" or _statistic_of_a_selection(c) or _resizes(c))
                 for n in ast.walk(c)}
     return any(id(n) not in measured and (isinstance(n, ast.Attribute) and n.attr in _NAN_CLEANERS
                                           or isinstance(n, ast.Name) and n.id in _NAN_CLEANERS)
                for n in ast.walk(tree))
+
+
+def _resizes(c: ast.Call) -> bool:
+    """``F.interpolate(img, size=...)``: torch's resampling of an image or a signal, which removes no
+    NaN (pandas' ``df.interpolate()`` fills them; it takes no size or scale factor, nor a tensor first)."""
+    return _callee(c) == "interpolate" and (
+        any(k.arg in _RESIZE_KEYWORDS for k in c.keywords)
+        or isinstance(c.func, ast.Attribute) and ast.unparse(c.func.value) in _TORCH_FUNCTIONAL)
 
 
 def _statistic_of_a_selection(c: ast.Call) -> bool:
@@ -567,7 +575,11 @@ def _is_std_call(v: ast.AST) -> bool:
     ``np.ptp(x)``, ``x.ptp()``: min-max scaling), zero on a slice whose values are all alike. A
     standard deviation written out is one too: the square root of a variance (``np.sqrt(x.var(0))``)
     or of a mean square less a squared mean (``np.sqrt(sq_sum / n - mean * mean)``, which can even
-    come out negative under the root by rounding)."""
+    come out negative under the root by rounding). A peak or a norm of the data is one too
+    (``x / np.abs(x).max(1, keepdims=True)``, peak normalisation; ``x / x.norm(dim=1, keepdim=True)``):
+    zero on a silent clip, a blank image or an all-zero row."""
+    if _is_peak_or_norm(v):
+        return True
     if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Sub):
         return _callee_name(v.left) in _MAXIMA and _callee_name(v.right) in _MINIMA
     if _callee_name(v) == "sqrt" and len(v.args) == 1:
@@ -575,6 +587,19 @@ def _is_std_call(v: ast.AST) -> bool:
         return _callee_name(inner) in _VARIANCES or (
             isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.Sub) and _squared(inner.right))
     return _callee_name(v) in _SPREADS
+
+
+def _is_peak_or_norm(v: ast.AST) -> bool:
+    """``np.abs(x).max(...)``, ``x.abs().max()``, ``np.max(np.abs(x))``, ``torch.amax(x.abs())``: the
+    largest magnitude of the data; ``x.norm(...)``, ``np.linalg.norm(x, ...)``: its length."""
+    name = _callee_name(v)
+    if name in _NORMS:
+        return True
+    if name not in _MAXIMA:
+        return False
+    inner = v.func.value if isinstance(v.func, ast.Attribute) and isinstance(v.func.value, ast.Call) else (
+        v.args[0] if v.args else None)
+    return _callee_name(inner) in _MAGNITUDES
 
 
 def _squared(v: ast.AST) -> bool:
@@ -598,6 +623,10 @@ _SPREADS = {"std", "ptp"}
 _VARIANCES = {"var"}
 _MAXIMA = {"max", "amax", "nanmax"}
 _MINIMA = {"min", "amin", "nanmin"}
+#: calls that take the magnitude of each value: their maximum is the data's peak
+_MAGNITUDES = {"abs", "absolute", "fabs"}
+#: calls that compute a vector's length
+_NORMS = {"norm"}
 
 
 #: names of evaluation code, where a sort orders predictions rather than data
@@ -892,8 +921,15 @@ def _is_perm_call(v: ast.AST) -> bool:
     return isinstance(v, ast.Call) and snippet(v.func).rsplit(".", 1)[-1] in ("randperm", "permutation")
 
 
-_NAN_CLEANERS = {"nan_to_num", "nan_to_num_", "isnan", "isfinite", "fillna", "dropna", "nanmean",
-                 "nansum", "nanmedian", "SimpleImputer", "interpolate"}
+#: calls that find, replace or drop NaN. A NaN-skipping statistic (``np.nanmean``, ``np.nanstd``) is
+#: none: it computes a constant over the finite values and leaves every NaN in the data (writing the
+#: constant back takes one of these: ``np.where(np.isnan(x), mu, x)``, ``df.fillna(mu)``)
+_NAN_CLEANERS = {"nan_to_num", "nan_to_num_", "isnan", "isfinite", "fillna", "dropna", "SimpleImputer",
+                 "interpolate"}
+#: keywords of torch's ``interpolate`` (a resampling), never of pandas' NaN-filling one
+_RESIZE_KEYWORDS = {"size", "scale_factor", "align_corners", "recompute_scale_factor", "antialias"}
+#: the names torch.nn.functional is called through
+_TORCH_FUNCTIONAL = {"F", "functional", "nn.functional", "torch.nn.functional"}
 
 
 def _is_nan(v: ast.AST) -> bool:
