@@ -273,10 +273,33 @@ def expand(pattern: str, terms: dict, where: str = "") -> str:
 _PATTERNS_KEPT = 4096
 
 
+#: the longest run of word characters one ``\w*`` / ``\w+`` / ``\S*`` / ``[\w-]+`` of a language pattern reads (a
+#: bound on work, not knowledge): unbounded, such a run after a stem ("acc\w*", "{train}\w*") backtracks through the
+#: rest of the line at every start, and a 4 KB line of one word repeated ("accaccacc...", "VOCVOC...") took seconds.
+#: The rest of a word after a stem is far shorter, and so is any run a phrase steps over in a script without spaces.
+_WORD_RUN = 40
+#: one atom of a pattern (an escape, a bracketed class, any other character) and an unbounded quantifier after it,
+#: unless that is possessive ("*+") or the atom is an escape of several characters ("\x41", "\u4e00")
+_RUN_OF_WORD_CHARS = re.compile(r"(?P<atom>\\[wS]|\[(?!\^)(?:\\.|[^\]\\])*\\w(?:\\.|[^\]\\])*\]|\[a-z\]|\[a-z0-9\])(?P<q>[*+])(?![+])"
+                               r"|\\.|\[\^?\]?(?:\\.|[^\]\\])*\]")
+
+
+def bounded_runs(expanded: str) -> str:
+    r"""``expanded`` with every unbounded run of word characters (``\w*``, ``\w+?``, ``\S+``, ``[\w.]*``, ``[a-z]+``)
+    bounded to ``_WORD_RUN`` characters, so that every language pattern reads a line in time linear in its length;
+    escapes and bracketed classes other than those are stepped over whole, so a quantifier inside one is untouched."""
+    def bound(m: re.Match) -> str:
+        if m.group("q") is None:
+            return m.group(0)
+        return m.group("atom") + "{" + ("0" if m.group("q") == "*" else "1") + "," + str(_WORD_RUN) + "}"
+    return _RUN_OF_WORD_CHARS.sub(bound, expanded)
+
+
 @functools.lru_cache(maxsize=_PATTERNS_KEPT)
 def _regex(expanded: str) -> re.Pattern:
-    """A compiled pattern is immutable, so one knowledge base's is every later load's."""
-    return re.compile(expanded, re.IGNORECASE)
+    """A compiled pattern is immutable, so one knowledge base's is every later load's. Its runs of word characters
+    are bounded (:func:`bounded_runs`)."""
+    return re.compile(bounded_runs(expanded), re.IGNORECASE)
 
 
 def _compile(pattern: str, terms: dict, where: str) -> re.Pattern:
