@@ -1,0 +1,107 @@
+"""The complaint reader on hostile lines, with every run of word characters in a language pattern bounded
+(``engine/understand.py`` ``bounded_runs``, session 47, words47) and unbounded as before, in one process.
+
+    python benchmarks/word_runs.py                 # 4 KB lines of one word repeated, and the tune half's CPU time
+    python benchmarks/word_runs.py --chars 1000    # shorter lines (the unbounded reader is cubic on some)
+
+For each word: CPU seconds to understand a line of that word repeated without spaces, cut to ``--chars`` characters,
+bounded and unbounded (the unbounded one in a forked child, given up after ``--give-up`` seconds of wall time). Then the CPU
+milliseconds per complaint over the tune half's texts (``benchmarks/complaints/tune``), bounded and unbounded, in
+alternating rounds so that both see the same load, and whether both readings (symptom and facts) agree."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import re
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+WORDS = ["VOC", "acc", "val", "train", "validation", "fluctu", "валидаци", "训练", "loss", "a "]
+
+
+def _languages():
+    """The core language compiled twice: with the bounded runs, and with the patterns as written."""
+    from traindx.engine import kbmemo
+    from traindx.engine import understand as reader
+    from traindx.engine.loader import load_kb
+    bounded = load_kb(entry_point_packs=False).language
+    kept = reader._regex
+    reader._regex = functools.lru_cache(maxsize=reader._PATTERNS_KEPT)(lambda e: re.compile(e, re.IGNORECASE))
+    try:
+        kbmemo.clear()
+        unbounded = load_kb(entry_point_packs=False).language
+    finally:
+        reader._regex = kept
+        kbmemo.clear()
+    return bounded, unbounded
+
+
+def _cpu(fn, *args):
+    t = time.process_time()
+    out = fn(*args)
+    return time.process_time() - t, out
+
+
+def _in_child(fn, limit: float):
+    """``fn()`` (a float) in a forked child, or None when it takes longer than ``limit`` seconds."""
+    import multiprocessing
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=lambda: child.send(fn()))
+    proc.start()
+    got = parent.recv() if parent.poll(limit) else None
+    if got is None:
+        proc.kill()
+    proc.join()
+    return got
+
+
+def _reading(u) -> tuple:
+    return u.symptom, tuple(sorted((r.fact, repr(r.value)) for r in u.facts))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--chars", type=int, default=4096)
+    ap.add_argument("--give-up", type=float, default=30.0)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--no-corpus", action="store_true")
+    args = ap.parse_args()
+    from run_complaints import load
+
+    from traindx.engine.understand import understand
+    bounded, unbounded = _languages()
+    understand("warm up", bounded)
+    understand("warm up", unbounded)
+    print(f"lines of one word repeated, {args.chars} characters: CPU s bounded / unbounded")
+    for w in WORDS:
+        line = (w * (args.chars // len(w) + 1))[:args.chars]
+        b, _ = _cpu(understand, line, bounded)
+        u = _in_child(lambda: _cpu(understand, line, unbounded)[0], args.give_up)
+        print(f"  {w!r:14} {b:7.3f} / " + (f"{u:7.3f}" if u is not None else f"over {args.give_up:.0f} s (given up)"))
+    if args.no_corpus:
+        return 0
+    texts = [e["text"] for e in load("tune")]
+    spent = {"bounded": 0.0, "unbounded": 0.0}
+    differ = 0
+    for _ in range(args.rounds):
+        for t in texts:
+            b, ub = _cpu(understand, t, bounded)
+            u, uu = _cpu(understand, t, unbounded)
+            spent["bounded"] += b
+            spent["unbounded"] += u
+            differ += _reading(ub) != _reading(uu)
+    n = len(texts) * args.rounds
+    print(f"tune half, {len(texts)} texts x {args.rounds} rounds: CPU ms per complaint bounded "
+          f"{1000 * spent['bounded'] / n:.1f}, unbounded {1000 * spent['unbounded'] / n:.1f}; "
+          f"readings that differ: {differ // args.rounds}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
