@@ -5,9 +5,10 @@
     python benchmarks/word_runs.py --chars 1000    # shorter lines (the unbounded reader is cubic on some)
 
 For each word: CPU seconds to understand a line of that word repeated without spaces, cut to ``--chars`` characters,
-bounded and unbounded (the unbounded one in a forked child, given up after ``--give-up`` seconds of wall time). Then the CPU
-milliseconds per complaint over the tune half's texts (``benchmarks/complaints/tune``), bounded and unbounded, in
-alternating rounds so that both see the same load, and whether both readings (symptom and facts) agree."""
+bounded and unbounded (the unbounded one in a forked child, given up after ``--give-up`` seconds of wall time).
+Then the CPU milliseconds per complaint over the tune half's texts (``benchmarks/complaints/tune``), bounded and
+unbounded, one after the other on each text so that both see the same load, and how many texts the two read
+differently (symptom or facts)."""
 
 from __future__ import annotations
 
@@ -47,6 +48,10 @@ def _cpu(fn, *args):
     return time.process_time() - t, out
 
 
+def _cpu_only(fn, *args) -> float:
+    return _cpu(fn, *args)[0]
+
+
 def _in_child(fn, limit: float):
     """``fn()`` (a float) in a forked child, or None when it takes longer than ``limit`` seconds."""
     import multiprocessing
@@ -82,7 +87,7 @@ def main() -> int:
     for w in WORDS:
         line = (w * (args.chars // len(w) + 1))[:args.chars]
         b, _ = _cpu(understand, line, bounded)
-        u = _in_child(lambda: _cpu(understand, line, unbounded)[0], args.give_up)
+        u = _in_child(functools.partial(_cpu_only, understand, line, unbounded), args.give_up)
         print(f"  {w!r:14} {b:7.3f} / " + (f"{u:7.3f}" if u is not None else f"over {args.give_up:.0f} s (given up)"))
     if args.no_corpus:
         return 0
