@@ -3,6 +3,7 @@
 
     python benchmarks/word_runs.py                 # 4 KB lines of one word repeated, and the tune half's CPU time
     python benchmarks/word_runs.py --chars 1000    # shorter lines (the unbounded reader is cubic on some)
+    python benchmarks/word_runs.py --vocabulary    # the bounded reader on a line of each word of every term
 
 For each word: CPU seconds to understand a line of that word repeated without spaces, cut to ``--chars`` characters,
 bounded and unbounded (the unbounded one in a forked child, given up after ``--give-up`` seconds of wall time).
@@ -66,6 +67,23 @@ def _in_child(fn, limit: float):
     return got
 
 
+def _vocabulary(chars: int) -> int:
+    from traindx.engine.loader import load_kb
+    from traindx.engine.understand import understand
+    lang = load_kb(entry_point_packs=False).language
+    understand("warm up", lang)
+    words = set(WORDS) | {"1", "0.5 ", " ", ". ", "-", "=", "%", "nan ", "1e-3", "loss: ", "val_loss"}
+    for variants in lang.terms.values():
+        words.update(re.findall(r"[a-z]{2,}|[\u4e00-\u9fff]{1,3}|[\u0400-\u04ff]{2,}", variants.lower()))
+    took = []
+    for w in sorted(words):
+        took.append((_cpu(understand, (w * (chars // len(w) + 1))[:chars], lang)[0], w))
+    took.sort(reverse=True)
+    print(f"{len(took)} lines of {chars} characters; the slowest (CPU s): "
+          + ", ".join(f"{w!r} {t:.2f}" for t, w in took[:12]))
+    return 0
+
+
 def _reading(u) -> tuple:
     return u.symptom, tuple(sorted((r.fact, repr(r.value)) for r in u.facts))
 
@@ -76,7 +94,12 @@ def main() -> int:
     ap.add_argument("--give-up", type=float, default=30.0)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--no-corpus", action="store_true")
+    ap.add_argument("--vocabulary", action="store_true",
+                    help="only the bounded reader, on a line of each word of every kb/language term (and digits, "
+                         "blanks, punctuation): the slowest lines")
     args = ap.parse_args()
+    if args.vocabulary:
+        return _vocabulary(args.chars)
     from run_complaints import load
 
     from traindx.engine.understand import understand
