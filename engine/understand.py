@@ -41,7 +41,7 @@ from .values import THOUSANDS_GROUPED
 
 #: the number slots of a pattern, {num}/{int}/{pct} (:func:`number_slots`)
 #: a percentage as written: "20%", "20 %", "20％" (full-width), "99 percent", "5 per cent"
-PCT = r"(?<![\d.,])(?P<num>\d+\.?\d*|\.\d+)\s?(?:%|％|percent\b|per cent\b)"
+PCT = r"(?<![\d.,])(?P<num>\d+(?:\.\d*)?|\.\d+)\s?(?:%|％|percent\b|per cent\b)"
 _PERCENT_AFTER = re.compile(r"\s?(?:%|％|percent\b|per cent\b)", re.IGNORECASE)
 
 
@@ -67,7 +67,7 @@ def number_slots(magnitudes: dict, attached=()) -> dict:
     mag = "|".join(x for x in ((r"\s?(?:" + loose + ")") if loose else "", ("(?:" + tight + ")") if tight else "") if x)
     after = r"(?:(?:" + mag + r")(?![a-z]))?" if mag else ""
     num = (r"(?<![\d.,])(?<!\d:)" + _NOT_A_GROUP + r"(?P<num>[-+]?(?:0,\d+(?!\d|,\d)|" + THOUSANDS_GROUPED + r"(?!\d)"
-           + _SPACED_THOUSANDS + r"|\d+\.?\d*|\.\d+)"
+           + _SPACED_THOUSANDS + r"|\d+(?:\.\d*)?|\.\d+)"
            r"(?:e[-+]?\d+|" + _TIMES_TEN + r")?"
            + after + r")(?!\d|\.\d|e[-+]?\d|\s*[*×]\s*[\d.])")
     whole = r"|\d+(?:\.\d+)?(?:" + mag + r")(?![a-z])" if mag else ""
@@ -88,7 +88,7 @@ _ARROW_GAP = re.compile(r"\s*%?\s*-*(?:" + _ARROWS + r")\s*~?\s*")
 #: a setting's value changed with an arrow after it ("Dropout(0) -> Dropout(0.5)", "bs 32 -->16", "wd 0->2e-4")
 _ARROW_AFTER = re.compile(r"[ \t]*\)?[ \t]*-*(?:" + _ARROWS + r")[ \t]*")
 #: the new value right after such an arrow, written bare ("dropout 0.1 -> 0.4")
-_BARE_VALUE = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?(?![\w.])", re.IGNORECASE)
+_BARE_VALUE = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?(?![\w.])", re.IGNORECASE)
 
 
 #: a number whose last digits are left out ("5.xx", "0.12xx", "28.xxx", "7.x"): its known digits are its value; the
@@ -273,10 +273,35 @@ def expand(pattern: str, terms: dict, where: str = "") -> str:
 _PATTERNS_KEPT = 4096
 
 
+#: the longest run of word characters one ``\w*`` / ``\w+`` / ``\S*`` / ``[\w-]+`` of a language pattern reads (a
+#: bound on work, not knowledge): unbounded, such a run after a stem ("acc\w*", "{train}\w*") backtracks through the
+#: rest of the line at every start, and a 4 KB line of one word repeated ("accaccacc...", "VOCVOC...") took seconds.
+#: The rest of a word after a stem is far shorter, and so is any run a phrase steps over in a script without spaces.
+_WORD_RUN = 40
+#: a run of word characters (``\w`` or ``\S``, a bracketed class holding ``\w``, ``[a-z]``, ``[a-z0-9]``) with an
+#: unbounded quantifier that is not possessive ("*+"); else any other escape or bracketed class, stepped over whole so
+#: that a quantifier inside a class or after an escaped backslash is never read as one
+_RUN_OF_WORD_CHARS = re.compile(
+    r"(?P<atom>\\[wS]|\[(?!\^)(?:\\.|[^\]\\])*\\w(?:\\.|[^\]\\])*\]|\[a-z\]|\[a-z0-9\])(?P<q>[*+])(?![+])"
+    r"|\\.|\[\^?\]?(?:\\.|[^\]\\])*\]")
+
+
+def bounded_runs(expanded: str) -> str:
+    r"""``expanded`` with every unbounded run of word characters (``\w*``, ``\w+?``, ``\S+``, ``[\w.]*``, ``[a-z]+``)
+    bounded to ``_WORD_RUN`` characters, so that every language pattern reads a line in time linear in its length;
+    escapes and bracketed classes other than those are stepped over whole, so a quantifier inside one is untouched."""
+    def bound(m: re.Match) -> str:
+        if m.group("q") is None:
+            return m.group(0)
+        return m.group("atom") + "{" + ("0" if m.group("q") == "*" else "1") + "," + str(_WORD_RUN) + "}"
+    return _RUN_OF_WORD_CHARS.sub(bound, expanded)
+
+
 @functools.lru_cache(maxsize=_PATTERNS_KEPT)
 def _regex(expanded: str) -> re.Pattern:
-    """A compiled pattern is immutable, so one knowledge base's is every later load's."""
-    return re.compile(expanded, re.IGNORECASE)
+    """A compiled pattern is immutable, so one knowledge base's is every later load's. Its runs of word characters
+    are bounded (:func:`bounded_runs`)."""
+    return re.compile(bounded_runs(expanded), re.IGNORECASE)
 
 
 def _compile(pattern: str, terms: dict, where: str) -> re.Pattern:
@@ -512,7 +537,7 @@ def _compile_grammar(lang: Language, g: dict) -> None:
         # an opener's bounds, "from" in it or not ("varies from 2.6 to 2.9"): no change from one to the other
         lang.range_open_rx = rx(r"\b" + between + r"\s*~?\s*(?:[-+]?[\d.]+(?:e[-+]?\d+)?\s*%?\s*(?:" + dash
                                 + r")\s*~?\s*)?$")
-        num = r"(?:\d+\.?\d*|\.\d+)"
+        num = r"(?:\d+(?:\.\d*)?|\.\d+)"
         lang.between_rx = rx(r"\b" + between + r"\s+~?\s*(?P<a>" + num + r")\s*%?\s*(?:" + (rng + "|" if rng else "")
                              + r"-|–|&)\s*~?\s*(?P<b>" + num + r")\s*%?")
     brk = words["continuation_break_words"]
@@ -1071,7 +1096,7 @@ def _scaled(ex: _Extractor, v, text: str, end: int):
 
 #: a tuple assignment ("num_epochs, lr, batch_size = 500, 0.01, 32"): names and values paired by position
 _TUPLE_ASSIGN = re.compile(r"(?<![\w.,])([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)+)[ \t]*=[ \t]*\(?[ \t]*"
-                           r"([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?(?:[ \t]*,[ \t]*[-+]?(?:\d+\.?\d*|\.\d+)"
+                           r"([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?(?:[ \t]*,[ \t]*[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
                            r"(?:e[-+]?\d+)?)+)(?![\w.])", re.IGNORECASE)
 
 
@@ -1245,7 +1270,7 @@ def _setting_gap(words: list) -> str:
 _BLANKS = re.compile(r"\s*")
 _COLON_AHEAD = re.compile(r"\s*[:=]")
 _SENTENCE = re.compile(r"(?<=[A-Za-z0-9)\]\"'])[.!?]\s+(?=[A-Z])|[\n;]|[!?]\s|。|；|！|？")
-_NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)[~]?\s?(?:[-+]?(?:[1-9]\d{0,2}(?:,\d{3})+(?![\d.,])|0,\d+(?!\d|,\d)|\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d|\.[几多]|(?<=\.)[几多])",  # noqa: E501
+_NUM_RX = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)[~]?\s?(?:[-+]?(?:[1-9]\d{0,2}(?:,\d{3})+(?![\d.,])|0,\d+(?!\d|,\d)|\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?|nan|inf)(?:\s?%)?(?![A-Za-z0-9_]|\.\d|\.[几多]|(?<=\.)[几多])",  # noqa: E501
                      re.IGNORECASE)
 
 _GLUED_NUM = re.compile(r"\d+\.\d+(?:e[-+]?\d+)?(?![A-Za-z0-9_]|\.\d)", re.IGNORECASE)
