@@ -52,3 +52,11 @@ def test_the_same_swings_of_a_plain_mean_stay_instability(kb):
 def test_a_nan_under_a_mean_over_active_terms_is_still_a_fault(kb):
     rep = _report(kb, {**_SWINGING, "loss_mean_over_active_terms": True, "loss_has_nonfinite": True})
     assert rep["status"] != "healthy"
+
+
+def test_a_printed_loss_going_nowhere_with_growing_swings_under_that_average_is_healthy(kb):
+    # what a console log of such a run gives: every 50th loss, flat from first to last, swings growing
+    rep = _report(kb, {**_SWINGING, "loss_trend": "flat", "loss_noise": 0.17, "run_length_steps": 450,
+                       "loss_mean_over_active_terms": True})
+    assert rep["status"] == "healthy"
+    assert not any(c["confidence"] >= 0.5 for c in rep["root_causes"])
