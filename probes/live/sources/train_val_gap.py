@@ -9,13 +9,14 @@ from traindx.probes.live.probe import Probe
 class TrainValGap(Probe):
     source = "probe:train_val_gap"
     facts = ("train_accuracy", "val_accuracy", "train_loss", "val_loss", "val_loss_trend", "best_val_fraction",
-             "test_accuracy", "test_loss", "val_accuracy_best")
+             "test_accuracy", "test_loss", "val_accuracy_best", "val_loss_unchanged")
     needs = frozenset({"loss"})
     schedule = "every validation loss; training accuracy first 10 training losses, every 20"
     parameters = ("train_val_gap.min_metric_steps", "train_val_gap.acc_window", "train_val_gap.acc_min_batches",
                   "monitor.gap_evaluations", "curves.val_rise", "curves.val_fall", "curves.val_min_points",
                   "curves.val_scatter_min_points", "curves.val_drift_min_points", "curves.tail_min_points",
-                  "curves.val_rise_noise", "curves.val_slight_rise", "curves.val_rise_giveback")
+                  "curves.val_rise_noise", "curves.val_slight_rise", "curves.val_rise_giveback",
+                  "train_val_gap.unchanged_min_evaluations", "train_val_gap.unchanged_rtol")
 
     def findings(self, m, emit, params):
         first = params["train_val_gap.min_metric_steps"]
@@ -79,8 +80,26 @@ class TrainValGap(Probe):
         vf = van.finding("val_loss_trend") if van is not None else None
         if vf is not None:
             emit("val_loss_trend", vf.value, f"{vf.detail} ({len(vl)} evaluations)")
+        TrainValGap._unchanged(emit, epochs, params)
         b = L.best_val_fraction([(e["step"], e["loss"]) for e in epochs], m.steps)
         emit("best_val_fraction", b, f"best validation loss at {b * 100:.0f}% of the run" if b is not None else "")
+
+    @staticmethod
+    def _unchanged(emit, epochs, params):
+        # the same held-out set scored after training steps gives the same loss to the last digits
+        # only when no weight the forward reads has moved: the evaluations at distinct steps
+        marks = {}
+        for e in epochs:
+            marks.setdefault(e["step"], e["loss"])
+        vals = L.finite(list(marks.values()))
+        if len(vals) < int(params["train_val_gap.unchanged_min_evaluations"]) or len(vals) < len(marks):
+            return
+        spread = max(vals) - min(vals)
+        same = spread <= params["train_val_gap.unchanged_rtol"] * max(abs(v) for v in vals)
+        emit("val_loss_unchanged", same,
+             f"the validation loss is {vals[0]:.7g} at each of {len(vals)} evaluations after different "
+             "numbers of training steps: the weights the forward reads never moved" if same else
+             f"the validation loss moves between evaluations (spread {spread:.3g} over {len(vals)})")
 
     @staticmethod
     def _test(emit, tests):

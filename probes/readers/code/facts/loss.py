@@ -9,6 +9,7 @@ import re
 
 from ..text import SNIPPET_CHARS, callee_name, format_number, snippet
 from ..values import Event, ModuleVal, TensorVal
+from .active_mean import active_mean
 
 
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
@@ -17,7 +18,8 @@ SOURCE_ID = "code:loss"
 _SHOWN_UNSAFE = 4
 FACTS = ("loss_function", "output_activation", "custom_loss", "label_smoothing", "unsafe_math", "task_type",
          "loss_squashes_twice", "loss_mixes_tasks", "output_relu", "loss_own_terms_signed", "loss_averages_classes",
-         "loss_mixes_targets", "target_kind", "loss_target_copied", "loss_summed_over_batch")
+         "loss_mixes_targets", "target_kind", "loss_target_copied", "loss_summed_over_batch",
+         "loss_mean_over_active_terms")
 
 #: stock losses of a regression target and of a class target: both summed into one backpropagated
 #: loss is a multi-task head (a detector's box and class terms), not a loss that misfits its task
@@ -277,6 +279,7 @@ class LossFacts:
         if custom:
             self.squash_twice_facts(stock, t.resquash, line)
             self.class_mean_facts(t)
+            self.active_mean_facts()
         elif t.resquash:
             self.resquash_fact(t.resquash, line)
         self.label_smoothing_facts(rec)
@@ -425,6 +428,16 @@ class LossFacts:
                              "under a Beta-drawn weight (mixup): the training targets are a mix of two labels, "
                              "so the training loss cannot fall to zero and training accuracy on the mixed "
                              "inputs stays below validation's")
+
+    def active_mean_facts(self) -> None:
+        """loss_mean_over_active_terms: a hand-written loss divided by the count of its own positive
+        terms (only true is reported)."""
+        found = active_mean(self.tree)
+        if found is not None:
+            self.add_finding("loss_mean_over_active_terms", True, found[0],
+                             f"`{found[1]}` (line {found[0]}) averages the loss over its active terms only: as "
+                             "the model learns, the easy terms drop out and the mean of the hard ones that remain "
+                             "swings or rises, so the loss's level does not measure progress")
 
     def copied_target_facts(self, stock: list) -> None:
         """loss_target_copied: a BCE's target is one label copied to every channel of a prediction
