@@ -67,14 +67,39 @@ def test_batches_read_in_collection_order_spread_far_more_than_random_ones():
     assert shuffled.value < 3
 
 
-def test_training_is_left_unchanged_by_the_measurement():
+def _train(watched):
     torch.manual_seed(0)
-    x, _ = _data()
-    model = torch.nn.Linear(DIM, 4)
-    with tp.watch(model, torch.optim.SGD(model.parameters(), lr=0.01), experiments=False):
-        xb = x[:BATCH].clone()
-        model(xb)
-    assert torch.equal(xb, x[:BATCH])
+    x, y = _data()
+    model = torch.nn.Sequential(torch.nn.Linear(DIM, 32), torch.nn.Dropout(0.1), torch.nn.Linear(32, 4))
+    opt = torch.optim.Adam(model.parameters(), lr=0.01)
+
+    def loop(w=None):
+        for i in range(0, 200 * BATCH, BATCH):          # in data order: the spread is measured
+            out = model(x[i:i + BATCH])
+            loss = torch.nn.functional.cross_entropy(out, y[i:i + BATCH])
+            if w is not None:
+                w.observe(loss, out, y[i:i + BATCH])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+    if watched:
+        with tp.watch(model, opt, experiments=False) as w:
+            loop(w)
+            assert "batch_mean_spread" in {f.fact for f in w.findings()}
+    else:
+        loop()
+    return [p.detach().clone() for p in model.parameters()], torch.get_rng_state(), opt.state_dict()
+
+
+def test_measuring_the_batch_means_leaves_the_run_bit_identical():
+    """Probes never change the user's run: with the probe sampling the batch means (and dropout
+    drawing from the RNG every step), weights, optimizer state and RNG end as without traindx."""
+    params, rng, state = _train(watched=False)
+    params_w, rng_w, state_w = _train(watched=True)
+    assert all(torch.equal(a, b) for a, b in zip(params, params_w))
+    assert torch.equal(rng, rng_w)
+    assert all(torch.equal(state["state"][k]["exp_avg"], state_w["state"][k]["exp_avg"]) for k in state["state"])
 
 
 def test_rows_that_are_parts_of_one_example_are_not_batches_of_examples():
