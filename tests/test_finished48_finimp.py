@@ -108,8 +108,9 @@ def test_a_slow_run_whose_validation_improves_at_every_evaluation_is_slow_not_ov
 def _auc_log(mse: bool, aucs: list, losses: list) -> str:
     lines = []
     for e, (auc, loss) in enumerate(zip(aucs, losses), 1):
-        lines.append(f"2026-12-07 02:59:{20 + e:02d} [INFO] ae: epoch {e:02d} finished | train_{'mse' if mse else 'loss'} "
-                     f"{loss:.5f} | val_{'mse' if mse else 'loss'} {loss * 0.98:.5f} | test AUROC {auc:.4f}")
+        name = "mse" if mse else "loss"
+        lines.append(f"2026-12-07 02:59:{20 + e:02d} [INFO] ae: epoch {e:02d} finished | train_{name} {loss:.5f} "
+                     f"| val_{name} {loss * 0.98:.5f} | test AUROC {auc:.4f}")
     return "\n".join(lines) + "\n"
 
 

@@ -1694,10 +1694,12 @@ def _speed_apart(log, out: _Out) -> None:
 def _step_time_stalls(log, fin: list, out: _Out) -> None:
     """step_time_stalls: the share of the records after the first (the first is warm-up: allocations,
     compilation, the loader's first fill) whose step time is ``curves.step_stall_ratio`` times their
-    median or more (and ``curves.step_stall_min_seconds`` long) - a run that stops again and again (a loader running dry, a synchronous checkpoint
+    median or more - a run that stops again and again (a loader running dry, a synchronous checkpoint
     or summary write), which an average hides; fewer than ``curves.step_stall_min_count`` stalls count
-    as none. A rate printed instead of a time counts by its inverse. A record that also ran an
-    evaluation is timed with it: where enough records only train, the stalls are counted over those."""
+    as none, and so does a record shorter than ``curves.step_stall_min_seconds`` (a millisecond step
+    that waits on a shared host now and then). A rate printed instead of a time counts by its inverse.
+    A record that also ran an evaluation is timed with it: where enough records only train, the stalls
+    are counted over those."""
     body = fin[1:]
     n_min = out.p["curves.step_stall_min_points"]
     evals = [(p.x0, p.x1) for r in ("val_loss", "val_accuracy") if log.get(r) is not None
