@@ -1222,11 +1222,27 @@ def _analyze_accuracy(log, out: _Out) -> None:
             best = min(1.0, max(0.0, max(p.mean for p in fin)))
             out.add("val_accuracy_best", best, fin[0].x0, fin[-1].x1,
                     f"best validation accuracy {best:.1%} over its {len(fin)} evaluation(s)")
+            _half_chance_score(s, best, fin, out)
         if "accuracy_all_zero" not in out.a.facts and s.rows >= out.p["curves.zero_accuracy_min_records"] \
                 and s.max is not None and s.max <= out.p["curves.zero_accuracy_max"] and not s.nonfinite:
             out.add("accuracy_all_zero", True, fin[0].x0, fin[-1].x1,
                     f"the {what} accuracy is at most {s.max:.2%} at every one of its {s.rows} records: "
                     "no prediction is ever right beyond chance over thousands of answers")
+
+
+def _half_chance_score(s, best: float, fin: list, out: _Out) -> None:
+    """``val_auc_best``: the best held-out score over the run when the validation accuracy the log
+    gives is a ranking score printed in its place (an AUC, ``console.half_chance_score_names``: the
+    last word of its printed name). Its chance level is 0.5 whatever the number of classes and their
+    balance, so, unlike an accuracy, its value alone says whether the model ranks better than a
+    guess."""
+    words = [w for w in "".join(c.lower() if c.isalnum() else " " for c in str(s.column)).split() if w]
+    names = {str(w).lower() for w in out.p["console.half_chance_score_names"]}
+    if not words or words[-1] not in names:
+        return
+    out.add("val_auc_best", best, fin[0].x0, fin[-1].x1,
+            f"the validation score printed as {s.column!r} is an area under the ROC curve (0.5 at chance): "
+            f"best {best:.4g} over its {len(fin)} evaluation(s)")
 
 
 def _val_shape(log, out: _Out) -> None:
@@ -1680,8 +1696,10 @@ def _step_time_stalls(log, fin: list, out: _Out) -> None:
     compilation, the loader's first fill) whose step time is ``curves.step_stall_ratio`` times their
     median or more - a run that stops again and again (a loader running dry, a synchronous checkpoint
     or summary write), which an average hides; fewer than ``curves.step_stall_min_count`` stalls count
-    as none. A rate printed instead of a time counts by its inverse. A record that also ran an
-    evaluation is timed with it: where enough records only train, the stalls are counted over those."""
+    as none, and so does a record shorter than ``curves.step_stall_min_seconds`` (a millisecond step
+    that waits on a shared host now and then). A rate printed instead of a time counts by its inverse.
+    A record that also ran an evaluation is timed with it: where enough records only train, the stalls
+    are counted over those."""
     body = fin[1:]
     n_min = out.p["curves.step_stall_min_points"]
     evals = [(p.x0, p.x1) for r in ("val_loss", "val_accuracy") if log.get(r) is not None
@@ -1694,7 +1712,9 @@ def _step_time_stalls(log, fin: list, out: _Out) -> None:
     med = median(p.mean for p in body)
     if not med > 0:
         return
-    cut = out.p["curves.step_stall_ratio"] * med
+    # a stall is both several typical steps long and long enough to lose time a user notices: a
+    # millisecond step that waits on a shared host's scheduler now and then is no stalled loader
+    cut = max(out.p["curves.step_stall_ratio"] * med, out.p["curves.step_stall_min_seconds"])
     stalls = [p for p in body if p.mean >= cut]
     if len(stalls) < out.p["curves.step_stall_min_count"]:
         stalls = []   # a one-off: a checkpoint, an evaluation the axis does not show, a hiccup

@@ -96,7 +96,7 @@ SOURCE_ID = "log:curves"
 FACTS = (
     "loss_trend", "initial_loss", "current_loss", "loss_decrease_fraction", "loss_has_nonfinite",
     "nan_first_step", "loss_spikes", "loss_noise", "oscillation_trend", "train_accuracy",
-    "val_accuracy", "val_accuracy_best", "loss_shape_mismatch", "loss_broadcast_expands",
+    "val_accuracy", "val_accuracy_best", "val_auc_best", "loss_shape_mismatch", "loss_broadcast_expands",
     "train_loss", "val_loss", "val_loss_trend", "best_val_fraction",
     "step_time_trend", "learning_rate", "lr_final_ratio", "lr_collapse_fraction", "lr_rising", "grad_norm_max",
     "grad_norm_trend", "loss_negative", "run_length_steps", "loss_at_chance", "lr_decay_helps",
