@@ -45,9 +45,11 @@ PCT = r"(?<![\d.,])(?P<num>\d+(?:\.\d*)?|\.\d+)\s?(?:%|％|percent\b|per cent\b)
 _PERCENT_AFTER = re.compile(r"\s?(?:%|％|percent\b|per cent\b)", re.IGNORECASE)
 
 
-#: an exponent written out: "3 x 10^-4", "3×10**-4", "3 x E-4" (the same number as 3e-4)
-_TIMES_TEN = r"\s?[x×*]\s?(?:10\s?(?:\^|\*\*)|e)\s?[-−+]?\d+(?![\d.])"
-_TIMES_TEN_RX = re.compile(r"(?P<m>.+?)" + _TIMES_TEN.replace(r"[-−+]?\d+", r"(?P<x>[-−+]?\d+)"), re.IGNORECASE)
+#: an exponent written out: "3 x 10^-4", "3×10**-4", "3 x E-4" (the same number as 3e-4), or copied from a page that
+#: set it as a superscript, which leaves the minus ("6×10−5": a power of ten with a minus and no caret)
+_TIMES_TEN = r"\s?[x×*]\s?(?:(?:10\s?(?:\^|\*\*)|e)\s?[-−+]?|10[-−])\d+(?![\d.])"
+_TIMES_TEN_RX = re.compile(r"(?P<m>.+?)\s?[x×*]\s?(?:(?:10\s?(?:\^|\*\*)|e)\s?|10(?=[-−]))(?P<x>[-−+]?\d+)(?![\d.])",
+                           re.IGNORECASE)
 
 
 #: thousands written with a space ("12 000 datapoints", "40 000 iterations", as French, Russian and Scandinavian
