@@ -573,6 +573,9 @@ class Gatherer:
             result = run_script(path, list(args), max_steps=max_steps, timeout=timeout, decide=self._decider(),
                                 params=self.session.kb.params(), experiment=experiment)
         self.session.add_findings(result.findings)
+        from .printed import printed_findings
+        self.session.add_findings(printed_findings(self.session, result.printed,
+                                                   f"output of {os.path.basename(path)}"))
         self.ran_script = True
         self.session.run_info = {"steps": result.steps, "stopped": result.stopped_reason, "seconds": result.wall_s}
         self.session.notes.append(

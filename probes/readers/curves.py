@@ -112,6 +112,9 @@ _SCI_LOW, _SCI_HIGH, _ONE_DECIMAL_FROM = 1e-3, 1e5, 100
 #: taken), and a value within _ROUNDING of a whole number of percent was printed to two decimals.
 _TINY = 1e-12
 _ROUNDING = 1e-6
+#: two printed values are "one and the same number" within float rounding of their size: a rounding
+#: tolerance, not a threshold (a frozen validation value, a training loss repeating one number)
+_SAME_NUMBER = 1e-9
 #: Statistics, not knowledge: the MAD of a Gaussian times _MAD_TO_SD is its standard deviation, its
 #: mean absolute deviation times _MEAN_AD_TO_SD (sqrt(pi/2)) too, and a median's standard error is
 #: _MEDIAN_SE times a mean's (its asymptotic efficiency).
@@ -620,7 +623,7 @@ def _moves_beyond_print(cm: list, idx: list) -> bool:
     steps = [b - a for a, b in zip(vals, vals[1:]) if b > a]
     tail = [cm[i] for i in idx]
     spread = max(tail) - min(tail)
-    return bool(steps) and spread > 2 * min(steps) * (1 + 1e-9)
+    return bool(steps) and spread > 2 * min(steps) * (1 + _SAME_NUMBER)
 
 
 def _loss_trend(c: _LossCurve, s, log, out: _Out) -> tuple[str, tuple | None, str]:
@@ -1266,6 +1269,7 @@ def _val_shape(log, out: _Out) -> None:
       from one evaluation to the next."""
     p = out.p
     _val_evaluations(log, out)
+    _val_mirrors_train(log, out)
     for role, better in (("val_loss", -1.0), ("val_accuracy", 1.0)):
         s = log.get(role)
         fin = s.finite_points() if s is not None else []
@@ -1276,10 +1280,9 @@ def _val_shape(log, out: _Out) -> None:
         k = int(p["curves.frozen_val_min_evals"])
         if "val_frozen" not in out.a.facts and len(vs) >= k:
             tail = vs[-k:]
-            lvl = max(abs(v) for v in tail) or 1.0
             # an accuracy printed to two decimals (0.80) repeats by coarseness; 0.7188 does not
             coarse = role == "val_accuracy" and abs(tail[-1] * 100 - round(tail[-1] * 100)) < _ROUNDING
-            same = max(tail) - min(tail) <= 1e-9 * lvl and not coarse
+            same = _one_number(tail) and not coarse
             if same and role == "val_accuracy" and _val_loss_moved(log, k) \
                     and len(vs) > k and tail[-1] > statistics.median(vs[:-k]):
                 # an accuracy that rose above its earlier level and repeats there while the held-out
@@ -1291,7 +1294,7 @@ def _val_shape(log, out: _Out) -> None:
                 out.add("val_frozen", True, fin[-k].x0, fin[-1].x1,
                         f"the {what} is {tail[-1]:.6g} at each of the last {k} evaluations while "
                         "the training moved: the same answers on held-out data")
-            elif same and "run_frozen" not in out.a.facts and max(vs) - min(vs) <= 1e-9 * lvl \
+            elif same and "run_frozen" not in out.a.facts and _one_number(vs) \
                     and _train_loss_still(log, fin[-k].x0):
                 # frozen from the log's first evaluation on: a run that moved and then froze (an LR
                 # decayed to nothing, a converged model printed to few digits) learned, and stopped
@@ -1311,6 +1314,39 @@ def _val_shape(log, out: _Out) -> None:
             _val_swing(role, vs, fin, out)
 
 
+def _one_number(vs: list) -> bool:
+    """Whether the values ``vs`` are one and the same number (within float rounding of their size)."""
+    return max(vs) - min(vs) <= _SAME_NUMBER * (max(abs(v) for v in vs) or 1.0)
+
+
+def _val_mirrors_train(log, out: _Out) -> None:
+    """``val_mirrors_train``: at every evaluation the log prints, the validation loss (else accuracy)
+    is the very number the training side prints on the same row, over ``curves.mirror_min_evals``
+    evaluations or more that take ``curves.mirror_min_distinct`` values or more (a frozen run
+    repeats one number on both sides; that is ``run_frozen``). Two different data sets give the
+    same figure to every printed digit once by chance, not at every evaluation while both fall: the
+    "validation" pass scores the training data (a validation loader left pointing at the training
+    set, a split never made)."""
+    k = int(out.p["curves.mirror_min_evals"])
+    for train_role, val_role in (("loss", "val_loss"), ("accuracy", "val_accuracy")):
+        tr, va = log.get(train_role), log.get(val_role)
+        if tr is None or va is None or tr.column == va.column:
+            continue
+        single = {q.x: q.mean for q in tr.finite_points() if q.n == 1 and q.x0 == q.x1}
+        evals = [q for q in va.finite_points() if q.n == 1 and q.x0 == q.x1]
+        pairs = [(single[q.x], q.mean) for q in evals if q.x in single]
+        if len(pairs) < k or len(pairs) < len(va.finite_points()) \
+                or len({v for _, v in pairs}) < out.p["curves.mirror_min_distinct"]:
+            continue
+        if all(_one_number([a, b]) for a, b in pairs):
+            what = "loss" if val_role == "val_loss" else "accuracy"
+            out.add("val_mirrors_train", True, evals[0].x0, evals[-1].x1,
+                    f"the validation {what} equals the training {what} printed beside it at each of its "
+                    f"{len(pairs)} evaluations ({_fmt(pairs[0][1])} -> {_fmt(pairs[-1][1])}): the validation "
+                    "pass scores the training data")
+            return
+
+
 def _val_loss_moved(log, k: int) -> bool:
     """Whether the log prints a validation loss over at least its last ``k`` evaluations and those
     values are not one and the same number."""
@@ -1319,7 +1355,7 @@ def _val_loss_moved(log, k: int) -> bool:
     if len(vs) < k:
         return False
     tail = vs[-k:]
-    return max(tail) - min(tail) > 1e-9 * (max(abs(v) for v in tail) or 1.0)
+    return not _one_number(tail)
 
 
 def _val_evaluations(log, out: _Out) -> None:
@@ -1389,7 +1425,7 @@ def _val_swing(role: str, vs: list, fin: list, out: _Out) -> None:
 def _train_loss_still(log, x0: float) -> bool:
     """The training loss printed since ``x0`` (two values or more) is one and the same number."""
     vs = _values_since(log, "loss", x0)
-    return len(vs) >= 2 and max(vs) - min(vs) <= 1e-9 * (max(abs(v) for v in vs) or 1.0)
+    return len(vs) >= 2 and _one_number(vs)
 
 
 def _values_since(log, role: str, x0: float) -> list:

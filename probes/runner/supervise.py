@@ -76,7 +76,9 @@ class RunResult:
     value), crash findings included. ``steps`` counts optimizer steps of the first optimizer that
     stepped. ``stopped_reason`` is one of :data:`STOP_REASONS`. ``crash`` is ``None`` or a dict with
     ``error_kind``, ``message`` (the last traceback line), ``traceback``, ``exc_type``, ``file``,
-    ``line``. ``stdout_tail``/``stderr_tail`` are the script's last output lines. ``summary`` is the
+    ``line``. ``stdout_tail``/``stderr_tail`` are the script's last output lines; ``printed`` is what it
+    printed to stdout from the start, up to ``runner.printed_keep_bytes`` (the lines past it are
+    left out, so a run that prints without end costs bounded memory). ``summary`` is the
     monitor's ``summary()`` at the end (``None`` if the child never got that far).
     ``probe_errors`` are faults of the instrumentation itself that the run survived.
     """
@@ -88,6 +90,7 @@ class RunResult:
     stopped_reason: str
     stdout_tail: str = ""
     stderr_tail: str = ""
+    printed: str = ""
     crash: dict | None = None
     summary: dict | None = None
     probe_errors: list[str] = field(default_factory=list)
@@ -260,7 +263,13 @@ def run_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps: 
     """
     child_args = _script_child_args(path, args, max_steps, every, level, monitor, params, experiment is not None)
     return run_child(child_args, timeout=timeout, decide=decide, env=env, grace=grace,
-                     tail_lines=tail_lines, experiment=experiment)
+                     tail_lines=tail_lines, experiment=experiment, printed_bytes=_printed_bytes(params))
+
+
+def _printed_bytes(params) -> int:
+    """How much of what a script prints is kept for the report (``runner.printed_keep_bytes``)."""
+    from traindx.engine.parameters import resolve
+    return int(resolve(params)["runner.printed_keep_bytes"])
 
 
 class StartedRun:
@@ -292,7 +301,7 @@ def start_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps
     The caller must call ``finish`` or ``abort``."""
     child_args = _script_child_args(path, args, max_steps, every, level, monitor, params, experiments)
     session = _ChildSession(child_args, timeout=timeout, decide=None, env=env, grace=grace,
-                            tail_lines=tail_lines)
+                            tail_lines=tail_lines, printed_bytes=_printed_bytes(params))
     session.spawn()
     return StartedRun(session)
 
@@ -300,11 +309,12 @@ def start_script(path: str | os.PathLike, args: Sequence[str] = (), *, max_steps
 def run_child(child_args: Sequence[str], *, timeout: float | None = None,
               decide: Callable[[list[Finding], int], bool] | None = None, env: dict | None = None,
               grace: float = DEFAULT_GRACE_S, tail_lines: int = DEFAULT_TAIL_LINES,
-              experiment: Callable | None = None) -> RunResult:
+              experiment: Callable | None = None, printed_bytes: int = 0) -> RunResult:
     """Start ``python -m traindx.probes.runner.child CHILD_ARGS`` and supervise it (see
-    :func:`run_script`). Shared by :func:`run_script` and :func:`traindx.probes.runner.setup_call.run_setup`."""
+    :func:`run_script`). Shared by :func:`run_script` and :func:`traindx.probes.runner.setup_call.run_setup`.
+    ``printed_bytes``: how much of the child's stdout :attr:`RunResult.printed` keeps (0: none)."""
     session = _ChildSession(child_args, timeout=timeout, decide=decide, env=env, grace=grace,
-                            tail_lines=tail_lines)
+                            tail_lines=tail_lines, printed_bytes=printed_bytes)
     session.experiment = experiment
     return session.run()
 
@@ -313,8 +323,10 @@ class _ChildSession:
     POLL_S = 0.1
     SNAPSHOT_EVERY_S = 1.0
 
-    def __init__(self, child_args, *, timeout, decide, env, grace, tail_lines):
+    def __init__(self, child_args, *, timeout, decide, env, grace, tail_lines, printed_bytes=0):
         self.child_args = list(child_args)
+        self.printed: list[str] = []
+        self.printed_left = printed_bytes
         self.timeout = timeout
         self.decide = decide
         self.experiment = None      # experiment(findings, steps, done) -> spec | None
@@ -586,6 +598,17 @@ class _ChildSession:
         for line in lines:
             if line.strip():
                 self.tails[tag].append(line.decode("utf-8", "replace"))
+        if tag == "out":
+            self._keep_printed(lines)
+
+    def _keep_printed(self, lines: list[bytes]) -> None:
+        """The stdout lines, from the start, while ``printed_left`` bytes remain."""
+        for line in lines:
+            if len(line) >= self.printed_left:
+                self.printed_left = 0
+                return
+            self.printed_left -= len(line) + 1
+            self.printed.append(line.decode("utf-8", "replace"))
 
     def _event(self, line: bytes) -> None:
         try:
@@ -658,6 +681,8 @@ class _ChildSession:
         for tag in ("out", "err"):
             if self.partial[tag].strip():
                 self.tails[tag].append(self.partial[tag].decode("utf-8", "replace"))
+                if tag == "out":
+                    self._keep_printed([self.partial[tag]])
                 self.partial[tag] = b""
         if not self.started and self.proc.returncode != 0 and self.reason is None:
             # The child failed before it ran any user code: a fault of traindx, not evidence.
@@ -694,7 +719,7 @@ class _ChildSession:
                          wall_s=round((self.end or time.monotonic()) - self.start, 3),
                          exit_code=code, stopped_reason=reason,
                          stdout_tail="\n".join(self.tails["out"]),
-                         stderr_tail="\n".join(self.tails["err"]), crash=crash,
+                         stderr_tail="\n".join(self.tails["err"]), crash=crash, printed="\n".join(self.printed),
                          summary=self.summary, probe_errors=self.probe_errors, phases=self.phases)
 
     def _crash_without_traceback(self, code: int) -> dict:

@@ -407,7 +407,11 @@ class ModelFacts:
                                                                                        bool)]
         if known:
             best = max(known, key=lambda d: d[1])
-            self.add_finding("dropout_p", float(best[1]), best[0], f"`{best[2]}` (line {best[0]})")
+            # beyond_probe: a functional dropout (F.dropout) is no module, so the live probe that
+            # reads the model's Dropout layers does not see it and would report less
+            functional = {"beyond_probe": True, "why": "a functional dropout is no layer of the model"} \
+                if best[-1] is True else {}
+            self.add_finding("dropout_p", float(best[1]), best[0], f"`{best[2]}` (line {best[0]})", **functional)
         elif drops:
             self.add_unresolved(f"line {drops[0][0]}: dropout probability of `{drops[0][2]}` is computed "
                                 f"at run time")

@@ -292,8 +292,9 @@ class TensorModel:
 
     def tensor_dropout(self, c: TensorCall) -> Val:
         p = c.kwargs.get("p", c.args[1] if len(c.args) > 1 else Const(self.params["code.default_dropout_p"]))
+        # a last field True marks a functional call: no module the live regularisation probe can see
         self.records["dropout"].append((c.line, p.value if isinstance(p, Const) else None,
-                                        snippet(c.node, 50)))
+                                        snippet(c.node, 50), True))
         # only a dropout told the module's mode (``training=self.training``) follows train/eval mode;
         # one left at its default, or switched by the script's own flag, acts whatever the mode
         if not mode_told(c.node):
