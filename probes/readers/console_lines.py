@@ -135,6 +135,10 @@ _EPOCH_BAR = re.compile(r"^[^\d|%]*\bepochs?\b[^\d|%]*\d+%|\d\s*(?:s|secs?)\s*/\
                         re.IGNORECASE)
 #: an epoch printed as a number glued to the word and a colon (ESPnet's ``15epoch:train:751-1125batch:``)
 _EPOCH_GLUED = re.compile(r"(?<![\w.#])(\d+)epoch:")
+#: an epoch printed as the word glued to its number, a logger's prose ``The train loss of epoch12-batch-50:0.087``:
+#: the number ends the token or a separator follows, never a point (``epoch12.pth`` is a file) or a word
+#: character; the token may go on with the batch counted in the epoch, joined by a hyphen or underscore
+_EPOCH_WORD_GLUED = re.compile(r"\bepoch(\d+)(?:[-_](?:batch|iter|it|step)[-_]?(\d+))?(?![\w.])", re.IGNORECASE)
 #: a whole number printed with thousands separators (``iter:   1,000``, Python's ``{:,d}``): three digits
 #: after each comma, and no further digit, point or comma-digit after the last group
 _GROUPED = THOUSANDS_GROUPED + r"(?![\d.]|,\d)"
@@ -393,6 +397,13 @@ def _axes(text: str, progress: bool, joiners: frozenset, split_words: Mapping, a
             if em:
                 epoch = ("f",) + em.span(1)
                 text = _cut(text, *em.span())
+            else:
+                em = _EPOCH_WORD_GLUED.search(text)
+                if em:
+                    epoch = ("f",) + em.span(1)
+                    if em.group(2) is not None:
+                        counter = ("i",) + em.span(2)
+                    text = _cut_axis(text, *em.span(), joiners)
     if epoch is None and text[:1] in _SPLIT_EPOCH_START:
         tm = _SPLIT_EPOCH.match(text)
         if tm:   # timm's "Train: 3 [ 120/390 ( 31%)]": the split, its epoch, then the batch counter
