@@ -9,6 +9,7 @@ the reader keeps; each has a twin that must not change. Torch-free.
 import random
 import time
 
+import pytest
 from conftest import diagnose_log_report, report_symptom
 
 from traindx.engine.errors import InputError
@@ -62,6 +63,23 @@ def test_of_binds_a_name_to_the_epoch_printed_after_it():
     assert log.x_label == "epoch" and [p.x for p in log["loss"].points] == [1, 2, 3, 4, 5]
 
 
+# ------------------------------------------------- a header split by blanks over rows split by pipes
+_ROWS = [(0.912, 61.5), (0.804, 66.2), (0.733, 70.4), (0.655, 73.9), (0.598, 76.8), (0.541, 79.0)]
+
+
+def test_rows_set_apart_by_pipes_under_a_header_of_blank_separated_names_are_read():
+    text = "loss      acc\n" + "".join(f"{a} | {b}\n" for a, b in _ROWS)
+    log = read_console_text(text)
+    assert _vals(log, "loss") == [a for a, _ in _ROWS]
+    assert len(log["accuracy"].points) == len(_ROWS)
+
+
+def test_a_clock_printed_after_the_values_is_a_cell_no_name_heads():
+    text = "loss      acc\n" + "".join(f"{a} | {b} | 2 days, 12:0{k}:16.416641\n" for k, (a, b) in enumerate(_ROWS))
+    log = read_console_text(text)
+    assert _vals(log, "loss") == [a for a, _ in _ROWS]
+
+
 # ------------------------------------------------------------------------------------ the twins
 def test_a_checkpoint_file_named_after_its_epoch_is_no_epoch():
     text = "".join(f"saved model_epoch{k}.pth step {100 * k} loss {0.9 - 0.1 * k:.2f}\n" for k in range(1, 6))
@@ -77,6 +95,12 @@ def test_the_end_of_an_epoch_line_still_reads_its_validation_loss():
     log = read_console_text(text)
     assert _vals(log, "val_loss") == vals
     assert "loss" not in log.series
+
+
+def test_a_row_with_more_numbers_than_the_header_has_names_is_no_row():
+    text = "loss      acc\n" + "".join(f"{a} | {b} | {k}\n" for k, (a, b) in enumerate(_ROWS))
+    with pytest.raises(InputError):
+        read_console_text(text)
 
 
 def test_hostile_lines_of_glued_epochs_and_hyphens_read_in_linear_time():

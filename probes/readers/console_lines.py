@@ -913,6 +913,21 @@ def _after_index(toks: list, i: int) -> int | None:
 
 #: the delimiters a table's header may split its names on (LaTeX's ``&`` included)
 _HEADER_DELIMS = (",", "\t", "|", "│", ";", "&")
+
+
+def _delimited_cells(row: str, n: int) -> list | None:
+    """The ``n`` cells of a row set apart by a delimiter its header, printed with blanks between its
+    names, does not print (``D_loss  acc  G_loss`` over ``0.0041 | 100 | 6.25 | 2 days, 12:04:16``):
+    the first delimiter that cuts the row into ``n`` numbers, or into ``n`` numbers and one more, last,
+    cell that is none (the clock a print adds after the values, which no name heads); None when none does."""
+    for d in _HEADER_DELIMS:
+        if d not in row:
+            continue
+        cells = [c.strip() for c in row.split(d)]
+        if len(cells) in (n, n + 1) and all(_cell(c) is not None for c in cells[:n]) and (
+                len(cells) == n or _cell(cells[-1]) is None):
+            return cells[:n]
+    return None
 #: a comment mark and one blank opening a line, before a name: a header a data file's writer commented out
 _COMMENTED_HEADER = re.compile(r"^\s*(?:#{1,2}|%|//) (?=[A-Za-z_])")
 #: a unit printed in parentheses under a column's name on a header's second line
@@ -1128,6 +1143,8 @@ class _HeaderTables:
             wide = [c for c in _WIDE_GAP.split(s) if c]
             if len(wide) in (len(names), len(names) + 1):
                 cells = wide
+        if delim is None and len(cells) != len(names):
+            cells = _delimited_cells(s, len(names)) or cells
         self.row_index = None
         if self.header_indexed is not None and len(cells) == len(names) + 1:
             first = _CELL_SPAN.search(line)
