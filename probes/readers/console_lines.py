@@ -135,6 +135,10 @@ _EPOCH_BAR = re.compile(r"^[^\d|%]*\bepochs?\b[^\d|%]*\d+%|\d\s*(?:s|secs?)\s*/\
                         re.IGNORECASE)
 #: an epoch printed as a number glued to the word and a colon (ESPnet's ``15epoch:train:751-1125batch:``)
 _EPOCH_GLUED = re.compile(r"(?<![\w.#])(\d+)epoch:")
+#: an epoch printed as the word glued to its number, a logger's prose ``The train loss of epoch12-batch-50:0.087``:
+#: the number ends the token or a separator follows, never a point (``epoch12.pth`` is a file) or a word
+#: character; the token may go on with the batch counted in the epoch, joined by a hyphen or underscore
+_EPOCH_WORD_GLUED = re.compile(r"\bepoch(\d+)(?:[-_](?:batch|iter|it|step)[-_]?(\d+))?(?![\w.])", re.IGNORECASE)
 #: a whole number printed with thousands separators (``iter:   1,000``, Python's ``{:,d}``): three digits
 #: after each comma, and no further digit, point or comma-digit after the last group
 _GROUPED = THOUSANDS_GROUPED + r"(?![\d.]|,\d)"
@@ -393,6 +397,13 @@ def _axes(text: str, progress: bool, joiners: frozenset, split_words: Mapping, a
             if em:
                 epoch = ("f",) + em.span(1)
                 text = _cut(text, *em.span())
+            else:
+                em = _EPOCH_WORD_GLUED.search(text)
+                if em:
+                    epoch = ("f",) + em.span(1)
+                    if em.group(2) is not None:
+                        counter = ("i",) + em.span(2)
+                    text = _cut_axis(text, *em.span(), joiners)
     if epoch is None and text[:1] in _SPLIT_EPOCH_START:
         tm = _SPLIT_EPOCH.match(text)
         if tm:   # timm's "Train: 3 [ 120/390 ( 31%)]": the split, its epoch, then the batch counter
@@ -902,6 +913,21 @@ def _after_index(toks: list, i: int) -> int | None:
 
 #: the delimiters a table's header may split its names on (LaTeX's ``&`` included)
 _HEADER_DELIMS = (",", "\t", "|", "│", ";", "&")
+
+
+def _delimited_cells(row: str, n: int) -> list | None:
+    """The ``n`` cells of a row set apart by a delimiter its header, printed with blanks between its
+    names, does not print (``D_loss  acc  G_loss`` over ``0.0041 | 100 | 6.25 | 2 days, 12:04:16``):
+    the first delimiter that cuts the row into ``n`` numbers, or into ``n`` numbers and one more, last,
+    cell that is none (the clock a print adds after the values, which no name heads); None when none does."""
+    for d in _HEADER_DELIMS:
+        if d not in row:
+            continue
+        cells = [c.strip() for c in row.split(d)]
+        if len(cells) in (n, n + 1) and all(_cell(c) is not None for c in cells[:n]) and (
+                len(cells) == n or _cell(cells[-1]) is None):
+            return cells[:n]
+    return None
 #: a comment mark and one blank opening a line, before a name: a header a data file's writer commented out
 _COMMENTED_HEADER = re.compile(r"^\s*(?:#{1,2}|%|//) (?=[A-Za-z_])")
 #: a unit printed in parentheses under a column's name on a header's second line
@@ -1117,6 +1143,8 @@ class _HeaderTables:
             wide = [c for c in _WIDE_GAP.split(s) if c]
             if len(wide) in (len(names), len(names) + 1):
                 cells = wide
+        if delim is None and len(cells) != len(names):
+            cells = _delimited_cells(s, len(names)) or cells
         self.row_index = None
         if self.header_indexed is not None and len(cells) == len(names) + 1:
             first = _CELL_SPAN.search(line)
