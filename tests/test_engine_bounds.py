@@ -47,12 +47,14 @@ def test_deep_rule_chain_fires_to_the_end(tmp_path):
                             "rules.yaml": {"kind": "rules", "rules": rules},
                             "questions.yaml": {"kind": "questions", "questions": questions}})
     kb, _ = _load(pack)
-    t0 = time.perf_counter()
+    # the CPU this process spent, which a busy machine does not inflate: at a load of 10 on 2 cores the
+    # wall clock read 114 s for what took 45-55 s on the next runs (docs/BENCHMARKS.md, suite48)
+    t0 = time.process_time()
     s = Session(kb)
     s.add_complaint("loss flat from epoch 0")
     s.add("fz_f0", True)
     rep = s.report()
-    elapsed = time.perf_counter() - t0
+    elapsed = time.process_time() - t0
     assert s.value(f"fz_f{n}") is True                     # every link fired, once
     assert any(e["fact"] == f"fz_f{n}" for c in rep["root_causes"] for e in c["evidence"]) or \
         rep["root_causes"][0]["id"] == "lr_too_low"
