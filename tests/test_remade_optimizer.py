@@ -37,7 +37,8 @@ def test_the_same_optimizer_made_again_is_told_from_a_new_phase():
     m = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 2))
     a = torch.optim.Adam(m.parameters(), lr=1e-3)
     assert _remade(a, torch.optim.Adam(m.parameters(), lr=1e-3))
-    assert not _remade(a, torch.optim.Adam(m.parameters(), lr=1e-4))        # fine-tuning at a lower LR
+    assert not _remade(a, torch.optim.Adam(m.parameters(), lr=1e-2))        # a new phase at a higher LR
+    assert not _remade(a, torch.optim.Adam(m.parameters(), lr=1e-4, weight_decay=0.1))   # other settings
     assert not _remade(a, torch.optim.Adam(m[1].parameters(), lr=1e-3))     # another set of weights
     assert not _remade(a, torch.optim.SGD(m.parameters(), lr=1e-3))         # another optimizer
 
@@ -82,3 +83,42 @@ def test_an_lr_that_restarts_did_not_collapse():
               for s in range(0, 350)]
     assert U.lr_collapse_fraction(cosine, 350) == 1.0          # back at its peak every 100 steps
     assert U.lr_collapse_fraction(cosine[:100] + [(s, 1e-6) for s in range(100, 350)], 350) < 0.3
+
+
+def test_the_same_optimizer_made_again_at_a_lower_lr_is_a_step_decay():
+    """AtlasNet's schedule: ``optimizer = Adam(net.parameters(), lr=lrate / 10)`` at a milestone epoch.
+    The same weights train on with a cut LR; reading it as a new phase dropped the whole run before
+    it and read the short tail at the low LR as a flat loss (s482: not_learning on a healthy run)."""
+    m = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 2))
+    a = torch.optim.Adam(m.parameters(), lr=1e-3)
+    assert _remade(a, torch.optim.Adam(m.parameters(), lr=1e-4))
+
+
+STEP_DECAY = """
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0); torch.set_num_threads(1)
+x = torch.randn(256, 8); y = (x[:, :4].sum(1) > 0).long()
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2))
+lrate = 1e-2
+opt = torch.optim.Adam(model.parameters(), lr=lrate)
+for epoch in range(10):
+    if epoch in (6, 9):
+        lrate = lrate / 10.0; opt = torch.optim.Adam(model.parameters(), lr=lrate)
+    for i in range(8):
+        opt.zero_grad(); nn.functional.cross_entropy(model(x[i::8]), y[i::8]).backward(); opt.step()
+"""
+
+
+def test_an_optimizer_remade_at_a_tenth_of_its_lr_is_read_as_one_run(tmp_path):
+    from traindx.probes.runner.supervise import run_script
+
+    script = tmp_path / "step_decay.py"
+    script.write_text(STEP_DECAY)
+    r = run_script(script, [], timeout=300)
+    assert r.exit_code == 0 and r.stopped_reason == "finished"
+    assert r.phases == []                                   # one run, not a new phase at epoch 6
+    facts = {f.fact: f.value for f in r.findings}
+    assert facts["learning_rate"] == pytest.approx(1e-2)     # the first optimizer's
+    assert facts["lr_final_ratio"] == pytest.approx(0.01)   # the two cuts, read as a schedule

@@ -1029,14 +1029,22 @@ def _pre_step(optimizer, args, kwargs):
 
 def _remade(old, new) -> bool:
     """``new`` is ``old`` made again: the same class over the same parameters, group by group, with
-    the same constructor settings. A new phase (fine-tuning after pretraining) changes one of them:
-    other parameters, another optimizer or another LR."""
+    the same constructor settings, or with only a lower LR (a step decay written as a new optimizer,
+    ``optimizer = Adam(net.parameters(), lr=lrate / 10)`` at a milestone epoch, as AtlasNet and many
+    older trainers do: the same training with its moments reset and its LR cut). A new phase
+    (fine-tuning after pretraining) changes what is trained or how: other parameters, another
+    optimizer, other settings, or a higher LR."""
     if old is None or type(old) is not type(new):
         return False
     try:
         ids = [[id(p) for p in g["params"]] for g in old.param_groups]
-        return ids == [[id(p) for p in g["params"]] for g in new.param_groups] and \
-            bool(old.defaults == new.defaults)
+        if ids != [[id(p) for p in g["params"]] for g in new.param_groups]:
+            return False
+        if old.defaults == new.defaults:
+            return True
+        rest = {k: v for k, v in new.defaults.items() if k != "lr"}
+        return rest == {k: v for k, v in old.defaults.items() if k != "lr"} and \
+            float(new.defaults["lr"]) < float(old.defaults["lr"])
     except Exception:
         return False
 

@@ -10,7 +10,7 @@ class LossVsChance(Probe):
     source = "probe:loss_vs_chance"
     facts = ("initial_loss", "current_loss", "num_classes", "loss_trend", "loss_decrease_fraction",
              "loss_has_nonfinite", "loss_negative", "loss_spikes", "loss_noise", "oscillation_trend",
-             "run_length_steps", "loss_blowup")
+             "run_length_steps", "loss_blowup", "loss_flat_share")
     needs = frozenset({"loss"})
     schedule = "every training loss (read at each flush: every 25 steps on CPU, 10 off it)"
     parameters = tuple(f"curves.{n}" for n in (
@@ -39,8 +39,10 @@ class LossVsChance(Probe):
         an = L.curve_analysis(m._train_steps, s, (), nc, params=params)
         m._on_curve(an)          # the costly probes that wait for a curve shape (lr_decay)
         if an is not None:
-            # the log reader's method, so that a live run and its log read alike
-            for fact in ("loss_trend", "loss_spikes", "loss_noise", "oscillation_trend", "loss_blowup"):
+            # the log reader's method, so that a live run and its log read alike: loss_flat_share
+            # with loss_trend (a loss levelled only over its last stretch is settling, not a plateau)
+            for fact in ("loss_trend", "loss_spikes", "loss_noise", "oscillation_trend", "loss_blowup",
+                         "loss_flat_share"):
                 f = an.finding(fact)
                 if f is not None:
                     emit(fact, f.value, f.detail)

@@ -607,7 +607,8 @@ class ModelFacts:
         bias = [r for r in recs if r[3] and r[2] in ("constant_", "fill_") and isinstance(r[4], (int, float))
                 and not isinstance(r[4], bool) and r[4] != 0]
         heads = _output_layers(self.tree)
-        prior = [r for r in bias if _is_output_layer(r[1], r[6], heads)]
+        named = _heads_named_at_run_time(self.tree)
+        prior = [r for r in bias if _is_output_layer(r[1], r[6], heads) or _is_named_head_output(r[1], r[6], named)]
         gates = _gate_layers(self.tree)
         gated = [r for r in bias if r not in prior and _is_output_layer(r[1], r[6], gates)]
         bias = [r for r in bias if r not in prior and r not in gated]
@@ -807,6 +808,46 @@ def _returned_layer(e: ast.AST, line: int, assigns: list, depth: int = 0) -> str
             (e.args[0] if e.args else None)
         return _returned_layer(inner, line, assigns, depth + 1) if inner is not None else None
     return None
+
+
+def _heads_named_at_run_time(tree: ast.AST) -> set[str]:
+    """Local containers a module registers under a name it computes (``fc = nn.Sequential(...)``,
+    ``self.__setattr__(head, fc)``, ``setattr(self, head, fc)``, ``self.add_module(head, fc)``: a
+    detector's heads built in a loop over their names, as CenterNet does) when a ``forward`` returns
+    what the layers it fetches by name give (``return [{h: self.__getattr__(h)(x) for h in self.heads}]``):
+    each such container's last layer is an output the model returns, behind no ReLU of its own."""
+    def fetched(n: ast.AST) -> bool:          # self.__getattr__(k)(x) / getattr(self, k)(x)
+        f = n.func if isinstance(n, ast.Call) else None
+        if not isinstance(f, ast.Call):
+            return False
+        g = f.func
+        return (isinstance(g, ast.Attribute) and g.attr == "__getattr__") or (
+            isinstance(g, ast.Name) and g.id == "getattr" and len(f.args) == 2)
+
+    returns_fetched = any(
+        isinstance(fn, ast.FunctionDef) and fn.name == "forward"
+        and any(isinstance(r, ast.Return) and r.value is not None and any(fetched(c) for c in ast.walk(r.value))
+                for r in ast.walk(fn))
+        for cls in ast.walk(tree) if isinstance(cls, ast.ClassDef) for fn in cls.body)
+    if not returns_fetched:
+        return set()
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        if not isinstance(n, ast.Call) or len(n.args) < 2:
+            continue
+        f = n.func
+        name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+        args = n.args[1:] if name == "setattr" else n.args
+        if name in ("__setattr__", "add_module", "setattr") and len(args) == 2 and isinstance(args[1], ast.Name):
+            out.add(args[1].id)
+    return out
+
+
+def _is_named_head_output(text: str, last_of_container: bool, named: set) -> bool:
+    """An init target on the last layer of a local container registered under a computed name
+    (``fc[-1].bias``: :func:`_heads_named_at_run_time`)."""
+    m = re.match(r"(\w+)\[-1\]\.(?:weight|bias)\b", text)
+    return bool(m) and last_of_container and m.group(1) in named
 
 
 def _is_output_layer(text: str, last_of_container: bool, heads: set) -> bool:
