@@ -128,7 +128,7 @@ def test_slow_curve_with_frozen_layers_is_training_slow_from_frozen_parameters(t
 
 def test_a_held_out_test_far_below_validation_is_overfitting_from_leakage(tmp_path):
     losses = [0.9 * math.exp(-i / 2) + 0.003 for i in range(15)]
-    lines = [f"{{'loss': {v:.4f}, 'epoch': {i + 1}.0}}\n{{'eval_loss': {v:.4f}, 'eval_accuracy': "
+    lines = [f"{{'loss': {v:.4f}, 'epoch': {i + 1}.0}}\n{{'eval_loss': {v * 1.04 + 0.01:.4f}, 'eval_accuracy': "
              f"{min(1.0, 0.6 + 0.05 * i):.3f}, 'epoch': {i + 1}.0}}" for i, v in enumerate(losses)]
     log = tmp_path / "run.out"
     log.write_text("\n".join(lines) + "\n{'test_loss': 0.85, 'test_accuracy': 0.8, 'epoch': 15.0}\n")
@@ -141,7 +141,7 @@ def test_a_held_out_test_far_below_validation_is_overfitting_from_leakage(tmp_pa
 
 def test_without_a_test_line_the_same_run_is_healthy(tmp_path):
     losses = [0.9 * math.exp(-i / 2) + 0.003 for i in range(15)]
-    lines = [f"{{'loss': {v:.4f}, 'epoch': {i + 1}.0}}\n{{'eval_loss': {v:.4f}, 'eval_accuracy': "
+    lines = [f"{{'loss': {v:.4f}, 'epoch': {i + 1}.0}}\n{{'eval_loss': {v * 1.04 + 0.01:.4f}, 'eval_accuracy': "
              f"{min(1.0, 0.6 + 0.05 * i):.3f}, 'epoch': {i + 1}.0}}" for i, v in enumerate(losses)]
     log = tmp_path / "run.out"
     log.write_text("\n".join(lines) + "\n")
