@@ -50,19 +50,6 @@ def _strip(node: ast.AST) -> ast.AST:
             return node
 
 
-def _assignments(tree: ast.AST) -> dict[str, list[ast.AST]]:
-    out: dict[str, list[ast.AST]] = {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Assign) and len(n.targets) == 1:
-            t = n.targets[0]
-            pairs = zip(t.elts, n.value.elts) if isinstance(t, ast.Tuple) and isinstance(n.value, ast.Tuple) \
-                else [(t, n.value)]
-            for a, v in pairs:
-                if isinstance(a, ast.Name):
-                    out.setdefault(a.id, []).append(v)
-    return out
-
-
 def _resolve(node: ast.AST, assigns: dict) -> list[ast.AST]:
     """The expressions a node stands for: itself, and what the names it is set to were set to."""
     seen, todo = [], [_strip(node)]
@@ -90,9 +77,9 @@ def _counted(denominator: ast.AST, assigns: dict) -> set[str]:
     return out
 
 
-def active_mean(tree: ast.AST) -> tuple[int, str] | None:
-    """The first loss averaged over its own active terms, as ``(line, text)``."""
-    assigns = _assignments(tree)
+def active_mean(tree: ast.AST, assigns: dict) -> tuple[int, str] | None:
+    """The first loss averaged over its own active terms, as ``(line, text)``; ``assigns``: every value
+    the script assigns to each name (:func:`traindx.probes.readers.code.facts.loss.assigned_values`)."""
     for node in ast.walk(tree):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             summed = _reduced(_strip(node.left), _SUMS)

@@ -432,7 +432,7 @@ class LossFacts:
     def active_mean_facts(self) -> None:
         """loss_mean_over_active_terms: a hand-written loss divided by the count of its own positive
         terms (only true is reported)."""
-        found = active_mean(self.tree)
+        found = active_mean(self.tree, assigned_values(self.tree))
         if found is not None:
             self.add_finding("loss_mean_over_active_terms", True, found[0],
                              f"`{found[1]}` (line {found[0]}) averages the loss over its active terms only: as "
