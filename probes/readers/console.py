@@ -1841,6 +1841,8 @@ class _KeyLines:
         if not line:
             return
         self._release_held(line)   # a number held under its name (console_above._NamedAbove)
+        if "] - " in line and not self.log.epoch_mean_bar and _EPOCH_MEAN_BAR.search(line):
+            self.log.epoch_mean_bar = True
         if self.dump_key is not None or line.endswith("=>"):
             line = self._dump_pair(line)
             if line is None:
@@ -1973,8 +1975,6 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
         """Read one plain, non-empty line (see :meth:`_feed`)."""
         if "%|" in line and line.count("%|") > 1 and self._redrawn(line):
             return
-        if "] - " in line and not self.log.epoch_mean_bar and _EPOCH_MEAN_BAR.search(line):
-            self.log.epoch_mean_bar = True
         # tracebacks
         if self.in_trace:
             self._trace(line)
