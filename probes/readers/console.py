@@ -88,8 +88,8 @@ from .console_wrap import unwrap_batches, wrap_width
 from .console_above import _NamedAbove
 from .console_history import _Histories
 from .console_tables import BOX_START, _Boxes, _Frames, markup_row
-from .console_lines import (_HEADING_MAX_CHARS, _PREFIX, _PROGRESS, LineParser, _loss_part, msvc_nonfinite,
-                            abbreviated_axes, shape, value_calls)
+from .console_lines import (_EPOCH_MEAN_BAR, _HEADING_MAX_CHARS, _PREFIX, _PROGRESS, LineParser, _loss_part,
+                            abbreviated_axes, msvc_nonfinite, shape, value_calls)
 from .logs import (FLUSH_ROWS, LogData, RLLogError, Series, StepTimer, normalize_name, parse_column_map,
                    reward_names_in_text, rl_names_in_text)
 from .loss_scale import ScaleFall, fall_grads_said, fall_said
@@ -393,6 +393,11 @@ class ConsoleLog(LogData):
     #: them reads as before); the curve reads its speed from them when the metrics show no course
     #: (curves: speed_lines_apart)
     speed_apart = None
+    #: whether the training metrics come from a progress bar that prints each epoch's running mean
+    #: (Keras' ``16/63 [=====>....] - loss: ..``): their saw-tooth with the position in the epoch is
+    #: the average's restart, not the order of the data (curves: oscillation_pattern). Set on the log
+    #: only where one was seen, like speed_apart
+    epoch_mean_bar = False
 
     def describe(self) -> str:
         """One line: ``Read run.out: 41,200 lines, 3 metrics (loss, val_loss, lr) over 12 epochs;
@@ -1836,6 +1841,8 @@ class _KeyLines:
         if not line:
             return
         self._release_held(line)   # a number held under its name (console_above._NamedAbove)
+        if "] - " in line and not self.log.epoch_mean_bar and _EPOCH_MEAN_BAR.search(line):
+            self.log.epoch_mean_bar = True
         if self.dump_key is not None or line.endswith("=>"):
             line = self._dump_pair(line)
             if line is None:

@@ -215,6 +215,9 @@ _TIME_WAIT_ROLES = ("data_wait", "step_wait")
 
 _KEY_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
 _PROGRESS = re.compile(r"(?<!\d)\d+%\|")
+#: a Keras progress bar (``16/63 [======>......] - ETA: 3s - loss: 1.3856``): Keras prints each
+#: metric there as its mean over the epoch's batches so far, restarted each epoch, not one batch's value
+_EPOCH_MEAN_BAR = re.compile(r"\b\d+/\d+\s+\[=*[>.]*\]\s+-\s")
 #: a progress bar's tail printed without bar characters (``448: 100% 1626/1626 [22:57<00:00,
 #: 1.18it/s]``): a percentage, a counter and the bracketed timing
 _PROGRESS_TAIL = re.compile(r"(?!(?<=\s)\s):?\s+\d+%\s+\d+/\d+\s*\[")

@@ -918,7 +918,7 @@ def _loss_epoch_cycle(c: _LossCurve, s, log, out: _Out) -> None:
     if per <= 1:
         return
     xs, ys = c.xs, c.means
-    if _epoch_running_mean(xs, ys, starts, P):
+    if getattr(log, "epoch_mean_bar", False) or _epoch_running_mean(xs, ys, starts, P):
         return   # the average's restart each epoch is the saw-tooth, not the order of the data
     half = per / 2.0
     npos = int(P["curves.cycle_positions"])

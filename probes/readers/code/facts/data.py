@@ -486,15 +486,17 @@ class DataFacts:
 
     def nan_data_facts(self) -> None:
         """nan_written_to_data: the script stores NaN into an array (``x[mask] = float("nan")``,
-        ``a[i] = np.nan``) and nothing in it removes or masks NaN afterwards (nan_to_num, isnan,
-        fillna, nanmean ...). A script that cleans its NaN says nothing either way."""
+        ``a[i] = np.nan``, or an array made with NaN where a mask holds: ``np.where(mask, np.nan, x)``)
+        and nothing in it removes or masks NaN afterwards (nan_to_num, isnan, fillna ...). A script
+        that cleans its NaN says nothing either way."""
         tree = self.tree
         if _cleans_nan(tree):
             return
         for n in ast.walk(tree):
             targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(
                 n, ast.AugAssign) else []
-            if any(isinstance(t, ast.Subscript) for t in targets) and _is_nan(n.value):
+            if targets and (any(isinstance(t, ast.Subscript) for t in targets) and _is_nan(n.value)
+                            or _where_nan(n.value)):
                 self.add_finding("nan_written_to_data", True, n.lineno,
                                  f"`{snippet(n, SNIPPET_CHARS)}` (line {n.lineno}) stores NaN in the data, and "
                                  f"nothing in {self.basename} removes or masks it")
@@ -924,12 +926,21 @@ def _is_perm_call(v: ast.AST) -> bool:
 #: calls that find, replace or drop NaN. A NaN-skipping statistic (``np.nanmean``, ``np.nanstd``) is
 #: none: it computes a constant over the finite values and leaves every NaN in the data (writing the
 #: constant back takes one of these: ``np.where(np.isnan(x), mu, x)``, ``df.fillna(mu)``)
+#: ``where(condition, x, y)`` takes three arguments (with one it returns the condition's indices)
+_WHERE_ARGS = 3
 _NAN_CLEANERS = {"nan_to_num", "nan_to_num_", "isnan", "isfinite", "fillna", "dropna", "SimpleImputer",
                  "interpolate"}
 #: keywords of torch's ``interpolate`` (a resampling), never of pandas' NaN-filling one
 _RESIZE_KEYWORDS = {"size", "scale_factor", "align_corners", "recompute_scale_factor", "antialias"}
 #: the names torch.nn.functional is called through
 _TORCH_FUNCTIONAL = {"F", "functional", "nn.functional", "torch.nn.functional"}
+
+
+def _where_nan(v: ast.AST) -> bool:
+    """``np.where(mask, np.nan, x)``, ``torch.where(mask, x, float("nan"))``: an array that holds NaN
+    wherever (or wherever not) the mask holds."""
+    return (isinstance(v, ast.Call) and _callee(v) == "where" and len(v.args) == _WHERE_ARGS
+            and any(_is_nan(a) for a in v.args[1:]))
 
 
 def _is_nan(v: ast.AST) -> bool:
