@@ -112,16 +112,6 @@ def test_a_loss_that_falls_little_and_keeps_falling_is_slow(tmp_path):
     assert _log_facts(_console(tmp_path / "ok.out", healthy))["loss_pace"] == "normal"
 
 
-def test_a_loss_that_sits_at_its_start_for_a_third_of_the_run_and_falls_after_is_a_slow_start(tmp_path):
-    # at chance (ln 10) for the first third, then a fall to 0.8 that is still going at the end
-    late = [2.30, 2.31, 2.29, 2.30, 2.31, 2.29, 2.28, 2.20, 2.05, 1.85, 1.62, 1.40, 1.18, 0.98, 0.80]
-    f = _log_facts(_console(tmp_path / "late.out", late))
-    assert f["loss_pace"] == "slow"
-    # the same fall made at once, levelling late, is a run that learns at a normal pace
-    early = [2.30, 1.60, 1.25, 1.10, 1.02, 0.97, 0.93, 0.90, 0.88, 0.86, 0.85, 0.84, 0.83, 0.82, 0.80]
-    assert _log_facts(_console(tmp_path / "early.out", early))["loss_pace"] == "normal"
-
-
 def test_a_window_from_the_middle_of_a_run_has_no_pace(tmp_path):
     slow = [1.10 - 0.025 * i for i in range(15)]
     assert "loss_pace" not in _log_facts(_console(tmp_path / "mid.out", slow, start=81))

@@ -110,22 +110,15 @@ def _pace(analysis, trend, p) -> list[Finding]:
     # a loss the curve reader found levelled off takes nothing off over its last stretch beyond its
     # own noise: the medians of sixths can still differ by chance on a noisy per-batch loss, but a
     # loss that is not still falling is not falling slowly
-    still = trend == "decreasing" and last >= float(p["pace.slow_min_last_fall"])
-    slow = still and fall < float(p["pace.slow_max_fall"]) \
-        and (first <= 0 or last >= float(p["pace.slow_min_ratio"]) * first)
-    # a loss that sat near its start for the first third and fell only after: the run spent a third of
-    # its steps before it started to learn (an update too small, a poor start), however far it fell later
-    late = still and not slow and first <= float(p["pace.late_start_max_first_fall"]) and last >= first
+    slow = (trend == "decreasing"
+            and fall < float(p["pace.slow_max_fall"]) and last >= float(p["pace.slow_min_last_fall"])
+            and (first <= 0 or last >= float(p["pace.slow_min_ratio"]) * first))
     src = f"log:{analysis.name}:steps {x0:g}-{x1:g}"
     how = ("has not slowed down" if first <= 0 or last >= first else
            f"fell {last / first:.0%} as much as in the first third")
     if slow:
         detail = (f"the training loss fell only {fall:.0%} over the run ({y0:.3g} -> {y3:.3g}) and is "
                   f"still falling: {last:.0%} of its start over the last third, which {how}")
-    elif late:
-        slow = True
-        detail = (f"the training loss sat near its start for the first third of the run ({y0:.3g} -> {y1:.3g}, "
-                  f"{first:.0%} of it) and fell only after ({y1:.3g} -> {y3:.3g}); it is still falling: a slow start")
     else:
         detail = (f"the training loss fell {fall:.0%} over the run ({y0:.3g} -> {y3:.3g}); over the "
                   f"last third it fell {last:.0%} of its start")
