@@ -852,8 +852,15 @@ def _check_rules(b: _Builder, produced: set) -> None:
             _check_literal(b, rid, fact, expr)
         for i, (cause, _lr) in enumerate(rule.evidence):
             _need(b, "rule", rid, ("then", "evidence", i, "cause"), kb.root_causes, cause, "root cause")
-        if not rule.evidence and not rule.sets:
-            b.fail("rule", rid, ("then",), "the rule does nothing: give it evidence or set")
+        note = rule.then.get("note")
+        if note:
+            from .inference import placeholders     # (inference imports this module)
+            for fact in placeholders(note):
+                if fact not in rule.reads:
+                    b.fail("rule", rid, ("then", "note"),
+                           f"the note names {{{fact}}}, a fact the condition does not read")
+        if not rule.evidence and not rule.sets and not note:
+            b.fail("rule", rid, ("then",), "the rule does nothing: give it evidence, set or a note")
         produced |= set(rule.sets)
         for i, case in enumerate(rule.cases):
             for fname in case["given"]:

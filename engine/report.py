@@ -485,6 +485,20 @@ def _conflicts(session: Session) -> list[dict]:
     return out
 
 
+def _rule_notes(session: Session) -> list[str]:
+    """The notes of the rules that fired (``then.note``): what is worth telling though it causes no
+    symptom, each once, in firing order."""
+    values = {k: f.value for k, f in session.facts.items()}
+    out = []
+    for firing in session.run().firings:
+        note = firing.rule.then.get("note")
+        if note:
+            text = render(note, values)
+            if text not in out:
+                out.append(text)
+    return out
+
+
 def _caveats(session: Session, status: str, causes: list) -> list[str]:
     out = []
     out += [f"Sources disagree — {c}" for c in session.conflicts]
@@ -507,6 +521,7 @@ def _caveats(session: Session, status: str, causes: list) -> list[str]:
             and causes[0]["confidence"] - causes[1]["confidence"] < session.kb.param("confidence.close_behind")):
         out.append(f"{causes[1]['id']} is close behind; the fix for {causes[0]['id']} may not be the whole story.")
     out += session.notes
+    out += _rule_notes(session)
     out.append("Confidences are Bayesian estimates from the knowledge base's priors and likelihood ratios; "
                "they assume the pieces of evidence are independent.")
     return out

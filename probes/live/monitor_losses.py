@@ -90,8 +90,10 @@ class LossFeed:
         self._spike_ref = None
         self._loss_weights: list[tuple[int, tuple]] = []   # (step, the loss's constant term weights)
         self._loss_out_shape = None          # the output shape of the latest training loss (None: none)
+        self._loss_terms = None              # the calls of one criterion a summed training loss adds up
 
-    def on_loss(self, loss, *, phase=None, outputs=None, targets=None, loss_name=None, loss_fn=None):
+    def on_loss(self, loss, *, phase=None, outputs=None, targets=None, loss_name=None, loss_fn=None,
+                terms=None):
         """The loss before backward.
 
         ``phase``: ``"train"``, ``"val"`` or None (infer: a loss computed without grad, or one that
@@ -103,7 +105,9 @@ class LossFeed:
         ``bce``, ``bce_with_logits``, ``mse``, ... or ``custom`` for a hand-written loss (None: the
         monitor identifies a stock loss from outputs/targets when it can, else counts it custom;
         ``"unknown"``: say nothing about the loss function). ``loss_fn``: the criterion itself,
-        used to re-run the loss on a model copy (overfit probe).
+        used to re-run the loss on a model copy (overfit probe). ``terms``: the loss adds up this many
+        calls of one criterion (``loss += criterion(out_t, y_t)`` over a sequence): it is read per
+        term, as the criterion reports it, so it compares with chance and with the validation loss.
         """
         if self._busy or not isinstance(loss, self._torch.Tensor):     # torch.is_tensor, without its frame
             return
@@ -131,7 +135,10 @@ class LossFeed:
                 ls = getattr(loss_fn, "label_smoothing", None)
                 if isinstance(ls, float) and ls > 0:
                     self._label_smoothing = ls
-            if self._device_type == "cpu" and self._device_known:
+            if terms is not None:
+                self._read_loss_value(rec, loss, terms)
+                self._loss_terms = terms
+            elif self._device_type == "cpu" and self._device_known:
                 try:                                   # _read_loss_value on the CPU, written out
                     rec.value = loss.item()
                 except (RuntimeError, ValueError):     # not a scalar
@@ -167,20 +174,22 @@ class LossFeed:
             if cc is not None:
                 self._defer_count(cc, lambda hit, n, r=rec: setattr(r, "acc", (hit, n)))
 
-    def _read_loss_value(self, rec, loss):
-        """The value: read now on CPU (no sync to avoid), deferred to the next flush on a device."""
+    def _read_loss_value(self, rec, loss, terms=None):
+        """The value (per term when the loss sums ``terms`` calls of one criterion): read now on CPU
+        (no sync to avoid), deferred to the next flush on a device."""
         if not self._device_known:
             self._set_device(loss.device.type)
+        per = 1.0 if terms is None else float(terms)
         if self._device_type == "cpu":
             try:
-                rec.value = loss.item()
+                rec.value = loss.item() / per
             except (RuntimeError, ValueError):     # not a scalar
-                rec.value = loss.detach().float().mean().item()
+                rec.value = loss.detach().float().mean().item() / per
         else:
             lv = loss.detach()
             if lv.numel() != 1:
                 lv = lv.float().mean()
-            self._deferred.append((lambda v, r=rec: setattr(r, "value", v), lv))
+            self._deferred.append((lambda v, r=rec: setattr(r, "value", v / per), lv))
 
     def _identify_loss(self, loss, outputs, targets, loss_name):
         """Loss identification: a given name, else a value match on the first few losses that come

@@ -1270,6 +1270,7 @@ def _val_shape(log, out: _Out) -> None:
     p = out.p
     _val_evaluations(log, out)
     _val_mirrors_train(log, out)
+    _val_tracks_train(log, out)
     for role, better in (("val_loss", -1.0), ("val_accuracy", 1.0)):
         s = log.get(role)
         fin = s.finite_points() if s is not None else []
@@ -1345,6 +1346,37 @@ def _val_mirrors_train(log, out: _Out) -> None:
                     f"{len(pairs)} evaluations ({_fmt(pairs[0][1])} -> {_fmt(pairs[-1][1])}): the validation "
                     "pass scores the training data")
             return
+
+
+def _val_tracks_train(log, out: _Out) -> None:
+    """``val_tracks_train``: at each of the last ``curves.tracks_evals`` evaluations the log prints, the
+    validation loss is at most ``curves.tracks_ratio`` times the training loss printed at or before it
+    (true), or the latest is above that (false). Both figures come from one print statement's scale, so
+    a loss summed over time steps or a batch compares like with like."""
+    tr, va = log.get("loss"), log.get("val_loss")
+    if tr is None or va is None or tr.column == va.column:
+        return
+    train = [(q.x, q.mean) for q in tr.finite_points()]
+    evals = va.finite_points()
+    k = int(out.p["curves.tracks_evals"])
+    if not train or len(evals) < k:
+        return
+    xs = [x for x, _ in train]
+    pairs = []
+    for q in evals[-k:]:
+        i = bisect.bisect_right(xs, q.x) - 1
+        if i < 0 or train[i][1] <= 0:
+            return
+        pairs.append((train[i][1], q.mean))
+    ratio = out.p["curves.tracks_ratio"]
+    if all(v <= ratio * a for a, v in pairs):
+        out.add("val_tracks_train", True, evals[-k].x0, evals[-1].x1,
+                f"at each of the last {k} evaluations the validation loss is within {ratio:g}x of the training "
+                f"loss printed with it ({_fmt(pairs[-1][1])} against {_fmt(pairs[-1][0])})")
+    elif pairs[-1][1] > ratio * pairs[-1][0]:
+        out.add("val_tracks_train", False, evals[-1].x0, evals[-1].x1,
+                f"the latest validation loss {_fmt(pairs[-1][1])} is over {ratio:g}x the training loss "
+                f"{_fmt(pairs[-1][0])}")
 
 
 def _val_loss_moved(log, k: int) -> bool:

@@ -108,7 +108,7 @@ FACTS = (
     "loss_at_float_floor", "data_time_fraction", "accuracy_trend", "val_accuracy_trend",
     # what the evaluations alone say (a short excerpt too)
     "val_frozen", "val_still_improving", "val_loss_swing", "val_accuracy_swing", "val_at_best", "run_frozen",
-    "val_mirrors_train",
+    "val_mirrors_train", "val_tracks_train",
     "loss_values_recur", "loss_final_jump", "loss_blowup", "grad_norm_spike", "accuracy_all_zero",
     # how far the loss climbs back from its low; a gradient norm that overflows before the loss
     "loss_climb_back", "grad_norm_nonfinite_first", "grad_norm_blowup", "speed_only",

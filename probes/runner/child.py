@@ -67,6 +67,7 @@ import importlib
 import importlib.abc
 import inspect
 import json
+import math
 import os
 import runpy
 import signal
@@ -151,6 +152,8 @@ class _State:
         self.probe_errors = set()
         self.pass_loss_fn = False  # the monitor's on_loss takes loss_fn= (the criterion)
         self.pass_synced = False   # its on_data_wait takes synced= (timed after a CUDA sync)
+        self.pass_terms = False    # its on_loss takes terms= (a loss summed over one criterion's calls)
+        self.loss_terms = {}       # (parts, criterion) -> the terms such a summed loss adds up
         self.iter_loaders = weakref.WeakKeyDictionary()  # DataLoader iterator -> its loader
         self.declared = weakref.WeakSet()  # loaders handed to monitor.on_data_loader
         self.next_calls = 0
@@ -755,6 +758,7 @@ def _make_monitor(**kwargs):
     # optional extensions of the Monitor API, used when the monitor has them
     _S.pass_loss_fn = _accepts(getattr(monitor, "on_loss", None), "loss_fn")
     _S.pass_synced = _accepts(getattr(monitor, "on_data_wait", None), "synced")
+    _S.pass_terms = _accepts(getattr(monitor, "on_loss", None), "terms")
     return monitor
 
 
@@ -913,8 +917,10 @@ def _on_backward(t) -> None:
     if parts:      # a composite loss (criterion + penalty, several criteria): report the total
         _note_loss_parts(base, parts)
         first = parts[0]
+        terms = _summed_terms(base, parts)
         _call_monitor("on_loss", base, phase="train", outputs=first.outputs,
-                      targets=first.targets, loss_name=first.name)
+                      targets=first.targets, loss_name=first.name,
+                      **({"terms": terms} if terms is not None and _S.pass_terms else {}))
     else:          # a hand-written loss: no stock criterion went into it
         _call_monitor("on_loss", base, phase="train", loss_name="custom")
     _emit()
@@ -941,6 +947,33 @@ def _note_loss_parts(base, parts) -> None:
         _call_monitor("note_loss_parts", base.detach().float().reshape(()), lowest)
     except Exception as e:
         _probe_error("loss parts", e)
+
+
+def _summed_terms(base, parts):
+    """A loss that adds up several calls of one stock criterion (``loss += criterion(out, y[:, t])``
+    over a sequence's time steps, the heads of a multi-head model): how many such terms it holds, as
+    the total over the mean of the parts, so the monitor reads the loss per term against chance.
+    None when the parts are not all one named criterion. Read on the first PARTS_FIRST losses of each
+    shape (parts, criterion) and reused after (a device sync each; a script's loss keeps its shape)."""
+    name = parts[0].name
+    if len(parts) < 2 or name in (None, "custom") or any(p.name != name for p in parts):
+        return None
+    key = (len(parts), name)
+    seen = _S.loss_terms.get(key)
+    if seen is not None and seen[1] >= PARTS_FIRST:
+        return seen[0]
+    try:
+        import torch
+
+        vals = torch.stack([p.value.detach().float().reshape(()) for p in parts])
+        mean, total = float(vals.mean()), float(base.detach().float())
+    except Exception as e:
+        _probe_error("loss terms", e)
+        return None
+    terms = total / mean if mean > 0 and total > 0 and math.isfinite(total / mean) else None
+    if terms is not None:
+        _S.loss_terms[key] = (terms, (seen[1] if seen else 0) + 1)
+    return terms
 
 
 def _parts_of(loss, pending) -> list:

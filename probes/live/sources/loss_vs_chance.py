@@ -33,7 +33,10 @@ class LossVsChance(Probe):
         ch = f" (chance ln({nc}) = {chance:.4f})" if chance else ""
         init, cur = L.initial_loss(s, params), L.current_loss(s, params)
         emit("initial_loss", init, f"training loss at the first steps {init:.4g}{ch}" if init is not None else "")
-        emit("current_loss", cur, f"training loss now {cur:.4g}{ch} after {m.steps} steps" if cur is not None else "")
+        per = "" if m._loss_terms is None else \
+            f" per term (the loss adds up ~{m._loss_terms:.0f} {m._loss_name or 'criterion'} calls)"
+        emit("current_loss", cur,
+             f"training loss now {cur:.4g}{per}{ch} after {m.steps} steps" if cur is not None else "")
         if nc:
             emit("num_classes", nc, f"{nc} classes ({how})")
         an = L.curve_analysis(m._train_steps, s, (), nc, params=params)

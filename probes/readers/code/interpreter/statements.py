@@ -394,6 +394,8 @@ class Statements:
 
     def set_attribute(self, base: Val, attr: str, v: Val, target: ast.AST, stmt: ast.AST) -> None:
         line = getattr(stmt, "lineno", 0)
+        if isinstance(base, (ModuleVal, ObjVal)):
+            v = self.flag_flipped(base, attr, v)
         if isinstance(base, ModuleVal):
             if attr == "requires_grad" and not (isinstance(v, Const) and v.value is False):
                 # `module.requires_grad = True` (an unfreeze) only sets a Python attribute: no
@@ -411,6 +413,17 @@ class Statements:
                 self.record_frozen(target.value, base, stmt)
             elif attr == "grad" and isinstance(v, Const) and v.value is None:
                 self.record_event("zero", stmt, text=snippet(stmt), obj=None)
+
+    def flag_flipped(self, base: Val, attr: str, v: Val) -> Val:
+        """A flag an object holds (``self.train_teacher = True``) set to the other truth value under a
+        condition the reader cannot decide (``if epoch == freeze_epoch: self.train_teacher = False``):
+        either value may hold from there on, so the flag becomes unknown and a test on it reads both
+        branches, rather than the last one written."""
+        old = base.attrs.get(attr)
+        if self.cond and isinstance(v, Const) and isinstance(old, Const) and isinstance(v.value, bool) \
+                and isinstance(old.value, bool) and v.value != old.value:
+            return Unknown(f"{attr} (set to {v.value} only if {self.cond[-1]})")
+        return v
 
     def record_frozen(self, expr: ast.AST, base: Val, stmt: ast.AST) -> None:
         text = snippet(expr, 60)

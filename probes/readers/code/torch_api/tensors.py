@@ -37,6 +37,12 @@ def mode_told(node: ast.AST) -> bool:
     return flag is not None and any(isinstance(n, ast.Attribute) and n.attr == "training" for n in ast.walk(flag))
 
 
+def made_trainable(c) -> bool:
+    """Whether a tensor made by ``c`` is created trainable (``requires_grad=True``)."""
+    flag = c.kwargs.get("requires_grad")
+    return isinstance(flag, Const) and flag.value is True
+
+
 @dataclass
 class TensorCall:
     """One call of a torch tensor function: ``x`` its first argument, ``tens`` the tensors it gets."""
@@ -281,6 +287,8 @@ class TensorModel:
             # rebuilt from a model output already cut off (``torch.tensor(out.detach().numpy())``):
             # the cut travels on, so that the layers behind it are known to get no gradient
             return TensorVal(cuts=cuts)
+        if made_trainable(c):      # torch.tensor([0.5], requires_grad=True): a weight the script trains
+            return TensorVal(leaf=True, scale=function_scale(c.name, c.x))
         return TensorVal(data=True, scale=function_scale(c.name, c.x))
 
     def tensor_discrete(self, c: TensorCall) -> Val:
@@ -303,6 +311,8 @@ class TensorModel:
         return c.x if isinstance(c.x, TensorVal) else TensorVal()
 
     def tensor_new_data(self, c: TensorCall) -> Val:
+        if made_trainable(c):      # torch.zeros(1, requires_grad=True): the weights of a raw-tensor model
+            return TensorVal(leaf=True, scale=draw_scale(c.name, c.args, c.kwargs))
         return TensorVal(data=True, scale=draw_scale(c.name, c.args, c.kwargs), onehot=c.name in ONEHOT_BUILDERS)
 
     def tensor_scatter(self, c: TensorCall) -> Val:
