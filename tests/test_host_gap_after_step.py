@@ -71,7 +71,7 @@ def test_a_closure_step_still_reads_its_gap():
             time.sleep(0.05)
             xb, yb = torch.randn(16, 8), torch.randn(16, 2)
 
-            def closure():
+            def closure(xb=xb, yb=yb):
                 opt.zero_grad()
                 loss = ((model(xb) - yb) ** 2).mean()
                 loss.backward()
