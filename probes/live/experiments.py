@@ -562,7 +562,7 @@ def run_experiment(model, optimizer, batches, loss_fn, spec: dict, *, context: d
     r["held_out"] = len(held)
     r["trained_on"] = len(train)
     r["from_start"] = ctx.get("start_state") is not None
-    outcome = decide(spec["measure"], r)
+    outcome = "inconclusive" if _objective_changed(iv, r) else decide(spec["measure"], r)
     reps = int(spec["measure"].get("replicates", 1))
     if outcome == "confirms" and reps > 1:
         # only a confirmation is worth guarding: the other draws cost a copy each
@@ -583,7 +583,24 @@ def run_experiment(model, optimizer, batches, loss_fn, spec: dict, *, context: d
     r = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()}
     res = {**out, **r, "outcome": outcome}
     res["detail"] = describe(res)
+    if _objective_changed(iv, r):
+        res["detail"] += (" (the change took a held-out loss the unchanged copy keeps at or above zero below "
+                          "zero: it reached the loss's own weights or targets, not the features)")
     return res
+
+
+#: Interventions that change only what the model is fed (never the model, the optimizer or the loss).
+_INPUT_CHANGES = frozenset({"standardize_inputs"})
+
+
+def _objective_changed(iv: dict, r: dict) -> bool:
+    """A change to the inputs alone took the held-out loss below zero where the unchanged copy keeps
+    it at or above zero: the change reached a tensor the loss itself weighs or compares with (a
+    per-pair weight or a target handed to the model's forward, as a GloVe model that returns its
+    own loss takes them), so the two copies no longer minimise the same thing and the "fall" is no
+    evidence for the change."""
+    t, c = r.get("treated_loss"), r.get("control_loss")
+    return iv.get("kind") in _INPUT_CHANGES and t is not None and c is not None and t < 0 <= c
 
 
 def _checkpoints(steps: int, count: int) -> set:

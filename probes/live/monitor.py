@@ -335,7 +335,8 @@ class Monitor(StepFeed, LossFeed, BatchFeed, NanFeed):
     def _hook_optimizer(self):
         if self.optimizer is None or self._opt_handles or not hasattr(self.optimizer, "register_step_pre_hook"):
             return      # not a torch.optim.Optimizer: no step hooks (no steps counted)
-        self._opt_handles = [self.optimizer.register_step_pre_hook(self._pre_step)]
+        self._opt_handles = [self.optimizer.register_step_pre_hook(self._pre_step),
+                             self.optimizer.register_step_post_hook(self._step_end)]
 
     def _unhook_optimizer(self):
         for h in self._opt_handles:

@@ -61,6 +61,7 @@ class BatchFeed:
         # (where a script without a DataLoader makes its batch), paired with the step's interval
         self._gap_open = False
         self._gap = None
+        self._step_end_t = None      # (time, own time then) when the optimizer step returned
         self._gaps = array("d")
         self._gap_intervals = array("d")
         self._other_handles: list = []
@@ -182,7 +183,22 @@ class BatchFeed:
         if self._gap_open:
             self._gap_open = False
             if training and self._last_step_t is not None:
-                self._gap = max(0.0, time.perf_counter() - self._last_step_t - self._own_step)
+                self._gap = self._gap_since_step()
+
+    def _gap_since_step(self) -> float:
+        """The host gap up to now: from the end of the optimizer step (its post-hook) when one was
+        seen, else from its start. The step's own work (an optimizer's update, SparseAdam's sparse
+        moments) is compute, not the script making its batch; the monitor's own time is left out."""
+        end = self._step_end_t
+        if end is None:
+            return max(0.0, time.perf_counter() - self._last_step_t - self._own_step)
+        return max(0.0, time.perf_counter() - end[0] - (self._own_step - end[1]))
+
+    def _step_end(self, optimizer, args, kwargs):
+        """Optimizer step post-hook: when the step returned, where the host gap starts."""
+        if not self._busy and self._last_step_t is not None:
+            self._step_end_t = (time.perf_counter(), self._own_step)
+        return None
 
     def _drop_other_hooks(self) -> None:
         for h in self._other_handles:

@@ -144,7 +144,7 @@ class StepFeed:
         if self._gap_open:                   # _gap_end(ge and training)
             self._gap_open = False
             if ge and training and self._last_step_t is not None:
-                self._gap = max(0.0, time.perf_counter() - self._last_step_t - self._own_step)
+                self._gap = self._gap_since_step()
         self._fwd_mode[2 * ge + training] += 1
         self._last_fwd_training = training
         if self._rows_open and args:
@@ -284,7 +284,7 @@ class StepFeed:
             if self._gap is not None:         # _gap_step(interval)
                 self._gaps.append(min(self._gap, interval))
                 self._gap_intervals.append(interval)
-        self._gap = None
+        self._gap = self._step_end_t = None
         self._gap_open = True
         self._last_step_t = now
         self._own_step = 0.0

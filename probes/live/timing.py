@@ -46,8 +46,9 @@ def trimmed_mean(values: Sequence[float], share: float) -> float:
 
 def host_gap_fraction(gaps: Sequence[float], intervals: Sequence[float], params=None) -> float | None:
     """A script without a DataLoader makes its batch between steps: the share of each training step
-    from the optimizer step to the next training forward (the batch made in Python, the step itself,
-    logging), the median over the timed steps of gap / interval. No worker pipeline stands between
+    from the end of the optimizer step to the next training forward (the batch made in Python,
+    logging; the update itself is compute and is left out where the step's post-hook ran), the
+    median over the timed steps of gap / interval. No worker pipeline stands between
     the script and its batches, so every step does the same work and a step the machine preempted
     is an outlier, not the pattern (a ratio of sums lets one such step decide the fraction).
     None with fewer than ``data_timing.min_steps`` steps, or when the median gap is under

@@ -31,8 +31,9 @@ class DataTiming(Probe):
             f = T.host_gap_fraction(gaps, iv, params)
             if f is not None:
                 emit("data_time_fraction", f,
-                     f"no DataLoader: {f * 100:.1f}% of each step passes between the optimizer step and the "
-                     f"next training forward, where the script makes its batch (median over {len(gaps)} steps; "
+                     f"no DataLoader: {f * 100:.1f}% of each step passes between the end of the optimizer "
+                     f"step and the next training forward, where the script makes its batch "
+                     f"(median over {len(gaps)} steps; "
                      f"mean gap {sum(gaps) / len(gaps) * 1e3:.2f} ms of a {sum(iv) / len(iv) * 1e3:.2f} ms step)")
         u = T.gpu_utilization(m._gpu_util)
         emit("gpu_utilization", u, f"average GPU utilisation {u * 100:.0f}%" if u is not None else "")
