@@ -1263,7 +1263,8 @@ def _val_shape(log, out: _Out) -> None:
       every one before it: the model still generalises better at every evaluation.
     - ``val_loss_swing``: the median factor, as ``|ln(v[i+1] / v[i]) - drift|``, by which the
       validation loss changes from one evaluation to the next beyond its drift (the mean of those
-      logs: a loss that climbs by a factor at every evaluation drifts, it is not thrown around)
+      logs: a loss that climbs by a factor at every evaluation drifts, it is not thrown around; nor is
+      one that jumps once and holds a level: at most the median move itself)
       (``curves.val_swing_min_evals`` or more, all positive; or ``curves.val_swing_few_evals``
       that each jump by ``curves.val_swing_few_evals_min`` or more, both ways): a validation loss thrown around
       from one evaluation to the next."""
