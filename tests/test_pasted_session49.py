@@ -116,3 +116,12 @@ def test_a_validation_loss_thrown_back_and_forth_still_swings(tmp_path):
     rep, _ = diagnose_log_report(tmp_path, _keras([0.72, 2.91, 0.65, 3.40, 0.70, 3.12, 0.69]))
     assert report_fact(rep, "val_loss_swing") > 1.0
     assert report_symptom(rep) == "instability"
+
+
+def test_a_jump_at_the_last_evaluation_is_no_level_yet(tmp_path):
+    """A flat validation history that breaks at its last evaluation (0.150, 0.147, 0.149, 0.148, then
+    0.712) has no level after the jump: it still reads as moves between evaluations, as before."""
+    text = "".join(f"Epoch: {e}\nValidation loss {526 * e}:  {v}\n"
+                   for e, v in zip(range(11, 16), (0.149928, 0.147172, 0.148571, 0.148049, 0.711720)))
+    rep, _ = diagnose_log_report(tmp_path, text)
+    assert report_fact(rep, "val_loss_swing") > 0.3

@@ -1395,9 +1395,12 @@ def _loss_swing(vs: list) -> float | None:
     if steps is None:
         return None
     drift = sum(steps) / len(steps)
+    swing = median(abs(d - drift) for d in steps)
     # nor is one jump and a level after it (0.72, 0.71, 3.9, 7.1, 7.7, 7.0): the median step is no move,
-    # as for an accuracy (``_val_swing``)
-    return min(median(abs(d - drift) for d in steps), median(abs(d) for d in steps))
+    # as for an accuracy (``_val_swing``); a jump at the last evaluation has no level after it yet
+    if max(range(len(steps)), key=lambda i: abs(steps[i])) < len(steps) - 1:
+        swing = min(swing, median(abs(d) for d in steps))
+    return swing
 
 
 def _val_swing(role: str, vs: list, fin: list, out: _Out) -> None:
