@@ -2521,15 +2521,17 @@ def _read_scores(read) -> ConsoleLog | None:
 def _read_guessed(read, lines: list[str], params, exc: NoMetricsError) -> ConsoleLog:
     """The log read again under the names :func:`console_guess.guess_vocabulary` finds, with a note
     saying so; the original one-line refusal when the values tell nothing or still read as nothing."""
-    vocab = console_guess.guess_vocabulary(lines, params)
+    pipes = console_guess.pipe_losses(lines, params)
+    vocab = pipes or console_guess.guess_vocabulary(lines, params)
     if not vocab:
         raise exc
     try:
         log = read(console_guess.with_vocabulary(params, vocab))
     except NoMetricsError:
         raise exc from None
-    log.notes.append(console_guess.note(vocab))
-    log.guessed_names = dict(vocab)
+    log.notes.append(console_guess.pipe_note(vocab) if pipes else console_guess.note(vocab))
+    if not pipes:   # a pipeline's component names are known words, not a guess
+        log.guessed_names = dict(vocab)
     return log
 
 

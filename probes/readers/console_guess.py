@@ -257,6 +257,42 @@ def _guess(lines: list[str], params: Mapping | None, on_split: bool) -> dict[str
     return vocab
 
 
+#: a line that is one dict literal of quoted names and numbers, with at most one word before it
+#: (spaCy's ``Losses {'ner': 11.27, 'tagger': 3.1}``, or the dict alone): each name and its value
+_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"   # one way to read each digit run: linear
+_DICT_ITEM = rf"['\"]\w+['\"]\s*:\s*{_NUM}\s*"
+_DICT_LINE = re.compile(rf"^\s*(?:[A-Za-z]+:?\s*)?\{{\s*({_DICT_ITEM}(?:,\s*{_DICT_ITEM})*)\}}\s*$")
+_DICT_KEY = re.compile(r"['\"](\w+)['\"]\s*:")
+
+
+def pipe_losses(lines: list[str], params: Mapping | None = None) -> dict[str, str]:
+    """``{name: "train loss"}`` when the lines print a pipeline's losses dict (spaCy's ``losses``
+    after each ``nlp.update``: ``{'ner': 11.27}``, one dict a line, keyed by the trainable
+    components of ``console.pipe_loss_names``) in ``console.guess_min_lines`` lines or more; the
+    component printed first in most lines is read as the training loss. ``{}`` for any other text."""
+    p = resolve(params)
+    pipes = frozenset(p["console.pipe_loss_names"])
+    firsts: dict[str, int] = {}
+    for line in lines:
+        m = _DICT_LINE.match(line)
+        if m is None:
+            continue
+        keys = _DICT_KEY.findall(m.group(1))
+        if keys and all(k.lower() in pipes for k in keys):
+            firsts[keys[0]] = firsts.get(keys[0], 0) + 1
+    if not firsts:
+        return {}
+    name, count = max(firsts.items(), key=lambda kv: kv[1])
+    return {name: "train loss"} if count >= int(p["console.guess_min_lines"]) else {}
+
+
+def pipe_note(vocab: Mapping[str, str]) -> str:
+    """The report's line on a pipeline's losses dict read as the training loss."""
+    shown = ", ".join(f"'{label}'" for label in vocab)
+    return (f"a dict of a pipeline's component losses (spaCy's losses): {shown} read as the training loss "
+            "(console.pipe_loss_names)")
+
+
 def with_vocabulary(params: Mapping | None, vocab: Mapping[str, str]) -> dict:
     """``params`` with ``vocab`` added to the console reader's words of other languages: a label
     with a character outside ASCII to ``console.local_words`` (matched anywhere in a line), any other

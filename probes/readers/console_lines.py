@@ -931,6 +931,19 @@ def _delimited_cells(row: str, n: int) -> list | None:
                 len(cells) == n or _cell(cells[-1]) is None):
             return cells[:n]
     return None
+def _timed_cells(cells: list, n: int) -> list | None:
+    """The ``n`` cells of a row set apart by blanks that goes on, after its ``n`` numbers, with the time
+    the record took, which no header name heads (fastai v1's ``1 1.513 1.041 0.507 (00:13)`` under
+    ``epoch train_loss valid_loss error_rate``): a clock time or a duration, bare or in parentheses;
+    None for any other row."""
+    if len(cells) != n + 1 or not all(_cell(c) is not None for c in cells[:n]):
+        return None
+    last = cells[-1]
+    if last[:1] == "(" and last[-1:] == ")":
+        last = last[1:-1]
+    return cells[:n] if _CLOCK.fullmatch(last) or _DURATION.fullmatch(last) else None
+
+
 #: a comment mark and one blank opening a line, before a name: a header a data file's writer commented out
 _COMMENTED_HEADER = re.compile(r"^\s*(?:#{1,2}|%|//) (?=[A-Za-z_])")
 #: a unit printed in parentheses under a column's name on a header's second line
@@ -1147,7 +1160,7 @@ class _HeaderTables:
             if len(wide) in (len(names), len(names) + 1):
                 cells = wide
         if delim is None and len(cells) != len(names):
-            cells = _delimited_cells(s, len(names)) or cells
+            cells = _delimited_cells(s, len(names)) or _timed_cells(cells, len(names)) or cells
         self.row_index = None
         if self.header_indexed is not None and len(cells) == len(names) + 1:
             first = _CELL_SPAN.search(line)

@@ -1263,7 +1263,8 @@ def _val_shape(log, out: _Out) -> None:
       every one before it: the model still generalises better at every evaluation.
     - ``val_loss_swing``: the median factor, as ``|ln(v[i+1] / v[i]) - drift|``, by which the
       validation loss changes from one evaluation to the next beyond its drift (the mean of those
-      logs: a loss that climbs by a factor at every evaluation drifts, it is not thrown around)
+      logs: a loss that climbs by a factor at every evaluation drifts, it is not thrown around; nor is
+      one that jumps once and holds a level: at most the median move itself)
       (``curves.val_swing_min_evals`` or more, all positive; or ``curves.val_swing_few_evals``
       that each jump by ``curves.val_swing_few_evals_min`` or more, both ways): a validation loss thrown around
       from one evaluation to the next."""
@@ -1426,7 +1427,12 @@ def _loss_swing(vs: list) -> float | None:
     if steps is None:
         return None
     drift = sum(steps) / len(steps)
-    return median(abs(d - drift) for d in steps)
+    swing = median(abs(d - drift) for d in steps)
+    # nor is one jump and a level after it (0.72, 0.71, 3.9, 7.1, 7.7, 7.0): the median step is no move,
+    # as for an accuracy (``_val_swing``); a jump at the last evaluation has no level after it yet
+    if max(range(len(steps)), key=lambda i: abs(steps[i])) < len(steps) - 1:
+        swing = min(swing, median(abs(d) for d in steps))
+    return swing
 
 
 def _val_swing(role: str, vs: list, fin: list, out: _Out) -> None:
