@@ -82,8 +82,8 @@ for epoch in range(150):
 def test_a_high_adam_lr_beside_a_smooth_healthy_fall_names_no_cause(tmp_path):
     report = _diagnose(tmp_path, _pygcn_log([0.0017] * 16), _SGC_SCRIPT)
     assert report["status"] == "healthy"
-    assert report["root_causes"][0]["id"] == "lr_too_high"
-    assert report["root_causes"][0]["confidence"] < 0.5
+    # the high rate is weighed against by the smooth fall: no candidate, lr_too_high included, reaches 0.5
+    assert report["root_causes"] and all(c["confidence"] < 0.5 for c in report["root_causes"])
 
 
 def _slow_gap_log() -> str:
