@@ -943,10 +943,14 @@ def _note_loss_parts(base, parts) -> None:
     try:
         import torch
 
-        lowest = torch.stack([p.value.detach().float().reshape(()) for p in parts]).min()
-        _call_monitor("note_loss_parts", base.detach().float().reshape(()), lowest)
+        _call_monitor("note_loss_parts", base.detach().float().reshape(()), _part_values(torch, parts).min())
     except Exception as e:
         _probe_error("loss parts", e)
+
+
+def _part_values(torch, parts):
+    """The detached values of a composite loss's criteria, as one 1-D tensor (no device sync)."""
+    return torch.stack([p.value.detach().float().reshape(()) for p in parts])
 
 
 def _summed_terms(base, parts):
@@ -965,8 +969,7 @@ def _summed_terms(base, parts):
     try:
         import torch
 
-        vals = torch.stack([p.value.detach().float().reshape(()) for p in parts])
-        mean, total = float(vals.mean()), float(base.detach().float())
+        mean, total = float(_part_values(torch, parts).mean()), float(base.detach().float())
     except Exception as e:
         _probe_error("loss terms", e)
         return None
