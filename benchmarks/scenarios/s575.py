@@ -11,7 +11,7 @@
 # Scaled down for the scenario: a small two-level U-Net with a gated edge stream instead of the albunet-based SAUNet,
 # synthetic 64 x 64 slices (left-ventricle cavity, myocardium and right ventricle as ellipses on a noisy background;
 # 160 training and 20 validation slices), batch_size_per_gpu 4 with drop_last (40 iterations an epoch), RAdam
-# (torch.optim.RAdam) lr 1e-3 with the cosine epoch schedule, the "Epoch: [e/max], Iter: [n], ..." line every 10
+# (torch.optim.RAdam) lr 5e-3 with the cosine epoch schedule, the "Epoch: [e/max], Iter: [n], ..." line every 10
 # iterations; CPU instead of .cuda(); metrics.csv has every training iteration.
 import csv
 import math
