@@ -269,10 +269,11 @@ class Calls:
             p = self.placeholder_for(text)
             if isinstance(p, SchedVal):
                 self.record_event("sched", node, text=snippet(node), obj=p)
-            else:
-                self.record_event("step", node, text=snippet(node),
-                                  obj=p if isinstance(p, OptVal) else None)
-            return Const(None)
+                return Const(None)
+            ret = self.run_step_closure(args, kwargs, node)
+            self.record_event("step", node, text=snippet(node),
+                              obj=p if isinstance(p, OptVal) else None)
+            return ret
         if name in ("parse_args", "parse_known_args") and self.argdefaults:
             a = ArgsVal(self.argdefaults)
             return a if name == "parse_args" else ListVal([a, Unknown("rest")], kind="tuple")
