@@ -89,6 +89,10 @@ class Calls:
                                   ls=fv.label_smoothing, reduction=fv.reduction)
         if isinstance(fv, SuperVal):
             return fv
+        if isinstance(fv, ObjVal):     # an instance called: its class's __call__
+            call = self.class_attribute(fv.cls, "__call__")
+            if isinstance(call, FuncVal):
+                return self.call_function(replace(call, bound=fv), args, kwargs, node)
         tens = [v for v in list(args) + list(kwargs.values()) if isinstance(v, TensorVal)]
         if isinstance(fv, Unknown):
             if MODEL_WORDS.search(fv.text.rsplit(".", 1)[-1]) and not LOSS_WORDS.search(
