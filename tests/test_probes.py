@@ -317,6 +317,34 @@ def test_step_lr_stepped_per_batch_is_seen_even_when_the_lr_rarely_changes():
     assert facts["lr_collapse_fraction"] < 0.5
 
 
+def test_a_warmup_scheduler_never_stepped_holds_the_lr_at_a_sliver_of_its_rate():
+    """A LambdaLR warm-up built (as on a resume) and never stepped: every step runs at 1e-4 of the
+    configured rate, which the trace read from its own start calls held (lr_final_ratio 1.0)."""
+    torch.manual_seed(0)
+    m = mlp()
+    opt = sgd(m, lr=0.05)
+    torch.optim.lr_scheduler.LambdaLR(opt, lambda e: 1e-4 + e * 0.01)    # never stepped
+    facts, *_ = fit(m, opt, blobs(n=128))
+    assert facts["lr_final_ratio"] == 1.0
+    assert facts["lr_base_ratio"] == pytest.approx(1e-4)
+
+
+def test_a_warmup_that_reaches_its_rate_is_not_held_below_it():
+    torch.manual_seed(0)
+    m = mlp()
+    opt = sgd(m, lr=0.05)
+    sched = torch.optim.lr_scheduler.LinearLR(opt, start_factor=1e-3, total_iters=4)
+    facts, *_ = fit(m, opt, blobs(n=256), sched=sched, sched_per_batch=True)
+    assert facts["lr_base_ratio"] == pytest.approx(1.0)
+
+
+def test_no_scheduler_no_base_ratio():
+    torch.manual_seed(0)
+    m = mlp()
+    facts, *_ = fit(m, sgd(m, lr=0.05), blobs(n=128))
+    assert "lr_base_ratio" not in facts
+
+
 def test_wrong_model_instance_in_optimizer():
     """The optimizer holds an older model's parameters: evidence points there, not at zero_grad."""
     torch.manual_seed(0)

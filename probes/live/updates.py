@@ -126,6 +126,22 @@ def lr_peak_ratio(lr_changes: Sequence[tuple[int, float]]) -> float | None:
     return float(max(lr for _, lr in lr_changes) / lr_changes[0][1])
 
 
+def lr_base_ratio(lr_changes: Sequence[tuple[int, float]], optimizer) -> float | None:
+    """The highest learning rate the run stepped with / the rate its scheduler scales (the
+    ``initial_lr`` an LR scheduler records in group 0 when it is built): far below 1 for the whole
+    run when a schedule held the rate at a sliver of the configured one from the first step seen (a
+    warm-up never stepped, a decay already spent on resume). None without a scheduler's record."""
+    if not lr_changes or optimizer is None:
+        return None
+    try:
+        base = optimizer.param_groups[0].get("initial_lr")
+    except (AttributeError, IndexError, TypeError):
+        return None
+    if not isinstance(base, (int, float)) or not base > 0:
+        return None
+    return float(max(lr for _, lr in lr_changes) / base)
+
+
 def lr_collapse_fraction(lr_changes: Sequence[tuple[int, float]], total_steps: int,
                          params=None) -> float | None:
     """Fraction of the observed run after which the LR stays below ``curves.lr_collapse`` (1%) of

@@ -9,7 +9,7 @@ from traindx.probes.live.probe import Probe
 class LrTrace(Probe):
     source = "probe:lr_trace"
     facts = ("lr_final_ratio", "lr_peak_ratio", "lr_collapse_fraction", "scheduler_step_per_batch", "learning_rate",
-             "scheduler")
+             "scheduler", "lr_base_ratio")
     needs = frozenset({"optimizer"})
     schedule = "every optimizer step (the LR of group 0 at each change); every scheduler.step()"
     parameters = ("curves.lr_collapse", "lr_trace.min_steps", "lr_trace.per_batch_share", "lr_trace.per_epoch_share",
@@ -24,6 +24,10 @@ class LrTrace(Probe):
         peak = U.lr_peak_ratio(ch)
         emit("lr_peak_ratio", peak,
              f"lr peaked at {max(lr for _, lr in ch):.3g} vs {ch[0][1]:.3g} at the start" if ch else "")
+        base = U.lr_base_ratio(ch, m.optimizer)
+        emit("lr_base_ratio", base,
+             f"the lr stepped with at most {max(lr for _, lr in ch):.3g}, {base:.3g} of the "
+             f"{m.optimizer.param_groups[0]['initial_lr']:.3g} its scheduler scales" if base is not None else "")
         cf = U.lr_collapse_fraction(ch, m.steps, params)
         cut = f"{params['curves.lr_collapse']:.0%}"
         emit("lr_collapse_fraction", cf,

@@ -632,7 +632,8 @@ _NORMS = {"norm"}
 
 
 #: names of evaluation code, where a sort orders predictions rather than data
-_EVAL_NAME = re.compile(r"eval|valid|test|metric|score|predict|rank|top_?k|recall|precision|ndcg|map_at",
+_EVAL_NAME = re.compile(r"eval|valid|test|metric|score|predict|rank|top_?k|recall|precision|ndcg|map_at|"
+                        r"au(?:c|roc|prc)|roc_?auc|accuracy|f1",
                         re.IGNORECASE)
 
 #: calls in a ``__getitem__`` that wait or read storage for every item: by their last name, and

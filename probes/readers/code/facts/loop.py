@@ -336,7 +336,10 @@ class LoopFacts:
         if not calls:
             return
         # a module run under no_grad inside the training step (a frozen teacher, a target
-        # network) is not trained there: its eval mode is the intended one
+        # network) is not trained there: its eval mode is the intended one; nor is it validated
+        # there: its output feeds the loss that is backpropagated (a GAN's generator making the
+        # discriminator's fakes)
+        feeds_loss = {i for i in train_calls if self.events[i].nograd}
         train_calls = {i for i in train_calls if not self.events[i].nograd}
         train_models = {self.events[i].obj.id for i in train_calls
                         if isinstance(self.events[i].obj, ModuleVal)}
@@ -344,6 +347,8 @@ class LoopFacts:
         for i, e in calls:
             if i in train_calls:
                 tr_calls.append(e)
+                continue
+            if i in feeds_loss:
                 continue
             if not isinstance(e.obj, ModuleVal) or (train_models and e.obj.id not in
                                                     train_models):

@@ -89,6 +89,10 @@ class Calls:
                                   ls=fv.label_smoothing, reduction=fv.reduction)
         if isinstance(fv, SuperVal):
             return fv
+        if isinstance(fv, ObjVal):     # an instance called: its class's __call__
+            call = self.class_attribute(fv.cls, "__call__")
+            if isinstance(call, FuncVal):
+                return self.call_function(replace(call, bound=fv), args, kwargs, node)
         tens = [v for v in list(args) + list(kwargs.values()) if isinstance(v, TensorVal)]
         if isinstance(fv, Unknown):
             if MODEL_WORDS.search(fv.text.rsplit(".", 1)[-1]) and not LOSS_WORDS.search(
@@ -269,10 +273,11 @@ class Calls:
             p = self.placeholder_for(text)
             if isinstance(p, SchedVal):
                 self.record_event("sched", node, text=snippet(node), obj=p)
-            else:
-                self.record_event("step", node, text=snippet(node),
-                                  obj=p if isinstance(p, OptVal) else None)
-            return Const(None)
+                return Const(None)
+            ret = self.run_step_closure(args, kwargs, node)
+            self.record_event("step", node, text=snippet(node),
+                              obj=p if isinstance(p, OptVal) else None)
+            return ret
         if name in ("parse_args", "parse_known_args") and self.argdefaults:
             a = ArgsVal(self.argdefaults)
             return a if name == "parse_args" else ListVal([a, Unknown("rest")], kind="tuple")

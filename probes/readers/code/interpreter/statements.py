@@ -332,7 +332,8 @@ class Statements:
         cenv = Env(env)
         for st in node.body:
             if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                cv.attrs[st.name] = self.make_function(st, env, cv)
+                # also a name later statements of the class body see (``__call__ = train``)
+                cv.attrs[st.name] = cenv.vars[st.name] = self.make_function(st, env, cv)
             elif isinstance(st, (ast.Assign, ast.AnnAssign)):
                 self.exec_statement(st, cenv)
         for k, v in cenv.vars.items():

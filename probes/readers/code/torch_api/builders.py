@@ -338,13 +338,24 @@ class TrainingObjects:
 
     def call_optimizer_method(self, base: OptVal, name: str, args: list, kwargs: dict, node: ast.Call,
                               env: Env) -> Val:
-        """``opt.step()``, ``opt.zero_grad()``, ``opt.add_param_group(...)``."""
+        """``opt.step()``, ``opt.zero_grad()``, ``opt.add_param_group(...)``; ``opt.step(closure)``
+        (LBFGS and the like) runs the closure first, so the zero_grad and backward it holds happen
+        in the iteration, and returns what the closure returns (the loss)."""
         if name == "step":
+            ret = self.run_step_closure(args, kwargs, node)
             self.record_event("step", node, text=snippet(node), obj=base)
+            return ret
         elif name == "zero_grad":
             self.record_event("zero", node, text=snippet(node), obj=base)
         elif name == "add_param_group" and args:
             base.parts.extend(self.parameter_parts(args[0], node))
+        return Const(None)
+
+    def run_step_closure(self, args: list, kwargs: dict, node: ast.Call) -> Val:
+        """The closure handed to ``optimizer.step(closure)``, run as the optimizer runs it."""
+        closure = args[0] if args else kwargs.get("closure")
+        if isinstance(closure, FuncVal):
+            return self.call_function(closure, [], {}, node)
         return Const(None)
 
     def call_scheduler_method(self, base: SchedVal, name: str, args: list, kwargs: dict, node: ast.Call,
