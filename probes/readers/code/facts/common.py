@@ -142,7 +142,9 @@ class Conclusions:
         step_loop = ref_ev.loops[-1][0] if ref_ev and ref_ev.loops else None
         # the optimizers that really step (an optimizer built and never stepped updates nothing)
         stepped = [e.obj for e in steps if isinstance(e.obj, OptVal) and e.obj.kind]
-        self.covering_optimizers = [o for o in self.optimizers if o in stepped] or self.optimizers
+        # a script with no optimizer that updates its parameters by hand: the loops that do it hold them
+        self.covering_optimizers = [o for o in self.optimizers if o in stepped] or self.optimizers \
+            or list(self.records["manual_update"])
         opt = self.primary_optimizer(steps)
         self.optimizer_facts(opt)
         self.coverage_facts(trained_models, opt)

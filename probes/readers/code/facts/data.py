@@ -299,9 +299,9 @@ class DataFacts:
                   and (_whole_sort(n.value) or _is_perm_call(n.value))}
         for n in (n for n in ast.walk(self.tree) if id(n) not in skip and isinstance(n, ast.Assign)):
             for t, v in _assigned_pairs(n):
-                if isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and v.value.id == t \
-                        and isinstance(v.slice, ast.Name) and v.slice.id in orders:
-                    moved.setdefault(v.slice.id, {})[t] = n
+                order = _order_reordering(v, t)
+                if order in orders:
+                    moved.setdefault(order, {})[t] = n
         groups = [(n, [_root_name(e) for e in n.targets[0].elts]) for n in ast.walk(self.tree)
                   if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple)
                   and isinstance(n.value, ast.Call)]
@@ -1006,6 +1006,24 @@ def _reorder_key(v: ast.AST, perms: dict, name: str | None = None) -> str | None
     if not (isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and (name is None or v.value.id == name)):
         return None
     return _perm_index_key(v.slice, perms)
+
+
+def _order_reordering(v: ast.AST, name: str) -> str | None:
+    """The name of the index array ``v`` reorders the array ``name`` by: ``name[order]``, or the same
+    rows gathered one by one, ``[name[i] for i in order]`` (a Python list of documents reordered with
+    its label tensor); else None."""
+    if isinstance(v, ast.ListComp) and len(v.generators) == 1 and isinstance(v.generators[0].target, ast.Name) \
+            and not v.generators[0].ifs and isinstance(v.generators[0].iter, ast.Name):
+        g = v.generators[0]
+        elt = v.elt
+        if isinstance(elt, ast.Subscript) and isinstance(elt.value, ast.Name) and elt.value.id == name \
+                and isinstance(elt.slice, ast.Name) and elt.slice.id == g.target.id:
+            return g.iter.id
+        return None
+    if isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and v.value.id == name \
+            and isinstance(v.slice, ast.Name):
+        return v.slice.id
+    return None
 
 
 def _plain_view(v: ast.AST) -> bool:

@@ -190,7 +190,8 @@ class OptimizerFacts:
         what = ", ".join(t for t, _ in rest) if rest else \
             f"everything in {m.var or m.qual} outside {held}"
         o0 = sub[0][0]
-        return [(f"{what}: the optimizer (line {o0.line}) holds only {held} "
+        who = "the optimizer" if o0.kind else "the hand-written update loop"
+        return [(f"{what}: {who} (line {o0.line}) holds only {held} "
                  f"while {m.var or m.qual} trains", o0.line)]
 
     def other_instance_gap(self, m: ModuleVal, parts: list) -> list[tuple[str, int]]:

@@ -56,7 +56,7 @@ class ReaderState:
         self.records: dict[str, list] = {k: [] for k in (
             "dropout", "bn", "init", "frozen", "aug", "amp", "clip", "early", "ls",
             "loss_entry", "half", "module_rg", "functional_dropout", "frozen_after_backward", "input_scale",
-            "sigmoid_layers", "input_bn", "param_data", "param_draw")}
+            "sigmoid_layers", "input_bn", "param_data", "param_draw", "manual_update")}
         self.unresolved: list[str] = []
         self.notes: list[str] = []
         self.inlined: set = set()

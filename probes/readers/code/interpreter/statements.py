@@ -25,6 +25,34 @@ _TWO_PASSES = (None, None)
 _LAST_INDEX_OFFSET = 1
 
 
+def _rooted_at(node: ast.AST, name: str) -> bool:
+    """``name`` or ``name.data``: the parameter a loop variable names, or its storage."""
+    if isinstance(node, ast.Attribute) and node.attr == "data":
+        node = node.value
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _mentions_own_grad(node: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == "grad" and _rooted_at(n.value, name)
+               for n in ast.walk(node))
+
+
+def updates_from_own_gradient(body: list, name: str) -> bool:
+    """The statements ``body`` update the parameter ``name`` in place from its own gradient:
+    ``name.data.add_(name.grad, alpha=-lr)``, ``name.sub_(lr * name.grad)``, ``name.data -= lr *
+    name.grad`` or ``name.data = name.data - lr * name.grad``: a hand-written optimizer step."""
+    for n in (n for stmt in body for n in ast.walk(stmt)):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("add_", "sub_", "copy_") \
+                and _rooted_at(n.func.value, name) and any(_mentions_own_grad(a, name) for a in n.args):
+            return True
+        if isinstance(n, ast.AugAssign) and _rooted_at(n.target, name) and _mentions_own_grad(n.value, name):
+            return True
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Attribute) \
+                and _rooted_at(n.targets[0], name) and _mentions_own_grad(n.value, name):
+            return True
+    return False
+
+
 def _trip_expressions(loop: ast.For) -> list[str]:
     """The expressions that give ``loop``'s trip count, as source: ``n`` for ``range(n)`` /
     ``range(0, n)``, ``len(xs)`` for ``enumerate(xs)``."""
@@ -236,6 +264,8 @@ class Statements:
 
     def exec_for(self, s: ast.For, env: Env) -> str | None:
         it = self.eval_expr(s.iter, env)
+        if isinstance(s.target, ast.Name) and updates_from_own_gradient(s.body, s.target.id):
+            self.record_manual_update(it, s)
         nid = id(s)
         self.loop_nodes[nid] = s
         from ..torch_api.modules import range_trip_count

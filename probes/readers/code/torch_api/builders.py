@@ -70,6 +70,21 @@ class TrainingObjects:
             return [v.param_part or Part(None, "a parameter", whole=False)]
         return [Part(None, snippet(node, 60), whole=False)]
 
+    def record_manual_update(self, params: Val, loop: ast.For) -> None:
+        """A loop that updates each parameter it iterates from its own gradient (``for p in params:
+        p.data.add_(p.grad, alpha=-lr)``, the word_language_model example's hand-written SGD): kept as
+        an optimizer of no kind that holds what the loop iterates, read for params_not_in_optimizer where
+        the script builds no optimizer. Only when every part resolves to a module: an unresolved list
+        says nothing either way."""
+        if any(o.line == loop.lineno for o in self.records["manual_update"]):
+            return
+        parts = self.parameter_parts(params, loop.iter)
+        if not parts or any(p.module is None for p in parts):
+            return
+        self.seq += 1
+        self.records["manual_update"].append(OptVal(kind=None, line=loop.lineno, text=snippet(loop.iter, 70),
+                                                    parts=parts, seq=self.seq))
+
     def make_optimizer(self, kind: str, args: list, kwargs: dict, node: ast.Call) -> OptVal:
         line = node.lineno
         opt = OptVal(kind=kind, line=line, text=snippet(node, 70))
