@@ -261,6 +261,9 @@ _LOSS_NODES = {"binarycrossentropywithlogits": "bce_with_logits", "binarycrossen
                "mseloss": "mse", "l1loss": "l1", "smoothl1loss": "smooth_l1", "huberloss": "smooth_l1",
                "kldiv": "kl_div"}
 _ROW_NONFINITE = re.compile(r"[-+]?(?:nan|inf(?:inity)?)", re.IGNORECASE)
+#: what parts the cells of a headerless row of numbers: blanks, a table's pipes, and the commas or semicolons of
+#: delimited rows pasted without their header line (``209,nan,4.1607,7.72,24.02`` from a summary CSV)
+_ROW_CELL_SEPARATORS = re.compile(r"[\s|,;]+")
 #: a checkpoint or early-stopping callback's verdict on the metric it monitors (Keras' ``Epoch 00086:
 #: val_loss did not improve from 0.26629`` and ``val_loss improved from 1.59 to 1.58``, Lightning's
 #: ``Monitored metric val_loss did not improve in the last 3 records. Best score: 0.266``): the name
@@ -1105,7 +1108,8 @@ def _redraws(line: str) -> list:
 
 def _nan_row(line: str, min_numbers: int) -> bool:
     """A line of numbers only (a table row whose header the excerpt left out: ``49/300  6.4G
-    nan  nan  nan  28  416``; dashes stand for a cell left empty) with NaN/Inf cells among at least ``min_numbers``
+    nan  nan  nan  28  416``, or a CSV's rows pasted without their header, ``210,nan,nan,1.0,5.0``; dashes stand
+    for a cell left empty) with NaN/Inf cells among at least ``min_numbers``
     (``console.min_headerless_row_numbers``) finite ones: a printed table of the run's metrics
     turned non-finite. A row of more than that many cells that are all NaN/Inf (``NaN  NaN  NaN
     NaN`` under Julia's ``2x10 CuArray{Float32,2}:``, a matrix as R or MATLAB print it) is an array
@@ -1115,7 +1119,7 @@ def _nan_row(line: str, min_numbers: int) -> bool:
     bar = _PROGRESS.search(text)
     if bar:
         text = text[:bar.start()]
-    cells = text.replace("|", " ").split()
+    cells = [c for c in _ROW_CELL_SEPARATORS.split(text) if c]
     if cells and cells[-1].endswith(":"):
         cells[-1] = cells[-1][:-1]
     bad = finite = 0

@@ -1,0 +1,89 @@
+"""Readings of session 50 (pasted console output, issue 13): a CSV's rows pasted without their header
+line whose cells turn NaN (``209,nan,4.16,7.72,24.02``), and an accuracy that had learned and then ends
+at zero (an OCR model's 0.96 per window, then 0.000000 at every window after). Each sample is written
+for this test (invented numbers) and asserts what a user sees through ``traindx diagnose --log FILE``;
+each has a twin that must not change. Torch-free.
+"""
+
+import time
+
+import pytest
+from conftest import diagnose_log_report, diagnose_log_text, report_fact, report_symptom
+
+from traindx.probes.readers.console import _nan_row
+
+
+def _csv_rows(nan_from: int | None) -> str:
+    rows = []
+    for i in range(12):
+        epoch = 100 + i
+        if nan_from is not None and i >= nan_from:
+            rows.append(f"{epoch},nan,nan,1.0,5.0")
+        else:
+            cells = (4.41 - 0.004 * i, 4.13 + 0.002 * i, 7.6 + 0.01 * i, 24.1 + 0.02 * i)
+            rows.append(f"{epoch}," + ",".join(f"{c:.6f}" for c in cells))
+    return "\n".join(rows) + "\n"
+
+
+def test_headerless_csv_rows_turning_nan_are_an_explosion(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, _csv_rows(nan_from=9), name="printout.txt")
+    assert report_symptom(rep) == "explosion"
+    assert report_fact(rep, "loss_has_nonfinite") is True
+
+
+def test_headerless_csv_rows_without_nan_still_ask_for_a_header(tmp_path):
+    """The twin: finite rows with no header name nothing, and the reader still says so."""
+    res = diagnose_log_text(tmp_path, _csv_rows(nan_from=None), "printout.txt")
+    assert res.exit_code == 2
+    assert "no header row" in res.output
+
+
+def test_semicolon_rows_and_a_word_among_the_cells():
+    assert _nan_row("12;nan;0.51;0.33;0.91", 3)
+    assert not _nan_row("epoch,nan,0.51,0.33,0.91", 3)   # a word: no row of numbers
+    assert not _nan_row("12,0.7,0.51,0.33,0.91", 3)      # no NaN
+
+
+def test_a_hostile_delimited_line_is_split_in_linear_time():
+    line = ",;| " * 1024 + "x"
+    t = time.perf_counter()
+    for _ in range(50):
+        _nan_row(line, 3)
+    assert time.perf_counter() - t < 1.0
+
+
+def _speedometer(values) -> str:
+    lines = []
+    for i, v in enumerate(values):
+        a = 10000 + 50 * i
+        lines.append(f"2020-01-02 10:{i:02d}:00,003 Epoch[0] Batch [{a}-{a + 50}]\tSpeed: 331.{i % 10} samples/sec"
+                     f"\taccuracy={v:.6f}")
+    return "\n".join(lines) + "\n"
+
+
+_LEARNED = [0.9641, 0.9632, 0.9618, 0.9655, 0.9647, 0.9633, 0.9626, 0.9686]
+
+
+def test_an_accuracy_that_learned_and_ends_at_zero_is_an_explosion(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, _speedometer(_LEARNED + [0.41, 0.0, 0.0, 0.0]))
+    assert report_fact(rep, "accuracy_fell_to_zero") is True
+    assert report_symptom(rep) == "explosion"
+
+
+def test_an_accuracy_that_only_falls_stays_instability(tmp_path):
+    """The twin: the same fall to a low but not zero accuracy is lost skill, not NaN outputs."""
+    rep, _ = diagnose_log_report(tmp_path, _speedometer(_LEARNED + [0.41, 0.12, 0.09, 0.1]))
+    assert report_fact(rep, "accuracy_fell_to_zero") is None
+    assert report_symptom(rep) == "instability"
+
+
+@pytest.mark.parametrize("loss", ["0.297", "16.12"])
+def test_an_accuracy_at_zero_beside_a_loss_that_leaps_is_an_explosion(tmp_path, loss):
+    """A Keras-style epoch line: the loss leaps to -ln(1e-7) while the accuracy goes to 0 (explosion); a
+    loss that stays low beside it is left to the loss rules (no explosion)."""
+    lines = ["Epoch 1 / 6", "3470ms 289137us/step - acc=0.917 loss=0.297"]
+    for e in range(2, 7):
+        lines += [f"Epoch {e} / 6", f"3376ms 281360us/step - acc=0.00 loss={loss}"]
+    rep, _ = diagnose_log_report(tmp_path, "\n".join(lines) + "\n")
+    assert report_fact(rep, "accuracy_fell_to_zero") is True
+    assert (report_symptom(rep) == "explosion") is (loss == "16.12")
