@@ -1226,7 +1226,7 @@ def _analyze_accuracy(log, out: _Out) -> None:
             out.add("val_accuracy_best", best, fin[0].x0, fin[-1].x1,
                     f"best validation accuracy {best:.1%} over its {len(fin)} evaluation(s)")
             _half_chance_score(s, best, fin, out)
-        _accuracy_fell_to_zero(fin, what, out)
+        _accuracy_collapsed(fin, what, out)
         if "accuracy_all_zero" not in out.a.facts and s.rows >= out.p["curves.zero_accuracy_min_records"] \
                 and s.max is not None and s.max <= out.p["curves.zero_accuracy_max"] and not s.nonfinite:
             out.add("accuracy_all_zero", True, fin[0].x0, fin[-1].x1,
@@ -1234,24 +1234,25 @@ def _analyze_accuracy(log, out: _Out) -> None:
                     "no prediction is ever right beyond chance over thousands of answers")
 
 
-def _accuracy_fell_to_zero(fin: list, what: str, out: _Out) -> None:
-    """``accuracy_fell_to_zero``: the accuracy ends on at least ``curves.zero_fall_min_records`` records at
-    zero (at most ``curves.zero_accuracy_max``) after one at a learned level (``curves.zero_fall_accuracy_from``
-    or more). A classifier that guesses still gets some answers right; one that had learned and then gets
-    none right at all outputs NaN (every comparison with the label false) or one value that matches no
-    label: its weights diverged. Read only where it holds (True)."""
-    if "accuracy_fell_to_zero" in out.a.facts:
+def _accuracy_collapsed(fin: list, what: str, out: _Out) -> None:
+    """``accuracy_collapsed``: the accuracy reached a learned level (``curves.collapse_accuracy_from`` or
+    more) and ends on at least ``curves.zero_fall_min_records`` records at a small share of its best
+    (``curves.accuracy_collapse_share`` or less) or at zero (``curves.zero_accuracy_max``). A model
+    that learned and then gets next to nothing right has not unlearned by degrees: its outputs went NaN
+    (every comparison with a label false) or were thrown to one value whatever the input. Read only
+    where it holds (True)."""
+    if "accuracy_collapsed" in out.a.facts or not fin:
         return
-    zero, k = out.p["curves.zero_accuracy_max"], 0
-    while k < len(fin) and fin[-1 - k].mean <= zero:
+    best = max(p.mean for p in fin)
+    low = max(out.p["curves.zero_accuracy_max"], out.p["curves.accuracy_collapse_share"] * best)
+    k = 0
+    while k < len(fin) and fin[-1 - k].mean <= low:
         k += 1
-    if k < out.p["curves.zero_fall_min_records"] or k == len(fin):
+    if k < out.p["curves.zero_fall_min_records"] or k == len(fin) or best < out.p["curves.collapse_accuracy_from"]:
         return
-    best = max(p.mean for p in fin[:-k])
-    if best >= out.p["curves.zero_fall_accuracy_from"]:
-        out.add("accuracy_fell_to_zero", True, fin[-1 - k].x0, fin[-1].x1,
-                f"the {what} accuracy reached {best:.1%} and then ends on {k} records at "
-                f"{fin[-1].mean:.1%}: next to no answer right, where it had learned")
+    out.add("accuracy_collapsed", True, fin[-1 - k].x0, fin[-1].x1,
+            f"the {what} accuracy reached {best:.1%} and then ends on {k} records at {fin[-1].mean:.1%}, "
+            f"{fin[-1].mean / best:.0%} of its best: next to nothing right, where it had learned")
 
 
 def _half_chance_score(s, best: float, fin: list, out: _Out) -> None:

@@ -119,7 +119,7 @@ FACTS = (
     # a loss that drops from an ordinary value straight to zero and stays there
     "loss_fell_to_zero",
     # an accuracy that had learned and ends at zero (no answer right: NaN outputs)
-    "accuracy_fell_to_zero",
+    "accuracy_collapsed",
     # how much of the shown run a levelled-off loss has been flat for
     "loss_flat_share",
     # how many validation evaluations the log shows (one is a level, not a course)
