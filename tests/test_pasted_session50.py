@@ -99,3 +99,31 @@ def test_an_accuracy_at_zero_beside_a_loss_that_leaps_is_an_explosion(tmp_path, 
     rep, _ = diagnose_log_report(tmp_path, "\n".join(lines) + "\n")
     assert report_fact(rep, "accuracy_collapsed") is True
     assert (report_symptom(rep) == "explosion") is (loss == "16.12")
+
+
+def test_a_yaml_dump_of_rewards_turned_nan_is_handed_on_as_reinforcement_learning(tmp_path):
+    """Ray Tune's result printed as YAML (``episode_reward_mean: .nan``): YAML's NaN is a number, so the
+    names before it are an agent's rewards and the run is handed on, not refused as unreadable."""
+    text = ("episode_len_mean: .nan\nepisode_reward_max: .nan\nepisode_reward_mean: .nan\n"
+            "episode_reward_min: .nan\nepisodes_this_iter: 0\nepisodes_total: 0\n")
+    rep, _ = diagnose_log_report(tmp_path, text)
+    assert report_symptom(rep) == "out_of_scope"
+
+
+@pytest.mark.parametrize(("late", "symptom"), [(".nan", "explosion"), ("-.inf", "explosion"), ("0.41", None)])
+def test_yaml_non_finite_losses_are_read(tmp_path, late, symptom):
+    blocks = [f"epoch: {e}\nloss: {0.9 - 0.05 * e:.2f}\nval_loss: {0.95 - 0.04 * e:.2f}\n---\n" for e in range(1, 6)]
+    blocks += [f"epoch: {e}\nloss: {late}\nval_loss: {late}\n---\n" for e in (6, 7)]
+    rep, _ = diagnose_log_report(tmp_path, "".join(blocks))
+    assert (report_symptom(rep) == "explosion") is (symptom == "explosion")
+
+
+def test_yaml_spelling_only_stands_alone():
+    from traindx.probes.readers.console_lines import yaml_nonfinite
+    assert yaml_nonfinite("loss: .nan, acc: -.Inf") == "loss: nan, acc: -Inf"
+    assert yaml_nonfinite("model.inference x.nan v1.inf .info") == "model.inference x.nan v1.inf .info"
+    line = ".n.i" * 1024 + ".nan"
+    t = time.perf_counter()
+    for _ in range(50):
+        yaml_nonfinite(line)
+    assert time.perf_counter() - t < 1.0

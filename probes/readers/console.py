@@ -89,7 +89,8 @@ from .console_above import _NamedAbove
 from .console_history import _Histories
 from .console_tables import BOX_START, _Boxes, _Frames, markup_row
 from .console_lines import (_EPOCH_MEAN_BAR, _HEADING_MAX_CHARS, _PREFIX, _PROGRESS, LineParser, _loss_part,
-                            abbreviated_axes, msvc_nonfinite, shape, value_calls)
+                            abbreviated_axes, msvc_nonfinite, shape, value_calls,
+                            yaml_nonfinite)
 from .logs import (FLUSH_ROWS, LogData, RLLogError, Series, StepTimer, normalize_name, parse_column_map,
                    reward_names_in_text, rl_names_in_text)
 from .loss_scale import ScaleFall, fall_grads_said, fall_said
@@ -1841,7 +1842,7 @@ class _KeyLines:
     def _feed(self, raw: str) -> None:
         """One raw line: made plain, paired with the line above where a name stands apart from its value
         (a held number under its name, a var_dump key), then read (``_feed_line``)."""
-        line = msvc_nonfinite(self._plain(raw))
+        line = msvc_nonfinite(yaml_nonfinite(self._plain(raw)))
         if not line:
             return
         self._release_held(line)   # a number held under its name (console_above._NamedAbove)
@@ -2571,6 +2572,7 @@ def _rl_head(params) -> int:
 def _read_head(reader: ConsoleReader, head: str) -> None:
     """What the text's head says of the run before its lines are read: the RL metric names
     (an agent's reward beside its context) and the reward names printed on their own."""
+    head = yaml_nonfinite(head)   # ``episode_reward_mean: .nan``: a reward name before a (YAML) number
     reader.log.rl_names = rl_names_in_text(head, reader.words)
     reader.wrap_width = wrap_width(head, reader.params)
     reader.reward_names = reward_names_in_text(head, reader.words)
