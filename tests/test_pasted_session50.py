@@ -127,3 +127,26 @@ def test_yaml_spelling_only_stands_alone():
     for _ in range(50):
         yaml_nonfinite(line)
     assert time.perf_counter() - t < 1.0
+
+
+def _blocks(heading: str) -> str:
+    out = []
+    for e, (tr, te) in enumerate([(5.101, 4.846), (3.823, 5.211), (2.412, 5.804), (0.823, 6.211)], start=1):
+        out += [f"Epoch [{e}/4] - Train Loss: {tr}", heading.format(e=e), f"loss: {te}", "mrr: 0.0135", ""]
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("heading", ["Epoch [{e}/4] - Test Metrics:", "Test Metrics:", "Validation Results:"])
+def test_a_split_heading_in_capitals_or_behind_its_epoch_opens_its_block(tmp_path, heading):
+    """The loss under ``Test Metrics:`` is the test split's, not a second training loss (which read as a
+    training loss thrown back and forth: instability)."""
+    rep, out = diagnose_log_report(tmp_path, _blocks(heading))
+    assert "(loss, val_loss)" in out
+    assert report_fact(rep, "val_loss") == 6.211
+    assert report_symptom(rep) != "instability"
+
+
+def test_an_epoch_line_that_names_no_split_opens_no_block():
+    from traindx.probes.readers.console import read_console_text
+    log = read_console_text(_blocks("Epoch [{e}/4] - Summary:"))
+    assert "val_loss" not in log.series

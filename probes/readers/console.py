@@ -1527,9 +1527,12 @@ class _BareValues:
 #: a line that only names a split, opening (or closing) a block of that split's metrics printed
 #: one per line or without a split word (``Validation @ 1000``, ``Eval begin...``, ``Validating``,
 #: ``  validation:``); the word is looked up in the split-word table
-_SPLIT_HEADING = re.compile(r"[\W_]*(?:(?:running|starting|start|begin)\s+)?([A-Za-z]+)"
+#: a split's heading, in any case (``Validation Results:``, ``Test Metrics:``), behind the epoch it
+#: belongs to where it names one (``Epoch [1/5] - Test Metrics:``, ``Epoch 3: Validation``)
+_SPLIT_HEADING = re.compile(r"(?:epoch\s*[\[(]?\d+(?:/\d+)?[\])]?\s*[-:|,]\s*)?"
+                            r"[\W_]*(?:(?:running|starting|start|begin)\s+)?([A-Za-z]+)"
                             r"(?:\s+(?:begin|start|started|results?|metrics|set|phase|summary|loop|mode|stats))?"
-                            r"(?:\s*@\s*\d+|\s+(?:at|on)(?:\s+[A-Za-z]+)?(?:\s+\d+)?)?[\W_]*")
+                            r"(?:\s*@\s*\d+|\s+(?:at|on)(?:\s+[A-Za-z]+)?(?:\s+\d+)?)?[\W_]*", re.IGNORECASE)
 _TO_VAL = {"loss": "val_loss", "accuracy": "val_accuracy"}
 _HELD_OUT = frozenset(_TO_VAL.values())
 #: the loops one run's console counts through: the training loop and the evaluation loop
@@ -1546,12 +1549,16 @@ class _SplitBlocks:
 
     heading_at = None   # (split or None for training, records read by then) of the last heading
 
+    def _heading_split(self, text: str) -> str | None:
+        """The split ``text`` (a line without metrics) is the heading of, or None."""
+        if not any(ch.isalpha() for ch in text):
+            return None
+        m = _SPLIT_HEADING.fullmatch(text)
+        return self.words.split.get(m.group(1).lower()) if m else None
+
     def _heading(self, text: str) -> bool:
         """Whether ``text`` (a line without metrics) is a split's heading; opens or closes the block."""
-        if not any(ch.isalpha() for ch in text):
-            return False
-        m = _SPLIT_HEADING.fullmatch(text)
-        split = self.words.split.get(m.group(1).lower()) if m else None
+        split = self._heading_split(text)
         if split is None:
             return False
         self.block_split = None if split == "train" else split

@@ -1443,6 +1443,13 @@ class LineParser(_HeaderTables):
         left in ``_noise_out``, see :meth:`_parse_full`)."""
         if not pairs and epoch is None and step is None and self._split_heading(line, text):
             return None   # a split's heading: never remembered as noise (replaying it would skip it)
+        if not pairs and epoch is not None and step is None and len(text) <= _HEADING_MAX_CHARS \
+                and self._heading_split(text.strip()) is not None \
+                and (ep := _num(line, epoch, self.max_counter_digits)) is not None:
+            # a heading behind its epoch (``Epoch [1/5] - Test Metrics:``): the epoch, then the block
+            self._set_epoch(ep)
+            self._heading(text.strip())
+            return None
         sp = _speed(text) or _duration(text, self.words.duration)
         if sp is not None:   # a speed and no metric: kept apart (ConsoleReader._speed_series)
             a, b = sp[2]
