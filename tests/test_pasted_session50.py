@@ -150,3 +150,39 @@ def test_an_epoch_line_that_names_no_split_opens_no_block():
     from traindx.probes.readers.console import read_console_text
     log = read_console_text(_blocks("Epoch [{e}/4] - Summary:"))
     assert "val_loss" not in log.series
+
+
+def _segmentation(kappa: str) -> str:
+    out = []
+    for i, loss in enumerate([0.31, 0.27, 0.35, 0.24, 0.29, 0.33]):
+        out.append(f"2023-10-13 18:0{i}:55 [INFO]\t[TRAIN] epoch: 5, iter: {2990 + 10 * i}/160000, loss: {loss}, "
+                   f"lr: 0.005890, batch_cost: 0.4083, reader_cost: 0.00018, ips: 9.7978 samples/sec")
+        if i in (2, 5):
+            out.append(f"2023-10-13 18:0{i}:59 [INFO]\t[EVAL] #Images: 400 mIoU: 0.4759 Acc: 0.9517 Kappa: {kappa}")
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize(("kappa", "symptom"), [("0.0000", "not_learning"), ("-0.0008", "not_learning"),
+                                               ("0.6125", None)])
+def test_a_kappa_at_chance_is_not_learning(tmp_path, kappa, symptom):
+    """95% pixel accuracy with kappa 0 is a background-only mask: not learning; the twin's kappa 0.61
+    learned, and the reading is left to the curves (not not_learning)."""
+    rep, _ = diagnose_log_report(tmp_path, _segmentation(kappa))
+    assert report_fact(rep, "kappa_best") == float(kappa)
+    assert (report_symptom(rep) == "not_learning") is (symptom == "not_learning")
+
+
+def test_an_evaluation_line_with_a_kappa_alone_is_read(tmp_path):
+    """An excerpt of evaluation lines only (no training metric) was refused; its kappa is evidence."""
+    text = "2021-11-15 17:39:51 [INFO]      [EVAL] #Images: 76 mIoU: 0.4906 Acc: 0.9812 Kappa: -0.0008\n"
+    rep, _ = diagnose_log_report(tmp_path, text)
+    assert report_symptom(rep) == "not_learning"
+
+
+def test_a_hostile_kappa_line_is_read_in_linear_time():
+    from traindx.probes.readers.console import _KAPPA
+    line = "kappa " + "1" * 4096 + "x" + " kappa:" * 500
+    t = time.perf_counter()
+    for _ in range(50):
+        _KAPPA.search(line)
+    assert time.perf_counter() - t < 1.0

@@ -181,6 +181,9 @@ _BARE_START = frozenset("0123456789-+. \tnNiI")
 #: the first letters of a SQL dump's table and row statements (``CREATE TABLE``, ``INSERT INTO``) and of a
 #: MediaWiki table's header and data rows (``! a !! b``, ``| 1 || 2``)
 _MARKUP_START = frozenset("CI!|")
+#: a chance-corrected agreement printed by its name (Cohen's ``Kappa: 0.0000`` of a segmentation or
+#: classification evaluation): 0 is a guess's agreement whatever the classes' balance
+_KAPPA = re.compile(r"\bkappa\b[\s:=]{0,3}([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)", re.IGNORECASE)
 #: the longest line read as a bare number (a float's repr with spaces around it)
 _BARE_MAX_CHARS = 40
 _KEY_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
@@ -385,6 +388,8 @@ class ConsoleLog(LogData):
     #: or below: ``(halvings, highest scale before, scale, line, "column" or "overflow")``
     scale_fall: tuple | None = None
     rl_names: list = field(default_factory=list)
+    #: the finite Cohen's kappas printed: ``(best, how many, line of the first)``, None when none was
+    kappa_best: tuple | None = None
     #: PyTorch's loss warning that the target's size differs from the input's and the two broadcast
     #: to more elements than either holds (a (B, 1) output against a (B,) target gives B x B
     #: pairs): ``(lines, first line, input size, target size)``, None when there was none
@@ -456,6 +461,15 @@ class ConsoleLog(LogData):
         out.append(Finding("loss_broadcast_expands", True, f"log:{where}:line {first}",
                            f"a target of size {tgt} against an input of size {inp} broadcasts to "
                            "more elements than either holds: every output is compared with every target"))
+        return out
+
+    def _kappa_evidence(self, out: list, where: str) -> list:
+        """``out`` and ``kappa_best``, the best Cohen's kappa the text printed."""
+        if self.kappa_best is not None:
+            best, n, line = self.kappa_best
+            out.append(Finding("kappa_best", round(best, _VALUE_DECIMALS), f"log:{where}:line {line}",
+                               f"the best of the {n} Cohen's kappa(s) printed: {best:.4g} (0 is a guess's "
+                               "agreement with the labels, whatever the classes' balance)"))
         return out
 
     def _scale_warmup_evidence(self, out: list, where: str, P) -> list:
@@ -546,7 +560,7 @@ class ConsoleLog(LogData):
             out.append(Finding("loss_function", kind, f"log:{where}:line {first}",
                                f"{n} printed loss tensor(s) carry the autograd node of {kind} "
                                "(grad_fn=<...Backward>): the loss function that made them"))
-        out = self._nan_made_evidence(self._size_warning_evidence(out, where), where)
+        out = self._kappa_evidence(self._nan_made_evidence(self._size_warning_evidence(out, where), where), where)
         if self.float_floor is not None:
             value, name = self.float_floor
             out.append(Finding("loss_at_float_floor", True, f"log:{where}:{name}",
@@ -1859,7 +1873,18 @@ class _KeyLines:
             line = self._dump_pair(line)
             if line is None:
                 return
+        if "appa" in line:
+            self._kappa(line)
         self._feed_line(line)
+
+    def _kappa(self, line: str) -> None:
+        """A Cohen's kappa printed on the line (``ConsoleLog.kappa_best``)."""
+        m = _KAPPA.search(line)
+        v = float(m.group(1)) if m else math.nan
+        if not math.isfinite(v):
+            return
+        best = self.log.kappa_best
+        self.log.kappa_best = (v, 1, self.line_no) if best is None else (max(best[0], v), best[1] + 1, best[2])
 
 
 class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts, _Overflows, _Verdicts,
@@ -2347,8 +2372,9 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
             gn = log.series.get("grad_norm")
             if gn is not None and gn.nonfinite:
                 return log  # NaN gradient norms printed without a loss: explosion evidence
-            if log.data_wait is not None or log.scale_reports is not None or "step_time" in log.series:
-                return log  # data-loading and step times (speed), a loss scaler's overflows
+            if log.data_wait is not None or log.scale_reports is not None or "step_time" in log.series \
+                    or log.kappa_best is not None:
+                return log  # data-loading and step times (speed), a loss scaler's overflows, a kappa
             rl = log.rl_names or self.reward_names   # (a reward alone: nothing else was printed)
             if rl:
                 shown = ", ".join(repr(n) for n in rl[:_SHOWN_RL_NAMES_IN_ERROR])
