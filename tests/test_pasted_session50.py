@@ -186,3 +186,19 @@ def test_a_hostile_kappa_line_is_read_in_linear_time():
     for _ in range(50):
         _KAPPA.search(line)
     assert time.perf_counter() - t < 1.0
+
+
+def test_an_accuracy_sliding_to_chance_over_epochs_is_no_collapse(tmp_path):
+    """A CSV whose accuracy slides 82% -> 69% -> 33% -> 28% -> 13% while the loss climbs to ln(10): lost by
+    degrees (instability), where the same fall in one epoch is a collapse (explosion)."""
+    head = "epoch,loss,accuracy\n"
+    slide = [(1.29, 78.4), (0.84, 81.9), (1.18, 69.0), (1.97, 33.0), (2.04, 27.5), (2.33, 12.7), (2.33, 10.5),
+             (2.33, 15.0), (2.33, 11.3), (2.34, 11.2)]
+    rows = "".join(f"{e},{loss},{acc}\n" for e, (loss, acc) in enumerate(slide, start=1))
+    rep, _ = diagnose_log_report(tmp_path, head + rows, name="slide.csv")
+    assert report_fact(rep, "accuracy_collapsed") is None
+    assert report_symptom(rep) == "instability"
+    sudden = slide[:3] + [(2.31, 12.7)] + slide[5:]
+    rows = "".join(f"{e},{loss},{acc}\n" for e, (loss, acc) in enumerate(sudden, start=1))
+    rep, _ = diagnose_log_report(tmp_path, head + rows, name="drop.csv")
+    assert report_fact(rep, "accuracy_collapsed") is True

@@ -1237,7 +1237,8 @@ def _analyze_accuracy(log, out: _Out) -> None:
 def _accuracy_collapsed(fin: list, what: str, out: _Out) -> None:
     """``accuracy_collapsed``: the accuracy reached a learned level (``curves.collapse_accuracy_from`` or
     more) and ends on at least ``curves.zero_fall_min_records`` records at a small share of its best
-    (``curves.accuracy_collapse_share`` or less) or at zero (``curves.zero_accuracy_max``). A model
+    (``curves.accuracy_collapse_share`` or less) or at zero (``curves.zero_accuracy_max``), where it
+    still held ``curves.collapse_sudden_share`` of its best within as many records before them. A model
     that learned and then gets next to nothing right has not unlearned by degrees: its outputs went NaN
     (every comparison with a label false) or were thrown to one value whatever the input. Read only
     where it holds (True)."""
@@ -1248,7 +1249,12 @@ def _accuracy_collapsed(fin: list, what: str, out: _Out) -> None:
     k = 0
     while k < len(fin) and fin[-1 - k].mean <= low:
         k += 1
-    if k < out.p["curves.zero_fall_min_records"] or k == len(fin) or best < out.p["curves.collapse_accuracy_from"]:
+    n = int(out.p["curves.zero_fall_min_records"])
+    if k < n or k == len(fin) or best < out.p["curves.collapse_accuracy_from"]:
+        return
+    # sudden: within those records before it the accuracy still held its share of the best (a slow slide
+    # to chance over epochs, beside a loss climbing to chance, is lost skill: instability)
+    if max(p.mean for p in fin[max(0, len(fin) - k - n):len(fin) - k]) < out.p["curves.collapse_sudden_share"] * best:
         return
     out.add("accuracy_collapsed", True, fin[-1 - k].x0, fin[-1].x1,
             f"the {what} accuracy reached {best:.1%} and then ends on {k} records at {fin[-1].mean:.1%}, "
