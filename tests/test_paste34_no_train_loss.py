@@ -53,10 +53,18 @@ def test_a_validation_accuracy_alone_flat_and_low_is_still_not_learning(tmp_path
     assert report_symptom(rep) == "not_learning"
 
 
-def test_a_validation_accuracy_alone_that_collapses_is_instability(tmp_path):
-    vals = [0.512, 0.586, 0.611, 0.603, 0.147, 0.093, 0.088]
+def test_a_validation_accuracy_alone_that_falls_is_instability(tmp_path):
+    """Half of what it learned lost (session 50: a fall to a quarter of the best or less in a record or
+    two is a collapse, explosion - tests/test_pasted_session50.py; this one keeps half)."""
+    vals = [0.512, 0.586, 0.611, 0.603, 0.41, 0.33, 0.30]
     rep, _ = diagnose_log_report(tmp_path, _val_accuracies(vals, start=1, every=1))
     assert report_symptom(rep) == "instability"
+
+
+def test_a_validation_accuracy_alone_that_collapses_in_one_evaluation_is_an_explosion(tmp_path):
+    vals = [0.512, 0.586, 0.611, 0.603, 0.147, 0.093, 0.088]
+    rep, _ = diagnose_log_report(tmp_path, _val_accuracies(vals, start=1, every=1))
+    assert report_symptom(rep) == "explosion"
 
 
 def test_a_validation_accuracy_alone_that_rises_stays_healthy(tmp_path):

@@ -89,7 +89,8 @@ from .console_above import _NamedAbove
 from .console_history import _Histories
 from .console_tables import BOX_START, _Boxes, _Frames, markup_row
 from .console_lines import (_EPOCH_MEAN_BAR, _HEADING_MAX_CHARS, _PREFIX, _PROGRESS, LineParser, _loss_part,
-                            abbreviated_axes, msvc_nonfinite, shape, value_calls)
+                            abbreviated_axes, msvc_nonfinite, shape, value_calls,
+                            yaml_nonfinite)
 from .logs import (FLUSH_ROWS, LogData, RLLogError, Series, StepTimer, normalize_name, parse_column_map,
                    reward_names_in_text, rl_names_in_text)
 from .loss_scale import ScaleFall, fall_grads_said, fall_said
@@ -180,6 +181,9 @@ _BARE_START = frozenset("0123456789-+. \tnNiI")
 #: the first letters of a SQL dump's table and row statements (``CREATE TABLE``, ``INSERT INTO``) and of a
 #: MediaWiki table's header and data rows (``! a !! b``, ``| 1 || 2``)
 _MARKUP_START = frozenset("CI!|")
+#: a chance-corrected agreement printed by its name (Cohen's ``Kappa: 0.0000`` of a segmentation or
+#: classification evaluation): 0 is a guess's agreement whatever the classes' balance
+_KAPPA = re.compile(r"\bkappa\b[\s:=]{0,3}([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)", re.IGNORECASE)
 #: the longest line read as a bare number (a float's repr with spaces around it)
 _BARE_MAX_CHARS = 40
 _KEY_ROLES = ("loss", "val_loss", "accuracy", "val_accuracy")
@@ -261,6 +265,9 @@ _LOSS_NODES = {"binarycrossentropywithlogits": "bce_with_logits", "binarycrossen
                "mseloss": "mse", "l1loss": "l1", "smoothl1loss": "smooth_l1", "huberloss": "smooth_l1",
                "kldiv": "kl_div"}
 _ROW_NONFINITE = re.compile(r"[-+]?(?:nan|inf(?:inity)?)", re.IGNORECASE)
+#: what parts the cells of a headerless row of numbers: blanks, a table's pipes, and the commas or semicolons of
+#: delimited rows pasted without their header line (``209,nan,4.1607,7.72,24.02`` from a summary CSV)
+_ROW_CELL_SEPARATORS = re.compile(r"[\s|,;]+")
 #: a checkpoint or early-stopping callback's verdict on the metric it monitors (Keras' ``Epoch 00086:
 #: val_loss did not improve from 0.26629`` and ``val_loss improved from 1.59 to 1.58``, Lightning's
 #: ``Monitored metric val_loss did not improve in the last 3 records. Best score: 0.266``): the name
@@ -381,6 +388,8 @@ class ConsoleLog(LogData):
     #: or below: ``(halvings, highest scale before, scale, line, "column" or "overflow")``
     scale_fall: tuple | None = None
     rl_names: list = field(default_factory=list)
+    #: the finite Cohen's kappas printed: ``(best, how many, line of the first)``, None when none was
+    kappa_best: tuple | None = None
     #: PyTorch's loss warning that the target's size differs from the input's and the two broadcast
     #: to more elements than either holds (a (B, 1) output against a (B,) target gives B x B
     #: pairs): ``(lines, first line, input size, target size)``, None when there was none
@@ -452,6 +461,15 @@ class ConsoleLog(LogData):
         out.append(Finding("loss_broadcast_expands", True, f"log:{where}:line {first}",
                            f"a target of size {tgt} against an input of size {inp} broadcasts to "
                            "more elements than either holds: every output is compared with every target"))
+        return out
+
+    def _kappa_evidence(self, out: list, where: str) -> list:
+        """``out`` and ``kappa_best``, the best Cohen's kappa the text printed."""
+        if self.kappa_best is not None:
+            best, n, line = self.kappa_best
+            out.append(Finding("kappa_best", round(best, _VALUE_DECIMALS), f"log:{where}:line {line}",
+                               f"the best of the {n} Cohen's kappa(s) printed: {best:.4g} (0 is a guess's "
+                               "agreement with the labels, whatever the classes' balance)"))
         return out
 
     def _scale_warmup_evidence(self, out: list, where: str, P) -> list:
@@ -542,7 +560,7 @@ class ConsoleLog(LogData):
             out.append(Finding("loss_function", kind, f"log:{where}:line {first}",
                                f"{n} printed loss tensor(s) carry the autograd node of {kind} "
                                "(grad_fn=<...Backward>): the loss function that made them"))
-        out = self._nan_made_evidence(self._size_warning_evidence(out, where), where)
+        out = self._kappa_evidence(self._nan_made_evidence(self._size_warning_evidence(out, where), where), where)
         if self.float_floor is not None:
             value, name = self.float_floor
             out.append(Finding("loss_at_float_floor", True, f"log:{where}:{name}",
@@ -1105,7 +1123,8 @@ def _redraws(line: str) -> list:
 
 def _nan_row(line: str, min_numbers: int) -> bool:
     """A line of numbers only (a table row whose header the excerpt left out: ``49/300  6.4G
-    nan  nan  nan  28  416``; dashes stand for a cell left empty) with NaN/Inf cells among at least ``min_numbers``
+    nan  nan  nan  28  416``, or a CSV's rows pasted without their header, ``210,nan,nan,1.0,5.0``; dashes stand
+    for a cell left empty) with NaN/Inf cells among at least ``min_numbers``
     (``console.min_headerless_row_numbers``) finite ones: a printed table of the run's metrics
     turned non-finite. A row of more than that many cells that are all NaN/Inf (``NaN  NaN  NaN
     NaN`` under Julia's ``2x10 CuArray{Float32,2}:``, a matrix as R or MATLAB print it) is an array
@@ -1115,7 +1134,7 @@ def _nan_row(line: str, min_numbers: int) -> bool:
     bar = _PROGRESS.search(text)
     if bar:
         text = text[:bar.start()]
-    cells = text.replace("|", " ").split()
+    cells = [c for c in _ROW_CELL_SEPARATORS.split(text) if c]
     if cells and cells[-1].endswith(":"):
         cells[-1] = cells[-1][:-1]
     bad = finite = 0
@@ -1522,9 +1541,12 @@ class _BareValues:
 #: a line that only names a split, opening (or closing) a block of that split's metrics printed
 #: one per line or without a split word (``Validation @ 1000``, ``Eval begin...``, ``Validating``,
 #: ``  validation:``); the word is looked up in the split-word table
-_SPLIT_HEADING = re.compile(r"[\W_]*(?:(?:running|starting|start|begin)\s+)?([A-Za-z]+)"
+#: a split's heading, in any case (``Validation Results:``, ``Test Metrics:``), behind the epoch it
+#: belongs to where it names one (``Epoch [1/5] - Test Metrics:``, ``Epoch 3: Validation``)
+_SPLIT_HEADING = re.compile(r"(?:epoch\s*[\[(]?\d+(?:/\d+)?[\])]?\s*[-:|,]\s*)?"
+                            r"[\W_]*(?:(?:running|starting|start|begin)\s+)?([A-Za-z]+)"
                             r"(?:\s+(?:begin|start|started|results?|metrics|set|phase|summary|loop|mode|stats))?"
-                            r"(?:\s*@\s*\d+|\s+(?:at|on)(?:\s+[A-Za-z]+)?(?:\s+\d+)?)?[\W_]*")
+                            r"(?:\s*@\s*\d+|\s+(?:at|on)(?:\s+[A-Za-z]+)?(?:\s+\d+)?)?[\W_]*", re.IGNORECASE)
 _TO_VAL = {"loss": "val_loss", "accuracy": "val_accuracy"}
 _HELD_OUT = frozenset(_TO_VAL.values())
 #: the loops one run's console counts through: the training loop and the evaluation loop
@@ -1541,12 +1563,16 @@ class _SplitBlocks:
 
     heading_at = None   # (split or None for training, records read by then) of the last heading
 
+    def _heading_split(self, text: str) -> str | None:
+        """The split ``text`` (a line without metrics) is the heading of, or None."""
+        if not any(ch.isalpha() for ch in text):
+            return None
+        m = _SPLIT_HEADING.fullmatch(text)
+        return self.words.split.get(m.group(1).lower()) if m else None
+
     def _heading(self, text: str) -> bool:
         """Whether ``text`` (a line without metrics) is a split's heading; opens or closes the block."""
-        if not any(ch.isalpha() for ch in text):
-            return False
-        m = _SPLIT_HEADING.fullmatch(text)
-        split = self.words.split.get(m.group(1).lower()) if m else None
+        split = self._heading_split(text)
         if split is None:
             return False
         self.block_split = None if split == "train" else split
@@ -1837,7 +1863,7 @@ class _KeyLines:
     def _feed(self, raw: str) -> None:
         """One raw line: made plain, paired with the line above where a name stands apart from its value
         (a held number under its name, a var_dump key), then read (``_feed_line``)."""
-        line = msvc_nonfinite(self._plain(raw))
+        line = msvc_nonfinite(yaml_nonfinite(self._plain(raw)))
         if not line:
             return
         self._release_held(line)   # a number held under its name (console_above._NamedAbove)
@@ -1847,7 +1873,18 @@ class _KeyLines:
             line = self._dump_pair(line)
             if line is None:
                 return
+        if "appa" in line:
+            self._kappa(line)
         self._feed_line(line)
+
+    def _kappa(self, line: str) -> None:
+        """A Cohen's kappa printed on the line (``ConsoleLog.kappa_best``)."""
+        m = _KAPPA.search(line)
+        v = float(m.group(1)) if m else math.nan
+        if not math.isfinite(v):
+            return
+        best = self.log.kappa_best
+        self.log.kappa_best = (v, 1, self.line_no) if best is None else (max(best[0], v), best[1] + 1, best[2])
 
 
 class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops, _RunFacts, _Overflows, _Verdicts,
@@ -2335,8 +2372,9 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
             gn = log.series.get("grad_norm")
             if gn is not None and gn.nonfinite:
                 return log  # NaN gradient norms printed without a loss: explosion evidence
-            if log.data_wait is not None or log.scale_reports is not None or "step_time" in log.series:
-                return log  # data-loading and step times (speed), a loss scaler's overflows
+            if log.data_wait is not None or log.scale_reports is not None or "step_time" in log.series \
+                    or log.kappa_best is not None:
+                return log  # data-loading and step times (speed), a loss scaler's overflows, a kappa
             rl = log.rl_names or self.reward_names   # (a reward alone: nothing else was printed)
             if rl:
                 shown = ", ".join(repr(n) for n in rl[:_SHOWN_RL_NAMES_IN_ERROR])
@@ -2567,6 +2605,7 @@ def _rl_head(params) -> int:
 def _read_head(reader: ConsoleReader, head: str) -> None:
     """What the text's head says of the run before its lines are read: the RL metric names
     (an agent's reward beside its context) and the reward names printed on their own."""
+    head = yaml_nonfinite(head)   # ``episode_reward_mean: .nan``: a reward name before a (YAML) number
     reader.log.rl_names = rl_names_in_text(head, reader.words)
     reader.wrap_width = wrap_width(head, reader.params)
     reader.reward_names = reward_names_in_text(head, reader.words)

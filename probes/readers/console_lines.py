@@ -60,6 +60,19 @@ _JULIA_F32 = re.compile(r"(?<=\d)f0(?![\w.])")
 _MSVC_NONFINITE = re.compile(r"(?<![\w.])([-+]?)1\.#(?:(QNAN|SNAN|NAN|IND)|INF)\d*(?![\w.])", re.IGNORECASE)
 
 
+#: YAML's spelling of a non-finite float (``episode_reward_mean: .nan``, ``loss: -.inf``: ``yaml.dump`` of a
+#: metrics dict, Ray Tune's result printed as YAML)
+_YAML_NONFINITE = re.compile(r"(?<![\w.])([-+]?)\.(nan|inf)\b", re.IGNORECASE)
+
+
+def yaml_nonfinite(text: str) -> str:
+    """``text`` with YAML's ``.nan``, ``.inf`` and ``-.inf`` written as the ``nan`` and ``inf`` every
+    reading knows (a name before ``.nan`` then stands before a number, as printed metrics do)."""
+    if ".n" not in text and ".i" not in text and ".N" not in text and ".I" not in text:
+        return text
+    return _YAML_NONFINITE.sub(r"\1\2", text)
+
+
 def msvc_nonfinite(line: str) -> str:
     """``line`` with Microsoft's printed non-finite floats (``1.#QNAN0``, ``-1.#IND00``, ``1.#INF00``)
     written as the ``nan`` and ``inf`` every reading knows."""
@@ -1430,6 +1443,13 @@ class LineParser(_HeaderTables):
         left in ``_noise_out``, see :meth:`_parse_full`)."""
         if not pairs and epoch is None and step is None and self._split_heading(line, text):
             return None   # a split's heading: never remembered as noise (replaying it would skip it)
+        if not pairs and epoch is not None and step is None and len(text) <= _HEADING_MAX_CHARS \
+                and self._heading_split(text.strip()) is not None \
+                and (ep := _num(line, epoch, self.max_counter_digits)) is not None:
+            # a heading behind its epoch (``Epoch [1/5] - Test Metrics:``): the epoch, then the block
+            self._set_epoch(ep)
+            self._heading(text.strip())
+            return None
         sp = _speed(text) or _duration(text, self.words.duration)
         if sp is not None:   # a speed and no metric: kept apart (ConsoleReader._speed_series)
             a, b = sp[2]

@@ -1226,11 +1226,39 @@ def _analyze_accuracy(log, out: _Out) -> None:
             out.add("val_accuracy_best", best, fin[0].x0, fin[-1].x1,
                     f"best validation accuracy {best:.1%} over its {len(fin)} evaluation(s)")
             _half_chance_score(s, best, fin, out)
+        _accuracy_collapsed(fin, what, out)
         if "accuracy_all_zero" not in out.a.facts and s.rows >= out.p["curves.zero_accuracy_min_records"] \
                 and s.max is not None and s.max <= out.p["curves.zero_accuracy_max"] and not s.nonfinite:
             out.add("accuracy_all_zero", True, fin[0].x0, fin[-1].x1,
                     f"the {what} accuracy is at most {s.max:.2%} at every one of its {s.rows} records: "
                     "no prediction is ever right beyond chance over thousands of answers")
+
+
+def _accuracy_collapsed(fin: list, what: str, out: _Out) -> None:
+    """``accuracy_collapsed``: the accuracy reached a learned level (``curves.collapse_accuracy_from`` or
+    more) and ends on at least ``curves.zero_fall_min_records`` records at a small share of its best
+    (``curves.accuracy_collapse_share`` or less) or at zero (``curves.zero_accuracy_max``), where it
+    still held ``curves.collapse_sudden_share`` of its best within as many records before them. A model
+    that learned and then gets next to nothing right has not unlearned by degrees: its outputs went NaN
+    (every comparison with a label false) or were thrown to one value whatever the input. Read only
+    where it holds (True)."""
+    if "accuracy_collapsed" in out.a.facts or not fin:
+        return
+    best = max(p.mean for p in fin)
+    low = max(out.p["curves.zero_accuracy_max"], out.p["curves.accuracy_collapse_share"] * best)
+    k = 0
+    while k < len(fin) and fin[-1 - k].mean <= low:
+        k += 1
+    n = int(out.p["curves.zero_fall_min_records"])
+    if k < n or k == len(fin) or best < out.p["curves.collapse_accuracy_from"]:
+        return
+    # sudden: within those records before it the accuracy still held its share of the best (a slow slide
+    # to chance over epochs, beside a loss climbing to chance, is lost skill: instability)
+    if max(p.mean for p in fin[max(0, len(fin) - k - n):len(fin) - k]) < out.p["curves.collapse_sudden_share"] * best:
+        return
+    out.add("accuracy_collapsed", True, fin[-1 - k].x0, fin[-1].x1,
+            f"the {what} accuracy reached {best:.1%} and then ends on {k} records at {fin[-1].mean:.1%}, "
+            f"{fin[-1].mean / best:.0%} of its best: next to nothing right, where it had learned")
 
 
 def _half_chance_score(s, best: float, fin: list, out: _Out) -> None:

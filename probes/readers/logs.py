@@ -118,6 +118,10 @@ FACTS = (
     "val_rise_shared", "val_loss_nonfinite",
     # a loss that drops from an ordinary value straight to zero and stays there
     "loss_fell_to_zero",
+    # an accuracy that had learned and ends at zero (no answer right: NaN outputs)
+    "accuracy_collapsed",
+    # a console log's Cohen's kappa (0: chance agreement)
+    "kappa_best",
     # how much of the shown run a levelled-off loss has been flat for
     "loss_flat_share",
     # how many validation evaluations the log shows (one is a level, not a course)
