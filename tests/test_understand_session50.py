@@ -1,0 +1,80 @@
+"""Complaints read right (issue 10, session 50, helper words50).
+
+- A detection score (mAP, AP/AR), a policy's success rate, precision or recall pinned at zero is a model that has
+  learned nothing, as a dice at zero; a validation split is no exception (detection is scored on it). A score of
+  0.5 or a class numbered 0 is no such statement.
+- DPO's implicit rewards ("rewards/chosen", "chosen rewards and rejected rewards") are preference tuning of a language
+  model, no reinforcement learning: the post stays in scope. Both falling or negative is expected: healthy.
+- Episodes counted as recorded robot data ("50 demo episodes", "number of train episodes: 367", "Dataset used = 200
+  episodes") are a data set's size, no RL run; an RL run's episodes ("the episode reward", "after 3000 episodes")
+  stay RL.
+
+The sentences are written for these tests."""
+import pytest
+
+from conftest import stated_facts
+from traindx.engine.understand import understand
+
+
+@pytest.mark.parametrize("text", [
+    "When i used detr on my dataset without pretrained weights, the MAP is 0, anyone know what the matter?",
+    "training my own 4 classes dataset, getting validation mAP=0 even after 200 epochs",
+    "Zero AP/AR scores during every evaluation when training on a custom COCO dataset",
+    "Sucess Rate: 0 % for every task after training the policy",
+    "precision, recall and mAP are 0 on my single class dataset",
+])
+def test_a_detection_score_or_success_rate_at_zero_is_not_learning(lang, text):
+    assert understand(text, lang).symptom == "not_learning"
+
+
+@pytest.mark.parametrize("text", [
+    "the mAP for class 0 is 0.35 and the loss goes down slowly",
+    "my mAP is 0.5 after 10 epochs, the validation loss keeps rising while training loss falls",
+])
+def test_a_nonzero_score_or_a_class_number_is_no_zero_score(lang, text):
+    assert understand(text, lang).symptom != "not_learning"
+
+
+@pytest.mark.parametrize("text", [
+    "DPO {'loss': 0.2374, 'rewards/chosen': -0.278, 'rewards/rejected': -7.67, 'rewards/margins': 7.39} "
+    "rewards/chosen is always negative, is that ok?",
+    "question about chosen rewards and rejected rewards? both are negative values in my dpo run, "
+    "does the model degenerate?",
+    "DPO训练，chosen_reward和rejected_reward都是负数，而且随着训练越来越小。",
+    "the log probability of both chosen & rejected answers keeps decreasing during DPO, which is strange",
+])
+def test_dpo_implicit_rewards_falling_are_healthy_and_no_rl(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "healthy"
+    assert "rl_training" not in stated_facts(u)
+
+
+@pytest.mark.parametrize("text, symptom", [
+    ("I used your 50 demo episodes to train ACT and it worked, but diffusion policy does not learn anything",
+     "not_learning"),
+    ("number of train episodes: 367, number of validation episodes: 41. The model fits very well on the training "
+     "set, but performs poorly on the validation set", "overfitting"),
+])
+def test_episodes_counted_as_recorded_data_are_no_rl(lang, text, symptom):
+    u = understand(text, lang)
+    assert u.symptom == symptom
+    assert "rl_training" not in stated_facts(u)
+
+
+@pytest.mark.parametrize("text", [
+    "my agent's episode reward does not improve after 3000 episodes",
+    "the mean 100 episode reward has not improved after 8 million steps",
+    "after 5000 episodes the agent still does not learn",
+])
+def test_an_rl_runs_episodes_stay_out_of_scope(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "out_of_scope"
+    assert stated_facts(u).get("rl_training") is True
+
+
+def test_a_zero_score_is_read_in_linear_time_on_a_hostile_line(lang):
+    import time
+    text = ("mAP mAP is always still " * 200)[:4096]
+    t0 = time.perf_counter()
+    understand(text, lang)
+    assert time.perf_counter() - t0 < 5.0
