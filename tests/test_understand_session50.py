@@ -78,3 +78,21 @@ def test_a_zero_score_is_read_in_linear_time_on_a_hostile_line(lang):
     t0 = time.perf_counter()
     understand(text, lang)
     assert time.perf_counter() - t0 < 5.0
+
+
+@pytest.mark.parametrize("text, batch_size", [
+    ("config = HifiganConfig(batch_size=64, eval_batch_size=16, num_loader_workers=4) the avg loss is not decreasing",
+     64),
+    ("Namespace(lr=0.1, batch_size=128, nepochs=160, test_batch_size=1000) and each epoch is very slow", 128),
+    ("train_batch_size: 32\nval_batch_size: 8\nthe validation loss goes up after epoch 3", 32),
+])
+def test_an_evaluation_splits_batch_size_is_no_training_batch(lang, text, batch_size):
+    assert stated_facts(understand(text, lang)).get("batch_size") == batch_size
+
+
+@pytest.mark.parametrize("text, batch_size", [
+    ("I use 4 A800 gpus. The batch size of each gpu is 10. Each step takes close to 10 minutes", 10),
+    ("the batch size on each device is 8 and training is very slow", 8),
+])
+def test_a_batch_size_of_each_gpu_is_read(lang, text, batch_size):
+    assert stated_facts(understand(text, lang)).get("batch_size") == batch_size
