@@ -96,3 +96,21 @@ def test_an_evaluation_splits_batch_size_is_no_training_batch(lang, text, batch_
 ])
 def test_a_batch_size_of_each_gpu_is_read(lang, text, batch_size):
     assert stated_facts(understand(text, lang)).get("batch_size") == batch_size
+
+
+@pytest.mark.parametrize("text, size", [
+    ("how many epochs for 2500 audios is a good amount? the loss doesnt go below 22", 2500),
+    ("My dataset is small at 66 midis and the generated music copies the training songs", 66),
+    ("the data set is small though, about 100 wavs with length at most 8 seconds", 100),
+    ("I trained the uncropping model on a subset that has 9000 pics and the loss is going up", 9000),
+    ("my training dataset consists of only 80 patient cases and the dice stays low", 80),
+    ("a GRU on 249456 SMILES sequences, the validation loss goes up after the fifth epoch", 249456),
+    ("I have 8100 time series data with a batch size of 64 and the loss is strange", 8100),
+])
+def test_a_data_set_counted_in_audio_pictures_cases_or_molecules_states_its_size(lang, text, size):
+    assert stated_facts(understand(text, lang)).get("train_size") == size
+
+
+def test_a_count_per_item_is_no_data_set_size(lang):
+    text = "We have a dataset of at least 1000 audios/speaker and the loss is strange"
+    assert "train_size" not in stated_facts(understand(text, lang))
