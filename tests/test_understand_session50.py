@@ -114,3 +114,18 @@ def test_a_data_set_counted_in_audio_pictures_cases_or_molecules_states_its_size
 def test_a_count_per_item_is_no_data_set_size(lang):
     text = "We have a dataset of at least 1000 audios/speaker and the loss is strange"
     assert "train_size" not in stated_facts(understand(text, lang))
+
+
+@pytest.mark.parametrize("text", [
+    "Finetuning the vocoder will stuck at random step, the last line is self.manual_backward(loss_d)",
+    "the training hangs at a certain iteration every time, nothing is printed",
+    "A hang occurs after the script finishes its first epoch's training",
+])
+def test_a_run_stuck_at_a_random_step_or_a_hang_is_out_of_scope(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "out_of_scope"
+    assert stated_facts(u).get("error_kind") == "other_error"
+
+
+def test_a_loss_stuck_at_a_certain_value_stays_a_level(lang):
+    assert understand("the loss gets stuck at a certain value of 0.69 after some epochs", lang).symptom == "plateau"
