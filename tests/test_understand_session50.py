@@ -129,3 +129,21 @@ def test_a_run_stuck_at_a_random_step_or_a_hang_is_out_of_scope(lang, text):
 
 def test_a_loss_stuck_at_a_certain_value_stays_a_level(lang):
     assert understand("the loss gets stuck at a certain value of 0.69 after some epochs", lang).symptom == "plateau"
+
+
+@pytest.mark.parametrize("text", [
+    "运行了源码，没有修改过参数，但是loss和reward的结果很震荡，为什么？",
+    "使用脚本进行训练，acuracy_reward震荡，是什么原因",
+    "My reward_mean is not going up at all during training",
+])
+def test_a_reward_beside_chinese_or_an_underscore_is_rl(lang, text):
+    u = understand(text, lang)
+    assert u.symptom == "out_of_scope"
+    assert stated_facts(u).get("rl_training") is True
+
+
+def test_dpo_rewards_before_chinese_are_no_rl(lang):
+    text = "dpo训练的时候，我的loss和rewards/chosen一直是0，这正常吗？ {'loss': 0.6931, 'rewards/chosen': 0.0}"
+    u = understand(text, lang)
+    assert u.symptom != "out_of_scope"
+    assert "rl_training" not in stated_facts(u)
