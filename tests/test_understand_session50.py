@@ -147,3 +147,17 @@ def test_dpo_rewards_before_chinese_are_no_rl(lang):
     u = understand(text, lang)
     assert u.symptom != "out_of_scope"
     assert "rl_training" not in stated_facts(u)
+
+
+def test_a_loss_higher_than_in_the_first_epoch_is_no_early_bump(lang):
+    text = ("the loss was very low in the first epoch, but increased sharply in the second epoch, and subsequently, "
+            "the loss remained higher than in the first epoch")
+    u = understand(text, lang)
+    assert u.symptom == "instability"
+    assert "bump_after_restart" not in stated_facts(u)
+
+
+def test_a_loss_rising_during_the_first_epoch_is_still_an_early_bump(lang):
+    u = understand("the loss increased slightly during the first epoch, is it normal?", lang)
+    assert u.symptom == "healthy"
+    assert stated_facts(u).get("bump_after_restart") is True
