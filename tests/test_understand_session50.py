@@ -161,3 +161,8 @@ def test_a_loss_rising_during_the_first_epoch_is_still_an_early_bump(lang):
     u = understand("the loss increased slightly during the first epoch, is it normal?", lang)
     assert u.symptom == "healthy"
     assert stated_facts(u).get("bump_after_restart") is True
+
+
+def test_a_detection_score_at_zero_in_the_first_epochs_is_where_runs_start(lang):
+    u = understand("the mAP is 0 in the first few epochs, is this normal?", lang)
+    assert u.symptom == "healthy", u.scores
