@@ -562,7 +562,8 @@ def run_experiment(model, optimizer, batches, loss_fn, spec: dict, *, context: d
     r["held_out"] = len(held)
     r["trained_on"] = len(train)
     r["from_start"] = ctx.get("start_state") is not None
-    outcome = "inconclusive" if _objective_changed(iv, r) else decide(spec["measure"], r)
+    changed = _objective_changed(iv, r)    # judged once, on the first draw's losses
+    outcome = "inconclusive" if changed else decide(spec["measure"], r)
     reps = int(spec["measure"].get("replicates", 1))
     if outcome == "confirms" and reps > 1:
         # only a confirmation is worth guarding: the other draws cost a copy each
@@ -583,7 +584,7 @@ def run_experiment(model, optimizer, batches, loss_fn, spec: dict, *, context: d
     r = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()}
     res = {**out, **r, "outcome": outcome}
     res["detail"] = describe(res)
-    if _objective_changed(iv, r):
+    if changed:
         res["detail"] += (" (the change took a held-out loss the unchanged copy keeps at or above zero below "
                           "zero: it reached the loss's own weights or targets, not the features)")
     return res

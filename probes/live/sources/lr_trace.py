@@ -21,13 +21,13 @@ class LrTrace(Probe):
         ch = m._lr_changes
         emit("lr_final_ratio", U.lr_final_ratio(ch),
              f"lr {ch[-1][1]:.3g} now vs {ch[0][1]:.3g} at the start" if ch else "")
-        peak = U.lr_peak_ratio(ch)
-        emit("lr_peak_ratio", peak,
-             f"lr peaked at {max(lr for _, lr in ch):.3g} vs {ch[0][1]:.3g} at the start" if ch else "")
+        top = max(lr for _, lr in ch) if ch else None
+        emit("lr_peak_ratio", U.lr_peak_ratio(ch),
+             f"lr peaked at {top:.3g} vs {ch[0][1]:.3g} at the start" if ch else "")
         base = U.lr_base_ratio(ch, m.optimizer)
         emit("lr_base_ratio", base,
-             f"the lr stepped with at most {max(lr for _, lr in ch):.3g}, {base:.3g} of the "
-             f"{m.optimizer.param_groups[0]['initial_lr']:.3g} its scheduler scales" if base is not None else "")
+             f"the lr stepped with at most {top:.3g}, {base:.3g} of the rate its scheduler scales (the "
+             "initial_lr it recorded)" if base is not None else "")
         cf = U.lr_collapse_fraction(ch, m.steps, params)
         cut = f"{params['curves.lr_collapse']:.0%}"
         emit("lr_collapse_fraction", cf,
