@@ -10,7 +10,7 @@
 # Scaled / chosen here: SPACE's foreground (per-cell z_pres / z_where / z_what glimpses) and its K = 5 component
 # background are reduced to one convolutional VAE with a 32-dimensional latent and the same likelihood; 32 x 32
 # synthetic "3D room" pictures (floor and wall colours, 2-4 coloured boxes and balls; 1200 training, 120 test);
-# print_every 50 steps, 1000 steps. metrics.csv has every step's loss, log-likelihood, KL and MSE and the
+# print_every 50 steps (and step 1), 1000 steps. metrics.csv has every step's loss, log-likelihood, KL and MSE and the
 # validation MSE.
 import csv
 import time
