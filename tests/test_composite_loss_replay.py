@@ -73,3 +73,46 @@ def test_the_lr_decay_test_answers_for_a_criterion_plus_own_terms(tmp_path):
     assert f.source == "probe:lr_decay"
     assert f.value in (True, False)
     assert "held-out loss" in f.detail
+
+
+# one criterion summed over its terms (read per term by the monitor) and validated with that criterion
+# under no_grad: the validation names the criterion, but the training loss is still the summed one and is
+# still replayed from its tape; its backward is reported once, per term, at every step
+SUMMED_TERMS = """\
+    import os
+    os.environ["OMP_NUM_THREADS"] = "1"
+    import torch, torch.nn as nn, torch.nn.functional as F
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(3000, 8, generator=g)
+    y = x @ torch.randn(8, 3, generator=g) + 0.3 * torch.randn(3000, 3, generator=g)
+    model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Linear(32, 3))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    for step in range(400):
+        idx = torch.randint(300, 3000, (32,), generator=g)
+        out = model(x[idx])
+        loss = sum(F.l1_loss(out[:, k], y[idx][:, k]) for k in range(3))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if step % 25 == 24:        # after the first steps, as at an epoch's end
+            with torch.no_grad():
+                v = F.l1_loss(model(x[:300]), y[:300])
+            print(f"step {step} loss {loss.item():.4f} val {v.item():.4f}")
+"""
+
+
+def test_a_summed_loss_validated_with_its_criterion_is_read_once_per_step_and_per_term(tmp_path):
+    p = tmp_path / "summed.py"
+    p.write_text(textwrap.dedent(SUMMED_TERMS))
+    r = run_script(p, [], experiment=lambda findings, steps, done: None)
+    assert r.exit_code == 0, r.stderr_tail
+    trend = r.finding("loss_trend")
+    assert trend.value == "decreasing", trend.detail
+    series = r.summary["train_loss"]
+    steps, values = series["step"], series["value"]
+    assert len(steps) == len(set(steps)) == 400
+    # per term at every step: no step reads the three-term total beside its neighbours' per-term values
+    jumps = [b / a for a, b in zip(values, values[1:]) if a > 0]
+    assert max(jumps) < 2.0, max(jumps)

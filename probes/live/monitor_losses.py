@@ -238,9 +238,16 @@ class LossFeed:
             self._last_out_shape = shape = outputs.shape
         self._loss_out_shape = shape          # this loss's output shape (None: no tensor output)
         kept = targets
-        if loss is not None and self.experiments_enabled and self._loss_fn is None \
-                and (targets is None or composite or not L.is_stock_loss(loss_name or self._loss_name)):
+        # a loss no criterion of the run can replay from outputs and targets alone (hand-written, a
+        # criterion plus other terms, or an unknown one with no criterion given) is replayed from its
+        # tape, even where a validation pass named a criterion since
+        if loss is not None and self.experiments_enabled and (
+                composite or targets is None
+                or (self._loss_fn is None and not L.is_stock_loss(loss_name or self._loss_name))):
             kept = self._loss_tape(loss, targets)
+        elif self._tape is not None:     # no longer needed: stop opening tapes at every forward
+            self._tape.close()
+            self._tape = None
         for p in self._costly:
             if p.collecting:
                 p.on_train_loss(self, outputs, kept)

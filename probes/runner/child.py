@@ -535,12 +535,21 @@ def _patch_backward(torch) -> None:
 
     @functools.wraps(orig_backward)
     def backward(self, *args, **kwargs):
+        # a torch-function mode active at the call (the script's own, or a loss tape's) dispatches
+        # Tensor.backward through the mode back to this attribute: the nested call is the same
+        # backward, not a second loss
+        if getattr(_S.tls, "in_backward", False):
+            return orig_backward(self, *args, **kwargs)
         if _mine() and not _compiling():
             try:
                 _on_backward(self)
             except Exception as e:
                 _probe_error("backward", e)
-        return orig_backward(self, *args, **kwargs)
+        _S.tls.in_backward = True
+        try:
+            return orig_backward(self, *args, **kwargs)
+        finally:
+            _S.tls.in_backward = False
 
     _patch(torch.Tensor, "backward", backward)
 
