@@ -93,7 +93,7 @@ class LossFeed:
         self._loss_terms = None              # the calls of one criterion a summed training loss adds up
 
     def on_loss(self, loss, *, phase=None, outputs=None, targets=None, loss_name=None, loss_fn=None,
-                terms=None):
+                terms=None, composite=False):
         """The loss before backward.
 
         ``phase``: ``"train"``, ``"val"`` or None (infer: a loss computed without grad, or one that
@@ -108,6 +108,9 @@ class LossFeed:
         used to re-run the loss on a model copy (overfit probe). ``terms``: the loss adds up this many
         calls of one criterion (``loss += criterion(out_t, y_t)`` over a sequence): it is read per
         term, as the criterion reports it, so it compares with chance and with the validation loss.
+        ``composite``: the loss is more than the criterion that ``outputs``/``targets`` went into (that
+        criterion plus penalties, other criteria, hand-written terms): the copies replay it from its
+        tape (:meth:`_loss_tape`), not as the criterion of ``outputs`` and ``targets``.
         """
         if self._busy or not isinstance(loss, self._torch.Tensor):     # torch.is_tensor, without its frame
             return
@@ -148,7 +151,7 @@ class LossFeed:
             if self._loss_count <= self._name_losses or self._loss_name is None:     # (see _identify_loss)
                 loss_name = self._identify_loss(loss, outputs, targets, loss_name)
             if phase != "val":
-                self._on_train_loss(rec, outputs, targets, loss_name, loss)
+                self._on_train_loss(rec, outputs, targets, loss_name, loss, composite)
             else:
                 self._on_val_loss(rec, outputs, targets, loss_name)
             self._queue.append(rec)
@@ -212,7 +215,7 @@ class LossFeed:
             self._loss_name = L.loss_function(loss_name)
         return loss_name
 
-    def _on_train_loss(self, rec, outputs, targets, loss_name, loss=None):
+    def _on_train_loss(self, rec, outputs, targets, loss_name, loss=None, composite=False):
         """A training (or not yet decided) loss: the sampled looks at outputs, targets and labels,
         the costly probes that keep batches, and the NaN trace at the first non-finite value."""
         i = self._train_loss_count
@@ -235,9 +238,16 @@ class LossFeed:
             self._last_out_shape = shape = outputs.shape
         self._loss_out_shape = shape          # this loss's output shape (None: no tensor output)
         kept = targets
-        if loss is not None and self.experiments_enabled and self._loss_fn is None \
-                and (targets is None or not L.is_stock_loss(loss_name or self._loss_name)):
+        # a loss no criterion of the run can replay from outputs and targets alone (hand-written, a
+        # criterion plus other terms, or an unknown one with no criterion given) is replayed from its
+        # tape, even where a validation pass named a criterion since
+        if loss is not None and self.experiments_enabled and (
+                composite or targets is None
+                or (self._loss_fn is None and not L.is_stock_loss(loss_name or self._loss_name))):
             kept = self._loss_tape(loss, targets)
+        elif self._tape is not None:     # no longer needed: stop opening tapes at every forward
+            self._tape.close()
+            self._tape = None
         for p in self._costly:
             if p.collecting:
                 p.on_train_loss(self, outputs, kept)

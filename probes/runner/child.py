@@ -153,6 +153,7 @@ class _State:
         self.pass_loss_fn = False  # the monitor's on_loss takes loss_fn= (the criterion)
         self.pass_synced = False   # its on_data_wait takes synced= (timed after a CUDA sync)
         self.pass_terms = False    # its on_loss takes terms= (a loss summed over one criterion's calls)
+        self.pass_composite = False  # its on_loss takes composite= (criteria plus other terms)
         self.loss_terms = {}       # (parts, criterion) -> the terms such a summed loss adds up
         self.iter_loaders = weakref.WeakKeyDictionary()  # DataLoader iterator -> its loader
         self.declared = weakref.WeakSet()  # loaders handed to monitor.on_data_loader
@@ -534,12 +535,21 @@ def _patch_backward(torch) -> None:
 
     @functools.wraps(orig_backward)
     def backward(self, *args, **kwargs):
+        # a torch-function mode active at the call (the script's own, or a loss tape's) dispatches
+        # Tensor.backward through the mode back to this attribute: the nested call is the same
+        # backward, not a second loss
+        if getattr(_S.tls, "in_backward", False):
+            return orig_backward(self, *args, **kwargs)
         if _mine() and not _compiling():
             try:
                 _on_backward(self)
             except Exception as e:
                 _probe_error("backward", e)
-        return orig_backward(self, *args, **kwargs)
+        _S.tls.in_backward = True
+        try:
+            return orig_backward(self, *args, **kwargs)
+        finally:
+            _S.tls.in_backward = False
 
     _patch(torch.Tensor, "backward", backward)
 
@@ -759,6 +769,7 @@ def _make_monitor(**kwargs):
     _S.pass_loss_fn = _accepts(getattr(monitor, "on_loss", None), "loss_fn")
     _S.pass_synced = _accepts(getattr(monitor, "on_data_wait", None), "synced")
     _S.pass_terms = _accepts(getattr(monitor, "on_loss", None), "terms")
+    _S.pass_composite = _accepts(getattr(monitor, "on_loss", None), "composite")
     return monitor
 
 
@@ -918,9 +929,11 @@ def _on_backward(t) -> None:
         _note_loss_parts(base, parts)
         first = parts[0]
         terms = _summed_terms(base, parts)
+        extra = {"terms": terms} if terms is not None and _S.pass_terms else {}
+        if _S.pass_composite:
+            extra["composite"] = True       # the criterion's outputs and targets are not the whole loss
         _call_monitor("on_loss", base, phase="train", outputs=first.outputs,
-                      targets=first.targets, loss_name=first.name,
-                      **({"terms": terms} if terms is not None and _S.pass_terms else {}))
+                      targets=first.targets, loss_name=first.name, **extra)
     else:          # a hand-written loss: no stock criterion went into it
         _call_monitor("on_loss", base, phase="train", loss_name="custom")
     _emit()

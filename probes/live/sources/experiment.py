@@ -85,9 +85,10 @@ class Experiment(CostlyProbe):
         context = {"clip_max": effective_clip_max(m), "peak_lr": max(lrs) if lrs else None,
                    "accumulates": bool(G.grad_accumulates(m._carried, m.params)) if m._carried else False,
                    "training": self._training_mode(m), "start_state": self._start_state(m)}
-        fn = m._loss_fn
-        if fn is None:      # a hand-written loss is replayed from each batch's tape
-            fn = LT.replay_loss if LT.holds_tapes(self.box.batches) else L.loss_callable(m._loss_name)
+        # a hand-written or composite loss is replayed from each batch's tape (before a criterion a
+        # validation pass named: it is not the training loss)
+        fn = LT.replay_loss if LT.holds_tapes(self.box.batches) \
+            else (m._loss_fn or L.loss_callable(m._loss_name))
         try:
             self.box.run_pending(m.model, m.optimizer, fn, context, m._fwd_autocast)
         finally:
