@@ -13,8 +13,10 @@ from traindx.engine.understand import understand
 # no phrasing in kb/language says anything about this one; its words are the examples' words
 # (session 13: the sentence was "... after a while, kinda stagnant" until "stagnant" became a plateau phrasing;
 # session 22: "the accuracy goes up nicely ..." until web_r's utterances made "goes up" lean overfitting, 0.246
-# against plateau 0.243: the examples voice still reads the mechanism, the corpus measures its accuracy)
-UNPHRASED = "the accuracy climbs nicely for a few epochs and then just sits around 80 percent forever"
+# against plateau 0.243: the examples voice still reads the mechanism, the corpus measures its accuracy;
+# session 51: "... sits around 80 percent forever" until web_au's utterances left the examples without a clear
+# lead for it, so no symptom - "from then on" reads plateau as before)
+UNPHRASED = "the accuracy climbs nicely for a few epochs and then just sits around 80 percent from then on"
 # made-up jargon no knowledge base knows
 JARGON = "our zorbly gauge is wobbling like crazy on the flumph board"
 PACK = ("kind: language\n"
