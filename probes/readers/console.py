@@ -210,6 +210,17 @@ _KILLED_MESSAGE = "Killed: the process was sent SIGKILL, most often by the syste
 _SIGNAL_DEATH = re.compile(r"^[\s*_>`]*(?:(?:Segmentation fault|Bus error)(?:\s*\(core dumped\))?|"
                            r"(?:Aborted|Illegal instruction|Floating point exception)\s*\(core dumped\))[\s*_`.!]*$")
 _SIGNAL_DEATH_MESSAGE = "{}: the process died of a crash signal (native code: the framework's C++ side, a driver)"
+#: the report a shell makes of a job that died of a signal, in front of the job's command line: a script's
+#: (``run.sh: line 12:  4242 Killed     python train.py``, ``bash: line 1: 23670 Aborted  (core dumped) ( cmd )``)
+#: or an interactive shell's job table (``[1]+  Segmentation fault  (core dumped) python train.py``); here
+#: ``Aborted`` needs no ``(core dumped)``: the shell's own notation names the signal
+_SHELL_JOB_DEATH = re.compile(r"^[\s*_>`]*(?:(?:[^\s:*_>`][^\s:]*: )?line \d+:\s+\d+|\[\d+\][+-]?)\s+"
+                              r"(Killed|Segmentation fault|Bus error|Aborted|Illegal instruction|"
+                              r"Floating point exception)(\s*\(core dumped\))?(?:\s|$)")
+#: a frame of a traceback whose header the paste left out (``  File "/path/trainer.py", line 187, in train``)
+_TRACE_FRAME = re.compile(r'^\s*File "[^"]+", line \d+, in \S')
+#: a logger's name in front of its message (Python's default ``WARNING:root:message``, after the level)
+_LOGGER_NAME = re.compile(r"^\s*[\w.-]+:\s*")
 #: an error the C++ side logs: ``[E ProcessGroupNCCL.cpp:458] ...``, or in glog's form with the date and time
 #: (``[E602 11:17:52.185053341 ProcessGroupNCCL.cpp:632] [Rank 5] Watchdog caught ...``, PyTorch 2.2 on)
 _CPP_ERROR = re.compile(r"\[E(?:\d{3,4}\s+\d\d:\d\d:\d\d(?:\.\d+)?(?:\s+\d+)?)?\s+([\w./-]+\.(?:cpp|cc|cu|h|hpp)):\d+\]"
@@ -297,16 +308,22 @@ _NAN_ERROR = re.compile(r"\bnan\b|\binf(?:inite)?\b|FloatingPointError", re.IGNO
 
 
 
-def exception_message(line: str) -> str | None:
+def exception_message(line: str, classless: tuple = ()) -> str | None:
     """The message of an exception printed without its traceback (``RuntimeError: ...``, behind a
     logger's time stamp and level too; a CUDA kernel's failed assertion, ``Loss.cu:115: ...
     Assertion `...` failed.``, and an error the C++ side logs, ``[E ProcessGroupNCCL.cpp:458] ...``,
-    are ones, as is the ``what():`` line under a C++ runtime's ``terminate called after throwing``),
-    else None."""
+    are ones, as is the ``what():`` line under a C++ runtime's ``terminate called after throwing``,
+    a shell's report of a job killed by a signal, and a message that begins as one of ``classless``
+    does, logged without its class: ``console.classless_error_messages``), else None."""
     if "Killed" in line and _KILLED.match(line):
         return _KILLED_MESSAGE
     if ("fault" in line or "dumped" in line or "Bus error" in line) and _SIGNAL_DEATH.match(line):
         return _SIGNAL_DEATH_MESSAGE.format(line.strip(" \t*_>`.!"))
+    if ("line" in line or "]" in line) and (job := _SHELL_JOB_DEATH.match(line)):
+        return _KILLED_MESSAGE if job.group(1) == "Killed" else \
+            _SIGNAL_DEATH_MESSAGE.format(job.group(1) + (" (core dumped)" if job.group(2) else ""))
+    if classless and (logged := _classless_message(line, classless)):
+        return logged
     if "Assertion" in line and _CUDA_ASSERT.search(line):
         return "CUDA error: device-side assertion failed: " + line.strip()[:_SHOWN_ERROR_CHARS]
     if "what():" in line:
@@ -326,6 +343,19 @@ def exception_message(line: str) -> str | None:
     if m and m.group(3) and m.group(2) not in ("KeyboardInterrupt",) and \
             (m.group(2).endswith("Error") or "OutOfMemory" in m.group(2)) and not _NUMBERS_ONLY.fullmatch(m.group(3)):
         return m.group(1) + ": " + m.group(3)
+    return None
+
+
+def _classless_message(line: str, openings: tuple) -> str | None:
+    """The message of ``line`` behind a logger's time stamp, level and name when it begins with one of
+    ``openings`` (a fatal error logged without its exception's class), else None."""
+    if not any(o in line for o in openings):
+        return None
+    p = _PREFIX.match(line)
+    message = _LOG_LEVEL.sub("", line[p.end():] if p else line, 1).strip()
+    for text in (message, _LOGGER_NAME.sub("", message, 1)):
+        if text.startswith(openings):
+            return text[:_SHOWN_ERROR_CHARS]
     return None
 
 
@@ -1698,6 +1728,15 @@ class _Tracebacks:
         self.trace_class = cls if cls is not None and cls.isidentifier() and not line.rstrip().endswith(":") \
             else None
 
+    def _trace_opens(self, line: str) -> bool:
+        """Whether ``line`` opens a traceback (read as its start): its header, or a frame of one the paste
+        left without its header (``  File "/path/trainer.py", line 187, in train``)."""
+        m = _TRACE_START.match(line)
+        if m is None and not _TRACE_FRAME.match(line):
+            return False
+        self._trace_start(line, m.group(1) if m is not None else None)
+        return True
+
     def _trace(self, line: str) -> None:
         self.trace_lines += 1
         if line.count('File "') > 1 and (g := _GLUED_EXC.match(line)):
@@ -1722,7 +1761,7 @@ class _Tracebacks:
 
     def _exception_line(self, line: str) -> str | None:
         """An exception printed without its traceback (see :func:`exception_message`), recorded."""
-        message = exception_message(line)
+        message = exception_message(line, self.words.classless_errors)
         if message is not None:
             self._error(message, self.line_no)
         return message
@@ -2016,8 +2055,8 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
         if self.in_trace:
             self._trace(line)
             return
-        if "Traceback" in line and (m := _TRACE_START.match(line)):
-            return self._trace_start(line, m.group(1))
+        if ("Traceback" in line or 'File "' in line) and self._trace_opens(line):
+            return
         if (self.box is not None or line[0] in BOX_START) and self._box_line(line):
             return   # a rule or a row of a boxed key/value block (console_tables._Boxes)
         if self.hist is not None and self._history_line(line):

@@ -1,0 +1,119 @@
+"""Readings of session 51 (pasted console output, issue 13): crash reports in shapes the reader did
+not know.
+
+- a shell's report of a job killed by a signal in front of the job's command
+  (``run.sh: line 12:  4242 Killed    python train.py``, ``[1]+  Segmentation fault (core dumped) ...``);
+- a fatal error logged without its exception's class (``WARNING:root:CUDA out of memory. Tried to
+  allocate ...``: a script that catches the error and logs ``str(e)``);
+- a traceback pasted without its ``Traceback (most recent call last):`` header (frames only).
+
+Each sample is written for this test (invented numbers) and asserts what a user sees through
+``traindx diagnose --log FILE``; each has a twin that must not change. Torch-free.
+"""
+
+import time
+
+import pytest
+from conftest import diagnose_log_report, report_fact, report_symptom
+
+from traindx.probes.readers.console import exception_message
+
+_OPENINGS = ("CUDA out of memory", "CUDA error:")
+
+
+def _records(n: int = 10) -> list:
+    return [f"epoch {i} | step {100 * i} | loss {2.3 - 0.05 * i:.4f}" for i in range(1, n + 1)]
+
+
+# -- a shell's report of a job killed by a signal -------------------------------------------------
+@pytest.mark.parametrize("line", [
+    "train.sh: line 12:  4242 Killed                  python train.py --epochs 90",
+    "bash: line 1: 23670 Aborted                 (core dumped) ( trainer --config a.yaml )",
+    "/bin/bash: line 3:   811 Segmentation fault      (core dumped) python main.py",
+    "[1]+  Killed                  nohup python train.py > out.log",
+])
+def test_a_shell_job_killed_by_a_signal_is_a_crash(tmp_path, line):
+    rep, _ = diagnose_log_report(tmp_path, "\n".join(_records() + [line]) + "\n")
+    assert report_symptom(rep) == "out_of_scope"
+
+
+def test_the_same_records_without_the_job_report_are_read_as_a_curve(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, "\n".join(_records()) + "\n")
+    assert report_symptom(rep) != "out_of_scope"
+
+
+@pytest.mark.parametrize("line", [
+    "see line 12: 4242 Killed by the scheduler?",          # a sentence, no shell's report in front
+    "line 3: the run was Aborted by me",
+    "[1]+  Done                    python train.py",       # a job that ended well
+    "[1]+  Running                 python train.py &",
+])
+def test_words_that_are_no_job_report_are_no_crash(line):
+    assert exception_message(line) is None
+
+
+# -- a fatal error logged without its class -------------------------------------------------------
+def _oom_logged(message: str) -> str:
+    rows = _records(6)
+    rows += [f"WARNING:root:{message} Tried to allocate 1.{i}0 GiB (GPU 0; 10.76 GiB total capacity; "
+             f"4.01 GiB already allocated; 356.00 MiB free)" for i in range(4)]
+    return "\n".join(rows) + "\n"
+
+
+def test_an_out_of_memory_error_logged_without_its_class_is_a_crash(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, _oom_logged("CUDA out of memory."))
+    assert report_symptom(rep) == "out_of_scope"
+    assert report_fact(rep, "error_kind") == "cuda_oom"
+
+
+def test_a_logged_line_that_only_mentions_memory_is_no_crash(tmp_path):
+    """The twin: a logger's line about memory that is no error message."""
+    rep, _ = diagnose_log_report(tmp_path, _oom_logged("GPU memory in use:"))
+    assert report_symptom(rep) != "out_of_scope"
+    assert report_fact(rep, "error_kind") is None
+
+
+def test_the_opening_counts_only_at_the_start_of_the_message():
+    assert exception_message("2024-01-02 10:00:00 ERROR trainer: CUDA error: an illegal memory access",
+                             _OPENINGS) is not None
+    assert exception_message("INFO: no CUDA out of memory seen with batch 64", _OPENINGS) is None
+    assert exception_message("WARNING:root:CUDA out of memory. Tried to allocate 2 GiB", ()) is None
+
+
+# -- a traceback without its header ---------------------------------------------------------------
+_FRAMES = [
+    '  File "/opt/conda/bin/yolo", line 8, in <module>',
+    "    sys.exit(entrypoint())",
+    '  File "/opt/conda/lib/python3.10/site-packages/lib/engine/trainer.py", line 185, in train',
+    "    subprocess.run(cmd, check=True)",
+    '  File "/opt/conda/lib/python3.10/subprocess.py", line 526, in run',
+    "    raise CalledProcessError(retcode, process.args,",
+]
+
+
+def test_a_traceback_pasted_without_its_header_is_a_crash(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, "\n".join(_records() + [""] + _FRAMES) + "\n")
+    assert report_symptom(rep) == "out_of_scope"
+
+
+def test_a_file_named_inside_a_sentence_is_no_traceback(tmp_path):
+    """The twin: a line that names a file and a line number in words is no frame."""
+    text = "\n".join(_records() + ['saved to File "ckpt.pt", line 3 of the manifest']) + "\n"
+    rep, _ = diagnose_log_report(tmp_path, text)
+    assert report_symptom(rep) != "out_of_scope"
+
+
+# -- linear time on hostile lines ------------------------------------------------------------------
+@pytest.mark.parametrize("line", [
+    "*" * 4096 + "x", "line 1: " * 512, "[1]" + " " * 4096 + "x", 'File "' * 700,
+    "WARNING:" + "a:" * 2000 + "CUDA out of memory", ":" * 4096,
+], ids=["stars", "line-n", "job-blanks", "file-quotes", "logger-colons", "colons"])
+def test_the_new_shapes_are_read_in_linear_time(line):
+    from traindx.probes.readers.console import _LOGGER_NAME, _SHELL_JOB_DEATH, _TRACE_FRAME
+    t = time.perf_counter()
+    for _ in range(20):
+        exception_message(line, _OPENINGS)
+        for rx in (_LOGGER_NAME, _SHELL_JOB_DEATH, _TRACE_FRAME):
+            rx.match(line)
+            rx.match(" " * 2048 + line)
+    assert time.perf_counter() - t < 1.0
