@@ -1,11 +1,12 @@
 """Readings of session 51 (pasted console output, issue 13): crash reports in shapes the reader did
-not know.
+not know, and an accuracy's error printed under the accuracy's name.
 
 - a shell's report of a job killed by a signal in front of the job's command
   (``run.sh: line 12:  4242 Killed    python train.py``, ``[1]+  Segmentation fault (core dumped) ...``);
 - a fatal error logged without its exception's class (``WARNING:root:CUDA out of memory. Tried to
   allocate ...``: a script that catches the error and logs ``str(e)``);
-- a traceback pasted without its ``Traceback (most recent call last):`` header (frames only).
+- a traceback pasted without its ``Traceback (most recent call last):`` header (frames only);
+- ``Top1 error`` / ``top1_err``: the complement of the top-1 accuracy, not the accuracy.
 
 Each sample is written for this test (invented numbers) and asserts what a user sees through
 ``traindx diagnose --log FILE``; each has a twin that must not change. Torch-free.
@@ -16,7 +17,7 @@ import time
 import pytest
 from conftest import diagnose_log_report, report_fact, report_symptom
 
-from traindx.probes.readers.console import exception_message
+from traindx.probes.readers.console import exception_message, read_console_text
 
 _OPENINGS = ("CUDA out of memory", "CUDA error:")
 
@@ -101,6 +102,34 @@ def test_a_file_named_inside_a_sentence_is_no_traceback(tmp_path):
     text = "\n".join(_records() + ['saved to File "ckpt.pt", line 3 of the manifest']) + "\n"
     rep, _ = diagnose_log_report(tmp_path, text)
     assert report_symptom(rep) != "out_of_scope"
+
+
+# -- an accuracy's error ---------------------------------------------------------------------------
+def _top1(name: str) -> str:
+    rows = [f"Train Epoch: [{i}] loss: {4.6 - 0.3 * i:.4f} {name}: {92.0 - 6.5 * i:.4f}" for i in range(10)]
+    return "\n".join(rows) + "\n"
+
+
+@pytest.mark.parametrize("name", ["Top1 error", "Top-1 err", "top1_err"])
+def test_a_top1_error_is_read_as_one_minus_the_accuracy(name):
+    log = read_console_text(_top1(name))
+    acc = log.series["accuracy"]
+    assert acc.last_value == pytest.approx(1 - (92.0 - 6.5 * 9) / 100, abs=1e-6)
+
+
+def test_a_top1_accuracy_stays_the_accuracy():
+    """The twin: the accuracy's own name, and an accuracy "rate", are the accuracy."""
+    for name in ("Top1", "accuracy rate"):
+        log = read_console_text(_top1(name))
+        assert log.series["accuracy"].last_value == pytest.approx((92.0 - 6.5 * 9) / 100, abs=1e-6), name
+
+
+def test_a_falling_top1_error_is_no_accuracy_that_collapses(tmp_path):
+    """What a user sees: a top-1 error falling 92 -> 33.5 % is a model that learns (its latest
+    accuracy, the median of the last three records, 60 %), not one whose accuracy falls to 40 %."""
+    rep, _ = diagnose_log_report(tmp_path, _top1("Top1 error"))
+    assert report_fact(rep, "train_accuracy") == pytest.approx(0.60, abs=0.01)
+    assert report_symptom(rep) not in ("explosion", "instability")
 
 
 # -- linear time on hostile lines ------------------------------------------------------------------

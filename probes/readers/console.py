@@ -838,14 +838,24 @@ def _head_accuracy_role(pwords: list, eff: str | None, phrase: str, vocab: LogWo
     """An accuracy word followed by the one word that names what it scores (``acc class : 87.50``,
     ``Accuracies on val: class : 88.96``: the accuracy of a model's ``class`` head or task), ranked
     after every name that ends in what it measures; None for any other name. Only an accuracy:
-    a loss word in front of another word names a setting (``loss scale 128``)."""
+    a loss word in front of another word names a setting (``loss scale 128``). An error word after
+    it (``logs.error_words``: ``Top1 error``, ``top1_err``, ``Top-1 err``) names the accuracy's
+    complement, 1 - the accuracy, read as an error rate is (``accuracy rate`` stays the accuracy)."""
     words = [w for w in pwords if w not in vocab.phrase_filler and w not in vocab.split]
+    if len(words) == 1 and "_" in words[0]:
+        # one identifier (pycls's ``top1_err``): its parts, its split words apart
+        words = [w for w in words[0].split("_") if w and w not in vocab.phrase_filler and w not in vocab.split]
+        if len(words) != 2 or words[1] not in vocab.err_words:
+            return None
     if len(words) != 2:
         return None
     m = vocab.match_role((eff + "_" if eff else "") + words[0])
     if m is None or m[0] not in ("accuracy", "val_accuracy"):
         return None
-    return m[0], vocab.part_rank + (vocab.test_split_rank if eff == "test" else 0), phrase, None
+    test = vocab.test_split_rank if eff == "test" else 0
+    if words[1] in vocab.err_words:
+        return m[0], vocab.stand_in_rank + len(vocab.error_rates) + test, phrase, "complement"
+    return m[0], vocab.part_rank + test, phrase, None
 
 
 def _path_role(phrase: str, vocab: LogWords):
