@@ -1,12 +1,14 @@
 """Readings of session 51 (pasted console output, issue 13): crash reports in shapes the reader did
-not know, and an accuracy's error printed under the accuracy's name.
+not know, an accuracy's error printed under the accuracy's name, and a step behind its epoch in
+brackets.
 
 - a shell's report of a job killed by a signal in front of the job's command
   (``run.sh: line 12:  4242 Killed    python train.py``, ``[1]+  Segmentation fault (core dumped) ...``);
 - a fatal error logged without its exception's class (``WARNING:root:CUDA out of memory. Tried to
   allocate ...``: a script that catches the error and logs ``str(e)``);
 - a traceback pasted without its ``Traceback (most recent call last):`` header (frames only);
-- ``Top1 error`` / ``top1_err``: the complement of the top-1 accuracy, not the accuracy.
+- ``Top1 error`` / ``top1_err``: the complement of the top-1 accuracy, not the accuracy;
+- the step that opens a line behind its epoch in brackets (YOLACT's ``[ 10]    1000 || ...``).
 
 Each sample is written for this test (invented numbers) and asserts what a user sees through
 ``traindx diagnose --log FILE``; each has a twin that must not change. Torch-free.
@@ -146,3 +148,29 @@ def test_the_new_shapes_are_read_in_linear_time(line):
             rx.match(line)
             rx.match(" " * 2048 + line)
     assert time.perf_counter() - t < 1.0
+
+
+# -- an epoch in brackets before the step that opens the line --------------------------------------
+def _lead(fmt: str) -> str:
+    return "\n".join(fmt.format(e=10, i=1000 + 10 * k, l=6.2 - 0.01 * k) for k in range(10)) + "\n"
+
+
+@pytest.mark.parametrize("fmt", ["[{e:3d}] {i:7d} || loss: {l:.3f} | lr: 0.001 || ETA: 9 days, 1:00:00",
+                                 "[{e}] {i} | loss: {l:.3f}", "{i:7d} || loss: {l:.3f}"],
+                         ids=["yolact", "bracket-then-pipe", "double-pipe"])
+def test_the_step_after_an_epoch_in_brackets_is_the_step(tmp_path, fmt):
+    """The iteration that opens each line (1000, 1010, ...) is the step; the epoch in brackets before it
+    (``[ 10]``) is no step: the excerpt starts mid-run, at step 1000."""
+    log = read_console_text(_lead(fmt))
+    loss = log.series["loss"]
+    assert (loss.first_x, loss.last_x) == (1000, 1090)
+    rep, _ = diagnose_log_report(tmp_path, _lead(fmt))
+    assert report_fact(rep, "log_starts_mid_run") is True
+
+
+def test_a_round_in_brackets_and_a_step_before_a_pipe_are_read_as_before():
+    """The twins: gradient boosting's round in brackets, a step before one pipe."""
+    rounds = "\n".join(f"[{r}]\ttrain-logloss:{0.6 - 0.01 * r:.4f}\tvalid-logloss:{0.62 - 0.01 * r:.4f}"
+                       for r in range(10)) + "\n"
+    assert read_console_text(rounds).series["loss"].last_x == 9
+    assert read_console_text(_lead("{i} | loss: {l:.3f}")).series["loss"].first_x == 1000
