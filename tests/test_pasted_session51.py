@@ -1,6 +1,6 @@
 """Readings of session 51 (pasted console output, issue 13): crash reports in shapes the reader did
-not know, an accuracy's error printed under the accuracy's name, and a step behind its epoch in
-brackets.
+not know, an accuracy's error printed under the accuracy's name, a step behind its epoch in brackets,
+and a detector that finds nothing.
 
 - a shell's report of a job killed by a signal in front of the job's command
   (``run.sh: line 12:  4242 Killed    python train.py``, ``[1]+  Segmentation fault (core dumped) ...``);
@@ -8,7 +8,8 @@ brackets.
   allocate ...``: a script that catches the error and logs ``str(e)``);
 - a traceback pasted without its ``Traceback (most recent call last):`` header (frames only);
 - ``Top1 error`` / ``top1_err``: the complement of the top-1 accuracy, not the accuracy;
-- the step that opens a line behind its epoch in brackets (YOLACT's ``[ 10]    1000 || ...``).
+- the step that opens a line behind its epoch in brackets (YOLACT's ``[ 10]    1000 || ...``);
+- a detector whose every evaluation summary (the YOLO family's ``all`` row) scores 0.
 
 Each sample is written for this test (invented numbers) and asserts what a user sees through
 ``traindx diagnose --log FILE``; each has a twin that must not change. Torch-free.
@@ -174,3 +175,58 @@ def test_a_round_in_brackets_and_a_step_before_a_pipe_are_read_as_before():
                        for r in range(10)) + "\n"
     assert read_console_text(rounds).series["loss"].last_x == 9
     assert read_console_text(_lead("{i} | loss: {l:.3f}")).series["loss"].first_x == 1000
+
+
+# -- a detector that finds nothing -----------------------------------------------------------------
+_DET_HEADER = "                 Class     Images  Instances      Box(P          R      mAP50  mAP50-95): 100%|##| 4/4"
+
+
+def _yolo(epochs, score: float, loss: str = "{box:.4g}") -> str:
+    rows = []
+    for e in epochs:
+        rows.append("      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size")
+        box = loss.format(box=1.8 - 0.02 * e)
+        rows.append(f"     {e}/100      5.54G      {box}     {2.19 - 0.01 * e:.4g}      1.1        220        640: "
+                    "100%|##########| 8/8 [00:03<00:00,  2.67it/s]")
+        rows.append(_DET_HEADER)
+        rows.append(f"                   all        128        929      {score:g}      {score:g}      {score:g}"
+                    f"      {score:g}")
+        rows.append("")
+    return "\n".join(rows) + "\n"
+
+
+def test_a_detector_whose_every_score_is_zero_is_not_learning(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, _yolo(range(54, 58), 0.0))
+    assert report_fact(rep, "detection_score_best") == 0.0
+    assert report_symptom(rep) == "not_learning"
+
+
+def test_a_detector_that_finds_some_objects_is_not_read_as_finding_nothing(tmp_path):
+    """The twin: the same losses beside scores of 0.45."""
+    rep, _ = diagnose_log_report(tmp_path, _yolo(range(54, 58), 0.45))
+    assert report_fact(rep, "detection_score_best") == pytest.approx(0.45)
+    assert report_symptom(rep) != "not_learning"
+
+
+def test_zero_scores_in_the_first_epochs_say_nothing_yet(tmp_path):
+    """The twin: a detector from scratch that finds nothing at epochs 1-2 may still learn."""
+    rep, _ = diagnose_log_report(tmp_path, _yolo(range(1, 3), 0.0))
+    assert report_fact(rep, "detection_score_best") is None
+
+
+def test_zero_scores_beside_a_nan_loss_stay_an_explosion(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, _yolo(range(54, 58), 0.0, loss="nan"))
+    assert report_symptom(rep) == "explosion"
+
+
+def test_detection_headers_and_rows():
+    from traindx.probes.readers.console_detect import header_counts, row_scores
+    assert header_counts(_DET_HEADER) == 2
+    assert header_counts("   Class      Images     Targets           P           R      mAP@.5  mAP@.5:.95: 100%") == 2
+    assert header_counts("Class Images Labels P R mAP@.5 mAP@.5:.95") == 2
+    assert header_counts("Epoch GPU_mem box_loss cls_loss mAP") is None
+    assert header_counts("Class accuracy 0.5 mAP") is None
+    assert row_scores("   all   5.57e+04   1.74e+05   0.000332   0.00039   2.4e-06   8.59e-07", 2) == \
+        pytest.approx([0.000332, 0.00039, 2.4e-06, 8.59e-07])
+    assert row_scores("   person   128   254   0.5   0.4   0.3   0.2", 2) is None   # one class's row
+    assert row_scores("   all of them failed", 2) is None

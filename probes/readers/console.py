@@ -86,6 +86,7 @@ from . import console_guess
 from .console_tuples import has_named_tuple, split_named_tuples
 from .console_wrap import unwrap_batches, wrap_width
 from .console_above import _NamedAbove
+from .console_detect import header_counts, row_scores
 from .console_history import _Histories
 from .console_tables import BOX_START, _Boxes, _Frames, markup_row
 from .console_lines import (_EPOCH_MEAN_BAR, _HEADING_MAX_CHARS, _PREFIX, _PROGRESS, LineParser, _loss_part,
@@ -420,6 +421,10 @@ class ConsoleLog(LogData):
     rl_names: list = field(default_factory=list)
     #: the finite Cohen's kappas printed: ``(best, how many, line of the first)``, None when none was
     kappa_best: tuple | None = None
+    #: the scores of a detector's evaluation summaries (the YOLO family's ``all`` row under its ``Class Images
+    #: ... P R mAP50`` header, console_detect): ``(best score, rows, line of the first, epoch of the last or
+    #: None)``, None when none was printed
+    detection_best: tuple | None = None
     #: PyTorch's loss warning that the target's size differs from the input's and the two broadcast
     #: to more elements than either holds (a (B, 1) output against a (B,) target gives B x B
     #: pairs): ``(lines, first line, input size, target size)``, None when there was none
@@ -493,14 +498,29 @@ class ConsoleLog(LogData):
                            "more elements than either holds: every output is compared with every target"))
         return out
 
-    def _kappa_evidence(self, out: list, where: str) -> list:
-        """``out`` and ``kappa_best``, the best Cohen's kappa the text printed."""
+    def _detection_evidence(self, out: list, where: str, P) -> list:
+        """``out`` and ``detection_score_best``, the best precision, recall or mAP of every detection
+        summary the text printed; not when the last came before epoch console.detection_min_epoch (a
+        detector from scratch finds nothing in its first epochs)."""
+        if self.detection_best is None:
+            return out
+        best, n, line, epoch = self.detection_best
+        if epoch is not None and epoch < float(P["console.detection_min_epoch"]):
+            return out
+        out.append(Finding("detection_score_best", round(best, _VALUE_DECIMALS), f"log:{where}:line {line}",
+                           f"the best precision, recall or mAP of the {n} detection summary row(s) printed: "
+                           f"{best:.4g}"))
+        return out
+
+    def _kappa_evidence(self, out: list, where: str, P) -> list:
+        """``out`` and ``kappa_best``, the best Cohen's kappa the text printed, and the best score of its
+        detection summaries (:meth:`_detection_evidence`)."""
         if self.kappa_best is not None:
             best, n, line = self.kappa_best
             out.append(Finding("kappa_best", round(best, _VALUE_DECIMALS), f"log:{where}:line {line}",
                                f"the best of the {n} Cohen's kappa(s) printed: {best:.4g} (0 is a guess's "
                                "agreement with the labels, whatever the classes' balance)"))
-        return out
+        return self._detection_evidence(out, where, P)
 
     def _scale_warmup_evidence(self, out: list, where: str, P) -> list:
         """Overflow reports that left the loss scale at ``console.loss_scale_warmup_min`` or more,
@@ -590,7 +610,7 @@ class ConsoleLog(LogData):
             out.append(Finding("loss_function", kind, f"log:{where}:line {first}",
                                f"{n} printed loss tensor(s) carry the autograd node of {kind} "
                                "(grad_fn=<...Backward>): the loss function that made them"))
-        out = self._kappa_evidence(self._nan_made_evidence(self._size_warning_evidence(out, where), where), where)
+        out = self._kappa_evidence(self._nan_made_evidence(self._size_warning_evidence(out, where), where), where, P)
         if self.float_floor is not None:
             value, name = self.float_floor
             out.append(Finding("loss_at_float_floor", True, f"log:{where}:{name}",
@@ -1105,10 +1125,30 @@ class _RunFacts:
         self.log.size_warning = (n + 1, first, list(inp), list(tgt))
         return True
 
+    det_counts = None   # the count columns of the last detection summary's header (console_detect)
+
     def _warning_line(self, line: str) -> bool:
-        """A library's warning this reader takes a fact from (True: the line is read)."""
+        """A library's warning this reader takes a fact from (True: the line is read); a detection
+        summary's header or row is noted on the way, and read on as before."""
+        if "mAP" in line or (self.det_counts is not None and "all" in line):
+            self._detection_line(line)
         return ("different to the input size" in line and self._size_warning(line)) or (
             "invalid value encountered" in line and self._nan_made_warning(line))
+
+    def _detection_line(self, line: str) -> None:
+        """A detection summary's header (how many counts its rows print first) or its ``all`` row, whose
+        best score is kept (``log.detection_best``)."""
+        counts = header_counts(line) if "mAP" in line else None
+        if counts is not None:
+            self.det_counts = counts
+            return
+        scores = row_scores(line, self.det_counts) if self.det_counts is not None else None
+        if scores is None:
+            return
+        top, best = max(scores), self.log.detection_best
+        epoch = self.epoch if self.epoch is not None else (self.last_x if self.log.x_label == "epoch" else None)
+        self.log.detection_best = (top, 1, self.line_no, epoch) if best is None else \
+            (max(best[0], top), best[1] + 1, best[2], epoch)
 
     def _nan_made_warning(self, line: str) -> bool:
         """NumPy's ``train.py:49: RuntimeWarning: invalid value encountered in divide``: the first one
