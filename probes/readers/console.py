@@ -86,6 +86,7 @@ from . import console_guess
 from .console_tuples import has_named_tuple, split_named_tuples
 from .console_wrap import unwrap_batches, wrap_width
 from .console_above import _NamedAbove
+from .console_detect import header_counts, row_scores
 from .console_history import _Histories
 from .console_tables import BOX_START, _Boxes, _Frames, markup_row
 from .console_lines import (_EPOCH_MEAN_BAR, _HEADING_MAX_CHARS, _PREFIX, _PROGRESS, LineParser, _loss_part,
@@ -210,6 +211,17 @@ _KILLED_MESSAGE = "Killed: the process was sent SIGKILL, most often by the syste
 _SIGNAL_DEATH = re.compile(r"^[\s*_>`]*(?:(?:Segmentation fault|Bus error)(?:\s*\(core dumped\))?|"
                            r"(?:Aborted|Illegal instruction|Floating point exception)\s*\(core dumped\))[\s*_`.!]*$")
 _SIGNAL_DEATH_MESSAGE = "{}: the process died of a crash signal (native code: the framework's C++ side, a driver)"
+#: the report a shell makes of a job that died of a signal, in front of the job's command line: a script's
+#: (``run.sh: line 12:  4242 Killed     python train.py``, ``bash: line 1: 23670 Aborted  (core dumped) ( cmd )``)
+#: or an interactive shell's job table (``[1]+  Segmentation fault  (core dumped) python train.py``); here
+#: ``Aborted`` needs no ``(core dumped)``: the shell's own notation names the signal
+_SHELL_JOB_DEATH = re.compile(r"^[\s*_>`]*(?:(?:[^\s:*_>`][^\s:]*: )?line \d+:\s+\d+|\[\d+\][+-]?)\s+"
+                              r"(Killed|Segmentation fault|Bus error|Aborted|Illegal instruction|"
+                              r"Floating point exception)(\s*\(core dumped\))?(?:\s|$)")
+#: a frame of a traceback whose header the paste left out (``  File "/path/trainer.py", line 187, in train``)
+_TRACE_FRAME = re.compile(r'^\s*File "[^"]+", line \d+, in \S')
+#: a logger's name in front of its message (Python's default ``WARNING:root:message``, after the level)
+_LOGGER_NAME = re.compile(r"^\s*[\w.-]+:\s*")
 #: an error the C++ side logs: ``[E ProcessGroupNCCL.cpp:458] ...``, or in glog's form with the date and time
 #: (``[E602 11:17:52.185053341 ProcessGroupNCCL.cpp:632] [Rank 5] Watchdog caught ...``, PyTorch 2.2 on)
 _CPP_ERROR = re.compile(r"\[E(?:\d{3,4}\s+\d\d:\d\d:\d\d(?:\.\d+)?(?:\s+\d+)?)?\s+([\w./-]+\.(?:cpp|cc|cu|h|hpp)):\d+\]"
@@ -297,16 +309,22 @@ _NAN_ERROR = re.compile(r"\bnan\b|\binf(?:inite)?\b|FloatingPointError", re.IGNO
 
 
 
-def exception_message(line: str) -> str | None:
+def exception_message(line: str, classless: tuple = ()) -> str | None:
     """The message of an exception printed without its traceback (``RuntimeError: ...``, behind a
     logger's time stamp and level too; a CUDA kernel's failed assertion, ``Loss.cu:115: ...
     Assertion `...` failed.``, and an error the C++ side logs, ``[E ProcessGroupNCCL.cpp:458] ...``,
-    are ones, as is the ``what():`` line under a C++ runtime's ``terminate called after throwing``),
-    else None."""
+    are ones, as is the ``what():`` line under a C++ runtime's ``terminate called after throwing``,
+    a shell's report of a job killed by a signal, and a message that begins as one of ``classless``
+    does, logged without its class: ``console.classless_error_messages``), else None."""
     if "Killed" in line and _KILLED.match(line):
         return _KILLED_MESSAGE
     if ("fault" in line or "dumped" in line or "Bus error" in line) and _SIGNAL_DEATH.match(line):
         return _SIGNAL_DEATH_MESSAGE.format(line.strip(" \t*_>`.!"))
+    if ("line" in line or "]" in line) and (job := _SHELL_JOB_DEATH.match(line)):
+        return _KILLED_MESSAGE if job.group(1) == "Killed" else \
+            _SIGNAL_DEATH_MESSAGE.format(job.group(1) + (" (core dumped)" if job.group(2) else ""))
+    if classless and (logged := _classless_message(line, classless)):
+        return logged
     if "Assertion" in line and _CUDA_ASSERT.search(line):
         return "CUDA error: device-side assertion failed: " + line.strip()[:_SHOWN_ERROR_CHARS]
     if "what():" in line:
@@ -326,6 +344,19 @@ def exception_message(line: str) -> str | None:
     if m and m.group(3) and m.group(2) not in ("KeyboardInterrupt",) and \
             (m.group(2).endswith("Error") or "OutOfMemory" in m.group(2)) and not _NUMBERS_ONLY.fullmatch(m.group(3)):
         return m.group(1) + ": " + m.group(3)
+    return None
+
+
+def _classless_message(line: str, openings: tuple) -> str | None:
+    """The message of ``line`` behind a logger's time stamp, level and name when it begins with one of
+    ``openings`` (a fatal error logged without its exception's class), else None."""
+    if not any(o in line for o in openings):
+        return None
+    p = _PREFIX.match(line)
+    message = _LOG_LEVEL.sub("", line[p.end():] if p else line, 1).strip()
+    for text in (message, _LOGGER_NAME.sub("", message, 1)):
+        if text.startswith(openings):
+            return text[:_SHOWN_ERROR_CHARS]
     return None
 
 
@@ -390,6 +421,10 @@ class ConsoleLog(LogData):
     rl_names: list = field(default_factory=list)
     #: the finite Cohen's kappas printed: ``(best, how many, line of the first)``, None when none was
     kappa_best: tuple | None = None
+    #: the scores of a detector's evaluation summaries (the YOLO family's ``all`` row under its ``Class Images
+    #: ... P R mAP50`` header, console_detect): ``(best score, rows, line of the first, epoch of the last or
+    #: None)``, None when none was printed
+    detection_best: tuple | None = None
     #: PyTorch's loss warning that the target's size differs from the input's and the two broadcast
     #: to more elements than either holds (a (B, 1) output against a (B,) target gives B x B
     #: pairs): ``(lines, first line, input size, target size)``, None when there was none
@@ -463,14 +498,29 @@ class ConsoleLog(LogData):
                            "more elements than either holds: every output is compared with every target"))
         return out
 
-    def _kappa_evidence(self, out: list, where: str) -> list:
-        """``out`` and ``kappa_best``, the best Cohen's kappa the text printed."""
+    def _detection_evidence(self, out: list, where: str, P) -> list:
+        """``out`` and ``detection_score_best``, the best precision, recall or mAP of every detection
+        summary the text printed; not when the last came before epoch console.detection_min_epoch (a
+        detector from scratch finds nothing in its first epochs)."""
+        if self.detection_best is None:
+            return out
+        best, n, line, epoch = self.detection_best
+        if epoch is not None and epoch < float(P["console.detection_min_epoch"]):
+            return out
+        out.append(Finding("detection_score_best", round(best, _VALUE_DECIMALS), f"log:{where}:line {line}",
+                           f"the best precision, recall or mAP of the {n} detection summary row(s) printed: "
+                           f"{best:.4g}"))
+        return out
+
+    def _kappa_evidence(self, out: list, where: str, P) -> list:
+        """``out`` and ``kappa_best``, the best Cohen's kappa the text printed, and the best score of its
+        detection summaries (:meth:`_detection_evidence`)."""
         if self.kappa_best is not None:
             best, n, line = self.kappa_best
             out.append(Finding("kappa_best", round(best, _VALUE_DECIMALS), f"log:{where}:line {line}",
                                f"the best of the {n} Cohen's kappa(s) printed: {best:.4g} (0 is a guess's "
                                "agreement with the labels, whatever the classes' balance)"))
-        return out
+        return self._detection_evidence(out, where, P)
 
     def _scale_warmup_evidence(self, out: list, where: str, P) -> list:
         """Overflow reports that left the loss scale at ``console.loss_scale_warmup_min`` or more,
@@ -560,7 +610,7 @@ class ConsoleLog(LogData):
             out.append(Finding("loss_function", kind, f"log:{where}:line {first}",
                                f"{n} printed loss tensor(s) carry the autograd node of {kind} "
                                "(grad_fn=<...Backward>): the loss function that made them"))
-        out = self._kappa_evidence(self._nan_made_evidence(self._size_warning_evidence(out, where), where), where)
+        out = self._kappa_evidence(self._nan_made_evidence(self._size_warning_evidence(out, where), where), where, P)
         if self.float_floor is not None:
             value, name = self.float_floor
             out.append(Finding("loss_at_float_floor", True, f"log:{where}:{name}",
@@ -808,14 +858,24 @@ def _head_accuracy_role(pwords: list, eff: str | None, phrase: str, vocab: LogWo
     """An accuracy word followed by the one word that names what it scores (``acc class : 87.50``,
     ``Accuracies on val: class : 88.96``: the accuracy of a model's ``class`` head or task), ranked
     after every name that ends in what it measures; None for any other name. Only an accuracy:
-    a loss word in front of another word names a setting (``loss scale 128``)."""
+    a loss word in front of another word names a setting (``loss scale 128``). An error word after
+    it (``logs.error_words``: ``Top1 error``, ``top1_err``, ``Top-1 err``) names the accuracy's
+    complement, 1 - the accuracy, read as an error rate is (``accuracy rate`` stays the accuracy)."""
     words = [w for w in pwords if w not in vocab.phrase_filler and w not in vocab.split]
+    if len(words) == 1 and "_" in words[0]:
+        # one identifier (pycls's ``top1_err``): its parts, its split words apart
+        words = [w for w in words[0].split("_") if w and w not in vocab.phrase_filler and w not in vocab.split]
+        if len(words) != 2 or words[1] not in vocab.err_words:
+            return None
     if len(words) != 2:
         return None
     m = vocab.match_role((eff + "_" if eff else "") + words[0])
     if m is None or m[0] not in ("accuracy", "val_accuracy"):
         return None
-    return m[0], vocab.part_rank + (vocab.test_split_rank if eff == "test" else 0), phrase, None
+    test = vocab.test_split_rank if eff == "test" else 0
+    if words[1] in vocab.err_words:
+        return m[0], vocab.stand_in_rank + len(vocab.error_rates) + test, phrase, "complement"
+    return m[0], vocab.part_rank + test, phrase, None
 
 
 def _path_role(phrase: str, vocab: LogWords):
@@ -1065,10 +1125,30 @@ class _RunFacts:
         self.log.size_warning = (n + 1, first, list(inp), list(tgt))
         return True
 
+    det_counts = None   # the count columns of the last detection summary's header (console_detect)
+
     def _warning_line(self, line: str) -> bool:
-        """A library's warning this reader takes a fact from (True: the line is read)."""
+        """A library's warning this reader takes a fact from (True: the line is read); a detection
+        summary's header or row is noted on the way, and read on as before."""
+        if "mAP" in line or (self.det_counts is not None and "all" in line):
+            self._detection_line(line)
         return ("different to the input size" in line and self._size_warning(line)) or (
             "invalid value encountered" in line and self._nan_made_warning(line))
+
+    def _detection_line(self, line: str) -> None:
+        """A detection summary's header (how many counts its rows print first) or its ``all`` row, whose
+        best score is kept (``log.detection_best``)."""
+        counts = header_counts(line) if "mAP" in line else None
+        if counts is not None:
+            self.det_counts = counts
+            return
+        scores = row_scores(line, self.det_counts) if self.det_counts is not None else None
+        if scores is None:
+            return
+        top, best = max(scores), self.log.detection_best
+        epoch = self.epoch if self.epoch is not None else (self.last_x if self.log.x_label == "epoch" else None)
+        self.log.detection_best = (top, 1, self.line_no, epoch) if best is None else \
+            (max(best[0], top), best[1] + 1, best[2], epoch)
 
     def _nan_made_warning(self, line: str) -> bool:
         """NumPy's ``train.py:49: RuntimeWarning: invalid value encountered in divide``: the first one
@@ -1698,6 +1778,15 @@ class _Tracebacks:
         self.trace_class = cls if cls is not None and cls.isidentifier() and not line.rstrip().endswith(":") \
             else None
 
+    def _trace_opens(self, line: str) -> bool:
+        """Whether ``line`` opens a traceback (read as its start): its header, or a frame of one the paste
+        left without its header (``  File "/path/trainer.py", line 187, in train``)."""
+        m = _TRACE_START.match(line)
+        if m is None and not _TRACE_FRAME.match(line):
+            return False
+        self._trace_start(line, m.group(1) if m is not None else None)
+        return True
+
     def _trace(self, line: str) -> None:
         self.trace_lines += 1
         if line.count('File "') > 1 and (g := _GLUED_EXC.match(line)):
@@ -1722,7 +1811,7 @@ class _Tracebacks:
 
     def _exception_line(self, line: str) -> str | None:
         """An exception printed without its traceback (see :func:`exception_message`), recorded."""
-        message = exception_message(line)
+        message = exception_message(line, self.words.classless_errors)
         if message is not None:
             self._error(message, self.line_no)
         return message
@@ -2016,8 +2105,8 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
         if self.in_trace:
             self._trace(line)
             return
-        if "Traceback" in line and (m := _TRACE_START.match(line)):
-            return self._trace_start(line, m.group(1))
+        if ("Traceback" in line or 'File "' in line) and self._trace_opens(line):
+            return
         if (self.box is not None or line[0] in BOX_START) and self._box_line(line):
             return   # a rule or a row of a boxed key/value block (console_tables._Boxes)
         if self.hist is not None and self._history_line(line):

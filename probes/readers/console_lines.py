@@ -162,9 +162,10 @@ _STEP = re.compile(r"\b(global[_ ]step|step|steps|iteration|iter|it|batch|batch_
 #: a batch counter ``120/390``; never two numbers of a date (``08/11/20``, ``12/15/2021``): a third
 #: number after another slash makes it no counter
 _COUNTER = re.compile(r"(?<![\w./])(\d+)\s*/\s*(\d+)(?![\w./]|\s*[a-zA-Z])")
-#: a line that starts with its step and a separator (``12: 463.5 ...``, ``1220 | loss 3.29 | lr ...``), or
+#: a line that starts with its step and a separator (``12: 463.5 ...``, ``1220 | loss 3.29 | lr ...``,
+#: ``1000 || B: 2.48 | ...``), perhaps behind its epoch in brackets (YOLACT's ``[ 10]    1000 || ...``), or
 #: with its round in brackets (gradient boosting's ``[6209]\tvalid-rmse:128.8``)
-_LEAD_STEP = re.compile(r"^\s*(?:(\d+)\s*[:|]|\[(\d+)\])\s")
+_LEAD_STEP = re.compile(r"^\s*(?:(?:\[\s*(\d+)\]\s+)?(\d+)\s*(?::|\|+)|\[(\d+)\])\s")
 
 # ------------------------------------------------------------------------------ tokens
 #: a name stops before the number glued to it that ends the token (``loss0.692-|``: the loss is 0.692,
@@ -442,8 +443,11 @@ def _axes(text: str, progress: bool, joiners: frozenset, split_words: Mapping, a
     elif epoch is None and step is None:
         lm = _LEAD_STEP.match(text)
         if lm:
-            # a number in brackets opening the line is a round (gradient boosting's ``[8]``): kind "r"
-            step = ("i",) + lm.span(1) if lm.group(1) is not None else ("r",) + lm.span(2)
+            # a number in brackets opening the line is a round (gradient boosting's ``[8]``): kind "r";
+            # one in brackets before the step is the step's epoch
+            step = ("i",) + lm.span(2) if lm.group(2) is not None else ("r",) + lm.span(3)
+            if lm.group(1) is not None:
+                epoch = ("f",) + lm.span(1)
             text = _cut(text, 0, lm.end())
     if counter is None:
         cm = _COUNTER.search(text)

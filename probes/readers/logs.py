@@ -122,6 +122,8 @@ FACTS = (
     "accuracy_collapsed",
     # a console log's Cohen's kappa (0: chance agreement)
     "kappa_best",
+    # the best score of a detector's evaluation summaries (0: it finds nothing)
+    "detection_score_best",
     # how much of the shown run a levelled-off loss has been flat for
     "loss_flat_share",
     # how many validation evaluations the log shows (one is a level, not a course)

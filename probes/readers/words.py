@@ -51,7 +51,8 @@ TABLES = ("logs.split_words", "logs.console_only_split_words", "logs.role_spelli
 #: tables compiled with TABLES whose words are never among the known words: a label holding "log", "p",
 #: "per", "tokens" or "of" but no name of them (``old_log_prob``) is still one whose role is guessed from its values
 AUX_TABLES = ("console.log_likelihood_names", "console.log_likelihood_units", "console.log_likelihood_scope_words",
-              "console.error_kinds", "console.loss_sum_words", "console.class_error_names",
+              "console.error_kinds", "console.classless_error_messages", "console.loss_sum_words",
+              "console.class_error_names",
               "console.loss_part_names", "console.summed_total_rank", "console.stand_in_rank",
               "console.part_rank", "console.split_alone_rank", "console.objective_word_rank",
               "console.last_resort_rank", "console.qualified_rank", "console.remaining_time_words")
@@ -165,6 +166,8 @@ class LogWords:
         self.log_likelihood = frozenset(normalize_name(n) for n in p["console.log_likelihood_names"])
         # (pattern, kind) in the knowledge base's order: the first that a printed exception's message matches
         self.error_kinds = compile_error_kinds(p["console.error_kinds"])
+        # how a fatal error's message begins when it is logged without its exception's class
+        self.classless_errors = tuple(str(m) for m in p["console.classless_error_messages"])
         self.log_likelihood_units = frozenset(str(w).lower() for w in p["console.log_likelihood_units"])
         self.log_likelihood_scope = frozenset(str(w).lower() for w in p["console.log_likelihood_scope_words"])
         self.error_rates = {str(n).lower(): i for i, n in enumerate(p["console.error_rate_names"])}
