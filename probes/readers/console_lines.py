@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from traindx.engine.values import THOUSANDS_GROUPED
 
 from .console_logged import blank_nans, logged_header, logged_message, logged_row
-from .words import LogWords
+from .words import LogWords, normalize_name
 
 #: The shape of a table header line (format, not knowledge): longer lines, or more names, are prose
 #: or data rows, never a header.
@@ -182,7 +182,7 @@ _TOKEN = re.compile(
     r"|-\d+(?=[ \t]*[:=]|[ \t]+[-+]?\.?\d))*)"
     r"|(?P<sep>[^\sA-Za-z0-9_])", re.IGNORECASE)
 #: a whole number of at least this many digits, inside a name, is a count (a test set's size)
-_COUNT_DIGITS = 4
+_COUNT_DIGITS = 3
 #: a printed speed: the time of one step (``646.632 sec/step``, ``65.28s/it``, ``12 ms/batch``) or its
 #: inverse, steps or examples per second (``1.29it/s``, ``2.37 iter/s``, ``1.43 examples/second``, an RL
 #: agent's environment frames, ``281.9 f/s``);
@@ -1579,6 +1579,16 @@ class LineParser(_HeaderTables):
         res = self._role(name, None)
         return res is not None and res[0] in _TIME_WAIT_ROLES
 
+    def _uncounted(self, phrase: list, counted: int) -> list:
+        """A metric's phrase without what a count inside it counted (``Mean test loss of 296 batches:``,
+        ``Accuracy of the network on the 10000 test images:``): the words before the count, and a split
+        word among the counted ones (the set it was computed on). Empty when neither part names a split
+        (``accuracy on 800 held-out names =``): whose the value is stays unknown, and it is not read."""
+        def has_split(words: list) -> bool:
+            return any(p in self.words.split for w in words for p in normalize_name(w).split("_"))
+        kept = phrase[:counted] + [w for w in phrase[counted:] if has_split([w])]
+        return kept if has_split(kept) else []
+
     def _pairs(self, text: str) -> list:
         """``(phrase, kind, start, end, phrase_start)`` for each name-number pair of ``text``."""
         toks = [("num" if m.lastgroup == "dur" else m.lastgroup, m.group(m.lastgroup), m.start(), m.end())
@@ -1589,6 +1599,7 @@ class LineParser(_HeaderTables):
         phrase: list = []
         group: list = []     # the name of a bracketed group of named values, which names each of them
         phrase_pos, used = 0, set()
+        counted = None       # where the words after a count inside the phrase begin (what was counted)
         while i < n:
             kind, val, pos, end = toks[i]
             if kind == "name" and val.lower() not in ("nan", "inf", "infinity"):
@@ -1601,9 +1612,16 @@ class LineParser(_HeaderTables):
             kind = "num" if kind == "name" else kind
             skip = _inside_name(toks, i) if phrase else 0
             if skip:
+                counted = len(phrase) if kind in ("num", "count") and _count_in_name(toks, i) else counted
                 i += skip       # a count inside the name, or an index between the name and its value
                 continue
             if phrase and kind in ("num", "frac"):
+                if counted is not None:
+                    phrase = self._uncounted(phrase, counted)
+                    counted = None
+                    if not phrase:
+                        i += 1
+                        continue
                 phrase = _named_by_field(toks, i, phrase)
                 if i + 1 < n and toks[i + 1][0] == "name" and toks[i + 1][1].lower() in _TIME_UNITS:
                     timed = self._timed_kind(kind, toks[i + 1][1].lower(), phrase, bool(out))
