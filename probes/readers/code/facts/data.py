@@ -16,6 +16,7 @@ from .common import numbers_bound_once, stated_number
 from .label_feature import label_feature_detail, train_features_from_labels
 from .normalize_flag import switched_off_rescaling
 from .split_index import held_out_detail, held_out_from_train_index
+from .shuffled_alone import add_shuffled_alone
 
 
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
@@ -285,6 +286,7 @@ class DataFacts:
         elif reordered:
             self._reordered_without_partner(reordered)
         self._sorted_without_partner()     # a finding made above stands (add_finding keeps the first)
+        add_shuffled_alone(self)           # an array shuffled in place apart from its partner (shuffled_alone.py)
 
     def _sorted_without_partner(self) -> None:
         """``order = torch.argsort(t); t, e = t[order], e[order]`` (or ``order = torch.randperm(n)``)
