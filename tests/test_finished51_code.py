@@ -1,5 +1,6 @@
 """Finished runs read with their script (session 51, issue 13): labels shuffled in place and zipped
-back with rows that were not shuffled with them are corrupted labels."""
+back with rows that were not shuffled with them are corrupted labels; a ``.detach()`` after a
+reduction's ``.values`` cuts the graph."""
 
 import json
 
@@ -73,3 +74,44 @@ def test_a_partner_built_from_the_shuffled_array_or_a_range_beside_it_is_no_misa
               "    pass\nlabels = [k % 3 for k in range(50)]\nrandom.shuffle(labels)\nfeats = [2 * c for c in labels]\n"
               "pairs = list(zip(feats, labels))\n")
     assert _permuted_alone(tmp_path, script) == []
+
+
+_DETACHED_VALUES_SCRIPT = '''import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(100, 16)
+        self.rnn = nn.GRU(16, 16, batch_first=True)
+        self.fc = nn.Linear(16, 4)
+
+    def forward(self, x):
+        out, _ = self.rnn(self.emb(x))
+        h = out.max(dim=1).values.detach()
+        return self.fc(h)
+
+
+model = Net()
+opt = torch.optim.AdamW(model.parameters(), lr=2e-3)
+crit = nn.CrossEntropyLoss()
+for step in range(1, 301):
+    x = torch.randint(0, 100, (32, 12))
+    y = torch.randint(0, 4, (32,))
+    opt.zero_grad()
+    loss = crit(model(x), y)
+    loss.backward()
+    opt.step()
+    if step % 20 == 0:
+        print({"loss": round(loss.item(), 4), "step": step})
+'''
+
+
+def test_a_detach_after_a_reductions_values_cuts_the_graph(tmp_path):
+    (tmp_path / "s.py").write_text(_DETACHED_VALUES_SCRIPT, encoding="utf-8")
+    cut = {f.fact: f for f in analyze_code(str(tmp_path / "s.py")).findings}["graph_cut"]
+    assert cut.value is True and cut.source.endswith(":14")
+    intact = _DETACHED_VALUES_SCRIPT.replace(".values.detach()", ".values")
+    (tmp_path / "s.py").write_text(intact, encoding="utf-8")
+    assert {f.fact: f.value for f in analyze_code(str(tmp_path / "s.py")).findings}["graph_cut"] is False
