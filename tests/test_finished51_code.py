@@ -1,6 +1,7 @@
 """Finished runs read with their script (session 51, issue 13): labels shuffled in place and zipped
 back with rows that were not shuffled with them are corrupted labels; a ``.detach()`` after a
-reduction's ``.values`` cuts the graph."""
+reduction's ``.values`` cuts the graph; a column given NaN through ``torch.where(mask, torch.full(...,
+nan), x)`` is NaN written to the data."""
 
 import json
 
@@ -115,3 +116,15 @@ def test_a_detach_after_a_reductions_values_cuts_the_graph(tmp_path):
     intact = _DETACHED_VALUES_SCRIPT.replace(".values.detach()", ".values")
     (tmp_path / "s.py").write_text(intact, encoding="utf-8")
     assert {f.fact: f.value for f in analyze_code(str(tmp_path / "s.py")).findings}["graph_cut"] is False
+
+
+def test_nan_put_in_a_column_through_an_array_full_of_nan_is_nan_written_to_the_data(tmp_path):
+    script = ("import torch\ng = torch.Generator().manual_seed(0)\nn = 1000\ngain = torch.rand(n, generator=g)\n"
+              "gain = torch.where(torch.rand(n, generator=g) < 0.03, torch.full((n,), float('nan')), gain)\n"
+              "x = torch.stack([gain, torch.rand(n)], 1)\n")
+    (tmp_path / "s.py").write_text(script, encoding="utf-8")
+    found = {f.fact: f for f in analyze_code(str(tmp_path / "s.py")).findings}
+    assert found["nan_written_to_data"].value is True and found["nan_written_to_data"].source.endswith(":5")
+    (tmp_path / "s.py").write_text(script.replace("float('nan')", "0.0"), encoding="utf-8")
+    assert "nan_written_to_data" not in {f.fact for f in analyze_code(str(tmp_path / "s.py")).findings}
+

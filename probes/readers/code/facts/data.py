@@ -940,10 +940,19 @@ _TORCH_FUNCTIONAL = {"F", "functional", "nn.functional", "torch.nn.functional"}
 
 
 def _where_nan(v: ast.AST) -> bool:
-    """``np.where(mask, np.nan, x)``, ``torch.where(mask, x, float("nan"))``: an array that holds NaN
-    wherever (or wherever not) the mask holds."""
+    """``np.where(mask, np.nan, x)``, ``torch.where(mask, x, float("nan"))`` (or an array full of NaN
+    in that place: ``torch.full((n,), float("nan"))``): an array that holds NaN wherever (or wherever
+    not) the mask holds."""
     return (isinstance(v, ast.Call) and _callee(v) == "where" and len(v.args) == _WHERE_ARGS
-            and any(_is_nan(a) for a in v.args[1:]))
+            and any(_is_nan(a) or _nan_filled(a) for a in v.args[1:]))
+
+
+def _nan_filled(v: ast.AST) -> bool:
+    """``torch.full((n,), float("nan"))``, ``np.full_like(x, np.nan)``: an array made of NaN."""
+    if not (isinstance(v, ast.Call) and _callee(v) in ("full", "full_like")):
+        return False
+    fill = v.args[1] if len(v.args) > 1 else next((k.value for k in v.keywords if k.arg == "fill_value"), None)
+    return fill is not None and _is_nan(fill)
 
 
 def _is_nan(v: ast.AST) -> bool:
