@@ -1579,11 +1579,15 @@ class LineParser(_HeaderTables):
         res = self._role(name, None)
         return res is not None and res[0] in _TIME_WAIT_ROLES
 
-    def _uncounted(self, phrase: list, counted: int) -> list:
+    def _uncounted(self, phrase: list, counted: int | None) -> list:
         """A metric's phrase without what a count inside it counted (``Mean test loss of 296 batches:``,
         ``Accuracy of the network on the 10000 test images:``): the words before the count, and a split
         word among the counted ones (the set it was computed on). Empty when neither part names a split
-        (``accuracy on 800 held-out names =``): whose the value is stays unknown, and it is not read."""
+        (``accuracy on 800 held-out names =``): whose the value is stays unknown, and it is not read.
+        ``phrase`` as it is when ``counted`` is None (no count inside it)."""
+        if counted is None:
+            return phrase
+
         def has_split(words: list) -> bool:
             return any(p in self.words.split for w in words for p in normalize_name(w).split("_"))
         kept = phrase[:counted] + [w for w in phrase[counted:] if has_split([w])]
@@ -1616,12 +1620,10 @@ class LineParser(_HeaderTables):
                 i += skip       # a count inside the name, or an index between the name and its value
                 continue
             if phrase and kind in ("num", "frac"):
-                if counted is not None:
-                    phrase = self._uncounted(phrase, counted)
-                    counted = None
-                    if not phrase:
-                        i += 1
-                        continue
+                phrase, counted = self._uncounted(phrase, counted), None
+                if not phrase:
+                    i += 1
+                    continue
                 phrase = _named_by_field(toks, i, phrase)
                 if i + 1 < n and toks[i + 1][0] == "name" and toks[i + 1][1].lower() in _TIME_UNITS:
                     timed = self._timed_kind(kind, toks[i + 1][1].lower(), phrase, bool(out))
