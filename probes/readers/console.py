@@ -1511,9 +1511,16 @@ class _BareValues:
         """Whether ``line`` holds one number and nothing else."""
         return len(line) <= _BARE_MAX_CHARS and line[0] in _BARE_START and _BARE_NUMBER.fullmatch(line) is not None
 
-    def _elapsed_progress(self, m: re.Match) -> str:
+    #: a tutorial's unnamed progress value was read as the loss (noted once; set on the instance)
+    elapsed_noted = False
+
+    def _elapsed_progress(self, line: str) -> str:
         """A tutorial's progress line (:data:`_ELAPSED_PROGRESS`) as the record it is: the iteration as the
-        step, the one unnamed value as the training loss (noted once: the name is read, not printed)."""
+        step, the one unnamed value as the training loss (noted once: the name is read, not printed); any
+        other line as it is."""
+        m = _ELAPSED_PROGRESS.match(line) if line.lstrip()[:1] in _BARE_START and "s" in line else None
+        if m is None:
+            return line
         if not self.elapsed_noted:
             self.elapsed_noted = True
             self.log.notes.append("lines of `iteration percent% (elapsed) value` print no metric name: "
@@ -1927,7 +1934,6 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
         self.ppl_noted = False
         self.min_row_numbers = int(p["console.min_headerless_row_numbers"])
         self.min_bare = int(p["console.min_bare_values"])
-        self.elapsed_noted = False   # a tutorial's unnamed progress value was read as the loss (noted once)
         self.bare = self.speed_only = None   # candidates: lines of one number alone; speeds of lines without a metric
         self.sum_rel_tol = float(p["console.sum_total_rel_tol"])
         self.sum_max_parts = int(p["console.sum_total_max_parts"])
@@ -2024,7 +2030,7 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
             # a log quoted in a thread (``> `` per line), set in bold (``**...**``), or the
             # rank prefix a distributed launcher puts on each line (``[rank2]: ``)
             line = _QUOTED.sub("", line, 1).rstrip("*")
-        return line if line.strip() else ""
+        return self._elapsed_progress(line) if line.strip() else ""
 
     def _feed_line(self, line: str) -> None:
         """Read one plain, non-empty line (see :meth:`_feed`)."""
@@ -2049,8 +2055,6 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
             m = _INDEXED_NUMBER.fullmatch(line)
             if m:
                 return self._bare_value(m.group(2), int(m.group(1)))
-        if line[0] in _BARE_START and "s" in line and (m := _ELAPSED_PROGRESS.match(line)):
-            line = self._elapsed_progress(m)
         if "grad_fn=<" in line:
             self._loss_node(line)
         if self._warning_line(line):

@@ -1579,19 +1579,23 @@ class LineParser(_HeaderTables):
         res = self._role(name, None)
         return res is not None and res[0] in _TIME_WAIT_ROLES
 
-    def _uncounted(self, phrase: list, counted: int | None) -> list:
-        """A metric's phrase without what a count inside it counted (``Mean test loss of 296 batches:``,
-        ``Accuracy of the network on the 10000 test images:``): the words before the count, and a split
-        word among the counted ones (the set it was computed on). Empty when neither part names a split
-        (``accuracy on 800 held-out names =``): whose the value is stays unknown, and it is not read.
-        ``phrase`` as it is when ``counted`` is None (no count inside it)."""
-        if counted is None:
-            return phrase
+    def _past_inside(self, toks: list, i: int, phrase: list, kind: str, skip: int) -> tuple:
+        """Where reading goes on after the ``skip`` tokens at ``i`` inside a metric's phrase, and the phrase
+        then. An index is passed over. A count (``Mean test loss of 296 batches:``, ``Accuracy of the
+        network on the 10000 test images:``) is passed with what it counted: the phrase keeps its words
+        before the count and a split word among the counted ones (the set it was computed on), and is
+        dropped when neither part names a split (``accuracy on 800 held-out names =``: whose the value is
+        stays unknown, and it is not read)."""
+        if not (kind in ("num", "count") and _count_in_name(toks, i)):
+            return i + skip, phrase
 
-        def has_split(words: list) -> bool:
+        def has_split(words) -> bool:
             return any(p in self.words.split for w in words for p in normalize_name(w).split("_"))
-        kept = phrase[:counted] + [w for w in phrase[counted:] if has_split([w])]
-        return kept if has_split(kept) else []
+        j = i + 1
+        while j < len(toks) and toks[j][0] == "name":
+            j += 1
+        kept = phrase + [t[1] for t in toks[i + 1:j] if has_split([t[1]])]
+        return j, (kept if has_split(kept) else [])
 
     def _pairs(self, text: str) -> list:
         """``(phrase, kind, start, end, phrase_start)`` for each name-number pair of ``text``."""
@@ -1603,7 +1607,6 @@ class LineParser(_HeaderTables):
         phrase: list = []
         group: list = []     # the name of a bracketed group of named values, which names each of them
         phrase_pos, used = 0, set()
-        counted = None       # where the words after a count inside the phrase begin (what was counted)
         while i < n:
             kind, val, pos, end = toks[i]
             if kind == "name" and val.lower() not in ("nan", "inf", "infinity"):
@@ -1615,15 +1618,10 @@ class LineParser(_HeaderTables):
                 continue
             kind = "num" if kind == "name" else kind
             skip = _inside_name(toks, i) if phrase else 0
-            if skip:
-                counted = len(phrase) if kind in ("num", "count") and _count_in_name(toks, i) else counted
-                i += skip       # a count inside the name, or an index between the name and its value
+            if skip:   # a count inside the name, or an index between the name and its value
+                i, phrase = self._past_inside(toks, i, phrase, kind, skip)
                 continue
             if phrase and kind in ("num", "frac"):
-                phrase, counted = self._uncounted(phrase, counted), None
-                if not phrase:
-                    i += 1
-                    continue
                 phrase = _named_by_field(toks, i, phrase)
                 if i + 1 < n and toks[i + 1][0] == "name" and toks[i + 1][1].lower() in _TIME_UNITS:
                     timed = self._timed_kind(kind, toks[i + 1][1].lower(), phrase, bool(out))
