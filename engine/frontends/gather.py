@@ -39,6 +39,8 @@ _SHORT_CHARS = 24
 _SHOWN_FLAGGED = 4
 _SHOWN_RL_NAMES = 4
 _ELLIPSIS = "..."
+#: decimals an lr_base_ratio read from a log keeps (presentation: a ratio far below 1 or about 1)
+_RATIO_DECIMALS = 6
 
 
 @dataclass
@@ -404,17 +406,19 @@ def absorb(session, read: Read, add=None):
         session.__dict__.setdefault("sources_read", []).append(read.summary)
     remember(session, read)
     ran = _lr_that_ran(session)
-    if ran is not None:
-        (add or session.add_findings)([ran])
+    if ran:
+        (add or session.add_findings)(ran)
     return True if add is None else added
 
 
-def _lr_that_ran(session):
+def _lr_that_ran(session) -> list:
     """The LR the log records, as the ``learning_rate`` fact, when the code or config states one
     outside the recorded range (a conflict from :func:`conflicts`): the log is what ran, the config
     what was intended (``engine.source_rank.log`` over ``.config``), so the diagnosis weighs the
-    recorded LR (its peak) and the report still names the disagreement. None without a conflict,
-    or when the fact already holds the log's value."""
+    recorded LR (its peak) and the report still names the disagreement. Beside a scheduler in the
+    script, also ``lr_base_ratio``: the recorded peak over the rate the code or config sets, the rate
+    the scheduler scales (a schedule that held the LR at a sliver of it is the schedule's fault, not
+    a rate set too low). Empty without a conflict, or when the fact already holds the log's value."""
     from traindx.engine.evidence import Finding
     for c in getattr(session, "source_conflicts", []):
         if c.get("fact") != "learning_rate":
@@ -426,11 +430,23 @@ def _lr_that_ran(session):
         peak = max(val) if isinstance(val, list) else val
         held = getattr(session, "base", {}).get("learning_rate")
         if held is not None and getattr(held, "source", "") == src:
-            return None
-        return Finding("learning_rate", float(peak), src,
+            return []
+        set_lr, set_src = c["values"][0]["value"], c["values"][0]["source"]
+        out = [Finding("learning_rate", float(peak), src,
                        f"the log records the LR the run used ({_short(val)}), not the "
-                       f"{_short(c['values'][0]['value'])} its {c['values'][0]['source'].split(':', 1)[0]} sets")
-    return None
+                       f"{_short(set_lr)} its {set_src.split(':', 1)[0]} sets")]
+        if _scheduled(session) and float(peak) < set_lr:
+            out.append(Finding("lr_base_ratio", round(float(peak) / set_lr, _RATIO_DECIMALS), src,
+                               f"the highest LR the log records, {_short(peak)}, is x{float(peak) / set_lr:.2g} "
+                               f"the {_short(set_lr)} its {set_src.split(':', 1)[0]} sets for the scheduler to scale"))
+        return out
+    return []
+
+
+def _scheduled(session) -> bool:
+    """Whether the script builds an LR scheduler (the code's ``scheduler`` finding, other than none)."""
+    return any(src.startswith("code") and v not in (None, "", "none", "constant", "constantlr")
+               for v, src in session.__dict__.get("_said", {}).get("scheduler", []))
 
 
 def remember(session, read: Read) -> None:

@@ -176,6 +176,14 @@ _BARE_NUMBER = re.compile(r"\s*[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|
 #: ``12: 0.53``, ``3, 0.61``): a value printed one per line after its index, which is its step
 _INDEXED_NUMBER = re.compile(r"\s*(\d+)\s*[,:]?\s+([-+]?(?:(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+"
                              r"|nan|inf))\s*", re.IGNORECASE)
+#: the progress line of the PyTorch char-RNN and seq2seq tutorials: the iteration, its share of the run with ``%``,
+#: the elapsed time as ``Nm Ns`` (either order, the seq2seq one with its ``(- Nm Ns)`` remaining), then one unnamed
+#: value with decimals, the interval's mean loss (``500 50% (0m 7s) 1.1889 Lfub / Esmeri ✓``, ``0m 24s (5000 5%)
+#: 2.6593``, ``1m 47s (- 6m 59s) (5000 20%) 2.4071``); group ``a`` or ``b`` is the iteration, ``v`` the loss
+_ELAPSED_PROGRESS = re.compile(
+    r"\s*(?:\d+m \d+s (?:\(- ?\d+m \d+s\) )?\((?P<a>\d+) \d+%\)|(?P<b>\d+) \d+% \(\d+m \d+s\)) "
+    r"(?P<v>[-+]?(?:\d+\.\d+(?:[eE][-+]?\d+)?|nan|inf))(?!\S)", re.IGNORECASE)
+_ELAPSED_PROGRESS_NAME = "interval loss"
 #: the name a bare number's series is reported under
 _BARE_NAME = "unnamed values"
 _BARE_START = frozenset("0123456789-+. \tnNiI")
@@ -1583,6 +1591,22 @@ class _BareValues:
         """Whether ``line`` holds one number and nothing else."""
         return len(line) <= _BARE_MAX_CHARS and line[0] in _BARE_START and _BARE_NUMBER.fullmatch(line) is not None
 
+    #: a tutorial's unnamed progress value was read as the loss (noted once; set on the instance)
+    elapsed_noted = False
+
+    def _elapsed_progress(self, line: str) -> str:
+        """A tutorial's progress line (:data:`_ELAPSED_PROGRESS`) as the record it is: the iteration as the
+        step, the one unnamed value as the training loss (noted once: the name is read, not printed); any
+        other line as it is."""
+        m = _ELAPSED_PROGRESS.match(line) if line.lstrip()[:1] in _BARE_START and "s" in line else None
+        if m is None:
+            return line
+        if not self.elapsed_noted:
+            self.elapsed_noted = True
+            self.log.notes.append("lines of `iteration percent% (elapsed) value` print no metric name: "
+                                  "the value read as the training loss, the iteration as the step")
+        return f"step {m.group('a') or m.group('b')} {_ELAPSED_PROGRESS_NAME} {m.group('v')}"
+
     def _bare_value(self, line: str, index: int | None = None) -> None:
         """A line that holds one number and nothing else (values printed one per line, no name), or
         a whole number and then one value (``788 41.2322``: the value's index, its step): kept apart,
@@ -2095,7 +2119,7 @@ class ConsoleReader(LineParser, _KeyLines, _NameRoles, _SplitBlocks, _EvalLoops,
             # a log quoted in a thread (``> `` per line), set in bold (``**...**``), or the
             # rank prefix a distributed launcher puts on each line (``[rank2]: ``)
             line = _QUOTED.sub("", line, 1).rstrip("*")
-        return line if line.strip() else ""
+        return self._elapsed_progress(line) if line.strip() else ""
 
     def _feed_line(self, line: str) -> None:
         """Read one plain, non-empty line (see :meth:`_feed`)."""

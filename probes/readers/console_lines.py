@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from traindx.engine.values import THOUSANDS_GROUPED
 
 from .console_logged import blank_nans, logged_header, logged_message, logged_row
-from .words import LogWords
+from .words import LogWords, normalize_name
 
 #: The shape of a table header line (format, not knowledge): longer lines, or more names, are prose
 #: or data rows, never a header.
@@ -183,7 +183,7 @@ _TOKEN = re.compile(
     r"|-\d+(?=[ \t]*[:=]|[ \t]+[-+]?\.?\d))*)"
     r"|(?P<sep>[^\sA-Za-z0-9_])", re.IGNORECASE)
 #: a whole number of at least this many digits, inside a name, is a count (a test set's size)
-_COUNT_DIGITS = 4
+_COUNT_DIGITS = 3
 #: a printed speed: the time of one step (``646.632 sec/step``, ``65.28s/it``, ``12 ms/batch``) or its
 #: inverse, steps or examples per second (``1.29it/s``, ``2.37 iter/s``, ``1.43 examples/second``, an RL
 #: agent's environment frames, ``281.9 f/s``);
@@ -1583,6 +1583,24 @@ class LineParser(_HeaderTables):
         res = self._role(name, None)
         return res is not None and res[0] in _TIME_WAIT_ROLES
 
+    def _past_inside(self, toks: list, i: int, phrase: list, kind: str, skip: int) -> tuple:
+        """Where reading goes on after the ``skip`` tokens at ``i`` inside a metric's phrase, and the phrase
+        then. An index is passed over. A count (``Mean test loss of 296 batches:``, ``Accuracy of the
+        network on the 10000 test images:``) is passed with what it counted: the phrase keeps its words
+        before the count and a split word among the counted ones (the set it was computed on), and is
+        dropped when neither part names a split (``accuracy on 800 held-out names =``: whose the value is
+        stays unknown, and it is not read)."""
+        if not (kind in ("num", "count") and _count_in_name(toks, i)):
+            return i + skip, phrase
+
+        def has_split(words) -> bool:
+            return any(p in self.words.split for w in words for p in normalize_name(w).split("_"))
+        j = i + 1
+        while j < len(toks) and toks[j][0] == "name":
+            j += 1
+        kept = phrase + [t[1] for t in toks[i + 1:j] if has_split([t[1]])]
+        return j, (kept if has_split(kept) else [])
+
     def _pairs(self, text: str) -> list:
         """``(phrase, kind, start, end, phrase_start)`` for each name-number pair of ``text``."""
         toks = [("num" if m.lastgroup == "dur" else m.lastgroup, m.group(m.lastgroup), m.start(), m.end())
@@ -1604,8 +1622,8 @@ class LineParser(_HeaderTables):
                 continue
             kind = "num" if kind == "name" else kind
             skip = _inside_name(toks, i) if phrase else 0
-            if skip:
-                i += skip       # a count inside the name, or an index between the name and its value
+            if skip:   # a count inside the name, or an index between the name and its value
+                i, phrase = self._past_inside(toks, i, phrase, kind, skip)
                 continue
             if phrase and kind in ("num", "frac"):
                 phrase = _named_by_field(toks, i, phrase)

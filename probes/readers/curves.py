@@ -127,6 +127,9 @@ _THIRDS = 3
 _QUARTERS = 4
 #: A fact's number carries 4 decimals: the precision of a reported value, far finer than any cut.
 _FACT_DECIMALS = 4
+#: A validation accuracy is thrown back and forth when its steps reverse direction this many times or
+#: more (up, down, up): the definition of a swing, not a cut; a curve that turns once drifts and turns
+_BACK_AND_FORTH = 2
 
 # The thresholds of the method above are knowledge: kb/parameters/curves.yaml (``curves.*``). A
 # caller passes the knowledge base's ``params()`` (a pack's overrides applied); None reads the
@@ -1467,7 +1470,8 @@ def _val_swing(role: str, vs: list, fin: list, out: _Out) -> None:
     """``val_loss_swing`` (the median factor, as a log, by which the validation loss jumps between
     evaluations) and ``val_accuracy_swing`` (the median jump of the validation accuracy, in
     accuracy points), each around its drift: a curve that climbs (or falls) by large steps at every
-    evaluation drifts, it is not thrown back and forth."""
+    evaluation drifts, it is not thrown back and forth; nor is an accuracy whose steps reverse
+    direction fewer than ``_BACK_AND_FORTH`` times (its swing is then the median of the reversals)."""
     if role == "val_loss":
         swing = _loss_swing(vs)
         if swing is None:
@@ -1478,6 +1482,11 @@ def _val_swing(role: str, vs: list, fin: list, out: _Out) -> None:
         swing = median(abs(d - drift) for d in steps)
         # nor is one jump and a level after it (0.57, 0.36, 0.36, ...): the median step is no move
         swing = min(swing, median(abs(d) for d in steps))
+        if sum(1 for a, b in zip(steps, steps[1:]) if a * b < 0) < _BACK_AND_FORTH:
+            # nor a curve that turns once (0.45, 0.55, 0.60, 0.62, 0.53: a rise and one fall): a step
+            # the next one does not reverse throws nothing back, only a reversal does
+            swing = min(swing, median(min(abs(a), abs(b)) if a * b < 0 else 0.0 for a, b in zip(steps, steps[1:]))
+                        if len(steps) > 1 else 0.0)
     if role == "val_loss":
         out.add("val_loss_swing", round(swing, _FACT_DECIMALS), fin[0].x0, fin[-1].x1,
                 f"from one evaluation to the next the validation loss changes by a median "

@@ -16,6 +16,7 @@ from .common import numbers_bound_once, stated_number
 from .label_feature import label_feature_detail, train_features_from_labels
 from .normalize_flag import switched_off_rescaling
 from .split_index import held_out_detail, held_out_from_train_index
+from .shuffled_alone import add_shuffled_alone
 
 
 #: The evidence source this module produces (kb/sources.yaml names this module) and its facts.
@@ -285,6 +286,7 @@ class DataFacts:
         elif reordered:
             self._reordered_without_partner(reordered)
         self._sorted_without_partner()     # a finding made above stands (add_finding keeps the first)
+        add_shuffled_alone(self)           # an array shuffled in place apart from its partner (shuffled_alone.py)
 
     def _sorted_without_partner(self) -> None:
         """``order = torch.argsort(t); t, e = t[order], e[order]`` (or ``order = torch.randperm(n)``)
@@ -938,10 +940,19 @@ _TORCH_FUNCTIONAL = {"F", "functional", "nn.functional", "torch.nn.functional"}
 
 
 def _where_nan(v: ast.AST) -> bool:
-    """``np.where(mask, np.nan, x)``, ``torch.where(mask, x, float("nan"))``: an array that holds NaN
-    wherever (or wherever not) the mask holds."""
+    """``np.where(mask, np.nan, x)``, ``torch.where(mask, x, float("nan"))`` (or an array full of NaN
+    in that place: ``torch.full((n,), float("nan"))``): an array that holds NaN wherever (or wherever
+    not) the mask holds."""
     return (isinstance(v, ast.Call) and _callee(v) == "where" and len(v.args) == _WHERE_ARGS
-            and any(_is_nan(a) for a in v.args[1:]))
+            and any(_is_nan(a) or _nan_filled(a) for a in v.args[1:]))
+
+
+def _nan_filled(v: ast.AST) -> bool:
+    """``torch.full((n,), float("nan"))``, ``np.full_like(x, np.nan)``: an array made of NaN."""
+    if not (isinstance(v, ast.Call) and _callee(v) in ("full", "full_like")):
+        return False
+    fill = v.args[1] if len(v.args) > 1 else next((k.value for k in v.keywords if k.arg == "fill_value"), None)
+    return fill is not None and _is_nan(fill)
 
 
 def _is_nan(v: ast.AST) -> bool:

@@ -435,7 +435,8 @@ class Expressions:
 
     def tensor_attribute(self, base: TensorVal, attr: str, node: ast.AST) -> Val:
         """``.data`` (cuts the graph, a parameter's only where a module's forward reads it: set up
-        or changed outside a forward, ``p.data`` is the parameter itself), ``.T``, ``.grad``, and a
+        or changed outside a forward, ``p.data`` is the parameter itself), ``.T``, the ``.values`` of a
+        ``max``/``min``/``sort``/``topk`` along a dimension (the same tensor), ``.grad``, and a
         model output's ``.loss`` / ``.logits``."""
         if attr == "data":
             if base.param and not self.forward_depth:
@@ -444,8 +445,8 @@ class Expressions:
             if base.param:   # the module may reach the loss by its other parameters: this one is cut
                 self.records["param_data"].append(line)
             return self.cut_graph(base, line, f"`{snippet(node)}`" if base.param else ".data")
-        if attr in ("T", "mT", "real"):
-            return base
+        if attr in ("T", "mT", "real", "values"):
+            return base   # (``values``: a reduction's values, ``h.max(dim=1).values``: the tensor read on)
         if attr == "grad":
             return TensorVal(data=True)
         if attr in ("loss",) and base.ext:
