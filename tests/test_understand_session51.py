@@ -6,6 +6,10 @@
 - The ETA a progress bar prints beside any complaint names no slow training.
 - A divergence the loss measures (the KL, JS or an f-divergence, a "divergence loss") is a loss's name, no loss that
   diverges.
+- The model or the training itself that collapses ("after some training the model just collapses") is a run that was
+  learning and came apart: instability.
+- The metric the run is for getting worse as training goes on ("BLEU decreasing as the number of epochs increases",
+  "as training progresses, PSNR decreases", "FID increases with training") is overfitting.
 - A learning rate called slow in Chinese, Korean or Japanese is the step size, no speed of the run; Korean "학습이 잘
   되지 않는" (it does not learn well) is not learning.
 
@@ -79,8 +83,31 @@ def test_korean_does_not_learn_well_is_not_learning(lang):
     assert understand("같은 데이터셋인데 학습이 잘 되지 않는 것 같습니다", lang).symptom == "not_learning"
 
 
+@pytest.mark.parametrize("text", [
+    "I do get better results at first, but after some training the model just collapses",
+    "sometimes the training collapses when it is almost finished and the accuracy ends at 20%",
+])
+def test_a_model_that_collapses_is_instability(lang, text):
+    assert understand(text, lang).symptom == "instability"
+
+
+@pytest.mark.parametrize("text", [
+    "I trained the translation model for 10 epochs. BLEU score decreasing as no of epochs increases, why?",
+    "Thanks for the code. As training progresses, PSNR decreases, from 20.82 to 20.00. how to solve it?",
+    "Why do HR and MRR become smaller after each epoch? the mean loss keeps going down",
+    "I just run the training script on a single GPU and the FID increases with training. Any idea?",
+])
+def test_a_metric_that_worsens_as_training_goes_on_is_overfitting(lang, text):
+    assert understand(text, lang).symptom == "overfitting"
+
+
+def test_a_metric_that_improves_as_training_goes_on_is_no_overfitting(lang):
+    assert understand("the loss stagnates at 2.3 after 10 epochs while the accuracy increases with training",
+                      lang).symptom == "plateau"
+
+
 def test_the_new_phrasings_read_a_hostile_line_in_linear_time(lang):
-    text = ("sudden drop in val_ sudden drop to 1 KL divergence loss 학습률" * 80)[:4096]
+    text = ("sudden drop in val_ sudden drop to 1 KL divergence loss 학습률 the model just PSNR decreasing as training decreasing FID increases as training " * 80)[:4096]
     t0 = time.perf_counter()
     understand(text, lang)
     assert time.perf_counter() - t0 < 5.0
