@@ -10,6 +10,9 @@
   learning and came apart: instability.
 - The metric the run is for getting worse as training goes on ("BLEU decreasing as the number of epochs increases",
   "as training progresses, PSNR decreases", "FID increases with training") is overfitting.
+- Episodes someone collected or recorded ("I collected about 50 episodes for a pick and place task") are a robot data
+  set's size, no reinforcement learning, as "50 demo episodes".
+- A loss that does not stabilize, or a stable loss that cannot be obtained, is instability, as "unstable".
 - A learning rate called slow in Chinese, Korean or Japanese is the step size, no speed of the run; Korean "학습이 잘
   되지 않는" (it does not learn well) is not learning.
 
@@ -18,6 +21,7 @@ import time
 
 import pytest
 
+from conftest import stated_facts
 from traindx.engine.understand import understand
 
 
@@ -106,8 +110,25 @@ def test_a_metric_that_improves_as_training_goes_on_is_no_overfitting(lang):
                       lang).symptom == "plateau"
 
 
+def test_episodes_collected_as_data_are_no_rl(lang):
+    u = understand("I collected about 50 episodes for a simple pick and place task and the loss flattens after 2k "
+                   "steps", lang)
+    assert u.symptom == "plateau"
+    assert "rl_training" not in stated_facts(u)
+
+
+@pytest.mark.parametrize("text", [
+    "During the training process, a stable loss cannot be obtained, and images cannot be generated at all times.",
+    "I can't get a stable loss at all, the images are garbage",
+    "the model cannot reach a stable training, nothing works at all",
+    "the generator loss does not stabilize after 30 epochs",
+])
+def test_a_loss_that_never_stabilizes_is_instability(lang, text):
+    assert understand(text, lang).symptom == "instability"
+
+
 def test_the_new_phrasings_read_a_hostile_line_in_linear_time(lang):
-    text = ("sudden drop in val_ sudden drop to 1 KL divergence loss 학습률 the model just PSNR decreasing as training decreasing FID increases as training " * 80)[:4096]
+    text = ("sudden drop in val_ sudden drop to 1 KL divergence loss 학습률 the model just PSNR decreasing as training decreasing FID increases as training not stabilize cannot get a stable " * 80)[:4096]
     t0 = time.perf_counter()
     understand(text, lang)
     assert time.perf_counter() - t0 < 5.0
