@@ -3,22 +3,12 @@ back with rows that were not shuffled with them are corrupted labels; a ``.detac
 reduction's ``.values`` cuts the graph; a column given NaN through ``torch.where(mask, torch.full(...,
 nan), x)`` is NaN written to the data."""
 
-import json
-
-from click.testing import CliRunner
-
-from traindx.engine.frontends.cli import main
+from cli_reports import diagnose_log
 from traindx.probes.readers.code import analyze_code
 
 
 def _diagnose(tmp_path, log: str, script: str | None = None) -> dict:
-    (tmp_path / "console.log").write_text(log, encoding="utf-8")
-    args = ["diagnose", "--log", str(tmp_path / "console.log"), "--non-interactive", "--format", "json"]
-    if script is not None:
-        (tmp_path / "train.py").write_text(script, encoding="utf-8")
-        args += ["--code", str(tmp_path / "train.py")]
-    out = CliRunner().invoke(main, args).output
-    return json.loads(out[out.index("{"):])
+    return diagnose_log(tmp_path, log, script)
 
 
 _SHUFFLED_LABELS_SCRIPT = '''import random

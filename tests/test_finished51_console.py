@@ -4,26 +4,17 @@ that iteration, and a count inside a metric's name is what the metric was comput
 ``accuracy on 800 held-out names = 0.59`` is no training accuracy of 800, and ``Mean test loss of 296
 batches: 4.1`` is a validation loss of 4.1."""
 
-import json
 
-from click.testing import CliRunner
-
-from traindx.engine.frontends.cli import main
 from traindx.probes.readers.console import read_console_text
+from cli_reports import diagnose_log, report_facts
 
 
 def _diagnose(tmp_path, log: str, script: str | None = None) -> dict:
-    (tmp_path / "console.log").write_text(log, encoding="utf-8")
-    args = ["diagnose", "--log", str(tmp_path / "console.log"), "--non-interactive", "--format", "json"]
-    if script is not None:
-        (tmp_path / "train.py").write_text(script, encoding="utf-8")
-        args += ["--code", str(tmp_path / "train.py")]
-    out = CliRunner().invoke(main, args).output
-    return json.loads(out[out.index("{"):])
+    return diagnose_log(tmp_path, log, script)
 
 
 def _facts(report: dict) -> dict:
-    return {f["fact"]: f["value"] for f in report.get("facts") or []}
+    return report_facts(report)
 
 
 _CLASSIFY_LOSSES = [2.07, 1.97, 1.73, 1.58, 1.49, 1.40, 1.29, 1.26, 1.24, 1.19, 1.17, 1.16, 1.12, 1.14, 1.10,

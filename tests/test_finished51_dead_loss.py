@@ -3,11 +3,8 @@ then prints one and the same number for hundreds of iterations (session 51, issu
 per-batch stepping predicts, seen in the log, decides lr_schedule_collapse; a loss still moving in its
 last digits leaves the cause less sure."""
 
-import json
+from cli_reports import diagnose_log
 
-from click.testing import CliRunner
-
-from traindx.engine.frontends.cli import main
 
 _SCRIPT = '''import torch
 import torch.nn as nn
@@ -42,12 +39,7 @@ def _log(moving: bool) -> str:
 
 
 def _diagnose(tmp_path, log: str) -> dict:
-    (tmp_path / "console.log").write_text(log, encoding="utf-8")
-    (tmp_path / "train.py").write_text(_SCRIPT, encoding="utf-8")
-    args = ["diagnose", "--code", str(tmp_path / "train.py"), "--log", str(tmp_path / "console.log"),
-            "--non-interactive", "--format", "json"]
-    out = CliRunner().invoke(main, args).output
-    return json.loads(out[out.index("{"):])
+    return diagnose_log(tmp_path, log, _SCRIPT)
 
 
 def _collapse(report: dict) -> float:

@@ -2,11 +2,8 @@
 to scale (session 51, issue 13): the schedule held the LR at a sliver of its rate (lr_base_ratio read from
 the log against the code), which is lr_schedule_collapse, not a learning rate set too low."""
 
-import json
+from cli_reports import diagnose_log
 
-from click.testing import CliRunner
-
-from traindx.engine.frontends.cli import main
 
 _SCRIPT = '''import torch
 import torch.nn as nn
@@ -42,12 +39,7 @@ def _log(lr: str) -> str:
 
 
 def _diagnose(tmp_path, log: str) -> dict:
-    (tmp_path / "console.log").write_text(log, encoding="utf-8")
-    (tmp_path / "train.py").write_text(_SCRIPT, encoding="utf-8")
-    args = ["diagnose", "--code", str(tmp_path / "train.py"), "--log", str(tmp_path / "console.log"),
-            "--non-interactive", "--format", "json"]
-    out = CliRunner().invoke(main, args).output
-    return json.loads(out[out.index("{"):])
+    return diagnose_log(tmp_path, log, _SCRIPT)
 
 
 def test_a_logged_lr_of_zero_under_a_scheduler_of_a_normal_rate_is_the_schedules_collapse(tmp_path):

@@ -2,25 +2,15 @@
 five evaluations climbing 45% -> 62% and then dropping to 53% are learning and one bad epoch, not the
 instability of an accuracy that jumps up and down evaluation after evaluation."""
 
-import json
-
-from click.testing import CliRunner
-
-from traindx.engine.frontends.cli import main
+from cli_reports import diagnose_log, report_facts
 
 
 def _diagnose(tmp_path, log: str, script: str | None = None) -> dict:
-    (tmp_path / "console.log").write_text(log, encoding="utf-8")
-    args = ["diagnose", "--log", str(tmp_path / "console.log"), "--non-interactive", "--format", "json"]
-    if script is not None:
-        (tmp_path / "train.py").write_text(script, encoding="utf-8")
-        args += ["--code", str(tmp_path / "train.py")]
-    out = CliRunner().invoke(main, args).output
-    return json.loads(out[out.index("{"):])
+    return diagnose_log(tmp_path, log, script)
 
 
 def _facts(report: dict) -> dict:
-    return {f["fact"]: f["value"] for f in report.get("facts") or []}
+    return report_facts(report)
 
 
 def _hf_log(losses, evals) -> str:
