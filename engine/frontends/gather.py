@@ -477,8 +477,7 @@ def conflicts(session, params=None) -> list[dict]:
     # a scheduler in the script that the log shows moving the LR: a base LR above every recorded
     # value is the schedule having lowered it before the first record (a StepLR stepped before
     # the epoch's print), not a disagreement
-    scheduled = any(src_.startswith("code") and v not in (None, "", "none", "constant", "constantlr")
-                    for v, src_ in said.get("scheduler", []))
+    scheduled = _scheduled(session)
     if lr_log:
         lo, hi, src = lr_log
         for value, source in said.get("learning_rate", []):

@@ -261,6 +261,14 @@ class LossFeed:
         if look and self._sched("loss_weights", i) and loss is not None:
             self._sample_loss_weights(loss)
 
+    def _replay_fn(self, batches):
+        """The loss the copies train kept ``batches`` with: each batch's tape where they hold tapes (a
+        hand-written or composite loss, whatever criterion a validation pass named), else the criterion
+        given or identified; None when there is none."""
+        if LT.holds_tapes(batches):
+            return LT.replay_loss
+        return self._loss_fn or L.loss_callable(self._loss_name)
+
     def _loss_tape(self, loss, targets):
         """A loss no stock criterion computes (hand-written, or one the run did not name): the copies
         replay it from a tape of the torch calls that made it from the model's outputs

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import traindx.probes.live.experiments as EX
 import traindx.probes.live.gradients as G
-import traindx.probes.live.losses as L
-import traindx.probes.live.loss_tape as LT
 import traindx.probes.live.model_config as MC
 from traindx.probes.live.probe import CostlyProbe
 from traindx.probes.live.sources.clipping import effective_clip_max
@@ -85,10 +83,7 @@ class Experiment(CostlyProbe):
         context = {"clip_max": effective_clip_max(m), "peak_lr": max(lrs) if lrs else None,
                    "accumulates": bool(G.grad_accumulates(m._carried, m.params)) if m._carried else False,
                    "training": self._training_mode(m), "start_state": self._start_state(m)}
-        # a hand-written or composite loss is replayed from each batch's tape (before a criterion a
-        # validation pass named: it is not the training loss)
-        fn = LT.replay_loss if LT.holds_tapes(self.box.batches) \
-            else (m._loss_fn or L.loss_callable(m._loss_name))
+        fn = m._replay_fn(self.box.batches)
         try:
             self.box.run_pending(m.model, m.optimizer, fn, context, m._fwd_autocast)
         finally:

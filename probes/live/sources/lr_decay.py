@@ -177,9 +177,7 @@ class LrDecay(CostlyProbe):
     def run(self, m) -> None:
         batches, self.batches, self.bytes = self.batches, [], 0
         self.state = None
-        # a hand-written or composite loss is replayed from each batch's tape (before a criterion a
-        # validation pass named: it is not the training loss)
-        fn = LT.replay_loss if LT.holds_tapes(batches) else (m._loss_fn or L.loss_callable(m._loss_name))
+        fn = m._replay_fn(batches)
         run = {"at_step": m.steps, "batches": len(batches)}
         if fn is None:
             run["skipped"] = "needs a stock or given loss function"
