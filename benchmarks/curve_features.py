@@ -30,13 +30,13 @@ PASTED_TUNING = ("tune", "tune2", "tune3", "fresh3", "fresh4", "fresh5", "fresh6
                  "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24",
                  "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32",
                  "fresh33", "fresh34", "fresh35", "fresh36", "fresh37",
-                 "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45")
+                 "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46")
 FINISHED_TUNING = ("tune", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9",
                    "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16",
                    "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24",
                    "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31",
                    "fresh32", "fresh33", "fresh34",
-                   "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42")
+                   "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43")
 FACTS = ("loss_trend", "loss_decrease_fraction", "loss_noise", "loss_pace", "loss_creeping",
          "log_starts_mid_run", "run_length_steps", "initial_loss", "current_loss", "loss_spikes",
          "val_loss_trend", "train_accuracy", "val_accuracy", "loss_at_chance", "num_classes",
