@@ -186,7 +186,10 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
     true over shuffled. True when the true targets are fitted clearly faster (< 0.5x); otherwise
     None -- never False: one small batch of shuffled labels is memorised about as fast as a hard
     true labelling, so a slow true fit does not show corruption. None too when the true labels
-    could not be fitted (``fits`` not True) or the batch's targets are all equal. ``still_falling``:
+    could not be fitted (``fits`` not True) or the batch's targets are all equal. ``targets`` may be the
+    :class:`~traindx.probes.live.loss_tape.LossTape` of a hand-written loss (with ``loss_fn``
+    :func:`~traindx.probes.live.loss_tape.replay_loss`): the whole batch it was recorded on is fitted and
+    no shuffled copy runs (its targets are inside the tape). ``still_falling``:
     :func:`_still_falling` when ``fits`` is False. None when the copy cannot be made."""
     import torch
 
