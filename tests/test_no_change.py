@@ -256,6 +256,19 @@ def test_overfit_probe_mid_training_changes_nothing(kind, optim):
     assert w.summary()["overfit"]["steps"] > 1   # the probe really trained a copy
 
 
+@pytest.mark.parametrize("kind,optim", [("mlp", "sgd"), ("cnn", "adam")])
+def test_overfit_probe_on_a_hand_written_loss_replays_it_and_changes_nothing(kind, optim):
+    """No criterion to re-run: the probe trains its copy on the loss's recorded torch calls, on the
+    whole batch that loss was made on (before, it was skipped), and the run is still bit-identical."""
+    bare, *_ = train(kind, optim, hand=True)
+    watched, model, opt, w = train(kind, optim, "overfit", hand=True)
+    _equal(bare, watched)
+    assert_clean(model, opt)
+    r = w.summary()["overfit"]
+    assert "skipped" not in r and "error" not in r, r
+    assert r["steps"] > 1 and r["examples"] == 16 and r["labels_match_inputs"] is None
+
+
 def test_amp_with_grad_scaler_changes_nothing():
     bare, *_ = train("mlp", "sgd", amp=True)
     watched, model, opt, w = train("mlp", "sgd", "armed", amp=True)

@@ -91,6 +91,7 @@ class LossFeed:
         self._loss_weights: list[tuple[int, tuple]] = []   # (step, the loss's constant term weights)
         self._loss_out_shape = None          # the output shape of the latest training loss (None: none)
         self._loss_terms = None              # the calls of one criterion a summed training loss adds up
+        self._last_tape = None               # (training loss index, its LossTape): the latest tape made
 
     def on_loss(self, loss, *, phase=None, outputs=None, targets=None, loss_name=None, loss_fn=None,
                 terms=None, composite=False):
@@ -245,6 +246,8 @@ class LossFeed:
                 composite or targets is None
                 or (self._loss_fn is None and not L.is_stock_loss(loss_name or self._loss_name))):
             kept = self._loss_tape(loss, targets)
+            if type(kept) is LT.LossTape:
+                self._last_tape = (i, kept)
         elif self._tape is not None:     # no longer needed: stop opening tapes at every forward
             self._tape.close()
             self._tape = None

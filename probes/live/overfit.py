@@ -186,7 +186,10 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
     true over shuffled. True when the true targets are fitted clearly faster (< 0.5x); otherwise
     None -- never False: one small batch of shuffled labels is memorised about as fast as a hard
     true labelling, so a slow true fit does not show corruption. None too when the true labels
-    could not be fitted (``fits`` not True) or the batch's targets are all equal. ``still_falling``:
+    could not be fitted (``fits`` not True) or the batch's targets are all equal. ``targets`` may be the
+    :class:`~traindx.probes.live.loss_tape.LossTape` of a hand-written loss (with ``loss_fn``
+    :func:`~traindx.probes.live.loss_tape.replay_loss`): the whole batch it was recorded on is fitted and
+    no shuffled copy runs (its targets are inside the tape). ``still_falling``:
     :func:`_still_falling` when ``fits`` is False. None when the copy cannot be made."""
     import torch
 
@@ -194,10 +197,15 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
     stop = P["overfit.stop_loss"]
     kwargs = dict(kwargs or {})
     n_all = _batch_size(args, kwargs)
-    if n_all is None or not torch.is_tensor(targets) or targets.dim() == 0 or targets.shape[0] != n_all:
+    taped = type(targets) is LossTape    # a recorded loss replays the whole batch it was made on
+    if n_all is None or not taped and (not torch.is_tensor(targets) or targets.dim() == 0
+                                       or targets.shape[0] != n_all):
         return None
-    n = min(n_all, max_examples)
-    a, kw, t = _slice(tuple(args), n, n_all), _slice(kwargs, n, n_all), targets[:n]
+    if taped:
+        n, a, kw, t = n_all, tuple(args), kwargs, targets
+    else:
+        n = min(n_all, max_examples)
+        a, kw, t = _slice(tuple(args), n, n_all), _slice(kwargs, n, n_all), targets[:n]
     if out_shape is not None and len(out_shape) >= 1 and out_shape[0] == n_all:
         out_shape = (n,) + tuple(out_shape[1:])
     else:
@@ -225,7 +233,7 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
         result.update({"fits": fits, "initial": first, "final": last, "steps": len(true_losses),
                        "labels_match_inputs": None, "shuffled_final": None,
                        "still_falling": _still_falling(true_losses, P) if fits is False else None})
-        if not shuffled:
+        if not shuffled or taped:      # a tape's targets are inside it: nothing to shuffle
             return result
         g = torch.Generator(device="cpu").manual_seed(seed)
         perm = torch.randperm(n, generator=g).to(t.device)

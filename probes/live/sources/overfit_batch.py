@@ -5,6 +5,7 @@ when a flat loss (or ``Monitor.arm``/``run_overfit``) calls for it."""
 from __future__ import annotations
 
 import traindx.probes.live.data as D
+import traindx.probes.live.loss_tape as LT
 import traindx.probes.live.losses as L
 import traindx.probes.live.overfit as OF
 from traindx.probes.live.probe import CostlyProbe
@@ -50,8 +51,14 @@ class OverfitBatch(CostlyProbe):
             return
         args, kwargs, targets = m._last_args, m._last_kwargs, m._last_targets
         fn = m._loss_fn or L.loss_callable(m._loss_name)
+        tape = m._last_tape
+        if fn is None and tape is not None and tape[0] + 1 == m._train_loss_count:
+            # a hand-written loss, no stock criterion to replay: the latest training loss's own tape,
+            # on that batch. A criterion given or identified is replayed alone, even where the loss adds
+            # other terms: overfitting one batch tests the data term, with the regularisers left out
+            targets, fn = tape[1], LT.replay_loss
         if args is None or targets is None or fn is None:
-            self.result = {"skipped": "needs a training batch, its targets and a stock or given loss function"}
+            self.result = {"skipped": "needs a training batch, its targets and a stock, given or recorded loss"}
             return
         self.done = True
         try:
