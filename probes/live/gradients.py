@@ -71,13 +71,27 @@ def norms_of(tensors: Sequence) -> list[float]:
     with torch.no_grad():
         for _dev, idx in by_dev.items():
             ts = [tensors[i] for i in idx]
-            try:
-                ns = torch._foreach_norm(ts, 2, dtype=torch.float32)
-            except (TypeError, RuntimeError):
-                ns = [torch.linalg.vector_norm(t, dtype=torch.float32) for t in ts]
+            # float32 accumulation widens half and bfloat16; a float64 (or complex) tensor cannot be
+            # narrowed by the reduction's dtype: its norm is taken in its own precision, then cast
+            wide = any(t.dtype.itemsize > torch.float32.itemsize or not t.is_floating_point() for t in ts)
+            if not wide:
+                try:
+                    ns = torch._foreach_norm(ts, 2, dtype=torch.float32)
+                except (TypeError, RuntimeError):
+                    wide = True
+            if wide:
+                ns = [_norm_float32(torch, t) for t in ts]
             for i, v in zip(idx, torch.stack(ns).tolist()):
                 out[i] = v
     return out
+
+
+def _norm_float32(torch, t):
+    """One tensor's L2 norm as a float32 scalar: accumulated in float32 where that widens it (half,
+    bfloat16, float32), in the tensor's own precision where float32 would narrow it (float64, complex)."""
+    if t.is_floating_point() and t.dtype.itemsize <= torch.float32.itemsize:
+        return torch.linalg.vector_norm(t, dtype=torch.float32)
+    return torch.linalg.vector_norm(t).float()
 
 
 def grad_norms(named_params: Iterable[tuple[str, object]]) -> dict[str, float | None]:

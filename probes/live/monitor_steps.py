@@ -311,20 +311,23 @@ class StepFeed:
             else:
                 self._resolve_tentative()
         # the sampled work (and the flush) falls on multiples of the device's gate only (GATES), after
-        # the first steps: every other step ends here
-        if step < FIRST or step % self._gate == 0 or step < self._armed_until or self.level == "full" \
-                or self._post_handle is not None or self._act is not None \
-                or (self._nan_first is not None and not self._nan_grad):
-            self._pre_step_sampled(optimizer, step, closure)
-        else:                                  # self._slow's last test, without its frame
-            for p in self._costly:
-                if p.ready:
-                    self._pre_step_sampled(optimizer, step, closure)
-                    break
-        self.steps = step + 1
-        self._bwd_since_step = 0
-        if self._scaler_token is not None:
-            self._scaler_token[1] += 1
+        # the first steps: every other step ends here. The step is counted whatever a sampled look
+        # raises (a probe's fault, noted by the hook, must not stop the run's step count)
+        try:
+            if step < FIRST or step % self._gate == 0 or step < self._armed_until or self.level == "full" \
+                    or self._post_handle is not None or self._act is not None \
+                    or (self._nan_first is not None and not self._nan_grad):
+                self._pre_step_sampled(optimizer, step, closure)
+            else:                                  # self._slow's last test, without its frame
+                for p in self._costly:
+                    if p.ready:
+                        self._pre_step_sampled(optimizer, step, closure)
+                        break
+        finally:
+            self.steps = step + 1
+            self._bwd_since_step = 0
+            if self._scaler_token is not None:
+                self._scaler_token[1] += 1
 
 
     def _pre_step_sampled(self, optimizer, step, closure):
