@@ -1,6 +1,7 @@
 """Finished runs printed as a key/value box drawn with ``+`` corners (PrettyTable, tabulate's grid), session 52."""
 
 import pytest
+from cli_reports import diagnose_log, report_facts
 
 from traindx.probes.readers.console import read_console_text
 
@@ -34,3 +35,55 @@ def test_a_grid_table_with_a_header_row_is_still_read_as_a_table():
     log = read_console_text("\n".join(lines) + "\n")
     assert log.series["loss"].rows == 6
     assert log.series["val_loss"].points[-1].mean == pytest.approx(1.1 / 6, rel=1e-3)
+
+
+_CLASS_LIST_SCRIPT = '''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+CLASSES = ["hstripes", "vstripes", "diagonal", "checker"]
+WIDTHS = [16, 32]
+
+
+class Net(nn.Module):
+    def __init__(self, width, num_classes):
+        super().__init__()
+        self.body = nn.Linear(12, width)
+        self.fc = nn.Linear(width, num_classes)
+
+    def forward(self, x):
+        return self.fc(F.relu(self.body(x)))
+
+
+X, Y = torch.randn(256, 12), torch.randint(0, len(CLASSES), (256,))
+model = Net(32, len(CLASSES))
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+for epoch in range(6):
+    out = model(X)
+    loss = F.cross_entropy(out, Y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+'''
+
+
+def _chance_log(epochs: int = 6) -> str:
+    """A classifier whose validation never leaves chance (4 classes: ln 4 = 1.386, accuracy 0.25)."""
+    lines = []
+    for e in range(1, epochs + 1):
+        lines.append(f"Epoch {e}/{epochs}")
+        lines.append(f"40/40 - 4s - loss: {1.42 - 0.03 * e:.4f} - accuracy: {0.26 + 0.03 * e:.4f} - "
+                     f"val_loss: {1.3862 + 0.004 * (e % 2):.4f} - val_accuracy: {0.25 + 0.01 * (e % 2):.4f}")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_list_of_class_names_gives_the_class_count_and_with_it_chance(tmp_path):
+    rep = diagnose_log(tmp_path, _chance_log(), _CLASS_LIST_SCRIPT)
+    facts = report_facts(rep)
+    assert facts.get("num_classes") == 4
+    assert rep["symptom"]["id"] == "not_learning"
+
+
+def test_a_list_of_numbers_is_no_list_of_class_names(tmp_path):
+    script = _CLASS_LIST_SCRIPT.replace('["hstripes", "vstripes", "diagonal", "checker"]', "[3, 1, 4, 1]")
+    assert "num_classes" not in report_facts(diagnose_log(tmp_path, _chance_log(), script))
