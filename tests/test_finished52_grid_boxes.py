@@ -87,3 +87,57 @@ def test_a_list_of_class_names_gives_the_class_count_and_with_it_chance(tmp_path
 def test_a_list_of_numbers_is_no_list_of_class_names(tmp_path):
     script = _CLASS_LIST_SCRIPT.replace('["hstripes", "vstripes", "diagonal", "checker"]', "[3, 1, 4, 1]")
     assert "num_classes" not in report_facts(diagnose_log(tmp_path, _chance_log(), script))
+
+
+_SORTED_SCRIPT = '''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+N_CLASSES = 4
+N_TRAIN, BATCH = 1280, 32
+g = torch.Generator().manual_seed(0)
+Xtr, Ytr = torch.randn(N_TRAIN, 12, generator=g), torch.randint(0, N_CLASSES, (N_TRAIN,), generator=g)
+Xva, Yva = torch.randn(400, 12, generator=g), torch.randint(0, N_CLASSES, (400,), generator=g)
+order = torch.argsort(Ytr, stable=True)
+Xtr, Ytr = Xtr[order], Ytr[order]
+model = nn.Sequential(nn.Linear(12, 64), nn.ReLU(), nn.Linear(64, N_CLASSES))
+opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+for epoch in range(6):
+    model.train()
+    perm = torch.arange(N_TRAIN)
+    for s in range(N_TRAIN // BATCH):
+        idx = perm[s * BATCH:(s + 1) * BATCH]
+        loss = F.cross_entropy(model(Xtr[idx]), Ytr[idx])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    model.eval()
+    with torch.no_grad():
+        vo = model(Xva)
+        print(loss.item(), F.cross_entropy(vo, Yva).item(), (vo.argmax(1) == Yva).float().mean().item())
+'''
+
+
+def _sorted_blocks_log() -> str:
+    """The training loss of label-sorted batches climbs (each block's class is new to the model) while
+    validation accuracy stays at chance (4 classes) at every evaluation."""
+    train = [0.41, 2.38, 2.19, 2.29, 2.74, 3.48]
+    val_acc = [0.235, 0.24, 0.24, 0.238, 0.24, 0.24]
+    lines = []
+    for e, (tl, va) in enumerate(zip(train, val_acc), 1):
+        lines.append(f"Epoch {e}/6")
+        lines.append(f"40/40 - 4s - loss: {tl:.4f} - accuracy: {0.3 - 0.02 * e:.4f} - "
+                     f"val_loss: {1.72 - 0.04 * e:.4f} - val_accuracy: {va:.4f}")
+    return "\n".join(lines) + "\n"
+
+
+def test_label_sorted_unshuffled_batches_with_validation_at_chance_are_not_learning(tmp_path):
+    rep = diagnose_log(tmp_path, _sorted_blocks_log(), _SORTED_SCRIPT)
+    facts = report_facts(rep)
+    assert facts.get("data_sorted") is True and facts.get("shuffle") is False
+    assert rep["symptom"]["id"] == "not_learning"
+
+
+def test_label_sorted_batches_with_validation_above_chance_stay_unstable(tmp_path):
+    log = _sorted_blocks_log().replace("val_accuracy: 0.24", "val_accuracy: 0.64")
+    assert diagnose_log(tmp_path, log, _SORTED_SCRIPT)["symptom"]["id"] == "instability"
