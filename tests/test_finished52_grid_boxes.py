@@ -141,3 +141,41 @@ def test_label_sorted_unshuffled_batches_with_validation_at_chance_are_not_learn
 def test_label_sorted_batches_with_validation_above_chance_stay_unstable(tmp_path):
     log = _sorted_blocks_log().replace("val_accuracy: 0.24", "val_accuracy: 0.64")
     assert diagnose_log(tmp_path, log, _SORTED_SCRIPT)["symptom"]["id"] == "instability"
+
+
+_PER_BATCH_SCHEDULE_SCRIPT = '''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+N_CLASSES = 4
+N_TRAIN, BATCH, EPOCHS = 1280, 32, 6
+g = torch.Generator().manual_seed(0)
+Xtr, Ytr = torch.randn(N_TRAIN, 12, generator=g), torch.randint(0, N_CLASSES, (N_TRAIN,), generator=g)
+model = nn.Sequential(nn.Linear(12, 64), nn.ReLU(), nn.Linear(64, N_CLASSES))
+opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+sched = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[4, 5], gamma=0.2)
+for epoch in range(EPOCHS):
+    perm = torch.randperm(N_TRAIN)
+    for s in range(N_TRAIN // BATCH):
+        idx = perm[s * BATCH:(s + 1) * BATCH]
+        loss = F.cross_entropy(model(Xtr[idx]), Ytr[idx])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+    print(f"epoch {epoch + 1} loss {loss.item():.4f} lr {opt.param_groups[0]['lr']:.4f}")
+'''
+
+
+def test_an_epoch_scheduler_stepped_every_batch_whose_log_never_shows_the_configured_rate_is_a_collapse(tmp_path):
+    """MultiStepLR(milestones=[4, 5]) stepped every batch: the LR is 0.05 x 0.04 from the sixth step on, so
+    every epoch line records 0.002 -- held, but held at a twenty-fifth of the rate the code sets."""
+    loss = [1.3948, 1.3605, 1.3382, 1.3157, 1.2897, 1.2584]
+    acc = [0.25, 0.34, 0.43, 0.46, 0.53, 0.56]
+    val_acc = [0.25, 0.25, 0.255, 0.285, 0.285, 0.275]
+    log = "".join(f"epoch {e} loss {v:.4f} acc {a:.4f} val_acc {b:.4f} lr 0.0020\n"
+                  for e, (v, a, b) in enumerate(zip(loss, acc, val_acc), 1))
+    rep = diagnose_log(tmp_path, log, _PER_BATCH_SCHEDULE_SCRIPT)
+    assert report_facts(rep).get("scheduler_step_per_batch") is True
+    assert rep["root_causes"][0]["id"] == "lr_schedule_collapse"
+    assert rep["root_causes"][0]["confidence"] > 0.5
