@@ -34,12 +34,13 @@ import re
 
 from .console_lines import _cell
 
-#: a rule of dashes alone on its line, above and below a boxed block
-_BOX_RULE = re.compile(r"\s*-{3,}\s*")
+#: a rule of dashes alone on its line, above and below a boxed block; a rule drawn with ``+`` at its corners
+#: and column joints (``+-------+------+``, PrettyTable's and tabulate's grid) is one too
+_BOX_RULE = re.compile(r"\s*\+?-{3,}(?:\+-+)*\+?\s*")
 #: one ``| key | value |`` row of a boxed block: its key's indent, the key, the value (maybe blank)
 _BOX_ROW = re.compile(r"\s*\|( *)([^|]*?)\s*\|\s*([^|]*?)\s*\|\s*")
 #: the first characters a rule or a row of a boxed block can start with
-BOX_START = frozenset("-| \t")
+BOX_START = frozenset("-+| \t")
 #: the most rows one boxed block holds (a bound on the lines buffered before it is read)
 _BOX_MAX_ROWS = 200
 #: the most index labels a wrapped DataFrame keeps before its last block (a bound on memory)

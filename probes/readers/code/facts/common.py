@@ -183,6 +183,26 @@ class Conclusions:
             k, line, text = found[0]
             self.add_finding("num_classes", k, line,
                              f"the model's output layer `{text}` (line {line}) scores {k} classes")
+            return
+        self.class_name_list_fact()
+
+    def class_name_list_fact(self) -> None:
+        """num_classes from a module-level list of the class names (``CLASSES = ["cat", "dog", "bird"]``,
+        the PyTorch tutorials' ``classes = ('plane', 'car', ...)``; its name one of
+        code.class_name_lists): as many classes as names, when neither a class-count constant nor one
+        output layer says it (the model is built with ``len(CLASSES)`` outputs)."""
+        names = {str(w).lower() for w in self.params["code.class_name_lists"]}
+        for node in self.tree.body:
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Name) and node.targets[0].id.lower() in names
+                    and isinstance(node.value, (ast.List, ast.Tuple))):
+                continue
+            elts = node.value.elts
+            if len(elts) >= 2 and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in elts):
+                name = node.targets[0].id
+                self.add_finding("num_classes", len(elts), node.lineno,
+                                 f"`{name}` lists {len(elts)} class names (line {node.lineno})")
+                return
 
     def targets_are_batch_positions(self) -> bool:
         """A cross-entropy of the script is given ``torch.arange(n)`` as its targets (InfoNCE, CLIP,
