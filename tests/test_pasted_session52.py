@@ -1,0 +1,66 @@
+"""Readings of session 52 (pasted console output, issue 13): shapes of print the reader did not know.
+
+- an exception's class printed as Python writes a class, its message after it (a supervisor that
+  reports what it caught: TensorFlow's ``Error reported to Coordinator: <class
+  '...ResourceExhaustedError'>, OOM when allocating ...``; a script's ``print(type(e), e)``): a crash;
+  TensorFlow's ``by allocator cpu`` names the host's memory, not a GPU's.
+
+Each sample is written for this test (invented numbers) and asserts what a user sees through
+``traindx diagnose --log FILE``; each has a twin that must not change. Torch-free.
+"""
+
+import time
+
+import pytest
+from conftest import diagnose_log_report, report_fact, report_symptom
+
+from traindx.probes.readers.console import exception_message
+
+
+def _steps(n: int = 10) -> list:
+    return [f"INFO:tensorflow:global step {i}: loss = {3.1 - 0.04 * i:.4f} (1.{i % 10}13 sec/step)"
+            for i in range(1, n + 1)]
+
+
+# -- an exception's class printed as a class -------------------------------------------------------
+_COORDINATOR = ("INFO:tensorflow:Error reported to Coordinator: <class "
+                "'tensorflow.python.framework.errors_impl.ResourceExhaustedError'>, OOM when allocating tensor "
+                "with shape[1,1,2048,4096,3] and type float on /job:localhost/replica:0/task:0/device:CPU:0 "
+                "by allocator cpu")
+
+
+def test_an_error_a_supervisor_reports_by_its_class_is_a_crash(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, "\n".join(_steps() + [_COORDINATOR]) + "\n")
+    assert report_symptom(rep) == "out_of_scope"
+    assert report_fact(rep, "error_kind") == "other_error"   # the host's allocator, not a GPU's memory
+
+
+def test_a_class_and_message_a_script_prints_is_a_crash(tmp_path):
+    line = "<class 'RuntimeError'> CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 7.79 GiB total)"
+    rep, _ = diagnose_log_report(tmp_path, "\n".join(_steps() + [line]) + "\n")
+    assert report_symptom(rep) == "out_of_scope"
+    assert report_fact(rep, "error_kind") == "cuda_oom"
+
+
+def test_the_same_steps_without_the_report_are_read_as_a_curve(tmp_path):
+    rep, _ = diagnose_log_report(tmp_path, "\n".join(_steps()) + "\n")
+    assert report_symptom(rep) != "out_of_scope"
+
+
+@pytest.mark.parametrize("line", [
+    "model class: <class 'models.resnet.ResNet'>, 11.2M parameters",    # a class that is no exception
+    "loss function <class 'torch.nn.modules.loss.CrossEntropyLoss'>",
+    "catching <class 'ValueError'>",                                     # no message after it
+])
+def test_a_class_that_is_no_exception_or_has_no_message_is_no_crash(line):
+    assert exception_message(line) is None
+
+
+# -- linear time on hostile lines ------------------------------------------------------------------
+@pytest.mark.parametrize("line", [
+    "<class '" + "a" * 4096, "<class '" + "a." * 2048 + "'>", "<class '" * 512, "<class 'x'>" * 400,
+])
+def test_the_class_search_stays_linear(line):
+    t0 = time.perf_counter()
+    exception_message(line)
+    assert time.perf_counter() - t0 < 0.5
