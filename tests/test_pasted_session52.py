@@ -3,18 +3,21 @@
 - an exception's class printed as Python writes a class, its message after it (a supervisor that
   reports what it caught: TensorFlow's ``Error reported to Coordinator: <class
   '...ResourceExhaustedError'>, OOM when allocating ...``; a script's ``print(type(e), e)``): a crash;
-  TensorFlow's ``by allocator cpu`` names the host's memory, not a GPU's.
+  TensorFlow's ``by allocator cpu`` names the host's memory, not a GPU's;
+- a split's accuracy with qualifiers between the split word and the accuracy word of one identifier
+  (``valid_en_mlm_acc``: a language and a task): that split's accuracy.
 
 Each sample is written for this test (invented numbers) and asserts what a user sees through
 ``traindx diagnose --log FILE``; each has a twin that must not change. Torch-free.
 """
 
+import json
 import time
 
 import pytest
 from conftest import diagnose_log_report, report_fact, report_symptom
 
-from traindx.probes.readers.console import exception_message
+from traindx.probes.readers.console import exception_message, read_console_text
 
 
 def _steps(n: int = 10) -> list:
@@ -54,6 +57,36 @@ def test_the_same_steps_without_the_report_are_read_as_a_curve(tmp_path):
 ])
 def test_a_class_that_is_no_exception_or_has_no_message_is_no_crash(line):
     assert exception_message(line) is None
+
+
+# -- a split's accuracy behind qualifiers ---------------------------------------------------------
+def _json_epochs(acc_name: str) -> str:
+    rows = []
+    for e in range(8):
+        acc = 4.68 if e == 0 else 5.0741   # frozen from the second evaluation on, at about 5 %
+        rows.append(f"INFO - 02/20/19 1{e}:14:59 - {e}:50:54 - __log__:" + json.dumps(
+            {"epoch": e, "valid_en_mlm_ppl": 1400.0 + 90 * e, acc_name: acc}))
+    return "\n".join(rows) + "\n"
+
+
+def test_a_split_accuracy_behind_qualifiers_is_that_splits_accuracy():
+    log = read_console_text(_json_epochs("valid_en_mlm_acc"))
+    assert log.series["val_accuracy"].last_value == pytest.approx(0.050741, abs=1e-6)
+
+
+def test_a_frozen_qualified_validation_accuracy_is_not_learning(tmp_path):
+    """What a user sees: a masked-token accuracy frozen at 5 % while the perplexity climbs is a model
+    that does not learn, not a plateau of a learned one."""
+    rep, _ = diagnose_log_report(tmp_path, _json_epochs("valid_en_mlm_acc"))
+    assert report_symptom(rep) == "not_learning"
+    assert "{" not in rep["symptom"]["how"]   # the explanation names no fact it does not hold
+
+
+@pytest.mark.parametrize("name", ["valid_loss_acc", "en_valid_mlm_score", "valid_en_mlm_count"])
+def test_a_name_that_is_no_qualified_accuracy_stays_unread(name):
+    """The twins: a metric word in the middle, no split word first, no accuracy word last."""
+    log = read_console_text(_json_epochs(name))
+    assert "val_accuracy" not in log.series
 
 
 # -- linear time on hostile lines ------------------------------------------------------------------

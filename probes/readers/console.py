@@ -833,7 +833,27 @@ def _qualified_role(pwords: list, phrase: str, vocab: LogWords):
             if m is not None and m[0] in ("loss", "val_loss", "accuracy", "val_accuracy"):
                 return m[0], m[1] + vocab.qualified_rank, phrase, None
             return None
-    return None
+    return _split_first_accuracy(parts, phrase, vocab)
+
+
+#: the parts of a split's accuracy behind qualifiers: the split word, at least one qualifier, the accuracy word
+_QUALIFIED_ACCURACY_PARTS = 3
+
+
+def _split_first_accuracy(parts: list, phrase: str, vocab: LogWords):
+    """A split's accuracy with qualifiers between the split word and the accuracy word of one
+    identifier (``valid_en_mlm_acc``: a language and a task, ``val_seg_acc``): that split's accuracy,
+    ranked after every plain name of it; None when a middle part names a metric itself (a loss's
+    accuracy is no such name) or the ends are not a split word and an accuracy word. A loss so
+    qualified is a loss component (:func:`_part_role`)."""
+    if len(parts) < _QUALIFIED_ACCURACY_PARTS or parts[0] not in vocab.split:
+        return None
+    m = vocab.match_role(parts[0] + "_" + parts[-1])
+    if m is None or m[0] not in ("accuracy", "val_accuracy"):
+        return None
+    if any(vocab.match_role(w) is not None for w in parts[1:-1]):
+        return None
+    return m[0], m[1] + vocab.qualified_rank, phrase, None
 
 
 def _split_alone_role(pwords: list, phrase: str, vocab: LogWords):
