@@ -1,11 +1,15 @@
-"""Readings of session 52 (pasted console output, issue 13): shapes of print the reader did not know.
+"""Readings of session 52 (pasted console output, issue 13): shapes of print the reader did not know,
+and a validation loss too short for its running median.
 
 - an exception's class printed as Python writes a class, its message after it (a supervisor that
   reports what it caught: TensorFlow's ``Error reported to Coordinator: <class
   '...ResourceExhaustedError'>, OOM when allocating ...``; a script's ``print(type(e), e)``): a crash;
   TensorFlow's ``by allocator cpu`` names the host's memory, not a GPU's;
 - a split's accuracy with qualifiers between the split word and the accuracy word of one identifier
-  (``valid_en_mlm_acc``: a language and a task): that split's accuracy.
+  (``valid_en_mlm_acc``: a language and a task): that split's accuracy;
+- a validation loss of a few evaluations that climbs at every evaluation since its lowest while the
+  training loss falls: a rise, though the running median smooths the lowest away or counts the last
+  rise as the tail's noise.
 
 Each sample is written for this test (invented numbers) and asserts what a user sees through
 ``traindx diagnose --log FILE``; each has a twin that must not change. Torch-free.
@@ -97,3 +101,38 @@ def test_the_class_search_stays_linear(line):
     t0 = time.perf_counter()
     exception_message(line)
     assert time.perf_counter() - t0 < 0.5
+
+
+# -- a short validation series that climbs at every evaluation since its lowest ---------------------
+def _epochs(train: list, val: list) -> str:
+    n = len(train)
+    return "\n".join(f"Epoch {i + 1}/{n + 2} \t loss={t:.4f} \t val_loss={v:.4f} \t time=10{i}.3s"
+                     for i, (t, v) in enumerate(zip(train, val))) + "\n"
+
+
+def test_a_validation_loss_climbing_since_its_first_evaluation_is_overfitting(tmp_path):
+    """What a user sees: three epochs in which the training loss falls by a quarter while the
+    validation loss climbs at every evaluation, 21 % above its lowest, is overfitting, not healthy."""
+    rep, _ = diagnose_log_report(tmp_path, _epochs([2.40, 2.05, 1.80], [2.10, 2.16, 2.55]))
+    assert report_fact(rep, "val_loss_trend") == "increasing"
+    assert report_symptom(rep) == "overfitting"
+
+
+def test_a_single_low_evaluation_then_a_climb_is_a_rise():
+    """Five evaluations: the lowest (the third) is smoothed away by the running median, yet every
+    evaluation since it climbs, by half of it."""
+    from traindx.probes.readers.curves import analyze
+
+    log = read_console_text(_epochs([9.3, 4.1, 2.8, 2.3, 2.1], [10.4, 7.5, 4.5, 6.0, 6.8]))
+    _, an = analyze(log)
+    assert an.facts["val_loss_trend"] == "increasing"
+
+
+@pytest.mark.parametrize("train, val", [
+    ([2.40, 2.05, 1.80], [2.10, 2.45, 2.30]),    # one climb and back down: one bad evaluation
+    ([2.40, 2.05, 1.80], [2.10, 2.12, 2.15]),    # climbs, by less than a tenth
+    ([2.40, 2.55, 2.80], [2.10, 2.16, 2.55]),    # the training loss climbs too: no divergence
+])
+def test_a_short_series_that_is_no_steady_climb_past_a_tenth_is_no_rise(tmp_path, train, val):
+    rep, _ = diagnose_log_report(tmp_path, _epochs(train, val))
+    assert report_fact(rep, "val_loss_trend") != "increasing"
