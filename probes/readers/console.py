@@ -237,6 +237,11 @@ _CPP_ERROR = re.compile(r"\[E(?:\d{3,4}\s+\d\d:\d\d:\d\d(?:\.\d+)?(?:\s+\d+)?)?\
 #: the message of a C++ exception that ended the process: the C++ runtime's ``terminate called after
 #: throwing an instance of 'c10::Error'`` is followed by ``  what():  CUDA error: ...`` (any C++ type)
 _CPP_WHAT = re.compile(r"^\s*what\(\):\s+(\S.*)$")
+#: an exception's class printed as Python writes a class (``repr(type(e))``) and its message after it: a
+#: supervisor that reports the exception it caught (TensorFlow's ``Error reported to Coordinator: <class
+#: 'tensorflow.python.framework.errors_impl.ResourceExhaustedError'>, OOM when allocating ...``, a script's
+#: ``print(type(e), e)``); the dotted name is bounded, so the search stays linear
+_CLASS_REPR = re.compile(r"<class '(?:[\w.]{0,200}\.)?(\w{1,100})'>[,:]?\s*(\S.*)$")
 _CUDA_ASSERT = re.compile(r"(?:\.cuh?:\d+|\bblock:\s*\[[\d,\s]+\],\s*thread:\s*\[[\d,\s]+\]).*\bAssertion\b.*\bfailed")
 #: a name that is a source file's path (``/pytorch/aten/src/ATen/native/cuda/Loss.cu:115``), not a metric
 _SOURCE_PATH = re.compile(r"(?:/[^/]*){3}|\.(?:py|cu|cuh|cpp|cc|c|h|hpp)$")
@@ -322,6 +327,8 @@ def exception_message(line: str, classless: tuple = ()) -> str | None:
     logger's time stamp and level too; a CUDA kernel's failed assertion, ``Loss.cu:115: ...
     Assertion `...` failed.``, and an error the C++ side logs, ``[E ProcessGroupNCCL.cpp:458] ...``,
     are ones, as is the ``what():`` line under a C++ runtime's ``terminate called after throwing``,
+    an exception's class printed as Python writes a class with the message after it (``<class
+    '...ResourceExhaustedError'>, OOM when allocating``: a supervisor reporting what it caught),
     a shell's report of a job killed by a signal, and a message that begins as one of ``classless``
     does, logged without its class: ``console.classless_error_messages``), else None."""
     if "Killed" in line and _KILLED.match(line):
@@ -335,6 +342,10 @@ def exception_message(line: str, classless: tuple = ()) -> str | None:
         return logged
     if "Assertion" in line and _CUDA_ASSERT.search(line):
         return "CUDA error: device-side assertion failed: " + line.strip()[:_SHOWN_ERROR_CHARS]
+    if "<class '" in line:
+        c = _CLASS_REPR.search(line)
+        if c is not None and c.group(1).endswith(("Error", "Exception")):
+            return c.group(1) + ": " + c.group(2).strip()[:_SHOWN_ERROR_CHARS]
     if "what():" in line:
         c = _CPP_WHAT.match(line)
         if c is not None:
@@ -822,7 +833,27 @@ def _qualified_role(pwords: list, phrase: str, vocab: LogWords):
             if m is not None and m[0] in ("loss", "val_loss", "accuracy", "val_accuracy"):
                 return m[0], m[1] + vocab.qualified_rank, phrase, None
             return None
-    return None
+    return _split_first_accuracy(parts, phrase, vocab)
+
+
+#: the parts of a split's accuracy behind qualifiers: the split word, at least one qualifier, the accuracy word
+_QUALIFIED_ACCURACY_PARTS = 3
+
+
+def _split_first_accuracy(parts: list, phrase: str, vocab: LogWords):
+    """A split's accuracy with qualifiers between the split word and the accuracy word of one
+    identifier (``valid_en_mlm_acc``: a language and a task, ``val_seg_acc``): that split's accuracy,
+    ranked after every plain name of it; None when a middle part names a metric itself (a loss's
+    accuracy is no such name) or the ends are not a split word and an accuracy word. A loss so
+    qualified is a loss component (:func:`_part_role`)."""
+    if len(parts) < _QUALIFIED_ACCURACY_PARTS or parts[0] not in vocab.split:
+        return None
+    m = vocab.match_role(parts[0] + "_" + parts[-1])
+    if m is None or m[0] not in ("accuracy", "val_accuracy"):
+        return None
+    if any(vocab.match_role(w) is not None for w in parts[1:-1]):
+        return None
+    return m[0], m[1] + vocab.qualified_rank, phrase, None
 
 
 def _split_alone_role(pwords: list, phrase: str, vocab: LogWords):

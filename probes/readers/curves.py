@@ -1109,12 +1109,7 @@ def _analyze_val(log, out: _Out) -> None:
     level = median(ms[-k_rise:])
     after = ms[best_i + 1:]
     drifting = True
-    # scatter around a wider running median (it follows a real rise, not the noise)
-    if len(after) >= out.p["curves.val_scatter_min_points"]:
-        wide = _rolling_median(after, max(2, len(after) // int(out.p["curves.val_scatter_window_parts"])))
-        sig_after = _MAD_TO_SD * median(abs(a - b) for a, b in zip(after, wide))
-    else:
-        sig_after = sig
+    sig_after = _scatter_after(after, sig, out)
     if len(after) >= out.p["curves.val_drift_min_points"]:
         # a rise keeps rising (or holds): the last third of the evaluations since the best sits
         # above the first third; a noisy floor with a bump after its minimum does not
@@ -1125,9 +1120,12 @@ def _analyze_val(log, out: _Out) -> None:
     if len(after) >= out.p["curves.val_climb_min_evals"] and all(b > a for a, b in zip(after, after[1:])):
         level = max(level, after[-1])
     rise = out.p["curves.val_rise"]
-    if (level - best > max(rise * abs(best), out.p["curves.val_rise_noise"] * max(sig, sig_after))
-            and n - 1 - best_i >= k_rise and drifting
-            and not _slight_val_rise(out, sm[0], best, level)):
+    climb = _short_climb(ms, out)
+    if climb is not None:
+        best_i, best, level = climb
+    if climb is not None or (level - best > max(rise * abs(best), out.p["curves.val_rise_noise"] * max(sig, sig_after))
+                             and n - 1 - best_i >= k_rise and drifting
+                             and not _slight_val_rise(out, sm[0], best, level)):
         shared = _rise_shared(log, out, (xs[best_i], xs[-k_rise]), best, level)
         vt = "increasing"
         why = (f"validation loss bottomed at {_fmt(best)} ({log.x_label} {_fx(xs[best_i])}) and "
@@ -1193,6 +1191,35 @@ def _rise_shared(log, out: _Out, xs: tuple, best: float, level: float) -> str | 
         return None
     return (f", and the training loss rose with it ({_fmt(t0)} -> {_fmt(t1)}): no gap opened between "
             "them, the two drift up together")
+
+
+def _scatter_after(after: list, sig: float, out: _Out) -> float:
+    """The scatter of the validation losses since the best, around a wider running median (it
+    follows a real rise, not the noise), from curves.val_scatter_min_points of them on; with fewer,
+    ``sig``, the scatter of the run's tail."""
+    if len(after) < out.p["curves.val_scatter_min_points"]:
+        return sig
+    wide = _rolling_median(after, max(2, len(after) // int(out.p["curves.val_scatter_window_parts"])))
+    return _MAD_TO_SD * median(abs(a - b) for a, b in zip(after, wide))
+
+
+def _short_climb(ms: list, out: _Out) -> tuple | None:
+    """A validation loss with too few evaluations for its running median to tell a rise from
+    scatter (at most curves.val_short_climb_max_points) that climbs at every evaluation since its
+    lowest, curves.val_short_climb_min_rises times or more, to more than curves.val_rise above it,
+    while the training loss falls: no evaluation since the lowest came back down, so the climb is
+    no scatter, though the smoothing swallows the lowest (a single low evaluation) or counts the
+    last rise as the tail's noise. ``(index of the lowest, the lowest, the last)``, else None."""
+    n = len(ms)
+    if n > out.p["curves.val_short_climb_max_points"] or out.a.facts.get("loss_trend") != "decreasing":
+        return None
+    lo = min(range(n), key=ms.__getitem__)
+    since = ms[lo:]
+    if len(since) - 1 < out.p["curves.val_short_climb_min_rises"] or any(b <= a for a, b in zip(since, since[1:])):
+        return None
+    if since[-1] - ms[lo] <= out.p["curves.val_rise"] * abs(ms[lo]):
+        return None
+    return lo, ms[lo], since[-1]
 
 
 def _slight_val_rise(out: _Out, first: float, best: float, level: float) -> bool:
