@@ -9,6 +9,9 @@
 - A value wondered about with the question turned round ("is it optimal or should it be very low like 0.007") is no
   value of the run's loss.
 - A flag that training is off ("val loss (train=False): -0.06") labels the evaluation's value, no training loss.
+- Accuracies in the plural and as commonly misspelled ("train accuracies are reaching 1", "acuracy") are the accuracy;
+  a DPO log's "rewards/accuracies" is not.
+- A paper's value told without its article ("in paper the accurary is 88.19") is the paper's, not the run's.
 - A validation error metric below the training one ("validation MAE is smaller than training MAE",
   "validationMAE的值是小于trainingMAE的") is the healthy validation-better-than-training pattern, as of a loss.
 
@@ -78,3 +81,26 @@ def test_a_value_flagged_train_false_is_the_validation_loss(lang):
     facts = stated_facts(understand(text, lang))
     assert facts.get("val_loss") == pytest.approx(-0.0622)
     assert facts.get("train_loss") == pytest.approx(-0.96)
+
+
+@pytest.mark.parametrize("text, train, val", [
+    ("my train accuracies are reaching 1 but validation is always 0.5 please help", 1.0, 0.5),
+    ("train accuracies are 99% and val accuracies 50%", 0.99, 0.5),
+    ("the train acuracy is 97% but the val acuracy is only 60%", 0.97, 0.6),
+])
+def test_accuracies_in_the_plural_or_misspelled_are_the_accuracy(lang, text, train, val):
+    facts = stated_facts(understand(text, lang))
+    assert facts.get("train_accuracy") == pytest.approx(train)
+    assert facts.get("val_accuracy") == pytest.approx(val)
+
+
+def test_a_dpo_logs_reward_accuracies_are_no_accuracy(lang):
+    facts = stated_facts(understand("'rewards/accuracies': 1.0, 'rewards/margins': 4.07, 'epoch': 0.3", lang))
+    assert "train_accuracy" not in facts and "val_accuracy" not in facts
+
+
+def test_a_papers_accuracy_without_its_article_is_not_the_runs(lang):
+    text = "I run conformer.py for 2000 epochs. In paper the accuracy is 88.19, but mine is far lower"
+    facts = stated_facts(understand(text, lang))
+    assert facts.get("val_accuracy") != pytest.approx(0.8819)
+    assert facts.get("train_accuracy") != pytest.approx(0.8819)
