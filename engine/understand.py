@@ -528,7 +528,9 @@ def _compile_grammar(lang: Language, g: dict) -> None:
         lang.from_rx = rx(frm + r"\s*~?\s*$", 0)
         lang.range_end_rx = rx(frm + r"\s*$|" + frm + r"\s*~?\s*[-+\d.e]+%?\s*(?:" + joins + r")\s*~?\s*$", 0)
         to_number = r"|(?<![A-Za-z0-9_])" + to + r"\s*~?\s*[-+]?[\d.]+\s*%?\s*$" if to else ""
-        lang.change_phrase_rx = rx(frm + to_number, 0)
+        # "train acc goes 0.6 -> 0.8 -> 0.9": an arrow before the last value states a change as "to" does
+        arrow_number = r"|\d\s*%?\s*-*(?:" + _ARROWS + r")\s*~?\s*[-+]?[\d.]+\s*%?\s*$"
+        lang.change_phrase_rx = rx(frm + to_number + arrow_number, 0)
     rng = words["range_words"]
     dash = r"-|–|~" + ("|" + rng if rng else "")
     lang.range_after_rx = rx(r"[ \t]*(?:" + dash + r")[ \t]*[~]?[\d.]|[ \t]*,\s*[\d.]+\s*[\])]")
