@@ -166,6 +166,23 @@ def _fit(model, optimizer, loss_fn, args, kwargs, targets, steps, out_shape, aut
     return losses
 
 
+def _fit_batch(args, kwargs, targets, n_all, max_examples, taped):
+    """The batch the copy fits, ``(n, args, kwargs, targets)``: its first ``max_examples`` examples, or the
+    whole batch for the :class:`~traindx.probes.live.loss_tape.LossTape` of a hand-written loss (with
+    ``loss_fn`` :func:`~traindx.probes.live.loss_tape.replay_loss`; a tape replays the shapes it was made
+    on); None when the targets do not go with the batch."""
+    import torch
+
+    if n_all is None:
+        return None
+    if taped:
+        return n_all, tuple(args), kwargs, targets
+    if not torch.is_tensor(targets) or targets.dim() == 0 or targets.shape[0] != n_all:
+        return None
+    n = min(n_all, max_examples)
+    return n, _slice(tuple(args), n, n_all), _slice(kwargs, n, n_all), targets[:n]
+
+
 def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps: int = 100,
                       max_examples: int = 16, out_shape=None, autocast: tuple | None = None,
                       shuffled: bool = True, seed: int = 0, params=None) -> dict | None:
@@ -186,26 +203,18 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
     true over shuffled. True when the true targets are fitted clearly faster (< 0.5x); otherwise
     None -- never False: one small batch of shuffled labels is memorised about as fast as a hard
     true labelling, so a slow true fit does not show corruption. None too when the true labels
-    could not be fitted (``fits`` not True) or the batch's targets are all equal. ``targets`` may be the
-    :class:`~traindx.probes.live.loss_tape.LossTape` of a hand-written loss (with ``loss_fn``
-    :func:`~traindx.probes.live.loss_tape.replay_loss`): the whole batch it was recorded on is fitted and
-    no shuffled copy runs (its targets are inside the tape). ``still_falling``:
-    :func:`_still_falling` when ``fits`` is False. None when the copy cannot be made."""
+    could not be fitted (``fits`` not True) or the batch's targets are all equal (or a tape: :func:`_fit_batch`).
+    ``still_falling``: :func:`_still_falling` when ``fits`` is False. None when the copy cannot be made."""
     import torch
 
     P = resolve(params)
     stop = P["overfit.stop_loss"]
     kwargs = dict(kwargs or {})
     n_all = _batch_size(args, kwargs)
-    taped = type(targets) is LossTape    # a recorded loss replays the whole batch it was made on
-    if n_all is None or not taped and (not torch.is_tensor(targets) or targets.dim() == 0
-                                       or targets.shape[0] != n_all):
+    cut = _fit_batch(args, kwargs, targets, n_all, max_examples, type(targets) is LossTape)
+    if cut is None:
         return None
-    if taped:
-        n, a, kw, t = n_all, tuple(args), kwargs, targets
-    else:
-        n = min(n_all, max_examples)
-        a, kw, t = _slice(tuple(args), n, n_all), _slice(kwargs, n, n_all), targets[:n]
+    n, a, kw, t = cut
     if out_shape is not None and len(out_shape) >= 1 and out_shape[0] == n_all:
         out_shape = (n,) + tuple(out_shape[1:])
     else:
@@ -233,7 +242,7 @@ def overfit_one_batch(model, optimizer, args, kwargs, targets, loss_fn, *, steps
         result.update({"fits": fits, "initial": first, "final": last, "steps": len(true_losses),
                        "labels_match_inputs": None, "shuffled_final": None,
                        "still_falling": _still_falling(true_losses, P) if fits is False else None})
-        if not shuffled or taped:      # a tape's targets are inside it: nothing to shuffle
+        if not shuffled or type(t) is LossTape:      # a tape's targets are inside it: nothing to shuffle
             return result
         g = torch.Generator(device="cpu").manual_seed(seed)
         perm = torch.randperm(n, generator=g).to(t.device)
